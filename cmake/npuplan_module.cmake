@@ -1,0 +1,33 @@
+# npuplan_module(<name> DEPS <module>... [LIBS <target>...])
+# Builds npuplan/<name>/*.cc (without *_test.cc) into the static library
+# npuplan_<name>, and npuplan/<name>/*_test.cc into the test executable
+# <name>_tests whose cases are registered with CTest.
+function(npuplan_module name)
+  cmake_parse_arguments(ARG "" "" "DEPS;LIBS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  if(tests)
+    list(REMOVE_ITEM srcs ${tests})
+  endif()
+  set(deps)
+  foreach(d ${ARG_DEPS})
+    list(APPEND deps npuplan_${d})
+  endforeach()
+  if(srcs)
+    add_library(npuplan_${name} STATIC ${srcs})
+    target_include_directories(npuplan_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(npuplan_${name} PUBLIC ${deps} ${ARG_LIBS})
+  else()
+    add_library(npuplan_${name} INTERFACE)
+    target_include_directories(npuplan_${name} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(npuplan_${name} INTERFACE ${deps} ${ARG_LIBS})
+  endif()
+  if(NPUPLAN_BUILD_TESTS AND tests)
+    add_executable(${name}_tests ${tests})
+    target_link_libraries(${name}_tests PRIVATE npuplan_${name} npuplan_testing GTest::gmock GTest::gtest_main)
+    target_compile_definitions(${name}_tests PRIVATE
+      NPUPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+      NPUPLAN_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+    gtest_discover_tests(${name}_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name})
+  endif()
+endfunction()

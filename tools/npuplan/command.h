@@ -1,0 +1,45 @@
+// Sub-command registry for the `npuplan` tool. Each cmd_<area>.cc file in this
+// folder registers its sub-commands with NPUPLAN_REGISTER_COMMAND; main.cc adds
+// them to the CLI11 app in name order, so no shared file needs editing when a
+// new command lands. Flags are mapped into library option structs only here.
+#ifndef NPUPLAN_TOOLS_NPUPLAN_COMMAND_H_
+#define NPUPLAN_TOOLS_NPUPLAN_COMMAND_H_
+
+#include <functional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace npuplan::cli {
+
+// Exit codes shared by every command (documented in README.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalid = 1;  // bad input, infeasible, verification failure
+inline constexpr int kExitUsage = 2;    // usage error (CLI11 parse failure)
+
+// State shared by the commands of one invocation.
+struct Invocation {
+  int exit_code = kExitOk;
+};
+
+// Adds a sub-command to `app`. The sub-command's callback stores its exit code
+// in `inv.exit_code`.
+using CommandSetup = std::function<void(CLI::App& app, Invocation& inv)>;
+
+bool RegisterCommand(const std::string& name, CommandSetup setup);
+void AddRegisteredCommands(CLI::App& app, Invocation& inv);
+
+// Prints "error: <message>" to stderr and returns kExitInvalid (or kExitOk for OK).
+int ReportStatus(const absl::Status& status);
+
+}  // namespace npuplan::cli
+
+#define NPUPLAN_CLI_CONCAT_INNER(a, b) a##b
+#define NPUPLAN_CLI_CONCAT(a, b) NPUPLAN_CLI_CONCAT_INNER(a, b)
+// NPUPLAN_REGISTER_COMMAND("kernel", SetupKernelCommand);
+#define NPUPLAN_REGISTER_COMMAND(name, fn)                                  \
+  static const bool NPUPLAN_CLI_CONCAT(npuplan_cmd_registered_, __LINE__) = \
+      ::npuplan::cli::RegisterCommand(name, fn)
+
+#endif  // NPUPLAN_TOOLS_NPUPLAN_COMMAND_H_

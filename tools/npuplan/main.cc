@@ -1,0 +1,48 @@
+// npuplan: graph → verified multi-stream execution plan. See README.md.
+#include <cstdio>
+#include <map>
+
+#include "CLI/CLI.hpp"
+#include "tools/npuplan/command.h"
+
+namespace npuplan::cli {
+namespace {
+std::map<std::string, CommandSetup>& Registry() {
+  static std::map<std::string, CommandSetup> registry;
+  return registry;
+}
+}  // namespace
+
+bool RegisterCommand(const std::string& name, CommandSetup setup) {
+  Registry()[name] = std::move(setup);
+  return true;
+}
+
+void AddRegisteredCommands(CLI::App& app, Invocation& inv) {
+  for (auto& [name, setup] : Registry()) setup(app, inv);
+}
+
+int ReportStatus(const absl::Status& status) {
+  if (status.ok()) return kExitOk;
+  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+  return kExitInvalid;
+}
+}  // namespace npuplan::cli
+
+int main(int argc, char** argv) {
+  using namespace npuplan::cli;
+  CLI::App app{"npuplan: turns a computation graph into a verified execution plan for an "
+               "accelerator with hardware streams"};
+  app.set_version_flag("--version", std::string("npuplan ") + NPUPLAN_VERSION);
+  app.require_subcommand(1);
+  Invocation inv;
+  AddRegisteredCommands(app, inv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    // --help and --version exit 0; every other parse error is a usage error.
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  return inv.exit_code;
+}
