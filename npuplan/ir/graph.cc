@@ -1,0 +1,132 @@
+#include "npuplan/ir/graph.h"
+
+#include <algorithm>
+
+#include "npuplan/support/status_macros.h"
+
+namespace npuplan {
+
+Model::Model() {
+  graphs_.push_back(Graph{});
+  graphs_[0].name = "graph";
+}
+
+NodeId Model::AddNode(GraphId g, Node node) {
+  NPUPLAN_CHECK(g.valid() && g.index() < graphs_.size());
+  NodeId id(static_cast<int32_t>(nodes_.size()));
+  node.graph = g;
+  auto [it, inserted] = node_index_.emplace(node.name, id);
+  NPUPLAN_CHECK(inserted);
+  nodes_.push_back(std::move(node));
+  graphs_[g.index()].nodes.push_back(id);
+  return id;
+}
+
+GraphId Model::AddDetachedGraph(std::string name) {
+  GraphId id(static_cast<int32_t>(graphs_.size()));
+  Graph g;
+  g.name = std::move(name);
+  graph_index_.emplace(g.name, id);
+  graphs_.push_back(std::move(g));
+  return id;
+}
+
+GraphId Model::AddSubgraph(NodeId parent, std::string name) {
+  GraphId id = AddDetachedGraph(std::move(name));
+  graphs_[id.index()].parent_node = parent;
+  graphs_[id.index()].parent_graph = nodes_[parent.index()].graph;
+  nodes_[parent.index()].subgraphs.push_back(id);
+  return id;
+}
+
+NodeId Model::FindNode(std::string_view name) const {
+  auto it = node_index_.find(std::string(name));
+  return it == node_index_.end() ? NodeId() : it->second;
+}
+
+GraphId Model::FindGraph(std::string_view name) const {
+  if (name == graphs_[0].name) return kRootGraph;
+  auto it = graph_index_.find(std::string(name));
+  return it == graph_index_.end() ? GraphId() : it->second;
+}
+
+void Model::RenameNode(NodeId id, std::string name) {
+  node_index_.erase(nodes_[id.index()].name);
+  auto [it, inserted] = node_index_.emplace(name, id);
+  NPUPLAN_CHECK(inserted);
+  nodes_[id.index()].name = std::move(name);
+}
+
+std::vector<GraphId> Model::GraphsPreOrder() const {
+  std::vector<GraphId> order;
+  order.reserve(graphs_.size());
+  std::vector<GraphId> stack = {kRootGraph};
+  std::vector<bool> seen(graphs_.size(), false);
+  while (!stack.empty()) {
+    GraphId g = stack.back();
+    stack.pop_back();
+    if (seen[g.index()]) continue;  // malformed ownership is the verifier's business
+    seen[g.index()] = true;
+    order.push_back(g);
+    // Push children in reverse so they pop in node order, subgraph-index order.
+    std::vector<GraphId> children;
+    for (NodeId n : graphs_[g.index()].nodes) {
+      for (GraphId sg : nodes_[n.index()].subgraphs) children.push_back(sg);
+    }
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+  }
+  return order;
+}
+
+int Model::Depth(GraphId g) const {
+  int depth = 0;
+  while (g.valid() && !graphs_[g.index()].IsRoot() && depth <= static_cast<int>(graphs_.size())) {
+    g = graphs_[g.index()].parent_graph;
+    ++depth;
+  }
+  return depth;
+}
+
+Adjacency::Adjacency(const Model& model) {
+  const size_t n = model.num_nodes();
+  offsets.assign(n + 1, 0);
+  auto valid_src = [&](NodeId s) { return s.valid() && s.index() < n; };
+  for (const Node& node : model.nodes()) {
+    for (const OutputRef& in : node.inputs) {
+      if (valid_src(in.node)) ++offsets[in.node.index() + 1];
+    }
+    for (NodeId c : node.control_inputs) {
+      if (valid_src(c)) ++offsets[c.index() + 1];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+  succ.resize(offsets[n]);
+  is_control.resize(offsets[n]);
+  std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+  // Consumers in graph order (topological once sorted); data edges of every
+  // producer first, then control edges.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Graph& g : model.graphs()) {
+      for (NodeId consumer : g.nodes) {
+        const Node& node = model.node(consumer);
+        if (pass == 0) {
+          for (const OutputRef& in : node.inputs) {
+            if (!valid_src(in.node)) continue;
+            uint32_t pos = cursor[in.node.index()]++;
+            succ[pos] = consumer;
+            is_control[pos] = 0;
+          }
+        } else {
+          for (NodeId c : node.control_inputs) {
+            if (!valid_src(c)) continue;
+            uint32_t pos = cursor[c.index()]++;
+            succ[pos] = consumer;
+            is_control[pos] = 1;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace npuplan

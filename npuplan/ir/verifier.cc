@@ -1,0 +1,230 @@
+#include "npuplan/ir/verifier.h"
+
+#include <deque>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "npuplan/support/str_util.h"
+#include "npuplan/support/status_macros.h"
+
+namespace npuplan {
+namespace {
+
+absl::Status Fail(std::string_view rule, std::string_view what) {
+  return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
+}
+
+struct StageCheckEntry {
+  IrProperty property;
+  std::string name;
+  StageCheck check;
+};
+std::vector<StageCheckEntry>& StageChecks() {
+  static std::vector<StageCheckEntry> checks;
+  return checks;
+}
+
+const char* PropertyName(IrProperty p) {
+  switch (p) {
+    case IrProperty::kTopoSorted: return "topo-sorted";
+    case IrProperty::kPartitioned: return "partitioned";
+    case IrProperty::kLogicalStreams: return "logical-streams";
+    case IrProperty::kAttachedStreams: return "attached-streams";
+    case IrProperty::kMemoryPlanned: return "memory-planned";
+    case IrProperty::kTasks: return "tasks";
+    case IrProperty::kSyncEvents: return "sync-events";
+    case IrProperty::kPhysicalStreams: return "physical-streams";
+    case IrProperty::kActiveStreams: return "active-streams";
+    case IrProperty::kSyncNodes: return "sync-nodes";
+  }
+  return "?";
+}
+
+const bool kStreamCheckRegistered = RegisterStageCheck(
+    IrProperty::kLogicalStreams, "stream-ids",
+    [](const Model& m, const VerifyContext&) { return VerifyStreamIdsContinuous(m); });
+
+}  // namespace
+
+std::string PropertyNames(IrProperties props) {
+  std::vector<std::string> names;
+  for (uint32_t bit = 1; bit != 0 && bit <= props; bit <<= 1) {
+    if (props & bit) names.push_back(PropertyName(static_cast<IrProperty>(bit)));
+  }
+  return StrJoin(names, ",");
+}
+
+bool RegisterStageCheck(IrProperty property, std::string name, StageCheck check) {
+  StageChecks().push_back({property, std::move(name), std::move(check)});
+  return true;
+}
+
+absl::Status VerifyStructure(const Model& model) {
+  const size_t n = model.num_nodes();
+  const size_t ng = model.num_graphs();
+  // 1. Names unique.
+  {
+    std::unordered_set<std::string_view> names;
+    names.reserve(n);
+    for (const Node& node : model.nodes()) {
+      if (node.name.empty()) return Fail("names", "a node has an empty name");
+      if (!names.insert(node.name).second) return Fail("names", StrCat("duplicate node name '", node.name, "'"));
+    }
+  }
+  // 2. Every node in exactly one graph list, the one it names.
+  std::vector<int> listed(n, 0);
+  for (size_t g = 0; g < ng; ++g) {
+    for (NodeId id : model.graphs()[g].nodes) {
+      if (!id.valid() || id.index() >= n) {
+        return Fail("membership", StrCat("graph '", model.graphs()[g].name, "' lists an invalid node id"));
+      }
+      if (model.node(id).graph.index() != g) {
+        return Fail("membership", StrCat("node '", model.node(id).name, "' is listed by graph '",
+                                               model.graphs()[g].name, "' but belongs to another graph"));
+      }
+      ++listed[id.index()];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (listed[i] != 1) {
+      return Fail("membership", StrCat("node '", model.nodes()[i].name, "' is listed ", listed[i],
+                                             " times in its graph"));
+    }
+  }
+  // 3. Edges valid.
+  for (const Node& node : model.nodes()) {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const OutputRef& in = node.inputs[i];
+      if (!in.node.valid() || in.node.index() >= n) {
+        return Fail("edges", StrCat("node '", node.name, "' input ", i, " names no node"));
+      }
+      const Node& p = model.node(in.node);
+      if (in.index < 0 || in.index >= static_cast<int32_t>(p.outputs.size())) {
+        return Fail("edges", StrCat("node '", node.name, "' input ", i, " uses output ", in.index, " of '",
+                                          p.name, "', which has ", p.outputs.size(), " outputs"));
+      }
+      if (p.graph != node.graph) {
+        return Fail("edges", StrCat("node '", node.name, "' input ", i, " comes from '", p.name,
+                                          "' in another graph"));
+      }
+    }
+    for (NodeId c : node.control_inputs) {
+      if (!c.valid() || c.index() >= n) return Fail("edges", StrCat("node '", node.name, "' has an invalid control input"));
+      if (model.node(c).graph != node.graph) {
+        return Fail("edges", StrCat("node '", node.name, "' control input '", model.node(c).name,
+                                          "' is in another graph"));
+      }
+    }
+  }
+  // 4. Subgraph ownership.
+  std::vector<int> owned(ng, 0);
+  for (const Node& node : model.nodes()) {
+    for (GraphId g : node.subgraphs) {
+      if (!g.valid() || g.index() >= ng || g == kRootGraph) {
+        return Fail("ownership", StrCat("node '", node.name, "' owns an invalid subgraph"));
+      }
+      ++owned[g.index()];
+      const Graph& sg = model.graph(g);
+      if (!sg.parent_node.valid() || model.node(sg.parent_node).name != node.name) {
+        return Fail("ownership", StrCat("subgraph '", sg.name, "' is listed by '", node.name,
+                                              "' but names another parent"));
+      }
+    }
+  }
+  for (size_t g = 1; g < ng; ++g) {
+    const Graph& sg = model.graphs()[g];
+    if (owned[g] != 1) {
+      return Fail("ownership", StrCat("subgraph '", sg.name, "' is owned ", owned[g], " times"));
+    }
+    if (sg.parent_graph != model.node(sg.parent_node).graph) {
+      return Fail("ownership", StrCat("subgraph '", sg.name, "' has an inconsistent parent graph"));
+    }
+  }
+  if (model.root().parent_node.valid()) return Fail("ownership", "the root graph has a parent");
+  // No ownership cycle: every graph reaches the root within ng steps.
+  for (size_t g = 1; g < ng; ++g) {
+    GraphId cur(static_cast<int32_t>(g));
+    size_t steps = 0;
+    while (cur != kRootGraph && steps <= ng) {
+      cur = model.graph(cur).parent_graph;
+      ++steps;
+    }
+    if (cur != kRootGraph) {
+      return Fail("ownership", StrCat("subgraph '", model.graphs()[g].name, "' is not reachable from the root"));
+    }
+  }
+  // 5. _parent_node_index of subgraph Data nodes.
+  for (size_t g = 1; g < ng; ++g) {
+    const Graph& sg = model.graphs()[g];
+    const Node& parent = model.node(sg.parent_node);
+    for (NodeId id : sg.nodes) {
+      const Node& node = model.node(id);
+      if (auto idx = GetIntAttr(node.attrs, "_parent_node_index")) {
+        if (*idx < 0 || *idx >= static_cast<int64_t>(parent.inputs.size())) {
+          return Fail("parent-index", StrCat("node '", node.name, "' has _parent_node_index ", *idx,
+                                                   " but parent '", parent.name, "' has ", parent.inputs.size(),
+                                                   " inputs"));
+        }
+      }
+    }
+  }
+  // 6. Acyclic and topo ids: position i in the graph list ⇔ topo_id i, and
+  //    every predecessor comes earlier. Together they prove acyclicity.
+  for (size_t g = 0; g < ng; ++g) {
+    const Graph& graph = model.graphs()[g];
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& node = model.node(graph.nodes[i]);
+      if (node.topo_id != static_cast<int64_t>(i)) {
+        return Fail("topo-ids", StrCat("node '", node.name, "' has topo id ", node.topo_id,
+                                             " at position ", i, " of graph '", graph.name, "'"));
+      }
+    }
+    for (NodeId id : graph.nodes) {
+      const Node& node = model.node(id);
+      auto check = [&](NodeId p, const char* kind) -> absl::Status {
+        const Node& pn = model.node(p);
+        if (pn.topo_id >= node.topo_id) {
+          return Fail("acyclic", StrCat(kind, " edge '", pn.name, "' -> '", node.name,
+                                              "' goes backwards in topological order (a cycle or an unsorted graph)"));
+        }
+        return absl::OkStatus();
+      };
+      for (const OutputRef& in : node.inputs) NPUPLAN_RETURN_IF_ERROR(check(in.node, "data"));
+      for (NodeId c : node.control_inputs) NPUPLAN_RETURN_IF_ERROR(check(c, "control"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyStreamIdsContinuous(const Model& model) {
+  std::vector<uint8_t> used;
+  int64_t max_id = -1;
+  for (const Node& node : model.nodes()) {
+    if (node.stream_id < -1) {
+      return Fail("stream-ids", StrCat("node '", node.name, "' has invalid stream id ", node.stream_id));
+    }
+    if (node.stream_id >= 0) {
+      if (node.stream_id >= static_cast<int64_t>(used.size())) used.resize(node.stream_id + 1, 0);
+      used[node.stream_id] = 1;
+      max_id = std::max(max_id, node.stream_id);
+    }
+  }
+  for (int64_t s = 0; s <= max_id; ++s) {
+    if (!used[s]) {
+      return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s,
+                                             " but stream ", max_id, " is used"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx) {
+  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(model));
+  for (const StageCheckEntry& e : StageChecks()) {
+    if (Has(established, e.property)) NPUPLAN_RETURN_IF_ERROR(e.check(model, ctx));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan
