@@ -1,0 +1,7 @@
+// Headers of every pass listed in passes.def.
+#ifndef NPUPLAN_COMPILER_ALL_PASSES_H_
+#define NPUPLAN_COMPILER_ALL_PASSES_H_
+
+#include "npuplan/pass/pass.h"
+
+#endif  // NPUPLAN_COMPILER_ALL_PASSES_H_

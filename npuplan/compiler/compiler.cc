@@ -1,0 +1,103 @@
+#include "npuplan/compiler/compiler.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <regex>
+
+#include "npuplan/compiler/all_passes.h"
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+
+namespace npuplan {
+namespace {
+
+using PassFactory = std::function<std::unique_ptr<Pass>()>;
+
+const std::vector<std::pair<std::string, PassFactory>>& PassTable() {
+  static const std::vector<std::pair<std::string, PassFactory>> table = [] {
+    std::vector<std::pair<std::string, PassFactory>> t;
+#define NPUPLAN_PASS(name, cls) t.emplace_back(name, [] { return std::unique_ptr<Pass>(new cls()); });
+#include "npuplan/compiler/passes.def"
+    std::sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::vector<std::string> RegisteredPassNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : PassTable()) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::string& names) {
+  auto pipeline = std::make_unique<PassPipeline>("custom");
+  size_t start = 0;
+  while (start < names.size()) {
+    size_t comma = names.find(',', start);
+    std::string name = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? names.size() : comma + 1;
+    if (name.empty()) continue;
+    auto it = std::find_if(PassTable().begin(), PassTable().end(), [&](const auto& e) { return e.first == name; });
+    if (it == PassTable().end()) {
+      return absl::InvalidArgumentError(StrCat("--passes: unknown pass '", name, "' (known: ",
+                                               StrJoin(RegisteredPassNames(), ", "), ")"));
+    }
+    pipeline->AddPass(it->second());
+  }
+  return pipeline;
+}
+
+absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats) {
+  CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
+  NPUPLAN_RETURN_IF_ERROR(options.Validate());
+
+  std::unique_ptr<PassPipeline> pipeline;
+  if (config.passes.empty()) {
+    NPUPLAN_ASSIGN_OR_RETURN(pipeline, BuildDefaultPipeline(options));
+  } else {
+    NPUPLAN_ASSIGN_OR_RETURN(pipeline, BuildPipelineFromNames(config.passes));
+  }
+
+  Plan plan;
+  plan.model = std::move(model);
+  plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
+  plan.EnsureNodeVectors();
+  NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+
+  PassContext ctx{options, log, stats};
+  ctx.instrumentation.verify_each = config.verify_each;
+  std::optional<std::regex> dump_re;
+  if (!config.dump_after.empty()) {
+    try {
+      dump_re.emplace(config.dump_after);
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(StrCat("--dump-after: invalid regular expression '", config.dump_after, "'"));
+    }
+    if (config.dump_dir.empty()) return absl::InvalidArgumentError("--dump-after needs --dump-dir");
+    std::error_code ec;
+    std::filesystem::create_directories(config.dump_dir, ec);
+    if (ec) return absl::InvalidArgumentError(StrCat("--dump-dir ", config.dump_dir, ": ", ec.message()));
+    ctx.instrumentation.after_pass = [&](int seq, std::string_view pass, const Plan& p) -> absl::Status {
+      if (!std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
+      std::string file = fmt::format("{}/{:03d}.{}.plan.json", config.dump_dir, seq, pass);
+      return WriteFileAtomically(file, WritePlanJson(p));
+    };
+  }
+  NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
+  plan.EnsureNodeVectors();
+  // The final plan is always verified, whatever --verify-each says.
+  absl::Status verified = VerifyPlan(plan);
+  if (!verified.ok()) {
+    return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
+  }
+  return plan;
+}
+
+}  // namespace npuplan

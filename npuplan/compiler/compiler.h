@@ -1,0 +1,45 @@
+// The compile driver: options → pipeline → verified plan.
+//
+// Compile() validates the options (one place: npuplan/pass/options.cc), builds
+// the default pipeline (or the one named by `passes`), runs it with the
+// decision log and statistics, and verifies the final plan independently.
+#ifndef NPUPLAN_COMPILER_COMPILER_H_
+#define NPUPLAN_COMPILER_COMPILER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/pass/pass.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan {
+
+struct CompileConfig {
+  // --option KEY=VALUE overrides (win over the graph file's "options").
+  std::map<std::string, std::string> option_overrides;
+  // Read environment variables GE reads (ENABLE_DYNAMIC_SHAPE_MULTI_STREAM).
+  bool read_environment = true;
+  // Verify after every pass (--verify-each); the final plan is always verified.
+  bool verify_each = false;
+  // Comma-separated pass names replacing the default pipeline ("" = default).
+  std::string passes;
+  // Dump the plan after passes whose name matches this ECMAScript regex into dump_dir.
+  std::string dump_after;
+  std::string dump_dir;
+};
+
+// Builds the default pipeline for these options.
+absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const CompileOptions& options);
+// Builds a pipeline from a comma-separated list of pass names.
+absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::string& names);
+// Names of every registered pass, sorted.
+std::vector<std::string> RegisteredPassNames();
+
+absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_COMPILER_COMPILER_H_

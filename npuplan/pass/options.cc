@@ -1,0 +1,227 @@
+#include "npuplan/pass/options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+
+#include "npuplan/ir/graph.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+absl::Status BadValue(std::string_view name, std::string_view value, std::string_view why) {
+  return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
+}
+
+bool ParseInt(std::string_view s, int64_t& out) {
+  if (s.empty()) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+absl::Status ValidateTrueFalse(std::string_view name, std::string_view v) {
+  if (v == "true" || v == "false" || v.empty()) return absl::OkStatus();
+  return BadValue(name, v, "expected \"true\" or \"false\"");
+}
+absl::Status ValidateZeroOne(std::string_view name, std::string_view v) {
+  if (v == "0" || v == "1" || v.empty()) return absl::OkStatus();
+  return BadValue(name, v, "expected \"0\" or \"1\"");
+}
+absl::Status ValidateTopoMode(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "0" || v == "1" || v == "2" || v == "3") return absl::OkStatus();
+  return BadValue(name, v, "expected 0 (BFS), 1 (DFS), 2 (RDFS) or 3 (stable RDFS)");
+}
+absl::Status ValidateAutoMultistream(std::string_view name, std::string_view v) {
+  return ParseAutoMultistreamMode(v, /*from_graph_attr=*/false).status();
+}
+absl::Status ValidateStreamMaxParallel(std::string_view name, std::string_view v) {
+  return ParseStreamMaxParallelNum(v).status();
+}
+absl::Status ValidateStaticOpsLowerLimit(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return BadValue(name, v, "must not be empty (an integer >= -1)");
+  if (!ParseInt(v, n)) return BadValue(name, v, "expected an integer >= -1");
+  if (n < -1) return BadValue(name, v, "must be >= -1 (-1 makes the whole graph dynamic)");
+  return absl::OkStatus();
+}
+absl::Status ValidateNonNegativeInt(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n < 0) return BadValue(name, v, "expected a non-negative integer");
+  return absl::OkStatus();
+}
+absl::Status ValidatePositiveInt(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n <= 0) return BadValue(name, v, "expected a positive integer");
+  return absl::OkStatus();
+}
+absl::Status ValidateEvent(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "event" || v == "notify") return absl::OkStatus();
+  return BadValue(name, v, "expected \"event\" or \"notify\"");
+}
+absl::Status ValidateMemoryPolicy(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "MemoryPriority" || v == "BalanceMode") return absl::OkStatus();
+  return BadValue(name, v, "expected \"MemoryPriority\" or \"BalanceMode\"");
+}
+absl::Status ValidateEventOptimization(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "ge" || v == "exact" || v == "none") return absl::OkStatus();
+  return BadValue(name, v, "expected \"exact\", \"ge\" or \"none\"");
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& KnownOptions() {
+  static const std::vector<OptionSpec> specs = [] {
+    std::vector<OptionSpec> v = {
+        {"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM", "", "environment: \"1\" enables multi-stream for dynamic-shape graphs", ValidateZeroOne},
+        {"ac_parallel_enable", "", "AI CPU nodes may run in parallel in dynamic-shape graphs (\"\", \"0\", \"1\")", ValidateZeroOne},
+        {"ge.autoMultistreamParallelMode", "", "auto multi-stream: cv | LoadBalance:N | MainStream:N | WeightedLoadBalance:N (N in [1, 64]); root graph attribute wins", ValidateAutoMultistream},
+        {"ge.enableSingleStream", "false", "\"true\": every node on one stream (single-stream pass chain)", ValidateTrueFalse},
+        {"ge.event", "event", "synchronisation primitive: \"event\" or \"notify\" (notify: static shape only)", ValidateEvent},
+        {"ge.exec.hostSchedulingMaxThreshold", "0", "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)", ValidateNonNegativeInt},
+        {"ge.exec.memoryOptimizationPolicy", "", "\"MemoryPriority\" disables the same-engine-sibling reuse rule", ValidateMemoryPolicy},
+        {"ge.exec.static_model_ops_lower_limit", "4", "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic", ValidateStaticOpsLowerLimit},
+        {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", nullptr},
+        {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
+        {"ge.tiling_schedule_optimize", "", "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
+        {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS", ValidateTopoMode},
+        {"npuplan.device.maxTasksPerStream", "1024", "per-stream task limit of the device (physical split)", ValidatePositiveInt},
+        {"npuplan.device.hugeStreamTasks", "8192", "task limit of a huge stream (single-stream mode)", ValidatePositiveInt},
+        {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
+        {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
+        {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
+        {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
+    };
+    std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });
+    return v;
+  }();
+  return specs;
+}
+
+const OptionSpec* FindOptionSpec(std::string_view name) {
+  for (const OptionSpec& s : KnownOptions()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+CompileOptions CompileOptions::FromModel(const Model& model, const std::map<std::string, std::string>& overrides,
+                                         bool read_environment) {
+  CompileOptions o;
+  for (const auto& [k, v] : model.options) o.values_[k] = v;
+  for (const auto& [k, v] : overrides) o.values_[k] = v;
+  if (read_environment) {
+    for (const char* env : {"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM"}) {
+      if (const char* v = std::getenv(env); v != nullptr && !o.Has(env)) o.values_[env] = v;
+    }
+  }
+  return o;
+}
+
+std::string CompileOptions::Get(std::string_view key) const {
+  if (auto it = values_.find(std::string(key)); it != values_.end()) return it->second;
+  if (const OptionSpec* s = FindOptionSpec(key)) return s->default_value;
+  return "";
+}
+
+std::optional<std::string> CompileOptions::GetIfSet(std::string_view key) const {
+  if (auto it = values_.find(std::string(key)); it != values_.end()) return it->second;
+  return std::nullopt;
+}
+
+bool CompileOptions::GetBool(std::string_view key) const {
+  std::string v = Get(key);
+  return v == "true" || v == "1";
+}
+
+absl::Status CompileOptions::Validate(std::vector<std::string>* unknown) const {
+  for (const auto& [k, v] : values_) {
+    const OptionSpec* spec = FindOptionSpec(k);
+    if (spec == nullptr) {
+      if (unknown) unknown->push_back(k);
+      continue;
+    }
+    if (spec->validate) NPUPLAN_RETURN_IF_ERROR(spec->validate(k, v));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return absl::InvalidArgumentError(StrCat("--option '", text, "': expected KEY=VALUE"));
+  }
+  return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+}
+
+absl::StatusOr<AutoMultistreamMode> ParseAutoMultistreamMode(std::string_view value, bool from_graph_attr) {
+  constexpr std::string_view kName = "ge.autoMultistreamParallelMode";
+  AutoMultistreamMode mode;
+  if (value.empty()) return mode;
+  if (value == "cv") {
+    mode.algorithm = "cv";
+    return mode;
+  }
+  if (value == "default") {
+    if (!from_graph_attr) {
+      return BadValue(kName, value, "\"default\" is only accepted as a graph attribute set by a custom pass");
+    }
+    mode.algorithm = "default";
+    return mode;
+  }
+  size_t colon = value.find(':');
+  std::string_view algo = value.substr(0, colon);
+  bool known = algo == "LoadBalance" || algo == "MainStream" || algo == "WeightedLoadBalance" ||
+               algo == "CriticalPath";
+  if (!known) {
+    return BadValue(kName, value,
+                    "expected cv, LoadBalance:N, MainStream:N, WeightedLoadBalance:N or CriticalPath:N with N in [1, 64]");
+  }
+  if (colon == std::string_view::npos) {
+    return BadValue(kName, value, StrCat("the stream count is missing: use ", algo, ":N with N in [1, 64]"));
+  }
+  std::string_view num = value.substr(colon + 1);
+  if (num.find(':') != std::string_view::npos) return BadValue(kName, value, "exactly one ':' is allowed");
+  int64_t n;
+  if (!AllDigits(num) || !ParseInt(num, n) || n < 1 || n > 64) {
+    return BadValue(kName, value, "N must be a decimal integer in [1, 64]");
+  }
+  mode.algorithm = std::string(algo);
+  mode.streams = n;
+  return mode;
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> ParseStreamMaxParallelNum(std::string_view value) {
+  constexpr std::string_view kName = "ge.streamMaxParallelNum";
+  std::map<std::string, int64_t> out;
+  if (value.empty()) return out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    std::string_view item = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    size_t colon = item.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+      return BadValue(kName, value, StrCat("item '", item, "' is not ENGINE:N"));
+    }
+    std::string engine(item.substr(0, colon));
+    std::string_view num = item.substr(colon + 1);
+    int64_t n;
+    if (!AllDigits(num) || !ParseInt(num, n)) {
+      return BadValue(kName, value, StrCat("the number of '", engine, "' must be digits only"));
+    }
+    if (n <= 0) return BadValue(kName, value, StrCat("the number of '", engine, "' must be positive"));
+    if (!out.emplace(engine, n).second) return BadValue(kName, value, StrCat("engine '", engine, "' appears twice"));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace npuplan

@@ -1,0 +1,76 @@
+// Compile options: GE option names → string values, gathered from the graph
+// file's "options", the command line (--option K=V, which wins) and the
+// environment variables GE reads (ENABLE_DYNAMIC_SHAPE_MULTI_STREAM, …).
+// Some options are read from a root-graph attribute first, as GE does
+// (ge.autoMultistreamParallelMode). Every known option is validated in one
+// place (options.cc) with GE's constraints; docs/options.md lists them.
+#ifndef NPUPLAN_PASS_OPTIONS_H_
+#define NPUPLAN_PASS_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace npuplan {
+
+class Model;
+
+struct OptionSpec {
+  std::string name;
+  std::string default_value;  // "" = unset
+  std::string description;    // one line, for docs/options.md and --help-options
+  // Returns an InvalidArgument naming the option when `value` is not allowed.
+  absl::Status (*validate)(std::string_view name, std::string_view value) = nullptr;
+};
+
+// All known options, sorted by name.
+const std::vector<OptionSpec>& KnownOptions();
+const OptionSpec* FindOptionSpec(std::string_view name);
+
+class CompileOptions {
+ public:
+  CompileOptions() = default;
+
+  // Graph file options, then `overrides` (--option), then environment variables.
+  static CompileOptions FromModel(const Model& model, const std::map<std::string, std::string>& overrides,
+                                  bool read_environment = true);
+
+  void Set(std::string key, std::string value) { values_[std::move(key)] = std::move(value); }
+  bool Has(std::string_view key) const { return values_.find(std::string(key)) != values_.end(); }
+  // Value or the spec's default or "".
+  std::string Get(std::string_view key) const;
+  std::optional<std::string> GetIfSet(std::string_view key) const;
+  bool GetBool(std::string_view key) const;  // "true" or "1"
+  const std::map<std::string, std::string>& values() const { return values_; }
+
+  // Validates every known option that is set. Unknown options are accepted
+  // (GE ignores options it does not read); `unknown` lists them for a warning.
+  absl::Status Validate(std::vector<std::string>* unknown = nullptr) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// Parses "KEY=VALUE" (--option); InvalidArgument otherwise.
+absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text);
+
+// ge.autoMultistreamParallelMode parsed: algorithm "" (off), "cv", "default",
+// "LoadBalance", "MainStream", "WeightedLoadBalance" (+ npuplan extensions), and N.
+struct AutoMultistreamMode {
+  std::string algorithm;
+  int64_t streams = 0;
+};
+absl::StatusOr<AutoMultistreamMode> ParseAutoMultistreamMode(std::string_view value, bool from_graph_attr);
+
+// ge.streamMaxParallelNum "ENGINE:N,ENGINE:N" → map.
+absl::StatusOr<std::map<std::string, int64_t>> ParseStreamMaxParallelNum(std::string_view value);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_PASS_OPTIONS_H_

@@ -1,0 +1,108 @@
+// The execution plan: the model plus every stage's results that do not live
+// on the nodes themselves. One struct per stage, each owned by the stage that
+// fills it; all event bookkeeping lives in EventTable (SPEC E4).
+//
+// Node-level results live on ir::Node (stream_id, attached_stream_ids) and in
+// the per-node vectors here (indexed by NodeId, resized by the stage).
+#ifndef NPUPLAN_PLAN_PLAN_H_
+#define NPUPLAN_PLAN_PLAN_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "npuplan/ir/graph.h"
+#include "npuplan/ir/verifier.h"
+
+namespace npuplan {
+
+// Dynamic/static partition (issue: partition).
+struct PartitionSubgraph {
+  std::string name;                  // subgraph name (<root>_sub_<id>_know|_unknow|_input)
+  std::string kind;                  // "known" | "unknown" | "input"
+  std::string call_node;             // the PartitionedCall node in the root
+  std::vector<std::string> nodes;    // member node names, topological order
+  std::vector<std::string> reasons;  // why it is dynamic (unknown only)
+};
+struct PartitionResult {
+  bool ran = false;
+  std::string decision;  // "static" | "whole-dynamic" | "partitioned" | "skipped"
+  std::string reason;    // why that decision
+  std::vector<PartitionSubgraph> subgraphs;
+  std::map<std::string, int64_t> cluster_counts;  // by cluster type
+};
+
+// Logical / physical streams (issues: streams, events).
+struct LogicalStream {
+  int64_t id = 0;
+  std::string user_label;
+  std::vector<int64_t> attached_ids;
+  int64_t physical_count = 1;       // physical streams after the split
+  int64_t hccl_followed_count = 0;  // HCCL followed streams
+};
+struct StreamResult {
+  int64_t logical = 0;      // main logical streams (0..logical-1)
+  int64_t physical = 0;     // physical streams after the split
+  std::vector<int64_t> attached;  // attached stream ids (after the main ones)
+  std::vector<int64_t> huge;      // physical ids that are huge streams
+  std::map<int64_t, int64_t> split_to_logical;  // physical id → logical id
+  std::vector<LogicalStream> streams;
+  bool assigned_by_stream_pass = false;
+  std::string mode;  // "multi" | "single" | "dynamic-single" | "dynamic-multi" | auto mode
+};
+
+// Synchronisation events and notifies (issue: events).
+struct SyncEvent {
+  int64_t id = 0;
+  std::string kind = "event";  // "event" | "notify"
+  NodeId send;                 // recording node
+  NodeId recv;                 // waiting node
+  std::string reason;          // "data-edge" | "control-edge" | "split" | "active" | "attached" | "subgraph-entry" …
+};
+struct EventTable {
+  std::vector<SyncEvent> events;
+  int64_t event_count = 0;   // distinct event ids (after reuse)
+  int64_t notify_count = 0;  // distinct notify ids
+  std::map<std::string, int64_t> counts;  // "naive" / "ge" / "exact" counts when computed
+};
+
+// Device memory (issue: memory).
+struct TensorPlacement {
+  NodeId node;
+  int32_t output = 0;  // output anchor, or -1 for the node's workspace
+  std::string region;  // "activation" | "input" | "constant" | "workspace"
+  int64_t offset = 0;
+  int64_t size = 0;
+  int64_t first_use = 0;  // lifetime in plan order (half-open upper bound)
+  int64_t last_use = 0;
+};
+struct MemoryResult {
+  bool planned = false;
+  int64_t alignment = 512;
+  std::vector<TensorPlacement> tensors;
+  std::map<std::string, int64_t> region_bytes;
+  int64_t peak = 0;         // activation region size
+  int64_t lower_bound = 0;  // max live bytes at one instant
+};
+
+struct Plan {
+  Model model;
+  IrProperties established = 0;  // stages completed
+  PartitionResult partition;
+  StreamResult streams;
+  EventTable events;
+  MemoryResult memory;
+  // Per-node results indexed by NodeId (resize with EnsureNodeVectors()).
+  std::vector<int64_t> tasks;            // task count per node
+  std::vector<int64_t> physical_stream;  // physical stream per node (-1 = none)
+
+  void EnsureNodeVectors() {
+    tasks.resize(model.num_nodes(), 0);
+    physical_stream.resize(model.num_nodes(), -1);
+  }
+};
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_PLAN_PLAN_H_

@@ -1,0 +1,293 @@
+#include "npuplan/plan/plan_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "npuplan/ir/graph_json.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr IrProperty kAllProperties[] = {
+    IrProperty::kTopoSorted,  IrProperty::kPartitioned, IrProperty::kLogicalStreams, IrProperty::kAttachedStreams,
+    IrProperty::kMemoryPlanned, IrProperty::kTasks,     IrProperty::kSyncEvents,     IrProperty::kPhysicalStreams,
+    IrProperty::kActiveStreams, IrProperty::kSyncNodes};
+
+absl::Status Bad(std::string_view src, std::string_view where, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat(src, ": ", where, ": ", what));
+}
+
+}  // namespace
+
+bool LooksLikePlan(std::string_view text) {
+  size_t pos = text.find("\"format\"");
+  if (pos == std::string_view::npos) return false;
+  return text.find(kPlanFormat) != std::string_view::npos;
+}
+
+std::string WritePlanJson(const Plan& plan) {
+  const Model& m = plan.model;
+  json j = json::object();
+  j["format"] = kPlanFormat;
+  j["graph"] = GraphToJson(m);
+  json stages = json::array();
+  for (IrProperty p : kAllProperties) {
+    if (Has(plan.established, p)) stages.push_back(PropertyNames(static_cast<IrProperties>(p)));
+  }
+  j["stages"] = std::move(stages);
+
+  // Per-node send/recv event ids.
+  std::vector<std::vector<int64_t>> sends(m.num_nodes()), recvs(m.num_nodes());
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.send.valid() && e.send.index() < m.num_nodes()) sends[e.send.index()].push_back(e.id);
+    if (e.recv.valid() && e.recv.index() < m.num_nodes()) recvs[e.recv.index()].push_back(e.id);
+  }
+  json nodes = json::object();
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;
+    json e = json::object();
+    e["graph"] = m.graph(n.graph).name;
+    e["topo_id"] = n.topo_id;
+    e["logical_stream"] = n.stream_id;
+    e["stream"] = physical >= 0 ? physical : n.stream_id;
+    e["attached_streams"] = n.attached_stream_ids;
+    e["tasks"] = i < plan.tasks.size() ? plan.tasks[i] : 0;
+    e["send_events"] = sends[i];
+    e["recv_events"] = recvs[i];
+    nodes[n.name] = std::move(e);
+  }
+  j["nodes"] = std::move(nodes);
+
+  const StreamResult& s = plan.streams;
+  json streams = json::object();
+  streams["logical"] = s.logical;
+  streams["physical"] = s.physical;
+  streams["attached"] = s.attached;
+  streams["huge"] = s.huge;
+  json split = json::object();
+  for (const auto& [p, l] : s.split_to_logical) split[std::to_string(p)] = l;
+  streams["split_to_logical"] = std::move(split);
+  streams["mode"] = s.mode;
+  streams["assigned_by_stream_pass"] = s.assigned_by_stream_pass;
+  json list = json::array();
+  for (const LogicalStream& ls : s.streams) {
+    list.push_back(json{{"id", ls.id},
+                        {"user_label", ls.user_label},
+                        {"attached_ids", ls.attached_ids},
+                        {"physical_count", ls.physical_count},
+                        {"hccl_followed_count", ls.hccl_followed_count}});
+  }
+  streams["list"] = std::move(list);
+  j["streams"] = std::move(streams);
+
+  json events = json::array();
+  for (const SyncEvent& e : plan.events.events) {
+    events.push_back(json{{"id", e.id},
+                          {"kind", e.kind},
+                          {"send", e.send.valid() ? m.node(e.send).name : ""},
+                          {"recv", e.recv.valid() ? m.node(e.recv).name : ""},
+                          {"reason", e.reason}});
+  }
+  j["events"] = std::move(events);
+  j["event_counts"] = plan.events.counts;
+
+  if (plan.partition.ran) {
+    json p = json::object();
+    p["decision"] = plan.partition.decision;
+    p["reason"] = plan.partition.reason;
+    p["cluster_counts"] = plan.partition.cluster_counts;
+    json subs = json::array();
+    for (const PartitionSubgraph& sg : plan.partition.subgraphs) {
+      subs.push_back(json{{"name", sg.name},
+                          {"kind", sg.kind},
+                          {"call_node", sg.call_node},
+                          {"nodes", sg.nodes},
+                          {"reasons", sg.reasons}});
+    }
+    p["subgraphs"] = std::move(subs);
+    j["partition"] = std::move(p);
+  }
+
+  if (plan.memory.planned) {
+    json mem = json::object();
+    mem["alignment"] = plan.memory.alignment;
+    mem["peak"] = plan.memory.peak;
+    mem["lower_bound"] = plan.memory.lower_bound;
+    mem["region_bytes"] = plan.memory.region_bytes;
+    json tensors = json::array();
+    for (const TensorPlacement& t : plan.memory.tensors) {
+      tensors.push_back(json{{"node", m.node(t.node).name},
+                             {"output", t.output},
+                             {"region", t.region},
+                             {"offset", t.offset},
+                             {"size", t.size},
+                             {"first_use", t.first_use},
+                             {"last_use", t.last_use}});
+    }
+    mem["tensors"] = std::move(tensors);
+    j["memory"] = std::move(mem);
+  }
+
+  int64_t notifies = 0, evs = 0;
+  for (const SyncEvent& e : plan.events.events) (e.kind == "notify" ? notifies : evs) += 1;
+  j["summary"] = json{{"nodes", m.num_nodes()},
+                      {"graphs", m.num_graphs()},
+                      {"logical_streams", s.logical},
+                      {"physical_streams", s.physical},
+                      {"attached_streams", s.attached.size()},
+                      {"events", plan.events.event_count},
+                      {"notifies", plan.events.notify_count},
+                      {"sync_pairs", evs + notifies},
+                      {"memory_peak", plan.memory.peak},
+                      {"memory_lower_bound", plan.memory.lower_bound}};
+  return j.dump(1) + "\n";
+}
+
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    try {
+      (void)json::parse(text);
+    } catch (const json::parse_error& e) {
+      return absl::InvalidArgumentError(StrCat(src, ": not valid JSON: ", e.what()));
+    }
+    return absl::InvalidArgumentError(StrCat(src, ": not valid JSON"));
+  }
+  if (!j.is_object()) return Bad(src, "$", "expected a JSON object");
+  auto fmt = j.find("format");
+  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kPlanFormat) {
+    return Bad(src, "$.format", "expected \"npuplan.plan/1\"");
+  }
+  auto g = j.find("graph");
+  if (g == j.end()) return Bad(src, "$", "missing field 'graph'");
+  Plan plan;
+  GraphReadOptions gopts;
+  gopts.topo_sort = false;  // keep the plan's order; the verifier checks it
+  auto model = GraphFromJson(*g, StrCat(src, " (graph)"), gopts);
+  if (!model.ok()) return model.status();
+  plan.model = std::move(model).value();
+  const Model& m = plan.model;
+  plan.EnsureNodeVectors();
+  try {
+    if (auto st = j.find("stages"); st != j.end()) {
+      for (const auto& name : *st) {
+        bool known = false;
+        for (IrProperty p : kAllProperties) {
+          if (PropertyNames(static_cast<IrProperties>(p)) == name.get<std::string>()) {
+            plan.established |= static_cast<IrProperties>(p);
+            known = true;
+          }
+        }
+        if (!known) return Bad(src, "$.stages", StrCat("unknown stage '", name.get<std::string>(), "'"));
+      }
+    }
+    if (auto ns = j.find("nodes"); ns != j.end()) {
+      for (const auto& [name, e] : ns->items()) {
+        NodeId id = m.FindNode(name);
+        if (!id.valid()) return Bad(src, StrCat("$.nodes.", name), "no such node in the graph");
+        Node& n = plan.model.node(id);
+        n.stream_id = e.value("logical_stream", int64_t{-1});
+        n.attached_stream_ids = e.value("attached_streams", std::vector<int64_t>{});
+        plan.tasks[id.index()] = e.value("tasks", int64_t{0});
+        int64_t stream = e.value("stream", int64_t{-1});
+        if (Has(plan.established, IrProperty::kPhysicalStreams)) plan.physical_stream[id.index()] = stream;
+      }
+    }
+    if (auto s = j.find("streams"); s != j.end()) {
+      plan.streams.logical = s->value("logical", int64_t{0});
+      plan.streams.physical = s->value("physical", int64_t{0});
+      plan.streams.attached = s->value("attached", std::vector<int64_t>{});
+      plan.streams.huge = s->value("huge", std::vector<int64_t>{});
+      plan.streams.mode = s->value("mode", std::string());
+      plan.streams.assigned_by_stream_pass = s->value("assigned_by_stream_pass", false);
+      if (auto sp = s->find("split_to_logical"); sp != s->end()) {
+        for (const auto& [k, v] : sp->items()) plan.streams.split_to_logical[std::stoll(k)] = v.get<int64_t>();
+      }
+      if (auto l = s->find("list"); l != s->end()) {
+        for (const auto& e : *l) {
+          LogicalStream ls;
+          ls.id = e.value("id", int64_t{0});
+          ls.user_label = e.value("user_label", std::string());
+          ls.attached_ids = e.value("attached_ids", std::vector<int64_t>{});
+          ls.physical_count = e.value("physical_count", int64_t{1});
+          ls.hccl_followed_count = e.value("hccl_followed_count", int64_t{0});
+          plan.streams.streams.push_back(std::move(ls));
+        }
+      }
+    }
+    if (auto ev = j.find("events"); ev != j.end()) {
+      for (size_t i = 0; i < ev->size(); ++i) {
+        const json& e = (*ev)[i];
+        SyncEvent se;
+        se.id = e.at("id").get<int64_t>();
+        se.kind = e.value("kind", std::string("event"));
+        se.reason = e.value("reason", std::string());
+        se.send = m.FindNode(e.at("send").get<std::string>());
+        se.recv = m.FindNode(e.at("recv").get<std::string>());
+        if (!se.send.valid() || !se.recv.valid()) {
+          return Bad(src, StrCat("$.events[", i, "]"), "send or recv names no node of the graph");
+        }
+        plan.events.events.push_back(std::move(se));
+      }
+    }
+    if (auto ec = j.find("event_counts"); ec != j.end()) plan.events.counts = ec->get<std::map<std::string, int64_t>>();
+    if (auto su = j.find("summary"); su != j.end()) {
+      plan.events.event_count = su->value("events", int64_t{0});
+      plan.events.notify_count = su->value("notifies", int64_t{0});
+    }
+    if (auto mem = j.find("memory"); mem != j.end()) {
+      plan.memory.planned = true;
+      plan.memory.alignment = mem->value("alignment", int64_t{512});
+      plan.memory.peak = mem->value("peak", int64_t{0});
+      plan.memory.lower_bound = mem->value("lower_bound", int64_t{0});
+      plan.memory.region_bytes = mem->value("region_bytes", std::map<std::string, int64_t>{});
+      if (auto ts = mem->find("tensors"); ts != mem->end()) {
+        for (size_t i = 0; i < ts->size(); ++i) {
+          const json& t = (*ts)[i];
+          TensorPlacement tp;
+          tp.node = m.FindNode(t.at("node").get<std::string>());
+          if (!tp.node.valid()) return Bad(src, StrCat("$.memory.tensors[", i, "]"), "names no node of the graph");
+          tp.output = t.value("output", 0);
+          tp.region = t.value("region", std::string());
+          tp.offset = t.value("offset", int64_t{0});
+          tp.size = t.value("size", int64_t{0});
+          tp.first_use = t.value("first_use", int64_t{0});
+          tp.last_use = t.value("last_use", int64_t{0});
+          plan.memory.tensors.push_back(std::move(tp));
+        }
+      }
+    }
+    if (auto p = j.find("partition"); p != j.end()) {
+      plan.partition.ran = true;
+      plan.partition.decision = p->value("decision", std::string());
+      plan.partition.reason = p->value("reason", std::string());
+      plan.partition.cluster_counts = p->value("cluster_counts", std::map<std::string, int64_t>{});
+      if (auto subs = p->find("subgraphs"); subs != p->end()) {
+        for (const auto& s : *subs) {
+          PartitionSubgraph sg;
+          sg.name = s.value("name", std::string());
+          sg.kind = s.value("kind", std::string());
+          sg.call_node = s.value("call_node", std::string());
+          sg.nodes = s.value("nodes", std::vector<std::string>{});
+          sg.reasons = s.value("reasons", std::vector<std::string>{});
+          plan.partition.subgraphs.push_back(std::move(sg));
+        }
+      }
+    }
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(StrCat(src, ": malformed plan: ", e.what()));
+  }
+  return plan;
+}
+
+absl::StatusOr<Plan> ReadPlanFile(const std::string& path) {
+  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParsePlanJson(text, path);
+}
+
+}  // namespace npuplan

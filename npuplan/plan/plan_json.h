@@ -1,0 +1,25 @@
+// The plan format `npuplan.plan/1` (docs/plan-format.md): deterministic JSON
+// with sorted keys; node entries keyed by name; events in id order.
+#ifndef NPUPLAN_PLAN_PLAN_JSON_H_
+#define NPUPLAN_PLAN_PLAN_JSON_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan {
+
+inline constexpr std::string_view kPlanFormat = "npuplan.plan/1";
+
+std::string WritePlanJson(const Plan& plan);
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view source);
+absl::StatusOr<Plan> ReadPlanFile(const std::string& path);
+
+// True when the text's "format" is npuplan.plan/1 (cheap sniff for `verify`/`dot`).
+bool LooksLikePlan(std::string_view text);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_PLAN_PLAN_JSON_H_

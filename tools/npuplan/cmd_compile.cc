@@ -1,0 +1,92 @@
+// `npuplan compile`: graph (or ONNX model) → verified plan JSON.
+#include <cstdio>
+#include <memory>
+
+#include "npuplan/compiler/compiler.h"
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/str_util.h"
+#include "tools/npuplan/command.h"
+#include "tools/npuplan/model_loader.h"
+
+namespace npuplan::cli {
+namespace {
+
+struct CompileFlags {
+  std::string input;
+  std::string output;
+  std::vector<std::string> options;
+  LoadOptions load;
+  CompileConfig config;
+  bool stats = false;
+  bool log_decisions = false;
+  bool print_pipeline = false;
+  bool quiet = false;
+  std::string remarks;
+};
+
+int RunCompile(CompileFlags& f) {
+  for (const std::string& o : f.options) {
+    auto kv = ParseOptionAssignment(o);
+    if (!kv.ok()) return ReportStatus(kv.status());
+    f.config.option_overrides[kv->first] = kv->second;
+  }
+  auto model = LoadModel(f.input, f.load);
+  if (!model.ok()) return ReportStatus(model.status());
+  if (f.print_pipeline) {
+    CompileOptions opts = CompileOptions::FromModel(*model, f.config.option_overrides, f.config.read_environment);
+    if (auto s = opts.Validate(); !s.ok()) return ReportStatus(s);
+    auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts) : BuildPipelineFromNames(f.config.passes);
+    if (!pipeline.ok()) return ReportStatus(pipeline.status());
+    std::printf("%s\n", (*pipeline)->Describe().c_str());
+    if (f.output.empty()) return kExitOk;
+  }
+  if (f.output.empty()) {
+    std::fprintf(stderr, "error: compile: -o PLAN is required\n");
+    return kExitUsage;
+  }
+  DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
+  Statistics stats;
+  auto plan = Compile(std::move(model).value(), f.config, log, stats);
+  if (!plan.ok()) return ReportStatus(plan.status());
+  if (auto s = WriteFileAtomically(f.output, WritePlanJson(*plan)); !s.ok()) return ReportStatus(s);
+  if (!f.remarks.empty()) {
+    if (auto s = WriteFileAtomically(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
+  }
+  if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
+  if (!f.quiet) {
+    const Plan& p = *plan;
+    std::printf("compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
+                "%lld notifies, memory peak %lld bytes -> %s\n",
+                p.model.name().c_str(), p.model.num_nodes(), p.model.num_graphs(),
+                static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
+                static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
+                static_cast<long long>(p.memory.peak), f.output.c_str());
+  }
+  return kExitOk;
+}
+
+void SetupCompile(CLI::App& app, Invocation& inv) {
+  auto flags = std::make_shared<CompileFlags>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a graph (npuplan.graph/1 JSON or .onnx) into a verified plan");
+  cmd->add_option("graph", flags->input, "Input graph file")->required();
+  cmd->add_option("-o,--output", flags->output, "Output plan file (npuplan.plan/1)");
+  cmd->add_option("--option", flags->options, "GE option KEY=VALUE (repeatable; overrides the graph's options)");
+  cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
+  cmd->add_option("--input-shape", flags->load.input_shapes, "ONNX input shape NAME=1x3x224x224 (repeatable)");
+  cmd->add_flag("--verify-each", flags->config.verify_each, "Run the verifier after every pass");
+  cmd->add_option("--passes", flags->config.passes, "Comma-separated pass list replacing the default pipeline");
+  cmd->add_flag("--print-pipeline", flags->print_pipeline, "Print the pipeline that would run");
+  cmd->add_option("--dump-after", flags->config.dump_after, "Dump the plan after passes matching this regex");
+  cmd->add_option("--dump-dir", flags->config.dump_dir, "Folder for --dump-after files (NNN.<pass>.plan.json)");
+  cmd->add_flag("--stats", flags->stats, "Print per-pass counters to stderr");
+  cmd->add_option("--remarks", flags->remarks, "Write the decision log as JSON lines to this file");
+  cmd->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line");
+  cmd->callback([flags, &inv] { inv.exit_code = RunCompile(*flags); });
+}
+
+NPUPLAN_REGISTER_COMMAND("compile", SetupCompile);
+
+}  // namespace
+}  // namespace npuplan::cli

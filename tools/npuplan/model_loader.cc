@@ -1,0 +1,56 @@
+#include "tools/npuplan/model_loader.h"
+
+#include "npuplan/ir/graph_json.h"
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::cli {
+namespace {
+OnnxLoader& OnnxLoaderSlot() {
+  static OnnxLoader loader = nullptr;
+  return loader;
+}
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+bool SetOnnxLoader(OnnxLoader loader) {
+  OnnxLoaderSlot() = loader;
+  return true;
+}
+
+absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
+  EngineTable table = EngineTable::Default();
+  if (!engines_file.empty()) {
+    NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(engines_file));
+    NPUPLAN_ASSIGN_OR_RETURN(EngineTable extra, EngineTable::Parse(text, engines_file));
+    table.Merge(extra);
+  }
+  return table;
+}
+
+absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts) {
+  NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
+  if (EndsWith(path, ".onnx")) {
+    if (OnnxLoaderSlot() == nullptr) {
+      return absl::InvalidArgumentError(StrCat(path, ": ONNX import is not available in this build"));
+    }
+    return OnnxLoaderSlot()(path, table, opts.input_shapes);
+  }
+  if (!opts.input_shapes.empty()) {
+    return absl::InvalidArgumentError("--input-shape applies to ONNX models only");
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  GraphReadOptions gopts;
+  gopts.engines = &table;
+  if (LooksLikePlan(text)) {
+    NPUPLAN_ASSIGN_OR_RETURN(Plan plan, ParsePlanJson(text, path));
+    return std::move(plan.model);
+  }
+  return ParseGraphJson(text, path, gopts);
+}
+
+}  // namespace npuplan::cli

@@ -1,0 +1,30 @@
+// Loads a model for any command: native graph JSON, a plan (its graph), or —
+// once the ONNX importer exists — an .onnx file. `--engines FILE` merges into
+// the built-in engine table first.
+#ifndef NPUPLAN_TOOLS_NPUPLAN_MODEL_LOADER_H_
+#define NPUPLAN_TOOLS_NPUPLAN_MODEL_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/graph.h"
+
+namespace npuplan::cli {
+
+struct LoadOptions {
+  std::string engines_file;              // --engines
+  std::vector<std::string> input_shapes;  // --input-shape NAME=1x3x224x224 (ONNX)
+};
+
+absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
+absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
+
+// Hook set by the ONNX importer's command file when it is linked in.
+using OnnxLoader = absl::StatusOr<Model> (*)(const std::string& path, const EngineTable& engines,
+                                             const std::vector<std::string>& input_shapes);
+bool SetOnnxLoader(OnnxLoader loader);
+
+}  // namespace npuplan::cli
+
+#endif  // NPUPLAN_TOOLS_NPUPLAN_MODEL_LOADER_H_
