@@ -65,8 +65,9 @@ struct CpuDevice::SyncState {
   }
 };
 
-// Worker loop: runs queued items in order until stopped and drained.
-void CpuDevice::RunWorker(StreamState* s) {
+// Worker loop: runs queued items in order until stopped and drained. Holds a
+// reference so that a stream destroyed from its own task outlives the loop.
+void CpuDevice::RunWorker(std::shared_ptr<StreamState> s) {
   for (;;) {
     std::function<void()> item;
     {
@@ -95,7 +96,7 @@ absl::Status CpuDevice::Enqueue(const std::shared_ptr<StreamState>& s, std::func
     }
     s->queue.push_back(std::move(item));
     ++s->enqueued;
-    if (!s->worker.joinable()) s->worker = std::thread(&CpuDevice::RunWorker, s.get());
+    if (!s->worker.joinable()) s->worker = std::thread(&CpuDevice::RunWorker, s);
   }
   s->work_cv.notify_one();
   return absl::OkStatus();
@@ -163,7 +164,12 @@ void CpuDevice::StopAndJoin(const std::shared_ptr<StreamState>& s) {
     s->stop = true;
   }
   s->work_cv.notify_all();
-  if (s->worker.joinable()) s->worker.join();
+  if (!s->worker.joinable()) return;
+  if (s->worker.get_id() == std::this_thread::get_id()) {
+    s->worker.detach();  // destroyed from its own task: the loop drains and exits
+  } else {
+    s->worker.join();
+  }
 }
 
 void CpuDevice::DestroyStream(StreamRef stream) {

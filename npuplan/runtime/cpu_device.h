@@ -97,7 +97,7 @@ class CpuDevice final : public Device {
                       const std::shared_ptr<StreamState>& stream);
   absl::Status Wait(ResourceKind kind, const std::shared_ptr<StreamState>& stream,
                     const std::shared_ptr<SyncState>& sync, uint64_t sync_id);
-  static void RunWorker(StreamState* s);
+  static void RunWorker(std::shared_ptr<StreamState> s);
   absl::Status Enqueue(const std::shared_ptr<StreamState>& s, std::function<void()> item);
   void StopAndJoin(const std::shared_ptr<StreamState>& stream);
 

@@ -290,6 +290,29 @@ TEST(CpuDeviceTest, DestroyingAStreamDrainsItsQueue) {
   EXPECT_EQ(ran.load(), 100);
 }
 
+TEST(CpuDeviceTest, AStreamMayBeDestroyedFromItsOwnTask) {
+  CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream s, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream other, CreateStream(device));
+  const StreamRef self = s.release();
+  std::atomic<bool> later{false};
+  Gate gate;  // keeps the destroying task back until everything is enqueued
+  ASSERT_THAT(device.Launch(self,
+                            [&device, &gate, self] {
+                              gate.Pass();
+                              device.DestroyStream(self);
+                            }),
+              IsOk());
+  ASSERT_THAT(device.Launch(self, [&] { later = true; }), IsOk());  // still drained
+  ASSERT_THAT(device.RecordEvent(e.get(), self), IsOk());
+  ASSERT_THAT(device.WaitEvent(other.get(), e.get()), IsOk());
+  gate.Open();
+  ASSERT_THAT(device.SynchronizeStream(other.get()), IsOk());
+  EXPECT_TRUE(later);
+  EXPECT_EQ(device.live_streams(), 1u);
+}
+
 TEST(CpuDeviceTest, RejectsStaleHandles) {
   CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream s, CreateStream(device));
