@@ -1,0 +1,194 @@
+#include "npuplan/memory/interval_problem.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+
+namespace npuplan::memory {
+namespace {
+
+// The instants at which the live set changes, each with its live buffers.
+struct LiveSet {
+  int64_t total = 0;
+  std::vector<int> buffers;
+};
+
+// Live sets right after each distinct `lower` (only there can a maximum start).
+std::vector<LiveSet> LiveSetsAtStarts(const IntervalProblem& problem) {
+  const int n = static_cast<int>(problem.buffers.size());
+  std::vector<int> by_lower(n);
+  std::iota(by_lower.begin(), by_lower.end(), 0);
+  std::stable_sort(by_lower.begin(), by_lower.end(), [&](int a, int b) {
+    return problem.buffers[a].lower < problem.buffers[b].lower;
+  });
+  std::vector<LiveSet> sets;
+  std::vector<int> active;
+  for (int i = 0; i < n;) {
+    const int64_t t = problem.buffers[by_lower[i]].lower;
+    std::erase_if(active, [&](int b) { return problem.buffers[b].upper <= t; });
+    for (; i < n && problem.buffers[by_lower[i]].lower == t; ++i) {
+      if (problem.buffers[by_lower[i]].size > 0) active.push_back(by_lower[i]);
+    }
+    LiveSet set;
+    set.buffers = active;
+    for (int b : active) set.total += problem.buffers[b].size;
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+}  // namespace
+
+absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
+  const int n = static_cast<int>(problem.buffers.size());
+  std::unordered_map<std::string_view, int> seen;
+  int64_t total = 0;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (int i = 0; i < n; ++i) {
+    const IntervalBuffer& b = problem.buffers[i];
+    if (b.lower >= b.upper) {
+      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id, "': lower (", b.lower,
+                                                     ") must be < upper (", b.upper, ")"));
+    }
+    if (b.size < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("buffer '", b.id, "': size (", b.size, ") must be >= 0"));
+    }
+    if (b.alignment < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("buffer '", b.id, "': alignment (", b.alignment, ") must be >= 1"));
+    }
+    auto [it, inserted] = seen.emplace(b.id, i);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id, "'"));
+    }
+    const int64_t need = b.size + (b.alignment - 1);
+    if (b.size > kMax - (b.alignment - 1) || total > kMax - need) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "buffer '", b.id, "': total size of all buffers overflows a 64-bit offset"));
+    }
+    total += need;
+  }
+  for (const auto& [a, b] : problem.extra_conflicts) {
+    if (a < 0 || a >= n || b < 0 || b >= n || a == b) {
+      return absl::InvalidArgumentError(absl::StrCat("extra conflict (", a, ", ", b,
+                                                     ") must name two distinct buffers in [0, ",
+                                                     n, ")"));
+    }
+  }
+  if (problem.capacity.has_value() && *problem.capacity < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("capacity (", *problem.capacity, ") must be >= 0"));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::vector<int>> BuildConflictGraph(const IntervalProblem& problem) {
+  const int n = static_cast<int>(problem.buffers.size());
+  std::vector<std::vector<int>> conflicts(n);
+  const auto& bufs = problem.buffers;
+  // 1. Time overlaps by a sweep over lower bounds.
+  std::vector<int> by_lower(n);
+  std::iota(by_lower.begin(), by_lower.end(), 0);
+  std::stable_sort(by_lower.begin(), by_lower.end(),
+                   [&](int a, int b) { return bufs[a].lower < bufs[b].lower; });
+  std::vector<int> active;
+  for (int b : by_lower) {
+    if (bufs[b].size == 0) continue;
+    std::erase_if(active, [&](int a) { return bufs[a].upper <= bufs[b].lower; });
+    for (int a : active) {
+      conflicts[a].push_back(b);
+      conflicts[b].push_back(a);
+    }
+    active.push_back(b);
+  }
+  // 2. Explicit extra conflicts.
+  for (const auto& [a, b] : problem.extra_conflicts) {
+    if (bufs[a].size == 0 || bufs[b].size == 0) continue;
+    conflicts[a].push_back(b);
+    conflicts[b].push_back(a);
+  }
+  // 3. The predicate, on time-disjoint pairs only.
+  if (problem.forbid_sharing) {
+    for (int a = 0; a < n; ++a) {
+      if (bufs[a].size == 0) continue;
+      for (int b = a + 1; b < n; ++b) {
+        if (bufs[b].size == 0 || LifetimesOverlap(bufs[a], bufs[b])) continue;
+        if (problem.forbid_sharing(a, b)) {
+          conflicts[a].push_back(b);
+          conflicts[b].push_back(a);
+        }
+      }
+    }
+  }
+  for (auto& list : conflicts) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  return conflicts;
+}
+
+int64_t ComputeLowerBound(const IntervalProblem& problem,
+                          const std::vector<std::vector<int>>& conflicts) {
+  std::vector<LiveSet> sets = LiveSetsAtStarts(problem);
+  int64_t bound = 0;
+  for (const LiveSet& s : sets) bound = std::max(bound, s.total);
+  if (problem.extra_conflicts.empty() && !problem.forbid_sharing) return bound;
+
+  // Grow the heaviest live sets into larger cliques of the conflict graph:
+  // a buffer joins when it conflicts with every member so far.
+  constexpr size_t kMaxSetsToGrow = 64;
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const LiveSet& a, const LiveSet& b) { return a.total > b.total; });
+  if (sets.size() > kMaxSetsToGrow) sets.resize(kMaxSetsToGrow);
+  const int n = static_cast<int>(problem.buffers.size());
+  auto conflicts_with = [&](int a, int b) {
+    return std::binary_search(conflicts[a].begin(), conflicts[a].end(), b);
+  };
+  std::vector<int> hits(n, 0);
+  std::vector<char> in_set(n, 0);
+  for (const LiveSet& s : sets) {
+    if (s.buffers.empty()) continue;
+    for (int m : s.buffers) in_set[m] = 1;
+    std::vector<int> candidates;
+    for (int m : s.buffers) {
+      for (int x : conflicts[m]) {
+        if (in_set[x]) continue;
+        if (++hits[x] == static_cast<int>(s.buffers.size())) candidates.push_back(x);
+      }
+    }
+    for (int m : s.buffers) {
+      for (int x : conflicts[m]) hits[x] = 0;
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+      const int64_t sa = problem.buffers[a].size, sb = problem.buffers[b].size;
+      return sa != sb ? sa > sb : a < b;
+    });
+    int64_t total = s.total;
+    std::vector<int> added;
+    for (int x : candidates) {
+      bool all = true;
+      for (int y : added) all = all && conflicts_with(x, y);
+      if (!all) continue;
+      added.push_back(x);
+      total += problem.buffers[x].size;
+    }
+    bound = std::max(bound, total);
+    for (int m : s.buffers) in_set[m] = 0;
+  }
+  return bound;
+}
+
+int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment) {
+  int64_t peak = 0;
+  for (size_t i = 0; i < problem.buffers.size() && i < assignment.offsets.size(); ++i) {
+    peak = std::max(peak, assignment.offsets[i] + problem.buffers[i].size);
+  }
+  return peak;
+}
+
+}  // namespace npuplan::memory

@@ -1,0 +1,92 @@
+// Interval packing problem: the data model shared by the interval solver, the
+// plan validator, the MiniMalloc CSV reader and (later) the graph-level memory
+// planner.
+//
+// A buffer lives on the half-open time interval [lower, upper) and needs `size`
+// bytes at an offset that is a multiple of `alignment`. Two buffers *conflict*
+// when their lifetimes overlap, or when the problem lists them as an extra
+// conflict (e.g. two tensors on different streams with no event ordering their
+// uses: disjoint in topological index, still not allowed to share memory).
+// Conflicting buffers must not overlap in [offset, offset + size).
+//
+//   address ^
+//           |        +-----+
+//           |  +-----+  c  |        a, b overlap in time -> stacked
+//           |  |  b  +-----+--+     c, d disjoint in time -> may share
+//           |  +--+--+     |d |     unless {c, d} is an extra conflict
+//           |  a  |        +--+
+//           +-----+---------------> time
+#ifndef NPUPLAN_MEMORY_INTERVAL_PROBLEM_H_
+#define NPUPLAN_MEMORY_INTERVAL_PROBLEM_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace npuplan::memory {
+
+// One buffer to place. Indices into IntervalProblem::buffers identify buffers
+// everywhere else (extra conflicts, solutions, violations).
+struct IntervalBuffer {
+  std::string id;         // Stable name (CSV id, tensor name); unique in a problem.
+  int64_t lower = 0;      // First time step the buffer is live (inclusive).
+  int64_t upper = 0;      // First time step it is dead again (exclusive); > lower.
+  int64_t size = 0;       // Bytes; >= 0. Zero-size buffers are placed at offset 0.
+  int64_t alignment = 1;  // The offset must be a multiple of this; >= 1.
+};
+
+// The packing problem. Conflict = time overlap OR an extra conflict pair OR
+// `forbid_sharing` returning true.
+struct IntervalProblem {
+  std::vector<IntervalBuffer> buffers;
+  // Upper bound on the peak (max offset + size); nullopt = unbounded.
+  std::optional<int64_t> capacity;
+  // Explicit conflicts between buffers (indices), typically buffers disjoint in
+  // time that still must not share memory. Order within a pair is irrelevant;
+  // duplicates and pairs that also overlap in time are harmless.
+  std::vector<std::pair<int, int>> extra_conflicts;
+  // Optional predicate, asked once per pair (a < b) of buffers that are
+  // disjoint in time: true = they may not share memory. Costs O(n^2) calls;
+  // prefer `extra_conflicts` for large problems.
+  std::function<bool(int a, int b)> forbid_sharing;
+};
+
+// Offsets chosen for the buffers of a problem, index-aligned with `buffers`.
+struct IntervalAssignment {
+  std::vector<int64_t> offsets;
+};
+
+// True when buffers a and b of `problem` overlap in time (half-open).
+inline bool LifetimesOverlap(const IntervalBuffer& a, const IntervalBuffer& b) {
+  return a.lower < b.upper && b.lower < a.upper;
+}
+
+// Checks the problem itself: lower < upper, size >= 0, alignment >= 1, unique
+// ids, extra conflicts naming existing distinct buffers, capacity >= 0, and
+// that sum(size + alignment - 1) fits in int64 (so no offset can overflow).
+// InvalidArgument naming the buffer id and the rule.
+absl::Status CheckIntervalProblem(const IntervalProblem& problem);
+
+// The conflict graph of a problem: for each buffer, the sorted indices of the
+// buffers it conflicts with (time overlap, extra pairs and the predicate).
+// Zero-size buffers conflict with nothing. Requires a checked problem.
+std::vector<std::vector<int>> BuildConflictGraph(const IntervalProblem& problem);
+
+// Max total size live at one instant (a clique of the interval graph). With
+// extra conflicts each instant's live set is greedily grown into a larger
+// clique of the conflict graph, so the bound is never weaker. Requires a
+// checked problem; `conflicts` from BuildConflictGraph.
+int64_t ComputeLowerBound(const IntervalProblem& problem,
+                          const std::vector<std::vector<int>>& conflicts);
+
+// max(offset + size) over buffers (0 for none). Requires matching sizes.
+int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment);
+
+}  // namespace npuplan::memory
+
+#endif  // NPUPLAN_MEMORY_INTERVAL_PROBLEM_H_

@@ -1,0 +1,747 @@
+// The interval solver has three stages (see interval_solver.h):
+//   1. preprocessing: drop zero-size buffers, build the conflict graph, cut
+//      time into sweep-line sections and compute the lower bound;
+//   2. greedy first-fit over several orders;
+//   3. feasibility probes "peak <= cap?" by a canonical branch and bound, with
+//      caps bisected between the proven lower bound and the best plan; each
+//      round of probes gets a node budget twice the previous one.
+#include "npuplan/memory/interval_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "npuplan/memory/plan_validator.h"
+#include "npuplan/support/status_macros.h"
+
+namespace npuplan::memory {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t AlignUp(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// The problem restricted to buffers of positive size, in compact indices,
+// with its sweep-line sections.
+struct Compact {
+  std::vector<int> orig;  // compact index -> problem index
+  std::vector<int64_t> size, align, lower, upper;
+  std::vector<std::vector<int>> adj;   // conflict graph
+  int num_sections = 0;                // section k = [times[k], times[k+1])
+  std::vector<int> sec_lo, sec_hi;     // buffer spans sections [sec_lo, sec_hi)
+  std::vector<std::vector<int>> live;  // buffers live in each section
+  // Conflicts between buffers disjoint in time (extra pairs, predicate), as
+  // section hulls: the two ends must stay in one partition while both are
+  // unplaced.
+  struct Edge {
+    int a, b, lo, hi;
+  };
+  std::vector<Edge> edges;
+  std::vector<std::vector<int>> edges_of;  // edge ids per buffer
+  int64_t granularity = 1;                 // gcd of sizes and alignments
+  int count() const { return static_cast<int>(orig.size()); }
+};
+
+// Builds the compact problem from a checked problem and its conflict graph.
+Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vector<int>>& adj) {
+  Compact c;
+  const int n = static_cast<int>(problem.buffers.size());
+  std::vector<int> to_compact(n, -1);
+  for (int i = 0; i < n; ++i) {
+    const IntervalBuffer& b = problem.buffers[i];
+    if (b.size == 0) continue;
+    to_compact[i] = c.count();
+    c.orig.push_back(i);
+    c.size.push_back(b.size);
+    c.align.push_back(b.alignment);
+    c.lower.push_back(b.lower);
+    c.upper.push_back(b.upper);
+  }
+  const int m = c.count();
+  c.adj.resize(m);
+  for (int i = 0; i < m; ++i) {
+    for (int j : adj[c.orig[i]]) {
+      if (to_compact[j] >= 0) c.adj[i].push_back(to_compact[j]);
+    }
+  }
+  int64_t g = 0;
+  for (int i = 0; i < m; ++i) g = std::gcd(std::gcd(g, c.size[i]), c.align[i]);
+  c.granularity = std::max<int64_t>(g, 1);
+  // Sections between consecutive distinct time points.
+  std::vector<int64_t> times;
+  for (int i = 0; i < m; ++i) {
+    times.push_back(c.lower[i]);
+    times.push_back(c.upper[i]);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  c.num_sections = std::max<int>(0, static_cast<int>(times.size()) - 1);
+  c.live.resize(c.num_sections);
+  c.sec_lo.resize(m);
+  c.sec_hi.resize(m);
+  auto index_of = [&](int64_t t) {
+    return static_cast<int>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  };
+  for (int i = 0; i < m; ++i) {
+    c.sec_lo[i] = index_of(c.lower[i]);
+    c.sec_hi[i] = index_of(c.upper[i]);
+    for (int s = c.sec_lo[i]; s < c.sec_hi[i]; ++s) c.live[s].push_back(i);
+  }
+  c.edges_of.resize(m);
+  for (int i = 0; i < m; ++i) {
+    for (int j : c.adj[i]) {
+      if (j <= i || (c.lower[i] < c.upper[j] && c.lower[j] < c.upper[i])) continue;
+      const int id = static_cast<int>(c.edges.size());
+      c.edges.push_back({i, j, std::min(c.sec_lo[i], c.sec_lo[j]),
+                         std::max(c.sec_hi[i], c.sec_hi[j])});
+      c.edges_of[i].push_back(id);
+      c.edges_of[j].push_back(id);
+    }
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Orders shared by greedy and the search preorders.
+
+// Per-buffer keys a buffer order may sort by.
+struct BufferKeys {
+  int64_t size, length, area_hi, total, lower;
+};
+
+enum class Key { kSize, kLength, kArea, kTotal, kLowerAsc };
+
+struct NamedOrder {
+  const char* name;
+  std::vector<Key> keys;
+};
+
+// Orders tried by greedy; every key sorts descending except kLowerAsc.
+const std::vector<NamedOrder>& GreedyOrders() {
+  static const auto* orders = new std::vector<NamedOrder>{
+      {"size", {Key::kSize, Key::kLength}},
+      {"total-size", {Key::kTotal, Key::kSize, Key::kLength}},
+      {"area", {Key::kArea, Key::kSize}},
+      {"length", {Key::kLength, Key::kSize}},
+      {"total-length", {Key::kTotal, Key::kLength, Key::kArea}},
+      {"lower", {Key::kLowerAsc, Key::kSize}},
+  };
+  return *orders;
+}
+
+// Preorders the search restarts over (MiniMalloc found total/width/area best).
+const std::vector<std::vector<Key>>& SearchPreorders() {
+  static const auto* orders = new std::vector<std::vector<Key>>{
+      {Key::kTotal, Key::kLength, Key::kArea},
+      {Key::kLength, Key::kArea, Key::kTotal},
+      {Key::kTotal, Key::kArea, Key::kLength},
+  };
+  return *orders;
+}
+
+// Area as a saturating product (sizes and lengths can be large).
+int64_t SaturatingArea(int64_t size, int64_t length) {
+  if (length != 0 && size > std::numeric_limits<int64_t>::max() / length) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return size * length;
+}
+
+// Sorts `buffers` by `keys`, ties by compact index (stable, deterministic).
+void SortBy(std::vector<int>& buffers, const std::vector<BufferKeys>& k,
+            const std::vector<Key>& keys) {
+  std::sort(buffers.begin(), buffers.end(), [&](int a, int b) {
+    for (Key key : keys) {
+      switch (key) {
+        case Key::kSize:
+          if (k[a].size != k[b].size) return k[a].size > k[b].size;
+          break;
+        case Key::kLength:
+          if (k[a].length != k[b].length) return k[a].length > k[b].length;
+          break;
+        case Key::kArea:
+          if (k[a].area_hi != k[b].area_hi) return k[a].area_hi > k[b].area_hi;
+          break;
+        case Key::kTotal:
+          if (k[a].total != k[b].total) return k[a].total > k[b].total;
+          break;
+        case Key::kLowerAsc:
+          if (k[a].lower != k[b].lower) return k[a].lower < k[b].lower;
+          break;
+      }
+    }
+    return a < b;
+  });
+}
+
+// Keys of buffers given per-section totals (bytes live in each section).
+std::vector<BufferKeys> ComputeKeys(const Compact& c, const std::vector<int64_t>& section_total,
+                                    const std::vector<int>& buffers) {
+  std::vector<BufferKeys> keys(c.count());
+  for (int b : buffers) {
+    int64_t total = 0;
+    for (int s = c.sec_lo[b]; s < c.sec_hi[b]; ++s) total = std::max(total, section_total[s]);
+    const int64_t length = c.upper[b] - c.lower[b];
+    keys[b] = {c.size[b], length, SaturatingArea(c.size[b], length), total, c.lower[b]};
+  }
+  return keys;
+}
+
+// ---------------------------------------------------------------------------
+// Stage 2: greedy first-fit with gap reuse.
+
+// Places buffers in `order`, each at the lowest aligned offset where it fits
+// between its already placed neighbours. Returns the peak.
+int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<int64_t>& off) {
+  off.assign(c.count(), -1);
+  int64_t peak = 0;
+  std::vector<std::pair<int64_t, int64_t>> busy;
+  for (int b : order) {
+    busy.clear();
+    for (int x : c.adj[b]) {
+      if (off[x] >= 0) busy.emplace_back(off[x], off[x] + c.size[x]);
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (const auto& [start, end] : busy) {
+      if (at + c.size[b] <= start) break;
+      at = std::max(at, AlignUp(end, c.align[b]));
+    }
+    off[b] = at;
+    peak = std::max(peak, at + c.size[b]);
+  }
+  return peak;
+}
+
+// ---------------------------------------------------------------------------
+// Stage 3: canonical branch and bound.
+
+enum class Outcome { kFound, kNotFound, kAborted, kDeadline };
+
+// Where a probe's restart schedule stands for each independent part, so that
+// a later probe at the same cap resumes instead of starting over.
+struct ProbeSchedule {
+  int64_t cap = -1;
+  std::vector<int64_t> limit;    // node limit of the next run, per part
+  std::vector<int> preorder;     // preorder of the next run, per part
+  std::vector<char> solved;      // part already solved at this cap
+  std::vector<int64_t> offsets;  // offsets of the solved parts
+};
+
+class SearchEngine {
+ public:
+  SearchEngine(const Compact& c, const IntervalSolverOptions& options, Clock::time_point deadline)
+      : c_(c), options_(options), deadline_(deadline) {}
+
+  // Looks for a plan with peak <= cap using at most `node_budget` nodes.
+  // kFound fills `offsets` (compact); kNotFound is a proof that none exists.
+  Outcome Probe(int64_t cap, int64_t node_budget, std::vector<int64_t>& offsets,
+                ProbeSchedule* schedule = nullptr);
+
+  int64_t nodes() const { return nodes_; }
+  int64_t backtracks() const { return backtracks_; }
+
+ private:
+  struct Partition {
+    std::vector<int> buffers;
+    int lo = 0, hi = 0;  // sections [lo, hi)
+  };
+  struct Candidate {
+    int64_t offset;
+    int rank;  // position in the partition's preorder
+  };
+  struct Change {
+    int index;
+    int64_t old_value;
+  };
+  struct Marks {
+    size_t floors, minoffs;
+  };
+
+  void Reset();
+  std::vector<Partition> Split(const Partition& p, const std::vector<int>& cut_points) const;
+  Outcome SolvePartition(const Partition& p);
+  Outcome Search(const Partition& p, const std::vector<int>& pre,
+                 const std::vector<Candidate>& prev, int64_t last_offset, int last_rank);
+  Outcome Decompose(const Partition& p, const std::vector<int>& pre,
+                    const std::vector<Candidate>& ordering, int64_t offset, int rank, int b);
+  Marks Place(int b, int64_t offset);
+  void Undo(int b, const Marks& marks);
+  bool Check(const Partition& p, int64_t offset, const Marks& marks) const;
+
+  const Compact& c_;
+  const IntervalSolverOptions& options_;
+  const Clock::time_point deadline_;
+  const std::vector<Key>* preorder_ = nullptr;
+  int64_t cap_ = 0;
+  int64_t nodes_ = 0, backtracks_ = 0, nodes_left_ = 0;
+  bool deadline_hit_ = false;
+
+  std::vector<int64_t> off_, minoff_, best_, floor_, total_;
+  std::vector<int> cuts_;  // unplaced buffers / edges spanning boundary k | k+1
+  std::vector<Change> floor_trail_, minoff_trail_;
+  std::vector<int> stamp_, dirty_;
+  int stamp_now_ = 0;
+};
+
+void SearchEngine::Reset() {
+  const int m = c_.count();
+  off_.assign(m, -1);
+  minoff_.assign(m, 0);
+  best_.assign(m, -1);
+  floor_.assign(c_.num_sections, 0);
+  total_.assign(c_.num_sections, 0);
+  for (int s = 0; s < c_.num_sections; ++s) {
+    for (int b : c_.live[s]) total_[s] += c_.size[b];
+  }
+  cuts_.assign(std::max(0, c_.num_sections - 1), 0);
+  for (int b = 0; b < m; ++b) {
+    for (int k = c_.sec_lo[b]; k + 1 < c_.sec_hi[b]; ++k) ++cuts_[k];
+  }
+  for (const Compact::Edge& e : c_.edges) {
+    for (int k = e.lo; k + 1 < e.hi; ++k) ++cuts_[k];
+  }
+  stamp_.assign(c_.num_sections, 0);
+  floor_trail_.clear();
+  minoff_trail_.clear();
+}
+
+// Splits `p` at the section indices in `cut_points` (sorted; each a boundary
+// no unplaced buffer spans) into parts with at least one unplaced buffer.
+std::vector<SearchEngine::Partition> SearchEngine::Split(const Partition& p,
+                                                         const std::vector<int>& cut_points) const {
+  std::vector<int> bounds = {p.lo};
+  for (int k : cut_points) {
+    if (k > bounds.back() && k < p.hi) bounds.push_back(k);
+  }
+  bounds.push_back(p.hi);
+  std::vector<Partition> parts(bounds.size() - 1);
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    parts[i].lo = bounds[i];
+    parts[i].hi = bounds[i + 1];
+  }
+  for (int b : p.buffers) {
+    if (off_[b] >= 0) continue;
+    const size_t i = std::upper_bound(bounds.begin(), bounds.end(), c_.sec_lo[b]) -
+                     bounds.begin() - 1;
+    parts[i].buffers.push_back(b);
+  }
+  std::erase_if(parts, [](const Partition& part) { return part.buffers.empty(); });
+  return parts;
+}
+
+Outcome SearchEngine::Probe(int64_t cap, int64_t node_budget, std::vector<int64_t>& offsets,
+                            ProbeSchedule* schedule) {
+  cap_ = cap;
+  Reset();
+  Partition all;
+  all.lo = 0;
+  all.hi = c_.num_sections;
+  for (int b = 0; b < c_.count(); ++b) all.buffers.push_back(b);
+  std::vector<int> cut_points;
+  for (int k = 0; k + 1 < c_.num_sections; ++k) {
+    if (cuts_[k] == 0) cut_points.push_back(k + 1);
+  }
+  const std::vector<Partition> parts =
+      options_.dynamic_decomposition ? Split(all, cut_points) : std::vector<Partition>{all};
+  ProbeSchedule local;
+  if (schedule == nullptr || schedule->cap != cap) {
+    if (schedule == nullptr) schedule = &local;
+    schedule->cap = cap;
+    schedule->limit.clear();
+    for (const Partition& part : parts) {
+      schedule->limit.push_back(2 * static_cast<int64_t>(part.buffers.size()));
+    }
+    schedule->preorder.assign(parts.size(), 0);
+    schedule->solved.assign(parts.size(), 0);
+    schedule->offsets.assign(c_.count(), -1);
+  }
+  // Each independent part: restarts over the preorders with a doubling node
+  // limit until one finds a plan, one proves there is none, or the budget or
+  // the deadline runs out. The schedule resumes where an earlier probe at the
+  // same cap stopped.
+  const int num_preorders = static_cast<int>(SearchPreorders().size());
+  int64_t budget_left = node_budget;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (schedule->solved[i]) continue;
+    Outcome outcome = Outcome::kAborted;
+    while (outcome == Outcome::kAborted && budget_left > 0) {
+      preorder_ = &SearchPreorders()[schedule->preorder[i]];
+      const bool truncated = budget_left < schedule->limit[i];
+      nodes_left_ = std::min(schedule->limit[i], budget_left);
+      const int64_t before = nodes_;
+      outcome = SolvePartition(parts[i]);
+      budget_left -= nodes_ - before;
+      if (outcome != Outcome::kAborted || truncated) break;
+      if (++schedule->preorder[i] == num_preorders) {
+        schedule->preorder[i] = 0;
+        schedule->limit[i] *= 2;
+      }
+    }
+    if (outcome != Outcome::kFound) return outcome;
+    schedule->solved[i] = 1;
+    for (int b : parts[i].buffers) schedule->offsets[b] = best_[b];
+  }
+  offsets = schedule->offsets;
+  return Outcome::kFound;
+}
+
+// Orders the partition's buffers by the current preorder and searches it.
+Outcome SearchEngine::SolvePartition(const Partition& p) {
+  std::vector<int> pre = p.buffers;
+  SortBy(pre, ComputeKeys(c_, total_, pre), *preorder_);
+  std::vector<Candidate> ordering(pre.size());
+  for (size_t r = 0; r < pre.size(); ++r) ordering[r] = {minoff_[pre[r]], static_cast<int>(r)};
+  std::stable_sort(ordering.begin(), ordering.end(), [](const Candidate& a, const Candidate& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.rank < b.rank;
+  });
+  return Search(p, pre, ordering, 0, 0);
+}
+
+// Places `b` at `offset` and propagates: section floors and totals, minimum
+// offsets of unplaced neighbours, and (optionally) section floors raised to
+// the lowest minimum offset of their unplaced buffers.
+SearchEngine::Marks SearchEngine::Place(int b, int64_t offset) {
+  const Marks marks{floor_trail_.size(), minoff_trail_.size()};
+  off_[b] = offset;
+  best_[b] = offset;
+  const int64_t top = offset + c_.size[b];
+  for (int s = c_.sec_lo[b]; s < c_.sec_hi[b]; ++s) {
+    floor_trail_.push_back({s, floor_[s]});
+    floor_[s] = std::max(floor_[s], top);
+    total_[s] -= c_.size[b];
+  }
+  // Raises floor_[s] to the lowest minimum offset of the unplaced buffers of
+  // s. Any value up to that is sound, so sections are only rescanned when the
+  // change can matter.
+  auto raise_floor = [&](int s) {
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (int y : c_.live[s]) {
+      if (off_[y] < 0) lowest = std::min(lowest, minoff_[y]);
+    }
+    if (lowest != std::numeric_limits<int64_t>::max() && lowest > floor_[s]) {
+      floor_trail_.push_back({s, floor_[s]});
+      floor_[s] = lowest;
+    }
+  };
+  // 1. Minimum offsets of unplaced neighbours.
+  for (int x : c_.adj[b]) {
+    if (off_[x] >= 0 || minoff_[x] >= top) continue;
+    minoff_trail_.push_back({x, minoff_[x]});
+    minoff_[x] = AlignUp(top, c_.align[x]);
+  }
+  if (!options_.unallocated_floor) return marks;
+  // 2. Sections whose floor may rise: floor_[s] is kept >= the lowest minimum
+  // offset of its unplaced buffers, so a raised x matters only where its old
+  // value was at or below the floor and its new value is above it.
+  ++stamp_now_;
+  std::vector<int>& dirty = dirty_;
+  dirty.clear();
+  for (size_t i = marks.minoffs; i < minoff_trail_.size(); ++i) {
+    const int x = minoff_trail_[i].index;
+    const int64_t before = minoff_trail_[i].old_value;
+    for (int s = c_.sec_lo[x]; s < c_.sec_hi[x]; ++s) {
+      if (stamp_[s] == stamp_now_ || before > floor_[s] || floor_[s] >= minoff_[x]) continue;
+      stamp_[s] = stamp_now_;
+      dirty.push_back(s);
+    }
+  }
+  for (int s = c_.sec_lo[b]; s < c_.sec_hi[b]; ++s) {
+    if (stamp_[s] != stamp_now_) dirty.push_back(s);
+  }
+  // 3. Raise them to that lowest minimum offset.
+  for (int s : dirty) {
+    int64_t lowest = std::numeric_limits<int64_t>::max();
+    for (int y : c_.live[s]) {
+      if (off_[y] < 0) lowest = std::min(lowest, minoff_[y]);
+    }
+    if (lowest != std::numeric_limits<int64_t>::max() && lowest > floor_[s]) {
+      floor_trail_.push_back({s, floor_[s]});
+      floor_[s] = lowest;
+    }
+  }
+  return marks;
+}
+
+void SearchEngine::Undo(int b, const Marks& marks) {
+  while (minoff_trail_.size() > marks.minoffs) {
+    minoff_[minoff_trail_.back().index] = minoff_trail_.back().old_value;
+    minoff_trail_.pop_back();
+  }
+  while (floor_trail_.size() > marks.floors) {
+    floor_[floor_trail_.back().index] = floor_trail_.back().old_value;
+    floor_trail_.pop_back();
+  }
+  for (int s = c_.sec_lo[b]; s < c_.sec_hi[b]; ++s) total_[s] += c_.size[b];
+  off_[b] = -1;
+}
+
+// True when the partial plan can still fit under cap_: every neighbour whose
+// minimum offset rose still fits, and every section's floor (at least the
+// current offset, since canonical offsets never decrease) plus its unplaced
+// bytes fits.
+bool SearchEngine::Check(const Partition& p, int64_t offset, const Marks& marks) const {
+  for (size_t i = marks.minoffs; i < minoff_trail_.size(); ++i) {
+    const int x = minoff_trail_[i].index;
+    if (minoff_[x] + c_.size[x] > cap_) return false;
+  }
+  for (int s = p.lo; s < p.hi; ++s) {
+    int64_t floor = floor_[s];
+    if (options_.canonical_only) floor = std::max(floor, offset);
+    if (options_.section_inference) floor += total_[s];
+    if (floor > cap_) return false;
+  }
+  return true;
+}
+
+Outcome SearchEngine::Search(const Partition& p, const std::vector<int>& pre,
+                             const std::vector<Candidate>& prev, int64_t last_offset,
+                             int last_rank) {
+  if (deadline_hit_) return Outcome::kDeadline;
+  if (--nodes_left_ < 0) return Outcome::kAborted;
+  if ((++nodes_ & 255) == 0 && Clock::now() > deadline_) {
+    deadline_hit_ = true;
+    return Outcome::kDeadline;
+  }
+  // Unplaced buffers by (minimum offset, rank); minimum offsets only grow, so
+  // an insertion sort of the parent's order is nearly linear.
+  std::vector<Candidate> ordering;
+  ordering.reserve(prev.size());
+  for (const Candidate& cand : prev) {
+    const int b = pre[cand.rank];
+    if (off_[b] >= 0) continue;
+    Candidate now{minoff_[b], cand.rank};
+    size_t i = ordering.size();
+    ordering.push_back(now);
+    while (i > 0 && (ordering[i - 1].offset > now.offset ||
+                     (ordering[i - 1].offset == now.offset && ordering[i - 1].rank > now.rank))) {
+      ordering[i] = ordering[i - 1];
+      --i;
+    }
+    ordering[i] = now;
+  }
+  if (ordering.empty()) return Outcome::kFound;
+  int64_t min_top = std::numeric_limits<int64_t>::max();
+  for (const Candidate& cand : ordering) {
+    min_top = std::min(min_top, cand.offset + c_.size[pre[cand.rank]]);
+  }
+  // Section inference before placing: with canonical offsets every unplaced
+  // buffer lands at or above the candidate offset o, so o + (unplaced bytes of
+  // any section) must fit. Candidates come by increasing o: stop at the first
+  // that fails.
+  int64_t max_offset = std::numeric_limits<int64_t>::max();
+  if (options_.canonical_only && options_.section_inference) {
+    int64_t max_total = 0;
+    for (int s = p.lo; s < p.hi; ++s) max_total = std::max(max_total, total_[s]);
+    max_offset = cap_ - max_total;
+  }
+  for (const Candidate& cand : ordering) {
+    if (cand.offset > max_offset) break;
+    // Dominance: placing anything at or above min_top leaves a gap under it
+    // that the buffer reaching min_top could fill.
+    if (options_.check_dominance && cand.offset >= min_top) break;
+    if (options_.canonical_only &&
+        (cand.offset < last_offset || (cand.offset == last_offset && cand.rank < last_rank))) {
+      continue;
+    }
+    const int b = pre[cand.rank];
+    if (cand.offset + c_.size[b] > cap_) continue;
+    const Marks marks = Place(b, cand.offset);
+    Outcome outcome = Outcome::kNotFound;
+    if (Check(p, cand.offset, marks)) {
+      outcome = options_.dynamic_decomposition
+                    ? Decompose(p, pre, ordering, cand.offset, cand.rank, b)
+                    : Search(p, pre, ordering, cand.offset, cand.rank);
+    }
+    Undo(b, marks);
+    if (outcome != Outcome::kNotFound) return outcome;
+  }
+  ++backtracks_;
+  return Outcome::kNotFound;
+}
+
+// After placing `b`: if that leaves section boundaries no unplaced buffer (or
+// extra conflict) spans, solves the pieces independently; else searches on.
+Outcome SearchEngine::Decompose(const Partition& p, const std::vector<int>& pre,
+                                const std::vector<Candidate>& ordering, int64_t offset, int rank,
+                                int b) {
+  std::vector<int> cut_points;
+  for (int k = c_.sec_lo[b]; k + 1 < c_.sec_hi[b]; ++k) {
+    if (--cuts_[k] == 0) cut_points.push_back(k + 1);
+  }
+  // Extra-conflict edges whose other end is unplaced stop binding the parts.
+  std::vector<int> released;
+  for (int e : c_.edges_of[b]) {
+    const Compact::Edge& edge = c_.edges[e];
+    const int other = edge.a == b ? edge.b : edge.a;
+    if (off_[other] >= 0) continue;  // Released when `other` was placed.
+    released.push_back(e);
+    for (int k = edge.lo; k + 1 < edge.hi; ++k) {
+      if (--cuts_[k] == 0) cut_points.push_back(k + 1);
+    }
+  }
+  Outcome outcome = Outcome::kFound;
+  if (cut_points.empty()) {
+    outcome = Search(p, pre, ordering, offset, rank);
+  } else {
+    std::sort(cut_points.begin(), cut_points.end());
+    const std::vector<Key>* preorder = preorder_;
+    for (const Partition& part : Split(p, cut_points)) {
+      outcome = SolvePartition(part);
+      preorder_ = preorder;
+      if (outcome != Outcome::kFound) break;
+    }
+  }
+  for (int k = c_.sec_lo[b]; k + 1 < c_.sec_hi[b]; ++k) ++cuts_[k];
+  for (int e : released) {
+    for (int k = c_.edges[e].lo; k + 1 < c_.edges[e].hi; ++k) ++cuts_[k];
+  }
+  return outcome;
+}
+
+// Rounds v down to a multiple of g.
+int64_t RoundDown(int64_t v, int64_t g) { return v / g * g; }
+
+}  // namespace
+
+absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
+                                                const IntervalSolverOptions& options) {
+  const Clock::time_point start = Clock::now();
+  NPUPLAN_RETURN_IF_ERROR(CheckIntervalProblem(problem));
+  if (!(options.time_limit_seconds >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("time limit (", options.time_limit_seconds,
+                                                   " s) must be >= 0"));
+  }
+  if (options.target_peak < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target peak (", options.target_peak, ") must be >= 0"));
+  }
+  // 1. Preprocessing and the lower bound.
+  const std::vector<std::vector<int>> conflicts = BuildConflictGraph(problem);
+  const Compact c = BuildCompact(problem, conflicts);
+  const int64_t g = c.granularity;
+  // Canonical plans put every offset on a multiple of g, so optima are too.
+  int64_t lower_bound = ComputeLowerBound(problem, conflicts);
+  lower_bound = (lower_bound + g - 1) / g * g;
+  const std::optional<int64_t> capacity = problem.capacity;
+  if (capacity.has_value() && lower_bound > *capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("infeasible: needs at least ", lower_bound,
+                                                     " bytes, capacity is ", *capacity));
+  }
+
+  // 2. Greedy over several orders.
+  IntervalSolution solution;
+  std::vector<int64_t> best;
+  int64_t best_peak = std::numeric_limits<int64_t>::max();
+  {
+    std::vector<int64_t> section_total(c.num_sections, 0);
+    for (int s = 0; s < c.num_sections; ++s) {
+      for (int b : c.live[s]) section_total[s] += c.size[b];
+    }
+    std::vector<int> all(c.count());
+    std::iota(all.begin(), all.end(), 0);
+    const std::vector<BufferKeys> keys = ComputeKeys(c, section_total, all);
+    std::vector<int64_t> off;
+    for (const NamedOrder& order : GreedyOrders()) {
+      std::vector<int> sequence = all;
+      SortBy(sequence, keys, order.keys);
+      const int64_t peak = FirstFit(c, sequence, off);
+      if (peak < best_peak) {
+        best_peak = peak;
+        best = off;
+        solution.stats.greedy_order = order.name;
+      }
+    }
+    if (c.count() == 0) best_peak = 0;
+    solution.stats.greedy_peak = best_peak;
+  }
+  solution.stats.greedy_seconds = SecondsSince(start);
+
+  // 3. Probes "is there a plan with peak <= cap?", in rounds of doubling node
+  // budgets.
+  const Clock::time_point search_start = Clock::now();
+  const int64_t stop_at = std::max(lower_bound, options.target_peak);
+  if (options.search && best_peak > stop_at && c.count() > 0) {
+    const auto deadline =
+        search_start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options.time_limit_seconds));
+    SearchEngine engine(c, options, deadline);
+    std::vector<int64_t> found;
+    ProbeSchedule bound_schedule;
+    int64_t budget = 8 * static_cast<int64_t>(c.count());
+    bool deadline_hit = false;
+    // Each round: (a) the lower bound itself, the optimum more often than not,
+    // resuming its restart schedule with `budget` nodes; (b) bisection of caps
+    // between the bound and the best plan, budget / 2 nodes in all.
+    while (!deadline_hit && best_peak > stop_at) {
+      int64_t lo = lower_bound;  // caps below lo failed in this round
+      int64_t bisect_left = budget / 2;
+      for (bool at_bound = true; !deadline_hit && best_peak > stop_at; at_bound = false) {
+        int64_t hi = best_peak - g;
+        if (capacity.has_value()) hi = std::min(hi, RoundDown(*capacity, g));
+        if (lo > hi || (!at_bound && bisect_left <= 0)) break;
+        const int64_t cap = at_bound ? lower_bound : RoundDown(lo + (hi - lo) / 2, g);
+        const int64_t before = engine.nodes();
+        ++solution.stats.probes;
+        const Outcome outcome =
+            at_bound ? engine.Probe(cap, budget, found, &bound_schedule)
+                     : engine.Probe(cap, std::min(bisect_left, budget / 8), found);
+        if (!at_bound) bisect_left -= engine.nodes() - before;
+        switch (outcome) {
+          case Outcome::kFound: {
+            int64_t peak = 0;
+            for (int b = 0; b < c.count(); ++b) peak = std::max(peak, found[b] + c.size[b]);
+            if (peak < best_peak) {
+              best_peak = peak;
+              best = found;
+            }
+            break;
+          }
+          case Outcome::kNotFound:  // Exhaustive: no plan fits under cap.
+            lower_bound = std::max(lower_bound, cap + g);
+            lo = std::max(lo, cap + g);
+            break;
+          case Outcome::kAborted:
+            lo = cap + g;
+            break;
+          case Outcome::kDeadline:
+            deadline_hit = true;
+            break;
+        }
+      }
+      budget *= 2;
+    }
+    solution.stats.timed_out = deadline_hit;
+    solution.stats.nodes = engine.nodes();
+    solution.stats.backtracks = engine.backtracks();
+  }
+  solution.stats.search_seconds = SecondsSince(search_start);
+
+  // 4. Expand to the full problem and validate independently.
+  solution.assignment.offsets.assign(problem.buffers.size(), 0);
+  for (int b = 0; b < c.count(); ++b) solution.assignment.offsets[c.orig[b]] = best[b];
+  solution.peak = ComputePeak(problem, solution.assignment);
+  solution.lower_bound = std::min(lower_bound, solution.peak);
+  solution.optimal = solution.peak == solution.lower_bound;
+  if (capacity.has_value() && solution.peak > *capacity) {
+    if (lower_bound > *capacity) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "infeasible: needs at least ", lower_bound, " bytes, capacity is ", *capacity));
+    }
+    return absl::DeadlineExceededError(absl::StrCat(
+        "no plan within capacity ", *capacity, " found in ", options.time_limit_seconds,
+        " s; best peak ", solution.peak, ", lower bound ", lower_bound));
+  }
+  const ValidationResult valid = ValidateIntervalAssignment(problem, solution.assignment);
+  NPUPLAN_RET_CHECK(valid.ok()) << valid.status.message();
+  return solution;
+}
+
+}  // namespace npuplan::memory
