@@ -1,0 +1,62 @@
+// Kernel cache planning driver (Q1 + Q2 + Q3): builds candidate schedules,
+// allocates each with the chosen strategy, verifies every candidate with the
+// independent evaluator and keeps the best one for the objective.
+//
+//   strategy seed : Q1 schedule -> AllocateSeed (the baseline, as written)
+//   strategy best : Q1 schedule and unit orders (natural, band orders) x
+//                   placements (best-fit, oldest-free) -> AllocateBest; the
+//                   seed plan is also a candidate, so best never moves more
+//                   data than seed.
+//   objective     : traffic  = min extra movement, then makespan
+//                   time     = min makespan, then extra movement
+//                   balanced = min makespan among candidates whose extra
+//                              movement is within `balanced_slack` of the least
+#ifndef NPUPLAN_KERNEL_PLANNER_H_
+#define NPUPLAN_KERNEL_PLANNER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/kernel/evaluator.h"
+#include "npuplan/kernel/kernel_graph.h"
+#include "npuplan/kernel/scheduler.h"
+#include "npuplan/kernel/solution.h"
+
+namespace npuplan::kernel {
+
+enum class Strategy { kSeed, kBest };
+enum class Objective { kTraffic, kTime, kBalanced };
+
+absl::StatusOr<Strategy> ParseStrategy(std::string_view s);
+absl::StatusOr<Objective> ParseObjective(std::string_view s);
+
+struct PlanOptions {
+  Strategy strategy = Strategy::kBest;
+  Objective objective = Objective::kBalanced;
+  int max_band_width = 8;        // widest band order tried
+  double balanced_slack = 0.0;   // extra-movement slack for kBalanced (0.05 = 5 %)
+};
+
+struct CandidateReport {
+  std::string name;
+  int64_t extra_movement = -1;  // -1: failed
+  int64_t makespan = -1;
+  std::string error;
+};
+
+struct PlanResult {
+  Q1Result q1;
+  KernelMetrics q1_metrics;  // Q1 schedule alone (L0 rule, no memory)
+  KernelSolution solution;
+  KernelMetrics metrics;
+  std::string chosen;        // candidate name
+  std::vector<CandidateReport> candidates;
+};
+
+absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& config,
+                                      const PlanOptions& options = {});
+
+}  // namespace npuplan::kernel
+
+#endif  // NPUPLAN_KERNEL_PLANNER_H_

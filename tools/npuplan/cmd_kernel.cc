@@ -1,0 +1,162 @@
+// `npuplan kernel plan|eval|gen`: intra-core cache planning (docs/kernel.md).
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "npuplan/kernel/evaluator.h"
+#include "npuplan/kernel/generator.h"
+#include "npuplan/kernel/kernel_graph.h"
+#include "npuplan/kernel/planner.h"
+#include "npuplan/kernel/solution.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "tools/npuplan/command.h"
+
+namespace npuplan::cli {
+namespace {
+
+using namespace npuplan::kernel;
+
+struct KernelFlags {
+  std::string input;
+  std::string out_dir;
+  std::string strategy = "best";
+  std::string objective = "balanced";
+  std::string schedule, memory, spill;
+  bool q1 = false;
+  std::string report;
+  // gen
+  std::string kind = "matmul";
+  int m = 4, n = 4, k = 4, layers = 3, width = 8, seq = 4;
+  std::string out;
+};
+
+void PrintMetrics(const KernelMetrics& m, const char* prefix) {
+  for (const auto& [lvl, v] : m.max_vstay) std::printf("%smax_vstay.%s %lld\n", prefix, lvl.c_str(), static_cast<long long>(v));
+  std::printf("%sspills %d\n", prefix, m.spills);
+  std::printf("%sextra_data_movement %lld\n", prefix, static_cast<long long>(m.extra_movement));
+  std::printf("%smakespan %lld\n", prefix, static_cast<long long>(m.makespan));
+}
+
+absl::Status RunPlan(const KernelFlags& f) {
+  CacheConfig config;
+  NPUPLAN_ASSIGN_OR_RETURN(Strategy strategy, ParseStrategy(f.strategy));
+  NPUPLAN_ASSIGN_OR_RETURN(Objective objective, ParseObjective(f.objective));
+  NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, LoadKernelGraph(f.input, config));
+  PlanOptions opt;
+  opt.strategy = strategy;
+  opt.objective = objective;
+  auto t0 = std::chrono::steady_clock::now();
+  NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, PlanKernel(g, config, opt));
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!f.out_dir.empty()) {
+    KernelSolution q1;
+    q1.schedule = r.q1.order;
+    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_q1_schedule.txt",
+                                                FormatSchedule(r.q1.order)));
+    NPUPLAN_RETURN_IF_ERROR(WriteSolutionFiles(f.out_dir, g.name, r.solution));
+    std::map<std::string, std::string> extra = {{"strategy", f.strategy},
+                                                {"objective", f.objective},
+                                                {"candidate", r.chosen}};
+    std::string json = MetricsToJson(r.metrics, g.name, extra);
+    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_report.json", json));
+  }
+  std::printf("case %s\n", g.name.c_str());
+  for (const auto& [lvl, v] : r.q1_metrics.max_vstay) {
+    std::printf("q1.max_vstay.%s %lld\n", lvl.c_str(), static_cast<long long>(v));
+  }
+  std::printf("q1.l0_rule %s\n", r.q1.l0_rule_relaxed ? "relaxed" : "kept");
+  std::printf("strategy %s objective %s candidate %s\n", f.strategy.c_str(), f.objective.c_str(), r.chosen.c_str());
+  PrintMetrics(r.metrics, "");
+  std::printf("plan_seconds %.3f\n", secs);
+  return absl::OkStatus();
+}
+
+absl::Status RunEval(const KernelFlags& f) {
+  CacheConfig config;
+  NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, LoadKernelGraph(f.input, config));
+  KernelSolution s;
+  NPUPLAN_ASSIGN_OR_RETURN(std::string st, ReadFile(f.schedule));
+  NPUPLAN_ASSIGN_OR_RETURN(s.schedule, ParseScheduleText(st, f.schedule));
+  EvalOptions eo;
+  eo.l0_single_residency = f.q1;
+  if (f.memory.empty()) {
+    if (!f.spill.empty()) return absl::InvalidArgumentError("--spill needs --memory");
+    eo.check_memory = false;
+  } else {
+    NPUPLAN_ASSIGN_OR_RETURN(std::string mt, ReadFile(f.memory));
+    NPUPLAN_ASSIGN_OR_RETURN(s.offsets, ParseMemoryText(mt, f.memory));
+    if (!f.spill.empty()) {
+      NPUPLAN_ASSIGN_OR_RETURN(std::string pt, ReadFile(f.spill));
+      NPUPLAN_ASSIGN_OR_RETURN(s.spills, ParseSpillText(pt, f.spill));
+    }
+  }
+  auto m = EvaluateSolution(g, s, config, eo);
+  if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
+  std::printf("case %s\nvalid yes\n", g.name.c_str());
+  PrintMetrics(*m, "");
+  if (!f.report.empty()) {
+    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.report, MetricsToJson(*m, g.name)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunGen(const KernelFlags& f) {
+  GeneratorOptions o;
+  NPUPLAN_ASSIGN_OR_RETURN(o.kind, ParseGraphKind(f.kind));
+  o.m = f.m;
+  o.n = f.n;
+  o.k = f.k;
+  o.layers = f.layers;
+  o.width = f.width;
+  o.seq = f.seq;
+  NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, GenerateKernelGraph(o, CacheConfig{}));
+  std::string json = KernelGraphToJson(g);
+  if (f.out.empty() || f.out == "-") {
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return absl::OkStatus();
+  }
+  return WriteFileAtomically(f.out, json);
+}
+
+void SetupKernel(CLI::App& app, Invocation& inv) {
+  auto flags = std::make_shared<KernelFlags>();
+  CLI::App* kernel = app.add_subcommand("kernel", "Intra-core cache planning: schedule, allocation with spill, makespan");
+  kernel->require_subcommand(1);
+
+  CLI::App* plan = kernel->add_subcommand("plan", "Plan a kernel graph (official JSON) and write the official outputs");
+  plan->add_option("case", flags->input, "Kernel graph JSON")->required();
+  plan->add_option("--out-dir", flags->out_dir, "Directory for <case>_schedule/_memory/_spill.txt and _report.json");
+  plan->add_option("--strategy", flags->strategy, "seed|best (default best)");
+  plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)");
+  plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
+
+  CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");
+  eval->add_option("case", flags->input, "Kernel graph JSON")->required();
+  eval->add_option("--schedule", flags->schedule, "<case>_schedule.txt")->required();
+  eval->add_option("--memory", flags->memory, "<case>_memory.txt (omit for a Problem 1 schedule)");
+  eval->add_option("--spill", flags->spill, "<case>_spill.txt");
+  eval->add_flag("--q1", flags->q1, "Also enforce at most one live buffer per L0 cache");
+  eval->add_option("--report", flags->report, "Write the metrics as JSON here");
+  eval->callback([flags, &inv] { inv.exit_code = ReportStatus(RunEval(*flags)); });
+
+  CLI::App* gen = kernel->add_subcommand("gen", "Generate a kernel graph in the official schema");
+  gen->add_option("--kind", flags->kind, "matmul|flash-attention|conv");
+  gen->add_option("--m", flags->m, "matmul: row tiles of A / C");
+  gen->add_option("--n", flags->n, "matmul: column tiles of B / C");
+  gen->add_option("--k", flags->k, "matmul: reduction tiles");
+  gen->add_option("--seq", flags->seq, "flash-attention: query and key blocks");
+  gen->add_option("--layers", flags->layers, "conv: layers");
+  gen->add_option("--width", flags->width, "conv: feature tiles per layer");
+  gen->add_option("--out", flags->out, "Output file (default stdout)");
+  gen->callback([flags, &inv] { inv.exit_code = ReportStatus(RunGen(*flags)); });
+}
+
+}  // namespace
+
+NPUPLAN_REGISTER_COMMAND("kernel", SetupKernel);
+
+}  // namespace npuplan::cli
