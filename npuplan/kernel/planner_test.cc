@@ -1,0 +1,159 @@
+#include "npuplan/kernel/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "npuplan/kernel/allocator.h"
+#include "npuplan/kernel/generator.h"
+#include "npuplan/kernel/kernel_test_util.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::kernel {
+namespace {
+
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+
+TEST(SeedAllocatorTest, SpillsLargestRemainingLifeTimesSize) {
+  CacheConfig config = testing::SmallUb();
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, ParseKernelGraph(testing::kSpillGraph, config, "spill"));
+  std::vector<int> order = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelSolution s, AllocateSeed(g, order, config));
+  // At ALLOC(c): a lives 4 more steps (score 20), b 2 (score 10): a is spilled,
+  // c takes its offset, a is reloaded into b's freed block before MUL.
+  EXPECT_EQ(s.schedule, (std::vector<int>{0, 1, 2, 3, 11, 4, 5, 6, 12, 7, 8, 9, 10}));
+  EXPECT_EQ(s.offsets, (std::map<int, int64_t>{{0, 0}, {1, 5}, {2, 0}}));
+  ASSERT_EQ(s.spills.size(), 1u);
+  EXPECT_EQ(s.spills[0].buf_id, 0);
+  EXPECT_EQ(s.spills[0].new_offset, 5);
+  EXPECT_THAT(EvaluateSolution(g, s, config), IsOk());
+}
+
+TEST(BestAllocatorTest, SpillsTheBufferUsedFarthestAway) {
+  CacheConfig config = testing::SmallUb();
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, ParseKernelGraph(testing::kSpillGraph, config, "spill"));
+  std::vector<int> order = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelSolution s, AllocateBest(g, order, config));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelMetrics m, EvaluateSolution(g, s, config));
+  EXPECT_EQ(m.extra_movement, 5);
+  ASSERT_EQ(s.spills.size(), 1u);
+  EXPECT_EQ(s.spills[0].buf_id, 0);
+}
+
+TEST(PlannerTest, PlansExpExampleWithoutSpill) {
+  CacheConfig config = testing::SmallUb();
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, ParseKernelGraph(testing::kExpGraph, config, "exp"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r, PlanKernel(g, config));
+  EXPECT_EQ(r.metrics.extra_movement, 0);
+  EXPECT_EQ(r.metrics.makespan, 60);
+  std::set<int64_t> offsets;
+  for (auto [b, off] : r.solution.offsets) offsets.insert(off);
+  EXPECT_EQ(offsets, (std::set<int64_t>{0, 5}));
+}
+
+TEST(PlannerTest, ReportsBufferLargerThanItsCache) {
+  CacheConfig config = testing::SmallUb(4);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, ParseKernelGraph(testing::kExpGraph, config, "exp"));
+  for (Strategy s : {Strategy::kSeed, Strategy::kBest}) {
+    PlanOptions o;
+    o.strategy = s;
+    EXPECT_THAT(PlanKernel(g, config, o),
+                StatusIs(absl::StatusCode::kResourceExhausted, "larger than the cache"));
+  }
+}
+
+struct GenCase {
+  GraphKind kind;
+  int a, b, c;
+};
+
+class GeneratedCaseTest : public ::testing::TestWithParam<GenCase> {
+ protected:
+  KernelGraph Make() {
+    GeneratorOptions o;
+    o.kind = GetParam().kind;
+    o.m = o.seq = o.layers = GetParam().a;
+    o.n = o.width = GetParam().b;
+    o.k = GetParam().c;
+    auto g = GenerateKernelGraph(o, CacheConfig{});
+    EXPECT_THAT(g, IsOk());
+    return *std::move(g);
+  }
+};
+
+TEST_P(GeneratedCaseTest, BestNeverMovesMoreDataThanSeed) {
+  CacheConfig config;
+  KernelGraph g = Make();
+  PlanOptions seed;
+  seed.strategy = Strategy::kSeed;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult rs, PlanKernel(g, config, seed));
+  for (Objective obj : {Objective::kTraffic, Objective::kBalanced, Objective::kTime}) {
+    PlanOptions best;
+    best.objective = obj;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult rb, PlanKernel(g, config, best));
+    if (obj != Objective::kTime) EXPECT_LE(rb.metrics.extra_movement, rs.metrics.extra_movement) << g.name;
+    EXPECT_THAT(EvaluateSolution(g, rb.solution, config), IsOk());
+  }
+  EXPECT_THAT(EvaluateSolution(g, rs.solution, config), IsOk());
+}
+
+TEST_P(GeneratedCaseTest, Q1ScheduleKeepsOneBufferPerL0Cache) {
+  CacheConfig config;
+  KernelGraph g = Make();
+  Q1Result q1 = BestQ1Schedule(g, config, 8);
+  EXPECT_FALSE(q1.l0_rule_relaxed);
+  KernelSolution s;
+  s.schedule = q1.order;
+  EvalOptions eo;
+  eo.check_memory = false;
+  eo.l0_single_residency = true;
+  EXPECT_THAT(EvaluateSolution(g, s, config, eo), IsOk());
+}
+
+TEST_P(GeneratedCaseTest, PlanIsDeterministic) {
+  CacheConfig config;
+  KernelGraph g = Make();
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult a, PlanKernel(g, config));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult b, PlanKernel(g, config));
+  EXPECT_EQ(a.solution.schedule, b.solution.schedule);
+  EXPECT_EQ(a.solution.offsets, b.solution.offsets);
+  EXPECT_EQ(FormatSpills(a.solution.spills), FormatSpills(b.solution.spills));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GeneratedCaseTest,
+                         ::testing::Values(GenCase{GraphKind::kMatmul, 4, 4, 4}, GenCase{GraphKind::kMatmul, 8, 8, 8},
+                                           GenCase{GraphKind::kMatmul, 6, 10, 4},
+                                           GenCase{GraphKind::kFlashAttention, 4, 1, 1},
+                                           GenCase{GraphKind::kFlashAttention, 8, 1, 1},
+                                           GenCase{GraphKind::kConv, 3, 8, 1}, GenCase{GraphKind::kConv, 4, 24, 1}));
+
+// Published best results (kernel-cache-problem.md): extra movement and makespan.
+struct Official {
+  const char* name;
+  int64_t extra;
+  int64_t makespan;
+};
+
+TEST(OfficialCasesTest, BeatsPublishedResults) {
+  const std::string dir = std::string(NPUPLAN_SHARED_DIR) + "/data/kernels/";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no contest data at " << dir;
+  CacheConfig config;
+  int found = 0;
+  for (Official c : {Official{"Matmul_Case0", 34688, 194331}, Official{"FlashAttention_Case0", 3584, 46761},
+                     Official{"Matmul_Case1", 460800, 1800218}, Official{"FlashAttention_Case1", 32512, 193059},
+                     Official{"Conv_Case0", 66828, 535312}, Official{"Conv_Case1", 72734, 1073322}}) {
+    const std::string path = dir + c.name + ".json";
+    if (!std::filesystem::exists(path)) continue;
+    ++found;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, LoadKernelGraph(path, config));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r, PlanKernel(g, config));
+    EXPECT_LE(r.metrics.extra_movement, c.extra) << c.name;
+    EXPECT_LT(r.metrics.makespan, c.makespan) << c.name;
+    EXPECT_THAT(EvaluateSolution(g, r.solution, config), IsOk());
+  }
+  if (found == 0) GTEST_SKIP() << "no official case in " << dir;
+}
+
+}  // namespace
+}  // namespace npuplan::kernel
