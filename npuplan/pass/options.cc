@@ -97,6 +97,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
         {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
+        {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });

@@ -46,7 +46,12 @@ struct StreamResult {
   int64_t physical = 0;     // physical streams after the split
   std::vector<int64_t> attached;  // attached stream ids (after the main ones)
   std::vector<int64_t> huge;      // physical ids that are huge streams
-  std::map<int64_t, int64_t> split_to_logical;  // physical id → logical id
+  std::map<int64_t, int64_t> split_to_logical;  // physical id → logical id (streams opened by the split only)
+  // Physical ids of a node's attached streams when the split moved them
+  // (NodeId index → one id per attached_stream_ids entry); absent = unchanged.
+  std::map<int64_t, std::vector<int64_t>> attached_physical;
+  int64_t task_limit = 0;       // per-stream task limit the split used (0 = unlimited depth, no split)
+  int64_t huge_task_limit = 0;  // limit of the streams in `huge`
   std::vector<LogicalStream> streams;
   bool assigned_by_stream_pass = false;
   std::string mode;  // "multi" | "single" | "dynamic-single" | "dynamic-multi" | auto mode
@@ -58,6 +63,10 @@ struct SyncEvent {
   std::string kind = "event";  // "event" | "notify"
   NodeId send;                 // recording node
   NodeId recv;                 // waiting node
+  // Which stream of the node records / waits: -1 = its main stream, i >= 0 =
+  // its i-th attached stream (Node::attached_stream_ids[i]).
+  int32_t send_attached = -1;
+  int32_t recv_attached = -1;
   std::string reason;          // "data-edge" | "control-edge" | "split" | "active" | "attached" | "subgraph-entry" …
 };
 struct EventTable {

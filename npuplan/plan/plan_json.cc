@@ -72,6 +72,15 @@ std::string WritePlanJson(const Plan& plan) {
   json split = json::object();
   for (const auto& [p, l] : s.split_to_logical) split[std::to_string(p)] = l;
   streams["split_to_logical"] = std::move(split);
+  streams["task_limit"] = s.task_limit;
+  streams["huge_task_limit"] = s.huge_task_limit;
+  if (!s.attached_physical.empty()) {
+    json ap = json::object();
+    for (const auto& [n, ids] : s.attached_physical) {
+      if (n >= 0 && static_cast<size_t>(n) < m.num_nodes()) ap[m.nodes()[n].name] = ids;
+    }
+    streams["attached_physical"] = std::move(ap);
+  }
   streams["mode"] = s.mode;
   streams["assigned_by_stream_pass"] = s.assigned_by_stream_pass;
   json list = json::array();
@@ -87,11 +96,14 @@ std::string WritePlanJson(const Plan& plan) {
 
   json events = json::array();
   for (const SyncEvent& e : plan.events.events) {
-    events.push_back(json{{"id", e.id},
-                          {"kind", e.kind},
-                          {"send", e.send.valid() ? m.node(e.send).name : ""},
-                          {"recv", e.recv.valid() ? m.node(e.recv).name : ""},
-                          {"reason", e.reason}});
+    json ev{{"id", e.id},
+            {"kind", e.kind},
+            {"send", e.send.valid() ? m.node(e.send).name : ""},
+            {"recv", e.recv.valid() ? m.node(e.recv).name : ""},
+            {"reason", e.reason}};
+    if (e.send_attached >= 0) ev["send_attached"] = e.send_attached;
+    if (e.recv_attached >= 0) ev["recv_attached"] = e.recv_attached;
+    events.push_back(std::move(ev));
   }
   j["events"] = std::move(events);
   j["event_counts"] = plan.events.counts;
@@ -208,6 +220,15 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
       if (auto sp = s->find("split_to_logical"); sp != s->end()) {
         for (const auto& [k, v] : sp->items()) plan.streams.split_to_logical[std::stoll(k)] = v.get<int64_t>();
       }
+      plan.streams.task_limit = s->value("task_limit", int64_t{0});
+      plan.streams.huge_task_limit = s->value("huge_task_limit", int64_t{0});
+      if (auto ap = s->find("attached_physical"); ap != s->end()) {
+        for (const auto& [name, ids] : ap->items()) {
+          NodeId id = m.FindNode(name);
+          if (!id.valid()) return Bad(src, StrCat("$.streams.attached_physical.", name), "no such node in the graph");
+          plan.streams.attached_physical[id.value] = ids.get<std::vector<int64_t>>();
+        }
+      }
       if (auto l = s->find("list"); l != s->end()) {
         for (const auto& e : *l) {
           LogicalStream ls;
@@ -227,6 +248,8 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
         se.id = e.at("id").get<int64_t>();
         se.kind = e.value("kind", std::string("event"));
         se.reason = e.value("reason", std::string());
+        se.send_attached = e.value("send_attached", -1);
+        se.recv_attached = e.value("recv_attached", -1);
         se.send = m.FindNode(e.at("send").get<std::string>());
         se.recv = m.FindNode(e.at("recv").get<std::string>());
         if (!se.send.valid() || !se.recv.valid()) {

@@ -1,0 +1,147 @@
+#include "npuplan/events/event_reuse.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
+
+// Graphs nested in g (g included), up to GE's depth 10.
+void CollectGraphs(const Model& m, GraphId g, int depth, std::set<int32_t>& out) {
+  out.insert(g.value);
+  if (depth >= 10) return;
+  for (NodeId n : m.graph(g).nodes) {
+    for (GraphId sg : m.node(n).subgraphs) CollectGraphs(m, sg, depth + 1, out);
+  }
+}
+
+// Renumbers the events of `kind` selected by `pick` (in current id order) from `base`; returns the count.
+int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick, int64_t base) {
+  std::map<int64_t, int64_t> remap;
+  for (size_t i : pick) remap.emplace(evs[i].id, 0);
+  int64_t next = base;
+  for (auto& [old, nu] : remap) nu = next++;
+  for (size_t i : pick) evs[i].id = remap[evs[i].id];
+  return next - base;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
+  const Model& m = plan.model;
+  std::vector<SyncEvent> before = plan.events.events;
+  // 1. GE order.
+  events::RenumberGeOrder(plan);
+  std::vector<SyncEvent>& evs = plan.events.events;
+
+  // 2. Multi-gear reuse, per kind.
+  std::vector<NodeId> order = events::ExecutionOrder(m);
+  for (const std::string kind : {"event", "notify"}) {
+    std::vector<bool> claimed(evs.size(), false);
+    int64_t base = 0;
+    bool any_case = false;
+    for (NodeId id : order) {
+      const Node& n = m.node(id);
+      if (n.type != "Case" || !HasAttr(n.attrs, "_batch_num")) continue;
+      any_case = true;
+      int64_t widest = 0;
+      for (size_t b = 0; b < n.subgraphs.size(); ++b) {
+        std::set<int32_t> graphs;
+        CollectGraphs(m, n.subgraphs[b], 0, graphs);
+        std::vector<size_t> pick;
+        for (size_t i = 0; i < evs.size(); ++i) {
+          if (claimed[i] || evs[i].kind != kind) continue;
+          if (graphs.count(m.node(evs[i].send).graph.value) && graphs.count(m.node(evs[i].recv).graph.value)) {
+            pick.push_back(i);
+            claimed[i] = true;
+          }
+        }
+        int64_t count = NumberFrom(evs, pick, base);
+        if (count > 0) {
+          ctx.log.Record(name(), "EventIdsReused", "", Field("case", n.name),
+                         Field("branch", m.graph(n.subgraphs[b]).name), Field("events", count), Field("base", base));
+        }
+        widest = std::max(widest, count);
+      }
+      base += widest;
+    }
+    if (!any_case) continue;
+    std::vector<size_t> rest;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (!claimed[i] && evs[i].kind == kind) rest.push_back(i);
+    }
+    NumberFrom(evs, rest, base);
+  }
+  events::RecountIds(plan.events);
+
+  // 3. Explicit multiplexing above the threshold.
+  int64_t threshold = 65500;
+  if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
+  if (plan.events.event_count > threshold) {
+    const int64_t shift = plan.events.event_count;
+    bool any = false;
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      const Node& n = m.nodes()[i];
+      const AttrValue* v = FindAttr(n.attrs, "_event_multiplexing");
+      if (v == nullptr || !v->is<AttrValue::StringList>()) continue;
+      for (const std::string& item : *v->as<AttrValue::StringList>()) {
+        size_t a = item.find(';'), b = item.rfind(';');
+        if (a == std::string::npos || a == b) {
+          return absl::InvalidArgumentError(StrCat("[", name(), "] node '", n.name, "': _event_multiplexing item '",
+                                                   item, "' is not \"SendTo|RecvFrom;<peer>;<id>\""));
+        }
+        std::string key = item.substr(0, a), peer = item.substr(a + 1, b - a - 1);
+        int64_t id = 0;
+        auto [ptr, ec] = std::from_chars(item.data() + b + 1, item.data() + item.size(), id);
+        if (ec != std::errc() || (key != "SendTo" && key != "RecvFrom")) {
+          return absl::InvalidArgumentError(StrCat("[", name(), "] node '", n.name, "': _event_multiplexing item '",
+                                                   item, "' is not \"SendTo|RecvFrom;<peer>;<id>\""));
+        }
+        NodeId peer_id = m.FindNode(peer);
+        for (SyncEvent& e : evs) {
+          if (e.kind != "event") continue;
+          bool match = key == "SendTo" ? (e.send.index() == i && e.recv == peer_id)
+                                       : (e.recv.index() == i && e.send == peer_id);
+          if (!match) continue;
+          e.id = id + shift;
+          any = true;
+          ctx.log.Record(name(), "EventMultiplexed", "", Field("node", n.name), Field("peer", peer), Field("id", id));
+        }
+      }
+    }
+    if (any) {
+      std::vector<size_t> all;
+      for (size_t i = 0; i < evs.size(); ++i) {
+        if (evs[i].kind == "event") all.push_back(i);
+      }
+      NumberFrom(evs, all, 0);
+      events::RecountIds(plan.events);
+    }
+  }
+
+  // 4. Notify limit.
+  if (plan.events.notify_count > events::kMaxNotifies) {
+    return absl::ResourceExhaustedError(StrCat("[", name(), "] ", plan.events.notify_count,
+                                               " notifies exceed the device limit of ", events::kMaxNotifies,
+                                               " (ge.event=notify); use ge.event=event or fewer streams"));
+  }
+  std::stable_sort(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.id < b.id;
+  });
+  ctx.stats.Set(name(), "event_ids", plan.events.event_count);
+  ctx.stats.Set(name(), "notify_ids", plan.events.notify_count);
+  bool changed = before.size() != evs.size();
+  for (size_t i = 0; !changed && i < evs.size(); ++i) {
+    changed = before[i].id != evs[i].id || before[i].send != evs[i].send || before[i].recv != evs[i].recv;
+  }
+  return changed;
+}
+
+}  // namespace npuplan

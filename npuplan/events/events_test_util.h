@@ -1,0 +1,117 @@
+// Test helpers of the events module (header-only, used by *_test.cc and the
+// benchmark only): plans from inline graphs whose `_test_stream` attribute
+// gives the logical stream, pipelines of events passes, random DAGs.
+#ifndef NPUPLAN_EVENTS_EVENTS_TEST_UTIL_H_
+#define NPUPLAN_EVENTS_EVENTS_TEST_UTIL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/topo_sort.h"
+#include "npuplan/pass/pass.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events::testing {
+
+// Moves `_test_stream` (int) into Node::stream_id and `_test_attached` (int
+// list) into attached_stream_ids, and marks logical streams established.
+inline Plan PlanFromModel(Model model) {
+  Plan plan;
+  plan.model = std::move(model);
+  int64_t max_stream = -1;
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
+    if (auto s = GetIntAttr(n.attrs, "_test_stream")) {
+      n.stream_id = *s;
+      n.attrs.erase("_test_stream");
+    }
+    if (const AttrValue* v = FindAttr(n.attrs, "_test_attached"); v && v->is<AttrValue::IntList>()) {
+      n.attached_stream_ids = *v->as<AttrValue::IntList>();
+      n.attrs.erase("_test_attached");
+    }
+    max_stream = std::max(max_stream, n.stream_id);
+  }
+  plan.streams.logical = max_stream + 1;
+  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  plan.EnsureNodeVectors();
+  return plan;
+}
+
+struct RunResult {
+  DecisionLog log{true};
+  Statistics stats;
+};
+
+// Runs `passes` in order with verify-each on; options are --option overrides.
+inline absl::Status RunPasses(Plan& plan, std::vector<std::unique_ptr<Pass>> passes,
+                              const std::map<std::string, std::string>& options = {},
+                              RunResult* result = nullptr) {
+  CompileOptions opts;
+  for (const auto& [k, v] : options) opts.Set(k, v);
+  NPUPLAN_RETURN_IF_ERROR(opts.Validate());
+  RunResult local;
+  RunResult& r = result ? *result : local;
+  PassContext ctx{opts, r.log, r.stats};
+  ctx.instrumentation.verify_each = true;
+  PassPipeline pipeline("test");
+  for (auto& p : passes) pipeline.AddPass(std::move(p));
+  return pipeline.Run(plan, ctx).status();
+}
+
+template <typename... P>
+std::vector<std::unique_ptr<Pass>> Passes() {
+  std::vector<std::unique_ptr<Pass>> v;
+  (v.push_back(std::make_unique<P>()), ...);
+  return v;
+}
+
+// A random layered DAG: `n` nodes in the root graph, each with up to
+// `max_inputs` inputs from the previous `window` nodes, streams uniform in
+// [0, k). Deterministic for a seed.
+inline Plan RandomPlan(uint32_t seed, int n, int k, int max_inputs = 3, int window = 64) {
+  std::mt19937 rng(seed);
+  Model model;
+  model.set_name("rand");
+  std::vector<NodeId> ids;
+  ids.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    Node node;
+    node.name = StrCat("n", i);
+    node.type = i == 0 ? "Data" : "Add";
+    node.engine = i == 0 ? "DNN_VM_GE_LOCAL" : "AIcoreEngine";
+    node.outputs.push_back(TensorDesc{{1}, "float32"});
+    if (i > 0) {
+      int ins = 1 + static_cast<int>(rng() % max_inputs);
+      for (int j = 0; j < ins; ++j) {
+        int lo = std::max(0, i - window);
+        int src = lo + static_cast<int>(rng() % (i - lo));
+        if (j > 0 && rng() % 4 == 0) {
+          node.control_inputs.push_back(ids[src]);
+        } else {
+          node.inputs.push_back(OutputRef{ids[src], 0});
+        }
+      }
+    }
+    node.stream_id = static_cast<int64_t>(rng() % k);
+    ids.push_back(model.AddNode(kRootGraph, std::move(node)));
+  }
+  // Compact the stream ids (a small graph may leave a stream empty).
+  std::map<int64_t, int64_t> used;
+  for (NodeId id : ids) used[model.node(id).stream_id] = 0;
+  int64_t next = 0;
+  for (auto& [s, v] : used) v = next++;
+  for (NodeId id : ids) model.node(id).stream_id = used[model.node(id).stream_id];
+  RenumberTopoIds(model);
+  Plan plan = PlanFromModel(std::move(model));
+  return plan;
+}
+
+}  // namespace npuplan::events::testing
+
+#endif  // NPUPLAN_EVENTS_EVENTS_TEST_UTIL_H_

@@ -1,0 +1,40 @@
+// sync-event-insertion (SPEC E1, GE InsertSyncEvents): one event (or notify)
+// per ordered pair of slots on different streams that must be ordered:
+//   * data and control edges cur→next, with GE's five rules: no event when
+//     cur has no stream or both share one, or cur is Enter/RefEnter and next
+//     is not StreamActive, or next's `_stream_label` is activated by a node A
+//     on cur's stream, in cur's graph, at or after cur; next without a stream
+//     is an error (unless it has `_thread_scope_id`);
+//   * subgraph entry: each node of a subgraph with no inputs waits for every
+//     input of the parent node; subgraph end: the first `_subgraph_end_node`
+//     (else the NetOutput) signals every successor of the parent;
+//   * attached streams: producers of the `_attached_stream_depend_value_list`
+//     inputs → the attached stream (from the producer's attached stream when it
+//     has one; Data/Const producers excluded); the last user of each attached
+//     stream → its graph's NetOutput (GE CoverAllStreamByNetoutput).
+// Duplicate pairs (a data and a control edge) give one event. ge.event=notify
+// makes main-stream events notifies (static graphs only). Ids are then made
+// continuous in GE's order (sender node name).
+//
+// Requires: logical-streams. Provides: sync-events.
+// Decision keywords: EventInserted event= kind= from= to= reason=
+//                    EventSkipped from= to= reason=activated-by:<node>
+#ifndef NPUPLAN_EVENTS_SYNC_EVENT_INSERTION_H_
+#define NPUPLAN_EVENTS_SYNC_EVENT_INSERTION_H_
+
+#include "npuplan/pass/pass.h"
+
+namespace npuplan {
+
+class SyncEventInsertion final : public Pass {
+ public:
+  std::string_view name() const override { return "sync-event-insertion"; }
+  IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
+  IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
+  bool preserves_structure() const override { return true; }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+};
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_EVENTS_SYNC_EVENT_INSERTION_H_

@@ -1,0 +1,293 @@
+// Two reductions over the inserted events.
+//
+// exact: one sweep over the slots in execution order keeping, per live slot,
+// a vector clock c[s] = last position on stream s known to precede it. For a
+// slot v its predecessors are the previous slot on its stream, activators
+// whose activation reaches v first on its stream, and the senders of its
+// candidate events. Per stream we keep the best and second-best clock value
+// among the predecessors (with who gave the best), so "is sender u covered by
+// some other predecessor" is O(1) per event and the sweep is O(k·(n+e)).
+// Clocks are pooled and freed after their last reader.
+//
+// ge: the four GE rules in GE's order over main-stream events.
+#include "npuplan/events/sync_event_optimization.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace events {
+namespace {
+
+[[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
+
+bool SentBySwitch(const Plan& plan, const SyncEvent& e) {
+  return e.send_attached < 0 && plan.model.node(e.send).type == "StreamSwitch";
+}
+
+}  // namespace
+
+std::string_view RemovalName(Removal r) {
+  switch (r) {
+    case Removal::kKeep: return "keep";
+    case Removal::kTransitive: return "transitive";
+    case Removal::kGeSend: return "ge-send-rule";
+    case Removal::kGeRecv: return "ge-recv-rule";
+    case Removal::kGeActivation: return "ge-activation";
+    case Removal::kStreamSwitch: return "stream-switch";
+  }
+  return "?";
+}
+
+std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+  const auto& evs = plan.events.events;
+  std::vector<Removal> out(evs.size(), Removal::kKeep);
+  const size_t slots = view.num_slots();
+  const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+
+  // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
+  std::vector<uint32_t> begin(slots + 1, 0);
+  std::vector<std::pair<int32_t, int32_t>> act_edges;  // (to, from)
+  for (const auto& [a, streams] : act.activated) {
+    NodeId an(a);
+    int32_t from = view.slot(an, -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      int32_t to = view.FirstSlotAfter(s, an);
+      if (to >= 0 && view.stream(to) != view.stream(from)) act_edges.emplace_back(to, from);
+    }
+  }
+  std::vector<int32_t> refs(slots, 0);
+  for (size_t i = 0; i < evs.size(); ++i) {
+    const SyncEvent& e = evs[i];
+    if (SentBySwitch(plan, e)) {
+      out[i] = Removal::kStreamSwitch;
+      continue;
+    }
+    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) continue;  // kept as is
+    ++begin[to + 1];
+  }
+  for (const auto& [to, from] : act_edges) ++begin[to + 1];
+  for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
+  std::vector<std::pair<int32_t, int32_t>> preds(begin[slots]);
+  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (size_t i = 0; i < evs.size(); ++i) {
+    const SyncEvent& e = evs[i];
+    if (out[i] != Removal::kKeep) continue;
+    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) continue;
+    preds[fill[to]++] = {from, static_cast<int32_t>(i)};
+    ++refs[from];
+  }
+  for (const auto& [to, from] : act_edges) {
+    preds[fill[to]++] = {from, -1};
+    ++refs[from];
+  }
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t i = 0; i + 1 < ss.size(); ++i) ++refs[ss[i]];
+  }
+
+  // Clock pool.
+  std::vector<int32_t> pool;
+  std::vector<int32_t> free_list;
+  std::vector<int32_t> handle(slots, -1);
+  auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(handle[slot]) * k; };
+  auto release = [&](int32_t slot) {
+    if (--refs[slot] <= 0 && handle[slot] >= 0) {
+      free_list.push_back(handle[slot]);
+      handle[slot] = -1;
+    }
+  };
+  std::vector<int32_t> top1(k), top2(k), top1_by(k);
+  for (int32_t v : view.slot_order()) {
+    const int64_t s = view.stream(v);
+    if (s < 0) continue;
+    const int32_t p = view.pos(v);
+    std::fill(top1.begin(), top1.end(), -1);
+    std::fill(top2.begin(), top2.end(), -1);
+    std::fill(top1_by.begin(), top1_by.end(), -1);
+    auto offer = [&](int32_t w) {
+      const int32_t* c = clock(w);
+      for (size_t x = 0; x < k; ++x) {
+        int32_t val = c[x];
+        if (val > top1[x]) {
+          top2[x] = top1[x];
+          top1[x] = val;
+          top1_by[x] = w;
+        } else if (val > top2[x]) {
+          top2[x] = val;
+        }
+      }
+    };
+    const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
+    if (chain_pred >= 0) offer(chain_pred);
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) offer(preds[j].first);
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
+      auto [u, ev] = preds[j];
+      if (ev < 0) continue;
+      const int64_t a = view.stream(u);
+      const int32_t others = top1_by[a] == u ? top2[a] : top1[a];
+      if (others >= view.pos(u)) out[ev] = Removal::kTransitive;
+    }
+    // Allocate after reading the predecessors' clocks (the pool may move).
+    int32_t h;
+    if (!free_list.empty()) {
+      h = free_list.back();
+      free_list.pop_back();
+    } else {
+      h = static_cast<int32_t>(pool.size() / k);
+      pool.resize(pool.size() + k);
+    }
+    handle[v] = h;
+    int32_t* c = clock(v);
+    std::copy(top1.begin(), top1.end(), c);
+    c[s] = p;
+    if (chain_pred >= 0) release(chain_pred);
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) release(preds[j].first);
+    if (refs[v] == 0) {
+      ++refs[v];
+      release(v);
+    }
+  }
+  return out;
+}
+
+std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+  const Model& m = plan.model;
+  const auto& evs = plan.events.events;
+  std::vector<Removal> out(evs.size(), Removal::kKeep);
+  // Per node: main-stream events it receives / sends, in id order.
+  std::vector<std::vector<int32_t>> recv_of(m.num_nodes()), send_of(m.num_nodes());
+  std::vector<size_t> by_id(evs.size());
+  for (size_t i = 0; i < evs.size(); ++i) by_id[i] = i;
+  std::stable_sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) { return evs[a].id < evs[b].id; });
+  for (size_t i : by_id) {
+    const SyncEvent& e = evs[i];
+    if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
+    recv_of[e.recv.index()].push_back(static_cast<int32_t>(i));
+    send_of[e.send.index()].push_back(static_cast<int32_t>(i));
+  }
+  // OptimizeBySendEvents: one wait per (sender node, receiving stream).
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    std::unordered_set<int32_t> senders;
+    for (int32_t slot : view.stream_slots(s)) {
+      if (view.attached_of(slot) >= 0) continue;
+      for (int32_t e : recv_of[slot]) {
+        if (out[e] != Removal::kKeep) continue;
+        if (!senders.insert(evs[e].send.value).second) out[e] = Removal::kGeSend;
+      }
+    }
+  }
+  // OptimizeByRecvEvents: one signal per (sending stream, receiver node); the last one stays.
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    std::unordered_map<int32_t, int32_t> last;
+    for (int32_t slot : view.stream_slots(s)) {
+      if (view.attached_of(slot) >= 0) continue;
+      for (int32_t e : send_of[slot]) {
+        if (out[e] != Removal::kKeep) continue;
+        auto [it, fresh] = last.emplace(evs[e].recv.value, e);
+        if (!fresh) {
+          out[it->second] = Removal::kGeRecv;
+          it->second = e;
+        }
+      }
+    }
+  }
+  // OptimizeByStreamActivate (GE IsRecvNodeActivatedBySendNode).
+  auto in_nodes = [&](NodeId n) {
+    std::vector<NodeId> r;
+    for (const OutputRef& in : m.node(n).inputs) r.push_back(in.node);
+    for (NodeId c : m.node(n).control_inputs) r.push_back(c);
+    return r;
+  };
+  auto activated_by_sender = [&](NodeId x, NodeId r) {
+    const Node& rn = m.node(r);
+    if (GetStringAttr(rn.attrs, "_stream_label").value_or("").empty()) return false;
+    auto it = act.activators_of_stream.find(rn.stream_id);
+    if (it == act.activators_of_stream.end()) return false;
+    std::vector<NodeId> queue(it->second.begin(), it->second.end());
+    std::unordered_set<int32_t> visited;
+    for (size_t qi = 0; qi < queue.size(); ++qi) {
+      NodeId a = queue[qi];
+      const Node& an = m.node(a);
+      if (an.graph != m.node(x).graph) continue;
+      if (!visited.insert(a.value).second) return false;
+      if (GetBoolAttr(an.attrs, "is_loop_active").value_or(false)) return false;
+      if (!an.control_inputs.empty() &&
+          std::all_of(an.control_inputs.begin(), an.control_inputs.end(),
+                      [&](NodeId c) { return m.node(c).type == "NextIteration"; })) {
+        continue;
+      }
+      for (NodeId p : in_nodes(a)) {
+        if (m.node(p).stream_id == m.node(x).stream_id && view.seq(p) >= view.seq(x)) return true;
+        for (NodeId pp : in_nodes(p)) {
+          if (pp == x) return true;
+        }
+      }
+      if (auto next = act.activators_of_stream.find(an.stream_id); next != act.activators_of_stream.end()) {
+        queue.insert(queue.end(), next->second.begin(), next->second.end());
+      }
+    }
+    return false;
+  };
+  for (size_t i = 0; i < evs.size(); ++i) {
+    const SyncEvent& e = evs[i];
+    if (out[i] != Removal::kKeep || e.send_attached >= 0 || e.recv_attached >= 0) continue;
+    if (activated_by_sender(e.send, e.recv)) out[i] = Removal::kGeActivation;
+  }
+  // StreamSwitch purge.
+  for (size_t i = 0; i < evs.size(); ++i) {
+    if (out[i] == Removal::kKeep && SentBySwitch(plan, evs[i])) out[i] = Removal::kStreamSwitch;
+  }
+  return out;
+}
+
+}  // namespace events
+
+absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
+  const std::string mode = ctx.options.Get("npuplan.eventOptimization");
+  const Model& m = plan.model;
+  const int64_t naive = static_cast<int64_t>(plan.events.events.size());
+  if (!plan.events.counts.count("naive")) plan.events.counts["naive"] = naive;
+  events::SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
+  events::ActivationInfo act = events::ComputeActivation(
+      m, view.order(), Has(plan.established, IrProperty::kPhysicalStreams) ? &plan.streams.split_to_logical : nullptr);
+  std::vector<events::Removal> ge = events::GeReduction(plan, view, act);
+  std::vector<events::Removal> exact = events::ExactReduction(plan, view, act);
+  auto kept = [](const std::vector<events::Removal>& r) {
+    return static_cast<int64_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
+  };
+  plan.events.counts["ge"] = kept(ge);
+  plan.events.counts["exact"] = kept(exact);
+  ctx.log.Record(name(), "EventCounts", "", Field("naive", plan.events.counts["naive"]),
+                 Field("ge", plan.events.counts["ge"]), Field("exact", plan.events.counts["exact"]),
+                 Field("mode", mode));
+  if (mode == "none") return false;
+  const std::vector<events::Removal>& chosen = mode == "ge" ? ge : exact;
+  std::vector<SyncEvent> keep;
+  keep.reserve(plan.events.events.size());
+  int64_t removed = 0;
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    SyncEvent& e = plan.events.events[i];
+    if (chosen[i] == events::Removal::kKeep) {
+      keep.push_back(std::move(e));
+      continue;
+    }
+    ++removed;
+    ctx.log.Record(name(), "EventRemoved", "", Field("event", e.id), Field("from", m.node(e.send).name),
+                   Field("to", m.node(e.recv).name), Field("reason", events::RemovalName(chosen[i])));
+  }
+  plan.events.events = std::move(keep);
+  events::RenumberGeOrder(plan);
+  ctx.stats.Set(name(), "events_removed", removed);
+  ctx.stats.Set(name(), "events_kept", static_cast<int64_t>(plan.events.events.size()));
+  return removed > 0;
+}
+
+}  // namespace npuplan

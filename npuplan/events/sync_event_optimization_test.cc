@@ -1,0 +1,145 @@
+#include "npuplan/events/sync_event_optimization.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RandomPlan;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+
+Plan ParsePlan(const char* json) {
+  auto m = ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return PlanFromModel(std::move(m).value());
+}
+
+std::vector<std::pair<std::string, std::string>> Pairs(const Plan& plan) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const SyncEvent& e : plan.events.events) {
+    out.emplace_back(plan.model.node(e.send).name, plan.model.node(e.recv).name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+using P = std::pair<std::string, std::string>;
+
+// GE UT: N0 sends e1→N1 and e2→N2, N1 before N2 on stream 1 → e2 removed.
+constexpr char kOneSenderTwoWaiters[] = R"json({"nodes": [
+  {"name": "n0", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "n1", "type": "Add", "inputs": ["n0:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+  {"name": "n2", "type": "Add", "inputs": ["n0:0", "n1:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}]})json";
+
+// GE UT: N0 e1→N2, N1 e2→N2 with N0, N1 on one stream → e1 removed (the later sender stays).
+constexpr char kTwoSendersOneWaiter[] = R"json({"nodes": [
+  {"name": "n0", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "n1", "type": "Add", "inputs": ["n0:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "n2", "type": "Add", "inputs": ["n0:0", "n1:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}]})json";
+
+// Three streams: a(s0) → b(s1) → c(s2) and a → c. The edge a→c is implied by
+// a→b→c; GE's pairwise rules look at one (sender, receiver-stream) pair at a
+// time and keep it.
+constexpr char kThreeStreams[] = R"json({"nodes": [
+  {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+  {"name": "c", "type": "Add", "inputs": ["a:0", "b:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]}]})json";
+
+TEST(SyncEventOptimizationTest, GeModeKeepsFirstWaiterPerSenderAndStream) {
+  Plan plan = ParsePlan(kOneSenderTwoWaiters);
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>(),
+                        {{"npuplan.eventOptimization", "ge"}}),
+              IsOk());
+  EXPECT_THAT(Pairs(plan), ::testing::ElementsAre(P("n0", "n1")));
+  EXPECT_EQ(plan.events.counts["naive"], 2);
+  EXPECT_EQ(plan.events.counts["ge"], 1);
+}
+
+TEST(SyncEventOptimizationTest, GeModeKeepsLastSenderPerStreamAndWaiter) {
+  Plan plan = ParsePlan(kTwoSendersOneWaiter);
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>(),
+                        {{"npuplan.eventOptimization", "ge"}}),
+              IsOk());
+  EXPECT_THAT(Pairs(plan), ::testing::ElementsAre(P("n1", "n2")));
+}
+
+TEST(SyncEventOptimizationTest, ExactRemovesEventThatGeKeepsAcrossThreeStreams) {
+  Plan ge = ParsePlan(kThreeStreams);
+  ASSERT_THAT(RunPasses(ge, Passes<SyncEventInsertion, SyncEventOptimization>(),
+                        {{"npuplan.eventOptimization", "ge"}}),
+              IsOk());
+  EXPECT_THAT(Pairs(ge), ::testing::ElementsAre(P("a", "b"), P("a", "c"), P("b", "c")));
+  Plan exact = ParsePlan(kThreeStreams);
+  RunResult r;
+  ASSERT_THAT(RunPasses(exact, Passes<SyncEventInsertion, SyncEventOptimization>(), {}, &r), IsOk());
+  EXPECT_THAT(Pairs(exact), ::testing::ElementsAre(P("a", "b"), P("b", "c")));
+  EXPECT_EQ(exact.events.counts["exact"], 2);
+  EXPECT_EQ(exact.events.counts["ge"], 3);
+  EXPECT_EQ(exact.events.counts["naive"], 3);
+  auto removed = r.log.WithKeyword("EventRemoved");
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0]->ToLine(), "[sync-event-optimization] EventRemoved event=1 from=a to=c reason=transitive");
+}
+
+TEST(SyncEventOptimizationTest, NoneModeKeepsEveryEvent) {
+  Plan plan = ParsePlan(kThreeStreams);
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>(),
+                        {{"npuplan.eventOptimization", "none"}}),
+              IsOk());
+  EXPECT_EQ(plan.events.events.size(), 3u);
+}
+
+TEST(SyncEventOptimizationTest, VerifierRejectsMissingEvent) {
+  Plan plan = ParsePlan(kThreeStreams);
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk());
+  plan.events.events.erase(plan.events.events.begin());
+  events::RecountIds(plan.events);
+  EXPECT_THAT(events::VerifyHappensBefore(plan),
+              StatusIs(absl::StatusCode::kInternal, "verifier[happens-before]"));
+}
+
+// Property: on random DAGs with random stream assignments exact ≤ ge ≤ naive,
+// the verifier accepts both, and every event of exact is necessary.
+class RandomDagTest : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(RandomDagTest, ExactIsMinimalAndNeverAboveGe) {
+  auto [seed, k] = GetParam();
+  Plan exact = RandomPlan(static_cast<uint32_t>(seed), 120, k, 3, 16);
+  Plan ge = exact;
+  ASSERT_THAT(RunPasses(exact, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk());
+  ASSERT_THAT(RunPasses(ge, Passes<SyncEventInsertion, SyncEventOptimization>(),
+                        {{"npuplan.eventOptimization", "ge"}}),
+              IsOk());
+  const auto& c = exact.events.counts;
+  EXPECT_LE(c.at("exact"), c.at("ge"));
+  EXPECT_LE(c.at("ge"), c.at("naive"));
+  EXPECT_EQ(static_cast<int64_t>(exact.events.events.size()), c.at("exact"));
+  EXPECT_EQ(static_cast<int64_t>(ge.events.events.size()), ge.events.counts.at("ge"));
+  EXPECT_THAT(VerifyPlan(exact), IsOk());
+  EXPECT_THAT(VerifyPlan(ge), IsOk());
+  for (size_t i = 0; i < exact.events.events.size(); ++i) {
+    Plan cut = exact;
+    cut.events.events.erase(cut.events.events.begin() + static_cast<std::ptrdiff_t>(i));
+    EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal))
+        << "event " << i << " of exact was not needed";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomDagTest,
+                         ::testing::Combine(::testing::Range(1, 9), ::testing::Values(2, 3, 5, 8)));
+
+}  // namespace
+}  // namespace npuplan

@@ -1,0 +1,415 @@
+#include "npuplan/events/sync_verifier.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "npuplan/events/sync_view.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/verifier.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events {
+namespace {
+
+absl::Status Fail(std::string_view rule, std::string_view what) {
+  return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
+}
+
+// One ordering the plan must guarantee: slot `from` before slot `to`.
+struct Dep {
+  int32_t from;
+  int32_t to;
+  const char* why;
+};
+
+bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; }
+
+// The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
+std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical) {
+  const Model& m = plan.model;
+  std::vector<Dep> deps;
+  auto add = [&](int32_t from, int32_t to, const char* why) {
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.stream(from) == view.stream(to)) return;
+    deps.push_back({from, to, why});
+  };
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& v = m.nodes()[i];
+    NodeId vid(static_cast<int32_t>(i));
+    auto edge = [&](NodeId u, const char* why) {
+      const Node& un = m.node(u);
+      if (IsEnter(un) && v.type != "StreamActive") return;  // loop entry: ordered by the loop's activation
+      if (un.type == "StreamSwitch") return;                  // the switch activates what follows it
+      add(view.slot(u, -1), view.slot(vid, -1), why);
+    };
+    for (const OutputRef& in : v.inputs) edge(in.node, "data-edge");
+    for (NodeId c : v.control_inputs) edge(c, "control-edge");
+    for (int32_t a = 0; a < view.num_attached(vid); ++a) {
+      for (int64_t idx : AttachedDependIndices(v, a)) {
+        if (idx < 0 || static_cast<size_t>(idx) >= v.inputs.size()) continue;
+        NodeId src = v.inputs[idx].node;
+        if (IsDataOrConst(m.node(src))) continue;  // no task to wait for
+        // A producer with an attached stream produces the value there (GE's attached→attached case).
+        add(view.slot(src, view.num_attached(src) > 0 ? 0 : -1), view.slot(vid, a), "attached-value");
+      }
+    }
+  }
+  // Subgraph boundaries.
+  Adjacency adj(m);
+  for (size_t g = 1; g < m.num_graphs(); ++g) {
+    const Graph& graph = m.graphs()[g];
+    if (!graph.parent_node.valid()) continue;
+    const Node& p = m.node(graph.parent_node);
+    std::vector<NodeId> parent_in;
+    for (const OutputRef& in : p.inputs) parent_in.push_back(in.node);
+    for (NodeId c : p.control_inputs) parent_in.push_back(c);
+    NodeId end;
+    for (NodeId id : graph.nodes) {
+      const Node& n = m.node(id);
+      if (n.inputs.empty() && n.control_inputs.empty()) {
+        for (NodeId x : parent_in) add(view.slot(x, -1), view.slot(id, -1), "subgraph-entry");
+      }
+      if (!end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) end = id;
+    }
+    if (!end.valid()) {
+      for (NodeId id : graph.nodes) {
+        if (m.node(id).type == "NetOutput") {
+          end = id;
+          break;
+        }
+      }
+    }
+    if (end.valid()) {
+      for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
+        add(view.slot(end, -1), view.slot(adj.succ[k], -1), "subgraph-end");
+      }
+    }
+  }
+  // Attached streams end before their graph's NetOutput (GE CoverAllStreamByNetoutput).
+  std::map<int64_t, int32_t> last_user;  // logical attached id → last slot
+  for (NodeId id : view.order()) {
+    const Node& n = m.node(id);
+    for (size_t a = 0; a < n.attached_stream_ids.size(); ++a) {
+      last_user[n.attached_stream_ids[a]] = view.slot(id, static_cast<int32_t>(a));
+    }
+  }
+  for (const auto& [att, slot] : last_user) {
+    NodeId id = view.node_of(slot);
+    for (NodeId o : m.graph(m.node(id).graph).nodes) {
+      if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id)) add(slot, view.slot(o, -1), "attached-end");
+    }
+  }
+  // Logical stream order survives the split.
+  if (logical != nullptr) {
+    for (int64_t s = 0; s < logical->num_streams(); ++s) {
+      const auto& slots = logical->stream_slots(s);
+      for (size_t k = 1; k < slots.size(); ++k) add(slots[k - 1], slots[k], "split-order");
+    }
+  }
+  return deps;
+}
+
+// Vector clocks of live slots; a slot's clock is freed after its last reader.
+class ClockPool {
+ public:
+  ClockPool(size_t slots, size_t k) : k_(k), handle_(slots, -1), refs_(slots, 0) {}
+  int32_t& refs(int32_t slot) { return refs_[slot]; }
+  int32_t* Alloc(int32_t slot) {
+    int32_t h;
+    if (!free_.empty()) {
+      h = free_.back();
+      free_.pop_back();
+    } else {
+      h = static_cast<int32_t>(data_.size() / std::max<size_t>(k_, 1));
+      data_.resize(data_.size() + k_);
+    }
+    handle_[slot] = h;
+    return get(slot);
+  }
+  int32_t* get(int32_t slot) { return data_.data() + static_cast<size_t>(handle_[slot]) * k_; }
+  void Unref(int32_t slot) {
+    if (--refs_[slot] <= 0 && handle_[slot] >= 0) {
+      free_.push_back(handle_[slot]);
+      handle_[slot] = -1;
+    }
+  }
+
+ private:
+  size_t k_;
+  std::vector<int32_t> data_;
+  std::vector<int32_t> free_;
+  std::vector<int32_t> handle_;
+  std::vector<int32_t> refs_;
+};
+
+std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
+  const Node& n = m.node(view.node_of(slot));
+  int32_t a = view.attached_of(slot);
+  return StrCat("'", n.name, "'", a >= 0 ? StrCat(" (attached ", a, ")") : std::string(), " on stream ",
+                view.stream(slot));
+}
+
+}  // namespace
+
+absl::Status VerifyHappensBefore(const Plan& plan) {
+  const Model& m = plan.model;
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  SyncView view(plan, physical);
+  std::unique_ptr<SyncView> logical;
+  if (physical) logical = std::make_unique<SyncView>(plan, false);
+  const size_t slots = view.num_slots();
+  const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+
+  // Incoming order edges per slot: events and activations (CSR).
+  std::vector<std::pair<int32_t, int32_t>> in_edges;  // (to, from)
+  for (const SyncEvent& e : plan.events.events) {
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
+      return Fail("happens-before", StrCat("event ", e.id, " names no node"));
+    }
+    if (e.send_attached >= view.num_attached(e.send) || e.recv_attached >= view.num_attached(e.recv)) {
+      return Fail("happens-before", StrCat("event ", e.id, " names an attached stream the node does not have"));
+    }
+    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    if (view.stream(from) < 0 || view.stream(to) < 0) {
+      return Fail("happens-before", StrCat("event ", e.id, " between '", m.node(e.send).name, "' and '",
+                                           m.node(e.recv).name, "' touches a node without a stream"));
+    }
+    if (view.rank(from) >= view.rank(to)) {
+      return Fail("happens-before", StrCat("event ", e.id, " from ", SlotName(m, view, from), " to ",
+                                           SlotName(m, view, to), " runs backwards in execution order"));
+    }
+    in_edges.emplace_back(to, from);
+  }
+  ActivationInfo act = ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+  for (const auto& [a, streams] : act.activated) {
+    NodeId an(a);
+    int32_t from = view.slot(an, -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      int32_t to = view.FirstSlotAfter(s, an);
+      if (to >= 0 && view.stream(to) != view.stream(from)) in_edges.emplace_back(to, from);
+    }
+  }
+  std::sort(in_edges.begin(), in_edges.end());
+
+  std::vector<Dep> deps = CollectDeps(plan, view, logical.get());
+  std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
+
+  ClockPool pool(slots, k);
+  for (const auto& [to, from] : in_edges) ++pool.refs(from);
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t i = 0; i + 1 < ss.size(); ++i) ++pool.refs(ss[i]);
+  }
+  // Sweep in execution order; in_edges/deps are sorted by target slot id, so index them by slot.
+  std::vector<uint32_t> in_begin(slots + 1, 0), dep_begin(slots + 1, 0);
+  for (const auto& e : in_edges) ++in_begin[e.first + 1];
+  for (const Dep& d : deps) ++dep_begin[d.to + 1];
+  for (size_t i = 0; i < slots; ++i) {
+    in_begin[i + 1] += in_begin[i];
+    dep_begin[i + 1] += dep_begin[i];
+  }
+  for (int32_t v : view.slot_order()) {
+    int64_t s = view.stream(v);
+    if (s < 0) continue;
+    int32_t* c = pool.Alloc(v);
+    int32_t p = view.pos(v);
+    if (p > 0) {
+      int32_t pred = view.stream_slots(s)[p - 1];
+      std::copy(pool.get(pred), pool.get(pred) + k, c);
+      c = pool.get(v);
+    } else {
+      std::fill(c, c + k, -1);
+    }
+    for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) {
+      const int32_t* o = pool.get(in_edges[j].second);
+      c = pool.get(v);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
+    }
+    c[s] = p;
+    for (uint32_t j = dep_begin[v]; j < dep_begin[v + 1]; ++j) {
+      const Dep& d = deps[j];
+      if (c[view.stream(d.from)] < view.pos(d.from)) {
+        return Fail("happens-before",
+                    StrCat(d.why, " dependency ", SlotName(m, view, d.from), " -> ", SlotName(m, view, d.to),
+                           " is not ordered by same-stream order, events or stream activation"));
+      }
+    }
+    if (p > 0) pool.Unref(view.stream_slots(s)[p - 1]);
+    for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) pool.Unref(in_edges[j].second);
+    if (pool.refs(v) == 0) {
+      ++pool.refs(v);
+      pool.Unref(v);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyEventIds(const Plan& plan) {
+  int64_t events = 0, notifies = 0;
+  if (!IdsContinuous(plan.events, &events, &notifies)) {
+    return Fail("event-ids", "event/notify ids are not continuous from 0 (GE's runtime rejects holes)");
+  }
+  if (events != plan.events.event_count || notifies != plan.events.notify_count) {
+    return Fail("event-ids", StrCat("the table has ", events, " event ids and ", notifies,
+                                    " notify ids but records event_count=", plan.events.event_count,
+                                    " notify_count=", plan.events.notify_count));
+  }
+  if (notifies > kMaxNotifies) {
+    return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
+  }
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.kind != "event" && e.kind != "notify") {
+      return Fail("event-ids", StrCat("event ", e.id, " has unknown kind '", e.kind, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyPhysicalStreams(const Plan& plan) {
+  const Model& m = plan.model;
+  const StreamResult& sr = plan.streams;
+  if (plan.physical_stream.size() < m.num_nodes()) {
+    return Fail("physical-streams", "the plan has no physical stream per node");
+  }
+  auto logical_of = [&](int64_t p) {
+    auto it = sr.split_to_logical.find(p);
+    return it == sr.split_to_logical.end() ? p : it->second;
+  };
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    int64_t p = plan.physical_stream[i];
+    if (n.stream_id >= 0 && (p < 0 || logical_of(p) != n.stream_id)) {
+      return Fail("physical-streams", StrCat("node '", n.name, "' on logical stream ", n.stream_id,
+                                             " has physical stream ", p, " which maps to logical ", logical_of(p)));
+    }
+    if (p >= sr.physical) {
+      return Fail("physical-streams", StrCat("node '", n.name, "' uses physical stream ", p, " but the plan has ",
+                                             sr.physical, " physical streams"));
+    }
+  }
+  if (sr.task_limit <= 0) return absl::OkStatus();
+  SyncView view(plan, true);
+  const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
+  std::vector<int64_t> extra(view.num_slots(), 0);
+  if (!materialized) {
+    for (const SyncEvent& e : plan.events.events) {
+      extra[view.slot(e.send, e.send_attached)] += kSendTasks;
+      extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
+    }
+  }
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    bool huge = std::find(sr.huge.begin(), sr.huge.end(), s) != sr.huge.end();
+    int64_t limit = huge && sr.huge_task_limit > 0 ? sr.huge_task_limit : sr.task_limit;
+    int64_t running = 0;
+    const auto& slots = view.stream_slots(s);
+    for (size_t k = 0; k < slots.size(); ++k) {
+      int32_t slot = slots[k];
+      const Node& n = m.node(view.node_of(slot));
+      int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedTasks(n);
+      running = (k == 0 ? 0 : running) + t + extra[slot];
+      if (k > 0 && running + kReservedTasks > limit && MayOpenStream(n) &&
+          !HasAttr(n.attrs, "_continuous_stream_label")) {
+        return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
+                                               n.name, "' (+", kReservedTasks, " reserved > limit ", limit,
+                                               ") and should have been split there"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyActiveStreams(const Plan& plan) {
+  const Model& m = plan.model;
+  int64_t streams = plan.streams.physical;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
+    if (v == nullptr) continue;
+    const auto* list = v->as<AttrValue::IntList>();
+    if (list == nullptr) return Fail("active-streams", StrCat("node '", n.name, "': active_stream_list is not an int list"));
+    int64_t own = i < plan.physical_stream.size() && plan.physical_stream[i] >= 0 ? plan.physical_stream[i] : n.stream_id;
+    for (int64_t s : *list) {
+      if (s < 0 || (streams > 0 && s >= streams)) {
+        return Fail("active-streams", StrCat("node '", n.name, "' activates stream ", s, " which does not exist"));
+      }
+      if (s == own) return Fail("active-streams", StrCat("node '", n.name, "' activates its own stream ", s));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifySyncNodes(const Plan& plan) {
+  const Model& m = plan.model;
+  SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
+  // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
+  using Key = std::tuple<int32_t, std::string, int64_t, int64_t>;
+  std::map<Key, int64_t> sends, recvs;
+  int64_t send_nodes = 0, recv_nodes = 0;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    bool is_send = n.type == "Send" || n.type == "SendNotify";
+    bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
+    if (!is_send && !is_recv) continue;
+    std::string kind = n.type.find("Notify") != std::string::npos ? "notify" : "event";
+    auto id = GetIntAttr(n.attrs, kind == "notify" ? "notify_id" : "event_id");
+    if (!id) return Fail("sync-nodes", StrCat("node '", n.name, "' has no ", kind, "_id attribute"));
+    int64_t stream = view.stream(static_cast<int32_t>(i));
+    if (is_send) {
+      ++send_nodes;
+      if (n.control_inputs.size() != 1) {
+        return Fail("sync-nodes", StrCat("Send node '", n.name, "' must have exactly one control input (its sender)"));
+      }
+      ++sends[Key{n.control_inputs[0].value, kind, *id, stream}];
+    } else {
+      ++recv_nodes;
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    for (NodeId c : m.nodes()[i].control_inputs) {
+      const Node& r = m.node(c);
+      if (r.type != "Recv" && r.type != "RecvNotify") continue;
+      std::string kind = r.type == "RecvNotify" ? "notify" : "event";
+      auto id = GetIntAttr(r.attrs, kind == "notify" ? "notify_id" : "event_id");
+      ++recvs[Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}];
+    }
+  }
+  if (send_nodes != recv_nodes || send_nodes != static_cast<int64_t>(plan.events.events.size())) {
+    return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
+                                     " Recv nodes but the plan lists ", plan.events.events.size(), " events"));
+  }
+  for (const SyncEvent& e : plan.events.events) {
+    Key sk{e.send.value, e.kind, e.id, view.stream(view.slot(e.send, e.send_attached))};
+    Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
+    if (--sends[sk] < 0) {
+      return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " from '", m.node(e.send).name,
+                                       "' has no Send node on its stream after the sender"));
+    }
+    if (--recvs[rk] < 0) {
+      return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " to '", m.node(e.recv).name,
+                                       "' has no Recv node on its stream before the receiver"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool RegisterEventStageChecks() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto with_plan = [](absl::Status (*f)(const Plan&)) {
+      return [f](const Model&, const VerifyContext& ctx) -> absl::Status {
+        if (ctx.plan == nullptr) return absl::OkStatus();
+        return f(*static_cast<const Plan*>(ctx.plan));
+      };
+    };
+    RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
+    RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
+    RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
+    RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
+    RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));
+  });
+  return true;
+}
+
+}  // namespace npuplan::events

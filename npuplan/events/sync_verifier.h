@@ -1,0 +1,39 @@
+// The events verifier (SPEC G4 stage checks for E1–E6, T2–T5). It trusts no
+// pass: it enumerates the dependencies itself and proves each one ordered by
+// a different algorithm from the optimiser's (a vector-clock sweep over
+// same-stream order + event edges + activation edges only, then a lookup per
+// dependency), so an optimiser bug cannot hide behind shared code.
+//
+// Stage checks (RegisterEventStageChecks):
+//   sync-events       → [happens-before] every cross-stream dependency — data
+//                       and control edges, subgraph entry/end, attached-stream
+//                       value dependencies, logical order across a split — is
+//                       ordered; no event runs backwards; [event-ids] ids
+//                       continuous from 0 per kind, counts match, ≤ 1024 notifies
+//   physical-streams  → [physical-streams] every node has a physical stream
+//                       that maps back to its logical one; task limits hold
+//   active-streams    → [active-streams] lists name existing streams; no node
+//                       activates its own stream
+//   sync-nodes        → [sync-nodes] every event has its Send and Recv node
+//                       (id attr, control edge, stream) and nothing else does
+#ifndef NPUPLAN_EVENTS_SYNC_VERIFIER_H_
+#define NPUPLAN_EVENTS_SYNC_VERIFIER_H_
+
+#include "absl/status/status.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan::events {
+
+// Registers the checks above once; returns true. Every events pass calls it
+// from a static initialiser so linking any of them links the checks.
+bool RegisterEventStageChecks();
+
+absl::Status VerifyHappensBefore(const Plan& plan);
+absl::Status VerifyEventIds(const Plan& plan);
+absl::Status VerifyPhysicalStreams(const Plan& plan);
+absl::Status VerifyActiveStreams(const Plan& plan);
+absl::Status VerifySyncNodes(const Plan& plan);
+
+}  // namespace npuplan::events
+
+#endif  // NPUPLAN_EVENTS_SYNC_VERIFIER_H_

@@ -1,0 +1,139 @@
+// The execution view shared by the events passes (and, separately rebuilt, by
+// the events verifier): one global execution order over every graph, and the
+// per-stream order of "slots".
+//
+// Execution order: the root graph's nodes in topological order, each node
+// followed immediately by the nodes of its subgraphs (pre-order, subgraph
+// index order) — GE's whole-graph node order, in which `Node::topo_id`-style
+// ids grow. A stream executes its slots in this order.
+//
+// A slot is one stream's share of a node: its main stream (slot id = NodeId)
+// or one of its attached streams (ids after the nodes). Events connect slots.
+//
+//   seq:     0    1    2(f)  3(f/then) 4(f/then) 5
+//   s0:      a         f                         o
+//   s1:           b          t1
+//   s2 (att):                           t1'
+#ifndef NPUPLAN_EVENTS_SYNC_VIEW_H_
+#define NPUPLAN_EVENTS_SYNC_VIEW_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "npuplan/ir/graph.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan::events {
+
+// GE kReservedTaskNum: 7 profiling (DFX) tasks + 20 spare per physical stream.
+inline constexpr int64_t kReservedTasks = 27;
+// GE kMaxNotifyNum.
+inline constexpr int64_t kMaxNotifies = 1024;
+
+// GE's whole-graph order (see above).
+std::vector<NodeId> ExecutionOrder(const Model& model);
+
+class SyncView {
+ public:
+  // `physical`: streams from plan.physical_stream / streams.attached_physical
+  // (after the split); otherwise the logical Node::stream_id / attached ids.
+  SyncView(const Plan& plan, bool physical);
+
+  size_t num_nodes() const { return seq_.size(); }
+  size_t num_slots() const { return stream_.size(); }
+  int32_t slot(NodeId n, int32_t attached) const {
+    return attached < 0 ? n.value : static_cast<int32_t>(num_nodes() + attached_begin_[n.index()] + attached);
+  }
+  int32_t num_attached(NodeId n) const { return attached_begin_[n.index() + 1] - attached_begin_[n.index()]; }
+  NodeId node_of(int32_t slot) const {
+    return slot < static_cast<int32_t>(num_nodes()) ? NodeId(slot) : extra_node_[slot - num_nodes()];
+  }
+  int32_t attached_of(int32_t slot) const {
+    return slot < static_cast<int32_t>(num_nodes()) ? -1 : extra_attached_[slot - num_nodes()];
+  }
+  int64_t stream(int32_t slot) const { return stream_[slot]; }
+  int32_t pos(int32_t slot) const { return pos_[slot]; }
+  int64_t seq(NodeId n) const { return seq_[n.index()]; }
+  int64_t seq_of_slot(int32_t slot) const { return seq_[node_of(slot).index()]; }
+  int64_t num_streams() const { return static_cast<int64_t>(stream_slots_.size()); }
+  const std::vector<NodeId>& order() const { return order_; }
+  const std::vector<int32_t>& stream_slots(int64_t s) const { return stream_slots_[s]; }
+  // Slots in execution order (per node: main, then attached in list order).
+  const std::vector<int32_t>& slot_order() const { return slot_order_; }
+  // Rank of a slot in slot_order() (-1 = the node is in no graph's order).
+  int32_t rank(int32_t slot) const { return rank_[slot]; }
+  // First slot of stream s whose node comes after node a in execution order; -1 if none.
+  int32_t FirstSlotAfter(int64_t s, NodeId a) const;
+
+ private:
+  std::vector<NodeId> order_;
+  std::vector<int64_t> seq_;
+  std::vector<int32_t> attached_begin_;
+  std::vector<NodeId> extra_node_;
+  std::vector<int32_t> extra_attached_;
+  std::vector<int64_t> stream_;
+  std::vector<int32_t> pos_;
+  std::vector<int32_t> rank_;
+  std::vector<int32_t> slot_order_;
+  std::vector<std::vector<int32_t>> stream_slots_;
+};
+
+// Who activates which streams (GE SetActiveStreamsByLabel +
+// SetActiveStreamsForSubgraphs bookkeeping), derived from the attributes:
+//   `_stream_label` L on nodes            → labelled streams of L;
+//   `_active_label_list` [L…] on node A   → A activates the labelled streams;
+//   `subgraph_first_active` on node A     → A activates the streams of the
+//                                           unlabelled nodes of its graph but its own;
+//   `active_stream_list` on node A        → taken as is (written by stream-activation).
+struct ActivationInfo {
+  std::map<int32_t, std::vector<int64_t>> activated;         // NodeId value → streams (sorted)
+  std::map<int64_t, std::vector<NodeId>> activators_of_stream;  // stream → activators (execution order)
+  std::map<std::string, std::vector<NodeId>> activators_of_label;
+  std::map<std::string, std::set<int64_t>> labeled_streams;
+};
+// Streams are logical ids; with `split_to_logical` each logical id is expanded
+// to itself plus the physical streams split from it.
+ActivationInfo ComputeActivation(const Model& model, const std::vector<NodeId>& order,
+                                 const std::map<int64_t, int64_t>* split_to_logical = nullptr);
+
+// Input indices whose producers an attached stream depends on
+// (`_attached_stream_depend_value_list` inside `_attached_stream_info` /
+// `_attached_stream_info_list` entry `attached`).
+std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached);
+
+// GE NeedSplitNewStream without the count test: a physical stream may start
+// at this node (no subgraphs, not a subgraph's first StreamActive, not
+// LabelSet / LabelGotoEx / LabelSwitchByIndex).
+bool MayOpenStream(const Node& node);
+
+// Data / Const-like producers (GE excludes them from attached-stream events).
+bool IsDataOrConst(const Node& node);
+
+// Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.
+inline constexpr int64_t kSendTasks = 1;
+inline constexpr int64_t kRecvTasks = 2;
+
+// "event" or "notify" from ge.event.
+bool IsNotifyMode(const Plan& plan, const std::string& ge_event);
+
+// Distinct ids per kind; true when each kind's ids are exactly 0..m-1.
+bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies);
+
+// Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
+// node name, then sender graph name, then old id; main-stream events first,
+// attached-stream events continue the numbering. Events and notifies are
+// numbered separately from 0. Updates event_count / notify_count.
+void RenumberGeOrder(Plan& plan);
+
+// Recomputes event_count / notify_count from the ids.
+void RecountIds(EventTable& table);
+
+// Next free id of `kind`.
+int64_t NextId(const EventTable& table, const std::string& kind);
+
+}  // namespace npuplan::events
+
+#endif  // NPUPLAN_EVENTS_SYNC_VIEW_H_
