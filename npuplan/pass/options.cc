@@ -99,6 +99,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
         {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
+        {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });
     return v;

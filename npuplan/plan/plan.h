@@ -31,6 +31,11 @@ struct PartitionResult {
   std::string reason;    // why that decision
   std::vector<PartitionSubgraph> subgraphs;
   std::map<std::string, int64_t> cluster_counts;  // by cluster type
+  // Marking (mark-unknown-shape-nodes): node name → why it is unknown, and
+  // the dynamic-shape nodes that stay static because they run no-tiling.
+  bool marked = false;
+  std::map<std::string, std::string> unknown_nodes;
+  std::vector<std::string> no_tiling_nodes;
 };
 
 // Logical / physical streams (issues: streams, events).

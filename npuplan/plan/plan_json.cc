@@ -122,6 +122,10 @@ std::string WritePlanJson(const Plan& plan) {
                           {"reasons", sg.reasons}});
     }
     p["subgraphs"] = std::move(subs);
+    if (plan.partition.marked) {
+      p["unknown_nodes"] = plan.partition.unknown_nodes;
+      p["no_tiling_nodes"] = plan.partition.no_tiling_nodes;
+    }
     j["partition"] = std::move(p);
   }
 
@@ -300,6 +304,11 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
           sg.reasons = s.value("reasons", std::vector<std::string>{});
           plan.partition.subgraphs.push_back(std::move(sg));
         }
+      }
+      if (auto un = p->find("unknown_nodes"); un != p->end()) {
+        plan.partition.marked = true;
+        plan.partition.unknown_nodes = un->get<std::map<std::string, std::string>>();
+        plan.partition.no_tiling_nodes = p->value("no_tiling_nodes", std::vector<std::string>{});
       }
     }
   } catch (const json::exception& e) {

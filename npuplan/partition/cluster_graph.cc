@@ -1,0 +1,219 @@
+#include "npuplan/partition/cluster_graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+
+namespace npuplan::partition {
+
+std::string_view ClusterTypeName(ClusterType t) {
+  switch (t) {
+    case ClusterType::kData: return "data";
+    case ClusterType::kInputNode: return "input";
+    case ClusterType::kNetOutput: return "netoutput";
+    case ClusterType::kStage: return "stage";
+    case ClusterType::kUnknown: return "unknown";
+    case ClusterType::kKnown: return "known";
+  }
+  return "?";
+}
+
+// One cluster per node; edges from the producer lists.
+ClusterGraph::ClusterGraph(std::vector<ClusterType> types, const std::vector<uint32_t>& pred_offsets,
+                           const std::vector<int32_t>& pred_list)
+    : type_(std::move(types)) {
+  const int32_t n = static_cast<int32_t>(type_.size());
+  parent_.resize(n);
+  min_.resize(n);
+  max_.resize(n);
+  first_.resize(n);
+  size_.assign(n, 1);
+  head_.resize(n);
+  tail_.resize(n);
+  next_.assign(n, -1);
+  for (int32_t i = 0; i < n; ++i) parent_[i] = min_[i] = max_[i] = first_[i] = head_[i] = tail_[i] = i;
+  ins_.resize(n);
+  outs_.resize(n);
+  std::vector<uint32_t> out_count(n, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) ++out_count[pred_list[k]];
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    ins_[v].reserve(pred_offsets[v + 1] - pred_offsets[v]);
+    outs_[v].reserve(out_count[v]);
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) {
+      int32_t u = pred_list[k];
+      ins_[v].push_back(u);
+      outs_[u].push_back(v);
+    }
+  }
+  stamp_a_.assign(n, 0);
+  stamp_b_.assign(n, 0);
+  stamp_c_.assign(n, 0);
+}
+
+// Union-find root with path halving.
+int32_t ClusterGraph::Find(int32_t x) {
+  while (parent_[x] != x) {
+    parent_[x] = parent_[parent_[x]];
+    x = parent_[x];
+  }
+  return x;
+}
+
+// A fresh stamp value (resets the array on wrap-around).
+uint32_t ClusterGraph::NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter) {
+  if (++counter == 0) {
+    std::fill(stamps.begin(), stamps.end(), 0);
+    counter = 1;
+  }
+  return counter;
+}
+
+// Resolves stale ids to live clusters, drops self and repeats, in place.
+const std::vector<int32_t>& ClusterGraph::Compact(int32_t c, std::vector<int32_t>& list) {
+  uint32_t s = NewStamp(stamp_c_, counter_c_);
+  size_t w = 0;
+  for (size_t r = 0; r < list.size(); ++r) {
+    int32_t y = Find(list[r]);
+    if (y == c || stamp_c_[y] == s) continue;
+    stamp_c_[y] = s;
+    list[w++] = y;
+  }
+  list.resize(w);
+  return list;
+}
+
+// Appends other's edge lists to into's (the shorter list is copied).
+void ClusterGraph::MergeLists(int32_t into, int32_t other) {
+  auto join = [](std::vector<int32_t>& dst, std::vector<int32_t>& src) {
+    if (src.size() > dst.size()) dst.swap(src);
+    dst.insert(dst.end(), src.begin(), src.end());
+    std::vector<int32_t>().swap(src);
+  };
+  join(ins_[into], ins_[other]);
+  join(outs_[into], outs_[other]);
+}
+
+std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
+  std::vector<int32_t> path;
+  if (into == other) return path;
+  path.push_back(other);
+  // Forward from `other`: clusters that may still reach `into` (min < into.max).
+  uint32_t fs = NewStamp(stamp_a_, counter_a_);
+  queue_.clear();
+  queue_.push_back(other);
+  const int32_t fwd_limit = max_[into];
+  for (size_t qi = 0; qi < queue_.size(); ++qi) {
+    ++bfs_visits;
+    for (int32_t y : Outs(queue_[qi])) {
+      if (y == into || y == other || stamp_a_[y] == fs || min_[y] >= fwd_limit) continue;
+      stamp_a_[y] = fs;
+      queue_.push_back(y);
+    }
+  }
+  // Backward from `into`: clusters that may be reached from `other` (max > other.min).
+  uint32_t bs = NewStamp(stamp_b_, counter_b_);
+  std::vector<int32_t> back = {into};
+  const int32_t bwd_limit = min_[other];
+  for (size_t qi = 0; qi < back.size(); ++qi) {
+    ++bfs_visits;
+    for (int32_t y : Ins(back[qi])) {
+      if (y == into || y == other || stamp_b_[y] == bs || max_[y] <= bwd_limit) continue;
+      stamp_b_[y] = bs;
+      back.push_back(y);
+      if (stamp_a_[y] == fs) path.push_back(y);
+    }
+  }
+  std::sort(path.begin() + 1, path.end(), [&](int32_t a, int32_t b) {
+    return min_[a] != min_[b] ? min_[a] < min_[b] : first_[a] < first_[b];
+  });
+  return path;
+}
+
+bool ClusterGraph::Reaches(int32_t from, int32_t to) {
+  uint32_t s = NewStamp(stamp_a_, counter_a_);
+  queue_.clear();
+  queue_.push_back(from);
+  stamp_a_[from] = s;
+  const int32_t limit = max_[to];
+  for (size_t qi = 0; qi < queue_.size(); ++qi) {
+    ++bfs_visits;
+    for (int32_t y : Outs(queue_[qi])) {
+      if (y == to) return true;
+      if (stamp_a_[y] != s && min_[y] < limit) {
+        stamp_a_[y] = s;
+        queue_.push_back(y);
+      }
+    }
+  }
+  return false;
+}
+
+bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to) {
+  uint32_t s = NewStamp(stamp_a_, counter_a_);
+  queue_.clear();
+  queue_.push_back(from);
+  stamp_a_[from] = s;
+  const int32_t limit = max_[to];
+  for (size_t qi = 0; qi < queue_.size(); ++qi) {
+    int32_t cur = queue_[qi];
+    ++bfs_visits;
+    for (int32_t y : Outs(cur)) {
+      if (y == to) {
+        if (cur != from) return true;
+        continue;
+      }
+      if (stamp_a_[y] != s && min_[y] < limit) {
+        stamp_a_[y] = s;
+        queue_.push_back(y);
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<int32_t> ClusterGraph::TopoSort() {
+  std::vector<int32_t> live = LiveClusters();
+  std::vector<int32_t> pending(parent_.size(), 0);
+  using Entry = std::pair<int32_t, int32_t>;  // (first, cluster)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  for (int32_t c : live) {
+    pending[c] = static_cast<int32_t>(Ins(c).size());
+    if (pending[c] == 0) ready.emplace(first_[c], c);
+  }
+  std::vector<int32_t> order;
+  order.reserve(live.size());
+  while (!ready.empty()) {
+    int32_t c = ready.top().second;
+    ready.pop();
+    min_[c] = max_[c] = static_cast<int32_t>(order.size());
+    order.push_back(c);
+    for (int32_t y : Outs(c)) {
+      if (--pending[y] == 0) ready.emplace(first_[y], y);
+    }
+  }
+  return order;  // shorter than `live` only if the cluster graph has a cycle
+}
+
+std::vector<int32_t> ClusterGraph::LiveClusters() const {
+  std::vector<int32_t> live;
+  for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) {
+    if (parent_[i] == i) live.push_back(i);
+  }
+  std::sort(live.begin(), live.end(), [&](int32_t a, int32_t b) { return first_[a] < first_[b]; });
+  return live;
+}
+
+std::vector<int32_t> ClusterGraph::Members(int32_t c) const {
+  std::vector<int32_t> m;
+  m.reserve(size_[c]);
+  ForEachNode(c, [&](int32_t v) { m.push_back(v); });
+  std::sort(m.begin(), m.end());
+  return m;
+}
+
+}  // namespace npuplan::partition

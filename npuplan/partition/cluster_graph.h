@@ -1,0 +1,167 @@
+// Clusters over the nodes of one graph, with GE's merge primitives
+// (ge-reference §7, base_cluster.cc), in near-linear form.
+//
+// A cluster is a set of nodes with a type (DATA, INPUT_NODE, NETOUTPUT, STAGE,
+// UNKNOWN, KNOWN) and a rank interval [min, max]. Initially every node is its
+// own cluster with min = max = its topological position; TopoSort() re-ranks
+// the live clusters (min = max = cluster rank, as GE's UpdateRank does).
+// Cluster edges are the node edges (data and control) between clusters.
+//
+// Representation: union-find over node indices (a cluster is named by its
+// representative), node lists as linked lists (O(1) merge), in/out cluster
+// lists that may hold stale or repeated ids and are compacted lazily when
+// read (small-to-large concatenation on merge). So a merge never rewrites the
+// neighbours' lists, unlike GE's vector find/erase.
+//
+// Cycle avoidance, as in GE:
+//   TryMerge(c, o)          o is an input of c. BFS forward from o over
+//                           clusters whose min < c.max; reaching c from any
+//                           cluster other than o is a second path → refuse.
+//   MergeAllPathFrom(c, o)  every cluster on a path o → … → c: forward set
+//                           from o (min < c.max) ∩ backward set from c
+//                           (max > o.min); all of them and o merge into c.
+// Both searches are bounded by the rank window between the two clusters; no
+// reachability is ever precomputed.
+#ifndef NPUPLAN_PARTITION_CLUSTER_GRAPH_H_
+#define NPUPLAN_PARTITION_CLUSTER_GRAPH_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace npuplan::partition {
+
+enum class ClusterType : uint8_t { kData, kInputNode, kNetOutput, kStage, kUnknown, kKnown };
+inline constexpr int kNumClusterTypes = 6;
+// "data", "input", "netoutput", "stage", "unknown", "known".
+std::string_view ClusterTypeName(ClusterType t);
+// Only KNOWN, UNKNOWN and INPUT_NODE clusters take part in merges.
+inline bool IsMergeable(ClusterType t) {
+  return t == ClusterType::kKnown || t == ClusterType::kUnknown || t == ClusterType::kInputNode;
+}
+
+class ClusterGraph {
+ public:
+  // `types[i]` is node i's cluster type; node i's producers (data and
+  // control, any order, repeats allowed) are pred_list[pred_offsets[i] ..
+  // pred_offsets[i+1]), each < i (nodes are in topological order).
+  ClusterGraph(std::vector<ClusterType> types, const std::vector<uint32_t>& pred_offsets,
+               const std::vector<int32_t>& pred_list);
+
+  int32_t num_nodes() const { return static_cast<int32_t>(parent_.size()); }
+  // The live cluster containing node (or cluster id) x.
+  int32_t Find(int32_t x);
+  bool IsLive(int32_t c) const { return parent_[c] == c; }
+
+  ClusterType type(int32_t c) const { return type_[c]; }
+  void set_type(int32_t c, ClusterType t) { type_[c] = t; }
+  int32_t min(int32_t c) const { return min_[c]; }
+  int32_t max(int32_t c) const { return max_[c]; }
+  int32_t size(int32_t c) const { return size_[c]; }
+  // Smallest node index in the cluster (stable key for ordering and naming).
+  int32_t first(int32_t c) const { return first_[c]; }
+
+  // Live input / output clusters of live cluster c (deduplicated, no self).
+  const std::vector<int32_t>& Ins(int32_t c) { return Compact(c, ins_[c]); }
+  const std::vector<int32_t>& Outs(int32_t c) { return Compact(c, outs_[c]); }
+
+  // Merges live cluster `other` into live cluster `into` (no checks). The
+  // result is UNKNOWN when either side is. `on_node` (if set) is called for
+  // every node of a KNOWN side that turns UNKNOWN by this merge.
+  template <typename F>
+  void Merge(int32_t into, int32_t other, F&& on_node_turned_unknown);
+  void Merge(int32_t into, int32_t other) {
+    Merge(into, other, [](int32_t) {});
+  }
+
+  // GE TryMerge: true (and merged) unless a second path other → … → into exists.
+  template <typename F>
+  bool TryMerge(int32_t into, int32_t other, F&& on_node_turned_unknown);
+
+  // GE MergeAllPathFrom, path part: the clusters on paths other → … → into,
+  // `other` first, then by rank. Empty when into == other.
+  std::vector<int32_t> PathClusters(int32_t into, int32_t other);
+
+  // True when a path from → … → to of length >= 1 exists (bounded BFS).
+  bool Reaches(int32_t from, int32_t to);
+  // True when a path from → x → … → to exists through some x != from, to.
+  bool ReachesIndirectly(int32_t from, int32_t to);
+
+  // Topologically sorts the live clusters (Kahn; among ready clusters the
+  // smallest first() goes first), sets min = max = rank, returns them in order.
+  std::vector<int32_t> TopoSort();
+
+  // Live clusters ordered by first().
+  std::vector<int32_t> LiveClusters() const;
+  // Node indices of live cluster c, ascending.
+  std::vector<int32_t> Members(int32_t c) const;
+  template <typename F>
+  void ForEachNode(int32_t c, F&& f) const {
+    for (int32_t v = head_[c]; v >= 0; v = next_[v]) f(v);
+  }
+
+  // Work counters (for --stats and the benchmark).
+  int64_t bfs_visits = 0;
+
+ private:
+  const std::vector<int32_t>& Compact(int32_t c, std::vector<int32_t>& list);
+  void MergeLists(int32_t into, int32_t other);
+  uint32_t NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter);
+
+  std::vector<int32_t> parent_;
+  std::vector<ClusterType> type_;
+  std::vector<int32_t> min_, max_, size_, first_;
+  std::vector<int32_t> head_, tail_, next_;
+  std::vector<std::vector<int32_t>> ins_, outs_;
+  std::vector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
+  uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
+  std::vector<int32_t> queue_;
+};
+
+template <typename F>
+void ClusterGraph::Merge(int32_t into, int32_t other, F&& on_node_turned_unknown) {
+  const bool into_unknown = type_[into] == ClusterType::kUnknown;
+  const bool other_unknown = type_[other] == ClusterType::kUnknown;
+  if (into_unknown != other_unknown) {
+    int32_t known_side = into_unknown ? other : into;
+    ForEachNode(known_side, on_node_turned_unknown);
+    type_[into] = ClusterType::kUnknown;
+  }
+  parent_[other] = into;
+  size_[into] += size_[other];
+  if (min_[other] < min_[into]) min_[into] = min_[other];
+  if (max_[other] > max_[into]) max_[into] = max_[other];
+  if (first_[other] < first_[into]) first_[into] = first_[other];
+  next_[tail_[into]] = head_[other];
+  tail_[into] = tail_[other];
+  MergeLists(into, other);
+}
+
+template <typename F>
+bool ClusterGraph::TryMerge(int32_t into, int32_t other, F&& on_node_turned_unknown) {
+  uint32_t s = NewStamp(stamp_a_, counter_a_);
+  queue_.clear();
+  queue_.push_back(other);
+  stamp_a_[other] = s;
+  const int32_t limit = max_[into];
+  for (size_t qi = 0; qi < queue_.size(); ++qi) {
+    int32_t cur = queue_[qi];
+    ++bfs_visits;
+    for (int32_t y : Outs(cur)) {
+      if (y == into) {
+        if (cur != other) return false;  // a second path other → … → into
+        continue;
+      }
+      if (min_[y] < limit && stamp_a_[y] != s) {
+        stamp_a_[y] = s;
+        queue_.push_back(y);
+      }
+    }
+  }
+  Merge(into, other, on_node_turned_unknown);
+  return true;
+}
+
+}  // namespace npuplan::partition
+
+#endif  // NPUPLAN_PARTITION_CLUSTER_GRAPH_H_

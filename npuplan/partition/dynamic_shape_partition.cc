@@ -1,0 +1,778 @@
+// The dynamic-shape partition pass has four stages:
+//   1. whole-graph decisions (PartitionModel, GE's Partition() order);
+//   2. InitClusters: one cluster per root node, typed, with edges;
+//   3. MergeClusters: control-flow groups, then the normal / merge-known-first
+//      / stable-topo strategy (each merge goes through a cycle-safe primitive
+//      of ClusterGraph);
+//   4. BuildFrames: PartitionedCall + subgraph per KNOWN / UNKNOWN / INPUT_NODE
+//      cluster, edges rewired, `_is_unknown_shape` written and logged, graphs
+//      re-sorted.
+#include "npuplan/partition/dynamic_shape_partition.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "npuplan/partition/cluster_graph.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace partition {
+namespace {
+
+constexpr std::string_view kPass = DynamicShapePartition::kName;
+
+bool IsDataType(std::string_view t) { return t == "Data" || t == "RefData" || t == "AippData"; }
+bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
+bool IsSpecialType(std::string_view t) {
+  static constexpr std::string_view kTypes[] = {
+      "PartitionedCall", "StatefulPartitionedCall", "Case", "If", "StatelessIf", "While", "StatelessWhile",
+      "StreamActive", "StreamSwitch", "StreamMerge", "Enter", "RefEnter", "NextIteration", "RefNextIteration"};
+  return std::find(std::begin(kTypes), std::end(kTypes), t) != std::end(kTypes);
+}
+
+bool ParseInt64(std::string_view s, int64_t& out) {
+  if (s.empty()) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+absl::Status Bad(std::string_view what) { return absl::InvalidArgumentError(StrCat("[", kPass, "] ", what)); }
+
+// A root-level bool attribute, false when absent; an error when not a bool.
+absl::StatusOr<bool> GraphFlag(const Graph& g, std::string_view key) {
+  const AttrValue* v = FindAttr(g.attrs, key);
+  if (v == nullptr) return false;
+  if (const bool* b = v->as<bool>()) return *b;
+  return Bad(StrCat("graph '", g.name, "': attribute ", key, " must be a bool, got ", v->TypeName()));
+}
+
+// The partition of one graph: clusters, merges and frames.
+class GraphPartitioner {
+ public:
+  GraphPartitioner(Model& model, GraphId graph, const MarkResult& marks, const PartitionOptions& options,
+                   DecisionLog* log, Statistics* stats)
+      : model_(model), graph_(graph), marks_(marks), options_(options), log_(log), stats_(stats),
+        logging_(log != nullptr && log->enabled()) {}
+
+  absl::Status Run(PartitionResult& out);
+
+ private:
+  absl::Status InitClusters();
+  absl::Status MergeControlFlowGroups();
+  void MergeNormal();
+  void MergeKnownFirst();
+  void MergeStable();
+  void MergeUnknownPaths(const std::vector<int32_t>& order);
+  void TryMergeInputs(const std::vector<int32_t>& order, ClusterType type, std::string_view counter);
+  void MergeInputNodes();
+  void DemoteSmallClusters();
+  bool MergeRefVariable(int32_t c);
+  absl::Status BuildFrames(PartitionResult& out);
+
+  // Sets the reason of every node that turns unknown by the next merges.
+  auto Relabel(MarkReason r) {
+    return [this, r](int32_t v) { reason_[v] = r; };
+  }
+  std::vector<int32_t> SortedInputs(int32_t c) {
+    std::vector<int32_t> in = cg_->Ins(c);
+    std::sort(in.begin(), in.end(), [&](int32_t a, int32_t b) {
+      return cg_->max(a) != cg_->max(b) ? cg_->max(a) < cg_->max(b) : cg_->first(a) < cg_->first(b);
+    });
+    return in;
+  }
+  const Node& LocalNode(int32_t v) const { return model_.node(nodes_[v]); }
+  void Count(std::string_view counter, int64_t d = 1) {
+    if (stats_) stats_->Add(kPass, counter, d);
+  }
+
+  Model& model_;
+  GraphId graph_;
+  const MarkResult& marks_;
+  const PartitionOptions& options_;
+  DecisionLog* log_;
+  Statistics* stats_;
+  bool logging_;
+
+  std::vector<NodeId> nodes_;         // local index → node (topological order)
+  std::vector<int32_t> local_;        // NodeId index → local index (-1 = other graph)
+  std::vector<MarkReason> reason_;    // local index → why unknown
+  std::optional<ClusterGraph> cg_;
+};
+
+absl::Status GraphPartitioner::InitClusters() {
+  const Graph& g = model_.graph(graph_);
+  nodes_ = g.nodes;
+  const int32_t n = static_cast<int32_t>(nodes_.size());
+  local_.assign(model_.num_nodes(), -1);
+  for (int32_t i = 0; i < n; ++i) local_[nodes_[i].index()] = i;
+  std::vector<ClusterType> types(n);
+  reason_.resize(n);
+  std::vector<uint32_t> offs(n + 1, 0);
+  std::vector<int32_t> preds;
+  preds.reserve(n * 2);
+  for (int32_t i = 0; i < n; ++i) {
+    const Node& node = model_.node(nodes_[i]);
+    reason_[i] = marks_.reason[nodes_[i].index()];
+    if (IsDataType(node.type) && node.inputs.empty()) {
+      types[i] = ClusterType::kData;
+    } else if (IsConstType(node.type) && node.inputs.empty() && node.control_inputs.empty()) {
+      types[i] = ClusterType::kInputNode;
+    } else if (node.type == "NetOutput") {
+      types[i] = ClusterType::kNetOutput;
+    } else if (node.type == "PartitionedCall" && HasAttr(node.attrs, "_stage_level")) {
+      types[i] = ClusterType::kStage;
+    } else if (reason_[i] != MarkReason::kKnown) {
+      types[i] = ClusterType::kUnknown;
+    } else {
+      types[i] = ClusterType::kKnown;
+    }
+    auto add = [&](NodeId p) -> absl::Status {
+      int32_t lp = local_[p.index()];
+      NPUPLAN_RET_CHECK(lp >= 0 && lp < i) << "node '" << node.name << "' has a producer out of topological order";
+      preds.push_back(lp);
+      return absl::OkStatus();
+    };
+    for (const OutputRef& in : node.inputs) NPUPLAN_RETURN_IF_ERROR(add(in.node));
+    for (NodeId c : node.control_inputs) NPUPLAN_RETURN_IF_ERROR(add(c));
+    offs[i + 1] = static_cast<uint32_t>(preds.size());
+  }
+  cg_.emplace(std::move(types), offs, preds);
+  return absl::OkStatus();
+}
+
+// Members of one `_control_flow_group` end up in one cluster together with
+// every cluster on a path between them (GE MergeClustersControlFlow: the
+// last member merges all paths from each earlier one).
+absl::Status GraphPartitioner::MergeControlFlowGroups() {
+  std::map<int64_t, std::vector<int32_t>> groups;
+  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+    const Node& node = LocalNode(i);
+    const AttrValue* v = FindAttr(node.attrs, "_control_flow_group");
+    if (v == nullptr) continue;
+    const int64_t* gi = v->as<int64_t>();
+    if (gi == nullptr) {
+      return Bad(StrCat("node '", node.name, "': attribute _control_flow_group must be an int, got ", v->TypeName()));
+    }
+    groups[*gi].push_back(i);
+  }
+  for (const auto& [group, members] : groups) {
+    Count("control_flow_groups");
+    const int32_t last = members.back();
+    for (auto it = members.rbegin() + 1; it != members.rend(); ++it) {
+      int32_t into = cg_->Find(last);
+      int32_t from = cg_->Find(*it);
+      if (into == from) continue;
+      for (int32_t member : {*it, last}) {
+        ClusterType t = cg_->type(cg_->Find(member));
+        if (t != ClusterType::kKnown && t != ClusterType::kUnknown) {
+          return Bad(StrCat("_control_flow_group ", group, ": node '", LocalNode(member).name, "' is a ",
+                            ClusterTypeName(t), " node and cannot be grouped"));
+        }
+      }
+      if (cg_->Reaches(into, from)) {
+        return Bad(StrCat("_control_flow_group ", group, ": nodes '", LocalNode(*it).name, "' and '",
+                          LocalNode(last).name, "' cannot be merged without a cycle (after earlier merges, '",
+                          LocalNode(last).name, "' reaches '", LocalNode(*it).name, "')"));
+      }
+      std::vector<int32_t> path = cg_->PathClusters(into, from);
+      for (int32_t c : path) {
+        if (cg_->type(c) != ClusterType::kKnown && cg_->type(c) != ClusterType::kUnknown) {
+          return Bad(StrCat("_control_flow_group ", group, ": merging '", LocalNode(*it).name, "' and '",
+                            LocalNode(last).name, "' would absorb the ", ClusterTypeName(cg_->type(c)), " node '",
+                            LocalNode(cg_->first(c)).name, "' on a path between them"));
+        }
+      }
+      for (int32_t c : path) cg_->Merge(into, c, Relabel(MarkReason::kControlFlowGroup));
+    }
+    if (logging_) {
+      log_->Record(kPass, "ControlFlowGroupMerged", "", Field("group", group), Field("members", members.size()),
+                   Field("nodes", cg_->size(cg_->Find(last))));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// GE MergeClustersUnknownShape: every UNKNOWN cluster absorbs the clusters on
+// paths from each of its UNKNOWN inputs (path absorption).
+void GraphPartitioner::MergeUnknownPaths(const std::vector<int32_t>& order) {
+  for (int32_t c : order) {
+    if (!cg_->IsLive(c) || cg_->type(c) != ClusterType::kUnknown) continue;
+    for (int32_t in : SortedInputs(c)) {
+      in = cg_->Find(in);
+      if (in == c || cg_->type(in) != ClusterType::kUnknown) continue;
+      std::vector<int32_t> path = cg_->PathClusters(c, in);
+      int32_t blocker = -1;
+      for (int32_t p : path) {
+        if (cg_->type(p) != ClusterType::kKnown && cg_->type(p) != ClusterType::kUnknown) blocker = p;
+      }
+      if (blocker >= 0) {
+        // A DATA / STAGE / … cluster cannot join: merging the rest would make a cycle.
+        Count("path_merges_refused");
+        if (logging_) {
+          log_->Record(kPass, "PathMergeRefused", "", Field("into", LocalNode(cg_->first(c)).name),
+                       Field("from", LocalNode(cg_->first(in)).name),
+                       Field("blocker", LocalNode(cg_->first(blocker)).name));
+        }
+        continue;
+      }
+      int64_t absorbed_nodes = 0;
+      for (int32_t p : path) {
+        if (cg_->type(p) == ClusterType::kKnown) absorbed_nodes += cg_->size(p);
+      }
+      if (logging_ && path.size() > 1) {
+        log_->Record(kPass, "PathAbsorbed", "", Field("into", LocalNode(cg_->first(c)).name),
+                     Field("from", LocalNode(cg_->first(in)).name), Field("clusters", path.size() - 1),
+                     Field("known_nodes", absorbed_nodes));
+      }
+      Count("path_absorbed_nodes", absorbed_nodes);
+      for (int32_t p : path) cg_->Merge(c, p, Relabel(MarkReason::kPathAbsorption));
+    }
+  }
+}
+
+// GE's ref-variable rule: a lone Variable with ref_var_src_var_name and one
+// input cluster joins that cluster.
+bool GraphPartitioner::MergeRefVariable(int32_t c) {
+  if (cg_->size(c) != 1) return false;
+  const Node& node = LocalNode(c);
+  if ((node.type != "Variable" && node.type != "VariableV2") || !HasAttr(node.attrs, "ref_var_src_var_name")) {
+    return false;
+  }
+  const std::vector<int32_t>& ins = cg_->Ins(c);
+  if (ins.size() != 1) return false;
+  int32_t in = ins[0];
+  if (cg_->type(in) != ClusterType::kKnown && cg_->type(in) != ClusterType::kUnknown) return false;
+  cg_->Merge(in, c, Relabel(MarkReason::kRefVariable));
+  Count("ref_variable_merges");
+  return true;
+}
+
+// GE MergeClustersKnownShape / the final unknown pass: TryMerge each input
+// of the same type, inputs in rank order.
+void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, ClusterType type,
+                                      std::string_view counter) {
+  for (int32_t c : order) {
+    if (!cg_->IsLive(c) || cg_->type(c) != type) continue;
+    if (type == ClusterType::kKnown && MergeRefVariable(c)) continue;
+    for (int32_t in : SortedInputs(c)) {
+      in = cg_->Find(in);
+      if (in == c || cg_->type(in) != type) continue;
+      if (cg_->TryMerge(c, in, [](int32_t) {})) {
+        Count(StrCat(counter, "_merges"));
+      } else {
+        Count(StrCat(counter, "_merges_refused"));
+      }
+    }
+  }
+}
+
+// All INPUT_NODE clusters (input-less Consts) join the first one.
+void GraphPartitioner::MergeInputNodes() {
+  int32_t first = -1;
+  for (int32_t c : cg_->LiveClusters()) {
+    if (cg_->type(c) != ClusterType::kInputNode) continue;
+    if (first < 0) {
+      first = c;
+    } else {
+      cg_->Merge(first, c);
+    }
+  }
+}
+
+// P1g: KNOWN clusters with fewer nodes than the limit become UNKNOWN.
+void GraphPartitioner::DemoteSmallClusters() {
+  const int64_t limit = options_.lower_limit;
+  for (int32_t c : cg_->LiveClusters()) {
+    if (cg_->type(c) != ClusterType::kKnown || cg_->size(c) >= limit) continue;
+    cg_->set_type(c, ClusterType::kUnknown);
+    cg_->ForEachNode(c, Relabel(MarkReason::kSmallCluster));
+    Count("demoted_clusters");
+    Count("demoted_nodes", cg_->size(c));
+    if (logging_) {
+      log_->Record(kPass, "ClusterDemoted", "", Field("cluster", LocalNode(cg_->first(c)).name),
+                   Field("nodes", cg_->size(c)), Field("limit", limit));
+    }
+  }
+}
+
+void GraphPartitioner::MergeNormal() {
+  MergeUnknownPaths(cg_->TopoSort());
+  TryMergeInputs(cg_->TopoSort(), ClusterType::kKnown, "known");
+  MergeInputNodes();
+  DemoteSmallClusters();
+  TryMergeInputs(cg_->TopoSort(), ClusterType::kUnknown, "unknown");
+}
+
+void GraphPartitioner::MergeKnownFirst() {
+  TryMergeInputs(cg_->TopoSort(), ClusterType::kKnown, "known");
+  DemoteSmallClusters();
+  MergeInputNodes();
+  TryMergeInputs(cg_->TopoSort(), ClusterType::kUnknown, "unknown");
+}
+
+// ge.topoSortingMode=3 (GE MergeClustersWithConsistantId, our reading): walk
+// KNOWN/UNKNOWN clusters in node order and merge runs of equal type; a KNOWN
+// run below the limit turns UNKNOWN and joins the UNKNOWN run before it (the
+// next UNKNOWN run then joins it). Every merge is checked for a second path.
+void GraphPartitioner::MergeStable() {
+  std::vector<int32_t> runs;
+  auto can_merge = [&](int32_t a, int32_t b) {
+    return !cg_->ReachesIndirectly(a, b) && !cg_->ReachesIndirectly(b, a);
+  };
+  auto finish = [&]() {
+    int32_t r = runs.back();
+    if (cg_->type(r) == ClusterType::kKnown && cg_->size(r) < options_.lower_limit) {
+      cg_->set_type(r, ClusterType::kUnknown);
+      cg_->ForEachNode(r, Relabel(MarkReason::kSmallCluster));
+      Count("demoted_clusters");
+      Count("demoted_nodes", cg_->size(r));
+      if (logging_) {
+        log_->Record(kPass, "ClusterDemoted", "", Field("cluster", LocalNode(cg_->first(r)).name),
+                     Field("nodes", cg_->size(r)), Field("limit", options_.lower_limit));
+      }
+      if (runs.size() >= 2) {
+        int32_t prev = runs[runs.size() - 2];
+        if (cg_->type(prev) == ClusterType::kUnknown && can_merge(prev, r)) {
+          cg_->Merge(prev, r);
+          runs.pop_back();
+        }
+      }
+    }
+  };
+  for (int32_t v = 0; v < static_cast<int32_t>(nodes_.size()); ++v) {
+    int32_t c = cg_->Find(v);
+    if (cg_->first(c) != v) continue;  // visit each cluster once, at its first node
+    ClusterType t = cg_->type(c);
+    if (t != ClusterType::kKnown && t != ClusterType::kUnknown) continue;
+    if (!runs.empty() && cg_->type(runs.back()) == t && can_merge(runs.back(), c)) {
+      cg_->Merge(runs.back(), c);
+      Count(t == ClusterType::kKnown ? "known_merges" : "unknown_merges");
+      continue;
+    }
+    if (!runs.empty()) finish();
+    if (!runs.empty() && cg_->type(runs.back()) == t && can_merge(runs.back(), c)) {
+      cg_->Merge(runs.back(), c);  // a demoted run joined the UNKNOWN run before it
+      continue;
+    }
+    runs.push_back(c);
+  }
+  if (!runs.empty()) finish();
+  for (int32_t c : cg_->LiveClusters()) {
+    if (cg_->IsLive(c) && cg_->type(c) == ClusterType::kKnown) MergeRefVariable(c);
+  }
+  MergeInputNodes();
+}
+
+struct Frame {
+  int32_t cluster = -1;
+  ClusterType type = ClusterType::kKnown;
+  std::vector<NodeId> members;  // topological order
+  GraphId sg;
+  NodeId call;
+  std::vector<NodeId> data_nodes;
+  std::vector<OutputRef> exports;  // member anchors consumed outside, in output order
+};
+
+inline uint64_t AnchorKey(OutputRef r) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(r.node.value)) << 21) | static_cast<uint32_t>(r.index);
+}
+
+// A name not yet used in the model: base, base_1, base_2 …
+std::string UniqueNodeName(const Model& m, const std::string& base) {
+  if (!m.FindNode(base).valid()) return base;
+  for (int i = 1;; ++i) {
+    std::string s = StrCat(base, "_", i);
+    if (!m.FindNode(s).valid()) return s;
+  }
+}
+std::string UniqueGraphName(const Model& m, const std::string& base) {
+  if (!m.FindGraph(base).valid()) return base;
+  for (int i = 1;; ++i) {
+    std::string s = StrCat(base, "_", i);
+    if (!m.FindGraph(s).valid()) return s;
+  }
+}
+
+absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
+  const int32_t n = static_cast<int32_t>(nodes_.size());
+  // 1. Frames in cluster order, with unique ids.
+  std::vector<Frame> frames;
+  std::vector<int32_t> frame_of_cluster(n, -1);
+  std::array<int64_t, kNumClusterTypes> counts{};
+  for (int32_t c : cg_->LiveClusters()) {
+    ClusterType t = cg_->type(c);
+    ++counts[static_cast<int>(t)];
+    if (t != ClusterType::kKnown && t != ClusterType::kUnknown && t != ClusterType::kInputNode) continue;
+    frame_of_cluster[c] = static_cast<int32_t>(frames.size());
+    Frame f;
+    f.cluster = c;
+    f.type = t;
+    for (int32_t v : cg_->Members(c)) f.members.push_back(nodes_[v]);
+    frames.push_back(std::move(f));
+  }
+  std::vector<int32_t> frame_of(model_.num_nodes(), -1);  // NodeId index → frame
+  for (int32_t i = 0; i < n; ++i) frame_of[nodes_[i].index()] = frame_of_cluster[cg_->Find(i)];
+
+  const std::string root_name = model_.graph(graph_).name;
+  const std::string& call_engine = model_.engine_table.EngineForOp("PartitionedCall");
+  const std::string& data_engine = model_.engine_table.EngineForOp("Data");
+  const std::string& netoutput_engine = model_.engine_table.EngineForOp("NetOutput");
+  for (size_t fi = 0; fi < frames.size(); ++fi) {
+    Frame& f = frames[fi];
+    const bool unknown = f.type == ClusterType::kUnknown;
+    const char* suffix = f.type == ClusterType::kKnown ? "_know" : unknown ? "_unknow" : "_input";
+    Node call;
+    call.name = UniqueNodeName(model_, StrCat("PartitionedCall_", fi));
+    call.type = "PartitionedCall";
+    call.engine = call_engine;
+    call.attrs["_is_unknown_shape"] = unknown;
+    // Inheritance: a stream label every non-Const member shares.
+    for (const char* key : {"_stream_label", "_user_stream_label"}) {
+      std::optional<std::string> common;
+      bool same = true;
+      for (NodeId m : f.members) {
+        const Node& mn = model_.node(m);
+        if (IsConstType(mn.type)) continue;
+        auto v = GetStringAttr(mn.attrs, key);
+        if (!v || (common && *common != *v)) {
+          same = false;
+          break;
+        }
+        common = v;
+      }
+      if (same && common) call.attrs[key] = *common;
+    }
+    f.call = model_.AddNode(graph_, std::move(call));
+    f.sg = model_.AddSubgraph(f.call, UniqueGraphName(model_, StrCat(root_name, "_sub_", fi, suffix)));
+    Graph& sg = model_.graph(f.sg);
+    sg.attrs["_is_unknown_shape"] = unknown;
+    if (unknown) sg.attrs["_memory_discontiguous_allocation"] = true;
+  }
+  frame_of.resize(model_.num_nodes(), -1);
+
+  // 2. Exports: member anchors read outside their frame (in consumer order).
+  std::unordered_map<uint64_t, OutputRef> export_ref;  // anchor → (call, output index)
+  auto note_export = [&](const OutputRef& in, int32_t consumer_frame) {
+    int32_t pf = frame_of[in.node.index()];
+    if (pf < 0 || pf == consumer_frame) return;
+    auto [it, inserted] = export_ref.emplace(AnchorKey(in), OutputRef{});
+    if (!inserted) return;
+    Frame& f = frames[pf];
+    it->second = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
+    f.exports.push_back(in);
+  };
+  for (int32_t i = 0; i < n; ++i) {
+    const Node& node = model_.node(nodes_[i]);
+    for (const OutputRef& in : node.inputs) note_export(in, frame_of[nodes_[i].index()]);
+  }
+  auto outside_ref = [&](const OutputRef& in) {
+    return frame_of[in.node.index()] < 0 ? in : export_ref.at(AnchorKey(in));
+  };
+  auto outside_node = [&](NodeId p) { return frame_of[p.index()] < 0 ? p : frames[frame_of[p.index()]].call; };
+
+  // 3. Each frame: Data nodes for outside inputs, control edges to the call,
+  //    members moved, NetOutput for the exports.
+  for (size_t fi = 0; fi < frames.size(); ++fi) {
+    Frame& f = frames[fi];
+    const std::string sg_name = model_.graph(f.sg).name;
+    std::unordered_map<uint64_t, NodeId> data_of;
+    std::vector<OutputRef> call_inputs;
+    std::vector<NodeId> call_controls;
+    for (NodeId m : f.members) {
+      const size_t num_inputs = model_.node(m).inputs.size();
+      for (size_t k = 0; k < num_inputs; ++k) {
+        OutputRef in = model_.node(m).inputs[k];
+        if (frame_of[in.node.index()] == static_cast<int32_t>(fi)) continue;
+        auto [it, inserted] = data_of.emplace(AnchorKey(in), NodeId());
+        if (inserted) {
+          Node data;
+          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()));
+          data.type = "Data";
+          data.engine = data_engine;
+          data.outputs.push_back(model_.node(in.node).outputs[in.index]);
+          data.attrs["_parent_node_index"] = static_cast<int64_t>(call_inputs.size());
+          it->second = model_.AddNode(f.sg, std::move(data));
+          f.data_nodes.push_back(it->second);
+          call_inputs.push_back(outside_ref(in));
+        }
+        model_.node(m).inputs[k] = OutputRef{it->second, 0};
+      }
+      std::vector<NodeId>& ctrl = model_.node(m).control_inputs;
+      size_t w = 0;
+      for (NodeId p : ctrl) {
+        if (frame_of[p.index()] == static_cast<int32_t>(fi)) {
+          ctrl[w++] = p;
+        } else {
+          NodeId q = outside_node(p);
+          if (std::find(call_controls.begin(), call_controls.end(), q) == call_controls.end()) {
+            call_controls.push_back(q);
+          }
+        }
+      }
+      ctrl.resize(w);
+    }
+    Node netout;
+    netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"));
+    netout.type = "NetOutput";
+    netout.engine = netoutput_engine;
+    std::vector<TensorDesc> call_outputs;
+    for (const OutputRef& e : f.exports) {
+      netout.inputs.push_back(e);
+      call_outputs.push_back(model_.node(e.node).outputs[e.index]);
+    }
+    NodeId netout_id = model_.AddNode(f.sg, std::move(netout));
+    Node& call = model_.node(f.call);
+    call.inputs = std::move(call_inputs);
+    call.control_inputs = std::move(call_controls);
+    call.outputs = std::move(call_outputs);
+    // Members move into the subgraph (their own subgraphs follow them).
+    Graph& sg = model_.graph(f.sg);
+    sg.nodes = f.data_nodes;
+    for (NodeId m : f.members) {
+      Node& mn = model_.node(m);
+      mn.graph = f.sg;
+      mn.attrs["_is_unknown_shape"] = f.type == ClusterType::kUnknown;
+      for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
+      sg.nodes.push_back(m);
+    }
+    sg.nodes.push_back(netout_id);
+  }
+  // 4. Nodes left in the graph read frame outputs through the calls.
+  for (int32_t i = 0; i < n; ++i) {
+    if (frame_of[nodes_[i].index()] >= 0) continue;
+    Node& node = model_.node(nodes_[i]);
+    for (OutputRef& in : node.inputs) in = outside_ref(in);
+    std::vector<NodeId> ctrl;
+    for (NodeId p : node.control_inputs) {
+      NodeId q = outside_node(p);
+      if (std::find(ctrl.begin(), ctrl.end(), q) == ctrl.end()) ctrl.push_back(q);
+    }
+    node.control_inputs = std::move(ctrl);
+  }
+  // Consumers inside other frames were already rewired to Data nodes, whose
+  // call inputs used outside_ref. Frame → frame control edges likewise.
+  // 5. New graph order: each call where its cluster's first node was.
+  std::vector<NodeId> order;
+  std::vector<uint8_t> placed(frames.size(), 0);
+  for (int32_t i = 0; i < n; ++i) {
+    int32_t fi = frame_of[nodes_[i].index()];
+    if (fi < 0) {
+      order.push_back(nodes_[i]);
+    } else if (!placed[fi]) {
+      placed[fi] = 1;
+      order.push_back(frames[fi].call);
+    }
+  }
+  model_.graph(graph_).nodes = std::move(order);
+
+  // 6. Marks, log lines and the plan's record.
+  for (size_t fi = 0; fi < frames.size(); ++fi) {
+    const Frame& f = frames[fi];
+    const bool unknown = f.type == ClusterType::kUnknown;
+    PartitionSubgraph rec;
+    rec.name = model_.graph(f.sg).name;
+    rec.kind = f.type == ClusterType::kKnown ? "known" : unknown ? "unknown" : "input";
+    rec.call_node = model_.node(f.call).name;
+    std::vector<std::string> reasons;
+    for (NodeId m : f.members) {
+      const Node& mn = model_.node(m);
+      rec.nodes.push_back(mn.name);
+      MarkReason r = reason_[local_[m.index()]];
+      if (unknown) reasons.emplace_back(ReasonText(r));
+      if (logging_) {
+        const int before = marks_.IsUnknown(m) ? 1 : 0;
+        std::string_view why = unknown ? ReasonText(r) : marks_.no_tiling[m.index()] ? "no-tiling" : f.type == ClusterType::kInputNode ? "input node" : "known";
+        log_->Record(kPass, "Mark", StrCat("node[", mn.name, ",", mn.type, "] attr[_is_unknown_shape] to ", unknown ? 1 : 0, "."),
+                     Field("reason", why), Field("before", before), Field("after", unknown ? 1 : 0));
+      }
+    }
+    if (logging_) {
+      const Node& call = model_.node(f.call);
+      log_->Record(kPass, "Mark", StrCat("node[", call.name, ",", call.type, "] attr[_is_unknown_shape] to ", unknown ? 1 : 0, "."),
+                   Field("reason", StrCat("partitioned call of ", rec.name)), Field("before", "none"),
+                   Field("after", unknown ? 1 : 0));
+    }
+    std::sort(reasons.begin(), reasons.end());
+    reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
+    rec.reasons = std::move(reasons);
+    Count(StrCat("subgraphs_", rec.kind));
+    out.subgraphs.push_back(std::move(rec));
+  }
+  int64_t all = 0;
+  for (int t = 0; t < kNumClusterTypes; ++t) {
+    std::string name(ClusterTypeName(static_cast<ClusterType>(t)));
+    out.cluster_counts[name] = counts[t];
+    all += counts[t];
+    Count(StrCat("clusters_", name), counts[t]);
+  }
+  out.cluster_counts["all"] = all;
+  if (logging_) {
+    log_->Record(kPass, "ClusterSummary", "", Field("all", all), Field("data", counts[0]), Field("input", counts[1]),
+                 Field("netoutput", counts[2]), Field("stage", counts[3]), Field("unknown", counts[4]),
+                 Field("known", counts[5]));
+  }
+  Count("bfs_visits", cg_->bfs_visits);
+  return absl::OkStatus();
+}
+
+absl::Status GraphPartitioner::Run(PartitionResult& out) {
+  NPUPLAN_RETURN_IF_ERROR(InitClusters());
+  NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
+  if (options_.stable_topo) {
+    MergeStable();
+  } else if (options_.merge_known_first) {
+    MergeKnownFirst();
+  } else {
+    MergeNormal();
+  }
+  return BuildFrames(out);
+}
+
+bool OnlyDataAndNetOutputWithUnknownTensor(const Model& m, const Graph& g) {
+  bool unknown_tensor = false;
+  for (NodeId id : g.nodes) {
+    const Node& n = m.node(id);
+    if (!IsDataType(n.type) && n.type != "NetOutput") return false;
+    for (const TensorDesc& t : n.outputs) unknown_tensor |= t.IsDynamic();
+    for (const OutputRef& in : n.inputs) unknown_tensor |= m.node(in.node).outputs[in.index].IsDynamic();
+  }
+  return unknown_tensor;
+}
+
+void Decide(PartitionResult& out, std::string decision, std::string reason, DecisionLog* log, Statistics* stats) {
+  out.ran = true;
+  out.decision = std::move(decision);
+  out.reason = std::move(reason);
+  if (stats) stats->Add(kPass, StrCat("decision_", out.decision));
+  if (log && log->enabled()) {
+    log->Record(kPass, "PartitionDecision", "", Field("decision", out.decision), Field("reason", out.reason));
+  }
+}
+
+// Whole graph dynamic: every graph is flagged, nothing is cut (GE SetRootGraphUnknown).
+void MarkWholeGraphDynamic(Model& model) {
+  for (GraphId g : model.GraphsPreOrder()) model.graph(g).attrs["_is_unknown_shape"] = true;
+  model.root().attrs["_dynamic_shape_partitioned"] = false;
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options) {
+  PartitionOptions o;
+  auto bad = [](std::string_view name, std::string_view value, std::string_view why) {
+    return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
+  };
+  o.merge_known_first = options.GetBool("npuplan.partition.mergeKnownFirst");
+  if (auto v = options.GetIfSet("npuplan.partition.mergeKnownFirst");
+      v && *v != "true" && *v != "false" && *v != "1" && *v != "0" && !v->empty()) {
+    return bad("npuplan.partition.mergeKnownFirst", *v, "expected \"true\" or \"false\"");
+  }
+  o.lower_limit = o.merge_known_first ? 6 : 4;
+  if (auto v = options.GetIfSet("ge.exec.static_model_ops_lower_limit")) {
+    int64_t n;
+    if (v->empty()) return bad("ge.exec.static_model_ops_lower_limit", *v, "must not be empty (an integer >= -1)");
+    if (!ParseInt64(*v, n) || n < -1) return bad("ge.exec.static_model_ops_lower_limit", *v, "expected an integer >= -1");
+    o.lower_limit = n;
+  }
+  if (auto v = options.GetIfSet("ge.exec.hostSchedulingMaxThreshold"); v && !v->empty()) {
+    int64_t n;
+    if (!ParseInt64(*v, n) || n < 0) {
+      return bad("ge.exec.hostSchedulingMaxThreshold", *v, "expected a non-negative integer");
+    }
+    o.host_scheduling_threshold = n;
+  }
+  std::string mode = options.Get("ge.topoSortingMode");
+  if (mode.empty()) mode = "0";
+  NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode, ParseTopoSortMode(mode));
+  o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
+  return o;
+}
+
+absl::Status PartitionModel(Model& model, const MarkResult& marks, const PartitionOptions& options,
+                            DecisionLog* log, Statistics* stats, PartitionResult& out) {
+  out.subgraphs.clear();
+  out.cluster_counts.clear();
+  Graph& root = model.root();
+  // 1. Whole-graph shortcuts (GE: before any per-graph work).
+  if (options.lower_limit == -1) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
+    return absl::OkStatus();
+  }
+  if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
+    return absl::OkStatus();
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(root, "_no_need_dynamic_shape_partition"));
+  if (no_need) {
+    Decide(out, "skipped", "graph attribute _no_need_dynamic_shape_partition", log, stats);
+    return absl::OkStatus();
+  }
+  // 2. Does the graph enter the partition flow (P1 a–d, P2)?
+  if (marks.trigger_count == 0) {
+    bool special = false;
+    for (NodeId id : root.nodes) {
+      const Node& n = model.node(id);
+      special |= !n.subgraphs.empty() || IsSpecialType(n.type);
+    }
+    const int64_t known = static_cast<int64_t>(root.nodes.size());
+    if (known < options.host_scheduling_threshold && !special) {
+      MarkWholeGraphDynamic(model);
+      Decide(out, "whole-dynamic",
+             StrCat("host scheduling: ", known, " known nodes < ge.exec.hostSchedulingMaxThreshold=",
+                    options.host_scheduling_threshold),
+             log, stats);
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < model.num_nodes(); ++i) {
+      if (marks.no_tiling[i]) model.node(NodeId(static_cast<int32_t>(i))).attrs["_op_no_tiling"] = true;
+    }
+    root.attrs["_dynamic_shape_partitioned"] = false;
+    Decide(out, "static",
+           marks.no_tiling_count > 0 ? "dynamic-shape nodes all run no-tiling; no (a)-(d) node"
+                                     : "no node hits rules (a)-(d)",
+           log, stats);
+    return absl::OkStatus();
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(bool single_op, GraphFlag(root, "_single_op_scene"));
+  if (single_op) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "single-op scene (graph attribute _single_op_scene)", log, stats);
+    return absl::OkStatus();
+  }
+  // 3. Partition the root.
+  root.attrs["_dynamic_shape_partitioned"] = true;
+  GraphPartitioner partitioner(model, kRootGraph, marks, options, log, stats);
+  NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
+  absl::Status sorted = TopologicalSort(model, options.topo_mode);
+  if (!sorted.ok()) {
+    return absl::InternalError(StrCat("[", kPass, "] the partitioned graph is not acyclic: ", sorted.message()));
+  }
+  Decide(out, "partitioned", StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)"), log, stats);
+  return absl::OkStatus();
+}
+
+}  // namespace partition
+
+absl::StatusOr<bool> DynamicShapePartition::Run(Plan& plan, PassContext& ctx) {
+  NPUPLAN_ASSIGN_OR_RETURN(partition::PartitionOptions options, partition::ReadPartitionOptions(ctx.options));
+  // Marks are recomputed (cheap, deterministic); logged only if the marking
+  // pass did not run before.
+  const bool log_marks = !plan.partition.marked;
+  NPUPLAN_ASSIGN_OR_RETURN(partition::MarkResult marks,
+                           partition::ComputeUnknownShapeMarks(plan.model, ctx.options, log_marks ? &ctx.log : nullptr,
+                                                               log_marks ? &ctx.stats : nullptr));
+  NPUPLAN_RETURN_IF_ERROR(partition::PartitionModel(plan.model, marks, options, &ctx.log, &ctx.stats, plan.partition));
+  plan.EnsureNodeVectors();
+  return plan.partition.decision != "skipped";
+}
+
+}  // namespace npuplan
