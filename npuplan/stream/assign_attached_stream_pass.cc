@@ -1,0 +1,151 @@
+#include "npuplan/stream/assign_attached_stream_pass.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace stream {
+namespace {
+
+constexpr char kInfo[] = "_attached_stream_info";
+constexpr char kInfoList[] = "_attached_stream_info_list";
+constexpr char kDisable[] = "_disable_attached_resource";
+constexpr char kDefaultGroup[] = "_default_stream_info_group";
+
+struct Request {
+  std::string group;
+  std::string key;
+};
+
+std::string MapString(const AttrMap& m, std::string_view key) { return GetStringAttr(m, key).value_or(""); }
+
+absl::Status Bad(const Node& n, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("[", AssignAttachedStreamPass::kName, "] node '", n.name, "': ", what));
+}
+
+// The attached-stream requests of one node (at most one).
+absl::StatusOr<std::vector<Request>> ParseRequests(const Node& n) {
+  std::vector<Request> out;
+  const std::string main = StrCat("_stream_", n.stream_id);
+  if (const AttrValue* v2 = FindAttr(n.attrs, kInfoList)) {
+    const auto* list = v2->as<AttrValue::MapList>();
+    if (list == nullptr) return Bad(n, StrCat(kInfoList, " must be a list of maps"));
+    for (size_t i = 0; i < list->size(); ++i) {
+      const AttrMap& e = (*list)[i];
+      std::string name = MapString(e, "name");
+      if (name.empty()) return Bad(n, StrCat(kInfoList, "[", i, "]: 'name' is required"));
+      if (!GetBoolAttr(e, "required").value_or(true)) continue;
+      const bool force = GetBoolAttr(e, "force_reuse").value_or(false);
+      out.push_back({kDefaultGroup, StrCat(MapString(e, "reuse_key"), name, force ? "" : main)});
+    }
+  } else if (const AttrValue* v1 = FindAttr(n.attrs, kInfo)) {
+    if (const auto* m = v1->as<AttrMap>()) {
+      if (MapString(*m, "policy") != "group") {
+        return Bad(n, StrCat(kInfo, ": policy must be \"group\", got \"", MapString(*m, "policy"), "\""));
+      }
+      out.push_back({GetStringAttr(n.attrs, "group").value_or(""), MapString(*m, "_attached_stream_key")});
+    } else if (const auto* list = v1->as<AttrValue::MapList>()) {
+      for (const AttrMap& e : *list) out.push_back({kDefaultGroup, StrCat(MapString(e, "_attached_stream_key"), main)});
+    } else {
+      return Bad(n, StrCat(kInfo, " must be a map or a list of maps"));
+    }
+  }
+  if (out.size() > 1) {
+    return Bad(n, StrCat("requests ", out.size(), " attached streams; a node has at most one attached stream (SPEC S7)"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status VerifyAttachedStreams(const Plan& plan) {
+  const int64_t first = plan.streams.logical;
+  const auto& ids = plan.streams.attached;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] != first + static_cast<int64_t>(i)) {
+      return absl::InternalError(StrCat("verifier[attached-streams]: attached stream ids must be ", first, "..",
+                                        first + static_cast<int64_t>(ids.size()) - 1, " after the main streams"));
+    }
+  }
+  std::vector<uint8_t> used(ids.size(), 0);
+  for (const Node& n : plan.model.nodes()) {
+    for (int64_t a : n.attached_stream_ids) {
+      if (a < first || a >= first + static_cast<int64_t>(ids.size())) {
+        return absl::InternalError(StrCat("verifier[attached-streams]: node '", n.name, "' has attached stream ", a,
+                                          " outside the attached range"));
+      }
+      used[a - first] = 1;
+    }
+  }
+  for (size_t i = 0; i < used.size(); ++i) {
+    if (!used[i]) {
+      return absl::InternalError(StrCat("verifier[attached-streams]: attached stream ", first + static_cast<int64_t>(i),
+                                        " has no node"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+const bool kAttachedCheckRegistered = RegisterStageCheck(
+    IrProperty::kAttachedStreams, "attached-streams", [](const Model&, const VerifyContext& vc) {
+      return vc.plan == nullptr ? absl::OkStatus() : VerifyAttachedStreams(*static_cast<const Plan*>(vc.plan));
+    });
+}  // namespace
+
+}  // namespace stream
+
+absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx) {
+  using namespace stream;  // NOLINT
+  (void)kAttachedCheckRegistered;
+  Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) m.node(NodeId(static_cast<int32_t>(i))).attached_stream_ids.clear();
+  int64_t next = plan.streams.logical;
+  for (GraphId g : m.GraphsPreOrder()) {
+    std::vector<std::string> group_order;
+    std::map<std::string, std::map<std::string, std::vector<NodeId>>> groups;
+    for (NodeId id : m.graph(g).nodes) {
+      const Node& n = m.node(id);
+      if (!HasAttr(n.attrs, "_attached_stream_info") && !HasAttr(n.attrs, "_attached_stream_info_list")) continue;
+      if (HasAttr(n.attrs, "_disable_attached_resource") &&
+          GetBoolAttr(n.attrs, "_disable_attached_resource").value_or(true)) {
+        ctx.log.Record(kName, "AttachedResourceDisabled", "", Field("node", n.name));
+        continue;
+      }
+      NPUPLAN_ASSIGN_OR_RETURN(std::vector<Request> reqs, ParseRequests(n));
+      for (const Request& r : reqs) {
+        if (!groups.count(r.group)) group_order.push_back(r.group);
+        groups[r.group][r.key].push_back(id);
+      }
+    }
+    for (const std::string& group : group_order) {
+      for (const auto& [key, nodes] : groups[group]) {
+        const int64_t s = next++;
+        for (NodeId id : nodes) {
+          m.node(id).attached_stream_ids.push_back(s);
+          ctx.log.Record(kName, "AttachedStream", "", Field("node", m.node(id).name), Field("group", group),
+                         Field("key", key), Field("stream", s));
+        }
+      }
+    }
+  }
+  StreamResult& sr = plan.streams;
+  sr.attached.clear();
+  for (int64_t s = sr.logical; s < next; ++s) sr.attached.push_back(s);
+  std::vector<std::set<int64_t>> per_main(sr.streams.size());
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id < 0 || n.stream_id >= static_cast<int64_t>(per_main.size())) continue;
+    per_main[n.stream_id].insert(n.attached_stream_ids.begin(), n.attached_stream_ids.end());
+  }
+  for (size_t i = 0; i < sr.streams.size(); ++i) {
+    sr.streams[i].attached_ids.assign(per_main[i].begin(), per_main[i].end());
+  }
+  ctx.stats.Set(kName, "attached_streams", static_cast<int64_t>(sr.attached.size()));
+  return !sr.attached.empty();
+}
+
+}  // namespace npuplan

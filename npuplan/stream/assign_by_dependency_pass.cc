@@ -1,0 +1,133 @@
+// AssignByDependencyPass, in three steps (ge-reference §2.3):
+//   1. in partition (topological) order, reuse a producer's stream or take a
+//      new per-engine temporary id;
+//   2. UpdateAssignedSubgraphs: relocate temporary ids into engine blocks in
+//      lexicographic engine-name order (std::map), the parent's stream
+//      replacing the first id of a static function subgraph;
+//   3. UpdateReusedSubgraphs: borrowers copy their owner's final id.
+#include "npuplan/stream/assign_by_dependency_pass.h"
+
+#include <algorithm>
+#include <map>
+
+namespace npuplan::stream {
+namespace {
+
+constexpr int64_t kCost10 = 10;  // GetTopPrioritySubgraph's start value
+
+// CouldReuse(sg, P); `rule` names the rule that decided (logs).
+bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const char*& rule) {
+  StreamSubgraph& sg = gs.subgraphs[s];
+  const StreamSubgraph& pred = gs.subgraphs[p];
+  // 1. Same scheduler only.
+  if (sg.conf->scheduler != pred.conf->scheduler) return false;
+  // 2. Independent or labelled streams are never shared by dependency.
+  if (pred.conf->independent || !pred.info->stream_label.empty()) return false;
+  // 3. Force attach: only the first candidate that gets here benefits.
+  if (!sg.visited_by_reuse) {
+    sg.visited_by_reuse = true;
+    for (NodeId n : sg.info->nodes) {
+      if (HasAttr(ctx.model.node(n).attrs, kAttrForceAttachStream)) {
+        rule = "force-attach";
+        return true;
+      }
+    }
+  }
+  // 4. SubGraphCouldReuse: a same-engine sibling keeps P's stream for itself.
+  if (!ctx.memory_priority) {
+    for (int32_t c : pred.info->consumers) {
+      if (c != s && gs.subgraphs[c].info->engine == pred.info->engine) return false;
+    }
+  }
+  // 5. Same engine, or an attaching engine.
+  if (sg.info->engine == pred.info->engine) {
+    rule = "same-engine";
+    return true;
+  }
+  if (sg.conf->attach) {
+    rule = "attach";
+    return true;
+  }
+  // 6. P borrowed its stream from my engine.
+  if (pred.reused_subgraph >= 0 && gs.subgraphs[pred.reused_subgraph].info->engine == sg.info->engine) {
+    rule = "borrowed-from-my-engine";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& ctx) {
+  auto& sgs = gs.subgraphs;
+  std::map<std::string, int64_t> next_temp, count;  // per engine
+  std::vector<int32_t> assigned;                    // subgraphs with a new temporary id
+  std::vector<int64_t> temp(sgs.size(), -1);
+  std::vector<std::pair<int32_t, int32_t>> reused;  // (subgraph, owner)
+  auto assign_new = [&](int32_t s) {
+    const std::string& e = sgs[s].info->engine;
+    int64_t id = next_temp[e];
+    if (id >= sgs[s].max_parallel_num) id = 0;  // round-robin wrap-around
+    next_temp[e] = id + 1;
+    count[e] = std::max(count[e], id + 1);
+    sgs[s].stream_id = temp[s] = id;
+    assigned.push_back(s);
+    ctx.log.Record(kName, "StreamNew", "", Field("subgraph", sgs[s].info->name), Field("engine", e), Field("temp", id));
+    return id;
+  };
+
+  // 1. Reuse or new, in partition order.
+  bool changed = false;
+  for (int32_t s = 0; s < static_cast<int32_t>(sgs.size()); ++s) {
+    if (sgs[s].stream_id != -1) continue;  // label / independent already decided
+    changed = true;
+    int32_t best = -1;
+    int64_t best_cost = kCost10;
+    const char* best_rule = "";
+    for (int32_t p : sgs[s].info->producers) {
+      const char* rule = "";
+      if (!CouldReuse(gs, ctx, s, p, rule)) continue;
+      if (sgs[p].conf->compute_cost < best_cost) {
+        best = p;
+        best_cost = sgs[p].conf->compute_cost;
+        best_rule = rule;
+      }
+    }
+    if (best < 0) {
+      assign_new(s);
+      continue;
+    }
+    sgs[s].stream_id = sgs[best].stream_id != -1 ? sgs[best].stream_id : assign_new(best);
+    const int32_t owner = sgs[best].reused_subgraph >= 0 ? sgs[best].reused_subgraph : best;
+    sgs[s].reused_subgraph = owner;
+    reused.emplace_back(s, owner);
+    ctx.log.Record(kName, "StreamReused", "", Field("subgraph", sgs[s].info->name), Field("from", sgs[best].info->name),
+                   Field("owner", sgs[owner].info->name), Field("rule", best_rule));
+    ctx.stats.Add(kName, "subgraphs_reusing");
+  }
+
+  // 2. UpdateAssignedSubgraphs: engine blocks in engine-name order.
+  int64_t to_be_updated = -1;
+  if (gs.default_stream >= 0 && !count.empty()) {
+    to_be_updated = --ctx.next_stream;
+  }
+  std::map<std::string, int64_t> start;
+  for (const auto& [engine, c] : count) {
+    start[engine] = ctx.next_stream;
+    ctx.log.Record(kName, "EngineBlock", "", Field("engine", engine), Field("start", ctx.next_stream), Field("count", c));
+    ctx.next_stream += c;
+  }
+  for (int32_t s : assigned) {
+    int64_t id = temp[s] + start[sgs[s].info->engine];
+    if (id == to_be_updated) {
+      id = gs.default_stream;
+      ctx.log.Record(kName, "ParentStreamReused", "", Field("subgraph", sgs[s].info->name), Field("stream", id));
+    }
+    sgs[s].stream_id = id;
+  }
+  // 3. UpdateReusedSubgraphs.
+  for (const auto& [s, owner] : reused) sgs[s].stream_id = sgs[owner].stream_id;
+  return changed;
+}
+
+}  // namespace npuplan::stream

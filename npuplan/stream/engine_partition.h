@@ -1,0 +1,72 @@
+// Engine subgraphs (SPEC S1; GE's EnginePartitioner, ge-reference §2.6).
+//
+// Logical stream allocation works on engine subgraphs, not on single nodes:
+// maximal groups of nodes of one graph with one engine and one stream label
+// that can be merged without creating a cycle. The graph itself is not
+// changed (SPEC G5): GE materialises End/PlaceHolder pairs between the
+// subgraphs; we keep the same links as `producers` / `consumers` indices.
+//
+// Algorithm (GE's MarkClusters): one cluster per node, in topological order;
+// Data-like nodes without inputs (Data, RefData, AippData) get the
+// pseudo-engine "DATA" and never merge. For each cluster C in index order,
+// its input clusters are sorted by ascending out-degree (ties: smaller
+// index) and each input P is merged into C when
+//   (a) same engine and same effective stream label, or equal non-empty user
+//       stream labels (GE's second partitioning), and
+//   (b) no second path P → … → C exists besides the direct edge.
+// The merged cluster keeps the smaller index. The cycle test uses an
+// incrementally maintained topological order (Pearce–Kelly), so each test
+// only explores the clusters ranked between P and C: near-linear in practice.
+// Subgraphs are then numbered in topological order of the cluster graph, ties
+// by smallest member topo id.
+//
+// Effective stream label (ge-reference §2.7, TransUserStreamLabel): the
+// node's `_user_stream_label` if set (as `<user>_<inner>` when
+// `_enable_inner_parallel` is true and `_stream_label` is set), else its
+// `_stream_label`; Data-like nodes without inputs drop their user label.
+// A subgraph's labels are those of its first node.
+#ifndef NPUPLAN_STREAM_ENGINE_PARTITION_H_
+#define NPUPLAN_STREAM_ENGINE_PARTITION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npuplan/ir/graph.h"
+
+namespace npuplan::stream {
+
+inline constexpr char kAttrStreamLabel[] = "_stream_label";
+inline constexpr char kAttrUserStreamLabel[] = "_user_stream_label";
+inline constexpr char kAttrEnableInnerParallel[] = "_enable_inner_parallel";
+
+struct EngineSubgraph {
+  int32_t index = 0;              // position in topological partition order
+  std::string name;               // "<graph>_<index>_<engine>" (logs)
+  std::string engine;             // engine id of the first node
+  std::string stream_label;       // effective label of the first node ("" = none)
+  std::string user_stream_label;  // `_user_stream_label` of the first node
+  std::vector<NodeId> nodes;      // members, topological order
+  std::vector<int32_t> producers; // subgraphs with an edge into this one (GE pld_2_end), ascending
+  std::vector<int32_t> consumers; // subgraphs this one feeds (GE end_2_pld), ascending
+};
+
+struct EnginePartition {
+  GraphId graph;
+  std::vector<EngineSubgraph> subgraphs;
+  // Engine subgraph of each node of the graph, indexed by the node's topo_id.
+  std::vector<int32_t> subgraph_of;
+};
+
+// The effective stream label of a node (see above).
+std::string EffectiveStreamLabel(const Node& node);
+// True for Data, RefData and AippData nodes without data or control inputs.
+bool IsInputDataNode(const Node& node);
+
+// Forms the engine subgraphs of graph `g`. Requires topologically sorted
+// graphs (Node::topo_id = position in Graph::nodes).
+EnginePartition PartitionByEngine(const Model& model, GraphId g);
+
+}  // namespace npuplan::stream
+
+#endif  // NPUPLAN_STREAM_ENGINE_PARTITION_H_

@@ -1,0 +1,119 @@
+#include "npuplan/stream/engine_partition.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "npuplan/stream/stream_testing.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::stream {
+namespace {
+using ::npuplan::stream::testing::ParseStreamTestGraph;
+using ::testing::ElementsAre;
+
+std::vector<std::string> Names(const Model& m, const EngineSubgraph& sg) {
+  std::vector<std::string> out;
+  for (NodeId n : sg.nodes) out.push_back(m.node(n).name);
+  return out;
+}
+
+TEST(EnginePartitionTest, MergesChainOfOneEngineAndKeepsDataApart) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "Relu", "inputs": ["x"]},
+    {"name": "b", "type": "Relu", "inputs": ["a"]},
+    {"name": "v", "type": "Gelu", "engine": "VectorEngine", "inputs": ["b"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["v"]}]})json"));
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 4u);
+  EXPECT_THAT(Names(m, p.subgraphs[0]), ElementsAre("x"));
+  EXPECT_THAT(Names(m, p.subgraphs[1]), ElementsAre("a", "b"));
+  EXPECT_THAT(Names(m, p.subgraphs[2]), ElementsAre("v"));
+  EXPECT_THAT(Names(m, p.subgraphs[3]), ElementsAre("out"));
+  EXPECT_EQ(p.subgraphs[1].engine, "AIcoreEngine");
+  EXPECT_THAT(p.subgraphs[1].producers, ElementsAre(0));
+  EXPECT_THAT(p.subgraphs[1].consumers, ElementsAre(2));
+  EXPECT_THAT(p.subgraphs[3].producers, ElementsAre(2));
+}
+
+TEST(EnginePartitionTest, RefusesMergeThatWouldCreateACycle) {
+  // a → v → c and a → c: merging a and c would put v on a cycle.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "a", "type": "Relu"},
+    {"name": "v", "type": "Gelu", "engine": "VectorEngine", "inputs": ["a"]},
+    {"name": "c", "type": "Add", "inputs": ["a", "v"]}]})json"));
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 3u);
+  EXPECT_THAT(p.subgraphs[2].producers, ElementsAre(0, 1));
+}
+
+TEST(EnginePartitionTest, SplitsByStreamLabelAndMergesEqualUserLabelsAcrossEngines) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "a", "type": "Relu"},
+    {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_stream_label": "L"}},
+    {"name": "c", "type": "Relu", "inputs": ["b"], "attrs": {"_user_stream_label": "U"}},
+    {"name": "d", "type": "Gelu", "engine": "VectorEngine", "inputs": ["c"], "attrs": {"_user_stream_label": "U"}}]})json"));
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 3u);
+  EXPECT_EQ(p.subgraphs[1].stream_label, "L");
+  EXPECT_THAT(Names(m, p.subgraphs[2]), ElementsAre("c", "d"));
+  EXPECT_EQ(p.subgraphs[2].stream_label, "U");
+  EXPECT_EQ(p.subgraphs[2].user_stream_label, "U");
+}
+
+TEST(EnginePartitionTest, CombinesUserAndInnerLabelWithInnerParallel) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_user_stream_label": "U", "_stream_label": "in",
+                                             "_enable_inner_parallel": true}},
+    {"name": "x", "type": "Data", "attrs": {"_user_stream_label": "U"}}]})json"));
+  EXPECT_EQ(EffectiveStreamLabel(::npuplan::testing::NodeNamed(m, "a")), "U_in");
+}
+
+TEST(EnginePartitionTest, ControlEdgesLinkSubgraphs) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "a", "type": "Relu"},
+    {"name": "h", "type": "HcomAllReduce", "control_inputs": ["a"]}]})json"));
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 2u);
+  EXPECT_THAT(p.subgraphs[1].producers, ElementsAre(0));
+}
+
+// Random DAGs: every node in exactly one subgraph, subgraph graph acyclic and
+// numbered topologically, members of one subgraph share engine and label.
+TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 60;
+    const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_VM_AICPU", "DNN_HCCL"};
+    for (int i = 0; i < n; ++i) {
+      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Op"}, {"engine", engines[rng() % 4]}};
+      nlohmann::json ins = nlohmann::json::array();
+      for (int k = 0; k < 3 && i > 0; ++k) {
+        if (rng() % 2) ins.push_back("n" + std::to_string(rng() % i));
+      }
+      node["inputs"] = ins;
+      if (rng() % 7 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      nodes.push_back(node);
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    size_t total = 0;
+    for (const EngineSubgraph& sg : p.subgraphs) {
+      total += sg.nodes.size();
+      for (NodeId id : sg.nodes) {
+        EXPECT_EQ(m.node(id).engine, sg.engine);
+        EXPECT_EQ(EffectiveStreamLabel(m.node(id)), sg.stream_label);
+        EXPECT_EQ(p.subgraph_of[m.node(id).topo_id], sg.index);
+      }
+      for (int32_t pr : sg.producers) EXPECT_LT(pr, sg.index) << "seed " << seed;
+    }
+    EXPECT_EQ(total, m.num_nodes());
+  }
+}
+
+}  // namespace
+}  // namespace npuplan::stream

@@ -1,0 +1,50 @@
+// LogicalStreamAssignment (`logical-stream-assignment`, SPEC S1–S6): GE's
+// LogicalStreamAllocator::Assign as one composite pass.
+//
+// For the root graph and then every subgraph in pre-order (GE's DoAssign, one
+// shared AssignContext so stream ids are global), it forms the engine
+// subgraphs (engine_partition.h) and runs the pass chain:
+//   multi-stream: update-for-mde-group-pass → assign-by-label-pass →
+//     independent-stream-pass → assign-by-dependency-pass →
+//     node-stream-update-pass → update-for-parallel-group-pass →
+//     all-reduce-parallel-pass → update-for-skipped-engine-pass →
+//     optimize-ineffective-multi-stream-pass
+//   single-stream (ge.enableSingleStream=true): single-stream-pass →
+//     node-stream-update-pass → update-for-skipped-engine-pass
+// then refresh-continuous-streams over all nodes, and fills plan.streams.
+//
+// Unknown-shape graphs (the root when partition decided "whole-dynamic" or
+// "partitioned", partition subgraphs of kind unknown/input and what they
+// contain) are left to the dynamic-shape allocator (issue 5); until it lands
+// all their nodes go on one stream: the parent's stream, else one shared
+// stream allocated when first needed (stream 0 for a dynamic root).
+//
+// Requires: topo-sorted. Provides: logical-streams. Preserves structure.
+// Decision keywords: EnginePartition (graph, subgraphs), UnknownShapeSingleStream
+// (graph, stream), LogicalStreamsAssigned (mode, streams); the chain's passes
+// log under their own names.
+#ifndef NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
+#define NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
+
+#include "npuplan/pass/pass.h"
+
+namespace npuplan {
+
+class LogicalStreamAssignment final : public Pass {
+ public:
+  static constexpr std::string_view kName = "logical-stream-assignment";
+  std::string_view name() const override { return kName; }
+  IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kTopoSorted); }
+  IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
+  bool preserves_structure() const override { return true; }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+};
+
+namespace stream {
+// True when graph g is unknown-shape per the partition result (see above).
+bool IsUnknownShapeGraph(const Plan& plan, GraphId g);
+}  // namespace stream
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_

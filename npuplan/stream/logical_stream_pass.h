@@ -1,0 +1,97 @@
+// Shared state of GE's logical stream passes (ge-reference §2.1–2.2).
+//
+// The driver (LogicalStreamAssignment) runs, for the root graph and then every
+// subgraph in pre-order (GE's DoAssign), a chain of LogicalStreamPass objects
+// over that graph's engine subgraphs. Each pass is one class, one file and one
+// test; it logs its decisions under its own kebab-case name. The passes share
+// one AssignContext per compilation (GE's Context: `next_stream` is global
+// across root and subgraphs) and get a fresh GraphState per graph (GE
+// recreates the pass objects, so label and engine maps are per graph).
+#ifndef NPUPLAN_STREAM_LOGICAL_STREAM_PASS_H_
+#define NPUPLAN_STREAM_LOGICAL_STREAM_PASS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/engine_table.h"
+#include "npuplan/ir/graph.h"
+#include "npuplan/pass/decision_log.h"
+#include "npuplan/pass/options.h"
+#include "npuplan/pass/statistics.h"
+#include "npuplan/stream/engine_partition.h"
+
+namespace npuplan::stream {
+
+// Node attributes read by the passes (GE names).
+inline constexpr char kAttrNewStreamId[] = "NewStreamId";
+inline constexpr char kAttrParallelGroup[] = "_parallel_group";
+inline constexpr char kAttrRtsLabelNode[] = "_rts_label_node";
+inline constexpr char kAttrForceAttachStream[] = "_force_attach_stream";
+inline constexpr char kAttrFusion[] = "fusion";
+inline constexpr char kAttrIsUnknownShape[] = "_is_unknown_shape";
+
+// GE's Subgraph record: an engine subgraph being assigned.
+struct StreamSubgraph {
+  const EngineSubgraph* info = nullptr;
+  const EngineConfig* conf = nullptr;
+  int64_t stream_id = -1;        // -1 = unassigned
+  int64_t max_parallel_num = 1;  // from ge.streamMaxParallelNum
+  int32_t reused_subgraph = -1;  // owner whose stream this one borrowed (chains collapsed)
+  bool visited_by_reuse = false; // CouldReuse's force-attach "first time" flag
+};
+
+// Compilation-wide state (GE's LogicalStreamPass::Context minus default_stream).
+struct AssignContext {
+  AssignContext(Model& m, const CompileOptions& o, DecisionLog& l, Statistics& s)
+      : model(m), options(o), log(l), stats(s) {}
+  Model& model;
+  const CompileOptions& options;
+  DecisionLog& log;
+  Statistics& stats;
+  int64_t next_stream = 0;      // global id counter across root and subgraphs
+  bool enable_single_stream = false;   // ge.enableSingleStream == "true"
+  bool enable_hcom_parallel = false;   // ge.hcomParallel
+  bool memory_priority = false;        // ge.exec.memoryOptimizationPolicy == MemoryPriority
+  std::map<std::string, int64_t> max_parallel;  // ge.streamMaxParallelNum
+  const Adjacency* adjacency = nullptr;  // successors of every node (data + control)
+};
+
+// Per-graph state (one DoAssign).
+struct GraphState {
+  GraphId graph;
+  EnginePartition partition;
+  std::vector<StreamSubgraph> subgraphs;  // parallel to partition.subgraphs
+  int64_t default_stream = -1;            // parent node's stream for static function subgraphs
+  bool owner_graph_unknown = false;       // the parent node's graph is unknown-shape
+
+  const Graph& g(const Model& m) const { return m.graph(graph); }
+  // Engine subgraph of a node of this graph.
+  const StreamSubgraph& SubgraphOf(const Node& n) const { return subgraphs[partition.subgraph_of[n.topo_id]]; }
+};
+
+class LogicalStreamPass {
+ public:
+  virtual ~LogicalStreamPass() = default;
+  virtual std::string_view name() const = 0;
+  // Returns whether any stream changed; errors abort the assignment.
+  virtual absl::StatusOr<bool> Run(GraphState& graph, AssignContext& ctx) = 0;
+};
+
+// Forms the engine subgraphs of `g` into `gs` and attaches each one's engine
+// configuration and max_parallel_num (GE's ConvertSubgraphs). `gs` must not
+// move afterwards (records point into its partition).
+absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const AssignContext& ctx,
+                            int64_t default_stream, bool owner_graph_unknown);
+
+// Small shared helpers.
+bool HasStreamLabel(const Node& node);  // `_stream_label` or `_user_stream_label` set and non-empty
+std::string AttrAsKey(const AttrValue& v);  // stable text of a scalar attribute
+bool IsHcomNode(const Node& node, const EngineTable& table);  // engine independent or type Hcom*/Horovod*
+
+}  // namespace npuplan::stream
+
+#endif  // NPUPLAN_STREAM_LOGICAL_STREAM_PASS_H_

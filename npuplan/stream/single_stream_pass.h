@@ -1,0 +1,23 @@
+// SingleStreamPass (SPEC S3, ge-reference §2.3): with ge.enableSingleStream
+// every engine subgraph gets one stream: the parent's stream in a static
+// function subgraph, else `next_stream++`. Errors, in this order:
+//   E10056 ge.autoMultistreamParallelMode (root attribute or option) is set;
+//   E10055 a subgraph has a stream label or user stream label.
+// Decision keywords: SingleStream (graph, stream).
+#ifndef NPUPLAN_STREAM_SINGLE_STREAM_PASS_H_
+#define NPUPLAN_STREAM_SINGLE_STREAM_PASS_H_
+
+#include "npuplan/stream/logical_stream_pass.h"
+
+namespace npuplan::stream {
+
+class SingleStreamPass final : public LogicalStreamPass {
+ public:
+  static constexpr std::string_view kName = "single-stream-pass";
+  std::string_view name() const override { return kName; }
+  absl::StatusOr<bool> Run(GraphState& graph, AssignContext& ctx) override;
+};
+
+}  // namespace npuplan::stream
+
+#endif  // NPUPLAN_STREAM_SINGLE_STREAM_PASS_H_

@@ -1,0 +1,89 @@
+#include "npuplan/stream/stream_summary.h"
+
+#include <nlohmann/json.hpp>
+
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+
+absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan) {
+  if (!Has(plan.established, IrProperty::kLogicalStreams)) {
+    return absl::FailedPreconditionError("stream summary: the plan has no logical streams (run logical-stream-assignment)");
+  }
+  const Model& m = plan.model;
+  const StreamResult& sr = plan.streams;
+  StreamAllocationSummary s;
+  s.assigned_by_stream_pass = sr.assigned_by_stream_pass;
+  s.mode = sr.mode;
+  s.attached_stream_ids = sr.attached;
+  s.logical_streams.resize(sr.logical);
+  for (int64_t i = 0; i < sr.logical; ++i) {
+    LogicalStreamInfo& info = s.logical_streams[i];
+    info.id = i;
+    if (i < static_cast<int64_t>(sr.streams.size())) {
+      const LogicalStream& ls = sr.streams[i];
+      info.user_stream_label = ls.user_label;
+      info.attached_stream_ids = ls.attached_ids;
+      info.physical_stream_num = ls.physical_count;
+      info.hccl_followed_stream_num = ls.hccl_followed_count;
+    }
+  }
+  if (!sr.split_to_logical.empty()) {
+    for (auto& info : s.logical_streams) info.physical_stream_num = 0;
+    for (const auto& [phys, logical] : sr.split_to_logical) {
+      if (logical >= 0 && logical < sr.logical) ++s.logical_streams[logical].physical_stream_num;
+    }
+  }
+  for (GraphId g : m.GraphsPreOrder()) {
+    for (NodeId id : m.graph(g).nodes) {
+      const Node& n = m.node(id);
+      if (n.stream_id >= 0 && n.stream_id < sr.logical) s.logical_streams[n.stream_id].nodes.push_back(n.name);
+    }
+  }
+  for (const auto& info : s.logical_streams) {
+    s.user_stream_labels.push_back(info.user_stream_label);
+    s.physical_stream_nums.push_back(info.physical_stream_num);
+    s.hccl_followed_stream_nums.push_back(info.hccl_followed_stream_num);
+  }
+  return s;
+}
+
+std::string StreamSummaryToText(const StreamAllocationSummary& s) {
+  int64_t physical = 0;
+  for (int64_t p : s.physical_stream_nums) physical += p;
+  std::string out = StrCat("logical streams: ", s.logical_streams.size(), " (mode ", s.mode.empty() ? "?" : s.mode,
+                           "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
+                           ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
+  for (const LogicalStreamInfo& i : s.logical_streams) {
+    out += StrCat("stream ", i.id, ": ", i.nodes.size(), " nodes, physical ", i.physical_stream_num,
+                  ", hccl followed ", i.hccl_followed_stream_num);
+    if (!i.user_stream_label.empty()) out += StrCat(", user label '", i.user_stream_label, "'");
+    if (!i.attached_stream_ids.empty()) out += StrCat(", attached [", StrJoin(i.attached_stream_ids, ", "), "]");
+    out += "\n";
+    if (!i.nodes.empty()) out += StrCat("  ", StrJoin(i.nodes, " "), "\n");
+  }
+  return out;
+}
+
+std::string StreamSummaryToJson(const StreamAllocationSummary& s) {
+  nlohmann::json j = nlohmann::json::object();
+  nlohmann::json list = nlohmann::json::array();
+  for (const LogicalStreamInfo& i : s.logical_streams) {
+    list.push_back({{"logical_stream_id", i.id},
+                    {"user_stream_label", i.user_stream_label},
+                    {"attached_stream_ids", i.attached_stream_ids},
+                    {"physical_stream_num", i.physical_stream_num},
+                    {"hccl_followed_stream_num", i.hccl_followed_stream_num},
+                    {"nodes", i.nodes}});
+  }
+  j["logical_streams"] = std::move(list);
+  j["user_stream_labels"] = s.user_stream_labels;
+  j["physical_stream_nums"] = s.physical_stream_nums;
+  j["attached_stream_ids"] = s.attached_stream_ids;
+  j["hccl_followed_stream_nums"] = s.hccl_followed_stream_nums;
+  j["assigned_by_stream_pass"] = s.assigned_by_stream_pass;
+  j["mode"] = s.mode;
+  return j.dump(1) + "\n";
+}
+
+}  // namespace npuplan

@@ -1,0 +1,46 @@
+// Stream allocation summary (SPEC S9; GE's GetStreamAllocationSummary):
+// per logical stream its id, user stream label, attached stream ids, physical
+// stream count (1 until the physical split runs), HCCL followed stream count
+// and nodes; the lists GE's StreamAllocationSummary returns; and whether a
+// custom stream pass assigned the streams.
+#ifndef NPUPLAN_STREAM_STREAM_SUMMARY_H_
+#define NPUPLAN_STREAM_STREAM_SUMMARY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan {
+
+struct LogicalStreamInfo {
+  int64_t id = 0;
+  std::string user_stream_label;
+  std::vector<int64_t> attached_stream_ids;
+  int64_t physical_stream_num = 1;
+  int64_t hccl_followed_stream_num = 0;
+  std::vector<std::string> nodes;  // graph pre-order, topological within a graph
+};
+
+struct StreamAllocationSummary {
+  std::vector<LogicalStreamInfo> logical_streams;     // GetAllLogicalStreamInfos
+  std::vector<std::string> user_stream_labels;        // GetUsrStreamLabels (per logical stream)
+  std::vector<int64_t> physical_stream_nums;          // GetPhysicalStreamNums (per logical stream)
+  std::vector<int64_t> attached_stream_ids;           // GetAttachedStreamIds
+  std::vector<int64_t> hccl_followed_stream_nums;     // GetHcclFollowedStreamNums (per logical stream)
+  bool assigned_by_stream_pass = false;               // IsAssignedByStreamPass
+  std::string mode;                                   // "multi", "single", …
+};
+
+// FailedPrecondition when the plan has no logical streams yet.
+absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan);
+// Human-readable text, one block per logical stream.
+std::string StreamSummaryToText(const StreamAllocationSummary& summary);
+// Deterministic JSON (sorted keys).
+std::string StreamSummaryToJson(const StreamAllocationSummary& summary);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_STREAM_STREAM_SUMMARY_H_
