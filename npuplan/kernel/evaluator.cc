@@ -210,30 +210,40 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
 
   // 4. Timing: in schedule order every predecessor is already timed.
   std::vector<int64_t> end(total, 0);
-  std::map<std::string, int64_t> pipe_ready;
+  // Pipes by small index: 0 = MTE3 (SPILL_OUT), 1 = MTE2 (SPILL_IN), then as met.
+  std::vector<std::string> pipe_names = {"MTE3", "MTE2"};
+  std::vector<int> pipe_of(n, -1);
+  for (int v = 0; v < n; ++v) {
+    if (g.nodes[v].kind != NodeKind::kOp) continue;
+    auto it = std::find(pipe_names.begin(), pipe_names.end(), g.nodes[v].pipe);
+    pipe_of[v] = static_cast<int>(it - pipe_names.begin());
+    if (it == pipe_names.end()) pipe_names.push_back(g.nodes[v].pipe);
+  }
+  std::vector<int64_t> pipe_ready(pipe_names.size(), 0), busy(pipe_names.size(), 0);
+  std::vector<char> pipe_used(pipe_names.size(), 0);
   std::vector<std::vector<int64_t>> addr_ready;
   if (opt.check_memory) {
     for (const CacheLevel& lv : config.levels) addr_ready.emplace_back(lv.capacity, 0);
   }
   for (int v : sol.schedule) {
     int64_t start = 0, cycles = 0;
-    std::string pipe;
+    int pipe = -1;
     if (v < n) {
       const KernelNode& node = g.nodes[v];
       for (int p : g.pred[v]) start = std::max(start, end[p]);
       if (node.kind == NodeKind::kOp) {
-        pipe = node.pipe;
+        pipe = pipe_of[v];
         cycles = node.cycles;
       }
     } else {
       const int k = (v - n) / 2;
       const bool is_out = (v - n) % 2 == 0;
-      pipe = is_out ? "MTE3" : "MTE2";
+      pipe = is_out ? 0 : 1;
       cycles = is_out ? g.SpillOutCycles(sol.spills[k].buf_id, config)
                       : g.SpillInCycles(sol.spills[k].buf_id, config);
     }
     for (int p : extra_pred[v]) start = std::max(start, end[p]);
-    if (!pipe.empty()) start = std::max(start, pipe_ready[pipe]);
+    if (pipe >= 0) start = std::max(start, pipe_ready[pipe]);
     if (opt.check_memory && seg_start[v] >= 0) {
       const Segment& sg = segments[seg_start[v]];
       const auto& ready = addr_ready[sg.level];
@@ -241,15 +251,19 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
     }
     end[v] = start + cycles;
     m.makespan = std::max(m.makespan, end[v]);
-    if (!pipe.empty()) {
+    if (pipe >= 0) {
       pipe_ready[pipe] = end[v];
-      m.pipe_busy[pipe] += cycles;
+      busy[pipe] += cycles;
+      pipe_used[pipe] = 1;
     }
     if (opt.check_memory && seg_end[v] >= 0) {
       const Segment& sg = segments[seg_end[v]];
       auto& ready = addr_ready[sg.level];
       for (int64_t a = sg.offset; a < sg.offset + sg.size; ++a) ready[a] = std::max(ready[a], end[v]);
     }
+  }
+  for (size_t p = 0; p < pipe_names.size(); ++p) {
+    if (pipe_used[p]) m.pipe_busy[pipe_names[p]] = busy[p];
   }
   return m;
 }

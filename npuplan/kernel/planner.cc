@@ -1,5 +1,7 @@
 #include "npuplan/kernel/planner.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "npuplan/kernel/allocator.h"
 #include "npuplan/support/status_macros.h"
@@ -80,13 +82,22 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
     for (const UnitOrder& uo : CandidateUnitOrders(g, parts, options.max_band_width)) {
       orders.emplace_back(uo.name, DemandDrivenOrder(g, TargetsFromUnits(parts, uo.units)));
     }
-    for (const auto& [oname, order] : orders) {
-      for (Placement pl : {Placement::kBestFit, Placement::kOldestFree}) {
-        BestOptions bo;
-        bo.placement = pl;
-        NPUPLAN_RETURN_IF_ERROR(add(absl::StrCat("best/", oname, pl == Placement::kBestFit ? "/bestfit" : "/oldest"),
-                                    AllocateBest(g, order, config, bo)));
-      }
+    // Best-fit on every order; oldest-free (for time) on the orders with the
+    // least traffic, which bounds the work on large graphs.
+    std::vector<std::pair<int64_t, size_t>> by_traffic;
+    for (size_t i = 0; i < orders.size(); ++i) {
+      const size_t before = cands.size();
+      NPUPLAN_RETURN_IF_ERROR(add(absl::StrCat("best/", orders[i].first, "/bestfit"),
+                                  AllocateBest(g, orders[i].second, config, {})));
+      if (cands.size() > before) by_traffic.emplace_back(cands.back().metrics.extra_movement, i);
+    }
+    std::sort(by_traffic.begin(), by_traffic.end());
+    const size_t keep = std::min<size_t>(by_traffic.size(), options.oldest_free_orders);
+    for (size_t j = 0; j < keep; ++j) {
+      BestOptions bo;
+      bo.placement = Placement::kOldestFree;
+      const auto& [oname, order] = orders[by_traffic[j].second];
+      NPUPLAN_RETURN_IF_ERROR(add(absl::StrCat("best/", oname, "/oldest"), AllocateBest(g, order, config, bo)));
     }
   }
   if (cands.empty()) return first_error;

@@ -3,8 +3,9 @@
 // independent evaluator and keeps the best one for the objective.
 //
 //   strategy seed : Q1 schedule -> AllocateSeed (the baseline, as written)
-//   strategy best : Q1 schedule and unit orders (natural, band orders) x
-//                   placements (best-fit, oldest-free) -> AllocateBest; the
+//   strategy best : Q1 schedule and unit orders (natural, band orders) with
+//                   best-fit placement, and the `oldest_free_orders` orders of
+//                   least traffic again with oldest-free placement; the
 //                   seed plan is also a candidate, so best never moves more
 //                   data than seed.
 //   objective     : traffic  = min extra movement, then makespan
@@ -36,6 +37,7 @@ struct PlanOptions {
   Objective objective = Objective::kBalanced;
   int max_band_width = 8;        // widest band order tried
   double balanced_slack = 0.0;   // extra-movement slack for kBalanced (0.05 = 5 %)
+  int oldest_free_orders = 4;    // orders (least traffic first) also tried with oldest-free placement
 };
 
 struct CandidateReport {

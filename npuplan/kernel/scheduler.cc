@@ -102,6 +102,7 @@ Q1Result MinResidencySchedule(const KernelGraph& g, const CacheConfig& config) {
     }
   };
   // Emit ALLOC-only-fed FREEs etc. are handled by the cascade.
+  std::vector<int> l0_new(config.levels.size(), 0);
   while (!candidates.empty()) {
     size_t best = 0;
     std::tuple<int, int64_t, int, int> best_key{1 << 30, 0, 0, 0};
@@ -110,7 +111,7 @@ Q1Result MinResidencySchedule(const KernelGraph& g, const CacheConfig& config) {
       int infeasible = 0;
       int64_t score = 0;
       int recency = -1;
-      std::vector<int> l0_new(config.levels.size(), 0);
+      std::fill(l0_new.begin(), l0_new.end(), 0);
       for (int p : g.pred[v]) {
         const KernelNode& pn = g.nodes[p];
         if (pn.kind == NodeKind::kAlloc && !em.scheduled(p)) {
@@ -171,7 +172,14 @@ ResidencyProfile ProfileOrder(const KernelGraph& g, const CacheConfig& config,
 }
 
 Q1Result BestQ1Schedule(const KernelGraph& g, const CacheConfig& config, int max_band_width) {
-  Q1Result best = MinResidencySchedule(g, config);
+  // The greedy is O(N * ready); beyond kGreedyLimit nodes only unit orders run.
+  constexpr int kGreedyLimit = 12000;
+  Q1Result best;
+  if (g.num_nodes() <= kGreedyLimit) {
+    best = MinResidencySchedule(g, config);
+  } else {
+    best.order = DemandDrivenOrder(g, {});
+  }
   auto key = [&](const std::vector<int>& order) {
     ResidencyProfile p = ProfileOrder(g, config, order);
     return std::make_tuple(p.l0_single ? 0 : 1, p.combined_peak, p.worst_level_peak);

@@ -42,8 +42,8 @@ ResidencyProfile ProfileOrder(const KernelGraph& g, const CacheConfig& config,
                               const std::vector<int>& order);
 
 // Q1 answer: the order with the smallest peak (L0 rule kept first) among the
-// greedy MinResidencySchedule and the demand-driven expansions of every
-// candidate unit order.
+// greedy MinResidencySchedule (graphs up to 12000 nodes) and the demand-driven
+// expansions of every candidate unit order.
 Q1Result BestQ1Schedule(const KernelGraph& g, const CacheConfig& config, int max_band_width);
 
 // Emits a full topological order that runs `targets` in the given sequence,
