@@ -3,5 +3,7 @@
 #define NPUPLAN_COMPILER_ALL_PASSES_H_
 
 #include "npuplan/pass/pass.h"
+#include "npuplan/stream/assign_attached_stream_pass.h"
+#include "npuplan/stream/logical_stream_assignment.h"
 
 #endif  // NPUPLAN_COMPILER_ALL_PASSES_H_

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Kernel cache planning benchmark: seed vs best on the official cases (when
+# ../shared/data/kernels exists) and on generated cases. Prints a Markdown table.
+# Usage: bench/kernel_bench.sh [path/to/npuplan]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NPUPLAN=${1:-build/bin/npuplan}
+SHARED=${NPUPLAN_SHARED_DIR:-../shared}/data/kernels
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+cases=()
+for f in "$SHARED"/*.json; do [[ -f "$f" ]] && cases+=("$f"); done
+gen() { "$NPUPLAN" kernel gen "${@:2}" --out "$TMP/$1.json"; cases+=("$TMP/$1.json"); }
+gen gen_matmul_8x8x8 --kind matmul --m 8 --n 8 --k 8
+gen gen_matmul_16x16x16 --kind matmul --m 16 --n 16 --k 16
+gen gen_fa_8 --kind flash-attention --seq 8
+gen gen_fa_16 --kind flash-attention --seq 16
+gen gen_conv_4x24 --kind conv --layers 4 --width 24
+
+val() { grep "^$1 " "$2" | awk '{print $2}'; }
+echo "| case | nodes | Q1 max V_stay L1 / UB | strategy | extra data movement | makespan | plan time (s) |"
+echo "|---|---:|---|---|---:|---:|---:|"
+for f in "${cases[@]}"; do
+  name=$(basename "$f" .json)
+  nodes=$(grep -o '"Id"' "$f" | wc -l)
+  for s in seed best; do
+    out="$TMP/$name.$s.txt"
+    if ! "$NPUPLAN" kernel plan "$f" --strategy "$s" --out-dir "$TMP" >"$out" 2>&1; then
+      echo "| $name | $nodes | | $s | failed: $(tail -1 "$out") | | |"
+      continue
+    fi
+    echo "| $name | $nodes | $(val q1.max_vstay.L1 "$out") / $(val q1.max_vstay.UB "$out") | $s | $(val extra_data_movement "$out") | $(val makespan "$out") | $(val plan_seconds "$out") |"
+    # Every plan is re-checked by the independent evaluator from the written files.
+    "$NPUPLAN" kernel eval "$f" --schedule "$TMP/${name}_schedule.txt" --memory "$TMP/${name}_memory.txt" \
+      --spill "$TMP/${name}_spill.txt" >/dev/null
+  done
+done
