@@ -1,0 +1,162 @@
+#include "npuplan/events/physical_stream_split.h"
+
+#include <algorithm>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
+
+int64_t OptionInt(const CompileOptions& o, std::string_view key) { return std::stoll(o.Get(key)); }
+
+}  // namespace
+
+absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
+  plan.EnsureNodeVectors();
+  const Model& m = plan.model;
+  const int64_t limit = OptionInt(ctx.options, "npuplan.device.maxTasksPerStream");
+  const int64_t huge_limit = OptionInt(ctx.options, "npuplan.device.hugeStreamTasks");
+  const bool unlimited = ctx.options.GetBool("npuplan.device.unlimitedStreamDepth");
+  const bool single = ctx.options.GetBool("ge.enableSingleStream");
+  const bool notify = ctx.options.Get("ge.event") == "notify";
+  events::SyncView view(plan, /*physical=*/false);
+  const int64_t streams = view.num_streams();
+  StreamResult& sr = plan.streams;
+  sr.split_to_logical.clear();
+  sr.attached_physical.clear();
+  sr.huge.clear();
+
+  // 1. Task count per slot (GE CollectTaskSize).
+  std::vector<int64_t> count(view.num_slots(), 0);
+  for (size_t i = 0; i < m.num_nodes(); ++i) count[i] = plan.tasks[i];
+  for (size_t s = m.num_nodes(); s < view.num_slots(); ++s) {
+    count[s] = events::AttachedTasks(m.node(view.node_of(static_cast<int32_t>(s))));
+  }
+  for (const SyncEvent& e : plan.events.events) {
+    count[view.slot(e.send, e.send_attached)] += events::kSendTasks;
+    count[view.slot(e.recv, e.recv_attached)] += events::kRecvTasks;
+  }
+  std::vector<int64_t> total(streams, 0);
+  for (size_t s = 0; s < view.num_slots(); ++s) {
+    if (view.stream(static_cast<int32_t>(s)) >= 0) total[view.stream(static_cast<int32_t>(s))] += count[s];
+  }
+  // Huge stream: single-stream mode that would overflow a normal stream.
+  std::vector<int64_t> stream_limit(streams, limit);
+  if (single && streams == 1 && total[0] + events::kReservedTasks > limit) {
+    sr.huge = {0};
+    stream_limit[0] = huge_limit;
+    ctx.log.Record(name(), "HugeStream", "", Field("stream", 0), Field("tasks", total[0]), Field("limit", huge_limit));
+  }
+  // StreamActive: one activation task per future physical stream of each activated stream.
+  events::ActivationInfo act = events::ComputeActivation(m, view.order());
+  for (const auto& [a, list] : act.activated) {
+    const Node& n = m.node(NodeId(a));
+    if (n.type != "StreamActive") continue;
+    int64_t c = 0;
+    for (int64_t t : list) {
+      if (t < 0 || t >= streams) continue;
+      int64_t lim = std::max<int64_t>(stream_limit[t], 1);
+      c += std::max<int64_t>(1, (total[t] + lim - 1) / lim);
+    }
+    if (c == 0) continue;
+    count[a] += c - plan.tasks[a];
+    plan.tasks[a] = c;
+  }
+
+  // 2. Walk and split.
+  std::vector<int64_t> phys(view.num_slots(), -1);
+  for (size_t s = 0; s < view.num_slots(); ++s) phys[s] = view.stream(static_cast<int32_t>(s));
+  int64_t last_id = streams - 1;
+  int64_t splits = 0;
+  if (unlimited) {
+    ctx.log.Record(name(), "SplitDisabled", "", Field("reason", "unlimited-depth"));
+  } else {
+    std::vector<int64_t> tasks(streams, 0), current(streams, -1);
+    std::vector<std::vector<int32_t>> segment(streams);
+    std::vector<int32_t> prev(streams, -1);
+    for (int32_t slot : view.slot_order()) {
+      const int64_t t = view.stream(slot);
+      if (t < 0) continue;
+      const Node& n = m.node(view.node_of(slot));
+      const bool first = current[t] < 0;
+      if (first) current[t] = t;
+      tasks[t] += count[slot];
+      if (!first && tasks[t] + events::kReservedTasks > stream_limit[t] && events::MayOpenStream(n)) {
+        // Nodes of this node's continuous-label run move along (unless that is the whole segment).
+        std::vector<int32_t> moved;
+        if (auto label = GetStringAttr(n.attrs, "_continuous_stream_label"); label && !label->empty()) {
+          size_t k = segment[t].size();
+          while (k > 0 && GetStringAttr(m.node(view.node_of(segment[t][k - 1])).attrs, "_continuous_stream_label") ==
+                              *label) {
+            --k;
+          }
+          if (k > 0) moved.assign(segment[t].begin() + static_cast<std::ptrdiff_t>(k), segment[t].end());
+        }
+        const int64_t id = ++last_id;
+        sr.split_to_logical[id] = t;
+        const int32_t open = moved.empty() ? slot : moved.front();
+        const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
+        tasks[t] = count[slot];
+        for (int32_t mv : moved) {
+          phys[mv] = id;
+          tasks[t] += count[mv];
+        }
+        segment[t].clear();
+        segment[t].insert(segment[t].end(), moved.begin(), moved.end());
+        current[t] = id;
+        ++splits;
+        SyncEvent e;
+        bool attached = view.attached_of(pre) >= 0 || view.attached_of(open) >= 0;
+        e.kind = notify && !attached ? "notify" : "event";
+        e.id = events::NextId(plan.events, e.kind);
+        e.send = view.node_of(pre);
+        e.recv = view.node_of(open);
+        e.send_attached = view.attached_of(pre);
+        e.recv_attached = view.attached_of(open);
+        e.reason = "split";
+        plan.events.events.push_back(e);
+        ctx.log.Record(name(), "StreamSplit", "", Field("logical", t), Field("physical", id), Field("at", n.name),
+                       Field("tasks", tasks[t]), Field("moved", moved.size()));
+      }
+      phys[slot] = current[t];
+      segment[t].push_back(slot);
+    }
+  }
+  events::RecountIds(plan.events);
+  if (plan.events.notify_count > events::kMaxNotifies) {
+    return absl::ResourceExhaustedError(StrCat("[", name(), "] ", plan.events.notify_count,
+                                               " notifies exceed the device limit of ", events::kMaxNotifies,
+                                               " after the split (ge.event=notify)"));
+  }
+
+  // 3. Results.
+  for (size_t i = 0; i < m.num_nodes(); ++i) plan.physical_stream[i] = phys[i];
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    NodeId id(static_cast<int32_t>(i));
+    if (view.num_attached(id) == 0) continue;
+    std::vector<int64_t> ids;
+    bool moved = false;
+    for (int32_t a = 0; a < view.num_attached(id); ++a) {
+      ids.push_back(phys[view.slot(id, a)]);
+      moved |= ids.back() != m.nodes()[i].attached_stream_ids[a];
+    }
+    if (moved) sr.attached_physical[static_cast<int64_t>(i)] = std::move(ids);
+  }
+  sr.physical = last_id + 1;
+  sr.task_limit = unlimited ? 0 : limit;
+  sr.huge_task_limit = sr.huge.empty() ? 0 : huge_limit;
+  for (LogicalStream& ls : sr.streams) {
+    ls.physical_count = 1;
+    for (const auto& [p, l] : sr.split_to_logical) ls.physical_count += l == ls.id ? 1 : 0;
+  }
+  ctx.stats.Set(name(), "physical_streams", sr.physical);
+  ctx.stats.Set(name(), "splits", splits);
+  return true;
+}
+
+}  // namespace npuplan

@@ -1,0 +1,151 @@
+#include "npuplan/events/physical_stream_split.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+
+// A chain n0 → n1 → … on `streams` streams (node i on stream i % streams),
+// each node with `_node_sqe_num` = sqe; nodes in [label_from, label_to) carry
+// `_continuous_stream_label` "L".
+Plan Chain(int n, int64_t sqe, int streams = 1, int label_from = -1, int label_to = -1, bool attached = false) {
+  Model model;
+  model.set_name("g");
+  NodeId prev;
+  for (int i = 0; i < n; ++i) {
+    Node node;
+    node.name = StrCat("n", i);
+    node.type = "Add";
+    node.engine = "AIcoreEngine";
+    node.outputs.push_back(TensorDesc{{1}, "float32"});
+    if (prev.valid()) node.inputs.push_back({prev, 0});
+    node.attrs["_node_sqe_num"] = sqe;
+    node.attrs["_test_stream"] = int64_t{i % streams};
+    if (i >= label_from && i < label_to) node.attrs["_continuous_stream_label"] = "L";
+    if (attached) node.attrs["_test_attached"] = AttrValue::IntList{streams};
+    prev = model.AddNode(kRootGraph, std::move(node));
+  }
+  RenumberTopoIds(model);
+  return PlanFromModel(std::move(model));
+}
+
+absl::Status Compile(Plan& plan, std::map<std::string, std::string> options = {}, RunResult* r = nullptr) {
+  return RunPasses(plan,
+                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                          PhysicalStreamSplit>(),
+                   options, r);
+}
+
+int64_t Phys(const Plan& p, int i) { return p.physical_stream[p.model.FindNode(StrCat("n", i)).index()]; }
+
+TEST(PhysicalStreamSplitTest, Keeps332NodesOfThreeTasksOnOneStream) {
+  Plan plan = Chain(332, 3);
+  ASSERT_THAT(Compile(plan), IsOk());
+  EXPECT_EQ(plan.streams.physical, 1);
+  EXPECT_TRUE(plan.events.events.empty());
+}
+
+TEST(PhysicalStreamSplitTest, Node333OfThreeTasksOpensANewStream) {
+  Plan plan = Chain(333, 3);
+  RunResult r;
+  ASSERT_THAT(Compile(plan, {}, &r), IsOk());
+  EXPECT_EQ(plan.streams.physical, 2);
+  EXPECT_EQ(Phys(plan, 331), 0);
+  EXPECT_EQ(Phys(plan, 332), 1);
+  EXPECT_EQ(plan.streams.split_to_logical, (std::map<int64_t, int64_t>{{1, 0}}));
+  ASSERT_EQ(plan.events.events.size(), 1u);
+  EXPECT_EQ(plan.model.node(plan.events.events[0].send).name, "n331");
+  EXPECT_EQ(plan.model.node(plan.events.events[0].recv).name, "n332");
+  EXPECT_EQ(plan.events.events[0].reason, "split");
+  ASSERT_EQ(r.log.WithKeyword("StreamSplit").size(), 1u);
+  EXPECT_EQ(r.log.WithKeyword("StreamSplit")[0]->ToLine(),
+            "[physical-stream-split] StreamSplit logical=0 physical=1 at=n332 tasks=3 moved=0");
+}
+
+TEST(PhysicalStreamSplitTest, FiveTasksGive199NodesPerStream) {
+  Plan plan = Chain(500, 5);
+  ASSERT_THAT(Compile(plan), IsOk());
+  EXPECT_EQ(Phys(plan, 198), 0);
+  EXPECT_EQ(Phys(plan, 199), 1);
+  EXPECT_EQ(Phys(plan, 397), 1);
+  EXPECT_EQ(Phys(plan, 398), 2);
+  EXPECT_EQ(plan.streams.physical, 3);
+}
+
+TEST(PhysicalStreamSplitTest, ContinuousLabelRunMovesTogether) {
+  Plan plan = Chain(340, 3, 1, 328, 336);
+  ASSERT_THAT(Compile(plan), IsOk());
+  EXPECT_EQ(Phys(plan, 327), 0);
+  for (int i = 328; i < 336; ++i) EXPECT_EQ(Phys(plan, i), 1) << i;
+  ASSERT_EQ(plan.events.events.size(), 1u);
+  EXPECT_EQ(plan.model.node(plan.events.events[0].send).name, "n327");
+  EXPECT_EQ(plan.model.node(plan.events.events[0].recv).name, "n328");
+}
+
+TEST(PhysicalStreamSplitTest, UnlimitedDepthDisablesTheSplit) {
+  Plan plan = Chain(1000, 3);
+  ASSERT_THAT(Compile(plan, {{"npuplan.device.unlimitedStreamDepth", "true"}}), IsOk());
+  EXPECT_EQ(plan.streams.physical, 1);
+  EXPECT_EQ(plan.streams.task_limit, 0);
+}
+
+TEST(PhysicalStreamSplitTest, SingleStreamModeUsesAHugeStream) {
+  Plan plan = Chain(1000, 3);
+  ASSERT_THAT(Compile(plan, {{"ge.enableSingleStream", "true"}}), IsOk());
+  EXPECT_EQ(plan.streams.physical, 1);
+  EXPECT_EQ(plan.streams.huge, std::vector<int64_t>{0});
+  Plan big = Chain(3000, 3);
+  ASSERT_THAT(Compile(big, {{"ge.enableSingleStream", "true"}}), IsOk());
+  EXPECT_EQ(big.streams.physical, 2);  // 2721 nodes fit in 8192 tasks
+  EXPECT_EQ(Phys(big, 2721), 1);
+}
+
+TEST(PhysicalStreamSplitTest, EventWaitsCountTowardsTheLimit) {
+  // Two streams alternating: every node waits for its predecessor (2 tasks
+  // per wait) and records for its successor (1 task).
+  Plan plan = Chain(600, 1, 2);  // 300 nodes × 4 tasks per stream
+  ASSERT_THAT(Compile(plan), IsOk());
+  EXPECT_GT(plan.streams.physical, 2);
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+}
+
+TEST(PhysicalStreamSplitTest, AttachedStreamsSplitToo) {
+  Plan plan = Chain(700, 1, 1, -1, -1, /*attached=*/true);
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    plan.model.node(NodeId(static_cast<int32_t>(i))).attrs["_hccl_attached_task_num"] = int64_t{2};
+  }
+  ASSERT_THAT(Compile(plan), IsOk());
+  // Attached stream 1: 2 tasks per node → 498 nodes per physical stream.
+  const int64_t n498 = plan.model.FindNode("n498").value;
+  ASSERT_TRUE(plan.streams.attached_physical.count(n498));
+  EXPECT_EQ(plan.streams.attached_physical.at(n498), std::vector<int64_t>{2});
+  EXPECT_FALSE(plan.streams.attached_physical.count(plan.model.FindNode("n497").value));
+  EXPECT_EQ(plan.streams.split_to_logical.at(2), 1);
+}
+
+TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
+  Plan plan = Chain(400, 3);
+  ASSERT_THAT(Compile(plan), IsOk());
+  for (size_t i = 0; i < plan.physical_stream.size(); ++i) plan.physical_stream[i] = 0;
+  plan.streams.split_to_logical.clear();
+  EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+}
+
+}  // namespace
+}  // namespace npuplan
