@@ -130,8 +130,10 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
   CLI::App* plan = kernel->add_subcommand("plan", "Plan a kernel graph (official JSON) and write the official outputs");
   plan->add_option("case", flags->input, "Kernel graph JSON")->required();
   plan->add_option("--out-dir", flags->out_dir, "Directory for <case>_schedule/_memory/_spill.txt and _report.json");
-  plan->add_option("--strategy", flags->strategy, "seed|best (default best)");
-  plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)");
+  plan->add_option("--strategy", flags->strategy, "seed|best (default best)")
+      ->check(CLI::IsMember({"seed", "best"}));
+  plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)")
+      ->check(CLI::IsMember({"traffic", "time", "balanced"}));
   plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
 
   CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");
@@ -144,7 +146,8 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
   eval->callback([flags, &inv] { inv.exit_code = ReportStatus(RunEval(*flags)); });
 
   CLI::App* gen = kernel->add_subcommand("gen", "Generate a kernel graph in the official schema");
-  gen->add_option("--kind", flags->kind, "matmul|flash-attention|conv");
+  gen->add_option("--kind", flags->kind, "matmul|flash-attention|conv")
+      ->check(CLI::IsMember({"matmul", "flash-attention", "fa", "conv"}));
   gen->add_option("--m", flags->m, "matmul: row tiles of A / C");
   gen->add_option("--n", flags->n, "matmul: column tiles of B / C");
   gen->add_option("--k", flags->k, "matmul: reduction tiles");
