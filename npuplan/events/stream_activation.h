@@ -1,0 +1,41 @@
+// stream-activation (SPEC T5): writes `active_stream_list` (physical ids).
+//   * SetActiveStreamsByLabel: a node with `_active_label_list` activates the
+//     streams of the nodes carrying those `_stream_label`s;
+//   * SetActiveStreamsForSubgraphs: a `subgraph_first_active` node activates
+//     the streams of its graph's unlabelled nodes (attached ones too) but its own;
+//   * after the split each activated logical stream brings along the physical
+//     streams split from it whose first node is in the activator's graph;
+//   * UpdateActiveStreamsForSwitchNode: a StreamSwitch label whose nodes span
+//     more than one stream gets a new StreamActive `<switch>_StreamActive_<i>`
+//     on a new physical stream, placed after the switch, taking over the
+//     switch's control edges into that label; the switch activates the new
+//     streams. (The new node has no logical stream: it is born after logical
+//     allocation.)
+//   * SetActiveStreamsForLoop: the first `is_loop_active` node without
+//     `_active_label_list` activates every stream nobody else activates; the
+//     last node of each such stream (root graph, no StreamSwitch on it)
+//     signals the loop's StreamSwitch (reason "loop", a loop-carried event
+//     the happens-before check does not use).
+// A node activating its own stream is an error (GE CheckStreamActived).
+//
+// Requires: physical-streams. Provides: active-streams.
+// Decision keywords: StreamsActivated node= streams= reason=
+//                    StreamActiveCreated node= stream= label=   LoopEvent from= to=
+#ifndef NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
+#define NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
+
+#include "npuplan/pass/pass.h"
+
+namespace npuplan {
+
+class StreamActivation final : public Pass {
+ public:
+  std::string_view name() const override { return "stream-activation"; }
+  IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kPhysicalStreams); }
+  IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kActiveStreams); }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+};
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_EVENTS_STREAM_ACTIVATION_H_

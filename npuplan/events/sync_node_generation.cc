@@ -1,0 +1,106 @@
+#include "npuplan/events/sync_node_generation.h"
+
+#include <algorithm>
+#include <set>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/topo_sort.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
+
+}  // namespace
+
+absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
+  if (Has(plan.established, IrProperty::kSyncNodes)) {
+    return absl::FailedPreconditionError(StrCat("[", name(), "] Send/Recv nodes were already generated"));
+  }
+  plan.EnsureNodeVectors();
+  Model& m = plan.model;
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  events::SyncView view(plan, physical);
+  const size_t original = m.num_nodes();
+  // Events per node, in id order.
+  std::vector<size_t> by_id(plan.events.events.size());
+  for (size_t i = 0; i < by_id.size(); ++i) by_id[i] = i;
+  std::stable_sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) {
+    const SyncEvent& x = plan.events.events[a];
+    const SyncEvent& y = plan.events.events[b];
+    return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
+  });
+  std::vector<std::vector<NodeId>> before(original), after(original);
+  auto unique_name = [&](std::string base) {
+    if (!m.FindNode(base).valid()) return base;
+    for (int k = 1;; ++k) {
+      std::string n = StrCat(base, "_Reuse_", k);
+      if (!m.FindNode(n).valid()) return n;
+    }
+  };
+  auto logical_of_slot = [&](NodeId n, int32_t attached) {
+    const Node& node = m.node(n);
+    return attached < 0 ? node.stream_id : node.attached_stream_ids[attached];
+  };
+  int64_t sends = 0, recvs = 0;
+  std::set<int32_t> split_nodes;
+  for (size_t i : by_id) {
+    const SyncEvent e = plan.events.events[i];
+    const bool notify = e.kind == "notify";
+    const std::string id_attr = notify ? "notify_id" : "event_id";
+    for (int side = 0; side < 2; ++side) {
+      const bool send = side == 0;
+      NodeId owner = send ? e.send : e.recv;
+      int32_t attached = send ? e.send_attached : e.recv_attached;
+      const Node& on = m.node(owner);
+      Node sync;
+      sync.name = unique_name(StrCat(m.graph(on.graph).name, send ? "_Send_" : "_Recv_", notify ? "Notify_" : "", e.id));
+      sync.type = StrCat(send ? "Send" : "Recv", notify ? "Notify" : "");
+      sync.engine = "DNN_VM_RTS";
+      sync.attrs[id_attr] = e.id;
+      sync.stream_id = logical_of_slot(owner, attached);
+      if (send) sync.control_inputs = {owner};
+      int64_t stream = view.stream(view.slot(owner, attached));
+      GraphId g = on.graph;
+      NodeId id = m.AddNode(g, std::move(sync));
+      if (e.reason == "split") split_nodes.insert(id.value);
+      m.graph(g).nodes.pop_back();  // placed below
+      plan.EnsureNodeVectors();
+      plan.physical_stream[id.index()] = physical ? stream : -1;
+      plan.tasks[id.index()] = events::NodeTasks(m.node(id), m.engine_table);
+      if (send) {
+        after[owner.index()].push_back(id);
+        ++sends;
+      } else {
+        m.node(owner).control_inputs.push_back(id);
+        before[owner.index()].push_back(id);
+        ++recvs;
+      }
+    }
+  }
+  // A split's Send is the last node of the old physical stream and its Recv
+  // the first of the new one, so the split event alone bridges the two.
+  auto is_split = [&](NodeId id) { return split_nodes.count(id.value) > 0; };
+  for (auto& v : before) std::stable_partition(v.begin(), v.end(), is_split);
+  for (auto& v : after) std::stable_partition(v.begin(), v.end(), [&](NodeId id) { return !is_split(id); });
+  // Recvs right before, Sends right after their node (GE ReorderEventNodes).
+  for (GraphId g : m.GraphsPreOrder()) {
+    std::vector<NodeId> nodes;
+    for (NodeId id : m.graph(g).nodes) {
+      if (id.index() < original) nodes.insert(nodes.end(), before[id.index()].begin(), before[id.index()].end());
+      nodes.push_back(id);
+      if (id.index() < original) nodes.insert(nodes.end(), after[id.index()].begin(), after[id.index()].end());
+    }
+    m.graph(g).nodes = std::move(nodes);
+  }
+  RenumberTopoIds(m);
+  ctx.log.Record(name(), "SyncNodesGenerated", "", Field("sends", sends), Field("recvs", recvs));
+  ctx.stats.Set(name(), "send_nodes", sends);
+  ctx.stats.Set(name(), "recv_nodes", recvs);
+  return sends + recvs > 0;
+}
+
+}  // namespace npuplan

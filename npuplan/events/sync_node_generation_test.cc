@@ -1,0 +1,94 @@
+#include "npuplan/events/sync_node_generation.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RandomPlan;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::NodeOrder;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+
+constexpr char kTwoStreams[] = R"json({"name": "g", "nodes": [
+  {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+  {"name": "c", "type": "Add", "inputs": ["a:0", "b:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}]})json";
+
+Plan ParsePlan(const char* json) {
+  auto m = ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return PlanFromModel(std::move(m).value());
+}
+
+auto AllPasses() {
+  return Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse, PhysicalStreamSplit,
+                SyncNodeGeneration>();
+}
+
+TEST(SyncNodeGenerationTest, PlacesSendAfterSenderAndRecvBeforeReceiver) {
+  Plan plan = ParsePlan(kTwoStreams);
+  ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+  EXPECT_THAT(NodeOrder(plan.model),
+              ::testing::ElementsAre("a", "g_Send_0", "g_Recv_0", "b", "g_Send_1", "g_Recv_1", "c"));
+  const Node& send = ::npuplan::testing::NodeNamed(plan.model, "g_Send_0");
+  EXPECT_EQ(send.type, "Send");
+  EXPECT_EQ(GetIntAttr(send.attrs, "event_id"), 0);
+  EXPECT_EQ(send.stream_id, 0);
+  EXPECT_EQ(plan.physical_stream[plan.model.FindNode("g_Recv_0").index()], 1);
+  EXPECT_EQ(plan.tasks[plan.model.FindNode("g_Recv_0").index()], 2);
+  const Node& b = ::npuplan::testing::NodeNamed(plan.model, "b");
+  EXPECT_THAT(b.control_inputs, ::testing::Contains(plan.model.FindNode("g_Recv_0")));
+  EXPECT_EQ(::npuplan::testing::NodeNamed(plan.model, "c").topo_id, 6);
+}
+
+TEST(SyncNodeGenerationTest, NotifyModeGeneratesNotifyNodes) {
+  Plan plan = ParsePlan(kTwoStreams);
+  ASSERT_THAT(RunPasses(plan, AllPasses(), {{"ge.event", "notify"}}), IsOk());
+  const Node& send = ::npuplan::testing::NodeNamed(plan.model, "g_Send_Notify_0");
+  EXPECT_EQ(send.type, "SendNotify");
+  EXPECT_EQ(GetIntAttr(send.attrs, "notify_id"), 0);
+  EXPECT_EQ(plan.events.notify_count, 2);
+  EXPECT_EQ(plan.events.event_count, 0);
+}
+
+TEST(SyncNodeGenerationTest, VerifierNoticesAMissingRecvNode) {
+  Plan plan = ParsePlan(kTwoStreams);
+  ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+  Node& b = plan.model.node(plan.model.FindNode("b"));
+  b.control_inputs.clear();
+  EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has no Recv node"));
+}
+
+TEST(SyncNodeGenerationTest, RandomPlansStayVerifiedAndRoundTripThroughJson) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    Plan plan = RandomPlan(seed, 300, 4);
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) plan.model.node(NodeId(static_cast<int32_t>(i))).attrs["_node_sqe_num"] = int64_t{20};
+    ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+    EXPECT_GT(plan.streams.physical, 4);  // ~75 nodes × ≥20 tasks per stream overflow 1024
+    std::string text = WritePlanJson(plan);
+    auto back = ParsePlanJson(text, "<plan>");
+    ASSERT_THAT(back, IsOk());
+    EXPECT_THAT(VerifyPlan(*back), IsOk());
+    EXPECT_EQ(WritePlanJson(*back), text);
+  }
+}
+
+}  // namespace
+}  // namespace npuplan
