@@ -10,6 +10,7 @@ namespace npuplan {
 absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const CompileOptions& options) {
   auto pipeline = std::make_unique<PassPipeline>("compile");
   // Stages register here as they land (see passes.def).
+  pipeline->AddPass(MakePartitionPipeline());
   pipeline->AddPass<LogicalStreamAssignment>();
   pipeline->AddPass<AssignAttachedStreamPass>();
   return pipeline;
