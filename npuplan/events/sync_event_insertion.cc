@@ -57,7 +57,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         const Node* by = nullptr;
         if (it != act.activators_of_label.end()) {
           for (NodeId a : it->second) {
-            if (m.node(a).graph == c.graph && stream(a) == c.stream_id && view.seq(cur) <= view.seq(a)) {
+            // npuplan adds seq(next) > seq(a): the activation orders what follows the activator.
+            if (m.node(a).graph == c.graph && stream(a) == c.stream_id && view.seq(cur) <= view.seq(a) &&
+                view.seq(next) > view.seq(a)) {
               by = &m.node(a);
               break;
             }

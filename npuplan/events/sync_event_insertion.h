@@ -3,7 +3,8 @@
 //   * data and control edges cur→next, with GE's five rules: no event when
 //     cur has no stream or both share one, or cur is Enter/RefEnter and next
 //     is not StreamActive, or next's `_stream_label` is activated by a node A
-//     on cur's stream, in cur's graph, at or after cur; next without a stream
+//     on cur's stream, in cur's graph, at or after cur (and before next in
+//     execution order — npuplan's safety guard); next without a stream
 //     is an error (unless it has `_thread_scope_id`);
 //   * subgraph entry: each node of a subgraph with no inputs waits for every
 //     input of the parent node; subgraph end: the first `_subgraph_end_node`

@@ -224,6 +224,8 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
                       [&](NodeId c) { return m.node(c).type == "NextIteration"; })) {
         continue;
       }
+      // npuplan's safety guard: the activation only orders what follows the activator.
+      if (view.seq(r) <= view.seq(a)) continue;
       for (NodeId p : in_nodes(a)) {
         if (m.node(p).stream_id == m.node(x).stream_id && view.seq(p) >= view.seq(x)) return true;
         for (NodeId pp : in_nodes(p)) {

@@ -1,0 +1,114 @@
+#include "npuplan/events/sync_event_insertion.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+using Ev = std::tuple<std::string, std::string, std::string>;
+
+Plan ParsePlan(const char* json) {
+  auto m = ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return PlanFromModel(std::move(m).value());
+}
+
+std::vector<Ev> Events(const Plan& plan) {
+  std::vector<Ev> out;
+  for (const SyncEvent& e : plan.events.events) {
+    out.emplace_back(plan.model.node(e.send).name + (e.send_attached >= 0 ? "@att" : ""),
+                     plan.model.node(e.recv).name + (e.recv_attached >= 0 ? "@att" : ""), e.reason);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(SyncEventInsertionTest, InsertsSubgraphEntryAndEndEvents) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 1}}]}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("t_out", "o", "subgraph-end"), Ev("x", "t_in", "subgraph-entry")));
+  // Without them the subgraph could start early or finish late.
+  Plan cut = plan;
+  cut.events.events.pop_back();
+  events::RecountIds(cut.events);
+  EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal, "dependency"));
+}
+
+TEST(SyncEventInsertionTest, SkipsEnterUnlessItFeedsStreamActive) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "e", "type": "Enter", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "n", "type": "Add", "inputs": ["e:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "act", "type": "StreamActive", "inputs": ["e:0"], "attrs": {"_test_stream": 1}}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("e", "act", "data-edge")));
+}
+
+TEST(SyncEventInsertionTest, RejectsSuccessorWithoutStream) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "outputs": [{"shape": [1]}]}]})json");
+  EXPECT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'b' (successor of 'a' on stream 0) has no stream"));
+}
+
+TEST(SyncEventInsertionTest, SkipsEdgesIntoStreamsActivatedLaterOnTheSenderStream) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "act", "type": "StreamActive", "control_inputs": ["a"], "attrs": {"_test_stream": 0, "_active_label_list": ["L"]}},
+    {"name": "y", "type": "Add", "inputs": ["a:0"], "control_inputs": ["act"], "attrs": {"_test_stream": 1, "_stream_label": "L"}, "outputs": [{"shape": [1]}]}]})json");
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>(), {}, &r), IsOk());
+  EXPECT_TRUE(plan.events.events.empty());
+  ASSERT_EQ(r.log.WithKeyword("EventSkipped").size(), 2u);
+  EXPECT_EQ(r.log.WithKeyword("EventSkipped")[0]->ToLine(),
+            "[sync-event-insertion] EventSkipped from=a to=y reason=activated-by:act");
+}
+
+TEST(SyncEventInsertionTest, OrdersAttachedStreamsByTheirValueDependencies) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "p", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "q", "type": "MatmulAllReduce", "inputs": ["p:0"], "outputs": [{"shape": [1]}],
+     "attrs": {"_test_stream": 1, "_test_attached": [2],
+               "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+    {"name": "o", "type": "NetOutput", "inputs": ["q:0"], "attrs": {"_test_stream": 0}}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk());
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("p", "q", "data-edge"), Ev("p", "q@att", "attached"),
+                                                   Ev("q", "o", "data-edge"), Ev("q@att", "o", "attached-end")));
+  EXPECT_EQ(plan.events.event_count, 4);
+}
+
+TEST(SyncEventInsertionTest, GivesDataAndControlEdgeBetweenTheSameNodesOneEvent) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "control_inputs": ["a"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}]})json");
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>(), {}, &r), IsOk());
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("a", "b", "data-edge")));
+  ASSERT_EQ(r.log.WithKeyword("EventInserted").size(), 1u);
+  EXPECT_EQ(r.log.WithKeyword("EventInserted")[0]->ToLine(),
+            "[sync-event-insertion] EventInserted event=0 kind=event from=s0:a to=s1:b reason=data-edge");
+}
+
+}  // namespace
+}  // namespace npuplan
