@@ -1,0 +1,192 @@
+#include "npuplan/gen/graph_generator.h"
+
+#include <random>
+
+#include "npuplan/ir/topo_sort.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+// Builds nodes into one graph with short calls.
+class Builder {
+ public:
+  Builder(Model& model, GraphId graph, const EngineTable& table) : model_(model), graph_(graph), table_(table) {}
+
+  NodeId Add(std::string name, std::string type, std::vector<OutputRef> inputs, std::vector<int64_t> shape,
+             std::string engine = "", std::string dtype = "float16") {
+    Node n;
+    n.name = std::move(name);
+    n.type = std::move(type);
+    n.engine = engine.empty() ? table_.EngineForOp(n.type) : std::move(engine);
+    n.inputs = std::move(inputs);
+    if (n.type != "NetOutput") n.outputs.push_back(TensorDesc{std::move(shape), std::move(dtype)});
+    return model_.AddNode(graph_, std::move(n));
+  }
+  OutputRef Out(NodeId id) const { return OutputRef{id, 0}; }
+  Node& node(NodeId id) { return model_.node(id); }
+
+ private:
+  Model& model_;
+  GraphId graph_;
+  const EngineTable& table_;
+};
+
+constexpr int64_t kNodesPerLayer = 26;  // approximate, used for target_nodes
+
+}  // namespace
+
+absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
+  if (o.layers < 1 && o.target_nodes <= 0) return absl::InvalidArgumentError("gen: --layers must be >= 1");
+  if (o.hidden < 1 || o.seq < 1) return absl::InvalidArgumentError("gen: --hidden and --seq must be >= 1");
+  int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+
+  Model model;
+  model.set_name(StrCat("transformer_l", layers));
+  const EngineTable& table = model.engine_table;
+  Builder b(model, kRootGraph, table);
+  const int64_t batch = o.dynamic_input ? kUnknownDim : 8;
+  std::vector<int64_t> act = {batch, o.seq, o.hidden};
+  NodeId x = b.Add("input", "Data", {}, act);
+  NodeId prev_layer_out = x;
+  std::vector<NodeId> layer_outs;
+  std::vector<NodeId> pending_allreduce;
+
+  for (int64_t l = 0; l < layers; ++l) {
+    std::string p = StrCat("l", l, "_");
+    bool dyn = coin(rng) < o.dynamic_prob;
+    std::vector<int64_t> a = act;
+    if (dyn) a[1] = kUnknownDim;
+    auto w = [&](const std::string& name, int64_t rows, int64_t cols) {
+      return b.Add(p + name, "Const", {}, {rows, cols});
+    };
+    NodeId ln1 = b.Add(p + "ln1", "LayerNorm", {b.Out(prev_layer_out)}, a);
+    NodeId q = b.Add(p + "q", "MatMulV2", {b.Out(ln1), b.Out(w("wq", o.hidden, o.hidden))}, a);
+    NodeId k = b.Add(p + "k", "MatMulV2", {b.Out(ln1), b.Out(w("wk", o.hidden, o.hidden))}, a);
+    NodeId v = b.Add(p + "v", "MatMulV2", {b.Out(ln1), b.Out(w("wv", o.hidden, o.hidden))}, a);
+    std::vector<int64_t> scores = {a[0], a[1], a[1]};
+    NodeId qk = b.Add(p + "qk", "BatchMatMulV2", {b.Out(q), b.Out(k)}, scores);
+    NodeId sm = b.Add(p + "softmax", "Softmax", {b.Out(qk)}, scores, "VectorEngine");
+    NodeId av = b.Add(p + "av", "BatchMatMulV2", {b.Out(sm), b.Out(v)}, a);
+    NodeId proj = b.Add(p + "proj", "MatMulV2", {b.Out(av), b.Out(w("wo", o.hidden, o.hidden))}, a);
+    NodeId res1 = b.Add(p + "res1", "Add", {b.Out(proj), b.Out(prev_layer_out)}, a);
+    NodeId ln2 = b.Add(p + "ln2", "LayerNorm", {b.Out(res1)}, a);
+
+    NodeId ffn_out;
+    bool use_if = o.if_every > 0 && (l % o.if_every) == o.if_every - 1;
+    if (use_if) {
+      // FFN inside an If: then = full FFN, else = identity-like cast.
+      NodeId cond = b.Add(p + "cond", "Const", {}, {1}, "", "bool");
+      NodeId iff = b.Add(p + "if", "If", {b.Out(cond), b.Out(ln2)}, a);
+      GraphId then_g = model.AddSubgraph(iff, p + "then");
+      GraphId else_g = model.AddSubgraph(iff, p + "else");
+      for (GraphId g : {then_g, else_g}) {
+        Builder sb(model, g, table);
+        std::string sp = model.graph(g).name + "_";
+        NodeId in = sb.Add(sp + "in", "Data", {}, a);
+        sb.node(in).attrs["_parent_node_index"] = int64_t{1};
+        NodeId body_out;
+        if (g == then_g) {
+          NodeId wf1 = sb.Add(sp + "w1", "Const", {}, {o.hidden, 4 * o.hidden});
+          NodeId f1 = sb.Add(sp + "ffn1", "MatMulV2", {sb.Out(in), sb.Out(wf1)}, {a[0], a[1], 4 * o.hidden});
+          NodeId g1 = sb.Add(sp + "gelu", "Gelu", {sb.Out(f1)}, {a[0], a[1], 4 * o.hidden}, "VectorEngine");
+          NodeId wf2 = sb.Add(sp + "w2", "Const", {}, {4 * o.hidden, o.hidden});
+          body_out = sb.Add(sp + "ffn2", "MatMulV2", {sb.Out(g1), sb.Out(wf2)}, a);
+        } else {
+          body_out = sb.Add(sp + "cast", "Cast", {sb.Out(in)}, a);
+        }
+        sb.Add(sp + "out", "NetOutput", {sb.Out(body_out)}, {});
+      }
+      ffn_out = iff;
+    } else {
+      NodeId f1 = b.Add(p + "ffn1", "MatMulV2", {b.Out(ln2), b.Out(w("w1", o.hidden, 4 * o.hidden))},
+                        {a[0], a[1], 4 * o.hidden});
+      NodeId g1 = b.Add(p + "gelu", "Gelu", {b.Out(f1)}, {a[0], a[1], 4 * o.hidden}, "VectorEngine");
+      ffn_out = b.Add(p + "ffn2", "MatMulV2", {b.Out(g1), b.Out(w("w2", 4 * o.hidden, o.hidden))}, a);
+      if (coin(rng) < o.stream_label_prob) {
+        for (NodeId n : {f1, g1, ffn_out}) b.node(n).attrs["_stream_label"] = StrCat("ffn_", l % 4);
+      }
+    }
+    NodeId dropped = ffn_out;
+    if (o.aicpu) {
+      NodeId mask = b.Add(p + "dropout_mask", "DropOutGenMask", {}, {1, o.hidden}, "", "uint8");
+      dropped = b.Add(p + "dropout", "DropOutDoMaskV3", {b.Out(ffn_out), b.Out(mask)}, a, "AIcoreEngine");
+    }
+    NodeId res2 = b.Add(p + "res2", "Add", {b.Out(dropped), b.Out(res1)}, a);
+    if (o.while_every > 0 && (l % o.while_every) == o.while_every - 1) {
+      NodeId loop = b.Add(p + "while", "While", {b.Out(res2)}, a);
+      GraphId cond_g = model.AddSubgraph(loop, p + "while_cond");
+      GraphId body_g = model.AddSubgraph(loop, p + "while_body");
+      {
+        Builder sb(model, cond_g, table);
+        NodeId in = sb.Add(p + "wc_in", "Data", {}, a);
+        sb.node(in).attrs["_parent_node_index"] = int64_t{0};
+        NodeId c = sb.Add(p + "wc_less", "Less", {sb.Out(in)}, {1}, "", "bool");
+        sb.Add(p + "wc_out", "NetOutput", {sb.Out(c)}, {});
+      }
+      {
+        Builder sb(model, body_g, table);
+        NodeId in = sb.Add(p + "wb_in", "Data", {}, a);
+        sb.node(in).attrs["_parent_node_index"] = int64_t{0};
+        NodeId r = sb.Add(p + "wb_relu", "Relu", {sb.Out(in)}, a);
+        NodeId m = sb.Add(p + "wb_mul", "Mul", {sb.Out(r), sb.Out(in)}, a);
+        sb.Add(p + "wb_out", "NetOutput", {sb.Out(m)}, {});
+      }
+      res2 = loop;
+    }
+    if (o.hccl) {
+      NodeId ar = b.Add(p + "allreduce", "HcomAllReduce", {b.Out(proj)}, a);
+      b.node(ar).attrs["fusion"] = int64_t{1};
+      b.node(ar).attrs["group"] = std::string("hccl_world_group");
+      pending_allreduce.push_back(ar);
+    }
+    if (!layer_outs.empty() && coin(rng) < o.control_edge_prob) {
+      size_t from = std::uniform_int_distribution<size_t>(0, layer_outs.size() - 1)(rng);
+      b.node(ln1).control_inputs.push_back(layer_outs[from]);
+    }
+    layer_outs.push_back(res2);
+    prev_layer_out = res2;
+  }
+  std::vector<OutputRef> outs = {b.Out(prev_layer_out)};
+  if (!pending_allreduce.empty()) {
+    // Gradients are applied at the end (an AddN of all-reduced grads).
+    std::vector<OutputRef> grads;
+    for (NodeId ar : pending_allreduce) grads.push_back(b.Out(ar));
+    NodeId apply = b.Add("apply_grads", "AddN", std::move(grads), act);
+    outs.push_back(b.Out(apply));
+  }
+  b.Add("output", "NetOutput", std::move(outs), {});
+  NPUPLAN_RETURN_IF_ERROR(TopologicalSort(model));
+  return model;
+}
+
+Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t hccl_every) {
+  std::mt19937_64 rng(seed);
+  Model model;
+  model.set_name(StrCat("random_dag_", nodes));
+  model.root().nodes.reserve(nodes);
+  for (int64_t i = 0; i < nodes; ++i) {
+    Node n;
+    n.name = StrCat("n", i);
+    bool hccl = hccl_every > 0 && i % hccl_every == hccl_every - 1;
+    n.type = i == 0 ? "Data" : (hccl ? "HcomAllReduce" : "Add");
+    n.engine = i == 0 ? "DNN_VM_GE_LOCAL" : (hccl ? "DNN_HCCL" : "AIcoreEngine");
+    n.outputs.push_back(TensorDesc{{1024}, "float16"});
+    if (i > 0) {
+      int64_t fanin = 1 + static_cast<int64_t>(rng() % max_fanin);
+      // Mostly local edges (like real models) with occasional long skips.
+      for (int64_t e = 0; e < fanin; ++e) {
+        int64_t back = (rng() % 8 == 0) ? 1 + static_cast<int64_t>(rng() % i) : 1 + static_cast<int64_t>(rng() % std::min<int64_t>(i, 16));
+        n.inputs.push_back(OutputRef{NodeId(static_cast<int32_t>(i - back)), 0});
+      }
+    }
+    model.AddNode(kRootGraph, std::move(n));
+  }
+  RenumberTopoIds(model);
+  return model;
+}
+
+}  // namespace npuplan

@@ -1,0 +1,46 @@
+// Synthetic but realistic model graphs for tests and benchmarks (`npuplan gen`).
+//
+// A model is a stack of transformer-style layers: LayerNorm → Q/K/V MatMuls
+// (three parallel AI-core branches with Const weights) → attention BatchMatMuls
+// with a VectorEngine Softmax → output projection → residual Add → FFN (MatMul,
+// Gelu on VectorEngine, MatMul) with an AI CPU DropOutGenMask feeding the
+// dropout, and, with data parallelism, an HCCL HcomAllReduce (fused) per layer
+// whose result joins later. Options add control edges between layers, stream
+// labels, If/While subgraphs and dynamic (-1) dims. Everything is
+// deterministic in (options, seed).
+#ifndef NPUPLAN_GEN_GRAPH_GENERATOR_H_
+#define NPUPLAN_GEN_GRAPH_GENERATOR_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/graph.h"
+
+namespace npuplan {
+
+struct GeneratorOptions {
+  int64_t layers = 4;            // transformer layers (about 30 nodes each)
+  int64_t target_nodes = 0;      // if > 0, overrides `layers` to reach about this many nodes
+  uint64_t seed = 1;             // random choices (control edges, labels, dynamic layers)
+  int64_t hidden = 1024;         // hidden size (shapes only)
+  int64_t seq = 512;             // sequence length
+  bool hccl = true;              // data-parallel all-reduce per layer (DNN_HCCL)
+  bool aicpu = true;             // AI CPU DropOutGenMask per layer
+  double control_edge_prob = 0.1;  // control edge from a layer to a later layer
+  double stream_label_prob = 0.0;  // layer's FFN gets `_stream_label`
+  int64_t if_every = 0;          // every k-th layer's FFN sits in an If (0 = never)
+  int64_t while_every = 0;       // every k-th layer gets a While loop over a small body (0 = never)
+  double dynamic_prob = 0.0;     // probability that a layer's activations have a -1 dim
+  bool dynamic_input = false;    // the graph input's batch dim is -1
+};
+
+absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& options);
+
+// A random layered DAG of `nodes` nodes (fan-in up to `max_fanin`), all on
+// AIcoreEngine except every `hccl_every`-th node on DNN_HCCL; for scaling tests.
+Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t hccl_every = 0);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_GEN_GRAPH_GENERATOR_H_
