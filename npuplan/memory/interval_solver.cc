@@ -418,19 +418,6 @@ SearchEngine::Marks SearchEngine::Place(int b, int64_t offset) {
     floor_[s] = std::max(floor_[s], top);
     total_[s] -= c_.size[b];
   }
-  // Raises floor_[s] to the lowest minimum offset of the unplaced buffers of
-  // s. Any value up to that is sound, so sections are only rescanned when the
-  // change can matter.
-  auto raise_floor = [&](int s) {
-    int64_t lowest = std::numeric_limits<int64_t>::max();
-    for (int y : c_.live[s]) {
-      if (off_[y] < 0) lowest = std::min(lowest, minoff_[y]);
-    }
-    if (lowest != std::numeric_limits<int64_t>::max() && lowest > floor_[s]) {
-      floor_trail_.push_back({s, floor_[s]});
-      floor_[s] = lowest;
-    }
-  };
   // 1. Minimum offsets of unplaced neighbours.
   for (int x : c_.adj[b]) {
     if (off_[x] >= 0 || minoff_[x] >= top) continue;
@@ -667,8 +654,9 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   // 3. Probes "is there a plan with peak <= cap?", in rounds of doubling node
   // budgets.
   const Clock::time_point search_start = Clock::now();
-  const int64_t stop_at = std::max(lower_bound, options.target_peak);
-  if (options.search && best_peak > stop_at && c.count() > 0) {
+  // Done once the best plan reaches the (possibly raised) bound or the target.
+  auto done = [&] { return best_peak <= std::max(lower_bound, options.target_peak); };
+  if (options.search && !done() && c.count() > 0) {
     const auto deadline =
         search_start + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(options.time_limit_seconds));
@@ -680,10 +668,14 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     // Each round: (a) the lower bound itself, the optimum more often than not,
     // resuming its restart schedule with `budget` nodes; (b) bisection of caps
     // between the bound and the best plan, budget / 2 nodes in all.
-    while (!deadline_hit && best_peak > stop_at) {
+    while (!deadline_hit && !done()) {
+      if (Clock::now() > deadline) {
+        deadline_hit = true;
+        break;
+      }
       int64_t lo = lower_bound;  // caps below lo failed in this round
       int64_t bisect_left = budget / 2;
-      for (bool at_bound = true; !deadline_hit && best_peak > stop_at; at_bound = false) {
+      for (bool at_bound = true; !deadline_hit && !done(); at_bound = false) {
         int64_t hi = best_peak - g;
         if (capacity.has_value()) hi = std::min(hi, RoundDown(*capacity, g));
         if (lo > hi || (!at_bound && bisect_left <= 0)) break;
@@ -716,7 +708,7 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
             break;
         }
       }
-      budget *= 2;
+      budget = std::min(2 * budget, int64_t{1} << 50);
     }
     solution.stats.timed_out = deadline_hit;
     solution.stats.nodes = engine.nodes();

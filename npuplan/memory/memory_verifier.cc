@@ -1,0 +1,143 @@
+#include "npuplan/memory/memory_verifier.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "npuplan/ir/verifier.h"
+#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::memory {
+namespace {
+
+absl::Status Fail(std::string_view rule, std::string_view what) {
+  return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
+}
+
+// "'name' (stream s)" for messages.
+std::string Describe(const Model& m, const LogicalBuffer& b) {
+  std::string streams;
+  for (NodeId u : b.uses) {
+    std::string s = StrCat(m.node(u).stream_id);
+    if (streams.find(s) == std::string::npos) streams += streams.empty() ? s : "," + s;
+  }
+  return StrCat("'", b.name, "' (streams ", streams.empty() ? "-" : streams, ", plan order [", b.lower, ",",
+                b.upper, ")", b.pinned.empty() ? "" : ", pinned", b.live_to_end ? ", graph output" : "", ")");
+}
+
+}  // namespace
+
+absl::Status VerifyMemoryPlan(const Plan& plan) {
+  const Model& m = plan.model;
+  const MemoryResult& mem = plan.memory;
+  if (!mem.planned) return Fail("memory-tensors", "memory-planned is established but the plan has no memory section");
+  if (mem.alignment < 1) return Fail("memory-align", StrCat("alignment ", mem.alignment, " is not positive"));
+  absl::StatusOr<TensorLifetimes> lts = ComputeTensorLifetimes(m, mem.alignment);
+  if (!lts.ok()) return Fail("memory-tensors", std::string(lts.status().message()));
+  const TensorLifetimes& lt = *lts;
+  const bool order_changed = Has(plan.established, IrProperty::kSyncNodes);
+
+  // 1. Placements ↔ tensors.
+  std::vector<int64_t> offset(lt.buffers.size(), -1);
+  std::vector<int> seen(lt.buffers.size(), 0);
+  std::map<TensorRef, int> placed;
+  for (const TensorPlacement& tp : mem.tensors) {
+    if (!tp.node.valid() || tp.node.index() >= m.num_nodes()) return Fail("memory-tensors", "a placement names no node");
+    TensorRef r{tp.node, tp.output};
+    const std::string name = TensorName(m, r);
+    if (!placed.emplace(r, 1).second) return Fail("memory-tensors", StrCat("tensor '", name, "' is placed twice"));
+    auto it = lt.buffer_of.find(r);
+    if (it == lt.buffer_of.end()) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' is placed but is not a planned tensor of the graph ",
+                                           "(no such output, no workspace, or unknown size)"));
+    }
+    const LogicalBuffer& b = lt.buffers[it->second];
+    const std::string region = r.output == TensorRef::kWorkspace ? "workspace" : b.region;
+    if (tp.size != b.size) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
+                                           b.bytes, " bytes aligned to ", lt.alignment, ")"));
+    }
+    if (tp.region != region) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' is in region '", tp.region, "', expected '", region, "'"));
+    }
+    if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
+      return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset, " is not a non-negative multiple of ",
+                                         lt.alignment));
+    }
+    if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
+                                           ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
+    }
+    if (seen[it->second]++ > 0 && offset[it->second] != tp.offset) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " does not share the buffer of '",
+                                           b.name, "' at offset ", offset[it->second], " (ref / subgraph alias)"));
+    }
+    offset[it->second] = tp.offset;
+  }
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    for (const TensorRef& r : lt.buffers[b].members) {
+      if (!placed.count(r)) return Fail("memory-tensors", StrCat("tensor '", TensorName(m, r), "' has no placement"));
+    }
+  }
+
+  // 2. Address overlap: pool buffers by offset, then a sweep.
+  StreamAwareReuse reuse(m, lt);
+  std::map<std::string, std::vector<int>> by_region;
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    if (lt.buffers[b].size == 0) continue;
+    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool") : lt.buffers[b].region].push_back(static_cast<int>(b));
+  }
+  int64_t pool_end = 0;
+  for (auto& [region, list] : by_region) {
+    std::sort(list.begin(), list.end(), [&](int a, int b) { return std::make_pair(offset[a], a) < std::make_pair(offset[b], b); });
+    int64_t region_end = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const int a = list[i];
+      const int64_t end_a = offset[a] + lt.buffers[a].size;
+      region_end = std::max(region_end, end_a);
+      for (size_t j = i + 1; j < list.size() && offset[list[j]] < end_a; ++j) {
+        const int b = list[j];
+        if (region == "pool" && reuse.MayShare(a, b)) continue;
+        return Fail("memory-overlap",
+                    StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", end_a, ") and ", Describe(m, lt.buffers[b]),
+                           " at [", offset[b], ",", offset[b] + lt.buffers[b].size, ") share memory, but ",
+                           region == "pool" ? "neither's uses provably happen before the other's (stream order + dependencies)"
+                                            : StrCat("buffers of region '", region, "' never share")));
+      }
+    }
+    if (region == "pool") {
+      pool_end = region_end;
+    } else {
+      auto it = mem.region_bytes.find(region);
+      if (it == mem.region_bytes.end() || it->second < region_end) {
+        return Fail("memory-peak", StrCat("region '", region, "' total ", it == mem.region_bytes.end() ? 0 : it->second,
+                                          " does not cover its buffers (", region_end, " bytes)"));
+      }
+    }
+  }
+
+  // 3. Peak and bound.
+  if (mem.peak != pool_end) {
+    return Fail("memory-peak", StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
+  }
+  if (mem.lower_bound < 0 || mem.lower_bound > mem.peak) {
+    return Fail("memory-peak", StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
+  }
+  return absl::OkStatus();
+}
+
+bool RegisterMemoryStageChecks() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterStageCheck(IrProperty::kMemoryPlanned, "memory", [](const Model&, const VerifyContext& ctx) -> absl::Status {
+      if (ctx.plan == nullptr) return absl::OkStatus();
+      return VerifyMemoryPlan(*static_cast<const Plan*>(ctx.plan));
+    });
+  });
+  return true;
+}
+
+}  // namespace npuplan::memory

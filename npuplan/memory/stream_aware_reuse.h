@@ -1,0 +1,95 @@
+// Stream-aware reuse (issue #7 item 2): when may two logical buffers share
+// device memory?
+//
+// Only when their lifetimes cannot overlap in *any* execution: every use of
+// one happens before every use of the other. Within one stream, plan order is
+// execution order. Across streams a topological index proves nothing; the
+// order must come from the happens-before relation H:
+//   H = same-stream order (plan order of each logical stream's nodes)
+//     ∪ data and control edges u→v between streamed nodes (except out of
+//       Enter/RefEnter and StreamSwitch, which the events stage leaves to loop
+//       and branch activation)
+//     ∪ subgraph entry (each input of a parent node → the subgraph's
+//       input-less nodes) and subgraph end (the subgraph's end node / NetOutput
+//       → the parent's successors),
+// closed transitively. Memory planning runs before event insertion (GE:
+// logical streams → memory → GenTask/events), so H uses no event: it is
+// exactly the dependency list the events stage must order and its verifier
+// checks (docs/events.md "Dependencies"); every fact in H therefore holds in
+// the final plan (docs/memory.md "Graph-level planning").
+//
+// H is represented by vector clocks over the plan order: clock(v)[s] = the
+// highest position on stream s of a node that happens before v (strictly).
+//
+//   s0:  a ──────► c          a:0 may share with d:0 (a, c ⇝ d via c→d)
+//   s1:  b              d     b:0 may NOT share with d:0: nothing orders b
+//                  (c→d)      before d, although b precedes d in plan order
+#ifndef NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
+#define NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "npuplan/ir/graph.h"
+#include "npuplan/memory/tensor_lifetimes.h"
+
+namespace npuplan::memory {
+
+// The happens-before relation H over the nodes of a model (see above).
+class HappensBefore {
+ public:
+  // `order`: the plan order (events::ExecutionOrder). Edges that do not go
+  // forward in it are ignored (they cannot be dependencies of a valid plan).
+  HappensBefore(const Model& model, const std::vector<NodeId>& order);
+
+  int64_t num_streams() const { return k_; }
+  // Logical stream of a node (-1 = none: runs no task, orders nothing).
+  int64_t stream(NodeId n) const { return stream_[n.index()]; }
+  // Position of a node on its stream (-1 when streamless).
+  int32_t stream_pos(NodeId n) const { return pos_[n.index()]; }
+  // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
+  const int32_t* clock(NodeId n) const { return clocks_.data() + n.index() * static_cast<size_t>(k_); }
+  // True when a's task finishes before b's starts in every execution (a != b).
+  bool Before(NodeId a, NodeId b) const;
+
+ private:
+  int64_t k_ = 0;
+  std::vector<int64_t> stream_;
+  std::vector<int32_t> pos_;
+  std::vector<int32_t> clocks_;  // num_nodes × k
+};
+
+// Sharing decisions over the buffers of a TensorLifetimes.
+class StreamAwareReuse {
+ public:
+  StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes);
+
+  const HappensBefore& happens_before() const { return hb_; }
+  // Every use of buffer a happens before every use of buffer b (indices into
+  // lifetimes.buffers). False for pinned buffers, for a graph output a, and
+  // under flat loops unless all uses of both are on one stream.
+  bool Ordered(int a, int b) const;
+  // a and b may share memory: Ordered(a, b) || Ordered(b, a).
+  bool MayShare(int a, int b) const { return Ordered(a, b) || Ordered(b, a); }
+  // True when every use of both buffers runs on one stream.
+  bool SameStream(int a, int b) const;
+  // Pairs (i, j), i < j, of positions in `buffers` (indices into
+  // lifetimes.buffers) that are disjoint in plan order but may not share:
+  // the extra conflicts of the interval problem. O(n^2) pair tests.
+  std::vector<std::pair<int, int>> ExtraConflicts(const std::vector<int>& buffers) const;
+
+ private:
+  const TensorLifetimes& lt_;
+  HappensBefore hb_;
+  // Per buffer: (stream, highest use position) per stream it is used on.
+  std::vector<std::vector<std::pair<int64_t, int32_t>>> last_;
+  // Per buffer: elementwise min of its uses' clocks (k entries), and the
+  // single stream of all its uses (-1 none / several).
+  std::vector<std::vector<int32_t>> meet_;
+  std::vector<int64_t> only_stream_;
+};
+
+}  // namespace npuplan::memory
+
+#endif  // NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_

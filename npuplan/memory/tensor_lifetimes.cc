@@ -1,0 +1,316 @@
+#include "npuplan/memory/tensor_lifetimes.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "npuplan/events/sync_view.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::memory {
+namespace {
+
+// Union-find over tensor indices; the smaller index (earlier tensor) is the root.
+class UnionFind {
+ public:
+  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+absl::Status Bad(const Node& n, std::string_view rule) {
+  return absl::InvalidArgumentError(StrCat("memory: node '", n.name, "': ", rule));
+}
+
+// Rounds `bytes` up to a multiple of `alignment`; nullopt on overflow.
+std::optional<int64_t> AlignUp(int64_t bytes, int64_t alignment) {
+  if (bytes > std::numeric_limits<int64_t>::max() - (alignment - 1)) return std::nullopt;
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+// Workspace bytes of a node: `_workspace_bytes` int or int list (each entry aligned, summed).
+absl::StatusOr<int64_t> WorkspaceBytes(const Node& n, int64_t alignment) {
+  const AttrValue* v = FindAttr(n.attrs, "_workspace_bytes");
+  if (v == nullptr) return int64_t{0};
+  std::vector<int64_t> parts;
+  if (const int64_t* i = v->as<int64_t>()) {
+    parts.push_back(*i);
+  } else if (const auto* l = v->as<AttrValue::IntList>()) {
+    parts = *l;
+  } else {
+    return Bad(n, "_workspace_bytes must be an int or an int list");
+  }
+  int64_t total = 0;
+  for (int64_t p : parts) {
+    if (p < 0) return Bad(n, StrCat("_workspace_bytes entry ", p, " is negative"));
+    std::optional<int64_t> a = AlignUp(p, alignment);
+    if (!a || *a > std::numeric_limits<int64_t>::max() - total) return Bad(n, "_workspace_bytes overflows int64");
+    total += *a;
+  }
+  return total;
+}
+
+// `_ref_input_index`: output i → input index (or -1).
+absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
+  std::vector<int64_t> refs(n.outputs.size(), -1);
+  const AttrValue* v = FindAttr(n.attrs, "_ref_input_index");
+  if (v == nullptr) return refs;
+  if (const int64_t* i = v->as<int64_t>()) {
+    if (refs.empty()) return Bad(n, "_ref_input_index on a node without outputs");
+    refs[0] = *i;
+  } else if (const auto* l = v->as<AttrValue::IntList>()) {
+    if (l->size() > refs.size()) {
+      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(), " outputs"));
+    }
+    std::copy(l->begin(), l->end(), refs.begin());
+  } else {
+    return Bad(n, "_ref_input_index must be an int or an int list");
+  }
+  for (int64_t r : refs) {
+    if (r < -1 || r >= static_cast<int64_t>(n.inputs.size())) {
+      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ", n.inputs.size(), ")"));
+    }
+  }
+  return refs;
+}
+
+}  // namespace
+
+bool IsConstantLike(const Node& n) {
+  static const std::set<std::string, std::less<>> kTypes = {"Const", "Constant", "Variable", "VariableV2",
+                                                            "ConstPlaceHolder", "FileConstant"};
+  return kTypes.count(n.type) > 0;
+}
+
+bool IsLoopNode(const Node& n) {
+  return n.type == "While" || n.type == "_While" || n.type == "StatelessWhile" || n.type == "For";
+}
+
+std::string TensorName(const Model& model, TensorRef t) {
+  const std::string& n = model.node(t.node).name;
+  return t.output == TensorRef::kWorkspace ? StrCat(n, ":workspace") : StrCat(n, ":", t.output);
+}
+
+absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
+  if (alignment < 1) return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
+  TensorLifetimes lt;
+  lt.alignment = alignment;
+  const size_t n = model.num_nodes();
+
+  // 1. Plan order and positions.
+  lt.order = events::ExecutionOrder(model);
+  lt.position.assign(n, -1);
+  for (size_t i = 0; i < lt.order.size(); ++i) lt.position[lt.order[i].index()] = static_cast<int64_t>(i);
+  lt.num_steps = static_cast<int64_t>(lt.order.size());
+
+  // 2. Tensors: every output anchor, plus workspaces.
+  std::vector<TensorRef> tensors;
+  std::vector<int64_t> ws_bytes(n, 0);
+  std::vector<int> first_tensor(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = model.nodes()[i];
+    NodeId id(static_cast<int32_t>(i));
+    first_tensor[i] = static_cast<int>(tensors.size());
+    for (size_t o = 0; o < node.outputs.size(); ++o) tensors.push_back({id, static_cast<int32_t>(o)});
+    NPUPLAN_ASSIGN_OR_RETURN(ws_bytes[i], WorkspaceBytes(node, alignment));
+    if (node.type == "NextIteration" || node.type == "RefNextIteration") lt.flat_loops = true;
+  }
+  first_tensor[n] = static_cast<int>(tensors.size());
+  auto tensor_index = [&](NodeId node, int32_t out) { return first_tensor[node.index()] + out; };
+  const int num_outputs = static_cast<int>(tensors.size());
+  std::vector<int> ws_index(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (ws_bytes[i] > 0) {
+      ws_index[i] = static_cast<int>(tensors.size());
+      tensors.push_back({NodeId(static_cast<int32_t>(i)), TensorRef::kWorkspace});
+    }
+  }
+
+  // 3. Aliases: ref outputs and subgraph boundaries.
+  UnionFind uf(tensors.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = model.nodes()[i];
+    NodeId id(static_cast<int32_t>(i));
+    NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> refs, RefInputs(node));
+    for (size_t o = 0; o < refs.size(); ++o) {
+      if (refs[o] < 0) continue;
+      const OutputRef& in = node.inputs[refs[o]];
+      uf.Union(tensor_index(id, static_cast<int32_t>(o)), tensor_index(in.node, in.index));
+    }
+    const Graph& g = model.graph(node.graph);
+    if (!g.IsRoot() && node.type == "Data" && !node.outputs.empty()) {
+      if (auto k = GetIntAttr(node.attrs, "_parent_node_index")) {
+        const Node& parent = model.node(g.parent_node);
+        if (*k >= 0 && *k < static_cast<int64_t>(parent.inputs.size())) {
+          const OutputRef& in = parent.inputs[*k];
+          uf.Union(tensor_index(id, 0), tensor_index(in.node, in.index));
+        }
+      }
+    }
+    if (!g.IsRoot() && node.type == "NetOutput") {
+      const Node& parent = model.node(g.parent_node);
+      for (size_t k = 0; k < node.inputs.size() && k < parent.outputs.size(); ++k) {
+        uf.Union(tensor_index(g.parent_node, static_cast<int32_t>(k)),
+                 tensor_index(node.inputs[k].node, node.inputs[k].index));
+      }
+    }
+  }
+
+  // 4. Consumers of each output tensor.
+  std::vector<std::vector<NodeId>> consumers(num_outputs);
+  for (size_t i = 0; i < n; ++i) {
+    for (const OutputRef& in : model.nodes()[i].inputs) {
+      consumers[tensor_index(in.node, in.index)].push_back(NodeId(static_cast<int32_t>(i)));
+    }
+  }
+
+  // Outermost loop node enclosing each graph (invalid = none).
+  std::vector<NodeId> loop_of_graph(model.num_graphs());
+  for (GraphId g : model.GraphsPreOrder()) {
+    const Graph& graph = model.graph(g);
+    if (graph.IsRoot()) continue;
+    NodeId outer = loop_of_graph[model.node(graph.parent_node).graph.index()];
+    loop_of_graph[g.index()] = outer.valid() ? outer : (IsLoopNode(model.node(graph.parent_node)) ? graph.parent_node : NodeId());
+  }
+  // Streamed nodes of a loop (the loop node and its subgraphs, recursively), cached.
+  std::map<int32_t, std::vector<NodeId>> loop_nodes;
+  auto loop_span = [&](NodeId loop) -> const std::vector<NodeId>& {
+    auto it = loop_nodes.find(loop.value);
+    if (it != loop_nodes.end()) return it->second;
+    std::vector<NodeId> span;
+    std::vector<NodeId> stack = {loop};
+    while (!stack.empty()) {
+      NodeId x = stack.back();
+      stack.pop_back();
+      span.push_back(x);
+      for (GraphId sg : model.node(x).subgraphs) {
+        for (NodeId c : model.graph(sg).nodes) stack.push_back(c);
+      }
+    }
+    return loop_nodes.emplace(loop.value, std::move(span)).first->second;
+  };
+
+  // 5. Group into buffers (roots in tensor order = NodeId order).
+  std::map<int, std::vector<int>> groups;
+  for (size_t t = 0; t < tensors.size(); ++t) groups[uf.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
+
+  std::vector<LogicalBuffer> buffers;
+  for (auto& [root, members] : groups) {
+    LogicalBuffer b;
+    bool dynamic = false, constant = false, input = false, workspace = false;
+    int64_t bytes = 0;
+    std::set<int32_t> touch;  // NodeId values touching the buffer
+    for (int t : members) {
+      TensorRef ref = tensors[t];
+      const Node& node = model.node(ref.node);
+      b.members.push_back(ref);
+      if (ref.output == TensorRef::kWorkspace) {
+        workspace = true;
+        bytes = std::max(bytes, ws_bytes[ref.node.index()]);
+        touch.insert(ref.node.value);
+        continue;
+      }
+      if (IsConstantLike(node)) constant = true;
+      if (node.type == "Data" && model.graph(node.graph).IsRoot()) input = true;
+      std::optional<int64_t> sz = node.outputs[ref.output].ByteSize();
+      if (!sz) {
+        dynamic = true;
+      } else {
+        bytes = std::max(bytes, *sz);
+      }
+      touch.insert(ref.node.value);
+      for (NodeId c : consumers[t]) touch.insert(c.value);
+    }
+    std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
+      return std::make_pair(lt.position[x.node.index()], x.output) < std::make_pair(lt.position[y.node.index()], y.output);
+    });
+    // Keep the first-defined tensor as the owner (the union root is the smallest index).
+    auto owner = std::find(b.members.begin(), b.members.end(), tensors[root]);
+    std::rotate(b.members.begin(), owner, owner + 1);
+    b.name = TensorName(model, b.members[0]);
+    if (dynamic) {
+      for (const TensorRef& r : b.members) lt.dynamic.push_back(TensorName(model, r));
+      continue;
+    }
+    b.region = constant ? "constant" : input ? "input" : workspace ? "workspace" : "activation";
+    b.bytes = bytes;
+    std::optional<int64_t> aligned = AlignUp(bytes, alignment);
+    if (!aligned) return Bad(model.node(b.members[0].node), StrCat("tensor size ", bytes, " overflows int64 when aligned"));
+    b.size = *aligned;
+
+    // Uses and lifetime.
+    std::set<int32_t> uses;
+    int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
+    for (int32_t x : touch) {
+      NodeId id(x);
+      const Node& node = model.node(id);
+      const Graph& g = model.graph(node.graph);
+      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid()) {
+        for (NodeId y : loop_span(loop)) {
+          const Node& yn = model.node(y);
+          if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
+          lo = std::min(lo, lt.position[y.index()]);
+          hi = std::max(hi, lt.position[y.index()]);
+        }
+        continue;
+      }
+      lo = std::min(lo, lt.position[id.index()]);
+      hi = std::max(hi, lt.position[id.index()]);
+      if (node.stream_id >= 0) {
+        if (!node.attached_stream_ids.empty()) {
+          b.pinned = StrCat("used by '", node.name, "' which has attached streams");
+        } else {
+          uses.insert(x);
+        }
+        continue;
+      }
+      // Streamless nodes run no task.
+      if (node.type == "NetOutput") {
+        if (g.IsRoot()) b.live_to_end = true;
+        continue;
+      }
+      if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
+      if (b.region == "activation" || b.region == "workspace") {
+        b.pinned = StrCat("used by '", node.name, "' which has no stream");
+      }
+    }
+    b.lower = lo == std::numeric_limits<int64_t>::max() ? 0 : lo;
+    b.upper = hi + 1;
+    if (b.live_to_end || !b.pinned.empty()) b.upper = lt.num_steps;
+    if (!b.pinned.empty()) b.lower = 0;
+    if (b.upper <= b.lower) b.upper = b.lower + 1;
+    for (int32_t u : uses) b.uses.push_back(NodeId(u));
+    std::sort(b.uses.begin(), b.uses.end(),
+              [&](NodeId x, NodeId y) { return lt.position[x.index()] < lt.position[y.index()]; });
+    buffers.push_back(std::move(b));
+  }
+
+  // 6. Deterministic order and the tensor index.
+  auto region_rank = [](const std::string& r) {
+    return r == "activation" ? 0 : r == "workspace" ? 1 : r == "input" ? 2 : 3;
+  };
+  std::sort(buffers.begin(), buffers.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
+    return std::make_tuple(region_rank(a.region), a.lower, a.name) < std::make_tuple(region_rank(b.region), b.lower, b.name);
+  });
+  lt.buffers = std::move(buffers);
+  for (size_t i = 0; i < lt.buffers.size(); ++i) {
+    for (const TensorRef& r : lt.buffers[i].members) lt.buffer_of[r] = static_cast<int>(i);
+  }
+  std::sort(lt.dynamic.begin(), lt.dynamic.end());
+  return lt;
+}
+
+}  // namespace npuplan::memory

@@ -1,0 +1,107 @@
+// Tensor lifetimes of a model for device memory planning (issue #7 item 1).
+//
+// Every output anchor of every node (root and subgraphs) is a tensor; a node
+// with `_workspace_bytes` also has a workspace (output index -1). Tensors that
+// must live in the same memory are merged into one *logical buffer*:
+//   * ref / in-place outputs: `_ref_input_index` on the node — an int (output
+//     0 reuses the buffer of input k) or an int list (entry i for output i,
+//     -1 = not a ref output);
+//   * subgraph boundaries (GE): a subgraph Data with `_parent_node_index` k
+//     is the parent's input k; the i-th input of a subgraph's NetOutput is the
+//     parent's output i.
+// A buffer's region follows its members: a Const/Constant/Variable-like
+// member makes it "constant" (weights), a root Data member "input" (graph
+// inputs); otherwise "activation", or "workspace" for a workspace. Only
+// activations and workspaces share the planned pool; inputs and constants are
+// laid out one after the other in their own regions.
+//
+// Size = max member ByteSize (shape × dtype), rounded up to `alignment`
+// (npuplan.memory.alignment, GE uses 512). Members with an unknown size
+// (-1 dims, unknown rank or dtype) make the buffer *dynamic*: it is reported
+// in `dynamic` and not planned (GE allocates those at run time).
+//
+// Lifetime: positions in plan order (events::ExecutionOrder: root topological
+// order, each node followed by its subgraphs). A buffer lives on
+// [first touch, last touch + 1) over its members' producers and consumers.
+// Uses that the stream-aware reuse must order (`uses`) are the streamed nodes
+// touching it. Special cases (all conservative):
+//   * the root NetOutput reads graph outputs at the end: `live_to_end`;
+//   * subgraph NetOutput / Data and parent nodes only forward buffers (the
+//     aliases above) and add no use;
+//   * a node inside a loop body (parent While/_While/StatelessWhile/For)
+//     stands for the whole loop: every streamed node of the loop and its
+//     subgraphs becomes a use (iterations repeat, so nothing inside a loop
+//     body is reused across its iterations' streams);
+//   * any other use by a node without a stream, or by a node with attached
+//     streams, *pins* the buffer: live for the whole plan, never shared.
+//   +-- plan order -->
+//   a:0  [=====)             activation, uses a, b
+//   b:0       [=====)        may reuse a:0 if a's uses happen before b's
+//   c:ws         [=)         workspace of c
+#ifndef NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+#define NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/graph.h"
+
+namespace npuplan::memory {
+
+// Output anchor `output` of `node`, or its workspace (output == kWorkspace).
+struct TensorRef {
+  static constexpr int32_t kWorkspace = -1;
+  NodeId node;
+  int32_t output = 0;
+  friend auto operator<=>(const TensorRef&, const TensorRef&) = default;
+};
+
+// "node:0" or "node:workspace".
+std::string TensorName(const Model& model, TensorRef t);
+
+struct LogicalBuffer {
+  std::string name;              // TensorName of the owner (first member)
+  std::vector<TensorRef> members;  // owner first, then aliases, by (position, output)
+  std::string region;            // "activation" | "workspace" | "input" | "constant"
+  int64_t bytes = 0;             // max member ByteSize
+  int64_t size = 0;              // bytes rounded up to the alignment
+  int64_t lower = 0;             // first touch in plan order
+  int64_t upper = 0;             // last touch + 1 (num_steps when live_to_end / pinned)
+  std::vector<NodeId> uses;      // streamed nodes that touch it, by position, unique
+  bool live_to_end = false;      // a graph output (read by the root NetOutput)
+  std::string pinned;            // non-empty: why it is live for the whole plan
+  bool planned_in_pool() const { return region == "activation" || region == "workspace"; }
+};
+
+struct TensorLifetimes {
+  int64_t alignment = 512;
+  std::vector<NodeId> order;      // plan order
+  std::vector<int64_t> position;  // by NodeId index (-1 = not in the order)
+  int64_t num_steps = 0;
+  // Sorted by (region, lower, name); excludes dynamic buffers.
+  std::vector<LogicalBuffer> buffers;
+  // Tensors of dynamic buffers (unknown size), "node:i", sorted; not planned.
+  std::vector<std::string> dynamic;
+  // Tensor → index in `buffers` (planned tensors only).
+  std::map<TensorRef, int> buffer_of;
+  // The graph contains GE's flat loop nodes (NextIteration): iterations are
+  // not modelled, so the reuse analysis allows no cross-stream sharing.
+  bool flat_loops = false;
+};
+
+// Builds the buffers. InvalidArgument naming the node and rule for a bad
+// `_ref_input_index` / `_workspace_bytes` or a size that overflows int64.
+absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment);
+
+// Node types treated as weights (region "constant").
+bool IsConstantLike(const Node& node);
+// Loop parents whose subgraphs repeat (While, _While, StatelessWhile, For).
+bool IsLoopNode(const Node& node);
+
+}  // namespace npuplan::memory
+
+#endif  // NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_

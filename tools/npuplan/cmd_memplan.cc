@@ -1,0 +1,98 @@
+// `npuplan memplan IN.csv [--capacity N] [--time-limit S] [-o OUT.csv]`:
+// plans a MiniMalloc-format interval problem and prints peak, lower bound,
+// gap and time. `--verify` checks the offsets already in IN.csv instead.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "npuplan/memory/interval_solver.h"
+#include "npuplan/memory/minimalloc_csv.h"
+#include "npuplan/memory/plan_validator.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "tools/npuplan/command.h"
+
+namespace npuplan::cli {
+namespace {
+
+struct MemplanFlags {
+  std::string input;
+  std::string output;
+  int64_t capacity = -1;  // -1 = none
+  double time_limit = 10.0;
+  bool greedy_only = false;
+  bool verify = false;
+};
+
+// Checks the offsets given in the input file.
+absl::Status VerifyOffsets(const memory::MinimallocCsv& csv, const MemplanFlags& flags) {
+  if (!csv.offsets.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flags.input, ": --verify needs an 'offset' column"));
+  }
+  const memory::ValidationResult result =
+      memory::ValidateIntervalAssignment(csv.problem, *csv.offsets);
+  if (!result.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(flags.input, ": ", result.status.message()));
+  }
+  std::printf("valid: %zu buffers, peak %lld\n", csv.problem.buffers.size(),
+              static_cast<long long>(memory::ComputePeak(csv.problem, *csv.offsets)));
+  return absl::OkStatus();
+}
+
+absl::Status RunMemplan(const MemplanFlags& flags) {
+  const auto start = std::chrono::steady_clock::now();
+  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.input));
+  NPUPLAN_ASSIGN_OR_RETURN(memory::MinimallocCsv csv,
+                           memory::ParseMinimallocCsv(text, flags.input));
+  if (flags.capacity >= 0) csv.problem.capacity = flags.capacity;
+  if (flags.verify) return VerifyOffsets(csv, flags);
+
+  memory::IntervalSolverOptions options;
+  options.time_limit_seconds = flags.time_limit;
+  options.search = !flags.greedy_only;
+  NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution solution,
+                           memory::SolveIntervals(csv.problem, options));
+  if (!flags.output.empty()) {
+    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(
+        flags.output, memory::PrintMinimallocCsv(csv.problem, solution.assignment)));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const memory::IntervalSolverStats& st = solution.stats;
+  std::printf("buffers: %zu\n", csv.problem.buffers.size());
+  std::printf("peak: %lld\n", static_cast<long long>(solution.peak));
+  std::printf("lower_bound: %lld\n", static_cast<long long>(solution.lower_bound));
+  std::printf("gap: %.2f%%%s\n", 100.0 * solution.gap(), solution.optimal ? " (optimal)" : "");
+  std::printf("greedy_peak: %lld (%s)\n", static_cast<long long>(st.greedy_peak),
+              st.greedy_order.c_str());
+  std::printf("search: %lld nodes, %d probes%s\n", static_cast<long long>(st.nodes), st.probes,
+              st.timed_out ? ", time limit reached" : "");
+  std::printf("time: %.3f s\n", seconds);
+  return absl::OkStatus();
+}
+
+void SetupMemplan(CLI::App& app, Invocation& inv) {
+  auto flags = std::make_shared<MemplanFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "memplan", "Plans buffer offsets for a MiniMalloc CSV (id,lower,upper,size[,offset])");
+  cmd->add_option("input", flags->input, "Input CSV, lifetimes half-open [lower, upper)")
+      ->required();
+  cmd->add_option("-o,--output", flags->output, "Output CSV with an offset column");
+  cmd->add_option("--capacity", flags->capacity, "Memory capacity in bytes (peak must fit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--time-limit", flags->time_limit, "Search time limit in seconds")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--greedy-only", flags->greedy_only, "Skip the branch-and-bound search");
+  cmd->add_flag("--verify", flags->verify, "Only validate the offsets given in the input");
+  cmd->callback([flags, &inv] { inv.exit_code = ReportStatus(RunMemplan(*flags)); });
+}
+
+NPUPLAN_REGISTER_COMMAND("memplan", SetupMemplan);
+
+}  // namespace
+}  // namespace npuplan::cli
