@@ -106,7 +106,7 @@ std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
   uint32_t fs = NewStamp(stamp_a_, counter_a_);
   queue_.clear();
   queue_.push_back(other);
-  const int32_t fwd_limit = max_[into];
+  const int32_t fwd_limit = Limit(max_[into]);
   for (size_t qi = 0; qi < queue_.size(); ++qi) {
     ++bfs_visits;
     for (int32_t y : Outs(queue_[qi])) {
@@ -115,17 +115,19 @@ std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
       queue_.push_back(y);
     }
   }
-  // Backward from `into`: clusters that may be reached from `other` (max > other.min).
+  // Backward from `into`, only through the forward set: a cluster on a path
+  // other → … → into is in the forward set and so is every cluster after it
+  // on that path. (GE bounds this search by max > other.min instead, which can
+  // miss a path through a cluster whose rank interval is wide after merges.)
   uint32_t bs = NewStamp(stamp_b_, counter_b_);
   std::vector<int32_t> back = {into};
-  const int32_t bwd_limit = min_[other];
   for (size_t qi = 0; qi < back.size(); ++qi) {
     ++bfs_visits;
     for (int32_t y : Ins(back[qi])) {
-      if (y == into || y == other || stamp_b_[y] == bs || max_[y] <= bwd_limit) continue;
+      if (stamp_a_[y] != fs || stamp_b_[y] == bs) continue;
       stamp_b_[y] = bs;
       back.push_back(y);
-      if (stamp_a_[y] == fs) path.push_back(y);
+      path.push_back(y);
     }
   }
   std::sort(path.begin() + 1, path.end(), [&](int32_t a, int32_t b) {
@@ -139,7 +141,7 @@ bool ClusterGraph::Reaches(int32_t from, int32_t to) {
   queue_.clear();
   queue_.push_back(from);
   stamp_a_[from] = s;
-  const int32_t limit = max_[to];
+  const int32_t limit = Limit(max_[to]);
   for (size_t qi = 0; qi < queue_.size(); ++qi) {
     ++bfs_visits;
     for (int32_t y : Outs(queue_[qi])) {
@@ -153,12 +155,12 @@ bool ClusterGraph::Reaches(int32_t from, int32_t to) {
   return false;
 }
 
-bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to) {
+bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to, int32_t max_first) {
   uint32_t s = NewStamp(stamp_a_, counter_a_);
   queue_.clear();
   queue_.push_back(from);
   stamp_a_[from] = s;
-  const int32_t limit = max_[to];
+  const int32_t limit = Limit(max_[to]);
   for (size_t qi = 0; qi < queue_.size(); ++qi) {
     int32_t cur = queue_[qi];
     ++bfs_visits;
@@ -167,7 +169,7 @@ bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to) {
         if (cur != from) return true;
         continue;
       }
-      if (stamp_a_[y] != s && min_[y] < limit) {
+      if (stamp_a_[y] != s && min_[y] < limit && first_[y] <= max_first) {
         stamp_a_[y] = s;
         queue_.push_back(y);
       }

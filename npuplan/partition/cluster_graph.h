@@ -25,6 +25,7 @@
 #ifndef NPUPLAN_PARTITION_CLUSTER_GRAPH_H_
 #define NPUPLAN_PARTITION_CLUSTER_GRAPH_H_
 
+#include <climits>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -85,7 +86,9 @@ class ClusterGraph {
   // True when a path from → … → to of length >= 1 exists (bounded BFS).
   bool Reaches(int32_t from, int32_t to);
   // True when a path from → x → … → to exists through some x != from, to.
-  bool ReachesIndirectly(int32_t from, int32_t to);
+  // Only clusters whose first node is <= max_first are visited (a caller
+  // that knows later clusters cannot lead back passes the bound).
+  bool ReachesIndirectly(int32_t from, int32_t to, int32_t max_first = INT32_MAX);
 
   // Topologically sorts the live clusters (Kahn; among ready clusters the
   // smallest first() goes first), sets min = max = rank, returns them in order.
@@ -99,6 +102,14 @@ class ClusterGraph {
   void ForEachNode(int32_t c, F&& f) const {
     for (int32_t v = head_[c]; v >= 0; v = next_[v]) f(v);
   }
+
+  // Rank-window pruning is sound while merges happen in cluster rank order
+  // into the cluster being visited (GE's merge loops after a topological
+  // sort: everything that reaches the visited cluster has a smaller min).
+  // Other merge orders (control-flow groups) turn it off: searches are then
+  // unbounded.
+  void set_bounded(bool on) { bounded_ = on; }
+  bool bounded() const { return bounded_; }
 
   // Work counters (for --stats and the benchmark).
   int64_t bfs_visits = 0;
@@ -116,6 +127,8 @@ class ClusterGraph {
   std::vector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;
+  bool bounded_ = true;
+  int32_t Limit(int32_t max_rank) const { return bounded_ ? max_rank : INT32_MAX; }
 };
 
 template <typename F>
@@ -143,7 +156,7 @@ bool ClusterGraph::TryMerge(int32_t into, int32_t other, F&& on_node_turned_unkn
   queue_.clear();
   queue_.push_back(other);
   stamp_a_[other] = s;
-  const int32_t limit = max_[into];
+  const int32_t limit = Limit(max_[into]);
   for (size_t qi = 0; qi < queue_.size(); ++qi) {
     int32_t cur = queue_[qi];
     ++bfs_visits;
