@@ -33,23 +33,22 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, const std::vector<uin
   tail_.resize(n);
   next_.assign(n, -1);
   for (int32_t i = 0; i < n; ++i) parent_[i] = min_[i] = max_[i] = first_[i] = head_[i] = tail_[i] = i;
-  ins_.resize(n);
-  outs_.resize(n);
-  std::vector<uint32_t> out_count(n, 0);
+  in_.off = pred_offsets;
+  in_.csr = pred_list;
+  out_.off.assign(n + 1, 0);
+  for (int32_t u : pred_list) ++out_.off[u + 1];
+  for (int32_t v = 0; v < n; ++v) out_.off[v + 1] += out_.off[v];
+  out_.csr.resize(pred_list.size());
+  std::vector<uint32_t> cursor(out_.off.begin(), out_.off.end() - 1);
   for (int32_t v = 0; v < n; ++v) {
-    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) ++out_count[pred_list[k]];
+    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) out_.csr[cursor[pred_list[k]]++] = v;
   }
-  for (int32_t v = 0; v < n; ++v) {
-    ins_[v].reserve(pred_offsets[v + 1] - pred_offsets[v]);
-    outs_[v].reserve(out_count[v]);
+  for (EdgeLists* e : {&in_, &out_}) {
+    e->len.resize(n);
+    for (int32_t v = 0; v < n; ++v) e->len[v] = static_cast<int32_t>(e->off[v + 1] - e->off[v]);
+    e->own.resize(n);
   }
-  for (int32_t v = 0; v < n; ++v) {
-    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) {
-      int32_t u = pred_list[k];
-      ins_[v].push_back(u);
-      outs_[u].push_back(v);
-    }
-  }
+  owned_.assign(n, 0);
   stamp_a_.assign(n, 0);
   stamp_b_.assign(n, 0);
   stamp_c_.assign(n, 0);
@@ -74,28 +73,52 @@ uint32_t ClusterGraph::NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter
 }
 
 // Resolves stale ids to live clusters, drops self and repeats, in place.
-const std::vector<int32_t>& ClusterGraph::Compact(int32_t c, std::vector<int32_t>& list) {
+std::span<const int32_t> ClusterGraph::Compact(int32_t c, EdgeLists& e) {
   uint32_t s = NewStamp(stamp_c_, counter_c_);
+  int32_t* data = owned_[c] ? e.own[c].data() : e.csr.data() + e.off[c];
+  const size_t n = owned_[c] ? e.own[c].size() : static_cast<size_t>(e.len[c]);
   size_t w = 0;
-  for (size_t r = 0; r < list.size(); ++r) {
-    int32_t y = Find(list[r]);
+  for (size_t r = 0; r < n; ++r) {
+    int32_t y = Find(data[r]);
     if (y == c || stamp_c_[y] == s) continue;
     stamp_c_[y] = s;
-    list[w++] = y;
+    data[w++] = y;
   }
-  list.resize(w);
-  return list;
+  if (owned_[c]) {
+    e.own[c].resize(w);
+  } else {
+    e.len[c] = static_cast<int32_t>(w);
+  }
+  return {data, w};
 }
 
-// Appends other's edge lists to into's (the shorter list is copied).
-void ClusterGraph::MergeLists(int32_t into, int32_t other) {
-  auto join = [](std::vector<int32_t>& dst, std::vector<int32_t>& src) {
+// Appends other's list to into's (into owns its list; the shorter is copied).
+void ClusterGraph::Join(int32_t into, int32_t other, EdgeLists& e) {
+  std::vector<int32_t>& dst = e.own[into];
+  if (owned_[other]) {
+    std::vector<int32_t>& src = e.own[other];
     if (src.size() > dst.size()) dst.swap(src);
     dst.insert(dst.end(), src.begin(), src.end());
     std::vector<int32_t>().swap(src);
-  };
-  join(ins_[into], ins_[other]);
-  join(outs_[into], outs_[other]);
+  } else {
+    const int32_t* b = e.csr.data() + e.off[other];
+    dst.insert(dst.end(), b, b + e.len[other]);
+    e.len[other] = 0;
+  }
+}
+
+void ClusterGraph::MergeLists(int32_t into, int32_t other) {
+  if (!owned_[into]) {
+    for (EdgeLists* e : {&in_, &out_}) {
+      const int32_t* b = e->csr.data() + e->off[into];
+      e->own[into].assign(b, b + e->len[into]);
+      e->len[into] = 0;
+    }
+    owned_[into] = 1;
+  }
+  Join(into, other, in_);
+  Join(into, other, out_);
+  owned_[other] = 0;
 }
 
 std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {

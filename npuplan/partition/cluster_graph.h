@@ -27,6 +27,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -63,8 +64,9 @@ class ClusterGraph {
   int32_t first(int32_t c) const { return first_[c]; }
 
   // Live input / output clusters of live cluster c (deduplicated, no self).
-  const std::vector<int32_t>& Ins(int32_t c) { return Compact(c, ins_[c]); }
-  const std::vector<int32_t>& Outs(int32_t c) { return Compact(c, outs_[c]); }
+  // Valid until the next merge.
+  std::span<const int32_t> Ins(int32_t c) { return Compact(c, in_); }
+  std::span<const int32_t> Outs(int32_t c) { return Compact(c, out_); }
 
   // Merges live cluster `other` into live cluster `into` (no checks). The
   // result is UNKNOWN when either side is. `on_node` (if set) is called for
@@ -115,7 +117,17 @@ class ClusterGraph {
   int64_t bfs_visits = 0;
 
  private:
-  const std::vector<int32_t>& Compact(int32_t c, std::vector<int32_t>& list);
+  // Edge lists: a cluster that never absorbed another uses its slice of the
+  // initial CSR arrays (compacted in place, `len` shrinks); the first merge
+  // into it moves its list into `own`.
+  struct EdgeLists {
+    std::vector<uint32_t> off;
+    std::vector<int32_t> csr;
+    std::vector<int32_t> len;
+    std::vector<std::vector<int32_t>> own;
+  };
+  std::span<const int32_t> Compact(int32_t c, EdgeLists& e);
+  void Join(int32_t into, int32_t other, EdgeLists& e);
   void MergeLists(int32_t into, int32_t other);
   uint32_t NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter);
 
@@ -123,7 +135,8 @@ class ClusterGraph {
   std::vector<ClusterType> type_;
   std::vector<int32_t> min_, max_, size_, first_;
   std::vector<int32_t> head_, tail_, next_;
-  std::vector<std::vector<int32_t>> ins_, outs_;
+  EdgeLists in_, out_;
+  std::vector<uint8_t> owned_;
   std::vector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;

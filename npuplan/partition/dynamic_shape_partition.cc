@@ -81,7 +81,8 @@ class GraphPartitioner {
     return [this, r](int32_t v) { reason_[v] = r; };
   }
   std::vector<int32_t> SortedInputs(int32_t c) {
-    std::vector<int32_t> in = cg_->Ins(c);
+    auto span = cg_->Ins(c);
+    std::vector<int32_t> in(span.begin(), span.end());
     std::sort(in.begin(), in.end(), [&](int32_t a, int32_t b) {
       return cg_->max(a) != cg_->max(b) ? cg_->max(a) < cg_->max(b) : cg_->first(a) < cg_->first(b);
     });
@@ -162,6 +163,8 @@ absl::Status GraphPartitioner::MergeControlFlowGroups() {
     }
     groups[*gi].push_back(i);
   }
+  // Groups merge out of rank order: searches run unbounded (see ClusterGraph::set_bounded).
+  cg_->set_bounded(groups.empty());
   for (const auto& [group, members] : groups) {
     Count("control_flow_groups");
     const int32_t last = members.back();
@@ -245,7 +248,7 @@ bool GraphPartitioner::MergeRefVariable(int32_t c) {
   if ((node.type != "Variable" && node.type != "VariableV2") || !HasAttr(node.attrs, "ref_var_src_var_name")) {
     return false;
   }
-  const std::vector<int32_t>& ins = cg_->Ins(c);
+  auto ins = cg_->Ins(c);
   if (ins.size() != 1) return false;
   int32_t in = ins[0];
   if (cg_->type(in) != ClusterType::kKnown && cg_->type(in) != ClusterType::kUnknown) return false;
@@ -303,6 +306,7 @@ void GraphPartitioner::DemoteSmallClusters() {
 }
 
 void GraphPartitioner::MergeNormal() {
+  cg_->set_bounded(true);  // ranks are reset by the sort
   MergeUnknownPaths(cg_->TopoSort());
   TryMergeInputs(cg_->TopoSort(), ClusterType::kKnown, "known");
   MergeInputNodes();
@@ -311,6 +315,7 @@ void GraphPartitioner::MergeNormal() {
 }
 
 void GraphPartitioner::MergeKnownFirst() {
+  cg_->set_bounded(true);  // ranks are reset by the sort
   TryMergeInputs(cg_->TopoSort(), ClusterType::kKnown, "known");
   DemoteSmallClusters();
   MergeInputNodes();
@@ -322,9 +327,17 @@ void GraphPartitioner::MergeKnownFirst() {
 // run below the limit turns UNKNOWN and joins the UNKNOWN run before it (the
 // next UNKNOWN run then joins it). Every merge is checked for a second path.
 void GraphPartitioner::MergeStable() {
+  // Without control-flow merges every cluster met so far holds only nodes up
+  // to the current one and later singletons cannot lead back: searches stay
+  // within clusters whose first node is <= the current node. The rank-window
+  // bound does not hold here (no re-sort), so it is off.
+  const bool grouped = !cg_->bounded();
+  cg_->set_bounded(false);
+  int32_t current = 0;
   std::vector<int32_t> runs;
   auto can_merge = [&](int32_t a, int32_t b) {
-    return !cg_->ReachesIndirectly(a, b) && !cg_->ReachesIndirectly(b, a);
+    const int32_t within = grouped ? INT32_MAX : current;
+    return !cg_->ReachesIndirectly(a, b, within) && !cg_->ReachesIndirectly(b, a, within);
   };
   auto finish = [&]() {
     int32_t r = runs.back();
@@ -347,6 +360,7 @@ void GraphPartitioner::MergeStable() {
     }
   };
   for (int32_t v = 0; v < static_cast<int32_t>(nodes_.size()); ++v) {
+    current = v;
     int32_t c = cg_->Find(v);
     if (cg_->first(c) != v) continue;  // visit each cluster once, at its first node
     ClusterType t = cg_->type(c);
@@ -626,7 +640,7 @@ absl::Status GraphPartitioner::Run(PartitionResult& out) {
   NPUPLAN_RETURN_IF_ERROR(InitClusters());
   NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
   if (options_.stable_topo) {
-    MergeStable();
+    MergeStable();  // node order; stays unbounded after control-flow merges
   } else if (options_.merge_known_first) {
     MergeKnownFirst();
   } else {
