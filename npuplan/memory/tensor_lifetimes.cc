@@ -269,6 +269,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       }
       lo = std::min(lo, lt.position[id.index()]);
       hi = std::max(hi, lt.position[id.index()]);
+      if (node.type == "NetOutput" && g.IsRoot()) b.live_to_end = true;  // graph outputs outlive the plan
       if (node.stream_id >= 0) {
         if (!node.attached_stream_ids.empty()) {
           b.pinned = StrCat("used by '", node.name, "' which has attached streams");
@@ -278,10 +279,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
         continue;
       }
       // Streamless nodes run no task.
-      if (node.type == "NetOutput") {
-        if (g.IsRoot()) b.live_to_end = true;
-        continue;
-      }
+      if (node.type == "NetOutput") continue;
       if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
       if (b.region == "activation" || b.region == "workspace") {
         b.pinned = StrCat("used by '", node.name, "' which has no stream");

@@ -62,6 +62,16 @@ absl::Status ValidatePositiveInt(std::string_view name, std::string_view v) {
   if (!ParseInt(v, n) || n <= 0) return BadValue(name, v, "expected a positive integer");
   return absl::OkStatus();
 }
+absl::Status ValidateNonNegativeSeconds(std::string_view name, std::string_view v) {
+  if (v.empty()) return absl::OkStatus();
+  std::string text(v);
+  char* end = nullptr;
+  double d = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(d >= 0) || d > 1e9) {
+    return BadValue(name, v, "expected a non-negative number of seconds");
+  }
+  return absl::OkStatus();
+}
 absl::Status ValidateEvent(std::string_view name, std::string_view v) {
   if (v.empty() || v == "event" || v == "notify") return absl::OkStatus();
   return BadValue(name, v, "expected \"event\" or \"notify\"");
@@ -99,6 +109,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
         {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
+        {"npuplan.memory.timeLimit", "1", "seconds the memory planner's search may spend after greedy (0 = greedy only)", ValidateNonNegativeSeconds},
         {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });

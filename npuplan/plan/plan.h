@@ -90,6 +90,8 @@ struct TensorPlacement {
   int64_t size = 0;
   int64_t first_use = 0;  // lifetime in plan order (half-open upper bound)
   int64_t last_use = 0;
+  std::string buffer;   // owner tensor ("node:i") of the logical buffer; aliases share it
+  int64_t stream = -1;  // logical stream of the node (-1 = none)
 };
 struct MemoryResult {
   bool planned = false;
@@ -98,6 +100,8 @@ struct MemoryResult {
   std::map<std::string, int64_t> region_bytes;
   int64_t peak = 0;         // activation region size
   int64_t lower_bound = 0;  // max live bytes at one instant
+  bool optimal = false;     // peak == lower_bound (proven optimal)
+  std::vector<std::string> dynamic_tensors;  // unknown-size tensors, not planned ("node:i")
 };
 
 struct Plan {

@@ -143,9 +143,13 @@ std::string WritePlanJson(const Plan& plan) {
                              {"offset", t.offset},
                              {"size", t.size},
                              {"first_use", t.first_use},
-                             {"last_use", t.last_use}});
+                             {"last_use", t.last_use},
+                             {"buffer", t.buffer},
+                             {"stream", t.stream}});
     }
     mem["tensors"] = std::move(tensors);
+    mem["optimal"] = plan.memory.optimal;
+    mem["dynamic_tensors"] = plan.memory.dynamic_tensors;
     j["memory"] = std::move(mem);
   }
 
@@ -273,6 +277,8 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
       plan.memory.peak = mem->value("peak", int64_t{0});
       plan.memory.lower_bound = mem->value("lower_bound", int64_t{0});
       plan.memory.region_bytes = mem->value("region_bytes", std::map<std::string, int64_t>{});
+      plan.memory.optimal = mem->value("optimal", false);
+      plan.memory.dynamic_tensors = mem->value("dynamic_tensors", std::vector<std::string>{});
       if (auto ts = mem->find("tensors"); ts != mem->end()) {
         for (size_t i = 0; i < ts->size(); ++i) {
           const json& t = (*ts)[i];
@@ -285,6 +291,8 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
           tp.size = t.value("size", int64_t{0});
           tp.first_use = t.value("first_use", int64_t{0});
           tp.last_use = t.value("last_use", int64_t{0});
+          tp.buffer = t.value("buffer", std::string());
+          tp.stream = t.value("stream", int64_t{-1});
           plan.memory.tensors.push_back(std::move(tp));
         }
       }

@@ -1,0 +1,215 @@
+#include "npuplan/memory/memory_planning.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/stream_activation.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/memory/memory_verifier.h"
+#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+
+Plan ParsePlan(const std::string& json) {
+  auto m = ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return PlanFromModel(std::move(m).value());
+}
+
+const TensorPlacement& Placement(const Plan& plan, std::string_view node, int32_t out = 0) {
+  NodeId id = plan.model.FindNode(node);
+  for (const TensorPlacement& t : plan.memory.tensors) {
+    if (t.node == id && t.output == out) return t;
+  }
+  ADD_FAILURE() << "no placement for " << node << ":" << out;
+  static TensorPlacement none;
+  return none;
+}
+
+// a(s0) → c(s0) and q(s1) → r(s1) → e(s1) → f(s1) → out; `e_deps` (", …"
+// after r:0 in e's inputs) optionally orders e after c. BFS plan order puts
+// e after c, so a:0 and e:0 are disjoint in index either way.
+std::string TwoStreams(const std::string& e_deps) {
+  return R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "c", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "q", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "r", "type": "Add", "inputs": ["q:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "e", "type": "Add", "inputs": ["r:0")json" + e_deps + R"json(], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+    {"name": "f", "type": "Add", "inputs": ["e:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["f:0", "c:0"]}]})json";
+}
+
+TEST(MemoryPlanningTest, ParallelStreamsWithoutDependencyGetDisjointMemory) {
+  Plan plan = ParsePlan(TwoStreams(""));
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {}, &r), IsOk());
+  const TensorPlacement& a = Placement(plan, "a");
+  const TensorPlacement& e = Placement(plan, "e");
+  EXPECT_EQ(a.size, 1024);
+  EXPECT_TRUE(a.offset + a.size <= e.offset || e.offset + e.size <= a.offset);
+  EXPECT_TRUE(Has(plan.established, IrProperty::kMemoryPlanned));
+  EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
+  EXPECT_GE(r.stats.Get("memory-planning", "extra_conflicts"), 1);
+}
+
+TEST(MemoryPlanningTest, DependencyAcrossStreamsLetsBuffersShare) {
+  Plan plan = ParsePlan(TwoStreams(R"json(, "c:0")json"));
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {}, &r), IsOk());
+  EXPECT_EQ(Placement(plan, "a").offset, Placement(plan, "e").offset);
+  EXPECT_EQ(plan.memory.peak, plan.memory.lower_bound);
+  EXPECT_TRUE(plan.memory.optimal);
+  bool found = false;
+  for (const Remark* rm : r.log.WithKeyword("BufferReused")) {
+    EXPECT_EQ(rm->pass, "memory-planning");
+    std::map<std::string, std::string> f(rm->fields.begin(), rm->fields.end());
+    if (f["buffer"] == "e:0") {
+      found = true;
+      EXPECT_EQ(f["reuses"], "a:0");
+      EXPECT_EQ(f["cross_stream"], "true");
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_GE(r.stats.Get("memory-planning", "cross_stream_reuses"), 1);
+  EXPECT_EQ(r.log.WithKeyword("MemoryPlanned").size(), 1u);
+}
+
+TEST(MemoryPlanningTest, PlacesInputsConstantsAndWorkspacesInTheirRegions) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "in", "type": "Data", "outputs": [{"shape": [200]}]},
+    {"name": "w", "type": "Const", "outputs": [{"shape": [100]}]},
+    {"name": "w2", "type": "Const", "outputs": [{"shape": [10]}]},
+    {"name": "x", "type": "MatMul", "inputs": ["in:0", "w:0"], "attrs": {"_test_stream": 0, "_workspace_bytes": 4096}, "outputs": [{"shape": [8]}]},
+    {"name": "y", "type": "Add", "inputs": ["x:0", "w2:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [-1]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["y:0"]}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+  EXPECT_EQ(Placement(plan, "in").region, "input");
+  EXPECT_EQ(Placement(plan, "w").region, "constant");
+  EXPECT_EQ(Placement(plan, "w").offset, 0);
+  EXPECT_EQ(Placement(plan, "w2").offset, 512);
+  EXPECT_EQ(Placement(plan, "x", -1).region, "workspace");
+  EXPECT_EQ(Placement(plan, "x", -1).size, 4096);
+  EXPECT_EQ(plan.memory.region_bytes.at("constant"), 1024);
+  EXPECT_EQ(plan.memory.region_bytes.at("input"), 1024);
+  EXPECT_EQ(plan.memory.region_bytes.at("activation"), plan.memory.peak);
+  EXPECT_EQ(plan.memory.peak, 4096 + 512);
+  EXPECT_THAT(plan.memory.dynamic_tensors, ::testing::ElementsAre("y:0"));
+}
+
+TEST(MemoryPlanningTest, PlanSurvivesJsonRoundTripAndVerifies) {
+  Plan plan = ParsePlan(TwoStreams(R"json(, "c:0")json"));
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan back, ParsePlanJson(WritePlanJson(plan), "test"));
+  EXPECT_EQ(back.memory.tensors.size(), plan.memory.tensors.size());
+  EXPECT_EQ(back.memory.tensors[0].buffer, plan.memory.tensors[0].buffer);
+  EXPECT_THAT(VerifyPlan(back), IsOk());
+  EXPECT_EQ(WritePlanJson(back), WritePlanJson(plan));
+}
+
+TEST(MemoryPlanningTest, RejectsBadOptions) {
+  Plan plan = ParsePlan(TwoStreams(""));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "-1"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.timeLimit"));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.alignment", "0"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.alignment"));
+}
+
+TEST(MemoryPlanningTest, RequiresLogicalStreams) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [{"name": "a", "type": "Add", "outputs": [{"shape": [1]}]}]})json");
+  ASSERT_THAT(m.status(), IsOk());
+  Plan plan;
+  plan.model = std::move(m).value();
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+// Random sizes for the outputs of a random plan (deterministic in the seed).
+void RandomizeSizes(Plan& plan, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
+    for (TensorDesc& t : n.outputs) t.shape = {static_cast<int64_t>(1 + rng() % 4096)};
+    if (rng() % 8 == 0) n.attrs["_workspace_bytes"] = static_cast<int64_t>(rng() % 5000);
+  }
+}
+
+// Two conflicting pool tensors (not provably ordered) put at one offset.
+bool CorruptOnePair(Plan& plan) {
+  auto lt = memory::ComputeTensorLifetimes(plan.model, plan.memory.alignment);
+  if (!lt.ok()) return false;
+  memory::StreamAwareReuse reuse(plan.model, *lt);
+  for (size_t a = 0; a < lt->buffers.size(); ++a) {
+    for (size_t b = a + 1; b < lt->buffers.size(); ++b) {
+      const auto& x = lt->buffers[a];
+      const auto& y = lt->buffers[b];
+      if (!x.planned_in_pool() || !y.planned_in_pool() || x.size == 0 || y.size == 0) continue;
+      if (reuse.MayShare(static_cast<int>(a), static_cast<int>(b))) continue;
+      int64_t target = -1;
+      for (const TensorPlacement& t : plan.memory.tensors) {
+        if (t.buffer == x.name) target = t.offset;
+      }
+      for (TensorPlacement& t : plan.memory.tensors) {
+        if (t.buffer == y.name) t.offset = target;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+class MemoryPlanningPropertyTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(MemoryPlanningPropertyTest, VerifierAcceptsEveryPlanAndRejectsCorruption) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam());
+  const int streams = 1 + GetParam() % 4;
+  Plan plan = events::testing::RandomPlan(seed, 60 + GetParam() % 40, streams);
+  RandomizeSizes(plan, seed);
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "0.05"}}, &r), IsOk());
+  EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
+  EXPECT_GE(plan.memory.peak, plan.memory.lower_bound);
+  EXPECT_GT(plan.memory.lower_bound, 0);
+  Plan bad = plan;
+  ASSERT_TRUE(CorruptOnePair(bad));
+  EXPECT_THAT(memory::VerifyMemoryPlan(bad), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
+  EXPECT_THAT(VerifyPlan(bad), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
+}
+
+TEST_P(MemoryPlanningPropertyTest, PlanStaysValidThroughTheEventsStages) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam()) + 1000;
+  Plan plan = events::testing::RandomPlan(seed, 50, 2 + GetParam() % 3);
+  RandomizeSizes(plan, seed);
+  // verify-each runs the memory verifier after every events pass, including
+  // after Send/Recv nodes are added.
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<MemoryPlanning, TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                               EventReuse, PhysicalStreamSplit, StreamActivation, SyncNodeGeneration>(),
+                        {{"npuplan.memory.timeLimit", "0"}}),
+              IsOk());
+  EXPECT_TRUE(Has(plan.established, IrProperty::kSyncNodes));
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomDags, MemoryPlanningPropertyTest, ::testing::Range(0, 24));
+
+}  // namespace
+}  // namespace npuplan

@@ -1,0 +1,103 @@
+#include "npuplan/memory/memory_verifier.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/memory/memory_planning.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::memory {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+
+// a(s0) → c(s0); e(s1) → f(s1): a:0 and e:0 are disjoint in plan order but
+// run in parallel. x(s0) after c reads c:0, so a:0 and x:0 may share.
+Plan PlannedTwoStreams() {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "c", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "e", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+    {"name": "f", "type": "Add", "inputs": ["e:0"], "attrs": {"_test_stream": 1, "_workspace_bytes": 16}, "outputs": [{"shape": [1]}]},
+    {"name": "x", "type": "Add", "inputs": ["c:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["f:0", "x:0"]}]})json");
+  EXPECT_THAT(m.status(), IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+  EXPECT_THAT(VerifyMemoryPlan(plan), IsOk());
+  return plan;
+}
+
+TensorPlacement& Placement(Plan& plan, std::string_view node, int32_t out = 0) {
+  NodeId id = plan.model.FindNode(node);
+  for (TensorPlacement& t : plan.memory.tensors) {
+    if (t.node == id && t.output == out) return t;
+  }
+  ADD_FAILURE() << node;
+  return plan.memory.tensors[0];
+}
+
+TEST(MemoryVerifierTest, RejectsCrossStreamSharingWithoutDependency) {
+  Plan plan = PlannedTwoStreams();
+  Placement(plan, "e").offset = Placement(plan, "a").offset;
+  EXPECT_THAT(VerifyMemoryPlan(plan),
+              StatusIs(absl::StatusCode::kInternal, "verifier[memory-overlap]: 'a:0' (streams 0"));
+  EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "provably happen before"));
+}
+
+TEST(MemoryVerifierTest, AcceptsSharingAlongADependency) {
+  Plan plan = PlannedTwoStreams();
+  // x runs after c on stream 0, so x:0 may take a:0's bytes.
+  Placement(plan, "x").offset = Placement(plan, "a").offset;
+  int64_t peak = 0;
+  for (const TensorPlacement& t : plan.memory.tensors) {
+    if (t.region == "activation" || t.region == "workspace") peak = std::max(peak, t.offset + t.size);
+  }
+  plan.memory.peak = peak;
+  plan.memory.lower_bound = std::min(plan.memory.lower_bound, peak);
+  EXPECT_THAT(VerifyMemoryPlan(plan), IsOk());
+}
+
+TEST(MemoryVerifierTest, RejectsWrongSizeAlignmentAndMissingTensor) {
+  {
+    Plan plan = PlannedTwoStreams();
+    Placement(plan, "a").size = 512;
+    EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "'a:0' has size 512 but needs 1024"));
+  }
+  {
+    Plan plan = PlannedTwoStreams();
+    Placement(plan, "f", -1).offset += 100;
+    EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "memory-align"));
+  }
+  {
+    Plan plan = PlannedTwoStreams();
+    plan.memory.tensors.pop_back();
+    EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "has no placement"));
+  }
+}
+
+TEST(MemoryVerifierTest, RejectsWrongPeakAndBound) {
+  Plan plan = PlannedTwoStreams();
+  plan.memory.peak += 512;
+  EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "memory-peak"));
+  plan.memory.peak -= 512;
+  plan.memory.lower_bound = plan.memory.peak + 1;
+  EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "lower bound"));
+}
+
+TEST(MemoryVerifierTest, RunsAsTheMemoryStageCheck) {
+  Plan plan = PlannedTwoStreams();
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  Placement(plan, "e").offset = Placement(plan, "a").offset;
+  EXPECT_THAT(VerifyPlan(plan), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
+}
+
+}  // namespace
+}  // namespace npuplan::memory

@@ -1,0 +1,158 @@
+#include "npuplan/memory/tensor_lifetimes.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::memory {
+namespace {
+
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+using ::testing::ElementsAre;
+
+Plan ParsePlan(const char* json) {
+  auto m = ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return events::testing::PlanFromModel(std::move(m).value());
+}
+
+const LogicalBuffer& BufferOf(const Model& m, const TensorLifetimes& lt, std::string_view node, int32_t out) {
+  TensorRef r{m.FindNode(node), out};
+  auto it = lt.buffer_of.find(r);
+  EXPECT_NE(it, lt.buffer_of.end()) << node << ":" << out;
+  return lt.buffers[it->second];
+}
+
+TEST(TensorLifetimesTest, ComputesAlignedSizesRegionsAndLifetimes) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "in", "type": "Data", "outputs": [{"shape": [4], "dtype": "float32"}]},
+    {"name": "w", "type": "Const", "outputs": [{"shape": [600], "dtype": "float16"}]},
+    {"name": "x", "type": "Add", "inputs": ["in:0", "w:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [3], "dtype": "float32"}]},
+    {"name": "y", "type": "Mul", "inputs": ["x:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1000], "dtype": "float16"}]},
+    {"name": "z", "type": "Mul", "inputs": ["y:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1], "dtype": "int8"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["z:0"]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const Model& m = plan.model;
+  EXPECT_EQ(BufferOf(m, lt, "in", 0).region, "input");
+  EXPECT_EQ(BufferOf(m, lt, "w", 0).region, "constant");
+  EXPECT_EQ(BufferOf(m, lt, "w", 0).size, 1536);  // 1200 bytes → 3 × 512
+  const LogicalBuffer& x = BufferOf(m, lt, "x", 0);
+  EXPECT_EQ(x.region, "activation");
+  EXPECT_EQ(x.bytes, 12);
+  EXPECT_EQ(x.size, 512);
+  EXPECT_EQ(x.lower, 2);  // in, w, x, y, z, out
+  EXPECT_EQ(x.upper, 4);
+  EXPECT_EQ(BufferOf(m, lt, "y", 0).size, 2048);
+  const LogicalBuffer& z = BufferOf(m, lt, "z", 0);
+  EXPECT_TRUE(z.live_to_end);
+  EXPECT_EQ(z.upper, lt.num_steps);
+  EXPECT_TRUE(z.pinned.empty());
+  // Another alignment.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt32, ComputeTensorLifetimes(plan.model, 32));
+  EXPECT_EQ(BufferOf(m, lt32, "x", 0).size, 32);
+}
+
+TEST(TensorLifetimesTest, RefOutputSharesItsInputBuffer) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [8]}]},
+    {"name": "r", "type": "AssignAdd", "inputs": ["a:0"], "attrs": {"_test_stream": 1, "_ref_input_index": 0}, "outputs": [{"shape": [8]}]},
+    {"name": "b", "type": "Add", "inputs": ["r:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [8]}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const LogicalBuffer& a = BufferOf(plan.model, lt, "a", 0);
+  EXPECT_EQ(&a, &BufferOf(plan.model, lt, "r", 0));
+  EXPECT_EQ(a.name, "a:0");
+  EXPECT_EQ(a.members.size(), 2u);
+  EXPECT_EQ(a.lower, 0);
+  EXPECT_EQ(a.upper, 3);  // through b, the reader of r:0
+  EXPECT_EQ(a.uses.size(), 3u);
+}
+
+TEST(TensorLifetimesTest, AddsWorkspacesFromAttribute) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_workspace_bytes": 100}, "outputs": [{"shape": [1]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0, "_workspace_bytes": [100, 600]}, "outputs": [{"shape": [1]}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const LogicalBuffer& wa = BufferOf(plan.model, lt, "a", TensorRef::kWorkspace);
+  EXPECT_EQ(wa.region, "workspace");
+  EXPECT_EQ(wa.name, "a:workspace");
+  EXPECT_EQ(wa.size, 512);
+  EXPECT_EQ(wa.lower, 0);
+  EXPECT_EQ(wa.upper, 1);
+  EXPECT_EQ(BufferOf(plan.model, lt, "b", TensorRef::kWorkspace).size, 512 + 1024);
+}
+
+TEST(TensorLifetimesTest, AliasesSubgraphDataAndNetOutputWithTheParent) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 1}}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const Model& m = plan.model;
+  EXPECT_EQ(&BufferOf(m, lt, "x", 0), &BufferOf(m, lt, "t_in", 0));
+  const LogicalBuffer& top = BufferOf(m, lt, "t_op", 0);
+  EXPECT_EQ(&top, &BufferOf(m, lt, "f", 0));
+  EXPECT_EQ(top.region, "activation");
+  // Plan order: x, f, t_in, t_op, t_out, o — the parent's output lives until o.
+  EXPECT_EQ(top.upper, 6);
+}
+
+TEST(TensorLifetimesTest, ReportsDynamicTensorsWithoutPlanningThem) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [-1, 4]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  EXPECT_THAT(lt.dynamic, ElementsAre("a:0"));
+  EXPECT_EQ(lt.buffers.size(), 1u);
+  EXPECT_EQ(lt.buffers[0].name, "b:0");
+}
+
+TEST(TensorLifetimesTest, LoopBodyBufferSpansTheWholeLoop) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "While", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "w", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "b1", "type": "Add", "inputs": ["b_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["b2:0"], "attrs": {"_test_stream": 1}}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const LogicalBuffer& b1 = BufferOf(plan.model, lt, "b1", 0);
+  EXPECT_EQ(b1.lower, 1);  // the While node
+  EXPECT_EQ(b1.upper, 6);  // through b_out
+  EXPECT_EQ(b1.uses.size(), 5u);
+}
+
+TEST(TensorLifetimesTest, PinsBuffersReadByNodesWithoutStream) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "h", "type": "Reshape", "inputs": ["a:0"], "outputs": [{"shape": [1]}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const LogicalBuffer& a = BufferOf(plan.model, lt, "a", 0);
+  EXPECT_THAT(a.pinned, ::testing::HasSubstr("'h' which has no stream"));
+  EXPECT_EQ(a.lower, 0);
+  EXPECT_EQ(a.upper, lt.num_steps);
+}
+
+TEST(TensorLifetimesTest, RejectsBadRefIndexAndWorkspace) {
+  Plan bad_ref = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "r", "type": "Assign", "inputs": ["a:0"], "attrs": {"_test_stream": 0, "_ref_input_index": 3}, "outputs": [{"shape": [1]}]}]})json");
+  EXPECT_THAT(ComputeTensorLifetimes(bad_ref.model, 512).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'r': _ref_input_index 3 names no data input"));
+  Plan bad_ws = ParsePlan(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_workspace_bytes": -4}, "outputs": [{"shape": [1]}]}]})json");
+  EXPECT_THAT(ComputeTensorLifetimes(bad_ws.model, 512).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'a': _workspace_bytes entry -4 is negative"));
+}
+
+}  // namespace
+}  // namespace npuplan::memory
