@@ -1,0 +1,58 @@
+// Cost model of the simulator and of the CPU back end's task durations.
+// Times are in microseconds.
+//
+//   cost(n) = _cost attribute (int or float, µs), when present;
+//           = 0 for nodes without a task and for skipped engines
+//             (EngineConfig::skip_assign_stream: GE_LOCAL, RTS, ...);
+//           = fixed_us + max(flops / flops_per_us, bytes / bytes_per_us)
+//             of the node's engine otherwise, where
+//     bytes = Σ input bytes + Σ output bytes (TensorDesc::ByteSize; a tensor
+//             with a dynamic dim counts dynamic_tensor_bytes),
+//     flops = MatMul/BatchMatMul/MatMulV2/BatchMatMulV2: 2·|out|·K, K = the
+//             last dim of input 0 (the second-to-last with transpose_x1);
+//             Conv2D/Conv3D: 2·|out|·|weight|/out_channels, weight = input 1;
+//             anything else: |out| (one op per output element).
+// Engine speeds (EngineSpeed, overridable per engine id in CostModelOptions):
+//   AIcoreEngine 100 TFLOP/s, 1 TB/s, 2 µs; VectorEngine 10 TFLOP/s, 1 TB/s,
+//   2 µs; DNN_VM_AICPU* and DNN_VM_HOST_CPU 0.1 TFLOP/s, 20 GB/s, 10 µs;
+//   DNN_HCCL (collectives) bytes at 25 GB/s, 20 µs; DSAEngine and DNN_VM_DVPP
+//   1 TFLOP/s, 100 GB/s, 5 µs; any other engine: AIcoreEngine's.
+#ifndef NPUPLAN_SIM_COST_MODEL_H_
+#define NPUPLAN_SIM_COST_MODEL_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "npuplan/plan/plan.h"
+
+namespace npuplan::sim {
+
+struct EngineSpeed {
+  double flops_per_us = 1e8;  // 100 TFLOP/s
+  double bytes_per_us = 1e6;  // 1 TB/s
+  double fixed_us = 2.0;      // per-node fixed time on the engine
+};
+
+struct CostModelOptions {
+  // Engine id → speed; engines not listed use `default_engine`.
+  std::map<std::string, EngineSpeed> engines = DefaultEngines();
+  EngineSpeed default_engine;
+  // Bytes counted for a tensor whose size is unknown (dynamic dims, unknown dtype).
+  double dynamic_tensor_bytes = 64 * 1024;
+  // Use the `_cost` attribute when a node has one.
+  bool use_cost_attr = true;
+
+  static std::map<std::string, EngineSpeed> DefaultEngines();
+};
+
+// Estimated FLOPs and bytes of one node (the formulas above).
+double NodeFlops(const Model& model, NodeId n);
+double NodeBytes(const Model& model, NodeId n, const CostModelOptions& options);
+
+// Cost of every node, indexed by NodeId (0 for nodes without a task).
+std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options);
+
+}  // namespace npuplan::sim
+
+#endif  // NPUPLAN_SIM_COST_MODEL_H_

@@ -1,0 +1,105 @@
+#include "npuplan/sim/dependencies.h"
+
+#include <algorithm>
+#include <set>
+
+#include "npuplan/ir/attribute.h"
+#include "npuplan/sim/plan_program.h"
+
+namespace npuplan::sim {
+namespace {
+
+class Builder {
+ public:
+  explicit Builder(const Plan& plan) : plan_(plan), m_(plan.model) {
+    const size_t n = m_.num_nodes();
+    has_task_.resize(n);
+    for (size_t i = 0; i < n; ++i) has_task_[i] = MainStreamOf(plan, NodeId(static_cast<int32_t>(i))) >= 0;
+    state_.assign(n, 0);
+    sources_.resize(n);
+  }
+
+  // Direct producers of v with their kind.
+  std::vector<std::pair<NodeId, const char*>> Direct(NodeId v) const {
+    const Node& node = m_.node(v);
+    std::vector<std::pair<NodeId, const char*>> out;
+    for (const OutputRef& in : node.inputs) {
+      if (in.node.valid()) out.emplace_back(in.node, "data-edge");
+    }
+    for (NodeId c : node.control_inputs) {
+      if (c.valid()) out.emplace_back(c, "control-edge");
+    }
+    const Graph& g = m_.graph(node.graph);
+    if (node.type == "Data" && g.parent_node.valid()) {
+      if (auto idx = GetIntAttr(node.attrs, "_parent_node_index")) {
+        const Node& p = m_.node(g.parent_node);
+        if (*idx >= 0 && static_cast<size_t>(*idx) < p.inputs.size()) {
+          out.emplace_back(p.inputs[*idx].node, "subgraph-input");
+        }
+      }
+    }
+    return out;
+  }
+
+  // Nodes with a task that a consumer of u waits for (see header).
+  const std::vector<NodeId>& Sources(NodeId u) {
+    int& st = state_[u.index()];
+    if (st == 2) return sources_[u.index()];
+    if (st == 1) return empty_;  // ownership cycle: the verifier rejects these
+    st = 1;
+    std::set<NodeId> acc;
+    if (has_task_[u.index()]) {
+      acc.insert(u);
+    } else {
+      for (auto [p, kind] : Direct(u)) {
+        const auto& s = Sources(p);
+        acc.insert(s.begin(), s.end());
+      }
+    }
+    for (GraphId sg : m_.node(u).subgraphs) {
+      for (NodeId x : m_.graph(sg).nodes) {
+        if (m_.node(x).type != "NetOutput") continue;
+        const auto& s = Sources(x);
+        acc.insert(s.begin(), s.end());
+      }
+    }
+    sources_[u.index()].assign(acc.begin(), acc.end());
+    st = 2;
+    return sources_[u.index()];
+  }
+
+  std::vector<Dependency> DepsOf(NodeId v) {
+    std::vector<Dependency> out;
+    std::set<NodeId> seen{v};
+    for (auto [p, kind] : Direct(v)) {
+      const bool owner = !m_.node(p).subgraphs.empty();
+      for (NodeId s : Sources(p)) {  // p itself when it has a task, then what it stands for
+        if (seen.insert(s).second) out.push_back({s, p, s != p && owner ? "subgraph-output" : kind});
+      }
+    }
+    return out;
+  }
+
+ private:
+  const Plan& plan_;
+  const Model& m_;
+  std::vector<bool> has_task_;
+  std::vector<int> state_;
+  std::vector<std::vector<NodeId>> sources_;
+  std::vector<NodeId> empty_;
+};
+
+}  // namespace
+
+std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan) {
+  Builder b(plan);
+  std::vector<std::vector<Dependency>> deps(plan.model.num_nodes());
+  for (size_t i = 0; i < deps.size(); ++i) {
+    NodeId v(static_cast<int32_t>(i));
+    if (MainStreamOf(plan, v) < 0) continue;
+    deps[i] = b.DepsOf(v);
+  }
+  return deps;
+}
+
+}  // namespace npuplan::sim

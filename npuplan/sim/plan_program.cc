@@ -1,0 +1,278 @@
+#include "npuplan/sim/plan_program.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "npuplan/ir/attribute.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::sim {
+namespace {
+
+// Appends graph g's nodes, each followed by its subgraphs' nodes.
+void AppendGraph(const Model& model, GraphId g, std::vector<NodeId>& out, int depth) {
+  for (NodeId id : model.graph(g).nodes) {
+    out.push_back(id);
+    if (depth > 64) continue;  // the verifier rejects ownership cycles; stay finite anyway
+    for (GraphId sg : model.node(id).subgraphs) AppendGraph(model, sg, out, depth + 1);
+  }
+}
+
+// A slot: one stream's share of a node (main or attached).
+struct SlotKey {
+  int32_t node;
+  int32_t attached;
+  friend auto operator<=>(const SlotKey&, const SlotKey&) = default;
+};
+
+}  // namespace
+
+std::vector<NodeId> ExecutionOrder(const Model& model) {
+  std::vector<NodeId> out;
+  out.reserve(model.num_nodes());
+  AppendGraph(model, kRootGraph, out, 0);
+  return out;
+}
+
+int64_t MainStreamOf(const Plan& plan, NodeId n) {
+  if (n.index() < plan.physical_stream.size() && plan.physical_stream[n.index()] >= 0) {
+    return plan.physical_stream[n.index()];
+  }
+  return plan.model.node(n).stream_id;
+}
+
+int64_t AttachedStreamOf(const Plan& plan, NodeId n, int32_t a) {
+  if (auto it = plan.streams.attached_physical.find(n.value); it != plan.streams.attached_physical.end() &&
+                                                                a >= 0 && static_cast<size_t>(a) < it->second.size()) {
+    return it->second[a];
+  }
+  return plan.model.node(n).attached_stream_ids[a];
+}
+
+std::string SlotName(const Plan& plan, NodeId n, int32_t attached) {
+  const Node& node = plan.model.node(n);
+  int64_t s = attached < 0 ? MainStreamOf(plan, n) : AttachedStreamOf(plan, n, attached);
+  return StrCat("'", node.name, "'", attached >= 0 ? StrCat(" (attached ", attached, ")") : std::string(),
+                " on stream ", s);
+}
+
+absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
+  const Model& m = plan.model;
+  const size_t n = m.num_nodes();
+  PlanProgram prog;
+  prog.order = ExecutionOrder(m);
+  std::vector<int64_t> seq(n, -1);
+  for (size_t i = 0; i < prog.order.size(); ++i) seq[prog.order[i].index()] = static_cast<int64_t>(i);
+
+  // 1. Streams of every slot; dense stream indices in ascending plan id.
+  auto slot_stream = [&](SlotKey k) {
+    NodeId id(k.node);
+    return k.attached < 0 ? MainStreamOf(plan, id) : AttachedStreamOf(plan, id, k.attached);
+  };
+  std::map<int64_t, int32_t> stream_index;
+  for (NodeId id : prog.order) {
+    int64_t s = MainStreamOf(plan, id);
+    if (s < 0) continue;
+    stream_index[s] = 0;
+    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
+      int64_t as = AttachedStreamOf(plan, id, static_cast<int32_t>(a));
+      if (as >= 0) stream_index[as] = 0;
+    }
+  }
+  for (auto& [s, idx] : stream_index) {
+    idx = static_cast<int32_t>(prog.streams.size());
+    prog.streams.push_back(ProgramStream{s, {}});
+  }
+
+  // 2. Sync objects: events then notifies (ascending ids), then activations.
+  std::set<int64_t> event_ids, notify_ids;
+  for (const SyncEvent& e : plan.events.events) (e.kind == "notify" ? notify_ids : event_ids).insert(e.id);
+  std::map<std::pair<int, int64_t>, int32_t> sync_index;
+  for (int64_t id : event_ids) {
+    sync_index[{0, id}] = static_cast<int32_t>(prog.syncs.size());
+    prog.syncs.push_back({SyncObject::Kind::kEvent, id});
+  }
+  for (int64_t id : notify_ids) {
+    sync_index[{1, id}] = static_cast<int32_t>(prog.syncs.size());
+    prog.syncs.push_back({SyncObject::Kind::kNotify, id});
+  }
+
+  // 3. Waits and records per slot, from the event table.
+  std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits, records;  // (sync, event index)
+  auto rank_less = [&](SlotKey a, SlotKey b) {
+    return std::pair(seq[a.node], a.attached) < std::pair(seq[b.node], b.attached);
+  };
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n || e.recv.index() >= n) {
+      return absl::InvalidArgumentError(StrCat("event ", e.id, " (table entry ", i, ") names no node of the plan"));
+    }
+    const Node& sn = m.node(e.send);
+    const Node& rn = m.node(e.recv);
+    if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
+        e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
+      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
+                                               "' names an attached stream the node does not have"));
+    }
+    if (e.reason == "loop") {
+      prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
+      continue;
+    }
+    SlotKey from{e.send.value, std::max(e.send_attached, -1)}, to{e.recv.value, std::max(e.recv_attached, -1)};
+    if (MainStreamOf(plan, e.send) < 0 || MainStreamOf(plan, e.recv) < 0 || slot_stream(from) < 0 ||
+        slot_stream(to) < 0) {
+      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
+                                               "' touches a node without a stream"));
+    }
+    if (seq[from.node] < 0 || seq[to.node] < 0 || !rank_less(from, to)) {
+      prog.skipped.push_back({static_cast<int64_t>(i), "backward"});
+      continue;
+    }
+    int32_t sync = sync_index.at({e.kind == "notify" ? 1 : 0, e.id});
+    records[from].push_back({sync, static_cast<int64_t>(i)});
+    waits[to].push_back({sync, static_cast<int64_t>(i)});
+  }
+
+  // 4. Activations: the first slot of an activated stream after the activator waits on it.
+  std::map<int64_t, std::vector<SlotKey>> stream_slots;  // plan stream → slots in execution order
+  for (NodeId id : prog.order) {
+    if (MainStreamOf(plan, id) < 0) continue;
+    stream_slots[MainStreamOf(plan, id)].push_back({id.value, -1});
+    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
+      SlotKey k{id.value, static_cast<int32_t>(a)};
+      if (slot_stream(k) >= 0) stream_slots[slot_stream(k)].push_back(k);
+    }
+  }
+  for (NodeId id : prog.order) {
+    const AttrValue* v = FindAttr(m.node(id).attrs, "active_stream_list");
+    const int64_t own = MainStreamOf(plan, id);
+    if (v == nullptr || !v->is<AttrValue::IntList>() || own < 0) continue;
+    SlotKey from{id.value, -1};
+    int32_t sync = -1;
+    for (int64_t s : *v->as<AttrValue::IntList>()) {
+      auto it = stream_slots.find(s);
+      if (s == own || it == stream_slots.end()) continue;
+      auto first = std::upper_bound(it->second.begin(), it->second.end(), from, rank_less);
+      if (first == it->second.end()) continue;
+      if (sync < 0) {
+        sync = static_cast<int32_t>(prog.syncs.size());
+        prog.syncs.push_back({SyncObject::Kind::kActivation, id.value});
+        records[from].push_back({sync, -1});
+      }
+      waits[*first].push_back({sync, -1});
+    }
+  }
+
+  // 5. Items, in execution order.
+  prog.main_stream.assign(n, -1);
+  prog.main_task.assign(n, -1);
+  auto emit = [&](SlotKey k) {
+    int64_t s = slot_stream(k);
+    if (s < 0) return;
+    int32_t si = stream_index.at(s);
+    auto& items = prog.streams[si].items;
+    auto push = [&](ProgramItem item) {
+      prog.enqueue.emplace_back(si, static_cast<int32_t>(items.size()));
+      items.push_back(item);
+    };
+    NodeId id(k.node);
+    if (auto it = waits.find(k); it != waits.end()) {
+      for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, ev});
+    }
+    if (k.attached < 0) {
+      prog.main_stream[k.node] = si;
+      prog.main_task[k.node] = static_cast<int32_t>(items.size());
+    }
+    push({ProgramItem::Kind::kTask, id, k.attached});
+    ++prog.num_tasks;
+    if (auto it = records.find(k); it != records.end()) {
+      for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
+    }
+  };
+  for (NodeId id : prog.order) {
+    if (MainStreamOf(plan, id) < 0) continue;
+    emit({id.value, -1});
+    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) emit({id.value, static_cast<int32_t>(a)});
+  }
+
+  // 6. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).
+  std::vector<std::pair<int32_t, int32_t>> last(prog.syncs.size(), {-1, -1});
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> notify_records(prog.syncs.size()), notify_waits(prog.syncs.size());
+  for (auto [s, i] : prog.enqueue) {
+    ProgramItem& item = prog.streams[s].items[i];
+    if (item.kind == ProgramItem::Kind::kTask) continue;
+    const bool notify = prog.syncs[item.sync].kind == SyncObject::Kind::kNotify;
+    if (item.kind == ProgramItem::Kind::kRecord) {
+      if (notify) notify_records[item.sync].emplace_back(s, i);
+      last[item.sync] = {s, i};
+    } else if (notify) {
+      notify_waits[item.sync].emplace_back(s, i);
+    } else {
+      std::tie(item.bound_stream, item.bound_item) = last[item.sync];
+    }
+  }
+  for (size_t k = 0; k < prog.syncs.size(); ++k) {
+    for (size_t w = 0; w < notify_waits[k].size(); ++w) {
+      ProgramItem& item = prog.streams[notify_waits[k][w].first].items[notify_waits[k][w].second];
+      if (w >= notify_records[k].size()) {
+        return absl::InvalidArgumentError(StrCat("notify ", prog.syncs[k].id, ": the wait of ",
+                                                 SlotName(plan, item.node, item.attached),
+                                                 " has no matching record; the plan would deadlock"));
+      }
+      std::tie(item.bound_stream, item.bound_item) = notify_records[k][w];
+    }
+  }
+
+  // 7. Deadlock check: Kahn's algorithm over queue order + wait bindings.
+  std::vector<size_t> base(prog.streams.size() + 1, 0);
+  for (size_t s = 0; s < prog.streams.size(); ++s) base[s + 1] = base[s] + prog.streams[s].items.size();
+  std::vector<int32_t> indeg(base.back(), 0);
+  std::vector<std::vector<size_t>> wakes(base.back());
+  for (size_t s = 0; s < prog.streams.size(); ++s) {
+    for (size_t i = 0; i < prog.streams[s].items.size(); ++i) {
+      const ProgramItem& item = prog.streams[s].items[i];
+      if (i > 0) ++indeg[base[s] + i];
+      if (item.kind == ProgramItem::Kind::kWait && item.bound_stream >= 0) {
+        ++indeg[base[s] + i];
+        wakes[base[item.bound_stream] + item.bound_item].push_back(base[s] + i);
+      }
+    }
+  }
+  std::deque<size_t> ready;
+  for (size_t s = 0; s < prog.streams.size(); ++s) {
+    if (!prog.streams[s].items.empty() && indeg[base[s]] == 0) ready.push_back(base[s]);
+  }
+  size_t done = 0;
+  auto stream_of = [&](size_t g) {
+    return static_cast<size_t>(std::upper_bound(base.begin(), base.end(), g) - base.begin() - 1);
+  };
+  while (!ready.empty()) {
+    size_t g = ready.front();
+    ready.pop_front();
+    ++done;
+    size_t s = stream_of(g);
+    if (g + 1 < base[s + 1] && --indeg[g + 1] == 0) ready.push_back(g + 1);
+    for (size_t w : wakes[g]) {
+      if (--indeg[w] == 0) ready.push_back(w);
+    }
+  }
+  if (done != base.back()) {
+    for (size_t s = 0; s < prog.streams.size(); ++s) {
+      for (size_t i = 0; i < prog.streams[s].items.size(); ++i) {
+        const ProgramItem& item = prog.streams[s].items[i];
+        if (indeg[base[s] + i] > 0 && item.kind == ProgramItem::Kind::kWait) {
+          return absl::InvalidArgumentError(StrCat(
+              "the plan would deadlock: the wait of ", SlotName(plan, item.node, item.attached), " on ",
+              prog.syncs[item.sync].kind == SyncObject::Kind::kNotify ? "notify " : "event ", prog.syncs[item.sync].id,
+              " can never complete (a cycle through the stream queues and events)"));
+        }
+      }
+    }
+    return absl::InvalidArgumentError("the plan would deadlock: a cycle through the stream queues");
+  }
+  return prog;
+}
+
+}  // namespace npuplan::sim

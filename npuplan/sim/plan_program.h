@@ -1,0 +1,104 @@
+// PlanProgram: what each device stream executes for a plan, shared by the CPU
+// back end (npuplan/exec) and the simulator, so that both run the same queues.
+//
+// Execution order (the events stage's, npuplan/events/sync_view.h): the root
+// graph's nodes in Graph::nodes (topological) order, each node immediately
+// followed by the nodes of its subgraphs (recursively, subgraph-index order).
+// A node's slots are its main stream, then its attached streams in
+// attached_stream_ids order. Every slot with a stream becomes, on that stream:
+//
+//   [wait e..]  [task node]  [record e..]
+//
+// waits: the SyncEvents whose receiver is this slot, in event-table order;
+// records: the SyncEvents whose sender is this slot, in event-table order.
+// Items are enqueued in execution order across all streams (the global
+// `enqueue` list), which is what binds each wait to a record:
+//   * event  (CUDA semantics): a wait binds to the latest record of the same
+//     event id enqueued before it; none = no-op;
+//   * notify (wait-and-reset): the k-th wait on an id pairs with its k-th record.
+// Activation (`active_stream_list` on a node, written by stream-activation):
+// the first slot of each activated stream after the activator waits on an
+// implicit "activation" sync recorded after the activator's task.
+//
+// Streams: a node's main stream is plan.physical_stream[n] when >= 0, else
+// Node::stream_id; attached streams come from streams.attached_physical when
+// present, else attached_stream_ids. A node whose main stream is -1 (Const,
+// skipped engines) has no slot at all and is complete from the start.
+//
+// Skipped (reported, not enqueued): events with reason "loop" (loop-carried,
+// they order the next iteration; plans run loops once), and events whose
+// sender does not come before the receiver in execution order.
+#ifndef NPUPLAN_SIM_PLAN_PROGRAM_H_
+#define NPUPLAN_SIM_PLAN_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan::sim {
+
+// One device sync object: a plan event id, a plan notify id, or an implicit
+// activation sync (one per activating node).
+struct SyncObject {
+  enum class Kind { kEvent, kNotify, kActivation };
+  Kind kind = Kind::kEvent;
+  int64_t id = 0;  // plan event/notify id; activator NodeId value for activations
+};
+
+struct ProgramItem {
+  enum class Kind { kWait, kTask, kRecord };
+  Kind kind = Kind::kTask;
+  NodeId node;            // the node whose slot this item belongs to
+  int32_t attached = -1;  // -1 main stream, else attached index
+  int32_t sync = -1;      // index into PlanProgram::syncs (waits and records)
+  int64_t event = -1;     // index into plan.events.events (-1 for activations and tasks)
+  // Waits only: the record this wait binds to, as (stream index, item index),
+  // or -1/-1 when it binds to nothing (a no-op).
+  int32_t bound_stream = -1;
+  int32_t bound_item = -1;
+};
+
+struct ProgramStream {
+  int64_t plan_stream = 0;          // the plan's (physical) stream id
+  std::vector<ProgramItem> items;   // in queue order
+};
+
+struct SkippedEvent {
+  int64_t event = 0;  // index into plan.events.events
+  std::string reason;
+};
+
+struct PlanProgram {
+  std::vector<ProgramStream> streams;        // ascending plan stream id
+  std::vector<SyncObject> syncs;             // events, then notifies, then activations (ascending ids)
+  std::vector<std::pair<int32_t, int32_t>> enqueue;  // global enqueue order: (stream, item)
+  std::vector<NodeId> order;                 // execution order of all nodes
+  std::vector<int32_t> main_stream;          // per NodeId: stream index, -1 = no slot
+  std::vector<int32_t> main_task;            // per NodeId: item index of the main task, -1 = none
+  std::vector<SkippedEvent> skipped;
+  size_t num_tasks = 0;                      // task items (main + attached)
+};
+
+// The whole-graph execution order (see above).
+std::vector<NodeId> ExecutionOrder(const Model& model);
+
+// Main (physical if set) stream of node n, or -1.
+int64_t MainStreamOf(const Plan& plan, NodeId n);
+// Stream of the node's a-th attached stream.
+int64_t AttachedStreamOf(const Plan& plan, NodeId n, int32_t a);
+
+// Builds the program. InvalidArgument when an event names an unknown node or
+// attached stream, touches a node without a stream, or when the waits and
+// records can never all complete (a notify wait without its record, or a
+// cycle through the stream queues: the plan would deadlock).
+absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan);
+
+// "'name' (attached 1) on stream 3" for messages.
+std::string SlotName(const Plan& plan, NodeId n, int32_t attached);
+
+}  // namespace npuplan::sim
+
+#endif  // NPUPLAN_SIM_PLAN_PROGRAM_H_

@@ -1,0 +1,245 @@
+#include "npuplan/sim/simulator.h"
+
+#include <algorithm>
+#include <deque>
+
+#include <nlohmann/json.hpp>
+
+#include "npuplan/sim/dependencies.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::sim {
+namespace {
+
+using Kind = ProgramItem::Kind;
+
+std::string SyncLabel(const Plan& plan, const SyncObject& s) {
+  switch (s.kind) {
+    case SyncObject::Kind::kEvent:
+      return StrCat("e", s.id);
+    case SyncObject::Kind::kNotify:
+      return StrCat("n", s.id);
+    case SyncObject::Kind::kActivation:
+      return StrCat("activate by ", plan.model.node(NodeId(static_cast<int32_t>(s.id))).name);
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) {
+  SimResult r;
+  NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan));
+  const PlanProgram& prog = r.program;
+  r.node_cost = NodeCosts(plan, options.cost);
+
+  // 1. Flatten the queues; base[s] is stream s's first item.
+  const size_t ns = prog.streams.size();
+  std::vector<size_t> base(ns + 1, 0);
+  for (size_t s = 0; s < ns; ++s) base[s + 1] = base[s] + prog.streams[s].items.size();
+  r.items.resize(base[ns]);
+  r.streams.resize(ns);
+  for (size_t s = 0; s < ns; ++s) {
+    r.streams[s].plan_stream = prog.streams[s].plan_stream;
+    for (size_t i = 0; i < prog.streams[s].items.size(); ++i) {
+      const ProgramItem& p = prog.streams[s].items[i];
+      SimItem& it = r.items[base[s] + i];
+      it.kind = p.kind;
+      it.node = p.node;
+      it.attached = p.attached;
+      it.stream = static_cast<int32_t>(s);
+      it.sync = p.sync;
+      if (p.kind == Kind::kWait && p.bound_stream >= 0) it.bound = static_cast<int32_t>(base[p.bound_stream] + p.bound_item);
+    }
+  }
+  auto duration = [&](const SimItem& it) {
+    return (it.attached < 0 ? r.node_cost[it.node.index()] : 0.0) + options.launch_overhead_us;
+  };
+
+  // 2. Event-driven run: each stream advances until a wait's record is pending.
+  std::vector<size_t> pos(ns, 0);
+  std::vector<double> now(ns, 0.0);
+  std::vector<char> done(r.items.size(), 0);
+  std::vector<int32_t> pred(r.items.size(), -1);
+  std::vector<std::vector<int32_t>> waiters(r.items.size());
+  std::deque<int32_t> runnable;
+  for (size_t s = 0; s < ns; ++s) runnable.push_back(static_cast<int32_t>(s));
+  while (!runnable.empty()) {
+    const int32_t s = runnable.front();
+    runnable.pop_front();
+    while (pos[s] < prog.streams[s].items.size()) {
+      const size_t g = base[s] + pos[s];
+      SimItem& it = r.items[g];
+      if (pos[s] > 0) pred[g] = static_cast<int32_t>(g - 1);
+      it.ready = now[s];
+      it.start = now[s];
+      if (it.kind == Kind::kWait) {
+        if (it.bound >= 0) {
+          if (!done[it.bound]) {
+            waiters[it.bound].push_back(s);
+            break;
+          }
+          const double released = r.items[it.bound].end + options.wait_latency_us;
+          if (released > now[s]) {
+            it.start = released;
+            pred[g] = it.bound;
+          }
+        }
+        it.end = it.start;
+      } else if (it.kind == Kind::kTask) {
+        it.end = it.start + duration(it);
+        r.streams[s].busy_us += it.end - it.start;
+        ++r.streams[s].tasks;
+        r.total_work += it.end - it.start;
+      } else {
+        it.end = it.start + options.record_us;
+        r.streams[s].busy_us += options.record_us;
+        for (int32_t w : waiters[g]) runnable.push_back(w);
+        waiters[g].clear();
+      }
+      done[g] = 1;
+      now[s] = it.end;
+      ++pos[s];
+    }
+  }
+  for (size_t s = 0; s < ns; ++s) {
+    NPUPLAN_RET_CHECK(pos[s] == prog.streams[s].items.size()) << "stream " << prog.streams[s].plan_stream
+                                                              << " blocked after the deadlock check passed";
+  }
+  int32_t last = -1;
+  for (size_t g = 0; g < r.items.size(); ++g) {
+    if (last < 0 || r.items[g].end > r.items[last].end) last = static_cast<int32_t>(g);
+  }
+  r.makespan = last < 0 ? 0.0 : r.items[last].end;
+  for (SimStreamStats& st : r.streams) st.utilisation = r.makespan > 0 ? st.busy_us / r.makespan : 0.0;
+  for (int32_t g = last; g >= 0; g = pred[g]) {
+    if (r.items[g].kind == Kind::kTask && r.items[g].attached < 0) r.schedule_path.push_back(r.items[g].node);
+  }
+  std::reverse(r.schedule_path.begin(), r.schedule_path.end());
+
+  // 3. Critical path of the dependency DAG (execution order is topological for it).
+  const auto deps = BuildDependencies(plan);
+  const size_t n = plan.model.num_nodes();
+  std::vector<double> dist(n, 0.0);
+  std::vector<int32_t> from(n, -1);
+  int32_t end_node = -1;
+  for (NodeId v : prog.order) {
+    if (prog.main_stream[v.index()] < 0) continue;
+    double best = 0;
+    for (const Dependency& d : deps[v.index()]) {
+      if (dist[d.producer.index()] > best) {
+        best = dist[d.producer.index()];
+        from[v.index()] = d.producer.value;
+      }
+    }
+    dist[v.index()] = best + r.node_cost[v.index()] + options.launch_overhead_us;
+    if (end_node < 0 || dist[v.index()] > dist[end_node]) end_node = v.value;
+  }
+  if (end_node >= 0) {
+    r.critical_path_us = dist[end_node];
+    for (int32_t v = end_node; v >= 0; v = from[v]) r.critical_path.push_back(NodeId(v));
+    std::reverse(r.critical_path.begin(), r.critical_path.end());
+  }
+  size_t busy_streams = 0;
+  for (const SimStreamStats& st : r.streams) busy_streams += st.tasks > 0 ? 1 : 0;
+  r.lower_bound = std::max(r.critical_path_us, busy_streams > 0 ? r.total_work / static_cast<double>(busy_streams) : 0.0);
+  return r;
+}
+
+std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
+  using nlohmann::json;
+  json events = json::array();
+  for (size_t s = 0; s < result.streams.size(); ++s) {
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", s},
+                      {"args", {{"name", StrCat("stream ", result.streams[s].plan_stream)}}}});
+    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 0}, {"tid", s},
+                      {"args", {{"sort_index", s}}}});
+  }
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 0}, {"args", {{"name", plan.model.name()}}}});
+  const auto& syncs = result.program.syncs;
+  int64_t flow = 0;
+  for (const SimItem& it : result.items) {
+    const Node& node = plan.model.node(it.node);
+    json e = {{"ph", "X"}, {"pid", 0}, {"tid", it.stream}};
+    if (it.kind == Kind::kTask) {
+      e["name"] = it.attached < 0 ? node.name : StrCat(node.name, " (attached ", it.attached, ")");
+      e["cat"] = node.engine.empty() ? std::string("task") : node.engine;
+      e["ts"] = it.start;
+      e["dur"] = it.end - it.start;
+      e["args"] = {{"type", node.type}, {"cost_us", result.node_cost[it.node.index()]}};
+    } else {
+      const std::string label = SyncLabel(plan, syncs[it.sync]);
+      const bool record = it.kind == Kind::kRecord;
+      e["name"] = StrCat(record ? "record " : "wait ", label);
+      e["cat"] = "sync";
+      e["ts"] = record ? it.start : it.ready;
+      e["dur"] = std::max(1e-3, it.end - (record ? it.start : it.ready));
+      e["args"] = {{"node", node.name}};
+      if (!record && it.bound >= 0) {
+        const SimItem& rec = result.items[it.bound];
+        events.push_back({{"ph", "s"}, {"id", flow}, {"name", label}, {"cat", "sync"}, {"pid", 0},
+                          {"tid", rec.stream}, {"ts", rec.start}});
+        events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow}, {"name", label}, {"cat", "sync"}, {"pid", 0},
+                          {"tid", it.stream}, {"ts", it.ready}});
+        ++flow;
+      }
+    }
+    events.push_back(std::move(e));
+  }
+  json j = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  return j.dump(1) + "\n";
+}
+
+std::string SimReportJson(const Plan& plan, const SimResult& r, const SimOptions& options) {
+  using nlohmann::json;
+  auto names = [&](const std::vector<NodeId>& ids) {
+    json a = json::array();
+    for (NodeId id : ids) a.push_back(plan.model.node(id).name);
+    return a;
+  };
+  json streams = json::array();
+  for (const SimStreamStats& s : r.streams) {
+    streams.push_back({{"stream", s.plan_stream}, {"tasks", s.tasks}, {"busy_us", s.busy_us},
+                       {"utilisation", s.utilisation}});
+  }
+  json j = {{"format", "npuplan.sim/1"},
+            {"graph", plan.model.name()},
+            {"makespan_us", r.makespan},
+            {"total_work_us", r.total_work},
+            {"critical_path_us", r.critical_path_us},
+            {"lower_bound_us", r.lower_bound},
+            {"makespan_over_lower_bound", r.lower_bound > 0 ? r.makespan / r.lower_bound : 1.0},
+            {"critical_path", names(r.critical_path)},
+            {"schedule_path", names(r.schedule_path)},
+            {"streams", std::move(streams)},
+            {"tasks", r.program.num_tasks},
+            {"skipped_events", r.program.skipped.size()},
+            {"options",
+             {{"launch_overhead_us", options.launch_overhead_us},
+              {"record_us", options.record_us},
+              {"wait_latency_us", options.wait_latency_us}}}};
+  return j.dump(1) + "\n";
+}
+
+std::string SimReportText(const Plan& plan, const SimResult& r, size_t max_path_nodes) {
+  std::string out = fmt::format(
+      "makespan {:.3f} us, lower bound {:.3f} us (critical path {:.3f} us, total work {:.3f} us over {} streams), "
+      "ratio {:.3f}\n",
+      r.makespan, r.lower_bound, r.critical_path_us, r.total_work, r.streams.size(),
+      r.lower_bound > 0 ? r.makespan / r.lower_bound : 1.0);
+  for (const SimStreamStats& s : r.streams) {
+    out += fmt::format("  stream {}: {} tasks, busy {:.3f} us, utilisation {:.1f}%\n", s.plan_stream, s.tasks,
+                       s.busy_us, 100.0 * s.utilisation);
+  }
+  std::vector<std::string> path;
+  for (size_t i = 0; i < r.critical_path.size() && i < max_path_nodes; ++i) {
+    path.push_back(plan.model.node(r.critical_path[i]).name);
+  }
+  if (r.critical_path.size() > max_path_nodes) path.push_back(StrCat("... (", r.critical_path.size(), " nodes)"));
+  out += StrCat("critical path: ", StrJoin(path, " -> "), "\n");
+  if (!r.program.skipped.empty()) out += StrCat("skipped events: ", r.program.skipped.size(), "\n");
+  return out;
+}
+
+}  // namespace npuplan::sim

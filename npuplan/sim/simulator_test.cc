@@ -1,0 +1,232 @@
+#include "npuplan/sim/simulator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "npuplan/sim/dependencies.h"
+#include "npuplan/sim/sim_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::sim {
+namespace {
+
+using ::npuplan::sim::testing::AddEvent;
+using ::npuplan::sim::testing::PlanFromGraph;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::npuplan::testing::StatusIs;
+
+std::vector<std::string> Names(const Plan& plan, const std::vector<NodeId>& ids) {
+  std::vector<std::string> out;
+  for (NodeId id : ids) out.push_back(plan.model.node(id).name);
+  return out;
+}
+
+SimOptions NoOverheads() {
+  SimOptions o;
+  o.launch_overhead_us = 0;
+  o.record_us = 0;
+  o.wait_latency_us = 0;
+  return o;
+}
+
+// a(2) → b(5) → d(1) on s0, a → c(3) → d on s1; events a→c (e0), c→d (e1).
+constexpr char kDiamond[] = R"json({"name": "diamond", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_cost": 2, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 5, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 3.0, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Add", "inputs": ["b", "c"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+]})json";
+
+absl::StatusOr<Plan> DiamondPlan() {
+  NPUPLAN_ASSIGN_OR_RETURN(Plan plan, PlanFromGraph(kDiamond));
+  AddEvent(plan, "a", "c", 0);
+  AddEvent(plan, "c", "d", 1);
+  return plan;
+}
+
+TEST(SimulatorTest, ComputesHandCheckedMakespanWithoutOverheads) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  // s0: a 0-2, b 2-7, d 7-8; s1: c 2-5.
+  EXPECT_DOUBLE_EQ(r.makespan, 8.0);
+  EXPECT_DOUBLE_EQ(r.total_work, 11.0);
+  EXPECT_DOUBLE_EQ(r.critical_path_us, 8.0);
+  EXPECT_DOUBLE_EQ(r.lower_bound, 8.0);
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("a", "b", "d"));
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 8.0);
+  EXPECT_DOUBLE_EQ(r.streams[1].busy_us, 3.0);
+  EXPECT_DOUBLE_EQ(r.streams[1].utilisation, 3.0 / 8.0);
+}
+
+TEST(SimulatorTest, ChargesLaunchOverheadRecordAndWaitLatency) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  SimOptions o;
+  o.launch_overhead_us = 1;
+  o.record_us = 0.5;
+  o.wait_latency_us = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, o));
+  // s0: a 0-3, rec e0 3-3.5, b 3.5-9.5, wait e1 until 9+1=10, d 10-12.
+  // s1: wait e0 until 3.5+1=4.5, c 4.5-8.5, rec e1 8.5-9.
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);
+  EXPECT_DOUBLE_EQ(r.critical_path_us, 11.0);  // a(3) b(6) d(2)
+  EXPECT_DOUBLE_EQ(r.total_work, 15.0);
+  EXPECT_DOUBLE_EQ(r.lower_bound, 11.0);
+  EXPECT_THAT(Names(plan, r.schedule_path), ElementsAre("a", "c", "d"));
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 11.5);
+}
+
+TEST(SimulatorTest, SingleStreamMakespanIsTotalWork) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) plan.model.node(NodeId(static_cast<int32_t>(i))).stream_id = 0;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 11.0);
+  EXPECT_DOUBLE_EQ(r.lower_bound, 11.0);
+}
+
+TEST(SimulatorTest, UsesPhysicalStreamsOverLogicalOnes) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  plan.physical_stream[plan.model.FindNode("c").index()] = 7;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_EQ(r.streams[1].plan_stream, 7);
+  EXPECT_DOUBLE_EQ(r.makespan, 8.0);
+}
+
+TEST(SimulatorTest, NodesWithoutStreamTakeNoTime) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "w", "type": "Const", "attrs": {"_cost": 100}, "outputs": [{"shape": [4]}]},
+    {"name": "a", "type": "Relu", "inputs": ["w"], "attrs": {"_cost": 2, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 2.0);
+  EXPECT_EQ(r.program.num_tasks, 1u);
+}
+
+TEST(SimulatorTest, ActivatedStreamWaitsForItsActivator) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "act", "type": "StreamActive", "attrs": {"_cost": 5, "_test_stream": 0, "active_stream_list": [1]}},
+    {"name": "b", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 6.0);
+}
+
+TEST(SimulatorTest, SkipsLoopAndBackwardEvents) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  AddEvent(plan, "d", "c", 2);  // backward
+  AddEvent(plan, "b", "c", 3);
+  plan.events.events.back().reason = "loop";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  ASSERT_EQ(r.program.skipped.size(), 2u);
+  EXPECT_EQ(r.program.skipped[0].reason, "backward");
+  EXPECT_EQ(r.program.skipped[1].reason, "loop-carried");
+  EXPECT_DOUBLE_EQ(r.makespan, 8.0);
+}
+
+TEST(SimulatorTest, RejectsEventTouchingNodeWithoutStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  plan.model.node(plan.model.FindNode("c")).stream_id = -1;
+  EXPECT_THAT(Simulate(plan).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "touches a node without a stream"));
+}
+
+TEST(SimulatorTest, RejectsUnknownAttachedStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  plan.events.events[0].send_attached = 0;
+  EXPECT_THAT(Simulate(plan).status(), StatusIs(absl::StatusCode::kInvalidArgument, "attached stream"));
+}
+
+TEST(SimulatorTest, PairsNotifiesInEnqueueOrder) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
+  AddEvent(plan, "a", "c", 0, "notify");
+  AddEvent(plan, "c", "d", 0, "notify");  // the same notify reused
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 8.0);
+  ASSERT_EQ(r.program.syncs.size(), 1u);
+  EXPECT_EQ(r.program.syncs[0].kind, SyncObject::Kind::kNotify);
+}
+
+TEST(SimulatorTest, WritesChromeTraceWithTracksAndFlows) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan));
+  nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
+  int threads = 0, tasks = 0, flow_starts = 0, flow_ends = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+    if (e["ph"] == "X" && e["cat"] != "sync") ++tasks;
+    if (e["ph"] == "s") ++flow_starts;
+    if (e["ph"] == "f") ++flow_ends;
+  }
+  EXPECT_EQ(threads, 2);
+  EXPECT_EQ(tasks, 4);
+  EXPECT_EQ(flow_starts, 2);
+  EXPECT_EQ(flow_ends, 2);
+  nlohmann::json rep = nlohmann::json::parse(SimReportJson(plan, r, SimOptions{}));
+  EXPECT_EQ(rep["critical_path"], nlohmann::json({"a", "b", "d"}));
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("critical path: a -> b -> d"));
+}
+
+// x → If(p){then: Data(0) → t1 → NetOutput} → c; Data/NetOutput off the streams.
+constexpr char kIfGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then"], "attrs": {"_cost": 1, "_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [{"name": "then", "parent": "p", "nodes": [
+  {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 4, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]}]})json";
+
+TEST(DependenciesTest, CrossesSubgraphBoundariesAndLooksThroughNodesWithoutTask) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
+  EXPECT_THAT(Names(plan, ExecutionOrder(plan.model)), ElementsAre("x", "p", "t_in", "t1", "t_out", "c"));
+  auto deps = BuildDependencies(plan);
+  const auto& t1 = deps[plan.model.FindNode("t1").index()];
+  ASSERT_EQ(t1.size(), 1u);
+  EXPECT_EQ(plan.model.node(t1[0].producer).name, "x");
+  EXPECT_EQ(plan.model.node(t1[0].via).name, "t_in");
+  const auto& c = deps[plan.model.FindNode("c").index()];
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(plan.model.node(c[0].producer).name, "p");
+  EXPECT_STREQ(c[0].kind, "data-edge");
+  EXPECT_EQ(plan.model.node(c[1].producer).name, "t1");
+  EXPECT_STREQ(c[1].kind, "subgraph-output");
+  EXPECT_TRUE(deps[plan.model.FindNode("t_in").index()].empty());
+}
+
+TEST(DependenciesTest, CriticalPathRunsThroughSubgraph) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
+  AddEvent(plan, "x", "t1", 0);
+  AddEvent(plan, "t1", "c", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("x", "t1", "c"));
+  EXPECT_DOUBLE_EQ(r.critical_path_us, 6.0);
+  EXPECT_DOUBLE_EQ(r.makespan, 6.0);  // x 0-1, p 1-2; t1 1-5; c 5-6
+}
+
+TEST(CostModelTest, EstimatesMatMulFromFlopsAndCopiesFromBytes) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [128, 256], "dtype": "float16"}]},
+    {"name": "b", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256, 512], "dtype": "float16"}]},
+    {"name": "mm", "type": "MatMul", "engine": "AIcoreEngine", "inputs": ["a", "b"], "attrs": {"_test_stream": 0},
+     "outputs": [{"shape": [128, 512], "dtype": "float16"}]},
+    {"name": "r", "type": "Relu", "engine": "DNN_VM_AICPU", "inputs": ["mm"], "attrs": {"_test_stream": 0},
+     "outputs": [{"shape": [128, 512], "dtype": "float16"}]}
+  ]})json"));
+  EXPECT_DOUBLE_EQ(NodeFlops(plan.model, plan.model.FindNode("mm")), 2.0 * 128 * 512 * 256);
+  CostModelOptions o;
+  auto cost = NodeCosts(plan, o);
+  // mm: 2 + max(33554432 / 1e8, (65536 + 262144 + 131072) / 1e6) = 2 + 0.458752.
+  EXPECT_NEAR(cost[plan.model.FindNode("mm").index()], 2.458752, 1e-9);
+  // r on AICPU: 10 + max(65536 / 1e5, 262144 / 2e4) = 10 + 13.1072.
+  EXPECT_NEAR(cost[plan.model.FindNode("r").index()], 23.1072, 1e-9);
+  EXPECT_DOUBLE_EQ(cost[plan.model.FindNode("a").index()], 0.0);  // Data: skipped engine
+}
+
+}  // namespace
+}  // namespace npuplan::sim
