@@ -8,12 +8,13 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools
+  libonnx-dev libprotobuf-dev protobuf-compiler
 )
 # Extra package sets a later step may ask for: scripts/setup.sh --with onnx
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --with) shift; case "${1:-}" in
-      onnx) PACKAGES+=(libonnx-dev libprotobuf-dev protobuf-compiler) ;;
+      onnx) ;;  # part of the default set since the ONNX importer joined the build
       fuzz) PACKAGES+=(clang-14 libclang-rt-14-dev) ;;
       browser) PACKAGES+=(chromium) ;;
       *) echo "setup.sh: unknown package set '${1:-}'" >&2; exit 2 ;;

@@ -1,0 +1,723 @@
+// The ONNX importer works in five steps:
+//   1. Parse the ModelProto (protobuf, at the boundary: any failure becomes
+//      InvalidArgument naming the file) and check the IR version and opset.
+//   2. Pin --input-shape dims into the graph inputs' declared types.
+//   3. Sort every graph's nodes topologically (ONNX files need not be sorted;
+//      subgraphs' outer-scope reads count as dependencies).
+//   4. Shape inference rounds: onnx::shape_inference::InferShapes with data
+//      propagation, then our shape-arithmetic folding, until nothing new is
+//      learnt.
+//   5. Build the Model graph by graph (Builder), sort, verify.
+#include "npuplan/importers/onnx_importer.h"
+
+#include <algorithm>
+#include <climits>
+#include <exception>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "npuplan/importers/shape_folding.h"
+#include "npuplan/ir/topo_sort.h"
+#include "npuplan/ir/verifier.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+#include "onnx/defs/schema.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace npuplan {
+namespace {
+
+absl::Status Bad(std::string_view src, std::string_view msg) {
+  return absl::InvalidArgumentError(StrCat(src, ": ", msg));
+}
+
+// npuplan dtype name of an ONNX element type ("" when it has none).
+std::string DTypeName(int32_t elem) {
+  switch (elem) {
+    case onnx::TensorProto::FLOAT: return "float32";
+    case onnx::TensorProto::UINT8: return "uint8";
+    case onnx::TensorProto::INT8: return "int8";
+    case onnx::TensorProto::UINT16: return "uint16";
+    case onnx::TensorProto::INT16: return "int16";
+    case onnx::TensorProto::INT32: return "int32";
+    case onnx::TensorProto::INT64: return "int64";
+    case onnx::TensorProto::STRING: return "string";
+    case onnx::TensorProto::BOOL: return "bool";
+    case onnx::TensorProto::FLOAT16: return "float16";
+    case onnx::TensorProto::DOUBLE: return "float64";
+    case onnx::TensorProto::UINT32: return "uint32";
+    case onnx::TensorProto::UINT64: return "uint64";
+    case onnx::TensorProto::COMPLEX64: return "complex64";
+    case onnx::TensorProto::COMPLEX128: return "complex128";
+    case onnx::TensorProto::BFLOAT16: return "bfloat16";
+    default: return "";
+  }
+}
+
+// Tensor description of an ONNX type; unknown → rank [-2]. Element types we
+// cannot name (undefined, sequences, maps) are recorded as float32.
+TensorDesc DescFromType(const onnx::TypeProto* t) {
+  TensorDesc d;
+  d.shape = {kUnknownRank};
+  if (t == nullptr) return d;
+  const onnx::TypeProto* cur = t;
+  while (cur->has_optional_type()) cur = &cur->optional_type().elem_type();
+  if (!cur->has_tensor_type()) return d;
+  const auto& tt = cur->tensor_type();
+  if (std::string name = DTypeName(tt.elem_type()); !name.empty()) d.dtype = name;
+  if (tt.has_shape()) {
+    d.shape.clear();
+    for (const auto& dim : tt.shape().dim()) {
+      d.shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : kUnknownDim);
+    }
+  }
+  return d;
+}
+
+TensorDesc DescFromTensor(const onnx::TensorProto& t) {
+  TensorDesc d;
+  d.shape.assign(t.dims().begin(), t.dims().end());
+  if (std::string name = DTypeName(t.data_type()); !name.empty()) d.dtype = name;
+  return d;
+}
+
+// Shape and dtype of a Constant node's value.
+TensorDesc DescFromConstant(const onnx::NodeProto& n) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "value" && a.has_t()) return DescFromTensor(a.t());
+    if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
+      TensorDesc d;
+      d.shape.assign(a.sparse_tensor().dims().begin(), a.sparse_tensor().dims().end());
+      if (auto name = DTypeName(a.sparse_tensor().values().data_type()); !name.empty()) d.dtype = name;
+      return d;
+    }
+    if (a.name() == "value_float") return TensorDesc{{}, "float32"};
+    if (a.name() == "value_int") return TensorDesc{{}, "int64"};
+    if (a.name() == "value_string") return TensorDesc{{}, "string"};
+    if (a.name() == "value_floats") return TensorDesc{{a.floats_size()}, "float32"};
+    if (a.name() == "value_ints") return TensorDesc{{a.ints_size()}, "int64"};
+    if (a.name() == "value_strings") return TensorDesc{{a.strings_size()}, "string"};
+  }
+  return TensorDesc{{kUnknownRank}, "float32"};
+}
+
+// ONNX attribute → IR attribute (graphs become subgraphs; tensors keep only
+// their dtype and shape). nullopt = not representable.
+std::optional<AttrValue> ConvertAttr(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::FLOAT: return AttrValue(static_cast<double>(a.f()));
+    case onnx::AttributeProto::INT: return AttrValue(static_cast<int64_t>(a.i()));
+    case onnx::AttributeProto::STRING: return AttrValue(std::string(a.s()));
+    case onnx::AttributeProto::FLOATS:
+      return AttrValue(AttrValue::FloatList(a.floats().begin(), a.floats().end()));
+    case onnx::AttributeProto::INTS: return AttrValue(AttrValue::IntList(a.ints().begin(), a.ints().end()));
+    case onnx::AttributeProto::STRINGS:
+      return AttrValue(AttrValue::StringList(a.strings().begin(), a.strings().end()));
+    case onnx::AttributeProto::TENSOR: {
+      TensorDesc d = DescFromTensor(a.t());
+      AttrMap m;
+      m["dtype"] = d.dtype;
+      m["shape"] = AttrValue::IntList(d.shape);
+      return AttrValue(std::move(m));
+    }
+    default: return std::nullopt;
+  }
+}
+
+// ---- step 2: --input-shape -------------------------------------------------
+
+struct ShapePin {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+
+absl::StatusOr<std::vector<ShapePin>> ParsePins(const std::vector<std::string>& specs, std::string_view src) {
+  std::vector<ShapePin> pins;
+  std::set<std::string> seen;
+  for (const std::string& spec : specs) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Bad(src, StrCat("--input-shape '", spec, "': expected NAME=DIMS such as images=1x3x48x320"));
+    }
+    ShapePin pin{spec.substr(0, eq), {}};
+    std::string dims = spec.substr(eq + 1);
+    size_t pos = 0;
+    while (!dims.empty() && pos <= dims.size()) {
+      size_t x = dims.find('x', pos);
+      std::string tok = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+      int64_t v = 0;
+      bool ok = !tok.empty() && tok.size() <= 18 &&
+                std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (ok) v = std::stoll(tok);
+      if (!ok || v <= 0) {
+        return Bad(src, StrCat("--input-shape '", spec, "': dim '", tok,
+                               "' is not a positive integer (dims are separated by 'x')"));
+      }
+      pin.dims.push_back(v);
+      if (x == std::string::npos) break;
+      pos = x + 1;
+    }
+    if (!seen.insert(pin.name).second) {
+      return Bad(src, StrCat("--input-shape: input '", pin.name, "' is given twice"));
+    }
+    pins.push_back(std::move(pin));
+  }
+  return pins;
+}
+
+absl::Status ApplyPins(onnx::GraphProto& g, const std::vector<ShapePin>& pins, std::string_view src) {
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  std::vector<std::string> names;
+  for (const auto& vi : g.input()) {
+    if (!inits.count(vi.name())) names.push_back(vi.name());
+  }
+  for (const ShapePin& pin : pins) {
+    onnx::ValueInfoProto* vi = nullptr;
+    for (auto& in : *g.mutable_input()) {
+      if (in.name() == pin.name && !inits.count(in.name())) vi = &in;
+    }
+    if (vi == nullptr) {
+      return Bad(src, StrCat("--input-shape: the model has no input '", pin.name, "' (inputs: ",
+                             StrJoin(names, ", "), ")"));
+    }
+    if (vi->type().value_case() != onnx::TypeProto::kTensorType &&
+        vi->type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+      return Bad(src, StrCat("--input-shape: input '", pin.name, "' is not a tensor"));
+    }
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    if (tt->has_shape()) {
+      const auto& declared = tt->shape();
+      std::vector<std::string> decl;
+      for (const auto& d : declared.dim()) {
+        decl.push_back(d.has_dim_value() ? StrCat(d.dim_value()) : (d.dim_param().empty() ? "?" : d.dim_param()));
+      }
+      if (declared.dim_size() != static_cast<int>(pin.dims.size())) {
+        return Bad(src, StrCat("--input-shape: input '", pin.name, "' has rank ", declared.dim_size(), " [",
+                               StrJoin(decl, ", "), "] but ", pin.dims.size(), " dims were given"));
+      }
+      for (int i = 0; i < declared.dim_size(); ++i) {
+        if (declared.dim(i).has_dim_value() && declared.dim(i).dim_value() != pin.dims[i]) {
+          return Bad(src, StrCat("--input-shape: input '", pin.name, "' dim ", i, " is fixed to ",
+                                 declared.dim(i).dim_value(), " in the model but ", pin.dims[i], " was given"));
+        }
+      }
+    }
+    tt->mutable_shape()->clear_dim();
+    for (int64_t d : pin.dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  return absl::OkStatus();
+}
+
+// ---- step 3: topological order of NodeProtos --------------------------------
+
+// Names a graph reads from enclosing scopes (used by nodes, nested bodies included).
+void CollectFreeNames(const onnx::GraphProto& g, std::set<std::string>& out) {
+  std::unordered_set<std::string> defined;
+  for (const auto& vi : g.input()) defined.insert(vi.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name)) out.insert(name);
+  };
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input()) use(in);
+    for (const auto& a : n.attribute()) {
+      std::set<std::string> inner;
+      if (a.has_g()) CollectFreeNames(a.g(), inner);
+      for (const auto& sub : a.graphs()) CollectFreeNames(sub, inner);
+      for (const auto& name : inner) use(name);
+    }
+  }
+  for (const auto& o : g.output()) use(o.name());
+}
+
+// Display name of a NodeProto for messages.
+std::string NodeLabel(const onnx::NodeProto& n, int index) {
+  if (!n.name().empty()) return StrCat("'", n.name(), "' (", n.op_type(), ")");
+  return StrCat("#", index, " (", n.op_type(), (n.output_size() ? StrCat(" -> ", n.output(0)) : ""), ")");
+}
+
+absl::Status SortGraph(onnx::GraphProto& g, std::string_view gname, std::string_view src, bool& reordered) {
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) NPUPLAN_RETURN_IF_ERROR(SortGraph(*a.mutable_g(), StrCat(n.name(), "/", a.name()), src, reordered));
+      for (auto& sub : *a.mutable_graphs()) NPUPLAN_RETURN_IF_ERROR(SortGraph(sub, StrCat(n.name(), "/", a.name()), src, reordered));
+    }
+  }
+  const int n = g.node_size();
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i) {
+    for (const auto& o : g.node(i).output()) {
+      if (o.empty()) continue;
+      auto [it, fresh] = producer.emplace(o, i);
+      if (!fresh) {
+        return Bad(src, StrCat("graph '", gname, "': tensor '", o, "' is produced by both node ",
+                               NodeLabel(g.node(it->second), it->second), " and node ", NodeLabel(g.node(i), i)));
+      }
+    }
+  }
+  std::vector<std::vector<int>> succ(n);
+  std::vector<int> indeg(n, 0);
+  for (int i = 0; i < n; ++i) {
+    std::set<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+    for (const auto& a : g.node(i).attribute()) {
+      if (a.has_g()) CollectFreeNames(a.g(), reads);
+      for (const auto& sub : a.graphs()) CollectFreeNames(sub, reads);
+    }
+    std::set<int> preds;
+    for (const auto& name : reads) {
+      if (auto it = producer.find(name); it != producer.end()) preds.insert(it->second);
+    }
+    for (int p : preds) {
+      succ[p].push_back(i);
+      ++indeg[i];
+    }
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i) {
+    if (indeg[i] == 0) ready.push(i);
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (int s : succ[i]) {
+      if (--indeg[s] == 0) ready.push(s);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) {
+    std::vector<std::string> stuck;
+    for (int i = 0; i < n && stuck.size() < 5; ++i) {
+      if (indeg[i] > 0) stuck.push_back(NodeLabel(g.node(i), i));
+    }
+    return Bad(src, StrCat("graph '", gname, "' has a cycle through nodes ", StrJoin(stuck, ", ")));
+  }
+  bool same = true;
+  for (int i = 0; i < n; ++i) same = same && order[i] == i;
+  if (same) return absl::OkStatus();
+  reordered = true;
+  std::vector<onnx::NodeProto> nodes(n);
+  for (int i = 0; i < n; ++i) nodes[i].Swap(g.mutable_node(order[i]));
+  for (int i = 0; i < n; ++i) g.mutable_node(i)->Swap(&nodes[i]);
+  return absl::OkStatus();
+}
+
+// ---- step 4: shape inference ------------------------------------------------
+
+// Node outputs (all graphs) whose recorded type has an unknown rank or dim.
+int64_t CountUnknownTensors(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, const onnx::TypeProto*> types;
+  for (const auto& vi : g.value_info()) types[vi.name()] = &vi.type();
+  for (const auto& vi : g.output()) types[vi.name()] = &vi.type();
+  int64_t count = 0;
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      auto it = types.find(o);
+      if (DescFromType(it == types.end() ? nullptr : it->second).IsDynamic()) ++count;
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) count += CountUnknownTensors(a.g());
+      for (const auto& sub : a.graphs()) count += CountUnknownTensors(sub);
+    }
+  }
+  return count;
+}
+
+int64_t CountNodes(const onnx::GraphProto& g) {
+  int64_t count = g.node_size();
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) count += CountNodes(a.g());
+      for (const auto& sub : a.graphs()) count += CountNodes(sub);
+    }
+  }
+  return count;
+}
+
+void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
+  const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
+                                                              /*data_prop=*/true);
+  for (int round = 1; round <= std::max(1, opts.max_fold_rounds); ++round) {
+    std::optional<onnx::GraphProto> backup;
+    if (round > 1) backup = proto.graph();
+    try {
+      onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception& e) {
+      out.warnings.push_back(StrCat("ONNX shape inference failed in round ", round, ": ", e.what(),
+                                    "; keeping the shapes known before it"));
+      if (backup) proto.mutable_graph()->Swap(&*backup);
+      break;
+    }
+    out.stats.fold_rounds = round;
+    if (round == 1) out.stats.unknown_tensors_onnx = CountUnknownTensors(proto.graph());
+    if (!opts.fold_shapes) break;
+    int64_t learnt = onnx_import::FoldShapeArithmetic(*proto.mutable_graph());
+    out.stats.folded_dims += learnt;
+    if (learnt == 0) break;
+  }
+}
+
+// ---- step 5: building the Model ---------------------------------------------
+
+class Builder {
+ public:
+  Builder(const EngineTable& engines, std::string_view src, OnnxImport& out)
+      : engines_(engines), src_(src), out_(out), model_(out.model) {}
+
+  // One ONNX graph being built into one IR graph.
+  struct Scope {
+    Scope* outer = nullptr;
+    GraphId graph;
+    NodeId parent;  // owner node in the outer graph (invalid at the root)
+    std::unordered_map<std::string, OutputRef> values;
+    std::unordered_map<std::string, const onnx::TypeProto*> types;
+  };
+
+  // Builds `g` into scope `s`; body input i stands for parent input
+  // formal[i] (nullopt: the parent's optional input is absent).
+  absl::Status BuildGraph(const onnx::GraphProto& g, Scope& s, const std::vector<std::optional<int64_t>>& formal,
+                          std::vector<int64_t> netoutput_parent_index);
+
+  void Finish() {
+    for (const auto& [type, count] : unknown_ops_) {
+      out_.warnings.push_back(StrCat("op type '", type, "' (", count, " node", count == 1 ? "" : "s",
+                                     ") is not in the engine table: mapped to ", kOnnxFallbackEngine));
+    }
+  }
+
+ private:
+  std::string UniqueNodeName(std::string_view base) {
+    std::string name(base.empty() ? "node" : base);
+    if (!model_.FindNode(name).valid() && !reserved_.count(name)) return name;
+    for (int k = 1;; ++k) {
+      std::string cand = StrCat(name, "_", k);
+      if (!model_.FindNode(cand).valid() && !reserved_.count(cand)) return cand;
+    }
+  }
+  std::string UniqueGraphName(std::string_view base) {
+    std::string name(base);
+    if (!model_.FindGraph(name).valid()) return name;
+    for (int k = 1;; ++k) {
+      std::string cand = StrCat(name, "_", k);
+      if (!model_.FindGraph(cand).valid()) return cand;
+    }
+  }
+  const std::string& EngineFor(const std::string& type) {
+    if (engines_.HasOpMapping(type)) return engines_.EngineForOp(type);
+    ++unknown_ops_[type];
+    return fallback_;
+  }
+  TensorDesc TypeOf(const Scope& s, const std::string& name) const {
+    for (const Scope* cur = &s; cur != nullptr; cur = cur->outer) {
+      if (auto it = cur->types.find(name); it != cur->types.end()) return DescFromType(it->second);
+    }
+    return DescFromType(nullptr);
+  }
+  absl::StatusOr<OutputRef> Resolve(Scope& s, const std::string& name, std::string_view user);
+
+  const EngineTable& engines_;
+  std::string src_;
+  OnnxImport& out_;
+  Model& model_;
+  std::string fallback_{kOnnxFallbackEngine};
+  std::map<std::string, int64_t> unknown_ops_;
+  std::set<std::string> reserved_;
+  // Per parent node: captured outer name → index of the parent input carrying it.
+  std::unordered_map<int32_t, std::map<std::string, int64_t>> capture_index_;
+};
+
+// The IR value of tensor `name` in scope `s`; an outer-scope value becomes a
+// parent input plus a `_parent_node_index` Data node here.
+absl::StatusOr<OutputRef> Builder::Resolve(Scope& s, const std::string& name, std::string_view user) {
+  if (auto it = s.values.find(name); it != s.values.end()) return it->second;
+  if (s.outer == nullptr) {
+    return Bad(src_, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(OutputRef outer_ref, Resolve(*s.outer, name, user));
+  auto& caps = capture_index_[s.parent.value];
+  int64_t idx;
+  if (auto it = caps.find(name); it != caps.end()) {
+    idx = it->second;
+  } else {
+    Node& parent = model_.node(s.parent);
+    idx = -1;
+    if (parent.type == "If") {  // If bodies have no formal inputs: reuse an input carrying the same value
+      for (size_t k = 0; k < parent.inputs.size() && idx < 0; ++k) {
+        if (parent.inputs[k] == outer_ref) idx = static_cast<int64_t>(k);
+      }
+    }
+    if (idx < 0) {
+      idx = static_cast<int64_t>(parent.inputs.size());
+      parent.inputs.push_back(outer_ref);
+      ++out_.stats.captures;
+    }
+    caps[name] = idx;
+  }
+  Node d;
+  d.name = UniqueNodeName(name);
+  d.type = "Data";
+  d.engine = engines_.EngineForOp("Data");
+  d.attrs["_parent_node_index"] = idx;
+  d.attrs["_onnx_implicit_input"] = true;
+  d.attrs["_onnx_outputs"] = AttrValue::StringList{name};
+  d.outputs = {model_.node(outer_ref.node).outputs[outer_ref.index]};
+  NodeId id = model_.AddNode(s.graph, std::move(d));
+  OutputRef ref{id, 0};
+  s.values[name] = ref;
+  return ref;
+}
+
+absl::Status Builder::BuildGraph(const onnx::GraphProto& g, Scope& s,
+                                 const std::vector<std::optional<int64_t>>& formal,
+                                 std::vector<int64_t> netoutput_parent_index) {
+  const bool root = s.outer == nullptr;
+  const std::string gname = model_.graph(s.graph).name;  // a copy: AddSubgraph reallocates
+  model_.graph(s.graph).attrs["_onnx_name"] = std::string(g.name());
+  for (const auto& vi : g.input()) s.types[vi.name()] = &vi.type();
+  for (const auto& vi : g.value_info()) s.types[vi.name()] = &vi.type();
+  for (const auto& vi : g.output()) s.types[vi.name()] = &vi.type();
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+
+  // 1. Inputs → Data.
+  int64_t data_index = 0;
+  for (int i = 0; i < g.input_size(); ++i) {
+    const auto& vi = g.input(i);
+    if (inits.count(vi.name())) continue;  // an initializer with a default: a Const
+    Node d;
+    d.name = UniqueNodeName(vi.name());
+    d.type = "Data";
+    d.engine = engines_.EngineForOp("Data");
+    d.outputs = {DescFromType(&vi.type())};
+    d.attrs["_onnx_outputs"] = AttrValue::StringList{vi.name()};
+    if (root) {
+      d.attrs["index"] = data_index++;
+    } else if (i < static_cast<int>(formal.size()) && formal[i]) {
+      d.attrs["_parent_node_index"] = *formal[i];
+    } else {
+      d.attrs["_onnx_absent_parent_input"] = true;
+    }
+    if (s.values.count(vi.name())) return Bad(src_, StrCat("graph '", gname, "': input '", vi.name(), "' is declared twice"));
+    s.values[vi.name()] = {model_.AddNode(s.graph, std::move(d)), 0};
+  }
+  // 2. Initializers → Const (shape and dtype only).
+  auto add_const = [&](const std::string& name, TensorDesc desc) -> absl::Status {
+    Node c;
+    c.name = UniqueNodeName(name);
+    c.type = "Const";
+    c.engine = engines_.EngineForOp("Const");
+    c.outputs = {std::move(desc)};
+    c.attrs["_onnx_initializer"] = true;
+    c.attrs["_onnx_outputs"] = AttrValue::StringList{name};
+    if (s.values.count(name) && !inits.count(name)) {
+      return Bad(src_, StrCat("graph '", gname, "': initializer '", name, "' is defined twice"));
+    }
+    s.values[name] = {model_.AddNode(s.graph, std::move(c)), 0};
+    return absl::OkStatus();
+  };
+  for (const auto& t : g.initializer()) NPUPLAN_RETURN_IF_ERROR(add_const(t.name(), DescFromTensor(t)));
+  for (const auto& t : g.sparse_initializer()) {
+    TensorDesc d;
+    d.shape.assign(t.dims().begin(), t.dims().end());
+    if (auto name = DTypeName(t.values().data_type()); !name.empty()) d.dtype = name;
+    NPUPLAN_RETURN_IF_ERROR(add_const(t.values().name(), std::move(d)));
+  }
+  // 3. Nodes, without their inputs yet (so order inside the graph never matters).
+  std::vector<NodeId> ids(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& p = g.node(i);
+    const bool constant = p.op_type() == "Constant" && (p.domain().empty() || p.domain() == "ai.onnx");
+    Node n;
+    std::string base = p.name();
+    if (base.empty()) base = constant && p.output_size() > 0 && !p.output(0).empty() ? p.output(0) : p.op_type();
+    n.name = UniqueNodeName(base);
+    if (!p.name().empty() && n.name != p.name()) n.attrs["_onnx_name"] = std::string(p.name());
+    n.type = constant ? "Const" : p.op_type();
+    if (constant) n.attrs["_onnx_op_type"] = std::string("Constant");
+    if (!p.domain().empty() && p.domain() != "ai.onnx") n.attrs["_onnx_domain"] = std::string(p.domain());
+    n.engine = EngineFor(n.type);
+    AttrValue::StringList subgraph_attrs;
+    for (const auto& a : p.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) {
+        subgraph_attrs.push_back(a.name());
+        continue;
+      }
+      if (constant) continue;
+      if (auto v = ConvertAttr(a)) n.attrs[a.name()] = std::move(*v);
+    }
+    if (!subgraph_attrs.empty()) n.attrs["_onnx_subgraph_attrs"] = std::move(subgraph_attrs);
+    AttrValue::StringList out_names;
+    AttrValue::IntList absent_outputs;
+    for (int k = 0; k < p.output_size(); ++k) {
+      const std::string& o = p.output(k);
+      out_names.push_back(o);
+      if (o.empty()) {  // optional output not produced: an empty, static tensor
+        n.outputs.push_back(TensorDesc{{0}, "float32"});
+        absent_outputs.push_back(k);
+      } else {
+        n.outputs.push_back(constant ? DescFromConstant(p) : TypeOf(s, o));
+      }
+    }
+    n.attrs["_onnx_outputs"] = std::move(out_names);
+    if (!absent_outputs.empty()) n.attrs["_onnx_absent_outputs"] = std::move(absent_outputs);
+    ids[i] = model_.AddNode(s.graph, std::move(n));
+    for (int k = 0; k < p.output_size(); ++k) {
+      if (!p.output(k).empty()) s.values[p.output(k)] = {ids[i], k};
+    }
+  }
+  // 4. Inputs of each node, then its bodies (whose captures extend its inputs).
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& p = g.node(i);
+    const std::string user = StrCat("node '", model_.node(ids[i]).name, "' (", p.op_type(), ")");
+    std::vector<std::optional<int64_t>> compact(p.input_size());
+    AttrValue::IntList absent_inputs;
+    for (int k = 0; k < p.input_size(); ++k) {
+      if (p.input(k).empty()) {
+        absent_inputs.push_back(k);
+        continue;
+      }
+      NPUPLAN_ASSIGN_OR_RETURN(OutputRef ref, Resolve(s, p.input(k), user));
+      compact[k] = static_cast<int64_t>(model_.node(ids[i]).inputs.size());
+      model_.node(ids[i]).inputs.push_back(ref);
+    }
+    if (!absent_inputs.empty()) model_.node(ids[i]).attrs["_onnx_absent_inputs"] = std::move(absent_inputs);
+    for (const auto& a : p.attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (a.has_g()) bodies.push_back(&a.g());
+      for (const auto& sub : a.graphs()) bodies.push_back(&sub);
+      for (size_t b = 0; b < bodies.size(); ++b) {
+        const onnx::GraphProto& body = *bodies[b];
+        std::string sub_name = StrCat(model_.node(ids[i]).name, "/", a.name());
+        if (bodies.size() > 1) sub_name = StrCat(sub_name, "_", b);
+        GraphId sg = model_.AddSubgraph(ids[i], UniqueGraphName(sub_name));
+        ++out_.stats.subgraphs;
+        // Body input j stands for parent input j (Loop: M, cond, carried…;
+        // Scan: states, scan inputs). If bodies have no formal inputs.
+        std::vector<std::optional<int64_t>> body_formal(body.input_size());
+        for (int j = 0; j < body.input_size() && j < p.input_size(); ++j) body_formal[j] = compact[j];
+        // Body output j → parent output j, except Loop's leading condition (-1).
+        std::vector<int64_t> out_index;
+        const int lead = p.op_type() == "Loop" ? 1 : 0;
+        for (int j = 0; j < body.output_size(); ++j) out_index.push_back(j < lead ? -1 : j - lead);
+        Scope child;
+        child.outer = &s;
+        child.graph = sg;
+        child.parent = ids[i];
+        NPUPLAN_RETURN_IF_ERROR(BuildGraph(body, child, body_formal, std::move(out_index)));
+      }
+    }
+  }
+  // 5. Graph outputs → NetOutput.
+  Node net;
+  net.name = UniqueNodeName(root ? "NetOutput" : StrCat(gname, "/NetOutput"));
+  net.type = "NetOutput";
+  net.engine = engines_.EngineForOp("NetOutput");
+  AttrValue::StringList out_names;
+  for (const auto& vi : g.output()) out_names.push_back(vi.name());
+  net.attrs["_onnx_outputs"] = out_names;
+  if (!root) net.attrs["_parent_output_index"] = AttrValue::IntList(netoutput_parent_index);
+  NodeId net_id = model_.AddNode(s.graph, std::move(net));
+  for (const auto& vi : g.output()) {
+    NPUPLAN_ASSIGN_OR_RETURN(OutputRef ref,
+                             Resolve(s, vi.name(), StrCat("output '", vi.name(), "' of graph '", gname, "'")));
+    model_.node(net_id).inputs.push_back(ref);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view src, const OnnxImportOptions& opts) {
+  // 1. Parse and check versions.
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return Bad(src, "the file is larger than 2 GiB (external-data models are not supported)");
+  }
+  onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Bad(src, "not a valid ONNX model: the protobuf is truncated or corrupted");
+  }
+  if (!proto.has_graph()) return Bad(src, "not a valid ONNX model: it has no graph (empty or not an .onnx file?)");
+  if (proto.ir_version() < kMinOnnxIrVersion || proto.ir_version() > kMaxOnnxIrVersion) {
+    return Bad(src, StrCat("unsupported ONNX IR version ", proto.ir_version(), " (supported: ", kMinOnnxIrVersion,
+                           "-", kMaxOnnxIrVersion, ")"));
+  }
+  OnnxImport out;
+  out.stats.ir_version = proto.ir_version();
+  for (const auto& op : proto.opset_import()) {
+    // Other domains (ai.onnx.ml, com.microsoft …) are not version-checked:
+    // their ops go through the engine table like any other op type.
+    if (op.domain().empty() || op.domain() == "ai.onnx") out.stats.opset = op.version();
+  }
+  if (out.stats.opset == 0) return Bad(src, "the model imports no default-domain (ai.onnx) opset");
+  if (out.stats.opset < kMinOnnxOpset || out.stats.opset > kMaxOnnxOpset) {
+    return Bad(src, StrCat("unsupported ONNX opset ", out.stats.opset, " (ai.onnx; supported: ", kMinOnnxOpset, "-",
+                           kMaxOnnxOpset, ")"));
+  }
+  if (!proto.functions().empty()) {
+    out.warnings.push_back(StrCat(proto.functions_size(), " model-local function(s) are kept as opaque ops"));
+  }
+  // 2. Pin input shapes.
+  NPUPLAN_ASSIGN_OR_RETURN(std::vector<ShapePin> pins, ParsePins(opts.input_shapes, src));
+  NPUPLAN_RETURN_IF_ERROR(ApplyPins(*proto.mutable_graph(), pins, src));
+  // 3. Topological order.
+  std::string root_name = proto.graph().name().empty() ? "main" : proto.graph().name();
+  NPUPLAN_RETURN_IF_ERROR(SortGraph(*proto.mutable_graph(), root_name, src, out.stats.sorted));
+  if (out.stats.sorted) out.warnings.push_back("the graph was not topologically sorted; nodes were reordered");
+  out.stats.onnx_nodes = CountNodes(proto.graph());
+  // 4. Shapes.
+  if (opts.onnx_shape_inference) {
+    InferAndFold(proto, opts, out);
+  } else if (opts.fold_shapes) {
+    out.stats.folded_dims = onnx_import::FoldShapeArithmetic(*proto.mutable_graph());
+  }
+  out.stats.unknown_tensors = CountUnknownTensors(proto.graph());
+  // 5. Build, sort, verify.
+  out.model.set_name(root_name);
+  out.model.engine_table = opts.engines ? *opts.engines : EngineTable::Default();
+  Builder builder(out.model.engine_table, src, out);
+  Builder::Scope root;
+  root.graph = kRootGraph;
+  NPUPLAN_RETURN_IF_ERROR(builder.BuildGraph(proto.graph(), root, {}, {}));
+  builder.Finish();
+  NPUPLAN_RETURN_IF_ERROR(TopologicalSort(out.model));
+  if (absl::Status s = VerifyStructure(out.model); !s.ok()) {
+    return absl::InternalError(StrCat(src, ": the imported graph fails verification: ", s.message()));
+  }
+  out.stats.nodes = static_cast<int64_t>(out.model.num_nodes());
+  for (const Node& n : out.model.nodes()) {
+    for (const TensorDesc& t : n.outputs) {
+      if (t.IsDynamic()) {
+        ++out.stats.dynamic_nodes;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<OnnxImport> ImportOnnx(std::string_view bytes, std::string_view source, const OnnxImportOptions& opts) {
+  try {
+    return ImportImpl(bytes, source, opts);
+  } catch (const std::exception& e) {  // protobuf / onnx throw; nothing crosses the API
+    return Bad(source, StrCat("ONNX import failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<OnnxImport> ImportOnnxFile(const std::string& path, const OnnxImportOptions& opts) {
+  NPUPLAN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  return ImportOnnx(bytes, path, opts);
+}
+
+}  // namespace npuplan
