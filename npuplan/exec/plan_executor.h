@@ -1,0 +1,82 @@
+// PlanExecutor (SPEC R3): runs a plan on a runtime::Device — one device
+// stream per plan stream, one device event per plan event id, one device
+// notify per notify id — and checks every task's start against its producers
+// with a DependencyChecker.
+//
+// What each stream runs is npuplan/sim/plan_program.h's PlanProgram (the same
+// queues the simulator times): in the whole-graph execution order, for each
+// slot (node × main/attached stream) [waits][task][records]; all items are
+// enqueued in that global order, so each event wait binds to the latest record
+// of its id enqueued before it, and notifies pair k-th wait with k-th record.
+// Nodes without a stream take no task and count as finished from the start.
+//
+// A task sleeps for cost(node) × time_scale µs (cost model of
+// npuplan/sim/cost_model.h; time_scale 0 = no-op) plus, with jitter, a
+// deterministic pseudo-random 0..jitter_max_us µs drawn from (seed, node,
+// stream slot). All sleeping happens inside the task, between its start and
+// its finish — on the producer side — so a consumer that is not ordered after
+// its producer sees the producer unfinished. Every stream first waits on a
+// start gate that opens once everything is enqueued, so all streams start
+// together and a missing event shows up on the first runs.
+//
+//   s0: [gate][a ~~jitter~~][rec e0][b ~~~~]
+//   s1: [gate][wait e0 ------------][c]        c checks a and b finished
+#ifndef NPUPLAN_EXEC_PLAN_EXECUTOR_H_
+#define NPUPLAN_EXEC_PLAN_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/exec/dependency_checker.h"
+#include "npuplan/plan/plan.h"
+#include "npuplan/runtime/device.h"
+#include "npuplan/sim/cost_model.h"
+#include "npuplan/sim/plan_program.h"
+
+namespace npuplan::exec {
+
+struct ExecOptions {
+  double time_scale = 0.0;     // µs slept per µs of modelled cost (0 = tasks are no-ops)
+  sim::CostModelOptions cost;  // the modelled cost
+  bool jitter = false;         // add a random sleep to every task
+  uint64_t jitter_seed = 0;    // seed of run r is jitter_seed + r
+  int64_t jitter_max_us = 200;  // largest jitter sleep
+  int32_t stream_priority = 0;  // priority of the device streams created
+};
+
+struct ExecResult {
+  size_t tasks = 0;    // tasks run (main and attached)
+  size_t streams = 0;  // device streams used
+  std::vector<Violation> violations;
+  std::vector<std::string> messages;  // Describe() of each violation
+  double wall_ms = 0;  // from opening the gate to the end of Synchronize
+};
+
+class PlanExecutor {
+ public:
+  // Builds the program and the checker. InvalidArgument on a plan that cannot
+  // run (see BuildPlanProgram). `plan` must outlive the executor.
+  static absl::StatusOr<std::unique_ptr<PlanExecutor>> Create(const Plan& plan, ExecOptions options = {});
+
+  // One run on `device` (run index `run` picks the jitter seed). Streams,
+  // events and notifies are created for the run and destroyed after it.
+  // Internal if a task fails or a node never ran; violations are results.
+  absl::StatusOr<ExecResult> Run(runtime::Device& device, uint64_t run = 0);
+
+  const sim::PlanProgram& program() const { return program_; }
+
+ private:
+  PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgram program);
+  const Plan& plan_;
+  const ExecOptions options_;
+  const sim::PlanProgram program_;
+  std::vector<double> cost_;
+  DependencyChecker checker_;
+};
+
+}  // namespace npuplan::exec
+
+#endif  // NPUPLAN_EXEC_PLAN_EXECUTOR_H_

@@ -1,0 +1,206 @@
+#include "npuplan/exec/plan_executor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "npuplan/runtime/cpu_device.h"
+#include "npuplan/sim/sim_testing.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::exec {
+namespace {
+
+using ::npuplan::sim::testing::AddEvent;
+using ::npuplan::sim::testing::PlanFromGraph;
+using ::npuplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+// Runs `plan` `repeat` times with jitter; returns the violations of the first
+// run that has any (or of the last run).
+absl::StatusOr<ExecResult> RunWithJitter(const Plan& plan, int repeat, uint64_t seed, double time_scale = 0,
+                                         int64_t jitter_max_us = 300) {
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_seed = seed;
+  o.jitter_max_us = jitter_max_us;
+  o.time_scale = time_scale;
+  NPUPLAN_ASSIGN_OR_RETURN(auto exec, PlanExecutor::Create(plan, o));
+  runtime::CpuDevice device;
+  ExecResult last;
+  for (int r = 0; r < repeat; ++r) {
+    NPUPLAN_ASSIGN_OR_RETURN(last, exec->Run(device, r));
+    if (!last.violations.empty()) return last;
+  }
+  return last;
+}
+
+// a(100) → b(1) → d(1) on s0; a → c(50) → d with c on s1; events a→c, c→d.
+constexpr char kForkJoin[] = R"json({"name": "forkjoin", "nodes": [
+  {"name": "w", "type": "Const", "outputs": [{"shape": [4]}]},
+  {"name": "a", "type": "Relu", "inputs": ["w"], "attrs": {"_cost": 100, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 50, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Add", "inputs": ["b", "c"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+]})json";
+
+absl::StatusOr<Plan> ForkJoin(std::string kind = "event") {
+  NPUPLAN_ASSIGN_OR_RETURN(Plan plan, PlanFromGraph(kForkJoin));
+  AddEvent(plan, "a", "c", 0, kind);
+  AddEvent(plan, "c", "d", 1, kind);
+  return plan;
+}
+
+TEST(PlanExecutorTest, RunsValidPlanWithoutViolations) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 10, 1, /*time_scale=*/2));
+  EXPECT_EQ(r.tasks, 4u);
+  EXPECT_EQ(r.streams, 2u);
+  EXPECT_TRUE(r.violations.empty()) << r.messages[0];
+}
+
+TEST(PlanExecutorTest, RunsNotifyPlanWithoutViolations) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin("notify"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 10, 2, 2));
+  EXPECT_TRUE(r.violations.empty()) << r.messages[0];
+}
+
+// Every event of the plan, deleted in turn, is caught within a bounded number of runs.
+TEST(PlanExecutorTest, CatchesEveryDroppedEvent) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan valid, ForkJoin());
+  for (size_t drop = 0; drop < valid.events.events.size(); ++drop) {
+    Plan plan = valid;
+    plan.events.events.erase(plan.events.events.begin() + static_cast<long>(drop));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 20, 7, /*time_scale=*/10));
+    ASSERT_FALSE(r.violations.empty()) << "dropping event " << drop << " went unnoticed";
+    const std::string consumer = drop == 0 ? "'c'" : "'d'";
+    EXPECT_THAT(r.messages[0], HasSubstr(consumer + " (stream"));
+    EXPECT_THAT(r.messages[0], HasSubstr(drop == 0 ? "producer 'a'" : "producer 'c'"));
+  }
+}
+
+TEST(PlanExecutorTest, RunsWithoutJitterOrCost) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, exec->Run(device));
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_EQ(device.live_streams(), 0u);
+  EXPECT_EQ(device.live_events(), 0u);
+}
+
+// x → If(p){then: Data(1) → t1(s1) → NetOutput} → c; the subgraph input and output are crossed by events.
+constexpr char kIfGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 40, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [{"name": "then", "parent": "p", "nodes": [
+  {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 40, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]}]})json";
+
+TEST(PlanExecutorTest, ChecksAcrossSubgraphBoundaries) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
+  Plan valid = plan;
+  AddEvent(valid, "x", "t1", 0);
+  AddEvent(valid, "t1", "c", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult ok, RunWithJitter(valid, 5, 3, 10));
+  EXPECT_TRUE(ok.violations.empty()) << ok.messages[0];
+
+  Plan no_input = plan;  // t1 may start before x, its parent's input
+  AddEvent(no_input, "t1", "c", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult in, RunWithJitter(no_input, 20, 3, 10));
+  ASSERT_FALSE(in.violations.empty());
+  EXPECT_THAT(in.messages[0], HasSubstr("'t1' (stream 1) started before its producer 'x'"));
+  EXPECT_THAT(in.messages[0], HasSubstr("via 't_in'"));
+
+  Plan no_output = plan;  // c may start before t1, its parent's subgraph output
+  AddEvent(no_output, "x", "t1", 0);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult out, RunWithJitter(no_output, 20, 3, 10));
+  ASSERT_FALSE(out.violations.empty());
+  EXPECT_THAT(out.messages[0], HasSubstr("'c' (stream 0) started before its producer 't1'"));
+  EXPECT_THAT(out.messages[0], HasSubstr("subgraph-output"));
+}
+
+TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},
+    {"name": "h", "type": "HcomAllReduce", "control_inputs": ["act"],
+     "attrs": {"_cost": 20, "_test_stream": 1, "_test_attached": [2]}, "outputs": [{"shape": [4]}]},
+    {"name": "y", "type": "Relu", "inputs": ["h"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  AddEvent(plan, "h", "y", 0, "event", /*send_attached=*/0);
+  AddEvent(plan, "h", "y", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 10, 4, 10));
+  EXPECT_EQ(r.tasks, 4u);  // act, h, h's attached task, y
+  EXPECT_EQ(r.streams, 3u);
+  EXPECT_TRUE(r.violations.empty()) << r.messages[0];
+}
+
+// Random layered DAGs on random streams with an event on every cross-stream
+// dependency (looking through Const nodes): always 0 violations.
+TEST(PlanExecutorTest, RandomPlansWithAllEventsHaveNoViolations) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::string nodes;
+    const int n = 40;
+    for (int i = 0; i < n; ++i) {
+      std::string inputs;
+      for (int k = 0; k < 3 && i > 0; ++k) {
+        int p = static_cast<int>(rng() % static_cast<uint64_t>(i));
+        if (inputs.find(StrCat("\"n", p, "\"")) != std::string::npos) continue;
+        inputs += StrCat(inputs.empty() ? "" : ", ", "\"n", p, "\"");
+      }
+      const bool konst = i > 0 && rng() % 8 == 0;
+      nodes += StrCat(i ? ",\n" : "", "{\"name\": \"n", i, "\", \"type\": \"", konst ? "Const" : "Relu", "\", ",
+                      konst ? "" : StrCat("\"inputs\": [", inputs, "], "), "\"attrs\": {\"_cost\": ", rng() % 20,
+                      konst ? "" : StrCat(", \"_test_stream\": ", rng() % 4), "}, \"outputs\": [{\"shape\": [4]}]}");
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(StrCat("{\"name\": \"r\", \"nodes\": [", nodes, "]}")));
+    DependencyChecker deps(plan);
+    int64_t id = 0;
+    for (size_t v = 0; v < plan.model.num_nodes(); ++v) {
+      for (const sim::Dependency& d : deps.dependencies()[v]) {
+        if (plan.model.node(d.producer).stream_id != plan.model.node(NodeId(static_cast<int32_t>(v))).stream_id) {
+          AddEvent(plan, plan.model.node(d.producer).name, plan.model.nodes()[v].name, id++);
+        }
+      }
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 3, seed, 0, 100));
+    EXPECT_TRUE(r.violations.empty()) << "seed " << seed << ": " << r.messages[0];
+  }
+}
+
+TEST(PlanExecutorTest, RejectsPlanWithBadEvent) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
+  plan.events.events[0].recv_attached = 3;
+  EXPECT_THAT(PlanExecutor::Create(plan).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "names an attached stream the node does not have"));
+}
+
+TEST(PlanExecutorTest, ReportsStreamCreationFailure) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
+  runtime::CpuDevice device;
+  device.FailStreamCreationAfter(1);
+  EXPECT_THAT(exec->Run(device).status(),
+              StatusIs(absl::StatusCode::kResourceExhausted, "device stream for plan stream 1"));
+  EXPECT_EQ(device.live_streams(), 0u);
+}
+
+TEST(PlanExecutorTest, RunsPlanWithoutStreamsAsNoOp) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Relu", "outputs": [{"shape": [4]}]}]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, exec->Run(device));
+  EXPECT_EQ(r.tasks, 0u);
+  EXPECT_TRUE(r.violations.empty());
+}
+
+}  // namespace
+}  // namespace npuplan::exec
