@@ -59,7 +59,10 @@ struct StreamResult {
   int64_t huge_task_limit = 0;  // limit of the streams in `huge`
   std::vector<LogicalStream> streams;
   bool assigned_by_stream_pass = false;
-  std::string mode;  // "multi" | "single" | "dynamic-single" | "dynamic-multi" | auto mode
+  std::string mode;  // "multi" | "single" | "dynamic-single" | "dynamic-multi"
+  std::string auto_mode;            // ge.autoMultistreamParallelMode in effect ("" = none), e.g. "LoadBalance:4"
+  int64_t estimated_makespan = 0;   // DAG / CriticalPath modes: cost-model makespan, summed over graphs (0 = not run)
+  int64_t makespan_lower_bound = 0; // max(critical path, work / N), summed over graphs
 };
 
 // Synchronisation events and notifies (issue: events).

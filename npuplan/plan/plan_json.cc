@@ -82,6 +82,11 @@ std::string WritePlanJson(const Plan& plan) {
     streams["attached_physical"] = std::move(ap);
   }
   streams["mode"] = s.mode;
+  if (!s.auto_mode.empty()) {
+    streams["auto_mode"] = s.auto_mode;
+    streams["estimated_makespan"] = s.estimated_makespan;
+    streams["makespan_lower_bound"] = s.makespan_lower_bound;
+  }
   streams["assigned_by_stream_pass"] = s.assigned_by_stream_pass;
   json list = json::array();
   for (const LogicalStream& ls : s.streams) {
@@ -224,6 +229,9 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
       plan.streams.attached = s->value("attached", std::vector<int64_t>{});
       plan.streams.huge = s->value("huge", std::vector<int64_t>{});
       plan.streams.mode = s->value("mode", std::string());
+      plan.streams.auto_mode = s->value("auto_mode", std::string());
+      plan.streams.estimated_makespan = s->value("estimated_makespan", int64_t{0});
+      plan.streams.makespan_lower_bound = s->value("makespan_lower_bound", int64_t{0});
       plan.streams.assigned_by_stream_pass = s->value("assigned_by_stream_pass", false);
       if (auto sp = s->find("split_to_logical"); sp != s->end()) {
         for (const auto& [k, v] : sp->items()) plan.streams.split_to_logical[std::stoll(k)] = v.get<int64_t>();

@@ -1,15 +1,26 @@
-// The logical stream driver, in four steps (GE's LogicalStreamAllocator::Assign):
-//   1. read the options into one AssignContext;
-//   2. DoAssign the root graph, then every subgraph in pre-order;
-//   3. RefreshContinuousStreams over all nodes;
-//   4. fill plan.streams (one LogicalStream per id, user labels).
+// The logical stream driver, in five steps (GE's LogicalStreamAllocator::Assign
+// and DynamicStreamAllocator):
+//   1. read the options into one AssignContext (+ auto multi-stream mode,
+//      dynamic-shape switches);
+//   2. DoAssign the root graph, then every subgraph in pre-order (unknown-shape
+//      graphs: dynamic_stream_allocator.h; then its engine-priority refresh);
+//   3. auto multi-stream DAG modes / CriticalPath:N per graph, then (dynamic)
+//      RefreshContinuousStreamsByNodeIds;
+//   4. RefreshContinuousStreams over all nodes;
+//   5. fill plan.streams (one LogicalStream per id, user labels).
 #include "npuplan/stream/logical_stream_assignment.h"
 
+#include <map>
 #include <memory>
+#include <set>
 
 #include "npuplan/stream/all_reduce_parallel_pass.h"
 #include "npuplan/stream/assign_by_dependency_pass.h"
 #include "npuplan/stream/assign_by_label_pass.h"
+#include "npuplan/stream/critical_path_streams.h"
+#include "npuplan/stream/cv_parallel_marking.h"
+#include "npuplan/stream/dag_stream_allocator.h"
+#include "npuplan/stream/dynamic_stream_allocator.h"
 #include "npuplan/stream/independent_stream_pass.h"
 #include "npuplan/stream/node_stream_update_pass.h"
 #include "npuplan/stream/optimize_ineffective_multi_stream_pass.h"
@@ -61,8 +72,8 @@ std::vector<std::unique_ptr<LogicalStreamPass>> BuildChain(bool single_stream) {
   return chain;
 }
 
-// GE's DoAssign for one graph.
-absl::Status DoAssign(const Plan& plan, GraphId g, AssignContext& ctx, int64_t& unknown_stream) {
+// GE's DoAssign for one graph (unknown-shape graphs: the dynamic allocator).
+absl::Status DoAssign(const Plan& plan, GraphId g, AssignContext& ctx, DynamicStreamState& dyn, bool cv_mode) {
   Model& m = ctx.model;
   const Graph& graph = m.graph(g);
   int64_t parent_stream = -1;
@@ -71,13 +82,18 @@ absl::Status DoAssign(const Plan& plan, GraphId g, AssignContext& ctx, int64_t& 
     parent_stream = m.node(graph.parent_node).stream_id;
     owner_unknown = IsUnknownShapeGraph(plan, graph.parent_graph);
   }
+  // cv mode: marked vector nodes form VectorEngine subgraphs (restored on return).
+  std::vector<NodeId> cv_nodes;
+  if (cv_mode) cv_nodes = CvParallelMarking::Mark(m, g, &ctx.log);
+  ScopedCvEngines cv_engines(m, cv_nodes);
   if (IsUnknownShapeGraph(plan, g)) {
-    // TODO(#5): the dynamic-shape allocator owns unknown-shape graphs.
-    int64_t s = parent_stream;
-    if (s < 0) {
-      if (unknown_stream < 0) unknown_stream = ctx.next_stream++;
-      s = unknown_stream;
+    if (dyn.main_stream < 0) dyn.main_stream = ctx.next_stream++;
+    if (dyn.multi_stream) {
+      GraphState gs;
+      NPUPLAN_RETURN_IF_ERROR(InitGraphState(gs, m, g, ctx, -1, owner_unknown));
+      return DynamicStreamAllocator::AssignGraph(gs, ctx, dyn);
     }
+    int64_t s = parent_stream >= 0 ? parent_stream : dyn.main_stream;
     for (NodeId id : graph.nodes) m.node(id).stream_id = s;
     ctx.log.Record(LogicalStreamAssignment::kName, "UnknownShapeSingleStream", "", Field("graph", graph.name),
                    Field("stream", s));
@@ -124,22 +140,98 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   }
   for (size_t i = 0; i < m.num_nodes(); ++i) m.node(NodeId(static_cast<int32_t>(i))).stream_id = -1;
 
-  // 2. DoAssign over the root and every subgraph.
-  int64_t unknown_stream = -1;
-  for (GraphId g : m.GraphsPreOrder()) {
-    NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, g, ctx, unknown_stream));
+  // The auto multi-stream mode: the root graph attribute wins over the option.
+  AutoMultistreamMode auto_mode;
+  if (auto attr = GetStringAttr(m.root().attrs, "ge.autoMultistreamParallelMode")) {
+    auto parsed = ParseAutoMultistreamMode(*attr, /*from_graph_attr=*/true);
+    if (!parsed.ok()) return absl::InvalidArgumentError(StrCat("[", kName, "] graph attribute ", std::string(parsed.status().message())));
+    auto_mode = *parsed;
+  } else {
+    NPUPLAN_ASSIGN_OR_RETURN(auto_mode, ParseAutoMultistreamMode(pctx.options.Get("ge.autoMultistreamParallelMode"), false));
   }
-  // TODO(#5): custom "AfterAssignLogicStream" passes (auto multi-stream) run here.
+  NPUPLAN_ASSIGN_OR_RETURN(DynamicStreamState dyn, DynamicStreamAllocator::Init(pctx.options));
 
-  // 3. Continuity.
+  // 2. DoAssign over the root and every subgraph.
+  for (GraphId g : m.GraphsPreOrder()) {
+    NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, g, ctx, dyn, auto_mode.algorithm == "cv"));
+  }
+  if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
+    return absl::InvalidArgumentError(
+        "[single-stream-pass] E10056: Cannot configure both parameters ge.autoMultistreamParallelMode and "
+        "ge.enableSingleStream simultaneously.");
+  }
+  bool dynamic = false;
+  for (GraphId g : m.GraphsPreOrder()) dynamic = dynamic || IsUnknownShapeGraph(plan, g);
+  //    Dynamic multi-stream: engine-priority ids first (D3/D4).
+  if (dyn.multi_stream && !dyn.graphs.empty()) {
+    ctx.next_stream = RemapStreams(m, DynamicStreamAllocator::Refresh(m, ctx, dyn));
+    dyn.main_stream = 0;
+  }
+
+  // 3. Custom "AfterAssignLogicStream" passes: auto multi-stream DAG modes and
+  //    CriticalPath:N, per graph (dynamic graphs only under the env switch).
+  const bool dag_mode = !auto_mode.algorithm.empty() && auto_mode.algorithm != "cv" && auto_mode.algorithm != "default" &&
+                        !ctx.enable_single_stream;
+  int64_t makespan = 0, lower_bound = 0;
+  if (dag_mode) {
+    for (GraphId g : m.GraphsPreOrder()) {
+      if (IsUnknownShapeGraph(plan, g) && !dyn.multi_stream) continue;
+      if (auto_mode.algorithm == "CriticalPath") {
+        CriticalPathStreams::Result r =
+            CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log);
+        ctx.next_stream += r.streams;
+        makespan += r.makespan;
+        lower_bound += r.lower_bound;
+      } else {
+        NPUPLAN_ASSIGN_OR_RETURN(DagStreamAllocator::Result r,
+                                 DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log));
+        ctx.next_stream += r.streams;
+        makespan += r.makespan;
+        lower_bound += r.lower_bound;
+      }
+    }
+    //  Dynamic: RefreshContinuousStreamsByNodeIds over the dynamic graphs —
+    //  ids of ordinary nodes first, forced / subgraph-owner / stream-less
+    //  nodes (and a While static body's NetOutput, D5) on 0.
+    if (dyn.multi_stream && !dyn.graphs.empty()) {
+      const int64_t forced = ctx.next_stream++;
+      std::map<int64_t, int64_t> first{{forced, 0}};
+      std::set<int64_t> ordinary;
+      for (GraphId g : dyn.graphs) {
+        for (NodeId id : m.graph(g).nodes) {
+          Node& n = m.node(id);
+          if (n.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(n)) {
+            n.stream_id = forced;
+          } else {
+            ordinary.insert(n.stream_id);
+          }
+        }
+      }
+      for (GraphId g : m.GraphsPreOrder()) {
+        const Graph& graph = m.graph(g);
+        if (IsUnknownShapeGraph(plan, g) || graph.IsRoot() || !IsUnknownShapeGraph(plan, graph.parent_graph)) continue;
+        for (NodeId id : graph.nodes) {
+          if (m.node(id).type == "NetOutput" && m.node(id).stream_id == 0) m.node(id).stream_id = forced;
+        }
+      }
+      for (int64_t v : ordinary) first.emplace(v, static_cast<int64_t>(first.size()) - 1);
+      ctx.next_stream = RemapStreams(m, first);
+    }
+  }
+
+  // 4. Continuity.
   const int64_t count = RefreshContinuousStreams::Run(m, ctx.next_stream, &pctx.log);
 
-  // 4. Plan fields.
+  // 5. Plan fields.
   StreamResult& s = plan.streams;
   s = StreamResult{};
   s.logical = count;
   s.physical = count;
   s.mode = ctx.enable_single_stream ? "single" : "multi";
+  if (dynamic) s.mode = dyn.multi_stream ? "dynamic-multi" : "dynamic-single";
+  s.auto_mode = auto_mode.algorithm.empty() ? "" : (auto_mode.streams > 0 ? StrCat(auto_mode.algorithm, ":", auto_mode.streams) : auto_mode.algorithm);
+  s.estimated_makespan = makespan;
+  s.makespan_lower_bound = lower_bound;
   s.streams.resize(count);
   for (int64_t i = 0; i < count; ++i) s.streams[i].id = i;
   for (GraphId g : m.GraphsPreOrder()) {

@@ -15,9 +15,15 @@
 //
 // Unknown-shape graphs (the root when partition decided "whole-dynamic" or
 // "partitioned", partition subgraphs of kind unknown/input and what they
-// contain) are left to the dynamic-shape allocator (issue 5); until it lands
-// all their nodes go on one stream: the parent's stream, else one shared
-// stream allocated when first needed (stream 0 for a dynamic root).
+// contain) go to the dynamic-shape allocator (dynamic_stream_allocator.h)
+// when ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1; otherwise all their nodes go on
+// one stream: the parent's stream, else one shared stream (0 for a dynamic
+// root). ge.autoMultistreamParallelMode (root graph attribute, then option):
+// cv marks vector nodes (cv_parallel_marking.h); LoadBalance:N, MainStream:N,
+// WeightedLoadBalance:N run the DAG allocator (dag_stream_allocator.h) and
+// CriticalPath:N npuplan's schedule-aware mode (critical_path_streams.h) on
+// every graph (unknown-shape graphs only under the env switch), before the
+// final continuity refresh.
 //
 // Requires: topo-sorted. Provides: logical-streams. Preserves structure.
 // Decision keywords: EnginePartition (graph, subgraphs), UnknownShapeSingleStream

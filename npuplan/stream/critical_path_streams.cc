@@ -1,0 +1,170 @@
+// CriticalPath:N — earliest-start placement in execution order with an
+// event-latency term, then a per-graph choice among candidate assignments by
+// estimated makespan.
+#include "npuplan/stream/critical_path_streams.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace npuplan::stream {
+namespace {
+
+// Streams used by an assignment (max index + 1).
+int64_t CountStreams(const std::vector<int32_t>& s) {
+  int32_t mx = -1;
+  for (int32_t v : s) mx = std::max(mx, v);
+  return mx + 1;
+}
+
+}  // namespace
+
+std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t limit, int64_t lat) {
+  const size_t n = d.size();
+  limit = std::max<int64_t>(limit, 1);
+  std::vector<int64_t> bottom(n, 0);
+  for (size_t v = n; v-- > 0;) {
+    int64_t b = 0;
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) b = std::max(b, bottom[d.succ[e]]);
+    bottom[v] = b + d.cost[v];
+  }
+  constexpr int64_t kNeg = std::numeric_limits<int64_t>::min() / 4;
+  std::vector<int32_t> stream(n, -1);
+  std::vector<int64_t> finish(n, 0);
+  std::vector<int64_t> free_at;          // schedule streams
+  std::vector<int64_t> on_stream;        // scratch: max producer finish per stream
+  std::map<std::string, int32_t> serial;  // label → serial slot (index >= kSerialBase)
+  std::vector<int64_t> serial_free;
+  constexpr int32_t kSerialBase = 1 << 20;
+  for (size_t v = 0; v < n; ++v) {
+    // Producers: per-stream max finish, best two over distinct streams, no-stream max.
+    on_stream.assign(free_at.size(), kNeg);
+    int64_t none = 0, b1 = kNeg, b2 = kNeg;
+    int32_t b1s = -1, crit_s = -1;
+    int64_t crit_b = -1;
+    for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+      int32_t p = d.pred[e];
+      int32_t t = stream[p];
+      if (t < 0 || t >= kSerialBase) {
+        if (t < 0) {
+          none = std::max(none, finish[p]);
+        } else {
+          // Serial streams behave like other streams for latency.
+          if (finish[p] + lat > none) none = std::max(none, finish[p] + lat);
+        }
+        continue;
+      }
+      on_stream[t] = std::max(on_stream[t], finish[p]);
+      if (bottom[p] > crit_b || (bottom[p] == crit_b && t < crit_s)) crit_b = bottom[p], crit_s = t;
+    }
+    for (size_t t = 0; t < on_stream.size(); ++t) {
+      int64_t f = on_stream[t];
+      if (f == kNeg) continue;
+      if (f > b1) {
+        b2 = b1;
+        b1 = f, b1s = static_cast<int32_t>(t);
+      } else if (f > b2) {
+        b2 = f;
+      }
+    }
+    auto ready_on = [&](int32_t s) {
+      int64_t r = none;
+      if (s >= 0 && s < static_cast<int32_t>(on_stream.size()) && on_stream[s] != kNeg) r = std::max(r, on_stream[s]);
+      int64_t other = (s == b1s) ? b2 : b1;
+      if (other != kNeg) r = std::max(r, other + lat);
+      return r;
+    };
+    if (!d.writable[v]) {
+      stream[v] = -1;
+      int64_t r = none;
+      if (b1 != kNeg) r = std::max(r, b1);
+      finish[v] = r + d.cost[v];
+      continue;
+    }
+    if (!d.serial[v].empty()) {
+      auto [it, fresh] = serial.emplace(d.serial[v], static_cast<int32_t>(serial.size()));
+      if (fresh) serial_free.push_back(0);
+      int32_t k = it->second;
+      int64_t start = std::max(serial_free[k], ready_on(-1));
+      stream[v] = kSerialBase + k;
+      finish[v] = start + d.cost[v];
+      serial_free[k] = finish[v];
+      continue;
+    }
+    int32_t best = -1;
+    int64_t best_start = std::numeric_limits<int64_t>::max();
+    for (int32_t s = 0; s < static_cast<int32_t>(free_at.size()); ++s) {
+      int64_t start = std::max(free_at[s], ready_on(s));
+      if (start < best_start || (start == best_start && s == crit_s && best != crit_s)) best = s, best_start = start;
+    }
+    if (static_cast<int64_t>(free_at.size()) < limit) {
+      int64_t start = ready_on(-1);
+      if (start < best_start) {
+        best = static_cast<int32_t>(free_at.size());
+        best_start = start;
+        free_at.push_back(0);
+        on_stream.push_back(kNeg);
+      }
+    }
+    stream[v] = best;
+    finish[v] = best_start + d.cost[v];
+    free_at[best] = finish[v];
+  }
+  const int32_t used = static_cast<int32_t>(free_at.size());
+  for (size_t v = 0; v < n; ++v) {
+    if (stream[v] >= kSerialBase) stream[v] = used + (stream[v] - kSerialBase);
+  }
+  return stream;
+}
+
+CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
+                                                     DecisionLog* log, const StreamCostModel& costs) {
+  StreamDag d = BuildStreamDag(m, g, costs);
+  const size_t n = d.size();
+  std::vector<std::pair<std::string, std::vector<int32_t>>> cands;
+  // One stream (serial labels still apart, as in every candidate).
+  {
+    std::vector<int32_t> single(n, -1);
+    std::map<std::string, int32_t> serial;
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) any = any || (d.writable[i] && d.serial[i].empty());
+    for (size_t i = 0; i < n; ++i) {
+      if (!d.writable[i]) continue;
+      if (d.serial[i].empty()) {
+        single[i] = 0;
+      } else {
+        auto [it, fresh] = serial.emplace(d.serial[i], static_cast<int32_t>(serial.size()) + (any ? 1 : 0));
+        single[i] = it->second;
+      }
+    }
+    cands.emplace_back("single", std::move(single));
+  }
+  cands.emplace_back("critical-path", Schedule(d, limit, costs.event_latency));
+  if (limit > 1) {
+    cands.emplace_back("LoadBalance", AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of);
+    cands.emplace_back("MainStream", AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of);
+  }
+  Result r;
+  size_t best = 0;
+  int64_t best_ms = std::numeric_limits<int64_t>::max();
+  for (size_t c = 0; c < cands.size(); ++c) {
+    int64_t ms = EstimateMakespan(d, cands[c].second, costs.event_latency);
+    if (ms < best_ms) best_ms = ms, best = c;
+  }
+  const std::vector<int32_t>& chosen = cands[best].second;
+  for (size_t i = 0; i < n; ++i) {
+    if (d.writable[i] && chosen[i] >= 0) m.node(d.nodes[i]).stream_id = base + chosen[i];
+  }
+  r.streams = CountStreams(chosen);
+  r.makespan = best_ms;
+  r.chosen = cands[best].first;
+  const int64_t lim = std::max<int64_t>(limit, 1);
+  r.lower_bound = std::max(CriticalPathLength(d), (TotalWork(d) + lim - 1) / lim);
+  if (log) {
+    log->Record(kName, "CriticalPathStreams", "", Field("graph", m.graph(g).name), Field("chosen", r.chosen),
+                Field("streams", r.streams), Field("makespan", r.makespan), Field("lower_bound", r.lower_bound));
+  }
+  return r;
+}
+
+}  // namespace npuplan::stream

@@ -1,0 +1,53 @@
+// CriticalPathStreams (`critical-path-streams`, npuplan's extension
+// `ge.autoMultistreamParallelMode=CriticalPath:N`; docs/auto-streams.md).
+//
+// Schedule-aware auto multi-stream: with the DAG modes' cost model
+// (StreamCostModel) and an event-latency term, each graph's nodes are placed,
+// in execution (topological) order, on the stream where they can start
+// earliest: start = max(stream free, max over producers of finish +
+// event_latency if the producer is on another stream). Ties go to the stream
+// of the producer with the longest remaining path (bottom level: the critical
+// chain stays on one stream), then to the lowest id; a new stream is opened
+// only while fewer than N are in use and only when it starts strictly
+// earlier. Streams run their nodes in execution order, so the estimate is
+// exactly that of EstimateMakespan. The pass then keeps, per graph, the best
+// estimated makespan among: this schedule, LoadBalance:N, MainStream:N and one
+// stream. Serial labels keep one stream each (as in the DAG modes);
+// nodes without a stream, NetOutput and `_rts_label_node` are not written.
+//
+// Lower bound: max(critical path, total work / N).
+//
+// Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
+// LoadBalance / MainStream / single, streams, makespan, lower_bound).
+#ifndef NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
+#define NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "npuplan/stream/dag_stream_allocator.h"
+
+namespace npuplan::stream {
+
+class CriticalPathStreams {
+ public:
+  static constexpr std::string_view kName = "critical-path-streams";
+  // Stream index per local node (-1 = not written) of the list schedule alone.
+  static std::vector<int32_t> Schedule(const StreamDag& dag, int64_t limit, int64_t event_latency);
+
+  struct Result {
+    int64_t streams = 0;
+    int64_t makespan = 0;
+    int64_t lower_bound = 0;
+    std::string chosen;
+  };
+  // Rewrites graph g's streams to base + index.
+  static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
+                    const StreamCostModel& costs = {});
+};
+
+}  // namespace npuplan::stream
+
+#endif  // NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_

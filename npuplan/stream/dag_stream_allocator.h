@@ -1,0 +1,132 @@
+// DagStreamAllocator (`dag-stream-allocator`, SPEC S8/D4; GE's MiniDAG
+// custom stream pass, ge-reference §6): ge.autoMultistreamParallelMode =
+// LoadBalance:N | MainStream:N | WeightedLoadBalance:N, run per graph after
+// the logical streams and before the final continuity refresh.
+//
+// Per graph:
+//   1. a DAG of the graph's nodes (topological order, data + control edges)
+//      with costs (StreamCostModel: `_cost` if set, else an estimate from the
+//      output shapes per engine; 0 for nodes without a stream or of a
+//      no-task engine); `_stream_label` / `_user_stream_label` = serial label;
+//   2. minimum vertex-disjoint path cover of the residual DAG (serial-label and
+//      zero-cost nodes split out, edges bridged through them) by Hopcroft–Karp
+//      on the split bipartite graph (left i → right j per edge i→j);
+//      routes = chains of matched edges;
+//   3. routes merged into at most N streams with GE's scores (levels =
+//      longest-path depth; routes by earliest level, then size):
+//      LoadBalance: 3·cross-edges + 4·(window peak + variance) +
+//        1·(stream size + route size) + 2·[new stream];
+//      MainStream: 3·cross-edges + 4·Σ_window(route × stream level histogram)
+//        + 2·[new] − 4·solo-mass·[stream 0]; routes starting on a level with one
+//        node (or living only on such levels) are forced to stream 0;
+//      WeightedLoadBalance: LoadBalance with cost-weighted histograms;
+//      window = 6 levels from the route's earliest level, ≤ 6 candidates;
+//   4. one extra stream per serial label (in order of first appearance), not
+//      limited by N; zero-cost nodes follow their first assigned producer
+//      (else consumer, else stream 0);
+//   5. write-back: stream = base + index, skipping NetOutput, `_rts_label_node`
+//      and nodes without a stream. The caller then refreshes continuity.
+//
+//   time →      route r0: a─b─d─f        streams (N=2): s0 = r0
+//   levels 0..3 route r1: c─e            s1 = r1 (+ serial label L)
+//
+// Decision keywords: DagRoutes (graph, nodes, residual, routes, matching),
+// DagStreams (graph, mode, streams, serial_streams, makespan, lower_bound).
+#ifndef NPUPLAN_STREAM_DAG_STREAM_ALLOCATOR_H_
+#define NPUPLAN_STREAM_DAG_STREAM_ALLOCATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/graph.h"
+#include "npuplan/pass/decision_log.h"
+#include "npuplan/pass/options.h"
+
+namespace npuplan::stream {
+
+inline constexpr char kAttrCost[] = "_cost";
+
+// The cost model shared by the DAG modes and CriticalPath (units ≈ µs).
+struct StreamCostModel {
+  double launch = 2.0;               // per task
+  double vector_elems_per_us = 65536;  // AI core / vector element-wise throughput
+  double cube_flops_per_us = 4.0e6;  // multiply-adds per µs of a cube op
+  double hccl_launch = 10.0;
+  double hccl_bytes_per_us = 20000;  // 20 GB/s
+  double aicpu_launch = 20.0;
+  double aicpu_elems_per_us = 4096;
+  int64_t event_latency = 2;  // cost of one cross-stream event (CriticalPath, estimates)
+  // Cost of a node (≥ 0, integral units); 0 when it has no stream or no task.
+  int64_t Cost(const Model& model, const Node& node) const;
+};
+
+// One graph as a DAG over local indices (position in Graph::nodes).
+struct StreamDag {
+  GraphId graph;
+  std::vector<NodeId> nodes;          // topological order
+  std::vector<int64_t> cost;          // per local index
+  std::vector<std::string> serial;    // serial label ("" = none)
+  std::vector<uint8_t> writable;      // write-back target (has a stream, not NetOutput / rts label)
+  std::vector<uint32_t> succ_offsets; // CSR, local indices, deduplicated
+  std::vector<int32_t> succ;
+  std::vector<uint32_t> pred_offsets;
+  std::vector<int32_t> pred;
+  size_t size() const { return nodes.size(); }
+};
+
+StreamDag BuildStreamDag(const Model& model, GraphId g, const StreamCostModel& costs);
+// Builds a DAG directly from CSR successors (benchmarks, tests).
+StreamDag BuildStreamDagFromEdges(std::vector<int64_t> cost, const std::vector<std::pair<int32_t, int32_t>>& edges);
+
+struct PathCover {
+  std::vector<std::vector<int32_t>> routes;  // local indices, in edge order
+  int64_t residual_nodes = 0;
+  int64_t residual_edges = 0;
+  int64_t matching = 0;
+};
+// Minimum path cover of the nodes with keep[i] != 0, edges bridged through the
+// others (each bridge set capped at `bridge_cap` nodes).
+PathCover MinimumPathCover(const StreamDag& dag, const std::vector<uint8_t>& keep, size_t bridge_cap = 32);
+
+enum class MergeAlgorithm { kLoadBalance, kMainStream, kWeightedLoadBalance };
+// Stream index (0..k-1, k ≤ limit) of each route, GE's scores.
+std::vector<int32_t> MergeRoutes(const StreamDag& dag, const PathCover& cover, MergeAlgorithm algorithm, int64_t limit);
+
+// Makespan when every stream runs its nodes in topological order and a
+// cross-stream edge costs `event_latency` (stream_of[i] < 0 = no task, passes
+// readiness through).
+int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, int64_t event_latency);
+// Longest cost path and total work: the lower bound max(cp, work / n).
+int64_t CriticalPathLength(const StreamDag& dag);
+int64_t TotalWork(const StreamDag& dag);
+
+// Full per-graph assignment (steps 1–4) without writing it back: stream index
+// per local node (-1 = not written).
+struct DagAssignment {
+  std::vector<int32_t> stream_of;
+  int64_t streams = 0;         // residual streams
+  int64_t serial_streams = 0;  // one per serial label
+  int64_t routes = 0;
+  int64_t matching = 0;
+};
+DagAssignment AssignDag(const StreamDag& dag, MergeAlgorithm algorithm, int64_t limit);
+
+class DagStreamAllocator {
+ public:
+  static constexpr std::string_view kName = "dag-stream-allocator";
+  struct Result {
+    int64_t streams = 0;  // ids used from base
+    int64_t makespan = 0;
+    int64_t lower_bound = 0;
+  };
+  // Rewrites graph g's streams to base + index for `mode` (a DAG mode).
+  static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMultistreamMode& mode, int64_t base,
+                                    DecisionLog* log = nullptr, const StreamCostModel& costs = {});
+};
+
+}  // namespace npuplan::stream
+
+#endif  // NPUPLAN_STREAM_DAG_STREAM_ALLOCATOR_H_

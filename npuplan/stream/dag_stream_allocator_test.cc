@@ -1,0 +1,223 @@
+#include "npuplan/stream/dag_stream_allocator.h"
+
+#include <functional>
+#include <random>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/stream/stream_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::stream {
+namespace {
+using ::npuplan::stream::testing::CompileStreams;
+using ::npuplan::stream::testing::StreamOf;
+using ::npuplan::testing::StatusIs;
+
+using Edges = std::vector<std::pair<int32_t, int32_t>>;
+
+// A random layered DAG with costs in [1, 20].
+StreamDag RandomDag(int32_t n, int32_t width, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int64_t> cost(n);
+  Edges edges;
+  for (int32_t v = 0; v < n; ++v) {
+    cost[v] = 1 + static_cast<int64_t>(rng() % 20);
+    if (v == 0) continue;
+    int32_t fanin = 1 + static_cast<int32_t>(rng() % 3);
+    std::set<int32_t> preds;
+    for (int32_t k = 0; k < fanin; ++k) preds.insert(std::max(0, v - 1 - static_cast<int32_t>(rng() % width)));
+    for (int32_t p : preds) edges.emplace_back(p, v);
+  }
+  return BuildStreamDagFromEdges(std::move(cost), edges);
+}
+
+// Maximum matching by simple augmenting paths (Kuhn), the oracle.
+int64_t KuhnMatching(const StreamDag& d) {
+  const size_t n = d.size();
+  std::vector<int32_t> match_r(n, -1);
+  int64_t m = 0;
+  for (size_t u = 0; u < n; ++u) {
+    std::vector<char> seen(n, 0);
+    std::function<bool(int32_t)> try_u = [&](int32_t x) {
+      for (uint32_t e = d.succ_offsets[x]; e < d.succ_offsets[x + 1]; ++e) {
+        int32_t v = d.succ[e];
+        if (seen[v]) continue;
+        seen[v] = 1;
+        if (match_r[v] < 0 || try_u(match_r[v])) {
+          match_r[v] = x;
+          return true;
+        }
+      }
+      return false;
+    };
+    if (try_u(static_cast<int32_t>(u))) ++m;
+  }
+  return m;
+}
+
+TEST(DagStreamAllocatorTest, PutsAChainOnOneStream) {
+  StreamDag d = BuildStreamDagFromEdges({5, 5, 5, 5}, {{0, 1}, {1, 2}, {2, 3}});
+  for (MergeAlgorithm a : {MergeAlgorithm::kLoadBalance, MergeAlgorithm::kMainStream,
+                           MergeAlgorithm::kWeightedLoadBalance}) {
+    DagAssignment r = AssignDag(d, a, 8);
+    EXPECT_EQ(r.routes, 1);
+    EXPECT_EQ(r.streams, 1);
+    EXPECT_THAT(r.stream_of, ::testing::Each(0));
+  }
+}
+
+TEST(DagStreamAllocatorTest, CoversADiamondWithTwoRoutes) {
+  StreamDag d = BuildStreamDagFromEdges({5, 5, 5, 5}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  DagAssignment r = AssignDag(d, MergeAlgorithm::kLoadBalance, 4);
+  EXPECT_EQ(r.routes, 2);
+  EXPECT_GE(r.streams, 1);
+  EXPECT_LE(r.streams, 2);
+  EXPECT_EQ(AssignDag(d, MergeAlgorithm::kLoadBalance, 1).streams, 1);
+}
+
+TEST(DagStreamAllocatorTest, BridgesEdgesThroughZeroCostNodes) {
+  // 0 → z(cost 0) → 2: one route; z follows its producer's stream.
+  StreamDag d = BuildStreamDagFromEdges({5, 0, 5}, {{0, 1}, {1, 2}});
+  DagAssignment r = AssignDag(d, MergeAlgorithm::kLoadBalance, 4);
+  EXPECT_EQ(r.routes, 1);
+  EXPECT_THAT(r.stream_of, ::testing::ElementsAre(0, 0, 0));
+}
+
+TEST(DagStreamAllocatorTest, FindsAMinimumPathCoverOnRandomDags) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    StreamDag d = RandomDag(200, 1 + seed % 7, seed);
+    PathCover pc = MinimumPathCover(d, std::vector<uint8_t>(d.size(), 1));
+    EXPECT_EQ(pc.matching, KuhnMatching(d)) << seed;
+    EXPECT_EQ(static_cast<int64_t>(pc.routes.size()), static_cast<int64_t>(d.size()) - pc.matching);
+    std::vector<int> seen(d.size(), 0);
+    for (const auto& route : pc.routes) {
+      for (size_t i = 0; i < route.size(); ++i) {
+        ++seen[route[i]];
+        if (i == 0) continue;
+        auto b = d.succ.begin() + d.succ_offsets[route[i - 1]], e = d.succ.begin() + d.succ_offsets[route[i - 1] + 1];
+        EXPECT_NE(std::find(b, e, route[i]), e) << "route follows an edge";
+      }
+    }
+    EXPECT_THAT(seen, ::testing::Each(1));
+  }
+}
+
+TEST(DagStreamAllocatorTest, RespectsTheStreamLimitAndIsDeterministic) {
+  for (MergeAlgorithm a : {MergeAlgorithm::kLoadBalance, MergeAlgorithm::kMainStream,
+                           MergeAlgorithm::kWeightedLoadBalance}) {
+    for (int64_t limit : {1, 2, 3, 8}) {
+      StreamDag d = RandomDag(300, 12, static_cast<uint32_t>(limit));
+      DagAssignment r = AssignDag(d, a, limit);
+      EXPECT_LE(r.streams, limit);
+      std::set<int32_t> used(r.stream_of.begin(), r.stream_of.end());
+      EXPECT_EQ(static_cast<int64_t>(used.size()), r.streams);  // continuous 0..k-1
+      EXPECT_EQ(*used.rbegin(), r.streams - 1);
+      EXPECT_EQ(AssignDag(d, a, limit).stream_of, r.stream_of);
+    }
+  }
+}
+
+TEST(DagStreamAllocatorTest, GivesSerialLabelsTheLastStream) {
+  // GE UT: n1 → n2 → n3 → n4 with label_a on n2, n3.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "n1", "type": "Relu"},
+    {"name": "n2", "type": "Relu", "inputs": ["n1"], "attrs": {"_stream_label": "label_a"}},
+    {"name": "n3", "type": "Relu", "inputs": ["n2"], "attrs": {"_stream_label": "label_a"}},
+    {"name": "n4", "type": "Relu", "inputs": ["n3"]}]})json",
+                                                         {{"ge.autoMultistreamParallelMode", "LoadBalance:4"}}));
+  EXPECT_EQ(StreamOf(plan, "n1"), 0);
+  EXPECT_EQ(StreamOf(plan, "n4"), 0);
+  EXPECT_EQ(StreamOf(plan, "n2"), 1);
+  EXPECT_EQ(StreamOf(plan, "n3"), 1);
+  EXPECT_EQ(plan.streams.logical, 2);
+}
+
+TEST(DagStreamAllocatorTest, GivesEachSerialGroupOneStreamFromTheBase) {
+  // GE UT: all-serial (a, b, a) with base 5 → n1, n3 = 5, n2 = 6.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "n1", "type": "Relu", "attrs": {"_stream_label": "a"}},
+    {"name": "n2", "type": "Relu", "inputs": ["n1"], "attrs": {"_stream_label": "b"}},
+    {"name": "n3", "type": "Relu", "inputs": ["n2"], "attrs": {"_stream_label": "a"}}]})json"));
+  Model m = plan.model;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto r, DagStreamAllocator::Run(m, kRootGraph, {"LoadBalance", 2}, 5));
+  EXPECT_EQ(r.streams, 2);
+  EXPECT_EQ(m.node(m.FindNode("n1")).stream_id, 5);
+  EXPECT_EQ(m.node(m.FindNode("n2")).stream_id, 6);
+  EXPECT_EQ(m.node(m.FindNode("n3")).stream_id, 5);
+}
+
+TEST(DagStreamAllocatorTest, SkipsNetOutputAndStreamlessNodesOnWriteBack) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "b", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "c", "type": "Add", "inputs": ["a", "b"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["c"]}]})json"));
+  Model m = plan.model;
+  const int64_t out_before = m.node(m.FindNode("out")).stream_id;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto r, DagStreamAllocator::Run(m, kRootGraph, {"LoadBalance", 2}, 10));
+  EXPECT_EQ(r.streams, 2);
+  EXPECT_EQ(m.node(m.FindNode("out")).stream_id, out_before);
+  EXPECT_GE(m.node(m.FindNode("a")).stream_id, 10);
+  EXPECT_NE(m.node(m.FindNode("a")).stream_id, m.node(m.FindNode("b")).stream_id);
+  EXPECT_GE(r.makespan, r.lower_bound);
+}
+
+TEST(DagStreamAllocatorTest, KeepsIdsContinuousThroughTheDriver) {
+  std::string g = R"json({"nodes": [{"name": "x", "type": "Data"})json";
+  for (int i = 0; i < 12; ++i) {
+    g += StrCat(R"json(, {"name": "m)json", i, R"json(", "type": "MatMul", "inputs": ["x"]})json");
+  }
+  g += R"json(, {"name": "h", "type": "HcomAllReduce", "inputs": ["m0", "m5"]}]})json";
+  for (const char* mode : {"LoadBalance:1", "LoadBalance:3", "MainStream:5", "WeightedLoadBalance:64"}) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(g, {{"ge.autoMultistreamParallelMode", mode}}));
+    std::set<int64_t> used;
+    for (const Node& n : plan.model.nodes()) {
+      if (n.stream_id >= 0) used.insert(n.stream_id);
+    }
+    EXPECT_EQ(static_cast<int64_t>(used.size()), plan.streams.logical) << mode;
+    EXPECT_EQ(plan.streams.auto_mode, mode);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan again, CompileStreams(g, {{"ge.autoMultistreamParallelMode", mode}}));
+    for (const Node& n : plan.model.nodes()) EXPECT_EQ(n.stream_id, StreamOf(again, n.name));
+  }
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan one, CompileStreams(g, {{"ge.autoMultistreamParallelMode", "LoadBalance:1"}}));
+  EXPECT_LE(one.streams.logical, 1);
+}
+
+// The option matrix (S8).
+TEST(DagStreamAllocatorTest, AcceptsAndRejectsAutoMultistreamValues) {
+  for (const char* ok : {"cv", "LoadBalance:1", "LoadBalance:64", "MainStream:8", "WeightedLoadBalance:2",
+                         "CriticalPath:4"}) {
+    EXPECT_TRUE(ParseAutoMultistreamMode(ok, false).ok()) << ok;
+  }
+  for (const char* bad : {"LoadBalance", "LoadBalance:0", "LoadBalance:65", "LoadBalance:-1", "MainStream:",
+                          "Foo:4", "LoadBalance:4:4", "LoadBalance:x", "default"}) {
+    EXPECT_THAT(ParseAutoMultistreamMode(bad, false).status(), StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
+  }
+  EXPECT_TRUE(ParseAutoMultistreamMode("default", true).ok());
+}
+
+TEST(DagStreamAllocatorTest, TakesTheModeFromTheRootGraphAttributeFirst) {
+  constexpr char kGraph[] = R"json({"attrs": {"ge.autoMultistreamParallelMode": "MainStream:2"}, "nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"]},
+    {"name": "b", "type": "MatMul", "inputs": ["x"]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kGraph, {{"ge.autoMultistreamParallelMode", "LoadBalance:1"}}));
+  EXPECT_EQ(plan.streams.auto_mode, "MainStream:2");
+  std::string bad = kGraph;
+  bad.replace(bad.find("MainStream:2"), 12, "MainStream:0");
+  EXPECT_THAT(CompileStreams(bad).status(), StatusIs(absl::StatusCode::kInvalidArgument, "graph attribute"));
+}
+
+TEST(DagStreamAllocatorTest, ConflictsWithSingleStreamMode) {
+  EXPECT_THAT(CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu"}]})json",
+                             {{"ge.autoMultistreamParallelMode", "LoadBalance:2"}, {"ge.enableSingleStream", "true"}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "E10056"));
+}
+
+}  // namespace
+}  // namespace npuplan::stream

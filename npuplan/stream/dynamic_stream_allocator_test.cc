@@ -1,0 +1,246 @@
+#include "npuplan/stream/dynamic_stream_allocator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "npuplan/stream/stream_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::stream {
+namespace {
+using ::npuplan::stream::testing::ParseStreamTestGraph;
+using ::npuplan::stream::testing::StreamOf;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+
+// Compiles `graph` as a whole-dynamic model (the root is unknown-shape).
+absl::StatusOr<Plan> CompileDynamic(std::string_view graph, std::map<std::string, std::string> opts,
+                                    DecisionLog* log = nullptr) {
+  Plan plan;
+  NPUPLAN_ASSIGN_OR_RETURN(plan.model, ParseStreamTestGraph(graph));
+  plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
+  plan.partition.ran = true;
+  plan.partition.decision = "whole-dynamic";
+  plan.EnsureNodeVectors();
+  CompileOptions options = CompileOptions::FromModel(plan.model, opts, false);
+  DecisionLog local(true);
+  Statistics stats;
+  PassContext ctx{options, log ? *log : local, stats};
+  ctx.instrumentation.verify_each = true;
+  PassPipeline p("test");
+  p.AddPass<LogicalStreamAssignment>();
+  NPUPLAN_RETURN_IF_ERROR(p.Run(plan, ctx).status());
+  return plan;
+}
+
+const std::map<std::string, std::string> kMulti = {{"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM", "1"}};
+
+constexpr char kEngines[] = R"json({"nodes": [
+  {"name": "x", "type": "Data"},
+  {"name": "dsa", "type": "MemcpyDsa", "inputs": ["x"]},
+  {"name": "hc", "type": "HcomAllReduce", "inputs": ["dsa"]},
+  {"name": "vec", "type": "Add", "engine": "VectorEngine", "inputs": ["hc"]},
+  {"name": "mm", "type": "MatMul", "inputs": ["vec"]},
+  {"name": "out", "type": "NetOutput", "inputs": ["mm"]}]})json";
+
+TEST(DynamicStreamAllocatorTest, UsesOneStreamWithoutTheEnvironmentSwitch) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kEngines, {}));
+  for (const char* n : {"x", "dsa", "hc", "vec", "mm", "out"}) EXPECT_EQ(StreamOf(plan, n), 0) << n;
+  EXPECT_EQ(plan.streams.logical, 1);
+  EXPECT_EQ(plan.streams.mode, "dynamic-single");
+}
+
+TEST(DynamicStreamAllocatorTest, AutoMultistreamOptionAloneNeverEnablesMultiStream) {
+  for (const char* mode : {"cv", "LoadBalance:4", "MainStream:4", "CriticalPath:4"}) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kEngines, {{"ge.autoMultistreamParallelMode", mode}}));
+    EXPECT_EQ(plan.streams.logical, 1) << mode;
+  }
+}
+
+TEST(DynamicStreamAllocatorTest, GivesEachOwningEngineOneStreamInEnginePriorityOrder) {
+  DecisionLog log(true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kEngines, kMulti, &log));
+  // AIcoreEngine (cost 1) first, then cost 2 by name: DNN_HCCL < DSAEngine < VectorEngine.
+  EXPECT_EQ(StreamOf(plan, "mm"), 0);
+  EXPECT_EQ(StreamOf(plan, "hc"), 1);
+  EXPECT_EQ(StreamOf(plan, "dsa"), 2);
+  EXPECT_EQ(StreamOf(plan, "vec"), 3);
+  EXPECT_EQ(StreamOf(plan, "x"), 0);
+  EXPECT_EQ(StreamOf(plan, "out"), 0);
+  EXPECT_EQ(plan.streams.logical, 4);
+  EXPECT_EQ(plan.streams.mode, "dynamic-multi");
+  EXPECT_EQ(log.WithKeyword("DynamicStreamsRefreshed").size(), 1u);
+}
+
+TEST(DynamicStreamAllocatorTest, RejectsBadAcParallelEnable) {
+  auto opts = kMulti;
+  opts["ac_parallel_enable"] = "2";
+  EXPECT_THAT(CompileDynamic(kEngines, opts).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "E10001: Value [2] for parameter [ac_parallel_enable]"));
+}
+
+constexpr char kAicpu[] = R"json({"nodes": [
+  {"name": "x", "type": "Data"},
+  {"name": "mm", "type": "MatMul", "inputs": ["x"]},
+  {"name": "mask", "type": "DropOutGenMask", "inputs": ["mm"]},
+  {"name": "mm2", "type": "MatMul", "inputs": ["mask"]},
+  {"name": "topk", "type": "TopK", "inputs": ["mm2"]},
+  {"name": "out", "type": "NetOutput", "inputs": ["topk"]}]})json";
+
+TEST(DynamicStreamAllocatorTest, GivesIndependentAicpuNodesTheAicpuStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kAicpu, kMulti));
+  EXPECT_EQ(StreamOf(plan, "mm"), 0);
+  EXPECT_EQ(StreamOf(plan, "mm2"), 0);
+  EXPECT_EQ(StreamOf(plan, "mask"), 1);  // DropOutGenMask: own (AI CPU engine) stream
+  EXPECT_EQ(StreamOf(plan, "topk"), 0);  // attach engine: reuses the AI core producer
+}
+
+TEST(DynamicStreamAllocatorTest, AicpuParallelGivesAicpuWithoutReusableProducerItsStream) {
+  auto opts = kMulti;
+  opts["ac_parallel_enable"] = "1";
+  // {mm, mm3} has another AI core consumer (mm2), so mask cannot reuse it;
+  // topk's only input is a no-task node without inputs.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "mm", "type": "MatMul", "inputs": ["x"]},
+    {"name": "mask", "type": "Where", "inputs": ["mm"]},
+    {"name": "mm3", "type": "MatMul", "inputs": ["mm"]},
+    {"name": "c", "type": "Const"},
+    {"name": "topk", "type": "TopK", "inputs": ["c"]},
+    {"name": "mm2", "type": "MatMul", "inputs": ["mask", "mm3", "topk"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["mm2"]}]})json", opts));
+  EXPECT_EQ(StreamOf(plan, "mm"), 0);
+  EXPECT_EQ(StreamOf(plan, "mask"), 1);  // no reusable producer: the AI CPU stream
+  EXPECT_EQ(StreamOf(plan, "topk"), 1);  // only a no-task input without inputs
+  EXPECT_EQ(StreamOf(plan, "c"), 0);     // constant: forced main stream
+}
+
+TEST(DynamicStreamAllocatorTest, AicpuNeverReusesHcclAndTakesItsEngineStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "mm", "type": "MatMul", "inputs": ["x"]},
+    {"name": "hc", "type": "HcomAllReduce", "inputs": ["mm"]},
+    {"name": "topk", "type": "TopK", "inputs": ["hc"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["topk"]}]})json", kMulti));
+  EXPECT_EQ(StreamOf(plan, "mm"), 0);
+  EXPECT_EQ(StreamOf(plan, "hc"), 1);
+  EXPECT_EQ(StreamOf(plan, "topk"), 2);  // AssignRemainSubgraphNeedAssignStream
+}
+
+TEST(DynamicStreamAllocatorTest, ReusesAConsumerWhenNoProducerQualifies) {
+  DecisionLog log(true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
+    {"name": "topk", "type": "TopK"},
+    {"name": "hc", "type": "HcomAllReduce"},
+    {"name": "mm", "type": "MatMul", "inputs": ["topk", "hc"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["mm"]}]})json", kMulti, &log));
+  EXPECT_EQ(StreamOf(plan, "topk"), StreamOf(plan, "mm"));
+  EXPECT_EQ(log.WithKeyword("DynamicEngineStream").size(), 3u);
+}
+
+TEST(DynamicStreamAllocatorTest, ReusePassesOnThroughTheReusedSubgraph) {
+  // dv (attach) reuses mm (AI core has the higher priority than HCCL); topk
+  // reuses dv, whose owner is mm.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "mm", "type": "MatMul", "inputs": ["x"]},
+    {"name": "hc", "type": "HcomAllReduce", "inputs": ["x"]},
+    {"name": "dv", "type": "DecodeJpeg", "inputs": ["mm", "hc"]},
+    {"name": "topk", "type": "TopK", "inputs": ["dv"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["topk"]}]})json", kMulti));
+  EXPECT_EQ(StreamOf(plan, "dv"), StreamOf(plan, "mm"));
+  EXPECT_EQ(StreamOf(plan, "topk"), StreamOf(plan, "mm"));
+}
+
+TEST(DynamicStreamAllocatorTest, LabelsGetStreamsAcrossEnginesAfterTheEngineStreams) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"], "attrs": {"_stream_label": "L"}},
+    {"name": "h", "type": "HcomAllReduce", "inputs": ["a"], "attrs": {"_stream_label": "L"}},
+    {"name": "b", "type": "MatMul", "inputs": ["h"]},
+    {"name": "c", "type": "Const", "attrs": {"_stream_label": "L"}},
+    {"name": "out", "type": "NetOutput", "inputs": ["b", "c"]}]})json", kMulti));
+  EXPECT_EQ(StreamOf(plan, "b"), 0);
+  EXPECT_EQ(StreamOf(plan, "a"), 1);  // DNN_HCCL's stream lost every node: dropped
+  EXPECT_EQ(StreamOf(plan, "h"), 1);
+  EXPECT_EQ(StreamOf(plan, "c"), 0);  // constant: forced on 0 even with a label
+  EXPECT_EQ(plan.streams.logical, 2);
+}
+
+TEST(DynamicStreamAllocatorTest, ForcesMainStreamTypesAndSubgraphOwners) {
+  for (const char* t : {"Data", "RefData", "AippData", "Variable", "VariableV2", "Const", "Constant",
+                        "ConstPlaceHolder", "NetOutput", "FileConstant"}) {
+    Node n;
+    n.type = t;
+    EXPECT_TRUE(DynamicStreamAllocator::IsForcedMainStreamNode(n)) << t;
+  }
+  Node owner;
+  owner.type = "If";
+  owner.subgraphs.push_back(GraphId(1));
+  EXPECT_TRUE(DynamicStreamAllocator::IsForcedMainStreamNode(owner));
+  Node relu;
+  relu.type = "Relu";
+  EXPECT_FALSE(DynamicStreamAllocator::IsForcedMainStreamNode(relu));
+}
+
+constexpr char kWhile[] = R"json({"nodes": [
+  {"name": "x", "type": "Data"},
+  {"name": "hc", "type": "HcomAllReduce", "inputs": ["x"]},
+  {"name": "loop", "type": "While", "inputs": ["hc"], "subgraphs": ["cond", "body"],
+   "attrs": {"_is_unknown_shape": true}},
+  {"name": "out", "type": "NetOutput", "inputs": ["loop"]}],
+  "subgraphs": [
+    {"name": "cond", "parent": "loop", "nodes": [
+      {"name": "cd", "type": "Data", "attrs": {"_parent_node_index": 0}},
+      {"name": "cm", "type": "MatMul", "inputs": ["cd"]},
+      {"name": "cout", "type": "NetOutput", "inputs": ["cm"]}]},
+    {"name": "body", "parent": "loop", "attrs": {}, "nodes": [
+      {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}},
+      {"name": "bh", "type": "HcomAllReduce", "inputs": ["bd"]},
+      {"name": "bm", "type": "MatMul", "inputs": ["bh"]},
+      {"name": "bout", "type": "NetOutput", "inputs": ["bm"]}]}]})json";
+
+TEST(DynamicStreamAllocatorTest, SharesEngineStreamsAcrossUnknownSubgraphsAndForcesOwners) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kWhile, kMulti));
+  EXPECT_EQ(StreamOf(plan, "loop"), 0);
+  EXPECT_EQ(StreamOf(plan, "hc"), StreamOf(plan, "bh"));
+  EXPECT_EQ(StreamOf(plan, "cm"), 0);
+  EXPECT_EQ(StreamOf(plan, "bm"), 0);
+  EXPECT_EQ(StreamOf(plan, "bout"), 0);
+  EXPECT_EQ(plan.streams.logical, 2);
+}
+
+TEST(DynamicStreamAllocatorTest, PutsTheNetOutputOfAWhileStaticBodyOnStreamZero) {
+  std::string g = kWhile;
+  g.replace(g.find("\"_is_unknown_shape\": true"), 25, "\"_is_unknown_shape\": false");
+  for (const auto& opts : {std::map<std::string, std::string>{}, kMulti}) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(g, opts));
+    EXPECT_EQ(StreamOf(plan, "bout"), 0);
+    EXPECT_GT(StreamOf(plan, "bm"), 0);  // static chain, ids after the dynamic ones
+  }
+}
+
+TEST(DynamicStreamAllocatorTest, RunsDagModesOnlyUnderTheSwitchAndKeepsIdsContinuous) {
+  constexpr char kWide[] = R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "b", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "c", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "d", "type": "Add", "inputs": ["a", "b", "c"], "attrs": {"_cost": 1}},
+    {"name": "out", "type": "NetOutput", "inputs": ["d"]}]})json";
+  for (const char* mode : {"LoadBalance:3", "MainStream:3", "WeightedLoadBalance:3", "CriticalPath:3"}) {
+    auto opts = kMulti;
+    opts["ge.autoMultistreamParallelMode"] = mode;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kWide, opts));
+    EXPECT_GE(plan.streams.logical, 2) << mode;
+    EXPECT_LE(plan.streams.logical, 3) << mode;
+    EXPECT_EQ(StreamOf(plan, "x"), 0) << mode;
+    EXPECT_EQ(StreamOf(plan, "out"), 0) << mode;
+    EXPECT_EQ(plan.streams.auto_mode, mode);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan single, CompileDynamic(kWide, {{"ge.autoMultistreamParallelMode", mode}}));
+    EXPECT_EQ(single.streams.logical, 1) << mode;
+  }
+}
+
+}  // namespace
+}  // namespace npuplan::stream
