@@ -29,6 +29,10 @@ absl::Status ValidateTrueFalse(std::string_view name, std::string_view v) {
   if (v == "true" || v == "false" || v.empty()) return absl::OkStatus();
   return BadValue(name, v, "expected \"true\" or \"false\"");
 }
+absl::Status ValidateHcomParallel(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "0" || v == "1" || v == "true" || v == "false") return absl::OkStatus();
+  return BadValue(name, v, "expected \"1\"/\"true\" (AllReduce successors get their own stream) or \"0\"/\"false\"");
+}
 absl::Status ValidateZeroOne(std::string_view name, std::string_view v) {
   if (v == "0" || v == "1" || v.empty()) return absl::OkStatus();
   return BadValue(name, v, "expected \"0\" or \"1\"");
@@ -98,7 +102,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"ge.exec.hostSchedulingMaxThreshold", "0", "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)", ValidateNonNegativeInt},
         {"ge.exec.memoryOptimizationPolicy", "", "\"MemoryPriority\" disables the same-engine-sibling reuse rule", ValidateMemoryPolicy},
         {"ge.exec.static_model_ops_lower_limit", "4", "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic", ValidateStaticOpsLowerLimit},
-        {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", nullptr},
+        {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", ValidateHcomParallel},
         {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
         {"ge.tiling_schedule_optimize", "", "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
         {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS", ValidateTopoMode},
