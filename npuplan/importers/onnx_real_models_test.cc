@@ -44,7 +44,7 @@ int MaxDepth(const Model& m) {
 
 struct Case {
   std::string file;
-  std::string input_shape;     // pinned shape ("" = leave symbolic)
+  std::string input_shape;     // pinned shapes, ';'-separated ("" = leave symbolic)
   int64_t onnx_nodes;          // NodeProtos in all graphs (WORKLOADS.md)
   int64_t opset;
 };
@@ -56,7 +56,12 @@ TEST_P(RealModelTest, ImportsVerifiesAndMapsEveryNodeToAKnownEngine) {
   std::string path = ModelPath(c.file);
   NPUPLAN_REQUIRE_MODEL(path);
   OnnxImportOptions opts;
-  if (!c.input_shape.empty()) opts.input_shapes = {c.input_shape};
+  for (size_t pos = 0; pos < c.input_shape.size();) {
+    size_t end = c.input_shape.find(';', pos);
+    if (end == std::string::npos) end = c.input_shape.size();
+    opts.input_shapes.push_back(c.input_shape.substr(pos, end - pos));
+    pos = end + 1;
+  }
   auto start = std::chrono::steady_clock::now();
   NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, ImportOnnxFile(path, opts));
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -92,10 +97,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"silero_vad_legacy.onnx", "", 250, 16},
                       Case{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "", 471, 9},
                       Case{"ch_PP-OCRv4_det_infer.onnx", "", 672, 11},
-                      Case{"ch_PP-OCRv4_rec_infer.onnx", "", 765, 9}),
+                      Case{"ch_PP-OCRv4_rec_infer.onnx", "", 765, 9},
+                      Case{"silero_vad_v5.onnx", "input=1x512;state=2x1x128;sr=", 689, 16},
+                      Case{"silero_vad_legacy.onnx", "input=1x512;h=2x1x64;c=2x1x64;sr=", 250, 16}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.file.substr(0, info.param.file.rfind('.'));
       if (info.param.input_shape.empty()) name += "_unpinned";
+      if (info.param.file.rfind("silero", 0) == 0 && !info.param.input_shape.empty()) name += "_pinned";
       for (char& ch : name) {
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
       }
