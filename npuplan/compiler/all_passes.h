@@ -2,6 +2,7 @@
 #ifndef NPUPLAN_COMPILER_ALL_PASSES_H_
 #define NPUPLAN_COMPILER_ALL_PASSES_H_
 
+#include "npuplan/events/events_passes.h"
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/partition/partition_passes.h"
 #include "npuplan/pass/pass.h"

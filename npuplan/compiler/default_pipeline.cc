@@ -14,6 +14,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const Compile
   pipeline->AddPass<LogicalStreamAssignment>();
   pipeline->AddPass<AssignAttachedStreamPass>();
   pipeline->AddPass<MemoryPlanning>();
+  AddEventsStages(*pipeline);
   return pipeline;
 }
 

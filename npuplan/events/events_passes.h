@@ -1,0 +1,26 @@
+// Headers of the events module's passes (events/passes.def).
+#ifndef NPUPLAN_EVENTS_EVENTS_PASSES_H_
+#define NPUPLAN_EVENTS_EVENTS_PASSES_H_
+
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/stream_activation.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/task_count_assignment.h"
+
+namespace npuplan {
+// tasks → events → optimisation → reuse → split → activation → Send/Recv nodes.
+inline void AddEventsStages(PassPipeline& pipeline) {
+  pipeline.AddPass<TaskCountAssignment>();
+  pipeline.AddPass<SyncEventInsertion>();
+  pipeline.AddPass<SyncEventOptimization>();
+  pipeline.AddPass<EventReuse>();
+  pipeline.AddPass<PhysicalStreamSplit>();
+  pipeline.AddPass<StreamActivation>();
+  pipeline.AddPass<SyncNodeGeneration>();
+}
+}  // namespace npuplan
+
+#endif  // NPUPLAN_EVENTS_EVENTS_PASSES_H_
