@@ -96,7 +96,7 @@ const std::vector<OptionSpec>& KnownOptions() {
     std::vector<OptionSpec> v = {
         {"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM", "", "environment: \"1\" enables multi-stream for dynamic-shape graphs", ValidateZeroOne},
         {"ac_parallel_enable", "", "AI CPU nodes may run in parallel in dynamic-shape graphs (\"\", \"0\", \"1\")", ValidateZeroOne},
-        {"ge.autoMultistreamParallelMode", "", "auto multi-stream: cv | LoadBalance:N | MainStream:N | WeightedLoadBalance:N (N in [1, 64]); root graph attribute wins", ValidateAutoMultistream},
+        {"ge.autoMultistreamParallelMode", "", "auto multi-stream: cv | LoadBalance:N | MainStream:N | WeightedLoadBalance:N | CriticalPath:N (npuplan extension), N in [1, 64]; root graph attribute wins", ValidateAutoMultistream},
         {"ge.enableSingleStream", "false", "\"true\": every node on one stream (single-stream pass chain)", ValidateTrueFalse},
         {"ge.event", "event", "synchronisation primitive: \"event\" or \"notify\" (notify: static shape only)", ValidateEvent},
         {"ge.exec.hostSchedulingMaxThreshold", "0", "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)", ValidateNonNegativeInt},

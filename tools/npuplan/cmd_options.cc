@@ -10,12 +10,23 @@
 namespace npuplan::cli {
 namespace {
 
+// Escapes '|' so a description stays in its Markdown table cell.
+std::string EscapePipes(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 int RunOptions(bool markdown) {
   if (markdown) {
     std::printf("| option | default | meaning |\n|---|---|---|\n");
     for (const OptionSpec& s : KnownOptions()) {
       std::printf("| `%s` | %s | %s |\n", s.name.c_str(),
-                  s.default_value.empty() ? "(unset)" : ("`" + s.default_value + "`").c_str(), s.description.c_str());
+                  s.default_value.empty() ? "(unset)" : ("`" + s.default_value + "`").c_str(),
+                  EscapePipes(s.description).c_str());
     }
   } else {
     for (const OptionSpec& s : KnownOptions()) {
