@@ -1,0 +1,103 @@
+// Graph-level memory planning benchmarks: the memory price of parallelism.
+//
+// BM_Transformer/<layers>/<single>: npuplan gen transformer graphs compiled
+// with the library's Compile() (default pipeline, multi-stream) or with
+// ge.enableSingleStream=true; counters: activation peak, lower bound,
+// peak / lower bound, streams, the pass's extra (cross-stream) conflicts and
+// cross-stream reuses. Time = whole compile.
+// BM_RandomStreams/<k>: 2,000-node random DAGs (fan-in ≤ 3, sizes 1–64 KiB)
+// with every node on a random stream out of k, memory-planning only.
+// Results: docs/benchmarks.md ("Device memory (graphs)").
+//
+//   build-memg/bin/memgraph_bench --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "npuplan/compiler/compiler.h"
+#include "npuplan/gen/graph_generator.h"
+#include "npuplan/memory/memory_planning.h"
+
+namespace npuplan {
+namespace {
+
+void Report(benchmark::State& state, const Plan& plan, const Statistics& stats) {
+  state.counters["peak_KiB"] = static_cast<double>(plan.memory.peak) / 1024.0;
+  state.counters["lb_KiB"] = static_cast<double>(plan.memory.lower_bound) / 1024.0;
+  state.counters["peak/lb"] =
+      plan.memory.lower_bound > 0 ? static_cast<double>(plan.memory.peak) / plan.memory.lower_bound : 1.0;
+  state.counters["streams"] = static_cast<double>(plan.streams.logical);
+  state.counters["extra_conflicts"] = static_cast<double>(stats.Get("memory-planning", "extra_conflicts"));
+  state.counters["xstream_reuses"] = static_cast<double>(stats.Get("memory-planning", "cross_stream_reuses"));
+  state.counters["buffers"] = static_cast<double>(stats.Get("memory-planning", "pool_buffers"));
+}
+
+void BM_Transformer(benchmark::State& state) {
+  GeneratorOptions gen;
+  gen.layers = state.range(0);
+  gen.seed = 3;
+  absl::StatusOr<Model> model = GenerateTransformer(gen);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  CompileConfig config;
+  config.read_environment = false;
+  config.option_overrides["npuplan.memory.timeLimit"] = "1";
+  if (state.range(1) != 0) config.option_overrides["ge.enableSingleStream"] = "true";
+  Plan plan;
+  Statistics stats;
+  for (auto _ : state) {
+    DecisionLog log;
+    stats = Statistics();
+    absl::StatusOr<Plan> p = Compile(*model, config, log, stats);
+    if (!p.ok()) {
+      state.SkipWithError(std::string(p.status().message()).c_str());
+      return;
+    }
+    plan = std::move(p).value();
+  }
+  Report(state, plan, stats);
+}
+BENCHMARK(BM_Transformer)
+    ->ArgsProduct({{4, 16}, {0, 1}})
+    ->ArgNames({"layers", "single"})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_RandomStreams(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  Plan base;
+  base.model = GenerateRandomDag(2000, 3, /*seed=*/7);
+  std::mt19937 rng(11);
+  for (size_t i = 0; i < base.model.num_nodes(); ++i) {
+    Node& n = base.model.node(NodeId(static_cast<int32_t>(i)));
+    n.stream_id = static_cast<int64_t>(rng() % k);
+    for (TensorDesc& t : n.outputs) t = TensorDesc{{static_cast<int64_t>(256 + rng() % 16384)}, "float32"};
+  }
+  base.streams.logical = k;
+  base.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  base.EnsureNodeVectors();
+  CompileOptions opts;
+  opts.Set("npuplan.memory.timeLimit", "1");
+  Plan plan;
+  Statistics stats;
+  for (auto _ : state) {
+    plan = base;
+    DecisionLog log;
+    stats = Statistics();
+    PassContext ctx{opts, log, stats};
+    MemoryPlanning pass;
+    absl::StatusOr<bool> r = pass.Run(plan, ctx);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+  }
+  Report(state, plan, stats);
+}
+BENCHMARK(BM_RandomStreams)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace npuplan
+
+BENCHMARK_MAIN();
