@@ -1,0 +1,45 @@
+#include "npuplan/events/task_count_assignment.h"
+
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+
+TEST(TaskCountAssignmentTest, CountsByEngineAndHonoursOverrides) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "d", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "mm", "type": "MatMul", "inputs": ["d:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "big", "type": "MatMul", "inputs": ["mm:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]},
+    {"name": "ar", "type": "HcomAllReduce", "inputs": ["big:0"], "attrs": {"_test_stream": 0, "_hccl_task_num": 7}, "outputs": [{"shape": [1]}]},
+    {"name": "ar2", "type": "HcomAllReduce", "inputs": ["ar:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "r", "type": "Recv", "attrs": {"_test_stream": 0}},
+    {"name": "o", "type": "NetOutput", "inputs": ["ar2:0"], "attrs": {"_test_stream": 0}}]})json");
+  ASSERT_THAT(m, IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment>(), {}, &r), IsOk());
+  auto tasks = [&](const char* n) { return plan.tasks[plan.model.FindNode(n).index()]; };
+  EXPECT_EQ(tasks("d"), 0);
+  EXPECT_EQ(tasks("mm"), 1);
+  EXPECT_EQ(tasks("big"), 5);
+  EXPECT_EQ(tasks("ar"), 7);
+  EXPECT_EQ(tasks("ar2"), 1);
+  EXPECT_EQ(tasks("r"), 2);
+  EXPECT_EQ(tasks("o"), 0);
+  EXPECT_EQ(r.log.WithKeyword("TaskCountOverridden").size(), 2u);
+  EXPECT_EQ(r.stats.Get("task-count-assignment", "tasks_total"), 16);
+}
+
+}  // namespace
+}  // namespace npuplan
