@@ -59,8 +59,8 @@ PlanExecutor::PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgr
       checker_(plan) {}
 
 absl::StatusOr<std::unique_ptr<PlanExecutor>> PlanExecutor::Create(const Plan& plan, ExecOptions options) {
-  if (options.time_scale < 0 || options.jitter_max_us < 0) {
-    return absl::InvalidArgumentError("ExecOptions: time_scale and jitter_max_us must be >= 0");
+  if (options.time_scale < 0 || options.jitter_max_us < 0 || options.stream_skew_us < 0) {
+    return absl::InvalidArgumentError("ExecOptions: time_scale, jitter_max_us and stream_skew_us must be >= 0");
   }
   NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan));
   return std::unique_ptr<PlanExecutor>(new PlanExecutor(plan, std::move(options), std::move(program)));
@@ -108,11 +108,17 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   }
 
   // 2. The gate first on every stream, then every item in global enqueue order.
-  for (const runtime::Stream& s : streams) {
-    NPUPLAN_RETURN_IF_ERROR(device.Launch(s.get(), [&gate] { gate.Wait(); }));
+  const bool jitter = options_.jitter && options_.jitter_max_us > 0;
+  const bool skew = options_.jitter && options_.stream_skew_us > 0;
+  for (size_t k = 0; k < streams.size(); ++k) {
+    const int64_t delay_us =
+        skew ? static_cast<int64_t>(Mix(Mix(seed) ^ (k + 1)) % (static_cast<uint64_t>(options_.stream_skew_us) + 1)) : 0;
+    NPUPLAN_RETURN_IF_ERROR(device.Launch(streams[k].get(), [&gate, delay_us] {
+      gate.Wait();
+      if (delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+    }));
   }
   const double scale = options_.time_scale;
-  const bool jitter = options_.jitter && options_.jitter_max_us > 0;
   const uint64_t span = static_cast<uint64_t>(options_.jitter_max_us) + 1;
   DependencyChecker* checker = &checker_;
   for (auto [si, ii] : program_.enqueue) {

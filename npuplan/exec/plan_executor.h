@@ -17,7 +17,9 @@
 // its finish — on the producer side — so a consumer that is not ordered after
 // its producer sees the producer unfinished. Every stream first waits on a
 // start gate that opens once everything is enqueued, so all streams start
-// together and a missing event shows up on the first runs.
+// together and a missing event shows up on the first runs. With
+// stream_skew_us, each stream starts after its own random delay instead, which
+// exposes races whose consumer sits far down its queue.
 //
 //   s0: [gate][a ~~jitter~~][rec e0][b ~~~~]
 //   s1: [gate][wait e0 ------------][c]        c checks a and b finished
@@ -44,6 +46,10 @@ struct ExecOptions {
   bool jitter = false;         // add a random sleep to every task
   uint64_t jitter_seed = 0;    // seed of run r is jitter_seed + r
   int64_t jitter_max_us = 200;  // largest jitter sleep
+  // With jitter: each stream starts a pseudo-random 0..stream_skew_us µs after
+  // the gate opens, so a producer at the head of a late stream can lose the
+  // race against a consumer deep in another stream's queue.
+  int64_t stream_skew_us = 0;
   int32_t stream_priority = 0;  // priority of the device streams created
 };
 

@@ -81,6 +81,41 @@ TEST(PlanExecutorTest, CatchesEveryDroppedEvent) {
   }
 }
 
+// The consumer sits far down its stream; only a late start of the producer's
+// stream (stream skew) exposes the missing event.
+TEST(PlanExecutorTest, StreamSkewExposesRaceDeepInQueue) {
+  std::string nodes = R"json({"name": "p", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]})json";
+  std::string prev;
+  for (int i = 0; i < 20; ++i) {
+    nodes += StrCat(",\n{\"name\": \"q", i, "\", \"type\": \"Relu\", ", prev.empty() ? "" : StrCat("\"inputs\": [\"", prev, "\"], "),
+                    "\"attrs\": {\"_cost\": 1, \"_test_stream\": 0}, \"outputs\": [{\"shape\": [4]}]}");
+    prev = StrCat("q", i);
+  }
+  nodes += StrCat(",\n{\"name\": \"c\", \"type\": \"Add\", \"inputs\": [\"", prev,
+                  "\", \"p\"], \"attrs\": {\"_cost\": 1, \"_test_stream\": 0}, \"outputs\": [{\"shape\": [4]}]}");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(StrCat("{\"name\": \"deep\", \"nodes\": [", nodes, "]}")));
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_seed = 11;
+  o.jitter_max_us = 50;
+  o.stream_skew_us = 20000;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));  // no event p → c
+  runtime::CpuDevice device;
+  bool caught = false;
+  for (int r = 0; r < 30 && !caught; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    caught = !res.violations.empty();
+    if (caught) EXPECT_THAT(res.messages[0], HasSubstr("'c' (stream 0) started before its producer 'p'"));
+  }
+  EXPECT_TRUE(caught);
+  AddEvent(plan, "p", "c", 0);  // the valid plan never trips, skew or not
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto ok, PlanExecutor::Create(plan, o));
+  for (int r = 0; r < 5; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, ok->Run(device, r));
+    EXPECT_TRUE(res.violations.empty()) << res.messages[0];
+  }
+}
+
 TEST(PlanExecutorTest, RunsWithoutJitterOrCost) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
