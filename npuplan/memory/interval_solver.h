@@ -20,9 +20,12 @@
 //        - dynamic decomposition: when no unplaced buffer spans a section
 //          boundary, the two sides are solved independently;
 //        - restarts over several preorders with a doubling node limit.
-//      Probes ask "is there a plan with peak <= cap?" for caps bisected
-//      between the lower bound and the best plan so far; an exhausted probe
-//      raises the proven lower bound.
+//      Probes ask "is there a plan with peak <= cap?", in rounds of doubling
+//      node budgets: the lower bound, caps bisected between it and the best
+//      plan, and a ladder of caps just below the best plan (many small
+//      probes: their cost is heavy-tailed and not monotone in the cap). An
+//      exhausted probe raises the proven lower bound. Budgets are node
+//      counts, so results are deterministic unless the time limit cuts in.
 //
 //   offset ^  canonical: each buffer sits on the highest conflicting
 //          |  buffer placed before it (or 0); offsets never decrease
@@ -62,6 +65,9 @@ struct IntervalSolverOptions {
   bool dynamic_decomposition = true;
   // Stop as soon as the peak reaches this value (0 = only at the lower bound).
   int64_t target_peak = 0;
+  // Stop the search after this many nodes (0 = no limit). Unlike the time
+  // limit, a node limit gives the same result on any machine.
+  int64_t max_nodes = 0;
 };
 
 // Counters and timings of one solve, for benchmarks and the CLI.
@@ -74,6 +80,7 @@ struct IntervalSolverStats {
   double greedy_seconds = 0;    // wall time of stages 1-2
   double search_seconds = 0;    // wall time of stage 3
   bool timed_out = false;       // the search stopped at the time limit
+  bool node_limit_hit = false;  // the search stopped at max_nodes
 };
 
 // A valid plan with its quality measures.

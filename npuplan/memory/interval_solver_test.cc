@@ -214,6 +214,9 @@ TEST(IntervalSolverTest, RejectsInvalidProblemAndOptions) {
   IntervalSolverOptions o;
   o.time_limit_seconds = -1;
   EXPECT_THAT(SolveIntervals(p, o), StatusIs(absl::StatusCode::kInvalidArgument, "time limit"));
+  o.time_limit_seconds = 1;
+  o.max_nodes = -1;
+  EXPECT_THAT(SolveIntervals(p, o), StatusIs(absl::StatusCode::kInvalidArgument, "node limit"));
 }
 
 // Property: on random problems (with and without extra conflicts) the
@@ -243,6 +246,29 @@ TEST(IntervalSolverTest, ValidatesOnRandomMediumProblems) {
     SCOPED_TRACE(absl::StrCat("iteration ", iter));
     const IntervalSolution s = SolveAndValidate(p, o);
     EXPECT_LE(s.peak, s.stats.greedy_peak);
+  }
+}
+
+// The search runs on node budgets, not the clock: two solves of the same
+// problem explore the same nodes and return the same plan.
+TEST(IntervalSolverTest, IsDeterministic) {
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 5; ++iter) {
+    IntervalProblem p = RandomProblem(rng, 80, 50, 16, iter % 2 ? 0.02 : 0.0);
+    for (IntervalBuffer& b : p.buffers) b.size *= 1024;  // granularity 1024
+    IntervalSolverOptions o;
+    o.time_limit_seconds = 600;  // safety net; the node limit stops first
+    o.max_nodes = 20000;
+    SCOPED_TRACE(absl::StrCat("iteration ", iter));
+    const IntervalSolution a = SolveAndValidate(p, o);
+    const IntervalSolution b = SolveAndValidate(p, o);
+    EXPECT_FALSE(a.stats.timed_out);
+    EXPECT_LE(a.stats.nodes, o.max_nodes);
+    EXPECT_EQ(a.assignment.offsets, b.assignment.offsets);
+    EXPECT_EQ(a.stats.nodes, b.stats.nodes);
+    EXPECT_EQ(a.stats.probes, b.stats.probes);
+    EXPECT_EQ(a.peak % 1024, 0);
+    EXPECT_EQ(a.lower_bound % 1024, 0);
   }
 }
 

@@ -1,7 +1,10 @@
 // The 11 MiniMalloc "challenging" benchmarks (testdata/minimalloc, Apache-2.0)
-// and the README example must reach their best-known peaks. The time limit is
-// generous for CI; bench/memplan_minimalloc.sh measures the real times. D and
-// J run to the limit (their optimum is open), so this suite takes ~25 s.
+// and the README example must reach their best-known peaks (or better). The
+// solver stops at the target; its search is driven by node budgets, so the
+// result does not depend on machine speed. The time limit is only a safety
+// net for a badly overloaded CI machine (D needs ~300k nodes, ~3-7 s of CPU);
+// bench/memplan_minimalloc.sh measures the real times. Each file is its own
+// ctest test (gtest_discover_tests); the whole suite takes ~15 s of CPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -21,10 +24,6 @@ struct Benchmark {
   std::string file;
   int64_t lower_bound;
   int64_t best_known;
-  // Peak the test requires today: best_known, except on D and J where the
-  // search stalls 2.2 % and 0.3 % above it.
-  // TODO(#7): reach 1031168 (D) and 1036288 (J), then drop this field.
-  int64_t required = 0;
 };
 
 void PrintTo(const Benchmark& b, std::ostream* os) { *os << b.file; }
@@ -37,12 +36,13 @@ TEST_P(MinimallocBenchmarkTest, ReachesBestKnownPeak) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string text, ReadFile(path));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv csv, ParseMinimallocCsv(text, path));
   IntervalSolverOptions options;
-  options.time_limit_seconds = 10;
+  options.time_limit_seconds = 300;        // safety net only, see above
   options.target_peak = bench.best_known;  // stop there; D and J are open below it
   NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s, SolveIntervals(csv.problem, options));
   const ValidationResult valid = ValidateIntervalAssignment(csv.problem, s.assignment);
   EXPECT_TRUE(valid.ok()) << valid.status;
-  EXPECT_LE(s.peak, bench.required > 0 ? bench.required : bench.best_known);
+  EXPECT_FALSE(s.stats.timed_out);
+  EXPECT_LE(s.peak, bench.best_known);
   EXPECT_LE(s.lower_bound, bench.best_known);
   EXPECT_GE(s.lower_bound, bench.lower_bound);
 }
@@ -53,13 +53,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Benchmark{"A.1048576.csv", 1048576, 1048576},
                       Benchmark{"B.1048576.csv", 1048576, 1048576},
                       Benchmark{"C.1048576.csv", 1039360, 1039360},
-                      Benchmark{"D.1048576.csv", 986112, 1031168, 1054720},
+                      Benchmark{"D.1048576.csv", 986112, 1031168},
                       Benchmark{"E.1048576.csv", 1048576, 1048576},
                       Benchmark{"F.1048576.csv", 1048576, 1048576},
                       Benchmark{"G.1048576.csv", 1048576, 1048576},
                       Benchmark{"H.1048576.csv", 1048576, 1048576},
                       Benchmark{"I.1048576.csv", 1048576, 1048576},
-                      Benchmark{"J.1048576.csv", 989184, 1036288, 1040384},
+                      Benchmark{"J.1048576.csv", 989184, 1036288},
                       Benchmark{"K.1048576.csv", 1048576, 1048576}),
     [](const ::testing::TestParamInfo<Benchmark>& info) {
       std::string name = info.param.file.substr(0, info.param.file.find('.'));
