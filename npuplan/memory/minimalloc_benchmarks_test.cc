@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +42,10 @@ TEST_P(MinimallocBenchmarkTest, ReachesBestKnownPeak) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s, SolveIntervals(csv.problem, options));
   const ValidationResult valid = ValidateIntervalAssignment(csv.problem, s.assignment);
   EXPECT_TRUE(valid.ok()) << valid.status;
+  // For bench/memplan_minimalloc.sh.
+  std::printf("minimalloc %s: peak %lld nodes %lld probes %d\n", bench.file.c_str(),
+              static_cast<long long>(s.peak), static_cast<long long>(s.stats.nodes),
+              s.stats.probes);
   EXPECT_FALSE(s.stats.timed_out);
   EXPECT_LE(s.peak, bench.best_known);
   EXPECT_LE(s.lower_bound, bench.best_known);
