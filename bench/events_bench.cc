@@ -1,0 +1,88 @@
+// Events benchmarks: sync-event insertion and the exact / ge reductions on
+// 1M-node random layered DAGs (npuplan/gen GenerateRandomDag, fan-in ≤ 3)
+// with every node on a uniformly random stream out of k — the worst case for
+// events (almost every edge crosses streams). Counters: naive / ge / exact
+// event counts. Results: docs/benchmarks.md ("Events").
+//
+//   build-events/bin/events_bench --benchmark_filter=. --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/gen/graph_generator.h"
+
+namespace npuplan {
+namespace {
+
+constexpr int64_t kNodes = 1'000'000;
+
+// The generated graph with random streams and the inserted (naive) events, built once per k.
+const Plan& InsertedPlan(int k) {
+  static std::map<int, std::unique_ptr<Plan>> cache;
+  auto& slot = cache[k];
+  if (slot) return *slot;
+  slot = std::make_unique<Plan>();
+  Plan& plan = *slot;
+  plan.model = GenerateRandomDag(kNodes, 3, /*seed=*/7);
+  std::mt19937 rng(11);
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    plan.model.node(NodeId(static_cast<int32_t>(i))).stream_id = static_cast<int64_t>(rng() % k);
+  }
+  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  plan.EnsureNodeVectors();
+  CompileOptions opts;
+  DecisionLog log;
+  Statistics stats;
+  PassContext ctx{opts, log, stats};
+  SyncEventInsertion insertion;
+  (void)insertion.Run(plan, ctx);
+  return plan;
+}
+
+void BM_Insertion(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  const Plan& base = InsertedPlan(k);
+  Plan plan;
+  plan.model = base.model;
+  plan.established = base.established;
+  plan.EnsureNodeVectors();
+  CompileOptions opts;
+  DecisionLog log;
+  Statistics stats;
+  for (auto _ : state) {
+    PassContext ctx{opts, log, stats};
+    SyncEventInsertion insertion;
+    benchmark::DoNotOptimize(insertion.Run(plan, ctx));
+  }
+  state.counters["naive"] = static_cast<double>(plan.events.events.size());
+}
+
+void BM_Reduction(benchmark::State& state, bool exact) {
+  const int k = static_cast<int>(state.range(0));
+  const Plan& plan = InsertedPlan(k);
+  size_t kept = 0;
+  for (auto _ : state) {
+    events::SyncView view(plan, false);
+    events::ActivationInfo act = events::ComputeActivation(plan.model, view.order());
+    auto r = exact ? events::ExactReduction(plan, view, act) : events::GeReduction(plan, view, act);
+    kept = static_cast<size_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
+    benchmark::DoNotOptimize(r.data());
+  }
+  state.counters["naive"] = static_cast<double>(plan.events.events.size());
+  state.counters[exact ? "exact" : "ge"] = static_cast<double>(kept);
+}
+
+void BM_Exact(benchmark::State& state) { BM_Reduction(state, true); }
+void BM_Ge(benchmark::State& state) { BM_Reduction(state, false); }
+
+BENCHMARK(BM_Insertion)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Exact)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_Ge)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+}  // namespace
+}  // namespace npuplan
+
+BENCHMARK_MAIN();
