@@ -42,7 +42,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   std::vector<SyncEvent>& evs = plan.events.events;
 
   // 2. Multi-gear reuse, per kind.
-  std::vector<NodeId> order = events::ExecutionOrder(m);
+  std::vector<NodeId> order = m.ExecutionOrder();
   for (const std::string kind : {"event", "notify"}) {
     std::vector<bool> claimed(evs.size(), false);
     int64_t base = 0;

@@ -21,7 +21,7 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   plan.EnsureNodeVectors();
   Model& m = plan.model;
   bool changed = false;
-  std::vector<NodeId> order = events::ExecutionOrder(m);
+  std::vector<NodeId> order = m.ExecutionOrder();
   // 1. Logical activation (labels, subgraph first-active), expanded to split streams in the activator's graph.
   events::ActivationInfo act = events::ComputeActivation(m, order);
   std::map<int64_t, GraphId> opening_graph;  // split physical stream → graph of its first node
@@ -120,7 +120,7 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   }
   if (changed) {
     RenumberTopoIds(m);
-    order = events::ExecutionOrder(m);
+    order = m.ExecutionOrder();
   }
 
   // 3. Loop activation.

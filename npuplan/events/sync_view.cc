@@ -7,30 +7,10 @@
 #include "npuplan/ir/attribute.h"
 
 namespace npuplan::events {
-namespace {
-
-// Appends graph g's nodes, each followed by its subgraphs' nodes.
-void AppendGraph(const Model& model, GraphId g, std::vector<NodeId>& out, int depth) {
-  for (NodeId id : model.graph(g).nodes) {
-    out.push_back(id);
-    if (depth > 64) continue;  // the verifier rejects ownership cycles; stay finite anyway
-    for (GraphId sg : model.node(id).subgraphs) AppendGraph(model, sg, out, depth + 1);
-  }
-}
-
-}  // namespace
-
-std::vector<NodeId> ExecutionOrder(const Model& model) {
-  std::vector<NodeId> out;
-  out.reserve(model.num_nodes());
-  AppendGraph(model, kRootGraph, out, 0);
-  return out;
-}
-
 SyncView::SyncView(const Plan& plan, bool physical) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
-  order_ = ExecutionOrder(m);
+  order_ = m.ExecutionOrder();
   seq_.assign(n, -1);
   for (size_t i = 0; i < order_.size(); ++i) seq_[order_[i].index()] = static_cast<int64_t>(i);
 

@@ -33,8 +33,6 @@ inline constexpr int64_t kReservedTasks = 27;
 // GE kMaxNotifyNum.
 inline constexpr int64_t kMaxNotifies = 1024;
 
-// GE's whole-graph order (see above).
-std::vector<NodeId> ExecutionOrder(const Model& model);
 
 class SyncView {
  public:

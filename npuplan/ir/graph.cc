@@ -78,6 +78,35 @@ std::vector<GraphId> Model::GraphsPreOrder() const {
   return order;
 }
 
+std::vector<NodeId> Model::ExecutionOrder() const {
+  std::vector<NodeId> out;
+  out.reserve(nodes_.size());
+  // Explicit stack of (graph, next position) so deep nesting cannot overflow.
+  std::vector<std::pair<GraphId, size_t>> stack = {{kRootGraph, 0}};
+  std::vector<bool> entered(graphs_.size(), false);
+  entered[0] = true;
+  while (!stack.empty()) {
+    auto& [g, pos] = stack.back();
+    const std::vector<NodeId>& list = graphs_[g.index()].nodes;
+    if (pos == list.size()) {
+      stack.pop_back();
+      continue;
+    }
+    NodeId id = list[pos++];
+    out.push_back(id);
+    const std::vector<GraphId>& subs = nodes_[id.index()].subgraphs;
+    // Push in reverse so subgraph 0 runs first; an ownership cycle (rejected
+    // by the verifier) is entered once only.
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
+      if (!entered[it->index()]) {
+        entered[it->index()] = true;
+        stack.emplace_back(*it, 0);
+      }
+    }
+  }
+  return out;
+}
+
 int Model::Depth(GraphId g) const {
   int depth = 0;
   while (g.valid() && !graphs_[g.index()].IsRoot() && depth <= static_cast<int>(graphs_.size())) {

@@ -105,6 +105,11 @@ class Model {
   std::vector<GraphId> GraphsPreOrder() const;
   // Nesting depth of graph g (root = 0).
   int Depth(GraphId g) const;
+  // Every node in GE's whole-graph execution order: the root's nodes in
+  // topological order, each followed at once by its subgraphs' nodes
+  // (recursively, subgraph-index order). Events, memory and the simulator
+  // all order work by this.
+  std::vector<NodeId> ExecutionOrder() const;
 
  private:
   std::vector<Node> nodes_;

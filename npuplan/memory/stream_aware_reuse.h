@@ -39,7 +39,7 @@ namespace npuplan::memory {
 // The happens-before relation H over the nodes of a model (see above).
 class HappensBefore {
  public:
-  // `order`: the plan order (events::ExecutionOrder). Edges that do not go
+  // `order`: the plan order (Model::ExecutionOrder). Edges that do not go
   // forward in it are ignored (they cannot be dependencies of a valid plan).
   HappensBefore(const Model& model, const std::vector<NodeId>& order);
 

@@ -6,7 +6,6 @@
 #include <set>
 #include <tuple>
 
-#include "npuplan/events/sync_view.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -111,7 +110,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
   const size_t n = model.num_nodes();
 
   // 1. Plan order and positions.
-  lt.order = events::ExecutionOrder(model);
+  lt.order = model.ExecutionOrder();
   lt.position.assign(n, -1);
   for (size_t i = 0; i < lt.order.size(); ++i) lt.position[lt.order[i].index()] = static_cast<int64_t>(i);
   lt.num_steps = static_cast<int64_t>(lt.order.size());

@@ -20,7 +20,7 @@
 // (-1 dims, unknown rank or dtype) make the buffer *dynamic*: it is reported
 // in `dynamic` and not planned (GE allocates those at run time).
 //
-// Lifetime: positions in plan order (events::ExecutionOrder: root topological
+// Lifetime: positions in plan order (Model::ExecutionOrder: root topological
 // order, each node followed by its subgraphs). A buffer lives on
 // [first touch, last touch + 1) over its members' producers and consumers.
 // Uses that the stream-aware reuse must order (`uses`) are the streamed nodes

@@ -11,15 +11,6 @@
 namespace npuplan::sim {
 namespace {
 
-// Appends graph g's nodes, each followed by its subgraphs' nodes.
-void AppendGraph(const Model& model, GraphId g, std::vector<NodeId>& out, int depth) {
-  for (NodeId id : model.graph(g).nodes) {
-    out.push_back(id);
-    if (depth > 64) continue;  // the verifier rejects ownership cycles; stay finite anyway
-    for (GraphId sg : model.node(id).subgraphs) AppendGraph(model, sg, out, depth + 1);
-  }
-}
-
 // A slot: one stream's share of a node (main or attached).
 struct SlotKey {
   int32_t node;
@@ -28,13 +19,6 @@ struct SlotKey {
 };
 
 }  // namespace
-
-std::vector<NodeId> ExecutionOrder(const Model& model) {
-  std::vector<NodeId> out;
-  out.reserve(model.num_nodes());
-  AppendGraph(model, kRootGraph, out, 0);
-  return out;
-}
 
 int64_t MainStreamOf(const Plan& plan, NodeId n) {
   if (n.index() < plan.physical_stream.size() && plan.physical_stream[n.index()] >= 0) {
@@ -62,7 +46,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
   PlanProgram prog;
-  prog.order = ExecutionOrder(m);
+  prog.order = m.ExecutionOrder();
   std::vector<int64_t> seq(n, -1);
   for (size_t i = 0; i < prog.order.size(); ++i) seq[prog.order[i].index()] = static_cast<int64_t>(i);
 

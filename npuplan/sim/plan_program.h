@@ -82,8 +82,7 @@ struct PlanProgram {
   size_t num_tasks = 0;                      // task items (main + attached)
 };
 
-// The whole-graph execution order (see above).
-std::vector<NodeId> ExecutionOrder(const Model& model);
+
 
 // Main (physical if set) stream of node n, or -1.
 int64_t MainStreamOf(const Plan& plan, NodeId n);

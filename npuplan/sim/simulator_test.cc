@@ -184,7 +184,7 @@ constexpr char kIfGraph[] = R"json({"name": "g", "nodes": [
 
 TEST(DependenciesTest, CrossesSubgraphBoundariesAndLooksThroughNodesWithoutTask) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
-  EXPECT_THAT(Names(plan, ExecutionOrder(plan.model)), ElementsAre("x", "p", "t_in", "t1", "t_out", "c"));
+  EXPECT_THAT(Names(plan, plan.model.ExecutionOrder()), ElementsAre("x", "p", "t_in", "t1", "t_out", "c"));
   auto deps = BuildDependencies(plan);
   const auto& t1 = deps[plan.model.FindNode("t1").index()];
   ASSERT_EQ(t1.size(), 1u);
