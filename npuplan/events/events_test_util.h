@@ -16,6 +16,7 @@
 #include "npuplan/pass/pass.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/testing/graph_testing.h"
 
 namespace npuplan::events::testing {
 
@@ -24,20 +25,7 @@ namespace npuplan::events::testing {
 inline Plan PlanFromModel(Model model) {
   Plan plan;
   plan.model = std::move(model);
-  int64_t max_stream = -1;
-  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
-    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
-    if (auto s = GetIntAttr(n.attrs, "_test_stream")) {
-      n.stream_id = *s;
-      n.attrs.erase("_test_stream");
-    }
-    if (const AttrValue* v = FindAttr(n.attrs, "_test_attached"); v && v->is<AttrValue::IntList>()) {
-      n.attached_stream_ids = *v->as<AttrValue::IntList>();
-      n.attrs.erase("_test_attached");
-    }
-    max_stream = std::max(max_stream, n.stream_id);
-  }
-  plan.streams.logical = max_stream + 1;
+  plan.streams.logical = npuplan::testing::ApplyTestStreams(plan.model).max_main + 1;
   plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
   plan.EnsureNodeVectors();
   return plan;

@@ -20,20 +20,7 @@ inline absl::StatusOr<Plan> PlanFromGraph(std::string_view json_text) {
   NPUPLAN_ASSIGN_OR_RETURN(Model model, npuplan::testing::ParseVerifiedGraph(json_text));
   Plan plan;
   plan.model = std::move(model);
-  int64_t max_stream = -1;
-  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
-    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
-    if (auto s = GetIntAttr(n.attrs, "_test_stream")) {
-      n.stream_id = *s;
-      n.attrs.erase("_test_stream");
-    }
-    if (const AttrValue* v = FindAttr(n.attrs, "_test_attached"); v && v->is<AttrValue::IntList>()) {
-      n.attached_stream_ids = *v->as<AttrValue::IntList>();
-      n.attrs.erase("_test_attached");
-    }
-    max_stream = std::max(max_stream, n.stream_id);
-    for (int64_t a : n.attached_stream_ids) max_stream = std::max(max_stream, a);
-  }
+  const int64_t max_stream = npuplan::testing::ApplyTestStreams(plan.model).max_any;
   plan.streams.logical = max_stream + 1;
   plan.streams.physical = max_stream + 1;
   plan.EnsureNodeVectors();

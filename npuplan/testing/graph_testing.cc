@@ -1,5 +1,6 @@
 #include "npuplan/testing/graph_testing.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,25 @@ absl::StatusOr<Model> ParseVerifiedGraph(std::string_view json_text) {
   NPUPLAN_ASSIGN_OR_RETURN(Model model, GraphFromJson(j, "<test>"));
   NPUPLAN_RETURN_IF_ERROR(VerifyStructure(model));
   return model;
+}
+
+TestStreamIds ApplyTestStreams(Model& model) {
+  TestStreamIds ids;
+  for (size_t i = 0; i < model.num_nodes(); ++i) {
+    Node& n = model.node(NodeId(static_cast<int32_t>(i)));
+    if (auto s = GetIntAttr(n.attrs, "_test_stream")) {
+      n.stream_id = *s;
+      n.attrs.erase("_test_stream");
+    }
+    if (const AttrValue* v = FindAttr(n.attrs, "_test_attached"); v && v->is<AttrValue::IntList>()) {
+      n.attached_stream_ids = *v->as<AttrValue::IntList>();
+      n.attrs.erase("_test_attached");
+    }
+    ids.max_main = std::max(ids.max_main, n.stream_id);
+    ids.max_any = std::max(ids.max_any, n.stream_id);
+    for (int64_t a : n.attached_stream_ids) ids.max_any = std::max(ids.max_any, a);
+  }
+  return ids;
 }
 
 const Node& NodeNamed(const Model& model, std::string_view name) {

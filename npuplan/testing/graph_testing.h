@@ -15,6 +15,16 @@ namespace npuplan::testing {
 // Parses `json_text` (the "format" field may be omitted) and runs VerifyStructure.
 absl::StatusOr<Model> ParseVerifiedGraph(std::string_view json_text);
 
+// Moves each node's `_test_stream` (int) attribute into Node::stream_id and
+// `_test_attached` (int list) into attached_stream_ids, so tests can give a
+// stream assignment inline. Returns the largest main stream id and the largest
+// id including attached streams (-1 when none).
+struct TestStreamIds {
+  int64_t max_main = -1;
+  int64_t max_any = -1;
+};
+TestStreamIds ApplyTestStreams(Model& model);
+
 // Node by name; aborts the test binary if absent (a test bug).
 const Node& NodeNamed(const Model& model, std::string_view name);
 // Names of graph g's nodes in its current (topological) order.
