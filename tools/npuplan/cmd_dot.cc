@@ -69,19 +69,9 @@ struct DotFlags {
 };
 
 int RunDot(const DotFlags& f) {
-  auto text = ReadFile(f.input);
-  if (!text.ok()) return ReportStatus(text.status());
-  Plan plan;
-  if (LooksLikePlan(*text)) {
-    auto p = ParsePlanJson(*text, f.input);
-    if (!p.ok()) return ReportStatus(p.status());
-    plan = std::move(p).value();
-  } else {
-    auto m = LoadModel(f.input, f.load);
-    if (!m.ok()) return ReportStatus(m.status());
-    plan.model = std::move(m).value();
-  }
-  return ReportStatus(WriteFileAtomically(f.output, ToDot(plan)));
+  auto in = LoadInput(f.input, f.load);
+  if (!in.ok()) return ReportStatus(in.status());
+  return ReportStatus(WriteFileAtomically(f.output, ToDot(in->plan)));
 }
 
 void SetupDot(CLI::App& app, Invocation& inv) {

@@ -32,25 +32,34 @@ absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
   return table;
 }
 
-absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts) {
+absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
+  LoadedInput in;
   if (EndsWith(path, ".onnx")) {
     if (OnnxLoaderSlot() == nullptr) {
       return absl::InvalidArgumentError(StrCat(path, ": ONNX import is not available in this build"));
     }
-    return OnnxLoaderSlot()(path, table, opts.input_shapes);
+    NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, OnnxLoaderSlot()(path, table, opts.input_shapes));
+    return in;
   }
   if (!opts.input_shapes.empty()) {
     return absl::InvalidArgumentError("--input-shape applies to ONNX models only");
   }
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  if (LooksLikePlan(text)) {
+    NPUPLAN_ASSIGN_OR_RETURN(in.plan, ParsePlanJson(text, path));
+    in.is_plan = true;
+    return in;
+  }
   GraphReadOptions gopts;
   gopts.engines = &table;
-  if (LooksLikePlan(text)) {
-    NPUPLAN_ASSIGN_OR_RETURN(Plan plan, ParsePlanJson(text, path));
-    return std::move(plan.model);
-  }
-  return ParseGraphJson(text, path, gopts);
+  NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, ParseGraphJson(text, path, gopts));
+  return in;
+}
+
+absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts) {
+  NPUPLAN_ASSIGN_OR_RETURN(LoadedInput in, LoadInput(path, opts));
+  return std::move(in.plan.model);
 }
 
 }  // namespace npuplan::cli

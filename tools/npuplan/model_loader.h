@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/plan/plan.h"
 
 namespace npuplan::cli {
 
@@ -18,6 +19,14 @@ struct LoadOptions {
 };
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
+
+// A graph file (or .onnx model) as a plan with only the graph, or a plan file.
+struct LoadedInput {
+  Plan plan;
+  bool is_plan = false;  // the file was npuplan.plan/1
+};
+absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts);
+// The model of any input (a plan's final graph for plan files).
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
 
 // Hook set by the ONNX importer's command file when it is linked in.
