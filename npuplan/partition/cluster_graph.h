@@ -165,25 +165,7 @@ void ClusterGraph::Merge(int32_t into, int32_t other, F&& on_node_turned_unknown
 
 template <typename F>
 bool ClusterGraph::TryMerge(int32_t into, int32_t other, F&& on_node_turned_unknown) {
-  uint32_t s = NewStamp(stamp_a_, counter_a_);
-  queue_.clear();
-  queue_.push_back(other);
-  stamp_a_[other] = s;
-  const int32_t limit = Limit(max_[into]);
-  for (size_t qi = 0; qi < queue_.size(); ++qi) {
-    int32_t cur = queue_[qi];
-    ++bfs_visits;
-    for (int32_t y : Outs(cur)) {
-      if (y == into) {
-        if (cur != other) return false;  // a second path other → … → into
-        continue;
-      }
-      if (min_[y] < limit && stamp_a_[y] != s) {
-        stamp_a_[y] = s;
-        queue_.push_back(y);
-      }
-    }
-  }
+  if (ReachesIndirectly(other, into)) return false;  // a second path other → … → into
   Merge(into, other, on_node_turned_unknown);
   return true;
 }
