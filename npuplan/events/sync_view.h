@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan.h"
 
@@ -97,18 +98,15 @@ struct ActivationInfo {
 ActivationInfo ComputeActivation(const Model& model, const std::vector<NodeId>& order,
                                  const std::map<int64_t, int64_t>* split_to_logical = nullptr);
 
-// Input indices whose producers an attached stream depends on
-// (`_attached_stream_depend_value_list` inside `_attached_stream_info` /
-// `_attached_stream_info_list` entry `attached`).
-std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached);
+// Attached-stream attribute readers (npuplan/ir/attached_streams.h).
+using ::npuplan::AttachedDependIndices;
+using ::npuplan::IsDataOrConst;
 
 // GE NeedSplitNewStream without the count test: a physical stream may start
 // at this node (no subgraphs, not a subgraph's first StreamActive, not
 // LabelSet / LabelGotoEx / LabelSwitchByIndex).
 bool MayOpenStream(const Node& node);
 
-// Data / Const-like producers (GE excludes them from attached-stream events).
-bool IsDataOrConst(const Node& node);
 
 // Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.
 inline constexpr int64_t kSendTasks = 1;

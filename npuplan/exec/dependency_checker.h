@@ -4,9 +4,11 @@
 // (a subgraph Data node with _parent_node_index i waits for the producer of
 // its parent's input i) and outputs (a consumer of a node that owns subgraphs
 // waits for the producers of their NetOutputs), looking through nodes without
-// a task. It never looks at streams or events, so a plan whose events are
-// wrong cannot fool it; only timing can hide a race, which is what the CPU
-// back end's jitter is for.
+// a task — and, for attached-stream tasks, the attached-value and
+// attached-end rules of BuildAttachedDependencies. Each task is a slot: a
+// node's main task or one of its attached tasks. It never looks at streams
+// or events, so a plan whose events are wrong cannot fool it; only timing can
+// hide a race, which is what the CPU back end's jitter is for.
 //
 // Thread-safe: OnStart/OnFinish are called from the stream workers. A node's
 // state is an atomic (not started / running / finished); OnStart reads its
@@ -30,8 +32,10 @@ struct Violation {
   NodeId consumer;     // started too early
   NodeId producer;     // had not finished
   NodeId via;          // the direct producer the dependency comes through
-  std::string kind;    // "data-edge" | "control-edge" | "subgraph-input" | "subgraph-output"
+  std::string kind;    // a sim::Dependency kind
   bool producer_started = false;  // the producer was running (vs. not started yet)
+  int32_t consumer_attached = -1;  // -1 main task, else the attached task that started
+  int32_t producer_attached = -1;  // -1 main task, else the attached task that had not finished
 };
 
 class DependencyChecker {
@@ -42,13 +46,16 @@ class DependencyChecker {
 
   // Forgets every start, finish and violation (before another run).
   void Reset();
-  // A node's task starts / finishes. Thread-safe.
-  void OnStart(NodeId n);
-  void OnFinish(NodeId n);
+  // A node's main task (attached = -1) or attached task starts / finishes.
+  // Thread-safe.
+  void OnStart(NodeId n, int32_t attached = -1);
+  void OnFinish(NodeId n, int32_t attached = -1);
 
-  // Violations so far, sorted by (consumer, producer) NodeId.
+  // Violations so far, sorted by (consumer, consumer_attached, producer,
+  // producer_attached).
   std::vector<Violation> violations() const;
-  // Nodes with a task that have not finished (after a complete run: none).
+  // Nodes with a main or attached task that has not finished (after a
+  // complete run: none).
   std::vector<NodeId> Unfinished() const;
   // "'c' (stream 1) started before its producer 'b' (stream 0) finished [data-edge]".
   std::string Describe(const Violation& v) const;
@@ -57,9 +64,19 @@ class DependencyChecker {
 
  private:
   enum : uint8_t { kNotStarted = 0, kRunning = 1, kFinished = 2 };
+  // Slot index: a node's main task is its NodeId index; attached task a of
+  // node v is num_nodes + attached_begin_[v] + a.
+  size_t Slot(NodeId n, int32_t attached) const {
+    return attached < 0 ? n.index() : num_nodes_ + attached_begin_[n.index()] + static_cast<size_t>(attached);
+  }
+  void Check(NodeId n, int32_t attached, const std::vector<sim::Dependency>& deps);
+
   const Plan& plan_;
+  size_t num_nodes_ = 0;
   std::vector<std::vector<sim::Dependency>> deps_;
-  std::vector<char> has_task_;
+  sim::AttachedDependencies attached_deps_;
+  std::vector<size_t> attached_begin_;  // per node, prefix sums of attached counts
+  std::vector<char> has_task_;          // per slot
   std::unique_ptr<std::atomic<uint8_t>[]> state_;
   mutable std::mutex mu_;  // guards violations_
   std::vector<Violation> violations_;

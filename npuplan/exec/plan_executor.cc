@@ -133,11 +133,11 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
           sleep_us += static_cast<int64_t>(Mix(seed * 0x100000001b3ULL ^ Mix(key)) % span);
         }
         const NodeId node = item.node;
-        const bool main = item.attached < 0;
-        NPUPLAN_RETURN_IF_ERROR(device.Launch(stream, [checker, node, main, sleep_us] {
-          if (main) checker->OnStart(node);
+        const int32_t attached = item.attached;
+        NPUPLAN_RETURN_IF_ERROR(device.Launch(stream, [checker, node, attached, sleep_us] {
+          checker->OnStart(node, attached);
           if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
-          if (main) checker->OnFinish(node);
+          checker->OnFinish(node, attached);
         }));
         ++result.tasks;
         break;

@@ -116,6 +116,64 @@ TEST(PlanExecutorTest, StreamSkewExposesRaceDeepInQueue) {
   }
 }
 
+// a(s0) → h(s1, attached stream 2 which needs input 0) → o = NetOutput(s0).
+// The attached task waits for a (attached-value); the NetOutput waits for the
+// attached task (attached-end) besides h itself (data-edge).
+constexpr char kAttached[] = R"json({"name": "att", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_cost": 100, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "h", "type": "HcomAllReduce", "inputs": ["a"], "outputs": [{"shape": [4]}],
+   "attrs": {"_cost": 1, "_test_stream": 1, "_test_attached": [2],
+             "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+  {"name": "o", "type": "NetOutput", "inputs": ["h"], "attrs": {"_test_stream": 0}}
+]})json";
+
+absl::StatusOr<Plan> AttachedPlan() {
+  NPUPLAN_ASSIGN_OR_RETURN(Plan plan, PlanFromGraph(kAttached));
+  AddEvent(plan, "a", "h", 0);                           // data-edge
+  AddEvent(plan, "a", "h", 1, "event", -1, 0);           // attached-value
+  AddEvent(plan, "h", "o", 2);                           // data-edge
+  AddEvent(plan, "h", "o", 3, "event", 0, -1);           // attached-end
+  return plan;
+}
+
+TEST(PlanExecutorTest, ChecksAttachedStreamTasks) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan valid, AttachedPlan());
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 200;
+  o.stream_skew_us = 5000;
+  o.time_scale = 20;
+  runtime::CpuDevice device;
+  {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(valid, o));
+    for (int r = 0; r < 8; ++r) {
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+      EXPECT_EQ(res.tasks, 4u);  // a, h, h's attached task, o
+      EXPECT_TRUE(res.violations.empty()) << res.messages[0];
+    }
+  }
+  struct Case {
+    size_t drop;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {1, "'h' (attached 0, stream 2) started before its producer 'a' (stream 0) finished [attached-value"},
+      {3, "'o' (stream 0) started before its producer 'h' (attached 0, stream 2) finished [attached-end"},
+  };
+  for (const Case& c : cases) {
+    Plan plan = valid;
+    plan.events.events.erase(plan.events.events.begin() + static_cast<long>(c.drop));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+    bool caught = false;
+    for (int r = 0; r < 30 && !caught; ++r) {
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+      caught = !res.violations.empty();
+      if (caught) EXPECT_THAT(res.messages[0], HasSubstr(c.expected));
+    }
+    EXPECT_TRUE(caught) << "dropping event " << c.drop << " went unnoticed";
+  }
+}
+
 TEST(PlanExecutorTest, RunsWithoutJitterOrCost) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ForkJoin());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));

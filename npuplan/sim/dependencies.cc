@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/attribute.h"
 #include "npuplan/sim/plan_program.h"
 
@@ -100,6 +101,48 @@ std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan) {
     deps[i] = b.DepsOf(v);
   }
   return deps;
+}
+
+AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
+  const Model& m = plan.model;
+  Builder b(plan);
+  AttachedDependencies out;
+  out.of_attached.resize(m.num_nodes());
+  out.of_main.resize(m.num_nodes());
+  auto has_slot = [&](NodeId v, int32_t a) {
+    return MainStreamOf(plan, v) >= 0 && AttachedStreamOf(plan, v, a) >= 0;
+  };
+  std::vector<Dependency> all_attached;  // every attached task, for attached-end
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId v(static_cast<int32_t>(i));
+    const Node& node = m.node(v);
+    out.of_attached[i].resize(node.attached_stream_ids.size());
+    for (int32_t a = 0; a < static_cast<int32_t>(node.attached_stream_ids.size()); ++a) {
+      if (!has_slot(v, a)) continue;
+      all_attached.push_back({v, v, "attached-end", a});
+      std::vector<Dependency>& deps = out.of_attached[i][a];
+      std::set<std::pair<NodeId, int32_t>> seen;
+      for (int64_t idx : AttachedDependIndices(node, a)) {
+        if (idx < 0 || static_cast<size_t>(idx) >= node.inputs.size() || !node.inputs[idx].node.valid()) continue;
+        const NodeId p = node.inputs[idx].node;
+        if (IsDataOrConst(m.node(p))) continue;
+        if (!m.node(p).attached_stream_ids.empty() && has_slot(p, 0)) {
+          if (seen.insert({p, 0}).second) deps.push_back({p, p, "attached-value", 0});
+          continue;
+        }
+        for (NodeId s : b.Sources(p)) {
+          if (s != v && seen.insert({s, -1}).second) deps.push_back({s, p, "attached-value", -1});
+        }
+      }
+    }
+  }
+  for (NodeId o : m.root().nodes) {
+    if (m.node(o).type != "NetOutput" || MainStreamOf(plan, o) < 0) continue;
+    for (const Dependency& d : all_attached) {
+      if (d.producer != o) out.of_main[o.index()].push_back(d);
+    }
+  }
+  return out;
 }
 
 }  // namespace npuplan::sim

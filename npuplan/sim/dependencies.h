@@ -18,7 +18,19 @@
 //   parent If(p) ── then{ Data(i=0) → t1 → NetOutput } ── consumer c
 //   t1 depends on p.inputs[0]'s producer (via Data), c on p and t1 (via NetOutput)
 //
-// Attached-stream tasks are not checked (they are run; see docs/execution.md).
+// Attached-stream tasks (BuildAttachedDependencies) — a node's work on an
+// attached stream is a task of its own:
+//   attached-value  attached task a of v waits for the producers of the inputs
+//                   named by its `_attached_stream_depend_value_list`
+//                   (Data/Const-like producers excluded: ready before the
+//                   model starts); a producer that has attached streams
+//                   produces that value on its first one (GE's attached →
+//                   attached case), else on its main task (looked through as
+//                   above when it has none);
+//   attached-end    the root graph's NetOutput waits for every attached task
+//                   of the model: a model has not finished while work on an
+//                   attached stream is still running (what GE's
+//                   CoverAllStreamByNetoutput is for).
 #ifndef NPUPLAN_SIM_DEPENDENCIES_H_
 #define NPUPLAN_SIM_DEPENDENCIES_H_
 
@@ -32,12 +44,24 @@ struct Dependency {
   NodeId producer;     // a node with a task
   NodeId via;          // the direct producer it was found through (== producer when direct)
   const char* kind;    // "data-edge" | "control-edge" | "subgraph-input" | "subgraph-output"
+                       // | "attached-value" | "attached-end"
+  int32_t producer_attached = -1;  // -1: the producer's main task, else its attached task
 };
 
 // Dependencies of every node with a task (main stream >= 0), indexed by
 // NodeId; empty for nodes without a task. Each producer appears once per
 // consumer (first kind found, in input order), never the consumer itself.
 std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan);
+
+struct AttachedDependencies {
+  // [NodeId][attached index]: what that attached task waits for; empty for
+  // attached streams without a stream id or nodes without a main task.
+  std::vector<std::vector<std::vector<Dependency>>> of_attached;
+  // [NodeId]: extra dependencies of main tasks ("attached-end", on root
+  // NetOutputs only).
+  std::vector<std::vector<Dependency>> of_main;
+};
+AttachedDependencies BuildAttachedDependencies(const Plan& plan);
 
 }  // namespace npuplan::sim
 
