@@ -150,6 +150,11 @@ absl::StatusOr<KernelSolution> AllocateSeed(const KernelGraph& g, const std::vec
     }
     if (victim < 0) return false;
     const KernelBuffer& b = g.buffers[victim];
+    if (options.log != nullptr) {
+      options.log->Record("seed-allocator", "BufferSpilled", "", Field("buf", b.buf_id),
+                          Field("cache", config.levels[level].name), Field("size", b.size),
+                          Field("traffic", g.SpillTraffic(b.buf_id)), Field("before_node", sched[idx]));
+    }
     caches[level].Free(offset[victim], b.size);
     active.erase(std::find(active.begin(), active.end(), victim));
     state[victim] = BufState::kSpilled;
@@ -173,6 +178,11 @@ absl::StatusOr<KernelSolution> AllocateSeed(const KernelGraph& g, const std::vec
     state[bi] = BufState::kResident;
     active.push_back(bi);
     out.SpillIn(b.buf_id, off);
+    if (options.log != nullptr) {
+      options.log->Record("seed-allocator", "BufferReloaded", "", Field("buf", b.buf_id),
+                          Field("cache", config.levels[b.level].name), Field("offset", off),
+                          Field("before_node", sched[idx]));
+    }
     return absl::OkStatus();
   };
 
@@ -201,6 +211,11 @@ absl::StatusOr<KernelSolution> AllocateSeed(const KernelGraph& g, const std::vec
             if (g.buffers[fi].level != b.level || state[fi] != BufState::kResident) continue;
             added += g.buffers[fi].size;
             if (caches[b.level].FreeTotal() + added >= b.size) {
+              if (options.log != nullptr) {
+                options.log->Record("seed-allocator", "AllocPostponed", "", Field("buf", b.buf_id),
+                                    Field("node", v), Field("after_node", sched[p]),
+                                    Field("times", postponed[bi]));
+              }
               sched.erase(sched.begin() + idx);
               sched.insert(sched.begin() + p, v);  // right after that FREE
               rebuild();
@@ -286,6 +301,7 @@ class BestAllocator {
         if (state_[bi] == BufState::kSpilled) {
           NPUPLAN_ASSIGN_OR_RETURN(int64_t off, Place(bi, {bi}, v));
           out_.SpillIn(node.buf_id, off);
+          LogReload(bi, off, v);
         }
         out_.Node(v);
         Remove(bi, out_.size() - 1);
@@ -297,6 +313,7 @@ class BestAllocator {
           if (state_[bi] != BufState::kSpilled) continue;
           NPUPLAN_ASSIGN_OR_RETURN(int64_t off, Place(bi, protect, v));
           out_.SpillIn(g_.buffers[bi].buf_id, off);
+          LogReload(bi, off, v);
         }
         out_.Node(v);
       }
@@ -305,6 +322,14 @@ class BestAllocator {
   }
 
  private:
+  void LogReload(int bi, int64_t off, int node) {
+    if (options_.log == nullptr) return;
+    const KernelBuffer& b = g_.buffers[bi];
+    options_.log->Record("best-allocator", "BufferReloaded", "", Field("buf", b.buf_id),
+                         Field("cache", config_.levels[b.level].name), Field("offset", off),
+                         Field("before_node", node));
+  }
+
   // Position of the next use of bi after now (its FREE if none).
   int NextUse(int bi) {
     auto& c = cursor_[bi];
@@ -416,6 +441,12 @@ class BestAllocator {
       if (lb.off < win + b.size && win < lb.off + lb.size) victims.push_back(lb.bi);
     }
     for (int x : victims) {
+      if (options_.log != nullptr) {
+        const KernelBuffer& vb = g_.buffers[x];
+        options_.log->Record("best-allocator", "BufferSpilled", "", Field("buf", vb.buf_id),
+                             Field("cache", config_.levels[level].name), Field("size", vb.size),
+                             Field("traffic", g_.SpillTraffic(vb.buf_id)), Field("before_node", node));
+      }
       out_.SpillOut(g_.buffers[x].buf_id);
       Remove(x, out_.size() - 1);
       state_[x] = BufState::kSpilled;

@@ -19,7 +19,11 @@
 // (Placement::kOldestFree) the fitting window whose addresses were released
 // longest ago, which removes address-reuse waits in the makespan.
 //
-// Decision keywords (kernel.md): BufferSpilled, BufferReloaded, AllocPostponed.
+// Decision keywords (docs/kernel.md), pass names `seed-allocator` and
+// `best-allocator`:
+//   BufferSpilled  buf, cache, size, traffic, before_node (the node needing space)
+//   BufferReloaded buf, cache, offset, before_node (its next user, or its FREE)
+//   AllocPostponed buf, node, after_node (seed only: the FREE it now follows)
 #ifndef NPUPLAN_KERNEL_ALLOCATOR_H_
 #define NPUPLAN_KERNEL_ALLOCATOR_H_
 
@@ -28,11 +32,13 @@
 #include "absl/status/statusor.h"
 #include "npuplan/kernel/kernel_graph.h"
 #include "npuplan/kernel/solution.h"
+#include "npuplan/pass/decision_log.h"
 
 namespace npuplan::kernel {
 
 struct SeedOptions {
   int max_postpone = 5;  // times one ALLOC may be moved later before giving up
+  DecisionLog* log = nullptr;  // BufferSpilled / BufferReloaded / AllocPostponed
 };
 
 absl::StatusOr<KernelSolution> AllocateSeed(const KernelGraph& g, const std::vector<int>& order,
@@ -46,6 +52,7 @@ enum class Placement {
 
 struct BestOptions {
   Placement placement = Placement::kBestFit;
+  DecisionLog* log = nullptr;  // BufferSpilled / BufferReloaded
 };
 
 absl::StatusOr<KernelSolution> AllocateBest(const KernelGraph& g, const std::vector<int>& order,

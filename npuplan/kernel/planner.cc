@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "npuplan/kernel/allocator.h"
+#include "npuplan/kernel/makespan_reorder.h"
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan::kernel {
@@ -22,12 +23,25 @@ absl::StatusOr<Objective> ParseObjective(std::string_view s) {
       absl::StrCat("--objective: unknown value \"", std::string(s), "\" (traffic|time|balanced)"));
 }
 
+std::string_view ObjectiveName(Objective o) {
+  switch (o) {
+    case Objective::kTraffic:
+      return "traffic";
+    case Objective::kTime:
+      return "time";
+    case Objective::kBalanced:
+    default:
+      return "balanced";
+  }
+}
+
 namespace {
 
 struct Candidate {
   std::string name;
   KernelSolution solution;
   KernelMetrics metrics;
+  std::vector<Remark> remarks;  // the allocator's and reorder's decisions
 };
 
 // Verifies a planner output with the evaluator; a failure is our bug.
@@ -58,7 +72,14 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
   // 2. Candidates.
   std::vector<Candidate> cands;
   absl::Status first_error = absl::OkStatus();
+  // Each candidate logs into its own DecisionLog; the chosen one's remarks are
+  // forwarded to options.log at the end.
+  const bool want_log = options.log != nullptr && options.log->enabled();
+  DecisionLog local(/*keep=*/want_log);
+  DecisionLog* const local_log = want_log ? &local : nullptr;
   auto add = [&](std::string name, absl::StatusOr<KernelSolution> sol) -> absl::Status {
+    std::vector<Remark> remarks = local.remarks();
+    local = DecisionLog(/*keep=*/want_log);
     CandidateReport rep;
     rep.name = name;
     if (!sol.ok()) {
@@ -71,10 +92,12 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
     rep.extra_movement = m.extra_movement;
     rep.makespan = m.makespan;
     result.candidates.push_back(rep);
-    cands.push_back({std::move(name), std::move(*sol), std::move(m)});
+    cands.push_back({std::move(name), std::move(*sol), std::move(m), std::move(remarks)});
     return absl::OkStatus();
   };
-  NPUPLAN_RETURN_IF_ERROR(add("seed/q1", AllocateSeed(g, result.q1.order, config)));
+  SeedOptions so;
+  so.log = local_log;
+  NPUPLAN_RETURN_IF_ERROR(add("seed/q1", AllocateSeed(g, result.q1.order, config, so)));
   if (options.strategy == Strategy::kBest) {
     std::vector<std::pair<std::string, std::vector<int>>> orders;
     orders.emplace_back("q1", result.q1.order);
@@ -87,45 +110,95 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
     std::vector<std::pair<int64_t, size_t>> by_traffic;
     for (size_t i = 0; i < orders.size(); ++i) {
       const size_t before = cands.size();
+      BestOptions bo;
+      bo.log = local_log;
       NPUPLAN_RETURN_IF_ERROR(add(absl::StrCat("best/", orders[i].first, "/bestfit"),
-                                  AllocateBest(g, orders[i].second, config, {})));
+                                  AllocateBest(g, orders[i].second, config, bo)));
       if (cands.size() > before) by_traffic.emplace_back(cands.back().metrics.extra_movement, i);
     }
     std::sort(by_traffic.begin(), by_traffic.end());
     const size_t keep = std::min<size_t>(by_traffic.size(), options.oldest_free_orders);
     for (size_t j = 0; j < keep; ++j) {
       BestOptions bo;
+      bo.log = local_log;
       bo.placement = Placement::kOldestFree;
       const auto& [oname, order] = orders[by_traffic[j].second];
       NPUPLAN_RETURN_IF_ERROR(add(absl::StrCat("best/", oname, "/oldest"), AllocateBest(g, order, config, bo)));
     }
   }
   if (cands.empty()) return first_error;
-  // 3. Choose.
-  int64_t min_extra = cands[0].metrics.extra_movement;
-  for (const Candidate& c : cands) min_extra = std::min(min_extra, c.metrics.extra_movement);
-  auto key = [&](const Candidate& c) {
-    const KernelMetrics& m = c.metrics;
-    switch (options.objective) {
-      case Objective::kTraffic:
-        return std::make_tuple(m.extra_movement, m.makespan, 0);
-      case Objective::kTime:
-        return std::make_tuple(m.makespan, m.extra_movement, 0);
-      case Objective::kBalanced:
-      default: {
-        const bool within = m.extra_movement <= min_extra + static_cast<int64_t>(options.balanced_slack * min_extra);
-        return std::make_tuple(static_cast<int64_t>(within ? 0 : 1), within ? m.makespan : m.extra_movement,
-                               0);
+  // 3. Q3: re-sequence the most promising candidates for makespan
+  // (MakespanReorder keeps their memory decisions, hence their traffic).
+  auto choose = [&](const std::vector<Candidate>& cs) {
+    int64_t min_extra = cs[0].metrics.extra_movement;
+    for (const Candidate& c : cs) min_extra = std::min(min_extra, c.metrics.extra_movement);
+    auto key = [&](const Candidate& c) {
+      const KernelMetrics& m = c.metrics;
+      switch (options.objective) {
+        case Objective::kTraffic:
+          return std::make_tuple(int64_t{0}, m.extra_movement, m.makespan);
+        case Objective::kTime:
+          return std::make_tuple(int64_t{0}, m.makespan, m.extra_movement);
+        case Objective::kBalanced:
+        default: {
+          const bool within =
+              m.extra_movement <= min_extra + static_cast<int64_t>(options.balanced_slack * min_extra);
+          return std::make_tuple(int64_t{within ? 0 : 1}, within ? m.makespan : m.extra_movement,
+                                 m.extra_movement);
+        }
+      }
+    };
+    std::vector<size_t> idx(cs.size());
+    for (size_t i = 0; i < cs.size(); ++i) idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return key(cs[a]) < key(cs[b]); });
+    return idx;
+  };
+  if (options.strategy == Strategy::kBest && options.reorder_candidates > 0) {
+    std::vector<size_t> ranked = choose(cands);
+    // Rank by traffic too, so that `time` also re-sequences the least-traffic plans.
+    std::vector<size_t> by_traffic = ranked;
+    std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](size_t a, size_t b) {
+      return cands[a].metrics.extra_movement < cands[b].metrics.extra_movement;
+    });
+    std::vector<size_t> picked;
+    for (const auto* list : {&ranked, &by_traffic}) {
+      for (size_t j = 0; j < list->size() && j < static_cast<size_t>(options.reorder_candidates); ++j) {
+        if (std::find(picked.begin(), picked.end(), (*list)[j]) == picked.end()) picked.push_back((*list)[j]);
       }
     }
-  };
-  size_t best = 0;
-  for (size_t i = 1; i < cands.size(); ++i) {
-    if (key(cands[i]) < key(cands[best])) best = i;
+    const size_t num_base = cands.size();
+    for (size_t i : picked) {
+      if (i >= num_base) continue;
+      for (auto [prio, tag] : {std::make_pair(ReorderOptions::Priority::kCriticalPath, "cp"),
+                               std::make_pair(ReorderOptions::Priority::kInputOrder, "fifo")}) {
+        ReorderOptions ro;
+        ro.priority = prio;
+        NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, cands[i].solution, config, ro));
+        const std::string name = StrCat(cands[i].name, "+reorder-", tag);
+        NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, rr.solution, config, name));
+        result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
+        Candidate c{name, std::move(rr.solution), std::move(m), cands[i].remarks};
+        c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
+                                   {{"candidate", cands[i].name},
+                                    {"priority", tag},
+                                    {"makespan_before", StrCat(rr.makespan_before)},
+                                    {"makespan_after", StrCat(c.metrics.makespan)}}});
+        cands.push_back(std::move(c));
+      }
+    }
   }
+  // 4. Choose.
+  const size_t best = choose(cands)[0];
   result.chosen = cands[best].name;
   result.solution = std::move(cands[best].solution);
   result.metrics = std::move(cands[best].metrics);
+  if (options.log != nullptr && options.log->enabled()) {
+    for (Remark& r : cands[best].remarks) options.log->Add(std::move(r));
+    options.log->Record("kernel-planner", "CandidateChosen", "", Field("case", g.name),
+                        Field("candidate", result.chosen), Field("objective", ObjectiveName(options.objective)),
+                        Field("extra_movement", result.metrics.extra_movement),
+                        Field("makespan", result.metrics.makespan), Field("candidates", cands.size()));
+  }
   return result;
 }
 

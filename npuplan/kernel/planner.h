@@ -23,6 +23,7 @@
 #include "npuplan/kernel/kernel_graph.h"
 #include "npuplan/kernel/scheduler.h"
 #include "npuplan/kernel/solution.h"
+#include "npuplan/pass/decision_log.h"
 
 namespace npuplan::kernel {
 
@@ -31,6 +32,7 @@ enum class Objective { kTraffic, kTime, kBalanced };
 
 absl::StatusOr<Strategy> ParseStrategy(std::string_view s);
 absl::StatusOr<Objective> ParseObjective(std::string_view s);
+std::string_view ObjectiveName(Objective o);
 
 struct PlanOptions {
   Strategy strategy = Strategy::kBest;
@@ -38,6 +40,12 @@ struct PlanOptions {
   int max_band_width = 8;        // widest band order tried
   double balanced_slack = 0.0;   // extra-movement slack for kBalanced (0.05 = 5 %)
   int oldest_free_orders = 4;    // orders (least traffic first) also tried with oldest-free placement
+  // Q3 (best only): this many candidates of each ranking (objective, traffic)
+  // are re-sequenced by ReorderForMakespan with both priorities; 0 = off.
+  int reorder_candidates = 3;
+  // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
+  // go here when non-null and enabled.
+  DecisionLog* log = nullptr;
 };
 
 struct CandidateReport {

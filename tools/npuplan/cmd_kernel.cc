@@ -11,6 +11,7 @@
 #include "npuplan/kernel/kernel_graph.h"
 #include "npuplan/kernel/planner.h"
 #include "npuplan/kernel/solution.h"
+#include "npuplan/pass/decision_log.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "tools/npuplan/command.h"
@@ -28,6 +29,8 @@ struct KernelFlags {
   std::string schedule, memory, spill;
   bool q1 = false;
   std::string report;
+  std::string remarks;
+  bool log_decisions = false;
   // gen
   std::string kind = "matmul";
   int m = 4, n = 4, k = 4, layers = 3, width = 8, seq = 4;
@@ -46,9 +49,11 @@ absl::Status RunPlan(const KernelFlags& f) {
   NPUPLAN_ASSIGN_OR_RETURN(Strategy strategy, ParseStrategy(f.strategy));
   NPUPLAN_ASSIGN_OR_RETURN(Objective objective, ParseObjective(f.objective));
   NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, LoadKernelGraph(f.input, config));
+  DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   PlanOptions opt;
   opt.strategy = strategy;
   opt.objective = objective;
+  opt.log = &log;
   auto t0 = std::chrono::steady_clock::now();
   NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, PlanKernel(g, config, opt));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -64,6 +69,7 @@ absl::Status RunPlan(const KernelFlags& f) {
     std::string json = MetricsToJson(r.metrics, g.name, extra);
     NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_report.json", json));
   }
+  if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.remarks, log.ToJsonLines()));
   std::printf("case %s\n", g.name.c_str());
   for (const auto& [lvl, v] : r.q1_metrics.max_vstay) {
     std::printf("q1.max_vstay.%s %lld\n", lvl.c_str(), static_cast<long long>(v));
@@ -134,6 +140,10 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
       ->check(CLI::IsMember({"seed", "best"}));
   plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)")
       ->check(CLI::IsMember({"traffic", "time", "balanced"}));
+  plan->add_option("--remarks", flags->remarks,
+                   "Write the chosen plan's decisions (BufferSpilled, BufferReloaded, AllocPostponed, "
+                   "ScheduleReordered, CandidateChosen) as JSON lines to this file");
+  plan->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
   plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
 
   CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");
