@@ -1,6 +1,7 @@
 #include "npuplan/kernel/planner.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "npuplan/kernel/allocator.h"
@@ -129,22 +130,35 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
   if (cands.empty()) return first_error;
   // 3. Q3: re-sequence the most promising candidates for makespan
   // (MakespanReorder keeps their memory decisions, hence their traffic).
+  // The seed plan's movement caps `balanced`, so the default never moves more
+  // data than the seed strategy.
+  int64_t seed_extra = std::numeric_limits<int64_t>::max();
+  for (const Candidate& c : cands) {
+    if (c.name == "seed/q1") seed_extra = c.metrics.extra_movement;
+  }
   auto choose = [&](const std::vector<Candidate>& cs) {
-    int64_t min_extra = cs[0].metrics.extra_movement;
-    for (const Candidate& c : cs) min_extra = std::min(min_extra, c.metrics.extra_movement);
+    int64_t min_extra = std::numeric_limits<int64_t>::max(), min_ms = min_extra;
+    for (const Candidate& c : cs) {
+      if (c.metrics.extra_movement > seed_extra) continue;
+      min_extra = std::min(min_extra, c.metrics.extra_movement);
+      min_ms = std::min(min_ms, c.metrics.makespan);
+    }
     auto key = [&](const Candidate& c) {
       const KernelMetrics& m = c.metrics;
       switch (options.objective) {
         case Objective::kTraffic:
-          return std::make_tuple(int64_t{0}, m.extra_movement, m.makespan);
+          return std::make_tuple(int64_t{0}, 0.0, m.extra_movement, m.makespan);
         case Objective::kTime:
-          return std::make_tuple(int64_t{0}, m.makespan, m.extra_movement);
+          return std::make_tuple(int64_t{0}, 0.0, m.makespan, m.extra_movement);
         case Objective::kBalanced:
         default: {
-          const bool within =
-              m.extra_movement <= min_extra + static_cast<int64_t>(options.balanced_slack * min_extra);
-          return std::make_tuple(int64_t{within ? 0 : 1}, within ? m.makespan : m.extra_movement,
-                                 m.extra_movement);
+          // Relative excess over the best movement and the best makespan.
+          if (m.extra_movement > seed_extra) return std::make_tuple(int64_t{1}, 0.0, m.extra_movement, m.makespan);
+          const double score =
+              options.balanced_traffic_weight * static_cast<double>(m.extra_movement - min_extra) /
+                  static_cast<double>(std::max<int64_t>(min_extra, 1)) +
+              static_cast<double>(m.makespan - min_ms) / static_cast<double>(std::max<int64_t>(min_ms, 1));
+          return std::make_tuple(int64_t{0}, score, m.makespan, m.extra_movement);
         }
       }
     };
@@ -185,6 +199,35 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
                                     {"makespan_after", StrCat(c.metrics.makespan)}}});
         cands.push_back(std::move(c));
       }
+    }
+    // Re-allocation round: the operations in the order of the best reordered
+    // plan (loads hoisted next to compute), expanded demand-driven, allocated
+    // again (oldest-free) and re-sequenced.
+    for (int round = 0; round < options.realloc_rounds; ++round) {
+      const size_t top = choose(cands)[0];
+      std::vector<int> targets;
+      for (int v : cands[top].solution.schedule) {
+        if (v < g.num_nodes() && g.nodes[v].kind == NodeKind::kOp) targets.push_back(v);
+      }
+      const std::string base = cands[top].name;
+      BestOptions bo;
+      bo.log = local_log;
+      bo.placement = Placement::kOldestFree;
+      const size_t before = cands.size();
+      NPUPLAN_RETURN_IF_ERROR(
+          add(StrCat(base, "+realloc"), AllocateBest(g, DemandDrivenOrder(g, targets), config, bo)));
+      if (cands.size() == before) break;
+      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, cands.back().solution, config));
+      const std::string name = StrCat(base, "+realloc+reorder-cp");
+      NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, rr.solution, config, name));
+      result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
+      Candidate c{name, std::move(rr.solution), std::move(m), cands.back().remarks};
+      c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
+                                 {{"candidate", cands.back().name},
+                                  {"priority", "cp"},
+                                  {"makespan_before", StrCat(rr.makespan_before)},
+                                  {"makespan_after", StrCat(c.metrics.makespan)}}});
+      cands.push_back(std::move(c));
     }
   }
   // 4. Choose.

@@ -8,10 +8,15 @@
 //                   least traffic again with oldest-free placement; the
 //                   seed plan is also a candidate, so best never moves more
 //                   data than seed.
+//   Q3            : the best candidates of each ranking are re-sequenced by
+//                   ReorderForMakespan (same traffic), and the best plan's
+//                   operation order is allocated again and re-sequenced
+//                   (`realloc_rounds`).
 //   objective     : traffic  = min extra movement, then makespan
 //                   time     = min makespan, then extra movement
-//                   balanced = min makespan among candidates whose extra
-//                              movement is within `balanced_slack` of the least
+//                   balanced = among candidates moving no more than the seed
+//                              plan, min  w*(E-Emin)/Emin + (T-Tmin)/Tmin
+//                              (E movement, T makespan, w = balanced_traffic_weight)
 #ifndef NPUPLAN_KERNEL_PLANNER_H_
 #define NPUPLAN_KERNEL_PLANNER_H_
 
@@ -38,11 +43,12 @@ struct PlanOptions {
   Strategy strategy = Strategy::kBest;
   Objective objective = Objective::kBalanced;
   int max_band_width = 8;        // widest band order tried
-  double balanced_slack = 0.0;   // extra-movement slack for kBalanced (0.05 = 5 %)
+  double balanced_traffic_weight = 1.0;  // kBalanced: weight of relative movement vs makespan
   int oldest_free_orders = 4;    // orders (least traffic first) also tried with oldest-free placement
   // Q3 (best only): this many candidates of each ranking (objective, traffic)
   // are re-sequenced by ReorderForMakespan with both priorities; 0 = off.
   int reorder_candidates = 3;
+  int realloc_rounds = 2;         // re-allocation rounds after reordering (best only)
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
   DecisionLog* log = nullptr;
