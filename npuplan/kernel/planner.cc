@@ -200,34 +200,49 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
         cands.push_back(std::move(c));
       }
     }
-    // Re-allocation round: the operations in the order of the best reordered
-    // plan (loads hoisted next to compute), expanded demand-driven, allocated
-    // again (oldest-free) and re-sequenced.
+    // Re-allocation rounds: the operations in the order of the best plan not
+    // yet used as a base (after reordering, loads sit next to the compute that
+    // needs them), expanded demand-driven, allocated again with both
+    // placements and re-sequenced.
+    std::vector<char> used(cands.size(), 0);
     for (int round = 0; round < options.realloc_rounds; ++round) {
-      const size_t top = choose(cands)[0];
+      const std::vector<size_t> ranked_now = choose(cands);
+      size_t top = cands.size();
+      for (size_t i : ranked_now) {
+        if (i >= used.size() || !used[i]) {
+          top = i;
+          break;
+        }
+      }
+      if (top == cands.size()) break;
+      used.resize(cands.size(), 0);
+      used[top] = 1;
       std::vector<int> targets;
       for (int v : cands[top].solution.schedule) {
         if (v < g.num_nodes() && g.nodes[v].kind == NodeKind::kOp) targets.push_back(v);
       }
+      const std::vector<int> order = DemandDrivenOrder(g, targets);
       const std::string base = cands[top].name;
-      BestOptions bo;
-      bo.log = local_log;
-      bo.placement = Placement::kOldestFree;
-      const size_t before = cands.size();
-      NPUPLAN_RETURN_IF_ERROR(
-          add(StrCat(base, "+realloc"), AllocateBest(g, DemandDrivenOrder(g, targets), config, bo)));
-      if (cands.size() == before) break;
-      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, cands.back().solution, config));
-      const std::string name = StrCat(base, "+realloc+reorder-cp");
-      NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, rr.solution, config, name));
-      result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
-      Candidate c{name, std::move(rr.solution), std::move(m), cands.back().remarks};
-      c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
-                                 {{"candidate", cands.back().name},
-                                  {"priority", "cp"},
-                                  {"makespan_before", StrCat(rr.makespan_before)},
-                                  {"makespan_after", StrCat(c.metrics.makespan)}}});
-      cands.push_back(std::move(c));
+      for (auto [placement, tag] : {std::make_pair(Placement::kOldestFree, "oldest"),
+                                    std::make_pair(Placement::kBestFit, "bestfit")}) {
+        BestOptions bo;
+        bo.log = local_log;
+        bo.placement = placement;
+        const size_t before = cands.size();
+        NPUPLAN_RETURN_IF_ERROR(add(StrCat(base, "+realloc-", tag), AllocateBest(g, order, config, bo)));
+        if (cands.size() == before) continue;
+        NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, cands.back().solution, config));
+        const std::string name = StrCat(cands.back().name, "+reorder-cp");
+        NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, rr.solution, config, name));
+        result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
+        Candidate c{name, std::move(rr.solution), std::move(m), cands.back().remarks};
+        c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
+                                   {{"candidate", cands.back().name},
+                                    {"priority", "cp"},
+                                    {"makespan_before", StrCat(rr.makespan_before)},
+                                    {"makespan_after", StrCat(c.metrics.makespan)}}});
+        cands.push_back(std::move(c));
+      }
     }
   }
   // 4. Choose.
