@@ -149,7 +149,9 @@ TEST_P(GeneratedCaseTest, BestNeverMovesMoreDataThanSeed) {
     PlanOptions best;
     best.objective = obj;
     NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult rb, PlanKernel(g, config, best));
-    if (obj != Objective::kTime) EXPECT_LE(rb.metrics.extra_movement, rs.metrics.extra_movement) << g.name;
+    if (obj != Objective::kTime) {
+      EXPECT_LE(rb.metrics.extra_movement, rs.metrics.extra_movement) << g.name;
+    }
     EXPECT_THAT(EvaluateSolution(g, rb.solution, config), IsOk());
   }
   EXPECT_THAT(EvaluateSolution(g, rs.solution, config), IsOk());
@@ -169,12 +171,18 @@ TEST_P(GeneratedCaseTest, ReorderNeverLengthensAndKeepsTraffic) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r1, PlanKernel(g, config, with));
     EXPECT_LE(r1.metrics.makespan, r0.metrics.makespan) << g.name;
     // Reordering alone never changes the least movement.
-    if (obj == Objective::kTraffic) EXPECT_EQ(r1.metrics.extra_movement, r0.metrics.extra_movement) << g.name;
+    if (obj == Objective::kTraffic) {
+      EXPECT_EQ(r1.metrics.extra_movement, r0.metrics.extra_movement) << g.name;
+    }
     // Re-allocation rounds only add candidates.
     with.realloc_rounds = 2;
     NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r2, PlanKernel(g, config, with));
-    if (obj == Objective::kTraffic) EXPECT_LE(r2.metrics.extra_movement, r1.metrics.extra_movement) << g.name;
-    if (obj == Objective::kTime) EXPECT_LE(r2.metrics.makespan, r1.metrics.makespan) << g.name;
+    if (obj == Objective::kTraffic) {
+      EXPECT_LE(r2.metrics.extra_movement, r1.metrics.extra_movement) << g.name;
+    }
+    if (obj == Objective::kTime) {
+      EXPECT_LE(r2.metrics.makespan, r1.metrics.makespan) << g.name;
+    }
   }
 }
 
