@@ -1,0 +1,70 @@
+// `npuplan report INPUT -o report.html`: one self-contained HTML page
+// (docs/report.md). INPUT is a plan (npuplan.plan/1: stream timeline from the
+// simulator, utilisation, partition, memory) or the <case>_report.json of
+// `npuplan kernel plan` with --case CASE.json (cache occupancy, spills).
+// Bad input: a message naming the file, exit 1, no output file.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/report/kernel_report.h"
+#include "npuplan/report/plan_report.h"
+#include "npuplan/support/file_util.h"
+#include "npuplan/support/str_util.h"
+#include "tools/npuplan/command.h"
+
+namespace npuplan::cli {
+namespace {
+
+struct ReportFlags {
+  std::string input;
+  std::string output;
+  std::string case_path;
+  std::string title;
+};
+
+int RunReport(const ReportFlags& f) {
+  auto text = ReadFile(f.input);
+  if (!text.ok()) return ReportStatus(text.status());
+  absl::StatusOr<std::string> html;
+  if (LooksLikePlan(*text)) {
+    if (!f.case_path.empty()) {
+      std::fprintf(stderr, "error: report: --case is only for kernel reports, but %s is a plan\n", f.input.c_str());
+      return kExitUsage;
+    }
+    auto plan = ParsePlanJson(*text, f.input);
+    if (!plan.ok()) return ReportStatus(plan.status());
+    report::PlanReportOptions options;
+    options.title = f.title;
+    options.source = f.input;
+    html = report::PlanReportHtml(*plan, options);
+    if (!html.ok()) {
+      return ReportStatus(absl::Status(html.status().code(), StrCat(f.input, ": ", std::string(html.status().message()))));
+    }
+  } else if (report::LooksLikeKernelReport(*text)) {
+    html = report::KernelReportHtml({*text, f.input, f.case_path});
+    if (!html.ok()) return ReportStatus(html.status());
+  } else {
+    return ReportStatus(absl::InvalidArgumentError(
+        StrCat(f.input, ": neither a plan (\"format\": \"npuplan.plan/1\", from `npuplan compile`) nor a kernel "
+                        "report (<case>_report.json from `npuplan kernel plan`); a graph must be compiled first")));
+  }
+  if (auto s = WriteFileAtomically(f.output, *html); !s.ok()) return ReportStatus(s);
+  return kExitOk;
+}
+
+void SetupReport(CLI::App& app, Invocation& inv) {
+  auto flags = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand("report", "Write a self-contained HTML report of a plan or a kernel plan");
+  cmd->add_option("input", flags->input, "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")->required();
+  cmd->add_option("-o,--output", flags->output, "HTML file to write")->required();
+  cmd->add_option("--case", flags->case_path, "Kernel graph JSON of the case (kernel reports only)");
+  cmd->add_option("--title", flags->title, "Page title");
+  cmd->callback([flags, &inv] { inv.exit_code = RunReport(*flags); });
+}
+
+NPUPLAN_REGISTER_COMMAND("report", SetupReport);
+
+}  // namespace
+}  // namespace npuplan::cli
