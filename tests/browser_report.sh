@@ -2,7 +2,8 @@
 # Browser test of `npuplan report` (docs/report.md):
 #   tests/browser_report.sh path/to/npuplan
 # 1. compiles the bundled example (examples/transformer_block.json) and writes
-#    its HTML report;
+#    its HTML report; plans a generated FlashAttention-like kernel case that
+#    spills and writes its kernel report;
 # 2. static checks: the CSP meta forbids every fetch (default-src 'none'), the
 #    page has no <script>, no http(s):// URL and no src=/href= attribute;
 # 3. opens it in headless Chromium (Debian's `chromium`, installed with
@@ -10,6 +11,7 @@
 #    networking off and every host name unresolvable:
 #    --dump-dom: the timeline <svg id="timeline"> has task <rect>s, the memory
 #    chart <svg id="memory"> has buffer <rect>s and the live-bytes polyline;
+#    the kernel page has an L1 chart and one SPILL_OUT tick per reported spill;
 #    --screenshot: the PNG is not blank (many non-white pixels, several colours);
 #    --log-net-log: no request that the page initiated (Chromium's own
 #    service requests carry initiator "not an origin" and are ignored). A
@@ -47,14 +49,21 @@ fail() { echo "browser_report: FAIL: $*" >&2; exit 1; }
 "$NPUPLAN" compile "$ROOT/examples/transformer_block.json" -o "$tmp/plan.json" >/dev/null
 "$NPUPLAN" report "$tmp/plan.json" -o "$tmp/report.html"
 [[ -s "$tmp/report.html" ]] || fail "no report written"
+# A kernel plan too: a generated FlashAttention-like case that spills.
+"$NPUPLAN" kernel gen --kind flash-attention --seq 8 --out "$tmp/fa.json"
+mkdir -p "$tmp/kernel"
+"$NPUPLAN" kernel plan "$tmp/fa.json" --out-dir "$tmp/kernel" >/dev/null
+"$NPUPLAN" report "$tmp/kernel/fa_report.json" --case "$tmp/fa.json" -o "$tmp/kernel.html"
 
-# 2. Static checks on the file itself.
-grep -q "http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'" "$tmp/report.html" ||
-  fail "no CSP meta with default-src 'none'"
-if grep -qiE "<script|https?://|[[:space:]](src|href)=" "$tmp/report.html"; then
-  grep -noiE ".{0,40}(<script|https?://|[[:space:]](src|href)=).{0,40}" "$tmp/report.html" | head -3 >&2
-  fail "the page contains a script, a URL or a src/href attribute"
-fi
+# 2. Static checks on the files themselves.
+for page in "$tmp/report.html" "$tmp/kernel.html"; do
+  grep -q "http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'" "$page" ||
+    fail "$(basename "$page"): no CSP meta with default-src 'none'"
+  if grep -qiE "<script|https?://|[[:space:]](src|href)=" "$page"; then
+    grep -noiE ".{0,40}(<script|https?://|[[:space:]](src|href)=).{0,40}" "$page" | head -3 >&2
+    fail "$(basename "$page"): the page contains a script, a URL or a src/href attribute"
+  fi
+done
 
 # 3. Headless Chromium.
 run_chromium() {  # user-data-dir, then chromium arguments
@@ -67,6 +76,8 @@ run_chromium "$tmp/ud1" --log-net-log="$tmp/net.json" --dump-dom "file://$tmp/re
   fail "chromium --dump-dom failed (see below)"$'\n'"$(tail -5 "$tmp/chromium.log")"
 run_chromium "$tmp/ud2" --window-size=1400,1400 --screenshot="$tmp/shot.png" "file://$tmp/report.html" >/dev/null ||
   fail "chromium --screenshot failed"$'\n'"$(tail -5 "$tmp/chromium.log")"
+run_chromium "$tmp/ud4" --dump-dom "file://$tmp/kernel.html" >"$tmp/kernel-dom.html" ||
+  fail "chromium --dump-dom on the kernel report failed"
 printf '<!DOCTYPE html><html><body><img src="http://example.invalid/control.png"></body></html>\n' >"$tmp/control.html"
 run_chromium "$tmp/ud3" --log-net-log="$tmp/control-net.json" --dump-dom "file://$tmp/control.html" >/dev/null ||
   fail "chromium on the control page failed"
@@ -113,6 +124,17 @@ print(f"browser_report: DOM: timeline {tasks} task rects, {events} event arrows;
 if tasks == 0: fail("the timeline has no task <rect>")
 if events == 0: fail("the timeline has no event arrow")
 if tensors == 0 or live != 1: fail("the memory chart has no buffer <rect> or no live-bytes curve")
+
+# --- Kernel report: one SPILL_OUT tick per spill of the report, a resident curve per chart.
+k = Svgs()
+k.feed(open(f"{tmp}/kernel-dom.html", encoding="utf-8").read())
+spills = json.load(open(f"{tmp}/kernel/fa_report.json"))["spills"]
+charts = [i for i in k.svgs if i.startswith("cache-")]
+ticks = sum(1 for i in charts for t, a in k.svgs[i]["children"] if t == "line" and a.get("class") == "spill-out")
+curves = sum(1 for i in charts for t, a in k.svgs[i]["children"] if t == "polyline" and a.get("class") == "resident")
+print(f"browser_report: kernel DOM: charts {sorted(charts)}, {ticks} SPILL_OUT ticks (report: {spills} spills)")
+if "cache-L1" not in charts or curves != len(charts): fail("the kernel report has no L1 chart or a chart without its curve")
+if ticks != spills: fail(f"{ticks} SPILL_OUT ticks drawn for {spills} spills")
 
 # --- Screenshot: decode the PNG (8-bit RGB/RGBA, not interlaced) and count non-white pixels.
 data = open(f"{tmp}/shot.png", "rb").read()
