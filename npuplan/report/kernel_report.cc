@@ -77,17 +77,21 @@ std::vector<double> Steps(const std::vector<int64_t>& v, double left, double wid
   auto X = [&](double t) { return left + t / steps * width; };
   auto Y = [&](double b) { return top + plot_h - b / ymax * plot_h; };
   std::vector<double> xy;
-  if (closed) xy.insert(xy.end(), {X(0), Y(0)});
+  auto point = [&xy](double x, double y) {
+    xy.push_back(x);
+    xy.push_back(y);
+  };
   int64_t prev = 0;
-  xy.insert(xy.end(), {X(0), Y(0)});
+  point(X(0), Y(0));
   for (size_t t = 0; t < v.size(); ++t) {
     if (v[t] != prev) {
-      xy.insert(xy.end(), {X(t), Y(prev), X(t), Y(v[t])});
+      point(X(t), Y(prev));
+      point(X(t), Y(v[t]));
       prev = v[t];
     }
   }
-  xy.insert(xy.end(), {X(v.size()), Y(prev)});
-  if (closed) xy.insert(xy.end(), {X(v.size()), Y(0)});
+  point(X(v.size()), Y(prev));
+  if (closed) point(X(v.size()), Y(0));
   return xy;
 }
 

@@ -258,7 +258,8 @@ std::string MemorySection(const Plan& plan) {
   Svg svg("memory", left + width + 140, height, "activation memory over plan order");
   for (double b : AxisTicks(ymax, 6)) {
     svg.Line(left, Y(b), left + width, Y(b), "grid");
-    svg.Text(left - 4, Y(b) + 4, Bytes(b).substr(0, Bytes(b).find(" (")), "tick", "end");
+    const std::string label = Bytes(static_cast<int64_t>(b));
+    svg.Text(left - 4, Y(b) + 4, label.substr(0, label.find(" (")), "tick", "end");
   }
   for (double t : AxisTicks(steps, 10)) svg.Text(X(t), top + plot_h + 14, Num(t, 0), "tick", "middle");
   svg.Text(left + width / 2, top + plot_h + 30, "plan-order position", "axis-label", "middle");
@@ -273,8 +274,9 @@ std::string MemorySection(const Plan& plan) {
              "tensor");
   }
   std::vector<double> xy;
+  xy.reserve(4 * live.size());
   for (size_t t = 0; t < live.size(); ++t) {
-    xy.insert(xy.end(), {X(t), Y(live[t]), X(t + 1), Y(live[t])});
+    for (double v : {X(t), Y(live[t]), X(t + 1), Y(live[t])}) xy.push_back(v);
   }
   if (!xy.empty()) svg.Polyline(xy, "live", StrCat("live bytes (max ", Bytes(max_live), ")"));
   svg.Line(left, Y(mem.peak), left + width, Y(mem.peak), "peak", StrCat("peak ", Bytes(mem.peak)));
