@@ -158,6 +158,7 @@ svg .resident { fill: #a1d99b; stroke: #31a354; stroke-width: 0.5; }
 svg .spill-out { stroke: #d62728; stroke-width: 1.5; }
 svg .spill-in { stroke: #2ca02c; stroke-width: 1.5; }
 svg .util { fill: #4e79a7; }
+svg .bucket { fill: #4e79a7; }
 .legend span { display: inline-block; margin-right: 1em; }
 .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: middle; border: 1px solid #555; margin-right: 3px; }
 )css";

@@ -129,7 +129,39 @@ std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const Pla
     svg.Text(4, LaneY(s) + lane_h * 0.7,
              StrCat("stream ", st.plan_stream, " (", Num(100 * st.utilisation, 0), "%)"), "lane-label");
   }
+  size_t num_items = 0;  // tasks, records and drawn waits
+  for (const sim::SimItem& it : r.items) num_items += it.kind != sim::ProgramItem::Kind::kWait || it.end > it.ready;
+  const bool aggregated = num_items > o.max_timeline_items;
+  if (aggregated) {
+    // Too many items for one element each: per stream, the busy fraction of
+    // each of kBuckets equal time buckets, as a bar whose height is that fraction.
+    constexpr size_t kBuckets = 600;
+    const double bucket_us = span / kBuckets;
+    std::vector<std::vector<double>> busy(r.streams.size(), std::vector<double>(kBuckets, 0.0));
+    std::vector<std::vector<int64_t>> starts(r.streams.size(), std::vector<int64_t>(kBuckets, 0));
+    for (const sim::SimItem& it : r.items) {
+      if (it.kind == sim::ProgramItem::Kind::kWait || it.end <= it.start) continue;
+      const size_t first = std::min(kBuckets - 1, static_cast<size_t>(it.start / bucket_us));
+      const size_t last = std::min(kBuckets - 1, static_cast<size_t>(it.end / bucket_us));
+      if (it.kind == sim::ProgramItem::Kind::kTask) ++starts[it.stream][first];
+      for (size_t b = first; b <= last; ++b) {
+        busy[it.stream][b] += std::max(0.0, std::min(it.end, (b + 1) * bucket_us) - std::max(it.start, b * bucket_us));
+      }
+    }
+    for (size_t st = 0; st < r.streams.size(); ++st) {
+      for (size_t b = 0; b < kBuckets; ++b) {
+        const double frac = std::min(1.0, busy[st][b] / bucket_us);
+        if (frac <= 0) continue;
+        const double h = std::max(1.0, frac * (lane_h - 4));
+        svg.Rect(X(b * bucket_us), LaneY(st) + lane_h - 2 - h, std::max(0.5, bucket_us * scale), h, "",
+                 StrCat("stream ", r.streams[st].plan_stream, ", ", Num(b * bucket_us), "–", Num((b + 1) * bucket_us),
+                        " µs: busy ", Num(100 * frac, 1), "%, ", starts[st][b], " task(s) started"),
+                 "bucket");
+      }
+    }
+  }
   for (const sim::SimItem& it : r.items) {
+    if (aggregated) break;
     const double y = LaneY(it.stream);
     const std::string node = NodeName(plan, it.node);
     switch (it.kind) {
@@ -162,6 +194,7 @@ std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const Pla
   }
   // Event arrows last, so they are drawn on top.
   for (const sim::SimItem& it : r.items) {
+    if (aggregated) break;
     if (it.kind != sim::ProgramItem::Kind::kWait || it.bound < 0 ||
         it.bound >= static_cast<int32_t>(r.items.size())) {
       continue;
@@ -173,6 +206,13 @@ std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const Pla
                     r.streams[it.stream].plan_stream, ")"));
   }
   out += svg.Finish();
+  if (aggregated) {
+    out += StrCat("<p class=\"note\" id=\"timeline-aggregated\">", num_items, " tasks, records and waits exceed the "
+                  "limit of ", o.max_timeline_items, " drawn one by one (--max-items): each stream shows its busy "
+                  "fraction per ", Num(span / 600), " µs bucket, and events are not drawn. <code>npuplan simulate "
+                  "--trace</code> writes every item for a trace viewer.</p>\n");
+    return out;
+  }
   out += "<p class=\"legend\">";
   for (const auto& [e, i] : color) {
     out += StrCat("<span><span class=\"swatch\" style=\"background:", PaletteColor(i), "\"></span>", HtmlEscape(e),
@@ -242,7 +282,7 @@ std::string PartitionSection(const Plan& plan) {
   return out;
 }
 
-std::string MemorySection(const Plan& plan) {
+std::string MemorySection(const Plan& plan, const PlanReportOptions& o) {
   std::string out = "<h2 id=\"memory-heading\">Device memory over time</h2>\n";
   const MemoryResult& mem = plan.memory;
   if (!mem.planned) return out + "<p class=\"note\" id=\"memory-none\">The memory stage did not run for this plan.</p>\n";
@@ -265,7 +305,9 @@ std::string MemorySection(const Plan& plan) {
   svg.Text(left + width / 2, top + plot_h + 30, "plan-order position", "axis-label", "middle");
   svg.Line(left, top + plot_h, left + width, top + plot_h, "axis");
   svg.Line(left, top, left, top + plot_h, "axis");
+  const bool draw_buffers = buffers.size() <= o.max_memory_buffers;
   for (const auto& [name, b] : buffers) {
+    if (!draw_buffers) break;
     if (b.upper <= b.lower || b.size <= 0) continue;
     svg.Rect(X(b.lower), Y(b.offset + b.size), std::max(0.5, X(b.upper) - X(b.lower)),
              std::max(0.5, Y(b.offset) - Y(b.offset + b.size)), "",
@@ -285,6 +327,10 @@ std::string MemorySection(const Plan& plan) {
            StrCat("lower bound ", Bytes(mem.lower_bound)));
   svg.Text(left + width + 4, Y(mem.lower_bound) + (mem.lower_bound == mem.peak ? 16 : 4), "lower bound");
   out += svg.Finish();
+  if (!draw_buffers) {
+    out += StrCat("<p class=\"note\" id=\"memory-aggregated\">", buffers.size(), " pool buffers exceed the limit of ",
+                  o.max_memory_buffers, " drawn one by one (--max-items): only the live-bytes curve is drawn.</p>\n");
+  }
   out += "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#9ecae1\"></span>pool buffer "
          "(offset × lifetime)</span><span>black: live bytes</span><span style=\"color:#d62728\">dashed red: peak "
          "(pool size)</span><span style=\"color:#1f77b4\">dotted blue: lower bound</span></p>\n";
@@ -343,7 +389,7 @@ absl::StatusOr<std::string> PlanReportHtml(const Plan& plan, const PlanReportOpt
   body += TimelineSection(plan, r, options);
   body += UtilisationSection(r);
   body += PartitionSection(plan);
-  body += MemorySection(plan);
+  body += MemorySection(plan, options);
   return Page(title, body);
 }
 

@@ -6,6 +6,7 @@
 //                    and waits, an arrow per event from its record to the wait
 //                    it released; tasks on the schedule path are outlined;
 //                    hover (<title>) shows node, engine, cost, start/end;
+//                    above max_timeline_items: busy fraction per time bucket;
 //   * utilisation    <svg id="utilisation"> and a table: busy time / makespan
 //                    per stream;
 //   * partition      decision and reason, subgraphs (static/dynamic) with the
@@ -32,6 +33,13 @@ struct PlanReportOptions {
   std::string source;         // input file name shown on the page
   sim::SimOptions sim;        // simulator options (cost model, overheads)
   double timeline_width = 1200;  // px of the time axis
+  // Above this many timeline items (tasks, records, blocking waits) the
+  // timeline shows per-stream busy fractions in 600 time buckets instead of
+  // one element per item, and no event arrows; above max_memory_buffers pool
+  // buffers the memory chart shows only the live-bytes curve. Keeps the page
+  // small enough for a browser on 1M-node plans.
+  size_t max_timeline_items = 20000;
+  size_t max_memory_buffers = 20000;
 };
 
 // Live activation bytes per plan-order position: distinct buffers (tensors

@@ -157,6 +157,44 @@ TEST(PlanReportTest, DrawsPoolBuffersPeakAndLowerBound) {
   EXPECT_THAT(html, HasSubstr("<td>gap</td><td>33.3%</td>"));
 }
 
+TEST(PlanReportTest, AggregatesTheTimelineAboveTheItemLimit) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  PlanReportOptions options;
+  options.sim.launch_overhead_us = 0;
+  options.sim.record_us = 0;
+  options.sim.wait_latency_us = 0;
+  options.max_timeline_items = 3;  // 4 tasks + 2 records + c's blocking wait for e0
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan, options));
+  const std::string timeline = SvgById(html, "timeline");
+  EXPECT_EQ(Count(timeline, "class=\"task"), 0u);
+  EXPECT_EQ(Count(timeline, "class=\"event\""), 0u);
+  EXPECT_GT(Count(timeline, "class=\"bucket\""), 0u);
+  EXPECT_THAT(html, HasSubstr("id=\"timeline-aggregated\">7 tasks, records and waits exceed the limit of 3"));
+  // s0 runs a (0-2), b (2-7), d (7-8) back to back: every bucket of s0 is 100 % busy.
+  EXPECT_THAT(timeline, HasSubstr("<title>stream 0, 0–0.01 µs: busy 100%, 1 task(s) started</title>"));
+  // s1 runs c from 2 to 5: idle before 2 µs.
+  EXPECT_THAT(timeline, Not(HasSubstr("<title>stream 1, 0–0.01 µs")));
+  options.max_timeline_items = 7;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(html, PlanReportHtml(plan, options));
+  EXPECT_THAT(html, Not(HasSubstr("timeline-aggregated")));
+}
+
+TEST(PlanReportTest, DrawsOnlyTheLiveCurveAboveTheBufferLimit) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  plan.memory.planned = true;
+  plan.memory.peak = 1024;
+  plan.memory.lower_bound = 768;
+  plan.memory.tensors = {Tensor(plan, "a", 0, 512, 0, 2), Tensor(plan, "b", 512, 256, 1, 3),
+                         Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
+  PlanReportOptions options;
+  options.max_memory_buffers = 2;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan, options));
+  const std::string memory = SvgById(html, "memory");
+  EXPECT_EQ(Count(memory, "class=\"tensor\""), 0u);
+  EXPECT_EQ(Count(memory, "class=\"live\""), 1u);
+  EXPECT_THAT(html, HasSubstr("id=\"memory-aggregated\">3 pool buffers exceed the limit of 2"));
+}
+
 TEST(PlanReportTest, FailsOnAnEventTheSimulatorCannotPlace) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   AddEvent(plan, "a", "b", 2, "event", /*send_attached=*/3);  // a has no attached stream 3

@@ -22,6 +22,7 @@ struct ReportFlags {
   std::string output;
   std::string case_path;
   std::string title;
+  size_t max_items = 20000;
 };
 
 int RunReport(const ReportFlags& f) {
@@ -38,6 +39,8 @@ int RunReport(const ReportFlags& f) {
     report::PlanReportOptions options;
     options.title = f.title;
     options.source = f.input;
+    options.max_timeline_items = f.max_items;
+    options.max_memory_buffers = f.max_items;
     html = report::PlanReportHtml(*plan, options);
     if (!html.ok()) {
       return ReportStatus(absl::Status(html.status().code(), StrCat(f.input, ": ", std::string(html.status().message()))));
@@ -61,6 +64,9 @@ void SetupReport(CLI::App& app, Invocation& inv) {
   cmd->add_option("-o,--output", flags->output, "HTML file to write")->required();
   cmd->add_option("--case", flags->case_path, "Kernel graph JSON of the case (kernel reports only)");
   cmd->add_option("--title", flags->title, "Page title");
+  cmd->add_option("--max-items", flags->max_items,
+                  "Draw at most this many timeline items / memory buffers one by one; above it the timeline "
+                  "shows busy fractions per time bucket (default 20000)");
   cmd->callback([flags, &inv] { inv.exit_code = RunReport(*flags); });
 }
 
