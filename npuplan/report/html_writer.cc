@@ -14,11 +14,21 @@ std::string HtmlEscape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // Control characters other than tab/newline are not valid in HTML text.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
@@ -79,9 +89,10 @@ std::vector<double> AxisTicks(double max, int target) {
 Svg::Svg(std::string id, double width, double height, std::string_view aria_label)
     : id_(std::move(id)), width_(width), height_(height), label_(aria_label) {}
 
-void Svg::Rect(double x, double y, double w, double h, std::string_view fill, std::string_view title,
-               std::string_view css_class) {
-  body_ += StrCat("<rect x=\"", Num(x), "\" y=\"", Num(y), "\" width=\"", Num(w), "\" height=\"", Num(h), "\"");
+void Svg::Rect(double x, double y, double w, double h, std::string_view fill,
+               std::string_view title, std::string_view css_class) {
+  body_ += StrCat("<rect x=\"", Num(x), "\" y=\"", Num(y), "\" width=\"", Num(w), "\" height=\"",
+                  Num(h), "\"");
   if (!fill.empty()) body_ += StrCat(" fill=\"", HtmlEscape(fill), "\"");
   if (!css_class.empty()) body_ += StrCat(" class=\"", HtmlEscape(css_class), "\"");
   if (title.empty()) {
@@ -91,9 +102,10 @@ void Svg::Rect(double x, double y, double w, double h, std::string_view fill, st
   }
 }
 
-void Svg::Line(double x1, double y1, double x2, double y2, std::string_view css_class, std::string_view title) {
-  body_ += StrCat("<line x1=\"", Num(x1), "\" y1=\"", Num(y1), "\" x2=\"", Num(x2), "\" y2=\"", Num(y2),
-                  "\" class=\"", HtmlEscape(css_class), "\"");
+void Svg::Line(double x1, double y1, double x2, double y2, std::string_view css_class,
+               std::string_view title) {
+  body_ += StrCat("<line x1=\"", Num(x1), "\" y1=\"", Num(y1), "\" x2=\"", Num(x2), "\" y2=\"",
+                  Num(y2), "\" class=\"", HtmlEscape(css_class), "\"");
   if (title.empty()) {
     body_ += "/>\n";
   } else {
@@ -101,14 +113,16 @@ void Svg::Line(double x1, double y1, double x2, double y2, std::string_view css_
   }
 }
 
-void Svg::Text(double x, double y, std::string_view text, std::string_view css_class, std::string_view anchor) {
+void Svg::Text(double x, double y, std::string_view text, std::string_view css_class,
+               std::string_view anchor) {
   body_ += StrCat("<text x=\"", Num(x), "\" y=\"", Num(y), "\"");
   if (!css_class.empty()) body_ += StrCat(" class=\"", HtmlEscape(css_class), "\"");
   if (anchor != "start") body_ += StrCat(" text-anchor=\"", HtmlEscape(anchor), "\"");
   body_ += StrCat(">", HtmlEscape(text), "</text>\n");
 }
 
-void Svg::Polyline(const std::vector<double>& xy, std::string_view css_class, std::string_view title) {
+void Svg::Polyline(const std::vector<double>& xy, std::string_view css_class,
+                   std::string_view title) {
   std::string pts;
   for (size_t i = 0; i + 1 < xy.size(); i += 2) {
     if (i) pts += ' ';
@@ -125,8 +139,8 @@ void Svg::Polyline(const std::vector<double>& xy, std::string_view css_class, st
 void Svg::Raw(std::string_view markup) { body_.append(markup); }
 
 std::string Svg::Finish() const {
-  return StrCat("<svg id=\"", HtmlEscape(id_), "\" width=\"", Num(width_),
-                "\" height=\"", Num(height_), "\" viewBox=\"0 0 ", Num(width_), " ", Num(height_),
+  return StrCat("<svg id=\"", HtmlEscape(id_), "\" width=\"", Num(width_), "\" height=\"",
+                Num(height_), "\" viewBox=\"0 0 ", Num(width_), " ", Num(height_),
                 "\" role=\"img\" aria-label=\"", HtmlEscape(label_), "\">\n", body_, "</svg>\n");
 }
 
@@ -167,13 +181,15 @@ svg .bucket { fill: #4e79a7; }
 std::string Page(std::string_view title, std::string_view body) {
   return StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+      "'unsafe-inline'\">\n"
       "<meta name=\"generator\" content=\"npuplan report\">\n<title>",
-      HtmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n", body, "</body>\n</html>\n");
+      HtmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n", body,
+      "</body>\n</html>\n");
 }
 
-std::string Table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                  std::string_view css_class) {
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows, std::string_view css_class) {
   std::string out = "<table";
   if (!css_class.empty()) out += StrCat(" class=\"", HtmlEscape(css_class), "\"");
   out += "><thead><tr>";

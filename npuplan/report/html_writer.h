@@ -46,7 +46,8 @@ class Svg {
   void Text(double x, double y, std::string_view text, std::string_view css_class = "",
             std::string_view anchor = "start");
   // Polyline through the points (x0 y0 x1 y1 …).
-  void Polyline(const std::vector<double>& xy, std::string_view css_class, std::string_view title = "");
+  void Polyline(const std::vector<double>& xy, std::string_view css_class,
+                std::string_view title = "");
   // Raw markup (already escaped); used for <defs>.
   void Raw(std::string_view markup);
   std::string Finish() const;
@@ -62,7 +63,8 @@ class Svg {
 std::string Page(std::string_view title, std::string_view body);
 
 // An HTML table: header cells and rows (all cells escaped).
-std::string Table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows,
                   std::string_view css_class = "");
 
 }  // namespace npuplan::report

@@ -16,7 +16,8 @@ using kernel::KernelGraph;
 using kernel::KernelSolution;
 using kernel::NodeKind;
 
-std::vector<CacheOccupancy> ComputeCacheOccupancy(const KernelGraph& graph, const KernelSolution& solution,
+std::vector<CacheOccupancy> ComputeCacheOccupancy(const KernelGraph& graph,
+                                                  const KernelSolution& solution,
                                                   const kernel::CacheConfig& config) {
   std::vector<CacheOccupancy> out(config.levels.size());
   for (size_t l = 0; l < config.levels.size(); ++l) {
@@ -63,7 +64,8 @@ std::string MetricValue(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_object()) {
     std::vector<std::string> parts;
-    for (auto it = v.begin(); it != v.end(); ++it) parts.push_back(StrCat(it.key(), " ", MetricValue(it.value())));
+    for (auto it = v.begin(); it != v.end(); ++it)
+      parts.push_back(StrCat(it.key(), " ", MetricValue(it.value())));
     return StrJoin(parts, ", ");
   }
   return v.dump();
@@ -71,8 +73,8 @@ std::string MetricValue(const nlohmann::json& v) {
 
 // Step curve through (position, value) as polyline points, one point pair
 // per change of value.
-std::vector<double> Steps(const std::vector<int64_t>& v, double left, double width, double top, double plot_h,
-                          double ymax, bool closed) {
+std::vector<double> Steps(const std::vector<int64_t>& v, double left, double width, double top,
+                          double plot_h, double ymax, bool closed) {
   const double steps = std::max<double>(1.0, static_cast<double>(v.size()));
   auto X = [&](double t) { return left + t / steps * width; };
   auto Y = [&](double b) { return top + plot_h - b / ymax * plot_h; };
@@ -96,11 +98,14 @@ std::vector<double> Steps(const std::vector<int64_t>& v, double left, double wid
 }
 
 std::string CacheChart(const CacheOccupancy& c) {
-  const int64_t max_res = c.resident.empty() ? 0 : *std::max_element(c.resident.begin(), c.resident.end());
+  const int64_t max_res =
+      c.resident.empty() ? 0 : *std::max_element(c.resident.begin(), c.resident.end());
   const int64_t max_vstay = c.vstay.empty() ? 0 : *std::max_element(c.vstay.begin(), c.vstay.end());
-  const int spills_out = static_cast<int>(std::count_if(c.spills.begin(), c.spills.end(), [](auto& s) { return s.out; }));
-  std::string out = StrCat("<h3>", HtmlEscape(c.type), "</h3>\n<p>capacity ", c.capacity, ", max resident ", max_res,
-                           ", max V_stay ", max_vstay, ", spills ", spills_out, "</p>\n");
+  const int spills_out = static_cast<int>(
+      std::count_if(c.spills.begin(), c.spills.end(), [](auto& s) { return s.out; }));
+  std::string out =
+      StrCat("<h3>", HtmlEscape(c.type), "</h3>\n<p>capacity ", c.capacity, ", max resident ",
+             max_res, ", max V_stay ", max_vstay, ", spills ", spills_out, "</p>\n");
   const double left = 70, top = 12, width = 1000, plot_h = 160, height = top + plot_h + 34;
   const double steps = std::max<double>(1.0, static_cast<double>(c.resident.size()));
   const double ymax = static_cast<double>(std::max<int64_t>({c.capacity, max_res, max_vstay, 1}));
@@ -111,7 +116,8 @@ std::string CacheChart(const CacheOccupancy& c) {
     svg.Line(left, Y(b), left + width, Y(b), "grid");
     svg.Text(left - 4, Y(b) + 4, Num(b, 0), "tick", "end");
   }
-  for (double t : AxisTicks(steps, 10)) svg.Text(X(t), top + plot_h + 14, Num(t, 0), "tick", "middle");
+  for (double t : AxisTicks(steps, 10))
+    svg.Text(X(t), top + plot_h + 14, Num(t, 0), "tick", "middle");
   svg.Text(left + width / 2, top + plot_h + 30, "schedule position", "axis-label", "middle");
   svg.Line(left, top + plot_h, left + width, top + plot_h, "axis");
   svg.Line(left, top, left, top + plot_h, "axis");
@@ -119,13 +125,14 @@ std::string CacheChart(const CacheOccupancy& c) {
                StrCat(c.type, ": bytes resident (max ", max_res, ")"));
   svg.Polyline(Steps(c.vstay, left, width, top, plot_h, ymax, false), "vstay",
                StrCat(c.type, ": V_stay (max ", max_vstay, ")"));
-  svg.Line(left, Y(c.capacity), left + width, Y(c.capacity), "capacity", StrCat("capacity ", c.capacity));
+  svg.Line(left, Y(c.capacity), left + width, Y(c.capacity), "capacity",
+           StrCat("capacity ", c.capacity));
   svg.Text(left + width + 4, Y(c.capacity) + 4, "capacity");
   for (const CacheOccupancy::Spill& s : c.spills) {
     const double x = X(s.position + 0.5);
     svg.Line(x, top, x, top + plot_h, s.out ? "spill-out" : "spill-in",
-             StrCat(s.out ? "SPILL_OUT" : "SPILL_IN", " buffer ", s.buf_id, " (size ", s.size, ") at position ",
-                    s.position));
+             StrCat(s.out ? "SPILL_OUT" : "SPILL_IN", " buffer ", s.buf_id, " (size ", s.size,
+                    ") at position ", s.position));
   }
   out += svg.Finish();
   return out;
@@ -140,23 +147,27 @@ absl::StatusOr<std::string> KernelReportHtml(const KernelReportInput& input) {
   }
   if (!j.contains("case") || !j["case"].is_string() || j["case"].get<std::string>().empty()) {
     return absl::InvalidArgumentError(
-        StrCat(input.report_path, ": kernel report has no \"case\" string (expected the <case>_report.json of "
-                                  "`npuplan kernel plan`)"));
+        StrCat(input.report_path,
+               ": kernel report has no \"case\" string (expected the <case>_report.json of "
+               "`npuplan kernel plan`)"));
   }
   const std::string case_name = j["case"].get<std::string>();
   if (input.case_path.empty()) {
-    return absl::InvalidArgumentError(
-        StrCat(input.report_path, ": a kernel report needs --case CASE.json (the kernel graph of case '", case_name,
-               "')"));
+    return absl::InvalidArgumentError(StrCat(
+        input.report_path, ": a kernel report needs --case CASE.json (the kernel graph of case '",
+        case_name, "')"));
   }
   kernel::CacheConfig config;
   NPUPLAN_ASSIGN_OR_RETURN(KernelGraph graph, kernel::LoadKernelGraph(input.case_path, config));
   if (graph.name != case_name) {
-    return absl::InvalidArgumentError(StrCat(input.report_path, ": report is for case '", case_name, "' but ",
-                                             input.case_path, " is case '", graph.name, "'"));
+    return absl::InvalidArgumentError(StrCat(input.report_path, ": report is for case '", case_name,
+                                             "' but ", input.case_path, " is case '", graph.name,
+                                             "'"));
   }
   const std::filesystem::path dir = std::filesystem::path(input.report_path).parent_path();
-  auto path_of = [&](std::string_view suffix) { return (dir / StrCat(case_name, suffix)).string(); };
+  auto path_of = [&](std::string_view suffix) {
+    return (dir / StrCat(case_name, suffix)).string();
+  };
   KernelSolution sol;
   {
     const std::string p = path_of("_schedule.txt");
@@ -175,28 +186,39 @@ absl::StatusOr<std::string> KernelReportHtml(const KernelReportInput& input) {
   }
   absl::StatusOr<kernel::KernelMetrics> metrics = kernel::EvaluateSolution(graph, sol, config);
   if (!metrics.ok()) {
-    return absl::Status(metrics.status().code(), StrCat(path_of("_*.txt"), ": the solution is invalid: ",
-                                                        std::string(metrics.status().message())));
+    return absl::Status(metrics.status().code(),
+                        StrCat(path_of("_*.txt"), ": the solution is invalid: ",
+                               std::string(metrics.status().message())));
   }
   const std::vector<CacheOccupancy> occ = ComputeCacheOccupancy(graph, sol, config);
 
   const std::string title = StrCat("npuplan kernel report: ", case_name);
   std::string body = StrCat("<h1>", HtmlEscape(title), "</h1>\n");
-  body += "<p class=\"note\">Generated by <code>npuplan report</code> from the files of <code>npuplan kernel "
-          "plan</code>; the solution was re-checked by the independent evaluator. Hover over a curve or a spill "
-          "marker for details.</p>\n";
+  body +=
+      "<p class=\"note\">Generated by <code>npuplan report</code> from the files of <code>npuplan "
+      "kernel "
+      "plan</code>; the solution was re-checked by the independent evaluator. Hover over a curve "
+      "or a spill "
+      "marker for details.</p>\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"case file", input.case_path});
   rows.push_back({"nodes / buffers", StrCat(graph.num_nodes(), " / ", graph.buffers.size())});
-  for (auto it = j.begin(); it != j.end(); ++it) rows.push_back({it.key(), MetricValue(it.value())});
-  rows.push_back({"re-evaluated: spills / extra movement / makespan",
-                  StrCat(metrics->spills, " / ", metrics->extra_movement, " / ", metrics->makespan)});
-  body += StrCat("<h2 id=\"metrics-heading\">Metrics</h2>\n", Table({"metric", "value"}, rows, "metrics"));
-  body += "<h2 id=\"cache-heading\">Cache occupancy per cache type</h2>\n"
-          "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#a1d99b\"></span>bytes resident "
-          "(spilled buffers excluded)</span><span style=\"color:#9467bd\">dashed purple: V_stay (ALLOC − FREE)"
-          "</span><span style=\"color:#d62728\">dashed red: capacity</span><span style=\"color:#d62728\">red "
-          "tick: SPILL_OUT</span><span style=\"color:#2ca02c\">green tick: SPILL_IN</span></p>\n";
+  for (auto it = j.begin(); it != j.end(); ++it)
+    rows.push_back({it.key(), MetricValue(it.value())});
+  rows.push_back(
+      {"re-evaluated: spills / extra movement / makespan",
+       StrCat(metrics->spills, " / ", metrics->extra_movement, " / ", metrics->makespan)});
+  body += StrCat("<h2 id=\"metrics-heading\">Metrics</h2>\n",
+                 Table({"metric", "value"}, rows, "metrics"));
+  body +=
+      "<h2 id=\"cache-heading\">Cache occupancy per cache type</h2>\n"
+      "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#a1d99b\"></span>bytes "
+      "resident "
+      "(spilled buffers excluded)</span><span style=\"color:#9467bd\">dashed purple: V_stay (ALLOC "
+      "− FREE)"
+      "</span><span style=\"color:#d62728\">dashed red: capacity</span><span "
+      "style=\"color:#d62728\">red "
+      "tick: SPILL_OUT</span><span style=\"color:#2ca02c\">green tick: SPILL_IN</span></p>\n";
   std::vector<std::string> unused;
   for (const CacheOccupancy& c : occ) {
     const bool used = std::any_of(c.vstay.begin(), c.vstay.end(), [](int64_t v) { return v != 0; });
@@ -207,7 +229,9 @@ absl::StatusOr<std::string> KernelReportHtml(const KernelReportInput& input) {
     body += CacheChart(c);
   }
   if (!unused.empty()) {
-    body += StrCat("<p class=\"note\">Cache types no buffer uses: ", HtmlEscape(StrJoin(unused, ", ")), "</p>\n");
+    body +=
+        StrCat("<p class=\"note\">Cache types no buffer uses: ", HtmlEscape(StrJoin(unused, ", ")),
+               "</p>\n");
   }
   return Page(title, body);
 }

@@ -44,9 +44,9 @@ std::vector<CacheOccupancy> ComputeCacheOccupancy(const kernel::KernelGraph& gra
                                                   const kernel::CacheConfig& config);
 
 struct KernelReportInput {
-  std::string report_json;   // text of <case>_report.json
-  std::string report_path;   // for messages
-  std::string case_path;     // the kernel graph JSON
+  std::string report_json;  // text of <case>_report.json
+  std::string report_path;  // for messages
+  std::string case_path;    // the kernel graph JSON
 };
 
 // True when the JSON text looks like a kernel-plan report (has "case" and

@@ -46,8 +46,9 @@ constexpr char kSpills[] = "0:400\n";
 class KernelReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           StrCat("kernel_report_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        std::filesystem::path(::testing::TempDir()) /
+        StrCat("kernel_report_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     Write("spill.json", kSpillCase);
@@ -58,21 +59,25 @@ class KernelReportTest : public ::testing::Test {
   void Write(const std::string& name, std::string_view text) {
     ASSERT_THAT(WriteFileAtomically((dir_ / name).string(), text), IsOk());
   }
-  KernelReportInput Input(std::string report = R"({"case": "spill", "max_vstay": {"UB": 1200}, "spills": 1})") {
-    return {std::move(report), (dir_ / "spill_report.json").string(), (dir_ / "spill.json").string()};
+  KernelReportInput Input(
+      std::string report = R"({"case": "spill", "max_vstay": {"UB": 1200}, "spills": 1})") {
+    return {std::move(report), (dir_ / "spill_report.json").string(),
+            (dir_ / "spill.json").string()};
   }
   std::filesystem::path dir_;
 };
 
 TEST_F(KernelReportTest, RecognisesKernelReportsButNotPlans) {
   EXPECT_TRUE(LooksLikeKernelReport(R"({"case": "x", "max_vstay": {}})"));
-  EXPECT_FALSE(LooksLikeKernelReport(R"({"format": "npuplan.plan/1", "case": "x", "max_vstay": {}})"));
+  EXPECT_FALSE(
+      LooksLikeKernelReport(R"({"format": "npuplan.plan/1", "case": "x", "max_vstay": {}})"));
   EXPECT_FALSE(LooksLikeKernelReport("not json"));
 }
 
 TEST_F(KernelReportTest, ComputesResidentBytesAndVstayWithSpills) {
   kernel::CacheConfig config;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(kernel::KernelGraph g, kernel::ParseKernelGraph(kSpillCase, config, "spill"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(kernel::KernelGraph g,
+                               kernel::ParseKernelGraph(kSpillCase, config, "spill"));
   kernel::KernelSolution sol;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(sol.schedule, kernel::ParseScheduleText(kSchedule, "s"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(sol.spills, kernel::ParseSpillText(kSpills, "p"));
@@ -80,8 +85,10 @@ TEST_F(KernelReportTest, ComputesResidentBytesAndVstayWithSpills) {
   ASSERT_EQ(occ.size(), config.levels.size());
   const CacheOccupancy& ub = occ[config.Find("UB")];
   EXPECT_EQ(ub.capacity, 1024);
-  EXPECT_THAT(ub.resident, ElementsAre(400, 400, 800, 800, 400, 800, 800, 400, 800, 800, 400, 400, 0));
-  EXPECT_THAT(ub.vstay, ElementsAre(400, 400, 800, 800, 800, 1200, 1200, 800, 800, 800, 400, 400, 0));
+  EXPECT_THAT(ub.resident,
+              ElementsAre(400, 400, 800, 800, 400, 800, 800, 400, 800, 800, 400, 400, 0));
+  EXPECT_THAT(ub.vstay,
+              ElementsAre(400, 400, 800, 800, 800, 1200, 1200, 800, 800, 800, 400, 400, 0));
   ASSERT_EQ(ub.spills.size(), 2u);
   EXPECT_EQ(ub.spills[0].position, 4);
   EXPECT_TRUE(ub.spills[0].out);
@@ -104,7 +111,8 @@ TEST_F(KernelReportTest, DrawsUsedCachesWithCapacityAndSpillMarks) {
 
 TEST_F(KernelReportTest, RejectsAnInvalidSolutionNamingTheRule) {
   Write("spill_memory.txt", "0:0\n1:0\n2:0\n");  // a and b overlap
-  EXPECT_THAT(KernelReportHtml(Input()), StatusIs(absl::StatusCode::kInvalidArgument, "rule=overlap"));
+  EXPECT_THAT(KernelReportHtml(Input()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "rule=overlap"));
 }
 
 TEST_F(KernelReportTest, NeedsTheCaseFileAndMatchingCaseName) {

@@ -29,9 +29,9 @@
 namespace npuplan::report {
 
 struct PlanReportOptions {
-  std::string title;          // page title (default: "npuplan report: <root graph>")
-  std::string source;         // input file name shown on the page
-  sim::SimOptions sim;        // simulator options (cost model, overheads)
+  std::string title;             // page title (default: "npuplan report: <root graph>")
+  std::string source;            // input file name shown on the page
+  sim::SimOptions sim;           // simulator options (cost model, overheads)
   double timeline_width = 1200;  // px of the time axis
   // Above this many timeline items (tasks, records, blocking waits) the
   // timeline shows per-stream busy fractions in 600 time buckets instead of

@@ -19,7 +19,8 @@ using ::testing::Not;
 
 size_t Count(const std::string& text, std::string_view what) {
   size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size()))
+    ++n;
   return n;
 }
 
@@ -45,8 +46,8 @@ absl::StatusOr<Plan> DiamondPlan() {
   return plan;
 }
 
-TensorPlacement Tensor(const Plan& plan, std::string_view node, int64_t offset, int64_t size, int64_t lo, int64_t hi,
-                       std::string buffer = "") {
+TensorPlacement Tensor(const Plan& plan, std::string_view node, int64_t offset, int64_t size,
+                       int64_t lo, int64_t hi, std::string buffer = "") {
   TensorPlacement t;
   t.node = plan.model.FindNode(node);
   t.region = "activation";
@@ -117,12 +118,18 @@ TEST(PlanReportTest, ListsDynamicSubgraphsWithTheirReasons) {
   plan.partition.decision = "partitioned";
   plan.partition.reason = "mixed known and unknown shapes";
   plan.partition.subgraphs.push_back({"diamond_sub_0_know", "known", "call0", {"a", "b"}, {}});
-  plan.partition.subgraphs.push_back({"diamond_sub_1_unknow", "unknown", "call1", {"d"}, {"d: output <dim -1>"}});
+  plan.partition.subgraphs.push_back(
+      {"diamond_sub_1_unknow", "unknown", "call1", {"d"}, {"d: output <dim -1>"}});
   plan.partition.unknown_nodes["d"] = "output shape [-1]";
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   EXPECT_THAT(html, HasSubstr("Decision: <b>partitioned</b>"));
-  EXPECT_THAT(html, HasSubstr("<td>diamond_sub_0_know</td><td>static (known)</td><td>call0</td><td>2</td>"));
-  EXPECT_THAT(html, HasSubstr("<td>dynamic (unknown)</td><td>call1</td><td>1</td><td>d: output &lt;dim -1&gt;</td>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<td>diamond_sub_0_know</td><td>static (known)</td><td>call0</td><td>2</td>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          "<td>dynamic (unknown)</td><td>call1</td><td>1</td><td>d: output &lt;dim -1&gt;</td>"));
   EXPECT_THAT(html, HasSubstr("1 node(s) with unknown shapes"));
 }
 
@@ -143,7 +150,8 @@ TEST(PlanReportTest, DrawsPoolBuffersPeakAndLowerBound) {
   plan.memory.peak = 1024;
   plan.memory.lower_bound = 768;
   plan.memory.tensors = {Tensor(plan, "a", 0, 512, 0, 2), Tensor(plan, "b", 512, 256, 1, 3),
-                         Tensor(plan, "d", 512, 256, 2, 3, "b:0"), Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
+                         Tensor(plan, "d", 512, 256, 2, 3, "b:0"),
+                         Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   const std::string memory = SvgById(html, "memory");
   ASSERT_FALSE(memory.empty());
@@ -169,9 +177,12 @@ TEST(PlanReportTest, AggregatesTheTimelineAboveTheItemLimit) {
   EXPECT_EQ(Count(timeline, "class=\"task"), 0u);
   EXPECT_EQ(Count(timeline, "class=\"event\""), 0u);
   EXPECT_GT(Count(timeline, "class=\"bucket\""), 0u);
-  EXPECT_THAT(html, HasSubstr("id=\"timeline-aggregated\">7 tasks, records and waits exceed the limit of 3"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("id=\"timeline-aggregated\">7 tasks, records and waits exceed the limit of 3"));
   // s0 runs a (0-2), b (2-7), d (7-8) back to back: every bucket of s0 is 100 % busy.
-  EXPECT_THAT(timeline, HasSubstr("<title>stream 0, 0–0.01 µs: busy 100%, 1 task(s) started</title>"));
+  EXPECT_THAT(timeline,
+              HasSubstr("<title>stream 0, 0–0.01 µs: busy 100%, 1 task(s) started</title>"));
   // s1 runs c from 2 to 5: idle before 2 µs.
   EXPECT_THAT(timeline, Not(HasSubstr("<title>stream 1, 0–0.01 µs")));
   options.max_timeline_items = 7;

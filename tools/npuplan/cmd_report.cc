@@ -31,7 +31,8 @@ int RunReport(const ReportFlags& f) {
   absl::StatusOr<std::string> html;
   if (LooksLikePlan(*text)) {
     if (!f.case_path.empty()) {
-      std::fprintf(stderr, "error: report: --case is only for kernel reports, but %s is a plan\n", f.input.c_str());
+      std::fprintf(stderr, "error: report: --case is only for kernel reports, but %s is a plan\n",
+                   f.input.c_str());
       return kExitUsage;
     }
     auto plan = ParsePlanJson(*text, f.input);
@@ -43,15 +44,17 @@ int RunReport(const ReportFlags& f) {
     options.max_memory_buffers = f.max_items;
     html = report::PlanReportHtml(*plan, options);
     if (!html.ok()) {
-      return ReportStatus(absl::Status(html.status().code(), StrCat(f.input, ": ", std::string(html.status().message()))));
+      return ReportStatus(absl::Status(
+          html.status().code(), StrCat(f.input, ": ", std::string(html.status().message()))));
     }
   } else if (report::LooksLikeKernelReport(*text)) {
     html = report::KernelReportHtml({*text, f.input, f.case_path});
     if (!html.ok()) return ReportStatus(html.status());
   } else {
-    return ReportStatus(absl::InvalidArgumentError(
-        StrCat(f.input, ": neither a plan (\"format\": \"npuplan.plan/1\", from `npuplan compile`) nor a kernel "
-                        "report (<case>_report.json from `npuplan kernel plan`); a graph must be compiled first")));
+    return ReportStatus(absl::InvalidArgumentError(StrCat(
+        f.input,
+        ": neither a plan (\"format\": \"npuplan.plan/1\", from `npuplan compile`) nor a kernel "
+        "report (<case>_report.json from `npuplan kernel plan`); a graph must be compiled first")));
   }
   if (auto s = WriteFileAtomically(f.output, *html); !s.ok()) return ReportStatus(s);
   return kExitOk;
@@ -59,14 +62,19 @@ int RunReport(const ReportFlags& f) {
 
 void SetupReport(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<ReportFlags>();
-  CLI::App* cmd = app.add_subcommand("report", "Write a self-contained HTML report of a plan or a kernel plan");
-  cmd->add_option("input", flags->input, "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")->required();
+  CLI::App* cmd =
+      app.add_subcommand("report", "Write a self-contained HTML report of a plan or a kernel plan");
+  cmd->add_option("input", flags->input,
+                  "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")
+      ->required();
   cmd->add_option("-o,--output", flags->output, "HTML file to write")->required();
-  cmd->add_option("--case", flags->case_path, "Kernel graph JSON of the case (kernel reports only)");
+  cmd->add_option("--case", flags->case_path,
+                  "Kernel graph JSON of the case (kernel reports only)");
   cmd->add_option("--title", flags->title, "Page title");
-  cmd->add_option("--max-items", flags->max_items,
-                  "Draw at most this many timeline items / memory buffers one by one; above it the timeline "
-                  "shows busy fractions per time bucket (default 20000)");
+  cmd->add_option(
+      "--max-items", flags->max_items,
+      "Draw at most this many timeline items / memory buffers one by one; above it the timeline "
+      "shows busy fractions per time bucket (default 20000)");
   cmd->callback([flags, &inv] { inv.exit_code = RunReport(*flags); });
 }
 
