@@ -25,7 +25,12 @@ NPUPLAN=$(cd "$(dirname "$NPUPLAN")" && pwd)/$(basename "$NPUPLAN")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SKIP=77
 
-find_chromium() { command -v chromium || command -v chromium-browser || true; }
+# NPUPLAN_CHROMIUM names the browser binary (tests of this script set it to a
+# missing path); NPUPLAN_NO_INSTALL=1 forbids installing it.
+find_chromium() {
+  if [[ -n "${NPUPLAN_CHROMIUM:-}" ]]; then command -v "$NPUPLAN_CHROMIUM" || true; return; fi
+  command -v chromium || command -v chromium-browser || true
+}
 CHROMIUM=$(find_chromium)
 if [[ -z "$CHROMIUM" ]]; then
   if [[ -n "${NPUPLAN_NO_INSTALL:-}" ]]; then
@@ -35,7 +40,7 @@ if [[ -z "$CHROMIUM" ]]; then
     echo "browser_report: SKIPPED: chromium is not installed and installing needs root (scripts/setup.sh --with browser)"; exit $SKIP
   fi
   echo "browser_report: installing chromium (scripts/setup.sh --with browser)"
-  if ! timeout 600 "$ROOT/scripts/setup.sh" --with browser >/dev/null 2>&1; then
+  if ! timeout 240 "$ROOT/scripts/setup.sh" --with browser >/dev/null 2>&1; then
     echo "browser_report: SKIPPED: could not install chromium (offline? no apt mirror?)"; exit $SKIP
   fi
   CHROMIUM=$(find_chromium)
