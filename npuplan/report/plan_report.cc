@@ -430,7 +430,24 @@ std::vector<int64_t> LiveActivationBytes(const MemoryResult& memory) {
   return live;
 }
 
+absl::Status CheckMemoryForReport(const Plan& plan) {
+  // Lifetimes are plan-order positions; anything far beyond the node count is
+  // a corrupted plan (and would make LiveActivationBytes allocate that much).
+  const int64_t limit = 4 * static_cast<int64_t>(plan.model.num_nodes()) + 16;
+  for (size_t i = 0; i < plan.memory.tensors.size(); ++i) {
+    const TensorPlacement& t = plan.memory.tensors[i];
+    if (t.first_use < 0 || t.last_use < t.first_use || t.last_use > limit || t.offset < 0 ||
+        t.size < 0 || t.size > (int64_t{1} << 50) || t.offset > (int64_t{1} << 50)) {
+      return absl::InvalidArgumentError(StrCat(
+          "memory.tensors[", i, "]: lifetime [", t.first_use, ", ", t.last_use, "), offset ",
+          t.offset, ", size ", t.size, " out of range (plan order 0..", limit, ", bytes 0..2^50)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> PlanReportHtml(const Plan& plan, const PlanReportOptions& options) {
+  if (plan.memory.planned) NPUPLAN_RETURN_IF_ERROR(CheckMemoryForReport(plan));
   NPUPLAN_ASSIGN_OR_RETURN(sim::SimResult r, sim::Simulate(plan, options.sim));
   const std::string title =
       options.title.empty() ? StrCat("npuplan report: ", plan.model.name()) : options.title;

@@ -47,8 +47,12 @@ struct PlanReportOptions {
 // lifetimes). live[t] for t in [0, max last_use).
 std::vector<int64_t> LiveActivationBytes(const MemoryResult& memory);
 
-// Simulates the plan and renders the page. Errors: the simulator's
-// (InvalidArgument for bad events or a deadlocking plan).
+// InvalidArgument when a planned tensor's lifetime, offset or size is out of
+// range (negative, or a lifetime far beyond the plan's node count).
+absl::Status CheckMemoryForReport(const Plan& plan);
+
+// Simulates the plan and renders the page. Errors: CheckMemoryForReport's and
+// the simulator's (InvalidArgument for bad events or a deadlocking plan).
 absl::StatusOr<std::string> PlanReportHtml(const Plan& plan, const PlanReportOptions& options = {});
 
 }  // namespace npuplan::report

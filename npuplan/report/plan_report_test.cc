@@ -206,6 +206,21 @@ TEST(PlanReportTest, DrawsOnlyTheLiveCurveAboveTheBufferLimit) {
   EXPECT_THAT(html, HasSubstr("id=\"memory-aggregated\">3 pool buffers exceed the limit of 2"));
 }
 
+TEST(PlanReportTest, RejectsMemoryLifetimesOutOfRange) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  plan.memory.planned = true;
+  plan.memory.tensors = {Tensor(plan, "a", 0, 512, 0, 2),
+                         Tensor(plan, "b", 0, 512, 1, int64_t{1} << 40)};
+  EXPECT_THAT(PlanReportHtml(plan),
+              StatusIs(absl::StatusCode::kInvalidArgument, "memory.tensors[1]: lifetime [1, "));
+  plan.memory.tensors[1] = Tensor(plan, "b", 0, -4, 1, 3);
+  EXPECT_THAT(PlanReportHtml(plan),
+              StatusIs(absl::StatusCode::kInvalidArgument, "size -4 out of range"));
+  plan.memory.tensors[1] = Tensor(plan, "b", 0, 512, 3, 1);
+  EXPECT_THAT(PlanReportHtml(plan),
+              StatusIs(absl::StatusCode::kInvalidArgument, "lifetime [3, 1)"));
+}
+
 TEST(PlanReportTest, FailsOnAnEventTheSimulatorCannotPlace) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   AddEvent(plan, "a", "b", 2, "event", /*send_attached=*/3);  // a has no attached stream 3
