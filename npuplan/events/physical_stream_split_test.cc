@@ -7,6 +7,7 @@
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/status_matchers.h"
@@ -137,6 +138,25 @@ TEST(PhysicalStreamSplitTest, AttachedStreamsSplitToo) {
   EXPECT_EQ(plan.streams.attached_physical.at(n498), std::vector<int64_t>{2});
   EXPECT_FALSE(plan.streams.attached_physical.count(plan.model.FindNode("n497").value));
   EXPECT_EQ(plan.streams.split_to_logical.at(2), 1);
+}
+
+// Regression (npuplan gen --layers 64): the old piece holds 997 tasks (+27 =
+// 1024, allowed) and then the split's own Send node; GE adds the split
+// Send/Recv after NeedSplitNewStream has counted, inside the 27 reserved, so
+// the verifier must not count them once they are nodes.
+TEST(PhysicalStreamSplitTest, SplitSendAndRecvNodesLiveInTheReserve) {
+  Plan plan = Chain(998, 1);
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                               PhysicalStreamSplit, SyncNodeGeneration>()),
+              IsOk());
+  EXPECT_EQ(plan.streams.physical, 2);
+  EXPECT_EQ(Phys(plan, 996), 0);
+  EXPECT_EQ(Phys(plan, 997), 1);
+  EXPECT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  // One more task before the split point is a real overflow and still caught.
+  plan.tasks[plan.model.FindNode("n5").index()] += 1;
+  EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
 TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {

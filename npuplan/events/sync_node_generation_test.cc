@@ -76,6 +76,54 @@ TEST(SyncNodeGenerationTest, VerifierNoticesAMissingRecvNode) {
   EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has no Recv node"));
 }
 
+// Regression: an attached-stream event's Recv sits on the attached stream, so
+// its control edge into the receiver orders the receiver's attached slot; the
+// verifier used to read it as a main-stream dependency and reject the plan.
+TEST(SyncNodeGenerationTest, AttachedStreamSyncNodesPassTheHappensBeforeCheck) {
+  Plan plan = ParsePlan(R"json({"name": "labels", "nodes": [
+    {"name": "p", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "mc2", "type": "MatmulAllReduce", "inputs": ["p:0"], "outputs": [{"shape": [1]}],
+     "attrs": {"_test_stream": 1, "_test_attached": [2],
+               "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+    {"name": "o", "type": "NetOutput", "inputs": ["mc2:0"], "attrs": {"_test_stream": 0}}]})json");
+  ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  // p → mc2@attached: the Recv is on attached stream 2 and feeds mc2 by a control edge.
+  const Model& m = plan.model;
+  int attached_recvs = 0, attached_sends = 0;
+  for (const Node& n : m.nodes()) {
+    if (n.type == "Recv" && n.stream_id == 2) {
+      ++attached_recvs;
+      EXPECT_THAT(::npuplan::testing::NodeNamed(m, "mc2").control_inputs, ::testing::Contains(m.FindNode(n.name)));
+    }
+    if (n.type == "Send" && n.stream_id == 2) {
+      ++attached_sends;
+      EXPECT_EQ(n.control_inputs, std::vector<NodeId>{m.FindNode("mc2")});
+    }
+  }
+  EXPECT_EQ(attached_recvs, 1);  // p → mc2 (attached value)
+  EXPECT_EQ(attached_sends, 1);  // mc2 (attached) → o (CoverAllStreamByNetoutput)
+}
+
+// The verifier still rejects an attached-stream event whose Recv is gone.
+TEST(SyncNodeGenerationTest, VerifierNoticesAnUnorderedAttachedSlot) {
+  Plan plan = ParsePlan(R"json({"name": "labels", "nodes": [
+    {"name": "p", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "mc2", "type": "MatmulAllReduce", "inputs": ["p:0"], "outputs": [{"shape": [1]}],
+     "attrs": {"_test_stream": 1, "_test_attached": [2],
+               "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+    {"name": "o", "type": "NetOutput", "inputs": ["mc2:0"], "attrs": {"_test_stream": 0}}]})json");
+  ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+  plan.events.events.erase(std::remove_if(plan.events.events.begin(), plan.events.events.end(),
+                                          [](const SyncEvent& e) { return e.recv_attached >= 0; }),
+                           plan.events.events.end());
+  Model& m = plan.model;
+  Node& mc2 = m.node(m.FindNode("mc2"));
+  std::erase_if(mc2.control_inputs, [&](NodeId c) { return m.node(c).stream_id == 2; });
+  EXPECT_THAT(events::VerifyHappensBefore(plan),
+              StatusIs(absl::StatusCode::kInternal, "attached-value dependency 'p' on stream 0 -> 'mc2' (attached 0)"));
+}
+
 TEST(SyncNodeGenerationTest, RandomPlansStayVerifiedAndRoundTripThroughJson) {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     Plan plan = RandomPlan(seed, 300, 4);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -30,6 +31,14 @@ bool IsSyncNode(const Node& n) {
   return n.type == "Send" || n.type == "Recv" || n.type == "SendNotify" || n.type == "RecvNotify";
 }
 
+// The slot of node n on stream s (main or attached), else its main slot.
+int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
+  for (int32_t a = 0; a < view.num_attached(n); ++a) {
+    if (view.stream(view.slot(n, a)) == s && view.stream(view.slot(n, -1)) != s) return view.slot(n, a);
+  }
+  return view.slot(n, -1);
+}
+
 bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; }
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
@@ -47,7 +56,12 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       const Node& un = m.node(u);
       if (IsEnter(un) && v.type != "StreamActive") return;  // loop entry: ordered by the loop's activation
       if (un.type == "StreamSwitch") return;                  // the switch activates what follows it
-      add(view.slot(u, -1), view.slot(vid, -1), why);
+      int32_t from = view.slot(u, -1), to = view.slot(vid, -1);
+      // A node's own Send/Recv nodes sit on the stream of the slot they serve
+      // (an attached stream for attached events): the edge orders that slot.
+      if (IsSyncNode(v)) from = SlotOnStream(view, u, view.stream(to));
+      if (IsSyncNode(un)) to = SlotOnStream(view, vid, view.stream(from));
+      add(from, to, why);
     };
     for (const OutputRef& in : v.inputs) edge(in.node, "data-edge");
     for (NodeId c : v.control_inputs) edge(c, "control-edge");
@@ -334,6 +348,32 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   SyncView view(plan, true);
   const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
   std::vector<int64_t> extra(view.num_slots(), 0);
+  // A split event's Send/Recv tasks are covered by the 27 reserved (GE adds
+  // them after NeedSplitNewStream has counted), so they are not counted here.
+  std::vector<bool> split_sync(view.num_slots(), false);
+  if (materialized) {
+    std::set<std::tuple<int32_t, int64_t, bool>> split_send, split_recv;  // (owner, id, notify)
+    for (const SyncEvent& e : plan.events.events) {
+      if (e.reason != "split") continue;
+      split_send.insert({e.send.value, e.id, e.kind == "notify"});
+      split_recv.insert({e.recv.value, e.id, e.kind == "notify"});
+    }
+    for (size_t i = 0; i < m.num_nodes() && !split_send.empty(); ++i) {
+      const Node& n = m.nodes()[i];
+      const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
+      if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
+        auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
+        if (id && split_send.count({n.control_inputs[0].value, *id, notify})) split_sync[i] = true;
+      }
+      for (NodeId c : n.control_inputs) {
+        const Node& r = m.node(c);
+        const bool rn = r.type == "RecvNotify";
+        if (r.type != "Recv" && !rn) continue;
+        auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id");
+        if (id && split_recv.count({static_cast<int32_t>(i), *id, rn})) split_sync[c.index()] = true;
+      }
+    }
+  }
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
       if (e.reason == "split") continue;  // opened after counting, covered by the reserve (as in GE)
@@ -344,14 +384,16 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     bool huge = std::find(sr.huge.begin(), sr.huge.end(), s) != sr.huge.end();
     int64_t limit = huge && sr.huge_task_limit > 0 ? sr.huge_task_limit : sr.task_limit;
-    int64_t running = 0;
+    int64_t running = 0, counted = 0;
     const auto& slots = view.stream_slots(s);
     for (size_t k = 0; k < slots.size(); ++k) {
       int32_t slot = slots[k];
+      if (split_sync[slot]) continue;
       const Node& n = m.node(view.node_of(slot));
       int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedTasks(n);
-      running = (k == 0 ? 0 : running) + t + extra[slot];
-      if (k > 0 && running + kReservedTasks > limit && MayOpenStream(n) &&
+      const bool first = counted++ == 0;
+      running = (first ? 0 : running) + t + extra[slot];
+      if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
           !HasAttr(n.attrs, "_continuous_stream_label")) {
         return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
                                                n.name, "' (+", kReservedTasks, " reserved > limit ", limit,
