@@ -7,8 +7,10 @@
 //   build-events/bin/events_bench --benchmark_filter=. --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
+#include <ctime>
 #include <random>
 
+#include "npuplan/events/event_reuse.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_view.h"
@@ -18,6 +20,12 @@ namespace npuplan {
 namespace {
 
 constexpr int64_t kNodes = 1'000'000;
+
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 // The generated graph with random streams and the inserted (naive) events, built once per k.
 const Plan& InsertedPlan(int k) {
@@ -60,6 +68,45 @@ void BM_Insertion(benchmark::State& state) {
   state.counters["naive"] = static_cast<double>(plan.events.events.size());
 }
 
+// The whole events stage as the pipeline runs it: insertion, optimisation
+// (which computes both the ge and the exact reductions for the counts and
+// keeps the chosen one), reuse/renumbering.
+void BM_Stage(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  const Plan& base = InsertedPlan(k);
+  size_t events = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Plan plan;
+    plan.model = base.model;
+    plan.established = base.established;
+    plan.EnsureNodeVectors();
+    state.ResumeTiming();
+    CompileOptions opts;
+    DecisionLog log;
+    Statistics stats;
+    PassContext ctx{opts, log, stats};
+    SyncEventInsertion insertion;
+    SyncEventOptimization optimization;
+    EventReuse reuse;
+    double t0 = ThreadCpuSeconds();
+    benchmark::DoNotOptimize(insertion.Run(plan, ctx));
+    double t1 = ThreadCpuSeconds();
+    benchmark::DoNotOptimize(optimization.Run(plan, ctx));
+    double t2 = ThreadCpuSeconds();
+    benchmark::DoNotOptimize(reuse.Run(plan, ctx));
+    double t3 = ThreadCpuSeconds();
+    state.counters["insert_cpu_s"] = t1 - t0;
+    state.counters["optimize_cpu_s"] = t2 - t1;
+    state.counters["reuse_cpu_s"] = t3 - t2;
+    events = plan.events.events.size();
+    state.PauseTiming();
+    plan = Plan();
+    state.ResumeTiming();
+  }
+  state.counters["events"] = static_cast<double>(events);
+}
+
 void BM_Reduction(benchmark::State& state, bool exact) {
   const int k = static_cast<int>(state.range(0));
   const Plan& plan = InsertedPlan(k);
@@ -79,6 +126,7 @@ void BM_Exact(benchmark::State& state) { BM_Reduction(state, true); }
 void BM_Ge(benchmark::State& state) { BM_Reduction(state, false); }
 
 BENCHMARK(BM_Insertion)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Stage)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Exact)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Ge)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 

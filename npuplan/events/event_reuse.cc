@@ -36,7 +36,13 @@ int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick,
 
 absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
-  std::vector<SyncEvent> before = plan.events.events;
+  struct Snapshot {
+    int64_t id;
+    NodeId send, recv;
+  };
+  std::vector<Snapshot> before;
+  before.reserve(plan.events.events.size());
+  for (const SyncEvent& e : plan.events.events) before.push_back({e.id, e.send, e.recv});
   // 1. GE order.
   events::RenumberGeOrder(plan);
   std::vector<SyncEvent>& evs = plan.events.events;
@@ -132,9 +138,10 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
                                                " notifies exceed the device limit of ", events::kMaxNotifies,
                                                " (ge.event=notify); use ge.event=event or fewer streams"));
   }
-  std::stable_sort(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) {
+  auto by_kind_id = [](const SyncEvent& a, const SyncEvent& b) {
     return a.kind != b.kind ? a.kind < b.kind : a.id < b.id;
-  });
+  };
+  if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id)) std::stable_sort(evs.begin(), evs.end(), by_kind_id);
   ctx.stats.Set(name(), "event_ids", plan.events.event_count);
   ctx.stats.Set(name(), "notify_ids", plan.events.notify_count);
   bool changed = before.size() != evs.size();

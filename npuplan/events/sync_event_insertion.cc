@@ -1,7 +1,7 @@
 #include "npuplan/events/sync_event_insertion.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
@@ -32,8 +32,21 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   events::ActivationInfo act = events::ComputeActivation(m, view.order());
   Adjacency adj(m);
   std::vector<Candidate> cands;
+  cands.reserve(adj.succ.size());
   int64_t skipped_activation = 0;
   auto stream = [&](NodeId n) { return m.node(n).stream_id; };
+
+  // Rule 5 needs, per node, the activators of its `_stream_label` (none for most graphs).
+  std::vector<const std::vector<NodeId>*> activators_of(m.num_nodes(), nullptr);
+  if (!act.activators_of_label.empty()) {
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      if (auto label = GetStringAttr(m.nodes()[i].attrs, "_stream_label"); label && !label->empty()) {
+        if (auto it = act.activators_of_label.find(*label); it != act.activators_of_label.end()) {
+          activators_of[i] = &it->second;
+        }
+      }
+    }
+  }
 
   // 1. Data and control edges (GE InsertOneEventInTwoNodes).
   std::vector<int32_t> seen(m.num_nodes(), -1);
@@ -52,11 +65,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                                  "' on stream ", c.stream_id,
                                                  ") has no stream: every node that receives an edge needs one"));
       }
-      if (auto label = GetStringAttr(nx.attrs, "_stream_label"); label && !label->empty()) {  // rule 5
-        auto it = act.activators_of_label.find(*label);
+      if (const std::vector<NodeId>* activators = activators_of[next.index()]) {  // rule 5
         const Node* by = nullptr;
-        if (it != act.activators_of_label.end()) {
-          for (NodeId a : it->second) {
+        {
+          for (NodeId a : *activators) {
             // npuplan adds seq(next) > seq(a): the activation orders what follows the activator.
             if (m.node(a).graph == c.graph && stream(a) == c.stream_id && view.seq(cur) <= view.seq(a) &&
                 view.seq(next) > view.seq(a)) {
@@ -76,6 +88,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       cands.push_back({cur.value, next.value, adj.is_control[k] ? "control-edge" : "data-edge"});
     }
   }
+
+  const size_t edge_candidates = cands.size();
 
   // 2. Subgraph entry and end (GE InsertEventsForSubgraph).
   for (GraphId g : m.GraphsPreOrder()) {
@@ -138,27 +152,61 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
   }
 
-  // 4. One event per distinct pair, then GE's continuous numbering.
-  std::unordered_set<uint64_t> pairs;
+  // 4. One event per distinct pair, then GE's continuous numbering. The edge
+  //    candidates are distinct already (seen[] above); only the few
+  //    subgraph/attached candidates can repeat a pair, so only they are hashed.
+  auto key = [](const Candidate& c) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(c.from)) << 32) | static_cast<uint32_t>(c.to);
+  };
+  std::unordered_map<uint64_t, bool> extra_emitted;  // extra candidate pair → already has an event
+  for (size_t i = edge_candidates; i < cands.size(); ++i) extra_emitted.emplace(key(cands[i]), false);
+  if (!extra_emitted.empty()) {
+    for (size_t i = 0; i < edge_candidates; ++i) {
+      if (auto it = extra_emitted.find(key(cands[i])); it != extra_emitted.end()) it->second = true;
+    }
+  }
+  std::vector<uint32_t> kept;  // candidate indices that become events
+  kept.reserve(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (i >= edge_candidates) {
+      bool& emitted = extra_emitted[key(cands[i])];
+      if (emitted) continue;
+      emitted = true;
+    }
+    kept.push_back(static_cast<uint32_t>(i));
+  }
+  // GE's ids (sender name order, main before attached, events and notifies
+  // numbered separately), and the table built directly in (kind, id) order.
+  std::vector<events::GeOrderKey> keys(kept.size());
+  std::vector<uint8_t> is_notify(kept.size());
+  for (size_t j = 0; j < kept.size(); ++j) {
+    const Candidate& c = cands[kept[j]];
+    const bool attached = view.attached_of(c.from) >= 0 || view.attached_of(c.to) >= 0;
+    keys[j] = {view.node_of(c.from), view.attached_of(c.from) >= 0, static_cast<int64_t>(j)};
+    is_notify[j] = notify && !attached;
+  }
+  const std::vector<uint32_t> order = events::GeOrder(m, keys);
   EventTable table;
   table.counts = plan.events.counts;
-  for (const Candidate& c : cands) {
-    uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(c.from)) << 32) | static_cast<uint32_t>(c.to);
-    if (!pairs.insert(key).second) continue;
-    SyncEvent e;
-    e.id = static_cast<int64_t>(table.events.size());
-    bool attached = view.attached_of(c.from) >= 0 || view.attached_of(c.to) >= 0;
-    e.kind = notify && !attached ? "notify" : "event";
-    e.send = view.node_of(c.from);
-    e.recv = view.node_of(c.to);
-    e.send_attached = view.attached_of(c.from);
-    e.recv_attached = view.attached_of(c.to);
-    e.reason = c.reason;
-    table.events.push_back(std::move(e));
+  table.events.reserve(kept.size());
+  for (int kind = 0; kind < 2; ++kind) {
+    int64_t next_id = 0;
+    for (uint32_t j : order) {
+      if (is_notify[j] != kind) continue;
+      const Candidate& c = cands[kept[j]];
+      SyncEvent& e = table.events.emplace_back();
+      e.id = next_id++;
+      if (kind == 1) e.kind = "notify";
+      e.send = view.node_of(c.from);
+      e.recv = view.node_of(c.to);
+      e.send_attached = view.attached_of(c.from);
+      e.recv_attached = view.attached_of(c.to);
+      e.reason = c.reason;
+    }
+    (kind == 0 ? table.event_count : table.notify_count) = next_id;
   }
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();
   plan.events = std::move(table);
-  events::RenumberGeOrder(plan);
   if (ctx.log.enabled()) {
     for (const SyncEvent& e : plan.events.events) {
       ctx.log.Record(name(), "EventInserted", "", Field("event", e.id), Field("kind", e.kind),

@@ -162,40 +162,62 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   std::vector<Removal> out(evs.size(), Removal::kKeep);
-  // Per node: main-stream events it receives / sends, in id order.
-  std::vector<std::vector<int32_t>> recv_of(m.num_nodes()), send_of(m.num_nodes());
+  // Per node: main-stream events it receives / sends, in id order (CSR).
   std::vector<size_t> by_id(evs.size());
   for (size_t i = 0; i < evs.size(); ++i) by_id[i] = i;
   std::stable_sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) { return evs[a].id < evs[b].id; });
-  for (size_t i : by_id) {
-    const SyncEvent& e = evs[i];
+  const size_t n = m.num_nodes();
+  std::vector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
+  for (const SyncEvent& e : evs) {
     if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
-    recv_of[e.recv.index()].push_back(static_cast<int32_t>(i));
-    send_of[e.send.index()].push_back(static_cast<int32_t>(i));
+    ++recv_begin[e.recv.index() + 1];
+    ++send_begin[e.send.index() + 1];
   }
+  for (size_t i = 0; i < n; ++i) {
+    recv_begin[i + 1] += recv_begin[i];
+    send_begin[i + 1] += send_begin[i];
+  }
+  std::vector<int32_t> recv_of(recv_begin[n]), send_of(send_begin[n]);
+  {
+    std::vector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
+    for (size_t i : by_id) {
+      const SyncEvent& e = evs[i];
+      if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
+      recv_of[rf[e.recv.index()]++] = static_cast<int32_t>(i);
+      send_of[sf[e.send.index()]++] = static_cast<int32_t>(i);
+    }
+  }
+  // Per-node scratch stamped with the stream being walked (no per-stream sets).
+  std::vector<int64_t> stamp(n, -1);
+  std::vector<int32_t> last(n, -1);
   // OptimizeBySendEvents: one wait per (sender node, receiving stream).
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    std::unordered_set<int32_t> senders;
     for (int32_t slot : view.stream_slots(s)) {
       if (view.attached_of(slot) >= 0) continue;
-      for (int32_t e : recv_of[slot]) {
+      for (uint32_t j = recv_begin[slot]; j < recv_begin[slot + 1]; ++j) {
+        const int32_t e = recv_of[j];
         if (out[e] != Removal::kKeep) continue;
-        if (!senders.insert(evs[e].send.value).second) out[e] = Removal::kGeSend;
+        const size_t x = evs[e].send.index();
+        if (stamp[x] == s) {
+          out[e] = Removal::kGeSend;
+        } else {
+          stamp[x] = s;
+        }
       }
     }
   }
   // OptimizeByRecvEvents: one signal per (sending stream, receiver node); the last one stays.
+  std::fill(stamp.begin(), stamp.end(), -1);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    std::unordered_map<int32_t, int32_t> last;
     for (int32_t slot : view.stream_slots(s)) {
       if (view.attached_of(slot) >= 0) continue;
-      for (int32_t e : send_of[slot]) {
+      for (uint32_t j = send_begin[slot]; j < send_begin[slot + 1]; ++j) {
+        const int32_t e = send_of[j];
         if (out[e] != Removal::kKeep) continue;
-        auto [it, fresh] = last.emplace(evs[e].recv.value, e);
-        if (!fresh) {
-          out[it->second] = Removal::kGeRecv;
-          it->second = e;
-        }
+        const size_t r = evs[e].recv.index();
+        if (stamp[r] == s) out[last[r]] = Removal::kGeRecv;
+        stamp[r] = s;
+        last[r] = e;
       }
     }
   }
@@ -238,10 +260,12 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
     }
     return false;
   };
-  for (size_t i = 0; i < evs.size(); ++i) {
-    const SyncEvent& e = evs[i];
-    if (out[i] != Removal::kKeep || e.send_attached >= 0 || e.recv_attached >= 0) continue;
-    if (activated_by_sender(e.send, e.recv)) out[i] = Removal::kGeActivation;
+  if (!act.activators_of_stream.empty()) {
+    for (size_t i = 0; i < evs.size(); ++i) {
+      const SyncEvent& e = evs[i];
+      if (out[i] != Removal::kKeep || e.send_attached >= 0 || e.recv_attached >= 0) continue;
+      if (activated_by_sender(e.send, e.recv)) out[i] = Removal::kGeActivation;
+    }
   }
   // StreamSwitch purge.
   for (size_t i = 0; i < evs.size(); ++i) {
@@ -272,20 +296,21 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
                  Field("mode", mode));
   if (mode == "none") return false;
   const std::vector<events::Removal>& chosen = mode == "ge" ? ge : exact;
-  std::vector<SyncEvent> keep;
-  keep.reserve(plan.events.events.size());
   int64_t removed = 0;
+  size_t n_kept = 0;  // compacted in place
   for (size_t i = 0; i < plan.events.events.size(); ++i) {
     SyncEvent& e = plan.events.events[i];
     if (chosen[i] == events::Removal::kKeep) {
-      keep.push_back(std::move(e));
+      if (n_kept != i) plan.events.events[n_kept] = std::move(e);
+      ++n_kept;
       continue;
     }
     ++removed;
+    if (!ctx.log.enabled()) continue;
     ctx.log.Record(name(), "EventRemoved", "", Field("event", e.id), Field("from", m.node(e.send).name),
                    Field("to", m.node(e.recv).name), Field("reason", events::RemovalName(chosen[i])));
   }
-  plan.events.events = std::move(keep);
+  plan.events.events.resize(n_kept);
   events::RenumberGeOrder(plan);
   ctx.stats.Set(name(), "events_removed", removed);
   ctx.stats.Set(name(), "events_kept", static_cast<int64_t>(plan.events.events.size()));

@@ -138,15 +138,44 @@ bool MayOpenStream(const Node& node) {
 
 bool IsNotifyMode(const Plan& plan, const std::string& ge_event) { return ge_event == "notify"; }
 
+namespace {
+
+// Distinct values of `ids` and whether they are exactly 0..m-1. A bitmap when
+// the ids are dense (the usual case), else sort + unique.
+bool DistinctContinuous(std::vector<int64_t>& ids, int64_t* distinct) {
+  if (ids.empty()) {
+    if (distinct) *distinct = 0;
+    return true;
+  }
+  int64_t lo = ids[0], hi = ids[0];
+  for (int64_t v : ids) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  int64_t count = 0;
+  if (lo >= 0 && hi < 4 * static_cast<int64_t>(ids.size()) + 1024) {
+    std::vector<uint8_t> seen(static_cast<size_t>(hi) + 1, 0);
+    for (int64_t v : ids) {
+      count += seen[v] == 0;
+      seen[v] = 1;
+    }
+  } else {
+    std::sort(ids.begin(), ids.end());
+    count = std::unique(ids.begin(), ids.end()) - ids.begin();
+  }
+  if (distinct) *distinct = count;
+  return lo == 0 && hi == count - 1;
+}
+
+}  // namespace
+
 bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) {
-  std::set<int64_t> ev, nt;
-  for (const SyncEvent& e : table.events) (e.kind == "notify" ? nt : ev).insert(e.id);
-  if (events) *events = static_cast<int64_t>(ev.size());
-  if (notifies) *notifies = static_cast<int64_t>(nt.size());
-  auto cont = [](const std::set<int64_t>& s) {
-    return s.empty() || (*s.begin() == 0 && *s.rbegin() == static_cast<int64_t>(s.size()) - 1);
-  };
-  return cont(ev) && cont(nt);
+  std::vector<int64_t> ev, nt;
+  ev.reserve(table.events.size());
+  for (const SyncEvent& e : table.events) (e.kind == "notify" ? nt : ev).push_back(e.id);
+  const bool a = DistinctContinuous(ev, events);
+  const bool b = DistinctContinuous(nt, notifies);
+  return a && b;
 }
 
 void RecountIds(EventTable& table) { IdsContinuous(table, &table.event_count, &table.notify_count); }
@@ -159,37 +188,124 @@ int64_t NextId(const EventTable& table, const std::string& kind) {
   return next;
 }
 
+std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& keys_in) {
+  const size_t count = keys_in.size();
+  // 1. Rank the sender nodes once by (node name, graph name, node index):
+  //    events are then bucketed by integer keys, not compared by name.
+  std::vector<int32_t> rank(m.num_nodes(), -1);
+  std::vector<int32_t> senders;
+  for (const GeOrderKey& e : keys_in) {
+    if (rank[e.send.index()] < 0) {
+      rank[e.send.index()] = 0;
+      senders.push_back(e.send.value);
+    }
+  }
+  {
+    // Contiguous keys with the first 8 name bytes packed big-endian, so most
+    // comparisons are one integer compare instead of two node lookups.
+    struct Key {
+      uint64_t prefix;
+      std::string_view name;
+      int32_t node;
+    };
+    std::vector<Key> keys;
+    keys.reserve(senders.size());
+    for (int32_t id : senders) {
+      const std::string& name = m.node(NodeId(id)).name;
+      uint64_t prefix = 0;
+      for (size_t b = 0; b < 8; ++b) {
+        prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
+      }
+      keys.push_back({prefix, name, id});
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& x, const Key& y) {
+      if (x.prefix != y.prefix) return x.prefix < y.prefix;
+      if (int c = x.name.compare(y.name); c != 0) return c < 0;
+      const GraphId gx = m.node(NodeId(x.node)).graph, gy = m.node(NodeId(y.node)).graph;
+      if (gx != gy) {
+        if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
+      }
+      return x.node < y.node;
+    });
+    for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
+  }
+  // 2. Main-stream maps first, attached maps continue; by sender rank
+  //    (counting sort, stable), then old id within a sender.
+  const size_t buckets = 2 * senders.size();
+  std::vector<uint32_t> start(buckets + 1, 0);
+  auto bucket = [&](const GeOrderKey& e) {
+    return static_cast<size_t>(e.attached) * senders.size() + static_cast<size_t>(rank[e.send.index()]);
+  };
+  for (const GeOrderKey& e : keys_in) ++start[bucket(e) + 1];
+  for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  std::vector<uint32_t> order(count);
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < count; ++i) order[fill[bucket(keys_in[i])]++] = static_cast<uint32_t>(i);
+  }
+  for (size_t b = 0; b < buckets; ++b) {
+    if (start[b + 1] - start[b] > 1) {
+      std::stable_sort(order.begin() + start[b], order.begin() + start[b + 1],
+                       [&](uint32_t x, uint32_t y) { return keys_in[x].id < keys_in[y].id; });
+    }
+  }
+  return order;
+}
+
 void RenumberGeOrder(Plan& plan) {
   const Model& m = plan.model;
   std::vector<SyncEvent>& evs = plan.events.events;
-  std::vector<size_t> idx(evs.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  auto key_less = [&](size_t a, size_t b) {
-    const SyncEvent& x = evs[a];
-    const SyncEvent& y = evs[b];
-    bool xa = x.send_attached >= 0, ya = y.send_attached >= 0;
-    if (xa != ya) return !xa;  // main-stream maps first, attached maps continue
-    const Node& nx = m.node(x.send);
-    const Node& ny = m.node(y.send);
-    if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
-    if (int c = m.graph(nx.graph).name.compare(m.graph(ny.graph).name); c != 0) return c < 0;
-    return x.id < y.id;
-  };
-  std::stable_sort(idx.begin(), idx.end(), key_less);
-  std::unordered_map<int64_t, int64_t> remap[2];  // [event, notify]: old id → new id
-  int64_t next[2] = {0, 0};
-  for (size_t i : idx) {
-    const SyncEvent& e = evs[i];
-    int k = e.kind == "notify" ? 1 : 0;
-    if (remap[k].emplace(e.id, next[k]).second) ++next[k];
+  const size_t count = evs.size();
+  std::vector<GeOrderKey> keys(count);
+  for (size_t i = 0; i < count; ++i) keys[i] = {evs[i].send, evs[i].send_attached >= 0, evs[i].id};
+  const std::vector<uint32_t> order = GeOrder(m, keys);
+  // 3. First-seen old ids get 0, 1, … per kind (GE RefreshContinuousEvents).
+  int64_t max_old = -1;
+  bool dense = true;
+  for (const SyncEvent& e : evs) {
+    dense &= e.id >= 0;
+    max_old = std::max(max_old, e.id);
   }
-  for (SyncEvent& e : evs) e.id = remap[e.kind == "notify" ? 1 : 0][e.id];
-  // Keep the table in id order (then sender order) so dumps read naturally.
-  std::stable_sort(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) {
-    if (a.kind != b.kind) return a.kind < b.kind;
-    return a.id < b.id;
-  });
-  RecountIds(plan.events);
+  dense &= max_old < 4 * static_cast<int64_t>(count) + 1024;
+  std::vector<int64_t> remap_dense[2];
+  std::unordered_map<int64_t, int64_t> remap_sparse[2];
+  if (dense) {
+    remap_dense[0].assign(static_cast<size_t>(max_old) + 1, -1);
+    remap_dense[1].assign(static_cast<size_t>(max_old) + 1, -1);
+  }
+  int64_t next[2] = {0, 0};
+  std::vector<uint8_t> is_notify(count);
+  for (size_t i = 0; i < count; ++i) is_notify[i] = evs[i].kind == "notify";
+  for (uint32_t i : order) {
+    const int k = is_notify[i];
+    const int64_t old = evs[i].id;
+    if (dense) {
+      if (remap_dense[k][old] < 0) remap_dense[k][old] = next[k]++;
+    } else if (remap_sparse[k].emplace(old, next[k]).second) {
+      ++next[k];
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const int k = is_notify[i];
+    evs[i].id = dense ? remap_dense[k][evs[i].id] : remap_sparse[k][evs[i].id];
+  }
+  // 4. Keep the table in (kind, id, previous position) order so dumps read
+  //    naturally: events ("event" < "notify") first, a stable counting sort.
+  std::vector<uint32_t> pos(static_cast<size_t>(next[0] + next[1]) + 1, 0);
+  auto slot_of = [&](size_t i) { return static_cast<size_t>(is_notify[i] ? next[0] + evs[i].id : evs[i].id); };
+  for (size_t i = 0; i < count; ++i) ++pos[slot_of(i) + 1];
+  for (size_t p = 0; p + 1 < pos.size(); ++p) pos[p + 1] += pos[p];
+  std::vector<uint32_t> dest(count);
+  for (size_t i = 0; i < count; ++i) dest[i] = pos[slot_of(i)]++;
+  for (size_t i = 0; i < count; ++i) {  // apply the permutation in place, cycle by cycle
+    while (dest[i] != i) {
+      const uint32_t d = dest[i];
+      std::swap(evs[i], evs[d]);
+      std::swap(dest[i], dest[d]);
+    }
+  }
+  plan.events.event_count = next[0];
+  plan.events.notify_count = next[1];
 }
 
 }  // namespace npuplan::events

@@ -118,6 +118,17 @@ bool IsNotifyMode(const Plan& plan, const std::string& ge_event);
 // Distinct ids per kind; true when each kind's ids are exactly 0..m-1.
 bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies);
 
+// GE's event order (RefreshContinuousEvents over NodeCompareKey maps):
+// main-stream events first, then attached ones; by sender node name, then
+// sender graph name (then node index), then old id. Returns the indices of
+// `keys` in that order; O(s log s + e) for s distinct senders, e events.
+struct GeOrderKey {
+  NodeId send;
+  bool attached = false;  // sent from an attached stream
+  int64_t id = 0;         // old id
+};
+std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& keys);
+
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,
 // attached-stream events continue the numbering. Events and notifies are
