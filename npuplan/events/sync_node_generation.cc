@@ -1,6 +1,7 @@
 #include "npuplan/events/sync_node_generation.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "npuplan/events/sync_verifier.h"
@@ -45,10 +46,18 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
     const Node& node = m.node(n);
     return attached < 0 ? node.stream_id : node.attached_stream_ids[attached];
   };
-  int64_t sends = 0, recvs = 0;
+  int64_t sends = 0, recvs = 0, attr_events = 0;
   std::set<int32_t> split_nodes;
+  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
+  std::map<int32_t, std::vector<int64_t>> send_ids, recv_ids;  // dynamic path: node → ids
   for (size_t i : by_id) {
     const SyncEvent e = plan.events.events[i];
+    if (events::OnDynamicPath(plan, dynamic_graphs, e)) {
+      send_ids[e.send.value].push_back(e.id);
+      recv_ids[e.recv.value].push_back(e.id);
+      ++attr_events;
+      continue;
+    }
     const bool notify = e.kind == "notify";
     const std::string id_attr = notify ? "notify_id" : "event_id";
     for (int side = 0; side < 2; ++side) {
@@ -97,10 +106,22 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
     m.graph(g).nodes = std::move(nodes);
   }
   RenumberTopoIds(m);
-  ctx.log.Record(name(), "SyncNodesGenerated", "", Field("sends", sends), Field("recvs", recvs));
+  // GE's dynamic path: the executor reads the ids from the nodes (ascending, as
+  // RefreshContinuousEvents leaves each node's list).
+  for (auto* ids : {&send_ids, &recv_ids}) {
+    const char* attr = ids == &send_ids ? "_send_event_ids" : "_recv_event_ids";
+    for (auto& [node, list] : *ids) {
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+      m.node(NodeId(node)).attrs[attr] = AttrValue::IntList(list.begin(), list.end());
+    }
+  }
+  ctx.log.Record(name(), "SyncNodesGenerated", "", Field("sends", sends), Field("recvs", recvs),
+                 Field("attr_events", attr_events));
   ctx.stats.Set(name(), "send_nodes", sends);
   ctx.stats.Set(name(), "recv_nodes", recvs);
-  return sends + recvs > 0;
+  ctx.stats.Set(name(), "attr_events", attr_events);
+  return sends + recvs + attr_events > 0;
 }
 
 }  // namespace npuplan

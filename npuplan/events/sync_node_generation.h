@@ -11,9 +11,14 @@
 // Sends after their node) and topo ids are renumbered. The plan's events keep
 // naming the computing nodes, so plan.events and the graph agree (checked by
 // verifier[sync-nodes]).
+// Dynamic path (GE DynamicStreamAllocator::InsertEvents, issue 5 item 1): in
+// a plan with a dynamic stream mode, events between main-stream slots of the
+// root / unknown-shape graphs get no nodes; their ids are written as the
+// int-list attributes `_send_event_ids` (sender) and `_recv_event_ids`
+// (receiver), ascending, which the dynamic executor reads.
 //
 // Requires: sync-events. Provides: sync-nodes.
-// Decision keywords: SyncNodesGenerated sends= recvs=
+// Decision keywords: SyncNodesGenerated sends= recvs= attr_events=
 #ifndef NPUPLAN_EVENTS_SYNC_NODE_GENERATION_H_
 #define NPUPLAN_EVENTS_SYNC_NODE_GENERATION_H_
 

@@ -17,6 +17,12 @@
 namespace npuplan {
 namespace {
 
+template <typename T>
+T GetAttr(const Model& m, std::string_view node, std::string_view attr) {
+  const AttrValue* v = FindAttr(m.node(m.FindNode(node)).attrs, attr);
+  return v != nullptr && v->is<T>() ? *v->as<T>() : T{};
+}
+
 using ::npuplan::events::testing::Passes;
 using ::npuplan::events::testing::PlanFromModel;
 using ::npuplan::events::testing::RandomPlan;
@@ -122,6 +128,31 @@ TEST(SyncNodeGenerationTest, VerifierNoticesAnUnorderedAttachedSlot) {
   std::erase_if(mc2.control_inputs, [&](NodeId c) { return m.node(c).stream_id == 2; });
   EXPECT_THAT(events::VerifyHappensBefore(plan),
               StatusIs(absl::StatusCode::kInternal, "attached-value dependency 'p' on stream 0 -> 'mc2' (attached 0)"));
+}
+
+// Dynamic path (GE DynamicStreamAllocator::InsertEvents): no Send/Recv nodes,
+// the ids go into `_send_event_ids` / `_recv_event_ids`, checked by the verifier.
+TEST(SyncNodeGenerationTest, DynamicGraphsCarryEventIdsAsAttributes) {
+  Plan plan = ParsePlan(kTwoStreams);
+  plan.partition.ran = true;
+  plan.partition.decision = "whole-dynamic";
+  plan.streams.mode = "dynamic-multi";
+  ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
+  EXPECT_THAT(NodeOrder(plan.model), ::testing::ElementsAre("a", "b", "c"));
+  const Model& m = plan.model;
+  // a and c share stream 0, so a→b (id 0) and b→c (id 1) are the events.
+  EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "a", "_send_event_ids"), (AttrValue::IntList{0}));
+  EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "b", "_recv_event_ids"), (AttrValue::IntList{0}));
+  EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "b", "_send_event_ids"), (AttrValue::IntList{1}));
+  EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "c", "_recv_event_ids"), (AttrValue::IntList{1}));
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  // A wrong id list is caught.
+  plan.model.node(plan.model.FindNode("c")).attrs["_recv_event_ids"] = AttrValue::IntList{0};
+  EXPECT_THAT(events::VerifySyncNodes(plan),
+              StatusIs(absl::StatusCode::kInternal, "node 'c' has _recv_event_ids [0] but its dynamic-path events are [1]"));
+  // So is a missing one.
+  plan.model.node(plan.model.FindNode("c")).attrs.erase("_recv_event_ids");
+  EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has _recv_event_ids []"));
 }
 
 TEST(SyncNodeGenerationTest, RandomPlansStayVerifiedAndRoundTripThroughJson) {

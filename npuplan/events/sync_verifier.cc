@@ -459,11 +459,44 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       ++recvs[Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}];
     }
   }
-  if (send_nodes != recv_nodes || send_nodes != static_cast<int64_t>(plan.events.events.size())) {
+  // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
+  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
+  std::map<int32_t, std::set<int64_t>> want_send, want_recv;
+  int64_t node_events = 0;
+  for (const SyncEvent& e : plan.events.events) {
+    if (OnDynamicPath(plan, dynamic_graphs, e)) {
+      want_send[e.send.value].insert(e.id);
+      want_recv[e.recv.value].insert(e.id);
+    } else {
+      ++node_events;
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    for (const auto* want : {&want_send, &want_recv}) {
+      const char* attr = want == &want_send ? "_send_event_ids" : "_recv_event_ids";
+      std::vector<int64_t> expect;
+      if (auto it = want->find(static_cast<int32_t>(i)); it != want->end()) {
+        expect.assign(it->second.begin(), it->second.end());
+      }
+      std::vector<int64_t> got;
+      if (const AttrValue* v = FindAttr(n.attrs, attr); v != nullptr) {
+        const auto* list = v->as<AttrValue::IntList>();
+        if (list == nullptr) return Fail("sync-nodes", StrCat("node '", n.name, "': ", attr, " is not an int list"));
+        got = *list;
+      }
+      if (got != expect) {
+        return Fail("sync-nodes", StrCat("node '", n.name, "' has ", attr, " [", StrJoin(got, ","),
+                                         "] but its dynamic-path events are [", StrJoin(expect, ","), "]"));
+      }
+    }
+  }
+  if (send_nodes != recv_nodes || send_nodes != node_events) {
     return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
-                                     " Recv nodes but the plan lists ", plan.events.events.size(), " events"));
+                                     " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
   for (const SyncEvent& e : plan.events.events) {
+    if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
     Key sk{e.send.value, e.kind, e.id, view.stream(view.slot(e.send, e.send_attached))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
     if (--sends[sk] < 0) {

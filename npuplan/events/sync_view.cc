@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/stream/logical_stream_assignment.h"
 
 namespace npuplan::events {
 SyncView::SyncView(const Plan& plan, bool physical) {
@@ -134,6 +135,22 @@ bool MayOpenStream(const Node& node) {
   if (!node.subgraphs.empty()) return false;
   if (GetBoolAttr(node.attrs, "subgraph_first_active").value_or(false)) return false;
   return node.type != "LabelSet" && node.type != "LabelGotoEx" && node.type != "LabelSwitchByIndex";
+}
+
+std::vector<bool> DynamicPathGraphs(const Plan& plan) {
+  const Model& m = plan.model;
+  std::vector<bool> out(m.num_graphs(), false);
+  if (plan.streams.mode.rfind("dynamic", 0) != 0) return out;
+  for (size_t g = 0; g < m.num_graphs(); ++g) {
+    out[g] = stream::IsUnknownShapeGraph(plan, GraphId(static_cast<int32_t>(g)));
+  }
+  return out;
+}
+
+bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e) {
+  if (e.kind != "event" || e.send_attached >= 0 || e.recv_attached >= 0) return false;
+  const Model& m = plan.model;
+  return dynamic_graphs[m.node(e.send).graph.index()] && dynamic_graphs[m.node(e.recv).graph.index()];
 }
 
 bool IsNotifyMode(const Plan& plan, const std::string& ge_event) { return ge_event == "notify"; }

@@ -108,6 +108,16 @@ using ::npuplan::IsDataOrConst;
 bool MayOpenStream(const Node& node);
 
 
+// GE's dynamic-shape path (ge-reference §3, "Events"): in a plan whose
+// streams were assigned in a dynamic mode, the root graph and unknown-shape
+// subgraphs carry their events as node attributes `_send_event_ids` /
+// `_recv_event_ids` instead of Send/Recv nodes. Per graph: true when it is on
+// that path (all false for static plans).
+std::vector<bool> DynamicPathGraphs(const Plan& plan);
+// An event both of whose ends are main-stream slots of dynamic-path graphs
+// (and not a notify): it is written as attributes.
+bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e);
+
 // Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.
 inline constexpr int64_t kSendTasks = 1;
 inline constexpr int64_t kRecvTasks = 2;
