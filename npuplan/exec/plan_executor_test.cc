@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/support/str_util.h"
@@ -172,6 +174,40 @@ TEST(PlanExecutorTest, ChecksAttachedStreamTasks) {
     }
     EXPECT_TRUE(caught) << "dropping event " << c.drop << " went unnoticed";
   }
+}
+
+// The compiled golden plan with attached streams (GE's attached-stream
+// Send/Recv nodes sit on the attached stream): valid as compiled; dropping
+// the attached-end event lets the NetOutput overtake the attached task.
+TEST(PlanExecutorTest, CompiledAttachedStreamPlanRunsCleanAndMissesNoDroppedEvent) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan valid, ReadPlanFile(StrCat(NPUPLAN_SOURCE_DIR, "/testdata/plans/labels_attached/expected.plan.json")));
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 200;
+  o.stream_skew_us = 20000;
+  runtime::CpuDevice device;
+  {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(valid, o));
+    for (int r = 0; r < 8; ++r) {
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+      EXPECT_TRUE(res.violations.empty()) << res.messages[0];
+    }
+  }
+  Plan plan = valid;
+  auto& events = plan.events.events;
+  const size_t before = events.size();
+  events.erase(std::remove_if(events.begin(), events.end(), [](const SyncEvent& e) { return e.reason == "attached-end"; }),
+               events.end());
+  ASSERT_LT(events.size(), before);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  bool caught = false;
+  for (int r = 0; r < 40 && !caught; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    caught = !res.violations.empty();
+    if (caught) EXPECT_THAT(res.messages[0], HasSubstr("[attached-end"));
+  }
+  EXPECT_TRUE(caught);
 }
 
 TEST(PlanExecutorTest, RunsWithoutJitterOrCost) {

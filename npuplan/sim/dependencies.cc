@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/attribute.h"
@@ -9,6 +10,10 @@
 
 namespace npuplan::sim {
 namespace {
+
+bool IsSyncNode(const Node& n) {
+  return n.type == "Send" || n.type == "Recv" || n.type == "SendNotify" || n.type == "RecvNotify";
+}
 
 class Builder {
  public:
@@ -69,10 +74,32 @@ class Builder {
     return sources_[u.index()];
   }
 
+  // The attached index of p whose stream is `stream`, when that is not p's
+  // main stream; else -1.
+  int32_t AttachedIndexOn(NodeId p, int64_t stream) const {
+    if (stream < 0 || MainStreamOf(plan_, p) == stream) return -1;
+    for (int32_t a = 0; a < static_cast<int32_t>(m_.node(p).attached_stream_ids.size()); ++a) {
+      if (AttachedStreamOf(plan_, p, a) == stream) return a;
+    }
+    return -1;
+  }
+
   std::vector<Dependency> DepsOf(NodeId v) {
     std::vector<Dependency> out;
     std::set<NodeId> seen{v};
+    const bool v_sync = IsSyncNode(m_.node(v));
     for (auto [p, kind] : Direct(v)) {
+      if (std::string_view(kind) == "control-edge") {
+        // A Send/Recv on an attached stream of its control neighbour belongs
+        // to that neighbour's attached task, not to its main task.
+        if (v_sync && has_task_[p.index()]) {
+          if (int32_t a = AttachedIndexOn(p, MainStreamOf(plan_, v)); a >= 0) {
+            out.push_back({p, p, kind, a});
+            continue;
+          }
+        }
+        if (IsSyncNode(m_.node(p)) && AttachedIndexOn(v, MainStreamOf(plan_, p)) >= 0) continue;
+      }
       const bool owner = !m_.node(p).subgraphs.empty();
       for (NodeId s : Sources(p)) {  // p itself when it has a task, then what it stands for
         if (seen.insert(s).second) out.push_back({s, p, s != p && owner ? "subgraph-output" : kind});
@@ -122,6 +149,13 @@ AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
       all_attached.push_back({v, v, "attached-end", a});
       std::vector<Dependency>& deps = out.of_attached[i][a];
       std::set<std::pair<NodeId, int32_t>> seen;
+      // A Recv placed on this attached stream before the node (control edge).
+      for (NodeId c : node.control_inputs) {
+        if (c.valid() && IsSyncNode(m.node(c)) && MainStreamOf(plan, c) == AttachedStreamOf(plan, v, a) &&
+            MainStreamOf(plan, c) != MainStreamOf(plan, v) && seen.insert({c, -1}).second) {
+          deps.push_back({c, c, "control-edge", -1});
+        }
+      }
       for (int64_t idx : AttachedDependIndices(node, a)) {
         if (idx < 0 || static_cast<size_t>(idx) >= node.inputs.size() || !node.inputs[idx].node.valid()) continue;
         const NodeId p = node.inputs[idx].node;

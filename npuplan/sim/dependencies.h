@@ -27,6 +27,11 @@
 //                   produces that value on its first one (GE's attached →
 //                   attached case), else on its main task (looked through as
 //                   above when it has none);
+//   control-edge    a Send/Recv node placed on an attached stream of its
+//                   control neighbour (GE's attached-stream sync nodes)
+//                   orders that neighbour's attached task: a Send after it
+//                   waits for the attached task, a Recv before it is waited
+//                   for by the attached task (not by the main task);
 //   attached-end    the root graph's NetOutput waits for every attached task
 //                   of the model: a model has not finished while work on an
 //                   attached stream is still running (what GE's
