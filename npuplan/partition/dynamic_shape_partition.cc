@@ -15,7 +15,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "npuplan/partition/cluster_graph.h"
@@ -80,17 +79,28 @@ class GraphPartitioner {
   auto Relabel(MarkReason r) {
     return [this, r](int32_t v) { reason_[v] = r; };
   }
-  std::vector<int32_t> SortedInputs(int32_t c) {
+  // c's input clusters by (rank, first node), into `in` (reused buffer).
+  void SortedInputs(int32_t c, std::vector<int32_t>& in) {
     auto span = cg_->Ins(c);
-    std::vector<int32_t> in(span.begin(), span.end());
+    in.assign(span.begin(), span.end());
     std::sort(in.begin(), in.end(), [&](int32_t a, int32_t b) {
       return cg_->max(a) != cg_->max(b) ? cg_->max(a) < cg_->max(b) : cg_->first(a) < cg_->first(b);
     });
-    return in;
   }
   const Node& LocalNode(int32_t v) const { return model_.node(nodes_[v]); }
+  // Counters are summed locally (no string building per merge) and handed to
+  // `stats_` once, by FlushCounts.
   void Count(std::string_view counter, int64_t d = 1) {
-    if (stats_) stats_->Add(kPass, counter, d);
+    if (!stats_) return;
+    auto it = counts_.find(counter);
+    if (it == counts_.end()) it = counts_.emplace(std::string(counter), 0).first;
+    it->second += d;
+  }
+  void FlushCounts() {
+    if (stats_) {
+      for (const auto& [name, v] : counts_) stats_->Add(kPass, name, v);
+    }
+    counts_.clear();
   }
 
   Model& model_;
@@ -105,6 +115,7 @@ class GraphPartitioner {
   std::vector<int32_t> local_;        // NodeId index → local index (-1 = other graph)
   std::vector<MarkReason> reason_;    // local index → why unknown
   std::optional<ClusterGraph> cg_;
+  std::map<std::string, int64_t, std::less<>> counts_;
 };
 
 absl::Status GraphPartitioner::InitClusters() {
@@ -205,9 +216,11 @@ absl::Status GraphPartitioner::MergeControlFlowGroups() {
 // GE MergeClustersUnknownShape: every UNKNOWN cluster absorbs the clusters on
 // paths from each of its UNKNOWN inputs (path absorption).
 void GraphPartitioner::MergeUnknownPaths(const std::vector<int32_t>& order) {
+  std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != ClusterType::kUnknown) continue;
-    for (int32_t in : SortedInputs(c)) {
+    SortedInputs(c, inputs);
+    for (int32_t in : inputs) {
       in = cg_->Find(in);
       if (in == c || cg_->type(in) != ClusterType::kUnknown) continue;
       std::vector<int32_t> path = cg_->PathClusters(c, in);
@@ -261,17 +274,17 @@ bool GraphPartitioner::MergeRefVariable(int32_t c) {
 // of the same type, inputs in rank order.
 void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, ClusterType type,
                                       std::string_view counter) {
+  const std::string merged = StrCat(counter, "_merges");
+  const std::string refused = StrCat(counter, "_merges_refused");
+  std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != type) continue;
     if (type == ClusterType::kKnown && MergeRefVariable(c)) continue;
-    for (int32_t in : SortedInputs(c)) {
+    SortedInputs(c, inputs);
+    for (int32_t in : inputs) {
       in = cg_->Find(in);
       if (in == c || cg_->type(in) != type) continue;
-      if (cg_->TryMerge(c, in, [](int32_t) {})) {
-        Count(StrCat(counter, "_merges"));
-      } else {
-        Count(StrCat(counter, "_merges_refused"));
-      }
+      Count(cg_->TryMerge(c, in, [](int32_t) {}) ? merged : refused);
     }
   }
 }
@@ -394,13 +407,10 @@ struct Frame {
   std::vector<OutputRef> exports;  // member anchors consumed outside, in output order
 };
 
-inline uint64_t AnchorKey(OutputRef r) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(r.node.value)) << 21) | static_cast<uint32_t>(r.index);
-}
-
-// A name not yet used in the model: base, base_1, base_2 …
-std::string UniqueNodeName(const Model& m, const std::string& base) {
-  if (!m.FindNode(base).valid()) return base;
+// A name not yet used in the model: base, base_1, base_2 … `fresh` = the
+// caller knows no existing name can clash (see NamesAreFresh).
+std::string UniqueNodeName(const Model& m, std::string base, bool fresh = false) {
+  if (fresh || !m.FindNode(base).valid()) return base;
   for (int i = 1;; ++i) {
     std::string s = StrCat(base, "_", i);
     if (!m.FindNode(s).valid()) return s;
@@ -414,8 +424,35 @@ std::string UniqueGraphName(const Model& m, const std::string& base) {
   }
 }
 
+// True when no node or graph name starts with one of the prefixes of the
+// names BuildFrames makes (`PartitionedCall_`, `<root>_sub_`): the generated
+// names are then distinct from every existing one and from each other (the
+// frame id is followed by `_know` / `_unknow` / `_input`), so the per-name
+// lookups can be skipped. One pass over the names instead of one hash lookup
+// per created node.
+bool NamesAreFresh(const Model& m, std::string_view root_name) {
+  const std::string sub = StrCat(root_name, "_sub_");
+  auto clashes = [&](std::string_view name) {
+    return name.starts_with("PartitionedCall_") || name.starts_with(sub);
+  };
+  for (const Node& node : m.nodes()) {
+    if (clashes(node.name)) return false;
+  }
+  for (const Graph& g : m.graphs()) {
+    if (clashes(g.name)) return false;
+  }
+  return true;
+}
+
 absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   const int32_t n = static_cast<int32_t>(nodes_.size());
+  // Output anchors of the graph's nodes, numbered densely: anchor_base[v] + k
+  // is output k of local node v (replaces hashing (node, index) pairs).
+  std::vector<uint32_t> anchor_base(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    anchor_base[i + 1] = anchor_base[i] + static_cast<uint32_t>(LocalNode(i).outputs.size());
+  }
+  auto anchor = [&](const OutputRef& r) { return anchor_base[local_[r.node.index()]] + static_cast<uint32_t>(r.index); };
   // 1. Frames in cluster order, with unique ids.
   std::vector<Frame> frames;
   std::vector<int32_t> frame_of_cluster(n, -1);
@@ -435,6 +472,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   for (int32_t i = 0; i < n; ++i) frame_of[nodes_[i].index()] = frame_of_cluster[cg_->Find(i)];
 
   const std::string root_name = model_.graph(graph_).name;
+  const bool fresh = NamesAreFresh(model_, root_name);
   const std::string& call_engine = model_.engine_table.EngineForOp("PartitionedCall");
   const std::string& data_engine = model_.engine_table.EngineForOp("Data");
   const std::string& netoutput_engine = model_.engine_table.EngineForOp("NetOutput");
@@ -443,7 +481,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     const bool unknown = f.type == ClusterType::kUnknown;
     const char* suffix = f.type == ClusterType::kKnown ? "_know" : unknown ? "_unknow" : "_input";
     Node call;
-    call.name = UniqueNodeName(model_, StrCat("PartitionedCall_", fi));
+    call.name = UniqueNodeName(model_, StrCat("PartitionedCall_", fi), fresh);
     call.type = "PartitionedCall";
     call.engine = call_engine;
     call.attrs["_is_unknown_shape"] = unknown;
@@ -464,7 +502,8 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       if (same && common) call.attrs[key] = *common;
     }
     f.call = model_.AddNode(graph_, std::move(call));
-    f.sg = model_.AddSubgraph(f.call, UniqueGraphName(model_, StrCat(root_name, "_sub_", fi, suffix)));
+    std::string sg_name = StrCat(root_name, "_sub_", fi, suffix);
+    f.sg = model_.AddSubgraph(f.call, fresh ? std::move(sg_name) : UniqueGraphName(model_, sg_name));
     Graph& sg = model_.graph(f.sg);
     sg.attrs["_is_unknown_shape"] = unknown;
     if (unknown) sg.attrs["_memory_discontiguous_allocation"] = true;
@@ -472,14 +511,14 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   frame_of.resize(model_.num_nodes(), -1);
 
   // 2. Exports: member anchors read outside their frame (in consumer order).
-  std::unordered_map<uint64_t, OutputRef> export_ref;  // anchor → (call, output index)
+  std::vector<OutputRef> export_ref(anchor_base[n]);  // anchor → (call, output index); invalid node = none
   auto note_export = [&](const OutputRef& in, int32_t consumer_frame) {
     int32_t pf = frame_of[in.node.index()];
     if (pf < 0 || pf == consumer_frame) return;
-    auto [it, inserted] = export_ref.emplace(AnchorKey(in), OutputRef{});
-    if (!inserted) return;
+    OutputRef& ref = export_ref[anchor(in)];
+    if (ref.node.valid()) return;
     Frame& f = frames[pf];
-    it->second = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
+    ref = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
     f.exports.push_back(in);
   };
   for (int32_t i = 0; i < n; ++i) {
@@ -487,16 +526,17 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     for (const OutputRef& in : node.inputs) note_export(in, frame_of[nodes_[i].index()]);
   }
   auto outside_ref = [&](const OutputRef& in) {
-    return frame_of[in.node.index()] < 0 ? in : export_ref.at(AnchorKey(in));
+    return frame_of[in.node.index()] < 0 ? in : export_ref[anchor(in)];
   };
   auto outside_node = [&](NodeId p) { return frame_of[p.index()] < 0 ? p : frames[frame_of[p.index()]].call; };
 
   // 3. Each frame: Data nodes for outside inputs, control edges to the call,
   //    members moved, NetOutput for the exports.
+  std::vector<int32_t> data_frame(anchor_base[n], -1);  // anchor → frame whose Data node stands for it
+  std::vector<NodeId> data_of(anchor_base[n]);          // … and that Data node
   for (size_t fi = 0; fi < frames.size(); ++fi) {
     Frame& f = frames[fi];
     const std::string sg_name = model_.graph(f.sg).name;
-    std::unordered_map<uint64_t, NodeId> data_of;
     std::vector<OutputRef> call_inputs;
     std::vector<NodeId> call_controls;
     for (NodeId m : f.members) {
@@ -504,19 +544,20 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       for (size_t k = 0; k < num_inputs; ++k) {
         OutputRef in = model_.node(m).inputs[k];
         if (frame_of[in.node.index()] == static_cast<int32_t>(fi)) continue;
-        auto [it, inserted] = data_of.emplace(AnchorKey(in), NodeId());
-        if (inserted) {
+        const uint32_t a = anchor(in);
+        if (data_frame[a] != static_cast<int32_t>(fi)) {
+          data_frame[a] = static_cast<int32_t>(fi);
           Node data;
-          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()));
+          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()), fresh);
           data.type = "Data";
           data.engine = data_engine;
           data.outputs.push_back(model_.node(in.node).outputs[in.index]);
           data.attrs["_parent_node_index"] = static_cast<int64_t>(call_inputs.size());
-          it->second = model_.AddNode(f.sg, std::move(data));
-          f.data_nodes.push_back(it->second);
+          data_of[a] = model_.AddNode(f.sg, std::move(data));
+          f.data_nodes.push_back(data_of[a]);
           call_inputs.push_back(outside_ref(in));
         }
-        model_.node(m).inputs[k] = OutputRef{it->second, 0};
+        model_.node(m).inputs[k] = OutputRef{data_of[a], 0};
       }
       std::vector<NodeId>& ctrl = model_.node(m).control_inputs;
       size_t w = 0;
@@ -533,7 +574,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       ctrl.resize(w);
     }
     Node netout;
-    netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"));
+    netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"), fresh);
     netout.type = "NetOutput";
     netout.engine = netoutput_engine;
     std::vector<TensorDesc> call_outputs;
@@ -646,7 +687,9 @@ absl::Status GraphPartitioner::Run(PartitionResult& out) {
   } else {
     MergeNormal();
   }
-  return BuildFrames(out);
+  absl::Status built = BuildFrames(out);
+  FlushCounts();
+  return built;
 }
 
 bool OnlyDataAndNetOutputWithUnknownTensor(const Model& m, const Graph& g) {
