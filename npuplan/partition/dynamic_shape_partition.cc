@@ -663,11 +663,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   int64_t all = 0;
   for (int t = 0; t < kNumClusterTypes; ++t) {
     std::string name(ClusterTypeName(static_cast<ClusterType>(t)));
-    out.cluster_counts[name] = counts[t];
+    out.cluster_counts[name] += counts[t];
     all += counts[t];
     Count(StrCat("clusters_", name), counts[t]);
   }
-  out.cluster_counts["all"] = all;
+  out.cluster_counts["all"] += all;
   if (logging_) {
     log_->Record(kPass, "ClusterSummary", "", Field("all", all), Field("data", counts[0]), Field("input", counts[1]),
                  Field("netoutput", counts[2]), Field("stage", counts[3]), Field("unknown", counts[4]),
@@ -719,61 +719,98 @@ void MarkWholeGraphDynamic(Model& model) {
   model.root().attrs["_dynamic_shape_partitioned"] = false;
 }
 
-}  // namespace
-
-absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options) {
-  PartitionOptions o;
-  auto bad = [](std::string_view name, std::string_view value, std::string_view why) {
-    return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
-  };
-  o.merge_known_first = options.GetBool("npuplan.partition.mergeKnownFirst");
-  if (auto v = options.GetIfSet("npuplan.partition.mergeKnownFirst");
-      v && *v != "true" && *v != "false" && *v != "1" && *v != "0" && !v->empty()) {
-    return bad("npuplan.partition.mergeKnownFirst", *v, "expected \"true\" or \"false\"");
-  }
-  o.lower_limit = o.merge_known_first ? 6 : 4;
-  if (auto v = options.GetIfSet("ge.exec.static_model_ops_lower_limit")) {
-    int64_t n;
-    if (v->empty()) return bad("ge.exec.static_model_ops_lower_limit", *v, "must not be empty (an integer >= -1)");
-    if (!ParseInt64(*v, n) || n < -1) return bad("ge.exec.static_model_ops_lower_limit", *v, "expected an integer >= -1");
-    o.lower_limit = n;
-  }
-  if (auto v = options.GetIfSet("ge.exec.hostSchedulingMaxThreshold"); v && !v->empty()) {
-    int64_t n;
-    if (!ParseInt64(*v, n) || n < 0) {
-      return bad("ge.exec.hostSchedulingMaxThreshold", *v, "expected a non-negative integer");
+// GE GetMultiBatchIndependCompileGraphs: with root attr _enable_dynamic_batch,
+// the branches of every root Case with _insert_by_mbatch, in node order.
+absl::StatusOr<std::vector<GraphId>> MultiBatchBranches(const Model& model) {
+  std::vector<GraphId> branches;
+  NPUPLAN_ASSIGN_OR_RETURN(bool enabled, GraphFlag(model.root(), "_enable_dynamic_batch"));
+  if (!enabled) return branches;
+  for (NodeId id : model.root().nodes) {
+    const Node& n = model.node(id);
+    if (n.type != "Case") continue;
+    const AttrValue* v = FindAttr(n.attrs, "_insert_by_mbatch");
+    if (v == nullptr) continue;
+    const bool* b = v->as<bool>();
+    if (b == nullptr) {
+      return Bad(StrCat("node '", n.name, "': attribute _insert_by_mbatch must be a bool, got ", v->TypeName()));
     }
-    o.host_scheduling_threshold = n;
+    if (*b) branches.insert(branches.end(), n.subgraphs.begin(), n.subgraphs.end());
   }
-  std::string mode = options.Get("ge.topoSortingMode");
-  if (mode.empty()) mode = "0";
-  NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode, ParseTopoSortMode(mode));
-  o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
-  return o;
+  return branches;
 }
 
-absl::Status PartitionModel(Model& model, const MarkResult& marks, const PartitionOptions& options,
-                            DecisionLog* log, Statistics* stats, PartitionResult& out) {
-  out.subgraphs.clear();
-  out.cluster_counts.clear();
+// GE CtrlEdgeTransfer, run once before a compile graph is cut: in every
+// subgraph (not the root), a Const/Constant with incoming control edges loses
+// them and each of its consumers (data or control) gets them instead. The
+// Const then has no inputs and becomes an input node of its graph's partition.
+void TransferConstControlEdges(Model& model, DecisionLog* log, Statistics* stats) {
+  const bool logging = log != nullptr && log->enabled();
+  int64_t moved = 0;
+  std::vector<std::vector<NodeId>> consumers(model.num_nodes());
+  for (GraphId g : model.GraphsPreOrder()) {
+    if (g == kRootGraph) continue;
+    const Graph& graph = model.graph(g);
+    bool any = false;
+    for (NodeId id : graph.nodes) {
+      const Node& n = model.node(id);
+      any |= IsConstType(n.type) && !n.control_inputs.empty();
+    }
+    if (!any) continue;
+    // Consumers of each Const, in node order, deduplicated.
+    for (NodeId id : graph.nodes) {
+      const Node& n = model.node(id);
+      auto note = [&](NodeId p) {
+        if (!IsConstType(model.node(p).type)) return;
+        std::vector<NodeId>& c = consumers[p.index()];
+        if (c.empty() || c.back() != id) c.push_back(id);
+      };
+      for (const OutputRef& in : n.inputs) note(in.node);
+      for (NodeId p : n.control_inputs) note(p);
+    }
+    for (NodeId id : graph.nodes) {
+      Node& c = model.node(id);
+      if (!IsConstType(c.type) || c.control_inputs.empty()) continue;
+      std::vector<NodeId> preds = std::move(c.control_inputs);
+      model.node(id).control_inputs.clear();
+      for (NodeId o : consumers[id.index()]) {
+        std::vector<NodeId>& ctrl = model.node(o).control_inputs;
+        for (NodeId p : preds) {
+          if (p == o || std::find(ctrl.begin(), ctrl.end(), p) != ctrl.end()) continue;
+          ctrl.push_back(p);
+          ++moved;
+          if (logging) {
+            log->Record(kPass, "CtrlEdgeTransferred", "", Field("const", model.node(id).name),
+                        Field("from", model.node(p).name), Field("to", model.node(o).name));
+          }
+        }
+      }
+    }
+  }
+  if (stats && moved > 0) stats->Add(kPass, "ctrl_edges_transferred", moved);
+}
+
+}  // namespace
+
+namespace {
+
+absl::Status SortPartitioned(Model& model, const PartitionOptions& options) {
+  absl::Status sorted = TopologicalSort(model, options.topo_mode);
+  if (!sorted.ok()) {
+    return absl::InternalError(StrCat("[", kPass, "] the partitioned graph is not acyclic: ", sorted.message()));
+  }
+  return absl::OkStatus();
+}
+
+// The root compile graph's decision (GE IsGraphNeedUnknownShapePartition) and cut.
+absl::Status PartitionRoot(Model& model, const MarkResult& marks, const PartitionOptions& options, DecisionLog* log,
+                           Statistics* stats, PartitionResult& out) {
   Graph& root = model.root();
-  // 1. Whole-graph shortcuts (GE: before any per-graph work).
-  if (options.lower_limit == -1) {
-    MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
-    return absl::OkStatus();
-  }
-  if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
-    MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
-    return absl::OkStatus();
-  }
   NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(root, "_no_need_dynamic_shape_partition"));
   if (no_need) {
     Decide(out, "skipped", "graph attribute _no_need_dynamic_shape_partition", log, stats);
     return absl::OkStatus();
   }
-  // 2. Does the graph enter the partition flow (P1 a–d, P2)?
+  // Does the graph enter the partition flow (P1 a–d, P2)?
   if (marks.trigger_count == 0) {
     bool special = false;
     for (NodeId id : root.nodes) {
@@ -805,15 +842,117 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
     Decide(out, "whole-dynamic", "single-op scene (graph attribute _single_op_scene)", log, stats);
     return absl::OkStatus();
   }
-  // 3. Partition the root.
+  // Partition the root.
   root.attrs["_dynamic_shape_partitioned"] = true;
+  TransferConstControlEdges(model, log, stats);
   GraphPartitioner partitioner(model, kRootGraph, marks, options, log, stats);
   NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
-  absl::Status sorted = TopologicalSort(model, options.topo_mode);
-  if (!sorted.ok()) {
-    return absl::InternalError(StrCat("[", kPass, "] the partitioned graph is not acyclic: ", sorted.message()));
-  }
+  NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
   Decide(out, "partitioned", StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)"), log, stats);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options) {
+  PartitionOptions o;
+  auto bad = [](std::string_view name, std::string_view value, std::string_view why) {
+    return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
+  };
+  o.merge_known_first = options.GetBool("npuplan.partition.mergeKnownFirst");
+  if (auto v = options.GetIfSet("npuplan.partition.mergeKnownFirst");
+      v && *v != "true" && *v != "false" && *v != "1" && *v != "0" && !v->empty()) {
+    return bad("npuplan.partition.mergeKnownFirst", *v, "expected \"true\" or \"false\"");
+  }
+  o.lower_limit = o.merge_known_first ? 6 : 4;
+  if (auto v = options.GetIfSet("ge.exec.static_model_ops_lower_limit")) {
+    int64_t n;
+    if (v->empty()) return bad("ge.exec.static_model_ops_lower_limit", *v, "must not be empty (an integer >= -1)");
+    if (!ParseInt64(*v, n) || n < -1) return bad("ge.exec.static_model_ops_lower_limit", *v, "expected an integer >= -1");
+    o.lower_limit = n;
+  }
+  if (auto v = options.GetIfSet("ge.exec.hostSchedulingMaxThreshold"); v && !v->empty()) {
+    int64_t n;
+    if (!ParseInt64(*v, n) || n < 0) {
+      return bad("ge.exec.hostSchedulingMaxThreshold", *v, "expected a non-negative integer");
+    }
+    o.host_scheduling_threshold = n;
+  }
+  if (auto v = options.GetIfSet("ge.exec.placement"); v && !v->empty()) {
+    if (*v != "HOST" && *v != "DEVICE") return bad("ge.exec.placement", *v, "expected \"HOST\" or \"DEVICE\"");
+    o.host_exec = *v == "HOST";
+  }
+  std::string mode = options.Get("ge.topoSortingMode");
+  if (mode.empty()) mode = "0";
+  NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode, ParseTopoSortMode(mode));
+  o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
+  return o;
+}
+
+absl::Status PartitionModel(Model& model, const MarkResult& marks, const PartitionOptions& options,
+                            DecisionLog* log, Statistics* stats, PartitionResult& out) {
+  out.subgraphs.clear();
+  out.cluster_counts.clear();
+  Graph& root = model.root();
+  // 1. Whole-graph shortcuts (GE: before any per-graph work).
+  if (options.host_exec) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "ge.exec.placement=HOST (host exec)", log, stats);
+    return absl::OkStatus();
+  }
+  if (options.lower_limit == -1) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
+    return absl::OkStatus();
+  }
+  if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
+    return absl::OkStatus();
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(std::vector<GraphId> branches, MultiBatchBranches(model));
+  NPUPLAN_RETURN_IF_ERROR(PartitionRoot(model, marks, options, log, stats, out));
+  if (out.decision == "whole-dynamic" || branches.empty()) return absl::OkStatus();
+  // 2. Multi-batch Case branches: compile graphs of their own (GE), each cut
+  //    when it holds an (a)-(d) node itself.
+  bool cut = out.decision == "partitioned";
+  int64_t cut_branches = 0;
+  for (GraphId b : branches) {
+    Graph& branch = model.graph(b);
+    std::string decision = "static", reason = "no node hits rules (a)-(d)";
+    int64_t triggers = 0;
+    for (NodeId id : branch.nodes) triggers += EntersPartitionFlow(marks.reason[id.index()]) ? 1 : 0;
+    NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(branch, "_no_need_dynamic_shape_partition"));
+    if (no_need) {
+      decision = "skipped";
+      reason = "graph attribute _no_need_dynamic_shape_partition";
+    } else if (triggers > 0) {
+      decision = "partitioned";
+      reason = StrCat(triggers, " node(s) hit rules (a)-(d)");
+      if (!cut) TransferConstControlEdges(model, log, stats);
+      cut = true;
+      ++cut_branches;
+      model.graph(b).attrs["_dynamic_shape_partitioned"] = true;
+      GraphPartitioner partitioner(model, b, marks, options, log, stats);
+      NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
+    } else {
+      model.graph(b).attrs["_dynamic_shape_partitioned"] = false;
+    }
+    if (stats) stats->Add(kPass, StrCat("branch_decision_", decision));
+    if (log && log->enabled()) {
+      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name), Field("decision", decision),
+                  Field("reason", reason));
+    }
+  }
+  if (cut_branches > 0) {
+    if (out.decision != "partitioned") {
+      out.decision = "partitioned";
+      out.reason = StrCat("root: ", out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
+    } else {
+      out.reason = StrCat(out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
+    }
+    NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
+  }
   return absl::OkStatus();
 }
 
