@@ -74,6 +74,7 @@ class GraphPartitioner {
   void DemoteSmallClusters();
   bool MergeRefVariable(int32_t c);
   absl::Status BuildFrames(PartitionResult& out);
+  absl::StatusOr<bool> ForceSplitDataFlowGroups();
 
   // Sets the reason of every node that turns unknown by the next merges.
   auto Relabel(MarkReason r) {
@@ -116,6 +117,7 @@ class GraphPartitioner {
   std::vector<MarkReason> reason_;    // local index → why unknown
   std::optional<ClusterGraph> cg_;
   std::map<std::string, int64_t, std::less<>> counts_;
+  std::vector<uint8_t> data_flow_forced_;  // local index → forced unknown by the data-flow rule
 };
 
 absl::Status GraphPartitioner::InitClusters() {
@@ -126,12 +128,29 @@ absl::Status GraphPartitioner::InitClusters() {
   for (int32_t i = 0; i < n; ++i) local_[nodes_[i].index()] = i;
   std::vector<ClusterType> types(n);
   reason_.resize(n);
+  // Data-flow re-marking (ForceSplitDataFlowGroups): forced nodes and, as
+  // marking does for unknown nodes, their Const data inputs.
+  std::vector<MarkReason> forced;
+  if (!data_flow_forced_.empty()) {
+    forced.assign(n, MarkReason::kKnown);
+    for (int32_t i = 0; i < n; ++i) {
+      if (!data_flow_forced_[i]) continue;
+      forced[i] = MarkReason::kDataFlowHandle;
+      for (const OutputRef& in : LocalNode(i).inputs) {
+        const int32_t lp = local_[in.node.index()];
+        if (lp >= 0 && IsConstType(LocalNode(lp).type) && forced[lp] == MarkReason::kKnown) {
+          forced[lp] = MarkReason::kConstInput;
+        }
+      }
+    }
+  }
   std::vector<uint32_t> offs(n + 1, 0);
   std::vector<int32_t> preds;
   preds.reserve(n * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model_.node(nodes_[i]);
     reason_[i] = marks_.reason[nodes_[i].index()];
+    if (!forced.empty() && reason_[i] == MarkReason::kKnown) reason_[i] = forced[i];
     if (IsDataType(node.type) && node.inputs.empty()) {
       types[i] = ClusterType::kData;
     } else if (IsConstType(node.type) && node.inputs.empty() && node.control_inputs.empty()) {
@@ -678,18 +697,73 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
 }
 
 absl::Status GraphPartitioner::Run(PartitionResult& out) {
-  NPUPLAN_RETURN_IF_ERROR(InitClusters());
-  NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
-  if (options_.stable_topo) {
-    MergeStable();  // node order; stays unbounded after control-flow merges
-  } else if (options_.merge_known_first) {
-    MergeKnownFirst();
-  } else {
-    MergeNormal();
+  // One clustering round, again after each data-flow re-marking (each round
+  // forces at least one more node, so this ends).
+  for (;;) {
+    NPUPLAN_RETURN_IF_ERROR(InitClusters());
+    NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
+    if (options_.stable_topo) {
+      MergeStable();  // node order; stays unbounded after control-flow merges
+    } else if (options_.merge_known_first) {
+      MergeKnownFirst();
+    } else {
+      MergeNormal();
+    }
+    NPUPLAN_ASSIGN_OR_RETURN(bool again, ForceSplitDataFlowGroups());
+    if (!again) break;
+    Count("data_flow_rounds");
+    // The superseded round's merge counters are dropped; its log lines stay
+    // (followed by DataFlowForcedUnknown and the final round's lines).
+    for (auto it = counts_.begin(); it != counts_.end();) {
+      it = it->first.starts_with("data_flow_") ? std::next(it) : counts_.erase(it);
+    }
   }
   absl::Status built = BuildFrames(out);
   FlushCounts();
   return built;
+}
+
+// GE DynamicDataFlowPartitionerPass (our reading): the Stack ops sharing one
+// `_data_flow_handle` must all run in the same kind of cluster. When a group
+// is split between UNKNOWN and other clusters, every member is forced
+// unknown (GE writes `_force_unknown_shape`) and the clustering is redone;
+// repeated until no group is split. Returns true when something was forced.
+absl::StatusOr<bool> GraphPartitioner::ForceSplitDataFlowGroups() {
+  static constexpr std::string_view kOps[] = {"Stack", "StackPush", "StackPop", "StackClose"};
+  std::map<int64_t, std::vector<int32_t>> groups;
+  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+    const Node& node = LocalNode(i);
+    if (std::find(std::begin(kOps), std::end(kOps), node.type) == std::end(kOps)) continue;
+    const AttrValue* v = FindAttr(node.attrs, "_data_flow_handle");
+    if (v == nullptr) continue;
+    const int64_t* h = v->as<int64_t>();
+    if (h == nullptr) {
+      return Bad(StrCat("node '", node.name, "': attribute _data_flow_handle must be an int, got ", v->TypeName()));
+    }
+    groups[*h].push_back(i);
+  }
+  bool changed = false;
+  for (const auto& [handle, members] : groups) {
+    if (members.size() < 2) continue;
+    auto unknown = [&](int32_t v) { return cg_->type(cg_->Find(v)) == ClusterType::kUnknown; };
+    const bool first = unknown(members[0]);
+    bool split = false;
+    for (int32_t v : members) split |= unknown(v) != first;
+    if (!split) continue;
+    data_flow_forced_.resize(nodes_.size(), 0);
+    for (int32_t v : members) {
+      if (data_flow_forced_[v]) continue;
+      data_flow_forced_[v] = 1;
+      changed = true;
+      Node& node = model_.node(nodes_[v]);
+      node.attrs["_force_unknown_shape"] = true;
+      Count("data_flow_forced_nodes");
+      if (logging_) {
+        log_->Record(kPass, "DataFlowForcedUnknown", "", Field("node", node.name), Field("handle", handle));
+      }
+    }
+  }
+  return changed;
 }
 
 bool OnlyDataAndNetOutputWithUnknownTensor(const Model& m, const Graph& g) {

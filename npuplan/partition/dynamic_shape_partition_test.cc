@@ -533,6 +533,39 @@ TEST(DynamicShapePartitionTest, RejectsMalformedMultiBatchAttribute) {
               StatusIs(absl::StatusCode::kInvalidArgument, "node 'case': attribute _insert_by_mbatch must be a bool"));
 }
 
+// GE DynamicDataFlowPartitionerPass: Stack ops sharing a _data_flow_handle
+// that end up split between an unknown and a known cluster are all forced
+// unknown and the graph is re-clustered; an unsplit group is left alone.
+TEST(DynamicShapePartitionTest, ForcesSplitDataFlowGroupsUnknownAndReclusters) {
+  auto build = [](bool split) {
+    GraphBuilder b;
+    b.Data("x").Unk("d", {"x"});
+    b.Op("a1", {"x"}).Op("a2", {"a1"}).Node("pop", "StackPop", {"a2"}, {4}, {{"_data_flow_handle", 1}});
+    b.Op("a3", {"pop"}).Op("a4", {"a3"});
+    // split: the push reads the unknown node; else it ends the known chain.
+    b.Node("push", "StackPush", {split ? "d" : "a4"}, {4}, {{"_data_flow_handle", 1}});
+    b.Output({"a4", "push", "d"});
+    return b.Json();
+  };
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(build(true)));
+  EXPECT_EQ(run->KindOf("push"), "unknown");
+  EXPECT_EQ(run->KindOf("pop"), "unknown");
+  EXPECT_EQ(run->KindOf("a1"), "unknown");  // what is left of the chain is below the limit
+  const Model& m = run->plan.model;
+  EXPECT_EQ(*GetBoolAttr(m.node(m.FindNode("pop")).attrs, "_force_unknown_shape"), true);
+  EXPECT_EQ(run->stats.Get(kPass, "data_flow_forced_nodes"), 2);
+  EXPECT_EQ(run->stats.Get(kPass, "data_flow_rounds"), 1);
+  EXPECT_THAT(run->LogText(), HasSubstr("DataFlowForcedUnknown node=pop handle=1"));
+  EXPECT_THAT(run->LogText(), HasSubstr("Mark node[pop,StackPop] attr[_is_unknown_shape] to 1. reason=\"data-flow handle\""));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto together, RunPartition(build(false)));
+  EXPECT_EQ(together->KindOf("pop"), "known");
+  EXPECT_EQ(together->stats.Get(kPass, "data_flow_forced_nodes"), 0);
+  GraphBuilder bad;
+  bad.Data("x").Unk("d", {"x"}).Node("pop", "StackPop", {"d"}, {4}, {{"_data_flow_handle", "h"}}).Output({"pop"});
+  EXPECT_THAT(RunPartition(bad.Json()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'pop': attribute _data_flow_handle must be an int"));
+}
+
 TEST(DynamicShapePartitionTest, FillsThePlanAndCountsStatistics) {
   GraphBuilder b;
   b.Data("x").Unk("d", {"x"});
