@@ -203,7 +203,26 @@ bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to, int32_t max_first
 
 std::vector<int32_t> ClusterGraph::TopoSort() {
   std::vector<int32_t> live = LiveClusters();
-  std::vector<int32_t> pending(parent_.size(), 0);
+  // Kahn with the smallest first() among the ready clusters yields the
+  // lexicographically smallest topological order by first(). When the
+  // clusters ordered by first() already form a topological order, that order
+  // is it: checked in one pass (every input placed earlier), no heap needed.
+  std::vector<int32_t> pending(parent_.size(), 0);  // fast path: position + 1
+  bool ordered = true;
+  for (size_t i = 0; i < live.size() && ordered; ++i) {
+    for (int32_t y : Ins(live[i])) {
+      if (pending[y] == 0) {  // not placed yet: an input after its consumer
+        ordered = false;
+        break;
+      }
+    }
+    pending[live[i]] = static_cast<int32_t>(i) + 1;
+  }
+  if (ordered) {
+    for (size_t i = 0; i < live.size(); ++i) min_[live[i]] = max_[live[i]] = static_cast<int32_t>(i);
+    return live;
+  }
+  std::fill(pending.begin(), pending.end(), 0);
   using Entry = std::pair<int32_t, int32_t>;  // (first, cluster)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
   for (int32_t c : live) {
@@ -225,11 +244,20 @@ std::vector<int32_t> ClusterGraph::TopoSort() {
 }
 
 std::vector<int32_t> ClusterGraph::LiveClusters() const {
-  std::vector<int32_t> live;
+  // first() values are distinct node indices: bucket by them (O(n), no sort).
+  std::vector<int32_t> by_first(parent_.size(), -1);
+  size_t count = 0;
   for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) {
-    if (parent_[i] == i) live.push_back(i);
+    if (parent_[i] == i) {
+      by_first[first_[i]] = i;
+      ++count;
+    }
   }
-  std::sort(live.begin(), live.end(), [&](int32_t a, int32_t b) { return first_[a] < first_[b]; });
+  std::vector<int32_t> live;
+  live.reserve(count);
+  for (int32_t c : by_first) {
+    if (c >= 0) live.push_back(c);
+  }
   return live;
 }
 

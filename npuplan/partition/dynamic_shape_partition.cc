@@ -15,7 +15,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "npuplan/partition/cluster_graph.h"
@@ -75,22 +74,34 @@ class GraphPartitioner {
   void DemoteSmallClusters();
   bool MergeRefVariable(int32_t c);
   absl::Status BuildFrames(PartitionResult& out);
+  absl::StatusOr<bool> ForceSplitDataFlowGroups();
 
   // Sets the reason of every node that turns unknown by the next merges.
   auto Relabel(MarkReason r) {
     return [this, r](int32_t v) { reason_[v] = r; };
   }
-  std::vector<int32_t> SortedInputs(int32_t c) {
+  // c's input clusters by (rank, first node), into `in` (reused buffer).
+  void SortedInputs(int32_t c, std::vector<int32_t>& in) {
     auto span = cg_->Ins(c);
-    std::vector<int32_t> in(span.begin(), span.end());
+    in.assign(span.begin(), span.end());
     std::sort(in.begin(), in.end(), [&](int32_t a, int32_t b) {
       return cg_->max(a) != cg_->max(b) ? cg_->max(a) < cg_->max(b) : cg_->first(a) < cg_->first(b);
     });
-    return in;
   }
   const Node& LocalNode(int32_t v) const { return model_.node(nodes_[v]); }
+  // Counters are summed locally (no string building per merge) and handed to
+  // `stats_` once, by FlushCounts.
   void Count(std::string_view counter, int64_t d = 1) {
-    if (stats_) stats_->Add(kPass, counter, d);
+    if (!stats_) return;
+    auto it = counts_.find(counter);
+    if (it == counts_.end()) it = counts_.emplace(std::string(counter), 0).first;
+    it->second += d;
+  }
+  void FlushCounts() {
+    if (stats_) {
+      for (const auto& [name, v] : counts_) stats_->Add(kPass, name, v);
+    }
+    counts_.clear();
   }
 
   Model& model_;
@@ -105,6 +116,8 @@ class GraphPartitioner {
   std::vector<int32_t> local_;        // NodeId index → local index (-1 = other graph)
   std::vector<MarkReason> reason_;    // local index → why unknown
   std::optional<ClusterGraph> cg_;
+  std::map<std::string, int64_t, std::less<>> counts_;
+  std::vector<uint8_t> data_flow_forced_;  // local index → forced unknown by the data-flow rule
 };
 
 absl::Status GraphPartitioner::InitClusters() {
@@ -115,12 +128,29 @@ absl::Status GraphPartitioner::InitClusters() {
   for (int32_t i = 0; i < n; ++i) local_[nodes_[i].index()] = i;
   std::vector<ClusterType> types(n);
   reason_.resize(n);
+  // Data-flow re-marking (ForceSplitDataFlowGroups): forced nodes and, as
+  // marking does for unknown nodes, their Const data inputs.
+  std::vector<MarkReason> forced;
+  if (!data_flow_forced_.empty()) {
+    forced.assign(n, MarkReason::kKnown);
+    for (int32_t i = 0; i < n; ++i) {
+      if (!data_flow_forced_[i]) continue;
+      forced[i] = MarkReason::kDataFlowHandle;
+      for (const OutputRef& in : LocalNode(i).inputs) {
+        const int32_t lp = local_[in.node.index()];
+        if (lp >= 0 && IsConstType(LocalNode(lp).type) && forced[lp] == MarkReason::kKnown) {
+          forced[lp] = MarkReason::kConstInput;
+        }
+      }
+    }
+  }
   std::vector<uint32_t> offs(n + 1, 0);
   std::vector<int32_t> preds;
   preds.reserve(n * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model_.node(nodes_[i]);
     reason_[i] = marks_.reason[nodes_[i].index()];
+    if (!forced.empty() && reason_[i] == MarkReason::kKnown) reason_[i] = forced[i];
     if (IsDataType(node.type) && node.inputs.empty()) {
       types[i] = ClusterType::kData;
     } else if (IsConstType(node.type) && node.inputs.empty() && node.control_inputs.empty()) {
@@ -205,9 +235,11 @@ absl::Status GraphPartitioner::MergeControlFlowGroups() {
 // GE MergeClustersUnknownShape: every UNKNOWN cluster absorbs the clusters on
 // paths from each of its UNKNOWN inputs (path absorption).
 void GraphPartitioner::MergeUnknownPaths(const std::vector<int32_t>& order) {
+  std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != ClusterType::kUnknown) continue;
-    for (int32_t in : SortedInputs(c)) {
+    SortedInputs(c, inputs);
+    for (int32_t in : inputs) {
       in = cg_->Find(in);
       if (in == c || cg_->type(in) != ClusterType::kUnknown) continue;
       std::vector<int32_t> path = cg_->PathClusters(c, in);
@@ -261,17 +293,17 @@ bool GraphPartitioner::MergeRefVariable(int32_t c) {
 // of the same type, inputs in rank order.
 void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, ClusterType type,
                                       std::string_view counter) {
+  const std::string merged = StrCat(counter, "_merges");
+  const std::string refused = StrCat(counter, "_merges_refused");
+  std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != type) continue;
     if (type == ClusterType::kKnown && MergeRefVariable(c)) continue;
-    for (int32_t in : SortedInputs(c)) {
+    SortedInputs(c, inputs);
+    for (int32_t in : inputs) {
       in = cg_->Find(in);
       if (in == c || cg_->type(in) != type) continue;
-      if (cg_->TryMerge(c, in, [](int32_t) {})) {
-        Count(StrCat(counter, "_merges"));
-      } else {
-        Count(StrCat(counter, "_merges_refused"));
-      }
+      Count(cg_->TryMerge(c, in, [](int32_t) {}) ? merged : refused);
     }
   }
 }
@@ -394,13 +426,10 @@ struct Frame {
   std::vector<OutputRef> exports;  // member anchors consumed outside, in output order
 };
 
-inline uint64_t AnchorKey(OutputRef r) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(r.node.value)) << 21) | static_cast<uint32_t>(r.index);
-}
-
-// A name not yet used in the model: base, base_1, base_2 …
-std::string UniqueNodeName(const Model& m, const std::string& base) {
-  if (!m.FindNode(base).valid()) return base;
+// A name not yet used in the model: base, base_1, base_2 … `fresh` = the
+// caller knows no existing name can clash (see NamesAreFresh).
+std::string UniqueNodeName(const Model& m, std::string base, bool fresh = false) {
+  if (fresh || !m.FindNode(base).valid()) return base;
   for (int i = 1;; ++i) {
     std::string s = StrCat(base, "_", i);
     if (!m.FindNode(s).valid()) return s;
@@ -414,8 +443,35 @@ std::string UniqueGraphName(const Model& m, const std::string& base) {
   }
 }
 
+// True when no node or graph name starts with one of the prefixes of the
+// names BuildFrames makes (`PartitionedCall_`, `<root>_sub_`): the generated
+// names are then distinct from every existing one and from each other (the
+// frame id is followed by `_know` / `_unknow` / `_input`), so the per-name
+// lookups can be skipped. One pass over the names instead of one hash lookup
+// per created node.
+bool NamesAreFresh(const Model& m, std::string_view root_name) {
+  const std::string sub = StrCat(root_name, "_sub_");
+  auto clashes = [&](std::string_view name) {
+    return name.starts_with("PartitionedCall_") || name.starts_with(sub);
+  };
+  for (const Node& node : m.nodes()) {
+    if (clashes(node.name)) return false;
+  }
+  for (const Graph& g : m.graphs()) {
+    if (clashes(g.name)) return false;
+  }
+  return true;
+}
+
 absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   const int32_t n = static_cast<int32_t>(nodes_.size());
+  // Output anchors of the graph's nodes, numbered densely: anchor_base[v] + k
+  // is output k of local node v (replaces hashing (node, index) pairs).
+  std::vector<uint32_t> anchor_base(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    anchor_base[i + 1] = anchor_base[i] + static_cast<uint32_t>(LocalNode(i).outputs.size());
+  }
+  auto anchor = [&](const OutputRef& r) { return anchor_base[local_[r.node.index()]] + static_cast<uint32_t>(r.index); };
   // 1. Frames in cluster order, with unique ids.
   std::vector<Frame> frames;
   std::vector<int32_t> frame_of_cluster(n, -1);
@@ -435,6 +491,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   for (int32_t i = 0; i < n; ++i) frame_of[nodes_[i].index()] = frame_of_cluster[cg_->Find(i)];
 
   const std::string root_name = model_.graph(graph_).name;
+  const bool fresh = NamesAreFresh(model_, root_name);
   const std::string& call_engine = model_.engine_table.EngineForOp("PartitionedCall");
   const std::string& data_engine = model_.engine_table.EngineForOp("Data");
   const std::string& netoutput_engine = model_.engine_table.EngineForOp("NetOutput");
@@ -443,7 +500,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     const bool unknown = f.type == ClusterType::kUnknown;
     const char* suffix = f.type == ClusterType::kKnown ? "_know" : unknown ? "_unknow" : "_input";
     Node call;
-    call.name = UniqueNodeName(model_, StrCat("PartitionedCall_", fi));
+    call.name = UniqueNodeName(model_, StrCat("PartitionedCall_", fi), fresh);
     call.type = "PartitionedCall";
     call.engine = call_engine;
     call.attrs["_is_unknown_shape"] = unknown;
@@ -464,7 +521,8 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       if (same && common) call.attrs[key] = *common;
     }
     f.call = model_.AddNode(graph_, std::move(call));
-    f.sg = model_.AddSubgraph(f.call, UniqueGraphName(model_, StrCat(root_name, "_sub_", fi, suffix)));
+    std::string sg_name = StrCat(root_name, "_sub_", fi, suffix);
+    f.sg = model_.AddSubgraph(f.call, fresh ? std::move(sg_name) : UniqueGraphName(model_, sg_name));
     Graph& sg = model_.graph(f.sg);
     sg.attrs["_is_unknown_shape"] = unknown;
     if (unknown) sg.attrs["_memory_discontiguous_allocation"] = true;
@@ -472,14 +530,14 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   frame_of.resize(model_.num_nodes(), -1);
 
   // 2. Exports: member anchors read outside their frame (in consumer order).
-  std::unordered_map<uint64_t, OutputRef> export_ref;  // anchor → (call, output index)
+  std::vector<OutputRef> export_ref(anchor_base[n]);  // anchor → (call, output index); invalid node = none
   auto note_export = [&](const OutputRef& in, int32_t consumer_frame) {
     int32_t pf = frame_of[in.node.index()];
     if (pf < 0 || pf == consumer_frame) return;
-    auto [it, inserted] = export_ref.emplace(AnchorKey(in), OutputRef{});
-    if (!inserted) return;
+    OutputRef& ref = export_ref[anchor(in)];
+    if (ref.node.valid()) return;
     Frame& f = frames[pf];
-    it->second = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
+    ref = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
     f.exports.push_back(in);
   };
   for (int32_t i = 0; i < n; ++i) {
@@ -487,16 +545,17 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     for (const OutputRef& in : node.inputs) note_export(in, frame_of[nodes_[i].index()]);
   }
   auto outside_ref = [&](const OutputRef& in) {
-    return frame_of[in.node.index()] < 0 ? in : export_ref.at(AnchorKey(in));
+    return frame_of[in.node.index()] < 0 ? in : export_ref[anchor(in)];
   };
   auto outside_node = [&](NodeId p) { return frame_of[p.index()] < 0 ? p : frames[frame_of[p.index()]].call; };
 
   // 3. Each frame: Data nodes for outside inputs, control edges to the call,
   //    members moved, NetOutput for the exports.
+  std::vector<int32_t> data_frame(anchor_base[n], -1);  // anchor → frame whose Data node stands for it
+  std::vector<NodeId> data_of(anchor_base[n]);          // … and that Data node
   for (size_t fi = 0; fi < frames.size(); ++fi) {
     Frame& f = frames[fi];
     const std::string sg_name = model_.graph(f.sg).name;
-    std::unordered_map<uint64_t, NodeId> data_of;
     std::vector<OutputRef> call_inputs;
     std::vector<NodeId> call_controls;
     for (NodeId m : f.members) {
@@ -504,19 +563,20 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       for (size_t k = 0; k < num_inputs; ++k) {
         OutputRef in = model_.node(m).inputs[k];
         if (frame_of[in.node.index()] == static_cast<int32_t>(fi)) continue;
-        auto [it, inserted] = data_of.emplace(AnchorKey(in), NodeId());
-        if (inserted) {
+        const uint32_t a = anchor(in);
+        if (data_frame[a] != static_cast<int32_t>(fi)) {
+          data_frame[a] = static_cast<int32_t>(fi);
           Node data;
-          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()));
+          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()), fresh);
           data.type = "Data";
           data.engine = data_engine;
           data.outputs.push_back(model_.node(in.node).outputs[in.index]);
           data.attrs["_parent_node_index"] = static_cast<int64_t>(call_inputs.size());
-          it->second = model_.AddNode(f.sg, std::move(data));
-          f.data_nodes.push_back(it->second);
+          data_of[a] = model_.AddNode(f.sg, std::move(data));
+          f.data_nodes.push_back(data_of[a]);
           call_inputs.push_back(outside_ref(in));
         }
-        model_.node(m).inputs[k] = OutputRef{it->second, 0};
+        model_.node(m).inputs[k] = OutputRef{data_of[a], 0};
       }
       std::vector<NodeId>& ctrl = model_.node(m).control_inputs;
       size_t w = 0;
@@ -533,7 +593,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       ctrl.resize(w);
     }
     Node netout;
-    netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"));
+    netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"), fresh);
     netout.type = "NetOutput";
     netout.engine = netoutput_engine;
     std::vector<TensorDesc> call_outputs;
@@ -622,11 +682,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   int64_t all = 0;
   for (int t = 0; t < kNumClusterTypes; ++t) {
     std::string name(ClusterTypeName(static_cast<ClusterType>(t)));
-    out.cluster_counts[name] = counts[t];
+    out.cluster_counts[name] += counts[t];
     all += counts[t];
     Count(StrCat("clusters_", name), counts[t]);
   }
-  out.cluster_counts["all"] = all;
+  out.cluster_counts["all"] += all;
   if (logging_) {
     log_->Record(kPass, "ClusterSummary", "", Field("all", all), Field("data", counts[0]), Field("input", counts[1]),
                  Field("netoutput", counts[2]), Field("stage", counts[3]), Field("unknown", counts[4]),
@@ -637,16 +697,73 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
 }
 
 absl::Status GraphPartitioner::Run(PartitionResult& out) {
-  NPUPLAN_RETURN_IF_ERROR(InitClusters());
-  NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
-  if (options_.stable_topo) {
-    MergeStable();  // node order; stays unbounded after control-flow merges
-  } else if (options_.merge_known_first) {
-    MergeKnownFirst();
-  } else {
-    MergeNormal();
+  // One clustering round, again after each data-flow re-marking (each round
+  // forces at least one more node, so this ends).
+  for (;;) {
+    NPUPLAN_RETURN_IF_ERROR(InitClusters());
+    NPUPLAN_RETURN_IF_ERROR(MergeControlFlowGroups());
+    if (options_.stable_topo) {
+      MergeStable();  // node order; stays unbounded after control-flow merges
+    } else if (options_.merge_known_first) {
+      MergeKnownFirst();
+    } else {
+      MergeNormal();
+    }
+    NPUPLAN_ASSIGN_OR_RETURN(bool again, ForceSplitDataFlowGroups());
+    if (!again) break;
+    Count("data_flow_rounds");
+    // The superseded round's merge counters are dropped; its log lines stay
+    // (followed by DataFlowForcedUnknown and the final round's lines).
+    for (auto it = counts_.begin(); it != counts_.end();) {
+      it = it->first.starts_with("data_flow_") ? std::next(it) : counts_.erase(it);
+    }
   }
-  return BuildFrames(out);
+  absl::Status built = BuildFrames(out);
+  FlushCounts();
+  return built;
+}
+
+// GE DynamicDataFlowPartitionerPass (our reading): the Stack ops sharing one
+// `_data_flow_handle` must all run in the same kind of cluster. When a group
+// is split between UNKNOWN and other clusters, every member is forced
+// unknown (GE writes `_force_unknown_shape`) and the clustering is redone;
+// repeated until no group is split. Returns true when something was forced.
+absl::StatusOr<bool> GraphPartitioner::ForceSplitDataFlowGroups() {
+  static constexpr std::string_view kOps[] = {"Stack", "StackPush", "StackPop", "StackClose"};
+  std::map<int64_t, std::vector<int32_t>> groups;
+  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+    const Node& node = LocalNode(i);
+    if (std::find(std::begin(kOps), std::end(kOps), node.type) == std::end(kOps)) continue;
+    const AttrValue* v = FindAttr(node.attrs, "_data_flow_handle");
+    if (v == nullptr) continue;
+    const int64_t* h = v->as<int64_t>();
+    if (h == nullptr) {
+      return Bad(StrCat("node '", node.name, "': attribute _data_flow_handle must be an int, got ", v->TypeName()));
+    }
+    groups[*h].push_back(i);
+  }
+  bool changed = false;
+  for (const auto& [handle, members] : groups) {
+    if (members.size() < 2) continue;
+    auto unknown = [&](int32_t v) { return cg_->type(cg_->Find(v)) == ClusterType::kUnknown; };
+    const bool first = unknown(members[0]);
+    bool split = false;
+    for (int32_t v : members) split |= unknown(v) != first;
+    if (!split) continue;
+    data_flow_forced_.resize(nodes_.size(), 0);
+    for (int32_t v : members) {
+      if (data_flow_forced_[v]) continue;
+      data_flow_forced_[v] = 1;
+      changed = true;
+      Node& node = model_.node(nodes_[v]);
+      node.attrs["_force_unknown_shape"] = true;
+      Count("data_flow_forced_nodes");
+      if (logging_) {
+        log_->Record(kPass, "DataFlowForcedUnknown", "", Field("node", node.name), Field("handle", handle));
+      }
+    }
+  }
+  return changed;
 }
 
 bool OnlyDataAndNetOutputWithUnknownTensor(const Model& m, const Graph& g) {
@@ -676,61 +793,98 @@ void MarkWholeGraphDynamic(Model& model) {
   model.root().attrs["_dynamic_shape_partitioned"] = false;
 }
 
-}  // namespace
-
-absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options) {
-  PartitionOptions o;
-  auto bad = [](std::string_view name, std::string_view value, std::string_view why) {
-    return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
-  };
-  o.merge_known_first = options.GetBool("npuplan.partition.mergeKnownFirst");
-  if (auto v = options.GetIfSet("npuplan.partition.mergeKnownFirst");
-      v && *v != "true" && *v != "false" && *v != "1" && *v != "0" && !v->empty()) {
-    return bad("npuplan.partition.mergeKnownFirst", *v, "expected \"true\" or \"false\"");
-  }
-  o.lower_limit = o.merge_known_first ? 6 : 4;
-  if (auto v = options.GetIfSet("ge.exec.static_model_ops_lower_limit")) {
-    int64_t n;
-    if (v->empty()) return bad("ge.exec.static_model_ops_lower_limit", *v, "must not be empty (an integer >= -1)");
-    if (!ParseInt64(*v, n) || n < -1) return bad("ge.exec.static_model_ops_lower_limit", *v, "expected an integer >= -1");
-    o.lower_limit = n;
-  }
-  if (auto v = options.GetIfSet("ge.exec.hostSchedulingMaxThreshold"); v && !v->empty()) {
-    int64_t n;
-    if (!ParseInt64(*v, n) || n < 0) {
-      return bad("ge.exec.hostSchedulingMaxThreshold", *v, "expected a non-negative integer");
+// GE GetMultiBatchIndependCompileGraphs: with root attr _enable_dynamic_batch,
+// the branches of every root Case with _insert_by_mbatch, in node order.
+absl::StatusOr<std::vector<GraphId>> MultiBatchBranches(const Model& model) {
+  std::vector<GraphId> branches;
+  NPUPLAN_ASSIGN_OR_RETURN(bool enabled, GraphFlag(model.root(), "_enable_dynamic_batch"));
+  if (!enabled) return branches;
+  for (NodeId id : model.root().nodes) {
+    const Node& n = model.node(id);
+    if (n.type != "Case") continue;
+    const AttrValue* v = FindAttr(n.attrs, "_insert_by_mbatch");
+    if (v == nullptr) continue;
+    const bool* b = v->as<bool>();
+    if (b == nullptr) {
+      return Bad(StrCat("node '", n.name, "': attribute _insert_by_mbatch must be a bool, got ", v->TypeName()));
     }
-    o.host_scheduling_threshold = n;
+    if (*b) branches.insert(branches.end(), n.subgraphs.begin(), n.subgraphs.end());
   }
-  std::string mode = options.Get("ge.topoSortingMode");
-  if (mode.empty()) mode = "0";
-  NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode, ParseTopoSortMode(mode));
-  o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
-  return o;
+  return branches;
 }
 
-absl::Status PartitionModel(Model& model, const MarkResult& marks, const PartitionOptions& options,
-                            DecisionLog* log, Statistics* stats, PartitionResult& out) {
-  out.subgraphs.clear();
-  out.cluster_counts.clear();
+// GE CtrlEdgeTransfer, run once before a compile graph is cut: in every
+// subgraph (not the root), a Const/Constant with incoming control edges loses
+// them and each of its consumers (data or control) gets them instead. The
+// Const then has no inputs and becomes an input node of its graph's partition.
+void TransferConstControlEdges(Model& model, DecisionLog* log, Statistics* stats) {
+  const bool logging = log != nullptr && log->enabled();
+  int64_t moved = 0;
+  std::vector<std::vector<NodeId>> consumers(model.num_nodes());
+  for (GraphId g : model.GraphsPreOrder()) {
+    if (g == kRootGraph) continue;
+    const Graph& graph = model.graph(g);
+    bool any = false;
+    for (NodeId id : graph.nodes) {
+      const Node& n = model.node(id);
+      any |= IsConstType(n.type) && !n.control_inputs.empty();
+    }
+    if (!any) continue;
+    // Consumers of each Const, in node order, deduplicated.
+    for (NodeId id : graph.nodes) {
+      const Node& n = model.node(id);
+      auto note = [&](NodeId p) {
+        if (!IsConstType(model.node(p).type)) return;
+        std::vector<NodeId>& c = consumers[p.index()];
+        if (c.empty() || c.back() != id) c.push_back(id);
+      };
+      for (const OutputRef& in : n.inputs) note(in.node);
+      for (NodeId p : n.control_inputs) note(p);
+    }
+    for (NodeId id : graph.nodes) {
+      Node& c = model.node(id);
+      if (!IsConstType(c.type) || c.control_inputs.empty()) continue;
+      std::vector<NodeId> preds = std::move(c.control_inputs);
+      model.node(id).control_inputs.clear();
+      for (NodeId o : consumers[id.index()]) {
+        std::vector<NodeId>& ctrl = model.node(o).control_inputs;
+        for (NodeId p : preds) {
+          if (p == o || std::find(ctrl.begin(), ctrl.end(), p) != ctrl.end()) continue;
+          ctrl.push_back(p);
+          ++moved;
+          if (logging) {
+            log->Record(kPass, "CtrlEdgeTransferred", "", Field("const", model.node(id).name),
+                        Field("from", model.node(p).name), Field("to", model.node(o).name));
+          }
+        }
+      }
+    }
+  }
+  if (stats && moved > 0) stats->Add(kPass, "ctrl_edges_transferred", moved);
+}
+
+}  // namespace
+
+namespace {
+
+absl::Status SortPartitioned(Model& model, const PartitionOptions& options) {
+  absl::Status sorted = TopologicalSort(model, options.topo_mode);
+  if (!sorted.ok()) {
+    return absl::InternalError(StrCat("[", kPass, "] the partitioned graph is not acyclic: ", sorted.message()));
+  }
+  return absl::OkStatus();
+}
+
+// The root compile graph's decision (GE IsGraphNeedUnknownShapePartition) and cut.
+absl::Status PartitionRoot(Model& model, const MarkResult& marks, const PartitionOptions& options, DecisionLog* log,
+                           Statistics* stats, PartitionResult& out) {
   Graph& root = model.root();
-  // 1. Whole-graph shortcuts (GE: before any per-graph work).
-  if (options.lower_limit == -1) {
-    MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
-    return absl::OkStatus();
-  }
-  if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
-    MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
-    return absl::OkStatus();
-  }
   NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(root, "_no_need_dynamic_shape_partition"));
   if (no_need) {
     Decide(out, "skipped", "graph attribute _no_need_dynamic_shape_partition", log, stats);
     return absl::OkStatus();
   }
-  // 2. Does the graph enter the partition flow (P1 a–d, P2)?
+  // Does the graph enter the partition flow (P1 a–d, P2)?
   if (marks.trigger_count == 0) {
     bool special = false;
     for (NodeId id : root.nodes) {
@@ -762,15 +916,117 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
     Decide(out, "whole-dynamic", "single-op scene (graph attribute _single_op_scene)", log, stats);
     return absl::OkStatus();
   }
-  // 3. Partition the root.
+  // Partition the root.
   root.attrs["_dynamic_shape_partitioned"] = true;
+  TransferConstControlEdges(model, log, stats);
   GraphPartitioner partitioner(model, kRootGraph, marks, options, log, stats);
   NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
-  absl::Status sorted = TopologicalSort(model, options.topo_mode);
-  if (!sorted.ok()) {
-    return absl::InternalError(StrCat("[", kPass, "] the partitioned graph is not acyclic: ", sorted.message()));
-  }
+  NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
   Decide(out, "partitioned", StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)"), log, stats);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options) {
+  PartitionOptions o;
+  auto bad = [](std::string_view name, std::string_view value, std::string_view why) {
+    return absl::InvalidArgumentError(StrCat("option ", name, ": invalid value '", value, "': ", why));
+  };
+  o.merge_known_first = options.GetBool("npuplan.partition.mergeKnownFirst");
+  if (auto v = options.GetIfSet("npuplan.partition.mergeKnownFirst");
+      v && *v != "true" && *v != "false" && *v != "1" && *v != "0" && !v->empty()) {
+    return bad("npuplan.partition.mergeKnownFirst", *v, "expected \"true\" or \"false\"");
+  }
+  o.lower_limit = o.merge_known_first ? 6 : 4;
+  if (auto v = options.GetIfSet("ge.exec.static_model_ops_lower_limit")) {
+    int64_t n;
+    if (v->empty()) return bad("ge.exec.static_model_ops_lower_limit", *v, "must not be empty (an integer >= -1)");
+    if (!ParseInt64(*v, n) || n < -1) return bad("ge.exec.static_model_ops_lower_limit", *v, "expected an integer >= -1");
+    o.lower_limit = n;
+  }
+  if (auto v = options.GetIfSet("ge.exec.hostSchedulingMaxThreshold"); v && !v->empty()) {
+    int64_t n;
+    if (!ParseInt64(*v, n) || n < 0) {
+      return bad("ge.exec.hostSchedulingMaxThreshold", *v, "expected a non-negative integer");
+    }
+    o.host_scheduling_threshold = n;
+  }
+  if (auto v = options.GetIfSet("ge.exec.placement"); v && !v->empty()) {
+    if (*v != "HOST" && *v != "DEVICE") return bad("ge.exec.placement", *v, "expected \"HOST\" or \"DEVICE\"");
+    o.host_exec = *v == "HOST";
+  }
+  std::string mode = options.Get("ge.topoSortingMode");
+  if (mode.empty()) mode = "0";
+  NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode, ParseTopoSortMode(mode));
+  o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
+  return o;
+}
+
+absl::Status PartitionModel(Model& model, const MarkResult& marks, const PartitionOptions& options,
+                            DecisionLog* log, Statistics* stats, PartitionResult& out) {
+  out.subgraphs.clear();
+  out.cluster_counts.clear();
+  Graph& root = model.root();
+  // 1. Whole-graph shortcuts (GE: before any per-graph work).
+  if (options.host_exec) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "ge.exec.placement=HOST (host exec)", log, stats);
+    return absl::OkStatus();
+  }
+  if (options.lower_limit == -1) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
+    return absl::OkStatus();
+  }
+  if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
+    MarkWholeGraphDynamic(model);
+    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
+    return absl::OkStatus();
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(std::vector<GraphId> branches, MultiBatchBranches(model));
+  NPUPLAN_RETURN_IF_ERROR(PartitionRoot(model, marks, options, log, stats, out));
+  if (out.decision == "whole-dynamic" || branches.empty()) return absl::OkStatus();
+  // 2. Multi-batch Case branches: compile graphs of their own (GE), each cut
+  //    when it holds an (a)-(d) node itself.
+  bool cut = out.decision == "partitioned";
+  int64_t cut_branches = 0;
+  for (GraphId b : branches) {
+    Graph& branch = model.graph(b);
+    std::string decision = "static", reason = "no node hits rules (a)-(d)";
+    int64_t triggers = 0;
+    for (NodeId id : branch.nodes) triggers += EntersPartitionFlow(marks.reason[id.index()]) ? 1 : 0;
+    NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(branch, "_no_need_dynamic_shape_partition"));
+    if (no_need) {
+      decision = "skipped";
+      reason = "graph attribute _no_need_dynamic_shape_partition";
+    } else if (triggers > 0) {
+      decision = "partitioned";
+      reason = StrCat(triggers, " node(s) hit rules (a)-(d)");
+      if (!cut) TransferConstControlEdges(model, log, stats);
+      cut = true;
+      ++cut_branches;
+      model.graph(b).attrs["_dynamic_shape_partitioned"] = true;
+      GraphPartitioner partitioner(model, b, marks, options, log, stats);
+      NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
+    } else {
+      model.graph(b).attrs["_dynamic_shape_partitioned"] = false;
+    }
+    if (stats) stats->Add(kPass, StrCat("branch_decision_", decision));
+    if (log && log->enabled()) {
+      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name), Field("decision", decision),
+                  Field("reason", reason));
+    }
+  }
+  if (cut_branches > 0) {
+    if (out.decision != "partitioned") {
+      out.decision = "partitioned";
+      out.reason = StrCat("root: ", out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
+    } else {
+      out.reason = StrCat(out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
+    }
+    NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
+  }
   return absl::OkStatus();
 }
 

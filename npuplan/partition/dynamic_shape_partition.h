@@ -2,12 +2,18 @@
 // dynamic (unknown) parts, each called from the root through a
 // PartitionedCall node (SPEC P1–P7; ge-reference §7 DynamicShapePartitioner).
 //
-//   1. Whole-graph decisions, in GE's order: ge.exec.static_model_ops_lower_limit
-//      = -1 or a root with only Data/NetOutput nodes and an unknown tensor →
+//   1. Whole-graph decisions, in GE's order: ge.exec.placement=HOST (host
+//      exec), ge.exec.static_model_ops_lower_limit = -1 or a root with only
+//      Data/NetOutput nodes and an unknown tensor →
 //      whole graph dynamic; root attr `_no_need_dynamic_shape_partition` →
 //      skipped; no (a)–(d) node → static (P2), unless fewer root nodes than
 //      ge.exec.hostSchedulingMaxThreshold and no control-flow node (→ whole
 //      dynamic, host scheduling); root attr `_single_op_scene` → whole dynamic.
+//      With root attr `_enable_dynamic_batch`, the branches of every root
+//      `Case` with `_insert_by_mbatch` are compile graphs of their own and are
+//      partitioned like the root (GE GetMultiBatchIndependCompileGraphs).
+//      Before a graph is cut, GE's CtrlEdgeTransfer: in every subgraph, a
+//      Const's incoming control edges move to the Const's consumers.
 //   2. Clusters (cluster_graph.h): one per node, typed DATA / INPUT_NODE /
 //      NETOUTPUT / STAGE / UNKNOWN / KNOWN; `_control_flow_group` members merge
 //      with every cluster on paths between them; then GE's MergeClustersNormal
@@ -29,6 +35,8 @@
 //   PartitionDecision decision= reason=       ClusterSummary all= data= known= …
 //   PathAbsorbed into= from= clusters= nodes= ClusterDemoted cluster= nodes= limit=
 //   PathMergeRefused into= from= blocker=     ControlFlowGroupMerged group= nodes=
+//   CtrlEdgeTransferred const= from= to=      (PartitionDecision graph= … for a
+//                                              multi-batch branch)
 #ifndef NPUPLAN_PARTITION_DYNAMIC_SHAPE_PARTITION_H_
 #define NPUPLAN_PARTITION_DYNAMIC_SHAPE_PARTITION_H_
 
@@ -57,6 +65,8 @@ struct PartitionOptions {
   bool stable_topo = false;
   // Order used to re-sort the graphs after the frames are built.
   TopoSortMode topo_mode = TopoSortMode::kBfs;
+  // ge.exec.placement=HOST (GE's host-exec flag): whole graph dynamic.
+  bool host_exec = false;
 };
 
 // Reads and checks the partition options; errors name the option.

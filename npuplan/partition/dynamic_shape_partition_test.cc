@@ -430,6 +430,142 @@ TEST(DynamicShapePartitionTest, PartitionsAroundNestedControlFlow) {
   EXPECT_EQ(run->plan.partition.unknown_nodes.at("if"), "subgraph contains unknown");
 }
 
+// GE's host-exec flag (ge.exec.placement=HOST): whole graph dynamic before
+// anything else, even for a graph with no dynamic node.
+TEST(DynamicShapePartitionTest, HostExecPlacementMakesWholeGraphDynamic) {
+  GraphBuilder b;
+  b.Data("x").Op("a", {"x"}).Output({"a"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json(), {{"ge.exec.placement", "HOST"}}));
+  EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(run->plan.partition.reason, "ge.exec.placement=HOST (host exec)");
+  EXPECT_EQ(*GetBoolAttr(run->plan.model.root().attrs, "_is_unknown_shape"), true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto device, RunPartition(b.Json(), {{"ge.exec.placement", "DEVICE"}}));
+  EXPECT_EQ(device->plan.partition.decision, "static");
+  EXPECT_THAT(RunPartition(b.Json(), {{"ge.exec.placement", "host"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "option ge.exec.placement: invalid value 'host'"));
+}
+
+// GE CtrlEdgeTransfer: before a graph is cut, a Const inside a subgraph hands
+// its incoming control edges to its consumers; nothing moves when no cut happens.
+TEST(DynamicShapePartitionTest, TransfersConstControlEdgesInSubgraphsBeforeCutting) {
+  auto build = [](bool dynamic) {
+    GraphBuilder b;
+    b.Data("x");
+    if (dynamic) {
+      b.Unk("d", {"x"});
+    } else {
+      b.Op("d", {"x"});
+    }
+    b.Node("if", "If", {"d"}).Output({"if"});
+    b.Subgraph("then", "if").Node("tx", "Data", {}, {4}, {{"_parent_node_index", 0}}).Op("tp", {"tx"});
+    b.Node("tc", "Const", {}, {4}, json::object(), {"tp"}).Op("tu", {"tx", "tc"}).Node("tv", "Identity", {}, {4}, json::object(), {"tc"});
+    b.Node("to", "NetOutput", {"tu", "tv"});
+    b.Owns("if", "then");
+    return b.Json();
+  };
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(build(true)));
+  const Model& m = run->plan.model;
+  auto ctrl_names = [&](std::string_view node) {
+    std::vector<std::string> names;
+    for (NodeId p : m.node(m.FindNode(node)).control_inputs) names.push_back(m.node(p).name);
+    return names;
+  };
+  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_TRUE(ctrl_names("tc").empty());
+  EXPECT_THAT(ctrl_names("tu"), ElementsAre("tp"));
+  EXPECT_THAT(ctrl_names("tv"), ElementsAre("tc", "tp"));  // its own edge from the Const stays
+  EXPECT_EQ(run->stats.Get(kPass, "ctrl_edges_transferred"), 2);
+  EXPECT_THAT(run->LogText(), HasSubstr("CtrlEdgeTransferred const=tc from=tp to=tu"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto stat, RunPartition(build(false)));
+  EXPECT_EQ(stat->plan.partition.decision, "static");
+  const Model& sm = stat->plan.model;
+  ASSERT_EQ(sm.node(sm.FindNode("tc")).control_inputs.size(), 1u);
+  EXPECT_TRUE(sm.node(sm.FindNode("tu")).control_inputs.empty());
+}
+
+// GE GetMultiBatchIndependCompileGraphs: with _enable_dynamic_batch, each
+// branch of a Case with _insert_by_mbatch is partitioned like a root of its
+// own; a branch without an (a)-(d) node stays whole. Without the flags the
+// branches move with their owner uncut.
+TEST(DynamicShapePartitionTest, PartitionsMultiBatchCaseBranchesAsCompileGraphs) {
+  auto build = [](bool mbatch) {
+    GraphBuilder b;
+    if (mbatch) b.GraphAttr("_enable_dynamic_batch", true);
+    b.Data("x").Node("case", "Case", {"x"}, {4}, mbatch ? json{{"_insert_by_mbatch", true}} : json::object());
+    b.Output({"case"});
+    b.Subgraph("b0", "case").Node("b0x", "Data", {}, {4}, {{"_parent_node_index", 0}}).Unk("b0d", {"b0x"});
+    Chain(b, "b0k", "b0d", 4);
+    b.Node("b0o", "NetOutput", {"b0k4"});
+    b.Subgraph("b1", "case").Node("b1x", "Data", {}, {4}, {{"_parent_node_index", 0}}).Op("b1a", {"b1x"});
+    b.Node("b1o", "NetOutput", {"b1a"});
+    b.Owns("case", "b0").Owns("case", "b1");
+    return b.Json();
+  };
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(build(true)));
+  const Model& m = run->plan.model;
+  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_THAT(run->plan.partition.reason, HasSubstr("1 multi-batch branch(es) partitioned"));
+  EXPECT_EQ(run->KindOf("case"), "unknown");
+  EXPECT_EQ(run->KindOf("b0d"), "unknown");
+  EXPECT_EQ(run->KindOf("b0k1"), "known");
+  EXPECT_EQ(run->GraphOf("b0d"), "b0_sub_0_unknow");
+  EXPECT_EQ(run->GraphOf("b0k4"), "b0_sub_1_know");
+  EXPECT_EQ(run->GraphOf("b0x"), "b0");  // DATA stays in the branch
+  EXPECT_EQ(run->GraphOf("b1a"), "b1");
+  EXPECT_EQ(*GetBoolAttr(m.graph(m.FindGraph("b0")).attrs, "_dynamic_shape_partitioned"), true);
+  EXPECT_EQ(*GetBoolAttr(m.graph(m.FindGraph("b1")).attrs, "_dynamic_shape_partitioned"), false);
+  // The branch's call nodes got names distinct from the root's.
+  EXPECT_EQ(m.node(m.graph(m.FindGraph("b0_sub_0_unknow")).parent_node).name, "PartitionedCall_0_1");
+  EXPECT_THAT(run->LogText(), HasSubstr("PartitionDecision graph=b1 decision=static"));
+  EXPECT_THAT(run->LogText(), HasSubstr("PartitionDecision graph=b0 decision=partitioned"));
+  EXPECT_EQ(run->stats.Get(kPass, "branch_decision_partitioned"), 1);
+  EXPECT_EQ(run->plan.partition.cluster_counts.at("known"), 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto plain, RunPartition(build(false)));
+  EXPECT_EQ(plain->GraphOf("b0d"), "b0");
+  EXPECT_EQ(plain->GraphOf("b0k1"), "b0");
+}
+
+TEST(DynamicShapePartitionTest, RejectsMalformedMultiBatchAttribute) {
+  GraphBuilder b;
+  b.GraphAttr("_enable_dynamic_batch", true);
+  b.Data("x").Unk("d", {"x"}).Node("case", "Case", {"d"}, {4}, {{"_insert_by_mbatch", "yes"}}).Output({"case"});
+  EXPECT_THAT(RunPartition(b.Json()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'case': attribute _insert_by_mbatch must be a bool"));
+}
+
+// GE DynamicDataFlowPartitionerPass: Stack ops sharing a _data_flow_handle
+// that end up split between an unknown and a known cluster are all forced
+// unknown and the graph is re-clustered; an unsplit group is left alone.
+TEST(DynamicShapePartitionTest, ForcesSplitDataFlowGroupsUnknownAndReclusters) {
+  auto build = [](bool split) {
+    GraphBuilder b;
+    b.Data("x").Unk("d", {"x"});
+    b.Op("a1", {"x"}).Op("a2", {"a1"}).Node("pop", "StackPop", {"a2"}, {4}, {{"_data_flow_handle", 1}});
+    b.Op("a3", {"pop"}).Op("a4", {"a3"});
+    // split: the push reads the unknown node; else it ends the known chain.
+    b.Node("push", "StackPush", {split ? "d" : "a4"}, {4}, {{"_data_flow_handle", 1}});
+    b.Output({"a4", "push", "d"});
+    return b.Json();
+  };
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(build(true)));
+  EXPECT_EQ(run->KindOf("push"), "unknown");
+  EXPECT_EQ(run->KindOf("pop"), "unknown");
+  EXPECT_EQ(run->KindOf("a1"), "unknown");  // what is left of the chain is below the limit
+  const Model& m = run->plan.model;
+  EXPECT_EQ(*GetBoolAttr(m.node(m.FindNode("pop")).attrs, "_force_unknown_shape"), true);
+  EXPECT_EQ(run->stats.Get(kPass, "data_flow_forced_nodes"), 2);
+  EXPECT_EQ(run->stats.Get(kPass, "data_flow_rounds"), 1);
+  EXPECT_THAT(run->LogText(), HasSubstr("DataFlowForcedUnknown node=pop handle=1"));
+  EXPECT_THAT(run->LogText(), HasSubstr("Mark node[pop,StackPop] attr[_is_unknown_shape] to 1. reason=\"data-flow handle\""));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto together, RunPartition(build(false)));
+  EXPECT_EQ(together->KindOf("pop"), "known");
+  EXPECT_EQ(together->stats.Get(kPass, "data_flow_forced_nodes"), 0);
+  GraphBuilder bad;
+  bad.Data("x").Unk("d", {"x"}).Node("pop", "StackPop", {"d"}, {4}, {{"_data_flow_handle", "h"}}).Output({"pop"});
+  EXPECT_THAT(RunPartition(bad.Json()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'pop': attribute _data_flow_handle must be an int"));
+}
+
 TEST(DynamicShapePartitionTest, FillsThePlanAndCountsStatistics) {
   GraphBuilder b;
   b.Data("x").Unk("d", {"x"});

@@ -157,6 +157,7 @@ std::string_view ReasonText(MarkReason r) {
     case MarkReason::kSmallCluster: return "small cluster demotion";
     case MarkReason::kControlFlowGroup: return "control-flow group";
     case MarkReason::kRefVariable: return "ref-variable input";
+    case MarkReason::kDataFlowHandle: return "data-flow handle";
   }
   return "?";
 }

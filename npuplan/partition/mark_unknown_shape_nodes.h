@@ -57,6 +57,7 @@ enum class MarkReason : uint8_t {
   kSmallCluster,
   kControlFlowGroup,
   kRefVariable,
+  kDataFlowHandle,  // a Stack op whose _data_flow_handle group was split (GE DynamicDataFlowPartitionerPass)
 };
 std::string_view ReasonText(MarkReason r);
 // The (a)–(d) rules: a node marked for one of them makes the graph enter the

@@ -26,7 +26,7 @@ using ::npuplan::testing::IsOk;
 // A random root graph: Data and Const sources, ops with 1–3 data inputs and
 // occasional control inputs, some forced unknown / HostCpu / stage nodes, a
 // NetOutput reading every sink.
-Model RandomGraph(std::mt19937& rng, int n_ops, double p_unknown) {
+Model RandomGraph(std::mt19937& rng, int n_ops, double p_unknown, bool with_groups) {
   Model m;
   m.set_name("r");
   auto uni = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
@@ -68,6 +68,22 @@ Model RandomGraph(std::mt19937& rng, int n_ops, double p_unknown) {
     if (uni(p_unknown)) n.attrs["_force_unknown_shape"] = true;
     add(std::move(n));
   }
+  // Sometimes one or two _control_flow_group groups of 2–3 plain ops (some
+  // cannot be merged without a cycle: the partition must then refuse).
+  if (with_groups) {
+    std::vector<NodeId> ops;
+    for (NodeId id : ids) {
+      if (m.node(id).type == "Add") ops.push_back(id);
+    }
+    const int n_groups = ops.size() >= 2 ? 1 + pick(2) : 0;
+    for (int g = 0; g < n_groups; ++g) {
+      const int k = 2 + pick(2);
+      for (int j = 0; j < k; ++j) {
+        Node& member = m.node(ops[pick(static_cast<int>(ops.size()))]);
+        if (!HasAttr(member.attrs, "_control_flow_group")) member.attrs["_control_flow_group"] = int64_t{g};
+      }
+    }
+  }
   Node out;
   out.name = "out";
   out.type = "NetOutput";
@@ -84,7 +100,8 @@ Model RandomGraph(std::mt19937& rng, int n_ops, double p_unknown) {
 // The brute-force oracle.
 class Oracle {
  public:
-  Oracle(const Model& m, const MarkResult& marks, int64_t limit, bool known_first) : m_(m), limit_(limit) {
+  enum Mode { kNormal, kKnownFirst, kStable };
+  Oracle(const Model& m, const MarkResult& marks, int64_t limit, Mode mode) : m_(m), limit_(limit) {
     const Graph& g = m.root();
     n_ = static_cast<int>(g.nodes.size());
     succ_.resize(n_);
@@ -106,8 +123,16 @@ class Oracle {
       of_.push_back(i);
       for (const OutputRef& in : node.inputs) succ_[in.node.index()].insert(i);
       for (NodeId c : node.control_inputs) succ_[c.index()].insert(i);
+      if (auto g = GetIntAttr(node.attrs, "_control_flow_group")) groups_[*g].push_back(i);
     }
-    if (known_first) {
+    if (!Groups()) {
+      error_ = true;
+      return;
+    }
+    if (mode == kStable) {
+      Stable();
+      Inputs();
+    } else if (mode == kKnownFirst) {
       TryMergeAll(Topo(), "known");
       Demote();
       Inputs();
@@ -121,6 +146,8 @@ class Oracle {
     }
   }
 
+  // True when the partition must fail (a group cannot be merged).
+  bool error() const { return error_; }
   // (kind, sorted member names) of every framed cluster.
   std::set<std::pair<std::string, std::vector<std::string>>> Frames() const {
     std::set<std::pair<std::string, std::vector<std::string>>> out;
@@ -259,6 +286,70 @@ class Oracle {
       }
     }
   }
+  bool Mergeable(int c) const { return clusters_[c].type == "known" || clusters_[c].type == "unknown"; }
+  // A path from → x → … → to through some x other than from and to.
+  bool Second(int from, int to) const {
+    for (int y : Outs(from)) {
+      if (y != to && Reach(y, to)) return true;
+    }
+    return false;
+  }
+  // _control_flow_group: the last member takes every earlier one (latest
+  // first) with every cluster on a path between them; false = refused.
+  bool Groups() {
+    for (const auto& [g, members] : groups_) {
+      const int last = members.back();
+      for (auto it = members.rbegin() + 1; it != members.rend(); ++it) {
+        const int into = of_[last], from = of_[*it];
+        if (into == from) continue;
+        if (!Mergeable(into) || !Mergeable(from) || Reach(into, from)) return false;
+        std::vector<int> path = {from};
+        for (size_t x = 0; x < clusters_.size(); ++x) {
+          const int xi = static_cast<int>(x);
+          if (!clusters_[x].alive || xi == into || xi == from) continue;
+          if (Reach(from, xi) && Reach(xi, into)) {
+            if (!Mergeable(xi)) return false;
+            path.push_back(xi);
+          }
+        }
+        for (int p : path) Merge(into, p);
+      }
+    }
+    return true;
+  }
+  // ge.topoSortingMode=3: runs of equal type in node order (docs/partition.md §3).
+  void Stable() {
+    std::vector<int> runs;
+    auto can_merge = [&](int a, int b) { return !Second(a, b) && !Second(b, a); };
+    auto finish = [&]() {
+      const int r = runs.back();
+      if (clusters_[r].type != "known" || static_cast<int64_t>(clusters_[r].nodes.size()) >= limit_) return;
+      clusters_[r].type = "unknown";  // a small known run is demoted and joins the unknown run before it
+      if (runs.size() >= 2) {
+        const int prev = runs[runs.size() - 2];
+        if (clusters_[prev].type == "unknown" && can_merge(prev, r)) {
+          Merge(prev, r);
+          runs.pop_back();
+        }
+      }
+    };
+    for (int v = 0; v < n_; ++v) {
+      const int c = of_[v];
+      if (clusters_[c].first() != v || !Mergeable(c)) continue;
+      const std::string t = clusters_[c].type;
+      if (!runs.empty() && clusters_[runs.back()].type == t && can_merge(runs.back(), c)) {
+        Merge(runs.back(), c);
+        continue;
+      }
+      if (!runs.empty()) finish();
+      if (!runs.empty() && clusters_[runs.back()].type == t && can_merge(runs.back(), c)) {
+        Merge(runs.back(), c);
+        continue;
+      }
+      runs.push_back(c);
+    }
+    if (!runs.empty()) finish();
+  }
   void Demote() {
     for (C& c : clusters_) {
       if (c.alive && c.type == "known" && static_cast<int64_t>(c.nodes.size()) < limit_) c.type = "unknown";
@@ -271,6 +362,8 @@ class Oracle {
   std::vector<std::set<int>> succ_;
   std::vector<C> clusters_;
   std::vector<int> of_;
+  std::map<int64_t, std::vector<int>> groups_;
+  bool error_ = false;
 };
 
 // Follows Data → call input and call output → NetOutput input back to an
@@ -326,30 +419,46 @@ std::vector<std::vector<uint8_t>> Closure(const Model& m) {
 
 TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
   std::mt19937 rng(20240611);
-  int partitioned = 0;
+  int partitioned = 0, refused_groups = 0, stable = 0, grouped = 0;
   for (int iter = 0; iter < 3000; ++iter) {
     const int n_ops = 2 + static_cast<int>(rng() % 20);
     const double p_unknown = (rng() % 4) * 0.1;
-    Model original = RandomGraph(rng, n_ops, p_unknown);
-    const bool known_first = rng() % 4 == 0;
+    const bool with_groups = rng() % 5 == 0;
+    Model original = RandomGraph(rng, n_ops, p_unknown, with_groups);
+    const int mode_pick = static_cast<int>(rng() % 8);  // 1/4 known-first, 1/4 stable topo
+    const Oracle::Mode mode = mode_pick < 2 ? Oracle::kKnownFirst : mode_pick < 4 ? Oracle::kStable : Oracle::kNormal;
     const int64_t limit = static_cast<int64_t>(rng() % 6);
     CompileOptions opts;
     opts.Set("ge.exec.static_model_ops_lower_limit", std::to_string(limit));
-    if (known_first) opts.Set("npuplan.partition.mergeKnownFirst", "true");
-    SCOPED_TRACE(StrCat("iteration ", iter, " ops=", n_ops, " limit=", limit, " known_first=", known_first));
+    if (mode == Oracle::kKnownFirst) opts.Set("npuplan.partition.mergeKnownFirst", "true");
+    if (mode == Oracle::kStable) opts.Set("ge.topoSortingMode", "3");
+    SCOPED_TRACE(StrCat("iteration ", iter, " ops=", n_ops, " limit=", limit, " mode=", static_cast<int>(mode),
+                        " groups=", with_groups));
     auto marks = ComputeUnknownShapeMarks(original, opts);
     ASSERT_THAT(marks, IsOk());
     auto popts = ReadPartitionOptions(opts);
     ASSERT_THAT(popts, IsOk());
     Model m = original;
     PartitionResult result;
-    ASSERT_THAT(PartitionModel(m, *marks, *popts, nullptr, nullptr, result), IsOk());
+    absl::Status status = PartitionModel(m, *marks, *popts, nullptr, nullptr, result);
+    if (marks->trigger_count > 0) {
+      Oracle oracle(original, *marks, limit, mode);
+      if (oracle.error()) {
+        ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+        ASSERT_THAT(std::string(status.message()), ::testing::HasSubstr("_control_flow_group"));
+        ++refused_groups;
+        continue;
+      }
+    }
+    ASSERT_THAT(status, IsOk());
     ASSERT_THAT(VerifyStructure(m), IsOk());  // acyclic, edges valid, parent indices in range
     if (result.decision != "partitioned") {
       ASSERT_EQ(m.num_nodes(), original.num_nodes());
       continue;
     }
     ++partitioned;
+    stable += mode == Oracle::kStable;
+    grouped += with_groups;
     const size_t orig_n = original.num_nodes();
     // 1. Every node in exactly one place; framed nodes in exactly one subgraph.
     std::map<std::string, int> seen;
@@ -383,7 +492,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
       }
     }
     // 3. Exactly GE's clusters (brute-force oracle).
-    Oracle oracle(original, *marks, limit, known_first);
+    Oracle oracle(original, *marks, limit, mode);
     std::set<std::pair<std::string, std::vector<std::string>>> got;
     for (const PartitionSubgraph& sg : result.subgraphs) {
       std::vector<std::string> names = sg.nodes;
@@ -391,8 +500,9 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
       got.emplace(sg.kind, names);
     }
     ASSERT_EQ(got, oracle.Frames());
-    // 4. Every absorbed static node lies on a path between two unknown nodes.
-    if (n_ops <= 12) {
+    // 4. Every absorbed static node lies on a path between two unknown nodes
+    //    (control-flow groups may pull in any node on a path between members).
+    if (n_ops <= 12 && !with_groups) {
       auto reach = Closure(original);
       for (const PartitionSubgraph& sg : result.subgraphs) {
         if (sg.kind != "unknown") continue;
@@ -413,6 +523,10 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     }
   }
   EXPECT_GT(partitioned, 1000);
+  // Each extension is exercised (counts are fixed by the seed).
+  EXPECT_GT(stable, 200);
+  EXPECT_GT(grouped, 100);
+  EXPECT_GT(refused_groups, 10);
 }
 
 }  // namespace
