@@ -84,6 +84,10 @@ absl::Status ValidateMemoryPolicy(std::string_view name, std::string_view v) {
   if (v.empty() || v == "MemoryPriority" || v == "BalanceMode") return absl::OkStatus();
   return BadValue(name, v, "expected \"MemoryPriority\" or \"BalanceMode\"");
 }
+absl::Status ValidatePlacement(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "HOST" || v == "DEVICE") return absl::OkStatus();
+  return BadValue(name, v, "expected \"HOST\" or \"DEVICE\"");
+}
 absl::Status ValidateEventOptimization(std::string_view name, std::string_view v) {
   if (v.empty() || v == "ge" || v == "exact" || v == "none") return absl::OkStatus();
   return BadValue(name, v, "expected \"exact\", \"ge\" or \"none\"");
@@ -101,6 +105,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"ge.event", "event", "synchronisation primitive: \"event\" or \"notify\" (notify: static shape only)", ValidateEvent},
         {"ge.exec.hostSchedulingMaxThreshold", "0", "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)", ValidateNonNegativeInt},
         {"ge.exec.memoryOptimizationPolicy", "", "\"MemoryPriority\" disables the same-engine-sibling reuse rule", ValidateMemoryPolicy},
+        {"ge.exec.placement", "", "\"HOST\": the graph executes on the host (GE's host-exec shortcut: whole graph dynamic, no partition)", ValidatePlacement},
         {"ge.exec.static_model_ops_lower_limit", "4", "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic", ValidateStaticOpsLowerLimit},
         {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", ValidateHcomParallel},
         {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
