@@ -131,6 +131,10 @@ TEST(MemoryPlanningTest, RejectsBadOptions) {
   Plan plan = ParsePlan(TwoStreams(""));
   EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "-1"}}),
               StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.timeLimit"));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "-5"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.searchSteps"));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "many"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.searchSteps"));
   EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.alignment", "0"}}),
               StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.alignment"));
 }
@@ -185,7 +189,7 @@ TEST_P(MemoryPlanningPropertyTest, VerifierAcceptsEveryPlanAndRejectsCorruption)
   Plan plan = events::testing::RandomPlan(seed, 60 + GetParam() % 40, streams);
   RandomizeSizes(plan, seed);
   RunResult r;
-  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "0.05"}}, &r), IsOk());
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "200000"}}, &r), IsOk());
   EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
   EXPECT_GE(plan.memory.peak, plan.memory.lower_bound);
   EXPECT_GT(plan.memory.lower_bound, 0);
@@ -204,9 +208,23 @@ TEST_P(MemoryPlanningPropertyTest, PlanStaysValidThroughTheEventsStages) {
   ASSERT_THAT(RunPasses(plan,
                         Passes<MemoryPlanning, TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
                                EventReuse, PhysicalStreamSplit, StreamActivation, SyncNodeGeneration>(),
-                        {{"npuplan.memory.timeLimit", "0"}}),
+                        {{"npuplan.memory.searchSteps", "0"}}),
               IsOk());
   EXPECT_TRUE(Has(plan.established, IrProperty::kSyncNodes));
+}
+
+// The default budget is a step count: the same graph gives the same plan
+// and decision log however loaded the machine is.
+TEST_P(MemoryPlanningPropertyTest, DefaultBudgetIsDeterministic) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam()) + 2000;
+  Plan first = events::testing::RandomPlan(seed, 120, 1 + GetParam() % 4);
+  RandomizeSizes(first, seed);
+  Plan second = first;
+  RunResult a, b;
+  ASSERT_THAT(RunPasses(first, Passes<MemoryPlanning>(), {}, &a), IsOk());
+  ASSERT_THAT(RunPasses(second, Passes<MemoryPlanning>(), {}, &b), IsOk());
+  EXPECT_EQ(WritePlanJson(first), WritePlanJson(second));
+  EXPECT_EQ(a.log.ToJsonLines(), b.log.ToJsonLines());
 }
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, MemoryPlanningPropertyTest, ::testing::Range(0, 24));
