@@ -213,16 +213,17 @@ TEST_P(MemoryPlanningPropertyTest, PlanStaysValidThroughTheEventsStages) {
   EXPECT_TRUE(Has(plan.established, IrProperty::kSyncNodes));
 }
 
-// The default budget is a step count: the same graph gives the same plan
+// The search budget is a step count: the same graph gives the same plan
 // and decision log however loaded the machine is.
-TEST_P(MemoryPlanningPropertyTest, DefaultBudgetIsDeterministic) {
+TEST_P(MemoryPlanningPropertyTest, StepBudgetIsDeterministic) {
   const uint32_t seed = static_cast<uint32_t>(GetParam()) + 2000;
   Plan first = events::testing::RandomPlan(seed, 120, 1 + GetParam() % 4);
   RandomizeSizes(first, seed);
   Plan second = first;
   RunResult a, b;
-  ASSERT_THAT(RunPasses(first, Passes<MemoryPlanning>(), {}, &a), IsOk());
-  ASSERT_THAT(RunPasses(second, Passes<MemoryPlanning>(), {}, &b), IsOk());
+  const std::map<std::string, std::string> budget = {{"npuplan.memory.searchSteps", "300000"}};
+  ASSERT_THAT(RunPasses(first, Passes<MemoryPlanning>(), budget, &a), IsOk());
+  ASSERT_THAT(RunPasses(second, Passes<MemoryPlanning>(), budget, &b), IsOk());
   EXPECT_EQ(WritePlanJson(first), WritePlanJson(second));
   EXPECT_EQ(a.log.ToJsonLines(), b.log.ToJsonLines());
 }
