@@ -123,10 +123,36 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
     }
     only_stream_[b] = only < 0 ? -1 : only;
   }
+  // Plan position just past each loop: the loop node and its subgraphs are
+  // contiguous in plan order (pre-order).
+  for (const LogicalBuffer& b : lt_.buffers) {
+    if (b.iteration_loop < 0 || loop_end_.count(b.iteration_loop) > 0) continue;
+    int64_t end = lt_.position[static_cast<size_t>(b.iteration_loop)] + 1;
+    std::vector<GraphId> stack(model.node(NodeId(b.iteration_loop)).subgraphs);
+    while (!stack.empty()) {
+      const GraphId g = stack.back();
+      stack.pop_back();
+      for (NodeId v : model.graph(g).nodes) {
+        end = std::max(end, lt_.position[v.index()] + 1);
+        for (GraphId sg : model.node(v).subgraphs) stack.push_back(sg);
+      }
+    }
+    loop_end_[b.iteration_loop] = end;
+  }
   stream_nodes_.resize(k);
   for (NodeId v : lt_.order) {
     if (hb_.stream(v) >= 0 && hb_.stream_pos(v) >= 0) stream_nodes_[hb_.stream(v)].push_back(v);
   }
+}
+
+// One is iteration-local in a loop the other touches: the same body
+// position of another iteration may run concurrently on another stream.
+bool SharesIterations(const LogicalBuffer& x, const LogicalBuffer& y) {
+  auto in = [](const std::vector<int32_t>& loops, int32_t loop) {
+    return std::binary_search(loops.begin(), loops.end(), loop);
+  };
+  return (x.iteration_loop >= 0 && in(y.loops, x.iteration_loop)) ||
+         (y.iteration_loop >= 0 && in(x.loops, y.iteration_loop));
 }
 
 bool StreamAwareReuse::SameStream(int a, int b) const {
@@ -140,6 +166,7 @@ bool StreamAwareReuse::Ordered(int a, int b) const {
   if (x.upper > y.lower) return false;  // plan order is a linear extension of H
   if (x.uses.empty() || y.uses.empty()) return false;
   if (lt_.flat_loops && !SameStream(a, b)) return false;
+  if (!SameStream(a, b) && SharesIterations(x, y)) return false;
   for (const auto& [s, p] : last_[a]) {
     if (meet_[b][s] < p) return false;
   }
@@ -371,6 +398,16 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
       q = static_cast<size_t>(it - nodes.begin());
     }
     if (q < nodes.size()) out[t] = lt_.position[nodes[q].index()];
+  }
+  // An iteration-local buffer's bytes go to its other streams only after the
+  // loop: their nodes in the loop may belong to an earlier iteration.
+  if (lt_.buffers[a].iteration_loop >= 0) {
+    const int64_t loop_end = loop_end_.at(lt_.buffers[a].iteration_loop);
+    for (size_t t = 0; t < k; ++t) {
+      if (static_cast<int64_t>(t) != only_stream_[a] && out[t] != std::numeric_limits<int64_t>::max()) {
+        out[t] = std::max(out[t], loop_end);
+      }
+    }
   }
   return out;
 }

@@ -28,6 +28,7 @@
 #define NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
 
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -115,6 +116,8 @@ class StreamAwareReuse {
   std::vector<int64_t> only_stream_;
   // Per stream: its nodes in stream order.
   std::vector<std::vector<NodeId>> stream_nodes_;
+  // Per loop with iteration-local buffers (NodeId value): plan position just past it.
+  std::map<int32_t, int64_t> loop_end_;
 
   // F_t(a) for every stream t, as plan positions (int64 max when none).
   std::vector<int64_t> ReleasePositions(int a) const;
