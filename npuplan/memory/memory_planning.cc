@@ -44,8 +44,12 @@ absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_vi
 }
 
 // Cross-stream conflict pairs listed per buffer before its lifetime is
-// widened to its release point instead (StreamAwareReuse::Conflicts).
-constexpr int64_t kMaxPairsPerBuffer = 64;
+// widened to its release point instead (StreamAwareReuse::Conflicts): at
+// least 64, more on small pools (about 2M pairs in all), so small graphs keep
+// exact pairs and the solver's proven bound.
+int64_t MaxPairsPerBuffer(size_t pool) {
+  return std::max<int64_t>(64, 2'000'000 / std::max<int64_t>(1, static_cast<int64_t>(pool)));
+}
 
 absl::StatusOr<int64_t> ParseAlignment(const CompileOptions& options) {
   const std::string v = options.Get("npuplan.memory.alignment");
@@ -76,7 +80,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   }
   // Cross-stream constraints: exact pairs for buffers with few of them, a
   // widened lifetime (release point) for the others — linear in size.
-  memory::StreamAwareReuse::PlanningConflicts conflicts = reuse.Conflicts(pool, kMaxPairsPerBuffer);
+  memory::StreamAwareReuse::PlanningConflicts conflicts = reuse.Conflicts(pool, MaxPairsPerBuffer(pool.size()));
   memory::IntervalProblem problem;
   for (size_t i = 0; i < pool.size(); ++i) {
     const memory::LogicalBuffer& buf = lt.buffers[pool[i]];
