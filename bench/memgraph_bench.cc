@@ -10,13 +10,25 @@
 // Results: docs/benchmarks.md ("Device memory (graphs)").
 //
 //   build-memg/bin/memgraph_bench --benchmark_min_time=1
+//
+// Whole compile (docs/benchmarks.md "Whole compile"): CPU seconds per stage
+// (generate, each pass of the default pipeline, final verification, plan
+// JSON) of `npuplan gen --nodes N` transformers, one run each:
+//
+//   build/bin/memgraph_bench --whole-compile 10000,100000,1000000
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/memory/memory_planning.h"
+#include "npuplan/plan/plan_json.h"
 
 namespace npuplan {
 namespace {
@@ -43,8 +55,7 @@ void BM_Transformer(benchmark::State& state) {
   }
   CompileConfig config;
   config.read_environment = false;
-  config.option_overrides["npuplan.memory.timeLimit"] = "1";
-  if (state.range(1) != 0) config.option_overrides["ge.enableSingleStream"] = "true";
+    if (state.range(1) != 0) config.option_overrides["ge.enableSingleStream"] = "true";
   Plan plan;
   Statistics stats;
   for (auto _ : state) {
@@ -78,7 +89,6 @@ void BM_RandomStreams(benchmark::State& state) {
   base.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
   base.EnsureNodeVectors();
   CompileOptions opts;
-  opts.Set("npuplan.memory.timeLimit", "1");
   Plan plan;
   Statistics stats;
   for (auto _ : state) {
@@ -97,7 +107,80 @@ void BM_RandomStreams(benchmark::State& state) {
 }
 BENCHMARK(BM_RandomStreams)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
 
+double CpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+// One whole compile with CPU time per stage, printed as a markdown table row.
+int WholeCompile(int64_t target_nodes) {
+  std::vector<std::pair<std::string, double>> stages;
+  double t = CpuSeconds();
+  auto lap = [&](std::string name) {
+    const double now = CpuSeconds();
+    stages.emplace_back(std::move(name), now - t);
+    t = now;
+  };
+  GeneratorOptions gen;
+  gen.target_nodes = target_nodes;
+  absl::StatusOr<Model> model = GenerateTransformer(gen);
+  if (!model.ok()) {
+    std::fprintf(stderr, "gen: %s\n", std::string(model.status().message()).c_str());
+    return 1;
+  }
+  lap("gen");
+  const size_t nodes = model->num_nodes();
+  CompileOptions options = CompileOptions::FromModel(*model, {}, /*read_environment=*/false);
+  absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = BuildDefaultPipeline(options);
+  if (!pipeline.ok()) return 1;
+  Plan plan;
+  plan.model = std::move(model).value();
+  plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
+  plan.EnsureNodeVectors();
+  DecisionLog log;
+  Statistics stats;
+  PassContext ctx{options, log, stats};
+  ctx.instrumentation.after_pass = [&](int, std::string_view pass, const Plan&) {
+    lap(std::string(pass));
+    return absl::OkStatus();
+  };
+  absl::Status run = (*pipeline)->Run(plan, ctx).status();
+  if (!run.ok()) {
+    std::fprintf(stderr, "compile: %s\n", std::string(run.message()).c_str());
+    return 1;
+  }
+  plan.EnsureNodeVectors();
+  absl::Status verified = VerifyPlan(plan);
+  lap("verify");
+  const std::string json = WritePlanJson(plan);
+  lap("plan-json");
+  double total = 0;
+  for (const auto& [name, secs] : stages) total += secs;
+  std::printf("| %zu | %.2f |", nodes, total);
+  for (const auto& [name, secs] : stages) std::printf(" %s %.2f |", name.c_str(), secs);
+  std::printf(" peak/lb %.4f | %s |\n",
+              plan.memory.lower_bound > 0 ? static_cast<double>(plan.memory.peak) / plan.memory.lower_bound : 1.0,
+              verified.ok() ? "verified" : std::string(verified.message()).substr(0, 60).c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
 }  // namespace npuplan
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--whole-compile") != 0) continue;
+    int rc = 0;
+    std::string list = argv[i + 1];
+    for (size_t start = 0; start < list.size();) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      rc |= npuplan::WholeCompile(std::stoll(list.substr(start, comma - start)));
+      start = comma + 1;
+    }
+    return rc;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

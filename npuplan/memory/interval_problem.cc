@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <string_view>
 #include <unordered_map>
 
@@ -181,6 +182,51 @@ int64_t ComputeLowerBound(const IntervalProblem& problem,
     for (int m : s.buffers) in_set[m] = 0;
   }
   return bound;
+}
+
+namespace {
+
+// Positive-size buffers by (lower, index).
+std::vector<int> ByLower(const IntervalProblem& problem) {
+  std::vector<int> order;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    if (problem.buffers[i].size > 0) order.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return problem.buffers[a].lower < problem.buffers[b].lower;
+  });
+  return order;
+}
+
+}  // namespace
+
+int64_t MaxLiveBytes(const IntervalProblem& problem) {
+  const auto& bufs = problem.buffers;
+  // Min-heap of (upper, size) of the live buffers.
+  std::priority_queue<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>, std::greater<>> live;
+  int64_t total = 0, best = 0;
+  for (int b : ByLower(problem)) {
+    while (!live.empty() && live.top().first <= bufs[b].lower) {
+      total -= live.top().second;
+      live.pop();
+    }
+    live.emplace(bufs[b].upper, bufs[b].size);
+    total += bufs[b].size;
+    best = std::max(best, total);
+  }
+  return best;
+}
+
+int64_t CountTimeOverlaps(const IntervalProblem& problem) {
+  const auto& bufs = problem.buffers;
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> live;
+  int64_t pairs = 0;
+  for (int b : ByLower(problem)) {
+    while (!live.empty() && live.top() <= bufs[b].lower) live.pop();
+    pairs += static_cast<int64_t>(live.size());
+    live.push(bufs[b].upper);
+  }
+  return pairs;
 }
 
 int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment) {

@@ -84,6 +84,14 @@ std::vector<std::vector<int>> BuildConflictGraph(const IntervalProblem& problem)
 int64_t ComputeLowerBound(const IntervalProblem& problem,
                           const std::vector<std::vector<int>>& conflicts);
 
+// Max total size live at one instant, ignoring extra conflicts: a valid
+// lower bound of every plan. O(n log n), no live sets materialised.
+int64_t MaxLiveBytes(const IntervalProblem& problem);
+
+// Number of pairs of positive-size buffers that overlap in time (the
+// interval part of the conflict graph's edges), in O(n log n).
+int64_t CountTimeOverlaps(const IntervalProblem& problem);
+
 // max(offset + size) over buffers (0 for none). Requires matching sizes.
 int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment);
 

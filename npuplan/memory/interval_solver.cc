@@ -12,6 +12,8 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -51,7 +53,10 @@ struct Compact {
 };
 
 // Builds the compact problem from a checked problem and its conflict graph.
-Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vector<int>>& adj) {
+// Without `with_sections` (the scalable path) only the buffers, the
+// adjacency and the granularity are filled.
+Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vector<int>>& adj,
+                     bool with_sections = true) {
   Compact c;
   const int n = static_cast<int>(problem.buffers.size());
   std::vector<int> to_compact(n, -1);
@@ -80,6 +85,7 @@ Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vect
     if (c.align[i] > 1) g = std::gcd(g, c.align[i]);
   }
   c.granularity = std::max<int64_t>(g, 1);
+  if (!with_sections) return c;
   // Sections between consecutive distinct time points.
   std::vector<int64_t> times;
   for (int i = 0; i < m; ++i) {
@@ -226,6 +232,116 @@ int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<in
   return peak;
 }
 
+// Places buffers in time order (lower, then size descending, then index),
+// freeing each block at its buffer's upper: a buffer takes the smallest free
+// block it fits in (lowest offset on ties) that no placed neighbour in
+// `c.adj` overlaps, else the free block at the top (growing the peak).
+// Free blocks are coalesced. O(n log n) plus the neighbours scanned.
+int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
+  const int m = c.count();
+  off.assign(m, -1);
+  std::vector<int> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    if (c.lower[a] != c.lower[b]) return c.lower[a] < c.lower[b];
+    if (c.size[a] != c.size[b]) return c.size[a] > c.size[b];
+    return a < b;
+  });
+  std::map<int64_t, int64_t> free_at;            // offset -> end, below `top`
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  int64_t top = 0, peak = 0;
+  auto add_free = [&](int64_t from, int64_t to) {
+    if (from >= to) return;
+    auto next = free_at.find(to);
+    if (next != free_at.end()) {
+      to = next->second;
+      by_len.erase({next->second - next->first, next->first});
+      free_at.erase(next);
+    }
+    auto prev = free_at.lower_bound(from);
+    if (prev != free_at.begin() && std::prev(prev)->second == from) {
+      --prev;
+      from = prev->first;
+      by_len.erase({prev->second - prev->first, prev->first});
+      free_at.erase(prev);
+    }
+    if (to == top) {  // merges into the space above the top
+      top = from;
+      return;
+    }
+    free_at[from] = to;
+    by_len.insert({to - from, from});
+  };
+  auto take = [&](int64_t from, int64_t to, int64_t start, int64_t end) {
+    free_at.erase(from);
+    by_len.erase({to - from, from});
+    if (from < start) {
+      free_at[from] = start;
+      by_len.insert({start - from, from});
+    }
+    if (end < to) {
+      free_at[end] = to;
+      by_len.insert({to - end, end});
+    }
+  };
+  // Lowest aligned start >= from avoiding the placed neighbours of b.
+  auto first_clear = [&](int b, int64_t from) {
+    int64_t start = AlignUp(from, c.align[b]);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int x : c.adj[b]) {
+        if (off[x] < 0 || off[x] >= start + c.size[b] || start >= off[x] + c.size[x]) continue;
+        start = AlignUp(off[x] + c.size[x], c.align[b]);
+        moved = true;
+      }
+    }
+    return start;
+  };
+  using Live = std::pair<int64_t, int>;  // (upper, buffer)
+  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  constexpr int kBlocksTried = 8;
+  for (int b : order) {
+    while (!live.empty() && live.top().first <= c.lower[b]) {
+      const int x = live.top().second;
+      live.pop();
+      add_free(off[x], off[x] + c.size[x]);
+    }
+    int64_t at = -1;
+    int tried = 0;
+    for (auto it = by_len.lower_bound({c.size[b], std::numeric_limits<int64_t>::min()});
+         it != by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+      const int64_t from = it->second, to = from + it->first;
+      const int64_t start = first_clear(b, from);
+      if (start + c.size[b] <= to) {
+        take(from, to, start, start + c.size[b]);
+        at = start;
+        break;
+      }
+    }
+    if (at < 0) {
+      // The top: extend the highest free block if it ends there.
+      int64_t from = top;
+      if (!free_at.empty() && std::prev(free_at.end())->second == top) {
+        auto last = std::prev(free_at.end());
+        from = last->first;
+        by_len.erase({last->second - last->first, last->first});
+        free_at.erase(last);
+      }
+      at = first_clear(b, from);
+      if (from < at) {
+        free_at[from] = at;
+        by_len.insert({at - from, from});
+      }
+      top = at + c.size[b];
+    }
+    off[b] = at;
+    top = std::max(top, at + c.size[b]);
+    peak = std::max(peak, at + c.size[b]);
+    live.emplace(c.upper[b], b);
+  }
+  return peak;
+}
+
 // ---------------------------------------------------------------------------
 // Stage 3: canonical branch and bound.
 
@@ -252,6 +368,8 @@ class SearchEngine {
                 ProbeSchedule* schedule = nullptr);
 
   int64_t nodes() const { return nodes_; }
+  int64_t steps() const { return steps_; }
+  bool steps_exhausted() const { return steps_exhausted_; }
   int64_t backtracks() const { return backtracks_; }
 
  private:
@@ -288,7 +406,8 @@ class SearchEngine {
   const std::vector<Key>* preorder_ = nullptr;
   int64_t cap_ = 0;
   int64_t nodes_ = 0, backtracks_ = 0, nodes_left_ = 0;
-  bool deadline_hit_ = false;
+  int64_t steps_ = 0;  // buffers and sections visited (options_.max_steps)
+  bool deadline_hit_ = false, steps_exhausted_ = false;
 
   std::vector<int64_t> off_, minoff_, best_, floor_, total_;
   std::vector<int> cuts_;  // unplaced buffers / edges spanning boundary k | k+1
@@ -347,6 +466,7 @@ Outcome SearchEngine::Probe(int64_t cap, int64_t node_budget, std::vector<int64_
                             ProbeSchedule* schedule) {
   cap_ = cap;
   Reset();
+  steps_ += c_.count() + c_.num_sections;
   Partition all;
   all.lo = 0;
   all.hi = c_.num_sections;
@@ -504,7 +624,12 @@ bool SearchEngine::Check(const Partition& p, int64_t offset, const Marks& marks)
 Outcome SearchEngine::Search(const Partition& p, const std::vector<int>& pre,
                              const std::vector<Candidate>& prev, int64_t last_offset,
                              int last_rank) {
-  if (deadline_hit_) return Outcome::kDeadline;
+  if (deadline_hit_ || steps_exhausted_) return Outcome::kDeadline;
+  steps_ += static_cast<int64_t>(prev.size()) + (p.hi - p.lo);
+  if (options_.max_steps > 0 && steps_ > options_.max_steps) {
+    steps_exhausted_ = true;
+    return Outcome::kDeadline;
+  }
   if (--nodes_left_ < 0) return Outcome::kAborted;
   if ((++nodes_ & 255) == 0 && Clock::now() > deadline_) {
     deadline_hit_ = true;
@@ -627,12 +752,36 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     return absl::InvalidArgumentError(
         absl::StrCat("target peak (", options.target_peak, ") must be >= 0"));
   }
-  // 1. Preprocessing and the lower bound.
-  const std::vector<std::vector<int>> conflicts = BuildConflictGraph(problem);
-  const Compact c = BuildCompact(problem, conflicts);
+  if (options.max_steps < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("step limit (", options.max_steps, ") must be >= 0"));
+  }
+  if (options.max_conflict_edges < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("conflict edge limit (", options.max_conflict_edges, ") must be >= 0"));
+  }
+  // 1. Preprocessing and the lower bound. Large problems (scalable) keep only
+  // the extra pairs as adjacency and bound by the max live bytes.
+  IntervalSolution solution;
+  solution.stats.conflict_edges =
+      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
+  const bool scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
+                        solution.stats.conflict_edges > options.max_conflict_edges;
+  solution.stats.scalable = scalable;
+  std::vector<std::vector<int>> conflicts;
+  if (scalable) {
+    conflicts.resize(problem.buffers.size());
+    for (const auto& [a, b] : problem.extra_conflicts) {
+      if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
+      conflicts[a].push_back(b);
+      conflicts[b].push_back(a);
+    }
+  } else {
+    conflicts = BuildConflictGraph(problem);
+  }
+  const Compact c = BuildCompact(problem, conflicts, /*with_sections=*/!scalable);
   const int64_t g = c.granularity;
   // Canonical plans put every offset on a multiple of g, so optima are too.
-  int64_t lower_bound = ComputeLowerBound(problem, conflicts);
+  int64_t lower_bound = scalable ? MaxLiveBytes(problem) : ComputeLowerBound(problem, conflicts);
   lower_bound = (lower_bound + g - 1) / g * g;
   const std::optional<int64_t> capacity = problem.capacity;
   if (capacity.has_value() && lower_bound > *capacity) {
@@ -640,11 +789,14 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
                                                      " bytes, capacity is ", *capacity));
   }
 
-  // 2. Greedy over several orders.
-  IntervalSolution solution;
+  // 2. Greedy over several orders (the sweep alone when scalable).
   std::vector<int64_t> best;
   int64_t best_peak = std::numeric_limits<int64_t>::max();
-  {
+  if (scalable) {
+    best_peak = SweepBestFit(c, best);
+    solution.stats.greedy_order = "sweep-best-fit";
+    solution.stats.greedy_peak = best_peak;
+  } else {
     std::vector<int64_t> section_total(c.num_sections, 0);
     for (int s = 0; s < c.num_sections; ++s) {
       for (int b : c.live[s]) section_total[s] += c.size[b];
@@ -663,6 +815,12 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
         solution.stats.greedy_order = order.name;
       }
     }
+    const int64_t sweep_peak = SweepBestFit(c, off);
+    if (sweep_peak < best_peak) {
+      best_peak = sweep_peak;
+      best = off;
+      solution.stats.greedy_order = "sweep-best-fit";
+    }
     if (c.count() == 0) best_peak = 0;
     solution.stats.greedy_peak = best_peak;
   }
@@ -673,7 +831,7 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   const Clock::time_point search_start = Clock::now();
   // Done once the best plan reaches the (possibly raised) bound or the target.
   auto done = [&] { return best_peak <= std::max(lower_bound, options.target_peak); };
-  if (options.search && !done() && c.count() > 0) {
+  if (options.search && !scalable && !done() && c.count() > 0) {
     const auto deadline =
         search_start + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(options.time_limit_seconds));
@@ -698,7 +856,7 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
       return hi;
     };
     // Runs one probe; false once the deadline or the node limit is hit.
-    bool node_limit_hit = false;
+    bool node_limit_hit = false, steps_exhausted = false;
     auto probe = [&](int64_t cap, int64_t nodes, ProbeSchedule* schedule, Outcome& outcome) {
       if (options.max_nodes > 0) {
         nodes = std::min(nodes, options.max_nodes - engine.nodes());
@@ -712,6 +870,10 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
       outcome = engine.Probe(cap, nodes, found, schedule);
       if (outcome == Outcome::kFound) take(found);
       if (outcome == Outcome::kNotFound) lower_bound = std::max(lower_bound, cap + g);
+      if (engine.steps_exhausted()) {
+        steps_exhausted = true;
+        return false;
+      }
       if (outcome == Outcome::kDeadline) deadline_hit = true;
       return !deadline_hit;
     };
@@ -728,7 +890,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     constexpr int kLadderFailures = 8;
     const int64_t step = std::max(g, RoundDown(lower_bound / 1024, g));
     std::map<int64_t, ProbeSchedule> ladder;
-    while (!deadline_hit && !node_limit_hit && !done()) {
+    if (options.max_steps > 0 && engine.steps() >= options.max_steps) steps_exhausted = true;
+    while (!deadline_hit && !node_limit_hit && !steps_exhausted && !done()) {
       if (Clock::now() > deadline) {
         deadline_hit = true;
         break;
@@ -749,7 +912,7 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
       // Grid caps lower_bound + k * step, highest first.
       auto grid = [&](int64_t v) { return v - (v - lower_bound) % step; };
       int64_t cap = top_cap();
-      for (int failures = 0; !deadline_hit && !node_limit_hit && !done() &&
+      for (int failures = 0; !deadline_hit && !node_limit_hit && !steps_exhausted && !done() &&
                              failures < kLadderFailures;) {
         cap = grid(std::min(cap, top_cap()));
         if (cap <= lower_bound) break;  // the bound has its own probe
@@ -765,6 +928,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     }
     solution.stats.timed_out = deadline_hit;
     solution.stats.node_limit_hit = node_limit_hit;
+    solution.stats.steps_exhausted = steps_exhausted;
+    solution.stats.steps = engine.steps();
     solution.stats.nodes = engine.nodes();
     solution.stats.backtracks = engine.backtracks();
   }
@@ -782,9 +947,9 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
           "infeasible: needs at least ", lower_bound, " bytes, capacity is ", *capacity));
     }
     const std::string limit =
-        solution.stats.node_limit_hit
-            ? absl::StrCat(options.max_nodes, " nodes")
-            : absl::StrCat(options.time_limit_seconds, " s");
+        solution.stats.node_limit_hit    ? absl::StrCat(options.max_nodes, " nodes")
+        : solution.stats.steps_exhausted ? absl::StrCat(options.max_steps, " search steps")
+                                         : absl::StrCat(options.time_limit_seconds, " s");
     return absl::DeadlineExceededError(absl::StrCat("no plan within capacity ", *capacity,
                                                     " found in ", limit, "; best peak ",
                                                     solution.peak, ", lower bound ", lower_bound));

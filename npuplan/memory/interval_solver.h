@@ -7,8 +7,11 @@
 // Stages (SolveIntervals):
 //   1. Check the problem, build the conflict graph, compute the lower bound
 //      (max live bytes at an instant, grown into a clique with extra edges).
-//   2. Greedy: first-fit with gap reuse over several buffer orders; keep the
-//      best. Fast (milliseconds for thousands of buffers).
+//   2. Greedy: first-fit with gap reuse over several buffer orders, and a
+//      time sweep with best-fit free blocks; keep the best. Fast
+//      (milliseconds for thousands of buffers). Problems with more conflict
+//      edges than max_conflict_edges get only the sweep (no conflict graph,
+//      no search): O(n log n) for millions of buffers.
 //   3. Search (optional, under a time limit): a branch and bound over
 //      *canonical* placements in the MiniMalloc style (ASPLOS 2023):
 //        - buffers are placed in non-decreasing (offset, preorder rank) order,
@@ -68,6 +71,17 @@ struct IntervalSolverOptions {
   // Stop the search after this many nodes (0 = no limit). Unlike the time
   // limit, a node limit gives the same result on any machine.
   int64_t max_nodes = 0;
+  // Stop the search after this many steps (0 = no limit): a step is one
+  // buffer or section a search node visits, so steps track CPU time on any
+  // problem size while staying machine-independent (a node of a 6,000-buffer
+  // problem costs thousands of steps, one of a 100-buffer problem ~100).
+  int64_t max_steps = 0;
+  // Problems whose conflict graph has more edges than this (time overlaps
+  // plus extra pairs) skip the conflict graph, the first-fit orders and the
+  // search: a time sweep with best-fit free blocks places them in
+  // O(n log n + extra pairs), and the bound is the max live bytes
+  // (`stats.scalable`). 0 = never. A count, so the choice is deterministic.
+  int64_t max_conflict_edges = 1'000'000;
 };
 
 // Counters and timings of one solve, for benchmarks and the CLI.
@@ -81,6 +95,10 @@ struct IntervalSolverStats {
   double search_seconds = 0;    // wall time of stage 3
   bool timed_out = false;       // the search stopped at the time limit
   bool node_limit_hit = false;  // the search stopped at max_nodes
+  bool steps_exhausted = false; // the search stopped at max_steps
+  int64_t steps = 0;            // search steps (see max_steps)
+  int64_t conflict_edges = 0;   // time overlaps + extra pairs
+  bool scalable = false;        // solved by the sweep alone (max_conflict_edges)
 };
 
 // A valid plan with its quality measures.

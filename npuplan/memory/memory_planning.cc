@@ -10,6 +10,7 @@
 #include "npuplan/memory/interval_solver.h"
 #include "npuplan/memory/memory_verifier.h"
 #include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/memory/stream_sweep.h"
 #include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -32,6 +33,24 @@ absl::StatusOr<double> ParseSeconds(const CompileOptions& options, std::string_v
   return d;
 }
 
+absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_view key) {
+  const std::string v = options.Get(key);
+  char* end = nullptr;
+  long long a = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || end != v.c_str() + v.size() || a < 0) {
+    return absl::InvalidArgumentError(StrCat("option ", key, "=\"", v, "\": expected a non-negative integer"));
+  }
+  return static_cast<int64_t>(a);
+}
+
+// Cross-stream conflict pairs listed per buffer before its lifetime is
+// widened to its release point instead (StreamAwareReuse::Conflicts): at
+// least 64, more on small pools (about 2M pairs in all), so small graphs keep
+// exact pairs and the solver's proven bound.
+int64_t MaxPairsPerBuffer(size_t pool) {
+  return std::max<int64_t>(64, 2'000'000 / std::max<int64_t>(1, static_cast<int64_t>(pool)));
+}
+
 absl::StatusOr<int64_t> ParseAlignment(const CompileOptions& options) {
   const std::string v = options.Get("npuplan.memory.alignment");
   char* end = nullptr;
@@ -48,6 +67,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
   NPUPLAN_ASSIGN_OR_RETURN(int64_t alignment, ParseAlignment(ctx.options));
   NPUPLAN_ASSIGN_OR_RETURN(double time_limit, ParseSeconds(ctx.options, "npuplan.memory.timeLimit"));
+  NPUPLAN_ASSIGN_OR_RETURN(int64_t search_steps, ParseCount(ctx.options, "npuplan.memory.searchSteps"));
 
   // 1. Lifetimes.
   NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt, memory::ComputeTensorLifetimes(m, alignment));
@@ -58,24 +78,53 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
   }
+  // Cross-stream constraints: exact pairs for buffers with few of them, a
+  // widened lifetime (release point) for the others — linear in size.
+  memory::StreamAwareReuse::PlanningConflicts conflicts = reuse.Conflicts(pool, MaxPairsPerBuffer(pool.size()));
   memory::IntervalProblem problem;
-  for (int b : pool) {
-    const memory::LogicalBuffer& buf = lt.buffers[b];
-    problem.buffers.push_back({buf.name, buf.lower, buf.upper, buf.size, alignment});
+  for (size_t i = 0; i < pool.size(); ++i) {
+    const memory::LogicalBuffer& buf = lt.buffers[pool[i]];
+    problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
-  problem.extra_conflicts = reuse.ExtraConflicts(pool);
+  problem.extra_conflicts = std::move(conflicts.pairs);
 
   // 3. Solve.
   memory::IntervalSolverOptions solver_options;
-  solver_options.time_limit_seconds = time_limit;
-  solver_options.search = time_limit > 0;
+  solver_options.time_limit_seconds = time_limit > 0 ? time_limit : 1e9;
+  solver_options.max_steps = search_steps;
+  solver_options.search = search_steps > 0;
   absl::StatusOr<memory::IntervalSolution> solved = memory::SolveIntervals(problem, solver_options);
   if (!solved.ok()) {
     return absl::Status(solved.status().code(),
                         StrCat("memory-planning: activation pool of ", pool.size(),
                                " buffers: ", std::string(solved.status().message())));
   }
-  const memory::IntervalSolution& sol = *solved;
+  memory::IntervalSolution sol = *solved;
+  // The stream-aware sweep needs no conflict pairs and no widening: it
+  // releases a dead buffer's bytes per stream (stream_sweep.h). Kept when it
+  // beats the solver (the solver keeps ties).
+  std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
+  {
+    memory::SweepResult swept = memory::SweepStreamAware(reuse.SweepInput(pool, alignment),
+                                                         static_cast<int>(reuse.happens_before().num_streams()));
+    if (swept.peak < sol.peak) {
+      sol.assignment.offsets = std::move(swept.offsets);
+      sol.peak = swept.peak;
+      method = "stream-sweep";
+    }
+  }
+  if (conflicts.extended > 0) {
+    // The solver's bound holds for the widened lifetimes only; report one
+    // that holds for every plan: max live bytes over the true lifetimes.
+    memory::IntervalProblem exact;
+    for (int b : pool) {
+      const memory::LogicalBuffer& buf = lt.buffers[b];
+      exact.buffers.push_back({buf.name, buf.lower, buf.upper, buf.size, alignment});
+    }
+    sol.lower_bound = memory::MaxLiveBytes(exact);
+  }
+  sol.lower_bound = std::min(sol.lower_bound, sol.peak);
+  sol.optimal = sol.peak == sol.lower_bound;
   std::vector<int64_t> offset(lt.buffers.size(), 0);
   for (size_t i = 0; i < pool.size(); ++i) offset[pool[i]] = sol.assignment.offsets[i];
 
@@ -120,11 +169,21 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   });
 
   // Decision log: which earlier buffer each pool buffer reuses (the most
-  // recently dead one sharing its first byte range), in plan order.
+  // recently dead one sharing its byte range; ties: first in plan order), in
+  // plan order. A sweep that paints the address space with the last buffer
+  // placed there: in a valid plan the buffers covering one address are
+  // disjoint in time, so the painter is the latest to die. O(n log n).
   std::vector<int> by_lower = pool;
   std::sort(by_lower.begin(), by_lower.end(), [&](int a, int b) {
     return std::make_tuple(lt.buffers[a].lower, lt.buffers[a].name) < std::make_tuple(lt.buffers[b].lower, lt.buffers[b].name);
   });
+  std::map<int64_t, int> painted;  // segment start -> buffer (-1 = none); segments end at the next key
+  painted[0] = -1;
+  auto split_at = [&](int64_t at) {
+    auto it = painted.upper_bound(at);
+    --it;
+    if (it->first != at) painted[at] = it->second;
+  };
   int64_t reused = 0, cross = 0;
   for (size_t i = 0; i < by_lower.size(); ++i) {
     const int b = by_lower[i];
@@ -133,12 +192,23 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
       ctx.log.Record(kPass, "BufferPinned", "", Field("buffer", buf.name), Field("reason", buf.pinned));
     }
     int src = -1;
-    for (size_t j = 0; j < i; ++j) {
-      const int a = by_lower[j];
-      const memory::LogicalBuffer& prev = lt.buffers[a];
-      if (prev.size == 0 || buf.size == 0 || prev.upper > buf.lower) continue;
-      if (offset[a] >= offset[b] + buf.size || offset[b] >= offset[a] + prev.size) continue;
-      if (src < 0 || prev.upper > lt.buffers[src].upper) src = a;
+    if (buf.size > 0) {
+      split_at(offset[b]);
+      split_at(offset[b] + buf.size);
+      auto first = painted.find(offset[b]);
+      auto last = painted.find(offset[b] + buf.size);
+      for (auto it = first; it != last; ++it) {
+        const int a = it->second;
+        if (a < 0 || lt.buffers[a].upper > buf.lower) continue;
+        if (src < 0 || lt.buffers[a].upper > lt.buffers[src].upper ||
+            (lt.buffers[a].upper == lt.buffers[src].upper &&
+             std::make_tuple(lt.buffers[a].lower, lt.buffers[a].name) <
+                 std::make_tuple(lt.buffers[src].lower, lt.buffers[src].name))) {
+          src = a;
+        }
+      }
+      painted.erase(std::next(first), last);
+      first->second = b;
     }
     if (src >= 0) {
       const bool cross_stream = !reuse.SameStream(src, b);
@@ -166,10 +236,15 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   ctx.log.Record(kPass, "MemoryPlanned", "", Field("peak", sol.peak), Field("lower_bound", sol.lower_bound),
                  Field("gap", StrCat(sol.gap())), Field("buffers", pool.size()),
                  Field("extra_conflicts", problem.extra_conflicts.size()),
-                 Field("optimal", sol.optimal ? "true" : "false"));
+                 Field("optimal", sol.optimal ? "true" : "false"), Field("method", method));
   ctx.stats.Set(kPass, "pool_buffers", static_cast<int64_t>(pool.size()));
   ctx.stats.Set(kPass, "extra_conflicts", static_cast<int64_t>(problem.extra_conflicts.size()));
   ctx.stats.Set(kPass, "dynamic_tensors", static_cast<int64_t>(lt.dynamic.size()));
+  ctx.stats.Set(kPass, "widened_lifetimes", conflicts.extended);
+  ctx.stats.Set(kPass, "conflict_edges", sol.stats.conflict_edges);
+  ctx.stats.Set(kPass, "search_nodes", sol.stats.nodes);
+  ctx.stats.Set(kPass, "search_steps", sol.stats.steps);
+  ctx.stats.Set(kPass, "scalable", sol.stats.scalable ? 1 : 0);
   ctx.stats.Set(kPass, "peak_bytes", sol.peak);
   ctx.stats.Set(kPass, "lower_bound_bytes", sol.lower_bound);
   ctx.stats.Set(kPass, "reused_buffers", reused);

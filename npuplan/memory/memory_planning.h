@@ -6,10 +6,13 @@
 //   1. Lifetimes (tensor_lifetimes.h): logical buffers with sizes aligned to
 //      npuplan.memory.alignment, regions, plan-order lifetimes, uses.
 //   2. Conflicts (stream_aware_reuse.h): buffers disjoint in plan order that
-//      no happens-before fact orders become extra conflicts.
+//      no happens-before fact orders become extra conflicts — exact pairs
+//      for buffers with few, widened lifetimes for hubs (near-linear size).
 //   3. The interval solver (interval_solver.h) packs the activation pool
-//      (activations + workspaces) under npuplan.memory.timeLimit seconds;
-//      graph inputs and constants are laid out back to back in their regions.
+//      (activations + workspaces) under npuplan.memory.searchSteps (and an
+//      opt-in npuplan.memory.timeLimit); the stream sweep (stream_sweep.h)
+//      places it again with per-stream release times; the lower peak wins.
+//      Graph inputs and constants are laid out back to back in their regions.
 //   4. plan.memory: per tensor offset / size / region / lifetime / buffer /
 //      stream, region totals, peak (= activation pool size), lower bound.
 //
@@ -26,6 +29,7 @@
 //   BufferPinned   buffer= reason=
 //   BufferDynamic  tensor= reason=unknown-size
 //   MemoryPlanned  peak= lower_bound= gap= buffers= extra_conflicts= optimal=
+//                  method=greedy|search|sweep|stream-sweep
 #ifndef NPUPLAN_MEMORY_MEMORY_PLANNING_H_
 #define NPUPLAN_MEMORY_MEMORY_PLANNING_H_
 

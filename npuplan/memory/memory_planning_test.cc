@@ -15,6 +15,7 @@
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/memory/memory_verifier.h"
 #include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -127,10 +128,60 @@ TEST(MemoryPlanningTest, PlanSurvivesJsonRoundTripAndVerifies) {
   EXPECT_EQ(WritePlanJson(back), WritePlanJson(plan));
 }
 
+// A While body b1 → b2 → b3 → b4 → NetOutput; b3 and b4 on `late_stream`.
+std::string LoopBody(int late_stream) {
+  const std::string late = std::to_string(late_stream);
+  return R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "w", "type": "While", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "o", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["o:0"]}],
+    "subgraphs": [{"name": "body", "parent": "w", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1}, "outputs": [{"shape": [256]}]},
+      {"name": "b1", "type": "Add", "inputs": ["b_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+      {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+      {"name": "b3", "type": "Add", "inputs": ["b2:0"], "attrs": {"_test_stream": )json" + late + R"json(}, "outputs": [{"shape": [256]}]},
+      {"name": "b4", "type": "Add", "inputs": ["b3:0"], "attrs": {"_test_stream": )json" + late + R"json(}, "outputs": [{"shape": [256]}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["b4:0"], "attrs": {"_test_stream": 1}}]}]})json";
+}
+
+TEST(MemoryPlanningTest, ReusesWithinOneLoopIterationOnOneStream) {
+  Plan plan = ParsePlan(LoopBody(1));
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+  // b1:0 dies at b2, b3:0 is born at b3: same stream, one iteration apart
+  // at most by stream order, so they share.
+  EXPECT_EQ(Placement(plan, "b1").offset, Placement(plan, "b3").offset);
+  EXPECT_EQ(Placement(plan, "b1").last_use, Placement(plan, "b2").first_use + 1);
+  EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
+  // The loop-carried value (into the body's NetOutput) still spans the loop.
+  EXPECT_EQ(Placement(plan, "b4").first_use, Placement(plan, "w").first_use);
+}
+
+TEST(MemoryPlanningTest, NeverReusesAcrossStreamsInsideALoop) {
+  Plan plan = ParsePlan(LoopBody(2));
+  auto lt = memory::ComputeTensorLifetimes(plan.model, 512);
+  ASSERT_THAT(lt.status(), IsOk());
+  memory::StreamAwareReuse reuse(plan.model, *lt);
+  const int b1 = lt->buffer_of.at({plan.model.FindNode("b1"), 0});
+  const int b3 = lt->buffer_of.at({plan.model.FindNode("b3"), 0});
+  EXPECT_EQ(lt->buffers[b1].iteration_loop, plan.model.FindNode("w").value);
+  EXPECT_EQ(lt->buffers[b3].iteration_loop, plan.model.FindNode("w").value);
+  // Ordered within one iteration (b1 → b2 → b3), but b3 of iteration i may
+  // still run on stream 2 while b1 of iteration i+1 writes on stream 1.
+  EXPECT_FALSE(reuse.MayShare(b1, b3));
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+  EXPECT_NE(Placement(plan, "b1").offset, Placement(plan, "b3").offset);
+  EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
+}
+
 TEST(MemoryPlanningTest, RejectsBadOptions) {
   Plan plan = ParsePlan(TwoStreams(""));
   EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "-1"}}),
               StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.timeLimit"));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "-5"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.searchSteps"));
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "many"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.searchSteps"));
   EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.alignment", "0"}}),
               StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.memory.alignment"));
 }
@@ -185,7 +236,7 @@ TEST_P(MemoryPlanningPropertyTest, VerifierAcceptsEveryPlanAndRejectsCorruption)
   Plan plan = events::testing::RandomPlan(seed, 60 + GetParam() % 40, streams);
   RandomizeSizes(plan, seed);
   RunResult r;
-  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.timeLimit", "0.05"}}, &r), IsOk());
+  ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>(), {{"npuplan.memory.searchSteps", "200000"}}, &r), IsOk());
   EXPECT_THAT(memory::VerifyMemoryPlan(plan), IsOk());
   EXPECT_GE(plan.memory.peak, plan.memory.lower_bound);
   EXPECT_GT(plan.memory.lower_bound, 0);
@@ -204,9 +255,24 @@ TEST_P(MemoryPlanningPropertyTest, PlanStaysValidThroughTheEventsStages) {
   ASSERT_THAT(RunPasses(plan,
                         Passes<MemoryPlanning, TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
                                EventReuse, PhysicalStreamSplit, StreamActivation, SyncNodeGeneration>(),
-                        {{"npuplan.memory.timeLimit", "0"}}),
+                        {{"npuplan.memory.searchSteps", "0"}}),
               IsOk());
   EXPECT_TRUE(Has(plan.established, IrProperty::kSyncNodes));
+}
+
+// The search budget is a step count: the same graph gives the same plan
+// and decision log however loaded the machine is.
+TEST_P(MemoryPlanningPropertyTest, StepBudgetIsDeterministic) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam()) + 2000;
+  Plan first = events::testing::RandomPlan(seed, 120, 1 + GetParam() % 4);
+  RandomizeSizes(first, seed);
+  Plan second = first;
+  RunResult a, b;
+  const std::map<std::string, std::string> budget = {{"npuplan.memory.searchSteps", "300000"}};
+  ASSERT_THAT(RunPasses(first, Passes<MemoryPlanning>(), budget, &a), IsOk());
+  ASSERT_THAT(RunPasses(second, Passes<MemoryPlanning>(), budget, &b), IsOk());
+  EXPECT_EQ(WritePlanJson(first), WritePlanJson(second));
+  EXPECT_EQ(a.log.ToJsonLines(), b.log.ToJsonLines());
 }
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, MemoryPlanningPropertyTest, ::testing::Range(0, 24));

@@ -1,6 +1,7 @@
 #include "npuplan/memory/memory_verifier.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -92,8 +93,43 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   }
   int64_t pool_end = 0;
   for (auto& [region, list] : by_region) {
-    std::sort(list.begin(), list.end(), [&](int a, int b) { return std::make_pair(offset[a], a) < std::make_pair(offset[b], b); });
     int64_t region_end = 0;
+    if (region == "pool") {
+      // Every address-overlapping pair must be ordered by H. Ordered is
+      // transitive, so it suffices that each buffer is ordered after the last
+      // buffer (by plan order) on every byte it covers: sweep by lower and
+      // paint the address space with the owner. O(n log n).
+      std::sort(list.begin(), list.end(), [&](int a, int b) {
+        return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
+      });
+      std::map<int64_t, int> painted = {{std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
+      auto split_at = [&](int64_t at) {
+        auto it = std::prev(painted.upper_bound(at));
+        if (it->first != at) painted[at] = it->second;
+      };
+      for (int b : list) {
+        const int64_t end_b = offset[b] + lt.buffers[b].size;
+        region_end = std::max(region_end, end_b);
+        split_at(offset[b]);
+        split_at(end_b);
+        auto first = painted.find(offset[b]);
+        auto last = painted.find(end_b);
+        for (auto it = first; it != last; ++it) {
+          const int a = it->second;
+          if (a < 0 || reuse.Ordered(a, b)) continue;
+          return Fail("memory-overlap",
+                      StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", offset[a] + lt.buffers[a].size,
+                             ") and ", Describe(m, lt.buffers[b]), " at [", offset[b], ",", end_b,
+                             ") share memory, but neither's uses provably happen before the other's (stream order + "
+                             "dependencies)"));
+        }
+        painted.erase(std::next(first), last);
+        first->second = b;
+      }
+      pool_end = region_end;
+      continue;
+    }
+    std::sort(list.begin(), list.end(), [&](int a, int b) { return std::make_pair(offset[a], a) < std::make_pair(offset[b], b); });
     for (size_t i = 0; i < list.size(); ++i) {
       const int a = list[i];
       const int64_t end_a = offset[a] + lt.buffers[a].size;

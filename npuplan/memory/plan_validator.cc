@@ -1,5 +1,8 @@
 #include "npuplan/memory/plan_validator.h"
 
+#include <queue>
+#include <set>
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -75,21 +78,34 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
                                " is not a multiple of alignment ", bufs[i].alignment));
     }
   }
-  // 2. Time overlaps: sweep buffers by lower bound against the live ones.
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  // 2. Time overlaps: sweep buffers by lower bound; the live ones, kept by
+  // offset, are pairwise disjoint so far, so a new buffer can only overlap
+  // its neighbours in that order. O(n log n).
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    if (bufs[i].size > 0) order.push_back(i);
+  }
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return bufs[a].lower < bufs[b].lower; });
-  std::vector<int> live;
+  std::set<std::pair<int64_t, int>> live;  // (offset, buffer)
+  using Ending = std::pair<int64_t, int>;   // (upper, buffer)
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends;
   for (int b : order) {
-    std::erase_if(live, [&](int a) { return bufs[a].upper <= bufs[b].lower; });
-    for (int a : live) {
+    while (!ends.empty() && ends.top().first <= bufs[b].lower) {
+      live.erase({offs[ends.top().second], ends.top().second});
+      ends.pop();
+    }
+    auto next = live.lower_bound({offs[b], -1});
+    for (auto it : {next, next == live.begin() ? live.end() : std::prev(next)}) {
+      if (it == live.end()) continue;
+      const int a = it->second;
       if (AddressesOverlap(offs[a], bufs[a].size, offs[b], bufs[b].size)) {
         return OverlapFailure(problem, assignment, std::min(a, b), std::max(a, b),
                               "lifetimes overlap");
       }
     }
-    live.push_back(b);
+    live.emplace(offs[b], b);
+    ends.emplace(bufs[b].upper, b);
   }
   // 3. Explicit conflicts and the predicate.
   for (const auto& [a, b] : problem.extra_conflicts) {

@@ -28,10 +28,12 @@
 #define NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
 
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
 #include "npuplan/ir/graph.h"
+#include "npuplan/memory/stream_sweep.h"
 #include "npuplan/memory/tensor_lifetimes.h"
 
 namespace npuplan::memory {
@@ -79,6 +81,30 @@ class StreamAwareReuse {
   // the extra conflicts of the interval problem. O(n^2) pair tests.
   std::vector<std::pair<int, int>> ExtraConflicts(const std::vector<int>& buffers) const;
 
+  // The same constraints in a form whose size stays near-linear: a buffer `a`
+  // whose cross-stream conflicts with later buffers number at most
+  // `max_pairs_per_buffer` lists them exactly (`pairs`); one with more gets
+  // its `upper` raised to its *release point* E(a) instead: every buffer
+  // starting at or after E(a) is provably ordered after a, so the interval
+  // [lower, E(a)) is a sound (conservative) stand-in for those pairs.
+  // Buffers that nothing can be ordered against (pinned, without uses,
+  // graph outputs) span the whole plan. Cost O(n k^2 log n + pairs) for k
+  // streams instead of O(n^2). Under flat loops (rare, small graphs) it
+  // falls back to ExtraConflicts.
+  struct PlanningConflicts {
+    std::vector<std::pair<int, int>> pairs;  // positions in `buffers`, i < j, sorted
+    std::vector<int64_t> lower, upper;       // per position: the lifetime to plan with
+    int64_t extended = 0;                    // buffers whose lifetime was widened
+  };
+  PlanningConflicts Conflicts(const std::vector<int>& buffers, int64_t max_pairs_per_buffer) const;
+
+  // The buffers as input of SweepStreamAware (stream_sweep.h): lifetime,
+  // size, streams of the uses and per stream t the release time F_t(a) = the
+  // plan position of the first node of t whose clock covers all of a's last
+  // uses (kNever if none, or if a can precede nothing: pinned, no uses, graph
+  // output; under flat loops only a single-stream buffer's own stream).
+  std::vector<SweepBuffer> SweepInput(const std::vector<int>& buffers, int64_t alignment) const;
+
  private:
   const TensorLifetimes& lt_;
   HappensBefore hb_;
@@ -88,6 +114,13 @@ class StreamAwareReuse {
   // single stream of all its uses (-1 none / several).
   std::vector<std::vector<int32_t>> meet_;
   std::vector<int64_t> only_stream_;
+  // Per stream: its nodes in stream order.
+  std::vector<std::vector<NodeId>> stream_nodes_;
+  // Per loop with iteration-local buffers (NodeId value): plan position just past it.
+  std::map<int32_t, int64_t> loop_end_;
+
+  // F_t(a) for every stream t, as plan positions (int64 max when none).
+  std::vector<int64_t> ReleasePositions(int a) const;
 };
 
 }  // namespace npuplan::memory

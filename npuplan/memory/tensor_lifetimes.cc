@@ -250,6 +250,31 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
     if (!aligned) return Bad(model.node(b.members[0].node), StrCat("tensor size ", bytes, " overflows int64 when aligned"));
     b.size = *aligned;
 
+    // Iteration-local (see LogicalBuffer::iteration_loop): every touch in one
+    // body graph whose parent is the outermost loop, none of them a Data /
+    // NetOutput / parent node, all on one stream without attached streams.
+    bool iteration_local = !touch.empty();
+    GraphId body;
+    int64_t only_stream = -1;
+    for (int32_t x : touch) {
+      const Node& node = model.node(NodeId(x));
+      if (!body.valid()) body = node.graph;
+      const NodeId loop = loop_of_graph[node.graph.index()];
+      iteration_local = iteration_local && node.graph == body && loop.valid() &&
+                        model.graph(body).parent_node == loop && node.type != "Data" &&
+                        node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
+                        node.attached_stream_ids.empty() && (only_stream < 0 || node.stream_id == only_stream);
+      only_stream = node.stream_id;
+    }
+    std::set<int32_t> loops;
+    for (int32_t x : touch) {
+      const Node& node = model.node(NodeId(x));
+      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid()) loops.insert(loop.value);
+      if (IsLoopNode(node) && !loop_of_graph[node.graph.index()].valid()) loops.insert(x);
+    }
+    b.loops.assign(loops.begin(), loops.end());
+    if (iteration_local) b.iteration_loop = model.graph(body).parent_node.value;
+
     // Uses and lifetime.
     std::set<int32_t> uses;
     int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
@@ -257,7 +282,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       NodeId id(x);
       const Node& node = model.node(id);
       const Graph& g = model.graph(node.graph);
-      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid()) {
+      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid() && !iteration_local) {
         for (NodeId y : loop_span(loop)) {
           const Node& yn = model.node(y);
           if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);

@@ -31,7 +31,9 @@
 //   * a node inside a loop body (parent While/_While/StatelessWhile/For)
 //     stands for the whole loop: every streamed node of the loop and its
 //     subgraphs becomes a use (iterations repeat, so nothing inside a loop
-//     body is reused across its iterations' streams);
+//     body is reused across its iterations' streams) — except for an
+//     *iteration-local* buffer (LogicalBuffer::iteration_loop), whose real
+//     uses count: same-stream reuse inside one iteration;
 //   * any other use by a node without a stream, or by a node with attached
 //     streams, *pins* the buffer: live for the whole plan, never shared.
 //   +-- plan order -->
@@ -74,6 +76,15 @@ struct LogicalBuffer {
   std::vector<NodeId> uses;      // streamed nodes that touch it, by position, unique
   bool live_to_end = false;      // a graph output (read by the root NetOutput)
   std::string pinned;            // non-empty: why it is live for the whole plan
+  // Loops (NodeId values of outermost loop nodes) whose nodes touch it.
+  std::vector<int32_t> loops;
+  // Iteration-local: made and used only inside one iteration of a loop body
+  // (all touches in the body graph of that loop, none its Data / NetOutput,
+  // all on one stream): its lifetime is its real span in the body and it may
+  // share with buffers of the same stream (stream FIFO order separates
+  // iterations); with other streams of that loop never. NodeId value of the
+  // loop, -1 otherwise.
+  int32_t iteration_loop = -1;
   bool planned_in_pool() const { return region == "activation" || region == "workspace"; }
 };
 

@@ -118,7 +118,8 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
         {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
-        {"npuplan.memory.timeLimit", "1", "seconds the memory planner's search may spend after greedy (0 = greedy only)", ValidateNonNegativeSeconds},
+        {"npuplan.memory.searchSteps", "2000000", "search budget of the memory planner after greedy, in buffers/sections visited (deterministic; 0 = greedy only)", ValidateNonNegativeInt},
+        {"npuplan.memory.timeLimit", "0", "optional wall-clock limit in seconds on the memory planner's search (0 = none; results then depend on machine speed)", ValidateNonNegativeSeconds},
         {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });

@@ -23,6 +23,9 @@ struct MemplanFlags {
   std::string output;
   int64_t capacity = -1;  // -1 = none
   double time_limit = 10.0;
+  int64_t target = 0;     // stop once the peak is at most this (0 = the lower bound)
+  int64_t max_nodes = 0;  // 0 = no limit
+  int64_t max_steps = 0;  // 0 = no limit
   bool greedy_only = false;
   bool verify = false;
 };
@@ -54,6 +57,9 @@ absl::Status RunMemplan(const MemplanFlags& flags) {
   memory::IntervalSolverOptions options;
   options.time_limit_seconds = flags.time_limit;
   options.search = !flags.greedy_only;
+  options.target_peak = flags.target;
+  options.max_nodes = flags.max_nodes;
+  options.max_steps = flags.max_steps;
   NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution solution,
                            memory::SolveIntervals(csv.problem, options));
   if (!flags.output.empty()) {
@@ -69,8 +75,13 @@ absl::Status RunMemplan(const MemplanFlags& flags) {
   std::printf("gap: %.2f%%%s\n", 100.0 * solution.gap(), solution.optimal ? " (optimal)" : "");
   std::printf("greedy_peak: %lld (%s)\n", static_cast<long long>(st.greedy_peak),
               st.greedy_order.c_str());
-  std::printf("search: %lld nodes, %d probes%s\n", static_cast<long long>(st.nodes), st.probes,
-              st.timed_out ? ", time limit reached" : "");
+  std::printf("search: %lld nodes, %lld steps, %d probes%s\n", static_cast<long long>(st.nodes),
+              static_cast<long long>(st.steps), st.probes,
+              st.timed_out            ? ", time limit reached"
+              : st.node_limit_hit     ? ", node limit reached"
+              : st.steps_exhausted    ? ", step limit reached"
+              : st.scalable           ? ", skipped (more than max_conflict_edges conflicts)"
+                                      : "");
   std::printf("time: %.3f s\n", seconds);
   return absl::OkStatus();
 }
@@ -87,6 +98,15 @@ void SetupMemplan(CLI::App& app, Invocation& inv) {
   cmd->add_option("--time-limit", flags->time_limit, "Search time limit in seconds")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--target", flags->target,
+                  "Stop once the peak is at most this many bytes (0 = the lower bound)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-nodes", flags->max_nodes,
+                  "Stop the search after this many nodes (0 = no limit; machine-independent)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-steps", flags->max_steps,
+                  "Stop the search after this many steps (buffers/sections visited; 0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--greedy-only", flags->greedy_only, "Skip the branch-and-bound search");
   cmd->add_flag("--verify", flags->verify, "Only validate the offsets given in the input");
   cmd->callback([flags, &inv] { inv.exit_code = ReportStatus(RunMemplan(*flags)); });

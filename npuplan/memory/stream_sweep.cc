@@ -1,0 +1,167 @@
+// The stream-aware sweep (see stream_sweep.h): per-stream free pools of
+// released bytes, an owner map of the address space, and a heap of pending
+// per-stream releases.
+#include "npuplan/memory/stream_sweep.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+#include <tuple>
+
+namespace npuplan::memory {
+namespace {
+
+int64_t AlignUp(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+// Free blocks of one stream: by offset (for coalescing and range queries) and
+// by (length, offset) for best fit.
+struct Pool {
+  std::map<int64_t, int64_t> at;               // offset -> end
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+
+  void Insert(int64_t from, int64_t to) {
+    at[from] = to;
+    by_len.insert({to - from, from});
+  }
+  void Erase(std::map<int64_t, int64_t>::iterator it) {
+    by_len.erase({it->second - it->first, it->first});
+    at.erase(it);
+  }
+  // Adds [from, to), merging with adjacent blocks.
+  void Add(int64_t from, int64_t to) {
+    if (from >= to) return;
+    auto next = at.lower_bound(from);
+    // Merge any blocks overlapping or touching [from, to) (overlap cannot
+    // happen for released bytes; touching is the common case).
+    if (next != at.begin()) {
+      auto prev = std::prev(next);
+      if (prev->second >= from) {
+        from = prev->first;
+        to = std::max(to, prev->second);
+        Erase(prev);
+      }
+    }
+    for (auto it = at.lower_bound(from); it != at.end() && it->first <= to;) {
+      to = std::max(to, it->second);
+      auto dead = it++;
+      Erase(dead);
+    }
+    Insert(from, to);
+  }
+  // Removes [from, to) from the pool (splitting blocks it cuts).
+  void Remove(int64_t from, int64_t to) {
+    auto it = at.upper_bound(from);
+    if (it != at.begin() && std::prev(it)->second > from) --it;
+    while (it != at.end() && it->first < to) {
+      const int64_t s = it->first, e = it->second;
+      auto dead = it++;
+      Erase(dead);
+      if (s < from) Insert(s, from);
+      if (to < e) Insert(to, e);
+    }
+  }
+};
+
+}  // namespace
+
+SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_streams) {
+  const int n = static_cast<int>(buffers.size());
+  const size_t k = static_cast<size_t>(std::max(num_streams, 0));
+  SweepResult result;
+  result.offsets.assign(n, 0);
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    if (buffers[i].size > 0) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const SweepBuffer &x = buffers[a], &y = buffers[b];
+    if (x.lower != y.lower) return x.lower < y.lower;
+    if (x.size != y.size) return x.size > y.size;
+    return a < b;
+  });
+  std::vector<Pool> pools(k);
+  std::map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
+  int64_t top = 0;
+  using Release = std::tuple<int64_t, int, int>;  // (time, buffer, stream)
+  std::priority_queue<Release, std::vector<Release>, std::greater<>> pending;
+  auto split_at = [&](int64_t at) {
+    auto it = std::prev(owner.upper_bound(at));
+    if (it->first != at) owner[at] = it->second;
+  };
+  auto release = [&](int a, size_t t) {
+    const int64_t from = result.offsets[a], to = from + buffers[a].size;
+    auto it = std::prev(owner.upper_bound(from));
+    for (; it != owner.end() && it->first < to; ++it) {
+      if (it->second != a) continue;
+      const int64_t s = std::max(it->first, from);
+      auto next = std::next(it);
+      const int64_t e = std::min(next == owner.end() ? to : next->first, to);
+      pools[t].Add(s, e);
+    }
+  };
+  // On b's other streams, every owner of [from, to) is released by the time
+  // b first runs there.
+  auto ReleasedInTime = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+    for (auto it = std::prev(owner.upper_bound(from)); it != owner.end() && it->first < to; ++it) {
+      if (it->second < 0) continue;
+      const SweepBuffer& a = buffers[it->second];
+      for (size_t s = 1; s < b.streams.size(); ++s) {
+        const int64_t r = a.release[static_cast<size_t>(b.streams[s])];
+        if (r == SweepBuffer::kNever || std::max(r, a.upper) > b.first_use[s]) return false;
+      }
+    }
+    return true;
+  };
+  constexpr int kBlocksTried = 8;
+  for (int b : order) {
+    const SweepBuffer& buf = buffers[b];
+    while (!pending.empty() && std::get<0>(pending.top()) <= buf.lower) {
+      const auto [time, a, t] = pending.top();
+      pending.pop();
+      release(a, static_cast<size_t>(t));
+    }
+    int64_t at = -1;
+    if (!buf.streams.empty()) {
+      const Pool& primary = pools[static_cast<size_t>(buf.streams.front())];
+      int tried = 0;
+      for (auto it = primary.by_len.lower_bound({buf.size, std::numeric_limits<int64_t>::min()});
+           it != primary.by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+        const int64_t start = AlignUp(it->second, buf.alignment);
+        if (start + buf.size > it->second + it->first) continue;
+        const bool everywhere = buf.streams.size() == 1 || ReleasedInTime(start, start + buf.size, buf);
+        if (everywhere) {
+          at = start;
+          break;
+        }
+      }
+      // The top: a single-stream buffer extends its pool's block ending there.
+      if (at < 0 && buf.streams.size() == 1 && !primary.at.empty() && std::prev(primary.at.end())->second == top) {
+        const int64_t start = AlignUp(std::prev(primary.at.end())->first, buf.alignment);
+        if (start <= top) at = start;
+      }
+    }
+    if (at < 0) at = AlignUp(top, buf.alignment);
+    const int64_t end = at + buf.size;
+    if (at > top) {
+      for (Pool& p : pools) p.Add(top, at);  // alignment gap above the old top: free for all
+    }
+    for (Pool& p : pools) p.Remove(at, end);
+    top = std::max(top, end);
+    split_at(at);
+    split_at(end);
+    auto first = owner.find(at);
+    owner.erase(std::next(first), owner.find(end));
+    first->second = b;
+    result.offsets[b] = at;
+    result.peak = std::max(result.peak, end);
+    for (size_t t = 0; t < k && t < buf.release.size(); ++t) {
+      if (buf.release[t] == SweepBuffer::kNever) continue;
+      pending.emplace(std::max(buf.upper, buf.release[t]), b, static_cast<int>(t));
+    }
+  }
+  return result;
+}
+
+}  // namespace npuplan::memory

@@ -1,0 +1,58 @@
+// Stream-aware sweep allocation: the memory planner's linear-size placement
+// for graphs of any size, exact about cross-stream reuse without listing
+// conflict pairs.
+//
+// Each buffer has a lifetime [lower, upper) in plan order, the set of streams
+// its uses run on, and per stream t a *release time* R_t: the plan position
+// from which every node of t is ordered after all of the buffer's uses (see
+// StreamAwareReuse::SweepInput). A later buffer b may take a's bytes iff
+// first_use_t(b) >= R_t(a) for every stream t that b uses — the
+// happens-before condition.
+//
+// The sweep visits buffers by (lower, size descending, index). A dead buffer's
+// bytes enter the free pool of stream t at its R_t; a buffer takes the
+// smallest block (lowest offset on ties) free in the pools of all its streams,
+// else space at the top. Blocks come from the pool of b's first stream
+// (released by b.lower); on b's other streams t each owner a of the bytes
+// must have R_t(a) <= first_use_t(b) (released by the time b runs there). Taking bytes removes them from every pool; a later
+// release only returns bytes its buffer still owns (R_t grows along reuse
+// chains, so the newest owner's release comes last).
+//
+//   bytes ^   s1: a ──► (a dead, released to s1 at once; to s0 only when
+//         |             s0 waits for a)
+//         |   [ a ][ c ]   c on s1 reuses a's bytes right after a
+//         |   [ b      ]   b on s0 may not: s0 never waits for a
+//         +-------------> plan order
+#ifndef NPUPLAN_MEMORY_STREAM_SWEEP_H_
+#define NPUPLAN_MEMORY_STREAM_SWEEP_H_
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace npuplan::memory {
+
+struct SweepBuffer {
+  int64_t lower = 0, upper = 0;  // plan-order lifetime, half-open
+  int64_t size = 0;              // bytes (0: placed at 0, conflicts with nothing)
+  int64_t alignment = 1;
+  std::vector<int> streams;      // streams of its uses, by first use (empty: reuses nothing)
+  std::vector<int64_t> first_use;  // per entry of `streams`: first use on it (plan position)
+  // Per stream (index = stream, size = num_streams): release time R_t;
+  // kNever when t never waits for it.
+  std::vector<int64_t> release;
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+};
+
+struct SweepResult {
+  std::vector<int64_t> offsets;
+  int64_t peak = 0;
+};
+
+// Places `buffers` (num_streams streams). O(n log n) plus the blocks split
+// by releases. Deterministic.
+SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_streams);
+
+}  // namespace npuplan::memory
+
+#endif  // NPUPLAN_MEMORY_STREAM_SWEEP_H_
