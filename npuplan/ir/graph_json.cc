@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <deque>
 #include <optional>
 #include <set>
 #include <utility>
@@ -101,7 +102,7 @@ struct RawGraph {
   bool name_ok = false;  // a non-empty string
   std::optional<std::string> parent;
   AttrMap attrs;
-  std::vector<RawNode> nodes;
+  std::deque<RawNode> nodes;  // no moves while growing
   uint32_t seen = 0;  // field bits
 };
 
@@ -198,7 +199,7 @@ class GraphReader {
     return OnScalar(ValueKind::kFloat, [&] { return json(v); });
   }
   bool string(string_t& v) {
-    if (!CheckString(v)) return false;
+    if (!CheckString(v, false)) return false;
     value_string_ = &v;
     return OnScalar(ValueKind::kString, [&] { return json(std::move(v)); });
   }
@@ -208,7 +209,7 @@ class GraphReader {
   bool end_object() { return OnEnd(); }
   bool end_array() { return OnEnd(); }
   bool key(string_t& k) {
-    if (!CheckString(k)) return false;
+    if (!CheckString(k, true)) return false;
     if (capture_.active()) {
       capture_.Key(k);
       return true;
@@ -294,9 +295,9 @@ class GraphReader {
                                                      "; raise it with ", flag, ")"));
     return false;
   }
-  bool CheckString(const std::string& s) {
+  bool CheckString(const std::string& s, bool is_key) {
     if (static_cast<int64_t>(s.size()) > opts_.limits.max_string_bytes) {
-      return Limit(Path(true), StrCat("a string of ", s.size(), " bytes is longer than allowed"),
+      return Limit(Path(!is_key), StrCat("a string of ", s.size(), " bytes is longer than allowed"),
                    opts_.limits.max_string_bytes, "--max-string-bytes");
     }
     return true;
@@ -653,18 +654,19 @@ class GraphReader {
         return true;
       case Slot::kGraphName:
         if (kind != ValueKind::kString || value_string_->empty()) return Wrong("expected a non-empty string");
-        model_.set_name(std::move(*value_string_));
+        model_.set_name(*value_string_);
         return true;
       case Slot::kNodeName:
       case Slot::kNodeType: {
         if (kind != ValueKind::kString || value_string_->empty()) return Wrong("expected a non-empty string");
         Node& n = CurrentNode().node;
-        (slot == Slot::kNodeName ? n.name : n.type) = std::move(*value_string_);
+        // Copies (one exact allocation) rather than moves: the lexer keeps its buffer.
+        (slot == Slot::kNodeName ? n.name : n.type).assign(*value_string_);
         return true;
       }
       case Slot::kNodeEngine:
         if (kind != ValueKind::kString) return Wrong("expected a string");
-        CurrentNode().node.engine = std::move(*value_string_);
+        CurrentNode().node.engine.assign(*value_string_);
         return true;
       case Slot::kOptionValue: {
         std::string& dst = model_.options[frames_.back().key];
@@ -687,7 +689,7 @@ class GraphReader {
       case Slot::kDtype: {
         if (kind != ValueKind::kString) return Wrong("expected a string");
         TensorDesc& t = CurrentNode().node.outputs.back();
-        t.dtype = std::move(*value_string_);
+        t.dtype.assign(*value_string_);
         if (!DTypeSize(t.dtype)) return Wrong(StrCat("unknown dtype '", t.dtype, "'"));
         return true;
       }
@@ -914,9 +916,12 @@ absl::Status GraphReader::AddNodes(RawGraph& raw, GraphId g, int graph_pos) {
 }
 
 // Inputs, control inputs and subgraph links, now that every name exists.
+// Paths are built only for an error.
 absl::Status GraphReader::Resolve(NodeId id, const RawNode& raw, int graph_pos, std::vector<NodeId>& owner) {
   Node& node = model_.node(id);
-  std::string where = NodePath(graph_pos, raw.index);
+  auto where = [&](const char* field, uint32_t i) {
+    return StrCat(NodePath(graph_pos, raw.index), ".", field, "[", i, "]");
+  };
   const RefRange& in = raw.refs[static_cast<int>(RefKind::kInputs)];
   node.inputs.reserve(in.count);
   for (uint32_t i = 0; i < in.count; ++i) {
@@ -924,18 +929,18 @@ absl::Status GraphReader::Resolve(NodeId id, const RawNode& raw, int graph_pos, 
     std::string_view name;
     int64_t index;
     if (!SplitInputRef(ref, name, index)) {
-      return Bad(src_, StrCat(where, ".inputs[", i, "]"), StrCat("malformed input '", ref, "' (expected \"node:index\")"));
+      return Bad(src_, where("inputs", i), StrCat("malformed input '", ref, "' (expected \"node:index\")"));
     }
     NodeId producer = model_.FindNode(name);
-    if (!producer.valid()) return Bad(src_, StrCat(where, ".inputs[", i, "]"), StrCat("unknown node '", name, "'"));
+    if (!producer.valid()) return Bad(src_, where("inputs", i), StrCat("unknown node '", name, "'"));
     const Node& prod = model_.node(producer);
     if (index >= static_cast<int64_t>(prod.outputs.size())) {
-      return Bad(src_, StrCat(where, ".inputs[", i, "]"),
+      return Bad(src_, where("inputs", i),
                  StrCat("output anchor ", index, " of '", name, "' is out of range (it has ", prod.outputs.size(),
                         " outputs)"));
     }
     if (prod.graph != node.graph) {
-      return Bad(src_, StrCat(where, ".inputs[", i, "]"),
+      return Bad(src_, where("inputs", i),
                  StrCat("input '", name, "' is in graph '", model_.graph(prod.graph).name,
                         "', not in this node's graph '", model_.graph(node.graph).name, "'"));
     }
@@ -946,22 +951,23 @@ absl::Status GraphReader::Resolve(NodeId id, const RawNode& raw, int graph_pos, 
   for (uint32_t i = 0; i < ctrl.count; ++i) {
     std::string_view name = RefText(ctrl.begin + i);
     NodeId producer = model_.FindNode(name);
-    std::string w = StrCat(where, ".control_inputs[", i, "]");
-    if (!producer.valid()) return Bad(src_, w, StrCat("unknown node '", name, "'"));
+    if (!producer.valid()) return Bad(src_, where("control_inputs", i), StrCat("unknown node '", name, "'"));
     if (model_.node(producer).graph != node.graph) {
-      return Bad(src_, w, StrCat("control input '", name, "' is in another graph"));
+      return Bad(src_, where("control_inputs", i), StrCat("control input '", name, "' is in another graph"));
     }
     node.control_inputs.push_back(producer);
   }
   const RefRange& subs = raw.refs[static_cast<int>(RefKind::kSubgraphs)];
   for (uint32_t i = 0; i < subs.count; ++i) {
     std::string_view name = RefText(subs.begin + i);
-    std::string w = StrCat(where, ".subgraphs[", i, "]");
     GraphId g = model_.FindGraph(name);
-    if (!g.valid() || g == kRootGraph) return Bad(src_, w, StrCat("subgraph '", name, "' is not defined"));
+    if (!g.valid() || g == kRootGraph) {
+      return Bad(src_, where("subgraphs", i), StrCat("subgraph '", name, "' is not defined"));
+    }
     if (owner[g.index()].valid()) {
-      return Bad(src_, w, StrCat("subgraph '", name, "' is owned twice (by '", model_.node(owner[g.index()]).name,
-                                 "' and '", node.name, "')"));
+      return Bad(src_, where("subgraphs", i),
+                 StrCat("subgraph '", name, "' is owned twice (by '", model_.node(owner[g.index()]).name, "' and '",
+                        node.name, "')"));
     }
     owner[g.index()] = id;
     node.subgraphs.push_back(g);
@@ -1012,12 +1018,12 @@ absl::StatusOr<Model> GraphReader::Finish() {
   if (failed_) return error_;
 
   pending_.reserve(total_nodes_);
+  model_.Reserve(static_cast<size_t>(total_nodes_));
   NPUPLAN_RETURN_IF_ERROR(AddNodes(root_, kRootGraph, -1));
   for (size_t i = 0; i < subgraphs_.size(); ++i) {
     RawGraph& sg = subgraphs_[i];
-    std::string w = StrCat("$.subgraphs[", i, "]");
     if (model_.FindGraph(sg.name).valid()) {
-      return Bad(src_, w + ".name", StrCat("duplicate graph name '", sg.name, "'"));
+      return Bad(src_, StrCat("$.subgraphs[", i, "].name"), StrCat("duplicate graph name '", sg.name, "'"));
     }
     GraphId g = model_.AddDetachedGraph(sg.name);
     model_.graph(g).attrs = std::move(sg.attrs);
@@ -1026,14 +1032,14 @@ absl::StatusOr<Model> GraphReader::Finish() {
   std::vector<NodeId> owner(model_.num_graphs());
   for (const Pending& p : pending_) NPUPLAN_RETURN_IF_ERROR(Resolve(p.id, *p.raw, p.graph_pos, owner));
   for (size_t g = 1; g < model_.num_graphs(); ++g) {
-    std::string w = StrCat("$.subgraphs[", g - 1, "]");
+    auto w = [g] { return StrCat("$.subgraphs[", g - 1, "]"); };
     const std::string& gname = model_.graph(GraphId(static_cast<int32_t>(g))).name;
     if (!owner[g].valid()) {
-      return Bad(src_, w, StrCat("subgraph '", gname, "' is not listed in any node's \"subgraphs\""));
+      return Bad(src_, w(), StrCat("subgraph '", gname, "' is not listed in any node's \"subgraphs\""));
     }
     const std::optional<std::string>& parent = subgraphs_[g - 1].parent;
     if (parent.has_value() && *parent != model_.node(owner[g]).name) {
-      return Bad(src_, w + ".parent",
+      return Bad(src_, w() + ".parent",
                  StrCat("subgraph '", gname, "' names parent '", *parent, "' but is listed by node '",
                         model_.node(owner[g]).name, "'"));
     }

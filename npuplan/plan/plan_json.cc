@@ -227,7 +227,7 @@ std::string WritePlanJson(const Plan& plan) {
   return out;
 }
 
-absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) {
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
     try {
@@ -247,6 +247,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
   Plan plan;
   GraphReadOptions gopts;
   gopts.topo_sort = false;  // keep the plan's order; the verifier checks it
+  gopts.limits = limits;
   auto model = GraphFromJson(*g, StrCat(src, " (graph)"), gopts);
   if (!model.ok()) return model.status();
   plan.model = std::move(model).value();
