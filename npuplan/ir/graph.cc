@@ -39,14 +39,19 @@ GraphId Model::AddSubgraph(NodeId parent, std::string name) {
   return id;
 }
 
+void Model::Reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  node_index_.reserve(nodes);
+}
+
 NodeId Model::FindNode(std::string_view name) const {
-  auto it = node_index_.find(std::string(name));
+  auto it = node_index_.find(name);
   return it == node_index_.end() ? NodeId() : it->second;
 }
 
 GraphId Model::FindGraph(std::string_view name) const {
   if (name == graphs_[0].name) return kRootGraph;
-  auto it = graph_index_.find(std::string(name));
+  auto it = graph_index_.find(name);
   return it == graph_index_.end() ? GraphId() : it->second;
 }
 

@@ -89,6 +89,8 @@ class Model {
 
   // Adds a node to graph `g` (appended to its node list). The name must be new.
   NodeId AddNode(GraphId g, Node node);
+  // Capacity for `nodes` nodes in all (readers that know the count up front).
+  void Reserve(size_t nodes);
   // Adds a subgraph owned by `parent` (appended to parent's subgraph list).
   GraphId AddSubgraph(NodeId parent, std::string name);
   // Adds a graph with no owner yet (the reader links owners afterwards).
@@ -114,8 +116,13 @@ class Model {
  private:
   std::vector<Node> nodes_;
   std::vector<Graph> graphs_;
-  std::unordered_map<std::string, NodeId> node_index_;
-  std::unordered_map<std::string, GraphId> graph_index_;
+  // Heterogeneous lookup: FindNode(string_view) does not build a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, NodeId, NameHash, std::equal_to<>> node_index_;
+  std::unordered_map<std::string, GraphId, NameHash, std::equal_to<>> graph_index_;
 };
 
 // Successor lists (data and control) of every node, built once from the

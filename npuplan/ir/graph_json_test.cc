@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "npuplan/ir/verifier.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -75,6 +78,134 @@ TEST(GraphJsonTest, RoundTripIsByteIdentical) {
   EXPECT_EQ(WriteGraphJson(m2), once);
 }
 
+TEST(GraphJsonTest, ReadsFieldsInAnyOrder) {
+  // Keys in the reverse of the written order: subgraphs before nodes, a
+  // subgraph's name after its nodes, engines after the nodes that use them,
+  // format last.
+  constexpr char kShuffled[] = R"json({
+    "subgraphs": [{"nodes": [{"type": "Data", "name": "b_in", "outputs": [{"dtype": "float16", "shape": [1]}],
+                              "attrs": {"_parent_node_index": 0}},
+                             {"inputs": ["b_in:0"], "type": "NetOutput", "name": "b_out"}],
+                   "parent": "loop", "name": "body"}],
+    "nodes": [{"type": "Data", "name": "x", "outputs": [{"shape": [1], "dtype": "float16"}]},
+              {"subgraphs": ["body"], "inputs": ["x"], "type": "PartitionedCall", "name": "loop",
+               "outputs": [{"shape": [1], "dtype": "float16"}]},
+              {"engine": "Late", "inputs": ["loop:0"], "type": "Custom", "name": "y"}],
+    "engines": {"Late": {"compute_cost": 1}},
+    "name": "g", "format": "npuplan.graph/1"})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseGraphJson(kShuffled, "s.json"));
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  EXPECT_EQ(m.FindNode("x").index(), 0u);  // root nodes first, as in the written order
+  EXPECT_EQ(m.FindNode("b_in").index(), 3u);
+  EXPECT_EQ(m.graph(NodeNamed(m, "b_in").graph).name, "body");
+  EXPECT_EQ(m.engine_table.Find("Late")->compute_cost, 1);
+  std::string once = WriteGraphJson(m);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m2, ParseGraphJson(once, "once.json"));
+  EXPECT_EQ(WriteGraphJson(m2), once);
+}
+
+TEST(GraphJsonTest, ReadsAParsedDocumentLikeText) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_text, ParseGraphJson(kWhileGraph, "g.json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_dom, GraphFromJson(nlohmann::json::parse(kWhileGraph), "g.json"));
+  EXPECT_EQ(WriteGraphJson(from_dom), WriteGraphJson(from_text));
+  auto bad = GraphFromJson(nlohmann::json::parse(R"({"format": "npuplan.graph/1", "nodes": [{"name": "a"}]})"),
+                           "p.json (graph)");
+  EXPECT_THAT(bad.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     "p.json (graph): $.nodes[0] ('a'): missing field 'type'"));
+}
+
+TEST(GraphJsonTest, WrongFormatWinsOverEarlierFieldErrors) {
+  // A plan given as a graph: "event_counts" comes first, but the format is what is wrong.
+  auto r = ParseGraphJson(R"({"event_counts": {}, "format": "npuplan.plan/1", "graph": {}})", "p.json");
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                   "p.json: $.format: unsupported format \"npuplan.plan/1\""));
+  // ... and invalid JSON wins over both.
+  r = ParseGraphJson(R"({"event_counts": {}, "format": "npuplan.plan/1", "graph": )", "p.json");
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, "p.json: not valid JSON"));
+}
+
+#define G(body) "{\"format\": \"npuplan.graph/1\", \"nodes\": [" body "]}"
+constexpr char kChain[] = G("{\"name\": \"a\", \"type\": \"Data\", \"outputs\": [{\"shape\": [1]}]},"
+                            "{\"name\": \"b\", \"type\": \"Relu\", \"inputs\": [\"a\"], \"control_inputs\": [\"a\"],"
+                            " \"outputs\": [{\"shape\": [1]}]},"
+                            "{\"name\": \"c\", \"type\": \"Relu\", \"inputs\": [\"b:0\"],"
+                            " \"attrs\": {\"l\": {\"a\": [1, 2], \"b\": [3]}, \"s\": \"abcdef\"}}");
+
+// Nodes n0 … n<depth> where n<i> owns subgraph s<i+1>, which holds n<i+1>.
+std::string NestedGraph(int depth) {
+  std::string nodes, subs;
+  for (int i = 0; i <= depth; ++i) {
+    std::string node = StrCat("{\"name\": \"n", i, "\", \"type\": \"PartitionedCall\"",
+                              i < depth ? StrCat(", \"subgraphs\": [\"s", i + 1, "\"]") : "", "}");
+    if (i == 0) {
+      nodes = node;
+    } else {
+      if (!subs.empty()) subs += ", ";
+      subs += StrCat("{\"name\": \"s", i, "\", \"nodes\": [", node, "]}");
+    }
+  }
+  return StrCat("{\"format\": \"npuplan.graph/1\", \"nodes\": [", nodes, "], \"subgraphs\": [", subs, "]}");
+}
+
+TEST(GraphJsonLimitsTest, AcceptsAGraphExactlyAtEveryLimit) {
+  GraphReadOptions o;
+  o.limits.max_nodes = 3;
+  o.limits.max_edges = 3;
+  o.limits.max_string_bytes = 15;  // "npuplan.graph/1"; every other string and key is shorter
+  o.limits.max_attr_elements = 6;  // {"a": [1, 2], "b": [3]}: the map, two lists, three ints
+  o.limits.max_depth = 2;          // lists in a map
+  EXPECT_THAT(ParseGraphJson(kChain, "l.json", o).status(), IsOk());
+  GraphReadOptions d;
+  d.limits.max_depth = 3;
+  EXPECT_THAT(ParseGraphJson(NestedGraph(3), "n.json", d).status(), IsOk());
+}
+
+TEST(GraphJsonLimitsTest, RejectsInputBeyondEachLimitNamingItsFlag) {
+  struct Case {
+    void (*set)(GraphReadLimits&);
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](GraphReadLimits& l) { l.max_nodes = 2; },
+       "l.json: $.nodes[2]: the graph has more nodes than allowed (limit 2; raise it with --max-nodes)"},
+      {[](GraphReadLimits& l) { l.max_edges = 2; },
+       "l.json: $.nodes[2].inputs[0]: the graph has more edges (data + control inputs) than allowed (limit 2; "
+       "raise it with --max-edges)"},
+      {[](GraphReadLimits& l) { l.max_string_bytes = 14; },
+       "l.json: $.format: a string of 15 bytes is longer than allowed (limit 14; raise it with "
+       "--max-string-bytes)"},
+      {[](GraphReadLimits& l) { l.max_attr_elements = 5; },
+       "l.json: $.nodes[2].attrs.l: an attribute value has more elements than allowed (limit 5; raise it with "
+       "--max-attr-elements)"},
+      {[](GraphReadLimits& l) { l.max_depth = 1; },
+       "l.json: $.nodes[2].attrs.l: an attribute value nests lists/maps deeper than allowed (limit 1; raise it "
+       "with --max-depth)"},
+  };
+  for (const Case& c : cases) {
+    GraphReadOptions o;
+    c.set(o.limits);
+    EXPECT_THAT(ParseGraphJson(kChain, "l.json", o).status(), StatusIs(absl::StatusCode::kInvalidArgument, c.message));
+  }
+  GraphReadOptions d;
+  d.limits.max_depth = 2;
+  EXPECT_THAT(ParseGraphJson(NestedGraph(3), "n.json", d).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "n.json: $.subgraphs[2]: subgraph 's3' is nested 3 deep, deeper than allowed (limit 2; raise "
+                       "it with --max-depth)"));
+}
+
+TEST(GraphJsonLimitsTest, DeeplyNestedJsonIsAnErrorNotACrash) {
+  std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  const std::string head = "{\"format\": \"npuplan.graph/1\", \"nodes\": [{\"name\": \"a\", \"type\": \"Relu\", ";
+  std::string text = StrCat(head, "\"attrs\": {\"x\": ", deep, "}}]}");
+  EXPECT_THAT(ParseGraphJson(text, "d.json").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "--max-depth"));
+  // Where the format ignores a value, its depth costs nothing and is accepted.
+  text = StrCat(head, "\"stream\": ", deep, "}]}");
+  EXPECT_THAT(ParseGraphJson(text, "d.json").status(), IsOk());
+}
+#undef G
+
 struct BadCase {
   const char* name;
   const char* text;
@@ -141,6 +272,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"UnknownField", G("{\"name\": \"a\", \"type\": \"Relu\", \"colour\": 1}"), "unknown field 'colour'"},
         BadCase{"MixedAttrList", G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"l\": [1, \"x\"]}}"),
                 "$.nodes[0].attrs.l: list attribute mixes element types"},
+        BadCase{"DuplicateField", G("{\"name\": \"a\", \"type\": \"Relu\", \"type\": \"Abs\"}"),
+                "$.nodes[0]: duplicate field 'type'"},
+        BadCase{"DuplicateAttr", G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"k\": 1, \"k\": 2}}"),
+                "$.nodes[0].attrs: duplicate attribute 'k'"},
+        BadCase{"DimAboveInt64", G("{\"name\": \"a\", \"type\": \"Relu\", \"outputs\": [{\"shape\": [18446744073709551615]}]}"),
+                "$.nodes[0].outputs[0].shape[0]: dim 18446744073709551615 is out of int64 range"},
         BadCase{"BadTopoMode", "{\"format\": \"npuplan.graph/1\", \"options\": {\"ge.topoSortingMode\": \"7\"}}",
                 "ge.topoSortingMode"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });

@@ -1,9 +1,11 @@
 #include "npuplan/plan/plan_json.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/json_writer.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -29,39 +31,146 @@ bool LooksLikePlan(std::string_view text) {
   return text.find(kPlanFormat) != std::string_view::npos;
 }
 
+// Streams the plan (byte-identical to nlohmann's dump(1) of the same document
+// with sorted keys); only the small "streams" and "summary" parts are DOMs.
 std::string WritePlanJson(const Plan& plan) {
   const Model& m = plan.model;
-  json j = json::object();
-  j["format"] = kPlanFormat;
-  j["graph"] = GraphToJson(m);
-  json stages = json::array();
-  for (IrProperty p : kAllProperties) {
-    if (Has(plan.established, p)) stages.push_back(PropertyNames(static_cast<IrProperties>(p)));
-  }
-  j["stages"] = std::move(stages);
+  std::string out;
+  JsonWriter w(&out, 1);
+  w.BeginObject();
 
-  // Per-node send/recv event ids.
+  w.Key("event_counts");
+  w.BeginObject();
+  for (const auto& [k, v] : plan.events.counts) w.Field(k, v);
+  w.EndObject();
+
+  w.Key("events");
+  w.BeginArray();
+  for (const SyncEvent& e : plan.events.events) {
+    w.BeginObject();
+    w.Field("id", e.id);
+    w.Field("kind", e.kind);
+    w.Field("reason", e.reason);
+    w.Field("recv", e.recv.valid() ? std::string_view(m.node(e.recv).name) : std::string_view());
+    if (e.recv_attached >= 0) w.Field("recv_attached", int64_t{e.recv_attached});
+    w.Field("send", e.send.valid() ? std::string_view(m.node(e.send).name) : std::string_view());
+    if (e.send_attached >= 0) w.Field("send_attached", int64_t{e.send_attached});
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Field("format", kPlanFormat);
+  w.Key("graph");
+  WriteGraph(m, w);
+
+  if (plan.memory.planned) {
+    const MemoryResult& mem = plan.memory;
+    w.Key("memory");
+    w.BeginObject();
+    w.Field("alignment", mem.alignment);
+    w.Key("dynamic_tensors");
+    w.StringArray(mem.dynamic_tensors);
+    w.Field("lower_bound", mem.lower_bound);
+    w.Field("optimal", mem.optimal);
+    w.Field("peak", mem.peak);
+    w.Key("region_bytes");
+    w.BeginObject();
+    for (const auto& [k, v] : mem.region_bytes) w.Field(k, v);
+    w.EndObject();
+    w.Key("tensors");
+    w.BeginArray();
+    for (const TensorPlacement& t : mem.tensors) {
+      w.BeginObject();
+      w.Field("buffer", t.buffer);
+      w.Field("first_use", t.first_use);
+      w.Field("last_use", t.last_use);
+      w.Field("node", m.node(t.node).name);
+      w.Field("offset", t.offset);
+      w.Field("output", int64_t{t.output});
+      w.Field("region", t.region);
+      w.Field("size", t.size);
+      w.Field("stream", t.stream);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+
+  // Per-node send/recv event ids; node entries keyed (so sorted) by name.
   std::vector<std::vector<int64_t>> sends(m.num_nodes()), recvs(m.num_nodes());
   for (const SyncEvent& e : plan.events.events) {
     if (e.send.valid() && e.send.index() < m.num_nodes()) sends[e.send.index()].push_back(e.id);
     if (e.recv.valid() && e.recv.index() < m.num_nodes()) recvs[e.recv.index()].push_back(e.id);
   }
-  json nodes = json::object();
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
+  std::vector<uint32_t> by_name(m.num_nodes());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<uint32_t>(i);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](uint32_t a, uint32_t b) { return m.nodes()[a].name < m.nodes()[b].name; });
+  w.Key("nodes");
+  w.BeginObject();
+  for (uint32_t i : by_name) {
     const Node& n = m.nodes()[i];
     int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;
-    json e = json::object();
-    e["graph"] = m.graph(n.graph).name;
-    e["topo_id"] = n.topo_id;
-    e["logical_stream"] = n.stream_id;
-    e["stream"] = physical >= 0 ? physical : n.stream_id;
-    e["attached_streams"] = n.attached_stream_ids;
-    e["tasks"] = i < plan.tasks.size() ? plan.tasks[i] : 0;
-    e["send_events"] = sends[i];
-    e["recv_events"] = recvs[i];
-    nodes[n.name] = std::move(e);
+    w.Key(n.name);
+    w.BeginObject();
+    w.Key("attached_streams");
+    w.IntArray(n.attached_stream_ids);
+    w.Field("graph", m.graph(n.graph).name);
+    w.Field("logical_stream", n.stream_id);
+    w.Key("recv_events");
+    w.IntArray(recvs[i]);
+    w.Key("send_events");
+    w.IntArray(sends[i]);
+    w.Field("stream", physical >= 0 ? physical : n.stream_id);
+    w.Field("tasks", i < plan.tasks.size() ? plan.tasks[i] : int64_t{0});
+    w.Field("topo_id", n.topo_id);
+    w.EndObject();
   }
-  j["nodes"] = std::move(nodes);
+  w.EndObject();
+
+  if (plan.partition.ran) {
+    const PartitionResult& p = plan.partition;
+    w.Key("partition");
+    w.BeginObject();
+    w.Key("cluster_counts");
+    w.BeginObject();
+    for (const auto& [k, v] : p.cluster_counts) w.Field(k, v);
+    w.EndObject();
+    w.Field("decision", p.decision);
+    if (p.marked) {
+      w.Key("no_tiling_nodes");
+      w.StringArray(p.no_tiling_nodes);
+    }
+    w.Field("reason", p.reason);
+    w.Key("subgraphs");
+    w.BeginArray();
+    for (const PartitionSubgraph& sg : p.subgraphs) {
+      w.BeginObject();
+      w.Field("call_node", sg.call_node);
+      w.Field("kind", sg.kind);
+      w.Field("name", sg.name);
+      w.Key("nodes");
+      w.StringArray(sg.nodes);
+      w.Key("reasons");
+      w.StringArray(sg.reasons);
+      w.EndObject();
+    }
+    w.EndArray();
+    if (p.marked) {
+      w.Key("unknown_nodes");
+      w.BeginObject();
+      for (const auto& [k, v] : p.unknown_nodes) w.Field(k, v);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+
+  w.Key("stages");
+  w.BeginArray();
+  for (IrProperty p : kAllProperties) {
+    if (Has(plan.established, p)) w.String(PropertyNames(static_cast<IrProperties>(p)));
+  }
+  w.EndArray();
 
   const StreamResult& s = plan.streams;
   json streams = json::object();
@@ -97,83 +206,28 @@ std::string WritePlanJson(const Plan& plan) {
                         {"hccl_followed_count", ls.hccl_followed_count}});
   }
   streams["list"] = std::move(list);
-  j["streams"] = std::move(streams);
-
-  json events = json::array();
-  for (const SyncEvent& e : plan.events.events) {
-    json ev{{"id", e.id},
-            {"kind", e.kind},
-            {"send", e.send.valid() ? m.node(e.send).name : ""},
-            {"recv", e.recv.valid() ? m.node(e.recv).name : ""},
-            {"reason", e.reason}};
-    if (e.send_attached >= 0) ev["send_attached"] = e.send_attached;
-    if (e.recv_attached >= 0) ev["recv_attached"] = e.recv_attached;
-    events.push_back(std::move(ev));
-  }
-  j["events"] = std::move(events);
-  j["event_counts"] = plan.events.counts;
-
-  if (plan.partition.ran) {
-    json p = json::object();
-    p["decision"] = plan.partition.decision;
-    p["reason"] = plan.partition.reason;
-    p["cluster_counts"] = plan.partition.cluster_counts;
-    json subs = json::array();
-    for (const PartitionSubgraph& sg : plan.partition.subgraphs) {
-      subs.push_back(json{{"name", sg.name},
-                          {"kind", sg.kind},
-                          {"call_node", sg.call_node},
-                          {"nodes", sg.nodes},
-                          {"reasons", sg.reasons}});
-    }
-    p["subgraphs"] = std::move(subs);
-    if (plan.partition.marked) {
-      p["unknown_nodes"] = plan.partition.unknown_nodes;
-      p["no_tiling_nodes"] = plan.partition.no_tiling_nodes;
-    }
-    j["partition"] = std::move(p);
-  }
-
-  if (plan.memory.planned) {
-    json mem = json::object();
-    mem["alignment"] = plan.memory.alignment;
-    mem["peak"] = plan.memory.peak;
-    mem["lower_bound"] = plan.memory.lower_bound;
-    mem["region_bytes"] = plan.memory.region_bytes;
-    json tensors = json::array();
-    for (const TensorPlacement& t : plan.memory.tensors) {
-      tensors.push_back(json{{"node", m.node(t.node).name},
-                             {"output", t.output},
-                             {"region", t.region},
-                             {"offset", t.offset},
-                             {"size", t.size},
-                             {"first_use", t.first_use},
-                             {"last_use", t.last_use},
-                             {"buffer", t.buffer},
-                             {"stream", t.stream}});
-    }
-    mem["tensors"] = std::move(tensors);
-    mem["optimal"] = plan.memory.optimal;
-    mem["dynamic_tensors"] = plan.memory.dynamic_tensors;
-    j["memory"] = std::move(mem);
-  }
+  w.Key("streams");
+  w.Value(streams);
 
   int64_t notifies = 0, evs = 0;
   for (const SyncEvent& e : plan.events.events) (e.kind == "notify" ? notifies : evs) += 1;
-  j["summary"] = json{{"nodes", m.num_nodes()},
-                      {"graphs", m.num_graphs()},
-                      {"logical_streams", s.logical},
-                      {"physical_streams", s.physical},
-                      {"attached_streams", s.attached.size()},
-                      {"events", plan.events.event_count},
-                      {"notifies", plan.events.notify_count},
-                      {"sync_pairs", evs + notifies},
-                      {"memory_peak", plan.memory.peak},
-                      {"memory_lower_bound", plan.memory.lower_bound}};
-  return j.dump(1) + "\n";
+  w.Key("summary");
+  w.Value(json{{"nodes", m.num_nodes()},
+               {"graphs", m.num_graphs()},
+               {"logical_streams", s.logical},
+               {"physical_streams", s.physical},
+               {"attached_streams", s.attached.size()},
+               {"events", plan.events.event_count},
+               {"notifies", plan.events.notify_count},
+               {"sync_pairs", evs + notifies},
+               {"memory_peak", plan.memory.peak},
+               {"memory_lower_bound", plan.memory.lower_bound}});
+  w.EndObject();
+  out.push_back('\n');
+  return out;
 }
 
-absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) {
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
     try {
@@ -193,6 +247,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src) 
   Plan plan;
   GraphReadOptions gopts;
   gopts.topo_sort = false;  // keep the plan's order; the verifier checks it
+  gopts.limits = limits;
   auto model = GraphFromJson(*g, StrCat(src, " (graph)"), gopts);
   if (!model.ok()) return model.status();
   plan.model = std::move(model).value();

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan.h"
 
 namespace npuplan {
@@ -14,7 +15,9 @@ namespace npuplan {
 inline constexpr std::string_view kPlanFormat = "npuplan.plan/1";
 
 std::string WritePlanJson(const Plan& plan);
-absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view source);
+// The plan's "graph" goes through the graph reader with `limits`.
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view source,
+                                   const GraphReadLimits& limits = {});
 absl::StatusOr<Plan> ReadPlanFile(const std::string& path);
 
 // True when the text's "format" is npuplan.plan/1 (cheap sniff for `verify`/`dot`).

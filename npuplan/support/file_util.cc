@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,10 +26,30 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   if (!in) {
     return absl::NotFoundError(path + ": cannot open file: " + std::strerror(errno));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // One read into a buffer of the file's size (a 200 MB graph must not be
+  // copied through a growing stream buffer); streams without a size (pipes)
+  // fall back to reading in chunks.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(path + ": is a directory, not a file");
+  }
+  std::string text;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size > 0) {
+    in.seekg(0, std::ios::beg);
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    if (in.gcount() != size) return absl::InvalidArgumentError(path + ": read error");
+    return text;
+  }
+  in.clear();
+  in.seekg(0, std::ios::beg);
+  in.clear();
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) text.append(buf, static_cast<size_t>(in.gcount()));
   if (in.bad()) return absl::InvalidArgumentError(path + ": read error");
-  return std::move(ss).str();
+  return text;
 }
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view content) {

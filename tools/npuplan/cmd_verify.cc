@@ -39,6 +39,7 @@ void SetupVerify(CLI::App& app, Invocation& inv) {
   CLI::App* cmd = app.add_subcommand("verify", "Verify a graph or a plan (exit 1 on any violation)");
   cmd->add_option("file", flags->input, "Graph or plan file")->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
+  AddReadLimitFlags(cmd, &flags->load);
   cmd->callback([flags, &inv] { inv.exit_code = RunVerify(*flags); });
 }
 

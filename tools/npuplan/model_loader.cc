@@ -1,5 +1,6 @@
 #include "tools/npuplan/model_loader.h"
 
+#include "CLI/CLI.hpp"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
@@ -20,6 +21,21 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 bool SetOnnxLoader(OnnxLoader loader) {
   OnnxLoaderSlot() = loader;
   return true;
+}
+
+void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load) {
+  GraphReadLimits& l = load->limits;
+  cmd->add_option("--max-nodes", l.max_nodes, "Reader limit: nodes in all graphs")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
+  cmd->add_option("--max-edges", l.max_edges, "Reader limit: data + control inputs in all graphs")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
+  cmd->add_option("--max-string-bytes", l.max_string_bytes, "Reader limit: bytes of one JSON string or key")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
+  cmd->add_option("--max-attr-elements", l.max_attr_elements, "Reader limit: values inside one attribute value")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
+  cmd->add_option("--max-depth", l.max_depth,
+                  "Reader limit: subgraph nesting depth, and list/map nesting in one attribute value")
+      ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
 }
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
@@ -47,12 +63,13 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
   }
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   if (LooksLikePlan(text)) {
-    NPUPLAN_ASSIGN_OR_RETURN(in.plan, ParsePlanJson(text, path));
+    NPUPLAN_ASSIGN_OR_RETURN(in.plan, ParsePlanJson(text, path, opts.limits));
     in.is_plan = true;
     return in;
   }
   GraphReadOptions gopts;
   gopts.engines = &table;
+  gopts.limits = opts.limits;
   NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, ParseGraphJson(text, path, gopts));
   return in;
 }

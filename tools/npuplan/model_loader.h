@@ -9,14 +9,24 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace npuplan::cli {
 
 struct LoadOptions {
   std::string engines_file;              // --engines
   std::vector<std::string> input_shapes;  // --input-shape NAME=1x3x224x224 (ONNX)
+  GraphReadLimits limits;                 // --max-nodes, --max-edges, … (graph and plan JSON)
 };
+
+// Adds the reader-limit flags (--max-nodes, --max-edges, --max-string-bytes,
+// --max-attr-elements, --max-depth) of a command that loads a graph or plan.
+void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load);
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
 

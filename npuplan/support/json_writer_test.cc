@@ -1,0 +1,92 @@
+#include "npuplan/support/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace npuplan {
+namespace {
+
+using json = nlohmann::json;
+
+// Streams a DOM through the writer event by event (keys in the DOM's sorted order).
+void Stream(const json& j, JsonWriter& w) {
+  switch (j.type()) {
+    case json::value_t::object:
+      w.BeginObject();
+      for (const auto& [k, v] : j.items()) {
+        w.Key(k);
+        Stream(v, w);
+      }
+      w.EndObject();
+      break;
+    case json::value_t::array:
+      w.BeginArray();
+      for (const auto& v : j) Stream(v, w);
+      w.EndArray();
+      break;
+    case json::value_t::string:
+      w.String(j.get_ref<const std::string&>());
+      break;
+    case json::value_t::number_integer:
+      w.Int(j.get<int64_t>());
+      break;
+    case json::value_t::number_unsigned:
+      w.Uint(j.get<uint64_t>());
+      break;
+    case json::value_t::number_float:
+      w.Double(j.get<double>());
+      break;
+    case json::value_t::boolean:
+      w.Bool(j.get<bool>());
+      break;
+    default:
+      w.Null();
+  }
+}
+
+const json& Sample() {
+  static const json j = json::parse(R"({
+    "z": [], "a": {}, "m": {"k": [1, -2, 18446744073709551615, 1.5, 2.0, 1e-07, 1e300, true, false, null]},
+    "s": ["plain", "quote \" and \\ back", "tab\tnl\ncr\rff\fbs\b", "ctl \u0001\u001f", "del \u007f",
+          "utf8 \u00e9\u4e2d\ud83d\ude00"],
+    "nested": [[[]], [{}], [{"b": 1, "a": [2, {"c": "d"}]}]], "": "empty key"})");
+  return j;
+}
+
+TEST(JsonWriterTest, MatchesNlohmannDumpAtEveryIndent) {
+  for (int indent : {-1, 0, 1, 2, 4}) {
+    std::string out;
+    JsonWriter w(&out, indent);
+    Stream(Sample(), w);
+    EXPECT_EQ(out, Sample().dump(indent)) << "indent " << indent;
+  }
+}
+
+TEST(JsonWriterTest, SplicedDomValuesAreReindented) {
+  for (int indent : {-1, 1, 2}) {
+    std::string out;
+    JsonWriter w(&out, indent);
+    w.BeginObject();
+    w.Key("a");
+    w.BeginArray();
+    w.Value(Sample()["nested"]);
+    w.Value(Sample()["m"]);
+    w.EndArray();
+    w.Key("b");
+    w.Value(Sample()["s"]);
+    w.EndObject();
+    json expect = {{"a", json::array({Sample()["nested"], Sample()["m"]})}, {"b", Sample()["s"]}};
+    EXPECT_EQ(out, expect.dump(indent)) << "indent " << indent;
+  }
+}
+
+TEST(JsonWriterTest, WritesInvalidUtf8AsReplacementCharacter) {
+  std::string out;
+  JsonWriter w(&out, -1);
+  w.String(std::string("a\xff" "b"));
+  EXPECT_EQ(out, "\"a\xef\xbf\xbd" "b\"");
+}
+
+}  // namespace
+}  // namespace npuplan
