@@ -11,14 +11,43 @@
 // 2 units) and `streams`. Graphs: `transformer` (GenerateTransformer, about
 // 10k nodes, costs from shapes) and `random` (GenerateRandomDag, 10k nodes,
 // random costs).
+//
+// Simulated/<graph>/<mode>/<N>: the whole `npuplan compile` pipeline (events
+// included) with ge.autoMultistreamParallelMode = LoadBalance:N (mode 0),
+// MainStream:N (1), CriticalPath:N (2), WeightedLoadBalance:N (3), or unset
+// (4: GE's static chain, N ignored), then the discrete-event simulator
+// (npuplan/sim, default SimOptions); npuplan.device.unlimitedStreamDepth=true
+// (no physical split). Counters: `makespan_us` (simulated), `limit_us` =
+// max(critical path, total work / N) — the physical limit of N streams, both
+// taken from a ge.enableSingleStream=true compile of the same model (no
+// events, so the Send/Recv tasks a multi-stream plan adds do not raise the
+// limit) — `ratio` = makespan / limit, `single_ratio` = total work / limit,
+// `streams` (logical), `events`. Graphs: GenerateTransformer with
+// about 3000 nodes (`transformer`; seed 1, HCCL and AI CPU on) and
+// GenerateRandomDag(3000, 3) (`random`; all AI-core, costs from shapes).
+//
+// SimulatedModel/<model>/<mode>/<N>: the same on the real ONNX models of
+// ../shared/guides/WORKLOADS.md, read from $NPUPLAN_MODEL_CACHE
+// (scripts/fetch_models.sh) with their pinned input shapes: 0 = PP-OCR cls
+// (x=1x3x48x192), 1 = PP-OCRv4 det (x=1x3x960x960), 2 = PP-OCRv4 rec
+// (x=1x3x48x320; partly dynamic, so DAG modes do not run without
+// ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1, which this benchmark does not read).
+// Skipped with an error when the cache is missing.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <map>
 #include <random>
 
+#include "npuplan/compiler/compiler.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/importers/onnx_importer.h"
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/sim/simulator.h"
 #include "npuplan/stream/critical_path_streams.h"
 #include "npuplan/stream/dag_stream_allocator.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
@@ -118,6 +147,127 @@ BENCHMARK(BM_MakespanTransformer)
 BENCHMARK(BM_MakespanRandom)
     ->ArgsProduct({{0, 1, 3, 2}, {2, 4, 8}})
     ->ArgNames({"mode", "N"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// Compiles `model` with `options` (no physical split) and simulates it.
+absl::StatusOr<std::pair<Plan, sim::SimResult>> CompileAndRun(const Model& model,
+                                                              std::map<std::string, std::string> options) {
+  CompileConfig config;
+  config.read_environment = false;
+  // No physical split: it only adds events at task-count limits, and at this
+  // size its verifier check failed (reported).
+  options["npuplan.device.unlimitedStreamDepth"] = "true";
+  config.option_overrides = std::move(options);
+  DecisionLog log;
+  Statistics stats;
+  NPUPLAN_ASSIGN_OR_RETURN(Plan plan, Compile(model, config, log, stats));
+  NPUPLAN_ASSIGN_OR_RETURN(sim::SimResult result, sim::Simulate(plan));
+  return std::make_pair(std::move(plan), std::move(result));
+}
+
+// The physical limit's inputs from a single-stream compile of the same model
+// (no events, so no Send/Recv work): critical path and total task work.
+std::pair<double, double> Reference(const Model& model) {
+  static std::map<const Model*, std::pair<double, double>> cache;
+  auto it = cache.find(&model);
+  if (it != cache.end()) return it->second;
+  auto single = CompileAndRun(model, {{"ge.enableSingleStream", "true"}});
+  std::pair<double, double> ref{0, 0};
+  if (single.ok()) ref = {single->second.critical_path_us, single->second.total_work};
+  return cache.emplace(&model, ref).first->second;
+}
+
+// mode: 0 LoadBalance, 1 MainStream, 2 CriticalPath, 3 WeightedLoadBalance, 4 none.
+void CompileAndSimulate(benchmark::State& state, const Model& model, int64_t mode, int64_t n) {
+  static const char* kAlgo[] = {"LoadBalance", "MainStream", "CriticalPath", "WeightedLoadBalance"};
+  std::map<std::string, std::string> options;
+  if (mode < 4) options["ge.autoMultistreamParallelMode"] = StrCat(kAlgo[mode], ":", n);
+  absl::StatusOr<std::pair<Plan, sim::SimResult>> run;
+  for (auto _ : state) {
+    run = CompileAndRun(model, options);
+    if (!run.ok()) {
+      state.SkipWithError(std::string(run.status().message()).c_str());
+      return;
+    }
+  }
+  const auto [cp, work] = Reference(model);
+  const double limit = std::max(cp, work / static_cast<double>(n));
+  const sim::SimResult& r = run->second;
+  state.counters["makespan_us"] = r.makespan;
+  state.counters["limit_us"] = limit;
+  state.counters["ratio"] = r.makespan / limit;
+  state.counters["streams"] = static_cast<double>(run->first.streams.logical);
+  state.counters["events"] = static_cast<double>(run->first.events.events.size());
+  state.counters["single_ratio"] = work / limit;
+}
+void Simulated(benchmark::State& state, const Model& model) {
+  CompileAndSimulate(state, model, state.range(0), state.range(1));
+}
+const Model& SimTransformer() {
+  static Model m = [] {
+    GeneratorOptions o;
+    o.target_nodes = 3000;
+    return *GenerateTransformer(o);
+  }();
+  return m;
+}
+const Model& SimRandom() {
+  static Model m = GenerateRandomDag(3000, 3, 1);
+  return m;
+}
+void BM_SimulatedTransformer(benchmark::State& state) { Simulated(state, SimTransformer()); }
+void BM_SimulatedRandom(benchmark::State& state) { Simulated(state, SimRandom()); }
+BENCHMARK(BM_SimulatedTransformer)
+    ->ArgsProduct({{0, 1, 3, 2}, {2, 4, 8}})
+    ->Args({4, 1})
+    ->ArgNames({"mode", "N"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulatedRandom)
+    ->ArgsProduct({{0, 1, 3, 2}, {2, 4, 8}})
+    ->Args({4, 1})
+    ->ArgNames({"mode", "N"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+struct RealModel {
+  const char* file;
+  const char* input_shape;
+};
+constexpr RealModel kRealModels[] = {{"ch_ppocr_mobile_v2.0_cls_infer.onnx", "x=1x3x48x192"},
+                                     {"ch_PP-OCRv4_det_infer.onnx", "x=1x3x960x960"},
+                                     {"ch_PP-OCRv4_rec_infer.onnx", "x=1x3x48x320"}};
+void BM_SimulatedModel(benchmark::State& state) {
+  static std::map<int64_t, absl::StatusOr<Model>> cache;
+  const int64_t which = state.range(0);
+  auto it = cache.find(which);
+  if (it == cache.end()) {
+    const char* dir = std::getenv("NPUPLAN_MODEL_CACHE");
+    absl::StatusOr<Model> model = absl::NotFoundError("NPUPLAN_MODEL_CACHE is not set");
+    if (dir != nullptr) {
+      OnnxImportOptions opts;
+      opts.input_shapes = {kRealModels[which].input_shape};
+      auto imported = ImportOnnxFile(StrCat(dir, "/", kRealModels[which].file), opts);
+      model = imported.ok() ? absl::StatusOr<Model>(std::move(imported->model)) : imported.status();
+    }
+    it = cache.emplace(which, std::move(model)).first;
+  }
+  if (!it->second.ok()) {
+    for (auto _ : state) {
+    }
+    state.SkipWithError(std::string(it->second.status().message()).c_str());
+    return;
+  }
+  state.SetLabel(kRealModels[which].file);
+  CompileAndSimulate(state, *it->second, state.range(1), state.range(2));
+}
+BENCHMARK(BM_SimulatedModel)
+    ->ArgsProduct({{0, 1, 2}, {0, 1, 3, 2}, {2, 4, 8}})
+    ->Args({0, 4, 1})
+    ->Args({1, 4, 1})
+    ->Args({2, 4, 1})
+    ->ArgNames({"model", "mode", "N"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

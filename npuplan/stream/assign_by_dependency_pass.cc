@@ -60,19 +60,19 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const 
 
 absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& ctx) {
   auto& sgs = gs.subgraphs;
-  std::map<std::string, int64_t> next_temp, count;  // per engine
+  std::map<std::string_view, int64_t> next_temp, count;  // per engine (views owned by the partition)
   std::vector<int32_t> assigned;                    // subgraphs with a new temporary id
   std::vector<int64_t> temp(sgs.size(), -1);
   std::vector<std::pair<int32_t, int32_t>> reused;  // (subgraph, owner)
   auto assign_new = [&](int32_t s) {
-    const std::string& e = sgs[s].info->engine;
+    const std::string_view e = sgs[s].info->engine;
     int64_t id = next_temp[e];
     if (id >= sgs[s].max_parallel_num) id = 0;  // round-robin wrap-around
     next_temp[e] = id + 1;
     count[e] = std::max(count[e], id + 1);
     sgs[s].stream_id = temp[s] = id;
     assigned.push_back(s);
-    ctx.log.Record(kName, "StreamNew", "", Field("subgraph", sgs[s].info->name), Field("engine", e), Field("temp", id));
+    ctx.log.Record(kName, "StreamNew", "", Field("subgraph", sgs[s].info->name()), Field("engine", e), Field("temp", id));
     return id;
   };
 
@@ -101,8 +101,8 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     const int32_t owner = sgs[best].reused_subgraph >= 0 ? sgs[best].reused_subgraph : best;
     sgs[s].reused_subgraph = owner;
     reused.emplace_back(s, owner);
-    ctx.log.Record(kName, "StreamReused", "", Field("subgraph", sgs[s].info->name), Field("from", sgs[best].info->name),
-                   Field("owner", sgs[owner].info->name), Field("rule", best_rule));
+    ctx.log.Record(kName, "StreamReused", "", Field("subgraph", sgs[s].info->name()), Field("from", sgs[best].info->name()),
+                   Field("owner", sgs[owner].info->name()), Field("rule", best_rule));
     ctx.stats.Add(kName, "subgraphs_reusing");
   }
 
@@ -111,7 +111,7 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
   if (gs.default_stream >= 0 && !count.empty()) {
     to_be_updated = --ctx.next_stream;
   }
-  std::map<std::string, int64_t> start;
+  std::map<std::string_view, int64_t> start;
   for (const auto& [engine, c] : count) {
     start[engine] = ctx.next_stream;
     ctx.log.Record(kName, "EngineBlock", "", Field("engine", engine), Field("start", ctx.next_stream), Field("count", c));
@@ -121,7 +121,7 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     int64_t id = temp[s] + start[sgs[s].info->engine];
     if (id == to_be_updated) {
       id = gs.default_stream;
-      ctx.log.Record(kName, "ParentStreamReused", "", Field("subgraph", sgs[s].info->name), Field("stream", id));
+      ctx.log.Record(kName, "ParentStreamReused", "", Field("subgraph", sgs[s].info->name()), Field("stream", id));
     }
     sgs[s].stream_id = id;
   }

@@ -32,8 +32,8 @@ bool IsSkip(const StreamSubgraph& sg) { return sg.conf != nullptr && sg.conf->sk
 bool IsIndependent(const StreamSubgraph& sg) { return sg.conf != nullptr && sg.conf->independent; }
 
 // The engine's stream, allocated on first use (GE's AssignStreamForSubgraph).
-int64_t EngineStream(const std::string& engine, AssignContext& ctx, DynamicStreamState& st) {
-  auto [it, fresh] = st.engine_streams.emplace(engine, -1);
+int64_t EngineStream(std::string_view engine, AssignContext& ctx, DynamicStreamState& st) {
+  auto [it, fresh] = st.engine_streams.emplace(std::string(engine), -1);
   if (fresh) it->second = ctx.next_stream++;
   return it->second;
 }
@@ -42,7 +42,7 @@ void Give(GraphState& gs, int32_t i, AssignContext& ctx, DynamicStreamState& st,
   StreamSubgraph& sg = gs.subgraphs[i];
   sg.stream_id = EngineStream(sg.info->engine, ctx, st);
   ctx.log.Record(DynamicStreamAllocator::kName, "DynamicEngineStream", "", Field("graph", ctx.model.graph(gs.graph).name),
-                 Field("subgraph", sg.info->name), Field("engine", sg.info->engine), Field("stream", sg.stream_id),
+                 Field("subgraph", sg.info->name()), Field("engine", sg.info->engine), Field("stream", sg.stream_id),
                  Field("rule", rule));
 }
 
@@ -163,8 +163,8 @@ absl::Status DynamicStreamAllocator::AssignGraph(GraphState& gs, AssignContext& 
     sg.stream_id = gs.subgraphs[owner].stream_id;
     sg.reused_subgraph = owner;
     ctx.log.Record(kName, "DynamicEngineStream", "", Field("graph", m.graph(gs.graph).name),
-                   Field("subgraph", sg.info->name), Field("engine", sg.info->engine), Field("stream", sg.stream_id),
-                   Field("rule", "reuse"), Field("from", gs.subgraphs[owner].info->name));
+                   Field("subgraph", sg.info->name()), Field("engine", sg.info->engine), Field("stream", sg.stream_id),
+                   Field("rule", "reuse"), Field("from", gs.subgraphs[owner].info->name()));
   }
   // 4. AssignRemainSubgraphNeedAssignStream.
   for (int32_t i = 0; i < n; ++i) {

@@ -1,6 +1,8 @@
 #include "npuplan/stream/engine_partition.h"
 
 #include <algorithm>
+#include <deque>
+#include <string_view>
 #include <functional>
 #include <queue>
 #include <unordered_map>
@@ -11,11 +13,23 @@ namespace npuplan::stream {
 namespace {
 
 // The cluster graph of one graph with an incrementally maintained
-// topological order (Pearce–Kelly) for the "second path" test.
+// topological order (Pearce–Kelly) for the "second path" test. Edge lists
+// live in one pool (offset, size, capacity per cluster): no allocation per
+// node; a merged list moves to the pool's end when it outgrows its slot.
 class ClusterGraph {
  public:
-  explicit ClusterGraph(int32_t n) : parent_(n), rank_(n), out_(n), in_(n), mark_(n, 0) {
-    for (int32_t i = 0; i < n; ++i) parent_[i] = rank_[i] = i;
+  // `count_out[i]` / `count_in[i]`: number of edges leaving / entering node i.
+  ClusterGraph(int32_t n, const std::vector<int32_t>& count_out, const std::vector<int32_t>& count_in)
+      : parent_(n), rank_(n), mark_(n, 0), out_(n), in_(n) {
+    size_t off = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      parent_[i] = rank_[i] = i;
+      out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i])};
+      off += count_out[i];
+      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in[i])};
+      off += count_in[i];
+    }
+    pool_.resize(off);
   }
 
   // Union-find root with path halving.
@@ -27,15 +41,16 @@ class ClusterGraph {
     return x;
   }
 
+  // Within the capacities given to the constructor.
   void AddEdge(int32_t from, int32_t to) {
-    out_[from].push_back(to);
-    in_[to].push_back(from);
+    pool_[out_[from].off + out_[from].size++] = to;
+    pool_[in_[to].off + in_[to].size++] = from;
   }
 
   // Distinct successor clusters of cluster c (compacts its list).
   size_t OutDegree(int32_t c) {
     Compact(out_[c], c);
-    return out_[c].size();
+    return out_[c].size;
   }
 
   // True when a path pred → … → succ exists other than the direct edge.
@@ -44,23 +59,23 @@ class ClusterGraph {
     forward.clear();
     const int32_t bound = rank_[succ];
     const uint32_t stamp = ++stamp_;
-    std::vector<int32_t> stack;
-    for (int32_t y : out_[pred]) {
+    stack_.clear();
+    for (int32_t y : Items(out_[pred])) {
       y = Find(y);
       if (y == succ || y == pred || mark_[y] == stamp || rank_[y] > bound) continue;
       mark_[y] = stamp;
-      stack.push_back(y);
+      stack_.push_back(y);
     }
-    while (!stack.empty()) {
-      int32_t x = stack.back();
-      stack.pop_back();
+    while (!stack_.empty()) {
+      int32_t x = stack_.back();
+      stack_.pop_back();
       forward.push_back(x);
-      for (int32_t y : out_[x]) {
+      for (int32_t y : Items(out_[x])) {
         y = Find(y);
         if (y == succ) return true;
         if (mark_[y] == stamp || rank_[y] > bound) continue;
         mark_[y] = stamp;
-        stack.push_back(y);
+        stack_.push_back(y);
       }
     }
     return false;
@@ -71,80 +86,160 @@ class ClusterGraph {
   // smaller index) and keeps the rank order topological.
   int32_t Merge(int32_t pred, int32_t succ, const std::vector<int32_t>& forward) {
     // Backward set: clusters reaching succ ranked after pred.
-    std::vector<int32_t> backward;
+    backward_.clear();
     const int32_t lower = rank_[pred];
     const uint32_t stamp = ++stamp_;
-    std::vector<int32_t> stack;
-    for (int32_t y : in_[succ]) {
+    stack_.clear();
+    for (int32_t y : Items(in_[succ])) {
       y = Find(y);
       if (y == pred || y == succ || mark_[y] == stamp || rank_[y] < lower) continue;
       mark_[y] = stamp;
-      stack.push_back(y);
+      stack_.push_back(y);
     }
-    while (!stack.empty()) {
-      int32_t x = stack.back();
-      stack.pop_back();
-      backward.push_back(x);
-      for (int32_t y : in_[x]) {
+    while (!stack_.empty()) {
+      int32_t x = stack_.back();
+      stack_.pop_back();
+      backward_.push_back(x);
+      for (int32_t y : Items(in_[x])) {
         y = Find(y);
         if (mark_[y] == stamp || rank_[y] < lower || y == pred) continue;
         mark_[y] = stamp;
-        stack.push_back(y);
+        stack_.push_back(y);
       }
     }
     const int32_t keep = std::min(pred, succ);
     const int32_t gone = std::max(pred, succ);
-    if (!backward.empty() || !forward.empty()) {
+    if (!backward_.empty() || !forward.empty()) {
       // New order in the same rank slots: backward, merged, forward.
       auto by_rank = [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; };
-      std::vector<int32_t> b = backward, f = forward;
-      std::sort(b.begin(), b.end(), by_rank);
-      std::sort(f.begin(), f.end(), by_rank);
-      std::vector<int32_t> slots;
-      slots.reserve(b.size() + f.size() + 2);
-      for (int32_t x : b) slots.push_back(rank_[x]);
-      for (int32_t x : f) slots.push_back(rank_[x]);
-      slots.push_back(rank_[pred]);
-      slots.push_back(rank_[succ]);
-      std::sort(slots.begin(), slots.end());
+      forward_ = forward;
+      std::sort(backward_.begin(), backward_.end(), by_rank);
+      std::sort(forward_.begin(), forward_.end(), by_rank);
+      slots_.clear();
+      for (int32_t x : backward_) slots_.push_back(rank_[x]);
+      for (int32_t x : forward_) slots_.push_back(rank_[x]);
+      slots_.push_back(rank_[pred]);
+      slots_.push_back(rank_[succ]);
+      std::sort(slots_.begin(), slots_.end());
       size_t k = 0;
-      for (int32_t x : b) rank_[x] = slots[k++];
-      rank_[keep] = slots[k++];
-      for (int32_t x : f) rank_[x] = slots[k++];
+      for (int32_t x : backward_) rank_[x] = slots_[k++];
+      rank_[keep] = slots_[k++];
+      for (int32_t x : forward_) rank_[x] = slots_[k++];
     } else {
       rank_[keep] = rank_[pred];
     }
     parent_[gone] = keep;
-    out_[keep].insert(out_[keep].end(), out_[gone].begin(), out_[gone].end());
-    in_[keep].insert(in_[keep].end(), in_[gone].begin(), in_[gone].end());
-    std::vector<int32_t>().swap(out_[gone]);
-    std::vector<int32_t>().swap(in_[gone]);
+    Append(out_[keep], out_[gone]);
+    Append(in_[keep], in_[gone]);
+    out_[gone].size = in_[gone].size = 0;
     Compact(out_[keep], keep);
     Compact(in_[keep], keep);
     return keep;
   }
 
  private:
+  struct List {
+    uint32_t off = 0, size = 0, cap = 0;
+  };
+  struct Span {
+    const int32_t* b;
+    const int32_t* e;
+    const int32_t* begin() const { return b; }
+    const int32_t* end() const { return e; }
+  };
+  // Valid until the pool grows (Append); callers do not append while iterating.
+  Span Items(const List& l) const { return {pool_.data() + l.off, pool_.data() + l.off + l.size}; }
+
+  // dst += src, moving dst to the pool's end (doubled capacity) when full.
+  void Append(List& dst, const List& src) {
+    if (src.size == 0) return;
+    if (dst.size + src.size > dst.cap) {
+      const uint32_t cap = 2 * (dst.size + src.size);
+      const size_t off = pool_.size();
+      pool_.resize(off + cap);
+      std::copy_n(pool_.begin() + dst.off, dst.size, pool_.begin() + off);
+      dst.off = static_cast<uint32_t>(off);
+      dst.cap = cap;
+    }
+    std::copy_n(pool_.begin() + src.off, src.size, pool_.begin() + dst.off + dst.size);
+    dst.size += src.size;
+  }
+
   // Resolves every entry to its cluster, drops `self` and duplicates.
-  void Compact(std::vector<int32_t>& list, int32_t self) {
+  void Compact(List& list, int32_t self) {
     const uint32_t stamp = ++stamp_;
-    size_t w = 0;
-    for (int32_t y : list) {
-      y = Find(y);
+    int32_t* data = pool_.data() + list.off;
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < list.size; ++r) {
+      int32_t y = Find(data[r]);
       if (y == self || mark_[y] == stamp) continue;
       mark_[y] = stamp;
-      list[w++] = y;
+      data[w++] = y;
     }
-    list.resize(w);
+    list.size = w;
   }
 
   std::vector<int32_t> parent_;
   std::vector<int32_t> rank_;
-  std::vector<std::vector<int32_t>> out_;
-  std::vector<std::vector<int32_t>> in_;
   std::vector<uint32_t> mark_;
+  std::vector<List> out_;
+  std::vector<List> in_;
+  std::vector<int32_t> pool_;
+  std::vector<int32_t> stack_, backward_, forward_, slots_;
   uint32_t stamp_ = 0;
 };
+
+// String interning into `storage` (stable addresses): a linear scan over the
+// few distinct engines and labels of a graph, a hash map beyond that.
+class Interner {
+ public:
+  explicit Interner(std::deque<std::string>& storage) : storage_(storage) {}
+  int32_t operator()(std::string_view s) {
+    if (map_.empty()) {
+      for (size_t i = 0; i < views_.size(); ++i) {
+        if (views_[i] == s) return static_cast<int32_t>(i);
+      }
+      Add(s);
+      if (views_.size() > 16) {
+        for (size_t i = 0; i < views_.size(); ++i) map_.emplace(views_[i], static_cast<int32_t>(i));
+      }
+      return static_cast<int32_t>(views_.size()) - 1;
+    }
+    auto it = map_.find(s);
+    if (it != map_.end()) return it->second;
+    Add(s);
+    map_.emplace(views_.back(), static_cast<int32_t>(views_.size()) - 1);
+    return static_cast<int32_t>(views_.size()) - 1;
+  }
+  std::string_view view(int32_t id) const { return views_[id]; }
+
+ private:
+  void Add(std::string_view s) { views_.push_back(storage_.emplace_back(s)); }
+  std::deque<std::string>& storage_;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, int32_t> map_;
+};
+
+const std::string& StringAttrOrEmpty(const Node& node, std::string_view key) {
+  static const std::string kEmpty;
+  if (node.attrs.empty()) return kEmpty;
+  const AttrValue* v = FindAttr(node.attrs, key);
+  if (v == nullptr) return kEmpty;
+  const std::string* s = v->as<std::string>();
+  return s != nullptr ? *s : kEmpty;
+}
+
+// EffectiveStreamLabel without copies; a combined "<user>_<inner>" label is
+// kept in `combined` (stable addresses).
+std::string_view EffectiveLabelView(const Node& node, std::deque<std::string>& combined) {
+  const std::string& inner = StringAttrOrEmpty(node, kAttrStreamLabel);
+  const std::string& user = StringAttrOrEmpty(node, kAttrUserStreamLabel);
+  if (user.empty() || IsInputDataNode(node)) return inner;
+  if (!inner.empty() && GetBoolAttr(node.attrs, kAttrEnableInnerParallel).value_or(false)) {
+    return combined.emplace_back(StrCat(user, "_", inner));
+  }
+  return user;
+}
 
 }  // namespace
 
@@ -163,6 +258,10 @@ std::string EffectiveStreamLabel(const Node& node) {
   return user;
 }
 
+std::string EngineSubgraphName::str() const {
+  return StrCat(graph != nullptr ? *graph : std::string(), "_", index, "_", engine);
+}
+
 EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   const Graph& graph = model.graph(g);
   const int32_t n = static_cast<int32_t>(graph.nodes.size());
@@ -170,23 +269,30 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   result.graph = g;
   result.subgraph_of.assign(n, -1);
   if (n == 0) return result;
+  auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
 
-  // 1. Per-node keys: engine (interned), effective label, user label.
-  std::unordered_map<std::string, int32_t> intern;
-  auto Intern = [&](const std::string& s) {
-    return intern.emplace(s, static_cast<int32_t>(intern.size())).first->second;
-  };
-  const int32_t kData = Intern(std::string(1, '\001') + "DATA");
-  std::vector<int32_t> engine(n), label(n), user(n);
-  const int32_t kNoUser = Intern("");
-  ClusterGraph cg(n);
+  // 1. Per-node keys: engine, effective label, user label (interned).
+  Interner intern(result.strings);
+  std::deque<std::string> combined;
+  const std::string data_key = std::string(1, '\001') + "DATA";
+  const int32_t kData = intern(data_key);
+  const int32_t kNoUser = intern("");
+  std::vector<int32_t> engine(n), label(n), user(n), count_out(n, 0), count_in(n, 0);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
-    engine[i] = IsInputDataNode(node) ? kData : Intern(node.engine);
-    label[i] = Intern(EffectiveStreamLabel(node));
-    user[i] = IsInputDataNode(node) ? kNoUser : Intern(GetStringAttr(node.attrs, kAttrUserStreamLabel).value_or(""));
-    for (const OutputRef& in : node.inputs) cg.AddEdge(static_cast<int32_t>(model.node(in.node).topo_id), i);
-    for (NodeId c : node.control_inputs) cg.AddEdge(static_cast<int32_t>(model.node(c).topo_id), i);
+    const bool data = IsInputDataNode(node);
+    engine[i] = data ? kData : intern(node.engine);
+    label[i] = intern(EffectiveLabelView(node, combined));
+    user[i] = data ? kNoUser : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
+    count_in[i] = static_cast<int32_t>(node.inputs.size() + node.control_inputs.size());
+    for (const OutputRef& in : node.inputs) ++count_out[topo(in.node)];
+    for (NodeId c : node.control_inputs) ++count_out[topo(c)];
+  }
+  ClusterGraph cg(n, count_out, count_in);
+  for (int32_t i = 0; i < n; ++i) {
+    const Node& node = model.node(graph.nodes[i]);
+    for (const OutputRef& in : node.inputs) cg.AddEdge(topo(in.node), i);
+    for (NodeId c : node.control_inputs) cg.AddEdge(topo(c), i);
   }
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
@@ -201,11 +307,11 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
     parents.clear();
-    for (const OutputRef& in : node.inputs) parents.push_back(cg.Find(static_cast<int32_t>(model.node(in.node).topo_id)));
-    for (NodeId c : node.control_inputs) parents.push_back(cg.Find(static_cast<int32_t>(model.node(c).topo_id)));
+    for (const OutputRef& in : node.inputs) parents.push_back(cg.Find(topo(in.node)));
+    for (NodeId c : node.control_inputs) parents.push_back(cg.Find(topo(c)));
+    if (parents.empty()) continue;
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-    if (parents.empty()) continue;
     order.clear();
     for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
     std::sort(order.begin(), order.end());
@@ -219,63 +325,109 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
     }
   }
 
-  // 3. Members per cluster, cluster edges, topological numbering.
+  // 3. Cluster edges (CSR by source cluster, deduplicated), topological
+  //    numbering with ties by smallest member (= the cluster's id).
   std::vector<int32_t> rep(n);
   for (int32_t i = 0; i < n; ++i) rep[i] = cg.Find(i);
-  std::vector<std::pair<int32_t, int32_t>> edges;
+  std::vector<int32_t> first(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
-    auto add = [&](NodeId p) {
-      int32_t a = rep[model.node(p).topo_id];
-      if (a != rep[i]) edges.emplace_back(a, rep[i]);
-    };
-    for (const OutputRef& in : node.inputs) add(in.node);
-    for (NodeId c : node.control_inputs) add(c);
-  }
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  std::vector<int32_t> indeg(n, 0), first(n + 1, 0);
-  for (const auto& [a, b] : edges) {
-    ++indeg[b];
-    ++first[a + 1];
+    for (const OutputRef& in : node.inputs) first[rep[topo(in.node)] + 1] += rep[topo(in.node)] != rep[i];
+    for (NodeId c : node.control_inputs) first[rep[topo(c)] + 1] += rep[topo(c)] != rep[i];
   }
   for (int32_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<int32_t> targets(first[n]);
+  {
+    std::vector<int32_t> fill(first.begin(), first.end() - 1);
+    for (int32_t i = 0; i < n; ++i) {
+      const Node& node = model.node(graph.nodes[i]);
+      auto add = [&](int32_t a) {
+        if (a != rep[i]) targets[fill[a]++] = rep[i];
+      };
+      for (const OutputRef& in : node.inputs) add(rep[topo(in.node)]);
+      for (NodeId c : node.control_inputs) add(rep[topo(c)]);
+    }
+  }
+  // Deduplicate each source's targets in place (lengths in `len`).
+  std::vector<int32_t> len(n, 0), indeg(n, 0), seen(n, -1);
+  for (int32_t a = 0; a < n; ++a) {
+    int32_t w = first[a];
+    for (int32_t e = first[a]; e < first[a + 1]; ++e) {
+      const int32_t b = targets[e];
+      if (seen[b] == a) continue;
+      seen[b] = a;
+      targets[w++] = b;
+      ++indeg[b];
+    }
+    len[a] = w - first[a];
+  }
   std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
   for (int32_t i = 0; i < n; ++i) {
     if (rep[i] == i && indeg[i] == 0) ready.push(i);
   }
-  std::vector<int32_t> index_of(n, -1);
-  int32_t next = 0;
+  std::vector<int32_t> index_of(n, -1), cluster_at;
   while (!ready.empty()) {
     int32_t c = ready.top();
     ready.pop();
-    index_of[c] = next++;
-    for (int32_t e = first[c]; e < first[c + 1]; ++e) {
-      if (--indeg[edges[e].second] == 0) ready.push(edges[e].second);
+    index_of[c] = static_cast<int32_t>(cluster_at.size());
+    cluster_at.push_back(c);
+    for (int32_t e = first[c]; e < first[c] + len[c]; ++e) {
+      if (--indeg[targets[e]] == 0) ready.push(targets[e]);
     }
   }
-  result.subgraphs.resize(next);
+  const int32_t k = static_cast<int32_t>(cluster_at.size());
+
+  // 4. Subgraph records: members by counting sort, producers then consumers
+  //    built in index order (so both ascending without sorting).
+  std::vector<int32_t> member_first(k + 1, 0), prod_first(k + 1, 0), cons_first(k + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
-    int32_t s = index_of[rep[i]];
-    result.subgraph_of[i] = s;
-    EngineSubgraph& sg = result.subgraphs[s];
-    if (sg.nodes.empty()) {
-      const Node& node = model.node(graph.nodes[i]);
-      sg.index = s;
-      sg.engine = node.engine;
-      sg.stream_label = EffectiveStreamLabel(node);
-      sg.user_stream_label = IsInputDataNode(node) ? "" : GetStringAttr(node.attrs, kAttrUserStreamLabel).value_or("");
-      sg.name = StrCat(graph.name, "_", s, "_", node.engine);
+    result.subgraph_of[i] = index_of[rep[i]];
+    ++member_first[result.subgraph_of[i] + 1];
+  }
+  for (int32_t s = 0; s < k; ++s) {
+    const int32_t c = cluster_at[s];
+    cons_first[s + 1] = len[c];
+    for (int32_t e = first[c]; e < first[c] + len[c]; ++e) ++prod_first[index_of[targets[e]] + 1];
+  }
+  for (int32_t s = 0; s < k; ++s) {
+    member_first[s + 1] += member_first[s];
+    prod_first[s + 1] += prod_first[s];
+    cons_first[s + 1] += cons_first[s];
+  }
+  result.member_storage.resize(n);
+  {
+    std::vector<int32_t> fill(member_first.begin(), member_first.end() - 1);
+    for (int32_t i = 0; i < n; ++i) result.member_storage[fill[result.subgraph_of[i]]++] = graph.nodes[i];
+  }
+  const int32_t links = prod_first[k];
+  result.link_storage.resize(2 * static_cast<size_t>(links));
+  int32_t* prod = result.link_storage.data();
+  int32_t* cons = prod + links;
+  {
+    std::vector<int32_t> fill(prod_first.begin(), prod_first.end() - 1);
+    for (int32_t s = 0; s < k; ++s) {
+      const int32_t c = cluster_at[s];
+      for (int32_t e = first[c]; e < first[c] + len[c]; ++e) prod[fill[index_of[targets[e]]]++] = s;
     }
-    sg.nodes.push_back(graph.nodes[i]);
+    std::vector<int32_t> cfill(cons_first.begin(), cons_first.end() - 1);
+    for (int32_t t = 0; t < k; ++t) {
+      for (int32_t e = prod_first[t]; e < prod_first[t + 1]; ++e) cons[cfill[prod[e]]++] = t;
+    }
   }
-  for (const auto& [a, b] : edges) {
-    result.subgraphs[index_of[a]].consumers.push_back(index_of[b]);
-    result.subgraphs[index_of[b]].producers.push_back(index_of[a]);
-  }
-  for (EngineSubgraph& sg : result.subgraphs) {
-    std::sort(sg.producers.begin(), sg.producers.end());
-    std::sort(sg.consumers.begin(), sg.consumers.end());
+  result.subgraphs.resize(k);
+  const NodeId* members = result.member_storage.data();
+  for (int32_t s = 0; s < k; ++s) {
+    EngineSubgraph& sg = result.subgraphs[s];
+    const Node& node = model.node(members[member_first[s]]);
+    sg.index = s;
+    const int32_t first_topo = static_cast<int32_t>(node.topo_id);
+    sg.engine = intern.view(intern(node.engine));
+    sg.stream_label = intern.view(label[first_topo]);
+    sg.user_stream_label = intern.view(user[first_topo]);
+    sg.graph_name = &graph.name;
+    sg.nodes = {members + member_first[s], members + member_first[s + 1]};
+    sg.producers = {prod + prod_first[s], prod + prod_first[s + 1]};
+    sg.consumers = {cons + cons_first[s], cons + cons_first[s + 1]};
   }
   return result;
 }

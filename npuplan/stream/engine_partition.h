@@ -29,8 +29,12 @@
 #define NPUPLAN_STREAM_ENGINE_PARTITION_H_
 
 #include <cstdint>
+#include <deque>
+#include <string_view>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "npuplan/ir/graph.h"
 
@@ -40,22 +44,68 @@ inline constexpr char kAttrStreamLabel[] = "_stream_label";
 inline constexpr char kAttrUserStreamLabel[] = "_user_stream_label";
 inline constexpr char kAttrEnableInnerParallel[] = "_enable_inner_parallel";
 
-struct EngineSubgraph {
-  int32_t index = 0;              // position in topological partition order
-  std::string name;               // "<graph>_<index>_<engine>" (logs)
-  std::string engine;             // engine id of the first node
-  std::string stream_label;       // effective label of the first node ("" = none)
-  std::string user_stream_label;  // `_user_stream_label` of the first node
-  std::vector<NodeId> nodes;      // members, topological order
-  std::vector<int32_t> producers; // subgraphs with an edge into this one (GE pld_2_end), ascending
-  std::vector<int32_t> consumers; // subgraphs this one feeds (GE end_2_pld), ascending
+// A read-only view of consecutive elements owned by an EnginePartition.
+template <typename T>
+class ConstRange {
+ public:
+  using value_type = T;
+  using const_iterator = const T*;
+  using iterator = const T*;
+  using size_type = size_t;
+  ConstRange() = default;
+  ConstRange(const T* begin, const T* end) : begin_(begin), end_(end) {}
+  const T* begin() const { return begin_; }
+  const T* end() const { return end_; }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  bool empty() const { return begin_ == end_; }
+  const T& front() const { return *begin_; }
+  const T& back() const { return *(end_ - 1); }
+  const T& operator[](size_t i) const { return begin_[i]; }
+
+ private:
+  const T* begin_ = nullptr;
+  const T* end_ = nullptr;
 };
 
+// "<graph>_<index>_<engine>", formatted only when a log line is written.
+struct EngineSubgraphName {
+  const std::string* graph = nullptr;
+  int32_t index = 0;
+  std::string_view engine;
+  std::string str() const;
+};
+
+struct EngineSubgraph {
+  int32_t index = 0;              // position in topological partition order
+  // Views into the partition's own string table (EnginePartition::strings).
+  std::string_view engine;             // engine id of the first node
+  std::string_view stream_label;       // effective label of the first node ("" = none)
+  std::string_view user_stream_label;  // `_user_stream_label` of the first node
+  ConstRange<NodeId> nodes;       // members, topological order
+  ConstRange<int32_t> producers;  // subgraphs with an edge into this one (GE pld_2_end), ascending
+  ConstRange<int32_t> consumers;  // subgraphs this one feeds (GE end_2_pld), ascending
+  const std::string* graph_name = nullptr;
+  // "<graph>_<index>_<engine>" (logs and messages).
+  EngineSubgraphName name() const { return {graph_name, index, engine}; }
+};
+
+// The ranges and strings of its subgraphs point into the partition's own
+// storage: an EnginePartition can be moved but not copied.
 struct EnginePartition {
+  EnginePartition() = default;
+  EnginePartition(EnginePartition&&) = default;
+  EnginePartition& operator=(EnginePartition&&) = default;
+  EnginePartition(const EnginePartition&) = delete;
+  EnginePartition& operator=(const EnginePartition&) = delete;
+
   GraphId graph;
   std::vector<EngineSubgraph> subgraphs;
   // Engine subgraph of each node of the graph, indexed by the node's topo_id.
   std::vector<int32_t> subgraph_of;
+  // Storage of the subgraphs' ranges.
+  std::vector<NodeId> member_storage;
+  std::vector<int32_t> link_storage;
+  std::deque<std::string> strings;  // distinct engines and labels (stable addresses)
 };
 
 // The effective stream label of a node (see above).
@@ -68,5 +118,13 @@ bool IsInputDataNode(const Node& node);
 EnginePartition PartitionByEngine(const Model& model, GraphId g);
 
 }  // namespace npuplan::stream
+
+template <>
+struct fmt::formatter<npuplan::stream::EngineSubgraphName> : fmt::formatter<std::string> {
+  template <typename Ctx>
+  auto format(const npuplan::stream::EngineSubgraphName& n, Ctx& ctx) const {
+    return fmt::formatter<std::string>::format(n.str(), ctx);
+  }
+};
 
 #endif  // NPUPLAN_STREAM_ENGINE_PARTITION_H_

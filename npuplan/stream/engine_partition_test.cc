@@ -6,6 +6,7 @@
 #include <random>
 
 #include "npuplan/stream/stream_testing.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -79,6 +80,44 @@ TEST(EnginePartitionTest, ControlEdgesLinkSubgraphs) {
   EnginePartition p = PartitionByEngine(m, kRootGraph);
   ASSERT_EQ(p.subgraphs.size(), 2u);
   EXPECT_THAT(p.subgraphs[1].producers, ElementsAre(0));
+}
+
+// More than 16 distinct labels switch the partition's string interning from a
+// linear scan to a hash map: labels must still split and name subgraphs.
+TEST(EnginePartitionTest, SplitsByLabelWithManyDistinctLabels) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) {
+    nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Relu"},
+                           {"attrs", {{"_stream_label", "L" + std::to_string(i / 2)}}}};
+    if (i > 0) node["inputs"] = {"n" + std::to_string(i - 1)};
+    nodes.push_back(node);
+  }
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 20u);
+  for (int s = 0; s < 20; ++s) {
+    EXPECT_EQ(p.subgraphs[s].stream_label, "L" + std::to_string(s));
+    EXPECT_THAT(Names(m, p.subgraphs[s]), ElementsAre("n" + std::to_string(2 * s), "n" + std::to_string(2 * s + 1)));
+  }
+}
+
+// Subgraph ranges and strings point into the partition's own storage, which
+// a move keeps.
+TEST(EnginePartitionTest, RangesAndStringsSurviveAMove) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_stream_label": "L"}},
+    {"name": "v", "type": "Gelu", "engine": "VectorEngine", "inputs": ["a"]}]})json"));
+  EnginePartition moved;
+  {
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    moved = std::move(p);
+  }
+  ASSERT_EQ(moved.subgraphs.size(), 2u);
+  EXPECT_EQ(moved.subgraphs[0].stream_label, "L");
+  EXPECT_EQ(moved.subgraphs[1].engine, "VectorEngine");
+  EXPECT_THAT(Names(m, moved.subgraphs[1]), ElementsAre("v"));
+  EXPECT_THAT(moved.subgraphs[1].producers, ElementsAre(0));
+  EXPECT_EQ(StrCat(moved.subgraphs[1].name()), StrCat(m.graph(kRootGraph).name, "_1_VectorEngine"));
 }
 
 // Random DAGs: every node in exactly one subgraph, subgraph graph acyclic and

@@ -26,6 +26,7 @@
 #include "npuplan/stream/optimize_ineffective_multi_stream_pass.h"
 #include "npuplan/stream/refresh_continuous_streams.h"
 #include "npuplan/stream/single_stream_pass.h"
+#include "npuplan/stream/stream_summary.h"
 #include "npuplan/stream/update_for_mde_group_pass.h"
 #include "npuplan/stream/update_for_parallel_group_pass.h"
 #include "npuplan/stream/update_for_skipped_engine_pass.h"
@@ -241,6 +242,8 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       s.streams[n.stream_id].user_label = GetStringAttr(n.attrs, kAttrUserStreamLabel).value_or("");
     }
   }
+  const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan);
+  for (int64_t i = 0; i < count; ++i) s.streams[i].hccl_followed_count = hccl[i];
   pctx.stats.Set(kName, "logical_streams", count);
   pctx.log.Record(kName, "LogicalStreamsAssigned", "", Field("mode", s.mode), Field("streams", count));
   if (pctx.instrumentation.verify_each) {

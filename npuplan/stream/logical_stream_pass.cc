@@ -16,10 +16,10 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
     sg.info = &gs.partition.subgraphs[i];
     sg.conf = model.engine_table.Find(sg.info->engine);
     if (sg.conf == nullptr) {
-      return absl::InvalidArgumentError(StrCat("engine subgraph ", sg.info->name, ": engine '", sg.info->engine,
+      return absl::InvalidArgumentError(StrCat("engine subgraph ", sg.info->name(), ": engine '", sg.info->engine,
                                                "' is not in the engine table"));
     }
-    if (auto it = ctx.max_parallel.find(sg.info->engine); it != ctx.max_parallel.end()) {
+    if (auto it = ctx.max_parallel.find(std::string(sg.info->engine)); it != ctx.max_parallel.end()) {
       sg.max_parallel_num = it->second;
     }
   }

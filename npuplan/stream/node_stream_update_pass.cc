@@ -7,7 +7,7 @@ namespace npuplan::stream {
 absl::StatusOr<bool> NodeStreamUpdatePass::Run(GraphState& gs, AssignContext& ctx) {
   for (const StreamSubgraph& sg : gs.subgraphs) {
     if (sg.stream_id == -1 && !sg.conf->skip_assign_stream) {
-      return absl::InternalError(StrCat("[node-stream-update-pass] engine subgraph ", sg.info->name, " (engine ",
+      return absl::InternalError(StrCat("[node-stream-update-pass] engine subgraph ", sg.info->name(), " (engine ",
                                         sg.info->engine, ") has no stream after assignment"));
     }
   }

@@ -20,7 +20,7 @@ absl::StatusOr<bool> SingleStreamPass::Run(GraphState& gs, AssignContext& ctx) {
     return absl::InvalidArgumentError(StrCat(
         "[single-stream-pass] E10055: ge.enableSingleStream=true conflicts with stream label '", sg.info->stream_label,
         "' (", user ? "_user_stream_label" : "_stream_label", " of node '", first.name, "', engine subgraph ",
-        sg.info->name, "): single-stream mode allows no stream label"));
+        sg.info->name(), "): single-stream mode allows no stream label"));
   }
   const int64_t stream = gs.default_stream >= 0 ? gs.default_stream : ctx.next_stream++;
   bool changed = false;

@@ -2,9 +2,40 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
+#include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
+
+std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan) {
+  const Model& m = plan.model;
+  const StreamResult& sr = plan.streams;
+  std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
+  std::map<int64_t, int64_t> min_per_physical;
+  for (GraphId g : m.GraphsPreOrder()) {
+    if (stream::IsUnknownShapeGraph(plan, g)) continue;
+    for (NodeId id : m.graph(g).nodes) {
+      const Node& n = m.node(id);
+      if (n.stream_id < 0 || n.attrs.empty()) continue;
+      const int64_t used = GetIntAttr(n.attrs, kAttrUsedStreamNum).value_or(0);
+      if (used <= 0) continue;
+      int64_t physical = n.stream_id;
+      if (id.index() < plan.physical_stream.size() && plan.physical_stream[id.index()] >= 0) {
+        physical = plan.physical_stream[id.index()];
+      }
+      auto [it, inserted] = min_per_physical.emplace(physical, used);
+      if (!inserted) it->second = std::min(it->second, used);
+    }
+  }
+  for (const auto& [physical, used] : min_per_physical) {
+    int64_t logical = physical;
+    if (auto it = sr.split_to_logical.find(physical); it != sr.split_to_logical.end()) logical = it->second;
+    if (logical >= 0 && logical < static_cast<int64_t>(counts.size())) counts[logical] += used;
+  }
+  return counts;
+}
 
 absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan) {
   if (!Has(plan.established, IrProperty::kLogicalStreams)) {
@@ -28,6 +59,9 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
       info.hccl_followed_stream_num = ls.hccl_followed_count;
     }
   }
+  // Recomputed from the nodes: the physical split may have run since.
+  const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan);
+  for (int64_t i = 0; i < sr.logical; ++i) s.logical_streams[i].hccl_followed_stream_num = hccl[i];
   if (!sr.split_to_logical.empty()) {
     for (auto& info : s.logical_streams) info.physical_stream_num = 0;
     for (const auto& [phys, logical] : sr.split_to_logical) {

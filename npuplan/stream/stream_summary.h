@@ -3,6 +3,14 @@
 // stream count (1 until the physical split runs), HCCL followed stream count
 // and nodes; the lists GE's StreamAllocationSummary returns; and whether a
 // custom stream pass assigned the streams.
+//
+// HCCL followed streams (GE's CollectStreamInfosFromKnownGraph): a node's
+// `used_stream_num` attribute (int, the slave streams an HCCL operator drives,
+// set by GE's HCCL kernel builder) counts when > 0. Per physical stream the
+// smallest such value among its nodes is kept; a logical stream's count is
+// the sum over its physical streams. Nodes without a stream and nodes of
+// unknown-shape graphs do not count (GE's unknown-graph summary has no HCCL
+// count).
 #ifndef NPUPLAN_STREAM_STREAM_SUMMARY_H_
 #define NPUPLAN_STREAM_STREAM_SUMMARY_H_
 
@@ -36,6 +44,10 @@ struct StreamAllocationSummary {
 
 // FailedPrecondition when the plan has no logical streams yet.
 absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan);
+// HCCL followed stream count per logical stream id (0..plan.streams.logical-1),
+// as above; the physical stream of a node is plan.physical_stream when set.
+std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan);
+inline constexpr char kAttrUsedStreamNum[] = "used_stream_num";
 // Human-readable text, one block per logical stream.
 std::string StreamSummaryToText(const StreamAllocationSummary& summary);
 // Deterministic JSON (sorted keys).
