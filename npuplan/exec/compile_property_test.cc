@@ -170,7 +170,8 @@ Outcome CompileCase(const Case& c) {
 std::string Describe(const Case& c) {
   std::vector<std::string> kv;
   for (const auto& [k, v] : c.options) kv.push_back(StrCat(k, "=", v));
-  return StrCat("seed ", c.seed, " (NPUPLAN_PROPERTY_SEED=", c.seed, " NPUPLAN_PROPERTY_ITERS=1): ", c.graph,
+  return StrCat("seed ", c.seed, " (", FullSpace() ? "NPUPLAN_PROPERTY_FULL=1 " : "", "NPUPLAN_PROPERTY_SEED=", c.seed,
+                " NPUPLAN_PROPERTY_ITERS=1): ", c.graph,
                 "; options ", StrJoin(kv, " "));
 }
 
