@@ -154,7 +154,7 @@ std::vector<std::pair<std::string, std::string>> OnnxSeeds() {
 }
 
 int Main(const fs::path& dir) {
-  RegisterEventStageChecks();
+  events::RegisterEventStageChecks();
   memory::RegisterMemoryStageChecks();
   int n = 0, failed = 0;
   auto put = [&](const std::string& sub, const std::string& name, const std::string& bytes) {

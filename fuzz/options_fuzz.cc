@@ -31,7 +31,7 @@ const npuplan::Model& SmallModel() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  npuplan::RegisterEventStageChecks();
+  npuplan::events::RegisterEventStageChecks();
   npuplan::memory::RegisterMemoryStageChecks();
   (void)SmallModel();
   return 0;

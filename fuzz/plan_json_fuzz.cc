@@ -12,7 +12,7 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Static libraries drop unreferenced registrars: register the stage checks here.
-  npuplan::RegisterEventStageChecks();
+  npuplan::events::RegisterEventStageChecks();
   npuplan::memory::RegisterMemoryStageChecks();
   return 0;
 }

@@ -26,10 +26,16 @@ cmake --build "$dir" -j "${JOBS:-2}" --target make_seeds "${harnesses[@]}" || ex
 # Seed corpora: generated seeds, then the repository's text inputs by kind.
 seeds="$dir/seeds"; rm -rf "$seeds"
 "$dir/fuzz/make_seeds" "$seeds" || exit 1
-add() { local to="$seeds/$1"; shift; mkdir -p "$to"; for f in "$@"; do [[ -f "$f" ]] && cp "$f" "$to/"; done; }
+add() {  # files named by their path: testdata/plans/*/input.json do not collide
+  local to="$seeds/$1"; shift; mkdir -p "$to"
+  for f in "$@"; do [[ -f "$f" ]] && cp "$f" "$to/$(echo "$f" | tr / _)"; done; return 0
+}
 add graph testdata/partition/*.json testdata/plans/*/input.json tests/bad_inputs/graph/*.json
 add plan testdata/plans/*/expected.plan.json tests/bad_inputs/plan/*.json
 add onnx tests/bad_inputs/onnx/*.onnx
+for t in tests/bad_inputs/onnx/*.textproto; do  # readable ONNX cases, encoded as the corpus test does
+  protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto <"$t" >"$seeds/onnx/$(basename "${t%.textproto}").onnx" || exit 1
+done
 add kernel tests/bad_inputs/kernel/*.json
 add csv testdata/minimalloc/*.csv tests/bad_inputs/csv/*.csv
 

@@ -674,6 +674,15 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   NPUPLAN_RETURN_IF_ERROR(SortGraph(*proto.mutable_graph(), root_name, src, out.stats.sorted));
   if (out.stats.sorted) out.warnings.push_back("the graph was not topologically sorted; nodes were reordered");
   out.stats.onnx_nodes = CountNodes(proto.graph());
+  // Undefined names crash ONNX's shape inference (libonnx dereferences the
+  // missing type during data propagation; found by fuzz/onnx_fuzz): reject
+  // them before it runs, with the builder's message.
+  std::set<std::string> undefined;
+  CollectFreeNames(proto.graph(), undefined);
+  if (!undefined.empty()) {
+    return Bad(src, StrCat("graph '", root_name, "' reads tensor '", *undefined.begin(),
+                           "', which no node, input or initializer defines"));
+  }
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
     InferAndFold(proto, opts, out);
