@@ -680,8 +680,19 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   std::set<std::string> undefined;
   CollectFreeNames(proto.graph(), undefined);
   if (!undefined.empty()) {
-    return Bad(src, StrCat("graph '", root_name, "' reads tensor '", *undefined.begin(),
-                           "', which no node, input or initializer defines"));
+    std::string user = StrCat("graph '", root_name, "'");
+    std::string name = *undefined.begin();
+    for (int i = 0; i < proto.graph().node_size(); ++i) {  // name the first node that reads one
+      const onnx::NodeProto& n = proto.graph().node(i);
+      auto it = std::find_if(n.input().begin(), n.input().end(),
+                             [&](const std::string& in) { return undefined.count(in) > 0; });
+      if (it != n.input().end()) {
+        user = StrCat("node ", NodeLabel(n, i));
+        name = *it;
+        break;
+      }
+    }
+    return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
   }
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
