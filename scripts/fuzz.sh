@@ -7,7 +7,8 @@
 # and runs each harness for SECONDS (default 60) of wall time on one core.
 # New inputs go to build-fuzz/corpus/<harness>/; a crash leaves
 # build-fuzz/artifacts/<harness>/crash-* and makes the script exit 1.
-# Default harnesses: all six. Prints "fuzz: N passed, N failed".
+# Default harnesses: all six; libFuzzer seed FUZZ_SEED (default 1). Prints
+# "fuzz: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}; shift || true
@@ -52,7 +53,7 @@ for h in "${harnesses[@]}"; do
   corpus="$dir/corpus/$h"; art="$dir/artifacts/$h"; mkdir -p "$corpus" "$art"
   log="$dir/$h.log"
   echo "== $h for ${secs}s (log: $log)"
-  "$dir/fuzz/$h" "$corpus" "$seeds/$(seed_dir "$h")" -max_total_time="$secs" -timeout=25 -rss_limit_mb=4096 \
+  "$dir/fuzz/$h" "$corpus" "$seeds/$(seed_dir "$h")" -max_total_time="$secs" -seed="${FUZZ_SEED:-1}" -timeout=25 -rss_limit_mb=4096 \
     -max_len=65536 -artifact_prefix="$art/" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

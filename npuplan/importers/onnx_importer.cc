@@ -677,6 +677,9 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   // Undefined names crash ONNX's shape inference (libonnx dereferences the
   // missing type during data propagation; found by fuzz/onnx_fuzz): reject
   // them before it runs, with the builder's message.
+  for (const auto& vi : proto.graph().input()) {  // a typeless input crashes it the same way
+    if (!vi.has_type()) return Bad(src, StrCat("graph '", root_name, "': input '", vi.name(), "' has no type"));
+  }
   std::set<std::string> undefined;
   CollectFreeNames(proto.graph(), undefined);
   if (!undefined.empty()) {
