@@ -2,6 +2,7 @@
 #ifndef NPUPLAN_EVENTS_EVENTS_PASSES_H_
 #define NPUPLAN_EVENTS_EVENTS_PASSES_H_
 
+#include "npuplan/events/device_limit_check.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"
@@ -20,6 +21,7 @@ inline void AddEventsStages(PassPipeline& pipeline) {
   pipeline.AddPass<PhysicalStreamSplit>();
   pipeline.AddPass<StreamActivation>();
   pipeline.AddPass<SyncNodeGeneration>();
+  pipeline.AddPass<DeviceLimitCheck>();
 }
 }  // namespace npuplan
 

@@ -674,6 +674,29 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   NPUPLAN_RETURN_IF_ERROR(SortGraph(*proto.mutable_graph(), root_name, src, out.stats.sorted));
   if (out.stats.sorted) out.warnings.push_back("the graph was not topologically sorted; nodes were reordered");
   out.stats.onnx_nodes = CountNodes(proto.graph());
+  // Undefined names crash ONNX's shape inference (libonnx dereferences the
+  // missing type during data propagation; found by fuzz/onnx_fuzz): reject
+  // them before it runs, with the builder's message.
+  for (const auto& vi : proto.graph().input()) {  // a typeless input crashes it the same way
+    if (!vi.has_type()) return Bad(src, StrCat("graph '", root_name, "': input '", vi.name(), "' has no type"));
+  }
+  std::set<std::string> undefined;
+  CollectFreeNames(proto.graph(), undefined);
+  if (!undefined.empty()) {
+    std::string user = StrCat("graph '", root_name, "'");
+    std::string name = *undefined.begin();
+    for (int i = 0; i < proto.graph().node_size(); ++i) {  // name the first node that reads one
+      const onnx::NodeProto& n = proto.graph().node(i);
+      auto it = std::find_if(n.input().begin(), n.input().end(),
+                             [&](const std::string& in) { return undefined.count(in) > 0; });
+      if (it != n.input().end()) {
+        user = StrCat("node ", NodeLabel(n, i));
+        name = *it;
+        break;
+      }
+    }
+    return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
+  }
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
     InferAndFold(proto, opts, out);

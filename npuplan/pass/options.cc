@@ -66,6 +66,16 @@ absl::Status ValidatePositiveInt(std::string_view name, std::string_view v) {
   if (!ParseInt(v, n) || n <= 0) return BadValue(name, v, "expected a positive integer");
   return absl::OkStatus();
 }
+// Device limits may only be lowered: 1..`max`.
+template <int64_t kMax>
+absl::Status ValidateDeviceLimit(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n < 1 || n > kMax) {
+    return BadValue(name, v, StrCat("expected an integer in [1, ", kMax, "] (the device's limit can only be lowered)"));
+  }
+  return absl::OkStatus();
+}
 absl::Status ValidateNonNegativeSeconds(std::string_view name, std::string_view v) {
   if (v.empty()) return absl::OkStatus();
   std::string text(v);
@@ -111,6 +121,9 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
         {"ge.tiling_schedule_optimize", "", "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
         {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS", ValidateTopoMode},
+        {"npuplan.device.maxEvents", "65536", "event ids the device can address (device-limit-check; lower only)", ValidateDeviceLimit<65536>},
+        {"npuplan.device.maxNotifies", "1024", "notify ids the device can address (GE kMaxNotifyNum; lower only)", ValidateDeviceLimit<1024>},
+        {"npuplan.device.maxStreams", "2024", "device streams one model may use (GE kMaxStreamNum; lower only)", ValidateDeviceLimit<2024>},
         {"npuplan.device.maxTasksPerStream", "1024", "per-stream task limit of the device (physical split)", ValidatePositiveInt},
         {"npuplan.device.hugeStreamTasks", "8192", "task limit of a huge stream (single-stream mode)", ValidatePositiveInt},
         {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},

@@ -37,6 +37,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Invocation inv;
   AddRegisteredCommands(app, inv);
+  // CLI11 reports an unknown first word only as "A subcommand is required": name it.
+  if (argc > 1 && argv[1][0] != '-' && Registry().count(argv[1]) == 0) {
+    std::string names;
+    for (const auto& [name, setup] : Registry()) names += (names.empty() ? "" : ", ") + name;
+    std::fprintf(stderr, "error: unknown command '%s' (commands: %s; see --help)\n", argv[1], names.c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,52 @@
+#include "npuplan/events/device_limit_check.h"
+
+#include <string>
+
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallback) {
+  std::string v = o.Get(key);
+  if (v.empty()) return fallback;
+  return std::stoll(v);  // validated in options.cc
+}
+
+}  // namespace
+
+int64_t DeviceStreamsUsed(const Plan& plan) {
+  if (Has(plan.established, IrProperty::kPhysicalStreams)) return plan.streams.physical;
+  return plan.streams.logical + static_cast<int64_t>(plan.streams.attached.size());
+}
+
+absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
+  const int64_t max_streams = OptionInt(ctx.options, "npuplan.device.maxStreams", kMaxDeviceStreams);
+  const int64_t max_events = OptionInt(ctx.options, "npuplan.device.maxEvents", kMaxDeviceEvents);
+  const int64_t max_notifies = OptionInt(ctx.options, "npuplan.device.maxNotifies", 1024);
+  const int64_t streams = DeviceStreamsUsed(plan);
+  ctx.log.Record(name(), "DeviceLimits", "", Field("streams", streams), Field("events", plan.events.event_count),
+                 Field("notifies", plan.events.notify_count), Field("max_streams", max_streams),
+                 Field("max_events", max_events), Field("max_notifies", max_notifies));
+  if (streams > max_streams) {
+    return absl::ResourceExhaustedError(StrCat(
+        "[", name(), "] the plan needs ", streams, " device streams but the device has ", max_streams,
+        " (npuplan.device.maxStreams, at most ", kMaxDeviceStreams,
+        "); use fewer streams: ge.enableSingleStream=true, ge.autoMultistreamParallelMode=LoadBalance:N, "
+        "ge.streamMaxParallelNum, or a larger npuplan.device.maxTasksPerStream (fewer splits)"));
+  }
+  if (plan.events.event_count > max_events) {
+    return absl::ResourceExhaustedError(StrCat(
+        "[", name(), "] the plan uses event ids 0..", plan.events.event_count - 1, " but the device has ", max_events,
+        " events (npuplan.device.maxEvents, at most ", kMaxDeviceEvents,
+        "); use fewer streams, ge.event=notify, or npuplan.eventOptimization=exact"));
+  }
+  if (plan.events.notify_count > max_notifies) {
+    return absl::ResourceExhaustedError(StrCat(
+        "[", name(), "] the plan uses notify ids 0..", plan.events.notify_count - 1, " but the device has ",
+        max_notifies, " notifies (npuplan.device.maxNotifies, at most 1024); use ge.event=event or fewer streams"));
+  }
+  return false;
+}
+
+}  // namespace npuplan
