@@ -48,18 +48,24 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
   }
 
-  // 1. Data and control edges (GE InsertOneEventInTwoNodes).
+  // 1. Data and control edges (GE InsertOneEventInTwoNodes). Streams are
+  //    read from a dense array: the successor's Node is touched only for the
+  //    rare rules 3-5, not once per edge.
+  std::vector<int64_t> sid(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) sid[i] = m.nodes()[i].stream_id;
   std::vector<int32_t> seen(m.num_nodes(), -1);
   for (NodeId cur : view.order()) {
     const Node& c = m.node(cur);
+    if (c.stream_id < 0) continue;  // rule 1
+    const bool enter = c.type == "Enter" || c.type == "RefEnter";
     for (size_t k = adj.begin(cur); k < adj.end(cur); ++k) {
       NodeId next = adj.succ[k];
       if (seen[next.index()] == cur.value) continue;  // one event per pair
-      const Node& nx = m.node(next);
-      if (c.stream_id < 0) continue;                                         // rule 1
-      if (c.stream_id == nx.stream_id) continue;                             // rule 2
-      if ((c.type == "Enter" || c.type == "RefEnter") && nx.type != "StreamActive") continue;  // rule 3
-      if (nx.stream_id < 0) {                                                // rule 4
+      const int64_t next_stream = sid[next.index()];
+      if (c.stream_id == next_stream) continue;  // rule 2
+      if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
+      if (next_stream < 0) {  // rule 4
+        const Node& nx = m.node(next);
         if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
         return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
                                                  "' on stream ", c.stream_id,
@@ -79,7 +85,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
         if (by != nullptr) {
           ++skipped_activation;
-          ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", nx.name),
+          ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", m.node(next).name),
                          Field("reason", StrCat("activated-by:", by->name)));
           continue;
         }

@@ -235,7 +235,7 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
       }
       keys.push_back({prefix, name, id});
     }
-    std::sort(keys.begin(), keys.end(), [&](const Key& x, const Key& y) {
+    auto less = [&](const Key& x, const Key& y) {
       if (x.prefix != y.prefix) return x.prefix < y.prefix;
       if (int c = x.name.compare(y.name); c != 0) return c < 0;
       const GraphId gx = m.node(NodeId(x.node)).graph, gy = m.node(NodeId(y.node)).graph;
@@ -243,7 +243,29 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
         if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
       }
       return x.node < y.node;
-    });
+    };
+    if (keys.size() < 4096) {
+      std::sort(keys.begin(), keys.end(), less);
+    } else {
+      // Many senders: LSD radix sort on the prefix (stable, one pass per
+      // byte that varies), then the full comparison only inside runs of
+      // equal prefixes. Same total order as std::sort with `less`.
+      std::vector<Key> tmp(keys.size());
+      for (int shift = 0; shift < 64; shift += 8) {
+        size_t bucket_count[257] = {};
+        for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
+        if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
+        for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
+        for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
+        keys.swap(tmp);
+      }
+      for (size_t lo = 0; lo < keys.size();) {
+        size_t hi = lo + 1;
+        while (hi < keys.size() && keys[hi].prefix == keys[lo].prefix) ++hi;
+        if (hi - lo > 1) std::sort(keys.begin() + lo, keys.begin() + hi, less);
+        lo = hi;
+      }
+    }
     for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
   }
   // 2. Main-stream maps first, attached maps continue; by sender rank
@@ -269,10 +291,62 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
   return order;
 }
 
+namespace {
+
+// GE's sort key of an event's sender: attached after main, then sender node
+// name, sender graph name, node index (as GeOrder ranks them).
+int CompareSender(const Model& m, const SyncEvent& a, const SyncEvent& b) {
+  const bool aa = a.send_attached >= 0, ba = b.send_attached >= 0;
+  if (aa != ba) return aa ? 1 : -1;
+  if (a.send == b.send) return 0;
+  const Node& x = m.node(a.send);
+  const Node& y = m.node(b.send);
+  if (int c = x.name.compare(y.name); c != 0) return c;
+  if (x.graph != y.graph) {
+    if (int c = m.graph(x.graph).name.compare(m.graph(y.graph).name); c != 0) return c;
+  }
+  return a.send.value < b.send.value ? -1 : 1;
+}
+
+// True when the table already is in the order RenumberGeOrder produces and
+// only the ids need compacting: events before notifies, and within each kind
+// old ids strictly increasing along non-decreasing sender keys. Then GE's
+// order restricted to a kind is the table order (ties within a sender go by
+// old id), every old id is distinct, so the new id is the position within
+// the kind and the table stays as it is. True after insertion, and after
+// removing events from such a table (the optimisation), so the usual
+// pipeline never sorts the senders again.
+bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
+  for (size_t i = 1; i < evs.size(); ++i) {
+    const SyncEvent& a = evs[i - 1];
+    const SyncEvent& b = evs[i];
+    const bool an = a.kind == "notify", bn = b.kind == "notify";
+    if (an != bn) {
+      if (an) return false;  // a notify before an event
+      continue;
+    }
+    if (a.id >= b.id) return false;
+    if (CompareSender(m, a, b) > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void RenumberGeOrder(Plan& plan) {
   const Model& m = plan.model;
   std::vector<SyncEvent>& evs = plan.events.events;
   const size_t count = evs.size();
+  if (InGeOrderAlready(m, evs)) {
+    int64_t next[2] = {0, 0};
+    for (SyncEvent& e : evs) {
+      const int k = e.kind == "notify";
+      e.id = next[k]++;
+    }
+    plan.events.event_count = next[0];
+    plan.events.notify_count = next[1];
+    return;
+  }
   std::vector<GeOrderKey> keys(count);
   for (size_t i = 0; i < count; ++i) keys[i] = {evs[i].send, evs[i].send_attached >= 0, evs[i].id};
   const std::vector<uint32_t> order = GeOrder(m, keys);
