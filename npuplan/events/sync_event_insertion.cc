@@ -33,6 +33,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   Adjacency adj(m);
   std::vector<Candidate> cands;
   cands.reserve(adj.succ.size());
+  events::AdviseHugePages(cands.data(), adj.succ.size() * sizeof(Candidate));
   int64_t skipped_activation = 0;
   auto stream = [&](NodeId n) { return m.node(n).stream_id; };
 
@@ -183,7 +184,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   }
   // GE's ids (sender name order, main before attached, events and notifies
   // numbered separately), and the table built directly in (kind, id) order.
-  std::vector<events::GeOrderKey> keys(kept.size());
+  std::vector<events::GeOrderKey> keys;
+  keys.reserve(kept.size());
+  events::AdviseHugePages(keys.data(), kept.size() * sizeof(events::GeOrderKey));
+  keys.resize(kept.size());
   std::vector<uint8_t> is_notify(kept.size());
   for (size_t j = 0; j < kept.size(); ++j) {
     const Candidate& c = cands[kept[j]];
@@ -195,9 +199,11 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   EventTable table;
   table.counts = plan.events.counts;
   table.events.reserve(kept.size());
+  events::AdviseHugePages(table.events.data(), kept.size() * sizeof(SyncEvent));
   for (int kind = 0; kind < 2; ++kind) {
     int64_t next_id = 0;
     for (uint32_t j : order) {
+      if (kind == 1 && !notify) break;  // no notifies
       if (is_notify[j] != kind) continue;
       const Candidate& c = cands[kept[j]];
       SyncEvent& e = table.events.emplace_back();

@@ -4,6 +4,10 @@
 #include <numeric>
 #include <unordered_map>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "npuplan/ir/attribute.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 
@@ -195,6 +199,19 @@ bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) 
   return a && b;
 }
 
+void AdviseHugePages(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (p == nullptr || bytes < 4 * kHuge) return;
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 void RecountIds(EventTable& table) { IdsContinuous(table, &table.event_count, &table.notify_count); }
 
 int64_t NextId(const EventTable& table, const std::string& kind) {
@@ -211,6 +228,7 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
   //    events are then bucketed by integer keys, not compared by name.
   std::vector<int32_t> rank(m.num_nodes(), -1);
   std::vector<int32_t> senders;
+  senders.reserve(std::min(count, m.num_nodes()));
   for (const GeOrderKey& e : keys_in) {
     if (rank[e.send.index()] < 0) {
       rank[e.send.index()] = 0;
@@ -220,9 +238,8 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
   {
     // Contiguous keys with the first 8 name bytes packed big-endian, so most
     // comparisons are one integer compare instead of two node lookups.
-    struct Key {
+    struct Key {  // 16 bytes: the radix passes below move these
       uint64_t prefix;
-      std::string_view name;
       int32_t node;
     };
     std::vector<Key> keys;
@@ -233,12 +250,14 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
       for (size_t b = 0; b < 8; ++b) {
         prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
       }
-      keys.push_back({prefix, name, id});
+      keys.push_back({prefix, id});
     }
     auto less = [&](const Key& x, const Key& y) {
       if (x.prefix != y.prefix) return x.prefix < y.prefix;
-      if (int c = x.name.compare(y.name); c != 0) return c < 0;
-      const GraphId gx = m.node(NodeId(x.node)).graph, gy = m.node(NodeId(y.node)).graph;
+      const Node& nx = m.node(NodeId(x.node));
+      const Node& ny = m.node(NodeId(y.node));
+      if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
+      const GraphId gx = nx.graph, gy = ny.graph;
       if (gx != gy) {
         if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
       }
@@ -282,11 +301,12 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
     std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t i = 0; i < count; ++i) order[fill[bucket(keys_in[i])]++] = static_cast<uint32_t>(i);
   }
+  // Usually in old-id order already (the fill is in input order): check
+  // first, std::stable_sort allocates a buffer per call.
+  auto by_old_id = [&](uint32_t x, uint32_t y) { return keys_in[x].id < keys_in[y].id; };
   for (size_t b = 0; b < buckets; ++b) {
-    if (start[b + 1] - start[b] > 1) {
-      std::stable_sort(order.begin() + start[b], order.begin() + start[b + 1],
-                       [&](uint32_t x, uint32_t y) { return keys_in[x].id < keys_in[y].id; });
-    }
+    auto first = order.begin() + start[b], last = order.begin() + start[b + 1];
+    if (last - first > 1 && !std::is_sorted(first, last, by_old_id)) std::stable_sort(first, last, by_old_id);
   }
   return order;
 }
