@@ -33,6 +33,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   Adjacency adj(m);
   std::vector<Candidate> cands;
   cands.reserve(adj.succ.size());
+  events::AdviseHugePages(cands.data(), adj.succ.size() * sizeof(Candidate));
   int64_t skipped_activation = 0;
   auto stream = [&](NodeId n) { return m.node(n).stream_id; };
 
@@ -48,18 +49,24 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
   }
 
-  // 1. Data and control edges (GE InsertOneEventInTwoNodes).
+  // 1. Data and control edges (GE InsertOneEventInTwoNodes). Streams are
+  //    read from a dense array: the successor's Node is touched only for the
+  //    rare rules 3-5, not once per edge.
+  std::vector<int64_t> sid(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) sid[i] = m.nodes()[i].stream_id;
   std::vector<int32_t> seen(m.num_nodes(), -1);
   for (NodeId cur : view.order()) {
     const Node& c = m.node(cur);
+    if (c.stream_id < 0) continue;  // rule 1
+    const bool enter = c.type == "Enter" || c.type == "RefEnter";
     for (size_t k = adj.begin(cur); k < adj.end(cur); ++k) {
       NodeId next = adj.succ[k];
       if (seen[next.index()] == cur.value) continue;  // one event per pair
-      const Node& nx = m.node(next);
-      if (c.stream_id < 0) continue;                                         // rule 1
-      if (c.stream_id == nx.stream_id) continue;                             // rule 2
-      if ((c.type == "Enter" || c.type == "RefEnter") && nx.type != "StreamActive") continue;  // rule 3
-      if (nx.stream_id < 0) {                                                // rule 4
+      const int64_t next_stream = sid[next.index()];
+      if (c.stream_id == next_stream) continue;  // rule 2
+      if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
+      if (next_stream < 0) {  // rule 4
+        const Node& nx = m.node(next);
         if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
         return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
                                                  "' on stream ", c.stream_id,
@@ -79,7 +86,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
         if (by != nullptr) {
           ++skipped_activation;
-          ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", nx.name),
+          ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", m.node(next).name),
                          Field("reason", StrCat("activated-by:", by->name)));
           continue;
         }
@@ -177,7 +184,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   }
   // GE's ids (sender name order, main before attached, events and notifies
   // numbered separately), and the table built directly in (kind, id) order.
-  std::vector<events::GeOrderKey> keys(kept.size());
+  std::vector<events::GeOrderKey> keys;
+  keys.reserve(kept.size());
+  events::AdviseHugePages(keys.data(), kept.size() * sizeof(events::GeOrderKey));
+  keys.resize(kept.size());
   std::vector<uint8_t> is_notify(kept.size());
   for (size_t j = 0; j < kept.size(); ++j) {
     const Candidate& c = cands[kept[j]];
@@ -189,9 +199,11 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   EventTable table;
   table.counts = plan.events.counts;
   table.events.reserve(kept.size());
+  events::AdviseHugePages(table.events.data(), kept.size() * sizeof(SyncEvent));
   for (int kind = 0; kind < 2; ++kind) {
     int64_t next_id = 0;
     for (uint32_t j : order) {
+      if (kind == 1 && !notify) break;  // no notifies
       if (is_notify[j] != kind) continue;
       const Candidate& c = cands[kept[j]];
       SyncEvent& e = table.events.emplace_back();

@@ -1,5 +1,7 @@
 #include "npuplan/events/sync_event_insertion.h"
 
+#include <random>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -108,6 +110,40 @@ TEST(SyncEventInsertionTest, GivesDataAndControlEdgeBetweenTheSameNodesOneEvent)
   ASSERT_EQ(r.log.WithKeyword("EventInserted").size(), 1u);
   EXPECT_EQ(r.log.WithKeyword("EventInserted")[0]->ToLine(),
             "[sync-event-insertion] EventInserted event=0 kind=event from=s0:a to=s1:b reason=data-edge");
+}
+
+// GE's event order with many senders (the radix path of GeOrder): main before
+// attached, then sender name (names sharing long prefixes, bytes above 0x7f,
+// prefixes of each other), graph name, node index, then old id.
+TEST(SyncEventInsertionTest, GeOrderWithManySendersSortsByNameThenOldId) {
+  Model m;
+  m.set_name("g");
+  std::mt19937 rng(3);
+  const int n = 6000;
+  for (int i = 0; i < n; ++i) {
+    Node node;
+    switch (rng() % 4) {
+      case 0: node.name = StrCat("n", i); break;
+      case 1: node.name = StrCat("shared_long_prefix/", rng() % 100000, "_", i); break;
+      case 2: node.name = StrCat("\xc3\xa9t", i); break;
+      default: node.name = StrCat("sh", i); break;
+    }
+    node.type = "Add";
+    m.AddNode(kRootGraph, std::move(node));
+  }
+  std::vector<events::GeOrderKey> keys;
+  for (int j = 0; j < 3 * n; ++j) {
+    keys.push_back({NodeId(static_cast<int32_t>(rng() % n)), rng() % 5 == 0, static_cast<int64_t>(rng() % 1000)});
+  }
+  std::vector<uint32_t> expected(keys.size());
+  for (size_t j = 0; j < keys.size(); ++j) expected[j] = static_cast<uint32_t>(j);
+  std::stable_sort(expected.begin(), expected.end(), [&](uint32_t x, uint32_t y) {
+    const auto& a = keys[x];
+    const auto& b = keys[y];
+    return std::make_tuple(a.attached, m.node(a.send).name, a.send.value, a.id) <
+           std::make_tuple(b.attached, m.node(b.send).name, b.send.value, b.id);
+  });
+  EXPECT_EQ(events::GeOrder(m, keys), expected);
 }
 
 }  // namespace

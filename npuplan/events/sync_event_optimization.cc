@@ -163,9 +163,12 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
   const auto& evs = plan.events.events;
   std::vector<Removal> out(evs.size(), Removal::kKeep);
   // Per node: main-stream events it receives / sends, in id order (CSR).
-  std::vector<size_t> by_id(evs.size());
-  for (size_t i = 0; i < evs.size(); ++i) by_id[i] = i;
-  std::stable_sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) { return evs[a].id < evs[b].id; });
+  std::vector<uint32_t> by_id(evs.size());
+  for (size_t i = 0; i < evs.size(); ++i) by_id[i] = static_cast<uint32_t>(i);
+  // The table is usually in id order already (insertion builds it so).
+  if (!std::is_sorted(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) { return a.id < b.id; })) {
+    std::stable_sort(by_id.begin(), by_id.end(), [&](uint32_t a, uint32_t b) { return evs[a].id < evs[b].id; });
+  }
   const size_t n = m.num_nodes();
   std::vector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
   for (const SyncEvent& e : evs) {
@@ -180,7 +183,7 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
   std::vector<int32_t> recv_of(recv_begin[n]), send_of(send_begin[n]);
   {
     std::vector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
-    for (size_t i : by_id) {
+    for (uint32_t i : by_id) {
       const SyncEvent& e = evs[i];
       if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
       recv_of[rf[e.recv.index()]++] = static_cast<int32_t>(i);

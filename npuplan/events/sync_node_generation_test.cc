@@ -130,6 +130,52 @@ TEST(SyncNodeGenerationTest, VerifierNoticesAnUnorderedAttachedSlot) {
               StatusIs(absl::StatusCode::kInternal, "attached-value dependency 'p' on stream 0 -> 'mc2' (attached 0)"));
 }
 
+// Regression (Silero, dynamic multi-stream, eventOptimization=none): a
+// subgraph's parent sends and receives events through its own Send/Recv
+// nodes, whose control edges made them look like the parent's successors and
+// inputs; the verifier demanded subgraph-end (NetOutput → parent's Send) and
+// subgraph-entry (parent's Recv → subgraph roots) orderings GE never inserts.
+TEST(SyncNodeGenerationTest, ParentsOwnSyncNodesAreNotSubgraphBoundaryDependencies) {
+  for (const char* mode : {"none", "ge", "exact"}) {
+    Plan plan = ParsePlan(R"json({"name": "g", "nodes": [
+      {"name": "x", "type": "Add", "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+      {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]}],
+      "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 1}}]}]})json");
+    ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.eventOptimization", mode}}), IsOk()) << mode;
+    EXPECT_THAT(VerifyPlan(plan), IsOk()) << mode;
+    const Model& m = plan.model;
+    if (std::string_view(mode) == "none") {
+      // f → o and x → f are events: f has a Send after it and a Recv before it.
+      int f_sends = 0, f_recvs = 0;
+      for (const Node& n : m.nodes()) {
+        if (n.type == "Send" && n.control_inputs == std::vector<NodeId>{m.FindNode("f")}) ++f_sends;
+      }
+      for (NodeId c : m.node(m.FindNode("f")).control_inputs) f_recvs += m.node(c).type == "Recv";
+      EXPECT_EQ(f_sends, 1);
+      EXPECT_EQ(f_recvs, 1);
+    }
+    // The real boundary dependency is still checked: drop the subgraph-end
+    // event t_out → o and its Recv's edge into o.
+    Plan cut = plan;
+    auto end = std::find_if(cut.events.events.begin(), cut.events.events.end(),
+                            [](const SyncEvent& e) { return e.reason == "subgraph-end"; });
+    ASSERT_NE(end, cut.events.events.end()) << mode;
+    const int64_t id = end->id;
+    cut.events.events.erase(end);
+    Model& cm = cut.model;
+    std::erase_if(cm.node(cm.FindNode("o")).control_inputs, [&](NodeId c) {
+      return cm.node(c).type == "Recv" && GetIntAttr(cm.node(c).attrs, "event_id") == id;
+    });
+    EXPECT_THAT(events::VerifyHappensBefore(cut),
+                StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 1 -> 'o'"))
+        << mode;
+  }
+}
+
 // Dynamic path (GE DynamicStreamAllocator::InsertEvents): no Send/Recv nodes,
 // the ids go into `_send_event_ids` / `_recv_event_ids`, checked by the verifier.
 TEST(SyncNodeGenerationTest, DynamicGraphsCarryEventIdsAsAttributes) {

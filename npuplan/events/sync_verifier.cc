@@ -81,9 +81,15 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     const Graph& graph = m.graphs()[g];
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
+    // The parent's own Send/Recv nodes (control edges Recv→parent,
+    // parent→Send) are not boundary dependencies: GE inserts the subgraph
+    // events before they exist, and the events they carry are checked on
+    // their own.
     std::vector<NodeId> parent_in;
     for (const OutputRef& in : p.inputs) parent_in.push_back(in.node);
-    for (NodeId c : p.control_inputs) parent_in.push_back(c);
+    for (NodeId c : p.control_inputs) {
+      if (!IsSyncNode(m.node(c))) parent_in.push_back(c);
+    }
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
@@ -105,6 +111,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     }
     if (end.valid()) {
       for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
+        if (IsSyncNode(m.node(adj.succ[k]))) continue;
         add(view.slot(end, -1), view.slot(adj.succ[k], -1), "subgraph-end");
       }
     }

@@ -4,6 +4,10 @@
 #include <numeric>
 #include <unordered_map>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "npuplan/ir/attribute.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 
@@ -195,6 +199,19 @@ bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) 
   return a && b;
 }
 
+void AdviseHugePages(void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (p == nullptr || bytes < 4 * kHuge) return;
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 void RecountIds(EventTable& table) { IdsContinuous(table, &table.event_count, &table.notify_count); }
 
 int64_t NextId(const EventTable& table, const std::string& kind) {
@@ -211,6 +228,7 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
   //    events are then bucketed by integer keys, not compared by name.
   std::vector<int32_t> rank(m.num_nodes(), -1);
   std::vector<int32_t> senders;
+  senders.reserve(std::min(count, m.num_nodes()));
   for (const GeOrderKey& e : keys_in) {
     if (rank[e.send.index()] < 0) {
       rank[e.send.index()] = 0;
@@ -220,9 +238,8 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
   {
     // Contiguous keys with the first 8 name bytes packed big-endian, so most
     // comparisons are one integer compare instead of two node lookups.
-    struct Key {
+    struct Key {  // 16 bytes: the radix passes below move these
       uint64_t prefix;
-      std::string_view name;
       int32_t node;
     };
     std::vector<Key> keys;
@@ -233,17 +250,41 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
       for (size_t b = 0; b < 8; ++b) {
         prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
       }
-      keys.push_back({prefix, name, id});
+      keys.push_back({prefix, id});
     }
-    std::sort(keys.begin(), keys.end(), [&](const Key& x, const Key& y) {
+    auto less = [&](const Key& x, const Key& y) {
       if (x.prefix != y.prefix) return x.prefix < y.prefix;
-      if (int c = x.name.compare(y.name); c != 0) return c < 0;
-      const GraphId gx = m.node(NodeId(x.node)).graph, gy = m.node(NodeId(y.node)).graph;
+      const Node& nx = m.node(NodeId(x.node));
+      const Node& ny = m.node(NodeId(y.node));
+      if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
+      const GraphId gx = nx.graph, gy = ny.graph;
       if (gx != gy) {
         if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
       }
       return x.node < y.node;
-    });
+    };
+    if (keys.size() < 4096) {
+      std::sort(keys.begin(), keys.end(), less);
+    } else {
+      // Many senders: LSD radix sort on the prefix (stable, one pass per
+      // byte that varies), then the full comparison only inside runs of
+      // equal prefixes. Same total order as std::sort with `less`.
+      std::vector<Key> tmp(keys.size());
+      for (int shift = 0; shift < 64; shift += 8) {
+        size_t bucket_count[257] = {};
+        for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
+        if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
+        for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
+        for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
+        keys.swap(tmp);
+      }
+      for (size_t lo = 0; lo < keys.size();) {
+        size_t hi = lo + 1;
+        while (hi < keys.size() && keys[hi].prefix == keys[lo].prefix) ++hi;
+        if (hi - lo > 1) std::sort(keys.begin() + lo, keys.begin() + hi, less);
+        lo = hi;
+      }
+    }
     for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
   }
   // 2. Main-stream maps first, attached maps continue; by sender rank
@@ -260,19 +301,72 @@ std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& key
     std::vector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t i = 0; i < count; ++i) order[fill[bucket(keys_in[i])]++] = static_cast<uint32_t>(i);
   }
+  // Usually in old-id order already (the fill is in input order): check
+  // first, std::stable_sort allocates a buffer per call.
+  auto by_old_id = [&](uint32_t x, uint32_t y) { return keys_in[x].id < keys_in[y].id; };
   for (size_t b = 0; b < buckets; ++b) {
-    if (start[b + 1] - start[b] > 1) {
-      std::stable_sort(order.begin() + start[b], order.begin() + start[b + 1],
-                       [&](uint32_t x, uint32_t y) { return keys_in[x].id < keys_in[y].id; });
-    }
+    auto first = order.begin() + start[b], last = order.begin() + start[b + 1];
+    if (last - first > 1 && !std::is_sorted(first, last, by_old_id)) std::stable_sort(first, last, by_old_id);
   }
   return order;
 }
+
+namespace {
+
+// GE's sort key of an event's sender: attached after main, then sender node
+// name, sender graph name, node index (as GeOrder ranks them).
+int CompareSender(const Model& m, const SyncEvent& a, const SyncEvent& b) {
+  const bool aa = a.send_attached >= 0, ba = b.send_attached >= 0;
+  if (aa != ba) return aa ? 1 : -1;
+  if (a.send == b.send) return 0;
+  const Node& x = m.node(a.send);
+  const Node& y = m.node(b.send);
+  if (int c = x.name.compare(y.name); c != 0) return c;
+  if (x.graph != y.graph) {
+    if (int c = m.graph(x.graph).name.compare(m.graph(y.graph).name); c != 0) return c;
+  }
+  return a.send.value < b.send.value ? -1 : 1;
+}
+
+// True when the table already is in the order RenumberGeOrder produces and
+// only the ids need compacting: events before notifies, and within each kind
+// old ids strictly increasing along non-decreasing sender keys. Then GE's
+// order restricted to a kind is the table order (ties within a sender go by
+// old id), every old id is distinct, so the new id is the position within
+// the kind and the table stays as it is. True after insertion, and after
+// removing events from such a table (the optimisation), so the usual
+// pipeline never sorts the senders again.
+bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
+  for (size_t i = 1; i < evs.size(); ++i) {
+    const SyncEvent& a = evs[i - 1];
+    const SyncEvent& b = evs[i];
+    const bool an = a.kind == "notify", bn = b.kind == "notify";
+    if (an != bn) {
+      if (an) return false;  // a notify before an event
+      continue;
+    }
+    if (a.id >= b.id) return false;
+    if (CompareSender(m, a, b) > 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void RenumberGeOrder(Plan& plan) {
   const Model& m = plan.model;
   std::vector<SyncEvent>& evs = plan.events.events;
   const size_t count = evs.size();
+  if (InGeOrderAlready(m, evs)) {
+    int64_t next[2] = {0, 0};
+    for (SyncEvent& e : evs) {
+      const int k = e.kind == "notify";
+      e.id = next[k]++;
+    }
+    plan.events.event_count = next[0];
+    plan.events.notify_count = next[1];
+    return;
+  }
   std::vector<GeOrderKey> keys(count);
   for (size_t i = 0; i < count; ++i) keys[i] = {evs[i].send, evs[i].send_attached >= 0, evs[i].id};
   const std::vector<uint32_t> order = GeOrder(m, keys);
