@@ -106,7 +106,7 @@ for entry in "${MODELS[@]}"; do
     events=()
     for eo in none ge; do
       if ! "${env_prefix[@]}" "$BIN" compile -q "$stem.graph.json" "${opts[@]}" --option npuplan.eventOptimization=$eo \
-           --option npuplan.memory.timeLimit=0 -o "$tag.$eo.plan.json" >>"$tag.log" 2>&1 ||
+           --option npuplan.memory.searchSteps=0 -o "$tag.$eo.plan.json" >>"$tag.log" 2>&1 ||
          ! "$BIN" verify "$tag.$eo.plan.json" >>"$tag.log" 2>&1; then
         status+="FAIL events=$eo: $(cell "$tag.log"); "; failed=1; events+=("?"); continue
       fi
