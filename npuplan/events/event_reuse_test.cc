@@ -11,23 +11,13 @@
 namespace npuplan {
 namespace {
 
+using ::npuplan::events::testing::Op;
 using ::npuplan::events::testing::Passes;
 using ::npuplan::events::testing::PlanFromModel;
 using ::npuplan::events::testing::RunPasses;
 using ::npuplan::events::testing::RunResult;
 using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
-
-Node Op(std::string name, int64_t stream, NodeId input = {}) {
-  Node n;
-  n.name = std::move(name);
-  n.type = "Add";
-  n.engine = "AIcoreEngine";
-  n.outputs.push_back(TensorDesc{{1}, "float32"});
-  if (input.valid()) n.inputs.push_back({input, 0});
-  n.attrs["_test_stream"] = stream;
-  return n;
-}
 
 // A Case with `_batch_num` whose branches hold chains alternating between
 // streams 1 and 2, with `events[i]` cross-stream edges in branch i.

@@ -22,6 +22,18 @@ namespace npuplan::events::testing {
 
 // Moves `_test_stream` (int) into Node::stream_id and `_test_attached` (int
 // list) into attached_stream_ids, and marks logical streams established.
+// An AI Core "Add" on `_test_stream` `stream`, fed by `input` when given.
+inline Node Op(std::string name, int64_t stream, NodeId input = {}) {
+  Node n;
+  n.name = std::move(name);
+  n.type = "Add";
+  n.engine = "AIcoreEngine";
+  n.outputs.push_back(TensorDesc{{1}, "float32"});
+  if (input.valid()) n.inputs.push_back({input, 0});
+  n.attrs["_test_stream"] = stream;
+  return n;
+}
+
 inline Plan PlanFromModel(Model model) {
   Plan plan;
   plan.model = std::move(model);
