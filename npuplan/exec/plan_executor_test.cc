@@ -39,6 +39,16 @@ absl::StatusOr<ExecResult> RunWithJitter(const Plan& plan, int repeat, uint64_t 
   return last;
 }
 
+// Runs `exec` up to `runs` times (run r uses jitter seed + r); returns the
+// first violation message, or "" when no run had any.
+absl::StatusOr<std::string> FirstViolation(PlanExecutor& exec, runtime::CpuDevice& device, int runs) {
+  for (int r = 0; r < runs; ++r) {
+    NPUPLAN_ASSIGN_OR_RETURN(ExecResult res, exec.Run(device, r));
+    if (!res.violations.empty()) return res.messages[0];
+  }
+  return std::string();
+}
+
 // a(100) → b(1) → d(1) on s0; a → c(50) → d with c on s1; events a→c, c→d.
 constexpr char kForkJoin[] = R"json({"name": "forkjoin", "nodes": [
   {"name": "w", "type": "Const", "outputs": [{"shape": [4]}]},
@@ -103,13 +113,8 @@ TEST(PlanExecutorTest, StreamSkewExposesRaceDeepInQueue) {
   o.stream_skew_us = 20000;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));  // no event p → c
   runtime::CpuDevice device;
-  bool caught = false;
-  for (int r = 0; r < 30 && !caught; ++r) {
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
-    caught = !res.violations.empty();
-    if (caught) EXPECT_THAT(res.messages[0], HasSubstr("'c' (stream 0) started before its producer 'p'"));
-  }
-  EXPECT_TRUE(caught);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 30));
+  EXPECT_THAT(first, HasSubstr("'c' (stream 0) started before its producer 'p'"));
   AddEvent(plan, "p", "c", 0);  // the valid plan never trips, skew or not
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto ok, PlanExecutor::Create(plan, o));
   for (int r = 0; r < 5; ++r) {
@@ -166,13 +171,8 @@ TEST(PlanExecutorTest, ChecksAttachedStreamTasks) {
     Plan plan = valid;
     plan.events.events.erase(plan.events.events.begin() + static_cast<long>(c.drop));
     NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-    bool caught = false;
-    for (int r = 0; r < 30 && !caught; ++r) {
-      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
-      caught = !res.violations.empty();
-      if (caught) EXPECT_THAT(res.messages[0], HasSubstr(c.expected));
-    }
-    EXPECT_TRUE(caught) << "dropping event " << c.drop << " went unnoticed";
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 30));
+    EXPECT_THAT(first, HasSubstr(c.expected)) << "dropping event " << c.drop;
   }
 }
 
@@ -201,13 +201,8 @@ TEST(PlanExecutorTest, CompiledAttachedStreamPlanRunsCleanAndMissesNoDroppedEven
                events.end());
   ASSERT_LT(events.size(), before);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-  bool caught = false;
-  for (int r = 0; r < 40 && !caught; ++r) {
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
-    caught = !res.violations.empty();
-    if (caught) EXPECT_THAT(res.messages[0], HasSubstr("[attached-end"));
-  }
-  EXPECT_TRUE(caught);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 40));
+  EXPECT_THAT(first, HasSubstr("[attached-end"));
 }
 
 TEST(PlanExecutorTest, RunsWithoutJitterOrCost) {
