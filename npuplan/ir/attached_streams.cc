@@ -38,4 +38,8 @@ bool IsDataOrConst(const Node& node) {
   return kTypes.count(node.type) > 0;
 }
 
+bool IsSyncNode(const Node& node) {
+  return node.type == "Send" || node.type == "Recv" || node.type == "SendNotify" || node.type == "RecvNotify";
+}
+
 }  // namespace npuplan

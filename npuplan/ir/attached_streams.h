@@ -22,6 +22,10 @@ std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached);
 // they are never waited for (GE excludes them from attached-stream events).
 bool IsDataOrConst(const Node& node);
 
+// Send/Recv (and notify) nodes materialised by sync-node-generation; on an
+// attached stream they stand for their neighbour's attached task.
+bool IsSyncNode(const Node& node);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_IR_ATTACHED_STREAMS_H_

@@ -11,10 +11,6 @@
 namespace npuplan::sim {
 namespace {
 
-bool IsSyncNode(const Node& n) {
-  return n.type == "Send" || n.type == "Recv" || n.type == "SendNotify" || n.type == "RecvNotify";
-}
-
 class Builder {
  public:
   explicit Builder(const Plan& plan) : plan_(plan), m_(plan.model) {
