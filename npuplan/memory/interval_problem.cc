@@ -67,12 +67,11 @@ absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id, "'"));
     }
-    const int64_t need = b.size + (b.alignment - 1);
-    if (b.size > kMax - (b.alignment - 1) || total > kMax - need) {
+    if (b.size > kMax - (b.alignment - 1) || total > kMax - (b.size + (b.alignment - 1))) {
       return absl::InvalidArgumentError(absl::StrCat(
           "buffer '", b.id, "': total size of all buffers overflows a 64-bit offset"));
     }
-    total += need;
+    total += b.size + (b.alignment - 1);
   }
   for (const auto& [a, b] : problem.extra_conflicts) {
     if (a < 0 || a >= n || b < 0 || b >= n || a == b) {

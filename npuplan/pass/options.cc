@@ -66,6 +66,16 @@ absl::Status ValidatePositiveInt(std::string_view name, std::string_view v) {
   if (!ParseInt(v, n) || n <= 0) return BadValue(name, v, "expected a positive integer");
   return absl::OkStatus();
 }
+// A byte alignment: a power of two up to 1 GiB, so aligned sizes and offsets
+// stay far from int64 overflow.
+absl::Status ValidateAlignment(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n < 1 || n > (int64_t{1} << 30) || (n & (n - 1)) != 0) {
+    return BadValue(name, v, "expected a power of two in [1, 1073741824]");
+  }
+  return absl::OkStatus();
+}
 // Device limits may only be lowered: 1..`max`.
 template <int64_t kMax>
 absl::Status ValidateDeviceLimit(std::string_view name, std::string_view v) {
@@ -130,7 +140,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
         {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
-        {"npuplan.memory.alignment", "512", "device memory alignment in bytes", ValidatePositiveInt},
+        {"npuplan.memory.alignment", "512", "device memory alignment in bytes (a power of two, at most 1 GiB)", ValidateAlignment},
         {"npuplan.memory.searchSteps", "2000000", "search budget of the memory planner after greedy, in buffers/sections visited (deterministic; 0 = greedy only)", ValidateNonNegativeInt},
         {"npuplan.memory.timeLimit", "0", "optional wall-clock limit in seconds on the memory planner's search (0 = none; results then depend on machine speed)", ValidateNonNegativeSeconds},
         {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
