@@ -6,7 +6,8 @@
 # fuzz/make_seeds plus the text inputs of testdata/ and tests/bad_inputs/),
 # and runs each harness for SECONDS (default 60) of wall time on one core.
 # New inputs go to build-fuzz/corpus/<harness>/; a crash leaves
-# build-fuzz/artifacts/<harness>/crash-* and makes the script exit 1.
+# build-fuzz/artifacts/<harness>/crash-* and makes the script exit 1; once
+# fixed, copy it to fuzz/regressions/<harness>/ (replayed by every run).
 # Default harnesses: all six; libFuzzer seed FUZZ_SEED (default 1). Prints
 # "fuzz: N passed, N failed".
 set -uo pipefail
@@ -46,6 +47,14 @@ seed_dir() {
     kernel_graph_fuzz) echo kernel;; minimalloc_csv_fuzz) echo csv;; options_fuzz) echo options;;
   esac
 }
+# Inputs that once crashed a harness (fuzz/regressions/<harness>/) join its
+# seeds, so every run replays them before mutating anything.
+for h in "${harnesses[@]}"; do
+  if [[ -d fuzz/regressions/$h ]]; then
+    mkdir -p "$seeds/$(seed_dir "$h")"
+    for f in fuzz/regressions/"$h"/*; do cp "$f" "$seeds/$(seed_dir "$h")/regression_$(basename "$f")"; done
+  fi
+done
 pass=0; fail=0
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
