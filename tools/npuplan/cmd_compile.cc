@@ -74,7 +74,7 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   cmd->add_option("--option", flags->options, "GE option KEY=VALUE (repeatable; overrides the graph's options)");
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
-  cmd->add_option("--input-shape", flags->load.input_shapes, "ONNX input shape NAME=1x3x224x224 (repeatable)");
+  AddInputShapeFlag(cmd, &flags->load);
   cmd->add_flag("--verify-each", flags->config.verify_each, "Run the verifier after every pass");
   cmd->add_option("--passes", flags->config.passes, "Comma-separated pass list replacing the default pipeline");
   cmd->add_flag("--print-pipeline", flags->print_pipeline, "Print the pipeline that would run");

@@ -81,6 +81,7 @@ void SetupDot(CLI::App& app, Invocation& inv) {
   cmd->add_option("-o,--output", flags->output, "Output .dot file")->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
+  AddInputShapeFlag(cmd, &flags->load);
   cmd->callback([flags, &inv] { inv.exit_code = RunDot(*flags); });
 }
 

@@ -77,6 +77,7 @@ void SetupPartition(CLI::App& app, Invocation& inv) {
   cmd->add_option("--option", flags->options, "GE option KEY=VALUE (repeatable; overrides the graph's options)");
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
+  AddInputShapeFlag(cmd, &flags->load);
   cmd->add_flag("--stats", flags->stats, "Print rule hits, merges and demotions to stderr");
   cmd->add_option("--remarks", flags->remarks, "Write the decision log as JSON lines to this file");
   cmd->add_flag("--log-decisions", flags->log_decisions, "Print the decision log (Mark node[...] lines) to stderr");

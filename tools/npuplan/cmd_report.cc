@@ -13,11 +13,13 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/model_loader.h"
 
 namespace npuplan::cli {
 namespace {
 
 struct ReportFlags {
+  LoadOptions load;  // reader limits (plans)
   std::string input;
   std::string output;
   std::string case_path;
@@ -35,7 +37,7 @@ int RunReport(const ReportFlags& f) {
                    f.input.c_str());
       return kExitUsage;
     }
-    auto plan = ParsePlanJson(*text, f.input);
+    auto plan = ParsePlanJson(*text, f.input, f.load.limits);
     if (!plan.ok()) return ReportStatus(plan.status());
     report::PlanReportOptions options;
     options.title = f.title;
@@ -68,6 +70,7 @@ void SetupReport(CLI::App& app, Invocation& inv) {
                   "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")
       ->required();
   cmd->add_option("-o,--output", flags->output, "HTML file to write")->required();
+  AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--case", flags->case_path,
                   "Kernel graph JSON of the case (kernel reports only)");
   cmd->add_option("--title", flags->title, "Page title");

@@ -8,11 +8,13 @@
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/model_loader.h"
 
 namespace npuplan::cli {
 namespace {
 
 struct RunFlags {
+  LoadOptions load;  // reader limits
   std::string input;
   int64_t jitter_seed = -1;  // -1 = no jitter
   int64_t repeat = 1;
@@ -29,7 +31,7 @@ int RunRun(const RunFlags& f) {
                  "error: run: --repeat must be >= 1; --show, --jitter-max-us, --stream-skew-us and --time-scale >= 0\n");
     return kExitUsage;
   }
-  auto plan = ReadPlanFile(f.input);
+  auto plan = LoadPlan(f.input, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   exec::ExecOptions options;
   options.jitter = f.jitter_seed >= 0;
@@ -78,6 +80,7 @@ void SetupRun(CLI::App& app, Invocation& inv) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Execute a plan on the CPU back end and check dependencies (exit 1 on any violation)");
   cmd->add_option("plan", flags->input, "Plan file (npuplan.plan/1)")->required();
+  AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--jitter", flags->jitter_seed, "Add random per-task sleeps drawn from this seed (run r uses seed+r)");
   cmd->add_option("--repeat", flags->repeat, "Number of runs (default 1)");
   cmd->add_option("--jitter-max-us", flags->jitter_max_us, "Largest jitter sleep in microseconds (default 200)");

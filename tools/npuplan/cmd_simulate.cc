@@ -9,11 +9,13 @@
 #include "npuplan/sim/simulator.h"
 #include "npuplan/support/file_util.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/model_loader.h"
 
 namespace npuplan::cli {
 namespace {
 
 struct SimulateFlags {
+  LoadOptions load;  // reader limits
   std::string input;
   std::string trace;
   std::string output;
@@ -29,7 +31,7 @@ int RunSimulate(SimulateFlags& f) {
     return kExitUsage;
   }
   f.options.cost.use_cost_attr = !f.ignore_cost_attr;
-  auto plan = ReadPlanFile(f.input);
+  auto plan = LoadPlan(f.input, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   const auto t0 = std::chrono::steady_clock::now();
   auto result = sim::Simulate(*plan, f.options);
@@ -58,6 +60,7 @@ void SetupSimulate(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<SimulateFlags>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate a plan's streams with the cost model (makespan, critical path, trace)");
   cmd->add_option("plan", flags->input, "Plan file (npuplan.plan/1)")->required();
+  AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--trace", flags->trace, "Write a Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)");
   cmd->add_flag("--json", flags->json, "Print the report as JSON (npuplan.sim/1)");
   cmd->add_option("-o,--output", flags->output, "Write the report to this file instead of stdout");

@@ -40,6 +40,7 @@ void SetupVerify(CLI::App& app, Invocation& inv) {
   cmd->add_option("file", flags->input, "Graph or plan file")->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
+  AddInputShapeFlag(cmd, &flags->load);
   cmd->callback([flags, &inv] { inv.exit_code = RunVerify(*flags); });
 }
 

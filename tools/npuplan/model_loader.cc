@@ -38,6 +38,11 @@ void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load) {
       ->check(CLI::PositiveNumber)->capture_default_str()->group("Input limits");
 }
 
+void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load) {
+  cmd->add_option("--input-shape", load->input_shapes,
+                  "ONNX input shape NAME=1x3x224x224 (repeatable; fixes a dynamic input's dims)");
+}
+
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
   EngineTable table = EngineTable::Default();
   if (!engines_file.empty()) {
@@ -77,6 +82,11 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(LoadedInput in, LoadInput(path, opts));
   return std::move(in.plan.model);
+}
+
+absl::StatusOr<Plan> LoadPlan(const std::string& path, const LoadOptions& opts) {
+  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParsePlanJson(text, path, opts.limits);
 }
 
 }  // namespace npuplan::cli

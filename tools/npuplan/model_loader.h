@@ -27,6 +27,8 @@ struct LoadOptions {
 // Adds the reader-limit flags (--max-nodes, --max-edges, --max-string-bytes,
 // --max-attr-elements, --max-depth) of a command that loads a graph or plan.
 void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load);
+// Adds `--input-shape NAME=DIMS` (repeatable) of a command that may load an .onnx model.
+void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load);
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
 
@@ -38,6 +40,8 @@ struct LoadedInput {
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts);
 // The model of any input (a plan's final graph for plan files).
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
+// A plan file (npuplan.plan/1) read under the reader limits of `opts`.
+absl::StatusOr<Plan> LoadPlan(const std::string& path, const LoadOptions& opts);
 
 // Hook set by the ONNX importer's command file when it is linked in.
 using OnnxLoader = absl::StatusOr<Model> (*)(const std::string& path, const EngineTable& engines,
