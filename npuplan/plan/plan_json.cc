@@ -1,6 +1,7 @@
 #include "npuplan/plan/plan_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/graph_json.h"
@@ -289,7 +290,14 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
       plan.streams.makespan_lower_bound = s->value("makespan_lower_bound", int64_t{0});
       plan.streams.assigned_by_stream_pass = s->value("assigned_by_stream_pass", false);
       if (auto sp = s->find("split_to_logical"); sp != s->end()) {
-        for (const auto& [k, v] : sp->items()) plan.streams.split_to_logical[std::stoll(k)] = v.get<int64_t>();
+        for (const auto& [k, v] : sp->items()) {
+          int64_t split = -1;
+          auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), split);
+          if (ec != std::errc() || end != k.data() + k.size() || split < 0) {
+            return Bad(src, StrCat("$.streams.split_to_logical.", k), "key must be a physical stream id (an integer >= 0)");
+          }
+          plan.streams.split_to_logical[split] = v.get<int64_t>();
+        }
       }
       plan.streams.task_limit = s->value("task_limit", int64_t{0});
       plan.streams.huge_task_limit = s->value("huge_task_limit", int64_t{0});
