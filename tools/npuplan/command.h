@@ -17,6 +17,7 @@ namespace npuplan::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;  // bad input, infeasible, verification failure
 inline constexpr int kExitUsage = 2;    // usage error (CLI11 parse failure)
+inline constexpr int kExitInternal = 70;  // an exception escaped a command: a bug (EX_SOFTWARE)
 
 // State shared by the commands of one invocation.
 struct Invocation {

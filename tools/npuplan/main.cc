@@ -1,5 +1,6 @@
 // npuplan: graph → verified multi-stream execution plan. See README.md.
 #include <cstdio>
+#include <exception>
 #include <map>
 
 #include "CLI/CLI.hpp"
@@ -50,6 +51,11 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     // --help and --version exit 0; every other parse error is a usage error.
     return rc == 0 ? 0 : kExitUsage;
+  } catch (const std::exception& e) {
+    // Library errors are Status values; an exception here is a bug. Commands
+    // write outputs atomically, so nothing half-written is left behind.
+    std::fprintf(stderr, "internal error: unexpected exception: %s (please report it with the input)\n", e.what());
+    return kExitInternal;
   }
   return inv.exit_code;
 }
