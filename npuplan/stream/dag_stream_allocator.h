@@ -5,9 +5,9 @@
 //
 // Per graph:
 //   1. a DAG of the graph's nodes (topological order, data + control edges)
-//      with costs (StreamCostModel: `_cost` if set, else an estimate from the
-//      output shapes per engine; 0 for nodes without a stream or of a
-//      no-task engine); `_stream_label` / `_user_stream_label` = serial label;
+//      with costs (StreamCostModel: the simulator's node cost + launch, ns;
+//      0 for nodes without a stream or of a no-task engine);
+//      `_stream_label` / `_user_stream_label` = serial label;
 //   2. minimum vertex-disjoint path cover of the residual DAG (serial-label and
 //      zero-cost nodes split out, edges bridged through them) by Hopcroft–Karp
 //      on the split bipartite graph (left i → right j per edge i→j);
