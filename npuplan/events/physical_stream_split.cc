@@ -22,6 +22,10 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   const int64_t limit = OptionInt(ctx.options, "npuplan.device.maxTasksPerStream");
   const int64_t huge_limit = OptionInt(ctx.options, "npuplan.device.hugeStreamTasks");
   const bool unlimited = ctx.options.GetBool("npuplan.device.unlimitedStreamDepth");
+  // GE splits only static models ("dynamic = logical stream allocation →
+  // GenTask", ge-reference §1/§3): no split (and no huge stream) when the
+  // streams were assigned in a dynamic mode.
+  const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
   const bool single = ctx.options.GetBool("ge.enableSingleStream");
   const bool notify = ctx.options.Get("ge.event") == "notify";
   events::SyncView view(plan, /*physical=*/false);
@@ -47,7 +51,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   }
   // Huge stream: single-stream mode that would overflow a normal stream.
   std::vector<int64_t> stream_limit(streams, limit);
-  if (single && streams == 1 && total[0] + events::kReservedTasks > limit) {
+  if (single && !dynamic && streams == 1 && total[0] + events::kReservedTasks > limit) {
     sr.huge = {0};
     stream_limit[0] = huge_limit;
     ctx.log.Record(name(), "HugeStream", "", Field("stream", 0), Field("tasks", total[0]), Field("limit", huge_limit));
@@ -73,8 +77,8 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   for (size_t s = 0; s < view.num_slots(); ++s) phys[s] = view.stream(static_cast<int32_t>(s));
   int64_t last_id = streams - 1;
   int64_t splits = 0;
-  if (unlimited) {
-    ctx.log.Record(name(), "SplitDisabled", "", Field("reason", "unlimited-depth"));
+  if (unlimited || dynamic) {
+    ctx.log.Record(name(), "SplitDisabled", "", Field("reason", unlimited ? "unlimited-depth" : "dynamic-shape"));
   } else {
     std::vector<int64_t> tasks(streams, 0), current(streams, -1);
     std::vector<std::vector<int32_t>> segment(streams);
@@ -148,7 +152,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
     if (moved) sr.attached_physical[static_cast<int64_t>(i)] = std::move(ids);
   }
   sr.physical = last_id + 1;
-  sr.task_limit = unlimited ? 0 : limit;
+  sr.task_limit = unlimited || dynamic ? 0 : limit;
   sr.huge_task_limit = sr.huge.empty() ? 0 : huge_limit;
   for (LogicalStream& ls : sr.streams) {
     ls.physical_count = 1;

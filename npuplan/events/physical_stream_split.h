@@ -16,12 +16,14 @@
 //
 // Limits: npuplan.device.maxTasksPerStream (1024), hugeStreamTasks (8192,
 // stream 0 in single-stream mode when it would overflow), unlimitedStreamDepth
-// (no split). Writes Plan::physical_stream, streams.physical/huge/
+// (no split); streams assigned in a dynamic mode (`dynamic-*`, GE's dynamic
+// path has no split) are never split either. Writes Plan::physical_stream, streams.physical/huge/
 // split_to_logical/attached_physical/task_limit.
 //
 // Requires: tasks, sync-events. Provides: physical-streams.
 // Decision keywords: StreamSplit logical= physical= at= tasks= moved=
-//                    HugeStream stream= tasks= limit=   SplitDisabled reason=
+//                    HugeStream stream= tasks= limit=
+//                    SplitDisabled reason=unlimited-depth|dynamic-shape
 #ifndef NPUPLAN_EVENTS_PHYSICAL_STREAM_SPLIT_H_
 #define NPUPLAN_EVENTS_PHYSICAL_STREAM_SPLIT_H_
 

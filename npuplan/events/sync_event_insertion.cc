@@ -55,6 +55,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   std::vector<int64_t> sid(m.num_nodes());
   for (size_t i = 0; i < m.num_nodes(); ++i) sid[i] = m.nodes()[i].stream_id;
   std::vector<int32_t> seen(m.num_nodes(), -1);
+  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
+  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
+  const std::vector<NodeId> record_at = events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs);
   for (NodeId cur : view.order()) {
     const Node& c = m.node(cur);
     if (c.stream_id < 0) continue;  // rule 1
@@ -92,7 +95,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
       }
       seen[next.index()] = cur.value;
-      cands.push_back({cur.value, next.value, adj.is_control[k] ? "control-edge" : "data-edge"});
+      const int32_t from = record_at[cur.index()].valid() ? record_at[cur.index()].value : cur.value;
+      cands.push_back({from, next.value, adj.is_control[k] ? "control-edge" : "data-edge"});
     }
   }
 
@@ -104,6 +108,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
     if (HasAttr(p.attrs, "_thread_scope_id")) continue;
+    // GE's dynamic InsertEvents: no boundary events; the owner's waits precede
+    // its subgraph and its records follow it (record_at above).
+    if (events::DynamicSubgraphBoundary(m, dynamic_graphs, g)) continue;
     std::vector<NodeId> parent_in;
     for (const OutputRef& in : p.inputs) parent_in.push_back(in.node);
     for (NodeId c : p.control_inputs) parent_in.push_back(c);

@@ -13,6 +13,12 @@
 //     inputs → the attached stream (from the producer's attached stream when it
 //     has one; Data/Const producers excluded); the last user of each attached
 //     stream → its graph's NetOutput (GE CoverAllStreamByNetoutput).
+// Dynamic path (streams assigned in a dynamic mode; parent's graph and
+// subgraph both root/unknown-shape): no subgraph entry/end events, as GE's
+// DynamicStreamAllocator::InsertEvents; instead an edge event out of a node
+// owning such subgraphs is recorded at the node's completion, the last slot
+// of its subtree on its own stream (events::DynamicOwnerRecordNodes) — what
+// GE's dynamic executor does when it records the owner's `_send_event_ids`.
 // Duplicate pairs (a data and a control edge) give one event. ge.event=notify
 // makes main-stream events notifies (static graphs only). Ids are then made
 // continuous in GE's order (sender node name).

@@ -57,6 +57,46 @@ TEST(SyncEventInsertionTest, InsertsSubgraphEntryAndEndEvents) {
   EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal, "dependency"));
 }
 
+// Dynamic path (issue 5): an owner P on stream 0 whose subgraph runs on
+// streams 0 and 1; r reads nothing from P.
+constexpr char kDynamicOwner[] = R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["p:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "p", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "r", "type": "RandomUniform", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t", "type": "Add", "inputs": ["t_in:0", "r:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t:0"], "attrs": {"_test_stream": 0}}]}]})json";
+
+TEST(SyncEventInsertionTest, DynamicPathHasOnlyEdgeEventsAndOwnersRecordAfterTheirSubgraphs) {
+  Plan plan = ParsePlan(kDynamicOwner);
+  plan.partition.ran = true;
+  plan.partition.decision = "whole-dynamic";
+  plan.streams.mode = "dynamic-multi";
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  // GE's dynamic InsertEvents: one event per cross-stream edge, no
+  // subgraph-entry (x → r) or subgraph-end (t_out → y) events; p → y is
+  // recorded where p completes, after its subgraph's NetOutput.
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("t", "t_out", "data-edge"), Ev("t_in", "t", "data-edge"),
+                                                   Ev("t_out", "y", "data-edge"), Ev("x", "p", "data-edge")));
+  EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk());
+  // Recorded at p itself, y could run before the subgraph has produced p's output.
+  Plan early = plan;
+  for (SyncEvent& e : early.events.events) {
+    if (early.model.node(e.recv).name == "y") e.send = early.model.FindNode("p");
+  }
+  EXPECT_THAT(events::VerifyHappensBefore(early),
+              StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 0 -> 'y'"));
+
+  // The same graph with static streams keeps GE's static boundary events.
+  Plan fixed = ParsePlan(kDynamicOwner);
+  ASSERT_THAT(RunPasses(fixed, Passes<SyncEventInsertion>()), IsOk());
+  EXPECT_THAT(Events(fixed), ::testing::ElementsAre(Ev("p", "y", "data-edge"), Ev("t", "t_out", "data-edge"),
+                                                    Ev("t_in", "t", "data-edge"), Ev("t_out", "y", "subgraph-end"),
+                                                    Ev("x", "p", "data-edge"), Ev("x", "t_in", "subgraph-entry")));
+}
+
 TEST(SyncEventInsertionTest, SkipsEnterUnlessItFeedsStreamActive) {
   Plan plan = ParsePlan(R"json({"nodes": [
     {"name": "e", "type": "Enter", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},

@@ -53,7 +53,7 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
   for (size_t i : by_id) {
     const SyncEvent e = plan.events.events[i];
     if (events::OnDynamicPath(plan, dynamic_graphs, e)) {
-      send_ids[e.send.value].push_back(e.id);
+      send_ids[events::DynamicAttrNode(m, e.send, e.recv).value].push_back(e.id);
       recv_ids[e.recv.value].push_back(e.id);
       ++attr_events;
       continue;

@@ -201,6 +201,54 @@ TEST(SyncNodeGenerationTest, DynamicGraphsCarryEventIdsAsAttributes) {
   EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has _recv_event_ids []"));
 }
 
+// Dynamic path with a subgraph owner: the owner carries the ids of the
+// events it records at its completion (sent from its subgraph's NetOutput in
+// the plan), no boundary events, and GE's counts in ge mode.
+TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgraph) {
+  constexpr char kOwner[] = R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["p:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "z", "type": "Add", "inputs": ["p:0", "y:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "p", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "t", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t:0"], "attrs": {"_test_stream": 0}}]}]})json";
+  for (const char* mode : {"none", "ge", "exact"}) {
+    Plan plan = ParsePlan(kOwner);
+    plan.partition.ran = true;
+    plan.partition.decision = "whole-dynamic";
+    plan.streams.mode = "dynamic-multi";
+    ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.eventOptimization", mode}}), IsOk()) << mode;
+    EXPECT_THAT(VerifyPlan(plan), IsOk()) << mode;
+    // GE: edges x→p, t_in→t, t→t_out, p→y, p→z; p→z is dropped by the send
+    // rule (first waiter on stream 1 is y) in ge and exact.
+    EXPECT_EQ(plan.events.counts["naive"], 5) << mode;
+    EXPECT_EQ(plan.events.counts["ge"], 4) << mode;
+    EXPECT_EQ(plan.events.counts["exact"], 4) << mode;
+    const Model& m = plan.model;
+    EXPECT_THAT(NodeOrder(m), ::testing::ElementsAre("x", "p", "y", "z")) << mode;  // no Send/Recv nodes
+    EXPECT_THAT(NodeOrder(m, m.FindNode("t").valid() ? m.node(m.FindNode("t")).graph : kRootGraph),
+                ::testing::ElementsAre("t_in", "t", "t_out"))
+        << mode;
+    int64_t p_to_y = -1;
+    for (const SyncEvent& e : plan.events.events) {
+      if (m.node(e.recv).name == "y") p_to_y = e.id;
+    }
+    ASSERT_GE(p_to_y, 0) << mode;
+    const AttrValue::IntList p_sends = GetAttr<AttrValue::IntList>(m, "p", "_send_event_ids");
+    EXPECT_THAT(p_sends, ::testing::Contains(p_to_y)) << mode;
+    EXPECT_FALSE(HasAttr(::npuplan::testing::NodeNamed(m, "t_out").attrs, "_send_event_ids")) << mode;
+    // The attribute on the recording node instead is caught.
+    Plan moved = plan;
+    Model& mm = moved.model;
+    mm.node(mm.FindNode("p")).attrs.erase("_send_event_ids");
+    mm.node(mm.FindNode("t_out")).attrs["_send_event_ids"] = p_sends;
+    EXPECT_THAT(events::VerifySyncNodes(moved), StatusIs(absl::StatusCode::kInternal, "node 'p' has _send_event_ids []"))
+        << mode;
+  }
+}
+
 TEST(SyncNodeGenerationTest, RandomPlansStayVerifiedAndRoundTripThroughJson) {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     Plan plan = RandomPlan(seed, 300, 4);

@@ -73,10 +73,16 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   }
   // Subgraph boundaries.
   Adjacency adj(m);
+  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
+    // Dynamic path (GE's dynamic executor): the parent's inputs reach the
+    // subgraph through its Data nodes (`_parent_node_index`), its outputs
+    // leave through the NetOutput; a subgraph node that reads no parent input
+    // is not ordered after the parent's inputs.
+    const bool dynamic = DynamicSubgraphBoundary(m, dynamic_graphs, GraphId(static_cast<int32_t>(g)));
     // The parent's own Send/Recv nodes (control edges Recv→parent,
     // parent→Send) are not boundary dependencies: GE inserts the subgraph
     // events before they exist, and the events they carry are checked on
@@ -92,10 +98,10 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       if (IsSyncNode(n)) continue;
       const bool root = n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
                                                         [&](NodeId c) { return IsSyncNode(m.node(c)); });
-      if (root) {
+      if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index"))) {
         for (NodeId x : parent_in) add(view.slot(x, -1), view.slot(id, -1), "subgraph-entry");
       }
-      if (!end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) end = id;
+      if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) end = id;
     }
     if (!end.valid()) {
       for (NodeId id : graph.nodes) {
@@ -468,7 +474,7 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   int64_t node_events = 0;
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) {
-      want_send[e.send.value].insert(e.id);
+      want_send[DynamicAttrNode(m, e.send, e.recv).value].insert(e.id);
       want_recv[e.recv.value].insert(e.id);
     } else {
       ++node_events;

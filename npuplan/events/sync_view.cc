@@ -157,6 +157,52 @@ bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, co
   return dynamic_graphs[m.node(e.send).graph.index()] && dynamic_graphs[m.node(e.recv).graph.index()];
 }
 
+bool DynamicSubgraphBoundary(const Model& m, const std::vector<bool>& dynamic_graphs, GraphId g) {
+  const Graph& graph = m.graph(g);
+  if (!graph.parent_node.valid() || !dynamic_graphs[g.index()]) return false;
+  return dynamic_graphs[m.node(graph.parent_node).graph.index()];
+}
+
+std::vector<NodeId> DynamicOwnerRecordNodes(const Plan& plan, const SyncView& view,
+                                            const std::vector<bool>& dynamic_graphs) {
+  const Model& m = plan.model;
+  std::vector<NodeId> out(m.num_nodes());
+  // Depth of each graph in the ownership tree, to find where a subtree ends.
+  std::vector<int32_t> depth(m.num_graphs(), 0);
+  for (GraphId g : m.GraphsPreOrder()) {
+    const Graph& graph = m.graph(g);
+    if (graph.parent_node.valid()) depth[g.index()] = depth[m.node(graph.parent_node).graph.index()] + 1;
+  }
+  const std::vector<NodeId>& order = view.order();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Node& p = m.node(order[i]);
+    if (p.subgraphs.empty() || p.stream_id < 0 || !dynamic_graphs[p.graph.index()]) continue;
+    bool dynamic_sub = false;
+    for (GraphId g : p.subgraphs) dynamic_sub = dynamic_sub || dynamic_graphs[g.index()];
+    if (!dynamic_sub) continue;
+    // The subtree is the run of nodes after p that live deeper than p's graph.
+    NodeId last;
+    for (size_t j = i + 1; j < order.size(); ++j) {
+      const Node& n = m.node(order[j]);
+      if (depth[n.graph.index()] <= depth[p.graph.index()]) break;
+      if (dynamic_graphs[n.graph.index()] && n.stream_id == p.stream_id) last = order[j];
+    }
+    if (last.valid()) out[order[i].index()] = last;
+  }
+  return out;
+}
+
+NodeId DynamicAttrNode(const Model& m, NodeId send, NodeId recv) {
+  const GraphId target = m.node(recv).graph;
+  NodeId n = send;
+  while (m.node(n).graph != target) {
+    const Graph& g = m.graph(m.node(n).graph);
+    if (!g.parent_node.valid()) return send;  // not nested under the receiver's graph
+    n = g.parent_node;
+  }
+  return n;
+}
+
 bool IsNotifyMode(const Plan& plan, const std::string& ge_event) { return ge_event == "notify"; }
 
 namespace {

@@ -117,6 +117,25 @@ std::vector<bool> DynamicPathGraphs(const Plan& plan);
 // An event both of whose ends are main-stream slots of dynamic-path graphs
 // (and not a notify): it is written as attributes.
 bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e);
+// True when subgraph g and its parent's graph are both on the dynamic path:
+// GE's dynamic InsertEvents adds no subgraph entry/end events there.
+bool DynamicSubgraphBoundary(const Model& m, const std::vector<bool>& dynamic_graphs, GraphId g);
+// GE's dynamic executor runs a node's subgraphs as part of the node: its
+// waits come before them, its records after them. Per NodeId, for a node of
+// a dynamic-path graph that owns a dynamic-path subgraph: the node whose
+// slot stands for that completion — the last node in execution order of the
+// node's subtree (dynamic-path graphs only) on the node's own main stream
+// (usually the last subgraph's NetOutput); an edge event out of the owner is
+// recorded there. Invalid NodeId for every other node.
+//
+//   root:  x ─► P(If, s0) ─► y(s1)        event P→y is recorded after
+//   then:  Data(s0) ─► t(s1) ─► NetOutput(s0)   then/else's NetOutput (s0)
+std::vector<NodeId> DynamicOwnerRecordNodes(const Plan& plan, const SyncView& view,
+                                            const std::vector<bool>& dynamic_graphs);
+// The node whose `_send_event_ids` carry a dynamic-path event: the sender's
+// ancestor (or itself) in the receiver's graph — the owner for an event
+// recorded at its completion.
+NodeId DynamicAttrNode(const Model& m, NodeId send, NodeId recv);
 
 // Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.
 inline constexpr int64_t kSendTasks = 1;

@@ -74,30 +74,28 @@ double NodeBytes(const Model& model, NodeId n, const CostModelOptions& options) 
   return total;
 }
 
+double NodeCost(const Model& m, NodeId id, const CostModelOptions& options) {
+  const Node& node = m.node(id);
+  if (options.use_cost_attr) {
+    if (const AttrValue* v = FindAttr(node.attrs, "_cost")) {
+      if (const auto* x = v->as<int64_t>()) return std::max<double>(0, static_cast<double>(*x));
+      if (const auto* x = v->as<double>()) return std::max(0.0, *x);
+    }
+  }
+  const EngineConfig* conf = m.engine_table.Find(node.engine);
+  if (conf != nullptr && conf->skip_assign_stream) return 0.0;
+  auto it = options.engines.find(node.engine);
+  const EngineSpeed& sp = it != options.engines.end() ? it->second : options.default_engine;
+  return sp.fixed_us + std::max(NodeFlops(m, id) / sp.flops_per_us, NodeBytes(m, id, options) / sp.bytes_per_us);
+}
+
 std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options) {
   const Model& m = plan.model;
   std::vector<double> cost(m.num_nodes(), 0.0);
   for (size_t i = 0; i < cost.size(); ++i) {
     NodeId id(static_cast<int32_t>(i));
     if (MainStreamOf(plan, id) < 0) continue;
-    const Node& node = m.node(id);
-    if (options.use_cost_attr) {
-      if (const AttrValue* v = FindAttr(node.attrs, "_cost")) {
-        if (const auto* x = v->as<int64_t>()) {
-          cost[i] = std::max<double>(0, static_cast<double>(*x));
-          continue;
-        }
-        if (const auto* x = v->as<double>()) {
-          cost[i] = std::max(0.0, *x);
-          continue;
-        }
-      }
-    }
-    const EngineConfig* conf = m.engine_table.Find(node.engine);
-    if (conf != nullptr && conf->skip_assign_stream) continue;
-    auto it = options.engines.find(node.engine);
-    const EngineSpeed& sp = it != options.engines.end() ? it->second : options.default_engine;
-    cost[i] = sp.fixed_us + std::max(NodeFlops(m, id) / sp.flops_per_us, NodeBytes(m, id, options) / sp.bytes_per_us);
+    cost[i] = NodeCost(m, id, options);
   }
   return cost;
 }

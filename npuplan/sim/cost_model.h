@@ -50,6 +50,11 @@ struct CostModelOptions {
 double NodeFlops(const Model& model, NodeId n);
 double NodeBytes(const Model& model, NodeId n, const CostModelOptions& options);
 
+// Cost of one node as if it has a task (the formulas above; 0 for skipped
+// engines). The auto multi-stream allocator (npuplan/stream) prices nodes
+// with it, so its estimates and the simulator agree.
+double NodeCost(const Model& model, NodeId n, const CostModelOptions& options);
+
 // Cost of every node, indexed by NodeId (0 for nodes without a task).
 std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options);
 

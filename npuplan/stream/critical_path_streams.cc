@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 
+#include "npuplan/stream/dynamic_stream_allocator.h"
+
 namespace npuplan::stream {
 namespace {
 
@@ -19,7 +21,8 @@ int64_t CountStreams(const std::vector<int32_t>& s) {
 
 }  // namespace
 
-std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t limit, int64_t lat) {
+std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t limit, int64_t lat,
+                                                   const std::vector<uint8_t>* pinned) {
   const size_t n = d.size();
   limit = std::max<int64_t>(limit, 1);
   std::vector<int64_t> bottom(n, 0);
@@ -33,6 +36,7 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
   std::vector<int64_t> finish(n, 0);
   std::vector<int64_t> free_at;          // schedule streams
   std::vector<int64_t> on_stream;        // scratch: max producer finish per stream
+  if (pinned != nullptr) free_at.push_back(0);  // index 0: the main stream
   std::map<std::string, int32_t> serial;  // label → serial slot (index >= kSerialBase)
   std::vector<int64_t> serial_free;
   constexpr int32_t kSerialBase = 1 << 20;
@@ -74,6 +78,13 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
       if (other != kNeg) r = std::max(r, other + lat);
       return r;
     };
+    if (pinned != nullptr && (*pinned)[v]) {
+      const int64_t start = std::max(free_at[0], ready_on(0));
+      stream[v] = 0;
+      finish[v] = start + d.cost[v];
+      free_at[0] = finish[v];
+      continue;
+    }
     if (!d.writable[v]) {
       stream[v] = -1;
       int64_t r = none;
@@ -118,15 +129,41 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
 }
 
 CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
-                                                     DecisionLog* log, const StreamCostModel& costs) {
+                                                     DecisionLog* log, const StreamCostModel& costs,
+                                                     int64_t main_stream) {
   StreamDag d = BuildStreamDag(m, g, costs);
   const size_t n = d.size();
+  const bool pin = main_stream >= 0;
+  std::vector<uint8_t> pinned(n, 0);
+  if (pin) {
+    for (size_t i = 0; i < n; ++i) {
+      const Node& node = m.node(d.nodes[i]);
+      pinned[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
+      // On the main stream every pinned node is a queue item; the simulator
+      // charges it the launch overhead even when it has no task (Const,
+      // Data, GE_LOCAL ops), so the schedule does too.
+      if (pinned[i] && d.cost[i] == 0) d.cost[i] = costs.launch;
+    }
+  }
+  // With a main stream, index 0 is it: pinned nodes go there (also when not
+  // written back, so that the estimate sees where they run).
+  auto with_main = [&](std::vector<int32_t> s, int32_t shift) {
+    if (!pin) return s;
+    for (size_t i = 0; i < n; ++i) {
+      if (pinned[i]) {
+        s[i] = 0;
+      } else if (s[i] >= 0) {
+        s[i] += shift;
+      }
+    }
+    return s;
+  };
   std::vector<std::pair<std::string, std::vector<int32_t>>> cands;
   // One stream (serial labels still apart, as in every candidate).
   {
     std::vector<int32_t> single(n, -1);
     std::map<std::string, int32_t> serial;
-    bool any = false;
+    bool any = pin;
     for (size_t i = 0; i < n; ++i) any = any || (d.writable[i] && d.serial[i].empty());
     for (size_t i = 0; i < n; ++i) {
       if (!d.writable[i]) continue;
@@ -137,25 +174,31 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
         single[i] = it->second;
       }
     }
-    cands.emplace_back("single", std::move(single));
+    cands.emplace_back("single", with_main(std::move(single), 0));
   }
-  cands.emplace_back("critical-path", Schedule(d, limit, costs.event_latency));
+  cands.emplace_back("critical-path",
+                     with_main(Schedule(d, limit, costs.EdgeLatency(), pin ? &pinned : nullptr), 0));
   if (limit > 1) {
-    cands.emplace_back("LoadBalance", AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of);
-    cands.emplace_back("MainStream", AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of);
+    cands.emplace_back("LoadBalance", with_main(AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
+    cands.emplace_back("MainStream", with_main(AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of, 1));
   }
   Result r;
   size_t best = 0;
   int64_t best_ms = std::numeric_limits<int64_t>::max();
   for (size_t c = 0; c < cands.size(); ++c) {
-    int64_t ms = EstimateMakespan(d, cands[c].second, costs.event_latency);
+    int64_t ms = EstimateMakespan(d, cands[c].second, costs);
     if (ms < best_ms) best_ms = ms, best = c;
   }
   const std::vector<int32_t>& chosen = cands[best].second;
   for (size_t i = 0; i < n; ++i) {
-    if (d.writable[i] && chosen[i] >= 0) m.node(d.nodes[i]).stream_id = base + chosen[i];
+    if (!d.writable[i] || chosen[i] < 0) continue;
+    if (!pin) {
+      m.node(d.nodes[i]).stream_id = base + chosen[i];
+    } else if (!pinned[i]) {
+      m.node(d.nodes[i]).stream_id = chosen[i] == 0 ? main_stream : base + chosen[i] - 1;
+    }
   }
-  r.streams = CountStreams(chosen);
+  r.streams = pin ? std::max<int64_t>(CountStreams(chosen) - 1, 0) : CountStreams(chosen);
   r.makespan = best_ms;
   r.chosen = cands[best].first;
   const int64_t lim = std::max<int64_t>(limit, 1);

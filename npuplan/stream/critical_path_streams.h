@@ -15,6 +15,11 @@
 // stream. Serial labels keep one stream each (as in the DAG modes);
 // nodes without a stream, NetOutput and `_rts_label_node` are not written.
 //
+// Dynamic-shape graphs (main stream given): the forced-main-stream nodes are
+// pinned to the main stream in the schedule and in the estimates, since the
+// final refresh puts them there; the schedule then prices the events between
+// them and the rest, and may keep small subgraphs on the main stream.
+//
 // Lower bound: max(critical path, total work / N).
 //
 // Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
@@ -35,7 +40,10 @@ class CriticalPathStreams {
  public:
   static constexpr std::string_view kName = "critical-path-streams";
   // Stream index per local node (-1 = not written) of the list schedule alone.
-  static std::vector<int32_t> Schedule(const StreamDag& dag, int64_t limit, int64_t event_latency);
+  // `pinned` (optional, per local node): nodes that must run on index 0 —
+  // the main stream of a dynamic-shape graph, which other nodes may share.
+  static std::vector<int32_t> Schedule(const StreamDag& dag, int64_t limit, int64_t event_latency,
+                                       const std::vector<uint8_t>* pinned = nullptr);
 
   struct Result {
     int64_t streams = 0;
@@ -43,9 +51,15 @@ class CriticalPathStreams {
     int64_t lower_bound = 0;
     std::string chosen;
   };
-  // Rewrites graph g's streams to base + index.
+  // Rewrites graph g's streams to base + index. With main_stream >= 0 (a
+  // dynamic-shape graph under ENABLE_DYNAMIC_SHAPE_MULTI_STREAM), GE's
+  // forced-main-stream nodes (DynamicStreamAllocator::IsForcedMainStreamNode,
+  // nodes without a stream) are pinned to that stream in every candidate and
+  // the schedule may put other nodes there too (index 0 = main_stream, index
+  // k ≥ 1 = base + k − 1; N counts the main stream); `streams` then counts
+  // the ids used from base.
   static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
-                    const StreamCostModel& costs = {});
+                    const StreamCostModel& costs = {}, int64_t main_stream = -1);
 };
 
 }  // namespace npuplan::stream

@@ -73,15 +73,17 @@ TEST(CriticalPathStreamsTest, ChoosesNoWorseThanOneStreamOrTheGeMerges) {
   EXPECT_EQ(plan.streams.logical, 2);
   EXPECT_EQ(StreamOf(plan, "a"), StreamOf(plan, "c"));  // the critical chain stays together
   EXPECT_NE(StreamOf(plan, "a"), StreamOf(plan, "b"));
-  EXPECT_EQ(plan.streams.makespan_lower_bound, 61);
-  EXPECT_EQ(plan.streams.estimated_makespan, 61);  // d waits for b through an event, off the critical path
+  // ns: each MatMul 30 µs + 1 µs launch, d 1 + 1 µs; bound = a + c + d.
+  EXPECT_EQ(plan.streams.makespan_lower_bound, 64000);
+  // d waits for b through an event, off the critical path; its Recv task (1 µs) is not.
+  EXPECT_EQ(plan.streams.estimated_makespan, 65000);
 }
 
 TEST(CriticalPathStreamsTest, KeepsOneStreamWhenEventsCostMoreThanTheyGain) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
-    {"name": "a", "type": "MatMul", "attrs": {"_cost": 1}},
-    {"name": "b", "type": "MatMul", "attrs": {"_cost": 1}},
-    {"name": "c", "type": "Add", "inputs": ["a", "b"], "attrs": {"_cost": 1}}]})json",
+    {"name": "a", "type": "MatMul", "attrs": {"_cost": 0.1}},
+    {"name": "b", "type": "MatMul", "attrs": {"_cost": 0.1}},
+    {"name": "c", "type": "Add", "inputs": ["a", "b"], "attrs": {"_cost": 0.1}}]})json",
                                                          {{"ge.autoMultistreamParallelMode", "CriticalPath:4"}}));
   EXPECT_EQ(plan.streams.logical, 1);
 }

@@ -16,15 +16,8 @@
 namespace npuplan::stream {
 namespace {
 
-constexpr std::string_view kCubeOps[] = {"MatMul", "MatMulV2", "BatchMatMul", "BatchMatMulV2", "Gemm", "Conv",
-                                         "Conv2D", "Conv3D", "FlashAttentionScore", "Conv2DBackpropInput",
-                                         "Conv2DBackpropFilter", "DepthwiseConv2D", "ConvTranspose"};
 constexpr int kWindow = 6;
 constexpr size_t kMaxCandidates = 6;
-
-bool IsCube(std::string_view type) {
-  return std::find(std::begin(kCubeOps), std::end(kCubeOps), type) != std::end(kCubeOps);
-}
 
 // Fills pred CSR from succ CSR.
 void BuildPreds(StreamDag& d) {
@@ -41,38 +34,19 @@ void BuildPreds(StreamDag& d) {
 
 }  // namespace
 
-int64_t StreamCostModel::Cost(const Model& m, const Node& node) const {
-  if (node.stream_id < 0) return 0;
-  if (const AttrValue* a = FindAttr(node.attrs, kAttrCost)) {
-    if (const int64_t* i = a->as<int64_t>()) return std::max<int64_t>(*i, 0);
-    if (const double* d = a->as<double>()) return std::max<int64_t>(std::llround(*d), 0);
-  }
-  const EngineConfig* conf = m.engine_table.Find(node.engine);
-  if (conf != nullptr && conf->skip_assign_stream) return 0;
-  double elems = 0, bytes = 0;
-  for (const TensorDesc& t : node.outputs) {
-    elems += static_cast<double>(t.NumElements().value_or(1));
-    bytes += static_cast<double>(t.ByteSize().value_or(2));
-  }
-  double c;
-  if (conf != nullptr && conf->independent) {
-    c = hccl_launch + bytes / hccl_bytes_per_us;
-  } else if (node.engine.rfind("DNN_VM_AICPU", 0) == 0) {
-    c = aicpu_launch + elems / aicpu_elems_per_us;
-  } else if (IsCube(node.type)) {
-    double k = 1;
-    if (!node.inputs.empty()) {
-      const Node& p = m.node(node.inputs[0].node);
-      if (node.inputs[0].index < static_cast<int32_t>(p.outputs.size())) {
-        const auto& s = p.outputs[node.inputs[0].index].shape;
-        if (!s.empty() && s.back() > 0) k = static_cast<double>(s.back());
-      }
-    }
-    c = launch + elems * k / cube_flops_per_us;
-  } else {
-    c = launch + elems / vector_elems_per_us;
-  }
-  return std::max<int64_t>(1, std::llround(c));
+StreamCostModel::StreamCostModel(const sim::SimOptions& sim, bool sync_nodes) : node_costs(sim.cost) {
+  auto ns = [](double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); };
+  launch = ns(sim.launch_overhead_us);
+  event_record = ns(sim.record_us) + (sync_nodes ? launch : 0);  // the Send task
+  event_latency = ns(sim.wait_latency_us);
+  event_recv = sync_nodes ? launch : 0;  // the Recv task
+}
+
+int64_t StreamCostModel::Cost(const Model& m, NodeId id) const {
+  if (m.node(id).stream_id < 0) return 0;
+  const double us = sim::NodeCost(m, id, node_costs);
+  if (us <= 0) return 0;
+  return static_cast<int64_t>(std::llround(us * 1000.0)) + launch;
 }
 
 StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs) {
@@ -89,7 +63,7 @@ StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs
   std::vector<std::vector<int32_t>> preds(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = m.node(d.nodes[i]);
-    d.cost[i] = costs.Cost(m, node);
+    d.cost[i] = costs.Cost(m, d.nodes[i]);
     d.serial[i] = EffectiveStreamLabel(node);
     d.writable[i] = node.stream_id >= 0 && node.type != "NetOutput" && !HasAttr(node.attrs, kAttrRtsLabelNode);
     auto add = [&](NodeId p) {
@@ -501,6 +475,48 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
   return makespan;
 }
 
+int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_of, const StreamCostModel& costs) {
+  const size_t n = d.size();
+  // Task end and "records done" per node; readiness passes through nodes without a stream.
+  std::vector<int64_t> end(n, 0), recorded(n, 0);
+  std::vector<int64_t> stream_free;
+  std::vector<int32_t> seen;  // scratch: streams counted for this node
+  int64_t makespan = 0;
+  for (size_t v = 0; v < n; ++v) {
+    const int32_t s = stream_of[v];
+    int64_t ready = 0;
+    seen.clear();
+    for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+      const int32_t p = d.pred[e];
+      const int32_t t = stream_of[p];
+      if (s >= 0 && t >= 0 && t != s) {
+        ready = std::max(ready, recorded[p] + costs.event_latency);
+        if (std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
+      } else {
+        ready = std::max(ready, end[p]);
+      }
+    }
+    if (s < 0) {
+      end[v] = recorded[v] = ready + d.cost[v];
+      makespan = std::max(makespan, end[v]);
+      continue;
+    }
+    if (static_cast<size_t>(s) >= stream_free.size()) stream_free.resize(s + 1, 0);
+    const int64_t recv_done = stream_free[s] + costs.event_recv * static_cast<int64_t>(seen.size());
+    end[v] = std::max(ready, recv_done) + d.cost[v];
+    // One record per other stream among the consumers (GE keeps the first waiter per stream).
+    seen.clear();
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
+      const int32_t t = stream_of[d.succ[e]];
+      if (t >= 0 && t != s && std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
+    }
+    recorded[v] = end[v] + costs.event_record * static_cast<int64_t>(seen.size());
+    stream_free[s] = recorded[v];
+    makespan = std::max(makespan, recorded[v]);
+  }
+  return makespan;
+}
+
 int64_t CriticalPathLength(const StreamDag& d) {
   std::vector<int64_t> f(d.size(), 0);
   int64_t best = 0;
@@ -588,7 +604,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(Model& m, Gra
   for (size_t i = 0; i < d.size(); ++i) {
     if (d.writable[i] && a.stream_of[i] >= 0) m.node(d.nodes[i]).stream_id = base + a.stream_of[i];
   }
-  r.makespan = EstimateMakespan(d, a.stream_of, costs.event_latency);
+  r.makespan = EstimateMakespan(d, a.stream_of, costs);
   const int64_t work = TotalWork(d);
   const int64_t n_streams = std::max<int64_t>(mode.streams, 1);
   r.lower_bound = std::max(CriticalPathLength(d), (work + n_streams - 1) / n_streams);

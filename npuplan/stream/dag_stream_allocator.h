@@ -5,9 +5,9 @@
 //
 // Per graph:
 //   1. a DAG of the graph's nodes (topological order, data + control edges)
-//      with costs (StreamCostModel: `_cost` if set, else an estimate from the
-//      output shapes per engine; 0 for nodes without a stream or of a
-//      no-task engine); `_stream_label` / `_user_stream_label` = serial label;
+//      with costs (StreamCostModel: the simulator's node cost + launch, ns;
+//      0 for nodes without a stream or of a no-task engine);
+//      `_stream_label` / `_user_stream_label` = serial label;
 //   2. minimum vertex-disjoint path cover of the residual DAG (serial-label and
 //      zero-cost nodes split out, edges bridged through them) by Hopcroft–Karp
 //      on the split bipartite graph (left i → right j per edge i→j);
@@ -44,23 +44,36 @@
 #include "npuplan/ir/graph.h"
 #include "npuplan/pass/decision_log.h"
 #include "npuplan/pass/options.h"
+#include "npuplan/sim/simulator.h"
 
 namespace npuplan::stream {
 
 inline constexpr char kAttrCost[] = "_cost";
 
-// The cost model shared by the DAG modes and CriticalPath (units ≈ µs).
+// The cost model shared by the DAG modes and CriticalPath, in nanoseconds,
+// taken from the simulator (npuplan/sim, SimOptions defaults) so that the
+// allocator's estimates and a simulated plan agree:
+//   node    sim::NodeCost (`_cost` µs if set, else the engine's formula) +
+//           the launch overhead; 0 without a stream or task (no-task engine,
+//           `_cost` 0);
+//   event   a cross-stream dependency p → v is one event per (p, v's stream):
+//           it occupies p's stream for `event_record` after p, releases v
+//           `event_latency` later, and takes v's stream `event_recv` before v.
+// Static plans materialise events as Send/Recv nodes, each a task with the
+// launch overhead: record = record + launch, recv = launch. Dynamic-shape
+// graphs carry them as node attributes (no tasks): record only, recv 0.
 struct StreamCostModel {
-  double launch = 2.0;               // per task
-  double vector_elems_per_us = 65536;  // AI core / vector element-wise throughput
-  double cube_flops_per_us = 4.0e6;  // multiply-adds per µs of a cube op
-  double hccl_launch = 10.0;
-  double hccl_bytes_per_us = 20000;  // 20 GB/s
-  double aicpu_launch = 20.0;
-  double aicpu_elems_per_us = 4096;
-  int64_t event_latency = 2;  // cost of one cross-stream event (CriticalPath, estimates)
-  // Cost of a node (≥ 0, integral units); 0 when it has no stream or no task.
-  int64_t Cost(const Model& model, const Node& node) const;
+  StreamCostModel() : StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/true) {}
+  StreamCostModel(const sim::SimOptions& sim, bool sync_nodes);
+  sim::CostModelOptions node_costs;
+  int64_t launch = 1000;
+  int64_t event_record = 1500;
+  int64_t event_latency = 1000;
+  int64_t event_recv = 1000;
+  // Cost of a node (≥ 0, ns); 0 when it has no stream or no task.
+  int64_t Cost(const Model& model, NodeId node) const;
+  // What the list schedule charges a cross-stream edge: record + latency + recv.
+  int64_t EdgeLatency() const { return event_record + event_latency + event_recv; }
 };
 
 // One graph as a DAG over local indices (position in Graph::nodes).
@@ -99,6 +112,12 @@ std::vector<int32_t> MergeRoutes(const StreamDag& dag, const PathCover& cover, M
 // cross-stream edge costs `event_latency` (stream_of[i] < 0 = no task, passes
 // readiness through).
 int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, int64_t event_latency);
+// The same with StreamCostModel's event costs, as the simulator runs them: a
+// node records one event per other stream among its consumers (event_record
+// each, on its stream, after its task); a node waits for one event per other
+// stream among its producers (event_recv each on its stream before it; the
+// wait ends event_latency after the producer's records).
+int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, const StreamCostModel& costs);
 // Longest cost path and total work: the lower bound max(cp, work / n).
 int64_t CriticalPathLength(const StreamDag& dag);
 int64_t TotalWork(const StreamDag& dag);

@@ -166,6 +166,55 @@ TEST(DagStreamAllocatorTest, SkipsNetOutputAndStreamlessNodesOnWriteBack) {
   EXPECT_GE(r.makespan, r.lower_bound);
 }
 
+// The allocator prices nodes and events with the simulator's model (issue 5
+// item 3): node = sim::NodeCost + launch, in ns; events per SimOptions.
+TEST(StreamCostModelTest, PricesNodesAndEventsLikeTheSimulator) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64, 256], "dtype": "float16"}]},
+    {"name": "w", "type": "Const", "outputs": [{"shape": [256, 512], "dtype": "float16"}]},
+    {"name": "mm", "type": "MatMul", "inputs": ["x", "w"], "outputs": [{"shape": [64, 512], "dtype": "float16"}]},
+    {"name": "relu", "type": "Relu", "inputs": ["mm"], "outputs": [{"shape": [64, 512], "dtype": "float16"}]},
+    {"name": "fixed", "type": "Relu", "inputs": ["relu"], "attrs": {"_cost": 2.5}, "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["fixed"]}]})json"));
+  const Model& m = plan.model;
+  const sim::SimOptions so;
+  const StreamCostModel costs(so, /*sync_nodes=*/true);
+  for (const char* name : {"mm", "relu", "fixed"}) {
+    const NodeId id = m.FindNode(name);
+    ASSERT_GE(m.node(id).stream_id, 0) << name;
+    const double us = sim::NodeCost(m, id, so.cost);
+    EXPECT_GT(us, 0) << name;
+    EXPECT_EQ(costs.Cost(m, id), std::llround(us * 1000) + 1000) << name;
+  }
+  EXPECT_EQ(costs.Cost(m, m.FindNode("fixed")), 3500);  // _cost 2.5 µs + 1 µs launch
+  // MatMul on AI core: 2 µs + max(2·64·512·256 flops / 1e8, (32 + 256 + 64) KiB / 1e6 B/µs)
+  // = 2 + max(0.168, 0.360) µs, + 1 µs launch.
+  EXPECT_EQ(costs.Cost(m, m.FindNode("mm")), 3360);
+  EXPECT_EQ(costs.Cost(m, m.FindNode("w")), 0);  // no task
+  // Events: a static plan's Send/Recv tasks add the launch overhead.
+  EXPECT_EQ(costs.event_record, 1500);
+  EXPECT_EQ(costs.event_latency, 1000);
+  EXPECT_EQ(costs.event_recv, 1000);
+  const StreamCostModel dynamic(so, /*sync_nodes=*/false);
+  EXPECT_EQ(dynamic.event_record, 500);
+  EXPECT_EQ(dynamic.event_recv, 0);
+}
+
+// a → {b, c} → d with c on its own stream: a records one event (for c), c
+// one (for d); d takes one Recv task before it.
+TEST(StreamCostModelTest, EstimateChargesOneRecordAndRecvPerStreamPair) {
+  StreamDag d = BuildStreamDagFromEdges({10000, 10000, 10000, 10000}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  StreamCostModel costs;  // static: record 1500, latency 1000, recv 1000
+  // a [0,10000] rec → 11500; b [11500,21500]; c waits 12500, +Recv → [12500,22500] rec → 24000;
+  // d: Recv after b (22500), event at 25000 → [25000,35000].
+  EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 0}, costs), 35000);
+  EXPECT_EQ(EstimateMakespan(d, {0, 0, 0, 0}, costs), 40000);
+  costs.event_record = 500;  // dynamic: attributes, no Send/Recv tasks
+  costs.event_recv = 0;
+  // a rec → 10500; b [10500,20500]; c [11500,21500] rec → 22000; d [23000,33000].
+  EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 0}, costs), 33000);
+}
+
 TEST(DagStreamAllocatorTest, KeepsIdsContinuousThroughTheDriver) {
   std::string g = R"json({"nodes": [{"name": "x", "type": "Data"})json";
   for (int i = 0; i < 12; ++i) {

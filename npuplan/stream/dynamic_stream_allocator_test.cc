@@ -1,5 +1,7 @@
 #include "npuplan/stream/dynamic_stream_allocator.h"
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -240,6 +242,61 @@ TEST(DynamicStreamAllocatorTest, RunsDagModesOnlyUnderTheSwitchAndKeepsIdsContin
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan single, CompileDynamic(kWide, {{"ge.autoMultistreamParallelMode", mode}}));
     EXPECT_EQ(single.streams.logical, 1) << mode;
   }
+}
+
+// CriticalPath on dynamic graphs (issue 5 item 3): the forced nodes (Data,
+// NetOutput, owners) end on the main stream, so the schedule pins them
+// there and prices the events to and from them; a subgraph's short chain
+// then stays on the main stream instead of paying two events.
+TEST(DynamicStreamAllocatorTest, CriticalPathKeepsASubgraphChainOnTheMainStreamWhenEventsCostMore) {
+  constexpr char kCall[] = R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "r", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 3}},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["r"], "subgraphs": ["body"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["p"]}],
+    "subgraphs": [{"name": "body", "parent": "p", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0}},
+      {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 3}},
+      {"name": "t2", "type": "Relu", "inputs": ["t1"], "attrs": {"_cost": 3}},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t2"]}]}]})json";
+  auto opts = kMulti;
+  opts["ge.autoMultistreamParallelMode"] = "CriticalPath:4";
+  DecisionLog log(true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kCall, opts, &log));
+  for (const char* n : {"x", "r", "p", "out", "t_in", "t1", "t2", "t_out"}) EXPECT_EQ(StreamOf(plan, n), 0) << n;
+  EXPECT_EQ(plan.streams.logical, 1);
+  // Both graphs chose their schedule (everything on main), not a new stream.
+  for (const auto* rec : log.WithKeyword("CriticalPathStreams")) {
+    EXPECT_THAT(rec->ToLine(), ::testing::HasSubstr("streams=0")) << rec->ToLine();
+  }
+}
+
+// Wide enough to pay for events: the main stream runs one branch, new
+// streams the others, and the ids stay continuous from the main stream.
+TEST(DynamicStreamAllocatorTest, CriticalPathSpreadsWideDynamicWorkBesideTheMainStream) {
+  constexpr char kWide[] = R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 50}},
+    {"name": "b", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 50}},
+    {"name": "c", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 50}},
+    {"name": "d", "type": "Add", "inputs": ["a", "b", "c"], "attrs": {"_cost": 1}},
+    {"name": "out", "type": "NetOutput", "inputs": ["d"]}]})json";
+  auto opts = kMulti;
+  opts["ge.autoMultistreamParallelMode"] = "CriticalPath:3";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kWide, opts));
+  EXPECT_EQ(plan.streams.logical, 3);
+  EXPECT_EQ(StreamOf(plan, "x"), 0);
+  EXPECT_EQ(StreamOf(plan, "out"), 0);
+  std::set<int64_t> branches{StreamOf(plan, "a"), StreamOf(plan, "b"), StreamOf(plan, "c")};
+  EXPECT_EQ(branches, (std::set<int64_t>{0, 1, 2}));
+  // ns: x and out are queue items on the main stream (1 µs launch each, as
+  // the simulator charges); the bound is the critical path x → a → d → out
+  // = 1 + 51 + 2 + 1 µs. The estimate: x records two events (b, c: 2 × 0.5
+  // µs), so a runs [2, 53] on main and b, c [3, 54] (wait latency 1 µs) and
+  // record until 54.5; d waits until 55.5 and ends at 57.5, out at 58.5 µs
+  // (no Recv tasks on the dynamic path).
+  EXPECT_EQ(plan.streams.makespan_lower_bound, 55000);
+  EXPECT_EQ(plan.streams.estimated_makespan, 58500);
 }
 
 }  // namespace

@@ -175,17 +175,25 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
                         !ctx.enable_single_stream;
   int64_t makespan = 0, lower_bound = 0;
   if (dag_mode) {
+    // Dynamic: the id the forced-main-stream nodes end on (0 after the
+    // refresh below); CriticalPath pins them there while it schedules.
+    const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
+    const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
     for (GraphId g : m.GraphsPreOrder()) {
-      if (IsUnknownShapeGraph(plan, g) && !dyn.multi_stream) continue;
+      const bool unknown = IsUnknownShapeGraph(plan, g);
+      if (unknown && !dyn.multi_stream) continue;
+      // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
+      const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
       if (auto_mode.algorithm == "CriticalPath") {
         CriticalPathStreams::Result r =
-            CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log);
+            CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs,
+                                     unknown ? forced : -1);
         ctx.next_stream += r.streams;
         makespan += r.makespan;
         lower_bound += r.lower_bound;
       } else {
         NPUPLAN_ASSIGN_OR_RETURN(DagStreamAllocator::Result r,
-                                 DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log));
+                                 DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs));
         ctx.next_stream += r.streams;
         makespan += r.makespan;
         lower_bound += r.lower_bound;
@@ -194,8 +202,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     //  Dynamic: RefreshContinuousStreamsByNodeIds over the dynamic graphs —
     //  ids of ordinary nodes first, forced / subgraph-owner / stream-less
     //  nodes (and a While static body's NetOutput, D5) on 0.
-    if (dyn.multi_stream && !dyn.graphs.empty()) {
-      const int64_t forced = ctx.next_stream++;
+    if (dynamic_multi) {
       std::map<int64_t, int64_t> first{{forced, 0}};
       std::set<int64_t> ordinary;
       for (GraphId g : dyn.graphs) {
@@ -215,7 +222,11 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
           if (m.node(id).type == "NetOutput" && m.node(id).stream_id == 0) m.node(id).stream_id = forced;
         }
       }
-      for (int64_t v : ordinary) first.emplace(v, static_cast<int64_t>(first.size()) - 1);
+      // GE renumbers the ordinary ids from 0, sharing 0 with the forced
+      // nodes; when CriticalPath put ordinary nodes on the main stream
+      // itself, the others follow it instead.
+      const bool main_used = ordinary.erase(forced) > 0;
+      for (int64_t v : ordinary) first.emplace(v, static_cast<int64_t>(first.size()) - (main_used ? 0 : 1));
       ctx.next_stream = RemapStreams(m, first);
     }
   }
