@@ -49,6 +49,25 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
   }
 
+  // Rule 5: next's `_stream_label` is activated by a node A on cur's stream,
+  // in cur's graph, at or after cur — and before next (npuplan's guard: the
+  // activation orders only what follows the activator).
+  auto SkippedByActivation = [&](NodeId cur, NodeId next) {
+    const std::vector<NodeId>* activators = activators_of[next.index()];
+    if (activators == nullptr) return false;
+    const Node& c = m.node(cur);
+    for (NodeId a : *activators) {
+      if (m.node(a).graph == c.graph && stream(a) == c.stream_id && view.seq(cur) <= view.seq(a) &&
+          view.seq(next) > view.seq(a)) {
+        ++skipped_activation;
+        ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", m.node(next).name),
+                       Field("reason", StrCat("activated-by:", m.node(a).name)));
+        return true;
+      }
+    }
+    return false;
+  };
+
   // 1. Data and control edges (GE InsertOneEventInTwoNodes). Streams are
   //    read from a dense array: the successor's Node is touched only for the
   //    rare rules 3-5, not once per edge.
@@ -75,25 +94,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                                  "' on stream ", c.stream_id,
                                                  ") has no stream: every node that receives an edge needs one"));
       }
-      if (const std::vector<NodeId>* activators = activators_of[next.index()]) {  // rule 5
-        const Node* by = nullptr;
-        {
-          for (NodeId a : *activators) {
-            // npuplan adds seq(next) > seq(a): the activation orders what follows the activator.
-            if (m.node(a).graph == c.graph && stream(a) == c.stream_id && view.seq(cur) <= view.seq(a) &&
-                view.seq(next) > view.seq(a)) {
-              by = &m.node(a);
-              break;
-            }
-          }
-        }
-        if (by != nullptr) {
-          ++skipped_activation;
-          ctx.log.Record(name(), "EventSkipped", "", Field("from", c.name), Field("to", m.node(next).name),
-                         Field("reason", StrCat("activated-by:", by->name)));
-          continue;
-        }
-      }
+      if (SkippedByActivation(cur, next)) continue;  // rule 5
       seen[next.index()] = cur.value;
       const int32_t from = record_at[cur.index()].valid() ? record_at[cur.index()].value : cur.value;
       cands.push_back({from, next.value, adj.is_control[k] ? "control-edge" : "data-edge"});
@@ -103,6 +104,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   const size_t edge_candidates = cands.size();
 
   // 2. Subgraph entry and end (GE InsertEventsForSubgraph).
+  std::vector<NodeId> end_of(m.num_graphs());  // per subgraph: its end node (for 2b)
   for (GraphId g : m.GraphsPreOrder()) {
     const Graph& graph = m.graph(g);
     if (!graph.parent_node.valid()) continue;
@@ -132,10 +134,86 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
       }
     }
+    end_of[g.index()] = end;
     if (end.valid() && stream(end) >= 0) {
       for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
         NodeId y = adj.succ[k];
         if (stream(y) >= 0 && stream(y) != stream(end)) cands.push_back({end.value, y.value, "subgraph-end"});
+      }
+    }
+  }
+
+  // 2b. Subgraph inputs: a node reading a value through producers without a
+  //     stream (a subgraph's Data node, and what sits between) waits for the
+  //     producers with a stream behind them — for a Data node with
+  //     `_parent_node_index` i, the producer of the parent's input i — and,
+  //     when such a producer owns subgraphs, for their end nodes (it produces
+  //     its outputs there; the subgraph-end rule above only reaches the
+  //     parent's direct successors). GE's rule (a) only reaches subgraph
+  //     nodes with no inputs; GE orders the others by the subgraph's
+  //     first-active StreamActive, which npuplan's graphs need not have
+  //     (docs/events.md).
+  //     In(u), per stream-less u: what u's producers stand for. A producer
+  //     (and its subgraphs) precedes its consumer in execution order (a
+  //     parent's inputs precede the parent, which precedes its subgraphs), so
+  //     one sweep in that order finds every producer's In ready.
+  std::unordered_map<int32_t, std::vector<NodeId>> in_of;
+  // Out(w): the nodes with a stream that w's output stands for.
+  auto out_of = [&](NodeId w, std::vector<NodeId>& acc, auto&& self) -> void {
+    if (stream(w) >= 0) {
+      acc.push_back(w);
+    } else if (auto it = in_of.find(w.value); it != in_of.end()) {
+      acc.insert(acc.end(), it->second.begin(), it->second.end());
+    }
+    for (GraphId sg : m.node(w).subgraphs) {
+      if (NodeId e = end_of[sg.index()]; e.valid()) self(e, acc, self);
+    }
+  };
+  auto sorted_unique = [&](std::vector<NodeId>& v) {
+    std::sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return view.seq(a) < view.seq(b); });
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  bool look_through = false;
+  for (NodeId u : view.order()) {
+    if (sid[u.index()] >= 0) continue;  // the dense array: most nodes have a stream
+    const Node& n = m.node(u);
+    look_through |= !n.subgraphs.empty();
+    std::vector<NodeId> acc;
+    for (const OutputRef& in : n.inputs) out_of(in.node, acc, out_of);
+    for (NodeId c : n.control_inputs) out_of(c, acc, out_of);
+    const Graph& g = m.graph(n.graph);
+    if (n.type == "Data" && g.parent_node.valid() && !HasAttr(m.node(g.parent_node).attrs, "_thread_scope_id")) {
+      const Node& p = m.node(g.parent_node);
+      if (auto idx = GetIntAttr(n.attrs, "_parent_node_index");
+          idx && *idx >= 0 && static_cast<size_t>(*idx) < p.inputs.size()) {
+        out_of(p.inputs[*idx].node, acc, out_of);
+      }
+    }
+    if (acc.empty()) continue;
+    sorted_unique(acc);
+    in_of.emplace(u.value, std::move(acc));
+  }
+  if (look_through || !in_of.empty()) {
+    std::vector<NodeId> acc;
+    for (NodeId v : view.order()) {
+      if (stream(v) < 0) continue;
+      const Node& n = m.node(v);
+      const bool active = n.type == "StreamActive";
+      acc.clear();
+      for (const OutputRef& in : n.inputs) {
+        if (stream(in.node) < 0) out_of(in.node, acc, out_of);
+      }
+      for (NodeId c : n.control_inputs) {
+        if (stream(c) < 0) out_of(c, acc, out_of);
+      }
+      if (acc.empty()) continue;
+      sorted_unique(acc);
+      for (NodeId x : acc) {
+        const Node& xn = m.node(x);
+        if (stream(x) == n.stream_id) continue;                                 // rule 2
+        if ((xn.type == "Enter" || xn.type == "RefEnter") && !active) continue;  // rule 3
+        if (SkippedByActivation(x, v)) continue;                                // rule 5
+        cands.push_back({x.value, v.value, "subgraph-input"});
       }
     }
   }

@@ -9,6 +9,11 @@
 //   * subgraph entry: each node of a subgraph with no inputs waits for every
 //     input of the parent node; subgraph end: the first `_subgraph_end_node`
 //     (else the NetOutput) signals every successor of the parent;
+//   * subgraph input: a node reading through producers without a stream (a
+//     subgraph's Data node with `_parent_node_index` i stands for the parent's
+//     input i) waits for the producers with a stream behind them (rules 2, 3
+//     and 5 apply as for edges) — GE orders these by the subgraph's
+//     first-active StreamActive instead (docs/events.md);
 //   * attached streams: producers of the `_attached_stream_depend_value_list`
 //     inputs → the attached stream (from the producer's attached stream when it
 //     has one; Data/Const producers excluded); the last user of each attached
@@ -25,6 +30,8 @@
 //
 // Requires: logical-streams. Provides: sync-events.
 // Decision keywords: EventInserted event= kind= from= to= reason=
+//                      (reason: data-edge control-edge subgraph-entry
+//                      subgraph-input subgraph-end attached attached-end)
 //                    EventSkipped from= to= reason=activated-by:<node>
 #ifndef NPUPLAN_EVENTS_SYNC_EVENT_INSERTION_H_
 #define NPUPLAN_EVENTS_SYNC_EVENT_INSERTION_H_

@@ -97,6 +97,81 @@ TEST(SyncEventInsertionTest, DynamicPathHasOnlyEdgeEventsAndOwnersRecordAfterThe
                                                     Ev("x", "p", "data-edge"), Ev("x", "t_in", "subgraph-entry")));
 }
 
+// Removes the event from `from` to `to` and renumbers the ids.
+Plan WithoutEvent(const Plan& plan, const std::string& from, const std::string& to) {
+  Plan cut = plan;
+  auto& ev = cut.events.events;
+  const size_t before = ev.size();
+  ev.erase(std::remove_if(ev.begin(), ev.end(),
+                          [&](const SyncEvent& e) {
+                            return cut.model.node(e.send).name == from && cut.model.node(e.recv).name == to;
+                          }),
+           ev.end());
+  EXPECT_EQ(ev.size() + 1, before) << from << " -> " << to;
+  events::RecountIds(cut.events);
+  return cut;
+}
+
+// A subgraph node reading the parent's input through a Data node without a
+// stream waits for the producer of that input (GE's entry rule only reaches
+// subgraph nodes with no inputs). Found by the full property test (seed 25:
+// l1_then_ffn1 started before l1_ln2).
+TEST(SyncEventInsertionTest, OrdersSubgraphNodesReadingParentInputsThroughDataWithoutStream) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "t_same", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 1}}]}]})json");
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>(), {}, &r), IsOk());
+  // t_same shares x's stream: no event.
+  EXPECT_THAT(Events(plan),
+              ::testing::ElementsAre(Ev("t_out", "o", "subgraph-end"), Ev("x", "t_op", "subgraph-input")));
+  EXPECT_EQ(r.log.WithKeyword("EventInserted").back()->ToLine(),
+            "[sync-event-insertion] EventInserted event=1 kind=event from=s0:x to=s1:t_op reason=subgraph-input");
+  // The verifier finds the dependency itself, through the Data node.
+  EXPECT_THAT(events::VerifyHappensBefore(WithoutEvent(plan, "x", "t_op")),
+              StatusIs(absl::StatusCode::kInternal,
+                       "subgraph-input dependency 'x' on stream 0 -> 't_op' on stream 1 is not ordered"));
+}
+
+// When the parent's input comes from a node that owns subgraphs, the reader
+// also waits for their end nodes: the owner produces its outputs there (the
+// subgraph-end rule reaches only the owner's direct successors). Found by the
+// full property test (seed 72: l0_q started before a known subgraph's input
+// NetOutput).
+TEST(SyncEventInsertionTest, OrdersSubgraphInputsAfterTheProducingOwnersSubgraphEnd) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "f1", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["b1"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "f2", "type": "PartitionedCall", "inputs": ["f1:0"], "subgraphs": ["b2"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f2:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+     {"name": "b1", "parent": "f1", "nodes": [
+      {"name": "d1", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "a1", "type": "Add", "inputs": ["d1:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "out1", "type": "NetOutput", "inputs": ["a1:0"], "attrs": {"_test_stream": 1}}]},
+     {"name": "b2", "parent": "f2", "nodes": [
+      {"name": "d2", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "a2", "type": "Add", "inputs": ["d2:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+      {"name": "out2", "type": "NetOutput", "inputs": ["a2:0"], "attrs": {"_test_stream": 2}}]}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("f1", "a2", "subgraph-input"), Ev("out1", "a2", "subgraph-input"),
+                                                   Ev("out1", "f2", "subgraph-end"), Ev("out2", "o", "subgraph-end"),
+                                                   Ev("x", "a1", "subgraph-input")));
+  EXPECT_THAT(events::VerifyHappensBefore(WithoutEvent(plan, "out1", "a2")),
+              StatusIs(absl::StatusCode::kInternal,
+                       "subgraph-input dependency 'out1' on stream 1 -> 'a2' on stream 2 is not ordered"));
+  // No other path orders f1 (its task on stream 0) or out1 before a2: the exact optimisation keeps both.
+  Plan opt = plan;
+  ASSERT_THAT(RunPasses(opt, Passes<SyncEventOptimization>()), IsOk());
+  EXPECT_EQ(Events(opt), Events(plan));
+}
+
 TEST(SyncEventInsertionTest, SkipsEnterUnlessItFeedsStreamActive) {
   Plan plan = ParsePlan(R"json({"nodes": [
     {"name": "e", "type": "Enter", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},

@@ -37,6 +37,91 @@ int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
 
 bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; }
 
+// What a node's output stands for, as nodes with a stream (Out): the node
+// itself when it has a stream; otherwise — it has no task — what its own
+// producers stand for, looked through recursively, a subgraph Data node with
+// `_parent_node_index` i standing for the parent's input i; plus, for a node
+// that owns subgraphs, what each subgraph's end node stands for (the owner
+// produces its outputs there). Written apart from the insertion's sweep
+// (depth first, memoised, explicit stack) so the two cannot share a mistake.
+class StreamSources {
+ public:
+  StreamSources(const Model& m, const SyncView& view) : m_(m), view_(view) {}
+
+  const std::vector<NodeId>& Out(NodeId u) {
+    if (auto it = memo_.find(u.value); it != memo_.end()) return it->second;
+    std::vector<std::pair<NodeId, bool>> stack{{u, false}};
+    std::set<int32_t> open;
+    while (!stack.empty()) {
+      auto [x, expanded] = stack.back();
+      if (memo_.count(x.value)) {
+        stack.pop_back();
+        continue;
+      }
+      if (!expanded) {
+        stack.back().second = true;
+        open.insert(x.value);
+        for (NodeId w : Children(x)) {
+          if (!memo_.count(w.value) && !open.count(w.value)) stack.push_back({w, false});
+        }
+        continue;
+      }
+      std::set<NodeId> acc;
+      if (HasStream(x)) acc.insert(x);
+      for (NodeId w : Children(x)) {
+        if (auto it = memo_.find(w.value); it != memo_.end()) acc.insert(it->second.begin(), it->second.end());
+      }
+      memo_[x.value].assign(acc.begin(), acc.end());
+      open.erase(x.value);
+      stack.pop_back();
+    }
+    return memo_[u.value];
+  }
+
+ private:
+  bool HasStream(NodeId n) const { return view_.stream(view_.slot(n, -1)) >= 0; }
+  // The nodes whose Out makes up x's: producers (only without a stream), subgraph ends.
+  std::vector<NodeId> Children(NodeId x) const {
+    const Node& n = m_.node(x);
+    std::vector<NodeId> out;
+    if (!HasStream(x)) {
+      for (const OutputRef& in : n.inputs) out.push_back(in.node);
+      for (NodeId c : n.control_inputs) out.push_back(c);
+      const Graph& g = m_.graph(n.graph);
+      if (n.type == "Data" && g.parent_node.valid()) {
+        const Node& p = m_.node(g.parent_node);
+        auto idx = GetIntAttr(n.attrs, "_parent_node_index");
+        if (!HasAttr(p.attrs, "_thread_scope_id") && idx && *idx >= 0 &&
+            static_cast<size_t>(*idx) < p.inputs.size()) {
+          out.push_back(p.inputs[*idx].node);
+        }
+      }
+    }
+    if (!HasAttr(n.attrs, "_thread_scope_id")) {
+      for (GraphId sg : n.subgraphs) {
+        if (NodeId e = EndOf(sg); e.valid()) out.push_back(e);
+      }
+    }
+    return out;
+  }
+  // The subgraph-end node: the first `_subgraph_end_node`, else the NetOutput.
+  NodeId EndOf(GraphId g) const {
+    const Graph& graph = m_.graph(g);
+    for (NodeId id : graph.nodes) {
+      const Node& n = m_.node(id);
+      if (!IsSyncNode(n) && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) return id;
+    }
+    for (NodeId id : graph.nodes) {
+      if (m_.node(id).type == "NetOutput") return id;
+    }
+    return NodeId();
+  }
+
+  const Model& m_;
+  const SyncView& view_;
+  std::map<int32_t, std::vector<NodeId>> memo_;
+};
+
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
 std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical) {
   const Model& m = plan.model;
@@ -45,6 +130,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     if (view.stream(from) < 0 || view.stream(to) < 0 || view.stream(from) == view.stream(to)) return;
     deps.push_back({from, to, why});
   };
+  StreamSources sources(m, view);
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& v = m.nodes()[i];
     NodeId vid(static_cast<int32_t>(i));
@@ -52,6 +138,15 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       const Node& un = m.node(u);
       if (IsEnter(un) && v.type != "StreamActive") return;  // loop entry: ordered by the loop's activation
       if (un.type == "StreamSwitch") return;                  // the switch activates what follows it
+      if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 && !IsSyncNode(v)) {
+        // No task behind u: v reads what u's producers made (a subgraph's Data: the parent's input).
+        for (NodeId x : sources.Out(u)) {
+          const Node& xn = m.node(x);
+          if ((IsEnter(xn) && v.type != "StreamActive") || xn.type == "StreamSwitch") continue;
+          add(view.slot(x, -1), view.slot(vid, -1), "subgraph-input");
+        }
+        return;
+      }
       int32_t from = view.slot(u, -1), to = view.slot(vid, -1);
       // A node's own Send/Recv nodes sit on the stream of the slot they serve
       // (an attached stream for attached events): the edge orders that slot.
@@ -390,6 +485,31 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
     }
   }
+  // A node whose previous node on its stream owns its graph may not open a
+  // stream (events::Encloses); its Send/Recv nodes go with it.
+  std::vector<bool> enclosed(m.num_nodes(), false);
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    NodeId prev_real;
+    for (int32_t slot : view.stream_slots(s)) {
+      NodeId n = view.node_of(slot);
+      if (IsSyncNode(m.node(n))) continue;
+      if (prev_real.valid() && Encloses(m, prev_real, n)) enclosed[n.index()] = true;
+      prev_real = n;
+    }
+  }
+  if (materialized) {
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      const Node& n = m.nodes()[i];
+      if (n.type == "Send" || n.type == "SendNotify") {
+        if (n.control_inputs.size() == 1 && enclosed[n.control_inputs[0].index()]) enclosed[i] = true;
+        continue;
+      }
+      if (!enclosed[i]) continue;
+      for (NodeId c : n.control_inputs) {
+        if (m.node(c).type == "Recv" || m.node(c).type == "RecvNotify") enclosed[c.index()] = true;
+      }
+    }
+  }
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     bool huge = std::find(sr.huge.begin(), sr.huge.end(), s) != sr.huge.end();
     int64_t limit = huge && sr.huge_task_limit > 0 ? sr.huge_task_limit : sr.task_limit;
@@ -403,7 +523,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       const bool first = counted++ == 0;
       running = (first ? 0 : running) + t + extra[slot];
       if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
-          !HasAttr(n.attrs, "_continuous_stream_label")) {
+          !HasAttr(n.attrs, "_continuous_stream_label") && !enclosed[view.node_of(slot).index()]) {
         return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
                                                n.name, "' (+", kReservedTasks, " reserved > limit ", limit,
                                                ") and should have been split there"));

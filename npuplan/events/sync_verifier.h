@@ -6,7 +6,9 @@
 //
 // Stage checks (RegisterEventStageChecks):
 //   sync-events       → [happens-before] every cross-stream dependency — data
-//                       and control edges, subgraph entry/end, attached-stream
+//                       and control edges (through producers without a
+//                       stream: a subgraph's Data node stands for the parent's
+//                       input), subgraph entry/end, attached-stream
 //                       value dependencies, logical order across a split — is
 //                       ordered; no event runs backwards; [event-ids] ids
 //                       continuous from 0 per kind, counts match, ≤ 1024 notifies
