@@ -101,10 +101,15 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
           }
           if (k > 0) moved.assign(segment[t].begin() + static_cast<std::ptrdiff_t>(k), segment[t].end());
         }
-        const int64_t id = ++last_id;
-        sr.split_to_logical[id] = t;
         const int32_t open = moved.empty() ? slot : moved.front();
         const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
+        if (events::Encloses(m, view.node_of(pre), view.node_of(open))) {  // the event would run backwards
+          phys[slot] = current[t];
+          segment[t].push_back(slot);
+          continue;
+        }
+        const int64_t id = ++last_id;
+        sr.split_to_logical[id] = t;
         tasks[t] = count[slot];
         for (int32_t mv : moved) {
           phys[mv] = id;

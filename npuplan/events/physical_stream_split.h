@@ -9,7 +9,9 @@
 // `_hccl_attached_task_num` (default 1). The node that overflows opens the
 // new stream, unless it is its stream's first node, owns subgraphs, is a
 // subgraph's first StreamActive, or is LabelSet/LabelGotoEx/
-// LabelSwitchByIndex (GE NeedSplitNewStream). A run of nodes with the same
+// LabelSwitchByIndex (GE NeedSplitNewStream), or the node before it on its
+// logical stream owns its graph (the split event would run backwards;
+// events::Encloses). A run of nodes with the same
 // `_continuous_stream_label` right before the overflow moves along.
 //
 //   limit 1024, 3 tasks/node: s0 = n0…n331 (332·3+27 = 1023) │ s2 = n332…

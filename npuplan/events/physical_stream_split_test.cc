@@ -10,6 +10,7 @@
 #include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan {
@@ -54,6 +55,40 @@ absl::Status Compile(Plan& plan, std::map<std::string, std::string> options = {}
 }
 
 int64_t Phys(const Plan& p, int i) { return p.physical_stream[p.model.FindNode(StrCat("n", i)).index()]; }
+
+// A subgraph node whose previous node on its logical stream is the
+// subgraph's owner does not open a physical stream: the split event's Send
+// would follow the owner in the owner's graph — after the whole subgraph in
+// execution order — and run backwards (GE's lowered subgraphs start with a
+// LabelSet, which may not open a stream either). The next node opens it.
+// Found by the full property test (seed 136: a split event into a While cond).
+TEST(PhysicalStreamSplitTest, SubgraphNodeAfterItsOwnerDoesNotOpenAStream) {
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "f", "type": "PartitionedCall", "inputs": ["a:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+      {"name": "d", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "b1", "type": "Add", "inputs": ["d:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+      {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+      {"name": "out", "type": "NetOutput", "inputs": ["b2:0"], "attrs": {"_test_stream": 0}}]}]})json");
+  ASSERT_TRUE(m.ok()) << m.status();
+  Plan plan = PlanFromModel(std::move(m).value());
+  // Limit 27 + 5: a (3) fits, f owns a subgraph, b1 (6) overflows but follows its owner f, b2 opens.
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                               PhysicalStreamSplit, SyncNodeGeneration>(),
+                        {{"npuplan.device.maxTasksPerStream", "32"}}),
+              IsOk());
+  auto phys = [&](const char* n) { return plan.physical_stream[plan.model.FindNode(n).index()]; };
+  EXPECT_EQ(phys("b1"), phys("a"));
+  EXPECT_NE(phys("b2"), phys("a"));
+  ASSERT_EQ(plan.events.events.size(), 1u);
+  const SyncEvent& e = plan.events.events[0];
+  EXPECT_EQ(e.reason, "split");
+  EXPECT_EQ(plan.model.node(e.send).name, "b1");
+  EXPECT_EQ(plan.model.node(e.recv).name, "b2");
+}
 
 TEST(PhysicalStreamSplitTest, Keeps332NodesOfThreeTasksOnOneStream) {
   Plan plan = Chain(332, 3);

@@ -135,6 +135,17 @@ ActivationInfo ComputeActivation(const Model& model, const std::vector<NodeId>& 
   return info;
 }
 
+bool Encloses(const Model& model, NodeId owner, NodeId n) {
+  GraphId g = model.node(n).graph;
+  for (size_t depth = 0; depth < model.num_graphs(); ++depth) {  // bounded: ownership cycles are rejected elsewhere
+    const Graph& graph = model.graph(g);
+    if (!graph.parent_node.valid()) return false;
+    if (graph.parent_node == owner) return true;
+    g = model.node(graph.parent_node).graph;
+  }
+  return false;
+}
+
 bool MayOpenStream(const Node& node) {
   if (!node.subgraphs.empty()) return false;
   if (GetBoolAttr(node.attrs, "subgraph_first_active").value_or(false)) return false;

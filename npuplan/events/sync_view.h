@@ -107,6 +107,15 @@ using ::npuplan::IsDataOrConst;
 // LabelSet / LabelGotoEx / LabelSwitchByIndex).
 bool MayOpenStream(const Node& node);
 
+// True when `n` lies in a subgraph of `owner` (at any depth). A node whose
+// previous slot on its logical stream encloses it does not open a physical
+// stream: the split event's Send would follow the owner in the owner's graph,
+// i.e. after the whole subgraph in execution order, and the event would run
+// backwards (a deadlock when the owner's stream waits inside the subgraph).
+// GE never meets this case: its lowered subgraphs start with a LabelSet on the
+// parent's stream, which may not open a stream either.
+bool Encloses(const Model& model, NodeId owner, NodeId n);
+
 
 // GE's dynamic-shape path (ge-reference §3, "Events"): in a plan whose
 // streams were assigned in a dynamic mode, the root graph and unknown-shape
