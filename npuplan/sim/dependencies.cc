@@ -95,6 +95,14 @@ class Builder {
           }
         }
         if (IsSyncNode(m_.node(p)) && AttachedIndexOn(v, MainStreamOf(plan_, p)) >= 0) continue;
+        // A Send after its sender records the event once the sender's own
+        // task is done; it reads no value, so it does not wait for the
+        // outputs the sender produces through its subgraphs (the event's
+        // receiver does, and is checked for them itself).
+        if (v_sync && has_task_[p.index()]) {
+          if (seen.insert(p).second) out.push_back({p, p, kind});
+          continue;
+        }
       }
       const bool owner = !m_.node(p).subgraphs.empty();
       for (NodeId s : Sources(p)) {  // p itself when it has a task, then what it stands for

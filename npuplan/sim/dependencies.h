@@ -10,7 +10,9 @@
 //                   producer of the parent node's input i.
 // A producer that owns subgraphs (If/While/Case/PartitionedCall) produces its
 // outputs through them: its consumers also depend on the producers of each
-// subgraph's NetOutput ("subgraph-output").
+// subgraph's NetOutput ("subgraph-output") — except a Send/Recv node, which
+// reads no value: behind a control edge from a node with a task it waits for
+// that node's own task only (a Send recording an event of an If/While).
 // A producer without a task (main stream -1: Const, skipped engines, a
 // NetOutput or Data left off the streams) is complete from the start, so it
 // is looked through: v depends on that node's own sources instead (recursively).

@@ -199,6 +199,35 @@ TEST(DependenciesTest, CrossesSubgraphBoundariesAndLooksThroughNodesWithoutTask)
   EXPECT_TRUE(deps[plan.model.FindNode("t_in").index()].empty());
 }
 
+// A Send after an If records its event once the If's own task is done: it
+// reads no value, so it does not wait for the If's subgraph outputs (the
+// event's receiver does). Found by the full property test (seed 25: a Send
+// of the If "started before" its then-branch NetOutput).
+TEST(DependenciesTest, SendAfterSubgraphOwnerWaitsForTheOwnersTaskOnly) {
+  constexpr char kIfWithSend[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "p_send", "type": "Send", "control_inputs": ["p"], "attrs": {"event_id": 0, "_test_stream": 0}},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [{"name": "then", "parent": "p", "nodes": [
+  {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfWithSend));
+  auto deps = BuildDependencies(plan);
+  const auto& send = deps[plan.model.FindNode("p_send").index()];
+  ASSERT_EQ(send.size(), 1u);
+  EXPECT_EQ(plan.model.node(send[0].producer).name, "p");
+  EXPECT_STREQ(send[0].kind, "control-edge");
+  // A value consumer of the If still waits for the subgraph's output.
+  const auto& c = deps[plan.model.FindNode("c").index()];
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(plan.model.node(c[1].producer).name, "t1");
+  EXPECT_STREQ(c[1].kind, "subgraph-output");
+}
+
 TEST(DependenciesTest, CriticalPathRunsThroughSubgraph) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
   AddEvent(plan, "x", "t1", 0);
