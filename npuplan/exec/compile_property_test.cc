@@ -15,11 +15,15 @@
 //
 // Iterations: NPUPLAN_PROPERTY_ITERS (default 64, the CI sample), first seed
 // NPUPLAN_PROPERTY_SEED (default 1). A failure prints the seed and the options,
-// so `NPUPLAN_PROPERTY_SEED=S NPUPLAN_PROPERTY_ITERS=1` replays it.
+// so `NPUPLAN_PROPERTY_SEED=S NPUPLAN_PROPERTY_ITERS=1` replays it;
+// NPUPLAN_PROPERTY_DUMP=<dir> also writes each failing case as
+// <dir>/seed<S>.graph.json and <dir>/seed<S>.args (the options as
+// `npuplan compile` flags) to replay it with the CLI.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +31,7 @@
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/exec/plan_executor.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/memory/memory_verifier.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
@@ -248,6 +253,11 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     failing.push_back(seed);
     // The first few failures in full; the rest by seed only.
     std::printf("property: FAILED %s\n    %s\n", Describe(c).c_str(), r.problems.front().c_str());
+    if (const char* dir = std::getenv("NPUPLAN_PROPERTY_DUMP"); dir != nullptr && *dir != '\0') {
+      std::ofstream(StrCat(dir, "/seed", seed, ".graph.json")) << WriteGraphJson(c.model);
+      std::ofstream args(StrCat(dir, "/seed", seed, ".args"));
+      for (const auto& [k, v] : c.options) args << "--option " << k << "=" << v << "\n";
+    }
     if (failed <= 5) ADD_FAILURE() << Describe(c) << "\n  " << StrJoin(r.problems, "\n  ");
   }
   std::printf("property: %lld graphs from seed %llu: %lld compiled, %lld rejected, %lld failed\n",
