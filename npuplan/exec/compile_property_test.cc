@@ -65,12 +65,13 @@ struct Case {
 
 // NPUPLAN_PROPERTY_FULL=1 also draws the parts of the space with known
 // failures (docs/reliability.md, "Property tests", lists them with replay
-// seeds): If/While subgraphs and dynamic dims (CPU back-end violations on
-// subgraph inputs and known-subgraph data, memory-overlap verifier failures
-// with While), small npuplan.device.maxTasksPerStream (physical-split verifier
-// failures), npuplan.eventOptimization=ge (CPU violations, memory overlap), and
-// auto multi-stream modes on graphs with subgraphs (happens-before failures at
-// subgraph ends). The CI sample leaves them out until they are fixed.
+// seeds): While subgraphs (memory-overlap verifier failures) and small
+// npuplan.device.maxTasksPerStream (physical-split verifier failures: Send/Recv
+// nodes of nodes that may not open a stream, split-order with dynamic
+// partitions). The CI sample leaves them out until they are fixed. (If
+// subgraphs, dynamic dims, npuplan.eventOptimization=ge and auto multi-stream
+// modes on graphs with subgraphs are in the sample since the subgraph-input
+// events: 0 failures in 1000 seeds.)
 bool FullSpace() {
   const char* v = std::getenv("NPUPLAN_PROPERTY_FULL");
   return v != nullptr && std::string(v) == "1";
@@ -78,7 +79,6 @@ bool FullSpace() {
 
 Case MakeCase(uint64_t seed) {
   const bool full = FullSpace();
-  bool has_subgraphs = false;
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
   auto pick = [&](uint64_t n) { return static_cast<int64_t>(rng() % n); };
   auto coin = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
@@ -98,16 +98,11 @@ Case MakeCase(uint64_t seed) {
     g.while_every = coin(0.3) ? 1 + pick(2) : 0;
     g.dynamic_prob = coin(0.3) ? 0.5 : 0.0;
     g.dynamic_input = coin(0.15);
-    if (!full) {  // known failures with subgraphs and dynamic partitions: see FullSpace()
-      g.if_every = g.while_every = 0;
-      g.dynamic_prob = 0;
-      g.dynamic_input = false;
-    }
+    if (!full) g.while_every = 0;  // known failures with While: see FullSpace()
     c.graph = StrCat("transformer layers=", g.layers, " hccl=", g.hccl, " aicpu=", g.aicpu,
                      " ctrl=", g.control_edge_prob, " labels=", g.stream_label_prob, " if=", g.if_every,
                      " while=", g.while_every, " dyn=", g.dynamic_prob, " dyn_in=", g.dynamic_input);
     c.model = GenerateTransformer(g).value();
-    has_subgraphs = g.if_every > 0 || g.while_every > 0;
   } else {
     int64_t nodes = 8 + pick(40);
     int64_t fanin = 1 + pick(3);
@@ -133,7 +128,7 @@ Case MakeCase(uint64_t seed) {
   const int64_t mode = pick(6);
   if (mode == 0) {
     o["ge.enableSingleStream"] = "true";
-  } else if (mode <= 3 && (full || !has_subgraphs)) {
+  } else if (mode <= 3) {
     o["ge.autoMultistreamParallelMode"] =
         mode == 1 ? StrCat("LoadBalance:", 2 + pick(4)) : mode == 2 ? StrCat("CriticalPath:", 2 + pick(4)) : "cv";
   }  // else GE's default assignment
@@ -141,7 +136,7 @@ Case MakeCase(uint64_t seed) {
   if (coin(0.3)) o["ge.hcomParallel"] = "1";
   if (coin(0.3)) o["ge.topoSortingMode"] = StrCat(pick(4));
   if (coin(0.3) && full) o["npuplan.device.maxTasksPerStream"] = StrCat(28 + pick(40));  // splits (27 reserved)
-  if (coin(0.3) && full) o["npuplan.eventOptimization"] = "ge";
+  if (coin(0.3)) o["npuplan.eventOptimization"] = "ge";
   if (coin(0.2)) o["ge.streamMaxParallelNum"] = StrCat("AIcoreEngine:", 1 + pick(3));
   if (coin(0.2)) o["ge.exec.static_model_ops_lower_limit"] = StrCat(pick(6));
   return c;
