@@ -111,8 +111,17 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     const Node& p = m.node(graph.parent_node);
     if (HasAttr(p.attrs, "_thread_scope_id")) continue;
     // GE's dynamic InsertEvents: no boundary events; the owner's waits precede
-    // its subgraph and its records follow it (record_at above).
-    if (events::DynamicSubgraphBoundary(m, dynamic_graphs, g)) continue;
+    // its subgraph and its records follow it (record_at above). Its outputs
+    // leave through the NetOutput (the end for 2b).
+    if (events::DynamicSubgraphBoundary(m, dynamic_graphs, g)) {
+      for (NodeId id : graph.nodes) {
+        if (m.node(id).type == "NetOutput") {
+          end_of[g.index()] = id;
+          break;
+        }
+      }
+      continue;
+    }
     std::vector<NodeId> parent_in;
     for (const OutputRef& in : p.inputs) parent_in.push_back(in.node);
     for (NodeId c : p.control_inputs) parent_in.push_back(c);

@@ -46,7 +46,8 @@ bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; 
 // (depth first, memoised, explicit stack) so the two cannot share a mistake.
 class StreamSources {
  public:
-  StreamSources(const Model& m, const SyncView& view) : m_(m), view_(view) {}
+  StreamSources(const Model& m, const SyncView& view, const std::vector<bool>& dynamic_graphs)
+      : m_(m), view_(view), dynamic_graphs_(dynamic_graphs) {}
 
   const std::vector<NodeId>& Out(NodeId u) {
     if (auto it = memo_.find(u.value); it != memo_.end()) return it->second;
@@ -104,10 +105,11 @@ class StreamSources {
     }
     return out;
   }
-  // The subgraph-end node: the first `_subgraph_end_node`, else the NetOutput.
+  // The subgraph-end node: the first `_subgraph_end_node`, else the NetOutput
+  // (on the dynamic path always the NetOutput: GE's dynamic executor).
   NodeId EndOf(GraphId g) const {
     const Graph& graph = m_.graph(g);
-    for (NodeId id : graph.nodes) {
+    for (NodeId id : DynamicSubgraphBoundary(m_, dynamic_graphs_, g) ? std::vector<NodeId>{} : graph.nodes) {
       const Node& n = m_.node(id);
       if (!IsSyncNode(n) && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) return id;
     }
@@ -119,6 +121,7 @@ class StreamSources {
 
   const Model& m_;
   const SyncView& view_;
+  const std::vector<bool>& dynamic_graphs_;
   std::map<int32_t, std::vector<NodeId>> memo_;
 };
 
@@ -130,7 +133,8 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     if (view.stream(from) < 0 || view.stream(to) < 0 || view.stream(from) == view.stream(to)) return;
     deps.push_back({from, to, why});
   };
-  StreamSources sources(m, view);
+  const std::vector<bool> dynamic_paths = DynamicPathGraphs(plan);
+  StreamSources sources(m, view, dynamic_paths);
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& v = m.nodes()[i];
     NodeId vid(static_cast<int32_t>(i));
