@@ -185,6 +185,31 @@ TEST(PhysicalStreamSplitTest, SplitSendAndRecvNodesLiveInTheReserve) {
   EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
+// Regression (property test, limit 28-32): with materialised events the
+// verifier counted each Send/Recv node as a task of its own and said the
+// stream "should have been split" at a Send node; the split counts event tasks
+// on the node that records / waits (Send/Recv nodes do not exist yet), so the
+// verifier folds them into that node.
+TEST(PhysicalStreamSplitTest, VerifierFoldsSendAndRecvNodesIntoTheirOwner) {
+  for (int64_t limit : {28, 29, 32}) {
+    SCOPED_TRACE(limit);
+    Plan plan = Chain(12, 1, 2);  // every node waits for its predecessor and records for its successor
+    ASSERT_THAT(RunPasses(plan,
+                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                                 PhysicalStreamSplit, SyncNodeGeneration>(),
+                          {{"npuplan.device.maxTasksPerStream", StrCat(limit)}}),
+                IsOk());
+    EXPECT_GT(plan.streams.physical, 2);
+    EXPECT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+    // Still caught: all pieces of logical stream 0 back on one physical stream.
+    for (size_t i = 0; i < plan.physical_stream.size(); ++i) {
+      auto it = plan.streams.split_to_logical.find(plan.physical_stream[i]);
+      if (it != plan.streams.split_to_logical.end() && it->second == 0) plan.physical_stream[i] = 0;
+    }
+    EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+  }
+}
+
 TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
   Plan plan = Chain(400, 3);
   ASSERT_THAT(Compile(plan), IsOk());
