@@ -366,6 +366,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   // Send/Recv tasks are covered by the 27 reserved (GE adds them after
   // NeedSplitNewStream has counted), so they are not counted at all.
   std::vector<bool> folded(view.num_slots(), false);
+  SendSlots send_slot(m, view);  // where each Send runs (and the split counted it)
   if (materialized) {
     std::set<std::tuple<int32_t, int64_t, bool>> split_send, split_recv;  // (owner, id, notify)
     for (const SyncEvent& e : plan.events.events) {
@@ -373,11 +374,13 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       split_send.insert({e.send.value, e.id, e.kind == "notify"});
       split_recv.insert({e.recv.value, e.id, e.kind == "notify"});
     }
-    // Owner slot of a sync node: the slot of `owner` on the sync node's physical stream.
+    // Owner slot of a sync node: the slot of `owner` on the sync node's
+    // physical stream (for a Send, where SendSlots says it runs).
     auto fold_into = [&](size_t sync, NodeId owner) {
       const int64_t p = plan.physical_stream[sync];
+      const bool send = m.nodes()[sync].type == "Send" || m.nodes()[sync].type == "SendNotify";
       for (int32_t a = -1; a < view.num_attached(owner); ++a) {
-        const int32_t slot = view.slot(owner, a);
+        const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
         if (view.stream(slot) != p) continue;
         extra[slot] += plan.tasks[sync];
         folded[sync] = true;
@@ -411,7 +414,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
       if (e.reason == "split") continue;  // opened after counting, covered by the reserve (as in GE)
-      extra[view.slot(e.send, e.send_attached)] += kSendTasks;
+      extra[send_slot.ForEvent(e)] += kSendTasks;
       extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
     }
   }
@@ -529,9 +532,10 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
                                      " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
+  SendSlots send_slot(m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
-    Key sk{e.send.value, e.kind, e.id, view.stream(view.slot(e.send, e.send_attached))};
+    Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
     if (--sends[sk] < 0) {
       return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " from '", m.node(e.send).name,
