@@ -41,8 +41,9 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   for (size_t s = m.num_nodes(); s < view.num_slots(); ++s) {
     count[s] = events::AttachedTasks(m.node(view.node_of(static_cast<int32_t>(s))));
   }
+  events::SendSlots send_slot(m, view);  // a subgraph owner's Send runs after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
-    count[view.slot(e.send, e.send_attached)] += events::kSendTasks;
+    count[send_slot.ForEvent(e)] += events::kSendTasks;
     count[view.slot(e.recv, e.recv_attached)] += events::kRecvTasks;
   }
   std::vector<int64_t> total(streams, 0);

@@ -5,7 +5,8 @@
 //
 // Counting, per slot in execution order: Plan::tasks (StreamActive: one
 // activation per future physical stream of each stream it activates), +1 per
-// event it records, +2 per event it waits for; attached streams count
+// event it records (a subgraph owner's on the slot where its Send runs:
+// events::SendSlots), +2 per event it waits for; attached streams count
 // `_hccl_attached_task_num` (default 1). The node that overflows opens the
 // new stream, unless it is its stream's first node, owns subgraphs, is a
 // subgraph's first StreamActive, or is LabelSet/LabelGotoEx/
@@ -17,9 +18,10 @@
 //   limit 1024, 3 tasks/node: s0 = n0…n331 (332·3+27 = 1023) │ s2 = n332…
 //
 // Limits: npuplan.device.maxTasksPerStream (1024), hugeStreamTasks (8192,
-// stream 0 in single-stream mode when it would overflow), unlimitedStreamDepth
-// (no split); streams assigned in a dynamic mode (`dynamic-*`, GE's dynamic
-// path has no split) are never split either. Writes Plan::physical_stream, streams.physical/huge/
+// stream 0 in single-stream mode when it would overflow), each >= 28 (checked
+// with the options), unlimitedStreamDepth (no split); streams assigned in a
+// dynamic mode (`dynamic-*`, GE's dynamic path has no split) are never split
+// either. Writes Plan::physical_stream, streams.physical/huge/
 // split_to_logical/attached_physical/task_limit.
 //
 // Requires: tasks, sync-events. Provides: physical-streams.

@@ -220,6 +220,77 @@ TEST(PhysicalStreamSplitTest, SplitSendAndRecvNodesLiveInTheReserve) {
   EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
+// Regression (property test, limit 28-32): with materialised events the
+// verifier counted each Send/Recv node as a task of its own and said the
+// stream "should have been split" at a Send node; the split counts event tasks
+// on the node that records / waits (Send/Recv nodes do not exist yet), so the
+// verifier folds them into that node.
+TEST(PhysicalStreamSplitTest, VerifierFoldsSendAndRecvNodesIntoTheirOwner) {
+  for (int64_t limit : {28, 29, 32}) {
+    SCOPED_TRACE(limit);
+    Plan plan = Chain(12, 1, 2);  // every node waits for its predecessor and records for its successor
+    ASSERT_THAT(RunPasses(plan,
+                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                                 PhysicalStreamSplit, SyncNodeGeneration>(),
+                          {{"npuplan.device.maxTasksPerStream", StrCat(limit)}}),
+                IsOk());
+    EXPECT_GT(plan.streams.physical, 2);
+    EXPECT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+    // Still caught: all pieces of logical stream 0 back on one physical stream.
+    for (size_t i = 0; i < plan.physical_stream.size(); ++i) {
+      auto it = plan.streams.split_to_logical.find(plan.physical_stream[i]);
+      if (it != plan.streams.split_to_logical.end() && it->second == 0) plan.physical_stream[i] = 0;
+    }
+    EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+  }
+}
+
+// Regression (npuplan gen --nodes 100000 … --dynamic-prob 0.2, property seed
+// 449): p sends the subgraph-entry event of q (to `mask`, an input-less node
+// of q's subgraph on another stream); p's Send follows p's subgraph in
+// execution order, as p's output is ready only there. When the subgraph's nodes on the caller's stream split it,
+// the Send sat on the caller's first piece after nodes of a later piece
+// ("split-order dependency … is not ordered"). It now runs on the piece
+// current after the subgraph, where the split also counts its record task.
+TEST(PhysicalStreamSplitTest, SubgraphOwnersSendRunsOnTheCurrentPiece) {
+  std::string sub;
+  for (int i = 0; i < 8; ++i) {
+    sub += StrCat(R"({"name": "s)", i, R"(", "type": "Add", "inputs": [")", i == 0 ? "d:0" : StrCat("s", i - 1, ":0"),
+                  R"("], "attrs": {"_test_stream": 0, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},)");
+  }
+  auto model = testing::ParseVerifiedGraph(StrCat(R"({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["a:0"], "subgraphs": ["sub"], "attrs": {"_test_stream": 0, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "q", "type": "PartitionedCall", "inputs": ["p:0"], "subgraphs": ["sub2"], "attrs": {"_test_stream": 1, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "sub", "parent": "p", "nodes": [
+      {"name": "d", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 0, "_node_sqe_num": 0}, "outputs": [{"shape": [1]}]},)",
+                                                  sub, R"(
+      {"name": "o", "type": "NetOutput", "inputs": ["s7:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 0}}]},
+    {"name": "sub2", "parent": "q", "nodes": [
+      {"name": "d2", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 1, "_node_sqe_num": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "mask", "type": "DropOutGenMask", "attrs": {"_test_stream": 2, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "o2", "type": "NetOutput", "inputs": ["d2:0", "mask:0"], "attrs": {"_test_stream": 1, "_node_sqe_num": 0}}]}]})"));
+  ASSERT_THAT(model.status(), IsOk());
+  Plan plan = events::testing::PlanFromModel(std::move(model).value());
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                               PhysicalStreamSplit, SyncNodeGeneration>(),
+                        {{"npuplan.device.maxTasksPerStream", "30"}}),
+              IsOk());
+  const Model& m = plan.model;
+  auto phys = [&](std::string_view n) { return plan.physical_stream[m.FindNode(n).index()]; };
+  ASSERT_GT(plan.streams.physical, 3);
+  EXPECT_EQ(phys("p"), 0);
+  EXPECT_GT(phys("s7"), 1);  // the subgraph ends on a later piece of stream 0
+  NodeId send;
+  for (NodeId id : m.root().nodes) {
+    if (m.node(id).type == "Send" && m.node(id).control_inputs == std::vector<NodeId>{m.FindNode("p")}) send = id;
+  }
+  ASSERT_TRUE(send.valid());
+  EXPECT_EQ(plan.physical_stream[send.index()], phys("s7"));
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+}
+
 TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
   Plan plan = Chain(400, 3);
   ASSERT_THAT(Compile(plan), IsOk());

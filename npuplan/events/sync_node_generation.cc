@@ -46,6 +46,7 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
     const Node& node = m.node(n);
     return attached < 0 ? node.stream_id : node.attached_stream_ids[attached];
   };
+  events::SendSlots send_slot(m, view);
   int64_t sends = 0, recvs = 0, attr_events = 0;
   std::set<int32_t> split_nodes;
   const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
@@ -72,7 +73,9 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
       sync.attrs[id_attr] = e.id;
       sync.stream_id = logical_of_slot(owner, attached);
       if (send) sync.control_inputs = {owner};
-      int64_t stream = view.stream(view.slot(owner, attached));
+      // A Send runs after its owner's subgraphs: on the piece of a split
+      // stream current there (SendSlots).
+      int64_t stream = view.stream(send ? send_slot.ForEvent(e) : view.slot(owner, attached));
       GraphId g = on.graph;
       NodeId id = m.AddNode(g, std::move(sync));
       if (e.reason == "split") split_nodes.insert(id.value);

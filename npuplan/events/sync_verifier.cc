@@ -456,9 +456,16 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   SyncView view(plan, true);
   const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
   std::vector<int64_t> extra(view.num_slots(), 0);
-  // A split event's Send/Recv tasks are covered by the 27 reserved (GE adds
-  // them after NeedSplitNewStream has counted), so they are not counted here.
-  std::vector<bool> split_sync(view.num_slots(), false);
+  // The split counted each event's Send/Recv tasks on the slot of the node
+  // that records / waits for it (GE: the event tasks are that node's
+  // TaskDefs), and Send/Recv nodes do not exist yet when it runs. So a
+  // materialised Send/Recv node is folded into its owner slot (a Send's
+  // control input, the node a Recv is a control input of, on the same
+  // physical stream) and is never itself a split point. A split event's
+  // Send/Recv tasks are covered by the 27 reserved (GE adds them after
+  // NeedSplitNewStream has counted), so they are not counted at all.
+  std::vector<bool> folded(view.num_slots(), false);
+  SendSlots send_slot(m, view);  // where each Send runs (and the split counted it)
   if (materialized) {
     std::set<std::tuple<int32_t, int64_t, bool>> split_send, split_recv;  // (owner, id, notify)
     for (const SyncEvent& e : plan.events.events) {
@@ -466,26 +473,47 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       split_send.insert({e.send.value, e.id, e.kind == "notify"});
       split_recv.insert({e.recv.value, e.id, e.kind == "notify"});
     }
-    for (size_t i = 0; i < m.num_nodes() && !split_send.empty(); ++i) {
+    // Owner slot of a sync node: the slot of `owner` on the sync node's
+    // physical stream (for a Send, where SendSlots says it runs).
+    auto fold_into = [&](size_t sync, NodeId owner) {
+      const int64_t p = plan.physical_stream[sync];
+      const bool send = m.nodes()[sync].type == "Send" || m.nodes()[sync].type == "SendNotify";
+      for (int32_t a = -1; a < view.num_attached(owner); ++a) {
+        const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
+        if (view.stream(slot) != p) continue;
+        extra[slot] += plan.tasks[sync];
+        folded[sync] = true;
+        return;
+      }
+    };
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
       const Node& n = m.nodes()[i];
       const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
       if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
         auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
-        if (id && split_send.count({n.control_inputs[0].value, *id, notify})) split_sync[i] = true;
+        if (id && split_send.count({n.control_inputs[0].value, *id, notify})) {
+          folded[i] = true;
+        } else {
+          fold_into(i, n.control_inputs[0]);
+        }
       }
       for (NodeId c : n.control_inputs) {
         const Node& r = m.node(c);
         const bool rn = r.type == "RecvNotify";
         if (r.type != "Recv" && !rn) continue;
         auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id");
-        if (id && split_recv.count({static_cast<int32_t>(i), *id, rn})) split_sync[c.index()] = true;
+        if (id && split_recv.count({static_cast<int32_t>(i), *id, rn})) {
+          folded[c.index()] = true;
+        } else if (!folded[c.index()]) {
+          fold_into(c.index(), NodeId(static_cast<int32_t>(i)));
+        }
       }
     }
   }
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
       if (e.reason == "split") continue;  // opened after counting, covered by the reserve (as in GE)
-      extra[view.slot(e.send, e.send_attached)] += kSendTasks;
+      extra[send_slot.ForEvent(e)] += kSendTasks;
       extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
     }
   }
@@ -521,7 +549,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     const auto& slots = view.stream_slots(s);
     for (size_t k = 0; k < slots.size(); ++k) {
       int32_t slot = slots[k];
-      if (split_sync[slot]) continue;
+      if (folded[slot]) continue;
       const Node& n = m.node(view.node_of(slot));
       int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedTasks(n);
       const bool first = counted++ == 0;
@@ -628,9 +656,10 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
                                      " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
+  SendSlots send_slot(m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
-    Key sk{e.send.value, e.kind, e.id, view.stream(view.slot(e.send, e.send_attached))};
+    Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
     if (--sends[sk] < 0) {
       return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " from '", m.node(e.send).name,

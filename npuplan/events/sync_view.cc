@@ -146,6 +146,33 @@ bool Encloses(const Model& model, NodeId owner, NodeId n) {
   return false;
 }
 
+int32_t SendSlots::operator()(NodeId owner, int32_t attached) {
+  const int32_t own = view_.slot(owner, attached);
+  const Node& o = model_.node(owner);
+  if (o.subgraphs.empty()) return own;
+  auto it = memo_.find(own);
+  if (it != memo_.end()) return it->second;
+  const int64_t logical = attached < 0 ? o.stream_id : o.attached_stream_ids[attached];
+  int32_t best = own;
+  std::vector<GraphId> stack(o.subgraphs.rbegin(), o.subgraphs.rend());
+  while (!stack.empty()) {
+    const Graph& g = model_.graph(stack.back());
+    stack.pop_back();
+    for (NodeId id : g.nodes) {
+      const Node& n = model_.node(id);
+      if (IsSyncNode(n)) continue;  // the owner's record task is counted on a computing slot
+      for (int32_t a = -1; a < static_cast<int32_t>(n.attached_stream_ids.size()); ++a) {
+        if ((a < 0 ? n.stream_id : n.attached_stream_ids[a]) != logical || logical < 0) continue;
+        const int32_t slot = view_.slot(id, a);
+        if (view_.rank(slot) > view_.rank(best)) best = slot;
+      }
+      stack.insert(stack.end(), n.subgraphs.begin(), n.subgraphs.end());
+    }
+  }
+  memo_.emplace(own, best);
+  return best;
+}
+
 bool MayOpenStream(const Node& node) {
   if (!node.subgraphs.empty()) return false;
   if (GetBoolAttr(node.attrs, "subgraph_first_active").value_or(false)) return false;

@@ -146,6 +146,31 @@ std::vector<NodeId> DynamicOwnerRecordNodes(const Plan& plan, const SyncView& vi
 // recorded at its completion.
 NodeId DynamicAttrNode(const Model& m, NodeId send, NodeId recv);
 
+// Where the Send of an event sent from slot (owner, attached) runs. A Send
+// node follows its owner in its graph, so in execution order it comes after
+// the owner's subgraphs: for an owner with subgraphs that is the last slot of
+// the owner's subtree on the same logical stream (by rank), whose stream is
+// the piece of a physically split stream that is current when the Send runs;
+// otherwise (and when the subtree has no slot on that stream) the owner's slot.
+// A split event's Send closes its sender's piece: always the sender's slot.
+// The physical split counts the record task there, sync-node-generation puts
+// the Send on that slot's stream, and the sync-nodes and physical-streams
+// verifiers expect it there (today a parent sends only subgraph-entry
+// events). Memoised per slot: build one per view.
+class SendSlots {
+ public:
+  SendSlots(const Model& model, const SyncView& view) : model_(model), view_(view) {}
+  int32_t operator()(NodeId owner, int32_t attached);
+  int32_t ForEvent(const SyncEvent& e) {
+    return e.reason == "split" ? view_.slot(e.send, e.send_attached) : (*this)(e.send, e.send_attached);
+  }
+
+ private:
+  const Model& model_;
+  const SyncView& view_;
+  std::map<int32_t, int32_t> memo_;
+};
+
 // Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.
 inline constexpr int64_t kSendTasks = 1;
 inline constexpr int64_t kRecvTasks = 2;

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -86,6 +87,41 @@ absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
   return refs;
 }
 
+// Parent output of each input of a subgraph NetOutput (-1 = none):
+// `_parent_output_index` (an int list, written by the ONNX importer: a Loop
+// body's leading condition is -1) when present; none for the cond graph of a
+// While (subgraph 0 of a While / _While / StatelessWhile with a body: its
+// output is the loop predicate, not a loop value); otherwise input k is
+// parent output k.
+absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Node& net) {
+  const Graph& g = model.graph(net.graph);
+  const Node& parent = model.node(g.parent_node);
+  const int64_t outputs = static_cast<int64_t>(parent.outputs.size());
+  std::vector<int64_t> map;
+  if (const AttrValue* v = FindAttr(net.attrs, "_parent_output_index")) {
+    const auto* l = v->as<AttrValue::IntList>();
+    if (l == nullptr) return Bad(net, "_parent_output_index must be an int list");
+    if (l->size() > net.inputs.size()) {
+      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ", net.inputs.size(), " inputs"));
+    }
+    map.assign(net.inputs.size(), -1);
+    for (size_t k = 0; k < l->size(); ++k) {
+      if ((*l)[k] < -1 || (*l)[k] >= outputs) {
+        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '", parent.name, "' (it has ",
+                               outputs, ")"));
+      }
+      map[k] = (*l)[k];
+    }
+    return map;
+  }
+  const bool while_cond = (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
+                          parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
+  map.assign(net.inputs.size(), -1);
+  if (while_cond) return map;
+  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k) map[k] = static_cast<int64_t>(k);
+  return map;
+}
+
 }  // namespace
 
 bool IsConstantLike(const Node& n) {
@@ -160,9 +196,10 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       }
     }
     if (!g.IsRoot() && node.type == "NetOutput") {
-      const Node& parent = model.node(g.parent_node);
-      for (size_t k = 0; k < node.inputs.size() && k < parent.outputs.size(); ++k) {
-        uf.Union(tensor_index(g.parent_node, static_cast<int32_t>(k)),
+      NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> to_parent, ParentOutputs(model, node));
+      for (size_t k = 0; k < to_parent.size(); ++k) {
+        if (to_parent[k] < 0) continue;
+        uf.Union(tensor_index(g.parent_node, static_cast<int32_t>(to_parent[k])),
                  tensor_index(node.inputs[k].node, node.inputs[k].index));
       }
     }
@@ -285,6 +322,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid() && !iteration_local) {
         for (NodeId y : loop_span(loop)) {
           const Node& yn = model.node(y);
+          if (IsSyncNode(yn)) continue;  // Send/Recv touch no memory (and order nothing after them in H)
           if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
           lo = std::min(lo, lt.position[y.index()]);
           hi = std::max(hi, lt.position[y.index()]);

@@ -8,7 +8,10 @@
 //     -1 = not a ref output);
 //   * subgraph boundaries (GE): a subgraph Data with `_parent_node_index` k
 //     is the parent's input k; the i-th input of a subgraph's NetOutput is the
-//     parent's output i.
+//     parent's output i — or output `_parent_output_index`[i] when the
+//     NetOutput has that int list (-1 = none; ONNX Loop's condition) — except
+//     in a While's cond graph (subgraph 0 of a While / _While /
+//     StatelessWhile with two subgraphs), whose output is the predicate.
 // A buffer's region follows its members: a Const/Constant/Variable-like
 // member makes it "constant" (weights), a root Data member "input" (graph
 // inputs); otherwise "activation", or "workspace" for a workspace. Only
@@ -30,7 +33,7 @@
 //     aliases above) and add no use;
 //   * a node inside a loop body (parent While/_While/StatelessWhile/For)
 //     stands for the whole loop: every streamed node of the loop and its
-//     subgraphs becomes a use (iterations repeat, so nothing inside a loop
+//     subgraphs (except Send/Recv nodes, which touch no memory) becomes a use (iterations repeat, so nothing inside a loop
 //     body is reused across its iterations' streams) — except for an
 //     *iteration-local* buffer (LogicalBuffer::iteration_loop), whose real
 //     uses count: same-stream reuse inside one iteration;
@@ -105,7 +108,8 @@ struct TensorLifetimes {
 };
 
 // Builds the buffers. InvalidArgument naming the node and rule for a bad
-// `_ref_input_index` / `_workspace_bytes` or a size that overflows int64.
+// `_ref_input_index` / `_workspace_bytes` / `_parent_output_index` or a size
+// that overflows int64.
 absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment);
 
 // Node types treated as weights (region "constant").

@@ -60,10 +60,16 @@ absl::Status ValidateNonNegativeInt(std::string_view name, std::string_view v) {
   if (!ParseInt(v, n) || n < 0) return BadValue(name, v, "expected a non-negative integer");
   return absl::OkStatus();
 }
-absl::Status ValidatePositiveInt(std::string_view name, std::string_view v) {
+// A per-stream task limit (physical split): GE keeps 27 tasks of every stream
+// in reserve (kReservedTaskNum: 7 DFX + 20), so a limit must leave at least
+// one task for the stream's nodes. Empty is an error (the split needs a number).
+absl::Status ValidateTaskLimit(std::string_view name, std::string_view v) {
   int64_t n;
-  if (v.empty()) return absl::OkStatus();
-  if (!ParseInt(v, n) || n <= 0) return BadValue(name, v, "expected a positive integer");
+  if (!ParseInt(v, n)) return BadValue(name, v, "expected an integer >= 28");
+  if (n < 28) {
+    return BadValue(name, v, "must be >= 28: every stream keeps 27 tasks in reserve (GE kReservedTaskNum), "
+                             "so a smaller limit leaves no task for its nodes");
+  }
   return absl::OkStatus();
 }
 // A byte alignment: a power of two up to 1 GiB, so aligned sizes and offsets
@@ -134,8 +140,8 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.device.maxEvents", "65536", "event ids the device can address (device-limit-check; lower only)", ValidateDeviceLimit<65536>},
         {"npuplan.device.maxNotifies", "1024", "notify ids the device can address (GE kMaxNotifyNum; lower only)", ValidateDeviceLimit<1024>},
         {"npuplan.device.maxStreams", "2024", "device streams one model may use (GE kMaxStreamNum; lower only)", ValidateDeviceLimit<2024>},
-        {"npuplan.device.maxTasksPerStream", "1024", "per-stream task limit of the device (physical split)", ValidatePositiveInt},
-        {"npuplan.device.hugeStreamTasks", "8192", "task limit of a huge stream (single-stream mode)", ValidatePositiveInt},
+        {"npuplan.device.maxTasksPerStream", "1024", "per-stream task limit of the device (physical split; >= 28, 27 are reserved)", ValidateTaskLimit},
+        {"npuplan.device.hugeStreamTasks", "8192", "task limit of a huge stream (single-stream mode; >= 28)", ValidateTaskLimit},
         {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
         {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
