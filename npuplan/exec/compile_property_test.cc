@@ -13,7 +13,7 @@
 // failure. The test lives in exec/ because it needs the CPU back end, which
 // sits above the compiler.
 //
-// Iterations: NPUPLAN_PROPERTY_ITERS (default 64, the CI sample), first seed
+// Iterations: NPUPLAN_PROPERTY_ITERS (default 200, the CI sample), first seed
 // NPUPLAN_PROPERTY_SEED (default 1). A failure prints the seed and the options,
 // so `NPUPLAN_PROPERTY_SEED=S NPUPLAN_PROPERTY_ITERS=1` replays it;
 // NPUPLAN_PROPERTY_DUMP=<dir> also writes each failing case as
@@ -63,22 +63,13 @@ struct Case {
   std::map<std::string, std::string> options;
 };
 
-// NPUPLAN_PROPERTY_FULL=1 also draws the parts of the space with known
-// failures (docs/reliability.md, "Property tests", lists them with replay
-// seeds): While subgraphs (memory-overlap verifier failures) and small
-// npuplan.device.maxTasksPerStream (physical-split verifier failures: Send/Recv
-// nodes of nodes that may not open a stream, split-order with dynamic
-// partitions). The CI sample leaves them out until they are fixed. (If
-// subgraphs, dynamic dims, npuplan.eventOptimization=ge and auto multi-stream
-// modes on graphs with subgraphs are in the sample since the subgraph-input
-// events: 0 failures in 1000 seeds.)
-bool FullSpace() {
-  const char* v = std::getenv("NPUPLAN_PROPERTY_FULL");
-  return v != nullptr && std::string(v) == "1";
-}
-
+// The sample draws the whole space: If/While subgraphs, dynamic dims, both
+// event optimisations, auto modes on graphs with subgraphs and small
+// npuplan.device.maxTasksPerStream (forced physical splits). Until the
+// session-3 fixes (subgraph-input events, split Send placement, While
+// lifetimes) the last parts sat behind NPUPLAN_PROPERTY_FULL=1; 2000 seeds of
+// the whole space now pass, so there is one space and that variable is gone.
 Case MakeCase(uint64_t seed) {
-  const bool full = FullSpace();
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
   auto pick = [&](uint64_t n) { return static_cast<int64_t>(rng() % n); };
   auto coin = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
@@ -98,7 +89,6 @@ Case MakeCase(uint64_t seed) {
     g.while_every = coin(0.3) ? 1 + pick(2) : 0;
     g.dynamic_prob = coin(0.3) ? 0.5 : 0.0;
     g.dynamic_input = coin(0.15);
-    if (!full) g.while_every = 0;  // known failures with While: see FullSpace()
     c.graph = StrCat("transformer layers=", g.layers, " hccl=", g.hccl, " aicpu=", g.aicpu,
                      " ctrl=", g.control_edge_prob, " labels=", g.stream_label_prob, " if=", g.if_every,
                      " while=", g.while_every, " dyn=", g.dynamic_prob, " dyn_in=", g.dynamic_input);
@@ -135,7 +125,7 @@ Case MakeCase(uint64_t seed) {
   if (coin(0.3)) o["ge.event"] = "notify";
   if (coin(0.3)) o["ge.hcomParallel"] = "1";
   if (coin(0.3)) o["ge.topoSortingMode"] = StrCat(pick(4));
-  if (coin(0.3) && full) o["npuplan.device.maxTasksPerStream"] = StrCat(28 + pick(40));  // splits (27 reserved)
+  if (coin(0.3)) o["npuplan.device.maxTasksPerStream"] = StrCat(28 + pick(40));  // splits (27 reserved)
   if (coin(0.3)) o["npuplan.eventOptimization"] = "ge";
   if (coin(0.2)) o["ge.streamMaxParallelNum"] = StrCat("AIcoreEngine:", 1 + pick(3));
   if (coin(0.2)) o["ge.exec.static_model_ops_lower_limit"] = StrCat(pick(6));
@@ -170,7 +160,7 @@ Outcome CompileCase(const Case& c) {
 std::string Describe(const Case& c) {
   std::vector<std::string> kv;
   for (const auto& [k, v] : c.options) kv.push_back(StrCat(k, "=", v));
-  return StrCat("seed ", c.seed, " (", FullSpace() ? "NPUPLAN_PROPERTY_FULL=1 " : "", "NPUPLAN_PROPERTY_SEED=", c.seed,
+  return StrCat("seed ", c.seed, " (NPUPLAN_PROPERTY_SEED=", c.seed,
                 " NPUPLAN_PROPERTY_ITERS=1): ", c.graph,
                 "; options ", StrJoin(kv, " "));
 }
@@ -234,7 +224,7 @@ CaseResult CheckCase(const Case& c) {
 }
 
 TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlans) {
-  const int64_t iters = EnvInt("NPUPLAN_PROPERTY_ITERS", 64);
+  const int64_t iters = EnvInt("NPUPLAN_PROPERTY_ITERS", 200);
   const uint64_t first = static_cast<uint64_t>(EnvInt("NPUPLAN_PROPERTY_SEED", 1));
   int64_t compiled = 0, rejected = 0, failed = 0;
   std::vector<uint64_t> failing;
