@@ -11,12 +11,51 @@ Model::Model() {
   graphs_[0].name = "graph";
 }
 
+namespace {
+
+uint32_t NameHash32(std::string_view name) {
+  const uint64_t h = std::hash<std::string_view>{}(name);
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+}  // namespace
+
+size_t Model::NameSlotFor(std::string_view name, uint32_t hash) const {
+  const size_t mask = name_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const NameSlot& s = name_slots_[i];
+    if (s.id == kEmptySlot) return i;
+    if (s.id >= 0 && s.hash == hash && nodes_[s.id].name == name) return i;
+  }
+}
+
+void Model::GrowNameIndex(size_t entries) {
+  if (2 * entries <= name_slots_.size()) return;
+  size_t cap = 16;
+  while (cap < 2 * entries) cap *= 2;
+  std::vector<NameSlot> old = std::move(name_slots_);
+  name_slots_.assign(cap, NameSlot{});
+  name_slots_used_ = 0;
+  const size_t mask = cap - 1;
+  for (const NameSlot& s : old) {
+    if (s.id < 0) continue;  // empty or erased: dropped
+    size_t i = s.hash & mask;
+    while (name_slots_[i].id != kEmptySlot) i = (i + 1) & mask;
+    name_slots_[i] = s;
+    ++name_slots_used_;
+  }
+}
+
 NodeId Model::AddNode(GraphId g, Node node) {
   NPUPLAN_CHECK(g.valid() && g.index() < graphs_.size());
   NodeId id(static_cast<int32_t>(nodes_.size()));
   node.graph = g;
-  auto [it, inserted] = node_index_.emplace(node.name, id);
-  NPUPLAN_CHECK(inserted);
+  GrowNameIndex(name_slots_used_ + 1);
+  const uint32_t hash = NameHash32(node.name);
+  const size_t slot = NameSlotFor(node.name, hash);
+  NPUPLAN_CHECK(name_slots_[slot].id == kEmptySlot);  // the name must be new
+  name_slots_[slot] = NameSlot{hash, id.value};
+  ++name_slots_used_;
   nodes_.push_back(std::move(node));
   graphs_[g.index()].nodes.push_back(id);
   return id;
@@ -41,12 +80,13 @@ GraphId Model::AddSubgraph(NodeId parent, std::string name) {
 
 void Model::Reserve(size_t nodes) {
   nodes_.reserve(nodes);
-  node_index_.reserve(nodes);
+  GrowNameIndex(nodes);
 }
 
 NodeId Model::FindNode(std::string_view name) const {
-  auto it = node_index_.find(name);
-  return it == node_index_.end() ? NodeId() : it->second;
+  if (name_slots_.empty()) return NodeId();
+  const NameSlot& s = name_slots_[NameSlotFor(name, NameHash32(name))];
+  return s.id >= 0 ? NodeId(s.id) : NodeId();
 }
 
 GraphId Model::FindGraph(std::string_view name) const {
@@ -56,9 +96,16 @@ GraphId Model::FindGraph(std::string_view name) const {
 }
 
 void Model::RenameNode(NodeId id, std::string name) {
-  node_index_.erase(nodes_[id.index()].name);
-  auto [it, inserted] = node_index_.emplace(name, id);
-  NPUPLAN_CHECK(inserted);
+  if (name == nodes_[id.index()].name) return;
+  const size_t old_slot = NameSlotFor(nodes_[id.index()].name, NameHash32(nodes_[id.index()].name));
+  NPUPLAN_CHECK(name_slots_[old_slot].id == id.value);
+  GrowNameIndex(name_slots_used_ + 1);  // may drop erased slots: look the old name up again
+  const uint32_t hash = NameHash32(name);
+  const size_t slot = NameSlotFor(name, hash);
+  NPUPLAN_CHECK(name_slots_[slot].id == kEmptySlot);  // the new name must be new
+  name_slots_[NameSlotFor(nodes_[id.index()].name, NameHash32(nodes_[id.index()].name))].id = kErasedSlot;
+  name_slots_[slot] = NameSlot{hash, id.value};
+  ++name_slots_used_;
   nodes_[id.index()].name = std::move(name);
 }
 

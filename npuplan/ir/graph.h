@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/chunked_store.h"
 #include "npuplan/ir/engine_table.h"
 #include "npuplan/ir/ids.h"
 #include "npuplan/ir/tensor.h"
@@ -52,6 +53,10 @@ struct Node {
   int64_t stream_id = -1;                     // logical stream
   std::vector<int64_t> attached_stream_ids;   // attached (secondary) streams
 };
+
+// The Model's node table: nodes never move when it grows (chunked_store.h),
+// so a `Node&` stays valid across AddNode.
+using NodeStore = ChunkedStore<Node>;
 
 struct Graph {
   std::string name;
@@ -84,12 +89,13 @@ class Model {
   const Node& node(NodeId id) const { return nodes_[id.index()]; }
   size_t num_nodes() const { return nodes_.size(); }
   size_t num_graphs() const { return graphs_.size(); }
-  const std::vector<Node>& nodes() const { return nodes_; }
+  const NodeStore& nodes() const { return nodes_; }
   const std::vector<Graph>& graphs() const { return graphs_; }
 
   // Adds a node to graph `g` (appended to its node list). The name must be new.
   NodeId AddNode(GraphId g, Node node);
-  // Capacity for `nodes` nodes in all (readers that know the count up front).
+  // Capacity for `nodes` nodes in all (readers that know the count up front):
+  // allocates the node chunks and sizes the name index.
   void Reserve(size_t nodes);
   // Adds a subgraph owned by `parent` (appended to parent's subgraph list).
   GraphId AddSubgraph(NodeId parent, std::string name);
@@ -114,14 +120,29 @@ class Model {
   std::vector<NodeId> ExecutionOrder() const;
 
  private:
-  std::vector<Node> nodes_;
+  NodeStore nodes_;
   std::vector<Graph> graphs_;
-  // Heterogeneous lookup: FindNode(string_view) does not build a std::string.
+  // Node name index: open addressing with linear probing over (hash, id)
+  // slots, at most half full; a probe compares names only on a hash match.
+  // No allocation per node (an unordered_map<std::string, NodeId> allocated
+  // a hash node and a copy of every name longer than 15 characters), and a
+  // model copy copies one flat array.
+  struct NameSlot {
+    uint32_t hash = 0;
+    int32_t id = kEmptySlot;  // kEmptySlot, kErasedSlot or a node index
+  };
+  static constexpr int32_t kEmptySlot = -1;
+  static constexpr int32_t kErasedSlot = -2;
+  // The slot holding `name`, else the empty slot that ends its probe sequence.
+  size_t NameSlotFor(std::string_view name, uint32_t hash) const;
+  void GrowNameIndex(size_t entries);
+  std::vector<NameSlot> name_slots_;  // size: 0 or a power of two
+  size_t name_slots_used_ = 0;        // ids and erased slots
+  // Heterogeneous lookup: FindGraph(string_view) does not build a std::string.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, NodeId, NameHash, std::equal_to<>> node_index_;
   std::unordered_map<std::string, GraphId, NameHash, std::equal_to<>> graph_index_;
 };
 

@@ -33,13 +33,13 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, const std::vector<uin
   tail_.resize(n);
   next_.assign(n, -1);
   for (int32_t i = 0; i < n; ++i) parent_[i] = min_[i] = max_[i] = first_[i] = head_[i] = tail_[i] = i;
-  in_.off = pred_offsets;
-  in_.csr = pred_list;
+  in_.off.assign(pred_offsets.begin(), pred_offsets.end());
+  in_.csr.assign(pred_list.begin(), pred_list.end());
   out_.off.assign(n + 1, 0);
   for (int32_t u : pred_list) ++out_.off[u + 1];
   for (int32_t v = 0; v < n; ++v) out_.off[v + 1] += out_.off[v];
   out_.csr.resize(pred_list.size());
-  std::vector<uint32_t> cursor(out_.off.begin(), out_.off.end() - 1);
+  BigVector<uint32_t> cursor(out_.off.begin(), out_.off.end() - 1);
   for (int32_t v = 0; v < n; ++v) {
     for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) out_.csr[cursor[pred_list[k]]++] = v;
   }
@@ -64,7 +64,7 @@ int32_t ClusterGraph::Find(int32_t x) {
 }
 
 // A fresh stamp value (resets the array on wrap-around).
-uint32_t ClusterGraph::NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter) {
+uint32_t ClusterGraph::NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter) {
   if (++counter == 0) {
     std::fill(stamps.begin(), stamps.end(), 0);
     counter = 1;

@@ -31,6 +31,8 @@
 #include <string_view>
 #include <vector>
 
+#include "npuplan/ir/big_vector.h"
+
 namespace npuplan::partition {
 
 enum class ClusterType : uint8_t { kData, kInputNode, kNetOutput, kStage, kUnknown, kKnown };
@@ -121,23 +123,24 @@ class ClusterGraph {
   // initial CSR arrays (compacted in place, `len` shrinks); the first merge
   // into it moves its list into `own`.
   struct EdgeLists {
-    std::vector<uint32_t> off;
-    std::vector<int32_t> csr;
-    std::vector<int32_t> len;
-    std::vector<std::vector<int32_t>> own;
+    BigVector<uint32_t> off;
+    BigVector<int32_t> csr;
+    BigVector<int32_t> len;
+    BigVector<std::vector<int32_t>> own;
   };
   std::span<const int32_t> Compact(int32_t c, EdgeLists& e);
   void Join(int32_t into, int32_t other, EdgeLists& e);
   void MergeLists(int32_t into, int32_t other);
-  uint32_t NewStamp(std::vector<uint32_t>& stamps, uint32_t& counter);
+  uint32_t NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter);
 
-  std::vector<int32_t> parent_;
+  // Node-sized arrays: BigVector (huge pages; page faults dominate at 1M nodes).
+  BigVector<int32_t> parent_;
   std::vector<ClusterType> type_;
-  std::vector<int32_t> min_, max_, size_, first_;
-  std::vector<int32_t> head_, tail_, next_;
+  BigVector<int32_t> min_, max_, size_, first_;
+  BigVector<int32_t> head_, tail_, next_;
   EdgeLists in_, out_;
   std::vector<uint8_t> owned_;
-  std::vector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
+  BigVector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;
   bool bounded_ = true;

@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "npuplan/ir/big_vector.h"
 #include "npuplan/partition/cluster_graph.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -113,7 +114,7 @@ class GraphPartitioner {
   bool logging_;
 
   std::vector<NodeId> nodes_;         // local index → node (topological order)
-  std::vector<int32_t> local_;        // NodeId index → local index (-1 = other graph)
+  BigVector<int32_t> local_;          // NodeId index → local index (-1 = other graph)
   std::vector<MarkReason> reason_;    // local index → why unknown
   std::optional<ClusterGraph> cg_;
   std::map<std::string, int64_t, std::less<>> counts_;
@@ -467,14 +468,14 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   const int32_t n = static_cast<int32_t>(nodes_.size());
   // Output anchors of the graph's nodes, numbered densely: anchor_base[v] + k
   // is output k of local node v (replaces hashing (node, index) pairs).
-  std::vector<uint32_t> anchor_base(n + 1, 0);
+  BigVector<uint32_t> anchor_base(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     anchor_base[i + 1] = anchor_base[i] + static_cast<uint32_t>(LocalNode(i).outputs.size());
   }
   auto anchor = [&](const OutputRef& r) { return anchor_base[local_[r.node.index()]] + static_cast<uint32_t>(r.index); };
   // 1. Frames in cluster order, with unique ids.
   std::vector<Frame> frames;
-  std::vector<int32_t> frame_of_cluster(n, -1);
+  BigVector<int32_t> frame_of_cluster(n, -1);
   std::array<int64_t, kNumClusterTypes> counts{};
   for (int32_t c : cg_->LiveClusters()) {
     ClusterType t = cg_->type(c);
@@ -487,7 +488,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     for (int32_t v : cg_->Members(c)) f.members.push_back(nodes_[v]);
     frames.push_back(std::move(f));
   }
-  std::vector<int32_t> frame_of(model_.num_nodes(), -1);  // NodeId index → frame
+  BigVector<int32_t> frame_of(model_.num_nodes(), -1);  // NodeId index → frame
   for (int32_t i = 0; i < n; ++i) frame_of[nodes_[i].index()] = frame_of_cluster[cg_->Find(i)];
 
   const std::string root_name = model_.graph(graph_).name;
@@ -530,7 +531,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   frame_of.resize(model_.num_nodes(), -1);
 
   // 2. Exports: member anchors read outside their frame (in consumer order).
-  std::vector<OutputRef> export_ref(anchor_base[n]);  // anchor → (call, output index); invalid node = none
+  BigVector<OutputRef> export_ref(anchor_base[n]);  // anchor → (call, output index); invalid node = none
   auto note_export = [&](const OutputRef& in, int32_t consumer_frame) {
     int32_t pf = frame_of[in.node.index()];
     if (pf < 0 || pf == consumer_frame) return;
@@ -551,8 +552,8 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
 
   // 3. Each frame: Data nodes for outside inputs, control edges to the call,
   //    members moved, NetOutput for the exports.
-  std::vector<int32_t> data_frame(anchor_base[n], -1);  // anchor → frame whose Data node stands for it
-  std::vector<NodeId> data_of(anchor_base[n]);          // … and that Data node
+  BigVector<int32_t> data_frame(anchor_base[n], -1);  // anchor → frame whose Data node stands for it
+  BigVector<NodeId> data_of(anchor_base[n]);          // … and that Data node
   for (size_t fi = 0; fi < frames.size(); ++fi) {
     Frame& f = frames[fi];
     const std::string sg_name = model_.graph(f.sg).name;

@@ -7,6 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "npuplan/ir/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {
@@ -19,7 +20,7 @@ namespace {
 class ClusterGraph {
  public:
   // `count_out[i]` / `count_in[i]`: number of edges leaving / entering node i.
-  ClusterGraph(int32_t n, const std::vector<int32_t>& count_out, const std::vector<int32_t>& count_in)
+  ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& count_in)
       : parent_(n), rank_(n), mark_(n, 0), out_(n), in_(n) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
@@ -179,12 +180,12 @@ class ClusterGraph {
     list.size = w;
   }
 
-  std::vector<int32_t> parent_;
-  std::vector<int32_t> rank_;
-  std::vector<uint32_t> mark_;
-  std::vector<List> out_;
-  std::vector<List> in_;
-  std::vector<int32_t> pool_;
+  BigVector<int32_t> parent_;
+  BigVector<int32_t> rank_;
+  BigVector<uint32_t> mark_;
+  BigVector<List> out_;
+  BigVector<List> in_;
+  BigVector<int32_t> pool_;
   std::vector<int32_t> stack_, backward_, forward_, slots_;
   uint32_t stamp_ = 0;
 };
@@ -277,22 +278,30 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   const std::string data_key = std::string(1, '\001') + "DATA";
   const int32_t kData = intern(data_key);
   const int32_t kNoUser = intern("");
-  std::vector<int32_t> engine(n), label(n), user(n), count_out(n, 0), count_in(n, 0);
+  // Predecessors (data inputs, then control inputs) as topo indices, CSR:
+  // every later step reads these flat arrays, not the nodes.
+  BigVector<int32_t> engine(n), label(n), user(n), count_out(n, 0), pred_first(n + 1, 0);
+  BigVector<int32_t> preds;
+  preds.reserve(static_cast<size_t>(n) * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
     const bool data = IsInputDataNode(node);
     engine[i] = data ? kData : intern(node.engine);
     label[i] = intern(EffectiveLabelView(node, combined));
     user[i] = data ? kNoUser : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
-    count_in[i] = static_cast<int32_t>(node.inputs.size() + node.control_inputs.size());
-    for (const OutputRef& in : node.inputs) ++count_out[topo(in.node)];
-    for (NodeId c : node.control_inputs) ++count_out[topo(c)];
+    for (const OutputRef& in : node.inputs) preds.push_back(topo(in.node));
+    for (NodeId c : node.control_inputs) preds.push_back(topo(c));
+    pred_first[i + 1] = static_cast<int32_t>(preds.size());
   }
+  for (int32_t p : preds) ++count_out[p];
+  auto Preds = [&](int32_t i) {
+    return ConstRange<int32_t>(preds.data() + pred_first[i], preds.data() + pred_first[i + 1]);
+  };
+  BigVector<int32_t> count_in(n);
+  for (int32_t i = 0; i < n; ++i) count_in[i] = pred_first[i + 1] - pred_first[i];
   ClusterGraph cg(n, count_out, count_in);
   for (int32_t i = 0; i < n; ++i) {
-    const Node& node = model.node(graph.nodes[i]);
-    for (const OutputRef& in : node.inputs) cg.AddEdge(topo(in.node), i);
-    for (NodeId c : node.control_inputs) cg.AddEdge(topo(c), i);
+    for (int32_t p : Preds(i)) cg.AddEdge(p, i);
   }
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
@@ -305,10 +314,8 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   std::vector<int32_t> parents, forward;
   std::vector<std::pair<size_t, int32_t>> order;
   for (int32_t i = 0; i < n; ++i) {
-    const Node& node = model.node(graph.nodes[i]);
     parents.clear();
-    for (const OutputRef& in : node.inputs) parents.push_back(cg.Find(topo(in.node)));
-    for (NodeId c : node.control_inputs) parents.push_back(cg.Find(topo(c)));
+    for (int32_t p : Preds(i)) parents.push_back(cg.Find(p));
     if (parents.empty()) continue;
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
@@ -327,29 +334,24 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
 
   // 3. Cluster edges (CSR by source cluster, deduplicated), topological
   //    numbering with ties by smallest member (= the cluster's id).
-  std::vector<int32_t> rep(n);
+  BigVector<int32_t> rep(n);
   for (int32_t i = 0; i < n; ++i) rep[i] = cg.Find(i);
-  std::vector<int32_t> first(n + 1, 0);
+  BigVector<int32_t> first(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
-    const Node& node = model.node(graph.nodes[i]);
-    for (const OutputRef& in : node.inputs) first[rep[topo(in.node)] + 1] += rep[topo(in.node)] != rep[i];
-    for (NodeId c : node.control_inputs) first[rep[topo(c)] + 1] += rep[topo(c)] != rep[i];
+    for (int32_t p : Preds(i)) first[rep[p] + 1] += rep[p] != rep[i];
   }
   for (int32_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  std::vector<int32_t> targets(first[n]);
+  BigVector<int32_t> targets(first[n]);
   {
-    std::vector<int32_t> fill(first.begin(), first.end() - 1);
+    BigVector<int32_t> fill(first.begin(), first.end() - 1);
     for (int32_t i = 0; i < n; ++i) {
-      const Node& node = model.node(graph.nodes[i]);
-      auto add = [&](int32_t a) {
-        if (a != rep[i]) targets[fill[a]++] = rep[i];
-      };
-      for (const OutputRef& in : node.inputs) add(rep[topo(in.node)]);
-      for (NodeId c : node.control_inputs) add(rep[topo(c)]);
+      for (int32_t p : Preds(i)) {
+        if (rep[p] != rep[i]) targets[fill[rep[p]]++] = rep[i];
+      }
     }
   }
   // Deduplicate each source's targets in place (lengths in `len`).
-  std::vector<int32_t> len(n, 0), indeg(n, 0), seen(n, -1);
+  BigVector<int32_t> len(n, 0), indeg(n, 0), seen(n, -1);
   for (int32_t a = 0; a < n; ++a) {
     int32_t w = first[a];
     for (int32_t e = first[a]; e < first[a + 1]; ++e) {
@@ -361,11 +363,27 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
     }
     len[a] = w - first[a];
   }
-  std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
-  for (int32_t i = 0; i < n; ++i) {
-    if (rep[i] == i && indeg[i] == 0) ready.push(i);
+  // Kahn's algorithm with a min-heap gives the smallest-first topological
+  // order. When every cluster edge goes from a smaller to a larger cluster id
+  // (the usual case: clusters are named by their first node in topological
+  // order), that order is simply ascending ids, and the heap is skipped.
+  bool ascending = true;
+  for (int32_t a = 0; a < n && ascending; ++a) {
+    for (int32_t e = first[a]; e < first[a] + len[a]; ++e) ascending &= targets[e] > a;
   }
-  std::vector<int32_t> index_of(n, -1), cluster_at;
+  std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
+  BigVector<int32_t> index_of(n, -1), cluster_at;
+  if (ascending) {
+    for (int32_t i = 0; i < n; ++i) {
+      if (rep[i] != i) continue;
+      index_of[i] = static_cast<int32_t>(cluster_at.size());
+      cluster_at.push_back(i);
+    }
+  } else {
+    for (int32_t i = 0; i < n; ++i) {
+      if (rep[i] == i && indeg[i] == 0) ready.push(i);
+    }
+  }
   while (!ready.empty()) {
     int32_t c = ready.top();
     ready.pop();
@@ -379,7 +397,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
 
   // 4. Subgraph records: members by counting sort, producers then consumers
   //    built in index order (so both ascending without sorting).
-  std::vector<int32_t> member_first(k + 1, 0), prod_first(k + 1, 0), cons_first(k + 1, 0);
+  BigVector<int32_t> member_first(k + 1, 0), prod_first(k + 1, 0), cons_first(k + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     result.subgraph_of[i] = index_of[rep[i]];
     ++member_first[result.subgraph_of[i] + 1];
@@ -396,7 +414,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   }
   result.member_storage.resize(n);
   {
-    std::vector<int32_t> fill(member_first.begin(), member_first.end() - 1);
+    BigVector<int32_t> fill(member_first.begin(), member_first.end() - 1);
     for (int32_t i = 0; i < n; ++i) result.member_storage[fill[result.subgraph_of[i]]++] = graph.nodes[i];
   }
   const int32_t links = prod_first[k];
@@ -404,12 +422,12 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   int32_t* prod = result.link_storage.data();
   int32_t* cons = prod + links;
   {
-    std::vector<int32_t> fill(prod_first.begin(), prod_first.end() - 1);
+    BigVector<int32_t> fill(prod_first.begin(), prod_first.end() - 1);
     for (int32_t s = 0; s < k; ++s) {
       const int32_t c = cluster_at[s];
       for (int32_t e = first[c]; e < first[c] + len[c]; ++e) prod[fill[index_of[targets[e]]]++] = s;
     }
-    std::vector<int32_t> cfill(cons_first.begin(), cons_first.end() - 1);
+    BigVector<int32_t> cfill(cons_first.begin(), cons_first.end() - 1);
     for (int32_t t = 0; t < k; ++t) {
       for (int32_t e = prod_first[t]; e < prod_first[t + 1]; ++e) cons[cfill[prod[e]]++] = t;
     }

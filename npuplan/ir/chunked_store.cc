@@ -1,0 +1,30 @@
+#include "npuplan/ir/chunked_store.h"
+
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace npuplan::internal {
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kAdviseFrom = 4 * kHugePage;
+
+size_t Alignment(size_t bytes, size_t align) { return bytes >= kAdviseFrom && align < kHugePage ? kHugePage : align; }
+
+}  // namespace
+
+void* AllocateChunk(size_t bytes, size_t align) {
+  align = Alignment(bytes, align);
+  void* p = ::operator new(bytes, std::align_val_t{align});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kAdviseFrom) (void)madvise(p, bytes & ~(kHugePage - 1), MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void FreeChunk(void* p, size_t bytes, size_t align) { ::operator delete(p, std::align_val_t{Alignment(bytes, align)}); }
+
+}  // namespace npuplan::internal
