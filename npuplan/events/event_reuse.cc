@@ -49,7 +49,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
 
   // 2. Multi-gear reuse, per kind.
   std::vector<NodeId> order = m.ExecutionOrder();
-  for (const std::string kind : {"event", "notify"}) {
+  for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
     std::vector<bool> claimed(evs.size(), false);
     int64_t base = 0;
     bool any_case = false;
@@ -112,7 +112,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
         }
         NodeId peer_id = m.FindNode(peer);
         for (SyncEvent& e : evs) {
-          if (e.kind != "event") continue;
+          if (e.kind != SyncKind::kEvent) continue;
           bool match = key == "SendTo" ? (e.send.index() == i && e.recv == peer_id)
                                        : (e.recv.index() == i && e.send == peer_id);
           if (!match) continue;
@@ -125,7 +125,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     if (any) {
       std::vector<size_t> all;
       for (size_t i = 0; i < evs.size(); ++i) {
-        if (evs[i].kind == "event") all.push_back(i);
+        if (evs[i].kind == SyncKind::kEvent) all.push_back(i);
       }
       NumberFrom(evs, all, 0);
       events::RecountIds(plan.events);

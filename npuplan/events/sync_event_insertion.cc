@@ -15,7 +15,7 @@ namespace {
 struct Candidate {
   int32_t from;
   int32_t to;
-  const char* reason;
+  SyncReason reason;
 };
 
 }  // namespace
@@ -97,7 +97,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       if (SkippedByActivation(cur, next)) continue;  // rule 5
       seen[next.index()] = cur.value;
       const int32_t from = record_at[cur.index()].valid() ? record_at[cur.index()].value : cur.value;
-      cands.push_back({from, next.value, adj.is_control[k] ? "control-edge" : "data-edge"});
+      cands.push_back({from, next.value, adj.is_control[k] ? SyncReason::kControlEdge : SyncReason::kDataEdge});
     }
   }
 
@@ -130,7 +130,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       const Node& n = m.node(id);
       if (n.stream_id >= 0 && n.inputs.empty() && n.control_inputs.empty()) {
         for (NodeId x : parent_in) {
-          if (stream(x) >= 0 && stream(x) != n.stream_id) cands.push_back({x.value, id.value, "subgraph-entry"});
+          if (stream(x) >= 0 && stream(x) != n.stream_id) cands.push_back({x.value, id.value, SyncReason::kSubgraphEntry});
         }
       }
       if (!end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) end = id;
@@ -147,7 +147,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     if (end.valid() && stream(end) >= 0) {
       for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
         NodeId y = adj.succ[k];
-        if (stream(y) >= 0 && stream(y) != stream(end)) cands.push_back({end.value, y.value, "subgraph-end"});
+        if (stream(y) >= 0 && stream(y) != stream(end)) cands.push_back({end.value, y.value, SyncReason::kSubgraphEnd});
       }
     }
   }
@@ -239,7 +239,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         if (events::IsDataOrConst(m.node(src))) continue;
         int32_t from = view.slot(src, view.num_attached(src) > 0 ? 0 : -1);
         int32_t to = view.slot(id, a);
-        if (view.stream(from) >= 0 && view.stream(from) != view.stream(to)) cands.push_back({from, to, "attached"});
+        if (view.stream(from) >= 0 && view.stream(from) != view.stream(to)) cands.push_back({from, to, SyncReason::kAttached});
       }
     }
   }
@@ -248,7 +248,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     for (NodeId o : m.graph(m.node(id).graph).nodes) {
       if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id) && stream(o) >= 0 &&
           stream(o) != view.stream(slot)) {
-        cands.push_back({slot, o.value, "attached-end"});
+        cands.push_back({slot, o.value, SyncReason::kAttachedEnd});
       }
     }
   }
@@ -302,7 +302,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       const Candidate& c = cands[kept[j]];
       SyncEvent& e = table.events.emplace_back();
       e.id = next_id++;
-      if (kind == 1) e.kind = "notify";
+      if (kind == 1) e.kind = SyncKind::kNotify;
       e.send = view.node_of(c.from);
       e.recv = view.node_of(c.to);
       e.send_attached = view.attached_of(c.from);
@@ -315,10 +315,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   plan.events = std::move(table);
   if (ctx.log.enabled()) {
     for (const SyncEvent& e : plan.events.events) {
-      ctx.log.Record(name(), "EventInserted", "", Field("event", e.id), Field("kind", e.kind),
+      ctx.log.Record(name(), "EventInserted", "", Field("event", e.id), Field("kind", SyncKindName(e.kind)),
                      Field("from", StrCat("s", view.stream(view.slot(e.send, e.send_attached)), ":", m.node(e.send).name)),
                      Field("to", StrCat("s", view.stream(view.slot(e.recv, e.recv_attached)), ":", m.node(e.recv).name)),
-                     Field("reason", e.reason));
+                     Field("reason", SyncReasonName(e.reason)));
     }
   }
   plan.events.counts["naive"] = static_cast<int64_t>(plan.events.events.size());

@@ -209,7 +209,7 @@ void AdviseHugePages(void* p, size_t bytes);
 void RecountIds(EventTable& table);
 
 // Next free id of `kind`.
-int64_t NextId(const EventTable& table, const std::string& kind);
+int64_t NextId(const EventTable& table, SyncKind kind);
 
 }  // namespace npuplan::events
 
