@@ -70,10 +70,14 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
 
   // 1. Data and control edges (GE InsertOneEventInTwoNodes). Streams are
   //    read from a dense array: the successor's Node is touched only for the
-  //    rare rules 3-5, not once per edge.
-  std::vector<int64_t> sid(m.num_nodes());
-  for (size_t i = 0; i < m.num_nodes(); ++i) sid[i] = m.nodes()[i].stream_id;
-  std::vector<int32_t> seen(m.num_nodes(), -1);
+  //    rare rules 3-5, not once per edge. Stream and "last predecessor that
+  //    saw it" share one 16-byte entry: one cache miss per edge, not two.
+  struct Succ {
+    int64_t stream;
+    int32_t seen;
+  };
+  std::vector<Succ> succ_info(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) succ_info[i] = {m.nodes()[i].stream_id, -1};
   // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
   const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
   const std::vector<NodeId> record_at = events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs);
@@ -83,8 +87,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     const bool enter = c.type == "Enter" || c.type == "RefEnter";
     for (size_t k = adj.begin(cur); k < adj.end(cur); ++k) {
       NodeId next = adj.succ[k];
-      if (seen[next.index()] == cur.value) continue;  // one event per pair
-      const int64_t next_stream = sid[next.index()];
+      Succ& info = succ_info[next.index()];
+      if (info.seen == cur.value) continue;  // one event per pair
+      const int64_t next_stream = info.stream;
       if (c.stream_id == next_stream) continue;  // rule 2
       if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
       if (next_stream < 0) {  // rule 4
@@ -95,7 +100,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                                  ") has no stream: every node that receives an edge needs one"));
       }
       if (SkippedByActivation(cur, next)) continue;  // rule 5
-      seen[next.index()] = cur.value;
+      info.seen = cur.value;
       const int32_t from = record_at[cur.index()].valid() ? record_at[cur.index()].value : cur.value;
       cands.push_back({from, next.value, adj.is_control[k] ? SyncReason::kControlEdge : SyncReason::kDataEdge});
     }
@@ -184,7 +189,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   };
   bool look_through = false;
   for (NodeId u : view.order()) {
-    if (sid[u.index()] >= 0) continue;  // the dense array: most nodes have a stream
+    if (succ_info[u.index()].stream >= 0) continue;  // the dense array: most nodes have a stream
     const Node& n = m.node(u);
     look_through |= !n.subgraphs.empty();
     std::vector<NodeId> acc;
@@ -254,7 +259,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   }
 
   // 4. One event per distinct pair, then GE's continuous numbering. The edge
-  //    candidates are distinct already (seen[] above); only the few
+  //    candidates are distinct already (Succ::seen above); only the few
   //    subgraph/attached candidates can repeat a pair, so only they are hashed.
   auto key = [](const Candidate& c) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(c.from)) << 32) | static_cast<uint32_t>(c.to);
@@ -266,16 +271,16 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       if (auto it = extra_emitted.find(key(cands[i])); it != extra_emitted.end()) it->second = true;
     }
   }
-  std::vector<uint32_t> kept;  // candidate indices that become events
-  kept.reserve(cands.size());
-  for (size_t i = 0; i < cands.size(); ++i) {
-    if (i >= edge_candidates) {
-      bool& emitted = extra_emitted[key(cands[i])];
-      if (emitted) continue;
-      emitted = true;
-    }
-    kept.push_back(static_cast<uint32_t>(i));
+  // Drop the repeated extra candidates in place: cands[j] becomes event j.
+  size_t distinct = edge_candidates;
+  for (size_t i = edge_candidates; i < cands.size(); ++i) {
+    bool& emitted = extra_emitted[key(cands[i])];
+    if (emitted) continue;
+    emitted = true;
+    cands[distinct++] = cands[i];
   }
+  cands.resize(distinct);
+  const std::vector<Candidate>& kept = cands;
   // GE's ids (sender name order, main before attached, events and notifies
   // numbered separately), and the table built directly in (kind, id) order.
   std::vector<events::GeOrderKey> keys;
@@ -284,7 +289,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   keys.resize(kept.size());
   std::vector<uint8_t> is_notify(kept.size());
   for (size_t j = 0; j < kept.size(); ++j) {
-    const Candidate& c = cands[kept[j]];
+    const Candidate& c = kept[j];
     const bool attached = view.attached_of(c.from) >= 0 || view.attached_of(c.to) >= 0;
     keys[j] = {view.node_of(c.from), view.attached_of(c.from) >= 0, static_cast<int64_t>(j)};
     is_notify[j] = notify && !attached;
@@ -299,7 +304,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     for (uint32_t j : order) {
       if (kind == 1 && !notify) break;  // no notifies
       if (is_notify[j] != kind) continue;
-      const Candidate& c = cands[kept[j]];
+      const Candidate& c = kept[j];
       SyncEvent& e = table.events.emplace_back();
       e.id = next_id++;
       if (kind == 1) e.kind = SyncKind::kNotify;
