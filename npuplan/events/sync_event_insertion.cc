@@ -227,7 +227,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         if (stream(x) == n.stream_id) continue;                                 // rule 2
         if ((xn.type == "Enter" || xn.type == "RefEnter") && !active) continue;  // rule 3
         if (SkippedByActivation(x, v)) continue;                                // rule 5
-        cands.push_back({x.value, v.value, "subgraph-input"});
+        cands.push_back({x.value, v.value, SyncReason::kSubgraphInput});
       }
     }
   }

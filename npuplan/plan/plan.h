@@ -82,6 +82,7 @@ enum class SyncReason : uint8_t {
   kControlEdge,    // "control-edge"
   kSubgraphEntry,  // "subgraph-entry"
   kSubgraphEnd,    // "subgraph-end"
+  kSubgraphInput,  // "subgraph-input"
   kAttached,       // "attached"
   kAttachedEnd,    // "attached-end"
   kSplit,          // "split"
@@ -89,7 +90,8 @@ enum class SyncReason : uint8_t {
 };
 inline constexpr std::string_view kSyncKindNames[] = {"event", "notify"};
 inline constexpr std::string_view kSyncReasonNames[] = {
-    "", "data-edge", "control-edge", "subgraph-entry", "subgraph-end", "attached", "attached-end", "split", "loop"};
+    "", "data-edge", "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input", "attached", "attached-end", "split", "loop"};
+static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoop) + 1, "one name per SyncReason");
 constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
 constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }
 // nullopt for a name that is not in the table.
