@@ -85,7 +85,7 @@ TEST(PhysicalStreamSplitTest, SubgraphNodeAfterItsOwnerDoesNotOpenAStream) {
   EXPECT_NE(phys("b2"), phys("a"));
   ASSERT_EQ(plan.events.events.size(), 1u);
   const SyncEvent& e = plan.events.events[0];
-  EXPECT_EQ(e.reason, "split");
+  EXPECT_EQ(e.reason, SyncReason::kSplit);
   EXPECT_EQ(plan.model.node(e.send).name, "b1");
   EXPECT_EQ(plan.model.node(e.recv).name, "b2");
 }
