@@ -162,7 +162,7 @@ class SendSlots {
   SendSlots(const Model& model, const SyncView& view) : model_(model), view_(view) {}
   int32_t operator()(NodeId owner, int32_t attached);
   int32_t ForEvent(const SyncEvent& e) {
-    return e.reason == "split" ? view_.slot(e.send, e.send_attached) : (*this)(e.send, e.send_attached);
+    return e.reason == SyncReason::kSplit ? view_.slot(e.send, e.send_attached) : (*this)(e.send, e.send_attached);
   }
 
  private:
