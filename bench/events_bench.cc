@@ -7,6 +7,7 @@
 //   build-events/bin/events_bench --benchmark_filter=. --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <ctime>
 #include <random>
 
@@ -15,6 +16,7 @@
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
@@ -107,6 +109,41 @@ void BM_Stage(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(events);
 }
 
+// event-reuse alone on the k=8 plan with `_event_multiplexing` items on the
+// senders of every 100th event (10,000 items over ~1M events, above the
+// 65,500 threshold): before the (sender, receiver) index this was items × events.
+void BM_Multiplexing(benchmark::State& state) {
+  const Plan& base = InsertedPlan(8);
+  const int items = static_cast<int>(state.range(0));
+  int64_t ids = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Plan plan = base;
+    const size_t stride = std::max<size_t>(1, plan.events.events.size() / static_cast<size_t>(items));
+    size_t done = 0;
+    for (size_t j = 0; j < plan.events.events.size() && done < static_cast<size_t>(items); j += stride, ++done) {
+      const SyncEvent& e = plan.events.events[j];
+      Node& sender = plan.model.node(e.send);
+      AttrValue& v = sender.attrs["_event_multiplexing"];
+      if (!v.is<AttrValue::StringList>()) v = AttrValue::StringList{};
+      std::get<AttrValue::StringList>(v.get()).push_back(
+          StrCat("SendTo;", plan.model.node(e.recv).name, ";", done % 64));
+    }
+    CompileOptions opts;
+    DecisionLog log;
+    Statistics stats;
+    PassContext ctx{opts, log, stats};
+    EventReuse reuse;
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(reuse.Run(plan, ctx));
+    ids = plan.events.event_count;
+    state.PauseTiming();
+    plan = Plan();
+    state.ResumeTiming();
+  }
+  state.counters["event_ids"] = static_cast<double>(ids);
+}
+
 void BM_Reduction(benchmark::State& state, bool exact) {
   const int k = static_cast<int>(state.range(0));
   const Plan& plan = InsertedPlan(k);
@@ -127,6 +164,7 @@ void BM_Ge(benchmark::State& state) { BM_Reduction(state, false); }
 
 BENCHMARK(BM_Insertion)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Stage)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Multiplexing)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Exact)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Ge)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 

@@ -47,9 +47,13 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   events::RenumberGeOrder(plan);
   std::vector<SyncEvent>& evs = plan.events.events;
 
-  // 2. Multi-gear reuse, per kind.
-  std::vector<NodeId> order = m.ExecutionOrder();
-  for (const std::string kind : {"event", "notify"}) {
+  // 2. Multi-gear reuse, per kind (the execution order only when some Case
+  //    carries _batch_num: most graphs have none).
+  const bool any_batch_case = std::any_of(m.nodes().begin(), m.nodes().end(), [](const Node& n) {
+    return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
+  });
+  const std::vector<NodeId> order = any_batch_case ? m.ExecutionOrder() : std::vector<NodeId>();
+  for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
     std::vector<bool> claimed(evs.size(), false);
     int64_t base = 0;
     bool any_case = false;
@@ -93,6 +97,12 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   if (plan.events.event_count > threshold) {
     const int64_t shift = plan.events.event_count;
     bool any = false;
+    // Events by (sender, receiver), in table order, built on the first
+    // item: one binary search per item instead of a scan of the whole table.
+    std::vector<std::pair<uint64_t, uint32_t>> by_pair;
+    auto pair_key = [](NodeId send, NodeId recv) {
+      return (static_cast<uint64_t>(static_cast<uint32_t>(send.value)) << 32) | static_cast<uint32_t>(recv.value);
+    };
     for (size_t i = 0; i < m.num_nodes(); ++i) {
       const Node& n = m.nodes()[i];
       const AttrValue* v = FindAttr(n.attrs, "_event_multiplexing");
@@ -110,12 +120,24 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
           return absl::InvalidArgumentError(StrCat("[", name(), "] node '", n.name, "': _event_multiplexing item '",
                                                    item, "' is not \"SendTo|RecvFrom;<peer>;<id>\""));
         }
+        if (id + shift < 0 || id + shift > INT32_MAX) {
+          return absl::InvalidArgumentError(StrCat("[", name(), "] node '", n.name, "': _event_multiplexing item '",
+                                                   item, "': id ", id, " is out of range (event ids are 32-bit)"));
+        }
         NodeId peer_id = m.FindNode(peer);
-        for (SyncEvent& e : evs) {
-          if (e.kind != "event") continue;
-          bool match = key == "SendTo" ? (e.send.index() == i && e.recv == peer_id)
-                                       : (e.recv.index() == i && e.send == peer_id);
-          if (!match) continue;
+        if (!peer_id.valid()) continue;  // names no node: matches no event
+        if (by_pair.empty()) {
+          by_pair.reserve(evs.size());
+          for (size_t j = 0; j < evs.size(); ++j) {
+            if (evs[j].kind == SyncKind::kEvent) by_pair.emplace_back(pair_key(evs[j].send, evs[j].recv), j);
+          }
+          std::sort(by_pair.begin(), by_pair.end());
+        }
+        const NodeId self(static_cast<int32_t>(i));
+        const uint64_t want = key == "SendTo" ? pair_key(self, peer_id) : pair_key(peer_id, self);
+        for (auto it = std::lower_bound(by_pair.begin(), by_pair.end(), std::make_pair(want, uint32_t{0}));
+             it != by_pair.end() && it->first == want; ++it) {
+          SyncEvent& e = evs[it->second];
           e.id = id + shift;
           any = true;
           ctx.log.Record(name(), "EventMultiplexed", "", Field("node", n.name), Field("peer", peer), Field("id", id));
@@ -125,7 +147,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     if (any) {
       std::vector<size_t> all;
       for (size_t i = 0; i < evs.size(); ++i) {
-        if (evs[i].kind == "event") all.push_back(i);
+        if (evs[i].kind == SyncKind::kEvent) all.push_back(i);
       }
       NumberFrom(evs, all, 0);
       events::RecountIds(plan.events);

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
@@ -88,6 +91,51 @@ TEST(EventReuseTest, MultiplexingAboveTheThresholdMergesDeclaredPairs) {
   EXPECT_EQ(plan.events.event_count, 1);
   ASSERT_THAT(RunPasses(copy, Passes<SyncEventInsertion, SyncEventOptimization, EventReuse>()), IsOk());
   EXPECT_EQ(copy.events.event_count, 2);
+}
+
+TEST(EventReuseTest, MultiplexingMergesOnlyTheDeclaredPairsThatHaveEvents) {
+  Model m;
+  m.set_name("g");
+  Node a = Op("a", 0);
+  // a→x and a→w merge; a→b is on one stream (no event) and "ghost" names no node.
+  a.attrs["_event_multiplexing"] = AttrValue::StringList{"SendTo;x;3", "SendTo;b;3", "SendTo;ghost;3", "SendTo;w;3"};
+  NodeId ia = m.AddNode(kRootGraph, std::move(a));
+  NodeId ib = m.AddNode(kRootGraph, Op("b", 0));
+  m.AddNode(kRootGraph, Op("x", 1, ia));
+  m.AddNode(kRootGraph, Op("y", 1, ib));
+  m.AddNode(kRootGraph, Op("w", 2, ia));
+  RenumberTopoIds(m);
+  Plan plan = PlanFromModel(std::move(m));
+  Plan copy = plan;
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization, EventReuse>(),
+                        {{"npuplan.eventReuseThreshold", "1"}}),
+              IsOk());
+  ASSERT_EQ(plan.events.events.size(), 3u);
+  EXPECT_EQ(plan.events.event_count, 2);
+  std::map<std::string, int64_t> id_of;
+  for (const SyncEvent& e : plan.events.events) {
+    id_of[plan.model.node(e.send).name + ">" + plan.model.node(e.recv).name] = e.id;
+  }
+  ASSERT_EQ(id_of.size(), 3u);
+  EXPECT_EQ(id_of["a>x"], id_of["a>w"]);
+  EXPECT_NE(id_of["a>x"], id_of["b>y"]);
+  ASSERT_THAT(RunPasses(copy, Passes<SyncEventInsertion, SyncEventOptimization, EventReuse>()), IsOk());
+  EXPECT_EQ(copy.events.event_count, 3);
+}
+
+TEST(EventReuseTest, MultiplexingIdBeyond32BitsIsAnError) {
+  Model m;
+  m.set_name("g");
+  NodeId a = m.AddNode(kRootGraph, Op("a", 0));
+  Node x = Op("x", 1, a);
+  x.attrs["_event_multiplexing"] = AttrValue::StringList{"RecvFrom;a;4294967296"};
+  m.AddNode(kRootGraph, std::move(x));
+  RenumberTopoIds(m);
+  Plan plan = PlanFromModel(std::move(m));
+  EXPECT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization, EventReuse>(),
+                        {{"npuplan.eventReuseThreshold", "0"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'x': _event_multiplexing item 'RecvFrom;a;4294967296': id "
+                                                           "4294967296 is out of range"));
 }
 
 TEST(EventReuseTest, MoreThan1024NotifiesIsAnError) {

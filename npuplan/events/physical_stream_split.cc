@@ -122,13 +122,13 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
         ++splits;
         SyncEvent e;
         bool attached = view.attached_of(pre) >= 0 || view.attached_of(open) >= 0;
-        e.kind = notify && !attached ? "notify" : "event";
+        e.kind = notify && !attached ? SyncKind::kNotify : SyncKind::kEvent;
         e.id = events::NextId(plan.events, e.kind);
         e.send = view.node_of(pre);
         e.recv = view.node_of(open);
         e.send_attached = view.attached_of(pre);
         e.recv_attached = view.attached_of(open);
-        e.reason = "split";
+        e.reason = SyncReason::kSplit;
         plan.events.events.push_back(e);
         ctx.log.Record(name(), "StreamSplit", "", Field("logical", t), Field("physical", id), Field("at", n.name),
                        Field("tasks", tasks[t]), Field("moved", moved.size()));

@@ -85,7 +85,7 @@ TEST(PhysicalStreamSplitTest, SubgraphNodeAfterItsOwnerDoesNotOpenAStream) {
   EXPECT_NE(phys("b2"), phys("a"));
   ASSERT_EQ(plan.events.events.size(), 1u);
   const SyncEvent& e = plan.events.events[0];
-  EXPECT_EQ(e.reason, "split");
+  EXPECT_EQ(e.reason, SyncReason::kSplit);
   EXPECT_EQ(plan.model.node(e.send).name, "b1");
   EXPECT_EQ(plan.model.node(e.recv).name, "b2");
 }
@@ -108,7 +108,7 @@ TEST(PhysicalStreamSplitTest, Node333OfThreeTasksOpensANewStream) {
   ASSERT_EQ(plan.events.events.size(), 1u);
   EXPECT_EQ(plan.model.node(plan.events.events[0].send).name, "n331");
   EXPECT_EQ(plan.model.node(plan.events.events[0].recv).name, "n332");
-  EXPECT_EQ(plan.events.events[0].reason, "split");
+  EXPECT_EQ(plan.events.events[0].reason, SyncReason::kSplit);
   ASSERT_EQ(r.log.WithKeyword("StreamSplit").size(), 1u);
   EXPECT_EQ(r.log.WithKeyword("StreamSplit")[0]->ToLine(),
             "[physical-stream-split] StreamSplit logical=0 physical=1 at=n332 tasks=3 moved=0");

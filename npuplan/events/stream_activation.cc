@@ -151,12 +151,12 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
           continue;
         }
         SyncEvent e;
-        e.kind = ctx.options.Get("ge.event") == "notify" && view.attached_of(last) < 0 ? "notify" : "event";
+        e.kind = ctx.options.Get("ge.event") == "notify" && view.attached_of(last) < 0 ? SyncKind::kNotify : SyncKind::kEvent;
         e.id = events::NextId(plan.events, e.kind);
         e.send = ln;
         e.send_attached = view.attached_of(last);
         e.recv = sw;
-        e.reason = "loop";
+        e.reason = SyncReason::kLoop;
         plan.events.events.push_back(e);
         ctx.log.Record(name(), "LoopEvent", "", Field("from", m.node(ln).name), Field("to", m.node(sw).name));
       }

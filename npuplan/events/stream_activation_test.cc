@@ -141,7 +141,7 @@ TEST(StreamActivationTest, LoopActiveActivatesTheRestAndLastNodesSignalTheSwitch
   EXPECT_EQ(ActiveList(plan, "loop"), (std::vector<int64_t>{1, 2}));
   int loop_events = 0;
   for (const SyncEvent& e : plan.events.events) {
-    if (e.reason != "loop") continue;
+    if (e.reason != SyncReason::kLoop) continue;
     ++loop_events;
     EXPECT_EQ(plan.model.node(e.recv).name, "sw");
   }

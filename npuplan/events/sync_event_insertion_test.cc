@@ -33,7 +33,7 @@ std::vector<Ev> Events(const Plan& plan) {
   std::vector<Ev> out;
   for (const SyncEvent& e : plan.events.events) {
     out.emplace_back(plan.model.node(e.send).name + (e.send_attached >= 0 ? "@att" : ""),
-                     plan.model.node(e.recv).name + (e.recv_attached >= 0 ? "@att" : ""), e.reason);
+                     plan.model.node(e.recv).name + (e.recv_attached >= 0 ? "@att" : ""), std::string(SyncReasonName(e.reason)));
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -25,8 +25,17 @@ namespace {
 
 [[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
-bool SentBySwitch(const Plan& plan, const SyncEvent& e) {
-  return e.send_attached < 0 && plan.model.node(e.send).type == "StreamSwitch";
+// Per node: 1 for a StreamSwitch. One sequential pass over the nodes instead
+// of reading a (random, ~250-byte) Node per event: on a 1M-node graph that
+// per-event read was half of the ge reduction's time.
+std::vector<uint8_t> SwitchNodes(const Model& m) {
+  std::vector<uint8_t> out(m.num_nodes(), 0);
+  for (size_t i = 0; i < m.num_nodes(); ++i) out[i] = m.nodes()[i].type == "StreamSwitch";
+  return out;
+}
+
+bool SentBySwitch(const std::vector<uint8_t>& is_switch, const SyncEvent& e) {
+  return e.send_attached < 0 && is_switch[e.send.index()];
 }
 
 }  // namespace
@@ -48,6 +57,7 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
   std::vector<Removal> out(evs.size(), Removal::kKeep);
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+  const std::vector<uint8_t> is_switch = SwitchNodes(plan.model);
 
   // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
   std::vector<uint32_t> begin(slots + 1, 0);
@@ -64,7 +74,7 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
   std::vector<int32_t> refs(slots, 0);
   for (size_t i = 0; i < evs.size(); ++i) {
     const SyncEvent& e = evs[i];
-    if (SentBySwitch(plan, e)) {
+    if (SentBySwitch(is_switch, e)) {
       out[i] = Removal::kStreamSwitch;
       continue;
     }
@@ -180,14 +190,21 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
     recv_begin[i + 1] += recv_begin[i];
     send_begin[i + 1] += send_begin[i];
   }
+  // Beside each CSR entry its peer node (sender of a received event,
+  // receiver of a sent one): the rules below then walk the CSR arrays in
+  // order instead of reading the table at random.
   std::vector<int32_t> recv_of(recv_begin[n]), send_of(send_begin[n]);
+  std::vector<int32_t> recv_peer(recv_begin[n]), send_peer(send_begin[n]);
   {
     std::vector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
     for (uint32_t i : by_id) {
       const SyncEvent& e = evs[i];
       if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
-      recv_of[rf[e.recv.index()]++] = static_cast<int32_t>(i);
-      send_of[sf[e.send.index()]++] = static_cast<int32_t>(i);
+      const uint32_t r = rf[e.recv.index()]++, s = sf[e.send.index()]++;
+      recv_of[r] = static_cast<int32_t>(i);
+      recv_peer[r] = e.send.value;
+      send_of[s] = static_cast<int32_t>(i);
+      send_peer[s] = e.recv.value;
     }
   }
   // Per-node scratch stamped with the stream being walked (no per-stream sets).
@@ -200,7 +217,7 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
       for (uint32_t j = recv_begin[slot]; j < recv_begin[slot + 1]; ++j) {
         const int32_t e = recv_of[j];
         if (out[e] != Removal::kKeep) continue;
-        const size_t x = evs[e].send.index();
+        const size_t x = static_cast<size_t>(recv_peer[j]);
         if (stamp[x] == s) {
           out[e] = Removal::kGeSend;
         } else {
@@ -217,7 +234,7 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
       for (uint32_t j = send_begin[slot]; j < send_begin[slot + 1]; ++j) {
         const int32_t e = send_of[j];
         if (out[e] != Removal::kKeep) continue;
-        const size_t r = evs[e].recv.index();
+        const size_t r = static_cast<size_t>(send_peer[j]);
         if (stamp[r] == s) out[last[r]] = Removal::kGeRecv;
         stamp[r] = s;
         last[r] = e;
@@ -271,8 +288,9 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
     }
   }
   // StreamSwitch purge.
+  const std::vector<uint8_t> is_switch = SwitchNodes(m);
   for (size_t i = 0; i < evs.size(); ++i) {
-    if (out[i] == Removal::kKeep && SentBySwitch(plan, evs[i])) out[i] = Removal::kStreamSwitch;
+    if (out[i] == Removal::kKeep && SentBySwitch(is_switch, evs[i])) out[i] = Removal::kStreamSwitch;
   }
   return out;
 }

@@ -59,7 +59,7 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
       ++attr_events;
       continue;
     }
-    const bool notify = e.kind == "notify";
+    const bool notify = e.kind == SyncKind::kNotify;
     const std::string id_attr = notify ? "notify_id" : "event_id";
     for (int side = 0; side < 2; ++side) {
       const bool send = side == 0;
@@ -78,7 +78,7 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
       int64_t stream = view.stream(send ? send_slot.ForEvent(e) : view.slot(owner, attached));
       GraphId g = on.graph;
       NodeId id = m.AddNode(g, std::move(sync));
-      if (e.reason == "split") split_nodes.insert(id.value);
+      if (e.reason == SyncReason::kSplit) split_nodes.insert(id.value);
       m.graph(g).nodes.pop_back();  // placed below
       plan.EnsureNodeVectors();
       plan.physical_stream[id.index()] = physical ? stream : -1;

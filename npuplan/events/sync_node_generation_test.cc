@@ -162,7 +162,7 @@ TEST(SyncNodeGenerationTest, ParentsOwnSyncNodesAreNotSubgraphBoundaryDependenci
     // event t_out → o and its Recv's edge into o.
     Plan cut = plan;
     auto end = std::find_if(cut.events.events.begin(), cut.events.events.end(),
-                            [](const SyncEvent& e) { return e.reason == "subgraph-end"; });
+                            [](const SyncEvent& e) { return e.reason == SyncReason::kSubgraphEnd; });
     ASSERT_NE(end, cut.events.events.end()) << mode;
     const int64_t id = end->id;
     cut.events.events.erase(end);

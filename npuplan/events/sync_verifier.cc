@@ -319,7 +319,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
       return Fail("happens-before", StrCat("event ", e.id, " names no node"));
     }
-    if (e.reason == "loop") {  // loop-carried: orders the next iteration, not this one
+    if (e.reason == SyncReason::kLoop) {  // loop-carried: orders the next iteration, not this one
       if (m.node(e.recv).type != "StreamSwitch") {
         return Fail("happens-before", StrCat("loop event ", e.id, " must wait on a StreamSwitch, not '",
                                              m.node(e.recv).name, "'"));
@@ -330,7 +330,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
       return Fail("happens-before", StrCat("event ", e.id, " names an attached stream the node does not have"));
     }
     int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
-    const bool notify = e.kind == "notify";
+    const bool notify = e.kind == SyncKind::kNotify;
     if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end()) from = view.slot(it->second, -1);
     if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end()) to = view.slot(it->second, -1);
     if (view.stream(from) < 0 || view.stream(to) < 0) {
@@ -423,8 +423,8 @@ absl::Status VerifyEventIds(const Plan& plan) {
     return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
   }
   for (const SyncEvent& e : plan.events.events) {
-    if (e.kind != "event" && e.kind != "notify") {
-      return Fail("event-ids", StrCat("event ", e.id, " has unknown kind '", e.kind, "'"));
+    if (e.kind != SyncKind::kEvent && e.kind != SyncKind::kNotify) {
+      return Fail("event-ids", StrCat("event ", e.id, " has unknown kind ", static_cast<int>(e.kind)));
     }
   }
   return absl::OkStatus();
@@ -469,9 +469,9 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   if (materialized) {
     std::set<std::tuple<int32_t, int64_t, bool>> split_send, split_recv;  // (owner, id, notify)
     for (const SyncEvent& e : plan.events.events) {
-      if (e.reason != "split") continue;
-      split_send.insert({e.send.value, e.id, e.kind == "notify"});
-      split_recv.insert({e.recv.value, e.id, e.kind == "notify"});
+      if (e.reason != SyncReason::kSplit) continue;
+      split_send.insert({e.send.value, e.id, e.kind == SyncKind::kNotify});
+      split_recv.insert({e.recv.value, e.id, e.kind == SyncKind::kNotify});
     }
     // Owner slot of a sync node: the slot of `owner` on the sync node's
     // physical stream (for a Send, where SendSlots says it runs).
@@ -512,7 +512,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   }
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
-      if (e.reason == "split") continue;  // opened after counting, covered by the reserve (as in GE)
+      if (e.reason == SyncReason::kSplit) continue;  // opened after counting, covered by the reserve (as in GE)
       extra[send_slot.ForEvent(e)] += kSendTasks;
       extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
     }
@@ -589,7 +589,7 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   const Model& m = plan.model;
   SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
   // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
-  using Key = std::tuple<int32_t, std::string, int64_t, int64_t>;
+  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
   std::map<Key, int64_t> sends, recvs;
   int64_t send_nodes = 0, recv_nodes = 0;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
@@ -597,9 +597,9 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     bool is_send = n.type == "Send" || n.type == "SendNotify";
     bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
     if (!is_send && !is_recv) continue;
-    std::string kind = n.type.find("Notify") != std::string::npos ? "notify" : "event";
-    auto id = GetIntAttr(n.attrs, kind == "notify" ? "notify_id" : "event_id");
-    if (!id) return Fail("sync-nodes", StrCat("node '", n.name, "' has no ", kind, "_id attribute"));
+    SyncKind kind = n.type.find("Notify") != std::string::npos ? SyncKind::kNotify : SyncKind::kEvent;
+    auto id = GetIntAttr(n.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
+    if (!id) return Fail("sync-nodes", StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
     int64_t stream = view.stream(static_cast<int32_t>(i));
     if (is_send) {
       ++send_nodes;
@@ -615,8 +615,8 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     for (NodeId c : m.nodes()[i].control_inputs) {
       const Node& r = m.node(c);
       if (r.type != "Recv" && r.type != "RecvNotify") continue;
-      std::string kind = r.type == "RecvNotify" ? "notify" : "event";
-      auto id = GetIntAttr(r.attrs, kind == "notify" ? "notify_id" : "event_id");
+      SyncKind kind = r.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
+      auto id = GetIntAttr(r.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
       ++recvs[Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}];
     }
   }
@@ -662,11 +662,11 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
     if (--sends[sk] < 0) {
-      return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " from '", m.node(e.send).name,
+      return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " from '", m.node(e.send).name,
                                        "' has no Send node on its stream after the sender"));
     }
     if (--recvs[rk] < 0) {
-      return Fail("sync-nodes", StrCat(e.kind, " ", e.id, " to '", m.node(e.recv).name,
+      return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
                                        "' has no Recv node on its stream before the receiver"));
     }
   }

@@ -190,7 +190,7 @@ std::vector<bool> DynamicPathGraphs(const Plan& plan) {
 }
 
 bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e) {
-  if (e.kind != "event" || e.send_attached >= 0 || e.recv_attached >= 0) return false;
+  if (e.kind != SyncKind::kEvent || e.send_attached >= 0 || e.recv_attached >= 0) return false;
   const Model& m = plan.model;
   return dynamic_graphs[m.node(e.send).graph.index()] && dynamic_graphs[m.node(e.recv).graph.index()];
 }
@@ -277,7 +277,7 @@ bool DistinctContinuous(std::vector<int64_t>& ids, int64_t* distinct) {
 bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) {
   std::vector<int64_t> ev, nt;
   ev.reserve(table.events.size());
-  for (const SyncEvent& e : table.events) (e.kind == "notify" ? nt : ev).push_back(e.id);
+  for (const SyncEvent& e : table.events) (e.kind == SyncKind::kNotify ? nt : ev).push_back(e.id);
   const bool a = DistinctContinuous(ev, events);
   const bool b = DistinctContinuous(nt, notifies);
   return a && b;
@@ -298,10 +298,10 @@ void AdviseHugePages(void* p, size_t bytes) {
 
 void RecountIds(EventTable& table) { IdsContinuous(table, &table.event_count, &table.notify_count); }
 
-int64_t NextId(const EventTable& table, const std::string& kind) {
+int64_t NextId(const EventTable& table, SyncKind kind) {
   int64_t next = 0;
   for (const SyncEvent& e : table.events) {
-    if (e.kind == kind) next = std::max(next, e.id + 1);
+    if (e.kind == kind) next = std::max<int64_t>(next, e.id + 1);
   }
   return next;
 }
@@ -424,7 +424,7 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
   for (size_t i = 1; i < evs.size(); ++i) {
     const SyncEvent& a = evs[i - 1];
     const SyncEvent& b = evs[i];
-    const bool an = a.kind == "notify", bn = b.kind == "notify";
+    const bool an = a.kind == SyncKind::kNotify, bn = b.kind == SyncKind::kNotify;
     if (an != bn) {
       if (an) return false;  // a notify before an event
       continue;
@@ -444,7 +444,7 @@ void RenumberGeOrder(Plan& plan) {
   if (InGeOrderAlready(m, evs)) {
     int64_t next[2] = {0, 0};
     for (SyncEvent& e : evs) {
-      const int k = e.kind == "notify";
+      const int k = e.kind == SyncKind::kNotify;
       e.id = next[k]++;
     }
     plan.events.event_count = next[0];
@@ -459,7 +459,7 @@ void RenumberGeOrder(Plan& plan) {
   bool dense = true;
   for (const SyncEvent& e : evs) {
     dense &= e.id >= 0;
-    max_old = std::max(max_old, e.id);
+    max_old = std::max<int64_t>(max_old, e.id);
   }
   dense &= max_old < 4 * static_cast<int64_t>(count) + 1024;
   std::vector<int64_t> remap_dense[2];
@@ -470,7 +470,7 @@ void RenumberGeOrder(Plan& plan) {
   }
   int64_t next[2] = {0, 0};
   std::vector<uint8_t> is_notify(count);
-  for (size_t i = 0; i < count; ++i) is_notify[i] = evs[i].kind == "notify";
+  for (size_t i = 0; i < count; ++i) is_notify[i] = evs[i].kind == SyncKind::kNotify;
   for (uint32_t i : order) {
     const int k = is_notify[i];
     const int64_t old = evs[i].id;

@@ -162,7 +162,7 @@ class SendSlots {
   SendSlots(const Model& model, const SyncView& view) : model_(model), view_(view) {}
   int32_t operator()(NodeId owner, int32_t attached);
   int32_t ForEvent(const SyncEvent& e) {
-    return e.reason == "split" ? view_.slot(e.send, e.send_attached) : (*this)(e.send, e.send_attached);
+    return e.reason == SyncReason::kSplit ? view_.slot(e.send, e.send_attached) : (*this)(e.send, e.send_attached);
   }
 
  private:
@@ -209,7 +209,7 @@ void AdviseHugePages(void* p, size_t bytes);
 void RecountIds(EventTable& table);
 
 // Next free id of `kind`.
-int64_t NextId(const EventTable& table, const std::string& kind);
+int64_t NextId(const EventTable& table, SyncKind kind);
 
 }  // namespace npuplan::events
 

@@ -197,7 +197,7 @@ TEST(PlanExecutorTest, CompiledAttachedStreamPlanRunsCleanAndMissesNoDroppedEven
   Plan plan = valid;
   auto& events = plan.events.events;
   const size_t before = events.size();
-  events.erase(std::remove_if(events.begin(), events.end(), [](const SyncEvent& e) { return e.reason == "attached-end"; }),
+  events.erase(std::remove_if(events.begin(), events.end(), [](const SyncEvent& e) { return e.reason == SyncReason::kAttachedEnd; }),
                events.end());
   ASSERT_LT(events.size(), before);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));

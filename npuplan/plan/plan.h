@@ -8,8 +8,11 @@
 #define NPUPLAN_PLAN_PLAN_H_
 
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "npuplan/ir/graph.h"
@@ -66,17 +69,57 @@ struct StreamResult {
 };
 
 // Synchronisation events and notifies (issue: events).
+//
+// SyncEvent is kept small (24 bytes): a 1M-node graph carries millions of
+// them and every events pass walks the table. Kind and reason are enums; their
+// names ("event", "data-edge", …) are produced by the plan writer and parsed
+// back by the reader (SyncKindName / ParseSyncKind, SyncReasonName /
+// ParseSyncReason), so the plan JSON is unchanged.
+enum class SyncKind : uint8_t { kEvent, kNotify };  // order = table order (events first)
+enum class SyncReason : uint8_t {
+  kNone,           // "" (a plan file without a reason)
+  kDataEdge,       // "data-edge"
+  kControlEdge,    // "control-edge"
+  kSubgraphEntry,  // "subgraph-entry"
+  kSubgraphEnd,    // "subgraph-end"
+  kSubgraphInput,  // "subgraph-input"
+  kAttached,       // "attached"
+  kAttachedEnd,    // "attached-end"
+  kSplit,          // "split"
+  kLoop,           // "loop"
+};
+inline constexpr std::string_view kSyncKindNames[] = {"event", "notify"};
+inline constexpr std::string_view kSyncReasonNames[] = {
+    "", "data-edge", "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input", "attached", "attached-end", "split", "loop"};
+static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoop) + 1, "one name per SyncReason");
+constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
+constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }
+// nullopt for a name that is not in the table.
+inline std::optional<SyncKind> ParseSyncKind(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSyncKindNames); ++i) {
+    if (kSyncKindNames[i] == name) return static_cast<SyncKind>(i);
+  }
+  return std::nullopt;
+}
+inline std::optional<SyncReason> ParseSyncReason(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSyncReasonNames); ++i) {
+    if (kSyncReasonNames[i] == name) return static_cast<SyncReason>(i);
+  }
+  return std::nullopt;
+}
+
 struct SyncEvent {
-  int64_t id = 0;
-  std::string kind = "event";  // "event" | "notify"
-  NodeId send;                 // recording node
-  NodeId recv;                 // waiting node
+  int32_t id = 0;
+  NodeId send;  // recording node
+  NodeId recv;  // waiting node
   // Which stream of the node records / waits: -1 = its main stream, i >= 0 =
   // its i-th attached stream (Node::attached_stream_ids[i]).
   int32_t send_attached = -1;
   int32_t recv_attached = -1;
-  std::string reason;          // "data-edge" | "control-edge" | "split" | "active" | "attached" | "subgraph-entry" …
+  SyncKind kind = SyncKind::kEvent;
+  SyncReason reason = SyncReason::kNone;
 };
+static_assert(sizeof(SyncEvent) == 24, "SyncEvent is walked millions of times: keep it compact");
 struct EventTable {
   std::vector<SyncEvent> events;
   int64_t event_count = 0;   // distinct event ids (after reuse)

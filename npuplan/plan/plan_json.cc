@@ -49,9 +49,9 @@ std::string WritePlanJson(const Plan& plan) {
   w.BeginArray();
   for (const SyncEvent& e : plan.events.events) {
     w.BeginObject();
-    w.Field("id", e.id);
-    w.Field("kind", e.kind);
-    w.Field("reason", e.reason);
+    w.Field("id", int64_t{e.id});
+    w.Field("kind", SyncKindName(e.kind));
+    w.Field("reason", SyncReasonName(e.reason));
     w.Field("recv", e.recv.valid() ? std::string_view(m.node(e.recv).name) : std::string_view());
     if (e.recv_attached >= 0) w.Field("recv_attached", int64_t{e.recv_attached});
     w.Field("send", e.send.valid() ? std::string_view(m.node(e.send).name) : std::string_view());
@@ -211,7 +211,7 @@ std::string WritePlanJson(const Plan& plan) {
   w.Value(streams);
 
   int64_t notifies = 0, evs = 0;
-  for (const SyncEvent& e : plan.events.events) (e.kind == "notify" ? notifies : evs) += 1;
+  for (const SyncEvent& e : plan.events.events) (e.kind == SyncKind::kNotify ? notifies : evs) += 1;
   w.Key("summary");
   w.Value(json{{"nodes", m.num_nodes()},
                {"graphs", m.num_graphs()},
@@ -324,9 +324,29 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
       for (size_t i = 0; i < ev->size(); ++i) {
         const json& e = (*ev)[i];
         SyncEvent se;
-        se.id = e.at("id").get<int64_t>();
-        se.kind = e.value("kind", std::string("event"));
-        se.reason = e.value("reason", std::string());
+        const int64_t id = e.at("id").get<int64_t>();
+        if (id < INT32_MIN || id > INT32_MAX) {
+          return Bad(src, StrCat("$.events[", i, "].id"), StrCat("event id ", id, " is out of range"));
+        }
+        se.id = static_cast<int32_t>(id);
+        const std::string kind = e.value("kind", std::string("event"));
+        std::optional<SyncKind> k = ParseSyncKind(kind);
+        if (!k) {
+          return Bad(src, StrCat("$.events[", i, "].kind"),
+                     StrCat("unknown kind '", kind, "' (expected one of: ", StrJoin(kSyncKindNames, ", "), ")"));
+        }
+        se.kind = *k;
+        const std::string reason = e.value("reason", std::string());
+        std::optional<SyncReason> r = ParseSyncReason(reason);
+        if (!r) {
+          return Bad(src, StrCat("$.events[", i, "].reason"),
+                     StrCat("unknown reason '", reason, "' (expected one of: ",
+                            StrJoin(std::vector<std::string_view>(std::begin(kSyncReasonNames) + 1,
+                                                                  std::end(kSyncReasonNames)),
+                                    ", "),
+                            ", or none)"));
+        }
+        se.reason = *r;
         se.send_attached = e.value("send_attached", -1);
         se.recv_attached = e.value("recv_attached", -1);
         se.send = m.FindNode(e.at("send").get<std::string>());
@@ -334,7 +354,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
         if (!se.send.valid() || !se.recv.valid()) {
           return Bad(src, StrCat("$.events[", i, "]"), "send or recv names no node of the graph");
         }
-        plan.events.events.push_back(std::move(se));
+        plan.events.events.push_back(se);
       }
     }
     if (auto ec = j.find("event_counts"); ec != j.end()) plan.events.counts = ec->get<std::map<std::string, int64_t>>();

@@ -72,7 +72,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
 
   // 2. Sync objects: events then notifies (ascending ids), then activations.
   std::set<int64_t> event_ids, notify_ids;
-  for (const SyncEvent& e : plan.events.events) (e.kind == "notify" ? notify_ids : event_ids).insert(e.id);
+  for (const SyncEvent& e : plan.events.events) (e.kind == SyncKind::kNotify ? notify_ids : event_ids).insert(e.id);
   std::map<std::pair<int, int64_t>, int32_t> sync_index;
   for (int64_t id : event_ids) {
     sync_index[{0, id}] = static_cast<int32_t>(prog.syncs.size());
@@ -100,7 +100,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
       return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
                                                "' names an attached stream the node does not have"));
     }
-    if (e.reason == "loop") {
+    if (e.reason == SyncReason::kLoop) {
       prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
       continue;
     }
@@ -114,7 +114,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
       prog.skipped.push_back({static_cast<int64_t>(i), "backward"});
       continue;
     }
-    int32_t sync = sync_index.at({e.kind == "notify" ? 1 : 0, e.id});
+    int32_t sync = sync_index.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
     records[from].push_back({sync, static_cast<int64_t>(i)});
     waits[to].push_back({sync, static_cast<int64_t>(i)});
   }

@@ -32,15 +32,19 @@ inline void AddEvent(Plan& plan, std::string_view send, std::string_view recv, i
                      std::string kind = "event", int32_t send_attached = -1, int32_t recv_attached = -1) {
   SyncEvent e;
   e.id = id;
-  e.kind = std::move(kind);
+  if (auto k = ParseSyncKind(kind)) {
+    e.kind = *k;
+  } else {
+    std::abort();
+  }
   e.send = plan.model.FindNode(send);
   e.recv = plan.model.FindNode(recv);
   if (!e.send.valid() || !e.recv.valid()) std::abort();
   e.send_attached = send_attached;
   e.recv_attached = recv_attached;
-  e.reason = "data-edge";
+  e.reason = SyncReason::kDataEdge;
   plan.events.events.push_back(e);
-  if (e.kind == "notify") {
+  if (e.kind == SyncKind::kNotify) {
     plan.events.notify_count = std::max(plan.events.notify_count, id + 1);
   } else {
     plan.events.event_count = std::max(plan.events.event_count, id + 1);

@@ -119,7 +119,7 @@ TEST(SimulatorTest, SkipsLoopAndBackwardEvents) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   AddEvent(plan, "d", "c", 2);  // backward
   AddEvent(plan, "b", "c", 3);
-  plan.events.events.back().reason = "loop";
+  plan.events.events.back().reason = SyncReason::kLoop;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
   ASSERT_EQ(r.program.skipped.size(), 2u);
   EXPECT_EQ(r.program.skipped[0].reason, "backward");

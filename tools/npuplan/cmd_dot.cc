@@ -58,7 +58,7 @@ std::string ToDot(const Plan& plan) {
   }
   for (const SyncEvent& e : plan.events.events) {
     out += StrCat("  ", Quote(m.node(e.send).name), " -> ", Quote(m.node(e.recv).name),
-                  " [style=dashed, color=red, label=", Quote(StrCat(e.kind == "notify" ? "n" : "e", e.id)), "];\n");
+                  " [style=dashed, color=red, label=", Quote(StrCat(e.kind == SyncKind::kNotify ? "n" : "e", e.id)), "];\n");
   }
   return out + "}\n";
 }
