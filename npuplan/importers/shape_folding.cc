@@ -68,14 +68,22 @@ std::optional<Value> ValueOfTensor(const onnx::TensorProto& t) {
   if (n < 0 || n > kMaxTrackedElements) return std::nullopt;
   Value out;
   out.scalar = t.dims_size() == 0;
-  try {
-    if (t.data_type() == onnx::TensorProto::INT64) {
-      out.v = onnx::ParseData<int64_t>(&t);
-    } else {
-      for (int32_t x : onnx::ParseData<int32_t>(&t)) out.v.push_back(x);
+  // Decoded here, not with onnx::ParseData: libonnx trusts the tensor and
+  // crashed in memcpy on a fuzzed raw_data (onnx_fuzz, 2026-12-01).
+  const bool is64 = t.data_type() == onnx::TensorProto::INT64;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    const size_t width = is64 ? sizeof(int64_t) : sizeof(int32_t);
+    if (raw.size() != static_cast<size_t>(n) * width) return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {  // little-endian, as ONNX stores raw_data
+      uint64_t bits = 0;
+      for (size_t b = 0; b < width; ++b) bits |= static_cast<uint64_t>(static_cast<uint8_t>(raw[i * width + b])) << (8 * b);
+      out.v.push_back(is64 ? static_cast<int64_t>(bits) : static_cast<int64_t>(static_cast<int32_t>(bits)));
     }
-  } catch (const std::exception&) {
-    return std::nullopt;
+  } else if (is64) {
+    out.v.assign(t.int64_data().begin(), t.int64_data().end());
+  } else {
+    out.v.assign(t.int32_data().begin(), t.int32_data().end());
   }
   if (static_cast<int64_t>(out.v.size()) != n) return std::nullopt;
   return out;

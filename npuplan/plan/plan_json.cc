@@ -24,6 +24,41 @@ absl::Status Bad(std::string_view src, std::string_view where, std::string_view 
   return absl::InvalidArgumentError(StrCat(src, ": ", where, ": ", what));
 }
 
+// Every number outside the plan's graph is an integer field. A float there is
+// rejected up front: nlohmann's get<int64_t> of an out-of-range double is
+// undefined behaviour (found by plan_json_fuzz). Breadth-first with parent
+// links, so the path is built only for the error.
+absl::Status RejectFloatsOutsideGraph(const json& j, std::string_view src) {
+  struct Item {
+    const json* value;
+    int64_t parent;
+    std::string key;  // object member name, or "" for an array element
+    size_t index;
+  };
+  std::vector<Item> items;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() != "graph") items.push_back({&*it, -1, it.key(), 0});
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const json& v = *items[i].value;
+    if (v.is_number_float()) {
+      std::vector<std::string> parts;
+      for (int64_t k = static_cast<int64_t>(i); k >= 0; k = items[k].parent) {
+        parts.push_back(items[k].key.empty() ? StrCat("[", items[k].index, "]") : StrCat(".", items[k].key));
+      }
+      std::string path = "$";
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) path += *it;
+      return Bad(src, path, StrCat("expected an integer, found ", v.dump()));
+    }
+    if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) items.push_back({&*it, static_cast<int64_t>(i), it.key(), 0});
+    } else if (v.is_array()) {
+      for (size_t e = 0; e < v.size(); ++e) items.push_back({&v[e], static_cast<int64_t>(i), std::string(), e});
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool LooksLikePlan(std::string_view text) {
@@ -245,6 +280,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   }
   auto g = j.find("graph");
   if (g == j.end()) return Bad(src, "$", "missing field 'graph'");
+  if (absl::Status s = RejectFloatsOutsideGraph(j, src); !s.ok()) return s;
   Plan plan;
   GraphReadOptions gopts;
   gopts.topo_sort = false;  // keep the plan's order; the verifier checks it
