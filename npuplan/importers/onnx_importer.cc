@@ -241,6 +241,52 @@ void CollectFreeNames(const onnx::GraphProto& g, std::set<std::string>& out) {
   for (const auto& o : g.output()) use(o.name());
 }
 
+// Bytes per element of a raw_data tensor type; 0 = not checked (strings, sub-byte types).
+int64_t RawElementWidth(int32_t type) {
+  switch (type) {
+    case onnx::TensorProto::BOOL: case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8: return 1;
+    case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16: return 2;
+    case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: case onnx::TensorProto::FLOAT: return 4;
+    case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
+  }
+}
+
+// libonnx's shape inference and ParseData trust raw_data to hold exactly
+// dims × element-width bytes and crash otherwise (onnx_fuzz): check every
+// initializer and Constant value, nested graphs included, before they run.
+absl::Status CheckRawTensor(const onnx::TensorProto& t, std::string_view what, std::string_view src) {
+  if (!t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
+  const int64_t width = RawElementWidth(t.data_type());
+  if (width == 0) return absl::OkStatus();
+  const int64_t bytes = static_cast<int64_t>(t.raw_data().size());
+  int64_t need = width;
+  for (int64_t d : t.dims()) {
+    if (d < 0) return Bad(src, StrCat(what, " '", t.name(), "': negative dim ", d));
+    if (d != 0 && need > bytes / d) need = bytes + 1;  // too large for the data: report below
+    else need *= d;
+  }
+  if (need != bytes) {
+    return Bad(src, StrCat(what, " '", t.name(), "': raw_data holds ", bytes,
+                           " bytes, which does not match its dims and element type"));
+  }
+  return absl::OkStatus();
+}
+absl::Status CheckRawTensors(const onnx::GraphProto& g, std::string_view src) {
+  for (const auto& t : g.initializer()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensor(t, "initializer", src));
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensor(a.t(), StrCat("tensor of node '", n.name(), "'"), src));
+      if (a.has_g()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(a.g(), src));
+      for (const auto& sub : a.graphs()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(sub, src));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Display name of a NodeProto for messages.
 std::string NodeLabel(const onnx::NodeProto& n, int index) {
   if (!n.name().empty()) return StrCat("'", n.name(), "' (", n.op_type(), ")");
@@ -697,6 +743,7 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
     }
     return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
   }
+  NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(proto.graph(), src));
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
     InferAndFold(proto, opts, out);
