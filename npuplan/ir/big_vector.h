@@ -11,12 +11,9 @@
 #include <cstddef>
 #include <vector>
 
+#include "npuplan/ir/chunk_memory.h"
+
 namespace npuplan {
-namespace internal {
-// chunked_store.cc.
-void* AllocateChunk(size_t bytes, size_t align);
-void FreeChunk(void* p, size_t bytes, size_t align);
-}  // namespace internal
 
 template <typename T>
 struct HugePageAllocator {

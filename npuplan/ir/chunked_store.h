@@ -22,14 +22,9 @@
 #include <new>
 #include <utility>
 
+#include "npuplan/ir/chunk_memory.h"
+
 namespace npuplan {
-namespace internal {
-// Raw storage for one chunk; chunks of 8 MiB and more are 2 MiB-aligned and
-// advised for transparent huge pages (one page fault per 2 MiB instead of per
-// 4 KiB when the nodes are first written).
-void* AllocateChunk(size_t bytes, size_t align);
-void FreeChunk(void* p, size_t bytes, size_t align);
-}  // namespace internal
 
 template <typename T>
 class ChunkedStore {
