@@ -32,7 +32,7 @@ absl::Status RejectFloatsOutsideGraph(const json& j, std::string_view src) {
   struct Item {
     const json* value;
     int64_t parent;
-    std::string key;  // object member name, or "" for an array element
+    std::string_view key;  // object member name (owned by the DOM), or "" for an array element
     size_t index;
   };
   std::vector<Item> items;
@@ -53,7 +53,7 @@ absl::Status RejectFloatsOutsideGraph(const json& j, std::string_view src) {
     if (v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) items.push_back({&*it, static_cast<int64_t>(i), it.key(), 0});
     } else if (v.is_array()) {
-      for (size_t e = 0; e < v.size(); ++e) items.push_back({&v[e], static_cast<int64_t>(i), std::string(), e});
+      for (size_t e = 0; e < v.size(); ++e) items.push_back({&v[e], static_cast<int64_t>(i), std::string_view(), e});
     }
   }
   return absl::OkStatus();
@@ -452,9 +452,9 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   return plan;
 }
 
-absl::StatusOr<Plan> ReadPlanFile(const std::string& path) {
+absl::StatusOr<Plan> ReadPlanFile(const std::string& path, const GraphReadLimits& limits) {
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParsePlanJson(text, path);
+  return ParsePlanJson(text, path, limits);
 }
 
 }  // namespace npuplan

@@ -18,7 +18,7 @@ std::string WritePlanJson(const Plan& plan);
 // The plan's "graph" goes through the graph reader with `limits`.
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view source,
                                    const GraphReadLimits& limits = {});
-absl::StatusOr<Plan> ReadPlanFile(const std::string& path);
+absl::StatusOr<Plan> ReadPlanFile(const std::string& path, const GraphReadLimits& limits = {});
 
 // True when the text's "format" is npuplan.plan/1 (cheap sniff for `verify`/`dot`).
 bool LooksLikePlan(std::string_view text);

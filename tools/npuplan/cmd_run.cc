@@ -31,7 +31,7 @@ int RunRun(const RunFlags& f) {
                  "error: run: --repeat must be >= 1; --show, --jitter-max-us, --stream-skew-us and --time-scale >= 0\n");
     return kExitUsage;
   }
-  auto plan = LoadPlan(f.input, f.load);
+  auto plan = ReadPlanFile(f.input, f.load.limits);
   if (!plan.ok()) return ReportStatus(plan.status());
   exec::ExecOptions options;
   options.jitter = f.jitter_seed >= 0;

@@ -31,7 +31,7 @@ int RunSimulate(SimulateFlags& f) {
     return kExitUsage;
   }
   f.options.cost.use_cost_attr = !f.ignore_cost_attr;
-  auto plan = LoadPlan(f.input, f.load);
+  auto plan = ReadPlanFile(f.input, f.load.limits);
   if (!plan.ok()) return ReportStatus(plan.status());
   const auto t0 = std::chrono::steady_clock::now();
   auto result = sim::Simulate(*plan, f.options);

@@ -17,7 +17,7 @@ struct SummaryFlags {
 };
 
 int RunSummary(const SummaryFlags& f) {
-  auto plan = LoadPlan(f.plan, f.load);
+  auto plan = ReadPlanFile(f.plan, f.load.limits);
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
   if (!summary.ok()) return ReportStatus(summary.status());

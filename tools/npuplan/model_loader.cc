@@ -84,9 +84,4 @@ absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts
   return std::move(in.plan.model);
 }
 
-absl::StatusOr<Plan> LoadPlan(const std::string& path, const LoadOptions& opts) {
-  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParsePlanJson(text, path, opts.limits);
-}
-
 }  // namespace npuplan::cli

@@ -40,8 +40,6 @@ struct LoadedInput {
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts);
 // The model of any input (a plan's final graph for plan files).
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
-// A plan file (npuplan.plan/1) read under the reader limits of `opts`.
-absl::StatusOr<Plan> LoadPlan(const std::string& path, const LoadOptions& opts);
 
 // Hook set by the ONNX importer's command file when it is linked in.
 using OnnxLoader = absl::StatusOr<Model> (*)(const std::string& path, const EngineTable& engines,
