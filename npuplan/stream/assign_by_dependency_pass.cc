@@ -20,27 +20,25 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const 
   StreamSubgraph& sg = gs.subgraphs[s];
   const StreamSubgraph& pred = gs.subgraphs[p];
   // 1. Same scheduler only.
-  if (sg.conf->scheduler != pred.conf->scheduler) return false;
+  if (sg.conf != pred.conf && sg.conf->scheduler != pred.conf->scheduler) return false;
   // 2. Independent or labelled streams are never shared by dependency.
   if (pred.conf->independent || !pred.info->stream_label.empty()) return false;
   // 3. Force attach: only the first candidate that gets here benefits.
   if (!sg.visited_by_reuse) {
     sg.visited_by_reuse = true;
-    for (NodeId n : sg.info->nodes) {
-      if (HasAttr(ctx.model.node(n).attrs, kAttrForceAttachStream)) {
-        rule = "force-attach";
-        return true;
-      }
+    if (sg.force_attach) {
+      rule = "force-attach";
+      return true;
     }
   }
   // 4. SubGraphCouldReuse: a same-engine sibling keeps P's stream for itself.
   if (!ctx.memory_priority) {
     for (int32_t c : pred.info->consumers) {
-      if (c != s && gs.subgraphs[c].info->engine == pred.info->engine) return false;
+      if (c != s && gs.subgraphs[c].engine_id == pred.engine_id) return false;
     }
   }
   // 5. Same engine, or an attaching engine.
-  if (sg.info->engine == pred.info->engine) {
+  if (sg.engine_id == pred.engine_id) {
     rule = "same-engine";
     return true;
   }
@@ -49,7 +47,7 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const 
     return true;
   }
   // 6. P borrowed its stream from my engine.
-  if (pred.reused_subgraph >= 0 && gs.subgraphs[pred.reused_subgraph].info->engine == sg.info->engine) {
+  if (pred.reused_subgraph >= 0 && gs.subgraphs[pred.reused_subgraph].engine_id == sg.engine_id) {
     rule = "borrowed-from-my-engine";
     return true;
   }
@@ -60,19 +58,23 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const 
 
 absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& ctx) {
   auto& sgs = gs.subgraphs;
-  std::map<std::string_view, int64_t> next_temp, count;  // per engine (views owned by the partition)
+  // Per engine (GraphState::engines index): next temporary id and number of
+  // temporary ids (0 = the engine got none).
+  std::vector<int64_t> next_temp(gs.engines.size(), 0), count(gs.engines.size(), 0);
   std::vector<int32_t> assigned;                    // subgraphs with a new temporary id
   std::vector<int64_t> temp(sgs.size(), -1);
   std::vector<std::pair<int32_t, int32_t>> reused;  // (subgraph, owner)
+  int64_t reusing = 0;
   auto assign_new = [&](int32_t s) {
-    const std::string_view e = sgs[s].info->engine;
+    const int32_t e = sgs[s].engine_id;
     int64_t id = next_temp[e];
     if (id >= sgs[s].max_parallel_num) id = 0;  // round-robin wrap-around
     next_temp[e] = id + 1;
     count[e] = std::max(count[e], id + 1);
     sgs[s].stream_id = temp[s] = id;
     assigned.push_back(s);
-    ctx.log.Record(kName, "StreamNew", "", Field("subgraph", sgs[s].info->name()), Field("engine", e), Field("temp", id));
+    ctx.log.Record(kName, "StreamNew", "", Field("subgraph", sgs[s].info->name()), Field("engine", sgs[s].info->engine),
+                   Field("temp", id));
     return id;
   };
 
@@ -103,22 +105,29 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     reused.emplace_back(s, owner);
     ctx.log.Record(kName, "StreamReused", "", Field("subgraph", sgs[s].info->name()), Field("from", sgs[best].info->name()),
                    Field("owner", sgs[owner].info->name()), Field("rule", best_rule));
-    ctx.stats.Add(kName, "subgraphs_reusing");
+    ++reusing;
   }
+  if (reusing > 0) ctx.stats.Add(kName, "subgraphs_reusing", reusing);
 
   // 2. UpdateAssignedSubgraphs: engine blocks in engine-name order.
+  std::vector<int32_t> blocks;  // engines with temporary ids, in byte order of their names
+  for (int32_t e = 0; e < static_cast<int32_t>(count.size()); ++e) {
+    if (count[e] > 0) blocks.push_back(e);
+  }
+  std::sort(blocks.begin(), blocks.end(), [&](int32_t a, int32_t b) { return gs.engines[a] < gs.engines[b]; });
   int64_t to_be_updated = -1;
-  if (gs.default_stream >= 0 && !count.empty()) {
+  if (gs.default_stream >= 0 && !blocks.empty()) {
     to_be_updated = --ctx.next_stream;
   }
-  std::map<std::string_view, int64_t> start;
-  for (const auto& [engine, c] : count) {
-    start[engine] = ctx.next_stream;
-    ctx.log.Record(kName, "EngineBlock", "", Field("engine", engine), Field("start", ctx.next_stream), Field("count", c));
-    ctx.next_stream += c;
+  std::vector<int64_t> start(count.size(), 0);
+  for (int32_t e : blocks) {
+    start[e] = ctx.next_stream;
+    ctx.log.Record(kName, "EngineBlock", "", Field("engine", gs.engines[e]), Field("start", ctx.next_stream),
+                   Field("count", count[e]));
+    ctx.next_stream += count[e];
   }
   for (int32_t s : assigned) {
-    int64_t id = temp[s] + start[sgs[s].info->engine];
+    int64_t id = temp[s] + start[sgs[s].engine_id];
     if (id == to_be_updated) {
       id = gs.default_stream;
       ctx.log.Record(kName, "ParentStreamReused", "", Field("subgraph", sgs[s].info->name()), Field("stream", id));

@@ -19,18 +19,27 @@ namespace {
 // node; a merged list moves to the pool's end when it outgrows its slot.
 class ClusterGraph {
  public:
-  // `count_out[i]` / `count_in[i]`: number of edges leaving / entering node i.
-  ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& count_in)
+  // `count_out[i]`: number of edges leaving node i; `pred_first`: CSR offsets
+  // of the edges entering each node.
+  ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first)
       : parent_(n), rank_(n), mark_(n, 0), out_(n), in_(n) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
       parent_[i] = rank_[i] = i;
       out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i])};
       off += count_out[i];
-      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in[i])};
-      off += count_in[i];
+      const int32_t count_in = pred_first[i + 1] - pred_first[i];
+      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in)};
+      off += count_in;
     }
     pool_.resize(off);
+  }
+
+  // The root of every node (moves the union-find array out: the graph is
+  // unusable afterwards).
+  BigVector<int32_t> TakeRoots() {
+    for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) parent_[i] = Find(i);
+    return std::move(parent_);
   }
 
   // Union-find root with path halving.
@@ -259,83 +268,118 @@ std::string EffectiveStreamLabel(const Node& node) {
   return user;
 }
 
+void GraphEdges::BuildSuccessors() {
+  const int32_t n = num_nodes();
+  succ_first.assign(static_cast<size_t>(n) + 1, 0);
+  for (int32_t p : preds) ++succ_first[p + 1];
+  for (int32_t i = 0; i < n; ++i) succ_first[i + 1] += succ_first[i];
+  succs.resize(preds.size());
+  succ_is_control.resize(preds.size());
+  // Data consumers of every producer first, then control consumers: two
+  // sweeps over the consumers in index order with one cursor per producer.
+  BigVector<int32_t> cursor(succ_first.begin(), succ_first.end() - 1);
+  for (uint8_t control = 0; control < 2; ++control) {
+    for (int32_t i = 0; i < n; ++i) {
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) {
+        if (pred_is_control[e] != control) continue;
+        const int32_t pos = cursor[preds[e]]++;
+        succs[pos] = i;
+        succ_is_control[pos] = control;
+      }
+    }
+  }
+}
+
 std::string EngineSubgraphName::str() const {
   return StrCat(graph != nullptr ? *graph : std::string(), "_", index, "_", engine);
 }
 
-EnginePartition PartitionByEngine(const Model& model, GraphId g) {
+EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
   const Graph& graph = model.graph(g);
   const int32_t n = static_cast<int32_t>(graph.nodes.size());
   EnginePartition result;
   result.graph = g;
   result.subgraph_of.assign(n, -1);
-  if (n == 0) return result;
+  if (n == 0) {
+    if (edges != nullptr) *edges = GraphEdges{};
+    if (edges != nullptr) edges->pred_first.assign(1, 0);
+    return result;
+  }
   auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
 
-  // 1. Per-node keys: engine, effective label, user label (interned).
+  // 1. Per-node keys: engine, effective label, user label (interned). The
+  //    engine id of a Data-like input node is stored complemented (< 0): the
+  //    pseudo-engine DATA, which never merges.
   Interner intern(result.strings);
   std::deque<std::string> combined;
-  const std::string data_key = std::string(1, '\001') + "DATA";
-  const int32_t kData = intern(data_key);
   const int32_t kNoUser = intern("");
   // Predecessors (data inputs, then control inputs) as topo indices, CSR:
   // every later step reads these flat arrays, not the nodes.
-  BigVector<int32_t> engine(n), label(n), user(n), count_out(n, 0), pred_first(n + 1, 0);
+  BigVector<int32_t> engine(n), label(n), user(n), pred_first(n + 1, 0);
   BigVector<int32_t> preds;
+  BigVector<uint8_t> pred_is_control;
   preds.reserve(static_cast<size_t>(n) * 2);
+  if (edges != nullptr) pred_is_control.reserve(static_cast<size_t>(n) * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
     const bool data = IsInputDataNode(node);
-    engine[i] = data ? kData : intern(node.engine);
+    engine[i] = data ? ~intern(node.engine) : intern(node.engine);
     label[i] = intern(EffectiveLabelView(node, combined));
     user[i] = data ? kNoUser : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
     for (const OutputRef& in : node.inputs) preds.push_back(topo(in.node));
+    if (edges != nullptr) pred_is_control.resize(preds.size(), 0);
     for (NodeId c : node.control_inputs) preds.push_back(topo(c));
+    if (edges != nullptr) pred_is_control.resize(preds.size(), 1);
     pred_first[i + 1] = static_cast<int32_t>(preds.size());
   }
-  for (int32_t p : preds) ++count_out[p];
   auto Preds = [&](int32_t i) {
     return ConstRange<int32_t>(preds.data() + pred_first[i], preds.data() + pred_first[i + 1]);
   };
-  BigVector<int32_t> count_in(n);
-  for (int32_t i = 0; i < n; ++i) count_in[i] = pred_first[i + 1] - pred_first[i];
-  ClusterGraph cg(n, count_out, count_in);
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t p : Preds(i)) cg.AddEdge(p, i);
-  }
-  // Keys of a cluster are those of its smallest member (its first node).
-  auto Mergeable = [&](int32_t a, int32_t b) {
-    if (engine[a] == kData || engine[b] == kData) return false;
-    if (user[a] != kNoUser && user[a] == user[b]) return true;
-    return engine[a] == engine[b] && label[a] == label[b];
-  };
-
-  // 2. MarkClusters: merge input clusters into each cluster in index order.
-  std::vector<int32_t> parents, forward;
-  std::vector<std::pair<size_t, int32_t>> order;
-  for (int32_t i = 0; i < n; ++i) {
-    parents.clear();
-    for (int32_t p : Preds(i)) parents.push_back(cg.Find(p));
-    if (parents.empty()) continue;
-    std::sort(parents.begin(), parents.end());
-    parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-    order.clear();
-    for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
-    std::sort(order.begin(), order.end());
-    int32_t self = i;
-    for (const auto& [deg, p0] : order) {
-      int32_t p = cg.Find(p0);
-      self = cg.Find(self);
-      if (p == self || !Mergeable(p, self)) continue;
-      if (cg.HasSecondPath(p, self, forward)) continue;
-      self = cg.Merge(p, self, forward);
+  // The cluster graph lives only until every node's cluster is known: the
+  // later arrays then reuse its memory (fresh pages are the dearest part of
+  // this function on a 1M-node graph).
+  BigVector<int32_t> rep;
+  {
+    BigVector<int32_t> count_out(n, 0);
+    for (int32_t p : preds) ++count_out[p];
+    ClusterGraph cg(n, count_out, pred_first);
+    BigVector<int32_t>().swap(count_out);
+    for (int32_t i = 0; i < n; ++i) {
+      for (int32_t p : Preds(i)) cg.AddEdge(p, i);
     }
-  }
+    // Keys of a cluster are those of its smallest member (its first node).
+    auto Mergeable = [&](int32_t a, int32_t b) {
+      if (engine[a] < 0 || engine[b] < 0) return false;
+      if (user[a] != kNoUser && user[a] == user[b]) return true;
+      return engine[a] == engine[b] && label[a] == label[b];
+    };
 
+    // 2. MarkClusters: merge input clusters into each cluster in index order.
+    std::vector<int32_t> parents, forward;
+    std::vector<std::pair<size_t, int32_t>> order;
+    for (int32_t i = 0; i < n; ++i) {
+      parents.clear();
+      for (int32_t p : Preds(i)) parents.push_back(cg.Find(p));
+      if (parents.empty()) continue;
+      std::sort(parents.begin(), parents.end());
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+      order.clear();
+      for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
+      std::sort(order.begin(), order.end());
+      int32_t self = i;
+      for (const auto& [deg, p0] : order) {
+        int32_t p = cg.Find(p0);
+        self = cg.Find(self);
+        if (p == self || !Mergeable(p, self)) continue;
+        if (cg.HasSecondPath(p, self, forward)) continue;
+        self = cg.Merge(p, self, forward);
+      }
+    }
+
+    rep = cg.TakeRoots();
+  }
   // 3. Cluster edges (CSR by source cluster, deduplicated), topological
   //    numbering with ties by smallest member (= the cluster's id).
-  BigVector<int32_t> rep(n);
-  for (int32_t i = 0; i < n; ++i) rep[i] = cg.Find(i);
   BigVector<int32_t> first(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : Preds(i)) first[rep[p] + 1] += rep[p] != rep[i];
@@ -373,6 +417,11 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   }
   std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
   BigVector<int32_t> index_of(n, -1), cluster_at;
+  {
+    int32_t clusters = 0;
+    for (int32_t i = 0; i < n; ++i) clusters += rep[i] == i;
+    cluster_at.reserve(clusters);
+  }
   if (ascending) {
     for (int32_t i = 0; i < n; ++i) {
       if (rep[i] != i) continue;
@@ -436,16 +485,21 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g) {
   const NodeId* members = result.member_storage.data();
   for (int32_t s = 0; s < k; ++s) {
     EngineSubgraph& sg = result.subgraphs[s];
-    const Node& node = model.node(members[member_first[s]]);
     sg.index = s;
-    const int32_t first_topo = static_cast<int32_t>(node.topo_id);
-    sg.engine = intern.view(intern(node.engine));
+    // A cluster is named by its smallest member: its first node.
+    const int32_t first_topo = cluster_at[s];
+    sg.engine = intern.view(engine[first_topo] < 0 ? ~engine[first_topo] : engine[first_topo]);
     sg.stream_label = intern.view(label[first_topo]);
     sg.user_stream_label = intern.view(user[first_topo]);
     sg.graph_name = &graph.name;
     sg.nodes = {members + member_first[s], members + member_first[s + 1]};
     sg.producers = {prod + prod_first[s], prod + prod_first[s + 1]};
     sg.consumers = {cons + cons_first[s], cons + cons_first[s + 1]};
+  }
+  if (edges != nullptr) {
+    edges->pred_first = std::move(pred_first);
+    edges->preds = std::move(preds);
+    edges->pred_is_control = std::move(pred_is_control);
   }
   return result;
 }

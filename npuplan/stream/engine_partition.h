@@ -36,6 +36,7 @@
 
 #include <fmt/format.h>
 
+#include "npuplan/ir/big_vector.h"
 #include "npuplan/ir/graph.h"
 
 namespace npuplan::stream {
@@ -99,7 +100,9 @@ struct EnginePartition {
   EnginePartition& operator=(const EnginePartition&) = delete;
 
   GraphId graph;
-  std::vector<EngineSubgraph> subgraphs;
+  // Huge-page backed: a 1M-node graph has ~570k subgraphs (64 MB of records),
+  // and fresh 4 KiB pages are the dearest part of writing them.
+  BigVector<EngineSubgraph> subgraphs;
   // Engine subgraph of each node of the graph, indexed by the node's topo_id.
   std::vector<int32_t> subgraph_of;
   // Storage of the subgraphs' ranges.
@@ -108,14 +111,42 @@ struct EnginePartition {
   std::deque<std::string> strings;  // distinct engines and labels (stable addresses)
 };
 
+// The edges of one graph as topological indices (Node::topo_id), read in the
+// partition's walk over the nodes so that later stages need not walk the
+// nodes' input vectors again. Per node: its data inputs in anchor order, then
+// its control inputs (one entry per input, duplicates kept); its successors:
+// data consumers first (by consumer index, then anchor), then control
+// consumers (by consumer index) — the order of `Adjacency` (graph.h).
+struct GraphEdges {
+  BigVector<int32_t> pred_first;     // n + 1 offsets into `preds`
+  BigVector<int32_t> preds;
+  BigVector<uint8_t> pred_is_control;  // parallel to `preds`
+  BigVector<int32_t> succ_first;     // n + 1 offsets into `succs`
+  BigVector<int32_t> succs;
+  BigVector<uint8_t> succ_is_control;  // parallel to `succs`
+
+  int32_t num_nodes() const { return pred_first.empty() ? 0 : static_cast<int32_t>(pred_first.size()) - 1; }
+  ConstRange<int32_t> Preds(int32_t i) const {
+    return {preds.data() + pred_first[i], preds.data() + pred_first[i + 1]};
+  }
+  // Successors: valid after BuildSuccessors().
+  ConstRange<int32_t> Succs(int32_t i) const {
+    return {succs.data() + succ_first[i], succs.data() + succ_first[i + 1]};
+  }
+  // Fills succ_first / succs / succ_is_control from the predecessors.
+  void BuildSuccessors();
+};
+
 // The effective stream label of a node (see above).
 std::string EffectiveStreamLabel(const Node& node);
 // True for Data, RefData and AippData nodes without data or control inputs.
 bool IsInputDataNode(const Node& node);
 
 // Forms the engine subgraphs of graph `g`. Requires topologically sorted
-// graphs (Node::topo_id = position in Graph::nodes).
-EnginePartition PartitionByEngine(const Model& model, GraphId g);
+// graphs (Node::topo_id = position in Graph::nodes) whose inputs are nodes of
+// the same graph (the verifier's rule). When `edges` is given, the graph's
+// predecessor lists are moved into it (successors: BuildSuccessors).
+EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges = nullptr);
 
 }  // namespace npuplan::stream
 

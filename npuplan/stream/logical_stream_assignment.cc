@@ -126,9 +126,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   using namespace stream;  // NOLINT
   Model& m = plan.model;
   // 1. Options.
-  Adjacency adjacency(m);
   AssignContext ctx(m, pctx.options, pctx.log, pctx.stats);
-  ctx.adjacency = &adjacency;
   ctx.enable_single_stream = pctx.options.Get("ge.enableSingleStream") == "true";
   ctx.enable_hcom_parallel = pctx.options.GetBool("ge.hcomParallel");
   ctx.memory_priority = pctx.options.Get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority";
@@ -152,8 +150,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   }
   NPUPLAN_ASSIGN_OR_RETURN(DynamicStreamState dyn, DynamicStreamAllocator::Init(pctx.options));
 
-  // 2. DoAssign over the root and every subgraph.
-  for (GraphId g : m.GraphsPreOrder()) {
+  // 2. DoAssign over the root and every subgraph (the pass adds no graph:
+  //    one pre-order serves every walk below).
+  const std::vector<GraphId> graph_order = m.GraphsPreOrder();
+  for (GraphId g : graph_order) {
     NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, g, ctx, dyn, auto_mode.algorithm == "cv"));
   }
   if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
@@ -162,7 +162,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
         "ge.enableSingleStream simultaneously.");
   }
   bool dynamic = false;
-  for (GraphId g : m.GraphsPreOrder()) dynamic = dynamic || IsUnknownShapeGraph(plan, g);
+  for (GraphId g : graph_order) dynamic = dynamic || IsUnknownShapeGraph(plan, g);
   //    Dynamic multi-stream: engine-priority ids first (D3/D4).
   if (dyn.multi_stream && !dyn.graphs.empty()) {
     ctx.next_stream = RemapStreams(m, DynamicStreamAllocator::Refresh(m, ctx, dyn));
@@ -179,7 +179,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     // refresh below); CriticalPath pins them there while it schedules.
     const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
     const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
-    for (GraphId g : m.GraphsPreOrder()) {
+    for (GraphId g : graph_order) {
       const bool unknown = IsUnknownShapeGraph(plan, g);
       if (unknown && !dyn.multi_stream) continue;
       // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
@@ -215,7 +215,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
           }
         }
       }
-      for (GraphId g : m.GraphsPreOrder()) {
+      for (GraphId g : graph_order) {
         const Graph& graph = m.graph(g);
         if (IsUnknownShapeGraph(plan, g) || graph.IsRoot() || !IsUnknownShapeGraph(plan, graph.parent_graph)) continue;
         for (NodeId id : graph.nodes) {
@@ -246,14 +246,14 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   s.makespan_lower_bound = lower_bound;
   s.streams.resize(count);
   for (int64_t i = 0; i < count; ++i) s.streams[i].id = i;
-  for (GraphId g : m.GraphsPreOrder()) {
+  for (GraphId g : graph_order) {
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
-      if (n.stream_id < 0 || !s.streams[n.stream_id].user_label.empty()) continue;
-      s.streams[n.stream_id].user_label = GetStringAttr(n.attrs, kAttrUserStreamLabel).value_or("");
+      if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty()) continue;
+      s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
     }
   }
-  const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan);
+  const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan, graph_order);
   for (int64_t i = 0; i < count; ++i) s.streams[i].hccl_followed_count = hccl[i];
   pctx.stats.Set(kName, "logical_streams", count);
   pctx.log.Record(kName, "LogicalStreamsAssigned", "", Field("mode", s.mode), Field("streams", count));

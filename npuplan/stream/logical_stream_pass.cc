@@ -9,26 +9,73 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   gs.graph = g;
   gs.default_stream = default_stream;
   gs.owner_graph_unknown = owner_graph_unknown;
-  gs.partition = PartitionByEngine(model, g);
+  gs.partition = PartitionByEngine(model, g, &gs.edges);
+  gs.edges.BuildSuccessors();
+  const Graph& graph = model.graph(g);
+  const size_t n = graph.nodes.size();
+  gs.node_flags.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = model.node(graph.nodes[i]);
+    if (node.attrs.empty()) continue;
+    uint8_t f = 0;
+    if (HasStreamLabel(node)) f |= kNodeLabelled;
+    if (HasAttr(node.attrs, kAttrNewStreamId)) f |= kNodeNewStreamId;
+    if (HasAttr(node.attrs, kAttrParallelGroup)) f |= kNodeParallelGroup;
+    if (HasAttr(node.attrs, kAttrUserStreamLabel)) f |= kNodeUserLabelAttr;
+    if (GetBoolAttr(node.attrs, kAttrRtsLabelNode).value_or(false)) f |= kNodeRtsLabel;
+    if (HasAttr(node.attrs, kAttrForceAttachStream)) f |= kNodeForceAttach;
+    gs.node_flags[i] = f;
+  }
+  // Engine configuration once per distinct engine (the partition interns
+  // engine names, so equal engines share one string).
+  struct EngineInfo {
+    const char* data;
+    const EngineConfig* conf;
+    int64_t max_parallel_num;
+  };
+  std::vector<EngineInfo> infos;
+  gs.engines.clear();
   gs.subgraphs.assign(gs.partition.subgraphs.size(), StreamSubgraph{});
   for (size_t i = 0; i < gs.subgraphs.size(); ++i) {
     StreamSubgraph& sg = gs.subgraphs[i];
     sg.info = &gs.partition.subgraphs[i];
-    sg.conf = model.engine_table.Find(sg.info->engine);
-    if (sg.conf == nullptr) {
-      return absl::InvalidArgumentError(StrCat("engine subgraph ", sg.info->name(), ": engine '", sg.info->engine,
-                                               "' is not in the engine table"));
+    const std::string_view engine = sg.info->engine;
+    size_t e = 0;
+    while (e < infos.size() && infos[e].data != engine.data()) ++e;
+    if (e == infos.size()) {
+      const EngineConfig* conf = model.engine_table.Find(engine);
+      if (conf == nullptr) {
+        return absl::InvalidArgumentError(StrCat("engine subgraph ", sg.info->name(), ": engine '", engine,
+                                                 "' is not in the engine table"));
+      }
+      int64_t max_parallel_num = 1;
+      if (auto it = ctx.max_parallel.find(std::string(engine)); it != ctx.max_parallel.end()) {
+        max_parallel_num = it->second;
+      }
+      infos.push_back({engine.data(), conf, max_parallel_num});
+      gs.engines.push_back(engine);
     }
-    if (auto it = ctx.max_parallel.find(std::string(sg.info->engine)); it != ctx.max_parallel.end()) {
-      sg.max_parallel_num = it->second;
-    }
+    sg.conf = infos[e].conf;
+    sg.max_parallel_num = infos[e].max_parallel_num;
+    sg.engine_id = static_cast<int32_t>(e);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (gs.node_flags[i] & kNodeForceAttach) gs.subgraphs[gs.partition.subgraph_of[i]].force_attach = true;
   }
   return absl::OkStatus();
 }
 
 bool HasStreamLabel(const Node& node) {
-  return !GetStringAttr(node.attrs, kAttrStreamLabel).value_or("").empty() ||
-         !GetStringAttr(node.attrs, kAttrUserStreamLabel).value_or("").empty();
+  return !StringAttrOrEmpty(node.attrs, kAttrStreamLabel).empty() ||
+         !StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel).empty();
+}
+
+const std::string& StringAttrOrEmpty(const AttrMap& attrs, std::string_view key) {
+  static const std::string kEmpty;
+  if (attrs.empty()) return kEmpty;
+  const AttrValue* v = FindAttr(attrs, key);
+  const std::string* s = v != nullptr ? v->as<std::string>() : nullptr;
+  return s != nullptr ? *s : kEmpty;
 }
 
 std::string AttrAsKey(const AttrValue& v) {

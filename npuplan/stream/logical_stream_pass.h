@@ -41,7 +41,20 @@ struct StreamSubgraph {
   int64_t stream_id = -1;        // -1 = unassigned
   int64_t max_parallel_num = 1;  // from ge.streamMaxParallelNum
   int32_t reused_subgraph = -1;  // owner whose stream this one borrowed (chains collapsed)
+  int32_t engine_id = 0;         // index of info->engine in GraphState::engines
   bool visited_by_reuse = false; // CouldReuse's force-attach "first time" flag
+  bool force_attach = false;     // a member has `_force_attach_stream`
+};
+
+// Per-node facts the passes test, read once per graph (GraphState::node_flags,
+// indexed by topo_id) instead of one attribute-map lookup per node per pass.
+enum NodeFlag : uint8_t {
+  kNodeLabelled = 1,        // HasStreamLabel(node)
+  kNodeNewStreamId = 2,     // has `NewStreamId`
+  kNodeParallelGroup = 4,   // has `_parallel_group`
+  kNodeUserLabelAttr = 8,   // has `_user_stream_label` (any type or value)
+  kNodeRtsLabel = 16,       // `_rts_label_node` is true
+  kNodeForceAttach = 32,    // has `_force_attach_stream`
 };
 
 // Compilation-wide state (GE's LogicalStreamPass::Context minus default_stream).
@@ -57,16 +70,18 @@ struct AssignContext {
   bool enable_hcom_parallel = false;   // ge.hcomParallel
   bool memory_priority = false;        // ge.exec.memoryOptimizationPolicy == MemoryPriority
   std::map<std::string, int64_t> max_parallel;  // ge.streamMaxParallelNum
-  const Adjacency* adjacency = nullptr;  // successors of every node (data + control)
 };
 
 // Per-graph state (one DoAssign).
 struct GraphState {
   GraphId graph;
   EnginePartition partition;
-  std::vector<StreamSubgraph> subgraphs;  // parallel to partition.subgraphs
+  BigVector<StreamSubgraph> subgraphs;    // parallel to partition.subgraphs
   int64_t default_stream = -1;            // parent node's stream for static function subgraphs
   bool owner_graph_unknown = false;       // the parent node's graph is unknown-shape
+  GraphEdges edges;                       // the graph's edges as topo indices (preds and succs)
+  BigVector<uint8_t> node_flags;          // NodeFlag bits, indexed by topo_id
+  std::vector<std::string_view> engines;  // distinct engines of the subgraphs, first appearance order
 
   const Graph& g(const Model& m) const { return m.graph(graph); }
   // Engine subgraph of a node of this graph.
@@ -82,13 +97,16 @@ class LogicalStreamPass {
 };
 
 // Forms the engine subgraphs of `g` into `gs` and attaches each one's engine
-// configuration and max_parallel_num (GE's ConvertSubgraphs). `gs` must not
-// move afterwards (records point into its partition).
+// configuration and max_parallel_num (GE's ConvertSubgraphs); fills the
+// graph's edges and node flags. `gs` must not move afterwards (records point
+// into its partition).
 absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const AssignContext& ctx,
                             int64_t default_stream, bool owner_graph_unknown);
 
 // Small shared helpers.
 bool HasStreamLabel(const Node& node);  // `_stream_label` or `_user_stream_label` set and non-empty
+// A string attribute, or "" when absent or of another type (no copy).
+const std::string& StringAttrOrEmpty(const AttrMap& attrs, std::string_view key);
 std::string AttrAsKey(const AttrValue& v);  // stable text of a scalar attribute
 bool IsHcomNode(const Node& node, const EngineTable& table);  // engine independent or type Hcom*/Horovod*
 

@@ -12,7 +12,6 @@ absl::StatusOr<bool> NodeStreamUpdatePass::Run(GraphState& gs, AssignContext& ct
     }
   }
   const Graph& graph = gs.g(ctx.model);
-  for (NodeId id : graph.nodes) ctx.model.node(id).stream_id = -1;
   // The NetOutput of a While body whose owner graph is unknown-shape goes to 0.
   bool while_body = false;
   if (graph.parent_node.valid() && gs.owner_graph_unknown) {
@@ -21,11 +20,20 @@ absl::StatusOr<bool> NodeStreamUpdatePass::Run(GraphState& gs, AssignContext& ct
                  parent.subgraphs[1] == gs.graph;
   }
   const int64_t default_stream = gs.default_stream >= 0 ? gs.default_stream : 0;
+  // Subgraph streams onto the nodes in graph order (every node is in exactly
+  // one engine subgraph, so each is written once, sequentially); the rare
+  // special nodes are then handled, and logged, in subgraph order.
+  bool special = false;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    Node& node = ctx.model.node(graph.nodes[i]);
+    node.stream_id = gs.subgraphs[gs.partition.subgraph_of[i]].stream_id;
+    special |= (gs.node_flags[i] & kNodeRtsLabel) != 0 || (while_body && node.type == "NetOutput");
+  }
+  if (!special) return true;
   for (const StreamSubgraph& sg : gs.subgraphs) {
     for (NodeId id : sg.info->nodes) {
       Node& node = ctx.model.node(id);
-      node.stream_id = sg.stream_id;
-      if (GetBoolAttr(node.attrs, kAttrRtsLabelNode).value_or(false)) {
+      if (gs.node_flags[node.topo_id] & kNodeRtsLabel) {
         node.stream_id = default_stream;
         ctx.log.Record(kName, "RtsLabelNodeOnDefault", "", Field("node", node.name), Field("stream", default_stream));
       } else if (while_body && node.type == "NetOutput") {

@@ -1,105 +1,130 @@
 #include "npuplan/stream/optimize_ineffective_multi_stream_pass.h"
 
 #include <algorithm>
-#include <memory>
-#include <set>
-#include <unordered_map>
+#include <climits>
 
 namespace npuplan::stream {
 namespace {
 
-// Topo ids of one stream's nodes: a sorted vector until the first move
-// touches the stream, then a std::set (moves are rare; this keeps the pass
-// O(n) when nothing moves and O(n log n) at worst).
-class StreamIds {
- public:
-  void Append(int64_t id) { vec_.push_back(id); }
-  // Smallest id > x, or -1.
-  int64_t NextAfter(int64_t x) const {
-    if (set_) {
-      auto it = set_->upper_bound(x);
-      return it == set_->end() ? -1 : *it;
-    }
-    auto it = std::upper_bound(vec_.begin(), vec_.end(), x);
-    return it == vec_.end() ? -1 : *it;
-  }
-  void Insert(int64_t id) { AsSet().insert(id); }
-  void Erase(int64_t id) { AsSet().erase(id); }
-
- private:
-  std::set<int64_t>& AsSet() {
-    if (!set_) {
-      set_ = std::make_unique<std::set<int64_t>>(vec_.begin(), vec_.end());
-      std::vector<int64_t>().swap(vec_);
-    }
-    return *set_;
-  }
-  std::vector<int64_t> vec_;
-  std::unique_ptr<std::set<int64_t>> set_;
-};
-
-bool Exempt(const Node& n) {
-  return HasStreamLabel(n) || HasAttr(n.attrs, kAttrNewStreamId) || HasAttr(n.attrs, kAttrParallelGroup);
-}
+constexpr uint8_t kExempt = kNodeLabelled | kNodeNewStreamId | kNodeParallelGroup;
 
 }  // namespace
 
 absl::StatusOr<bool> OptimizeIneffectiveMultiStreamPass::Run(GraphState& gs, AssignContext& ctx) {
-  const Graph& graph = gs.g(ctx.model);
-  const Adjacency& adj = *ctx.adjacency;
-  std::set<int64_t> label_streams;
-  // ids[s]: topo ids of the graph's nodes on stream s, ascending (graph order).
-  std::unordered_map<int64_t, StreamIds> ids;
-  for (NodeId id : graph.nodes) {
-    const Node& n = ctx.model.node(id);
-    if (n.stream_id == -1) continue;
-    if (HasStreamLabel(n)) label_streams.insert(n.stream_id);
-    ids[n.stream_id].Append(n.topo_id);
-  }
-  if (ids.size() < 2) return false;
-  bool changed = false;
-  std::vector<NodeId> ins, outs;
-  for (NodeId id : graph.nodes) {
-    Node& n = ctx.model.node(id);
-    const int64_t c = n.stream_id;
-    if (c == -1 || Exempt(n)) continue;
-    ins.clear();
-    outs.clear();
-    for (const OutputRef& in : n.inputs) ins.push_back(in.node);
-    for (NodeId p : n.control_inputs) ins.push_back(p);
-    for (size_t e = adj.begin(id); e < adj.end(id); ++e) outs.push_back(adj.succ[e]);
-    bool touches_own = false;
-    for (NodeId x : ins) touches_own |= ctx.model.node(x).stream_id == c;
-    for (NodeId x : outs) touches_own |= ctx.model.node(x).stream_id == c;
-    if (touches_own) continue;
-    std::set<int64_t> neighbour_streams;
-    for (NodeId x : ins) neighbour_streams.insert(ctx.model.node(x).stream_id);
-    for (NodeId x : outs) neighbour_streams.insert(ctx.model.node(x).stream_id);
-    neighbour_streams.erase(-1);
-    for (int64_t s : neighbour_streams) {
-      if (label_streams.count(s)) continue;
-      int64_t inp = -1, out = -1;  // last producer on s, first consumer on s (topo ids)
-      for (NodeId x : ins) {
-        const Node& p = ctx.model.node(x);
-        if (p.stream_id == s) inp = std::max(inp, p.topo_id);
+  const std::vector<NodeId>& nodes = gs.g(ctx.model).nodes;
+  const GraphEdges& edges = gs.edges;
+  const int32_t n = static_cast<int32_t>(nodes.size());
+  // The stream ids in use, ascending; every node's stream as an index into
+  // them (-1 = none), kept current on every move (neighbours are nodes of the
+  // same graph). Index order is id order, so comparisons and the ascending
+  // walk over neighbour streams are unchanged.
+  std::vector<int64_t> used;
+  std::vector<int32_t> of(n, -1);
+  {
+    int64_t max_id = -1;
+    for (int32_t i = 0; i < n; ++i) {
+      const int64_t s = ctx.model.node(nodes[i]).stream_id;
+      max_id = std::max(max_id, s);
+      of[i] = s < 0 ? -1 : static_cast<int32_t>(std::min<int64_t>(s, INT32_MAX));
+    }
+    if (max_id < 0) return false;
+    if (max_id <= 4 * static_cast<int64_t>(n) + 1024) {
+      std::vector<int32_t> index(static_cast<size_t>(max_id + 1), -1);
+      for (int32_t s : of) {
+        if (s >= 0) index[s] = 0;
       }
-      for (NodeId x : outs) {
-        const Node& q = ctx.model.node(x);
-        if (q.stream_id == s && (out == -1 || q.topo_id < out)) out = q.topo_id;
+      for (int64_t s = 0; s <= max_id; ++s) {
+        if (index[s] == 0) {
+          index[s] = static_cast<int32_t>(used.size());
+          used.push_back(s);
+        }
       }
-      if (inp == -1 || out == -1) continue;
-      StreamIds& on_s = ids[s];
-      if (on_s.NextAfter(inp) != out) continue;
-      // Move n from its stream to s; keep ids[] current.
-      ids[n.stream_id].Erase(n.topo_id);
-      on_s.Insert(n.topo_id);
-      ctx.log.Record(kName, "IneffectiveStreamMoved", "", Field("node", n.name), Field("from", n.stream_id),
-                     Field("to", s));
-      n.stream_id = s;
-      changed = true;
-      ctx.stats.Add(kName, "nodes_moved");
+      for (int32_t& s : of) {
+        if (s >= 0) s = index[s];
+      }
+    } else {  // sparse ids (never from the passes): look each one up
+      for (int32_t i = 0; i < n; ++i) {
+        if (of[i] >= 0) used.push_back(ctx.model.node(nodes[i]).stream_id);
+      }
+      std::sort(used.begin(), used.end());
+      used.erase(std::unique(used.begin(), used.end()), used.end());
+      for (int32_t i = 0; i < n; ++i) {
+        if (of[i] < 0) continue;
+        const int64_t s = ctx.model.node(nodes[i]).stream_id;
+        of[i] = static_cast<int32_t>(std::lower_bound(used.begin(), used.end(), s) - used.begin());
+      }
     }
   }
+  if (used.size() < 2) return false;
+  // Per stream: whether a labelled node is on it, and its nodes as a doubly
+  // linked list in topo order (next / prev topo index on the same stream,
+  // -1 at the ends). A move puts a node between `inp` and `out`, which are
+  // adjacent on the target stream, so both updates are O(1) and the list
+  // stays sorted; "the next node of s after inp" is next[inp].
+  const int32_t k = static_cast<int32_t>(used.size());
+  std::vector<uint8_t> labelled(k, 0);
+  std::vector<int32_t> next(n, -1), prev(n, -1);
+  {
+    std::vector<int32_t> last(k, -1);
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t s = of[i];
+      if (s < 0) continue;
+      if (gs.node_flags[i] & kNodeLabelled) labelled[s] = 1;
+      prev[i] = last[s];
+      if (last[s] >= 0) next[last[s]] = i;
+      last[s] = i;
+    }
+  }
+
+  bool changed = false;
+  int64_t moved = 0;
+  std::vector<int32_t> neighbour_streams;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t c = of[i];
+    if (c == -1 || (gs.node_flags[i] & kExempt)) continue;
+    const ConstRange<int32_t> ins = edges.Preds(i);
+    const ConstRange<int32_t> outs = edges.Succs(i);
+    bool touches_own = false;
+    for (int32_t x : ins) touches_own |= of[x] == c;
+    for (int32_t x : outs) touches_own |= of[x] == c;
+    if (touches_own) continue;
+    neighbour_streams.clear();
+    for (int32_t x : ins) {
+      if (of[x] != -1) neighbour_streams.push_back(of[x]);
+    }
+    for (int32_t x : outs) {
+      if (of[x] != -1) neighbour_streams.push_back(of[x]);
+    }
+    std::sort(neighbour_streams.begin(), neighbour_streams.end());
+    neighbour_streams.erase(std::unique(neighbour_streams.begin(), neighbour_streams.end()), neighbour_streams.end());
+    for (int32_t s : neighbour_streams) {
+      if (labelled[s]) continue;
+      int64_t inp = -1, out = -1;  // last producer on s, first consumer on s (topo indices)
+      for (int32_t x : ins) {
+        if (of[x] == s) inp = std::max<int64_t>(inp, x);
+      }
+      for (int32_t x : outs) {
+        if (of[x] == s && (out == -1 || x < out)) out = x;
+      }
+      if (inp == -1 || out == -1) continue;
+      if (next[inp] != out) continue;  // inp is on s: its successor there
+      // Move node i from its stream to s, between inp and out.
+      if (prev[i] >= 0) next[prev[i]] = next[i];
+      if (next[i] >= 0) prev[next[i]] = prev[i];
+      prev[i] = static_cast<int32_t>(inp);
+      next[i] = static_cast<int32_t>(out);
+      next[inp] = i;
+      prev[out] = i;
+      Node& node = ctx.model.node(nodes[i]);
+      ctx.log.Record(kName, "IneffectiveStreamMoved", "", Field("node", node.name), Field("from", used[of[i]]),
+                     Field("to", used[s]));
+      of[i] = s;
+      node.stream_id = used[s];
+      changed = true;
+      ++moved;
+    }
+  }
+  if (moved > 0) ctx.stats.Add(kName, "nodes_moved", moved);
   return changed;
 }
 

@@ -10,11 +10,15 @@
 namespace npuplan {
 
 std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan) {
+  return HcclFollowedStreamCounts(plan, plan.model.GraphsPreOrder());
+}
+
+std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vector<GraphId>& graphs) {
   const Model& m = plan.model;
   const StreamResult& sr = plan.streams;
   std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
   std::map<int64_t, int64_t> min_per_physical;
-  for (GraphId g : m.GraphsPreOrder()) {
+  for (GraphId g : graphs) {
     if (stream::IsUnknownShapeGraph(plan, g)) continue;
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);

@@ -47,6 +47,8 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
 // HCCL followed stream count per logical stream id (0..plan.streams.logical-1),
 // as above; the physical stream of a node is plan.physical_stream when set.
 std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan);
+// The same over `graphs` (the model's GraphsPreOrder(), when the caller has it).
+std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vector<GraphId>& graphs);
 inline constexpr char kAttrUsedStreamNum[] = "used_stream_num";
 // Human-readable text, one block per logical stream.
 std::string StreamSummaryToText(const StreamAllocationSummary& summary);

@@ -53,7 +53,6 @@ struct PassHarness {
   CompileOptions options;
   DecisionLog log{/*keep=*/true};
   Statistics stats;
-  std::unique_ptr<Adjacency> adjacency;
   std::unique_ptr<AssignContext> ctx;
   GraphState gs;
 
@@ -62,9 +61,7 @@ struct PassHarness {
     auto h = std::make_unique<PassHarness>();
     NPUPLAN_ASSIGN_OR_RETURN(h->plan.model, ParseStreamTestGraph(graph));
     h->options = CompileOptions::FromModel(h->plan.model, opts, false);
-    h->adjacency = std::make_unique<Adjacency>(h->plan.model);
     h->ctx = std::make_unique<AssignContext>(h->plan.model, h->options, h->log, h->stats);
-    h->ctx->adjacency = h->adjacency.get();
     h->ctx->memory_priority = h->options.Get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority";
     h->ctx->enable_hcom_parallel = h->options.GetBool("ge.hcomParallel");
     NPUPLAN_ASSIGN_OR_RETURN(h->ctx->max_parallel, ParseStreamMaxParallelNum(h->options.Get("ge.streamMaxParallelNum")));

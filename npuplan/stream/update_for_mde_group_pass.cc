@@ -8,10 +8,11 @@ absl::StatusOr<bool> UpdateForMdeGroupPass::Run(GraphState& gs, AssignContext& c
   // Bucket by current stream; one fresh id per distinct NewStreamId per bucket.
   std::map<int64_t, std::map<std::string, int64_t>> buckets;
   bool changed = false;
-  for (NodeId id : gs.g(ctx.model).nodes) {
-    Node& node = ctx.model.node(id);
+  const std::vector<NodeId>& nodes = gs.g(ctx.model).nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if ((gs.node_flags[i] & (kNodeNewStreamId | kNodeParallelGroup)) != kNodeNewStreamId) continue;
+    Node& node = ctx.model.node(nodes[i]);
     const AttrValue* v = FindAttr(node.attrs, kAttrNewStreamId);
-    if (v == nullptr || HasAttr(node.attrs, kAttrParallelGroup)) continue;
     // GE's OpDesc starts at stream 0: an unassigned node is in bucket 0.
     const int64_t current = node.stream_id >= 0 ? node.stream_id : 0;
     auto& ids = buckets[current];

@@ -6,11 +6,12 @@ namespace npuplan::stream {
 
 absl::StatusOr<bool> UpdateForParallelGroupPass::Run(GraphState& gs, AssignContext& ctx) {
   std::map<int64_t, std::vector<NodeId>> buckets;  // current stream → nodes, graph order
-  for (NodeId id : gs.g(ctx.model).nodes) {
-    const Node& node = ctx.model.node(id);
-    if (!HasAttr(node.attrs, kAttrParallelGroup) || HasAttr(node.attrs, kAttrUserStreamLabel)) continue;
+  const std::vector<NodeId>& graph_nodes = gs.g(ctx.model).nodes;
+  for (size_t i = 0; i < graph_nodes.size(); ++i) {
+    if ((gs.node_flags[i] & (kNodeParallelGroup | kNodeUserLabelAttr)) != kNodeParallelGroup) continue;
+    const Node& node = ctx.model.node(graph_nodes[i]);
     if (node.stream_id == -1) continue;
-    buckets[node.stream_id].push_back(id);
+    buckets[node.stream_id].push_back(graph_nodes[i]);
   }
   bool changed = false;
   for (const auto& [stream, nodes] : buckets) {
