@@ -6,9 +6,9 @@
 namespace npuplan::stream {
 
 int64_t RefreshContinuousStreams::Run(Model& model, int64_t id_bound, DecisionLog* log) {
-  int64_t max_id = id_bound - 1;
-  for (const Node& n : model.nodes()) max_id = std::max(max_id, n.stream_id);
-  std::vector<int64_t> remap(static_cast<size_t>(max_id + 1), -1);
+  // Two walks over the node table: mark the ids in use, then rewrite the
+  // nodes whose id changes (ids >= id_bound are left alone).
+  std::vector<int64_t> remap(static_cast<size_t>(std::max<int64_t>(id_bound, 0)), -1);
   for (const Node& n : model.nodes()) {
     if (n.stream_id >= 0 && n.stream_id < id_bound) remap[n.stream_id] = 0;
   }
@@ -16,9 +16,11 @@ int64_t RefreshContinuousStreams::Run(Model& model, int64_t id_bound, DecisionLo
   for (int64_t s = 0; s < id_bound; ++s) {
     if (remap[s] == 0) remap[s] = k++;
   }
-  for (size_t i = 0; i < model.num_nodes(); ++i) {
-    Node& n = model.node(NodeId(static_cast<int32_t>(i)));
-    if (n.stream_id >= 0 && n.stream_id < id_bound) n.stream_id = remap[n.stream_id];
+  if (k < id_bound) {  // else every id is used and maps to itself
+    for (size_t i = 0; i < model.num_nodes(); ++i) {
+      Node& n = model.node(NodeId(static_cast<int32_t>(i)));
+      if (n.stream_id >= 0 && n.stream_id < id_bound) n.stream_id = remap[n.stream_id];
+    }
   }
   if (log != nullptr) log->Record(kName, "StreamsRenumbered", "", Field("before", id_bound), Field("after", k));
   return k;
