@@ -32,6 +32,10 @@ class ClusterGraph {
       in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in)};
       off += count_in;
     }
+    // Merged lists move to the pool's end (Append): room for about as much
+    // again as the initial lists, reserved up front so the pool is not copied
+    // into fresh memory while it grows (untouched reserve costs no pages).
+    pool_.reserve(3 * off + 1024);
     pool_.resize(off);
   }
 
@@ -230,6 +234,15 @@ class Interner {
   std::unordered_map<std::string_view, int32_t> map_;
 };
 
+// The storage of a dead array, reused for a new one of `size` elements
+// (no fresh pages when it fits: on a 1M-node graph, first-touch page faults
+// cost more than the loops that fill the arrays).
+BigVector<int32_t> Recycle(BigVector<int32_t>& dead, size_t size, int32_t value) {
+  BigVector<int32_t> v = std::move(dead);
+  v.assign(size, value);
+  return v;
+}
+
 const std::string& StringAttrOrEmpty(const Node& node, std::string_view key) {
   static const std::string kEmpty;
   if (node.attrs.empty()) return kEmpty;
@@ -386,16 +399,14 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   }
   for (int32_t i = 0; i < n; ++i) first[i + 1] += first[i];
   BigVector<int32_t> targets(first[n]);
-  {
-    BigVector<int32_t> fill(first.begin(), first.end() - 1);
-    for (int32_t i = 0; i < n; ++i) {
-      for (int32_t p : Preds(i)) {
-        if (rep[p] != rep[i]) targets[fill[rep[p]]++] = rep[i];
-      }
+  BigVector<int32_t> fill(first.begin(), first.end() - 1);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t p : Preds(i)) {
+      if (rep[p] != rep[i]) targets[fill[rep[p]]++] = rep[i];
     }
   }
   // Deduplicate each source's targets in place (lengths in `len`).
-  BigVector<int32_t> len(n, 0), indeg(n, 0), seen(n, -1);
+  BigVector<int32_t> len(n, 0), indeg(n, 0), seen = Recycle(fill, n, -1);
   for (int32_t a = 0; a < n; ++a) {
     int32_t w = first[a];
     for (int32_t e = first[a]; e < first[a + 1]; ++e) {
@@ -446,7 +457,8 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
 
   // 4. Subgraph records: members by counting sort, producers then consumers
   //    built in index order (so both ascending without sorting).
-  BigVector<int32_t> member_first(k + 1, 0), prod_first(k + 1, 0), cons_first(k + 1, 0);
+  BigVector<int32_t> member_first = Recycle(seen, k + 1, 0), prod_first = Recycle(indeg, k + 1, 0);
+  BigVector<int32_t> cons_first(k + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     result.subgraph_of[i] = index_of[rep[i]];
     ++member_first[result.subgraph_of[i] + 1];
@@ -462,24 +474,20 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     cons_first[s + 1] += cons_first[s];
   }
   result.member_storage.resize(n);
-  {
-    BigVector<int32_t> fill(member_first.begin(), member_first.end() - 1);
-    for (int32_t i = 0; i < n; ++i) result.member_storage[fill[result.subgraph_of[i]]++] = graph.nodes[i];
-  }
+  fill.assign(member_first.begin(), member_first.end() - 1);
+  for (int32_t i = 0; i < n; ++i) result.member_storage[fill[result.subgraph_of[i]]++] = graph.nodes[i];
   const int32_t links = prod_first[k];
   result.link_storage.resize(2 * static_cast<size_t>(links));
   int32_t* prod = result.link_storage.data();
   int32_t* cons = prod + links;
-  {
-    BigVector<int32_t> fill(prod_first.begin(), prod_first.end() - 1);
-    for (int32_t s = 0; s < k; ++s) {
-      const int32_t c = cluster_at[s];
-      for (int32_t e = first[c]; e < first[c] + len[c]; ++e) prod[fill[index_of[targets[e]]]++] = s;
-    }
-    BigVector<int32_t> cfill(cons_first.begin(), cons_first.end() - 1);
-    for (int32_t t = 0; t < k; ++t) {
-      for (int32_t e = prod_first[t]; e < prod_first[t + 1]; ++e) cons[cfill[prod[e]]++] = t;
-    }
+  fill.assign(prod_first.begin(), prod_first.end() - 1);
+  for (int32_t s = 0; s < k; ++s) {
+    const int32_t c = cluster_at[s];
+    for (int32_t e = first[c]; e < first[c] + len[c]; ++e) prod[fill[index_of[targets[e]]]++] = s;
+  }
+  fill.assign(cons_first.begin(), cons_first.end() - 1);
+  for (int32_t t = 0; t < k; ++t) {
+    for (int32_t e = prod_first[t]; e < prod_first[t + 1]; ++e) cons[fill[prod[e]]++] = t;
   }
   result.subgraphs.resize(k);
   const NodeId* members = result.member_storage.data();
