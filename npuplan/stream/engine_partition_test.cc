@@ -154,5 +154,63 @@ TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
   }
 }
 
+// GraphEdges (topo indices) hold the same edges, in the same order, as the
+// model-wide Adjacency: per node its data inputs then control inputs, and its
+// data consumers before its control consumers.
+TEST(EnginePartitionTest, EdgesMatchTheModelAdjacencyInTopoIndices) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 40;
+    for (int i = 0; i < n; ++i) {
+      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Op"}};
+      nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
+      for (int k = 0; k < 3 && i > 0; ++k) {
+        if (rng() % 2) ins.push_back("n" + std::to_string(rng() % i));
+        if (rng() % 4 == 0) ctrl.push_back("n" + std::to_string(rng() % i));
+      }
+      node["inputs"] = ins;
+      node["control_inputs"] = ctrl;
+      nodes.push_back(node);
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    GraphEdges edges;
+    PartitionByEngine(m, kRootGraph, &edges);
+    edges.BuildSuccessors();
+    const Adjacency adj(m);
+    const std::vector<NodeId>& order = m.graph(kRootGraph).nodes;
+    ASSERT_EQ(edges.num_nodes(), static_cast<int32_t>(order.size()));
+    for (int32_t i = 0; i < edges.num_nodes(); ++i) {
+      const Node& node = m.node(order[i]);
+      std::vector<int32_t> want_preds, want_succs, got_preds, got_succs;
+      std::vector<uint8_t> want_ctrl, got_ctrl;
+      for (const OutputRef& in : node.inputs) want_preds.push_back(static_cast<int32_t>(m.node(in.node).topo_id));
+      for (NodeId c : node.control_inputs) want_preds.push_back(static_cast<int32_t>(m.node(c).topo_id));
+      for (size_t e = adj.begin(order[i]); e < adj.end(order[i]); ++e) {
+        want_succs.push_back(static_cast<int32_t>(m.node(adj.succ[e]).topo_id));
+        want_ctrl.push_back(adj.is_control[e]);
+      }
+      for (int32_t p : edges.Preds(i)) got_preds.push_back(p);
+      for (int32_t e = edges.succ_first[i]; e < edges.succ_first[i + 1]; ++e) {
+        got_succs.push_back(edges.succs[e]);
+        got_ctrl.push_back(edges.succ_is_control[e]);
+      }
+      EXPECT_EQ(got_preds, want_preds) << "seed " << seed << " node " << node.name;
+      EXPECT_EQ(got_succs, want_succs) << "seed " << seed << " node " << node.name;
+      EXPECT_EQ(got_ctrl, want_ctrl) << "seed " << seed << " node " << node.name;
+    }
+  }
+}
+
+TEST(EnginePartitionTest, EdgesOfAnEmptyGraphAreEmpty) {
+  Model m;
+  GraphEdges edges;
+  EnginePartition p = PartitionByEngine(m, kRootGraph, &edges);
+  edges.BuildSuccessors();
+  EXPECT_TRUE(p.subgraphs.empty());
+  EXPECT_EQ(edges.num_nodes(), 0);
+  EXPECT_TRUE(edges.succs.empty());
+}
+
 }  // namespace
 }  // namespace npuplan::stream
