@@ -34,6 +34,10 @@ std::map<std::string, EngineSpeed> CostModelOptions::DefaultEngines() {
       {"DNN_HCCL", {1e12, 2.5e4, 20.0}},
       {"DSAEngine", {1e6, 1e5, 5.0}},
       {"DNN_VM_DVPP", {1e6, 1e5, 5.0}},
+      // Runtime tasks (Send/Recv, StreamActive, labels, MemcpyAsync) run no
+      // kernel: their time is their launches (and a copy's bytes).
+      {"DNN_VM_RTS", {1e8, 1e6, 0.0}},
+      {"DNN_VM_RTS_FFTS_PLUS", {1e8, 1e6, 0.0}},
   };
 }
 
@@ -98,6 +102,34 @@ std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options)
     cost[i] = NodeCost(m, id, options);
   }
   return cost;
+}
+
+int64_t DefaultNodeTasks(const Node& node, const EngineTable& engines) {
+  const bool is_recv = node.type == "Recv" || node.type == "RecvNotify" || node.type == "RecvMem";
+  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return std::max<int64_t>(0, *sqe + (is_recv ? 1 : 0));
+  const EngineConfig* engine = engines.Find(node.engine);
+  if (engine != nullptr && engine->skip_assign_stream) return 0;
+  if (node.engine == "DNN_HCCL") {
+    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return std::max<int64_t>(0, *n + (is_recv ? 1 : 0));
+  }
+  return is_recv ? 2 : 1;
+}
+
+int64_t AttachedNodeTasks(const Node& node) {
+  return std::max<int64_t>(0, GetIntAttr(node.attrs, "_hccl_attached_task_num").value_or(1));
+}
+
+std::vector<int64_t> NodeTaskCounts(const Plan& plan) {
+  const Model& m = plan.model;
+  const bool planned = Has(plan.established, IrProperty::kTasks) &&
+                       plan.tasks.size() == m.num_nodes();
+  std::vector<int64_t> tasks(m.num_nodes(), 0);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    NodeId id(static_cast<int32_t>(i));
+    if (MainStreamOf(plan, id) < 0) continue;
+    tasks[i] = planned ? std::max<int64_t>(0, plan.tasks[i]) : DefaultNodeTasks(m.node(id), m.engine_table);
+  }
+  return tasks;
 }
 
 }  // namespace npuplan::sim

@@ -33,6 +33,7 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
   NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan));
   const PlanProgram& prog = r.program;
   r.node_cost = NodeCosts(plan, options.cost);
+  r.node_tasks = NodeTaskCounts(plan);
 
   // 1. Flatten the queues; base[s] is stream s's first item.
   const size_t ns = prog.streams.size();
@@ -53,8 +54,18 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
       if (p.kind == Kind::kWait && p.bound_stream >= 0) it.bound = static_cast<int32_t>(base[p.bound_stream] + p.bound_item);
     }
   }
+  // Device tasks of an item and its duration: a node's cost plus one launch
+  // per task; nothing at all for a node that launches no task.
+  auto task_count = [&](const SimItem& it) {
+    return it.attached < 0 ? r.node_tasks[it.node.index()] : AttachedNodeTasks(plan.model.node(it.node));
+  };
+  auto main_duration = [&](NodeId v) {
+    const int64_t t = r.node_tasks[v.index()];
+    return t > 0 ? r.node_cost[v.index()] + static_cast<double>(t) * options.launch_overhead_us : 0.0;
+  };
   auto duration = [&](const SimItem& it) {
-    return (it.attached < 0 ? r.node_cost[it.node.index()] : 0.0) + options.launch_overhead_us;
+    return it.attached < 0 ? main_duration(it.node)
+                           : static_cast<double>(task_count(it)) * options.launch_overhead_us;
   };
 
   // 2. Event-driven run: each stream advances until a wait's record is pending.
@@ -90,7 +101,7 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
       } else if (it.kind == Kind::kTask) {
         it.end = it.start + duration(it);
         r.streams[s].busy_us += it.end - it.start;
-        ++r.streams[s].tasks;
+        r.streams[s].tasks += task_count(it);
         r.total_work += it.end - it.start;
       } else {
         it.end = it.start + options.record_us;
@@ -133,7 +144,7 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
         from[v.index()] = d.producer.value;
       }
     }
-    dist[v.index()] = best + r.node_cost[v.index()] + options.launch_overhead_us;
+    dist[v.index()] = best + main_duration(v);
     if (end_node < 0 || dist[v.index()] > dist[end_node]) end_node = v.value;
   }
   if (end_node >= 0) {
@@ -167,7 +178,9 @@ std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
       e["cat"] = node.engine.empty() ? std::string("task") : node.engine;
       e["ts"] = it.start;
       e["dur"] = it.end - it.start;
-      e["args"] = {{"type", node.type}, {"cost_us", result.node_cost[it.node.index()]}};
+      e["args"] = {{"type", node.type},
+                   {"cost_us", result.node_cost[it.node.index()]},
+                   {"tasks", it.attached < 0 ? result.node_tasks[it.node.index()] : AttachedNodeTasks(node)}};
     } else {
       const std::string label = SyncLabel(plan, syncs[it.sync]);
       const bool record = it.kind == Kind::kRecord;

@@ -4,8 +4,13 @@
 // reaches a wait whose record has not executed yet and sleeps until that
 // record wakes it.
 //
-//   task    occupies its stream for cost(node) + launch_overhead_us
-//           (an attached-stream task: launch_overhead_us only)
+//   task    occupies its stream for cost(node) + tasks · launch_overhead_us,
+//           tasks = the node's device tasks (cost_model.h: Plan::tasks, else
+//           the default task model); a node with 0 tasks (Data, Const,
+//           NetOutput, GE_LOCAL ops, If/While owners, ...) launches nothing
+//           and takes no time, but keeps its place in the queue (its waits
+//           and records still order the stream); an attached-stream task:
+//           attached tasks · launch_overhead_us
 //   record  occupies the sender's stream for record_us
 //   wait    done at max(stream free, bound record done + wait_latency_us);
 //           a wait bound to no record costs nothing
@@ -17,7 +22,7 @@
 // (busy / makespan); the critical path — the longest chain of the node
 // dependency DAG (npuplan/sim/dependencies.h) weighted by task durations,
 // independent of the streams; total work (Σ task durations); the lower bound
-// max(critical path, total work / streams with tasks); and the schedule path:
+// max(critical path, total work / streams that launch tasks); and the schedule path:
 // the chain of queue-order and event edges that ends at the makespan.
 #ifndef NPUPLAN_SIM_SIMULATOR_H_
 #define NPUPLAN_SIM_SIMULATOR_H_
@@ -35,14 +40,14 @@ namespace npuplan::sim {
 
 struct SimOptions {
   CostModelOptions cost;           // node costs (µs)
-  double launch_overhead_us = 1.0;  // added to every task on its stream
+  double launch_overhead_us = 1.0;  // per device task launched (0-task nodes: none)
   double record_us = 0.5;           // an event/notify record occupies the sender's stream
   double wait_latency_us = 1.0;     // from a record's completion until its waiter may go on
 };
 
 struct SimStreamStats {
   int64_t plan_stream = 0;
-  int64_t tasks = 0;
+  int64_t tasks = 0;        // device tasks launched (Σ task counts of its items)
   double busy_us = 0;       // time running tasks and records
   double utilisation = 0;   // busy / makespan (0 when the makespan is 0)
 };
@@ -70,6 +75,7 @@ struct SimResult {
   std::vector<SimStreamStats> streams;
   std::vector<SimItem> items;         // by stream, in queue order
   std::vector<double> node_cost;      // cost model output, per NodeId
+  std::vector<int64_t> node_tasks;    // main-stream device tasks, per NodeId (NodeTaskCounts)
   PlanProgram program;
 };
 

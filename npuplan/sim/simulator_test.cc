@@ -79,6 +79,114 @@ TEST(SimulatorTest, ChargesLaunchOverheadRecordAndWaitLatency) {
   EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 11.5);
 }
 
+// Launch overhead is charged per device task (GE launches nothing for a
+// node with 0 tasks): Data, Const, NetOutput and GE_LOCAL ops on a stream
+// take no time there, yet keep their place in the queue.
+constexpr char kZeroTaskChain[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "w", "type": "Const", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "a", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 3, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "r", "type": "Reshape", "inputs": ["a", "w"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["r"], "attrs": {"_cost": 2, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["b"], "attrs": {"_test_stream": 0}}
+]})json";
+
+TEST(SimulatorTest, ChargesNoLaunchForNodesWithoutTasks) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kZeroTaskChain));
+  AddEvent(plan, "a", "r", 0);
+  SimOptions o;
+  o.launch_overhead_us = 1;
+  o.record_us = 0.5;
+  o.wait_latency_us = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, o));
+  // s1: a 0-4, rec e0 4-4.5. s0: x, w take nothing; r (Reshape, 0 tasks)
+  // waits for e0 until 5.5 and holds the stream: b 5.5-8.5; out 8.5.
+  EXPECT_DOUBLE_EQ(r.makespan, 8.5);
+  EXPECT_DOUBLE_EQ(r.total_work, 7.0);        // a 3+1, b 2+1; no launch for x, w, r, out
+  EXPECT_DOUBLE_EQ(r.critical_path_us, 7.0);  // a → r → b
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_EQ(r.streams[0].tasks, 1);  // b only
+  EXPECT_EQ(r.streams[1].tasks, 1);
+  EXPECT_DOUBLE_EQ(r.streams[0].busy_us, 3.0);
+  EXPECT_EQ(r.node_tasks[plan.model.FindNode("x").index()], 0);
+  EXPECT_EQ(r.node_tasks[plan.model.FindNode("b").index()], 1);
+  // The trace still shows the zero-task items, with no duration.
+  nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
+  bool saw_reshape = false;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "r") {
+      saw_reshape = true;
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 5.5);
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 0.0);
+      EXPECT_EQ(e["args"]["tasks"], 0);
+    }
+  }
+  EXPECT_TRUE(saw_reshape);
+}
+
+// A stream that launches no task does not count in work / streams.
+TEST(SimulatorTest, LowerBoundCountsOnlyStreamsThatLaunchTasks) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "a", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 4, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+    {"name": "b", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 4, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.total_work, 8.0);
+  EXPECT_DOUBLE_EQ(r.lower_bound, 8.0);  // work 8 over 1 stream with tasks, not 2
+}
+
+// Once task-count-assignment has run, the plan's counts are used: one launch
+// per task (a Recv's wait + reset, an HCCL node's _hccl_task_num, ...).
+TEST(SimulatorTest, ChargesOneLaunchPerTaskOfThePlan) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_cost": 2, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "h", "type": "HcomAllReduce", "engine": "DNN_HCCL", "inputs": ["a"],
+     "attrs": {"_cost": 5, "_test_stream": 0, "_test_attached": [1], "_hccl_attached_task_num": 2},
+     "outputs": [{"shape": [4]}]}
+  ]})json"));
+  SimOptions o = NoOverheads();
+  o.launch_overhead_us = 1;
+  // Without task counts: the default model, 1 task each (+ 2 on h's attached stream).
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, o));
+  EXPECT_DOUBLE_EQ(r.makespan, 9.0);  // a 0-3, h 3-9
+  EXPECT_DOUBLE_EQ(r.total_work, 11.0);
+  plan.tasks[plan.model.FindNode("a").index()] = 1;
+  plan.tasks[plan.model.FindNode("h").index()] = 3;
+  plan.established |= static_cast<IrProperties>(IrProperty::kTasks);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_DOUBLE_EQ(r.makespan, 11.0);  // h: 5 + 3 launches
+  EXPECT_EQ(r.streams[0].tasks, 4);
+  EXPECT_EQ(r.streams[1].tasks, 2);
+  EXPECT_DOUBLE_EQ(r.streams[1].busy_us, 2.0);
+  plan.tasks[plan.model.FindNode("h").index()] = 0;  // _node_sqe_num 0, say: launches nothing
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_DOUBLE_EQ(r.makespan, 3.0);
+}
+
+TEST(CostModelTest, DefaultTaskModelFollowsTaskCountAssignment) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [4]}]},
+    {"name": "r", "type": "Reshape", "inputs": ["x"], "outputs": [{"shape": [4]}]},
+    {"name": "a", "type": "Relu", "inputs": ["r"], "outputs": [{"shape": [4]}]},
+    {"name": "recv", "type": "Recv", "control_inputs": ["a"]},
+    {"name": "sqe", "type": "Relu", "inputs": ["a"], "attrs": {"_node_sqe_num": 4}, "outputs": [{"shape": [4]}]},
+    {"name": "h", "type": "HcomAllReduce", "engine": "DNN_HCCL", "inputs": ["a"], "attrs": {"_hccl_task_num": 3},
+     "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["sqe", "h"]}
+  ]})json"));
+  const Model& m = plan.model;
+  auto tasks = [&](const char* name) { return DefaultNodeTasks(m.node(m.FindNode(name)), m.engine_table); };
+  EXPECT_EQ(tasks("x"), 0);  // GE_LOCAL
+  EXPECT_EQ(tasks("r"), 0);
+  EXPECT_EQ(tasks("out"), 0);
+  EXPECT_EQ(tasks("a"), 1);
+  EXPECT_EQ(tasks("recv"), 2);  // wait + reset
+  EXPECT_EQ(tasks("sqe"), 4);
+  EXPECT_EQ(tasks("h"), 3);
+  EXPECT_EQ(AttachedNodeTasks(m.node(m.FindNode("h"))), 1);
+}
+
 TEST(SimulatorTest, SingleStreamMakespanIsTotalWork) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
   for (size_t i = 0; i < plan.model.num_nodes(); ++i) plan.model.node(NodeId(static_cast<int32_t>(i))).stream_id = 0;

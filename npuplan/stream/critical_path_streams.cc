@@ -22,7 +22,7 @@ int64_t CountStreams(const std::vector<int32_t>& s) {
 }  // namespace
 
 std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t limit, int64_t lat,
-                                                   const std::vector<uint8_t>* pinned) {
+                                                   const std::vector<uint8_t>* pinned, bool chain) {
   const size_t n = d.size();
   limit = std::max<int64_t>(limit, 1);
   std::vector<int64_t> bottom(n, 0);
@@ -31,12 +31,27 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
     for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) b = std::max(b, bottom[d.succ[e]]);
     bottom[v] = b + d.cost[v];
   }
+  // Chain variant: the nodes of one longest path (zero slack) keep stream 0,
+  // the rest never go there while another stream can take them.
+  std::vector<uint8_t> on_chain;
+  if (chain && limit > 1) {
+    std::vector<int64_t> top(n, 0);
+    int64_t cp = 0;
+    for (size_t v = 0; v < n; ++v) {
+      for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+        top[v] = std::max(top[v], top[d.pred[e]] + d.cost[d.pred[e]]);
+      }
+      cp = std::max(cp, top[v] + bottom[v]);
+    }
+    on_chain.assign(n, 0);
+    for (size_t v = 0; v < n; ++v) on_chain[v] = top[v] + bottom[v] == cp;
+  }
   constexpr int64_t kNeg = std::numeric_limits<int64_t>::min() / 4;
   std::vector<int32_t> stream(n, -1);
   std::vector<int64_t> finish(n, 0);
   std::vector<int64_t> free_at;          // schedule streams
   std::vector<int64_t> on_stream;        // scratch: max producer finish per stream
-  if (pinned != nullptr) free_at.push_back(0);  // index 0: the main stream
+  if (pinned != nullptr || !on_chain.empty()) free_at.push_back(0);  // index 0: the main stream / the chain
   std::map<std::string, int32_t> serial;  // label → serial slot (index >= kSerialBase)
   std::vector<int64_t> serial_free;
   constexpr int32_t kSerialBase = 1 << 20;
@@ -48,6 +63,7 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
     int64_t crit_b = -1;
     for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
       int32_t p = d.pred[e];
+      if (d.constant[p]) continue;  // ready before the model starts: no event
       int32_t t = stream[p];
       if (t < 0 || t >= kSerialBase) {
         if (t < 0) {
@@ -104,13 +120,17 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
     }
     int32_t best = -1;
     int64_t best_start = std::numeric_limits<int64_t>::max();
-    for (int32_t s = 0; s < static_cast<int32_t>(free_at.size()); ++s) {
-      int64_t start = std::max(free_at[s], ready_on(s));
-      if (start < best_start || (start == best_start && s == crit_s && best != crit_s)) best = s, best_start = start;
+    if (!on_chain.empty() && on_chain[v]) {
+      best = 0, best_start = std::max(free_at[0], ready_on(0));
+    } else {
+      for (int32_t s = on_chain.empty() ? 0 : 1; s < static_cast<int32_t>(free_at.size()); ++s) {
+        int64_t start = std::max(free_at[s], ready_on(s));
+        if (start < best_start || (start == best_start && s == crit_s && best != crit_s)) best = s, best_start = start;
+      }
     }
-    if (static_cast<int64_t>(free_at.size()) < limit) {
+    if (static_cast<int64_t>(free_at.size()) < limit && (on_chain.empty() || !on_chain[v])) {
       int64_t start = ready_on(-1);
-      if (start < best_start) {
+      if (start < best_start || best < 0) {
         best = static_cast<int32_t>(free_at.size());
         best_start = start;
         free_at.push_back(0);
@@ -128,23 +148,56 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
   return stream;
 }
 
-CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
-                                                     DecisionLog* log, const StreamCostModel& costs,
-                                                     int64_t main_stream) {
-  StreamDag d = BuildStreamDag(m, g, costs);
+namespace {
+
+// The per-graph choice: candidate assignments (index 0 = the main stream when
+// pinned) and the one with the best estimated makespan.
+struct Choice {
+  StreamDag dag;
+  std::vector<uint8_t> pinned;
+  std::vector<int32_t> stream_of;
+  int64_t makespan = 0;
+  int64_t lower_bound = 0;
+  int64_t work = 0;
+  std::string name;
+};
+
+Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin,
+              const CriticalPathStreams::Subtree* subtree) {
+  Choice c;
+  c.dag = BuildStreamDag(m, g, costs);
+  StreamDag& d = c.dag;
   const size_t n = d.size();
-  const bool pin = main_stream >= 0;
-  std::vector<uint8_t> pinned(n, 0);
+  const int64_t lim = std::max<int64_t>(limit, 1);
+  c.pinned.assign(n, 0);
+  std::vector<int64_t> bound_cost = d.cost;  // owners at their subgraphs' bounds
+  c.work = TotalWork(d);
   if (pin) {
     for (size_t i = 0; i < n; ++i) {
       const Node& node = m.node(d.nodes[i]);
-      pinned[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
-      // On the main stream every pinned node is a queue item; the simulator
-      // charges it the launch overhead even when it has no task (Const,
-      // Data, GE_LOCAL ops), so the schedule does too.
-      if (pinned[i] && d.cost[i] == 0) d.cost[i] = costs.launch;
+      // On the main stream every pinned node is a queue item: it takes no
+      // time when it launches no task (Const, Data, GE_LOCAL ops), but the
+      // stream still runs it in order (its waits hold the stream).
+      c.pinned[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
+      // A subgraph owner's subgraphs run on the main stream right after it
+      // (execution order): until their NetOutput is done the main stream is
+      // held and the owner's consumers wait, so it costs their makespan.
+      if (c.pinned[i] && subtree != nullptr) {
+        for (GraphId sub : node.subgraphs) {
+          if (sub.index() >= subtree->makespan.size()) continue;
+          d.cost[i] += subtree->makespan[sub.index()];
+          bound_cost[i] += subtree->lower_bound[sub.index()];
+          c.work += subtree->work[sub.index()];
+        }
+      }
     }
   }
+  {
+    std::swap(d.cost, bound_cost);
+    c.lower_bound = std::max(CriticalPathLength(d), (c.work + lim - 1) / lim);
+    std::swap(d.cost, bound_cost);
+  }
+  const std::vector<uint8_t>& pinned = c.pinned;
   // With a main stream, index 0 is it: pinned nodes go there (also when not
   // written back, so that the estimate sees where they run).
   auto with_main = [&](std::vector<int32_t> s, int32_t shift) {
@@ -176,33 +229,63 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
     }
     cands.emplace_back("single", with_main(std::move(single), 0));
   }
-  cands.emplace_back("critical-path",
-                     with_main(Schedule(d, limit, costs.EdgeLatency(), pin ? &pinned : nullptr), 0));
+  cands.emplace_back("critical-path", with_main(CriticalPathStreams::Schedule(d, limit, costs.EdgeLatency(),
+                                                                              pin ? &pinned : nullptr),
+                                                0));
+  if (limit > 1) {
+    cands.emplace_back("critical-chain", with_main(CriticalPathStreams::Schedule(d, limit, costs.EdgeLatency(),
+                                                                                 pin ? &pinned : nullptr, true),
+                                                   0));
+  }
   if (limit > 1) {
     cands.emplace_back("LoadBalance", with_main(AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
     cands.emplace_back("MainStream", with_main(AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of, 1));
   }
-  Result r;
   size_t best = 0;
   int64_t best_ms = std::numeric_limits<int64_t>::max();
-  for (size_t c = 0; c < cands.size(); ++c) {
-    int64_t ms = EstimateMakespan(d, cands[c].second, costs);
-    if (ms < best_ms) best_ms = ms, best = c;
+  for (size_t k = 0; k < cands.size(); ++k) {
+    int64_t ms = EstimateMakespan(d, cands[k].second, costs);
+    if (ms < best_ms) best_ms = ms, best = k;
   }
-  const std::vector<int32_t>& chosen = cands[best].second;
+  c.stream_of = std::move(cands[best].second);
+  c.makespan = best_ms;
+  c.name = cands[best].first;
+  return c;
+}
+
+}  // namespace
+
+void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs,
+                                   bool pin_main, Subtree& out) {
+  const size_t k = m.num_graphs();
+  out.makespan.resize(k, 0), out.lower_bound.resize(k, 0), out.work.resize(k, 0);
+  Choice c = Choose(m, g, limit, costs, pin_main, &out);
+  out.makespan[g.index()] = c.makespan;
+  out.lower_bound[g.index()] = c.lower_bound;
+  out.work[g.index()] = c.work;
+}
+
+CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
+                                                     DecisionLog* log, const StreamCostModel& costs,
+                                                     int64_t main_stream, const Subtree* subtree) {
+  const bool pin = main_stream >= 0;
+  Choice c = Choose(m, g, limit, costs, pin, subtree);
+  const StreamDag& d = c.dag;
+  const size_t n = d.size();
+  const std::vector<int32_t>& chosen = c.stream_of;
   for (size_t i = 0; i < n; ++i) {
     if (!d.writable[i] || chosen[i] < 0) continue;
     if (!pin) {
       m.node(d.nodes[i]).stream_id = base + chosen[i];
-    } else if (!pinned[i]) {
+    } else if (!c.pinned[i]) {
       m.node(d.nodes[i]).stream_id = chosen[i] == 0 ? main_stream : base + chosen[i] - 1;
     }
   }
+  Result r;
   r.streams = pin ? std::max<int64_t>(CountStreams(chosen) - 1, 0) : CountStreams(chosen);
-  r.makespan = best_ms;
-  r.chosen = cands[best].first;
-  const int64_t lim = std::max<int64_t>(limit, 1);
-  r.lower_bound = std::max(CriticalPathLength(d), (TotalWork(d) + lim - 1) / lim);
+  r.makespan = c.makespan;
+  r.chosen = c.name;
+  r.lower_bound = c.lower_bound;
   if (log) {
     log->Record(kName, "CriticalPathStreams", "", Field("graph", m.graph(g).name), Field("chosen", r.chosen),
                 Field("streams", r.streams), Field("makespan", r.makespan), Field("lower_bound", r.lower_bound));

@@ -18,7 +18,11 @@
 // Dynamic-shape graphs (main stream given): the forced-main-stream nodes are
 // pinned to the main stream in the schedule and in the estimates, since the
 // final refresh puts them there; the schedule then prices the events between
-// them and the rest, and may keep small subgraphs on the main stream.
+// them and the rest, and may keep small subgraphs on the main stream. A
+// pinned subgraph owner costs its subgraphs' estimated makespan (they hold
+// the main stream after it); the driver estimates subgraphs bottom-up first.
+// Nodes that launch no task (Data, Const, NetOutput, GE_LOCAL ops) cost 0,
+// as in the simulator, but still hold their place on the main stream.
 //
 // Lower bound: max(critical path, total work / N).
 //
@@ -42,8 +46,12 @@ class CriticalPathStreams {
   // Stream index per local node (-1 = not written) of the list schedule alone.
   // `pinned` (optional, per local node): nodes that must run on index 0 —
   // the main stream of a dynamic-shape graph, which other nodes may share.
+  // `chain`: the critical-chain variant — the nodes of the longest path
+  // (zero slack, costs only) all go to index 0 and no other node does while
+  // another stream is open or may be opened, so that the chain never queues
+  // behind off-path work on an in-order stream.
   static std::vector<int32_t> Schedule(const StreamDag& dag, int64_t limit, int64_t event_latency,
-                                       const std::vector<uint8_t>* pinned = nullptr);
+                                       const std::vector<uint8_t>* pinned = nullptr, bool chain = false);
 
   struct Result {
     int64_t streams = 0;
@@ -58,8 +66,25 @@ class CriticalPathStreams {
   // the schedule may put other nodes there too (index 0 = main_stream, index
   // k ≥ 1 = base + k − 1; N counts the main stream); `streams` then counts
   // the ids used from base.
+  //
+  // `subtree` (optional, indexed by GraphId): what Estimate gave for each
+  // subgraph. With a main stream, a subgraph owner — pinned there — then
+  // costs the sum of its subgraphs' makespans: they run on the main stream
+  // right after it in execution order, so the main stream and the owner's
+  // consumers wait for them. Result::makespan and lower_bound then cover the
+  // graph's whole subtree (the bound: owners at their subgraphs' bounds, a
+  // valid bound since GE's forced chain runs them one after the other, and
+  // the subtree's work / N).
+  struct Subtree {
+    std::vector<int64_t> makespan, lower_bound, work;
+  };
   static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
-                    const StreamCostModel& costs = {}, int64_t main_stream = -1);
+                    const StreamCostModel& costs = {}, int64_t main_stream = -1, const Subtree* subtree = nullptr);
+  // What Run would choose for graph g, without writing anything (pin_main:
+  // as Run with a main stream): makespan, lower bound and work of its subtree
+  // (its own only when `subtree` is null), stored at g's index of `out`.
+  static void Estimate(const Model& model, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin_main,
+                       Subtree& out);
 };
 
 }  // namespace npuplan::stream

@@ -39,6 +39,23 @@ TEST(CriticalPathStreamsTest, PutsAChainOnOneStream) {
   EXPECT_THAT(CriticalPathStreams::Schedule(d, 4, 2), ::testing::Each(0));
 }
 
+// The chain variant keeps the longest path on index 0 and moves off-path
+// work elsewhere, so that the in-order stream never makes the chain wait.
+// a(10) → b(10) → c(10), with s(1) after a, between a and b in topological
+// order: the plain schedule queues s before b on a's stream (b starts at 11,
+// not 10), the chain variant sends it to stream 1.
+TEST(CriticalPathStreamsTest, ChainVariantKeepsTheLongestPathFromQueueingBehindSideWork) {
+  StreamDag d = BuildStreamDagFromEdges({10, 1, 10, 10}, {{0, 1}, {0, 2}, {2, 3}});
+  std::vector<int32_t> plain = CriticalPathStreams::Schedule(d, 2, 2);
+  EXPECT_THAT(plain, ::testing::ElementsAre(0, 0, 0, 0));
+  EXPECT_EQ(EstimateMakespan(d, plain, 2), 31);
+  std::vector<int32_t> chain = CriticalPathStreams::Schedule(d, 2, 2, nullptr, /*chain=*/true);
+  EXPECT_THAT(chain, ::testing::ElementsAre(0, 1, 0, 0));
+  EXPECT_EQ(EstimateMakespan(d, chain, 2), 30);
+  // With one stream there is nowhere else to go.
+  EXPECT_THAT(CriticalPathStreams::Schedule(d, 1, 2, nullptr, true), ::testing::Each(0));
+}
+
 TEST(CriticalPathStreamsTest, SpreadsIndependentWorkUpToTheLimit) {
   StreamDag d = BuildStreamDagFromEdges({10, 10, 10, 10}, {});
   std::vector<int32_t> s = CriticalPathStreams::Schedule(d, 2, 2);
@@ -75,8 +92,9 @@ TEST(CriticalPathStreamsTest, ChoosesNoWorseThanOneStreamOrTheGeMerges) {
   EXPECT_NE(StreamOf(plan, "a"), StreamOf(plan, "b"));
   // ns: each MatMul 30 µs + 1 µs launch, d 1 + 1 µs; bound = a + c + d.
   EXPECT_EQ(plan.streams.makespan_lower_bound, 64000);
-  // d waits for b through an event, off the critical path; its Recv task (1 µs) is not.
-  EXPECT_EQ(plan.streams.estimated_makespan, 65000);
+  // d waits for b through an event, off the critical path; its Recv task
+  // (2 tasks, wait + reset: 2 µs of launches) is not.
+  EXPECT_EQ(plan.streams.estimated_makespan, 66000);
 }
 
 TEST(CriticalPathStreamsTest, KeepsOneStreamWhenEventsCostMoreThanTheyGain) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/stream/engine_partition.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/support/str_util.h"
@@ -37,16 +38,23 @@ void BuildPreds(StreamDag& d) {
 StreamCostModel::StreamCostModel(const sim::SimOptions& sim, bool sync_nodes) : node_costs(sim.cost) {
   auto ns = [](double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); };
   launch = ns(sim.launch_overhead_us);
-  event_record = ns(sim.record_us) + (sync_nodes ? launch : 0);  // the Send task
+  // A Send / Recv node (DNN_VM_RTS, no tensors) costs its engine's fixed time
+  // in the simulator, plus one launch per task: Send 1, Recv 2 (wait + reset).
+  auto it = sim.cost.engines.find("DNN_VM_RTS");
+  const int64_t rts = ns((it != sim.cost.engines.end() ? it->second : sim.cost.default_engine).fixed_us);
+  event_record = ns(sim.record_us) + (sync_nodes ? rts + launch : 0);  // + the Send task
   event_latency = ns(sim.wait_latency_us);
-  event_recv = sync_nodes ? launch : 0;  // the Recv task
+  event_recv = sync_nodes ? rts + 2 * launch : 0;  // the Recv task
 }
 
 int64_t StreamCostModel::Cost(const Model& m, NodeId id) const {
-  if (m.node(id).stream_id < 0) return 0;
+  const Node& node = m.node(id);
+  if (node.stream_id < 0) return 0;
+  const int64_t tasks = sim::DefaultNodeTasks(node, m.engine_table);
+  if (tasks <= 0) return 0;  // launches nothing: no stream time (as in the simulator)
   const double us = sim::NodeCost(m, id, node_costs);
-  if (us <= 0) return 0;
-  return static_cast<int64_t>(std::llround(us * 1000.0)) + launch;
+  if (us <= 0) return 0;  // `_cost` 0: GE's zero-cost node (split out of the path cover)
+  return static_cast<int64_t>(std::llround(us * 1000.0)) + tasks * launch;
 }
 
 StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs) {
@@ -58,6 +66,7 @@ StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs
   d.cost.resize(n);
   d.serial.resize(n);
   d.writable.resize(n);
+  d.constant.resize(n);
   d.succ_offsets.assign(n + 1, 0);
   // Predecessor lists from inputs (same graph only), deduplicated, then flipped.
   std::vector<std::vector<int32_t>> preds(n);
@@ -66,6 +75,7 @@ StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs
     d.cost[i] = costs.Cost(m, d.nodes[i]);
     d.serial[i] = EffectiveStreamLabel(node);
     d.writable[i] = node.stream_id >= 0 && node.type != "NetOutput" && !HasAttr(node.attrs, kAttrRtsLabelNode);
+    d.constant[i] = IsDataOrConst(node) && node.type != "Data" && node.type != "RefData" && node.type != "AippData";
     auto add = [&](NodeId p) {
       const Node& pn = m.node(p);
       if (pn.graph != g || pn.topo_id < 0) return;
@@ -95,6 +105,7 @@ StreamDag BuildStreamDagFromEdges(std::vector<int64_t> cost, const std::vector<s
   d.cost = std::move(cost);
   d.serial.assign(n, "");
   d.writable.assign(n, 1);
+  d.constant.assign(n, 0);
   d.nodes.resize(n);
   for (size_t i = 0; i < n; ++i) d.nodes[i] = NodeId(static_cast<int32_t>(i));
   d.succ_offsets.assign(n + 1, 0);
@@ -488,6 +499,7 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
     seen.clear();
     for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
       const int32_t p = d.pred[e];
+      if (d.constant[p]) continue;  // ready before the model starts
       const int32_t t = stream_of[p];
       if (s >= 0 && t >= 0 && t != s) {
         ready = std::max(ready, recorded[p] + costs.event_latency);
@@ -506,7 +518,7 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
     end[v] = std::max(ready, recv_done) + d.cost[v];
     // One record per other stream among the consumers (GE keeps the first waiter per stream).
     seen.clear();
-    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1] && !d.constant[v]; ++e) {
       const int32_t t = stream_of[d.succ[e]];
       if (t >= 0 && t != s && std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
     }

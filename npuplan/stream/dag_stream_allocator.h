@@ -54,14 +54,17 @@ inline constexpr char kAttrCost[] = "_cost";
 // taken from the simulator (npuplan/sim, SimOptions defaults) so that the
 // allocator's estimates and a simulated plan agree:
 //   node    sim::NodeCost (`_cost` µs if set, else the engine's formula) +
-//           the launch overhead; 0 without a stream or task (no-task engine,
-//           `_cost` 0);
+//           one launch overhead per device task (sim::DefaultNodeTasks);
+//           0 without a stream or without a task (a skipped engine: Data,
+//           Const, NetOutput, GE_LOCAL ops — the simulator charges them
+//           nothing either), and 0 for `_cost` 0 (GE's zero-cost nodes);
 //   event   a cross-stream dependency p → v is one event per (p, v's stream):
 //           it occupies p's stream for `event_record` after p, releases v
 //           `event_latency` later, and takes v's stream `event_recv` before v.
-// Static plans materialise events as Send/Recv nodes, each a task with the
-// launch overhead: record = record + launch, recv = launch. Dynamic-shape
-// graphs carry them as node attributes (no tasks): record only, recv 0.
+// Static plans materialise events as Send/Recv nodes (DNN_VM_RTS): record =
+// record + the Send task (RTS fixed time + 1 launch), recv = the Recv task
+// (RTS fixed time + 2 launches: wait + reset). Dynamic-shape graphs carry
+// them as node attributes (no tasks): record only, recv 0.
 struct StreamCostModel {
   StreamCostModel() : StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/true) {}
   StreamCostModel(const sim::SimOptions& sim, bool sync_nodes);
@@ -83,6 +86,11 @@ struct StreamDag {
   std::vector<int64_t> cost;          // per local index
   std::vector<std::string> serial;    // serial label ("" = none)
   std::vector<uint8_t> writable;      // write-back target (has a stream, not NetOutput / rts label)
+  // Constants and variables (Const, Constant, ConstPlaceHolder, FileConstant,
+  // Variable, VariableV2): ready before the model starts, so the estimate and
+  // the schedule charge no event from them (the events stage's `exact`
+  // optimisation, the default, leaves none; the simulator waits for none).
+  std::vector<uint8_t> constant;
   std::vector<uint32_t> succ_offsets; // CSR, local indices, deduplicated
   std::vector<int32_t> succ;
   std::vector<uint32_t> pred_offsets;
@@ -116,7 +124,8 @@ int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& strea
 // node records one event per other stream among its consumers (event_record
 // each, on its stream, after its task); a node waits for one event per other
 // stream among its producers (event_recv each on its stream before it; the
-// wait ends event_latency after the producer's records).
+// wait ends event_latency after the producer's records). Constants
+// (StreamDag::constant) record nothing and are never waited for.
 int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, const StreamCostModel& costs);
 // Longest cost path and total work: the lower bound max(cp, work / n).
 int64_t CriticalPathLength(const StreamDag& dag);

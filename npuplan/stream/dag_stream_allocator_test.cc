@@ -191,22 +191,56 @@ TEST(StreamCostModelTest, PricesNodesAndEventsLikeTheSimulator) {
   // = 2 + max(0.168, 0.360) µs, + 1 µs launch.
   EXPECT_EQ(costs.Cost(m, m.FindNode("mm")), 3360);
   EXPECT_EQ(costs.Cost(m, m.FindNode("w")), 0);  // no task
-  // Events: a static plan's Send/Recv tasks add the launch overhead.
+  // Data and NetOutput launch no task (GE_LOCAL): no time, no launch, also
+  // when they sit on a stream (the dynamic path's main stream).
+  for (const char* name : {"x", "out"}) {
+    const Node& n = m.node(m.FindNode(name));
+    EXPECT_EQ(sim::DefaultNodeTasks(n, m.engine_table), 0) << name;
+    EXPECT_EQ(costs.Cost(m, m.FindNode(name)), 0) << name;
+  }
+  // One launch per task: a node issuing 3 SQEs pays 3 µs of launches.
+  Model m3 = m;
+  m3.node(m3.FindNode("fixed")).attrs["_node_sqe_num"] = int64_t{3};
+  EXPECT_EQ(costs.Cost(m3, m3.FindNode("fixed")), 5500);
+  // Events: a static plan's Send (1 task) and Recv (2 tasks: wait + reset)
+  // are RTS tasks with no fixed time in the simulator: launches only.
   EXPECT_EQ(costs.event_record, 1500);
   EXPECT_EQ(costs.event_latency, 1000);
-  EXPECT_EQ(costs.event_recv, 1000);
+  EXPECT_EQ(costs.event_recv, 2000);
   const StreamCostModel dynamic(so, /*sync_nodes=*/false);
   EXPECT_EQ(dynamic.event_record, 500);
   EXPECT_EQ(dynamic.event_recv, 0);
+  // Constants are ready before the model starts; Data is not (a subgraph's
+  // Data stands for its owner's input).
+  const StreamDag d = BuildStreamDag(m, m.node(m.FindNode("w")).graph, costs);
+  for (size_t i = 0; i < d.size(); ++i) {
+    const std::string& name = m.node(d.nodes[i]).name;
+    EXPECT_EQ(d.constant[i], name == "w" ? 1 : 0) << name;
+  }
+}
+
+// A constant records no event and is waited for by nobody (the events
+// stage's default `exact` optimisation leaves no event from it, and the
+// simulator has nothing to wait for): k(const, s0) → a(10 µs, s1) → b(10 µs, s0).
+TEST(StreamCostModelTest, EstimateChargesNoEventFromConstants) {
+  StreamDag d = BuildStreamDagFromEdges({0, 10000, 10000}, {{0, 1}, {1, 2}});
+  StreamCostModel costs;
+  costs.event_record = 500;  // dynamic
+  costs.event_recv = 0;
+  // k records for a (→ 500); a waits until 1500 → 11500, records → 12000; b at 13000 → 23000.
+  EXPECT_EQ(EstimateMakespan(d, {0, 1, 0}, costs), 23000);
+  d.constant[0] = 1;
+  // a starts at 0 → 10000, records → 10500; b at 11500 → 21500.
+  EXPECT_EQ(EstimateMakespan(d, {0, 1, 0}, costs), 21500);
 }
 
 // a → {b, c} → d with c on its own stream: a records one event (for c), c
 // one (for d); d takes one Recv task before it.
 TEST(StreamCostModelTest, EstimateChargesOneRecordAndRecvPerStreamPair) {
   StreamDag d = BuildStreamDagFromEdges({10000, 10000, 10000, 10000}, {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
-  StreamCostModel costs;  // static: record 1500, latency 1000, recv 1000
-  // a [0,10000] rec → 11500; b [11500,21500]; c waits 12500, +Recv → [12500,22500] rec → 24000;
-  // d: Recv after b (22500), event at 25000 → [25000,35000].
+  StreamCostModel costs;  // static: record 1500, latency 1000, recv 2000
+  // a [0,10000] rec → 11500; b [11500,21500]; c: Recv [0,2000], waits 12500 → [12500,22500] rec → 24000;
+  // d: Recv after b (23500), event at 25000 → [25000,35000].
   EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 0}, costs), 35000);
   EXPECT_EQ(EstimateMakespan(d, {0, 0, 0, 0}, costs), 40000);
   costs.event_record = 500;  // dynamic: attributes, no Send/Recv tasks

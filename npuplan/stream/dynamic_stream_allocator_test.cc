@@ -271,6 +271,36 @@ TEST(DynamicStreamAllocatorTest, CriticalPathKeepsASubgraphChainOnTheMainStreamW
   }
 }
 
+// A subgraph owner is pinned to the main stream and its subgraphs run there
+// right after it, so it holds the main stream for their makespan: work that
+// comes after it in topological order but does not need it (q) goes to
+// another stream. With the owner priced at 0 (its own launch), q would queue
+// behind the subgraph on the main stream (22 + 11 µs).
+TEST(DynamicStreamAllocatorTest, CriticalPathPricesASubgraphOwnerAtItsSubgraphsMakespan) {
+  constexpr char kOwner[] = R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["x"], "subgraphs": ["body"]},
+    {"name": "q", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 10}},
+    {"name": "out", "type": "NetOutput", "inputs": ["p", "q"]}],
+    "subgraphs": [{"name": "body", "parent": "p", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0}},
+      {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10}},
+      {"name": "t2", "type": "Relu", "inputs": ["t1"], "attrs": {"_cost": 10}},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t2"]}]}]})json";
+  auto opts = kMulti;
+  opts["ge.autoMultistreamParallelMode"] = "CriticalPath:2";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kOwner, opts));
+  for (const char* n : {"x", "p", "out", "t_in", "t1", "t2", "t_out"}) EXPECT_EQ(StreamOf(plan, n), 0) << n;
+  EXPECT_EQ(StreamOf(plan, "q"), 1);
+  // The root's estimate covers the model: x records for q (0.5 µs), p holds
+  // the main stream [0.5, 22.5] (t1, t2: 10 + 1 µs each); q [1.5, 12.5]
+  // records until 13; out waits until 14 and for p: 22.5 µs.
+  EXPECT_EQ(plan.streams.estimated_makespan, 22500);
+  // The bound covers the subtree too: p at its body's bound (22 µs), and
+  // (22 + 11) / 2 µs of work per stream.
+  EXPECT_EQ(plan.streams.makespan_lower_bound, 22000);
+}
+
 // Wide enough to pay for events: the main stream runs one branch, new
 // streams the others, and the ids stay continuous from the main stream.
 TEST(DynamicStreamAllocatorTest, CriticalPathSpreadsWideDynamicWorkBesideTheMainStream) {
@@ -289,14 +319,14 @@ TEST(DynamicStreamAllocatorTest, CriticalPathSpreadsWideDynamicWorkBesideTheMain
   EXPECT_EQ(StreamOf(plan, "out"), 0);
   std::set<int64_t> branches{StreamOf(plan, "a"), StreamOf(plan, "b"), StreamOf(plan, "c")};
   EXPECT_EQ(branches, (std::set<int64_t>{0, 1, 2}));
-  // ns: x and out are queue items on the main stream (1 µs launch each, as
-  // the simulator charges); the bound is the critical path x → a → d → out
-  // = 1 + 51 + 2 + 1 µs. The estimate: x records two events (b, c: 2 × 0.5
-  // µs), so a runs [2, 53] on main and b, c [3, 54] (wait latency 1 µs) and
-  // record until 54.5; d waits until 55.5 and ends at 57.5, out at 58.5 µs
-  // (no Recv tasks on the dynamic path).
-  EXPECT_EQ(plan.streams.makespan_lower_bound, 55000);
-  EXPECT_EQ(plan.streams.estimated_makespan, 58500);
+  // ns: x and out are queue items on the main stream that launch no task
+  // (GE_LOCAL): no time, as in the simulator; the bound is the critical path
+  // a → d = 51 + 2 µs. The estimate: x records two events (b, c: 2 × 0.5 µs)
+  // at once, so a runs [1, 52] on main and b, c [2, 53] (wait latency 1 µs)
+  // and record until 53.5; d waits until 54.5 and ends at 56.5, out too (no
+  // Recv tasks on the dynamic path).
+  EXPECT_EQ(plan.streams.makespan_lower_bound, 53000);
+  EXPECT_EQ(plan.streams.estimated_makespan, 56500);
 }
 
 }  // namespace

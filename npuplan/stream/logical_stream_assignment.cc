@@ -179,6 +179,17 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     // refresh below); CriticalPath pins them there while it schedules.
     const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
     const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
+    // CriticalPath on a dynamic model: subgraph makespans bottom-up, so that a
+    // subgraph owner pinned to the main stream costs what its subgraphs hold it.
+    CriticalPathStreams::Subtree subtree;
+    const bool subtree_costs = dynamic_multi && auto_mode.algorithm == "CriticalPath";
+    if (subtree_costs) {
+      for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
+        const bool unknown = IsUnknownShapeGraph(plan, *it);
+        CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
+                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown), unknown, subtree);
+      }
+    }
     for (GraphId g : graph_order) {
       const bool unknown = IsUnknownShapeGraph(plan, g);
       if (unknown && !dyn.multi_stream) continue;
@@ -187,10 +198,13 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       if (auto_mode.algorithm == "CriticalPath") {
         CriticalPathStreams::Result r =
             CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs,
-                                     unknown ? forced : -1);
+                                     unknown ? forced : -1, subtree_costs ? &subtree : nullptr);
         ctx.next_stream += r.streams;
-        makespan += r.makespan;
-        lower_bound += r.lower_bound;
+        // With subtree costs the root's estimate and bound cover the whole model.
+        if (!subtree_costs || m.graph(g).IsRoot()) {
+          makespan += r.makespan;
+          lower_bound += r.lower_bound;
+        }
       } else {
         NPUPLAN_ASSIGN_OR_RETURN(DagStreamAllocator::Result r,
                                  DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs));
