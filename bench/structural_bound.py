@@ -8,8 +8,12 @@
 #   node dependencies (data/control edges, subgraph Data <- the owner's input,
 #   an owner's consumers <- its subgraphs' NetOutputs: npuplan/sim/dependencies.h)
 #   + that stream-0 chain,
-# with each node's task duration (cost + launch) read from the simulator's
-# trace. Valid for every stream assignment that keeps GE's forced nodes on 0
+# with each node's task duration read from the simulator's trace (cost +
+# one launch per device task; 0 for a node that launches none — Data, Const,
+# NetOutput, GE_LOCAL ops, owners — which still keeps its place in the chain).
+# CriticalPath:N on a dynamic model reports a bound of the same kind, from the
+# allocator's own costs, as the plan's streams.makespan_lower_bound (owners at
+# their subgraphs' bounds, and work / N per subgraph: never below this one). Valid for every stream assignment that keeps GE's forced nodes on 0
 # (events can only add to it). With a third argument (µs) it also charges
 # that event cost on each dependency between a forced node and a node the
 # given plan put on another stream: that figure is for this plan only.

@@ -10,9 +10,10 @@
 // chain stays on one stream), then to the lowest id; a new stream is opened
 // only while fewer than N are in use and only when it starts strictly
 // earlier. Streams run their nodes in execution order, so the estimate is
-// exactly that of EstimateMakespan. The pass then keeps, per graph, the best
-// estimated makespan among: this schedule, LoadBalance:N, MainStream:N and one
-// stream. Serial labels keep one stream each (as in the DAG modes);
+// exactly that of EstimateMakespan. A second schedule (critical-chain) keeps
+// the nodes of one longest path on stream 0 and all other nodes off it. The
+// pass then keeps, per graph, the best estimated makespan among: these two
+// schedules, LoadBalance:N, MainStream:N and one stream. Serial labels keep one stream each (as in the DAG modes);
 // nodes without a stream, NetOutput and `_rts_label_node` are not written.
 //
 // Dynamic-shape graphs (main stream given): the forced-main-stream nodes are
@@ -27,7 +28,8 @@
 // Lower bound: max(critical path, total work / N).
 //
 // Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
-// LoadBalance / MainStream / single, streams, makespan, lower_bound).
+// critical-chain / LoadBalance / MainStream / single, streams, makespan,
+// lower_bound).
 #ifndef NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 #define NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 
