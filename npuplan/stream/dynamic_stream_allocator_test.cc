@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "npuplan/sim/simulator.h"
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -299,6 +300,16 @@ TEST(DynamicStreamAllocatorTest, CriticalPathPricesASubgraphOwnerAtItsSubgraphsM
   // The bound covers the subtree too: p at its body's bound (22 µs), and
   // (22 + 11) / 2 µs of work per stream.
   EXPECT_EQ(plan.streams.makespan_lower_bound, 22000);
+  // On one stream (no events yet to simulate) the allocator's estimate and
+  // the simulator agree exactly: Data, NetOutput, the owner and the
+  // subgraph's Data/NetOutput launch nothing, the three Relus 11 µs each.
+  opts["ge.autoMultistreamParallelMode"] = "CriticalPath:1";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan one, CompileDynamic(kOwner, opts));
+  EXPECT_EQ(one.streams.logical, 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::SimResult r, sim::Simulate(one));
+  EXPECT_DOUBLE_EQ(r.makespan, 33.0);
+  EXPECT_EQ(one.streams.estimated_makespan, 33000);
+  EXPECT_EQ(r.streams[0].tasks, 3);
 }
 
 // Wide enough to pay for events: the main stream runs one branch, new
