@@ -488,23 +488,55 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
 
 int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_of, const StreamCostModel& costs) {
   const size_t n = d.size();
-  // Task end and "records done" per node; readiness passes through nodes without a stream.
+  // 1. The events the plan keeps: streams run in order, so once stream t has
+  //    waited for node q of stream s it needs no event from any node of s
+  //    up to q; of several producers of v on one stream only the last needs one.
+  int32_t k = 0;
+  for (int32_t x : stream_of) k = std::max(k, x + 1);
+  std::vector<int32_t> synced(static_cast<size_t>(k) * k, -1);  // [t * k + s]: last node of s that t waited for
+  std::vector<uint8_t> needed(d.pred.size(), 0);                 // per pred edge: waits for an event
+  std::vector<std::vector<int32_t>> records(n);                  // per node: streams it records for
+  std::vector<std::pair<int32_t, uint32_t>> last;                // scratch: (stream, edge of its last producer)
+  for (size_t v = 0; v < n; ++v) {
+    const int32_t t = stream_of[v];
+    if (t < 0) continue;
+    last.clear();
+    for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+      const int32_t p = d.pred[e];
+      const int32_t s = stream_of[p];
+      if (d.constant[p] || s < 0 || s == t) continue;
+      auto it = std::find_if(last.begin(), last.end(), [&](const auto& x) { return x.first == s; });
+      if (it == last.end()) {
+        last.emplace_back(s, e);
+      } else if (p > d.pred[it->second]) {
+        it->second = e;
+      }
+    }
+    for (auto [s, e] : last) {
+      const int32_t p = d.pred[e];
+      int32_t& sync = synced[static_cast<size_t>(t) * k + s];
+      if (p <= sync) continue;  // implied by an earlier wait of t
+      sync = p;
+      needed[e] = 1;
+      if (std::find(records[p].begin(), records[p].end(), t) == records[p].end()) records[p].push_back(t);
+    }
+  }
+  // 2. Times: task end and "records done" per node; readiness passes through
+  //    nodes without a stream; an implied producer finished before the node
+  //    its stream already waited for.
   std::vector<int64_t> end(n, 0), recorded(n, 0);
-  std::vector<int64_t> stream_free;
-  std::vector<int32_t> seen;  // scratch: streams counted for this node
+  std::vector<int64_t> stream_free(static_cast<size_t>(k), 0);
   int64_t makespan = 0;
   for (size_t v = 0; v < n; ++v) {
     const int32_t s = stream_of[v];
-    int64_t ready = 0;
-    seen.clear();
+    int64_t ready = 0, recvs = 0;
     for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
       const int32_t p = d.pred[e];
       if (d.constant[p]) continue;  // ready before the model starts
-      const int32_t t = stream_of[p];
-      if (s >= 0 && t >= 0 && t != s) {
+      if (needed[e]) {
         ready = std::max(ready, recorded[p] + costs.event_latency);
-        if (std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
-      } else {
+        ++recvs;
+      } else if (s < 0 || stream_of[p] < 0 || stream_of[p] == s) {
         ready = std::max(ready, end[p]);
       }
     }
@@ -513,16 +545,9 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
       makespan = std::max(makespan, end[v]);
       continue;
     }
-    if (static_cast<size_t>(s) >= stream_free.size()) stream_free.resize(s + 1, 0);
-    const int64_t recv_done = stream_free[s] + costs.event_recv * static_cast<int64_t>(seen.size());
+    const int64_t recv_done = stream_free[s] + costs.event_recv * recvs;
     end[v] = std::max(ready, recv_done) + d.cost[v];
-    // One record per other stream among the consumers (GE keeps the first waiter per stream).
-    seen.clear();
-    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1] && !d.constant[v]; ++e) {
-      const int32_t t = stream_of[d.succ[e]];
-      if (t >= 0 && t != s && std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
-    }
-    recorded[v] = end[v] + costs.event_record * static_cast<int64_t>(seen.size());
+    recorded[v] = end[v] + costs.event_record * static_cast<int64_t>(records[v].size());
     stream_free[s] = recorded[v];
     makespan = std::max(makespan, recorded[v]);
   }

@@ -120,12 +120,16 @@ std::vector<int32_t> MergeRoutes(const StreamDag& dag, const PathCover& cover, M
 // cross-stream edge costs `event_latency` (stream_of[i] < 0 = no task, passes
 // readiness through).
 int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, int64_t event_latency);
-// The same with StreamCostModel's event costs, as the simulator runs them: a
-// node records one event per other stream among its consumers (event_record
-// each, on its stream, after its task); a node waits for one event per other
-// stream among its producers (event_recv each on its stream before it; the
-// wait ends event_latency after the producer's records). Constants
-// (StreamDag::constant) record nothing and are never waited for.
+// The same with StreamCostModel's event costs, as the simulator runs them,
+// with the events an optimiser keeps: a node waits for one event per other
+// stream among its producers — from the last of them on that stream, and
+// none when its stream already waited for that node or a later one of the
+// same stream (streams run in order; GE's recv-side rule, and the part of
+// `exact` that needs no third stream) — event_recv each on its stream before
+// it, the wait ending event_latency after the producer's records; a node
+// records (event_record each, after its task) once per stream that waits
+// for it. Constants (StreamDag::constant) record nothing and are never
+// waited for.
 int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& stream_of, const StreamCostModel& costs);
 // Longest cost path and total work: the lower bound max(cp, work / n).
 int64_t CriticalPathLength(const StreamDag& dag);

@@ -219,6 +219,23 @@ TEST(StreamCostModelTest, PricesNodesAndEventsLikeTheSimulator) {
   }
 }
 
+// Streams run in order, so an event is implied once the receiving stream
+// has waited for a later node of the sender's stream: a → b on s0, c and d on
+// s1 both read a, c also b. c waits for b only (its last producer on s0), d
+// for nothing (s1 already waited for b, after a); a records no event.
+TEST(StreamCostModelTest, EstimateChargesOnlyTheEventsThatAreNotImplied) {
+  StreamDag d = BuildStreamDagFromEdges({10000, 10000, 10000, 10000}, {{0, 1}, {0, 2}, {1, 2}, {0, 3}});
+  StreamCostModel costs;
+  costs.event_record = 500;  // dynamic
+  costs.event_recv = 0;
+  // a [0,10000]; b [10000,20000] rec → 20500; c [21500,31500]; d [31500,41500].
+  EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 1}, costs), 41500);
+  costs.event_record = 1500;  // static: Recv tasks too, one (c's)
+  costs.event_recv = 2000;
+  // b rec → 21500; c: Recv [0,2000], event at 22500 → [22500,32500]; d [32500,42500].
+  EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 1}, costs), 42500);
+}
+
 // A constant records no event and is waited for by nobody (the events
 // stage's default `exact` optimisation leaves no event from it, and the
 // simulator has nothing to wait for): k(const, s0) → a(10 µs, s1) → b(10 µs, s0).
