@@ -237,6 +237,16 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
                                                                                  pin ? &pinned : nullptr, true),
                                                    0));
   }
+  // Fewer streams can mean fewer events: the same two schedules with 2, 4, ...
+  // streams below the limit (halving), each kept only if its estimate wins.
+  for (int64_t k = limit / 2; k >= 2; k /= 2) {
+    cands.emplace_back("critical-path", with_main(CriticalPathStreams::Schedule(d, k, costs.EdgeLatency(),
+                                                                                pin ? &pinned : nullptr),
+                                                  0));
+    cands.emplace_back("critical-chain", with_main(CriticalPathStreams::Schedule(d, k, costs.EdgeLatency(),
+                                                                                 pin ? &pinned : nullptr, true),
+                                                   0));
+  }
   if (limit > 1) {
     cands.emplace_back("LoadBalance", with_main(AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
     cands.emplace_back("MainStream", with_main(AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of, 1));

@@ -11,8 +11,9 @@
 // only while fewer than N are in use and only when it starts strictly
 // earlier. Streams run their nodes in execution order, so the estimate is
 // exactly that of EstimateMakespan. A second schedule (critical-chain) keeps
-// the nodes of one longest path on stream 0 and all other nodes off it. The
-// pass then keeps, per graph, the best estimated makespan among: these two
+// the nodes of one longest path on stream 0 and all other nodes off it. Both
+// also run with N/2, N/4, ... ≥ 2 streams (fewer streams, fewer events). The
+// pass then keeps, per graph, the best estimated makespan among: these
 // schedules, LoadBalance:N, MainStream:N and one stream. Serial labels keep one stream each (as in the DAG modes);
 // nodes without a stream, NetOutput and `_rts_label_node` are not written.
 //
