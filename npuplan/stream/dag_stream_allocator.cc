@@ -493,7 +493,15 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
   //    up to q; of several producers of v on one stream only the last needs one.
   int32_t k = 0;
   for (int32_t x : stream_of) k = std::max(k, x + 1);
-  std::vector<int32_t> synced(static_cast<size_t>(k) * k, -1);  // [t * k + s]: last node of s that t waited for
+  // Last node of stream s that stream t waited for: a dense table for the
+  // usual few streams, a map when serial labels make thousands.
+  constexpr int32_t kDense = 1024;
+  std::vector<int32_t> dense(k <= kDense ? static_cast<size_t>(k) * k : 0, -1);
+  std::map<std::pair<int32_t, int32_t>, int32_t> sparse;
+  auto synced_of = [&](int32_t t, int32_t s) -> int32_t& {
+    if (k <= kDense) return dense[static_cast<size_t>(t) * k + s];
+    return sparse.try_emplace({t, s}, -1).first->second;
+  };
   std::vector<uint8_t> needed(d.pred.size(), 0);                 // per pred edge: waits for an event
   std::vector<std::vector<int32_t>> records(n);                  // per node: streams it records for
   std::vector<std::pair<int32_t, uint32_t>> last;                // scratch: (stream, edge of its last producer)
@@ -514,7 +522,7 @@ int64_t EstimateMakespan(const StreamDag& d, const std::vector<int32_t>& stream_
     }
     for (auto [s, e] : last) {
       const int32_t p = d.pred[e];
-      int32_t& sync = synced[static_cast<size_t>(t) * k + s];
+      int32_t& sync = synced_of(t, s);
       if (p <= sync) continue;  // implied by an earlier wait of t
       sync = p;
       needed[e] = 1;

@@ -236,6 +236,23 @@ TEST(StreamCostModelTest, EstimateChargesOnlyTheEventsThatAreNotImplied) {
   EXPECT_EQ(EstimateMakespan(d, {0, 0, 1, 1}, costs), 42500);
 }
 
+// Thousands of streams (one per serial label, say) take the sparse table:
+// a chain across 1100 streams pays one event per edge.
+TEST(StreamCostModelTest, EstimateHandlesThousandsOfStreams) {
+  const int32_t n = 1100;
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  std::vector<int32_t> streams(n);
+  for (int32_t i = 0; i < n; ++i) {
+    streams[i] = i;
+    if (i > 0) edges.emplace_back(i - 1, i);
+  }
+  StreamDag d = BuildStreamDagFromEdges(std::vector<int64_t>(n, 1000), edges);
+  StreamCostModel costs;
+  costs.event_record = 500;
+  costs.event_recv = 0;
+  EXPECT_EQ(EstimateMakespan(d, streams, costs), int64_t{n} * 1000 + int64_t{n - 1} * 1500);
+}
+
 // A constant records no event and is waited for by nobody (the events
 // stage's default `exact` optimisation leaves no event from it, and the
 // simulator has nothing to wait for): k(const, s0) → a(10 µs, s1) → b(10 µs, s0).
