@@ -260,6 +260,42 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
   c.stream_of = std::move(cands[best].second);
   c.makespan = best_ms;
   c.name = cands[best].first;
+  // Local search: move single nodes between the streams in use (never a
+  // pinned or serial-label node, never onto a serial stream), keeping a move
+  // when the estimate drops; passes in topological order until none helps or
+  // the budget (estimate evaluations × graph size) is spent.
+  std::vector<int32_t>& cur = c.stream_of;
+  std::vector<uint8_t> movable(n, 0);
+  std::vector<int32_t> targets;
+  for (size_t i = 0; i < n; ++i) {
+    movable[i] = d.writable[i] && d.serial[i].empty() && !pinned[i] && cur[i] >= 0;
+    if (movable[i] && std::find(targets.begin(), targets.end(), cur[i]) == targets.end()) targets.push_back(cur[i]);
+  }
+  if (pin && std::find(targets.begin(), targets.end(), 0) == targets.end()) targets.push_back(0);
+  std::sort(targets.begin(), targets.end());
+  constexpr int64_t kBudget = 20'000'000;  // ≈ node + edge visits of all evaluations
+  const int64_t per_eval = static_cast<int64_t>(n + d.pred.size()) + 1;
+  int64_t evals_left = targets.size() > 1 ? kBudget / per_eval : 0;
+  bool improved = true, moved = false;
+  while (improved && evals_left > 0) {
+    improved = false;
+    for (size_t i = 0; i < n && evals_left > 0; ++i) {
+      if (!movable[i]) continue;
+      const int32_t from = cur[i];
+      for (int32_t t : targets) {
+        if (t == from || evals_left-- <= 0) continue;
+        cur[i] = t;
+        const int64_t ms = EstimateMakespan(d, cur, costs);
+        if (ms < c.makespan) {
+          c.makespan = ms;
+          improved = moved = true;
+          break;
+        }
+        cur[i] = from;
+      }
+    }
+  }
+  if (moved) c.name += "+search";
   return c;
 }
 

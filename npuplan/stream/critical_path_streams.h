@@ -14,7 +14,10 @@
 // the nodes of one longest path on stream 0 and all other nodes off it. Both
 // also run with N/2, N/4, ... ≥ 2 streams (fewer streams, fewer events). The
 // pass then keeps, per graph, the best estimated makespan among: these
-// schedules, LoadBalance:N, MainStream:N and one stream. Serial labels keep one stream each (as in the DAG modes);
+// schedules, LoadBalance:N, MainStream:N and one stream, and improves it by
+// local search: single-node moves between the streams in use (not pinned or
+// serial-label nodes), kept when the estimate drops, within a fixed budget
+// of estimate evaluations × graph size (≈ 2·10^7 node and edge visits). Serial labels keep one stream each (as in the DAG modes);
 // nodes without a stream, NetOutput and `_rts_label_node` are not written.
 //
 // Dynamic-shape graphs (main stream given): the forced-main-stream nodes are
@@ -29,8 +32,8 @@
 // Lower bound: max(critical path, total work / N).
 //
 // Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
-// critical-chain / LoadBalance / MainStream / single, streams, makespan,
-// lower_bound).
+// critical-chain / LoadBalance / MainStream / single, with "+search" when
+// the local search moved nodes; streams, makespan, lower_bound).
 #ifndef NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 #define NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 
