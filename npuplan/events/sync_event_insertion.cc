@@ -32,7 +32,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                              plan.streams.mode, "'"));
   }
   events::SyncView view(plan, /*physical=*/false);
-  events::ActivationInfo act = events::ComputeActivation(m, view.order());
+  events::ActivationInfo act = events::ComputeActivation(m, view);
   const size_t n = m.num_nodes();
   // Node ids fit in 30 bits: the edge entries below carry two flag bits.
   if (n >= (size_t{1} << 30)) {
@@ -91,13 +91,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   };
   events::ScratchVector<Edge> edges;
   edges.reserve(2 * n);
-  events::ScratchVector<uint8_t> is_enter(n, 0);
   auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
-  auto is_enter_type = [](std::string_view t) { return t == "Enter" || t == "RefEnter"; };
   for (const Graph& g : m.graphs()) {
     for (NodeId consumer : g.nodes) {
       const Node& node = m.node(consumer);
-      is_enter[consumer.index()] = is_enter_type(node.type);
       const int64_t to_stream = stream(consumer);
       const uint32_t to = static_cast<uint32_t>(consumer.value) | (to_stream < 0 ? kNoStream : 0);
       for (const OutputRef& in : node.inputs) {
@@ -139,7 +136,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     for (NodeId cur : view.order()) {
       const size_t lo = out_pos[cur.index() + 1], hi = out_pos[cur.index() + 2];
       if (lo == hi) continue;  // no cross-stream edge, or no stream (rule 1)
-      const bool enter = is_enter[cur.index()];
+      const bool enter = view.has_flag(cur, events::SyncView::kEnter);
       for (size_t k = lo; k < hi; ++k) {
         const uint32_t entry = out[k];
         const NodeId next(static_cast<int32_t>(entry & kIdMask));
@@ -171,7 +168,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
 
   // 2. Subgraph entry and end (GE InsertEventsForSubgraph).
   std::vector<NodeId> end_of(m.num_graphs());  // per subgraph: its end node (for 2b)
-  for (GraphId g : m.GraphsPreOrder()) {
+  // (Only subgraphs have a parent: GraphsPreOrder walks every node, skip it for one graph.)
+  for (GraphId g : m.num_graphs() > 1 ? m.GraphsPreOrder() : std::vector<GraphId>()) {
     const Graph& graph = m.graph(g);
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);

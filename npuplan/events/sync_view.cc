@@ -26,6 +26,7 @@ SyncView::SyncView(const Plan& plan, bool physical) {
 
   // One pass over the nodes: main streams, and whether any node has attached streams.
   stream_.resize(n);
+  flags_.resize(n);
   size_t extra = 0;
   for (size_t i = 0; i < n; ++i) {
     const Node& node = m.nodes()[i];
@@ -33,6 +34,9 @@ SyncView::SyncView(const Plan& plan, bool physical) {
     if (physical && i < plan.physical_stream.size()) main = plan.physical_stream[i];
     stream_[i] = static_cast<int32_t>(main);
     extra += node.attached_stream_ids.size();
+    const std::string_view type = node.type;
+    flags_[i] = static_cast<uint8_t>((node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
+                                     (type == "Enter" || type == "RefEnter" ? kEnter : 0));
   }
   if (extra > 0) {
     attached_begin_.assign(n + 1, 0);
@@ -169,6 +173,15 @@ ActivationInfo ComputeActivation(const Model& model, std::span<const NodeId> ord
     for (int64_t s : streams) info.activators_of_stream[s].push_back(id);
   }
   return info;
+}
+
+ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
+                                 const std::map<int64_t, int64_t>* split_to_logical) {
+  std::vector<NodeId> with_attrs;
+  for (NodeId id : view.order()) {
+    if (view.has_flag(id, SyncView::kHasAttrs)) with_attrs.push_back(id);
+  }
+  return ComputeActivation(model, with_attrs, split_to_logical);
 }
 
 bool Encloses(const Model& model, NodeId owner, NodeId n) {
@@ -442,21 +455,6 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_i
 
 namespace {
 
-// GE's sort key of an event's sender: attached after main, then sender node
-// name, sender graph name, node index (as GeOrder ranks them).
-int CompareSender(const Model& m, const SyncEvent& a, const SyncEvent& b) {
-  const bool aa = a.send_attached >= 0, ba = b.send_attached >= 0;
-  if (aa != ba) return aa ? 1 : -1;
-  if (a.send == b.send) return 0;
-  const Node& x = m.node(a.send);
-  const Node& y = m.node(b.send);
-  if (int c = x.name.compare(y.name); c != 0) return c;
-  if (x.graph != y.graph) {
-    if (int c = m.graph(x.graph).name.compare(m.graph(y.graph).name); c != 0) return c;
-  }
-  return a.send.value < b.send.value ? -1 : 1;
-}
-
 // True when the table already is in the order RenumberGeOrder produces and
 // only the ids need compacting: events before notifies, and within each kind
 // old ids strictly increasing along non-decreasing sender keys. Then GE's
@@ -466,6 +464,11 @@ int CompareSender(const Model& m, const SyncEvent& a, const SyncEvent& b) {
 // removing events from such a table (the optimisation), so the usual
 // pipeline never sorts the senders again.
 bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
+  // The Node of the previous event's sender is kept: senders change at
+  // almost every event and are visited in name order (random in memory),
+  // so this reads one Node per sender instead of two.
+  NodeId last_id;
+  const Node* last = nullptr;
   for (size_t i = 1; i < evs.size(); ++i) {
     const SyncEvent& a = evs[i - 1];
     const SyncEvent& b = evs[i];
@@ -475,7 +478,29 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
       continue;
     }
     if (a.id >= b.id) return false;
-    if (CompareSender(m, a, b) > 0) return false;
+    // GE's sender key: attached after main, then sender node name, sender
+    // graph name, node index (as GeOrder ranks them).
+    const bool aa = a.send_attached >= 0, ba = b.send_attached >= 0;
+    if (aa != ba) {
+      if (aa) return false;
+      continue;
+    }
+    if (a.send == b.send) continue;
+    const Node& x = last != nullptr && last_id == a.send ? *last : m.node(a.send);
+    const Node& y = m.node(b.send);
+    last_id = b.send;
+    last = &y;
+    if (int c = x.name.compare(y.name); c != 0) {
+      if (c > 0) return false;
+      continue;
+    }
+    if (x.graph != y.graph) {
+      if (int c = m.graph(x.graph).name.compare(m.graph(y.graph).name); c != 0) {
+        if (c > 0) return false;
+        continue;
+      }
+    }
+    if (a.send.value > b.send.value) return false;
   }
   return true;
 }

@@ -72,6 +72,10 @@ class SyncView {
   const ScratchVector<int32_t>& slot_order() const { return slot_order_; }
   // Rank of a slot in slot_order() (-1 = the node is in no graph's order).
   int32_t rank(int32_t slot) const { return rank_.empty() ? seq_[slot] : rank_[slot]; }
+  // Per node, from the same pass: a few type/attribute facts the events
+  // passes test for every node or event, so they need not read the Node.
+  enum NodeFlag : uint8_t { kHasAttrs = 1, kStreamSwitch = 2, kEnter = 4 /* Enter or RefEnter */ };
+  bool has_flag(NodeId n, NodeFlag f) const { return (flags_[n.index()] & f) != 0; }
   // Per-slot stream and rank in one 8-byte entry (one cache line per lookup
   // for the reductions' random accesses).
   struct StreamRank {
@@ -89,6 +93,7 @@ class SyncView {
   std::vector<NodeId> extra_node_;
   std::vector<int32_t> extra_attached_;
   ScratchVector<int32_t> stream_;
+  ScratchVector<uint8_t> flags_;
   ScratchVector<int32_t> pos_;
   ScratchVector<int32_t> rank_;  // empty: rank = seq
   ScratchVector<int32_t> slot_order_;
@@ -111,6 +116,10 @@ struct ActivationInfo {
 // Streams are logical ids; with `split_to_logical` each logical id is expanded
 // to itself plus the physical streams split from it.
 ActivationInfo ComputeActivation(const Model& model, std::span<const NodeId> order,
+                                 const std::map<int64_t, int64_t>* split_to_logical = nullptr);
+// The same over view.order(), reading only the Nodes that have attributes
+// (every rule above is an attribute).
+ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
                                  const std::map<int64_t, int64_t>* split_to_logical = nullptr);
 
 // Attached-stream attribute readers (npuplan/ir/attached_streams.h).
