@@ -5,6 +5,7 @@
 #include <set>
 
 #include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
 
@@ -37,12 +38,14 @@ int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick,
 absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
   struct Snapshot {
-    int64_t id;
+    int32_t id;
     NodeId send, recv;
   };
-  std::vector<Snapshot> before;
-  before.reserve(plan.events.events.size());
-  for (const SyncEvent& e : plan.events.events) before.push_back({e.id, e.send, e.recv});
+  events::ScratchVector<Snapshot> before(plan.events.events.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
+    before[i] = {e.id, e.send, e.recv};
+  }
   // 1. GE order.
   events::RenumberGeOrder(plan);
   std::vector<SyncEvent>& evs = plan.events.events;

@@ -342,37 +342,54 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   cands.resize(distinct);
   const auto& kept = cands;
   // GE's ids (sender name order, main before attached, events and notifies
-  // numbered separately), and the table built directly in (kind, id) order.
-  events::ScratchVector<events::GeOrderKey> keys(kept.size());
-  events::ScratchVector<uint8_t> is_notify(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) {
-    const Candidate& c = kept[j];
-    const bool attached = view.attached_of(c.from) >= 0 || view.attached_of(c.to) >= 0;
-    keys[j] = {view.node_of(c.from), view.attached_of(c.from) >= 0, static_cast<int64_t>(j)};
-    is_notify[j] = notify && !attached;
+  // numbered separately; GeOrder's order), with the table built directly in
+  // (kind, id) order by one stable counting sort over the buckets
+  // (kind, sent from an attached stream, sender rank): within a bucket the
+  // candidate index is the old id GE breaks ties with, and an event's id is
+  // its position within its kind.
+  const size_t count = kept.size();
+  events::ScratchVector<int32_t> rank(n, -1);
+  events::ScratchVector<int32_t> senders;
+  senders.reserve(std::min(count, n));
+  for (const Candidate& c : kept) {
+    const NodeId s = view.node_of(c.from);
+    if (rank[s.index()] < 0) {
+      rank[s.index()] = 0;
+      senders.push_back(s.value);
+    }
   }
-  const std::vector<uint32_t> order = events::GeOrder(m, keys);
+  events::RankSendersByName(m, senders, rank);
+  const size_t num_senders = senders.size();
+  senders = {};
+  auto bucket = [&](const Candidate& c) {
+    const bool from_attached = view.attached_of(c.from) >= 0;
+    const bool is_notify = notify && !from_attached && view.attached_of(c.to) < 0;
+    return (static_cast<size_t>(is_notify) * 2 + static_cast<size_t>(from_attached)) * num_senders +
+           static_cast<size_t>(rank[view.node_of(c.from).index()]);
+  };
+  events::ScratchVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
+  for (const Candidate& c : kept) ++start[bucket(c) + 1];
+  for (size_t b = 0; b + 1 < start.size(); ++b) start[b + 1] += start[b];
+  const size_t num_events = start[2 * num_senders];  // events, then notifies
   EventTable table;
   table.counts = plan.events.counts;
-  table.events.reserve(kept.size());
-  events::AdviseHugePages(table.events.data(), kept.size() * sizeof(SyncEvent));
-  for (int kind = 0; kind < 2; ++kind) {
-    int64_t next_id = 0;
-    for (uint32_t j : order) {
-      if (kind == 1 && !notify) break;  // no notifies
-      if (is_notify[j] != kind) continue;
-      const Candidate& c = kept[j];
-      SyncEvent& e = table.events.emplace_back();
-      e.id = next_id++;
-      if (kind == 1) e.kind = SyncKind::kNotify;
-      e.send = view.node_of(c.from);
-      e.recv = view.node_of(c.to);
-      e.send_attached = view.attached_of(c.from);
-      e.recv_attached = view.attached_of(c.to);
-      e.reason = c.reason;
-    }
-    (kind == 0 ? table.event_count : table.notify_count) = next_id;
+  table.events.reserve(count);
+  events::AdviseHugePages(table.events.data(), count * sizeof(SyncEvent));
+  table.events.resize(count);
+  for (const Candidate& c : kept) {
+    const uint32_t p = start[bucket(c)]++;
+    SyncEvent& e = table.events[p];
+    const bool is_notify = p >= num_events;
+    e.id = static_cast<int32_t>(is_notify ? p - num_events : p);
+    if (is_notify) e.kind = SyncKind::kNotify;
+    e.send = view.node_of(c.from);
+    e.recv = view.node_of(c.to);
+    e.send_attached = view.attached_of(c.from);
+    e.recv_attached = view.attached_of(c.to);
+    e.reason = c.reason;
   }
+  table.event_count = static_cast<int64_t>(num_events);
+  table.notify_count = static_cast<int64_t>(count - num_events);
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();
   plan.events = std::move(table);
   if (ctx.log.enabled()) {

@@ -115,7 +115,31 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     }
   };
   std::vector<int32_t> top1(k), top2(k), top1_by(k);
-  for (int32_t v : view.slot_order()) {
+  // Stream and position of each slot in one entry, for the covered test.
+  struct StreamPos {
+    int32_t stream;
+    int32_t pos;
+  };
+  ScratchVector<StreamPos> sp(slots);
+  for (size_t i = 0; i < slots; ++i) sp[i] = {sr[i].stream, view.pos(static_cast<int32_t>(i))};
+  // Predecessors are earlier slots anywhere in the order (their clocks sit at
+  // random in the pool): prefetch the next slots' handles and clocks.
+  const auto& slot_order = view.slot_order();
+  auto prefetch_handles = [&](int32_t w) {
+    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
+      __builtin_prefetch(&handle[preds[j].first]);
+      __builtin_prefetch(&sp[preds[j].first]);
+    }
+  };
+  auto prefetch_clocks = [&](int32_t w) {
+    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
+      if (const int32_t h = handle[preds[j].first]; h >= 0) __builtin_prefetch(pool.data() + static_cast<size_t>(h) * k);
+    }
+  };
+  for (size_t i = 0; i < slot_order.size(); ++i) {
+    if (i + 2 < slot_order.size()) prefetch_handles(slot_order[i + 2]);
+    if (i + 1 < slot_order.size()) prefetch_clocks(slot_order[i + 1]);
+    const int32_t v = slot_order[i];
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
@@ -140,9 +164,9 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
       auto [u, ev] = preds[j];
       if (ev < 0) continue;
-      const int64_t a = view.stream(u);
+      const auto [a, u_pos] = sp[u];
       const int32_t others = top1_by[a] == u ? top2[a] : top1[a];
-      if (others >= view.pos(u)) out[ev] = Removal::kTransitive;
+      if (others >= u_pos) out[ev] = Removal::kTransitive;
     }
     // Allocate after reading the predecessors' clocks (the pool may move).
     int32_t h;

@@ -364,6 +364,59 @@ int64_t NextId(const EventTable& table, SyncKind kind) {
   return next;
 }
 
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
+  // Contiguous keys with the first 8 name bytes packed big-endian, so most
+  // comparisons are one integer compare instead of two node lookups.
+  struct Key {  // 16 bytes: the radix passes below move these
+    uint64_t prefix;
+    int32_t node;
+  };
+  ScratchVector<Key> keys;
+  keys.reserve(senders.size());
+  for (int32_t id : senders) {
+    const std::string& name = m.node(NodeId(id)).name;
+    uint64_t prefix = 0;
+    for (size_t b = 0; b < 8; ++b) {
+      prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
+    }
+    keys.push_back({prefix, id});
+  }
+  auto less = [&](const Key& x, const Key& y) {
+    if (x.prefix != y.prefix) return x.prefix < y.prefix;
+    const Node& nx = m.node(NodeId(x.node));
+    const Node& ny = m.node(NodeId(y.node));
+    if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
+    const GraphId gx = nx.graph, gy = ny.graph;
+    if (gx != gy) {
+      if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
+    }
+    return x.node < y.node;
+  };
+  if (keys.size() < 4096) {
+    std::sort(keys.begin(), keys.end(), less);
+  } else {
+    // Many senders: LSD radix sort on the prefix (stable, one pass per
+    // byte that varies), then the full comparison only inside runs of
+    // equal prefixes. Same total order as std::sort with `less`.
+    ScratchVector<Key> tmp(keys.size());
+    for (int shift = 0; shift < 64; shift += 8) {
+      size_t bucket_count[257] = {};
+      for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
+      if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
+      for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
+      for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
+      keys.swap(tmp);
+    }
+    for (size_t lo = 0; lo < keys.size();) {
+      size_t hi = lo + 1;
+      while (hi < keys.size() && keys[hi].prefix == keys[lo].prefix) ++hi;
+      if (hi - lo > 1) std::sort(keys.begin() + lo, keys.begin() + hi, less);
+      lo = hi;
+    }
+  }
+  for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
+}
+
 std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_in) {
   const size_t count = keys_in.size();
   // 1. Rank the sender nodes once by (node name, graph name, node index):
@@ -377,58 +430,7 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_i
       senders.push_back(e.send.value);
     }
   }
-  {
-    // Contiguous keys with the first 8 name bytes packed big-endian, so most
-    // comparisons are one integer compare instead of two node lookups.
-    struct Key {  // 16 bytes: the radix passes below move these
-      uint64_t prefix;
-      int32_t node;
-    };
-    ScratchVector<Key> keys;
-    keys.reserve(senders.size());
-    for (int32_t id : senders) {
-      const std::string& name = m.node(NodeId(id)).name;
-      uint64_t prefix = 0;
-      for (size_t b = 0; b < 8; ++b) {
-        prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
-      }
-      keys.push_back({prefix, id});
-    }
-    auto less = [&](const Key& x, const Key& y) {
-      if (x.prefix != y.prefix) return x.prefix < y.prefix;
-      const Node& nx = m.node(NodeId(x.node));
-      const Node& ny = m.node(NodeId(y.node));
-      if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
-      const GraphId gx = nx.graph, gy = ny.graph;
-      if (gx != gy) {
-        if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
-      }
-      return x.node < y.node;
-    };
-    if (keys.size() < 4096) {
-      std::sort(keys.begin(), keys.end(), less);
-    } else {
-      // Many senders: LSD radix sort on the prefix (stable, one pass per
-      // byte that varies), then the full comparison only inside runs of
-      // equal prefixes. Same total order as std::sort with `less`.
-      ScratchVector<Key> tmp(keys.size());
-      for (int shift = 0; shift < 64; shift += 8) {
-        size_t bucket_count[257] = {};
-        for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
-        if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
-        for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
-        for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
-        keys.swap(tmp);
-      }
-      for (size_t lo = 0; lo < keys.size();) {
-        size_t hi = lo + 1;
-        while (hi < keys.size() && keys[hi].prefix == keys[lo].prefix) ++hi;
-        if (hi - lo > 1) std::sort(keys.begin() + lo, keys.begin() + hi, less);
-        lo = hi;
-      }
-    }
-    for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
-  }
+  RankSendersByName(m, senders, rank);
   // 2. Main-stream maps first, attached maps continue; by sender rank
   //    (counting sort, stable), then old id within a sender.
   const size_t buckets = 2 * senders.size();
@@ -469,7 +471,9 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
   // so this reads one Node per sender instead of two.
   NodeId last_id;
   const Node* last = nullptr;
+  constexpr size_t kAhead = 16;  // senders are read at random: prefetch the Node this many events ahead
   for (size_t i = 1; i < evs.size(); ++i) {
+    if (i + kAhead < evs.size()) __builtin_prefetch(&m.node(evs[i + kAhead].send));
     const SyncEvent& a = evs[i - 1];
     const SyncEvent& b = evs[i];
     const bool an = a.kind == SyncKind::kNotify, bn = b.kind == SyncKind::kNotify;

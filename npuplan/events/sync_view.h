@@ -215,6 +215,9 @@ struct GeOrderKey {
   int64_t id = 0;         // old id
 };
 std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys);
+// Step 1 of GeOrder: ranks distinct sender nodes by (node name, graph name,
+// node index): rank[sender] = 0..|senders|-1 (other entries untouched).
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank);
 
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,
