@@ -115,6 +115,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     }
   };
   std::vector<int32_t> top1(k), top2(k), top1_by(k);
+  constexpr uint32_t kPairwiseMax = 16;
   // Stream and position of each slot in one entry, for the covered test.
   struct StreamPos {
     int32_t stream;
@@ -133,7 +134,10 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   };
   auto prefetch_clocks = [&](int32_t w) {
     for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
-      if (const int32_t h = handle[preds[j].first]; h >= 0) __builtin_prefetch(pool.data() + static_cast<size_t>(h) * k);
+      if (const int32_t h = handle[preds[j].first]; h >= 0) {
+        const char* c = reinterpret_cast<const char*>(pool.data() + static_cast<size_t>(h) * k);
+        for (size_t b = 0; b < k * sizeof(int32_t); b += 64) __builtin_prefetch(c + b);  // every line of the clock
+      }
     }
   };
   for (size_t i = 0; i < slot_order.size(); ++i) {
@@ -143,32 +147,11 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
-    std::fill(top1.begin(), top1.end(), -1);
-    std::fill(top2.begin(), top2.end(), -1);
-    std::fill(top1_by.begin(), top1_by.end(), -1);
-    auto offer = [&](int32_t w) {
-      const int32_t* c = clock(w);
-      // Branch-free (vectorisable): top2 <= top1 always, so a new maximum
-      // pushes the old top1 into top2, anything else competes for top2.
-      for (size_t x = 0; x < k; ++x) {
-        const int32_t val = c[x], t1 = top1[x];
-        const bool gt = val > t1;
-        top2[x] = std::max(top2[x], gt ? t1 : val);
-        top1[x] = gt ? val : t1;
-        top1_by[x] = gt ? w : top1_by[x];
-      }
-    };
     const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
-    if (chain_pred >= 0) offer(chain_pred);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) offer(preds[j].first);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
-      auto [u, ev] = preds[j];
-      if (ev < 0) continue;
-      const auto [a, u_pos] = sp[u];
-      const int32_t others = top1_by[a] == u ? top2[a] : top1[a];
-      if (others >= u_pos) out[ev] = Removal::kTransitive;
-    }
-    // Allocate after reading the predecessors' clocks (the pool may move).
+    const uint32_t lo = begin[v], hi = begin[v + 1];
+    // v's clock: the element-wise max of its predecessors' clocks (chain
+    // predecessor included), then its own position. Allocated first, so
+    // the predecessors' clock pointers below stay valid.
     int32_t h;
     if (!free_list.empty()) {
       h = free_list.back();
@@ -179,7 +162,55 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     }
     handle[v] = h;
     int32_t* c = clock(v);
-    std::copy(top1.begin(), top1.end(), c);
+    if (chain_pred >= 0) {
+      std::copy_n(clock(chain_pred), k, c);
+    } else {
+      std::fill_n(c, k, -1);
+    }
+    for (uint32_t j = lo; j < hi; ++j) {
+      const int32_t* w = clock(preds[j].first);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], w[x]);
+    }
+    // An event u→v is covered when another predecessor entry (the chain
+    // predecessor, another event, an activation edge) already knows u's
+    // position on u's stream a (u's own clock holds exactly pos(u) there).
+    if (hi - lo <= kPairwiseMax) {
+      // Few predecessors (the usual case): ask each of the others, O(deg²) reads.
+      for (uint32_t j = lo; j < hi; ++j) {
+        const auto [u, ev] = preds[j];
+        if (ev < 0) continue;
+        const auto [a, u_pos] = sp[u];
+        int32_t others = chain_pred >= 0 ? clock(chain_pred)[a] : -1;
+        for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
+          if (j2 != j) others = std::max(others, clock(preds[j2].first)[a]);
+        }
+        if (others >= u_pos) out[ev] = Removal::kTransitive;
+      }
+    } else {
+      // Many: per stream the best and second-best value with who gave the best.
+      std::fill(top1.begin(), top1.end(), -1);
+      std::fill(top2.begin(), top2.end(), -1);
+      std::fill(top1_by.begin(), top1_by.end(), -1);
+      auto offer = [&](int32_t w, int32_t entry) {
+        const int32_t* cw = clock(w);
+        for (size_t x = 0; x < k; ++x) {
+          const int32_t val = cw[x], t1 = top1[x];
+          const bool gt = val > t1;
+          top2[x] = std::max(top2[x], gt ? t1 : val);
+          top1[x] = gt ? val : t1;
+          top1_by[x] = gt ? entry : top1_by[x];
+        }
+      };
+      if (chain_pred >= 0) offer(chain_pred, -2);
+      for (uint32_t j = lo; j < hi; ++j) offer(preds[j].first, static_cast<int32_t>(j));
+      for (uint32_t j = lo; j < hi; ++j) {
+        const auto [u, ev] = preds[j];
+        if (ev < 0) continue;
+        const auto [a, u_pos] = sp[u];
+        const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
+        if (others >= u_pos) out[ev] = Removal::kTransitive;
+      }
+    }
     c[s] = p;
     if (chain_pred >= 0) release(chain_pred);
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) release(preds[j].first);
