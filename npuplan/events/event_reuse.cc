@@ -5,8 +5,8 @@
 #include <set>
 #include <string_view>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/scratch_vector.h"
+#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
 
