@@ -156,7 +156,7 @@ void BM_Reduction(benchmark::State& state, bool exact) {
   size_t kept = 0;
   for (auto _ : state) {
     events::SyncView view(plan, false);
-    events::ActivationInfo act = events::ComputeActivation(plan.model, view.order());
+    events::ActivationInfo act = events::ComputeActivation(plan.model, view);
     auto r = exact ? events::ExactReduction(plan, view, act) : events::GeReduction(plan, view, act);
     kept = static_cast<size_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
     benchmark::DoNotOptimize(r.data());
