@@ -109,7 +109,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       }
     }
   }
-  // out_end[u + 1] ends as u's first entry; entries are placed backwards
+  // out_pos[u + 1] ends as u's first entry; entries are placed backwards
   // (control edges, then data edges) so each producer's list keeps walk order.
   events::ScratchVector<uint32_t> out_pos(n + 2, 0);
   for (const Edge& e : edges) ++out_pos[static_cast<size_t>(e.from) + 1];
