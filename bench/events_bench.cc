@@ -12,6 +12,7 @@
 #include <random>
 
 #include "npuplan/events/event_reuse.h"
+#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_view.h"
@@ -63,6 +64,9 @@ void BM_Insertion(benchmark::State& state) {
   DecisionLog log;
   Statistics stats;
   for (auto _ : state) {
+    state.PauseTiming();
+    events::ReleaseScratchMemory();  // start cold, as the CLI does
+    state.ResumeTiming();
     PassContext ctx{opts, log, stats};
     SyncEventInsertion insertion;
     benchmark::DoNotOptimize(insertion.Run(plan, ctx));
@@ -83,6 +87,8 @@ void BM_Stage(benchmark::State& state) {
     plan.model = base.model;
     plan.established = base.established;
     plan.EnsureNodeVectors();
+    // Start cold, as the CLI does: no scratch blocks cached by earlier runs.
+    events::ReleaseScratchMemory();
     state.ResumeTiming();
     CompileOptions opts;
     DecisionLog log;
@@ -150,7 +156,7 @@ void BM_Reduction(benchmark::State& state, bool exact) {
   size_t kept = 0;
   for (auto _ : state) {
     events::SyncView view(plan, false);
-    events::ActivationInfo act = events::ComputeActivation(plan.model, view.order());
+    events::ActivationInfo act = events::ComputeActivation(plan.model, view);
     auto r = exact ? events::ExactReduction(plan, view, act) : events::GeReduction(plan, view, act);
     kept = static_cast<size_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
     benchmark::DoNotOptimize(r.data());

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <set>
+#include <string_view>
 
+#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
@@ -37,12 +39,14 @@ int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick,
 absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
   struct Snapshot {
-    int64_t id;
+    int32_t id;
     NodeId send, recv;
   };
-  std::vector<Snapshot> before;
-  before.reserve(plan.events.events.size());
-  for (const SyncEvent& e : plan.events.events) before.push_back({e.id, e.send, e.recv});
+  events::ScratchVector<Snapshot> before(plan.events.events.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
+    before[i] = {e.id, e.send, e.recv};
+  }
   // 1. GE order.
   events::RenumberGeOrder(plan);
   std::vector<SyncEvent>& evs = plan.events.events;
@@ -50,7 +54,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   // 2. Multi-gear reuse, per kind (the execution order only when some Case
   //    carries _batch_num: most graphs have none).
   const bool any_batch_case = std::any_of(m.nodes().begin(), m.nodes().end(), [](const Node& n) {
-    return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
+    // Attributes first (almost always empty); string_view compares the size before any bytes.
+    return !n.attrs.empty() && std::string_view(n.type) == "Case" && HasAttr(n.attrs, "_batch_num");
   });
   const std::vector<NodeId> order = any_batch_case ? m.ExecutionOrder() : std::vector<NodeId>();
   for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
@@ -105,6 +110,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     };
     for (size_t i = 0; i < m.num_nodes(); ++i) {
       const Node& n = m.nodes()[i];
+      if (n.attrs.empty()) continue;
       const AttrValue* v = FindAttr(n.attrs, "_event_multiplexing");
       if (v == nullptr || !v->is<AttrValue::StringList>()) continue;
       for (const std::string& item : *v->as<AttrValue::StringList>()) {

@@ -1,8 +1,11 @@
 #include "npuplan/events/sync_event_insertion.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <unordered_map>
 
+#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
@@ -29,18 +32,21 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                              plan.streams.mode, "'"));
   }
   events::SyncView view(plan, /*physical=*/false);
-  events::ActivationInfo act = events::ComputeActivation(m, view.order());
-  Adjacency adj(m);
-  std::vector<Candidate> cands;
-  cands.reserve(adj.succ.size());
-  events::AdviseHugePages(cands.data(), adj.succ.size() * sizeof(Candidate));
+  events::ActivationInfo act = events::ComputeActivation(m, view);
+  const size_t n = m.num_nodes();
+  // Node ids fit in 30 bits: the edge entries below carry two flag bits.
+  if (n >= (size_t{1} << 30)) {
+    return absl::InvalidArgumentError(StrCat("[", name(), "] ", n, " nodes: at most 2^30 are supported"));
+  }
   int64_t skipped_activation = 0;
-  auto stream = [&](NodeId n) { return m.node(n).stream_id; };
+  // Logical main streams, from the view's dense array (no Node read).
+  auto stream = [&](NodeId x) { return view.stream(x.value); };
 
   // Rule 5 needs, per node, the activators of its `_stream_label` (none for most graphs).
-  std::vector<const std::vector<NodeId>*> activators_of(m.num_nodes(), nullptr);
+  std::vector<const std::vector<NodeId>*> activators_of;
   if (!act.activators_of_label.empty()) {
-    for (size_t i = 0; i < m.num_nodes(); ++i) {
+    activators_of.assign(n, nullptr);
+    for (size_t i = 0; i < n; ++i) {
       if (auto label = GetStringAttr(m.nodes()[i].attrs, "_stream_label"); label && !label->empty()) {
         if (auto it = act.activators_of_label.find(*label); it != act.activators_of_label.end()) {
           activators_of[i] = &it->second;
@@ -53,6 +59,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   // in cur's graph, at or after cur — and before next (npuplan's guard: the
   // activation orders only what follows the activator).
   auto SkippedByActivation = [&](NodeId cur, NodeId next) {
+    if (activators_of.empty()) return false;
     const std::vector<NodeId>* activators = activators_of[next.index()];
     if (activators == nullptr) return false;
     const Node& c = m.node(cur);
@@ -68,49 +75,101 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     return false;
   };
 
-  // 1. Data and control edges (GE InsertOneEventInTwoNodes). Streams are
-  //    read from a dense array: the successor's Node is touched only for the
-  //    rare rules 3-5, not once per edge. Stream and "last predecessor that
-  //    saw it" share one 16-byte entry: one cache miss per edge, not two.
-  struct Succ {
-    int64_t stream;
-    int32_t seen;
+  // 1. Data and control edges (GE InsertOneEventInTwoNodes), in the order
+  //    GE walks them: producers in execution order; per producer its data
+  //    consumers, then its control consumers, each in graph order (graphs by
+  //    index, nodes by list position). One pass over the consumers' Nodes
+  //    collects the edges that cross streams (rules 1 and 2 need only the
+  //    dense stream array) into flat entries, then a stable counting sort
+  //    groups them by producer. Entry: consumer | kCtrl | kNoStream.
+  constexpr uint32_t kCtrl = uint32_t{1} << 31;      // a control edge
+  constexpr uint32_t kNoStream = uint32_t{1} << 30;  // the consumer has no stream (rule 4)
+  constexpr uint32_t kIdMask = kNoStream - 1;
+  struct Edge {
+    int32_t from;
+    uint32_t to;  // consumer | flags
   };
-  std::vector<Succ> succ_info(m.num_nodes());
-  for (size_t i = 0; i < m.num_nodes(); ++i) succ_info[i] = {m.nodes()[i].stream_id, -1};
-  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
-  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
-  const std::vector<NodeId> record_at = events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs);
-  for (NodeId cur : view.order()) {
-    const Node& c = m.node(cur);
-    if (c.stream_id < 0) continue;  // rule 1
-    const bool enter = c.type == "Enter" || c.type == "RefEnter";
-    for (size_t k = adj.begin(cur); k < adj.end(cur); ++k) {
-      NodeId next = adj.succ[k];
-      Succ& info = succ_info[next.index()];
-      if (info.seen == cur.value) continue;  // one event per pair
-      const int64_t next_stream = info.stream;
-      if (c.stream_id == next_stream) continue;  // rule 2
-      if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
-      if (next_stream < 0) {  // rule 4
-        const Node& nx = m.node(next);
-        if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
-        return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
-                                                 "' on stream ", c.stream_id,
-                                                 ") has no stream: every node that receives an edge needs one"));
+  events::ScratchVector<Edge> edges;
+  edges.reserve(2 * n);
+  auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
+  for (const Graph& g : m.graphs()) {
+    for (NodeId consumer : g.nodes) {
+      const Node& node = m.node(consumer);
+      const int64_t to_stream = stream(consumer);
+      const uint32_t to = static_cast<uint32_t>(consumer.value) | (to_stream < 0 ? kNoStream : 0);
+      for (const OutputRef& in : node.inputs) {
+        if (!valid_src(in.node)) continue;
+        const int64_t from_stream = stream(in.node);
+        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({in.node.value, to});  // rules 1, 2
       }
-      if (SkippedByActivation(cur, next)) continue;  // rule 5
-      info.seen = cur.value;
-      const int32_t from = record_at[cur.index()].valid() ? record_at[cur.index()].value : cur.value;
-      cands.push_back({from, next.value, adj.is_control[k] ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+      for (NodeId c : node.control_inputs) {
+        if (!valid_src(c)) continue;
+        const int64_t from_stream = stream(c);
+        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({c.value, to | kCtrl});
+      }
     }
   }
+  // out_pos[u + 1] ends as u's first entry; entries are placed backwards
+  // (control edges, then data edges) so each producer's list keeps walk order.
+  events::ScratchVector<uint32_t> out_pos(n + 2, 0);
+  for (const Edge& e : edges) ++out_pos[static_cast<size_t>(e.from) + 1];
+  for (size_t i = 0; i < n; ++i) out_pos[i + 1] += out_pos[i];
+  out_pos[n + 1] = static_cast<uint32_t>(edges.size());
+  events::ScratchVector<uint32_t> out(edges.size());
+  for (uint32_t ctrl : {kCtrl, 0u}) {
+    for (size_t i = edges.size(); i-- > 0;) {
+      const Edge& e = edges[i];
+      if ((e.to & kCtrl) == ctrl) out[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
+    }
+  }
+  edges = {};
+  // Producer u's entries: [out_pos[u + 1], out_pos[u + 2]).
+  events::ScratchVector<Candidate> cands;
+  cands.reserve(out.size() + 64);
+  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
+  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
+  const bool any_dynamic = std::find(dynamic_graphs.begin(), dynamic_graphs.end(), true) != dynamic_graphs.end();
+  const std::vector<NodeId> record_at =
+      any_dynamic ? events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs) : std::vector<NodeId>();
+  {
+    events::ScratchVector<int32_t> seen(n, -1);  // last producer that emitted an event to the node
+    for (NodeId cur : view.order()) {
+      const size_t lo = out_pos[cur.index() + 1], hi = out_pos[cur.index() + 2];
+      if (lo == hi) continue;  // no cross-stream edge, or no stream (rule 1)
+      const bool enter = view.has_flag(cur, events::SyncView::kEnter);
+      for (size_t k = lo; k < hi; ++k) {
+        const uint32_t entry = out[k];
+        const NodeId next(static_cast<int32_t>(entry & kIdMask));
+        if (seen[next.index()] == cur.value) continue;  // one event per pair
+        if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
+        if (entry & kNoStream) {  // rule 4
+          const Node& nx = m.node(next);
+          if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
+          const Node& c = m.node(cur);
+          return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
+                                                   "' on stream ", c.stream_id,
+                                                   ") has no stream: every node that receives an edge needs one"));
+        }
+        if (SkippedByActivation(cur, next)) continue;  // rule 5
+        seen[next.index()] = cur.value;
+        const int32_t from = !record_at.empty() && record_at[cur.index()].valid() ? record_at[cur.index()].value
+                                                                                  : cur.value;
+        cands.push_back({from, next.value, (entry & kCtrl) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+      }
+    }
+  }
+  out = {};
+  out_pos = {};
+  // Every successor of a node, for the subgraph-end rule (graphs with subgraphs only).
+  std::optional<Adjacency> adj;
+  if (m.num_graphs() > 1) adj.emplace(m);
 
   const size_t edge_candidates = cands.size();
 
   // 2. Subgraph entry and end (GE InsertEventsForSubgraph).
   std::vector<NodeId> end_of(m.num_graphs());  // per subgraph: its end node (for 2b)
-  for (GraphId g : m.GraphsPreOrder()) {
+  // (Only subgraphs have a parent: GraphsPreOrder walks every node, skip it for one graph.)
+  for (GraphId g : m.num_graphs() > 1 ? m.GraphsPreOrder() : std::vector<GraphId>()) {
     const Graph& graph = m.graph(g);
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
@@ -150,8 +209,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
     end_of[g.index()] = end;
     if (end.valid() && stream(end) >= 0) {
-      for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
-        NodeId y = adj.succ[k];
+      for (size_t k = adj->begin(graph.parent_node); k < adj->end(graph.parent_node); ++k) {
+        NodeId y = adj->succ[k];
         if (stream(y) >= 0 && stream(y) != stream(end)) cands.push_back({end.value, y.value, SyncReason::kSubgraphEnd});
       }
     }
@@ -189,7 +248,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   };
   bool look_through = false;
   for (NodeId u : view.order()) {
-    if (succ_info[u.index()].stream >= 0) continue;  // the dense array: most nodes have a stream
+    if (stream(u) >= 0) continue;  // the dense array: most nodes have a stream
     const Node& n = m.node(u);
     look_through |= !n.subgraphs.empty();
     std::vector<NodeId> acc;
@@ -234,7 +293,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
 
   // 3. Attached streams (GE InsertSyncEventsWithAttachedStream, CoverAllStreamByNetoutput).
   std::map<int64_t, int32_t> last_user;
-  for (NodeId id : view.order()) {
+  for (NodeId id : view.any_attached() ? std::span<const NodeId>(view.order()) : std::span<const NodeId>()) {
+    if (view.num_attached(id) == 0) continue;
     const Node& n = m.node(id);
     for (int32_t a = 0; a < view.num_attached(id); ++a) {
       last_user[n.attached_stream_ids[a]] = view.slot(id, a);
@@ -259,7 +319,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   }
 
   // 4. One event per distinct pair, then GE's continuous numbering. The edge
-  //    candidates are distinct already (Succ::seen above); only the few
+  //    candidates are distinct already (`seen` above); only the few
   //    subgraph/attached candidates can repeat a pair, so only they are hashed.
   auto key = [](const Candidate& c) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(c.from)) << 32) | static_cast<uint32_t>(c.to);
@@ -280,42 +340,56 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     cands[distinct++] = cands[i];
   }
   cands.resize(distinct);
-  const std::vector<Candidate>& kept = cands;
+  const auto& kept = cands;
   // GE's ids (sender name order, main before attached, events and notifies
-  // numbered separately), and the table built directly in (kind, id) order.
-  std::vector<events::GeOrderKey> keys;
-  keys.reserve(kept.size());
-  events::AdviseHugePages(keys.data(), kept.size() * sizeof(events::GeOrderKey));
-  keys.resize(kept.size());
-  std::vector<uint8_t> is_notify(kept.size());
-  for (size_t j = 0; j < kept.size(); ++j) {
-    const Candidate& c = kept[j];
-    const bool attached = view.attached_of(c.from) >= 0 || view.attached_of(c.to) >= 0;
-    keys[j] = {view.node_of(c.from), view.attached_of(c.from) >= 0, static_cast<int64_t>(j)};
-    is_notify[j] = notify && !attached;
+  // numbered separately; GeOrder's order), with the table built directly in
+  // (kind, id) order by one stable counting sort over the buckets
+  // (kind, sent from an attached stream, sender rank): within a bucket the
+  // candidate index is the old id GE breaks ties with, and an event's id is
+  // its position within its kind.
+  const size_t count = kept.size();
+  events::ScratchVector<int32_t> rank(n, -1);
+  events::ScratchVector<int32_t> senders;
+  senders.reserve(std::min(count, n));
+  for (const Candidate& c : kept) {
+    const NodeId s = view.node_of(c.from);
+    if (rank[s.index()] < 0) {
+      rank[s.index()] = 0;
+      senders.push_back(s.value);
+    }
   }
-  const std::vector<uint32_t> order = events::GeOrder(m, keys);
+  events::RankSendersByName(m, senders, rank);
+  const size_t num_senders = senders.size();
+  senders = {};
+  auto bucket = [&](const Candidate& c) {
+    const bool from_attached = view.attached_of(c.from) >= 0;
+    const bool is_notify = notify && !from_attached && view.attached_of(c.to) < 0;
+    return (static_cast<size_t>(is_notify) * 2 + static_cast<size_t>(from_attached)) * num_senders +
+           static_cast<size_t>(rank[view.node_of(c.from).index()]);
+  };
+  events::ScratchVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
+  for (const Candidate& c : kept) ++start[bucket(c) + 1];
+  for (size_t b = 0; b + 1 < start.size(); ++b) start[b + 1] += start[b];
+  const size_t num_events = start[2 * num_senders];  // events, then notifies
   EventTable table;
   table.counts = plan.events.counts;
-  table.events.reserve(kept.size());
-  events::AdviseHugePages(table.events.data(), kept.size() * sizeof(SyncEvent));
-  for (int kind = 0; kind < 2; ++kind) {
-    int64_t next_id = 0;
-    for (uint32_t j : order) {
-      if (kind == 1 && !notify) break;  // no notifies
-      if (is_notify[j] != kind) continue;
-      const Candidate& c = kept[j];
-      SyncEvent& e = table.events.emplace_back();
-      e.id = next_id++;
-      if (kind == 1) e.kind = SyncKind::kNotify;
-      e.send = view.node_of(c.from);
-      e.recv = view.node_of(c.to);
-      e.send_attached = view.attached_of(c.from);
-      e.recv_attached = view.attached_of(c.to);
-      e.reason = c.reason;
-    }
-    (kind == 0 ? table.event_count : table.notify_count) = next_id;
+  table.events.reserve(count);
+  events::AdviseHugePages(table.events.data(), count * sizeof(SyncEvent));
+  table.events.resize(count);
+  for (const Candidate& c : kept) {
+    const uint32_t p = start[bucket(c)]++;
+    SyncEvent& e = table.events[p];
+    const bool is_notify = p >= num_events;
+    e.id = static_cast<int32_t>(is_notify ? p - num_events : p);
+    if (is_notify) e.kind = SyncKind::kNotify;
+    e.send = view.node_of(c.from);
+    e.recv = view.node_of(c.to);
+    e.send_attached = view.attached_of(c.from);
+    e.recv_attached = view.attached_of(c.to);
+    e.reason = c.reason;
   }
+  table.event_count = static_cast<int64_t>(num_events);
+  table.notify_count = static_cast<int64_t>(count - num_events);
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();
   plan.events = std::move(table);
   if (ctx.log.enabled()) {

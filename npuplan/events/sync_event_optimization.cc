@@ -25,17 +25,10 @@ namespace {
 
 [[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
-// Per node: 1 for a StreamSwitch. One sequential pass over the nodes instead
-// of reading a (random, ~250-byte) Node per event: on a 1M-node graph that
-// per-event read was half of the ge reduction's time.
-std::vector<uint8_t> SwitchNodes(const Model& m) {
-  std::vector<uint8_t> out(m.num_nodes(), 0);
-  for (size_t i = 0; i < m.num_nodes(); ++i) out[i] = m.nodes()[i].type == "StreamSwitch";
-  return out;
-}
-
-bool SentBySwitch(const std::vector<uint8_t>& is_switch, const SyncEvent& e) {
-  return e.send_attached < 0 && is_switch[e.send.index()];
+// From the view's per-node flags, not a (random, ~250-byte) Node read per
+// event: on a 1M-node graph that read was half of the ge reduction's time.
+bool SentBySwitch(const SyncView& view, const SyncEvent& e) {
+  return e.send_attached < 0 && view.has_flag(e.send, SyncView::kStreamSwitch);
 }
 
 }  // namespace
@@ -52,15 +45,16 @@ std::string_view RemovalName(Removal r) {
   return "?";
 }
 
-std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
   const auto& evs = plan.events.events;
-  std::vector<Removal> out(evs.size(), Removal::kKeep);
+  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
-  const std::vector<uint8_t> is_switch = SwitchNodes(plan.model);
+  // Stream and rank of each slot in one 8-byte entry: two random reads per event, not four.
+  const ScratchVector<SyncView::StreamRank> sr = view.StreamRanks();
 
   // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
-  std::vector<uint32_t> begin(slots + 1, 0);
+  ScratchVector<uint32_t> begin(slots + 1, 0);
   std::vector<std::pair<int32_t, int32_t>> act_edges;  // (to, from)
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
@@ -71,33 +65,39 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
       if (to >= 0 && view.stream(to) != view.stream(from)) act_edges.emplace_back(to, from);
     }
   }
-  std::vector<int32_t> refs(slots, 0);
+  ScratchVector<int32_t> refs(slots, 0);
+  // Per event: its receiving slot when the sweep decides it, else -1 (kept as is).
+  ScratchVector<int32_t> ev_to(evs.size());
   for (size_t i = 0; i < evs.size(); ++i) {
     const SyncEvent& e = evs[i];
-    if (SentBySwitch(is_switch, e)) {
+    ev_to[i] = -1;
+    if (SentBySwitch(view, e)) {
       out[i] = Removal::kStreamSwitch;
       continue;
     }
-    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
-    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) continue;  // kept as is
+    const int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    const SyncView::StreamRank f = sr[from], t = sr[to];
+    if (f.stream < 0 || t.stream < 0 || f.rank >= t.rank) continue;  // kept as is
+    ev_to[i] = to;
     ++begin[to + 1];
-  }
-  for (const auto& [to, from] : act_edges) ++begin[to + 1];
-  for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
-  std::vector<std::pair<int32_t, int32_t>> preds(begin[slots]);
-  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (size_t i = 0; i < evs.size(); ++i) {
-    const SyncEvent& e = evs[i];
-    if (out[i] != Removal::kKeep) continue;
-    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
-    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) continue;
-    preds[fill[to]++] = {from, static_cast<int32_t>(i)};
     ++refs[from];
   }
   for (const auto& [to, from] : act_edges) {
-    preds[fill[to]++] = {from, -1};
+    ++begin[to + 1];
     ++refs[from];
   }
+  for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
+  ScratchVector<std::pair<int32_t, int32_t>> preds(begin[slots]);
+  {
+    ScratchVector<uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (ev_to[i] < 0) continue;
+      const SyncEvent& e = evs[i];
+      preds[fill[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
+    }
+    for (const auto& [to, from] : act_edges) preds[fill[to]++] = {from, -1};
+  }
+  ev_to = {};
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);
     for (size_t i = 0; i + 1 < ss.size(); ++i) ++refs[ss[i]];
@@ -106,7 +106,7 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
   // Clock pool.
   std::vector<int32_t> pool;
   std::vector<int32_t> free_list;
-  std::vector<int32_t> handle(slots, -1);
+  ScratchVector<int32_t> handle(slots, -1);
   auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(handle[slot]) * k; };
   auto release = [&](int32_t slot) {
     if (--refs[slot] <= 0 && handle[slot] >= 0) {
@@ -115,37 +115,43 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
     }
   };
   std::vector<int32_t> top1(k), top2(k), top1_by(k);
-  for (int32_t v : view.slot_order()) {
+  constexpr uint32_t kPairwiseMax = 16;
+  // Stream and position of each slot in one entry, for the covered test.
+  struct StreamPos {
+    int32_t stream;
+    int32_t pos;
+  };
+  ScratchVector<StreamPos> sp(slots);
+  for (size_t i = 0; i < slots; ++i) sp[i] = {sr[i].stream, view.pos(static_cast<int32_t>(i))};
+  // Predecessors are earlier slots anywhere in the order (their clocks sit at
+  // random in the pool): prefetch the next slots' handles and clocks.
+  const auto& slot_order = view.slot_order();
+  auto prefetch_handles = [&](int32_t w) {
+    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
+      __builtin_prefetch(&handle[preds[j].first]);
+      __builtin_prefetch(&sp[preds[j].first]);
+    }
+  };
+  auto prefetch_clocks = [&](int32_t w) {
+    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
+      if (const int32_t h = handle[preds[j].first]; h >= 0) {
+        const char* c = reinterpret_cast<const char*>(pool.data() + static_cast<size_t>(h) * k);
+        for (size_t b = 0; b < k * sizeof(int32_t); b += 64) __builtin_prefetch(c + b);  // every line of the clock
+      }
+    }
+  };
+  for (size_t i = 0; i < slot_order.size(); ++i) {
+    if (i + 2 < slot_order.size()) prefetch_handles(slot_order[i + 2]);
+    if (i + 1 < slot_order.size()) prefetch_clocks(slot_order[i + 1]);
+    const int32_t v = slot_order[i];
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
-    std::fill(top1.begin(), top1.end(), -1);
-    std::fill(top2.begin(), top2.end(), -1);
-    std::fill(top1_by.begin(), top1_by.end(), -1);
-    auto offer = [&](int32_t w) {
-      const int32_t* c = clock(w);
-      for (size_t x = 0; x < k; ++x) {
-        int32_t val = c[x];
-        if (val > top1[x]) {
-          top2[x] = top1[x];
-          top1[x] = val;
-          top1_by[x] = w;
-        } else if (val > top2[x]) {
-          top2[x] = val;
-        }
-      }
-    };
     const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
-    if (chain_pred >= 0) offer(chain_pred);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) offer(preds[j].first);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
-      auto [u, ev] = preds[j];
-      if (ev < 0) continue;
-      const int64_t a = view.stream(u);
-      const int32_t others = top1_by[a] == u ? top2[a] : top1[a];
-      if (others >= view.pos(u)) out[ev] = Removal::kTransitive;
-    }
-    // Allocate after reading the predecessors' clocks (the pool may move).
+    const uint32_t lo = begin[v], hi = begin[v + 1];
+    // v's clock: the element-wise max of its predecessors' clocks (chain
+    // predecessor included), then its own position. Allocated first, so
+    // the predecessors' clock pointers below stay valid.
     int32_t h;
     if (!free_list.empty()) {
       h = free_list.back();
@@ -156,7 +162,55 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
     }
     handle[v] = h;
     int32_t* c = clock(v);
-    std::copy(top1.begin(), top1.end(), c);
+    if (chain_pred >= 0) {
+      std::copy_n(clock(chain_pred), k, c);
+    } else {
+      std::fill_n(c, k, -1);
+    }
+    for (uint32_t j = lo; j < hi; ++j) {
+      const int32_t* w = clock(preds[j].first);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], w[x]);
+    }
+    // An event u→v is covered when another predecessor entry (the chain
+    // predecessor, another event, an activation edge) already knows u's
+    // position on u's stream a (u's own clock holds exactly pos(u) there).
+    if (hi - lo <= kPairwiseMax) {
+      // Few predecessors (the usual case): ask each of the others, O(deg²) reads.
+      for (uint32_t j = lo; j < hi; ++j) {
+        const auto [u, ev] = preds[j];
+        if (ev < 0) continue;
+        const auto [a, u_pos] = sp[u];
+        int32_t others = chain_pred >= 0 ? clock(chain_pred)[a] : -1;
+        for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
+          if (j2 != j) others = std::max(others, clock(preds[j2].first)[a]);
+        }
+        if (others >= u_pos) out[ev] = Removal::kTransitive;
+      }
+    } else {
+      // Many: per stream the best and second-best value with who gave the best.
+      std::fill(top1.begin(), top1.end(), -1);
+      std::fill(top2.begin(), top2.end(), -1);
+      std::fill(top1_by.begin(), top1_by.end(), -1);
+      auto offer = [&](int32_t w, int32_t entry) {
+        const int32_t* cw = clock(w);
+        for (size_t x = 0; x < k; ++x) {
+          const int32_t val = cw[x], t1 = top1[x];
+          const bool gt = val > t1;
+          top2[x] = std::max(top2[x], gt ? t1 : val);
+          top1[x] = gt ? val : t1;
+          top1_by[x] = gt ? entry : top1_by[x];
+        }
+      };
+      if (chain_pred >= 0) offer(chain_pred, -2);
+      for (uint32_t j = lo; j < hi; ++j) offer(preds[j].first, static_cast<int32_t>(j));
+      for (uint32_t j = lo; j < hi; ++j) {
+        const auto [u, ev] = preds[j];
+        if (ev < 0) continue;
+        const auto [a, u_pos] = sp[u];
+        const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
+        if (others >= u_pos) out[ev] = Removal::kTransitive;
+      }
+    }
     c[s] = p;
     if (chain_pred >= 0) release(chain_pred);
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) release(preds[j].first);
@@ -168,19 +222,22 @@ std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, cons
   return out;
 }
 
-std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
-  std::vector<Removal> out(evs.size(), Removal::kKeep);
+  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   // Per node: main-stream events it receives / sends, in id order (CSR).
-  std::vector<uint32_t> by_id(evs.size());
-  for (size_t i = 0; i < evs.size(); ++i) by_id[i] = static_cast<uint32_t>(i);
   // The table is usually in id order already (insertion builds it so).
-  if (!std::is_sorted(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) { return a.id < b.id; })) {
+  const bool id_order =
+      std::is_sorted(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) { return a.id < b.id; });
+  ScratchVector<uint32_t> by_id;
+  if (!id_order) {
+    by_id.resize(evs.size());
+    for (size_t i = 0; i < evs.size(); ++i) by_id[i] = static_cast<uint32_t>(i);
     std::stable_sort(by_id.begin(), by_id.end(), [&](uint32_t a, uint32_t b) { return evs[a].id < evs[b].id; });
   }
   const size_t n = m.num_nodes();
-  std::vector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
+  ScratchVector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
   for (const SyncEvent& e : evs) {
     if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
     ++recv_begin[e.recv.index() + 1];
@@ -192,36 +249,33 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
   }
   // Beside each CSR entry its peer node (sender of a received event,
   // receiver of a sent one): the rules below then walk the CSR arrays in
-  // order instead of reading the table at random.
-  std::vector<int32_t> recv_of(recv_begin[n]), send_of(send_begin[n]);
-  std::vector<int32_t> recv_peer(recv_begin[n]), send_peer(send_begin[n]);
+  // order instead of reading the table at random. Entry: (event, peer).
+  ScratchVector<std::pair<int32_t, int32_t>> recv_of(recv_begin[n]), send_of(send_begin[n]);
   {
-    std::vector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
-    for (uint32_t i : by_id) {
+    ScratchVector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
+    for (size_t j = 0; j < evs.size(); ++j) {
+      const uint32_t i = id_order ? static_cast<uint32_t>(j) : by_id[j];
       const SyncEvent& e = evs[i];
       if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
-      const uint32_t r = rf[e.recv.index()]++, s = sf[e.send.index()]++;
-      recv_of[r] = static_cast<int32_t>(i);
-      recv_peer[r] = e.send.value;
-      send_of[s] = static_cast<int32_t>(i);
-      send_peer[s] = e.recv.value;
+      recv_of[rf[e.recv.index()]++] = {static_cast<int32_t>(i), e.send.value};
+      send_of[sf[e.send.index()]++] = {static_cast<int32_t>(i), e.recv.value};
     }
   }
   // Per-node scratch stamped with the stream being walked (no per-stream sets).
-  std::vector<int64_t> stamp(n, -1);
-  std::vector<int32_t> last(n, -1);
+  ScratchVector<int32_t> stamp(n, -1);
+  ScratchVector<int32_t> last(n, -1);
   // OptimizeBySendEvents: one wait per (sender node, receiving stream).
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     for (int32_t slot : view.stream_slots(s)) {
       if (view.attached_of(slot) >= 0) continue;
       for (uint32_t j = recv_begin[slot]; j < recv_begin[slot + 1]; ++j) {
-        const int32_t e = recv_of[j];
+        const auto [e, peer] = recv_of[j];
         if (out[e] != Removal::kKeep) continue;
-        const size_t x = static_cast<size_t>(recv_peer[j]);
+        const size_t x = static_cast<size_t>(peer);
         if (stamp[x] == s) {
           out[e] = Removal::kGeSend;
         } else {
-          stamp[x] = s;
+          stamp[x] = static_cast<int32_t>(s);
         }
       }
     }
@@ -232,11 +286,11 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
     for (int32_t slot : view.stream_slots(s)) {
       if (view.attached_of(slot) >= 0) continue;
       for (uint32_t j = send_begin[slot]; j < send_begin[slot + 1]; ++j) {
-        const int32_t e = send_of[j];
+        const auto [e, peer] = send_of[j];
         if (out[e] != Removal::kKeep) continue;
-        const size_t r = static_cast<size_t>(send_peer[j]);
+        const size_t r = static_cast<size_t>(peer);
         if (stamp[r] == s) out[last[r]] = Removal::kGeRecv;
-        stamp[r] = s;
+        stamp[r] = static_cast<int32_t>(s);
         last[r] = e;
       }
     }
@@ -288,9 +342,8 @@ std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const A
     }
   }
   // StreamSwitch purge.
-  const std::vector<uint8_t> is_switch = SwitchNodes(m);
   for (size_t i = 0; i < evs.size(); ++i) {
-    if (out[i] == Removal::kKeep && SentBySwitch(is_switch, evs[i])) out[i] = Removal::kStreamSwitch;
+    if (out[i] == Removal::kKeep && SentBySwitch(view, evs[i])) out[i] = Removal::kStreamSwitch;
   }
   return out;
 }
@@ -304,10 +357,10 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
   if (!plan.events.counts.count("naive")) plan.events.counts["naive"] = naive;
   events::SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
   events::ActivationInfo act = events::ComputeActivation(
-      m, view.order(), Has(plan.established, IrProperty::kPhysicalStreams) ? &plan.streams.split_to_logical : nullptr);
-  std::vector<events::Removal> ge = events::GeReduction(plan, view, act);
-  std::vector<events::Removal> exact = events::ExactReduction(plan, view, act);
-  auto kept = [](const std::vector<events::Removal>& r) {
+      m, view, Has(plan.established, IrProperty::kPhysicalStreams) ? &plan.streams.split_to_logical : nullptr);
+  events::ScratchVector<events::Removal> ge = events::GeReduction(plan, view, act);
+  events::ScratchVector<events::Removal> exact = events::ExactReduction(plan, view, act);
+  auto kept = [](const events::ScratchVector<events::Removal>& r) {
     return static_cast<int64_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
   };
   plan.events.counts["ge"] = kept(ge);
@@ -316,7 +369,7 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
                  Field("ge", plan.events.counts["ge"]), Field("exact", plan.events.counts["exact"]),
                  Field("mode", mode));
   if (mode == "none") return false;
-  const std::vector<events::Removal>& chosen = mode == "ge" ? ge : exact;
+  const events::ScratchVector<events::Removal>& chosen = mode == "ge" ? ge : exact;
   int64_t removed = 0;
   size_t n_kept = 0;  // compacted in place
   for (size_t i = 0; i < plan.events.events.size(); ++i) {

@@ -47,8 +47,8 @@ enum class Removal : uint8_t { kKeep, kTransitive, kGeSend, kGeRecv, kGeActivati
 std::string_view RemovalName(Removal r);
 
 // Per event of plan.events.events: kept or why removed.
-std::vector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
-std::vector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
+ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
 }  // namespace events
 
 }  // namespace npuplan

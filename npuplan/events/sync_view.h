@@ -20,9 +20,11 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "npuplan/events/scratch_vector.h"
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan.h"
@@ -39,6 +41,9 @@ class SyncView {
  public:
   // `physical`: streams from plan.physical_stream / streams.attached_physical
   // (after the split); otherwise the logical Node::stream_id / attached ids.
+  // One sequential pass over the nodes; per-node arrays are 32-bit
+  // ScratchVectors, and the attached-slot arrays exist only when some node
+  // has attached streams (rank = seq, slot_order = order otherwise).
   SyncView(const Plan& plan, bool physical);
 
   size_t num_nodes() const { return seq_.size(); }
@@ -46,7 +51,10 @@ class SyncView {
   int32_t slot(NodeId n, int32_t attached) const {
     return attached < 0 ? n.value : static_cast<int32_t>(num_nodes() + attached_begin_[n.index()] + attached);
   }
-  int32_t num_attached(NodeId n) const { return attached_begin_[n.index() + 1] - attached_begin_[n.index()]; }
+  int32_t num_attached(NodeId n) const {
+    return attached_begin_.empty() ? 0 : attached_begin_[n.index() + 1] - attached_begin_[n.index()];
+  }
+  bool any_attached() const { return !attached_begin_.empty(); }
   NodeId node_of(int32_t slot) const {
     return slot < static_cast<int32_t>(num_nodes()) ? NodeId(slot) : extra_node_[slot - num_nodes()];
   }
@@ -58,26 +66,38 @@ class SyncView {
   int64_t seq(NodeId n) const { return seq_[n.index()]; }
   int64_t seq_of_slot(int32_t slot) const { return seq_[node_of(slot).index()]; }
   int64_t num_streams() const { return static_cast<int64_t>(stream_slots_.size()); }
-  const std::vector<NodeId>& order() const { return order_; }
-  const std::vector<int32_t>& stream_slots(int64_t s) const { return stream_slots_[s]; }
+  const ScratchVector<NodeId>& order() const { return order_; }
+  const ScratchVector<int32_t>& stream_slots(int64_t s) const { return stream_slots_[s]; }
   // Slots in execution order (per node: main, then attached in list order).
-  const std::vector<int32_t>& slot_order() const { return slot_order_; }
+  const ScratchVector<int32_t>& slot_order() const { return slot_order_; }
   // Rank of a slot in slot_order() (-1 = the node is in no graph's order).
-  int32_t rank(int32_t slot) const { return rank_[slot]; }
+  int32_t rank(int32_t slot) const { return rank_.empty() ? seq_[slot] : rank_[slot]; }
+  // Per node, from the same pass: a few type/attribute facts the events
+  // passes test for every node or event, so they need not read the Node.
+  enum NodeFlag : uint8_t { kHasAttrs = 1, kStreamSwitch = 2, kEnter = 4 /* Enter or RefEnter */ };
+  bool has_flag(NodeId n, NodeFlag f) const { return (flags_[n.index()] & f) != 0; }
+  // Per-slot stream and rank in one 8-byte entry (one cache line per lookup
+  // for the reductions' random accesses).
+  struct StreamRank {
+    int32_t stream;
+    int32_t rank;
+  };
+  ScratchVector<StreamRank> StreamRanks() const;
   // First slot of stream s whose node comes after node a in execution order; -1 if none.
   int32_t FirstSlotAfter(int64_t s, NodeId a) const;
 
  private:
-  std::vector<NodeId> order_;
-  std::vector<int64_t> seq_;
-  std::vector<int32_t> attached_begin_;
+  ScratchVector<NodeId> order_;
+  ScratchVector<int32_t> seq_;
+  ScratchVector<int32_t> attached_begin_;  // empty: no node has attached streams
   std::vector<NodeId> extra_node_;
   std::vector<int32_t> extra_attached_;
-  std::vector<int64_t> stream_;
-  std::vector<int32_t> pos_;
-  std::vector<int32_t> rank_;
-  std::vector<int32_t> slot_order_;
-  std::vector<std::vector<int32_t>> stream_slots_;
+  ScratchVector<int32_t> stream_;
+  ScratchVector<uint8_t> flags_;
+  ScratchVector<int32_t> pos_;
+  ScratchVector<int32_t> rank_;  // empty: rank = seq
+  ScratchVector<int32_t> slot_order_;
+  std::vector<ScratchVector<int32_t>> stream_slots_;
 };
 
 // Who activates which streams (GE SetActiveStreamsByLabel +
@@ -95,7 +115,11 @@ struct ActivationInfo {
 };
 // Streams are logical ids; with `split_to_logical` each logical id is expanded
 // to itself plus the physical streams split from it.
-ActivationInfo ComputeActivation(const Model& model, const std::vector<NodeId>& order,
+ActivationInfo ComputeActivation(const Model& model, std::span<const NodeId> order,
+                                 const std::map<int64_t, int64_t>* split_to_logical = nullptr);
+// The same over view.order(), reading only the Nodes that have attributes
+// (every rule above is an attribute).
+ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
                                  const std::map<int64_t, int64_t>* split_to_logical = nullptr);
 
 // Attached-stream attribute readers (npuplan/ir/attached_streams.h).
@@ -190,7 +214,10 @@ struct GeOrderKey {
   bool attached = false;  // sent from an attached stream
   int64_t id = 0;         // old id
 };
-std::vector<uint32_t> GeOrder(const Model& m, const std::vector<GeOrderKey>& keys);
+std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys);
+// Step 1 of GeOrder: ranks distinct sender nodes by (node name, graph name,
+// node index): rank[sender] = 0..|senders|-1 (other entries untouched).
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank);
 
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,

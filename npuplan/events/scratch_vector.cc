@@ -1,0 +1,108 @@
+#include "npuplan/events/scratch_vector.h"
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+namespace npuplan::events {
+namespace {
+
+struct Block {
+  void* p;
+  size_t bytes;     // capacity of the block
+  uint64_t freed;   // when it was cached (older blocks are dropped first)
+};
+
+struct ScratchCache {
+  std::mutex mu;
+  std::vector<Block> free_blocks;
+  std::unordered_map<void*, size_t> live;  // handed out → capacity
+  size_t cached_bytes = 0;
+  uint64_t clock = 0;
+};
+
+ScratchCache& Cache() {
+  static ScratchCache* cache = new ScratchCache();  // never destroyed: usable from static destructors
+  return *cache;
+}
+
+void* NewBlock(size_t bytes) {
+  void* p = ::operator new(bytes, std::align_val_t{kHugePageBytes});
+  AdviseHugePagesAligned(p, bytes);
+  return p;
+}
+
+void DeleteBlock(void* p) { ::operator delete(p, std::align_val_t{kHugePageBytes}); }
+
+}  // namespace
+
+void* AllocateScratch(size_t bytes) {
+  ScratchCache& c = Cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    // Smallest cached block that fits, but not one more than twice the
+    // request (that one is kept for a larger array).
+    size_t best = c.free_blocks.size();
+    for (size_t i = 0; i < c.free_blocks.size(); ++i) {
+      const Block& b = c.free_blocks[i];
+      if (b.bytes >= bytes && b.bytes <= 2 * bytes + kHugePageBytes &&
+          (best == c.free_blocks.size() || b.bytes < c.free_blocks[best].bytes)) {
+        best = i;
+      }
+    }
+    if (best < c.free_blocks.size()) {
+      const Block b = c.free_blocks[best];
+      c.free_blocks.erase(c.free_blocks.begin() + static_cast<std::ptrdiff_t>(best));
+      c.cached_bytes -= b.bytes;
+      c.live.emplace(b.p, b.bytes);
+      return b.p;
+    }
+  }
+  void* p = NewBlock(bytes);
+  std::lock_guard<std::mutex> lock(Cache().mu);
+  c.live.emplace(p, bytes);
+  return p;
+}
+
+void FreeScratch(void* p, size_t bytes) {
+  ScratchCache& c = Cache();
+  std::vector<void*> drop;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (auto it = c.live.find(p); it != c.live.end()) {
+      bytes = it->second;
+      c.live.erase(it);
+    }
+    c.free_blocks.push_back({p, bytes, ++c.clock});
+    c.cached_bytes += bytes;
+    // Over the cap: drop the oldest blocks.
+    while (c.cached_bytes > kScratchCacheBytes && !c.free_blocks.empty()) {
+      auto oldest = std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
+                                     [](const Block& a, const Block& b) { return a.freed < b.freed; });
+      drop.push_back(oldest->p);
+      c.cached_bytes -= oldest->bytes;
+      c.free_blocks.erase(oldest);
+    }
+  }
+  for (void* q : drop) DeleteBlock(q);
+}
+
+size_t ReleaseScratchMemory() {
+  ScratchCache& c = Cache();
+  std::vector<Block> blocks;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    blocks.swap(c.free_blocks);
+    c.cached_bytes = 0;
+  }
+  size_t released = 0;
+  for (const Block& b : blocks) {
+    released += b.bytes;
+    DeleteBlock(b.p);
+  }
+  return released;
+}
+
+}  // namespace npuplan::events
