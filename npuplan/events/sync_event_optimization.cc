@@ -140,6 +140,12 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       }
     }
   };
+  // A second event from the same sender slot into the same slot only repeats
+  // the first: it is removed and takes no part in the covered tests below
+  // (left in, each copy would cover the other and both would go).
+  // `dup_seen[u] == v`: slot u already sends an event into v.
+  constexpr int32_t kDuplicate = -3;
+  ScratchVector<int32_t> dup_seen(slots, -1);
   for (size_t i = 0; i < slot_order.size(); ++i) {
     if (i + 2 < slot_order.size()) prefetch_handles(slot_order[i + 2]);
     if (i + 1 < slot_order.size()) prefetch_clocks(slot_order[i + 1]);
@@ -149,6 +155,16 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     const int32_t p = view.pos(v);
     const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
     const uint32_t lo = begin[v], hi = begin[v + 1];
+    for (uint32_t j = lo; j < hi; ++j) {
+      auto& [u, ev] = preds[j];
+      if (ev < 0) continue;
+      if (dup_seen[u] == v) {
+        out[ev] = Removal::kTransitive;
+        ev = kDuplicate;
+      } else {
+        dup_seen[u] = v;
+      }
+    }
     // v's clock: the element-wise max of its predecessors' clocks (chain
     // predecessor included), then its own position. Allocated first, so
     // the predecessors' clock pointers below stay valid.
@@ -182,7 +198,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
         const auto [a, u_pos] = sp[u];
         int32_t others = chain_pred >= 0 ? clock(chain_pred)[a] : -1;
         for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
-          if (j2 != j) others = std::max(others, clock(preds[j2].first)[a]);
+          if (j2 != j && preds[j2].second != kDuplicate) others = std::max(others, clock(preds[j2].first)[a]);
         }
         if (others >= u_pos) out[ev] = Removal::kTransitive;
       }
@@ -202,7 +218,9 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
         }
       };
       if (chain_pred >= 0) offer(chain_pred, -2);
-      for (uint32_t j = lo; j < hi; ++j) offer(preds[j].first, static_cast<int32_t>(j));
+      for (uint32_t j = lo; j < hi; ++j) {
+        if (preds[j].second != kDuplicate) offer(preds[j].first, static_cast<int32_t>(j));
+      }
       for (uint32_t j = lo; j < hi; ++j) {
         const auto [u, ev] = preds[j];
         if (ev < 0) continue;

@@ -138,6 +138,41 @@ TEST(SyncEventOptimizationTest, ExactKeepsOnlyTheLastSenderOfEachChainIntoOneWai
   }
 }
 
+// Two identical events (same sender, same waiter) must not cover each other:
+// exact keeps one. m = 3 takes the pairwise covered test, m = 12 the
+// best / second-best one.
+TEST(SyncEventOptimizationTest, ExactKeepsOneOfTwoIdenticalEvents) {
+  for (int m : {3, 12}) {
+    Model model;
+    std::vector<NodeId> a, b;
+    for (int i = 0; i < m; ++i) {
+      a.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("a", i), 1, i > 0 ? a.back() : NodeId())));
+      b.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("b", i), 2, i > 0 ? b.back() : NodeId())));
+    }
+    Node v = events::testing::Op("v", 0);
+    for (int i = 0; i < m; ++i) {
+      v.inputs.push_back({a[i], 0});
+      v.inputs.push_back({b[i], 0});
+    }
+    model.AddNode(kRootGraph, std::move(v));
+    RenumberTopoIds(model);
+    Plan plan = PlanFromModel(std::move(model));
+    ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk()) << "m=" << m;
+    auto& evs = plan.events.events;
+    const auto last_a = std::find_if(evs.begin(), evs.end(), [&](const SyncEvent& e) {
+      return plan.model.node(e.send).name == StrCat("a", m - 1);
+    });
+    ASSERT_NE(last_a, evs.end()) << "m=" << m;
+    SyncEvent copy = *last_a;
+    copy.id = static_cast<int32_t>(evs.size());
+    evs.push_back(copy);
+    plan.events.event_count = static_cast<int64_t>(evs.size());
+    ASSERT_THAT(RunPasses(plan, Passes<SyncEventOptimization>()), IsOk()) << "m=" << m;
+    EXPECT_THAT(Pairs(plan), ::testing::ElementsAre(P(StrCat("a", m - 1), "v"), P(StrCat("b", m - 1), "v")))
+        << "m=" << m;
+  }
+}
+
 // RenumberGeOrder skips GE's sender sort when the table is already in that
 // order (after insertion, and after removing events from such a table); the
 // result must be what the full renumbering gives from a scrambled table.
