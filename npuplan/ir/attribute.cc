@@ -1,6 +1,56 @@
 #include "npuplan/ir/attribute.h"
 
+#include <algorithm>
+#include <array>
+#include <mutex>
+#include <set>
+
 namespace npuplan {
+
+const std::string* InternAttrKey(std::string_view key) {
+  // Per-thread direct-mapped cache in front of the shared table: the same
+  // few keys are written over and over (a pass writing one attribute on every
+  // node), so most calls take no lock.
+  thread_local std::array<const std::string*, 32> cache{};
+  const size_t h = key.empty() ? 0 : key.size() * 7 + static_cast<unsigned char>(key[key.size() / 2]) * 3 +
+                                          static_cast<unsigned char>(key.back());
+  const std::string*& slot = cache[h % cache.size()];
+  if (slot != nullptr && *slot == key) return slot;
+  // Immortal (never destroyed): keys stay valid during static destruction.
+  static std::mutex* mu = new std::mutex;
+  static std::set<std::string, std::less<>>* table = new std::set<std::string, std::less<>>;
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = table->find(key);
+  if (it == table->end()) it = table->emplace(key).first;
+  slot = &*it;
+  return slot;
+}
+
+size_t AttrMap::erase(std::string_view key) {
+  auto it = find(key);
+  if (it == entries_.end()) return 0;
+  entries_.erase(it);
+  return 1;
+}
+
+AttrMap AttrMap::FromUnsorted(std::vector<std::pair<std::string, AttrValue>> entries) {
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  AttrMap m;
+  m.entries_.reserve(entries.size());
+  for (auto& [k, v] : entries) {
+    if (!m.entries_.empty() && m.entries_.back().first == std::string_view(k)) continue;  // keeps the first
+    m.entries_.push_back(AttrEntry{AttrKey(k), std::move(v)});
+  }
+  return m;
+}
+
+bool operator==(const AttrMap& a, const AttrMap& b) {
+  if (a.entries_.size() != b.entries_.size()) return false;
+  for (size_t i = 0; i < a.entries_.size(); ++i) {
+    if (!(a.entries_[i].first == b.entries_[i].first) || !(a.entries_[i].second == b.entries_[i].second)) return false;
+  }
+  return true;
+}
 
 std::string_view AttrValue::TypeName() const {
   static constexpr std::string_view kNames[] = {"int",         "float",       "bool",

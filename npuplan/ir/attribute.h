@@ -1,22 +1,100 @@
 // Typed node/graph attributes: int, float, bool, string, lists of these, and
 // named attribute maps (GE's NamedAttrs) and lists of them, which carry
 // attached-stream info (_attached_stream_info, _attached_stream_info_list).
+//
+// AttrMap is a flat map: one array of (key, value) entries sorted by key
+// (iteration order is deterministic, as with the std::map it replaces), with
+// interned keys (AttrKey: a pointer to one process-wide copy of each distinct
+// key string). Writing `_is_unknown_shape` on a node without attributes is
+// one 48-byte allocation instead of a tree node plus a heap copy of the
+// 17-character key (std::string keeps at most 15 characters inline); on a
+// 1M-node partition those allocations and the memory they touch were the
+// largest single cost. Differences from std::map: inserting or erasing
+// invalidates references and iterators into the same map (look values up
+// again after a write), and inserting out of key order moves the entries
+// after the insertion point (bulk readers collect and sort, see FromUnsorted).
 #ifndef NPUPLAN_IR_ATTRIBUTE_H_
 #define NPUPLAN_IR_ATTRIBUTE_H_
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace npuplan {
 
+// The interned copy of `key` (never freed; one per distinct key per process).
+const std::string* InternAttrKey(std::string_view key);
+
+// An attribute name: compares and converts like a string.
+class AttrKey {
+ public:
+  explicit AttrKey(std::string_view s) : s_(InternAttrKey(s)) {}
+  const std::string& str() const { return *s_; }
+  operator const std::string&() const { return *s_; }  // NOLINT: reads like the std::string key it was
+  operator std::string_view() const { return *s_; }    // NOLINT
+  size_t size() const { return s_->size(); }
+  bool empty() const { return s_->empty(); }
+  const char* data() const { return s_->data(); }
+  const char* c_str() const { return s_->c_str(); }
+  bool starts_with(std::string_view p) const { return std::string_view(*s_).starts_with(p); }
+  friend bool operator==(const AttrKey& a, const AttrKey& b) { return a.s_ == b.s_; }
+  friend bool operator==(const AttrKey& a, std::string_view b) { return std::string_view(*a.s_) == b; }
+
+ private:
+  const std::string* s_;
+};
+
 class AttrValue;
-// Sorted by key: iteration order is deterministic.
-using AttrMap = std::map<std::string, AttrValue, std::less<>>;
+struct AttrEntry;  // {first: AttrKey, second: AttrValue}, defined below
+
+class AttrMap {
+ public:
+  using key_type = AttrKey;
+  using mapped_type = AttrValue;
+  using value_type = AttrEntry;
+  using iterator = std::vector<AttrEntry>::iterator;
+  using const_iterator = std::vector<AttrEntry>::const_iterator;
+
+  AttrMap() = default;
+
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  void clear() { entries_.clear(); }
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
+  bool contains(std::string_view key) const { return find(key) != end(); }
+  // The value of `key`, inserted (int 0) when absent.
+  AttrValue& operator[](std::string_view key);
+  // Inserts when absent; never overwrites.
+  template <typename V>
+  std::pair<iterator, bool> emplace(std::string_view key, V&& value);
+  template <typename V>
+  std::pair<iterator, bool> insert_or_assign(std::string_view key, V&& value);
+  size_t erase(std::string_view key);
+  iterator erase(const_iterator it) { return entries_.erase(it); }
+
+  // A map of the given entries (any order, keys distinct): one sort instead
+  // of an insertion per entry.
+  static AttrMap FromUnsorted(std::vector<std::pair<std::string, AttrValue>> entries);
+
+  friend bool operator==(const AttrMap& a, const AttrMap& b);
+
+ private:
+  // First entry whose key is not less than `key`.
+  size_t LowerBound(std::string_view key) const;
+
+  std::vector<AttrEntry> entries_;  // sorted by key string, keys distinct
+};
 
 class AttrValue {
  public:
@@ -52,6 +130,54 @@ class AttrValue {
  private:
   Variant v_;
 };
+
+struct AttrEntry {
+  AttrKey first;
+  AttrValue second;
+};
+
+inline size_t AttrMap::LowerBound(std::string_view key) const {
+  size_t lo = 0, hi = entries_.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (std::string_view(entries_[mid].first) < key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+inline AttrMap::iterator AttrMap::find(std::string_view key) {
+  const size_t i = LowerBound(key);
+  return i < entries_.size() && entries_[i].first == key ? entries_.begin() + i : entries_.end();
+}
+inline AttrMap::const_iterator AttrMap::find(std::string_view key) const {
+  const size_t i = LowerBound(key);
+  return i < entries_.size() && entries_[i].first == key ? entries_.begin() + i : entries_.end();
+}
+
+template <typename V>
+std::pair<AttrMap::iterator, bool> AttrMap::emplace(std::string_view key, V&& value) {
+  const size_t i = LowerBound(key);
+  if (i < entries_.size() && entries_[i].first == key) return {entries_.begin() + i, false};
+  return {entries_.insert(entries_.begin() + i, AttrEntry{AttrKey(key), AttrValue(std::forward<V>(value))}), true};
+}
+
+template <typename V>
+std::pair<AttrMap::iterator, bool> AttrMap::insert_or_assign(std::string_view key, V&& value) {
+  const size_t i = LowerBound(key);
+  if (i < entries_.size() && entries_[i].first == key) {
+    entries_[i].second = AttrValue(std::forward<V>(value));
+    return {entries_.begin() + i, false};
+  }
+  return {entries_.insert(entries_.begin() + i, AttrEntry{AttrKey(key), AttrValue(std::forward<V>(value))}), true};
+}
+
+inline AttrValue& AttrMap::operator[](std::string_view key) {
+  return emplace(key, AttrValue()).first->second;
+}
 
 // Lookups that return nullopt when the attribute is absent or of another type.
 std::optional<int64_t> GetIntAttr(const AttrMap& attrs, std::string_view key);

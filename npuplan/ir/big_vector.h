@@ -1,4 +1,4 @@
-// BigVector<T>: a std::vector whose allocations of 8 MiB and more are 2 MiB
+// BigVector<T>: a std::vector whose allocations of 2 MiB and more are 2 MiB
 // aligned and advised for transparent huge pages (madvise, the mode this
 // machine's kernel runs in), so a fresh million-element array is faulted in
 // 2 MiB at a time instead of 4 KiB at a time. Page faults were the largest

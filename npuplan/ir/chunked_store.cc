@@ -10,7 +10,7 @@ namespace npuplan::internal {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kAdviseFrom = 4 * kHugePage;
+constexpr size_t kAdviseFrom = kHugePage;
 
 size_t Alignment(size_t bytes, size_t align) { return bytes >= kAdviseFrom && align < kHugePage ? kHugePage : align; }
 

@@ -4,7 +4,7 @@
 // and never moves an element. Appending to a 1M-node model therefore costs one
 // node, not a copy of the whole table into fresh memory (std::vector's growth:
 // ~290 MB of page faults at 1M nodes), and references to nodes stay valid
-// while nodes are added. Chunks of 8 MiB and more are advised for transparent
+// while nodes are added. Chunks of 2 MiB and more are advised for transparent
 // huge pages (chunked_store.cc).
 //
 // Element i lives in chunk k = bit_width(i + 16) - 5 at offset

@@ -110,6 +110,8 @@ void Model::RenameNode(NodeId id, std::string name) {
 }
 
 std::vector<GraphId> Model::GraphsPreOrder() const {
+  // One graph: nothing to walk (the walk reads every node's subgraph list).
+  if (graphs_.size() == 1) return {kRootGraph};
   std::vector<GraphId> order;
   order.reserve(graphs_.size());
   std::vector<GraphId> stack = {kRootGraph};

@@ -406,6 +406,8 @@ class GraphReader {
       case Slot::kAttrs:
         if (!object) return Wrong(StrCat("expected an object, got ", KindName(kind)));
         attrs_target_ = CurrentAttrTarget();
+        attrs_pending_.clear();
+        attrs_seen_.clear();
         return Push(Frame::kAttrs);
       case Slot::kOptions:
         if (!object) return Wrong("expected an object of option strings");
@@ -512,6 +514,9 @@ class GraphReader {
       case Frame::kSubgraph:
         if (!subgraphs_.back().name_ok) FailHere(false, "missing or empty 'name'");
         break;
+      case Frame::kAttrs:
+        FlushAttrs();
+        break;
       default:
         break;
     }
@@ -545,7 +550,7 @@ class GraphReader {
         f.key = std::move(k);
         return;
       case Frame::kAttrs:
-        if (attrs_target_->count(k) != 0) {
+        if (AttrKeySeen(k)) {
           return FailHere(false, StrCat("duplicate attribute '", k, "'"));
         }
         f.slot = Slot::kAttrValue;
@@ -771,7 +776,7 @@ class GraphReader {
       case ValueKind::kString: v = AttrValue(std::move(*value_string_)); break;
       default: return Wrong("unsupported attribute value of type null");
     }
-    attrs_target_->emplace(std::move(frames_.back().key), std::move(v));
+    attrs_pending_.emplace_back(std::move(frames_.back().key), std::move(v));
     return true;
   }
 
@@ -791,7 +796,7 @@ class GraphReader {
         const std::string& key = frames_.back().key;
         auto v = AttrFromJson(value, key);
         if (!v.ok()) return FailHere(true, std::string(v.status().message()));
-        attrs_target_->emplace(key, std::move(v).value());
+        attrs_pending_.emplace_back(key, std::move(v).value());
         break;
       }
       case Slot::kEngineEntry: {
@@ -870,6 +875,33 @@ class GraphReader {
   std::string syntax_error_;
   std::set<std::string, std::less<>> top_keys_;
   AttrMap* attrs_target_ = nullptr;
+  // The attrs object being read: entries in file order, sorted into
+  // *attrs_target_ once at its end (AttrMap is a sorted array: inserting
+  // keys out of order one by one would be quadratic). Keys are checked for
+  // repeats as they come: by a scan while few, then through `attrs_seen_`.
+  std::vector<std::pair<std::string, AttrValue>> attrs_pending_;
+  std::set<std::string, std::less<>> attrs_seen_;
+  static constexpr size_t kAttrScanLimit = 16;
+  bool AttrKeySeen(const std::string& k) {
+    if (attrs_target_->count(k) != 0) return true;  // from an earlier "attrs" object, if any
+    if (attrs_seen_.empty()) {
+      for (const auto& [key, v] : attrs_pending_) {
+        if (key == k) return true;
+      }
+      if (attrs_pending_.size() < kAttrScanLimit) return false;
+      for (const auto& [key, v] : attrs_pending_) attrs_seen_.insert(key);
+    }
+    return !attrs_seen_.insert(k).second;
+  }
+  void FlushAttrs() {
+    if (attrs_target_->empty()) {
+      *attrs_target_ = AttrMap::FromUnsorted(std::move(attrs_pending_));
+    } else {
+      for (auto& [k, v] : attrs_pending_) attrs_target_->emplace(k, std::move(v));
+    }
+    attrs_pending_.clear();
+    attrs_seen_.clear();
+  }
   RefKind ref_kind_ = RefKind::kInputs;
   uint32_t node_seen_ = 0, tensor_seen_ = 0;
   int64_t shape_product_ = 1;

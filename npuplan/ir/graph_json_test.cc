@@ -104,6 +104,31 @@ TEST(GraphJsonTest, ReadsFieldsInAnyOrder) {
   EXPECT_EQ(WriteGraphJson(m2), once);
 }
 
+// Attribute objects are collected and sorted once; repeats are still found
+// where they occur, also past the first 16 keys.
+TEST(GraphJsonTest, ReadsManyAttributesInAnyOrderAndFindsRepeats) {
+  std::string attrs;
+  for (int i = 40; i > 0; --i) attrs += StrCat(attrs.empty() ? "" : ", ", "\"k", i, "\": ", i);
+  const std::string text = StrCat(R"({"format": "npuplan.graph/1", "nodes": [{"name": "a", "type": "Relu", "attrs": {)",
+                                  attrs, "}}]}");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseGraphJson(text, "a.json"));
+  const AttrMap& got = m.node(m.FindNode("a")).attrs;
+  ASSERT_EQ(got.size(), 40u);
+  EXPECT_EQ(GetIntAttr(got, "k7"), 7);
+  EXPECT_EQ(std::string(got.begin()->first), "k1");  // sorted by key
+  for (int repeat : {3, 39}) {  // past 16 keys: found through the set
+    std::string bad = attrs;
+    bad += StrCat(", \"k", repeat, "\": 0");
+    auto r = ParseGraphJson(StrCat(R"({"format": "npuplan.graph/1", "nodes": [{"name": "a", "type": "Relu", "attrs": {)",
+                                   bad, "}}]}"), "a.json");
+    EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     StrCat("$.nodes[0].attrs: duplicate attribute 'k", repeat, "'")));
+  }
+  auto r = ParseGraphJson(R"({"format": "npuplan.graph/1", "nodes": [{"name": "a", "type": "Relu",
+      "attrs": {"b": 1, "a": 2, "b": 3}}]})", "a.json");
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, "duplicate attribute 'b'"));
+}
+
 TEST(GraphJsonTest, ReadsAParsedDocumentLikeText) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_text, ParseGraphJson(kWhileGraph, "g.json"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_dom, GraphFromJson(nlohmann::json::parse(kWhileGraph), "g.json"));

@@ -1,7 +1,6 @@
 #include "npuplan/ir/topo_sort.h"
 
 #include <algorithm>
-#include <deque>
 #include <vector>
 
 #include "npuplan/ir/big_vector.h"
@@ -78,123 +77,200 @@ void RenumberTopoIds(Model& model) {
   }
 }
 
+namespace {
+
+// One graph's nodes with local indices and its in-graph successor lists (CSR
+// over local indices): for each producer the data consumers first, then the
+// control consumers, each in the graph's current node order, duplicates kept
+// (the order Adjacency gives, restricted to the graph). Built per graph, so
+// the sort touches only the graph's own nodes and small local arrays instead
+// of a whole-model successor table.
+struct LocalGraph {
+  std::vector<uint32_t> offsets;  // size m + 1
+  std::vector<int32_t> succ;
+  std::vector<int32_t> indeg;     // in-graph predecessors (data + control, duplicates kept)
+
+  // `local[id]` is the node's position in `nodes` for this graph's nodes and
+  // -1 otherwise; `graph_of[id]` is Node::graph of every node.
+  void Build(const Model& model, const std::vector<NodeId>& nodes, int32_t g, const BigVector<int32_t>& local,
+             const BigVector<int32_t>& graph_of) {
+    const size_t m = nodes.size();
+    const size_t n = model.num_nodes();
+    offsets.assign(m + 1, 0);
+    indeg.assign(m, 0);
+    // Predecessors in the graph; one listed outside `nodes` (malformed) counts
+    // towards the in-degree (the node never becomes ready: a cycle error) but
+    // has no successor list.
+    // (Node::graph of the consumer, as ForEachPred compares; equal to g in a
+    // well-formed model.)
+    int32_t consumer_graph = g;
+    auto in_graph = [&](NodeId p) { return p.valid() && p.index() < n && graph_of[p.index()] == consumer_graph; };
+    for (size_t i = 0; i < m; ++i) {
+      const Node& node = model.node(nodes[i]);
+      consumer_graph = graph_of[nodes[i].index()];
+      for (const OutputRef& in : node.inputs) {
+        if (!in_graph(in.node)) continue;
+        ++indeg[i];
+        if (consumer_graph == g && local[in.node.index()] >= 0) ++offsets[local[in.node.index()] + 1];
+      }
+      for (NodeId c : node.control_inputs) {
+        if (!in_graph(c)) continue;
+        ++indeg[i];
+        if (consumer_graph == g && local[c.index()] >= 0) ++offsets[local[c.index()] + 1];
+      }
+    }
+    for (size_t i = 0; i < m; ++i) offsets[i + 1] += offsets[i];
+    succ.resize(offsets[m]);
+    std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < m; ++i) {
+        const Node& node = model.node(nodes[i]);
+        consumer_graph = graph_of[nodes[i].index()];
+        auto add = [&](NodeId p) {
+          if (consumer_graph == g && in_graph(p) && local[p.index()] >= 0) {
+            succ[cursor[local[p.index()]]++] = static_cast<int32_t>(i);
+          }
+        };
+        if (pass == 0) {
+          for (const OutputRef& in : node.inputs) add(in.node);
+        } else {
+          for (NodeId c : node.control_inputs) add(c);
+        }
+      }
+    }
+  }
+  size_t begin(int32_t v) const { return offsets[v]; }
+  size_t end(int32_t v) const { return offsets[v + 1]; }
+};
+
+}  // namespace
+
 absl::Status TopologicalSort(Model& model, TopoSortMode mode) {
-  const Adjacency adj(model);
+  const size_t num_nodes = model.num_nodes();
   // Node-sized arrays on huge pages (page faults dominate at 1M nodes).
-  BigVector<int32_t> indeg(model.num_nodes(), 0);
-  BigVector<int64_t> pos(model.num_nodes(), -1);
+  BigVector<int32_t> graph_of(num_nodes);
+  for (size_t i = 0; i < num_nodes; ++i) graph_of[i] = model.node(NodeId(static_cast<int32_t>(i))).graph.value;
+  BigVector<int32_t> local(num_nodes, -1);
+  BigVector<int64_t> pos;
+  if (mode == TopoSortMode::kStableRdfs) pos.assign(num_nodes, -1);
+  LocalGraph lg;
+  std::vector<int32_t> order_local;
+  // Names the cycle among the nodes never made ready (indeg > 0 after Kahn).
+  auto cycle_error = [&](const Graph& graph) {
+    BigVector<int32_t> indeg(num_nodes, 0);
+    std::vector<NodeId> left;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      indeg[graph.nodes[i].index()] = lg.indeg[i];
+      if (lg.indeg[i] > 0) left.push_back(graph.nodes[i]);
+    }
+    return CycleError(model, graph, indeg, left);
+  };
   for (size_t g = 0; g < model.num_graphs(); ++g) {
     Graph& graph = model.graph(GraphId(static_cast<int32_t>(g)));
     if (mode == TopoSortMode::kStableRdfs && IsTopological(model, graph, pos)) continue;
-    for (NodeId n : graph.nodes) {
-      indeg[n.index()] = 0;
-      ForEachPred(model, model.node(n), [&](NodeId) { ++indeg[n.index()]; });
-    }
-    std::vector<NodeId> order;
-    order.reserve(graph.nodes.size());
+    const std::vector<NodeId>& nodes = graph.nodes;
+    const int32_t m = static_cast<int32_t>(nodes.size());
+    for (int32_t i = 0; i < m; ++i) local[nodes[i].index()] = i;
+    lg.Build(model, nodes, static_cast<int32_t>(g), local, graph_of);
+    order_local.clear();
+    order_local.reserve(m);
     if (mode == TopoSortMode::kBfs || mode == TopoSortMode::kDfs) {
-      std::deque<NodeId> ready;
-      for (NodeId n : graph.nodes) {
-        if (indeg[n.index()] == 0) ready.push_back(n);
-      }
-      std::vector<NodeId> newly;
-      while (!ready.empty()) {
-        NodeId n;
-        if (mode == TopoSortMode::kBfs) {
-          n = ready.front();
-          ready.pop_front();
-        } else {
-          n = ready.back();
+      // BFS: a FIFO over order_local itself (ready nodes are appended in the
+      // order they become ready). DFS: a stack of ready nodes.
+      if (mode == TopoSortMode::kBfs) {
+        for (int32_t i = 0; i < m; ++i) {
+          if (lg.indeg[i] == 0) order_local.push_back(i);
+        }
+        for (size_t head = 0; head < order_local.size(); ++head) {
+          const int32_t v = order_local[head];
+          for (size_t k = lg.begin(v); k < lg.end(v); ++k) {
+            if (--lg.indeg[lg.succ[k]] == 0) order_local.push_back(lg.succ[k]);
+          }
+        }
+      } else {
+        std::vector<int32_t> ready;
+        for (int32_t i = 0; i < m; ++i) {
+          if (lg.indeg[i] == 0) ready.push_back(i);
+        }
+        std::vector<int32_t> newly;
+        while (!ready.empty()) {
+          const int32_t v = ready.back();
           ready.pop_back();
-        }
-        order.push_back(n);
-        newly.clear();
-        for (size_t i = adj.begin(n); i < adj.end(n); ++i) {
-          NodeId s = adj.succ[i];
-          if (model.node(s).graph.index() != g) continue;
-          if (--indeg[s.index()] == 0) newly.push_back(s);
-        }
-        if (mode == TopoSortMode::kBfs) {
-          for (NodeId s : newly) ready.push_back(s);
-        } else {
+          order_local.push_back(v);
+          newly.clear();
+          for (size_t k = lg.begin(v); k < lg.end(v); ++k) {
+            if (--lg.indeg[lg.succ[k]] == 0) newly.push_back(lg.succ[k]);
+          }
           // The first successor readied should run first: push in reverse.
           for (auto it = newly.rbegin(); it != newly.rend(); ++it) ready.push_back(*it);
         }
       }
+      if (static_cast<int32_t>(order_local.size()) != m) {
+        absl::Status err = cycle_error(graph);
+        for (NodeId id : nodes) local[id.index()] = -1;
+        return err;
+      }
     } else {
       // Reverse DFS: post-order over inputs starting from sinks (in node order).
-      std::vector<NodeId> sinks;
-      for (NodeId n : graph.nodes) {
-        bool has_succ = false;
-        for (size_t i = adj.begin(n); i < adj.end(n); ++i) {
-          if (model.node(adj.succ[i]).graph.index() == g) has_succ = true;
-        }
-        if (!has_succ) sinks.push_back(n);
+      std::vector<int32_t> sinks;
+      for (int32_t i = 0; i < m; ++i) {
+        if (lg.begin(i) == lg.end(i)) sinks.push_back(i);
       }
-      // 0 = new, 1 = on stack, 2 = done (tracked in pos: -1 new, -2 on stack, >=0 done)
-      for (NodeId n : graph.nodes) pos[n.index()] = -1;
-      std::vector<std::pair<NodeId, std::vector<NodeId>>> stack;
+      // state: 0 new, 1 on stack, 2 done
+      std::vector<uint8_t> state(m, 0);
+      std::vector<std::pair<int32_t, std::vector<int32_t>>> stack;
       bool cycle = false;
-      auto preds_of = [&](NodeId n) {
-        std::vector<NodeId> preds;
-        ForEachPred(model, model.node(n), [&](NodeId p) { preds.push_back(p); });
+      auto preds_of = [&](int32_t v) {
+        std::vector<int32_t> preds;
+        ForEachPred(model, model.node(nodes[v]), [&](NodeId p) { preds.push_back(local[p.index()]); });
         std::reverse(preds.begin(), preds.end());  // pop_back visits input 0 first
         return preds;
       };
-      for (NodeId s : sinks) {
-        if (pos[s.index()] != -1) continue;
-        pos[s.index()] = -2;
+      for (int32_t s : sinks) {
+        if (state[s] != 0) continue;
+        state[s] = 1;
         stack.emplace_back(s, preds_of(s));
         while (!stack.empty()) {
-          auto& [n, preds] = stack.back();
+          auto& [v, preds] = stack.back();
           if (preds.empty()) {
-            pos[n.index()] = static_cast<int64_t>(order.size());
-            order.push_back(n);
+            state[v] = 2;
+            order_local.push_back(v);
             stack.pop_back();
             continue;
           }
-          NodeId p = preds.back();
+          const int32_t p = preds.back();
           preds.pop_back();
-          if (pos[p.index()] == -1) {
-            pos[p.index()] = -2;
+          if (p < 0) {
+            cycle = true;  // a predecessor not listed in the graph never completes
+          } else if (state[p] == 0) {
+            state[p] = 1;
             stack.emplace_back(p, preds_of(p));
-          } else if (pos[p.index()] == -2) {
+          } else if (state[p] == 1) {
             cycle = true;
           }
         }
       }
-      if (cycle || order.size() != graph.nodes.size()) {
-        // Recompute in-degrees with Kahn to name the cycle.
-        for (NodeId n : graph.nodes) {
-          indeg[n.index()] = 0;
-          ForEachPred(model, model.node(n), [&](NodeId) { ++indeg[n.index()]; });
+      if (cycle || static_cast<int32_t>(order_local.size()) != m) {
+        // Kahn on fresh in-degrees to name the cycle.
+        lg.Build(model, nodes, static_cast<int32_t>(g), local, graph_of);
+        std::vector<int32_t> ready;
+        for (int32_t i = 0; i < m; ++i) {
+          if (lg.indeg[i] == 0) ready.push_back(i);
         }
-        std::deque<NodeId> ready;
-        for (NodeId n : graph.nodes) {
-          if (indeg[n.index()] == 0) ready.push_back(n);
-        }
-        while (!ready.empty()) {
-          NodeId n = ready.front();
-          ready.pop_front();
-          for (size_t i = adj.begin(n); i < adj.end(n); ++i) {
-            NodeId s = adj.succ[i];
-            if (model.node(s).graph.index() == g && --indeg[s.index()] == 0) ready.push_back(s);
+        for (size_t head = 0; head < ready.size(); ++head) {
+          const int32_t v = ready[head];
+          for (size_t k = lg.begin(v); k < lg.end(v); ++k) {
+            if (--lg.indeg[lg.succ[k]] == 0) ready.push_back(lg.succ[k]);
           }
         }
-        std::vector<NodeId> left;
-        for (NodeId n : graph.nodes) {
-          if (indeg[n.index()] > 0) left.push_back(n);
-        }
-        return CycleError(model, graph, indeg, left);
+        absl::Status err = cycle_error(graph);
+        for (NodeId id : nodes) local[id.index()] = -1;
+        return err;
       }
     }
-    if (order.size() != graph.nodes.size()) {
-      std::vector<NodeId> left;
-      for (NodeId n : graph.nodes) {
-        if (indeg[n.index()] > 0) left.push_back(n);
-      }
-      return CycleError(model, graph, indeg, left);
-    }
+    std::vector<NodeId> order(m);
+    for (int32_t i = 0; i < m; ++i) order[i] = nodes[order_local[i]];
+    for (NodeId id : nodes) local[id.index()] = -1;
     graph.nodes = std::move(order);
   }
   RenumberTopoIds(model);

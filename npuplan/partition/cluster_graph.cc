@@ -1,6 +1,7 @@
 #include "npuplan/partition/cluster_graph.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <queue>
 #include <utility>
@@ -19,9 +20,48 @@ std::string_view ClusterTypeName(ClusterType t) {
   return "?";
 }
 
+namespace {
+
+// A set of indices in [0, n) with insert and pop-smallest: one bit per index
+// plus summary levels (bit i of level l+1 = word i of level l is non-zero).
+class MinIndexSet {
+ public:
+  explicit MinIndexSet(size_t n) {
+    size_t words = (n + 63) / 64;
+    for (;;) {
+      levels_.emplace_back(std::max<size_t>(words, 1), 0);
+      if (words <= 1) break;
+      words = (words + 63) / 64;
+    }
+  }
+  bool empty() const { return levels_.back()[0] == 0; }
+  void Insert(size_t i) {
+    for (auto& level : levels_) {
+      level[i / 64] |= uint64_t{1} << (i % 64);
+      i /= 64;
+    }
+  }
+  size_t PopMin() {
+    size_t i = 0;
+    for (size_t l = levels_.size(); l-- > 0;) i = i * 64 + static_cast<size_t>(std::countr_zero(levels_[l][i]));
+    const size_t found = i;
+    for (auto& level : levels_) {
+      level[i / 64] &= ~(uint64_t{1} << (i % 64));
+      if (level[i / 64] != 0) break;
+      i /= 64;
+    }
+    return found;
+  }
+
+ private:
+  std::vector<std::vector<uint64_t>> levels_;  // levels_[0] = the indices; back() = one word
+};
+
+}  // namespace
+
 // One cluster per node; edges from the producer lists.
-ClusterGraph::ClusterGraph(std::vector<ClusterType> types, const std::vector<uint32_t>& pred_offsets,
-                           const std::vector<int32_t>& pred_list)
+ClusterGraph::ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> pred_offsets,
+                           BigVector<int32_t> pred_list)
     : type_(std::move(types)) {
   const int32_t n = static_cast<int32_t>(type_.size());
   parent_.resize(n);
@@ -33,15 +73,15 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, const std::vector<uin
   tail_.resize(n);
   next_.assign(n, -1);
   for (int32_t i = 0; i < n; ++i) parent_[i] = min_[i] = max_[i] = first_[i] = head_[i] = tail_[i] = i;
-  in_.off.assign(pred_offsets.begin(), pred_offsets.end());
-  in_.csr.assign(pred_list.begin(), pred_list.end());
+  in_.off = std::move(pred_offsets);
+  in_.csr = std::move(pred_list);
   out_.off.assign(n + 1, 0);
-  for (int32_t u : pred_list) ++out_.off[u + 1];
+  for (int32_t u : in_.csr) ++out_.off[u + 1];
   for (int32_t v = 0; v < n; ++v) out_.off[v + 1] += out_.off[v];
-  out_.csr.resize(pred_list.size());
+  out_.csr.resize(in_.csr.size());
   BigVector<uint32_t> cursor(out_.off.begin(), out_.off.end() - 1);
   for (int32_t v = 0; v < n; ++v) {
-    for (uint32_t k = pred_offsets[v]; k < pred_offsets[v + 1]; ++k) out_.csr[cursor[pred_list[k]]++] = v;
+    for (uint32_t k = in_.off[v]; k < in_.off[v + 1]; ++k) out_.csr[cursor[in_.csr[k]]++] = v;
   }
   for (EdgeLists* e : {&in_, &out_}) {
     e->len.resize(n);
@@ -109,12 +149,21 @@ void ClusterGraph::Join(int32_t into, int32_t other, EdgeLists& e) {
 
 void ClusterGraph::MergeLists(int32_t into, int32_t other) {
   if (!owned_[into]) {
+    // into still uses its CSR slice: it takes over other's own list when
+    // there is one (no allocation; the slice is appended), else copies both.
     for (EdgeLists* e : {&in_, &out_}) {
-      const int32_t* b = e->csr.data() + e->off[into];
-      e->own[into].assign(b, b + e->len[into]);
-      e->len[into] = 0;
+      std::vector<int32_t>& dst = e->own[into];
+      if (owned_[other]) dst.swap(e->own[other]);
+      for (int32_t c : {into, other}) {
+        if (c == other && owned_[other]) continue;
+        const int32_t* b = e->csr.data() + e->off[c];
+        dst.insert(dst.end(), b, b + e->len[c]);
+        e->len[c] = 0;
+      }
     }
     owned_[into] = 1;
+    owned_[other] = 0;
+    return;
   }
   Join(into, other, in_);
   Join(into, other, out_);
@@ -179,11 +228,23 @@ bool ClusterGraph::Reaches(int32_t from, int32_t to) {
 }
 
 bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to, int32_t max_first) {
+  const int32_t limit = Limit(max_[to]);
+  // Such a path ends with an edge x → to from an input x != from that the
+  // search would enter (min < limit, first <= max_first) and that has inputs
+  // of its own (else nothing reaches it). No such input: no search — the
+  // common case of a cluster whose inputs all lie in `from` (besides Consts).
+  bool candidate = false;
+  for (int32_t x : Ins(to)) {
+    if (x != from && min_[x] < limit && first_[x] <= max_first && !Ins(x).empty()) {
+      candidate = true;
+      break;
+    }
+  }
+  if (!candidate) return false;
   uint32_t s = NewStamp(stamp_a_, counter_a_);
   queue_.clear();
   queue_.push_back(from);
   stamp_a_[from] = s;
-  const int32_t limit = Limit(max_[to]);
   for (size_t qi = 0; qi < queue_.size(); ++qi) {
     int32_t cur = queue_[qi];
     ++bfs_visits;
@@ -223,21 +284,22 @@ std::vector<int32_t> ClusterGraph::TopoSort() {
     return live;
   }
   std::fill(pending.begin(), pending.end(), 0);
-  using Entry = std::pair<int32_t, int32_t>;  // (first, cluster)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  // Ready clusters keyed by first() (distinct node indices): a bit set with
+  // a summary level per 64 bits gives the smallest in a few word scans
+  // (a binary heap of (first, cluster) pairs did the same, slower).
+  MinIndexSet ready(parent_.size());
   for (int32_t c : live) {
     pending[c] = static_cast<int32_t>(Ins(c).size());
-    if (pending[c] == 0) ready.emplace(first_[c], c);
+    if (pending[c] == 0) ready.Insert(first_[c]);
   }
   std::vector<int32_t> order;
   order.reserve(live.size());
   while (!ready.empty()) {
-    int32_t c = ready.top().second;
-    ready.pop();
+    int32_t c = Find(ready.PopMin());  // the live cluster whose first node it is
     min_[c] = max_[c] = static_cast<int32_t>(order.size());
     order.push_back(c);
     for (int32_t y : Outs(c)) {
-      if (--pending[y] == 0) ready.emplace(first_[y], y);
+      if (--pending[y] == 0) ready.Insert(first_[y]);
     }
   }
   return order;  // shorter than `live` only if the cluster graph has a cycle

@@ -49,8 +49,8 @@ class ClusterGraph {
   // `types[i]` is node i's cluster type; node i's producers (data and
   // control, any order, repeats allowed) are pred_list[pred_offsets[i] ..
   // pred_offsets[i+1]), each < i (nodes are in topological order).
-  ClusterGraph(std::vector<ClusterType> types, const std::vector<uint32_t>& pred_offsets,
-               const std::vector<int32_t>& pred_list);
+  // The arrays are taken over (no copy).
+  ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> pred_offsets, BigVector<int32_t> pred_list);
 
   int32_t num_nodes() const { return static_cast<int32_t>(parent_.size()); }
   // The live cluster containing node (or cluster id) x.

@@ -119,6 +119,10 @@ class GraphPartitioner {
   std::optional<ClusterGraph> cg_;
   std::map<std::string, int64_t, std::less<>> counts_;
   std::vector<uint8_t> data_flow_forced_;  // local index → forced unknown by the data-flow rule
+  // local index → a Variable/VariableV2 with ref_var_src_var_name (the
+  // ref-variable rule's candidates; set by InitClusters, so the merge loops
+  // do not read every node again).
+  std::vector<uint8_t> ref_variable_;
 };
 
 absl::Status GraphPartitioner::InitClusters() {
@@ -129,6 +133,7 @@ absl::Status GraphPartitioner::InitClusters() {
   for (int32_t i = 0; i < n; ++i) local_[nodes_[i].index()] = i;
   std::vector<ClusterType> types(n);
   reason_.resize(n);
+  ref_variable_.assign(n, 0);
   // Data-flow re-marking (ForceSplitDataFlowGroups): forced nodes and, as
   // marking does for unknown nodes, their Const data inputs.
   std::vector<MarkReason> forced;
@@ -145,8 +150,8 @@ absl::Status GraphPartitioner::InitClusters() {
       }
     }
   }
-  std::vector<uint32_t> offs(n + 1, 0);
-  std::vector<int32_t> preds;
+  BigVector<uint32_t> offs(n + 1, 0);
+  BigVector<int32_t> preds;
   preds.reserve(n * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model_.node(nodes_[i]);
@@ -165,6 +170,8 @@ absl::Status GraphPartitioner::InitClusters() {
     } else {
       types[i] = ClusterType::kKnown;
     }
+    ref_variable_[i] =
+        (node.type == "Variable" || node.type == "VariableV2") && HasAttr(node.attrs, "ref_var_src_var_name");
     auto add = [&](NodeId p) -> absl::Status {
       int32_t lp = local_[p.index()];
       NPUPLAN_RET_CHECK(lp >= 0 && lp < i) << "node '" << node.name << "' has a producer out of topological order";
@@ -175,7 +182,7 @@ absl::Status GraphPartitioner::InitClusters() {
     for (NodeId c : node.control_inputs) NPUPLAN_RETURN_IF_ERROR(add(c));
     offs[i + 1] = static_cast<uint32_t>(preds.size());
   }
-  cg_.emplace(std::move(types), offs, preds);
+  cg_.emplace(std::move(types), std::move(offs), std::move(preds));
   return absl::OkStatus();
 }
 
@@ -276,11 +283,7 @@ void GraphPartitioner::MergeUnknownPaths(const std::vector<int32_t>& order) {
 // GE's ref-variable rule: a lone Variable with ref_var_src_var_name and one
 // input cluster joins that cluster.
 bool GraphPartitioner::MergeRefVariable(int32_t c) {
-  if (cg_->size(c) != 1) return false;
-  const Node& node = LocalNode(c);
-  if ((node.type != "Variable" && node.type != "VariableV2") || !HasAttr(node.attrs, "ref_var_src_var_name")) {
-    return false;
-  }
+  if (cg_->size(c) != 1 || !ref_variable_[c]) return false;
   auto ins = cg_->Ins(c);
   if (ins.size() != 1) return false;
   int32_t in = ins[0];
@@ -294,8 +297,7 @@ bool GraphPartitioner::MergeRefVariable(int32_t c) {
 // of the same type, inputs in rank order.
 void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, ClusterType type,
                                       std::string_view counter) {
-  const std::string merged = StrCat(counter, "_merges");
-  const std::string refused = StrCat(counter, "_merges_refused");
+  int64_t merged = 0, refused = 0;  // counted here, handed to Count once (an entry only when > 0, as before)
   std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != type) continue;
@@ -304,9 +306,11 @@ void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, Cluster
     for (int32_t in : inputs) {
       in = cg_->Find(in);
       if (in == c || cg_->type(in) != type) continue;
-      Count(cg_->TryMerge(c, in, [](int32_t) {}) ? merged : refused);
+      ++(cg_->TryMerge(c, in, [](int32_t) {}) ? merged : refused);
     }
   }
+  if (merged > 0) Count(StrCat(counter, "_merges"), merged);
+  if (refused > 0) Count(StrCat(counter, "_merges_refused"), refused);
 }
 
 // All INPUT_NODE clusters (input-less Consts) join the first one.
@@ -559,10 +563,14 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     const std::string sg_name = model_.graph(f.sg).name;
     std::vector<OutputRef> call_inputs;
     std::vector<NodeId> call_controls;
+    // One pass per member (its node is touched once): outside inputs via
+    // Data nodes, control edges to the call, then the move into the subgraph.
+    // Node references stay valid across AddNode (chunked node store).
+    const bool unknown = f.type == ClusterType::kUnknown;
     for (NodeId m : f.members) {
-      const size_t num_inputs = model_.node(m).inputs.size();
-      for (size_t k = 0; k < num_inputs; ++k) {
-        OutputRef in = model_.node(m).inputs[k];
+      Node& mn = model_.node(m);
+      for (OutputRef& in_ref : mn.inputs) {
+        const OutputRef in = in_ref;
         if (frame_of[in.node.index()] == static_cast<int32_t>(fi)) continue;
         const uint32_t a = anchor(in);
         if (data_frame[a] != static_cast<int32_t>(fi)) {
@@ -577,9 +585,9 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
           f.data_nodes.push_back(data_of[a]);
           call_inputs.push_back(outside_ref(in));
         }
-        model_.node(m).inputs[k] = OutputRef{data_of[a], 0};
+        in_ref = OutputRef{data_of[a], 0};
       }
-      std::vector<NodeId>& ctrl = model_.node(m).control_inputs;
+      std::vector<NodeId>& ctrl = mn.control_inputs;
       size_t w = 0;
       for (NodeId p : ctrl) {
         if (frame_of[p.index()] == static_cast<int32_t>(fi)) {
@@ -592,6 +600,10 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
         }
       }
       ctrl.resize(w);
+      // Members move into the subgraph (their own subgraphs follow them).
+      mn.graph = f.sg;
+      mn.attrs["_is_unknown_shape"] = unknown;
+      for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
     }
     Node netout;
     netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"), fresh);
@@ -607,16 +619,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     call.inputs = std::move(call_inputs);
     call.control_inputs = std::move(call_controls);
     call.outputs = std::move(call_outputs);
-    // Members move into the subgraph (their own subgraphs follow them).
     Graph& sg = model_.graph(f.sg);
-    sg.nodes = f.data_nodes;
-    for (NodeId m : f.members) {
-      Node& mn = model_.node(m);
-      mn.graph = f.sg;
-      mn.attrs["_is_unknown_shape"] = f.type == ClusterType::kUnknown;
-      for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
-      sg.nodes.push_back(m);
-    }
+    sg.nodes.clear();
+    sg.nodes.reserve(f.data_nodes.size() + f.members.size() + 1);
+    sg.nodes.insert(sg.nodes.end(), f.data_nodes.begin(), f.data_nodes.end());
+    sg.nodes.insert(sg.nodes.end(), f.members.begin(), f.members.end());
     sg.nodes.push_back(netout_id);
   }
   // 4. Nodes left in the graph read frame outputs through the calls.
@@ -655,12 +662,15 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     rec.name = model_.graph(f.sg).name;
     rec.kind = f.type == ClusterType::kKnown ? "known" : unknown ? "unknown" : "input";
     rec.call_node = model_.node(f.call).name;
-    std::vector<std::string> reasons;
+    // Distinct member reasons as a bit set over MarkReason (no string per
+    // member), turned into sorted texts below.
+    uint32_t reason_bits = 0;
+    rec.nodes.reserve(f.members.size());
     for (NodeId m : f.members) {
       const Node& mn = model_.node(m);
       rec.nodes.push_back(mn.name);
       MarkReason r = reason_[local_[m.index()]];
-      if (unknown) reasons.emplace_back(ReasonText(r));
+      if (unknown) reason_bits |= uint32_t{1} << static_cast<int>(r);
       if (logging_) {
         const int before = marks_.IsUnknown(m) ? 1 : 0;
         std::string_view why = unknown ? ReasonText(r) : marks_.no_tiling[m.index()] ? "no-tiling" : f.type == ClusterType::kInputNode ? "input node" : "known";
@@ -673,6 +683,10 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       log_->Record(kPass, "Mark", StrCat("node[", call.name, ",", call.type, "] attr[_is_unknown_shape] to ", unknown ? 1 : 0, "."),
                    Field("reason", StrCat("partitioned call of ", rec.name)), Field("before", "none"),
                    Field("after", unknown ? 1 : 0));
+    }
+    std::vector<std::string> reasons;
+    for (int r = 0; reason_bits >> r != 0; ++r) {
+      if ((reason_bits >> r) & 1) reasons.emplace_back(ReasonText(static_cast<MarkReason>(r)));
     }
     std::sort(reasons.begin(), reasons.end());
     reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
@@ -821,7 +835,7 @@ absl::StatusOr<std::vector<GraphId>> MultiBatchBranches(const Model& model) {
 void TransferConstControlEdges(Model& model, DecisionLog* log, Statistics* stats) {
   const bool logging = log != nullptr && log->enabled();
   int64_t moved = 0;
-  std::vector<std::vector<NodeId>> consumers(model.num_nodes());
+  std::vector<std::vector<NodeId>> consumers;  // per NodeId; sized at the first graph that needs it
   for (GraphId g : model.GraphsPreOrder()) {
     if (g == kRootGraph) continue;
     const Graph& graph = model.graph(g);
@@ -831,6 +845,7 @@ void TransferConstControlEdges(Model& model, DecisionLog* log, Statistics* stats
       any |= IsConstType(n.type) && !n.control_inputs.empty();
     }
     if (!any) continue;
+    if (consumers.empty()) consumers.resize(model.num_nodes());
     // Consumers of each Const, in node order, deduplicated.
     for (NodeId id : graph.nodes) {
       const Node& n = model.node(id);

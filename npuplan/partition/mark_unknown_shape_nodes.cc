@@ -179,6 +179,33 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
   std::reverse(order.begin(), order.end());  // subgraphs before their owners
   const bool logging = log != nullptr && log->enabled();
 
+  // Which outputs are dynamic, per node, in one sequential pass (bit k =
+  // output k, for k < 7; bit 7 = more outputs, checked directly): rule (a)
+  // then reads one byte per producer instead of its tensor's shape.
+  std::vector<uint8_t> dyn_out(n, 0);
+  std::vector<uint8_t> owns_graphs(n, 0);  // phase 3 reads only these nodes again
+  for (size_t i = 0; i < n; ++i) {
+    owns_graphs[i] = !model.nodes()[i].subgraphs.empty();
+    const std::vector<TensorDesc>& outs = model.nodes()[i].outputs;
+    uint8_t bits = outs.size() > 7 ? 0x80 : 0;
+    for (size_t k = 0; k < outs.size() && k < 7; ++k) {
+      if (outs[k].IsDynamic()) bits |= static_cast<uint8_t>(1u << k);
+    }
+    dyn_out[i] = bits;
+  }
+  auto has_dynamic_shape = [&](const Node& node, NodeId id) {
+    const uint8_t own = dyn_out[id.index()];
+    if ((own & 0x7f) != 0 || ((own & 0x80) && HasDynamicShape(model, node))) return true;
+    for (const OutputRef& in : node.inputs) {
+      if (in.index < 0 || !in.node.valid() || in.node.index() >= n) {
+        if (InputDynamic(model, in)) return true;
+        continue;
+      }
+      const uint8_t bits = dyn_out[in.node.index()];
+      if (in.index < 7 ? ((bits >> in.index) & 1) != 0 : (bits & 0x80) && InputDynamic(model, in)) return true;
+    }
+    return false;
+  };
   // 1. Node rules.
   for (GraphId g : order) {
     for (NodeId id : model.graph(g).nodes) {
@@ -188,7 +215,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
       NPUPLAN_ASSIGN_OR_RETURN(std::optional<bool> addr, BoolAttr(node, "_is_support_addr_refresh"));
       NPUPLAN_ASSIGN_OR_RETURN(bool tiling_dynamic, TilingDependDynamic(model, node));
       MarkReason r = MarkReason::kKnown;
-      bool dynamic = HasDynamicShape(model, node);
+      bool dynamic = has_dynamic_shape(node, id);
       bool no_tiling = false;
       if (dynamic) {
         NPUPLAN_ASSIGN_OR_RETURN(no_tiling, CanRunNoTiling(model, node, res.no_tiling));
@@ -232,7 +259,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
   for (GraphId g : order) {
     const Graph& graph = model.graph(g);
     for (NodeId id : graph.nodes) {
-      if (res.reason[id.index()] != MarkReason::kKnown) continue;
+      if (res.reason[id.index()] != MarkReason::kKnown || !owns_graphs[id.index()]) continue;
       for (GraphId sg : model.node(id).subgraphs) {
         if (graph_unknown[sg.index()]) {
           res.reason[id.index()] = MarkReason::kSubgraphUnknown;
@@ -256,6 +283,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
   for (GraphId g : model.GraphsPreOrder()) {
     for (NodeId id : model.graph(g).nodes) {
       MarkReason r = res.reason[id.index()];
+      if (r == MarkReason::kKnown && !res.no_tiling[id.index()]) continue;  // nothing to count or log
       const Node& node = model.node(id);
       if (r != MarkReason::kKnown) {
         ++res.unknown_count;

@@ -1,0 +1,107 @@
+#include "npuplan/ir/attribute.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace npuplan {
+namespace {
+
+std::vector<std::string> Keys(const AttrMap& m) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : m) keys.push_back(k);
+  return keys;
+}
+
+TEST(AttrMapTest, IteratesInKeyOrderWhateverTheInsertionOrder) {
+  AttrMap m;
+  m["_stream_label"] = "a";
+  m["_is_unknown_shape"] = true;
+  m["z"] = 1;
+  m["_parent_node_index"] = int64_t{3};
+  m["a"] = 2.5;
+  EXPECT_THAT(Keys(m), ::testing::ElementsAre("_is_unknown_shape", "_parent_node_index", "_stream_label", "a", "z"));
+  EXPECT_EQ(m.size(), 5u);
+  EXPECT_EQ(GetIntAttr(m, "_parent_node_index"), 3);
+  EXPECT_EQ(GetBoolAttr(m, "_is_unknown_shape"), true);
+  EXPECT_EQ(GetStringAttr(m, "_stream_label"), "a");
+  EXPECT_FALSE(HasAttr(m, "_missing"));
+}
+
+TEST(AttrMapTest, EmplaceKeepsTheOldValueAndInsertOrAssignReplacesIt) {
+  AttrMap m;
+  EXPECT_TRUE(m.emplace("k", 1).second);
+  EXPECT_FALSE(m.emplace("k", 2).second);
+  EXPECT_EQ(GetIntAttr(m, "k"), 1);
+  EXPECT_FALSE(m.insert_or_assign("k", 3).second);
+  EXPECT_EQ(GetIntAttr(m, "k"), 3);
+  m["k"] = 4;  // operator[] finds the existing entry
+  EXPECT_EQ(m.size(), 1u);
+  EXPECT_EQ(GetIntAttr(m, "k"), 4);
+}
+
+TEST(AttrMapTest, EraseRemovesOnlyTheNamedKey) {
+  AttrMap m;
+  for (const char* k : {"b", "a", "c"}) m[k] = 1;
+  EXPECT_EQ(m.erase("b"), 1u);
+  EXPECT_EQ(m.erase("b"), 0u);
+  EXPECT_THAT(Keys(m), ::testing::ElementsAre("a", "c"));
+  EXPECT_EQ(m.count("a"), 1u);
+  EXPECT_EQ(m.count("b"), 0u);
+}
+
+TEST(AttrMapTest, InternsKeysOncePerProcess) {
+  const std::string key = "_an_attribute_name_longer_than_sso";
+  EXPECT_EQ(InternAttrKey(key), InternAttrKey(std::string_view(key)));
+  EXPECT_EQ(*InternAttrKey(key), key);
+  EXPECT_NE(InternAttrKey("x1"), InternAttrKey("x2"));
+  AttrMap a, b;
+  a[key] = 1;
+  b[std::string(key)] = 1;
+  EXPECT_EQ(&a.begin()->first.str(), &b.begin()->first.str());
+}
+
+TEST(AttrMapTest, ComparesByKeysAndValues) {
+  AttrMap a, b;
+  a["x"] = 1;
+  a["y"] = AttrValue::IntList{1, 2};
+  b["y"] = AttrValue::IntList{1, 2};
+  b["x"] = 1;
+  EXPECT_EQ(a, b);
+  b["x"] = 2;
+  EXPECT_FALSE(a == b);
+  b["x"] = 1;
+  b["w"] = 1;
+  EXPECT_FALSE(a == b);
+}
+
+TEST(AttrMapTest, NestsMapsAsValues) {
+  AttrMap inner;
+  inner["_attached_stream_key"] = "k";
+  AttrMap outer;
+  outer["_attached_stream_info"] = inner;
+  outer["_attached_stream_info_list"] = AttrValue::MapList{inner, inner};
+  const AttrValue* v = FindAttr(outer, "_attached_stream_info");
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(v->as<AttrMap>(), nullptr);
+  EXPECT_EQ(GetStringAttr(*v->as<AttrMap>(), "_attached_stream_key"), "k");
+  EXPECT_EQ(FindAttr(outer, "_attached_stream_info_list")->as<AttrValue::MapList>()->size(), 2u);
+  AttrMap copy = outer;
+  EXPECT_EQ(copy, outer);
+}
+
+TEST(AttrMapTest, FromUnsortedSortsOnce) {
+  std::vector<std::pair<std::string, AttrValue>> entries;
+  for (int i = 99; i >= 0; --i) entries.emplace_back("k" + std::to_string(1000 + i), i);
+  AttrMap m = AttrMap::FromUnsorted(std::move(entries));
+  ASSERT_EQ(m.size(), 100u);
+  EXPECT_EQ(std::string(m.begin()->first), "k1000");
+  EXPECT_EQ(GetIntAttr(m, "k1042"), 42);
+  std::vector<std::string> keys = Keys(m);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+}
+
+}  // namespace
+}  // namespace npuplan
