@@ -5,6 +5,7 @@
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/plan/task_model.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -39,7 +40,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   std::vector<int64_t> count(view.num_slots(), 0);
   for (size_t i = 0; i < m.num_nodes(); ++i) count[i] = plan.tasks[i];
   for (size_t s = m.num_nodes(); s < view.num_slots(); ++s) {
-    count[s] = events::AttachedTasks(m.node(view.node_of(static_cast<int32_t>(s))));
+    count[s] = AttachedNodeTasks(m.node(view.node_of(static_cast<int32_t>(s))));
   }
   events::SendSlots send_slot(m, view);  // a subgraph owner's Send runs after its subgraphs
   for (const SyncEvent& e : plan.events.events) {

@@ -8,6 +8,7 @@
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/plan/task_model.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -82,7 +83,7 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
       m.graph(g).nodes.pop_back();  // placed below
       plan.EnsureNodeVectors();
       plan.physical_stream[id.index()] = physical ? stream : -1;
-      plan.tasks[id.index()] = events::NodeTasks(m.node(id), m.engine_table);
+      plan.tasks[id.index()] = NodeTasks(m.node(id), m.engine_table);
       if (send) {
         after[owner.index()].push_back(id);
         ++sends;

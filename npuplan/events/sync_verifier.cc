@@ -10,6 +10,7 @@
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/task_model.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -551,7 +552,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       int32_t slot = slots[k];
       if (folded[slot]) continue;
       const Node& n = m.node(view.node_of(slot));
-      int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedTasks(n);
+      int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedNodeTasks(n);
       const bool first = counted++ == 0;
       running = (first ? 0 : running) + t + extra[slot];
       if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&

@@ -1,39 +1,9 @@
 #include "npuplan/events/task_count_assignment.h"
 
 #include "npuplan/events/sync_verifier.h"
+#include "npuplan/plan/task_model.h"
 
 namespace npuplan {
-namespace events {
-
-int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string* source) {
-  const bool is_recv = node.type == "Recv" || node.type == "RecvNotify" || node.type == "RecvMem";
-  auto set_source = [&](const char* s) {
-    if (source) *source = s;
-  };
-  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) {
-    set_source("_node_sqe_num");
-    return *sqe + (is_recv ? 1 : 0);
-  }
-  const EngineConfig* engine = engines.Find(node.engine);
-  if (engine != nullptr && engine->skip_assign_stream) {
-    set_source("skip-engine");
-    return 0;
-  }
-  if (node.engine == "DNN_HCCL") {
-    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) {
-      set_source("_hccl_task_num");
-      return *n + (is_recv ? 1 : 0);
-    }
-  }
-  set_source("default");
-  return is_recv ? 2 : 1;
-}
-
-int64_t AttachedTasks(const Node& node) {
-  return GetIntAttr(node.attrs, "_hccl_attached_task_num").value_or(1);
-}
-
-}  // namespace events
 
 namespace {
 [[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
@@ -46,11 +16,12 @@ absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
   bool changed = false;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
-    std::string source;
-    int64_t t = events::NodeTasks(n, m.engine_table, &source);
-    if (source == "_node_sqe_num" || source == "_hccl_task_num") {
+    if (absl::Status s = CheckTaskAttributes(n); !s.ok()) return s;
+    std::string_view rule;
+    int64_t t = NodeTasks(n, m.engine_table, &rule);
+    if (rule == "_node_sqe_num" || rule == "_hccl_task_num") {
       ctx.log.Record(name(), "TaskCountOverridden", "", Field("node", n.name), Field("tasks", t),
-                     Field("attr", source));
+                     Field("attr", rule));
     }
     changed |= plan.tasks[i] != t;
     plan.tasks[i] = t;

@@ -1,7 +1,7 @@
 // task-count-assignment (SPEC T1): how many device tasks each node issues on
 // its main stream (GE CollectTaskSize, without the TaskDefs GE reads).
 //
-// Default model (per engine / op type; docs/events.md):
+// The model itself is npuplan/plan/task_model.h (shared with the simulator):
 //   engine with skip_assign_stream (GE_LOCAL, HOST_CPU, ffts_plus) → 0
 //   Recv / RecvNotify                         → 2 (event wait + reset)
 //   Send / SendNotify / StreamActive / other  → 1 (StreamActive is replaced by
@@ -12,6 +12,7 @@
 // Event waits (+1 each, GE's EVENT_WAIT reset) are added by the split, which
 // runs after the events exist.
 //
+// A negative task-count attribute is an error naming the node.
 // Requires: logical-streams. Provides: tasks (Plan::tasks).
 // Decision keywords: TaskCountOverridden node= tasks= attr=
 #ifndef NPUPLAN_EVENTS_TASK_COUNT_ASSIGNMENT_H_
@@ -29,13 +30,6 @@ class TaskCountAssignment final : public Pass {
   bool preserves_structure() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
-
-namespace events {
-// Main-stream tasks of a node under the default model; `source` names the rule.
-int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string* source = nullptr);
-// Tasks on each attached stream of a node.
-int64_t AttachedTasks(const Node& node);
-}  // namespace events
 
 }  // namespace npuplan
 

@@ -1,5 +1,6 @@
 #include "npuplan/events/task_count_assignment.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "npuplan/events/events_test_util.h"
@@ -15,6 +16,7 @@ using ::npuplan::events::testing::RunPasses;
 using ::npuplan::events::testing::RunResult;
 using ::npuplan::testing::IsOk;
 using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
 
 TEST(TaskCountAssignmentTest, CountsByEngineAndHonoursOverrides) {
   auto m = ParseVerifiedGraph(R"json({"nodes": [
@@ -39,6 +41,22 @@ TEST(TaskCountAssignmentTest, CountsByEngineAndHonoursOverrides) {
   EXPECT_EQ(tasks("o"), 0);
   EXPECT_EQ(r.log.WithKeyword("TaskCountOverridden").size(), 2u);
   EXPECT_EQ(r.stats.Get("task-count-assignment", "tasks_total"), 16);
+}
+
+// A negative task count is bad input: an error naming the node and the
+// attribute, for each of the three task-count attributes.
+TEST(TaskCountAssignmentTest, NegativeTaskCountAttributeIsAnErrorNamingTheNode) {
+  for (const char* attr : {"_node_sqe_num", "_hccl_task_num", "_hccl_attached_task_num"}) {
+    auto m = ParseVerifiedGraph(StrCat(R"json({"nodes": [
+      {"name": "d", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "ar", "type": "HcomAllReduce", "inputs": ["d:0"], "attrs": {"_test_stream": 0, ")json", attr,
+                                       R"json(": -3}, "outputs": [{"shape": [1]}]}]})json"));
+    ASSERT_THAT(m, IsOk()) << attr;
+    Plan plan = PlanFromModel(std::move(m).value());
+    const absl::Status status = RunPasses(plan, Passes<TaskCountAssignment>());
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, "node 'ar'")) << attr;
+    EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr(attr));
+  }
 }
 
 }  // namespace

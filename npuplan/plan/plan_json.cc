@@ -311,6 +311,9 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
         n.stream_id = e.value("logical_stream", int64_t{-1});
         n.attached_stream_ids = e.value("attached_streams", std::vector<int64_t>{});
         plan.tasks[id.index()] = e.value("tasks", int64_t{0});
+        if (plan.tasks[id.index()] < 0) {
+          return Bad(src, StrCat("$.nodes.", name, ".tasks"), "a task count must be >= 0");
+        }
         int64_t stream = e.value("stream", int64_t{-1});
         if (Has(plan.established, IrProperty::kPhysicalStreams)) plan.physical_stream[id.index()] = stream;
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/plan/task_model.h"
 #include "npuplan/sim/plan_program.h"
 
 namespace npuplan::sim {
@@ -104,21 +105,6 @@ std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options)
   return cost;
 }
 
-int64_t DefaultNodeTasks(const Node& node, const EngineTable& engines) {
-  const bool is_recv = node.type == "Recv" || node.type == "RecvNotify" || node.type == "RecvMem";
-  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return std::max<int64_t>(0, *sqe + (is_recv ? 1 : 0));
-  const EngineConfig* engine = engines.Find(node.engine);
-  if (engine != nullptr && engine->skip_assign_stream) return 0;
-  if (node.engine == "DNN_HCCL") {
-    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return std::max<int64_t>(0, *n + (is_recv ? 1 : 0));
-  }
-  return is_recv ? 2 : 1;
-}
-
-int64_t AttachedNodeTasks(const Node& node) {
-  return std::max<int64_t>(0, GetIntAttr(node.attrs, "_hccl_attached_task_num").value_or(1));
-}
-
 std::vector<int64_t> NodeTaskCounts(const Plan& plan) {
   const Model& m = plan.model;
   const bool planned = Has(plan.established, IrProperty::kTasks) &&
@@ -127,7 +113,7 @@ std::vector<int64_t> NodeTaskCounts(const Plan& plan) {
   for (size_t i = 0; i < tasks.size(); ++i) {
     NodeId id(static_cast<int32_t>(i));
     if (MainStreamOf(plan, id) < 0) continue;
-    tasks[i] = planned ? std::max<int64_t>(0, plan.tasks[i]) : DefaultNodeTasks(m.node(id), m.engine_table);
+    tasks[i] = planned ? std::max<int64_t>(0, plan.tasks[i]) : NodeTasks(m.node(id), m.engine_table);
   }
   return tasks;
 }

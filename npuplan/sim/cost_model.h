@@ -22,13 +22,11 @@
 //
 // Device tasks (what the launch overhead is charged for, per task): the
 // plan's task counts (Plan::tasks, SPEC T1) once task-count-assignment has
-// run (IrProperty::kTasks), else the same default model
-// (npuplan/events/task_count_assignment.h, which this module sits below):
-//   `_node_sqe_num` (+1 for a Recv: its reset) when set; 0 for a skipped engine
-//   (GE_LOCAL: Data, Const, NetOutput, Reshape, If/While owners, ...; HOST_CPU;
-//   ffts_plus); DNN_HCCL `_hccl_task_num` (+1 for a Recv) when set; Recv /
-//   RecvNotify / RecvMem 2 (wait + reset); anything else 1. An attached
-//   stream runs `_hccl_attached_task_num` tasks (default 1).
+// run (IrProperty::kTasks), else the same model computed here
+// (npuplan/plan/task_model.h: 0 for a skipped engine — GE_LOCAL: Data, Const,
+// NetOutput, Reshape, If/While owners, ...; HOST_CPU; ffts_plus — 2 for a
+// Recv, else 1, with the `_node_sqe_num` / `_hccl_task_num` overrides). An
+// attached stream runs `_hccl_attached_task_num` tasks (default 1).
 // A node with 0 tasks launches nothing: it takes no stream time, whatever
 // its cost (GE runs nothing for it on the device).
 #ifndef NPUPLAN_SIM_COST_MODEL_H_
@@ -72,12 +70,8 @@ double NodeCost(const Model& model, NodeId n, const CostModelOptions& options);
 // Cost of every node, indexed by NodeId (0 for nodes without a task).
 std::vector<double> NodeCosts(const Plan& plan, const CostModelOptions& options);
 
-// Main-stream tasks of a node under the default task model (above).
-int64_t DefaultNodeTasks(const Node& node, const EngineTable& engines);
-// Tasks on each attached stream of a node (`_hccl_attached_task_num`, default 1).
-int64_t AttachedNodeTasks(const Node& node);
 // Main-stream tasks of every node, indexed by NodeId: Plan::tasks when the
-// plan has them (IrProperty::kTasks), else DefaultNodeTasks; 0 for nodes
+// plan has them (IrProperty::kTasks), else NodeTasks (task_model.h); 0 for nodes
 // without a main stream.
 std::vector<int64_t> NodeTaskCounts(const Plan& plan);
 

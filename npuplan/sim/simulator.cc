@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"

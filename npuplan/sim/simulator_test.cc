@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -176,7 +177,7 @@ TEST(CostModelTest, DefaultTaskModelFollowsTaskCountAssignment) {
     {"name": "out", "type": "NetOutput", "inputs": ["sqe", "h"]}
   ]})json"));
   const Model& m = plan.model;
-  auto tasks = [&](const char* name) { return DefaultNodeTasks(m.node(m.FindNode(name)), m.engine_table); };
+  auto tasks = [&](const char* name) { return NodeTasks(m.node(m.FindNode(name)), m.engine_table); };
   EXPECT_EQ(tasks("x"), 0);  // GE_LOCAL
   EXPECT_EQ(tasks("r"), 0);
   EXPECT_EQ(tasks("out"), 0);

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/plan/task_model.h"
 #include "npuplan/stream/engine_partition.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/support/str_util.h"
@@ -50,7 +51,7 @@ StreamCostModel::StreamCostModel(const sim::SimOptions& sim, bool sync_nodes) : 
 int64_t StreamCostModel::Cost(const Model& m, NodeId id) const {
   const Node& node = m.node(id);
   if (node.stream_id < 0) return 0;
-  const int64_t tasks = sim::DefaultNodeTasks(node, m.engine_table);
+  const int64_t tasks = NodeTasks(node, m.engine_table);
   if (tasks <= 0) return 0;  // launches nothing: no stream time (as in the simulator)
   const double us = sim::NodeCost(m, id, node_costs);
   if (us <= 0) return 0;  // `_cost` 0: GE's zero-cost node (split out of the path cover)

@@ -54,7 +54,7 @@ inline constexpr char kAttrCost[] = "_cost";
 // taken from the simulator (npuplan/sim, SimOptions defaults) so that the
 // allocator's estimates and a simulated plan agree:
 //   node    sim::NodeCost (`_cost` µs if set, else the engine's formula) +
-//           one launch overhead per device task (sim::DefaultNodeTasks);
+//           one launch overhead per device task (NodeTasks, npuplan/plan/task_model.h);
 //           0 without a stream or without a task (a skipped engine: Data,
 //           Const, NetOutput, GE_LOCAL ops — the simulator charges them
 //           nothing either), and 0 for `_cost` 0 (GE's zero-cost nodes);

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "npuplan/plan/task_model.h"
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -195,7 +196,7 @@ TEST(StreamCostModelTest, PricesNodesAndEventsLikeTheSimulator) {
   // when they sit on a stream (the dynamic path's main stream).
   for (const char* name : {"x", "out"}) {
     const Node& n = m.node(m.FindNode(name));
-    EXPECT_EQ(sim::DefaultNodeTasks(n, m.engine_table), 0) << name;
+    EXPECT_EQ(NodeTasks(n, m.engine_table), 0) << name;
     EXPECT_EQ(costs.Cost(m, m.FindNode(name)), 0) << name;
   }
   // One launch per task: a node issuing 3 SQEs pays 3 µs of launches.

@@ -1,0 +1,46 @@
+#include "npuplan/plan/task_model.h"
+
+#include <algorithm>
+
+#include "npuplan/ir/attribute.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+bool IsRecv(const Node& node) {
+  return node.type == "Recv" || node.type == "RecvNotify" || node.type == "RecvMem";
+}
+
+}  // namespace
+
+int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view* rule) {
+  auto decided = [&](std::string_view r, int64_t tasks) {
+    if (rule) *rule = r;
+    return std::max<int64_t>(0, tasks);
+  };
+  const int64_t reset = IsRecv(node) ? 1 : 0;
+  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return decided("_node_sqe_num", *sqe + reset);
+  const EngineConfig* engine = engines.Find(node.engine);
+  if (engine != nullptr && engine->skip_assign_stream) return decided("skip-engine", 0);
+  if (node.engine == "DNN_HCCL") {
+    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return decided("_hccl_task_num", *n + reset);
+  }
+  return decided("default", 1 + reset);
+}
+
+int64_t AttachedNodeTasks(const Node& node) {
+  return std::max<int64_t>(0, GetIntAttr(node.attrs, "_hccl_attached_task_num").value_or(1));
+}
+
+absl::Status CheckTaskAttributes(const Node& node) {
+  for (const char* attr : {"_node_sqe_num", "_hccl_task_num", "_hccl_attached_task_num"}) {
+    if (auto v = GetIntAttr(node.attrs, attr); v && *v < 0) {
+      return absl::InvalidArgumentError(
+          StrCat("node '", node.name, "': attribute ", attr, " is ", *v, "; a task count must be >= 0"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan
