@@ -111,26 +111,32 @@ TEST(SyncEventOptimizationTest, VerifierRejectsMissingEvent) {
               StatusIs(absl::StatusCode::kInternal, "verifier[happens-before]"));
 }
 
+// Chains a0→…→a(m-1) on stream 1 and b0→…→b(m-1) on stream 2, every node
+// read by v on stream 0: 2m candidate events into v.
+Plan TwoChainsIntoOneWaiter(int m) {
+  Model model;
+  std::vector<NodeId> a, b;
+  for (int i = 0; i < m; ++i) {
+    a.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("a", i), 1, i > 0 ? a.back() : NodeId())));
+    b.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("b", i), 2, i > 0 ? b.back() : NodeId())));
+  }
+  Node v = events::testing::Op("v", 0);
+  for (int i = 0; i < m; ++i) {
+    v.inputs.push_back({a[i], 0});
+    v.inputs.push_back({b[i], 0});
+  }
+  model.AddNode(kRootGraph, std::move(v));
+  RenumberTopoIds(model);
+  return PlanFromModel(std::move(model));
+}
+
 // Two chains a0→…→a(m-1) on stream 1 and b0→…→b(m-1) on stream 2, every
 // node of both feeding v on stream 0: only the last of each chain needs an
 // event. v has 2m predecessors: m = 3 takes the pairwise coverage test, m = 12
 // the per-stream best / second-best one (more than 16 predecessors).
 TEST(SyncEventOptimizationTest, ExactKeepsOnlyTheLastSenderOfEachChainIntoOneWaiter) {
   for (int m : {3, 12}) {
-    Model model;
-    std::vector<NodeId> a, b;
-    for (int i = 0; i < m; ++i) {
-      a.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("a", i), 1, i > 0 ? a.back() : NodeId())));
-      b.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("b", i), 2, i > 0 ? b.back() : NodeId())));
-    }
-    Node v = events::testing::Op("v", 0);
-    for (int i = 0; i < m; ++i) {
-      v.inputs.push_back({a[i], 0});
-      v.inputs.push_back({b[i], 0});
-    }
-    model.AddNode(kRootGraph, std::move(v));
-    RenumberTopoIds(model);
-    Plan plan = PlanFromModel(std::move(model));
+    Plan plan = TwoChainsIntoOneWaiter(m);
     ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk()) << "m=" << m;
     EXPECT_EQ(plan.events.counts["naive"], 2 * m) << "m=" << m;
     EXPECT_THAT(Pairs(plan), ::testing::ElementsAre(P(StrCat("a", m - 1), "v"), P(StrCat("b", m - 1), "v")))
@@ -143,20 +149,7 @@ TEST(SyncEventOptimizationTest, ExactKeepsOnlyTheLastSenderOfEachChainIntoOneWai
 // best / second-best one.
 TEST(SyncEventOptimizationTest, ExactKeepsOneOfTwoIdenticalEvents) {
   for (int m : {3, 12}) {
-    Model model;
-    std::vector<NodeId> a, b;
-    for (int i = 0; i < m; ++i) {
-      a.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("a", i), 1, i > 0 ? a.back() : NodeId())));
-      b.push_back(model.AddNode(kRootGraph, events::testing::Op(StrCat("b", i), 2, i > 0 ? b.back() : NodeId())));
-    }
-    Node v = events::testing::Op("v", 0);
-    for (int i = 0; i < m; ++i) {
-      v.inputs.push_back({a[i], 0});
-      v.inputs.push_back({b[i], 0});
-    }
-    model.AddNode(kRootGraph, std::move(v));
-    RenumberTopoIds(model);
-    Plan plan = PlanFromModel(std::move(model));
+    Plan plan = TwoChainsIntoOneWaiter(m);
     ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk()) << "m=" << m;
     auto& evs = plan.events.events;
     const auto last_a = std::find_if(evs.begin(), evs.end(), [&](const SyncEvent& e) {
