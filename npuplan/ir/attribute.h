@@ -59,15 +59,22 @@ class AttrMap {
   using iterator = std::vector<AttrEntry>::iterator;
   using const_iterator = std::vector<AttrEntry>::const_iterator;
 
-  AttrMap() = default;
-
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
-  void clear() { entries_.clear(); }
-  iterator begin() { return entries_.begin(); }
-  iterator end() { return entries_.end(); }
-  const_iterator begin() const { return entries_.begin(); }
-  const_iterator end() const { return entries_.end(); }
+  // Bodies below AttrEntry's definition: they instantiate std::vector<AttrEntry>
+  // members, which need the complete type (clang instantiates them at once —
+  // AttrValue's inline constructors would otherwise instantiate ~AttrMap).
+  AttrMap();
+  ~AttrMap();
+  AttrMap(const AttrMap&);
+  AttrMap(AttrMap&&) noexcept;
+  AttrMap& operator=(const AttrMap&);
+  AttrMap& operator=(AttrMap&&) noexcept;
+  bool empty() const;
+  size_t size() const;
+  void clear();
+  iterator begin();
+  iterator end();
+  const_iterator begin() const;
+  const_iterator end() const;
 
   iterator find(std::string_view key);
   const_iterator find(std::string_view key) const;
@@ -81,7 +88,7 @@ class AttrMap {
   template <typename V>
   std::pair<iterator, bool> insert_or_assign(std::string_view key, V&& value);
   size_t erase(std::string_view key);
-  iterator erase(const_iterator it) { return entries_.erase(it); }
+  iterator erase(const_iterator it);
 
   // A map of the given entries (any order, keys distinct): one sort instead
   // of an insertion per entry.
@@ -135,6 +142,21 @@ struct AttrEntry {
   AttrKey first;
   AttrValue second;
 };
+
+inline AttrMap::AttrMap() = default;
+inline AttrMap::~AttrMap() = default;
+inline AttrMap::AttrMap(const AttrMap&) = default;
+inline AttrMap::AttrMap(AttrMap&&) noexcept = default;
+inline AttrMap& AttrMap::operator=(const AttrMap&) = default;
+inline AttrMap& AttrMap::operator=(AttrMap&&) noexcept = default;
+inline bool AttrMap::empty() const { return entries_.empty(); }
+inline size_t AttrMap::size() const { return entries_.size(); }
+inline void AttrMap::clear() { entries_.clear(); }
+inline AttrMap::iterator AttrMap::begin() { return entries_.begin(); }
+inline AttrMap::iterator AttrMap::end() { return entries_.end(); }
+inline AttrMap::const_iterator AttrMap::begin() const { return entries_.begin(); }
+inline AttrMap::const_iterator AttrMap::end() const { return entries_.end(); }
+inline AttrMap::iterator AttrMap::erase(const_iterator it) { return entries_.erase(it); }
 
 inline size_t AttrMap::LowerBound(std::string_view key) const {
   size_t lo = 0, hi = entries_.size();
