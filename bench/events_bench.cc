@@ -4,7 +4,7 @@
 // events (almost every edge crosses streams). Counters: naive / ge / exact
 // event counts. Results: docs/benchmarks.md ("Events").
 //
-//   build-events/bin/events_bench --benchmark_filter=. --benchmark_min_time=1
+//   build/bin/events_bench --benchmark_filter=. --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
