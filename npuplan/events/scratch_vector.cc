@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "npuplan/ir/chunk_memory.h"
+
 namespace npuplan::events {
 namespace {
 
@@ -28,13 +30,10 @@ ScratchCache& Cache() {
   return *cache;
 }
 
-void* NewBlock(size_t bytes) {
-  void* p = ::operator new(bytes, std::align_val_t{kHugePageBytes});
-  AdviseHugePagesAligned(p, bytes);
-  return p;
-}
-
-void DeleteBlock(void* p) { ::operator delete(p, std::align_val_t{kHugePageBytes}); }
+// ir's chunk allocator: 2 MiB-aligned and advised for huge pages (bytes is
+// a multiple of kHugePageBytes).
+void* NewBlock(size_t bytes) { return internal::AllocateChunk(bytes, kHugePageBytes); }
+void DeleteBlock(const Block& b) { internal::FreeChunk(b.p, b.bytes, kHugePageBytes); }
 
 }  // namespace
 
@@ -68,7 +67,7 @@ void* AllocateScratch(size_t bytes) {
 
 void FreeScratch(void* p, size_t bytes) {
   ScratchCache& c = Cache();
-  std::vector<void*> drop;
+  std::vector<Block> drop;
   {
     std::lock_guard<std::mutex> lock(c.mu);
     if (auto it = c.live.find(p); it != c.live.end()) {
@@ -81,12 +80,12 @@ void FreeScratch(void* p, size_t bytes) {
     while (c.cached_bytes > kScratchCacheBytes && !c.free_blocks.empty()) {
       auto oldest = std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
                                      [](const Block& a, const Block& b) { return a.freed < b.freed; });
-      drop.push_back(oldest->p);
+      drop.push_back(*oldest);
       c.cached_bytes -= oldest->bytes;
       c.free_blocks.erase(oldest);
     }
   }
-  for (void* q : drop) DeleteBlock(q);
+  for (const Block& b : drop) DeleteBlock(b);
 }
 
 size_t ReleaseScratchMemory() {
@@ -100,7 +99,7 @@ size_t ReleaseScratchMemory() {
   size_t released = 0;
   for (const Block& b : blocks) {
     released += b.bytes;
-    DeleteBlock(b.p);
+    DeleteBlock(b);
   }
   return released;
 }

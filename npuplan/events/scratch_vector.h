@@ -4,9 +4,10 @@
 // a fresh million-element array is faulted in a few 2 MiB pages instead of
 // hundreds of 4 KiB ones. On the shared VM a page fault costs ~10-25 µs: with
 // 4 KiB pages the faults of the ~200 MB of fresh arrays one events pass
-// writes on a 1M-node graph were a third of its time (npuplan/ir's BigVector
-// does the same from 8 MiB; most arrays here are 4-8 MiB). Smaller
-// allocations are plain operator new.
+// writes on a 1M-node graph were a third of its time. The blocks come from
+// npuplan/ir's chunk allocator (chunk_memory.h, as BigVector's do); what this
+// adds is the cache of freed blocks below, so the stage's passes reuse each
+// other's pages. Smaller allocations are plain operator new.
 #ifndef NPUPLAN_EVENTS_SCRATCH_VECTOR_H_
 #define NPUPLAN_EVENTS_SCRATCH_VECTOR_H_
 
@@ -19,9 +20,6 @@ namespace npuplan::events {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 inline constexpr size_t kScratchHugeFrom = size_t{1} << 20;
-
-// madvise(MADV_HUGEPAGE) on the whole 2 MiB pages inside [p, p + bytes).
-void AdviseHugePagesAligned(void* p, size_t bytes);
 
 // Large scratch blocks (whole 2 MiB pages, 2 MiB-aligned). A freed block is
 // kept for the next request it fits (the smallest such block) instead of

@@ -332,15 +332,6 @@ bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) 
   return a && b;
 }
 
-void AdviseHugePagesAligned(void* p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (p != nullptr && bytes >= kHugePageBytes) (void)madvise(p, bytes & ~(kHugePageBytes - 1), MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 void AdviseHugePages(void* p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
