@@ -392,12 +392,83 @@ int64_t CountNodes(const onnx::GraphProto& g) {
   return count;
 }
 
+// libonnx 1.12's data propagation for Shape reads its input's type without a
+// null check, so a Shape fed by a tensor that inference leaves untyped (an
+// unknown op's output, a node whose inference failed) crashes it (found by
+// fuzz/onnx_fuzz). Every Shape input therefore gets a placeholder type — an
+// empty tensor type, in the value_info of the graph that defines the tensor —
+// which inference fills in when it can.
+class ShapeInputTyper {
+ public:
+  void Run(onnx::GraphProto& g) {
+    Scope& scope = scopes_.emplace_back();
+    scope.graph = &g;
+    for (int i = 0; i < g.input_size(); ++i) scope.defs.emplace(g.input(i).name(), Def{Def::kInput, i});
+    for (const auto& t : g.initializer()) scope.defs.emplace(t.name(), Def{Def::kInitializer, 0});
+    for (const auto& t : g.sparse_initializer()) scope.defs.emplace(t.values().name(), Def{Def::kInitializer, 0});
+    for (const auto& n : g.node()) {
+      for (const auto& o : n.output()) scope.defs.emplace(o, Def{Def::kNodeOutput, 0});
+    }
+    for (int i = 0; i < g.value_info_size(); ++i) scope.value_info.emplace(g.value_info(i).name(), i);
+    for (int k = 0; k < g.node_size(); ++k) {
+      onnx::NodeProto& n = *g.mutable_node(k);
+      const bool is_shape = n.op_type() == "Shape" && (n.domain().empty() || n.domain() == "ai.onnx");
+      if (is_shape && n.input_size() > 0 && !n.input(0).empty()) EnsureTyped(n.input(0));
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_g()) Run(*a.mutable_g());
+        for (auto& sub : *a.mutable_graphs()) Run(sub);
+      }
+    }
+    scopes_.pop_back();
+  }
+
+ private:
+  struct Def {
+    enum Kind { kInput, kInitializer, kNodeOutput } kind;
+    int index;
+  };
+  struct Scope {
+    onnx::GraphProto* graph = nullptr;
+    std::unordered_map<std::string, Def> defs;
+    std::unordered_map<std::string, int> value_info;
+  };
+
+  static void Placeholder(onnx::TypeProto& t) {
+    if (t.value_case() == onnx::TypeProto::VALUE_NOT_SET) t.mutable_tensor_type();
+  }
+
+  void EnsureTyped(const std::string& name) {
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      Scope& s = scopes_[i];
+      auto def = s.defs.find(name);
+      if (def == s.defs.end()) continue;
+      switch (def->second.kind) {
+        case Def::kInitializer: return;
+        case Def::kInput: Placeholder(*s.graph->mutable_input(def->second.index)->mutable_type()); return;
+        case Def::kNodeOutput: {
+          auto vi = s.value_info.find(name);
+          if (vi == s.value_info.end()) {
+            onnx::ValueInfoProto* added = s.graph->add_value_info();
+            added->set_name(name);
+            vi = s.value_info.emplace(name, s.graph->value_info_size() - 1).first;
+          }
+          Placeholder(*s.graph->mutable_value_info(vi->second)->mutable_type());
+          return;
+        }
+      }
+    }
+  }
+
+  std::vector<Scope> scopes_;
+};
+
 void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                                               /*data_prop=*/true);
   for (int round = 1; round <= std::max(1, opts.max_fold_rounds); ++round) {
     std::optional<onnx::GraphProto> backup;
     if (round > 1) backup = proto.graph();
+    ShapeInputTyper().Run(*proto.mutable_graph());
     try {
       onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
     } catch (const std::exception& e) {

@@ -168,6 +168,48 @@ TEST(OnnxImporterTest, MapsUnknownOpTypeToAicpuWithOneWarning) {
   EXPECT_THAT(r.warnings[0], HasSubstr("DNN_VM_AICPU"));
 }
 
+// libonnx's data propagation for Shape dereferences its input's type; these
+// graphs feed Shape a tensor inference cannot type and crashed the importer
+// (fuzz/onnx_fuzz). They import, with the tensor's shape unknown.
+TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
+  {  // the output of an op without a schema
+    onnx::ModelProto m = NewModel(16);
+    AddInitializer(m.mutable_graph(), "i0", {1}, {0});
+    AddNode(m.mutable_graph(), "FancyOp", {"i0"}, {"b"}, "fancy");
+    AddNode(m.mutable_graph(), "Shape", {"b"}, {"s"}, "shape");
+    AddOutput(m.mutable_graph(), "s");
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    EXPECT_EQ(N(r.model, "fancy").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));
+    EXPECT_EQ(N(r.model, "shape").outputs[0].shape, (std::vector<int64_t>{kUnknownDim}));
+  }
+  {  // the output of a node whose inference fails (Concat without its axis)
+    onnx::ModelProto m = NewModel(16);
+    AddInitializer(m.mutable_graph(), "i0", {1}, {0});
+    AddInitializer(m.mutable_graph(), "six", {1}, {6});
+    AddNode(m.mutable_graph(), "Concat", {"i0", "six"}, {"b"}, "concat");
+    AddNode(m.mutable_graph(), "Shape", {"b"}, {"s"}, "shape");
+    AddOutput(m.mutable_graph(), "s");
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    EXPECT_EQ(N(r.model, "concat").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));
+  }
+  {  // inside an If branch, reading the untyped tensor of the outer graph
+    onnx::ModelProto m = NewModel(16);
+    onnx::GraphProto* g = m.mutable_graph();
+    AddInput(g, "cond", {}, onnx::TensorProto::BOOL);
+    AddInitializer(g, "i0", {1}, {0});
+    AddNode(g, "FancyOp", {"i0"}, {"b"}, "fancy");
+    onnx::NodeProto* iff = AddNode(g, "If", {"cond"}, {"r"}, "if");
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      onnx::GraphProto* body = AddGraphAttr(iff, branch);
+      AddNode(body, "Shape", {"b"}, {std::string(branch) + "_s"}, std::string(branch) + "_shape");
+      AddOutput(body, std::string(branch) + "_s");
+    }
+    AddOutput(g, "r");
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    EXPECT_THAT(VerifyStructure(r.model), IsOk());
+  }
+}
+
 TEST(OnnxImporterTest, UsesTheGivenEngineTable) {
   onnx::ModelProto m = ConvReluModel();
   EngineTable table = EngineTable::Default();

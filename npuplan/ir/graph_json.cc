@@ -478,7 +478,9 @@ class GraphReader {
   }
 
   bool Push(Frame f) {
-    frames_.push_back(FrameState{f});
+    FrameState state;
+    state.frame = f;
+    frames_.push_back(std::move(state));
     return true;
   }
 
@@ -1009,8 +1011,8 @@ absl::Status GraphReader::Resolve(NodeId id, const RawNode& raw, int graph_pos, 
   return absl::OkStatus();
 }
 
-// Subgraph nesting depth (root = 0) against the limit; ownership cycles never
-// reach the root and are left to the verifier.
+// Subgraph nesting depth (root = 0) against the limit; a subgraph whose chain
+// of owners never reaches the root (an ownership cycle) is rejected.
 absl::Status GraphReader::CheckDepth() const {
   const size_t n = model_.num_graphs();
   std::vector<int64_t> depth(n, -1);  // -1 unknown, -2 on the current walk / cycle
@@ -1029,6 +1031,11 @@ absl::Status GraphReader::CheckDepth() const {
     int64_t base = depth[g];
     for (size_t i = path.size(); i-- > 0;) {
       depth[path[i]] = base < 0 ? -3 : ++base;  // -3: not under the root
+    }
+    if (depth[start] < 0) {
+      return Bad(src_, StrCat("$.subgraphs[", start - 1, "]"),
+                 StrCat("subgraph '", model_.graph(GraphId(static_cast<int32_t>(start))).name,
+                        "' is not reachable from the root graph (its owners form a cycle)"));
     }
     if (depth[start] > opts_.limits.max_depth) {
       return Bad(src_, StrCat("$.subgraphs[", start - 1, "]"),
@@ -1077,6 +1084,20 @@ absl::StatusOr<Model> GraphReader::Finish() {
     }
   }
   NPUPLAN_RETURN_IF_ERROR(CheckDepth());
+  // A subgraph's `_parent_node_index` must name an input of its owner: later
+  // stages index the owner's inputs with it.
+  for (const Pending& p : pending_) {
+    if (p.graph_pos < 0) continue;
+    const Node& node = model_.node(p.id);
+    std::optional<int64_t> idx = GetIntAttr(node.attrs, "_parent_node_index");
+    if (!idx.has_value()) continue;
+    const Node& owner_node = model_.node(model_.graph(node.graph).parent_node);
+    if (*idx < 0 || *idx >= static_cast<int64_t>(owner_node.inputs.size())) {
+      return Bad(src_, NodePath(p.graph_pos, p.raw->index) + ".attrs._parent_node_index",
+                 StrCat("node '", node.name, "' has _parent_node_index ", *idx, " but its parent '", owner_node.name,
+                        "' has ", owner_node.inputs.size(), " inputs"));
+    }
+  }
   // The collected document is no longer needed.
   pending_ = {};
   root_ = {};

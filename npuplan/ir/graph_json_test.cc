@@ -290,6 +290,23 @@ INSTANTIATE_TEST_SUITE_P(
                 "[\"s\"]}, {\"name\": \"b\", \"type\": \"If\", \"subgraphs\": [\"s\"]}], \"subgraphs\": "
                 "[{\"name\": \"s\", \"nodes\": []}]}",
                 "owned twice"},
+        BadCase{"ParentIndexOutOfRange",
+                "{\"format\": \"npuplan.graph/1\", \"nodes\": [{\"name\": \"x\", \"type\": \"Data\", "
+                "\"outputs\": [{\"shape\": [1]}]}, {\"name\": \"a\", \"type\": \"If\", \"inputs\": [\"x:0\"], "
+                "\"subgraphs\": [\"s\"]}], \"subgraphs\": [{\"name\": \"s\", \"nodes\": [{\"name\": \"s_in\", "
+                "\"type\": \"Data\", \"attrs\": {\"_parent_node_index\": 1}}]}]}",
+                "$.subgraphs[0].nodes[0].attrs._parent_node_index: node 's_in' has _parent_node_index 1 but its "
+                "parent 'a' has 1 inputs"},
+        BadCase{"NegativeParentIndex",
+                "{\"format\": \"npuplan.graph/1\", \"nodes\": [{\"name\": \"a\", \"type\": \"If\", "
+                "\"subgraphs\": [\"s\"]}], \"subgraphs\": [{\"name\": \"s\", \"nodes\": [{\"name\": \"s_in\", "
+                "\"type\": \"Data\", \"attrs\": {\"_parent_node_index\": -1}}]}]}",
+                "has _parent_node_index -1"},
+        BadCase{"OwnershipCycle",
+                "{\"format\": \"npuplan.graph/1\", \"subgraphs\": [{\"name\": \"a\", \"nodes\": [{\"name\": "
+                "\"na\", \"type\": \"If\", \"subgraphs\": [\"b\"]}]}, {\"name\": \"b\", \"nodes\": "
+                "[{\"name\": \"nb\", \"type\": \"If\", \"subgraphs\": [\"a\"]}]}]}",
+                "$.subgraphs[0]: subgraph 'a' is not reachable from the root graph (its owners form a cycle)"},
         BadCase{"OrphanSubgraph", "{\"format\": \"npuplan.graph/1\", \"subgraphs\": [{\"name\": \"s\"}]}",
                 "not listed in any node"},
         BadCase{"WrongFieldType", G("{\"name\": \"a\", \"type\": \"Relu\", \"inputs\": \"x\"}"),
