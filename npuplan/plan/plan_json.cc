@@ -266,9 +266,9 @@ std::string WritePlanJson(const Plan& plan) {
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
-    try {
-      (void)json::parse(text);
-    } catch (const json::parse_error& e) {
+    try {  // again with exceptions, for the message
+      [[maybe_unused]] json again = json::parse(text);
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number beyond double
       return absl::InvalidArgumentError(StrCat(src, ": not valid JSON: ", e.what()));
     }
     return absl::InvalidArgumentError(StrCat(src, ": not valid JSON"));
