@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -27,10 +28,32 @@ const std::string* InternAttrKey(std::string_view key) {
 }
 
 size_t AttrMap::erase(std::string_view key) {
-  auto it = find(key);
-  if (it == entries_.end()) return 0;
-  entries_.erase(it);
+  const size_t i = LowerBound(key);
+  if (i >= Entries().size() || !(Entries()[i].first == key)) return 0;  // absent: a shared map stays shared
+  Unshare();
+  entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
   return 1;
+}
+
+AttrMap AttrMap::Shared(std::string_view key, const AttrValue& value) {
+  // Immortal, like the key table: blocks stay valid during static destruction.
+  static std::mutex* mu = new std::mutex;
+  static std::map<const std::string*, std::vector<const std::vector<AttrEntry>*>>* table =
+      new std::map<const std::string*, std::vector<const std::vector<AttrEntry>*>>;
+  const AttrKey k(key);
+  const std::string* kp = &k.str();
+  AttrMap m;
+  std::lock_guard<std::mutex> lock(*mu);
+  std::vector<const std::vector<AttrEntry>*>& blocks = (*table)[kp];
+  for (const std::vector<AttrEntry>* b : blocks) {
+    if ((*b)[0].second == value) {
+      m.shared_ = b;
+      return m;
+    }
+  }
+  blocks.push_back(new std::vector<AttrEntry>{AttrEntry{k, value}});
+  m.shared_ = blocks.back();
+  return m;
 }
 
 AttrMap AttrMap::FromUnsorted(std::vector<std::pair<std::string, AttrValue>> entries) {
@@ -45,9 +68,11 @@ AttrMap AttrMap::FromUnsorted(std::vector<std::pair<std::string, AttrValue>> ent
 }
 
 bool operator==(const AttrMap& a, const AttrMap& b) {
-  if (a.entries_.size() != b.entries_.size()) return false;
-  for (size_t i = 0; i < a.entries_.size(); ++i) {
-    if (!(a.entries_[i].first == b.entries_[i].first) || !(a.entries_[i].second == b.entries_[i].second)) return false;
+  const std::vector<AttrEntry>& x = a.Entries();
+  const std::vector<AttrEntry>& y = b.Entries();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i].first == y[i].first) || !(x[i].second == y[i].second)) return false;
   }
   return true;
 }

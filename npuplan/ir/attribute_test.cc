@@ -103,5 +103,70 @@ TEST(AttrMapTest, FromUnsortedSortsOnce) {
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }
 
+// Where a map's first value lives (const access: does not copy a shared block).
+const AttrValue* FirstValue(const AttrMap& m) { return &m.begin()->second; }
+
+TEST(AttrMapTest, SharedMapsReadLikeOwnMapsAndCopyOnTheFirstWrite) {
+  const AttrMap flag = AttrMap::Shared("_is_unknown_shape", true);
+  ASSERT_TRUE(flag.shared());
+  EXPECT_EQ(flag.size(), 1u);
+  EXPECT_EQ(GetBoolAttr(flag, "_is_unknown_shape"), true);
+  // One block per (key, value): the same value shares it, another does not.
+  const AttrMap again = AttrMap::Shared("_is_unknown_shape", true);
+  EXPECT_EQ(FirstValue(flag), FirstValue(again));
+  EXPECT_NE(FirstValue(flag), FirstValue(AttrMap::Shared("_is_unknown_shape", false)));
+  EXPECT_EQ(GetBoolAttr(AttrMap::Shared("_is_unknown_shape", false), "_is_unknown_shape"), false);
+  AttrMap own;
+  own["_is_unknown_shape"] = true;
+  EXPECT_FALSE(own.shared());
+  EXPECT_EQ(own, flag);  // compares entries, not storage
+
+  AttrMap a = flag;  // a copy shares the block
+  AttrMap b = flag;
+  EXPECT_TRUE(a.shared());
+  a["z"] = 1;  // a write copies: b and the block are untouched
+  EXPECT_FALSE(a.shared());
+  EXPECT_THAT(Keys(a), ::testing::ElementsAre("_is_unknown_shape", "z"));
+  EXPECT_THAT(Keys(b), ::testing::ElementsAre("_is_unknown_shape"));
+  b.insert_or_assign("_is_unknown_shape", false);
+  EXPECT_EQ(GetBoolAttr(b, "_is_unknown_shape"), false);
+  EXPECT_EQ(GetBoolAttr(flag, "_is_unknown_shape"), true);
+  EXPECT_EQ(GetBoolAttr(AttrMap::Shared("_is_unknown_shape", true), "_is_unknown_shape"), true);
+
+  AttrMap c = flag;
+  EXPECT_EQ(c.erase("missing"), 0u);
+  EXPECT_TRUE(c.shared());  // nothing written
+  EXPECT_EQ(c.erase("_is_unknown_shape"), 1u);
+  EXPECT_TRUE(c.empty());
+  EXPECT_EQ(GetBoolAttr(flag, "_is_unknown_shape"), true);
+
+  AttrMap d = flag;
+  d.erase(static_cast<const AttrMap&>(d).begin());  // an iterator into the block
+  EXPECT_TRUE(d.empty());
+  AttrMap e = flag;
+  e.begin()->second = false;  // mutable iteration copies first
+  EXPECT_EQ(GetBoolAttr(e, "_is_unknown_shape"), false);
+  EXPECT_EQ(GetBoolAttr(flag, "_is_unknown_shape"), true);
+
+  AttrMap f = flag;
+  AttrMap g = std::move(f);
+  EXPECT_TRUE(g.shared());
+  EXPECT_TRUE(f.empty());  // NOLINT(bugprone-use-after-move): a moved-from map is empty
+  g.clear();
+  EXPECT_TRUE(g.empty());
+  EXPECT_FALSE(g.shared());
+}
+
+TEST(AttrMapTest, SharedMapsAreInternedPerValue) {
+  for (int64_t i = 0; i < 3; ++i) {
+    AttrMap m = AttrMap::Shared("_parent_node_index", i);
+    EXPECT_EQ(GetIntAttr(m, "_parent_node_index"), i);
+  }
+  EXPECT_EQ(FirstValue(AttrMap::Shared("_parent_node_index", int64_t{2})),
+            FirstValue(AttrMap::Shared("_parent_node_index", int64_t{2})));
+  EXPECT_NE(FirstValue(AttrMap::Shared("_parent_node_index", int64_t{2})),
+            FirstValue(AttrMap::Shared("_parent_node_index", int64_t{1})));
+}
+
 }  // namespace
 }  // namespace npuplan
