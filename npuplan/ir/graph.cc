@@ -33,7 +33,7 @@ void Model::GrowNameIndex(size_t entries) {
   if (2 * entries <= name_slots_.size()) return;
   size_t cap = 16;
   while (cap < 2 * entries) cap *= 2;
-  std::vector<NameSlot> old = std::move(name_slots_);
+  BigVector<NameSlot> old = std::move(name_slots_);
   name_slots_.assign(cap, NameSlot{});
   name_slots_used_ = 0;
   const size_t mask = cap - 1;

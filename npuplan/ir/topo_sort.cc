@@ -89,6 +89,10 @@ struct LocalGraph {
   std::vector<uint32_t> offsets;  // size m + 1
   std::vector<int32_t> succ;
   std::vector<int32_t> indeg;     // in-graph predecessors (data + control, duplicates kept)
+  // Scratch: the in-graph edges in consumer order, read once from the nodes
+  // (producer local index, or ~index for a control edge), and the per-producer
+  // count of data successors / fill cursors.
+  std::vector<int32_t> edges, consumer_end, data_count, data_cursor, ctrl_cursor;
 
   // `local[id]` is the node's position in `nodes` for this graph's nodes and
   // -1 otherwise; `graph_of[id]` is Node::graph of every node.
@@ -98,6 +102,9 @@ struct LocalGraph {
     const size_t n = model.num_nodes();
     offsets.assign(m + 1, 0);
     indeg.assign(m, 0);
+    data_count.assign(m, 0);
+    edges.clear();
+    consumer_end.resize(m);
     // Predecessors in the graph; one listed outside `nodes` (malformed) counts
     // towards the in-degree (the node never becomes ready: a cycle error) but
     // has no successor list.
@@ -105,36 +112,47 @@ struct LocalGraph {
     // well-formed model.)
     int32_t consumer_graph = g;
     auto in_graph = [&](NodeId p) { return p.valid() && p.index() < n && graph_of[p.index()] == consumer_graph; };
+    // One read of the nodes (they are scattered over the node store; the
+    // second and third passes over them were most of the sort's cost).
     for (size_t i = 0; i < m; ++i) {
       const Node& node = model.node(nodes[i]);
       consumer_graph = graph_of[nodes[i].index()];
       for (const OutputRef& in : node.inputs) {
         if (!in_graph(in.node)) continue;
         ++indeg[i];
-        if (consumer_graph == g && local[in.node.index()] >= 0) ++offsets[local[in.node.index()] + 1];
+        const int32_t p = local[in.node.index()];
+        if (consumer_graph == g && p >= 0) {
+          ++offsets[p + 1];
+          ++data_count[p];
+          edges.push_back(p);
+        }
       }
       for (NodeId c : node.control_inputs) {
         if (!in_graph(c)) continue;
         ++indeg[i];
-        if (consumer_graph == g && local[c.index()] >= 0) ++offsets[local[c.index()] + 1];
+        const int32_t p = local[c.index()];
+        if (consumer_graph == g && p >= 0) {
+          ++offsets[p + 1];
+          edges.push_back(~p);
+        }
       }
+      consumer_end[i] = static_cast<int32_t>(edges.size());
     }
     for (size_t i = 0; i < m; ++i) offsets[i + 1] += offsets[i];
     succ.resize(offsets[m]);
-    std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
-    for (int pass = 0; pass < 2; ++pass) {
-      for (size_t i = 0; i < m; ++i) {
-        const Node& node = model.node(nodes[i]);
-        consumer_graph = graph_of[nodes[i].index()];
-        auto add = [&](NodeId p) {
-          if (consumer_graph == g && in_graph(p) && local[p.index()] >= 0) {
-            succ[cursor[local[p.index()]]++] = static_cast<int32_t>(i);
-          }
-        };
-        if (pass == 0) {
-          for (const OutputRef& in : node.inputs) add(in.node);
+    // Each producer's data successors first, then its control successors,
+    // each in consumer order (as two passes over the nodes gave).
+    data_cursor.assign(offsets.begin(), offsets.end() - 1);
+    ctrl_cursor.resize(m);
+    for (size_t i = 0; i < m; ++i) ctrl_cursor[i] = static_cast<int32_t>(offsets[i]) + data_count[i];
+    size_t e = 0;
+    for (size_t i = 0; i < m; ++i) {
+      for (; e < static_cast<size_t>(consumer_end[i]); ++e) {
+        const int32_t p = edges[e];
+        if (p >= 0) {
+          succ[data_cursor[p]++] = static_cast<int32_t>(i);
         } else {
-          for (NodeId c : node.control_inputs) add(c);
+          succ[ctrl_cursor[~p]++] = static_cast<int32_t>(i);
         }
       }
     }
