@@ -86,9 +86,8 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> p
   for (EdgeLists* e : {&in_, &out_}) {
     e->len.resize(n);
     for (int32_t v = 0; v < n; ++v) e->len[v] = static_cast<int32_t>(e->off[v + 1] - e->off[v]);
-    e->own.resize(n);
   }
-  owned_.assign(n, 0);
+  slot_.assign(n, -1);
   stamp_a_.assign(n, 0);
   stamp_b_.assign(n, 0);
   stamp_c_.assign(n, 0);
@@ -115,8 +114,9 @@ uint32_t ClusterGraph::NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter) 
 // Resolves stale ids to live clusters, drops self and repeats, in place.
 std::span<const int32_t> ClusterGraph::Compact(int32_t c, EdgeLists& e) {
   uint32_t s = NewStamp(stamp_c_, counter_c_);
-  int32_t* data = owned_[c] ? e.own[c].data() : e.csr.data() + e.off[c];
-  const size_t n = owned_[c] ? e.own[c].size() : static_cast<size_t>(e.len[c]);
+  const int32_t slot = slot_[c];
+  int32_t* data = slot >= 0 ? e.own[slot].data() : e.csr.data() + e.off[c];
+  const size_t n = slot >= 0 ? e.own[slot].size() : static_cast<size_t>(e.len[c]);
   size_t w = 0;
   for (size_t r = 0; r < n; ++r) {
     int32_t y = Find(data[r]);
@@ -124,19 +124,31 @@ std::span<const int32_t> ClusterGraph::Compact(int32_t c, EdgeLists& e) {
     stamp_c_[y] = s;
     data[w++] = y;
   }
-  if (owned_[c]) {
-    e.own[c].resize(w);
+  if (slot >= 0) {
+    e.own[slot].resize(w);
   } else {
     e.len[c] = static_cast<int32_t>(w);
   }
   return {data, w};
 }
 
+std::span<const int32_t> ClusterGraph::RawList(int32_t c, const EdgeLists& e) const {
+  if (slot_[c] >= 0) return {e.own[slot_[c]].data(), e.own[slot_[c]].size()};
+  return {e.csr.data() + e.off[c], static_cast<size_t>(e.len[c])};
+}
+
+bool ClusterGraph::HasInput(int32_t c) {
+  for (int32_t r : RawList(c, in_)) {
+    if (Find(r) != c) return true;
+  }
+  return false;
+}
+
 // Appends other's list to into's (into owns its list; the shorter is copied).
 void ClusterGraph::Join(int32_t into, int32_t other, EdgeLists& e) {
-  std::vector<int32_t>& dst = e.own[into];
-  if (owned_[other]) {
-    std::vector<int32_t>& src = e.own[other];
+  std::vector<int32_t>& dst = e.own[slot_[into]];
+  if (slot_[other] >= 0) {
+    std::vector<int32_t>& src = e.own[slot_[other]];
     if (src.size() > dst.size()) dst.swap(src);
     dst.insert(dst.end(), src.begin(), src.end());
     std::vector<int32_t>().swap(src);
@@ -148,26 +160,37 @@ void ClusterGraph::Join(int32_t into, int32_t other, EdgeLists& e) {
 }
 
 void ClusterGraph::MergeLists(int32_t into, int32_t other) {
-  if (!owned_[into]) {
-    // into still uses its CSR slice: it takes over other's own list when
-    // there is one (no allocation; the slice is appended), else copies both.
+  if (slot_[into] < 0) {
+    // into still uses its CSR slice: it takes over other's own lists when
+    // there are (no allocation; the slice is appended), else gets a free
+    // slot and copies both.
+    const bool took = slot_[other] >= 0;
+    if (took) {
+      slot_[into] = slot_[other];
+    } else if (!free_slots_.empty()) {
+      slot_[into] = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot_[into] = static_cast<int32_t>(in_.own.size());
+      in_.own.emplace_back();
+      out_.own.emplace_back();
+    }
+    slot_[other] = -1;
     for (EdgeLists* e : {&in_, &out_}) {
-      std::vector<int32_t>& dst = e->own[into];
-      if (owned_[other]) dst.swap(e->own[other]);
+      std::vector<int32_t>& dst = e->own[slot_[into]];
       for (int32_t c : {into, other}) {
-        if (c == other && owned_[other]) continue;
+        if (c == other && took) continue;
         const int32_t* b = e->csr.data() + e->off[c];
         dst.insert(dst.end(), b, b + e->len[c]);
         e->len[c] = 0;
       }
     }
-    owned_[into] = 1;
-    owned_[other] = 0;
     return;
   }
   Join(into, other, in_);
   Join(into, other, out_);
-  owned_[other] = 0;
+  if (slot_[other] >= 0) free_slots_.push_back(slot_[other]);  // emptied (and freed) by Join
+  slot_[other] = -1;
 }
 
 std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
@@ -233,9 +256,14 @@ bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to, int32_t max_first
   // search would enter (min < limit, first <= max_first) and that has inputs
   // of its own (else nothing reaches it). No such input: no search — the
   // common case of a cluster whose inputs all lie in `from` (besides Consts).
+  // The lists are scanned raw (Find per entry, no compaction, stop at the
+  // first candidate): `to` is the cluster being merged into, whose list grows
+  // with every merge; compacting it in full before each search was the
+  // largest cost of the merge loops. Same set of clusters, so same answer.
   bool candidate = false;
-  for (int32_t x : Ins(to)) {
-    if (x != from && min_[x] < limit && first_[x] <= max_first && !Ins(x).empty()) {
+  for (int32_t r : RawList(to, in_)) {
+    const int32_t x = Find(r);
+    if (x != to && x != from && min_[x] < limit && first_[x] <= max_first && HasInput(x)) {
       candidate = true;
       break;
     }

@@ -121,14 +121,19 @@ class ClusterGraph {
  private:
   // Edge lists: a cluster that never absorbed another uses its slice of the
   // initial CSR arrays (compacted in place, `len` shrinks); the first merge
-  // into it moves its list into `own`.
+  // into it moves its list into `own[slot_[c]]` (slots are handed out on
+  // merges and reused: a vector per node was 48 MB at 1M nodes).
   struct EdgeLists {
     BigVector<uint32_t> off;
     BigVector<int32_t> csr;
     BigVector<int32_t> len;
-    BigVector<std::vector<int32_t>> own;
+    std::vector<std::vector<int32_t>> own;
   };
   std::span<const int32_t> Compact(int32_t c, EdgeLists& e);
+  // c's list as stored: may hold stale ids (Find them), repeats and c itself.
+  std::span<const int32_t> RawList(int32_t c, const EdgeLists& e) const;
+  // True when live cluster c has an input cluster (no compaction).
+  bool HasInput(int32_t c);
   void Join(int32_t into, int32_t other, EdgeLists& e);
   void MergeLists(int32_t into, int32_t other);
   uint32_t NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter);
@@ -139,7 +144,8 @@ class ClusterGraph {
   BigVector<int32_t> min_, max_, size_, first_;
   BigVector<int32_t> head_, tail_, next_;
   EdgeLists in_, out_;
-  std::vector<uint8_t> owned_;
+  BigVector<int32_t> slot_;  // cluster → its own lists' slot in in_.own / out_.own, -1 = CSR slices
+  std::vector<int32_t> free_slots_;
   BigVector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;

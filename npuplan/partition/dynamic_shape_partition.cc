@@ -421,6 +421,14 @@ void GraphPartitioner::MergeStable() {
   MergeInputNodes();
 }
 
+// A member's data input whose producer lies outside the member's frame.
+struct BoundaryInput {
+  int32_t consumer;  // local index of the member
+  int32_t slot;      // its input index
+  OutputRef source;  // the producer anchor (before rewiring)
+  NodeId data;       // the frame's Data node standing for it
+};
+
 struct Frame {
   int32_t cluster = -1;
   ClusterType type = ClusterType::kKnown;
@@ -429,6 +437,10 @@ struct Frame {
   NodeId call;
   std::vector<NodeId> data_nodes;
   std::vector<OutputRef> exports;  // member anchors consumed outside, in output order
+  std::vector<BoundaryInput> boundary;  // in member order, then input order
+  std::vector<NodeId> call_controls;    // control inputs of the call (deduplicated, member order)
+  std::vector<std::string> member_names;  // for the plan's record, in member order
+  uint32_t reason_bits = 0;               // distinct MarkReasons of the members (unknown frames)
 };
 
 // A name not yet used in the model: base, base_1, base_2 … `fresh` = the
@@ -509,8 +521,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     call.type = "PartitionedCall";
     call.engine = call_engine;
     call.attrs["_is_unknown_shape"] = unknown;
-    // Inheritance: a stream label every non-Const member shares.
+    // Inheritance: a stream label every non-Const member shares (an input
+    // frame has Const members only: no label, and its members — all the
+    // graph's weights — are not read).
     for (const char* key : {"_stream_label", "_user_stream_label"}) {
+      if (f.type == ClusterType::kInputNode) break;
       std::optional<std::string> common;
       bool same = true;
       for (NodeId m : f.members) {
@@ -545,9 +560,18 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     ref = OutputRef{f.call, static_cast<int32_t>(f.exports.size())};
     f.exports.push_back(in);
   };
+  // The same pass (graph order, each node read once) lists each frame's
+  // boundary inputs, in member order.
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model_.node(nodes_[i]);
-    for (const OutputRef& in : node.inputs) note_export(in, frame_of[nodes_[i].index()]);
+    const int32_t fi = frame_of[nodes_[i].index()];
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const OutputRef& in = node.inputs[k];
+      note_export(in, fi);
+      if (fi >= 0 && frame_of[in.node.index()] != fi) {
+        frames[fi].boundary.push_back(BoundaryInput{i, static_cast<int32_t>(k), in, NodeId()});
+      }
+    }
   }
   auto outside_ref = [&](const OutputRef& in) {
     return frame_of[in.node.index()] < 0 ? in : export_ref[anchor(in)];
@@ -558,52 +582,39 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   //    members moved, NetOutput for the exports.
   BigVector<int32_t> data_frame(anchor_base[n], -1);  // anchor → frame whose Data node stands for it
   BigVector<NodeId> data_of(anchor_base[n]);          // … and that Data node
+  // Attributes written on every member / Data node: shared one-entry maps
+  // (attribute.h), so a node without attributes gets no allocation.
+  const std::array<AttrMap, 2> unknown_attr = {AttrMap::Shared("_is_unknown_shape", false),
+                                               AttrMap::Shared("_is_unknown_shape", true)};
+  std::vector<AttrMap> parent_index_attr;  // by call input index
+  // 3a. Frame by frame (node ids and names as before: each frame's Data
+  //     nodes, then its NetOutput): Data nodes for the boundary inputs, from
+  //     the lists of step 2 (no member is read here).
   for (size_t fi = 0; fi < frames.size(); ++fi) {
     Frame& f = frames[fi];
     const std::string sg_name = model_.graph(f.sg).name;
     std::vector<OutputRef> call_inputs;
-    std::vector<NodeId> call_controls;
-    // One pass per member (its node is touched once): outside inputs via
-    // Data nodes, control edges to the call, then the move into the subgraph.
-    // Node references stay valid across AddNode (chunked node store).
-    const bool unknown = f.type == ClusterType::kUnknown;
-    for (NodeId m : f.members) {
-      Node& mn = model_.node(m);
-      for (OutputRef& in_ref : mn.inputs) {
-        const OutputRef in = in_ref;
-        if (frame_of[in.node.index()] == static_cast<int32_t>(fi)) continue;
-        const uint32_t a = anchor(in);
-        if (data_frame[a] != static_cast<int32_t>(fi)) {
-          data_frame[a] = static_cast<int32_t>(fi);
-          Node data;
-          data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()), fresh);
-          data.type = "Data";
-          data.engine = data_engine;
-          data.outputs.push_back(model_.node(in.node).outputs[in.index]);
-          data.attrs["_parent_node_index"] = static_cast<int64_t>(call_inputs.size());
-          data_of[a] = model_.AddNode(f.sg, std::move(data));
-          f.data_nodes.push_back(data_of[a]);
-          call_inputs.push_back(outside_ref(in));
+    for (BoundaryInput& b : f.boundary) {
+      const OutputRef in = b.source;
+      const uint32_t a = anchor(in);
+      if (data_frame[a] != static_cast<int32_t>(fi)) {
+        data_frame[a] = static_cast<int32_t>(fi);
+        Node data;
+        data.name = UniqueNodeName(model_, StrCat(sg_name, "_data_", call_inputs.size()), fresh);
+        data.type = "Data";
+        data.engine = data_engine;
+        data.outputs.push_back(model_.node(in.node).outputs[in.index]);
+        const size_t k = call_inputs.size();
+        while (parent_index_attr.size() <= k) {
+          parent_index_attr.push_back(
+              AttrMap::Shared("_parent_node_index", static_cast<int64_t>(parent_index_attr.size())));
         }
-        in_ref = OutputRef{data_of[a], 0};
+        data.attrs = parent_index_attr[k];
+        data_of[a] = model_.AddNode(f.sg, std::move(data));
+        f.data_nodes.push_back(data_of[a]);
+        call_inputs.push_back(outside_ref(in));
       }
-      std::vector<NodeId>& ctrl = mn.control_inputs;
-      size_t w = 0;
-      for (NodeId p : ctrl) {
-        if (frame_of[p.index()] == static_cast<int32_t>(fi)) {
-          ctrl[w++] = p;
-        } else {
-          NodeId q = outside_node(p);
-          if (std::find(call_controls.begin(), call_controls.end(), q) == call_controls.end()) {
-            call_controls.push_back(q);
-          }
-        }
-      }
-      ctrl.resize(w);
-      // Members move into the subgraph (their own subgraphs follow them).
-      mn.graph = f.sg;
-      mn.attrs["_is_unknown_shape"] = unknown;
-      for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
+      b.data = data_of[a];
     }
     Node netout;
     netout.name = UniqueNodeName(model_, StrCat(sg_name, "_netoutput"), fresh);
@@ -617,7 +628,6 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     NodeId netout_id = model_.AddNode(f.sg, std::move(netout));
     Node& call = model_.node(f.call);
     call.inputs = std::move(call_inputs);
-    call.control_inputs = std::move(call_controls);
     call.outputs = std::move(call_outputs);
     Graph& sg = model_.graph(f.sg);
     sg.nodes.clear();
@@ -626,6 +636,47 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     sg.nodes.insert(sg.nodes.end(), f.members.begin(), f.members.end());
     sg.nodes.push_back(netout_id);
   }
+  // 3b. Members in graph order (each node touched once, in memory order
+  //     rather than frame by frame): boundary inputs rewired to the Data
+  //     nodes, control edges from outside moved to the call, the member moved
+  //     into the subgraph. Per frame, everything is appended in member order,
+  //     as a frame-by-frame walk would.
+  std::vector<uint32_t> next_boundary(frames.size(), 0);
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t fi = frame_of[nodes_[i].index()];
+    if (fi < 0) continue;
+    Frame& f = frames[fi];
+    Node& mn = model_.node(nodes_[i]);
+    for (uint32_t& b = next_boundary[fi]; b < f.boundary.size() && f.boundary[b].consumer == i; ++b) {
+      mn.inputs[f.boundary[b].slot] = OutputRef{f.boundary[b].data, 0};
+    }
+    std::vector<NodeId>& ctrl = mn.control_inputs;
+    size_t w = 0;
+    for (NodeId p : ctrl) {
+      if (frame_of[p.index()] == fi) {
+        ctrl[w++] = p;
+      } else {
+        NodeId q = outside_node(p);
+        if (std::find(f.call_controls.begin(), f.call_controls.end(), q) == f.call_controls.end()) {
+          f.call_controls.push_back(q);
+        }
+      }
+    }
+    ctrl.resize(w);
+    // Members move into the subgraph (their own subgraphs follow them).
+    mn.graph = f.sg;
+    if (mn.attrs.empty()) {
+      mn.attrs = unknown_attr[f.type == ClusterType::kUnknown];
+    } else {
+      mn.attrs.insert_or_assign("_is_unknown_shape", f.type == ClusterType::kUnknown);
+    }
+    for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
+    // The plan's record, while the node is at hand.
+    if (f.member_names.empty()) f.member_names.reserve(f.members.size());
+    f.member_names.push_back(mn.name);
+    if (f.type == ClusterType::kUnknown) f.reason_bits |= uint32_t{1} << static_cast<int>(reason_[i]);
+  }
+  for (Frame& f : frames) model_.node(f.call).control_inputs = std::move(f.call_controls);
   // 4. Nodes left in the graph read frame outputs through the calls.
   for (int32_t i = 0; i < n; ++i) {
     if (frame_of[nodes_[i].index()] >= 0) continue;
@@ -656,29 +707,25 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
 
   // 6. Marks, log lines and the plan's record.
   for (size_t fi = 0; fi < frames.size(); ++fi) {
-    const Frame& f = frames[fi];
+    Frame& f = frames[fi];
     const bool unknown = f.type == ClusterType::kUnknown;
     PartitionSubgraph rec;
     rec.name = model_.graph(f.sg).name;
     rec.kind = f.type == ClusterType::kKnown ? "known" : unknown ? "unknown" : "input";
     rec.call_node = model_.node(f.call).name;
-    // Distinct member reasons as a bit set over MarkReason (no string per
-    // member), turned into sorted texts below.
-    uint32_t reason_bits = 0;
-    rec.nodes.reserve(f.members.size());
-    for (NodeId m : f.members) {
-      const Node& mn = model_.node(m);
-      rec.nodes.push_back(mn.name);
-      MarkReason r = reason_[local_[m.index()]];
-      if (unknown) reason_bits |= uint32_t{1} << static_cast<int>(r);
-      if (logging_) {
+    // Member names and the distinct member reasons (a bit set over
+    // MarkReason, turned into sorted texts below) were collected by step 3b.
+    const uint32_t reason_bits = f.reason_bits;
+    rec.nodes = std::move(f.member_names);
+    if (logging_) {
+      for (NodeId m : f.members) {
+        const Node& mn = model_.node(m);
+        MarkReason r = reason_[local_[m.index()]];
         const int before = marks_.IsUnknown(m) ? 1 : 0;
         std::string_view why = unknown ? ReasonText(r) : marks_.no_tiling[m.index()] ? "no-tiling" : f.type == ClusterType::kInputNode ? "input node" : "known";
         log_->Record(kPass, "Mark", StrCat("node[", mn.name, ",", mn.type, "] attr[_is_unknown_shape] to ", unknown ? 1 : 0, "."),
                      Field("reason", why), Field("before", before), Field("after", unknown ? 1 : 0));
       }
-    }
-    if (logging_) {
       const Node& call = model_.node(f.call);
       log_->Record(kPass, "Mark", StrCat("node[", call.name, ",", call.type, "] attr[_is_unknown_shape] to ", unknown ? 1 : 0, "."),
                    Field("reason", StrCat("partitioned call of ", rec.name)), Field("before", "none"),

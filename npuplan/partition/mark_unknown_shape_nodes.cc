@@ -210,10 +210,16 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
   for (GraphId g : order) {
     for (NodeId id : model.graph(g).nodes) {
       const Node& node = model.node(id);
-      NPUPLAN_ASSIGN_OR_RETURN(std::optional<bool> is_unknown, BoolAttr(node, "_is_unknown_shape"));
-      NPUPLAN_ASSIGN_OR_RETURN(std::optional<bool> force, BoolAttr(node, "_force_unknown_shape"));
-      NPUPLAN_ASSIGN_OR_RETURN(std::optional<bool> addr, BoolAttr(node, "_is_support_addr_refresh"));
-      NPUPLAN_ASSIGN_OR_RETURN(bool tiling_dynamic, TilingDependDynamic(model, node));
+      // The attribute rules need attributes (most nodes of a large graph
+      // have none: four lookups saved per node).
+      std::optional<bool> is_unknown, force, addr;
+      bool tiling_dynamic = false;
+      if (!node.attrs.empty()) {
+        NPUPLAN_ASSIGN_OR_RETURN(is_unknown, BoolAttr(node, "_is_unknown_shape"));
+        NPUPLAN_ASSIGN_OR_RETURN(force, BoolAttr(node, "_force_unknown_shape"));
+        NPUPLAN_ASSIGN_OR_RETURN(addr, BoolAttr(node, "_is_support_addr_refresh"));
+        NPUPLAN_ASSIGN_OR_RETURN(tiling_dynamic, TilingDependDynamic(model, node));
+      }
       MarkReason r = MarkReason::kKnown;
       bool dynamic = has_dynamic_shape(node, id);
       bool no_tiling = false;
