@@ -1,6 +1,8 @@
 #include "npuplan/events/sync_view.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -12,17 +14,23 @@
 #include "npuplan/stream/logical_stream_assignment.h"
 
 namespace npuplan::events {
-SyncView::SyncView(const Plan& plan, bool physical) {
+SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
+  num_nodes_ = n;
   if (m.num_graphs() == 1) {  // one graph: no node owns a subgraph, the order is the root's list
-    order_.assign(m.root().nodes.begin(), m.root().nodes.end());
+    order_ = m.root().nodes;
   } else {
     const std::vector<NodeId> order = m.ExecutionOrder();
-    order_.assign(order.begin(), order.end());
+    order_storage_.assign(order.begin(), order.end());
+    order_ = order_storage_;
   }
-  seq_.assign(n, -1);
-  for (size_t i = 0; i < order_.size(); ++i) seq_[order_[i].index()] = static_cast<int32_t>(i);
+  bool identity = order_.size() == n;
+  for (size_t i = 0; identity && i < n; ++i) identity = order_[i].index() == i;
+  if (!identity) {
+    seq_.assign(n, -1);
+    for (size_t i = 0; i < order_.size(); ++i) seq_[order_[i].index()] = static_cast<int32_t>(i);
+  }
 
   // One pass over the nodes: main streams, and whether any node has attached streams.
   stream_.resize(n);
@@ -37,6 +45,7 @@ SyncView::SyncView(const Plan& plan, bool physical) {
     const std::string_view type = node.type;
     flags_[i] = static_cast<uint8_t>((node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
                                      (type == "Enter" || type == "RefEnter" ? kEnter : 0));
+    all_flags_ |= flags_[i];
   }
   if (extra > 0) {
     attached_begin_.assign(n + 1, 0);
@@ -65,6 +74,7 @@ SyncView::SyncView(const Plan& plan, bool physical) {
       }
     }
   }
+  if (!stream_order) return;
   const size_t slots = n + extra;
   pos_.assign(slots, -1);
   if (extra > 0) {
@@ -355,22 +365,25 @@ int64_t NextId(const EventTable& table, SyncKind kind) {
   return next;
 }
 
-void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
+void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   // Contiguous keys with the first 8 name bytes packed big-endian, so most
   // comparisons are one integer compare instead of two node lookups.
   struct Key {  // 16 bytes: the radix passes below move these
     uint64_t prefix;
     int32_t node;
   };
-  ScratchVector<Key> keys;
-  keys.reserve(senders.size());
-  for (int32_t id : senders) {
+  ScratchVector<Key> keys(senders.size());
+  for (size_t i = 0; i < senders.size(); ++i) {
+    const int32_t id = senders[i];
     const std::string& name = m.node(NodeId(id)).name;
     uint64_t prefix = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
+    if (std::endian::native == std::endian::little && name.size() >= 8) {
+      std::memcpy(&prefix, name.data(), 8);
+      prefix = __builtin_bswap64(prefix);  // big-endian: integer order = byte order
+    } else {
+      for (size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
     }
-    keys.push_back({prefix, id});
+    keys[i] = {prefix, id};
   }
   auto less = [&](const Key& x, const Key& y) {
     if (x.prefix != y.prefix) return x.prefix < y.prefix;
@@ -387,15 +400,25 @@ void RankSendersByName(const Model& m, std::span<const int32_t> senders, Scratch
     std::sort(keys.begin(), keys.end(), less);
   } else {
     // Many senders: LSD radix sort on the prefix (stable, one pass per
-    // byte that varies), then the full comparison only inside runs of
-    // equal prefixes. Same total order as std::sort with `less`.
+    // byte that varies; the eight byte histograms come from one pass), then
+    // the full comparison only inside runs of equal prefixes. Same total
+    // order as std::sort with `less`.
+    std::vector<uint32_t> hist(8 * 256, 0);
+    for (const Key& key : keys) {
+      for (int b = 0; b < 8; ++b) ++hist[b * 256 + ((key.prefix >> (8 * b)) & 0xff)];
+    }
     ScratchVector<Key> tmp(keys.size());
-    for (int shift = 0; shift < 64; shift += 8) {
-      size_t bucket_count[257] = {};
-      for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
-      if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
-      for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
-      for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
+    for (int b = 0; b < 8; ++b) {
+      uint32_t* h = hist.data() + b * 256;
+      if (std::count(h, h + 256, static_cast<uint32_t>(keys.size())) == 1) continue;  // byte never varies
+      uint32_t sum = 0;
+      for (int v = 0; v < 256; ++v) {
+        const uint32_t c = h[v];
+        h[v] = sum;
+        sum += c;
+      }
+      const int shift = 8 * b;
+      for (const Key& key : keys) tmp[h[(key.prefix >> shift) & 0xff]++] = key;
       keys.swap(tmp);
     }
     for (size_t lo = 0; lo < keys.size();) {
@@ -405,7 +428,13 @@ void RankSendersByName(const Model& m, std::span<const int32_t> senders, Scratch
       lo = hi;
     }
   }
-  for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
+  for (size_t r = 0; r < keys.size(); ++r) senders[r] = keys[r].node;
+}
+
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
+  ScratchVector<int32_t> sorted(senders.begin(), senders.end());
+  SortSendersByName(m, sorted);
+  for (size_t r = 0; r < sorted.size(); ++r) rank[sorted[r]] = static_cast<int32_t>(r);
 }
 
 std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_in) {
