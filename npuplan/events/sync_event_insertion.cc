@@ -14,6 +14,8 @@
 namespace npuplan {
 namespace {
 
+using events::kNodePrefetch;
+
 [[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 struct Candidate {
@@ -106,15 +108,35 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
   events::ScratchVector<Edge> edge_events;    // simple path: the edge events, in consumer walk order
   events::ScratchVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
+  events::ScratchVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
   bool any_ctrl = false;
   bool simple = activators_of.empty() && record_at.empty() && view.order().size() == n;
   if (simple) {
+    // GE's sender order first, over every node with a stream (a superset of
+    // the senders: only the relative order of senders matters), so that the
+    // sort's key arrays are freed before the edge list is built and the
+    // scratch cache hands their pages on to it.
+    by_name.reserve(n);
+    for (size_t u = 0; u < n; ++u) {
+      if (view.stream(static_cast<int32_t>(u)) >= 0 || view.num_attached(NodeId(static_cast<int32_t>(u))) > 0) {
+        by_name.push_back(static_cast<int32_t>(u));
+      }
+    }
+    events::SortSendersByName(m, by_name);
     const bool check_enter = view.any_flag(events::SyncView::kEnter);
     per_sender.assign(n, 0);
     edge_events.reserve(2 * n);
     events::ScratchVector<int32_t> mark;  // for consumers with many producers: mark[u] = consumer
     for (const Graph& g : m.graphs()) {
-      for (NodeId consumer : g.nodes) {
+      for (size_t gi = 0; gi < g.nodes.size(); ++gi) {
+        // Prefetch ahead: the Node (its input vectors), then its inputs' array.
+        if (gi + kNodePrefetch < g.nodes.size()) {
+          __builtin_prefetch(&m.node(g.nodes[gi + kNodePrefetch]).inputs);
+        }
+        if (gi + kNodePrefetch / 2 < g.nodes.size()) {
+          __builtin_prefetch(m.node(g.nodes[gi + kNodePrefetch / 2]).inputs.data());
+        }
+        const NodeId consumer = g.nodes[gi];
         const Node& node = m.node(consumer);
         const int32_t t = view.stream(consumer.value);
         const size_t first = edge_events.size();
@@ -149,6 +171,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     if (!simple) {
       edge_events = {};
       per_sender = {};
+      by_name = {};
       any_ctrl = false;
     }
   }
@@ -433,16 +456,13 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   };
   if (simple) {
     // Edge events all fall in one group (main → main: events, or notifies);
-    // the extra candidates (subgraph / attached) anywhere. Senders: the
-    // producers with edge events plus the extras' sender nodes (marked by
-    // the top bit of their count).
+    // the extra candidates (subgraph / attached) anywhere. The extras'
+    // sender nodes are marked by the top bit of their count; `by_name`
+    // holds every node with a stream, senders or not (rank gaps are
+    // harmless: only the order matters).
     constexpr uint32_t kExtraSender = uint32_t{1} << 31;
     for (const Candidate& c : cands) per_sender[view.node_of(c.from).index()] |= kExtraSender;
-    events::ScratchVector<int32_t> senders;
-    for (size_t u = 0; u < n; ++u) {
-      if (per_sender[u] != 0) senders.push_back(static_cast<int32_t>(u));
-    }
-    events::SortSendersByName(m, senders);
+    const events::ScratchVector<int32_t>& senders = by_name;
     // Extra candidates by (group, sender rank, candidate index).
     struct Placed {
       uint32_t group;
@@ -484,7 +504,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       }
       for (; xi < placed.size() && placed[xi].group == g; ++xi) extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
     }
-    senders = {};
+    by_name = {};
     // Data edges first, then control edges: each sender's events in walk order.
     for (const Edge& e : edge_events) {
       if (!(e.to & kCtrl)) put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);

@@ -37,6 +37,7 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
   flags_.resize(n);
   size_t extra = 0;
   for (size_t i = 0; i < n; ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
     const Node& node = m.nodes()[i];
     int64_t main = node.stream_id;
     if (physical && i < plan.physical_stream.size()) main = plan.physical_stream[i];
@@ -365,6 +366,23 @@ int64_t NextId(const EventTable& table, SyncKind kind) {
   return next;
 }
 
+namespace {
+
+// The first 8 bytes of a name, zero-padded, as a big-endian integer: integer
+// order is the names' byte order on those bytes (std::string::compare order
+// when they differ).
+uint64_t NamePrefix(const std::string& name) {
+  uint64_t prefix = 0;
+  if (std::endian::native == std::endian::little && name.size() >= 8) {
+    std::memcpy(&prefix, name.data(), 8);
+    return __builtin_bswap64(prefix);
+  }
+  for (size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
+  return prefix;
+}
+
+}  // namespace
+
 void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   // Contiguous keys with the first 8 name bytes packed big-endian, so most
   // comparisons are one integer compare instead of two node lookups.
@@ -374,16 +392,9 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   };
   ScratchVector<Key> keys(senders.size());
   for (size_t i = 0; i < senders.size(); ++i) {
+    if (i + kNodePrefetch < senders.size()) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
     const int32_t id = senders[i];
-    const std::string& name = m.node(NodeId(id)).name;
-    uint64_t prefix = 0;
-    if (std::endian::native == std::endian::little && name.size() >= 8) {
-      std::memcpy(&prefix, name.data(), 8);
-      prefix = __builtin_bswap64(prefix);  // big-endian: integer order = byte order
-    } else {
-      for (size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
-    }
-    keys[i] = {prefix, id};
+    keys[i] = {NamePrefix(m.node(NodeId(id)).name), id};
   }
   auto less = [&](const Key& x, const Key& y) {
     if (x.prefix != y.prefix) return x.prefix < y.prefix;
@@ -514,6 +525,12 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
     const Node& y = m.node(b.send);
     last_id = b.send;
     last = &y;
+    // The first 8 bytes as big-endian integers decide most pairs without a
+    // memcmp call.
+    if (const uint64_t px = NamePrefix(x.name), py = NamePrefix(y.name); px != py) {
+      if (px > py) return false;
+      continue;
+    }
     if (int c = x.name.compare(y.name); c != 0) {
       if (c > 0) return false;
       continue;
