@@ -50,23 +50,13 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
-  // Per slot in one 16-byte entry (one cache line per random lookup): its
-  // stream and position, and the sweep's clock handle and reader count.
-  struct SlotInfo {
-    int32_t stream;
-    int32_t pos;
-    int32_t handle;  // its clock in the pool, -1 = none (yet / any more)
-    int32_t refs;    // readers of its clock still to come
-  };
-  ScratchVector<SlotInfo> info(slots);
-  for (size_t i = 0; i < slots; ++i) {
-    info[i] = {static_cast<int32_t>(view.stream(static_cast<int32_t>(i))), view.pos(static_cast<int32_t>(i)), -1, 0};
-  }
   // The receiving slot of an event the sweep decides (both ends on a
-  // stream, sender first), else -1: such an event is kept as is.
+  // stream, sender first), else -1: such an event is kept as is. Reads the
+  // view's dense 4-byte stream array (denser than `info` for these random
+  // lookups; the rank is the node id itself on a one-graph plan).
   auto sweep_to = [&](const SyncEvent& e, int32_t from) {
     const int32_t to = view.slot(e.recv, e.recv_attached);
-    if (info[from].stream < 0 || info[to].stream < 0 || view.rank(from) >= view.rank(to)) return -1;
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) return -1;
     return to;
   };
 
@@ -82,45 +72,59 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       if (to >= 0 && view.stream(to) != view.stream(from)) act_edges.emplace_back(to, from);
     }
   }
-  // The table is in sender-name order: its slots' entries are read at
+  // Per event: its receiving slot when the sweep decides it, else -1.
+  ScratchVector<int32_t> ev_to(evs.size());
+  // The table is in sender-name order: the receivers' entries are read at
   // random, so prefetch them this many events ahead.
   constexpr size_t kAhead = 16;
-  auto prefetch_event = [&](size_t i) {
-    if (i >= evs.size()) return;
-    __builtin_prefetch(&info[view.slot(evs[i].send, evs[i].send_attached)]);
-    __builtin_prefetch(&info[view.slot(evs[i].recv, evs[i].recv_attached)]);
-  };
   for (size_t i = 0; i < evs.size(); ++i) {
-    prefetch_event(i + kAhead);
+    if (i + kAhead < evs.size()) {
+      const SyncEvent& f = evs[i + kAhead];
+      const int32_t t = view.slot(f.recv, f.recv_attached);
+      view.PrefetchStream(t);
+      __builtin_prefetch(&begin[t + 1]);
+    }
     const SyncEvent& e = evs[i];
+    ev_to[i] = -1;
     if (SentBySwitch(view, e)) {
       out[i] = Removal::kStreamSwitch;
       continue;
     }
-    const int32_t from = view.slot(e.send, e.send_attached), to = sweep_to(e, from);
+    const int32_t to = sweep_to(e, view.slot(e.send, e.send_attached));
     if (to < 0) continue;
+    ev_to[i] = to;
     ++begin[to + 1];
-    ++info[from].refs;
   }
-  for (const auto& [to, from] : act_edges) {
-    ++begin[to + 1];
-    ++info[from].refs;
-  }
+  for (const auto& [to, from] : act_edges) ++begin[to + 1];
   for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
   // Filled with begin[to] as the cursor (it ends as to's end, i.e. the next
   // slot's begin), then shifted back by one entry: no copy of `begin`.
   ScratchVector<std::pair<int32_t, int32_t>> preds(begin[slots]);
   for (size_t i = 0; i < evs.size(); ++i) {
-    prefetch_event(i + kAhead);
-    if (out[i] != Removal::kKeep) continue;  // sent by a StreamSwitch
+    if (i + kAhead < evs.size() && ev_to[i + kAhead] >= 0) __builtin_prefetch(&begin[ev_to[i + kAhead]]);
+    if (ev_to[i] < 0) continue;
     const SyncEvent& e = evs[i];
-    const int32_t from = view.slot(e.send, e.send_attached), to = sweep_to(e, from);
-    if (to < 0) continue;
-    preds[begin[to]++] = {from, static_cast<int32_t>(i)};
+    preds[begin[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
   }
+  ev_to = {};  // freed before `info` is allocated: the scratch cache hands its block on
   for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};
   for (size_t i = slots; i > 0; --i) begin[i] = begin[i - 1];
   begin[0] = 0;
+  // Per slot in one 16-byte entry (one cache line per random lookup): its
+  // stream and position, and the sweep's clock handle and reader count.
+  struct SlotInfo {
+    int32_t stream;
+    int32_t pos;
+    int32_t handle;  // its clock in the pool, -1 = none (yet / any more)
+    int32_t refs;    // readers of its clock still to come
+  };
+  ScratchVector<SlotInfo> info(slots);
+  for (size_t i = 0; i < slots; ++i) {
+    info[i] = {static_cast<int32_t>(view.stream(static_cast<int32_t>(i))), view.pos(static_cast<int32_t>(i)), -1, 0};
+  }
+  // Readers of each clock: its entries in `preds` (in receiver order, so
+  // mostly near the receiver: cache-friendly) and its stream successor.
+  for (const auto& pr : preds) ++info[pr.first].refs;
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);
     for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
@@ -163,7 +167,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   constexpr int32_t kDuplicate = -3;
   ScratchVector<int32_t> dup_seen;
   // Prefetch distances (slots ahead): the handles first, then the clocks they name.
-  constexpr size_t kHandlesAhead = 4, kClocksAhead = 2;
+  constexpr size_t kHandlesAhead = 12, kClocksAhead = 4;
   for (size_t i = 0; i < slot_order.size(); ++i) {
     if (i + kHandlesAhead < slot_order.size()) prefetch_handles(slot_order[i + kHandlesAhead]);
     if (i + kClocksAhead < slot_order.size()) prefetch_clocks(slot_order[i + kClocksAhead]);
@@ -291,7 +295,10 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   ScratchVector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
   constexpr size_t kAhead = 16;  // events ahead to prefetch the randomly indexed entries of
   for (size_t i = 0; i < evs.size(); ++i) {
-    if (i + kAhead < evs.size()) __builtin_prefetch(&recv_begin[evs[i + kAhead].recv.index() + 1]);
+    if (i + kAhead < evs.size()) {
+      __builtin_prefetch(&recv_begin[evs[i + kAhead].recv.index() + 1]);
+      __builtin_prefetch(&send_begin[evs[i + kAhead].send.index() + 1]);
+    }
     const SyncEvent& e = evs[i];
     if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
     ++recv_begin[e.recv.index() + 1];
@@ -309,7 +316,10 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   ScratchVector<std::pair<int32_t, int32_t>> recv_of(recv_begin[n]), send_of(send_begin[n]);
   for (size_t j = 0; j < evs.size(); ++j) {
     const uint32_t i = id_order ? static_cast<uint32_t>(j) : by_id[j];
-    if (id_order && j + kAhead < evs.size()) __builtin_prefetch(&recv_begin[evs[j + kAhead].recv.index()]);
+    if (id_order && j + kAhead < evs.size()) {
+      __builtin_prefetch(&recv_begin[evs[j + kAhead].recv.index()]);
+      __builtin_prefetch(&send_begin[evs[j + kAhead].send.index()]);
+    }
     const SyncEvent& e = evs[i];
     if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
     recv_of[recv_begin[e.recv.index()]++] = {static_cast<int32_t>(i), e.send.value};
@@ -322,16 +332,37 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   recv_begin[0] = send_begin[0] = 0;
   // Per-node scratch stamped with the stream being walked (no per-stream sets).
   ScratchVector<int32_t> stamp(n, -1);
+  // The rules walk each stream's slots in order and look up their CSR
+  // entries' peers at random: prefetch the entries this many slots ahead,
+  // and the peers' stamps half as many.
+  constexpr size_t kSlotsAhead = 8;
+  auto prefetch_slots = [&](const ScratchVector<int32_t>& ss, size_t q, const ScratchVector<uint32_t>& begin,
+                            const ScratchVector<std::pair<int32_t, int32_t>>& entries) {
+    if (q + kSlotsAhead < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead]) < n) {
+      __builtin_prefetch(&entries[std::min<size_t>(begin[ss[q + kSlotsAhead]], entries.size() - 1)]);
+    }
+    if (q + kSlotsAhead / 2 < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead / 2]) < n) {
+      const int32_t w = ss[q + kSlotsAhead / 2];
+      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) __builtin_prefetch(&stamp[entries[j].second]);
+    }
+  };
+  // Events the send rule removed, one bit each (fits in cache, unlike `out`).
+  std::vector<uint64_t> send_removed((evs.size() + 63) / 64, 0);
   // OptimizeBySendEvents: one wait per (sender node, receiving stream).
+  // (Every main-stream event is visited once here and nothing removed any
+  // before: no `out` test.)
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    for (int32_t slot : view.stream_slots(s)) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t q = 0; q < ss.size(); ++q) {
+      const int32_t slot = ss[q];
       if (view.attached_of(slot) >= 0) continue;
+      if (!recv_of.empty()) prefetch_slots(ss, q, recv_begin, recv_of);
       for (uint32_t j = recv_begin[slot]; j < recv_begin[slot + 1]; ++j) {
         const auto [e, peer] = recv_of[j];
-        if (out[e] != Removal::kKeep) continue;
         const size_t x = static_cast<size_t>(peer);
         if (stamp[x] == s) {
           out[e] = Removal::kGeSend;
+          send_removed[static_cast<size_t>(e) / 64] |= uint64_t{1} << (e % 64);
         } else {
           stamp[x] = static_cast<int32_t>(s);
         }
@@ -345,11 +376,14 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   recv_of = {};
   ScratchVector<uint32_t> last = std::move(recv_begin);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    for (int32_t slot : view.stream_slots(s)) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t q = 0; q < ss.size(); ++q) {
+      const int32_t slot = ss[q];
       if (view.attached_of(slot) >= 0) continue;
+      if (!send_of.empty()) prefetch_slots(ss, q, send_begin, send_of);
       for (uint32_t j = send_begin[slot]; j < send_begin[slot + 1]; ++j) {
         const auto [e, peer] = send_of[j];
-        if (out[e] != Removal::kKeep) continue;
+        if (send_removed[static_cast<size_t>(e) / 64] >> (e % 64) & 1) continue;  // out[e] != kKeep
         const size_t r = static_cast<size_t>(peer);
         if (stamp[r] == s) out[last[r]] = Removal::kGeRecv;
         stamp[r] = static_cast<int32_t>(s);

@@ -76,6 +76,7 @@ class SyncView {
     return slot < static_cast<int32_t>(num_nodes()) ? -1 : extra_attached_[slot - num_nodes()];
   }
   int64_t stream(int32_t slot) const { return stream_[slot]; }
+  void PrefetchStream(int32_t slot) const { __builtin_prefetch(&stream_[slot]); }
   int32_t pos(int32_t slot) const { return pos_[slot]; }
   int64_t seq(NodeId n) const { return seq_.empty() ? n.value : seq_[n.index()]; }
   int64_t seq_of_slot(int32_t slot) const { return seq(node_of(slot)); }
