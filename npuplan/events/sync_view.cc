@@ -37,7 +37,13 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
   flags_.resize(n);
   size_t extra = 0;
   for (size_t i = 0; i < n; ++i) {
-    PrefetchNode(m, i + kNodePrefetch);
+    if (i + kNodePrefetch < n) {  // the lines this loop reads: type, attrs, streams
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.type);
+      __builtin_prefetch(&ahead.attrs);
+      __builtin_prefetch(&ahead.stream_id);
+      __builtin_prefetch(&ahead.attached_stream_ids);
+    }
     const Node& node = m.nodes()[i];
     int64_t main = node.stream_id;
     if (physical && i < plan.physical_stream.size()) main = plan.physical_stream[i];
