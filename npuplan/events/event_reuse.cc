@@ -53,9 +53,13 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
 
   // 2. Multi-gear reuse, per kind (the execution order only when some Case
   //    carries _batch_num: most graphs have none).
-  const bool any_batch_case = std::any_of(m.nodes().begin(), m.nodes().end(), [](const Node& n) {
-    // Attributes first (almost always empty); string_view compares the size before any bytes.
-    return !n.attrs.empty() && std::string_view(n.type) == "Case" && HasAttr(n.attrs, "_batch_num");
+  // A Case with branches owns subgraphs: look at the subgraphs' parents, not
+  // at every node (a branch-less Case reuses nothing, and numbering the rest
+  // from 0 leaves RenumberGeOrder's continuous ids as they are).
+  const bool any_batch_case = std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
+    if (!g.parent_node.valid()) return false;
+    const Node& n = m.node(g.parent_node);
+    return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
   });
   const std::vector<NodeId> order = any_batch_case ? m.ExecutionOrder() : std::vector<NodeId>();
   for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {

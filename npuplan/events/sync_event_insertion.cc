@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "npuplan/events/scratch_vector.h"
@@ -12,6 +13,8 @@
 
 namespace npuplan {
 namespace {
+
+using events::kNodePrefetch;
 
 [[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
@@ -31,7 +34,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                              "graphs only, but streams were assigned in mode '",
                                              plan.streams.mode, "'"));
   }
-  events::SyncView view(plan, /*physical=*/false);
+  // Insertion needs no per-stream slot lists: they are built by the passes that read them.
+  events::SyncView view(plan, /*physical=*/false, /*stream_order=*/false);
   events::ActivationInfo act = events::ComputeActivation(m, view);
   const size_t n = m.num_nodes();
   // Node ids fit in 30 bits: the edge entries below carry two flag bits.
@@ -75,13 +79,25 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     return false;
   };
 
+  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
+  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
+  const bool any_dynamic = std::find(dynamic_graphs.begin(), dynamic_graphs.end(), true) != dynamic_graphs.end();
+  const std::vector<NodeId> record_at =
+      any_dynamic ? events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs) : std::vector<NodeId>();
+
   // 1. Data and control edges (GE InsertOneEventInTwoNodes), in the order
   //    GE walks them: producers in execution order; per producer its data
   //    consumers, then its control consumers, each in graph order (graphs by
-  //    index, nodes by list position). One pass over the consumers' Nodes
-  //    collects the edges that cross streams (rules 1 and 2 need only the
-  //    dense stream array) into flat entries, then a stable counting sort
-  //    groups them by producer. Entry: consumer | kCtrl | kNoStream.
+  //    index, nodes by list position). Only the order within one producer
+  //    reaches the table (an event's id is its sender's name rank, then its
+  //    index among the sender's candidates), so the usual case — no rule-5
+  //    activation labels, no dynamic-path owners, every node in the order —
+  //    takes one pass over the consumers: each cross-stream pair once
+  //    (first data edge, else control edge), counted per producer, and the
+  //    table is filled from that list below (no producer-ordered copy, no
+  //    candidate list). A rule-4 error (an edge into a node without a
+  //    stream) takes the general walk, which reports the first one in GE's
+  //    order.
   constexpr uint32_t kCtrl = uint32_t{1} << 31;      // a control edge
   constexpr uint32_t kNoStream = uint32_t{1} << 30;  // the consumer has no stream (rule 4)
   constexpr uint32_t kIdMask = kNoStream - 1;
@@ -89,77 +105,143 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     int32_t from;
     uint32_t to;  // consumer | flags
   };
-  events::ScratchVector<Edge> edges;
-  edges.reserve(2 * n);
   auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
-  for (const Graph& g : m.graphs()) {
-    for (NodeId consumer : g.nodes) {
-      const Node& node = m.node(consumer);
-      const int64_t to_stream = stream(consumer);
-      const uint32_t to = static_cast<uint32_t>(consumer.value) | (to_stream < 0 ? kNoStream : 0);
-      for (const OutputRef& in : node.inputs) {
-        if (!valid_src(in.node)) continue;
-        const int64_t from_stream = stream(in.node);
-        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({in.node.value, to});  // rules 1, 2
-      }
-      for (NodeId c : node.control_inputs) {
-        if (!valid_src(c)) continue;
-        const int64_t from_stream = stream(c);
-        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({c.value, to | kCtrl});
+  events::ScratchVector<Edge> edge_events;    // simple path: the edge events, in consumer walk order
+  events::ScratchVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
+  events::ScratchVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
+  bool any_ctrl = false;
+  bool simple = activators_of.empty() && record_at.empty() && view.order().size() == n;
+  if (simple) {
+    // GE's sender order first, over every node with a stream (a superset of
+    // the senders: only the relative order of senders matters), so that the
+    // sort's key arrays are freed before the edge list is built and the
+    // scratch cache hands their pages on to it.
+    by_name.reserve(n);
+    for (size_t u = 0; u < n; ++u) {
+      if (view.stream(static_cast<int32_t>(u)) >= 0 || view.num_attached(NodeId(static_cast<int32_t>(u))) > 0) {
+        by_name.push_back(static_cast<int32_t>(u));
       }
     }
-  }
-  // out_pos[u + 1] ends as u's first entry; entries are placed backwards
-  // (control edges, then data edges) so each producer's list keeps walk order.
-  events::ScratchVector<uint32_t> out_pos(n + 2, 0);
-  for (const Edge& e : edges) ++out_pos[static_cast<size_t>(e.from) + 1];
-  for (size_t i = 0; i < n; ++i) out_pos[i + 1] += out_pos[i];
-  out_pos[n + 1] = static_cast<uint32_t>(edges.size());
-  events::ScratchVector<uint32_t> out(edges.size());
-  for (uint32_t ctrl : {kCtrl, 0u}) {
-    for (size_t i = edges.size(); i-- > 0;) {
-      const Edge& e = edges[i];
-      if ((e.to & kCtrl) == ctrl) out[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
-    }
-  }
-  edges = {};
-  // Producer u's entries: [out_pos[u + 1], out_pos[u + 2]).
-  events::ScratchVector<Candidate> cands;
-  cands.reserve(out.size() + 64);
-  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
-  const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
-  const bool any_dynamic = std::find(dynamic_graphs.begin(), dynamic_graphs.end(), true) != dynamic_graphs.end();
-  const std::vector<NodeId> record_at =
-      any_dynamic ? events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs) : std::vector<NodeId>();
-  {
-    events::ScratchVector<int32_t> seen(n, -1);  // last producer that emitted an event to the node
-    for (NodeId cur : view.order()) {
-      const size_t lo = out_pos[cur.index() + 1], hi = out_pos[cur.index() + 2];
-      if (lo == hi) continue;  // no cross-stream edge, or no stream (rule 1)
-      const bool enter = view.has_flag(cur, events::SyncView::kEnter);
-      for (size_t k = lo; k < hi; ++k) {
-        const uint32_t entry = out[k];
-        const NodeId next(static_cast<int32_t>(entry & kIdMask));
-        if (seen[next.index()] == cur.value) continue;  // one event per pair
-        if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
-        if (entry & kNoStream) {  // rule 4
-          const Node& nx = m.node(next);
-          if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
-          const Node& c = m.node(cur);
-          return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
-                                                   "' on stream ", c.stream_id,
-                                                   ") has no stream: every node that receives an edge needs one"));
+    events::SortSendersByName(m, by_name);
+    const bool check_enter = view.any_flag(events::SyncView::kEnter);
+    per_sender.assign(n, 0);
+    edge_events.reserve(2 * n);
+    events::ScratchVector<int32_t> mark;  // for consumers with many producers: mark[u] = consumer
+    for (const Graph& g : m.graphs()) {
+      for (size_t gi = 0; gi < g.nodes.size(); ++gi) {
+        // Prefetch ahead: the Node (its input vectors), then its inputs' array.
+        if (gi + kNodePrefetch < g.nodes.size()) {
+          __builtin_prefetch(&m.node(g.nodes[gi + kNodePrefetch]).inputs);
         }
-        if (SkippedByActivation(cur, next)) continue;  // rule 5
-        seen[next.index()] = cur.value;
-        const int32_t from = !record_at.empty() && record_at[cur.index()].valid() ? record_at[cur.index()].value
-                                                                                  : cur.value;
-        cands.push_back({from, next.value, (entry & kCtrl) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+        if (gi + kNodePrefetch / 2 < g.nodes.size()) {
+          __builtin_prefetch(m.node(g.nodes[gi + kNodePrefetch / 2]).inputs.data());
+        }
+        const NodeId consumer = g.nodes[gi];
+        const Node& node = m.node(consumer);
+        const int32_t t = view.stream(consumer.value);
+        const size_t first = edge_events.size();
+        const bool many = node.inputs.size() + node.control_inputs.size() > 32;
+        if (many && mark.empty()) mark.assign(n, -1);
+        // False on a rule-4 error.
+        auto offer = [&](NodeId u, uint32_t ctrl) {
+          if (!valid_src(u)) return true;
+          const int32_t su = view.stream(u.value);
+          if (su < 0 || su == t) return true;                                                  // rules 1, 2
+          if (check_enter && view.has_flag(u, events::SyncView::kEnter) && node.type != "StreamActive") return true;  // rule 3
+          if (t < 0) return HasAttr(node.attrs, "_thread_scope_id");                           // rule 4
+          if (many) {  // one event per pair
+            if (mark[u.index()] == consumer.value) return true;
+            mark[u.index()] = consumer.value;
+          } else {
+            for (size_t k = first; k < edge_events.size(); ++k) {
+              if (edge_events[k].from == u.value) return true;
+            }
+          }
+          edge_events.push_back({u.value, static_cast<uint32_t>(consumer.value) | ctrl});
+          ++per_sender[u.index()];
+          any_ctrl |= ctrl != 0;
+          return true;
+        };
+        for (const OutputRef& in : node.inputs) simple = simple && offer(in.node, 0);
+        for (NodeId c : node.control_inputs) simple = simple && offer(c, kCtrl);
+        if (!simple) break;
       }
+      if (!simple) break;
+    }
+    if (!simple) {
+      edge_events = {};
+      per_sender = {};
+      by_name = {};
+      any_ctrl = false;
     }
   }
-  out = {};
-  out_pos = {};
+  events::ScratchVector<Candidate> cands;
+  if (!simple) {
+    events::ScratchVector<Edge> edges;
+    edges.reserve(2 * n);
+    for (const Graph& g : m.graphs()) {
+      for (NodeId consumer : g.nodes) {
+        const Node& node = m.node(consumer);
+        const int64_t to_stream = stream(consumer);
+        const uint32_t to = static_cast<uint32_t>(consumer.value) | (to_stream < 0 ? kNoStream : 0);
+        for (const OutputRef& in : node.inputs) {
+          if (!valid_src(in.node)) continue;
+          const int64_t from_stream = stream(in.node);
+          if (from_stream >= 0 && from_stream != to_stream) edges.push_back({in.node.value, to});  // rules 1, 2
+        }
+        for (NodeId c : node.control_inputs) {
+          if (!valid_src(c)) continue;
+          const int64_t from_stream = stream(c);
+          if (from_stream >= 0 && from_stream != to_stream) edges.push_back({c.value, to | kCtrl});
+        }
+      }
+    }
+    // out_pos[u + 1] ends as u's first entry; entries are placed backwards
+    // (control edges, then data edges) so each producer's list keeps walk order.
+    events::ScratchVector<uint32_t> out_pos(n + 2, 0);
+    for (const Edge& e : edges) ++out_pos[static_cast<size_t>(e.from) + 1];
+    for (size_t i = 0; i < n; ++i) out_pos[i + 1] += out_pos[i];
+    out_pos[n + 1] = static_cast<uint32_t>(edges.size());
+    events::ScratchVector<uint32_t> out(edges.size());
+    for (uint32_t ctrl : {kCtrl, 0u}) {
+      for (size_t i = edges.size(); i-- > 0;) {
+        const Edge& e = edges[i];
+        if ((e.to & kCtrl) == ctrl) out[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
+      }
+    }
+    edges = {};
+    // Producer u's entries: [out_pos[u + 1], out_pos[u + 2]).
+    cands.reserve(out.size() + 64);
+    {
+      events::ScratchVector<int32_t> seen(n, -1);  // last producer that emitted an event to the node
+      for (NodeId cur : view.order()) {
+        const size_t lo = out_pos[cur.index() + 1], hi = out_pos[cur.index() + 2];
+        if (lo == hi) continue;  // no cross-stream edge, or no stream (rule 1)
+        const bool enter = view.has_flag(cur, events::SyncView::kEnter);
+        for (size_t k = lo; k < hi; ++k) {
+          const uint32_t entry = out[k];
+          const NodeId next(static_cast<int32_t>(entry & kIdMask));
+          if (seen[next.index()] == cur.value) continue;  // one event per pair
+          if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
+          if (entry & kNoStream) {  // rule 4
+            const Node& nx = m.node(next);
+            if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
+            const Node& c = m.node(cur);
+            return absl::InvalidArgumentError(StrCat("[", name(), "] node '", nx.name, "' (successor of '", c.name,
+                                                     "' on stream ", c.stream_id,
+                                                     ") has no stream: every node that receives an edge needs one"));
+          }
+          if (SkippedByActivation(cur, next)) continue;  // rule 5
+          seen[next.index()] = cur.value;
+          const int32_t from = !record_at.empty() && record_at[cur.index()].valid() ? record_at[cur.index()].value
+                                                                                    : cur.value;
+          cands.push_back({from, next.value, (entry & kCtrl) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+        }
+      }
+    }
+    out = {};
+    out_pos = {};
+  }
   // Every successor of a node, for the subgraph-end rule (graphs with subgraphs only).
   std::optional<Adjacency> adj;
   if (m.num_graphs() > 1) adj.emplace(m);
@@ -319,75 +401,146 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   }
 
   // 4. One event per distinct pair, then GE's continuous numbering. The edge
-  //    candidates are distinct already (`seen` above); only the few
-  //    subgraph/attached candidates can repeat a pair, so only they are hashed.
-  auto key = [](const Candidate& c) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(c.from)) << 32) | static_cast<uint32_t>(c.to);
+  //    candidates are distinct already (`seen` / the per-consumer check
+  //    above); only the few subgraph/attached candidates can repeat a pair,
+  //    so only they are hashed.
+  auto key = [](int32_t from, int32_t to) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
   };
   std::unordered_map<uint64_t, bool> extra_emitted;  // extra candidate pair → already has an event
-  for (size_t i = edge_candidates; i < cands.size(); ++i) extra_emitted.emplace(key(cands[i]), false);
+  for (size_t i = edge_candidates; i < cands.size(); ++i) extra_emitted.emplace(key(cands[i].from, cands[i].to), false);
   if (!extra_emitted.empty()) {
-    for (size_t i = 0; i < edge_candidates; ++i) {
-      if (auto it = extra_emitted.find(key(cands[i])); it != extra_emitted.end()) it->second = true;
-    }
+    auto mark_emitted = [&](uint64_t k) {
+      if (auto it = extra_emitted.find(k); it != extra_emitted.end()) it->second = true;
+    };
+    for (size_t i = 0; i < edge_candidates; ++i) mark_emitted(key(cands[i].from, cands[i].to));
+    for (const Edge& e : edge_events) mark_emitted(key(e.from, static_cast<int32_t>(e.to & kIdMask)));
   }
-  // Drop the repeated extra candidates in place: cands[j] becomes event j.
+  // Drop the repeated extra candidates in place: cands[j] becomes event j
+  // (after the edge events in the simple path).
   size_t distinct = edge_candidates;
   for (size_t i = edge_candidates; i < cands.size(); ++i) {
-    bool& emitted = extra_emitted[key(cands[i])];
+    bool& emitted = extra_emitted[key(cands[i].from, cands[i].to)];
     if (emitted) continue;
     emitted = true;
     cands[distinct++] = cands[i];
   }
   cands.resize(distinct);
-  const auto& kept = cands;
   // GE's ids (sender name order, main before attached, events and notifies
   // numbered separately; GeOrder's order), with the table built directly in
-  // (kind, id) order by one stable counting sort over the buckets
-  // (kind, sent from an attached stream, sender rank): within a bucket the
-  // candidate index is the old id GE breaks ties with, and an event's id is
-  // its position within its kind.
-  const size_t count = kept.size();
-  events::ScratchVector<int32_t> rank(n, -1);
-  events::ScratchVector<int32_t> senders;
-  senders.reserve(std::min(count, n));
-  for (const Candidate& c : kept) {
-    const NodeId s = view.node_of(c.from);
-    if (rank[s.index()] < 0) {
-      rank[s.index()] = 0;
-      senders.push_back(s.value);
-    }
-  }
-  events::RankSendersByName(m, senders, rank);
-  const size_t num_senders = senders.size();
-  senders = {};
-  auto bucket = [&](const Candidate& c) {
-    const bool from_attached = view.attached_of(c.from) >= 0;
-    const bool is_notify = notify && !from_attached && view.attached_of(c.to) < 0;
-    return (static_cast<size_t>(is_notify) * 2 + static_cast<size_t>(from_attached)) * num_senders +
-           static_cast<size_t>(rank[view.node_of(c.from).index()]);
+  // (kind, id) order: buckets (kind, sent from an attached stream, sender
+  // rank), within a bucket by candidate index (the old id GE breaks ties
+  // with); an event's id is its position within its kind.
+  const size_t count = edge_events.size() + cands.size();
+  auto group_of = [&](int32_t from, int32_t to) {  // is_notify * 2 + from_attached
+    const bool from_attached = view.attached_of(from) >= 0;
+    const bool is_notify = notify && !from_attached && view.attached_of(to) < 0;
+    return static_cast<uint32_t>(is_notify) * 2 + static_cast<uint32_t>(from_attached);
   };
-  events::ScratchVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
-  for (const Candidate& c : kept) ++start[bucket(c) + 1];
-  for (size_t b = 0; b + 1 < start.size(); ++b) start[b + 1] += start[b];
-  const size_t num_events = start[2 * num_senders];  // events, then notifies
   EventTable table;
   table.counts = plan.events.counts;
   table.events.reserve(count);
   events::AdviseHugePages(table.events.data(), count * sizeof(SyncEvent));
   table.events.resize(count);
-  for (const Candidate& c : kept) {
-    const uint32_t p = start[bucket(c)]++;
+  size_t num_events = 0;  // events, then notifies
+  auto put = [&](size_t p, int32_t from, int32_t to, SyncReason reason) {
     SyncEvent& e = table.events[p];
     const bool is_notify = p >= num_events;
     e.id = static_cast<int32_t>(is_notify ? p - num_events : p);
     if (is_notify) e.kind = SyncKind::kNotify;
-    e.send = view.node_of(c.from);
-    e.recv = view.node_of(c.to);
-    e.send_attached = view.attached_of(c.from);
-    e.recv_attached = view.attached_of(c.to);
-    e.reason = c.reason;
+    e.send = view.node_of(from);
+    e.recv = view.node_of(to);
+    e.send_attached = view.attached_of(from);
+    e.recv_attached = view.attached_of(to);
+    e.reason = reason;
+  };
+  if (simple) {
+    // Edge events all fall in one group (main → main: events, or notifies);
+    // the extra candidates (subgraph / attached) anywhere. The extras'
+    // sender nodes are marked by the top bit of their count; `by_name`
+    // holds every node with a stream, senders or not (rank gaps are
+    // harmless: only the order matters).
+    constexpr uint32_t kExtraSender = uint32_t{1} << 31;
+    for (const Candidate& c : cands) per_sender[view.node_of(c.from).index()] |= kExtraSender;
+    const events::ScratchVector<int32_t>& senders = by_name;
+    // Extra candidates by (group, sender rank, candidate index).
+    struct Placed {
+      uint32_t group;
+      int32_t rank;
+      uint32_t index;
+    };
+    std::vector<Placed> placed;
+    if (!cands.empty()) {
+      std::unordered_map<int32_t, int32_t> rank_of;  // extra sender node → rank
+      for (size_t r = 0; r < senders.size(); ++r) {
+        if (per_sender[senders[r]] & kExtraSender) rank_of.emplace(senders[r], static_cast<int32_t>(r));
+      }
+      placed.reserve(cands.size());
+      for (size_t i = 0; i < cands.size(); ++i) {
+        placed.push_back({group_of(cands[i].from, cands[i].to), rank_of.at(view.node_of(cands[i].from).value),
+                          static_cast<uint32_t>(i)});
+      }
+      std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+        return std::tie(a.group, a.rank, a.index) < std::tie(b.group, b.rank, b.index);
+      });
+    }
+    // Positions: per group, per sender rank, the sender's edge events (its
+    // per_sender entry becomes its cursor), then its extras.
+    const uint32_t edge_group = notify ? 2 : 0;
+    std::vector<uint32_t> extra_pos(cands.size());
+    size_t running = 0, xi = 0;
+    for (uint32_t g = 0; g < 4; ++g) {
+      if (g == 2) num_events = running;
+      if (g == edge_group) {
+        for (size_t r = 0; r < senders.size(); ++r) {
+          uint32_t& c = per_sender[senders[r]];
+          const uint32_t edges_of = c & ~kExtraSender;
+          c = static_cast<uint32_t>(running);
+          running += edges_of;
+          for (; xi < placed.size() && placed[xi].group == g && placed[xi].rank == static_cast<int32_t>(r); ++xi) {
+            extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
+          }
+        }
+      }
+      for (; xi < placed.size() && placed[xi].group == g; ++xi) extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
+    }
+    by_name = {};
+    // Data edges first, then control edges: each sender's events in walk order.
+    for (const Edge& e : edge_events) {
+      if (!(e.to & kCtrl)) put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);
+    }
+    if (any_ctrl) {
+      for (const Edge& e : edge_events) {
+        if (e.to & kCtrl) put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to & kIdMask), SyncReason::kControlEdge);
+      }
+    }
+    for (size_t i = 0; i < cands.size(); ++i) put(extra_pos[i], cands[i].from, cands[i].to, cands[i].reason);
+  } else {
+    const size_t count_c = cands.size();
+    events::ScratchVector<int32_t> rank(n, -1);
+    events::ScratchVector<int32_t> senders;
+    senders.reserve(std::min(count_c, n));
+    for (const Candidate& c : cands) {
+      const NodeId s = view.node_of(c.from);
+      if (rank[s.index()] < 0) {
+        rank[s.index()] = 0;
+        senders.push_back(s.value);
+      }
+    }
+    events::RankSendersByName(m, senders, rank);
+    const size_t num_senders = senders.size();
+    senders = {};
+    auto bucket = [&](const Candidate& c) {
+      return group_of(c.from, c.to) * num_senders + static_cast<size_t>(rank[view.node_of(c.from).index()]);
+    };
+    events::ScratchVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
+    for (const Candidate& c : cands) ++start[bucket(c) + 1];
+    for (size_t b = 0; b + 1 < start.size(); ++b) start[b + 1] += start[b];
+    num_events = start[2 * num_senders];
+    for (const Candidate& c : cands) put(start[bucket(c)]++, c.from, c.to, c.reason);
   }
+  edge_events = {};
+  per_sender = {};
   table.event_count = static_cast<int64_t>(num_events);
   table.notify_count = static_cast<int64_t>(count - num_events);
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();

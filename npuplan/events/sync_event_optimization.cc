@@ -50,8 +50,15 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
-  // Stream and rank of each slot in one 8-byte entry: two random reads per event, not four.
-  const ScratchVector<SyncView::StreamRank> sr = view.StreamRanks();
+  // The receiving slot of an event the sweep decides (both ends on a
+  // stream, sender first), else -1: such an event is kept as is. Reads the
+  // view's dense 4-byte stream array (denser than `info` for these random
+  // lookups; the rank is the node id itself on a one-graph plan).
+  auto sweep_to = [&](const SyncEvent& e, int32_t from) {
+    const int32_t to = view.slot(e.recv, e.recv_attached);
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.rank(from) >= view.rank(to)) return -1;
+    return to;
+  };
 
   // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
   ScratchVector<uint32_t> begin(slots + 1, 0);
@@ -65,76 +72,88 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       if (to >= 0 && view.stream(to) != view.stream(from)) act_edges.emplace_back(to, from);
     }
   }
-  ScratchVector<int32_t> refs(slots, 0);
-  // Per event: its receiving slot when the sweep decides it, else -1 (kept as is).
+  // Per event: its receiving slot when the sweep decides it, else -1.
   ScratchVector<int32_t> ev_to(evs.size());
+  // The table is in sender-name order: the receivers' entries are read at
+  // random, so prefetch them this many events ahead.
+  constexpr size_t kAhead = 16;
   for (size_t i = 0; i < evs.size(); ++i) {
+    if (i + kAhead < evs.size()) {
+      const SyncEvent& f = evs[i + kAhead];
+      const int32_t t = view.slot(f.recv, f.recv_attached);
+      view.PrefetchStream(t);
+      __builtin_prefetch(&begin[t + 1]);
+    }
     const SyncEvent& e = evs[i];
     ev_to[i] = -1;
     if (SentBySwitch(view, e)) {
       out[i] = Removal::kStreamSwitch;
       continue;
     }
-    const int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
-    const SyncView::StreamRank f = sr[from], t = sr[to];
-    if (f.stream < 0 || t.stream < 0 || f.rank >= t.rank) continue;  // kept as is
+    const int32_t to = sweep_to(e, view.slot(e.send, e.send_attached));
+    if (to < 0) continue;
     ev_to[i] = to;
     ++begin[to + 1];
-    ++refs[from];
   }
-  for (const auto& [to, from] : act_edges) {
-    ++begin[to + 1];
-    ++refs[from];
-  }
+  for (const auto& [to, from] : act_edges) ++begin[to + 1];
   for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
+  // Filled with begin[to] as the cursor (it ends as to's end, i.e. the next
+  // slot's begin), then shifted back by one entry: no copy of `begin`.
   ScratchVector<std::pair<int32_t, int32_t>> preds(begin[slots]);
-  {
-    ScratchVector<uint32_t> fill(begin.begin(), begin.end() - 1);
-    for (size_t i = 0; i < evs.size(); ++i) {
-      if (ev_to[i] < 0) continue;
-      const SyncEvent& e = evs[i];
-      preds[fill[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
-    }
-    for (const auto& [to, from] : act_edges) preds[fill[to]++] = {from, -1};
+  for (size_t i = 0; i < evs.size(); ++i) {
+    if (i + kAhead < evs.size() && ev_to[i + kAhead] >= 0) __builtin_prefetch(&begin[ev_to[i + kAhead]]);
+    if (ev_to[i] < 0) continue;
+    const SyncEvent& e = evs[i];
+    preds[begin[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
   }
-  ev_to = {};
+  ev_to = {};  // freed before `info` is allocated: the scratch cache hands its block on
+  for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};
+  for (size_t i = slots; i > 0; --i) begin[i] = begin[i - 1];
+  begin[0] = 0;
+  // Per slot in one 16-byte entry (one cache line per random lookup): its
+  // stream and position, and the sweep's clock handle and reader count.
+  struct SlotInfo {
+    int32_t stream;
+    int32_t pos;
+    int32_t handle;  // its clock in the pool, -1 = none (yet / any more)
+    int32_t refs;    // readers of its clock still to come
+  };
+  ScratchVector<SlotInfo> info(slots);
+  for (size_t i = 0; i < slots; ++i) {
+    info[i] = {static_cast<int32_t>(view.stream(static_cast<int32_t>(i))), view.pos(static_cast<int32_t>(i)), -1, 0};
+  }
+  // Readers of each clock: its entries in `preds` (in receiver order, so
+  // mostly near the receiver: cache-friendly) and its stream successor.
+  for (const auto& pr : preds) ++info[pr.first].refs;
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);
-    for (size_t i = 0; i + 1 < ss.size(); ++i) ++refs[ss[i]];
+    for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
   }
 
   // Clock pool.
   std::vector<int32_t> pool;
   std::vector<int32_t> free_list;
-  ScratchVector<int32_t> handle(slots, -1);
-  auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(handle[slot]) * k; };
+  auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(info[slot].handle) * k; };
   auto release = [&](int32_t slot) {
-    if (--refs[slot] <= 0 && handle[slot] >= 0) {
-      free_list.push_back(handle[slot]);
-      handle[slot] = -1;
+    SlotInfo& x = info[slot];
+    if (--x.refs <= 0 && x.handle >= 0) {
+      free_list.push_back(x.handle);
+      x.handle = -1;
     }
   };
   std::vector<int32_t> top1(k), top2(k), top1_by(k);
   constexpr uint32_t kPairwiseMax = 16;
-  // Stream and position of each slot in one entry, for the covered test.
-  struct StreamPos {
-    int32_t stream;
-    int32_t pos;
-  };
-  ScratchVector<StreamPos> sp(slots);
-  for (size_t i = 0; i < slots; ++i) sp[i] = {sr[i].stream, view.pos(static_cast<int32_t>(i))};
   // Predecessors are earlier slots anywhere in the order (their clocks sit at
   // random in the pool): prefetch the next slots' handles and clocks.
   const auto& slot_order = view.slot_order();
   auto prefetch_handles = [&](int32_t w) {
     for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
-      __builtin_prefetch(&handle[preds[j].first]);
-      __builtin_prefetch(&sp[preds[j].first]);
+      __builtin_prefetch(&info[preds[j].first]);
     }
   };
   auto prefetch_clocks = [&](int32_t w) {
     for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
-      if (const int32_t h = handle[preds[j].first]; h >= 0) {
+      if (const int32_t h = info[preds[j].first].handle; h >= 0) {
         const char* c = reinterpret_cast<const char*>(pool.data() + static_cast<size_t>(h) * k);
         for (size_t b = 0; b < k * sizeof(int32_t); b += 64) __builtin_prefetch(c + b);  // every line of the clock
       }
@@ -142,27 +161,45 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   };
   // A second event from the same sender slot into the same slot only repeats
   // the first: it is removed and takes no part in the covered tests below
-  // (left in, each copy would cover the other and both would go).
-  // `dup_seen[u] == v`: slot u already sends an event into v.
+  // (left in, each copy would cover the other and both would go). Found
+  // among v's own entries (few, in cache); for a slot with many entries
+  // `dup_seen[u] == v` marks that slot u already sends an event into v.
   constexpr int32_t kDuplicate = -3;
-  ScratchVector<int32_t> dup_seen(slots, -1);
+  ScratchVector<int32_t> dup_seen;
+  // Prefetch distances (slots ahead): the handles first, then the clocks they name.
+  constexpr size_t kHandlesAhead = 12, kClocksAhead = 4;
   for (size_t i = 0; i < slot_order.size(); ++i) {
-    if (i + 2 < slot_order.size()) prefetch_handles(slot_order[i + 2]);
-    if (i + 1 < slot_order.size()) prefetch_clocks(slot_order[i + 1]);
+    if (i + kHandlesAhead < slot_order.size()) prefetch_handles(slot_order[i + kHandlesAhead]);
+    if (i + kClocksAhead < slot_order.size()) prefetch_clocks(slot_order[i + kClocksAhead]);
     const int32_t v = slot_order[i];
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
     const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
     const uint32_t lo = begin[v], hi = begin[v + 1];
-    for (uint32_t j = lo; j < hi; ++j) {
-      auto& [u, ev] = preds[j];
-      if (ev < 0) continue;
-      if (dup_seen[u] == v) {
-        out[ev] = Removal::kTransitive;
-        ev = kDuplicate;
-      } else {
-        dup_seen[u] = v;
+    if (hi - lo <= kPairwiseMax) {
+      for (uint32_t j = lo + 1; j < hi; ++j) {
+        auto& [u, ev] = preds[j];
+        if (ev < 0) continue;
+        for (uint32_t j2 = lo; j2 < j; ++j2) {
+          if (preds[j2].first == u && preds[j2].second >= 0) {
+            out[ev] = Removal::kTransitive;
+            ev = kDuplicate;
+            break;
+          }
+        }
+      }
+    } else {
+      if (dup_seen.empty()) dup_seen.assign(slots, -1);
+      for (uint32_t j = lo; j < hi; ++j) {
+        auto& [u, ev] = preds[j];
+        if (ev < 0) continue;
+        if (dup_seen[u] == v) {
+          out[ev] = Removal::kTransitive;
+          ev = kDuplicate;
+        } else {
+          dup_seen[u] = v;
+        }
       }
     }
     // v's clock: the element-wise max of its predecessors' clocks (chain
@@ -176,7 +213,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       h = static_cast<int32_t>(pool.size() / k);
       pool.resize(pool.size() + k);
     }
-    handle[v] = h;
+    info[v].handle = h;
     int32_t* c = clock(v);
     if (chain_pred >= 0) {
       std::copy_n(clock(chain_pred), k, c);
@@ -195,7 +232,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       for (uint32_t j = lo; j < hi; ++j) {
         const auto [u, ev] = preds[j];
         if (ev < 0) continue;
-        const auto [a, u_pos] = sp[u];
+        const int32_t a = info[u].stream, u_pos = info[u].pos;
         int32_t others = chain_pred >= 0 ? clock(chain_pred)[a] : -1;
         for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
           if (j2 != j && preds[j2].second != kDuplicate) others = std::max(others, clock(preds[j2].first)[a]);
@@ -224,7 +261,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       for (uint32_t j = lo; j < hi; ++j) {
         const auto [u, ev] = preds[j];
         if (ev < 0) continue;
-        const auto [a, u_pos] = sp[u];
+        const int32_t a = info[u].stream, u_pos = info[u].pos;
         const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
         if (others >= u_pos) out[ev] = Removal::kTransitive;
       }
@@ -232,8 +269,8 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     c[s] = p;
     if (chain_pred >= 0) release(chain_pred);
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) release(preds[j].first);
-    if (refs[v] == 0) {
-      ++refs[v];
+    if (info[v].refs == 0) {
+      ++info[v].refs;
       release(v);
     }
   }
@@ -256,7 +293,13 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   }
   const size_t n = m.num_nodes();
   ScratchVector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
-  for (const SyncEvent& e : evs) {
+  constexpr size_t kAhead = 16;  // events ahead to prefetch the randomly indexed entries of
+  for (size_t i = 0; i < evs.size(); ++i) {
+    if (i + kAhead < evs.size()) {
+      __builtin_prefetch(&recv_begin[evs[i + kAhead].recv.index() + 1]);
+      __builtin_prefetch(&send_begin[evs[i + kAhead].send.index() + 1]);
+    }
+    const SyncEvent& e = evs[i];
     if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
     ++recv_begin[e.recv.index() + 1];
     ++send_begin[e.send.index() + 1];
@@ -268,30 +311,58 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   // Beside each CSR entry its peer node (sender of a received event,
   // receiver of a sent one): the rules below then walk the CSR arrays in
   // order instead of reading the table at random. Entry: (event, peer).
+  // Filled with the begin entries as cursors (each ends as the next node's
+  // begin), then shifted back by one entry: no cursor copies.
   ScratchVector<std::pair<int32_t, int32_t>> recv_of(recv_begin[n]), send_of(send_begin[n]);
-  {
-    ScratchVector<uint32_t> rf(recv_begin.begin(), recv_begin.end() - 1), sf(send_begin.begin(), send_begin.end() - 1);
-    for (size_t j = 0; j < evs.size(); ++j) {
-      const uint32_t i = id_order ? static_cast<uint32_t>(j) : by_id[j];
-      const SyncEvent& e = evs[i];
-      if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
-      recv_of[rf[e.recv.index()]++] = {static_cast<int32_t>(i), e.send.value};
-      send_of[sf[e.send.index()]++] = {static_cast<int32_t>(i), e.recv.value};
+  for (size_t j = 0; j < evs.size(); ++j) {
+    const uint32_t i = id_order ? static_cast<uint32_t>(j) : by_id[j];
+    if (id_order && j + kAhead < evs.size()) {
+      __builtin_prefetch(&recv_begin[evs[j + kAhead].recv.index()]);
+      __builtin_prefetch(&send_begin[evs[j + kAhead].send.index()]);
     }
+    const SyncEvent& e = evs[i];
+    if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
+    recv_of[recv_begin[e.recv.index()]++] = {static_cast<int32_t>(i), e.send.value};
+    send_of[send_begin[e.send.index()]++] = {static_cast<int32_t>(i), e.recv.value};
   }
+  for (size_t i = n; i > 0; --i) {
+    recv_begin[i] = recv_begin[i - 1];
+    send_begin[i] = send_begin[i - 1];
+  }
+  recv_begin[0] = send_begin[0] = 0;
   // Per-node scratch stamped with the stream being walked (no per-stream sets).
   ScratchVector<int32_t> stamp(n, -1);
-  ScratchVector<int32_t> last(n, -1);
+  // The rules walk each stream's slots in order and look up their CSR
+  // entries' peers at random: prefetch the entries this many slots ahead,
+  // and the peers' stamps half as many.
+  constexpr size_t kSlotsAhead = 8;
+  auto prefetch_slots = [&](const ScratchVector<int32_t>& ss, size_t q, const ScratchVector<uint32_t>& begin,
+                            const ScratchVector<std::pair<int32_t, int32_t>>& entries) {
+    if (q + kSlotsAhead < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead]) < n) {
+      __builtin_prefetch(&entries[std::min<size_t>(begin[ss[q + kSlotsAhead]], entries.size() - 1)]);
+    }
+    if (q + kSlotsAhead / 2 < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead / 2]) < n) {
+      const int32_t w = ss[q + kSlotsAhead / 2];
+      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) __builtin_prefetch(&stamp[entries[j].second]);
+    }
+  };
+  // Events the send rule removed, one bit each (fits in cache, unlike `out`).
+  std::vector<uint64_t> send_removed((evs.size() + 63) / 64, 0);
   // OptimizeBySendEvents: one wait per (sender node, receiving stream).
+  // (Every main-stream event is visited once here and nothing removed any
+  // before: no `out` test.)
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    for (int32_t slot : view.stream_slots(s)) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t q = 0; q < ss.size(); ++q) {
+      const int32_t slot = ss[q];
       if (view.attached_of(slot) >= 0) continue;
+      if (!recv_of.empty()) prefetch_slots(ss, q, recv_begin, recv_of);
       for (uint32_t j = recv_begin[slot]; j < recv_begin[slot + 1]; ++j) {
         const auto [e, peer] = recv_of[j];
-        if (out[e] != Removal::kKeep) continue;
         const size_t x = static_cast<size_t>(peer);
         if (stamp[x] == s) {
           out[e] = Removal::kGeSend;
+          send_removed[static_cast<size_t>(e) / 64] |= uint64_t{1} << (e % 64);
         } else {
           stamp[x] = static_cast<int32_t>(s);
         }
@@ -299,17 +370,24 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
     }
   }
   // OptimizeByRecvEvents: one signal per (sending stream, receiver node); the last one stays.
+  // The receive CSR is done with: its begin array becomes `last` (only read
+  // where this rule wrote it), so no fresh array.
   std::fill(stamp.begin(), stamp.end(), -1);
+  recv_of = {};
+  ScratchVector<uint32_t> last = std::move(recv_begin);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    for (int32_t slot : view.stream_slots(s)) {
+    const auto& ss = view.stream_slots(s);
+    for (size_t q = 0; q < ss.size(); ++q) {
+      const int32_t slot = ss[q];
       if (view.attached_of(slot) >= 0) continue;
+      if (!send_of.empty()) prefetch_slots(ss, q, send_begin, send_of);
       for (uint32_t j = send_begin[slot]; j < send_begin[slot + 1]; ++j) {
         const auto [e, peer] = send_of[j];
-        if (out[e] != Removal::kKeep) continue;
+        if (send_removed[static_cast<size_t>(e) / 64] >> (e % 64) & 1) continue;  // out[e] != kKeep
         const size_t r = static_cast<size_t>(peer);
         if (stamp[r] == s) out[last[r]] = Removal::kGeRecv;
         stamp[r] = static_cast<int32_t>(s);
-        last[r] = e;
+        last[r] = static_cast<uint32_t>(e);
       }
     }
   }

@@ -1,6 +1,8 @@
 #include "npuplan/events/sync_view.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -12,23 +14,36 @@
 #include "npuplan/stream/logical_stream_assignment.h"
 
 namespace npuplan::events {
-SyncView::SyncView(const Plan& plan, bool physical) {
+SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
+  num_nodes_ = n;
   if (m.num_graphs() == 1) {  // one graph: no node owns a subgraph, the order is the root's list
-    order_.assign(m.root().nodes.begin(), m.root().nodes.end());
+    order_ = m.root().nodes;
   } else {
     const std::vector<NodeId> order = m.ExecutionOrder();
-    order_.assign(order.begin(), order.end());
+    order_storage_.assign(order.begin(), order.end());
+    order_ = order_storage_;
   }
-  seq_.assign(n, -1);
-  for (size_t i = 0; i < order_.size(); ++i) seq_[order_[i].index()] = static_cast<int32_t>(i);
+  bool identity = order_.size() == n;
+  for (size_t i = 0; identity && i < n; ++i) identity = order_[i].index() == i;
+  if (!identity) {
+    seq_.assign(n, -1);
+    for (size_t i = 0; i < order_.size(); ++i) seq_[order_[i].index()] = static_cast<int32_t>(i);
+  }
 
   // One pass over the nodes: main streams, and whether any node has attached streams.
   stream_.resize(n);
   flags_.resize(n);
   size_t extra = 0;
   for (size_t i = 0; i < n; ++i) {
+    if (i + kNodePrefetch < n) {  // the lines this loop reads: type, attrs, streams
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.type);
+      __builtin_prefetch(&ahead.attrs);
+      __builtin_prefetch(&ahead.stream_id);
+      __builtin_prefetch(&ahead.attached_stream_ids);
+    }
     const Node& node = m.nodes()[i];
     int64_t main = node.stream_id;
     if (physical && i < plan.physical_stream.size()) main = plan.physical_stream[i];
@@ -37,6 +52,7 @@ SyncView::SyncView(const Plan& plan, bool physical) {
     const std::string_view type = node.type;
     flags_[i] = static_cast<uint8_t>((node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
                                      (type == "Enter" || type == "RefEnter" ? kEnter : 0));
+    all_flags_ |= flags_[i];
   }
   if (extra > 0) {
     attached_begin_.assign(n + 1, 0);
@@ -65,6 +81,7 @@ SyncView::SyncView(const Plan& plan, bool physical) {
       }
     }
   }
+  if (!stream_order) return;
   const size_t slots = n + extra;
   pos_.assign(slots, -1);
   if (extra > 0) {
@@ -355,22 +372,35 @@ int64_t NextId(const EventTable& table, SyncKind kind) {
   return next;
 }
 
-void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
+namespace {
+
+// The first 8 bytes of a name, zero-padded, as a big-endian integer: integer
+// order is the names' byte order on those bytes (std::string::compare order
+// when they differ).
+uint64_t NamePrefix(const std::string& name) {
+  uint64_t prefix = 0;
+  if (std::endian::native == std::endian::little && name.size() >= 8) {
+    std::memcpy(&prefix, name.data(), 8);
+    return __builtin_bswap64(prefix);
+  }
+  for (size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
+  return prefix;
+}
+
+}  // namespace
+
+void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   // Contiguous keys with the first 8 name bytes packed big-endian, so most
   // comparisons are one integer compare instead of two node lookups.
   struct Key {  // 16 bytes: the radix passes below move these
     uint64_t prefix;
     int32_t node;
   };
-  ScratchVector<Key> keys;
-  keys.reserve(senders.size());
-  for (int32_t id : senders) {
-    const std::string& name = m.node(NodeId(id)).name;
-    uint64_t prefix = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
-    }
-    keys.push_back({prefix, id});
+  ScratchVector<Key> keys(senders.size());
+  for (size_t i = 0; i < senders.size(); ++i) {
+    if (i + kNodePrefetch < senders.size()) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
+    const int32_t id = senders[i];
+    keys[i] = {NamePrefix(m.node(NodeId(id)).name), id};
   }
   auto less = [&](const Key& x, const Key& y) {
     if (x.prefix != y.prefix) return x.prefix < y.prefix;
@@ -387,15 +417,25 @@ void RankSendersByName(const Model& m, std::span<const int32_t> senders, Scratch
     std::sort(keys.begin(), keys.end(), less);
   } else {
     // Many senders: LSD radix sort on the prefix (stable, one pass per
-    // byte that varies), then the full comparison only inside runs of
-    // equal prefixes. Same total order as std::sort with `less`.
+    // byte that varies; the eight byte histograms come from one pass), then
+    // the full comparison only inside runs of equal prefixes. Same total
+    // order as std::sort with `less`.
+    std::vector<uint32_t> hist(8 * 256, 0);
+    for (const Key& key : keys) {
+      for (int b = 0; b < 8; ++b) ++hist[b * 256 + ((key.prefix >> (8 * b)) & 0xff)];
+    }
     ScratchVector<Key> tmp(keys.size());
-    for (int shift = 0; shift < 64; shift += 8) {
-      size_t bucket_count[257] = {};
-      for (const Key& key : keys) ++bucket_count[((key.prefix >> shift) & 0xff) + 1];
-      if (std::count(bucket_count + 1, bucket_count + 257, keys.size()) == 1) continue;  // byte never varies
-      for (int b = 0; b < 256; ++b) bucket_count[b + 1] += bucket_count[b];
-      for (const Key& key : keys) tmp[bucket_count[(key.prefix >> shift) & 0xff]++] = key;
+    for (int b = 0; b < 8; ++b) {
+      uint32_t* h = hist.data() + b * 256;
+      if (std::count(h, h + 256, static_cast<uint32_t>(keys.size())) == 1) continue;  // byte never varies
+      uint32_t sum = 0;
+      for (int v = 0; v < 256; ++v) {
+        const uint32_t c = h[v];
+        h[v] = sum;
+        sum += c;
+      }
+      const int shift = 8 * b;
+      for (const Key& key : keys) tmp[h[(key.prefix >> shift) & 0xff]++] = key;
       keys.swap(tmp);
     }
     for (size_t lo = 0; lo < keys.size();) {
@@ -405,7 +445,13 @@ void RankSendersByName(const Model& m, std::span<const int32_t> senders, Scratch
       lo = hi;
     }
   }
-  for (size_t r = 0; r < keys.size(); ++r) rank[keys[r].node] = static_cast<int32_t>(r);
+  for (size_t r = 0; r < keys.size(); ++r) senders[r] = keys[r].node;
+}
+
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
+  ScratchVector<int32_t> sorted(senders.begin(), senders.end());
+  SortSendersByName(m, sorted);
+  for (size_t r = 0; r < sorted.size(); ++r) rank[sorted[r]] = static_cast<int32_t>(r);
 }
 
 std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_in) {
@@ -485,6 +531,12 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
     const Node& y = m.node(b.send);
     last_id = b.send;
     last = &y;
+    // The first 8 bytes as big-endian integers decide most pairs without a
+    // memcmp call.
+    if (const uint64_t px = NamePrefix(x.name), py = NamePrefix(y.name); px != py) {
+      if (px > py) return false;
+      continue;
+    }
     if (int c = x.name.compare(y.name); c != 0) {
       if (c > 0) return false;
       continue;
