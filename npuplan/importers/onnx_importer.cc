@@ -397,7 +397,7 @@ int64_t CountNodes(const onnx::GraphProto& g) {
 // unknown op's output, a node whose inference failed) crashes it (found by
 // fuzz/onnx_fuzz). Every Shape input therefore gets a placeholder type — an
 // empty tensor type, in the value_info of the graph that defines the tensor —
-// which inference fills in when it can.
+// which inference fills in when it can. Run before the first inference round.
 class ShapeInputTyper {
  public:
   void Run(onnx::GraphProto& g) {
@@ -465,10 +465,12 @@ class ShapeInputTyper {
 void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                                               /*data_prop=*/true);
+  // Once: folding replaces nodes by constants and adds no Shape node, and
+  // the backups of later rounds carry the placeholders.
+  ShapeInputTyper().Run(*proto.mutable_graph());
   for (int round = 1; round <= std::max(1, opts.max_fold_rounds); ++round) {
     std::optional<onnx::GraphProto> backup;
     if (round > 1) backup = proto.graph();
-    ShapeInputTyper().Run(*proto.mutable_graph());
     try {
       onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
     } catch (const std::exception& e) {
