@@ -4,7 +4,8 @@
 //   2. Pin --input-shape dims into the graph inputs' declared types.
 //   3. Sort every graph's nodes topologically (ONNX files need not be sorted;
 //      subgraphs' outer-scope reads count as dependencies).
-//   4. Shape inference rounds: onnx::shape_inference::InferShapes with data
+//   4. Check every node against its ONNX schema (inference functions assume
+//      it), then shape inference rounds: onnx::shape_inference::InferShapes with data
 //      propagation, then our shape-arithmetic folding, until nothing new is
 //      learnt.
 //   5. Build the Model graph by graph (Builder), sort, verify.
@@ -462,6 +463,40 @@ class ShapeInputTyper {
   std::vector<Scope> scopes_;
 };
 
+// ONNX's inference functions assume a node that satisfies its schema — they
+// read required attributes without a null check (Scan's num_scan_inputs
+// crashed libonnx 1.12; found by fuzz/onnx_fuzz). So every node of every
+// graph is checked with its schema's own Verify (what onnx::checker and
+// onnxruntime run on each node) before inference: a violation is bad input.
+// Ops without a schema (other domains, unknown types) are not checked.
+absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
+                              const std::map<std::string, int>& opsets, std::string_view src) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+    auto version = opsets.find(domain);
+    const onnx::OpSchema* schema =
+        version == opsets.end() ? nullptr : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
+    if (schema) {
+      try {
+        schema->Verify(n);
+      } catch (const std::exception& e) {
+        std::string why = e.what();
+        if (size_t ctx = why.find("\n\n==> Context"); ctx != std::string::npos) why.resize(ctx);
+        return Bad(src, StrCat("graph '", gname, "': node ", NodeLabel(n, i), " does not satisfy its ONNX schema (",
+                               n.op_type(), "-", schema->SinceVersion(), "): ", why));
+      }
+    }
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(a.g(), StrCat(n.name(), "/", a.name()), opsets, src));
+      for (const auto& sub : a.graphs()) {
+        NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(sub, StrCat(n.name(), "/", a.name()), opsets, src));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                                               /*data_prop=*/true);
@@ -817,6 +852,11 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
     return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
   }
   NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(proto.graph(), src));
+  std::map<std::string, int> opsets;
+  for (const auto& op : proto.opset_import()) {
+    opsets[op.domain() == "ai.onnx" ? "" : op.domain()] = static_cast<int>(op.version());
+  }
+  NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(proto.graph(), root_name, opsets, src));
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
     InferAndFold(proto, opts, out);

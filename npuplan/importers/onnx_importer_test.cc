@@ -182,11 +182,11 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
     EXPECT_EQ(N(r.model, "fancy").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));
     EXPECT_EQ(N(r.model, "shape").outputs[0].shape, (std::vector<int64_t>{kUnknownDim}));
   }
-  {  // the output of a node whose inference fails (Concat without its axis)
+  {  // the output of a node whose inference fails (Concat on an axis its rank-1 inputs lack)
     onnx::ModelProto m = NewModel(16);
     AddInitializer(m.mutable_graph(), "i0", {1}, {0});
     AddInitializer(m.mutable_graph(), "six", {1}, {6});
-    AddNode(m.mutable_graph(), "Concat", {"i0", "six"}, {"b"}, "concat");
+    AddIntAttr(AddNode(m.mutable_graph(), "Concat", {"i0", "six"}, {"b"}, "concat"), "axis", 5);
     AddNode(m.mutable_graph(), "Shape", {"b"}, {"s"}, "shape");
     AddOutput(m.mutable_graph(), "s");
     NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
@@ -207,6 +207,45 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
     AddOutput(g, "r");
     NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
     EXPECT_THAT(VerifyStructure(r.model), IsOk());
+  }
+}
+
+// Inference functions read required attributes unchecked (libonnx 1.12's Scan
+// crashed on a missing num_scan_inputs); nodes are checked against their
+// schemas first, in subgraphs too.
+TEST(OnnxImporterTest, RejectsNodesThatViolateTheirSchema) {
+  {  // a required attribute is missing, inside an If branch
+    onnx::ModelProto m = NewModel(16);
+    onnx::GraphProto* g = m.mutable_graph();
+    AddInput(g, "cond", {}, onnx::TensorProto::BOOL);
+    AddInput(g, "x", {4});
+    onnx::NodeProto* iff = AddNode(g, "If", {"cond"}, {"r"}, "if");
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      onnx::GraphProto* body = AddGraphAttr(iff, branch);
+      onnx::NodeProto* scan = AddNode(body, "Scan", {"x", "x"}, {std::string(branch) + "_s"}, std::string(branch) + "_scan");
+      AddGraphAttr(scan, "body");
+      AddOutput(body, std::string(branch) + "_s");
+    }
+    AddOutput(g, "r");
+    absl::StatusOr<OnnxImport> r = Import(m);
+    EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     "graph 'if/then_branch': node 'then_branch_scan' (Scan) does not satisfy its "
+                                     "ONNX schema (Scan-16): Required attribute 'num_scan_inputs' is missing"));
+  }
+  {  // too many inputs
+    onnx::ModelProto m = NewModel(13);
+    AddInput(m.mutable_graph(), "x", {4});
+    AddNode(m.mutable_graph(), "Relu", {"x", "x"}, {"y"}, "relu");
+    AddOutput(m.mutable_graph(), "y");
+    EXPECT_THAT(Import(m).status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             "node 'relu' (Relu) does not satisfy its ONNX schema (Relu-"));
+  }
+  {  // an op without a schema is not checked
+    onnx::ModelProto m = NewModel(13);
+    AddInput(m.mutable_graph(), "x", {4});
+    AddNode(m.mutable_graph(), "FancyOp", {"x", "x", "x"}, {"y"}, "fancy");
+    AddOutput(m.mutable_graph(), "y");
+    EXPECT_THAT(Import(m).status(), IsOk());
   }
 }
 
