@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "npuplan/importers/isolated_inference.h"
 #include "npuplan/importers/shape_folding.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/ir/verifier.h"
@@ -393,13 +394,17 @@ int64_t CountNodes(const onnx::GraphProto& g) {
   return count;
 }
 
-// libonnx 1.12's data propagation for Shape reads its input's type without a
-// null check, so a Shape fed by a tensor that inference leaves untyped (an
-// unknown op's output, a node whose inference failed) crashes it (found by
-// fuzz/onnx_fuzz). Every Shape input therefore gets a placeholder type — an
-// empty tensor type, in the value_info of the graph that defines the tensor —
-// which inference fills in when it can. Run before the first inference round.
-class ShapeInputTyper {
+// libonnx 1.12's inference reads the types of a node's inputs without a null
+// check in many places (Shape's data propagation, propagateShape for ops
+// inferred through their function body, …: found by fuzz/onnx_fuzz and
+// onnx_schema_sweep_test), so any tensor inference leaves untyped — an unknown
+// op's output, the output of a node whose inference failed, also read from an
+// enclosing graph — crashes it when a known op reads it. Every node input
+// therefore gets a type entry before inference: an unset TypeProto (in the
+// value_info of the graph that defines the tensor), which ONNX's merge fills
+// with whatever kind it infers (tensor, sequence, optional) and which the
+// builder reads as "unknown". Run once, before the first inference round.
+class InputTyper {
  public:
   void Run(onnx::GraphProto& g) {
     Scope& scope = scopes_.emplace_back();
@@ -413,8 +418,9 @@ class ShapeInputTyper {
     for (int i = 0; i < g.value_info_size(); ++i) scope.value_info.emplace(g.value_info(i).name(), i);
     for (int k = 0; k < g.node_size(); ++k) {
       onnx::NodeProto& n = *g.mutable_node(k);
-      const bool is_shape = n.op_type() == "Shape" && (n.domain().empty() || n.domain() == "ai.onnx");
-      if (is_shape && n.input_size() > 0 && !n.input(0).empty()) EnsureTyped(n.input(0));
+      for (const auto& in : n.input()) {
+        if (!in.empty()) EnsureTyped(in);
+      }
       for (auto& a : *n.mutable_attribute()) {
         if (a.has_g()) Run(*a.mutable_g());
         for (auto& sub : *a.mutable_graphs()) Run(sub);
@@ -434,10 +440,6 @@ class ShapeInputTyper {
     std::unordered_map<std::string, int> value_info;
   };
 
-  static void Placeholder(onnx::TypeProto& t) {
-    if (t.value_case() == onnx::TypeProto::VALUE_NOT_SET) t.mutable_tensor_type();
-  }
-
   void EnsureTyped(const std::string& name) {
     for (size_t i = scopes_.size(); i-- > 0;) {
       Scope& s = scopes_[i];
@@ -445,7 +447,7 @@ class ShapeInputTyper {
       if (def == s.defs.end()) continue;
       switch (def->second.kind) {
         case Def::kInitializer: return;
-        case Def::kInput: Placeholder(*s.graph->mutable_input(def->second.index)->mutable_type()); return;
+        case Def::kInput: s.graph->mutable_input(def->second.index)->mutable_type(); return;
         case Def::kNodeOutput: {
           auto vi = s.value_info.find(name);
           if (vi == s.value_info.end()) {
@@ -453,7 +455,7 @@ class ShapeInputTyper {
             added->set_name(name);
             vi = s.value_info.emplace(name, s.graph->value_info_size() - 1).first;
           }
-          Placeholder(*s.graph->mutable_value_info(vi->second)->mutable_type());
+          s.graph->mutable_value_info(vi->second)->mutable_type();
           return;
         }
       }
@@ -469,6 +471,22 @@ class ShapeInputTyper {
 // graph is checked with its schema's own Verify (what onnx::checker and
 // onnxruntime run on each node) before inference: a violation is bad input.
 // Ops without a schema (other domains, unknown types) are not checked.
+// Attribute values an inference function uses as an index without a range
+// check (found by onnx_schema_sweep_test): "" when fine, else the rule broken.
+std::string CheckAttributeValues(const onnx::NodeProto& n) {
+  for (const auto& a : n.attribute()) {
+    if (n.op_type() == "GatherND" && a.name() == "batch_dims" && a.i() < 0) {
+      return StrCat("batch_dims is ", a.i(), "; it must not be negative");
+    }
+    // Sizes vectors by it (8 TB for 2^40).
+    if (n.op_type() == "Scan" && a.name() == "num_scan_inputs" && (a.i() < 1 || a.i() > n.input_size())) {
+      return StrCat("num_scan_inputs is ", a.i(), "; it must be between 1 and the number of inputs (",
+                    n.input_size(), ")");
+    }
+  }
+  return "";
+}
+
 absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
                               const std::map<std::string, int>& opsets, std::string_view src) {
   for (int i = 0; i < g.node_size(); ++i) {
@@ -478,11 +496,15 @@ absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
     const onnx::OpSchema* schema =
         version == opsets.end() ? nullptr : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
     if (schema) {
+      std::string why;
       try {
         schema->Verify(n);
+        why = CheckAttributeValues(n);
       } catch (const std::exception& e) {
-        std::string why = e.what();
+        why = e.what();
         if (size_t ctx = why.find("\n\n==> Context"); ctx != std::string::npos) why.resize(ctx);
+      }
+      if (!why.empty()) {
         return Bad(src, StrCat("graph '", gname, "': node ", NodeLabel(n, i), " does not satisfy its ONNX schema (",
                                n.op_type(), "-", schema->SinceVersion(), "): ", why));
       }
@@ -502,14 +524,15 @@ void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxIm
                                                               /*data_prop=*/true);
   // Once: folding replaces nodes by constants and adds no Shape node, and
   // the backups of later rounds carry the placeholders.
-  ShapeInputTyper().Run(*proto.mutable_graph());
+  InputTyper().Run(*proto.mutable_graph());
   for (int round = 1; round <= std::max(1, opts.max_fold_rounds); ++round) {
-    std::optional<onnx::GraphProto> backup;
-    if (round > 1) backup = proto.graph();
-    try {
-      onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
-    } catch (const std::exception& e) {
-      out.warnings.push_back(StrCat("ONNX shape inference failed in round ", round, ": ", e.what(),
+    std::optional<onnx::GraphProto> backup;  // an isolated failure leaves the model as it was
+    if (round > 1 && !opts.isolate_shape_inference) backup = proto.graph();
+    if (absl::Status s = onnx_import::InferShapes(proto, inference, opts.isolate_shape_inference); !s.ok()) {
+      const char* what = s.code() == absl::StatusCode::kInvalidArgument ? "failed"
+                         : s.code() == absl::StatusCode::kAborted       ? "crashed (a libonnx bug)"
+                                                                        : "could not run";
+      out.warnings.push_back(StrCat("ONNX shape inference ", what, " in round ", round, ": ", s.message(),
                                     "; keeping the shapes known before it"));
       if (backup) proto.mutable_graph()->Swap(&*backup);
       break;

@@ -57,6 +57,10 @@ struct OnnxImportOptions {
   bool fold_shapes = true;
   // Upper bound on inference + folding rounds.
   int max_fold_rounds = 8;
+  // Run ONNX inference in a child process (isolated_inference.h), so that a
+  // libonnx crash on a malformed model becomes a warning. Off only to debug
+  // libonnx in-process.
+  bool isolate_shape_inference = true;
 };
 
 struct OnnxImportStats {
