@@ -110,7 +110,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   events::ScratchVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
   events::ScratchVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
   bool any_ctrl = false;
-  bool simple = activators_of.empty() && record_at.empty() && view.order().size() == n;
+  bool simple = fast_path_ && activators_of.empty() && record_at.empty() && view.order().size() == n;
   if (simple) {
     // GE's sender order first, over every node with a stream (a superset of
     // the senders: only the relative order of senders matters), so that the

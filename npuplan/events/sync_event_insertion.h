@@ -42,11 +42,18 @@ namespace npuplan {
 
 class SyncEventInsertion final : public Pass {
  public:
+  // `fast_path` = false makes every plan take the general edge walk, which
+  // the usual case otherwise skips (same result; the differential test in
+  // sync_event_insertion_test.cc holds the two to that).
+  explicit SyncEventInsertion(bool fast_path = true) : fast_path_(fast_path) {}
   std::string_view name() const override { return "sync-event-insertion"; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
   bool preserves_structure() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+
+ private:
+  bool fast_path_;
 };
 
 }  // namespace npuplan

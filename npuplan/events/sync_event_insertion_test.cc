@@ -261,5 +261,61 @@ TEST(SyncEventInsertionTest, GeOrderWithManySendersSortsByNameThenOldId) {
   EXPECT_EQ(events::GeOrder(m, keys), expected);
 }
 
+// The usual case takes a one-pass edge walk; activation labels, dynamic-path
+// owners and rule-4 errors take the general one. Both must give the same
+// events, ids, log and errors: random plans with control edges, stream-less
+// producers, Enter nodes and stream-less consumers (with and without
+// `_thread_scope_id`), through both.
+TEST(SyncEventInsertionTest, FastAndGeneralEdgeWalksAgree) {
+  int compared = 0;
+  int errors = 0;
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    const int n = 20 + static_cast<int>(seed * 37 % 900);
+    const int k = 1 + static_cast<int>(seed % 7);
+    Plan base = events::testing::RandomPlan(seed, n, k, /*max_inputs=*/1 + seed % 5, /*window=*/8 + seed % 64);
+    std::mt19937 rng(seed * 7919);
+    for (size_t i = 0; i < base.model.num_nodes(); ++i) {
+      Node& node = base.model.node(NodeId(static_cast<int32_t>(i)));
+      const uint32_t r = rng() % 100;
+      if (r < 4) {
+        node.stream_id = -1;  // a producer without a stream (rule 1), or a rule-4 consumer
+        if (seed % 3 != 0) node.attrs["_thread_scope_id"] = int64_t{1};
+      } else if (r < 7) {
+        node.type = "Enter";  // rule 3
+      }
+    }
+    base.EnsureNodeVectors();
+    Plan fast = base;
+    Plan general = base;
+    RunResult fast_run;
+    RunResult general_run;
+    std::vector<std::unique_ptr<Pass>> a;
+    a.push_back(std::make_unique<SyncEventInsertion>(true));
+    std::vector<std::unique_ptr<Pass>> b;
+    b.push_back(std::make_unique<SyncEventInsertion>(false));
+    absl::Status fs = RunPasses(fast, std::move(a), {}, &fast_run);
+    absl::Status gs = RunPasses(general, std::move(b), {}, &general_run);
+    SCOPED_TRACE(StrCat("seed ", seed, " n ", n, " k ", k));
+    ASSERT_EQ(fs, gs);
+    if (!fs.ok()) {
+      ++errors;
+      continue;
+    }
+    ASSERT_EQ(fast.events.events.size(), general.events.events.size());
+    for (size_t i = 0; i < fast.events.events.size(); ++i) {
+      const SyncEvent& x = fast.events.events[i];
+      const SyncEvent& y = general.events.events[i];
+      ASSERT_EQ(std::make_tuple(x.id, x.send, x.recv, x.send_attached, x.recv_attached, x.kind, x.reason),
+                std::make_tuple(y.id, y.send, y.recv, y.send_attached, y.recv_attached, y.kind, y.reason))
+          << "event " << i;
+    }
+    EXPECT_EQ(fast.events.event_count, general.events.event_count);
+    EXPECT_EQ(fast_run.log.ToJsonLines(), general_run.log.ToJsonLines());
+    compared += !fast.events.events.empty();
+  }
+  EXPECT_GT(compared, 30);  // most plans have events to compare
+  EXPECT_GT(errors, 0);     // and some take the rule-4 error
+}
+
 }  // namespace
 }  // namespace npuplan
