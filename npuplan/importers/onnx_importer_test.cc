@@ -210,6 +210,24 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
   }
 }
 
+// Every node input gets an unset type entry before inference (libonnx 1.12
+// dereferences missing input types); ONNX's merge must still give a sequence
+// its sequence type, so the element read back from it keeps its shape.
+TEST(OnnxImporterTest, SequencesStillInferThroughTheInputPlaceholders) {
+  onnx::ModelProto m = NewModel(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  AddInput(g, "x", {3, 4});
+  AddInitializer(g, "i0", {}, {0});
+  AddNode(g, "SequenceConstruct", {"x", "x"}, {"s"}, "sc");
+  AddNode(g, "SequenceAt", {"s", "i0"}, {"y"}, "sa");
+  AddNode(g, "Relu", {"y"}, {"z"}, "relu");
+  AddOutput(g, "z");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+  EXPECT_EQ(N(r.model, "sa").outputs[0].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(N(r.model, "relu").outputs[0].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(N(r.model, "sc").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));  // a sequence
+}
+
 // Inference functions read required attributes unchecked (libonnx 1.12's Scan
 // crashed on a missing num_scan_inputs); nodes are checked against their
 // schemas first, in subgraphs too.
