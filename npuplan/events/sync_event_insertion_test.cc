@@ -261,6 +261,48 @@ TEST(SyncEventInsertionTest, GeOrderWithManySendersSortsByNameThenOldId) {
   EXPECT_EQ(events::GeOrder(m, keys), expected);
 }
 
+// SortSendersByName's three paths — a few senders (std::sort), many with
+// names of few distinct bytes (8-byte mixed-radix code keys: "n<i>" names,
+// also cut to equal prefixes and suffixed), and many with arbitrary bytes
+// (16-byte keys) — give std::sort's order on the names.
+TEST(SyncEventInsertionTest, SortSendersByNameMatchesComparisonSortOnEveryPath) {
+  for (int variant = 0; variant < 3; ++variant) {
+    for (int n : {300, 9000}) {
+      Model m;
+      m.set_name("g");
+      std::mt19937 rng(static_cast<uint32_t>(17 + variant * 7 + n));
+      for (int i = 0; i < n; ++i) {
+        Node node;
+        switch (variant) {
+          case 0: node.name = StrCat("n", rng() % (3 * n)); break;                      // short, few byte values
+          case 1: node.name = StrCat("layer", rng() % 40, "/op_", rng() % (2 * n)); break;  // long equal prefixes
+          default: {
+            for (int c = 0; c < 9; ++c) node.name.push_back(static_cast<char>(1 + rng() % 255));  // any byte
+            break;
+          }
+        }
+        if (i % 3 == 0) node.name += StrCat("#", i);  // names that extend others
+        node.type = "Add";
+        if (m.FindNode(node.name).valid()) continue;
+        m.AddNode(kRootGraph, std::move(node));
+      }
+      events::ScratchVector<int32_t> senders;
+      for (size_t i = 0; i < m.num_nodes(); ++i) {
+        if (rng() % 4 != 0) senders.push_back(static_cast<int32_t>(i));
+      }
+      std::shuffle(senders.begin(), senders.end(), rng);
+      std::vector<int32_t> expected(senders.begin(), senders.end());
+      std::sort(expected.begin(), expected.end(), [&](int32_t x, int32_t y) {
+        const Node& a = m.node(NodeId(x));
+        const Node& b = m.node(NodeId(y));
+        return a.name < b.name;
+      });
+      events::SortSendersByName(m, senders);
+      EXPECT_EQ(std::vector<int32_t>(senders.begin(), senders.end()), expected) << "variant " << variant << " n " << n;
+    }
+  }
+}
+
 // The usual case takes a one-pass edge walk; activation labels, dynamic-path
 // owners and rule-4 errors take the general one. Both must give the same
 // events, ids, log and errors: random plans with control edges, stream-less

@@ -390,62 +390,141 @@ uint64_t NamePrefix(const std::string& name) {
 }  // namespace
 
 void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
-  // Contiguous keys with the first 8 name bytes packed big-endian, so most
-  // comparisons are one integer compare instead of two node lookups.
-  struct Key {  // 16 bytes: the radix passes below move these
-    uint64_t prefix;
-    int32_t node;
-  };
-  ScratchVector<Key> keys(senders.size());
-  for (size_t i = 0; i < senders.size(); ++i) {
-    if (i + kNodePrefetch < senders.size()) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
-    const int32_t id = senders[i];
-    keys[i] = {NamePrefix(m.node(NodeId(id)).name), id};
-  }
-  auto less = [&](const Key& x, const Key& y) {
-    if (x.prefix != y.prefix) return x.prefix < y.prefix;
-    const Node& nx = m.node(NodeId(x.node));
-    const Node& ny = m.node(NodeId(y.node));
+  // GE's sender order: node name, then graph name, then node index (a total order).
+  auto less_node = [&](int32_t a, int32_t b) {
+    const Node& nx = m.node(NodeId(a));
+    const Node& ny = m.node(NodeId(b));
     if (int c = nx.name.compare(ny.name); c != 0) return c < 0;
     const GraphId gx = nx.graph, gy = ny.graph;
     if (gx != gy) {
       if (int c = m.graph(gx).name.compare(m.graph(gy).name); c != 0) return c < 0;
     }
-    return x.node < y.node;
+    return a < b;
   };
-  if (keys.size() < 4096) {
-    std::sort(keys.begin(), keys.end(), less);
-  } else {
-    // Many senders: LSD radix sort on the prefix (stable, one pass per
-    // byte that varies; the eight byte histograms come from one pass), then
-    // the full comparison only inside runs of equal prefixes. Same total
-    // order as std::sort with `less`.
-    std::vector<uint32_t> hist(8 * 256, 0);
-    for (const Key& key : keys) {
-      for (int b = 0; b < 8; ++b) ++hist[b * 256 + ((key.prefix >> (8 * b)) & 0xff)];
+  const size_t count = senders.size();
+  if (count < 4096) {
+    // Few senders: std::sort on (8-byte name prefix, node), full comparison on equal prefixes.
+    std::vector<std::pair<uint64_t, int32_t>> keys(count);
+    for (size_t i = 0; i < count; ++i) keys[i] = {NamePrefix(m.node(NodeId(senders[i])).name), senders[i]};
+    std::sort(keys.begin(), keys.end(), [&](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first < y.first : less_node(x.second, y.second);
+    });
+    for (size_t r = 0; r < count; ++r) senders[r] = keys[r].second;
+    return;
+  }
+  // Many senders: LSD radix sort, then the full comparison only inside runs
+  // of equal 8-byte name prefixes (same total order as std::sort with
+  // less_node). The prefixes are first read into `buf` (one sequential pass
+  // over the senders' Nodes, with the eight byte histograms). When the
+  // prefixes take few values per byte (generated names: "n0".."n999999" take
+  // at most 11 per byte), each byte is replaced by its rank among the values
+  // present there and the bytes are combined mixed-radix into a code that
+  // keeps the prefixes' order; if the code fits 32 bits a key is
+  // code << 32 | node — 8 bytes, sorted in ⌈bits / 11⌉ passes (2 for 1M
+  // such names, not one per varying byte), in one block with its second
+  // buffer (16 MB for 1M senders, which the scratch cache then hands to the
+  // next array of that size).
+  ScratchVector<uint64_t> buf(2 * count);
+  uint64_t* keys = buf.data();
+  uint64_t* tmp = buf.data() + count;
+  std::vector<uint32_t> hist(8 * 256, 0);
+  for (size_t i = 0; i < count; ++i) {
+    if (i + kNodePrefetch < count) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
+    const uint64_t prefix = NamePrefix(m.node(NodeId(senders[i])).name);
+    keys[i] = prefix;
+    for (int b = 0; b < 8; ++b) ++hist[b * 256 + ((prefix >> (8 * b)) & 0xff)];
+  }
+  // Mixed-radix code: byte b (most significant first) contributes its rank
+  // among the values present at b; bytes with one value contribute nothing.
+  std::vector<uint32_t> dense(8 * 256, 0);
+  uint32_t radix[8];
+  unsigned __int128 total = 1;
+  for (int b = 0; b < 8; ++b) {
+    uint32_t d = 0;
+    for (int v = 0; v < 256; ++v) {
+      if (hist[b * 256 + v] != 0) dense[b * 256 + v] = d++;
     }
-    ScratchVector<Key> tmp(keys.size());
-    for (int b = 0; b < 8; ++b) {
-      uint32_t* h = hist.data() + b * 256;
-      if (std::count(h, h + 256, static_cast<uint32_t>(keys.size())) == 1) continue;  // byte never varies
+    radix[b] = d;
+    total *= d;
+  }
+  const auto sort_runs = [&](auto same_prefix) {
+    for (size_t lo = 0; lo < count;) {
+      size_t hi = lo + 1;
+      while (hi < count && same_prefix(keys[hi], keys[lo])) ++hi;
+      if (hi - lo > 1) {
+        std::sort(keys + lo, keys + hi, [&](uint64_t x, uint64_t y) {
+          return less_node(static_cast<int32_t>(x & 0xffffffffu), static_cast<int32_t>(y & 0xffffffffu));
+        });
+      }
+      lo = hi;
+    }
+  };
+  if (total <= (unsigned __int128){1} << 32) {
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t prefix = keys[i];
+      uint64_t code = 0;
+      for (int b = 7; b >= 0; --b) {
+        if (radix[b] > 1) code = code * radix[b] + dense[b * 256 + ((prefix >> (8 * b)) & 0xff)];
+      }
+      keys[i] = (code << 32) | static_cast<uint32_t>(senders[i]);
+    }
+    const int bits = total <= 1 ? 0 : std::bit_width(static_cast<uint64_t>(total - 1));
+    constexpr int kDigitBits = 11;
+    constexpr size_t kDigits = size_t{1} << kDigitBits;
+    const int passes = (bits + kDigitBits - 1) / kDigitBits;
+    std::vector<uint32_t> dh(static_cast<size_t>(passes) * kDigits, 0);
+    for (size_t i = 0; i < count; ++i) {
+      for (int p = 0; p < passes; ++p) ++dh[p * kDigits + ((keys[i] >> (32 + kDigitBits * p)) & (kDigits - 1))];
+    }
+    for (int p = 0; p < passes; ++p) {
+      uint32_t* h = dh.data() + p * kDigits;
+      if (std::count(h, h + kDigits, static_cast<uint32_t>(count)) == 1) continue;  // digit never varies
       uint32_t sum = 0;
-      for (int v = 0; v < 256; ++v) {
+      for (size_t v = 0; v < kDigits; ++v) {
         const uint32_t c = h[v];
         h[v] = sum;
         sum += c;
       }
-      const int shift = 8 * b;
-      for (const Key& key : keys) tmp[h[(key.prefix >> shift) & 0xff]++] = key;
-      keys.swap(tmp);
+      const int shift = 32 + kDigitBits * p;
+      for (size_t i = 0; i < count; ++i) tmp[h[(keys[i] >> shift) & (kDigits - 1)]++] = keys[i];
+      std::swap(keys, tmp);
     }
-    for (size_t lo = 0; lo < keys.size();) {
-      size_t hi = lo + 1;
-      while (hi < keys.size() && keys[hi].prefix == keys[lo].prefix) ++hi;
-      if (hi - lo > 1) std::sort(keys.begin() + lo, keys.begin() + hi, less);
-      lo = hi;
-    }
+    sort_runs([](uint64_t x, uint64_t y) { return (x >> 32) == (y >> 32); });
+    for (size_t r = 0; r < count; ++r) senders[r] = static_cast<int32_t>(keys[r] & 0xffffffffu);
+    return;
   }
-  for (size_t r = 0; r < keys.size(); ++r) senders[r] = keys[r].node;
+  // Too many distinct byte values for a 32-bit code: 16-byte (prefix, node)
+  // keys, one stable pass per byte that varies.
+  struct Key {
+    uint64_t prefix;
+    int32_t node;
+  };
+  ScratchVector<Key> wide(count), wide_tmp(count);
+  for (size_t i = 0; i < count; ++i) wide[i] = {keys[i], senders[i]};
+  buf = {};
+  for (int b = 0; b < 8; ++b) {
+    uint32_t* h = hist.data() + b * 256;
+    if (radix[b] <= 1) continue;  // byte never varies
+    uint32_t sum = 0;
+    for (int v = 0; v < 256; ++v) {
+      const uint32_t c = h[v];
+      h[v] = sum;
+      sum += c;
+    }
+    const int shift = 8 * b;
+    for (const Key& key : wide) wide_tmp[h[(key.prefix >> shift) & 0xff]++] = key;
+    wide.swap(wide_tmp);
+  }
+  for (size_t lo = 0; lo < count;) {
+    size_t hi = lo + 1;
+    while (hi < count && wide[hi].prefix == wide[lo].prefix) ++hi;
+    if (hi - lo > 1) {
+      std::sort(wide.begin() + lo, wide.begin() + hi,
+                [&](const Key& x, const Key& y) { return less_node(x.node, y.node); });
+    }
+    lo = hi;
+  }
+  for (size_t r = 0; r < count; ++r) senders[r] = wide[r].node;
 }
 
 void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
