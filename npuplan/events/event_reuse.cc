@@ -98,7 +98,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     }
     NumberFrom(evs, rest, base);
   }
-  events::RecountIds(plan.events);
+  // Without a batch Case the ids are RenumberGeOrder's, which set the counts.
+  if (any_batch_case) events::RecountIds(plan.events);
 
   // 3. Explicit multiplexing above the threshold.
   int64_t threshold = 65500;
@@ -113,6 +114,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
       return (static_cast<uint64_t>(static_cast<uint32_t>(send.value)) << 32) | static_cast<uint32_t>(recv.value);
     };
     for (size_t i = 0; i < m.num_nodes(); ++i) {
+      // One line per ~250-byte Node: prefetch ahead (the stride defeats the hardware prefetcher).
+      if (i + events::kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + events::kNodePrefetch].attrs);
       const Node& n = m.nodes()[i];
       if (n.attrs.empty()) continue;
       const AttrValue* v = FindAttr(n.attrs, "_event_multiplexing");

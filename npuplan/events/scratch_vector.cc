@@ -1,6 +1,7 @@
 #include "npuplan/events/scratch_vector.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -24,6 +25,8 @@ struct ScratchCache {
   size_t cached_bytes = 0;
   uint64_t clock = 0;
 };
+
+std::atomic<size_t> fresh_bytes{0};
 
 ScratchCache& Cache() {
   static ScratchCache* cache = new ScratchCache();  // never destroyed: usable from static destructors
@@ -60,6 +63,7 @@ void* AllocateScratch(size_t bytes) {
     }
   }
   void* p = NewBlock(bytes);
+  fresh_bytes.fetch_add(bytes, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(Cache().mu);
   c.live.emplace(p, bytes);
   return p;
@@ -87,6 +91,8 @@ void FreeScratch(void* p, size_t bytes) {
   }
   for (const Block& b : drop) DeleteBlock(b);
 }
+
+size_t ScratchFreshBytes() { return fresh_bytes.load(std::memory_order_relaxed); }
 
 size_t ReleaseScratchMemory() {
   ScratchCache& c = Cache();

@@ -33,6 +33,10 @@ void* AllocateScratch(size_t bytes);  // bytes: a multiple of kHugePageBytes
 void FreeScratch(void* p, size_t bytes);
 // Returns every cached block to the system; returns the bytes released.
 size_t ReleaseScratchMemory();
+// Bytes of blocks taken from the allocator so far (not served by the
+// cache). For benchmarks: an upper bound on what the passes fault in (the
+// allocator may hand back memory the process freed earlier).
+size_t ScratchFreshBytes();
 
 template <typename T>
 struct ScratchAllocator {
@@ -58,6 +62,14 @@ struct ScratchAllocator {
 
 template <typename T>
 using ScratchVector = std::vector<T, ScratchAllocator<T>>;
+
+// Returns a vector's storage now (to the scratch cache for a large
+// ScratchVector). `v = {}` does not: it picks the initializer_list
+// assignment, which only clears and keeps the capacity.
+template <typename V>
+void FreeStorage(V& v) {
+  V().swap(v);
+}
 
 }  // namespace npuplan::events
 

@@ -169,9 +169,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       if (!simple) break;
     }
     if (!simple) {
-      edge_events = {};
-      per_sender = {};
-      by_name = {};
+      events::FreeStorage(edge_events);
+      events::FreeStorage(per_sender);
+      events::FreeStorage(by_name);
       any_ctrl = false;
     }
   }
@@ -209,7 +209,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         if ((e.to & kCtrl) == ctrl) out[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
       }
     }
-    edges = {};
+    events::FreeStorage(edges);
     // Producer u's entries: [out_pos[u + 1], out_pos[u + 2]).
     cands.reserve(out.size() + 64);
     {
@@ -239,8 +239,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
       }
     }
-    out = {};
-    out_pos = {};
+    events::FreeStorage(out);
+    events::FreeStorage(out_pos);
   }
   // Every successor of a node, for the subgraph-end rule (graphs with subgraphs only).
   std::optional<Adjacency> adj;
@@ -504,7 +504,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       }
       for (; xi < placed.size() && placed[xi].group == g; ++xi) extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
     }
-    by_name = {};
+    events::FreeStorage(by_name);
     // Data edges first, then control edges: each sender's events in walk order.
     for (const Edge& e : edge_events) {
       if (!(e.to & kCtrl)) put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);
@@ -529,7 +529,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
     events::RankSendersByName(m, senders, rank);
     const size_t num_senders = senders.size();
-    senders = {};
+    events::FreeStorage(senders);
     auto bucket = [&](const Candidate& c) {
       return group_of(c.from, c.to) * num_senders + static_cast<size_t>(rank[view.node_of(c.from).index()]);
     };
@@ -539,8 +539,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     num_events = start[2 * num_senders];
     for (const Candidate& c : cands) put(start[bucket(c)]++, c.from, c.to, c.reason);
   }
-  edge_events = {};
-  per_sender = {};
+  events::FreeStorage(edge_events);
+  events::FreeStorage(per_sender);
   table.event_count = static_cast<int64_t>(num_events);
   table.notify_count = static_cast<int64_t>(count - num_events);
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();

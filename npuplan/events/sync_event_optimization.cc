@@ -106,7 +106,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     const SyncEvent& e = evs[i];
     preds[begin[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
   }
-  ev_to = {};  // freed before `info` is allocated: the scratch cache hands its block on
+  FreeStorage(ev_to);  // freed before `info` is allocated: the scratch cache hands its block on
   for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};
   for (size_t i = slots; i > 0; --i) begin[i] = begin[i - 1];
   begin[0] = 0;
@@ -373,7 +373,7 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   // The receive CSR is done with: its begin array becomes `last` (only read
   // where this rule wrote it), so no fresh array.
   std::fill(stamp.begin(), stamp.end(), -1);
-  recv_of = {};
+  FreeStorage(recv_of);
   ScratchVector<uint32_t> last = std::move(recv_begin);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);

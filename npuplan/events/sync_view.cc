@@ -501,7 +501,7 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   };
   ScratchVector<Key> wide(count), wide_tmp(count);
   for (size_t i = 0; i < count; ++i) wide[i] = {keys[i], senders[i]};
-  buf = {};
+  FreeStorage(buf);
   for (int b = 0; b < 8; ++b) {
     uint32_t* h = hist.data() + b * 256;
     if (radix[b] <= 1) continue;  // byte never varies
