@@ -106,7 +106,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
     const SyncEvent& e = evs[i];
     preds[begin[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
   }
-  FreeStorage(ev_to);  // freed before `info` is allocated: the scratch cache hands its block on
+  FreeStorage(ev_to);  // freed before `info` is allocated: a lower peak
   for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};
   for (size_t i = slots; i > 0; --i) begin[i] = begin[i - 1];
   begin[0] = 0;
