@@ -35,7 +35,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
                                              plan.streams.mode, "'"));
   }
   // Insertion needs no per-stream slot lists: they are built by the passes that read them.
-  events::SyncView view(plan, /*physical=*/false, /*stream_order=*/false);
+  // The usual case ranks senders by name: the view's node pass keeps the
+  // name prefixes for that (no second pass over the Nodes).
+  events::SyncView view(plan, /*physical=*/false, /*stream_order=*/false, /*name_prefixes=*/fast_path_);
   events::ActivationInfo act = events::ComputeActivation(m, view);
   const size_t n = m.num_nodes();
   // Node ids fit in 30 bits: the edge entries below carry two flag bits.
@@ -122,7 +124,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         by_name.push_back(static_cast<int32_t>(u));
       }
     }
-    events::SortSendersByName(m, by_name);
+    {
+      events::ScratchVector<uint64_t> prefixes = view.TakeNamePrefixes();
+      events::SortSendersByName(m, by_name, prefixes);
+    }
     const bool check_enter = view.any_flag(events::SyncView::kEnter);
     per_sender.assign(n, 0);
     edge_events.reserve(2 * n);

@@ -264,7 +264,8 @@ TEST(SyncEventInsertionTest, GeOrderWithManySendersSortsByNameThenOldId) {
 // SortSendersByName's three paths — a few senders (std::sort), many with
 // names of few distinct bytes (8-byte mixed-radix code keys: "n<i>" names,
 // also cut to equal prefixes and suffixed), and many with arbitrary bytes
-// (16-byte keys) — give std::sort's order on the names.
+// (16-byte keys) — give std::sort's order on the names, also when the
+// prefixes come from insertion's SyncView.
 TEST(SyncEventInsertionTest, SortSendersByNameMatchesComparisonSortOnEveryPath) {
   for (int variant = 0; variant < 3; ++variant) {
     for (int n : {300, 9000}) {
@@ -297,8 +298,17 @@ TEST(SyncEventInsertionTest, SortSendersByNameMatchesComparisonSortOnEveryPath) 
         const Node& b = m.node(NodeId(y));
         return a.name < b.name;
       });
+      events::ScratchVector<int32_t> from_view = senders;
       events::SortSendersByName(m, senders);
       EXPECT_EQ(std::vector<int32_t>(senders.begin(), senders.end()), expected) << "variant " << variant << " n " << n;
+      // The same with the name prefixes insertion's view keeps (no Node reads for them).
+      Plan plan;
+      plan.model = m;
+      events::SyncView view(plan, /*physical=*/false, /*stream_order=*/false, /*name_prefixes=*/true);
+      const events::ScratchVector<uint64_t> prefixes = view.TakeNamePrefixes();
+      ASSERT_EQ(prefixes.size(), m.num_nodes());
+      events::SortSendersByName(m, from_view, prefixes);
+      EXPECT_EQ(std::vector<int32_t>(from_view.begin(), from_view.end()), expected) << "variant " << variant << " n " << n;
     }
   }
 }

@@ -14,7 +14,11 @@
 #include "npuplan/stream/logical_stream_assignment.h"
 
 namespace npuplan::events {
-SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
+namespace {
+uint64_t NamePrefix(const std::string& name);
+}  // namespace
+
+SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name_prefixes) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
   num_nodes_ = n;
@@ -35,6 +39,7 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
   // One pass over the nodes: main streams, and whether any node has attached streams.
   stream_.resize(n);
   flags_.resize(n);
+  if (name_prefixes) name_prefix_.resize(n);
   size_t extra = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i + kNodePrefetch < n) {  // the lines this loop reads: type, attrs, streams
@@ -43,6 +48,7 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
       __builtin_prefetch(&ahead.attrs);
       __builtin_prefetch(&ahead.stream_id);
       __builtin_prefetch(&ahead.attached_stream_ids);
+      if (name_prefixes) __builtin_prefetch(&ahead.name);
     }
     const Node& node = m.nodes()[i];
     int64_t main = node.stream_id;
@@ -53,6 +59,7 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order) {
     flags_[i] = static_cast<uint8_t>((node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
                                      (type == "Enter" || type == "RefEnter" ? kEnter : 0));
     all_flags_ |= flags_[i];
+    if (name_prefixes) name_prefix_[i] = NamePrefix(node.name);
   }
   if (extra > 0) {
     attached_begin_.assign(n + 1, 0);
@@ -389,7 +396,7 @@ uint64_t NamePrefix(const std::string& name) {
 
 }  // namespace
 
-void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
+void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders, std::span<const uint64_t> prefix_of_node) {
   // GE's sender order: node name, then graph name, then node index (a total order).
   auto less_node = [&](int32_t a, int32_t b) {
     const Node& nx = m.node(NodeId(a));
@@ -429,8 +436,13 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders) {
   uint64_t* tmp = buf.data() + count;
   std::vector<uint32_t> hist(8 * 256, 0);
   for (size_t i = 0; i < count; ++i) {
-    if (i + kNodePrefetch < count) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
-    const uint64_t prefix = NamePrefix(m.node(NodeId(senders[i])).name);
+    uint64_t prefix;
+    if (!prefix_of_node.empty()) {
+      prefix = prefix_of_node[senders[i]];
+    } else {
+      if (i + kNodePrefetch < count) PrefetchNode(m, static_cast<size_t>(senders[i + kNodePrefetch]));
+      prefix = NamePrefix(m.node(NodeId(senders[i])).name);
+    }
     keys[i] = prefix;
     for (int b = 0; b < 8; ++b) ++hist[b * 256 + ((prefix >> (8 * b)) & 0xff)];
   }

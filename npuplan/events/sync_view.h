@@ -58,7 +58,12 @@ class SyncView {
   // so its first pass over a fresh graph faults in ~20 MB less. With one
   // graph the order is the root's node list itself (no copy), and when that
   // list is 0..n-1 seq(n) = n (no array).
-  SyncView(const Plan& plan, bool physical, bool stream_order = true);
+  //
+  // `name_prefixes` also keeps each node's first 8 name bytes (big-endian,
+  // zero-padded) from the same pass, for SortSendersByName: insertion's
+  // sender ranking then reads no Node (the name shares the lines this pass
+  // reads anyway). TakeNamePrefixes() hands the array over.
+  SyncView(const Plan& plan, bool physical, bool stream_order = true, bool name_prefixes = false);
 
   size_t num_nodes() const { return num_nodes_; }
   size_t num_slots() const { return stream_.size(); }
@@ -100,6 +105,8 @@ class SyncView {
     int32_t rank;
   };
   ScratchVector<StreamRank> StreamRanks() const;
+  // The name prefixes (empty unless asked for), moved out.
+  ScratchVector<uint64_t> TakeNamePrefixes() { return std::move(name_prefix_); }
   // First slot of stream s whose node comes after node a in execution order; -1 if none.
   int32_t FirstSlotAfter(int64_t s, NodeId a) const;
 
@@ -114,6 +121,7 @@ class SyncView {
   ScratchVector<int32_t> stream_;
   ScratchVector<uint8_t> flags_;
   uint8_t all_flags_ = 0;
+  ScratchVector<uint64_t> name_prefix_;
   ScratchVector<int32_t> pos_;
   ScratchVector<int32_t> rank_;  // empty: rank = seq
   ScratchVector<int32_t> slot_order_;
@@ -239,7 +247,10 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys);
 // node index): rank[sender] = 0..|senders|-1 (other entries untouched).
 void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank);
 // The same order as a list: sorts distinct sender node ids in place.
-void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders);
+// `prefix_of_node` (optional, per NodeId: SyncView::TakeNamePrefixes()) saves
+// reading each sender's Node for its name prefix.
+void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders,
+                       std::span<const uint64_t> prefix_of_node = {});
 
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,
