@@ -1,6 +1,7 @@
 #include "npuplan/ir/graph.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "npuplan/support/status_macros.h"
 
@@ -59,6 +60,43 @@ NodeId Model::AddNode(GraphId g, Node node) {
   nodes_.push_back(std::move(node));
   graphs_[g.index()].nodes.push_back(id);
   return id;
+}
+
+NodeId Model::AddNodeDeferred(GraphId g, Node node) {
+  NPUPLAN_CHECK(g.valid() && g.index() < graphs_.size());
+  NodeId id(static_cast<int32_t>(nodes_.size()));
+  node.graph = g;
+  deferred_names_.push_back(NameSlot{NameHash32(node.name), id.value});
+  nodes_.push_back(std::move(node));
+  graphs_[g.index()].nodes.push_back(id);
+  return id;
+}
+
+void Model::IndexDeferredNodes() {
+  if (deferred_names_.empty()) return;
+  GrowNameIndex(name_slots_used_ + deferred_names_.size());
+  const size_t mask = name_slots_.size() - 1;
+  // Counting sort by the top bits of the home slot (4096 buckets, stable):
+  // the inserts then walk the table front to back; within a bucket the
+  // probes stay in a few KB.
+  const int shift = std::max(0, static_cast<int>(std::bit_width(mask)) - 12);
+  std::vector<uint32_t> start((mask >> shift) + 2, 0);
+  for (const NameSlot& d : deferred_names_) ++start[((d.hash & mask) >> shift) + 1];
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<NameSlot> sorted(deferred_names_.size());
+  for (const NameSlot& d : deferred_names_) sorted[start[(d.hash & mask) >> shift]++] = d;
+  for (const NameSlot& d : sorted) {
+    size_t i = d.hash & mask;
+    for (;; i = (i + 1) & mask) {
+      const NameSlot& s = name_slots_[i];
+      if (s.id == kEmptySlot) break;
+      // The name must be new (names are read only on a full hash match).
+      NPUPLAN_CHECK(!(s.id >= 0 && s.hash == d.hash && nodes_[s.id].name == nodes_[d.id].name));
+    }
+    name_slots_[i] = d;
+    ++name_slots_used_;
+  }
+  std::vector<NameSlot>().swap(deferred_names_);
 }
 
 GraphId Model::AddDetachedGraph(std::string name) {

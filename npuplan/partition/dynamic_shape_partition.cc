@@ -123,6 +123,9 @@ class GraphPartitioner {
   // ref-variable rule's candidates; set by InitClusters, so the merge loops
   // do not read every node again).
   std::vector<uint8_t> ref_variable_;
+  // Some node of the graph has a name starting with `PartitionedCall_` or
+  // `<graph>_sub_` (set by InitClusters; see NamesAreFresh).
+  bool name_clash_ = false;
 };
 
 absl::Status GraphPartitioner::InitClusters() {
@@ -132,6 +135,8 @@ absl::Status GraphPartitioner::InitClusters() {
   local_.assign(model_.num_nodes(), -1);
   for (int32_t i = 0; i < n; ++i) local_[nodes_[i].index()] = i;
   std::vector<ClusterType> types(n);
+  const std::string sub_prefix = StrCat(g.name, "_sub_");
+  name_clash_ = false;
   reason_.resize(n);
   ref_variable_.assign(n, 0);
   // Data-flow re-marking (ForceSplitDataFlowGroups): forced nodes and, as
@@ -170,6 +175,9 @@ absl::Status GraphPartitioner::InitClusters() {
     } else {
       types[i] = ClusterType::kKnown;
     }
+    // NamesAreFresh's test, while the node is read anyway (the name shares
+    // the type's cache line).
+    name_clash_ |= node.name.starts_with("PartitionedCall_") || node.name.starts_with(sub_prefix);
     ref_variable_[i] =
         (node.type == "Variable" || node.type == "VariableV2") && HasAttr(node.attrs, "ref_var_src_var_name");
     auto add = [&](NodeId p) -> absl::Status {
@@ -466,12 +474,15 @@ std::string UniqueGraphName(const Model& m, const std::string& base) {
 // frame id is followed by `_know` / `_unknow` / `_input`), so the per-name
 // lookups can be skipped. One pass over the names instead of one hash lookup
 // per created node.
-bool NamesAreFresh(const Model& m, std::string_view root_name) {
+// `nodes_checked`: the caller has already checked every node's name (see
+// GraphPartitioner::InitClusters); only the graph names are left.
+bool NamesAreFresh(const Model& m, std::string_view root_name, bool nodes_checked = false) {
   const std::string sub = StrCat(root_name, "_sub_");
   auto clashes = [&](std::string_view name) {
     return name.starts_with("PartitionedCall_") || name.starts_with(sub);
   };
   for (const Node& node : m.nodes()) {
+    if (nodes_checked) break;
     if (clashes(node.name)) return false;
   }
   for (const Graph& g : m.graphs()) {
@@ -515,7 +526,14 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   }
 
   const std::string root_name = model_.graph(graph_).name;
-  const bool fresh = NamesAreFresh(model_, root_name);
+  // InitClusters checked the node names when this graph holds every node.
+  const bool nodes_checked = static_cast<size_t>(n) == model_.num_nodes();
+  const bool fresh = !(nodes_checked && name_clash_) && NamesAreFresh(model_, root_name, nodes_checked);
+  // With fresh names (no lookup needed), the created nodes enter the name
+  // index in one sorted batch at the end of step 3a (Model::AddNodeDeferred).
+  auto add_node = [&](GraphId g, Node node) {
+    return fresh ? model_.AddNodeDeferred(g, std::move(node)) : model_.AddNode(g, std::move(node));
+  };
   const std::string& call_engine = model_.engine_table.EngineForOp("PartitionedCall");
   const std::string& data_engine = model_.engine_table.EngineForOp("Data");
   const std::string& netoutput_engine = model_.engine_table.EngineForOp("NetOutput");
@@ -529,7 +547,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     call.engine = call_engine;
     call.attrs["_is_unknown_shape"] = unknown;
     // (The inherited stream labels are added by step 2, which reads the members.)
-    f.call = model_.AddNode(graph_, std::move(call));
+    f.call = add_node(graph_, std::move(call));
     std::string sg_name = StrCat(root_name, "_sub_", fi, suffix);
     f.sg = model_.AddSubgraph(f.call, fresh ? std::move(sg_name) : UniqueGraphName(model_, sg_name));
     Graph& sg = model_.graph(f.sg);
@@ -611,6 +629,9 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   for (size_t fi = 0; fi < frames.size(); ++fi) {
     Frame& f = frames[fi];
     const std::string sg_name = model_.graph(f.sg).name;
+    // Room for the final node list (Data nodes ≤ boundary inputs, members,
+    // NetOutput): the appends below and the rebuild after them do not reallocate.
+    model_.graph(f.sg).nodes.reserve(f.boundary.size() + f.members.size() + 1);
     std::vector<OutputRef> call_inputs;
     // The producers are scattered over the node store: their nodes, output
     // lists and shapes are prefetched a few boundary inputs ahead (three
@@ -643,7 +664,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
               AttrMap::Shared("_parent_node_index", static_cast<int64_t>(parent_index_attr.size())));
         }
         data.attrs = parent_index_attr[k];
-        data_of[a] = model_.AddNode(f.sg, std::move(data));
+        data_of[a] = add_node(f.sg, std::move(data));
         f.data_nodes.push_back(data_of[a]);
         call_inputs.push_back(outside_ref(in));
       }
@@ -665,17 +686,17 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       const OutputRef& e = f.exports[j];
       call_outputs.push_back(model_.node(e.node).outputs[e.index]);
     }
-    NodeId netout_id = model_.AddNode(f.sg, std::move(netout));
+    NodeId netout_id = add_node(f.sg, std::move(netout));
     Node& call = model_.node(f.call);
     call.inputs = std::move(call_inputs);
     call.outputs = std::move(call_outputs);
     Graph& sg = model_.graph(f.sg);
     sg.nodes.clear();
-    sg.nodes.reserve(f.data_nodes.size() + f.members.size() + 1);
     sg.nodes.insert(sg.nodes.end(), f.data_nodes.begin(), f.data_nodes.end());
     sg.nodes.insert(sg.nodes.end(), f.members.begin(), f.members.end());
     sg.nodes.push_back(netout_id);
   }
+  model_.IndexDeferredNodes();
   // 3b. Members in graph order (each node touched once, in memory order
   //     rather than frame by frame): boundary inputs rewired to the Data
   //     nodes, control edges from outside moved to the call, the member moved
