@@ -166,6 +166,47 @@ TEST(DynamicShapePartitionTest, NamesSubgraphsAfterTheRootAndKind) {
   EXPECT_TRUE(subs[1].reasons.empty());
 }
 
+// A root node already named like a generated call / Data node: the new
+// names step around it (the single-graph fast path checks names while
+// clustering; a clash sends every new name through a lookup).
+TEST(DynamicShapePartitionTest, GeneratedNamesAvoidExistingRootNodeNames) {
+  GraphBuilder b("net");
+  b.Data("x").Unk("PartitionedCall_0", {"x"}).Unk("net_sub_1_know_data_0", {"PartitionedCall_0"});
+  Chain(b, "k", "PartitionedCall_0", 4);
+  b.Output({"k4", "net_sub_1_know_data_0"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
+  const Model& m = run->plan.model;
+  const auto& subs = run->plan.partition.subgraphs;
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs[0].call_node, "PartitionedCall_0_1");
+  EXPECT_THAT(subs[0].nodes, ElementsAre("PartitionedCall_0", "net_sub_1_know_data_0"));
+  EXPECT_EQ(subs[1].call_node, "PartitionedCall_1");
+  const Graph& known = m.graph(m.FindGraph("net_sub_1_know"));
+  EXPECT_EQ(m.node(known.nodes.front()).name, "net_sub_1_know_data_0_1");
+  // Every name is indexed once, under its own id.
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId id(static_cast<int32_t>(i));
+    EXPECT_EQ(m.FindNode(m.node(id).name), id) << m.node(id).name;
+  }
+}
+
+// A graph without such names takes the fast path: the created nodes are
+// indexed in one batch and are all found.
+TEST(DynamicShapePartitionTest, IndexesEveryCreatedNodeName) {
+  GraphBuilder b("net");
+  b.Data("x").Unk("d", {"x"});
+  Chain(b, "k", "d", 4);
+  b.Output({"k4"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
+  const Model& m = run->plan.model;
+  EXPECT_TRUE(m.FindNode("net_sub_1_know_data_0").valid());
+  EXPECT_TRUE(m.FindNode("net_sub_0_unknow_netoutput").valid());
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId id(static_cast<int32_t>(i));
+    EXPECT_EQ(m.FindNode(m.node(id).name), id) << m.node(id).name;
+  }
+}
+
 // d1 → k1 → k2 → d2 and d1 → d2: k1, k2 lie on a path between the two
 // unknown clusters and are absorbed; k3 hangs off d1 and stays static.
 TEST(DynamicShapePartitionTest, AbsorbsStaticNodesOnPathsBetweenUnknownClusters) {
