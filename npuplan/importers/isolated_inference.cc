@@ -27,9 +27,12 @@ absl::Status InferInProcess(onnx::ModelProto& model, const onnx::ShapeInferenceO
 }
 
 // The graphs' weights stay in the parent: the child clears them before
-// sending, the parent moves its own into the received graphs. Inference adds
-// and retypes values but never adds, drops or reorders nodes or attributes, so
-// both trees have the same shape (checked).
+// sending — initializers, and the tensors of attributes (exporters often keep
+// weights in Constant nodes) — and the parent moves its own back into the
+// received graphs. Inference adds and retypes values (value_info, subgraph
+// inputs and outputs) but never adds, drops or reorders nodes or attributes,
+// nor changes an attribute other than a subgraph, so both trees have the same
+// shape (checked) and the parent's attributes are the originals.
 void DropInitializers(onnx::GraphProto& g) {
   g.clear_initializer();
   g.clear_sparse_initializer();
@@ -37,6 +40,10 @@ void DropInitializers(onnx::GraphProto& g) {
     for (auto& a : *n.mutable_attribute()) {
       if (a.has_g()) DropInitializers(*a.mutable_g());
       for (auto& sub : *a.mutable_graphs()) DropInitializers(sub);
+      a.clear_t();
+      a.clear_tensors();
+      a.clear_sparse_tensor();
+      a.clear_sparse_tensors();
     }
   }
 }
@@ -70,8 +77,12 @@ void MoveInitializers(onnx::GraphProto& from, onnx::GraphProto& to) {
     for (int k = 0; k < f.attribute_size(); ++k) {
       onnx::AttributeProto& fa = *f.mutable_attribute(k);
       onnx::AttributeProto& ta = *t.mutable_attribute(k);
-      if (fa.has_g()) MoveInitializers(*fa.mutable_g(), *ta.mutable_g());
-      for (int j = 0; j < fa.graphs_size(); ++j) MoveInitializers(*fa.mutable_graphs(j), *ta.mutable_graphs(j));
+      if (fa.has_g() || fa.graphs_size() > 0) {
+        if (fa.has_g()) MoveInitializers(*fa.mutable_g(), *ta.mutable_g());
+        for (int j = 0; j < fa.graphs_size(); ++j) MoveInitializers(*fa.mutable_graphs(j), *ta.mutable_graphs(j));
+      } else {
+        ta.Swap(&fa);  // the original attribute, tensors included
+      }
     }
   }
 }

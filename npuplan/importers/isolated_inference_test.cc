@@ -70,7 +70,16 @@ onnx::ModelProto Model(bool with_crash_op) {
     n->add_output(out);
   };
   add_node("Relu", {"x"}, "r");
-  add_node("Add", {"r", "w"}, "a");
+  add_node("Add", {"r", "w"}, "a0");
+  // A weight kept in a Constant node, as exporters often do.
+  add_node("Constant", {}, "k");
+  onnx::AttributeProto* value = g.mutable_node(g.node_size() - 1)->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(3);
+  value->mutable_t()->set_raw_data(std::string(12, '\x02'));
+  add_node("Add", {"a0", "k"}, "a");
   if (with_crash_op) add_node("CrashOp", {"a"}, "c", kTestDomain);
   g.add_output()->set_name(with_crash_op ? "c" : "a");
   return m;
@@ -86,6 +95,7 @@ TEST(IsolatedInferenceTest, InfersTheSameTypesAsInProcessAndKeepsTheWeights) {
   EXPECT_EQ(isolated.SerializeAsString(), in_process.SerializeAsString());
   ASSERT_EQ(isolated.graph().initializer_size(), 1);
   EXPECT_EQ(isolated.graph().initializer(0).raw_data(), std::string(12, '\x01'));
+  EXPECT_EQ(isolated.graph().node(2).attribute(0).t().raw_data(), std::string(12, '\x02'));
   ASSERT_GE(isolated.graph().value_info_size(), 1);  // something was inferred
 }
 
