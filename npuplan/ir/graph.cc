@@ -86,14 +86,9 @@ void Model::IndexDeferredNodes() {
   std::vector<NameSlot> sorted(deferred_names_.size());
   for (const NameSlot& d : deferred_names_) sorted[start[(d.hash & mask) >> shift]++] = d;
   for (const NameSlot& d : sorted) {
-    size_t i = d.hash & mask;
-    for (;; i = (i + 1) & mask) {
-      const NameSlot& s = name_slots_[i];
-      if (s.id == kEmptySlot) break;
-      // The name must be new (names are read only on a full hash match).
-      NPUPLAN_CHECK(!(s.id >= 0 && s.hash == d.hash && nodes_[s.id].name == nodes_[d.id].name));
-    }
-    name_slots_[i] = d;
+    const size_t slot = NameSlotFor(nodes_[d.id].name, d.hash);
+    NPUPLAN_CHECK(name_slots_[slot].id == kEmptySlot);  // the name must be new
+    name_slots_[slot] = d;
     ++name_slots_used_;
   }
   std::vector<NameSlot>().swap(deferred_names_);
