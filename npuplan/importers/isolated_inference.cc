@@ -33,13 +33,13 @@ absl::Status InferInProcess(onnx::ModelProto& model, const onnx::ShapeInferenceO
 // inputs and outputs) but never adds, drops or reorders nodes or attributes,
 // nor changes an attribute other than a subgraph, so both trees have the same
 // shape (checked) and the parent's attributes are the originals.
-void DropInitializers(onnx::GraphProto& g) {
+void DropWeights(onnx::GraphProto& g) {
   g.clear_initializer();
   g.clear_sparse_initializer();
   for (auto& n : *g.mutable_node()) {
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) DropInitializers(*a.mutable_g());
-      for (auto& sub : *a.mutable_graphs()) DropInitializers(sub);
+      if (a.has_g()) DropWeights(*a.mutable_g());
+      for (auto& sub : *a.mutable_graphs()) DropWeights(sub);
       a.clear_t();
       a.clear_tensors();
       a.clear_sparse_tensor();
@@ -68,7 +68,7 @@ bool SameTree(const onnx::GraphProto& a, const onnx::GraphProto& b) {
 }
 
 // Requires SameTree(from, to).
-void MoveInitializers(onnx::GraphProto& from, onnx::GraphProto& to) {
+void RestoreWeights(onnx::GraphProto& from, onnx::GraphProto& to) {
   to.mutable_initializer()->Swap(from.mutable_initializer());
   to.mutable_sparse_initializer()->Swap(from.mutable_sparse_initializer());
   for (int i = 0; i < from.node_size(); ++i) {
@@ -78,8 +78,8 @@ void MoveInitializers(onnx::GraphProto& from, onnx::GraphProto& to) {
       onnx::AttributeProto& fa = *f.mutable_attribute(k);
       onnx::AttributeProto& ta = *t.mutable_attribute(k);
       if (fa.has_g() || fa.graphs_size() > 0) {
-        if (fa.has_g()) MoveInitializers(*fa.mutable_g(), *ta.mutable_g());
-        for (int j = 0; j < fa.graphs_size(); ++j) MoveInitializers(*fa.mutable_graphs(j), *ta.mutable_graphs(j));
+        if (fa.has_g()) RestoreWeights(*fa.mutable_g(), *ta.mutable_g());
+        for (int j = 0; j < fa.graphs_size(); ++j) RestoreWeights(*fa.mutable_graphs(j), *ta.mutable_graphs(j));
       } else {
         ta.Swap(&fa);  // the original attribute, tensors included
       }
@@ -107,7 +107,7 @@ bool WriteAll(int fd, const char* data, size_t size) {
   std::string reply;
   try {
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-    DropInitializers(*model.mutable_graph());
+    DropWeights(*model.mutable_graph());
     reply.push_back('O');
     model.graph().AppendToString(&reply);
   } catch (const std::exception& e) {
@@ -161,7 +161,7 @@ absl::Status InferShapes(onnx::ModelProto& model, const onnx::ShapeInferenceOpti
       !SameTree(model.graph(), inferred)) {
     return absl::InternalError("the inference process sent back a malformed graph");
   }
-  MoveInitializers(*model.mutable_graph(), inferred);
+  RestoreWeights(*model.mutable_graph(), inferred);
   model.mutable_graph()->Swap(&inferred);
   return absl::OkStatus();
 }

@@ -465,12 +465,6 @@ class InputTyper {
   std::vector<Scope> scopes_;
 };
 
-// ONNX's inference functions assume a node that satisfies its schema — they
-// read required attributes without a null check (Scan's num_scan_inputs
-// crashed libonnx 1.12; found by fuzz/onnx_fuzz). So every node of every
-// graph is checked with its schema's own Verify (what onnx::checker and
-// onnxruntime run on each node) before inference: a violation is bad input.
-// Ops without a schema (other domains, unknown types) are not checked.
 // Attribute values an inference function uses as an index without a range
 // check (found by onnx_schema_sweep_test): "" when fine, else the rule broken.
 std::string CheckAttributeValues(const onnx::NodeProto& n) {
@@ -487,6 +481,13 @@ std::string CheckAttributeValues(const onnx::NodeProto& n) {
   return "";
 }
 
+// ONNX's inference functions assume a node that satisfies its schema — they
+// read required attributes without a null check (Scan's num_scan_inputs
+// crashed libonnx 1.12; found by fuzz/onnx_fuzz). So every node of every
+// graph is checked with its schema's own Verify (what onnx::checker and
+// onnxruntime run on each node) before inference: a violation is bad input.
+// Ops without a schema (other domains, unknown types) are not checked.
+// `opsets`: imported version per domain, "ai.onnx" spelled "".
 absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
                               const std::map<std::string, int>& opsets, std::string_view src) {
   for (int i = 0; i < g.node_size(); ++i) {
@@ -522,7 +523,7 @@ absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
 void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                                               /*data_prop=*/true);
-  // Once: folding replaces nodes by constants and adds no Shape node, and
+  // Once: folding only writes types into value_info (it adds no node), and
   // the backups of later rounds carry the placeholders.
   InputTyper().Run(*proto.mutable_graph());
   for (int round = 1; round <= std::max(1, opts.max_fold_rounds); ++round) {
@@ -830,10 +831,13 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   }
   OnnxImport out;
   out.stats.ir_version = proto.ir_version();
+  std::map<std::string, int> opsets;  // for the schema check; "ai.onnx" spelled ""
   for (const auto& op : proto.opset_import()) {
     // Other domains (ai.onnx.ml, com.microsoft …) are not version-checked:
     // their ops go through the engine table like any other op type.
-    if (op.domain().empty() || op.domain() == "ai.onnx") out.stats.opset = op.version();
+    const bool default_domain = op.domain().empty() || op.domain() == "ai.onnx";
+    if (default_domain) out.stats.opset = op.version();
+    opsets[default_domain ? "" : op.domain()] = static_cast<int>(op.version());
   }
   if (out.stats.opset == 0) return Bad(src, "the model imports no default-domain (ai.onnx) opset");
   if (out.stats.opset < kMinOnnxOpset || out.stats.opset > kMaxOnnxOpset) {
@@ -875,10 +879,6 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
     return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
   }
   NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(proto.graph(), src));
-  std::map<std::string, int> opsets;
-  for (const auto& op : proto.opset_import()) {
-    opsets[op.domain() == "ai.onnx" ? "" : op.domain()] = static_cast<int>(op.version());
-  }
   NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(proto.graph(), root_name, opsets, src));
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
