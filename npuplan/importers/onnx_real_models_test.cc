@@ -134,7 +134,8 @@ TEST(RealModelTest, SileroV5HasTwentyFiveNestedIfsWithExplicitCaptures) {
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     for (NodeId id : m.graphs()[g].nodes) {
       const Node& n = m.node(id);
-      if (n.type == "Data") EXPECT_TRUE(GetIntAttr(n.attrs, "_parent_node_index").has_value()) << n.name;
+      if (n.type != "Data") continue;
+      EXPECT_TRUE(GetIntAttr(n.attrs, "_parent_node_index").has_value()) << n.name;
     }
   }
 }
