@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
+  libjemalloc-dev  # the tool's heap on transparent huge pages (tools/malloc/)
   python3  # tests/browser_report.sh and scripts/e2e_models.sh read JSON and PNG with it
 )
 # Extra package sets a later step may ask for: scripts/setup.sh --with onnx

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "CLI/CLI.hpp"
+#include "tools/malloc/allocator_info.h"
 #include "tools/npuplan/command.h"
 
 namespace npuplan::cli {
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
   using namespace npuplan::cli;
   CLI::App app{"npuplan: turns a computation graph into a verified execution plan for an "
                "accelerator with hardware streams"};
-  app.set_version_flag("--version", std::string("npuplan ") + NPUPLAN_VERSION);
+  app.set_version_flag("--version", std::string("npuplan ") + NPUPLAN_VERSION + "\nallocator: " +
+                                        npuplan::AllocatorDescription());
   app.require_subcommand(1);
   Invocation inv;
   AddRegisteredCommands(app, inv);
