@@ -7,10 +7,15 @@
 // the live clusters (min = max = cluster rank, as GE's UpdateRank does).
 // Cluster edges are the node edges (data and control) between clusters.
 //
-// Representation: union-find over node indices (a cluster is named by its
-// representative), node lists as linked lists (O(1) merge), in/out cluster
-// lists that may hold stale or repeated ids and are compacted lazily when
-// read (small-to-large concatenation on merge). So a merge never rewrites the
+// Representation: union-find over node indices, linked by size (the smaller
+// tree goes under the larger root) with path halving; a cluster's id is kept
+// apart from its tree root (a root r stores ~id in parent_[r]), so
+// Merge(into, other) keeps the id `into` whichever root survives. (Linking `other` under `into`, as
+// before, hung the large old cluster under each new singleton that absorbed
+// it: a chain as long as the number of merges, walked by every Find of a
+// stale id.) Node lists are linked lists (O(1) merge); in/out cluster lists
+// may hold stale or repeated ids and are compacted lazily when read
+// (small-to-large concatenation on merge). So a merge never rewrites the
 // neighbours' lists, unlike GE's vector find/erase.
 //
 // Cycle avoidance, as in GE:
@@ -44,6 +49,9 @@ inline bool IsMergeable(ClusterType t) {
   return t == ClusterType::kKnown || t == ClusterType::kUnknown || t == ClusterType::kInputNode;
 }
 
+// A list of cluster ids (node-sized at first: on huge pages, as BigVector).
+using ClusterList = BigVector<int32_t>;
+
 class ClusterGraph {
  public:
   // `types[i]` is node i's cluster type; node i's producers (data and
@@ -53,9 +61,25 @@ class ClusterGraph {
   ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> pred_offsets, BigVector<int32_t> pred_list);
 
   int32_t num_nodes() const { return static_cast<int32_t>(parent_.size()); }
-  // The live cluster containing node (or cluster id) x.
-  int32_t Find(int32_t x);
-  bool IsLive(int32_t c) const { return parent_[c] == c; }
+  // The live cluster containing node (or cluster id) x (path halving; one
+  // read when x is a tree root, e.g. a live singleton).
+  int32_t Find(int32_t x) {
+    for (;;) {
+      const int32_t p = parent_[x];
+      if (p < 0) return ~p;
+      const int32_t gp = parent_[p];
+      if (gp < 0) return ~gp;
+      parent_[x] = gp;
+      x = gp;
+    }
+  }
+  // A cluster id is one of its own nodes, so c is live iff its node's tree
+  // is named c.
+  bool IsLive(int32_t c) const {
+    int32_t r = c;
+    while (parent_[r] >= 0) r = parent_[r];
+    return ~parent_[r] == c;
+  }
 
   ClusterType type(int32_t c) const { return type_[c]; }
   void set_type(int32_t c, ClusterType t) { type_[c] = t; }
@@ -96,10 +120,10 @@ class ClusterGraph {
 
   // Topologically sorts the live clusters (Kahn; among ready clusters the
   // smallest first() goes first), sets min = max = rank, returns them in order.
-  std::vector<int32_t> TopoSort();
+  ClusterList TopoSort();
 
   // Live clusters ordered by first().
-  std::vector<int32_t> LiveClusters() const;
+  ClusterList LiveClusters() const;
   // Node indices of live cluster c, ascending.
   std::vector<int32_t> Members(int32_t c) const;
   template <typename F>
@@ -132,13 +156,24 @@ class ClusterGraph {
   std::span<const int32_t> Compact(int32_t c, EdgeLists& e);
   // c's list as stored: may hold stale ids (Find them), repeats and c itself.
   std::span<const int32_t> RawList(int32_t c, const EdgeLists& e) const;
-  // True when live cluster c has an input cluster (no compaction).
-  bool HasInput(int32_t c);
   void Join(int32_t into, int32_t other, EdgeLists& e);
   void MergeLists(int32_t into, int32_t other);
+  // Union-find tree root of node x (path halving).
+  int32_t Root(int32_t x) {
+    for (;;) {
+      const int32_t p = parent_[x];
+      if (p < 0) return x;
+      const int32_t gp = parent_[p];
+      if (gp < 0) return p;
+      parent_[x] = gp;
+      x = gp;
+    }
+  }
   uint32_t NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter);
 
   // Node-sized arrays: BigVector (huge pages; page faults dominate at 1M nodes).
+  // Union-find forest over node indices: the parent node, or ~id of the
+  // cluster the tree holds at a root (< 0).
   BigVector<int32_t> parent_;
   std::vector<ClusterType> type_;
   BigVector<int32_t> min_, max_, size_, first_;
@@ -149,6 +184,11 @@ class ClusterGraph {
   BigVector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;
+  // Node-sized scratch of TopoSort and LiveClusters (run several times per
+  // partition: one allocation, on huge pages, instead of a fresh 4 MB
+  // std::vector faulted in 4 KiB at a time on each call).
+  BigVector<int32_t> pending_;
+  mutable BigVector<int32_t> by_first_;
   bool bounded_ = true;
   int32_t Limit(int32_t max_rank) const { return bounded_ ? max_rank : INT32_MAX; }
 };
@@ -162,7 +202,14 @@ void ClusterGraph::Merge(int32_t into, int32_t other, F&& on_node_turned_unknown
     ForEachNode(known_side, on_node_turned_unknown);
     type_[into] = ClusterType::kUnknown;
   }
-  parent_[other] = into;
+  // Link by size; the cluster keeps the id `into`.
+  const int32_t ra = Root(into), rb = Root(other);
+  if (size_[into] >= size_[other]) {
+    parent_[rb] = ra;
+  } else {
+    parent_[ra] = rb;
+    parent_[rb] = ~into;
+  }
   size_[into] += size_[other];
   if (min_[other] < min_[into]) min_[into] = min_[other];
   if (max_[other] > max_[into]) max_[into] = max_[other];

@@ -30,6 +30,10 @@ constexpr std::string_view kPass = DynamicShapePartition::kName;
 
 bool IsDataType(std::string_view t) { return t == "Data" || t == "RefData" || t == "AippData"; }
 bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
+// The Stack ops of GE's data-flow re-clustering (ForceSplitDataFlowGroups).
+bool IsDataFlowOp(std::string_view t) {
+  return t == "Stack" || t == "StackPush" || t == "StackPop" || t == "StackClose";
+}
 bool IsSpecialType(std::string_view t) {
   static constexpr std::string_view kTypes[] = {
       "PartitionedCall", "StatefulPartitionedCall", "Case", "If", "StatelessIf", "While", "StatelessWhile",
@@ -69,8 +73,8 @@ class GraphPartitioner {
   void MergeNormal();
   void MergeKnownFirst();
   void MergeStable();
-  void MergeUnknownPaths(const std::vector<int32_t>& order);
-  void TryMergeInputs(const std::vector<int32_t>& order, ClusterType type, std::string_view counter);
+  void MergeUnknownPaths(const ClusterList& order);
+  void TryMergeInputs(const ClusterList& order, ClusterType type, std::string_view counter);
   void MergeInputNodes();
   void DemoteSmallClusters();
   bool MergeRefVariable(int32_t c);
@@ -123,6 +127,10 @@ class GraphPartitioner {
   // ref-variable rule's candidates; set by InitClusters, so the merge loops
   // do not read every node again).
   std::vector<uint8_t> ref_variable_;
+  // Local indices, ascending (set by InitClusters): nodes with a
+  // `_control_flow_group` attribute; Stack / StackPush / StackPop /
+  // StackClose nodes.
+  std::vector<int32_t> control_flow_nodes_, data_flow_nodes_;
   // Some node of the graph has a name starting with `PartitionedCall_` or
   // `<graph>_sub_` (set by InitClusters; see NamesAreFresh).
   bool name_clash_ = false;
@@ -137,6 +145,8 @@ absl::Status GraphPartitioner::InitClusters() {
   std::vector<ClusterType> types(n);
   const std::string sub_prefix = StrCat(g.name, "_sub_");
   name_clash_ = false;
+  control_flow_nodes_.clear();
+  data_flow_nodes_.clear();
   reason_.resize(n);
   ref_variable_.assign(n, 0);
   // Data-flow re-marking (ForceSplitDataFlowGroups): forced nodes and, as
@@ -180,6 +190,10 @@ absl::Status GraphPartitioner::InitClusters() {
     name_clash_ |= node.name.starts_with("PartitionedCall_") || node.name.starts_with(sub_prefix);
     ref_variable_[i] =
         (node.type == "Variable" || node.type == "VariableV2") && HasAttr(node.attrs, "ref_var_src_var_name");
+    // The candidates of the control-flow group and data-flow rules, listed
+    // here so that those rules do not read every node again.
+    if (!node.attrs.empty() && HasAttr(node.attrs, "_control_flow_group")) control_flow_nodes_.push_back(i);
+    if (IsDataFlowOp(node.type)) data_flow_nodes_.push_back(i);
     auto add = [&](NodeId p) -> absl::Status {
       int32_t lp = local_[p.index()];
       NPUPLAN_RET_CHECK(lp >= 0 && lp < i) << "node '" << node.name << "' has a producer out of topological order";
@@ -199,7 +213,7 @@ absl::Status GraphPartitioner::InitClusters() {
 // last member merges all paths from each earlier one).
 absl::Status GraphPartitioner::MergeControlFlowGroups() {
   std::map<int64_t, std::vector<int32_t>> groups;
-  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+  for (int32_t i : control_flow_nodes_) {
     const Node& node = LocalNode(i);
     const AttrValue* v = FindAttr(node.attrs, "_control_flow_group");
     if (v == nullptr) continue;
@@ -250,7 +264,7 @@ absl::Status GraphPartitioner::MergeControlFlowGroups() {
 
 // GE MergeClustersUnknownShape: every UNKNOWN cluster absorbs the clusters on
 // paths from each of its UNKNOWN inputs (path absorption).
-void GraphPartitioner::MergeUnknownPaths(const std::vector<int32_t>& order) {
+void GraphPartitioner::MergeUnknownPaths(const ClusterList& order) {
   std::vector<int32_t> inputs;
   for (int32_t c : order) {
     if (!cg_->IsLive(c) || cg_->type(c) != ClusterType::kUnknown) continue;
@@ -303,7 +317,7 @@ bool GraphPartitioner::MergeRefVariable(int32_t c) {
 
 // GE MergeClustersKnownShape / the final unknown pass: TryMerge each input
 // of the same type, inputs in rank order.
-void GraphPartitioner::TryMergeInputs(const std::vector<int32_t>& order, ClusterType type,
+void GraphPartitioner::TryMergeInputs(const ClusterList& order, ClusterType type,
                                       std::string_view counter) {
   int64_t merged = 0, refused = 0;  // counted here, handed to Count once (an entry only when > 0, as before)
   std::vector<int32_t> inputs;
@@ -435,6 +449,7 @@ struct BoundaryInput {
   int32_t slot;      // its input index
   OutputRef source;  // the producer anchor (before rewiring)
   NodeId data;       // the frame's Data node standing for it
+  int32_t frame;     // the member's frame
 };
 
 struct Frame {
@@ -443,11 +458,8 @@ struct Frame {
   std::vector<NodeId> members;  // topological order
   GraphId sg;
   NodeId call;
-  std::vector<NodeId> data_nodes;
   std::vector<OutputRef> exports;  // member anchors consumed outside, in output order
-  std::vector<BoundaryInput> boundary;  // in member order, then input order
   std::vector<NodeId> call_controls;    // control inputs of the call (deduplicated, member order)
-  std::vector<std::string> member_names;  // for the plan's record, in member order
   uint32_t reason_bits = 0;               // distinct MarkReasons of the members (unknown frames)
 };
 
@@ -504,7 +516,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   std::vector<Frame> frames;
   BigVector<int32_t> frame_of_cluster(n, -1);
   std::array<int64_t, kNumClusterTypes> counts{};
-  for (int32_t c : cg_->LiveClusters()) {
+  const ClusterList live = cg_->LiveClusters();
+  size_t num_frames = 0;
+  for (int32_t c : live) num_frames += IsMergeable(cg_->type(c)) ? 1 : 0;
+  frames.reserve(num_frames);
+  for (int32_t c : live) {
     ClusterType t = cg_->type(c);
     ++counts[static_cast<int>(t)];
     if (t != ClusterType::kKnown && t != ClusterType::kUnknown && t != ClusterType::kInputNode) continue;
@@ -518,7 +534,9 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   // Members in node order (ascending, as ClusterGraph::Members gives them),
   // bucketed in one sequential pass instead of walking each cluster's linked
   // list and sorting it.
-  BigVector<int32_t> frame_of(model_.num_nodes(), -1);  // NodeId index → frame
+  BigVector<int32_t> frame_of;  // NodeId index → frame
+  frame_of.reserve(model_.num_nodes() + frames.size());  // + the calls (resize below)
+  frame_of.assign(model_.num_nodes(), -1);
   for (int32_t i = 0; i < n; ++i) {
     const int32_t fi = frame_of_cluster[cg_->Find(i)];
     frame_of[nodes_[i].index()] = fi;
@@ -531,7 +549,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   const bool fresh = !(nodes_checked && name_clash_) && NamesAreFresh(model_, root_name, nodes_checked);
   // With fresh names (no lookup needed), the created nodes enter the name
   // index in one sorted batch at the end of step 3a (Model::AddNodeDeferred).
-  auto add_node = [&](GraphId g, Node node) {
+  auto add_node = [&](GraphId g, Node&& node) {
     return fresh ? model_.AddNodeDeferred(g, std::move(node)) : model_.AddNode(g, std::move(node));
   };
   const std::string& call_engine = model_.engine_table.EngineForOp("PartitionedCall");
@@ -578,6 +596,11 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     bool conflict = false;
   };
   std::vector<std::array<LabelState, 2>> labels(frames.size());
+  // Boundary inputs of all frames in one array, in node order (then input
+  // order); boundary_start counts them per frame (prefix sums below). One
+  // growing array on huge pages instead of a small vector per frame.
+  BigVector<BoundaryInput> boundary;
+  std::vector<uint32_t> boundary_start(frames.size() + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model_.node(nodes_[i]);
     const int32_t fi = frame_of[nodes_[i].index()];
@@ -598,9 +621,18 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       const OutputRef& in = node.inputs[k];
       note_export(in, fi);
       if (fi >= 0 && frame_of[in.node.index()] != fi) {
-        frames[fi].boundary.push_back(BoundaryInput{i, static_cast<int32_t>(k), in, NodeId()});
+        boundary.push_back(BoundaryInput{i, static_cast<int32_t>(k), in, NodeId(), fi});
+        ++boundary_start[fi + 1];
       }
     }
+  }
+  // Each frame's boundary inputs (indices into `boundary`), contiguous, in
+  // member order.
+  for (size_t fi = 0; fi < frames.size(); ++fi) boundary_start[fi + 1] += boundary_start[fi];
+  BigVector<uint32_t> boundary_of_frame(boundary.size());
+  {
+    std::vector<uint32_t> cursor(boundary_start.begin(), boundary_start.end() - 1);
+    for (size_t j = 0; j < boundary.size(); ++j) boundary_of_frame[cursor[boundary[j].frame]++] = static_cast<uint32_t>(j);
   }
   // Nothing has written member attributes yet: the label pointers are valid.
   for (size_t fi = 0; fi < frames.size(); ++fi) {
@@ -631,24 +663,26 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     const std::string sg_name = model_.graph(f.sg).name;
     // Room for the final node list (Data nodes ≤ boundary inputs, members,
     // NetOutput): the appends below and the rebuild after them do not reallocate.
-    model_.graph(f.sg).nodes.reserve(f.boundary.size() + f.members.size() + 1);
+    model_.graph(f.sg).nodes.reserve(boundary_start[fi + 1] - boundary_start[fi] + f.members.size() + 1);
     std::vector<OutputRef> call_inputs;
+    call_inputs.reserve(boundary_start[fi + 1] - boundary_start[fi]);  // one per distinct boundary source
     // The producers are scattered over the node store: their nodes, output
     // lists and shapes are prefetched a few boundary inputs ahead (three
     // dependent cache misses per Data node otherwise).
-    const size_t nb = f.boundary.size();
+    const uint32_t* fb = boundary_of_frame.data() + boundary_start[fi];
+    const size_t nb = boundary_start[fi + 1] - boundary_start[fi];
     for (size_t j = 0; j < nb; ++j) {
-      if (j + 12 < nb) __builtin_prefetch(&model_.node(f.boundary[j + 12].source.node));
+      if (j + 12 < nb) __builtin_prefetch(&model_.node(boundary[fb[j + 12]].source.node));
       if (j + 6 < nb) {
-        const OutputRef& r = f.boundary[j + 6].source;
+        const OutputRef& r = boundary[fb[j + 6]].source;
         __builtin_prefetch(model_.node(r.node).outputs.data() + r.index);
       }
       if (j + 3 < nb) {
-        const OutputRef& r = f.boundary[j + 3].source;
+        const OutputRef& r = boundary[fb[j + 3]].source;
         const TensorDesc& t = model_.node(r.node).outputs[r.index];
         __builtin_prefetch(t.shape.data());
       }
-      BoundaryInput& b = f.boundary[j];
+      BoundaryInput& b = boundary[fb[j]];
       const OutputRef in = b.source;
       const uint32_t a = anchor(in);
       if (data_frame[a] != static_cast<int32_t>(fi)) {
@@ -665,7 +699,6 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
         }
         data.attrs = parent_index_attr[k];
         data_of[a] = add_node(f.sg, std::move(data));
-        f.data_nodes.push_back(data_of[a]);
         call_inputs.push_back(outside_ref(in));
       }
       b.data = data_of[a];
@@ -675,7 +708,6 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     netout.type = "NetOutput";
     netout.engine = netoutput_engine;
     std::vector<TensorDesc> call_outputs;
-    netout.inputs = f.exports;
     call_outputs.reserve(f.exports.size());
     // The exporting members are scattered too: prefetched as above.
     const size_t ne = f.exports.size();
@@ -686,13 +718,15 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       const OutputRef& e = f.exports[j];
       call_outputs.push_back(model_.node(e.node).outputs[e.index]);
     }
+    netout.inputs = std::move(f.exports);
     NodeId netout_id = add_node(f.sg, std::move(netout));
     Node& call = model_.node(f.call);
     call.inputs = std::move(call_inputs);
     call.outputs = std::move(call_outputs);
+    // The subgraph's list is [Data nodes…, NetOutput] (appended by
+    // add_node): the members go before the NetOutput.
     Graph& sg = model_.graph(f.sg);
-    sg.nodes.clear();
-    sg.nodes.insert(sg.nodes.end(), f.data_nodes.begin(), f.data_nodes.end());
+    sg.nodes.pop_back();
     sg.nodes.insert(sg.nodes.end(), f.members.begin(), f.members.end());
     sg.nodes.push_back(netout_id);
   }
@@ -702,14 +736,15 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   //     nodes, control edges from outside moved to the call, the member moved
   //     into the subgraph. Per frame, everything is appended in member order,
   //     as a frame-by-frame walk would.
-  std::vector<uint32_t> next_boundary(frames.size(), 0);
+  size_t next_boundary = 0;  // boundary is in node order
   for (int32_t i = 0; i < n; ++i) {
     const int32_t fi = frame_of[nodes_[i].index()];
     if (fi < 0) continue;
     Frame& f = frames[fi];
     Node& mn = model_.node(nodes_[i]);
-    for (uint32_t& b = next_boundary[fi]; b < f.boundary.size() && f.boundary[b].consumer == i; ++b) {
-      mn.inputs[f.boundary[b].slot] = OutputRef{f.boundary[b].data, 0};
+    for (; next_boundary < boundary.size() && boundary[next_boundary].consumer == i; ++next_boundary) {
+      const BoundaryInput& b = boundary[next_boundary];
+      mn.inputs[b.slot] = OutputRef{b.data, 0};
     }
     std::vector<NodeId>& ctrl = mn.control_inputs;
     size_t w = 0;
@@ -732,9 +767,6 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
       mn.attrs.insert_or_assign("_is_unknown_shape", f.type == ClusterType::kUnknown);
     }
     for (GraphId owned : mn.subgraphs) model_.graph(owned).parent_graph = f.sg;
-    // The plan's record, while the node is at hand.
-    if (f.member_names.empty()) f.member_names.reserve(f.members.size());
-    f.member_names.push_back(mn.name);
     if (f.type == ClusterType::kUnknown) f.reason_bits |= uint32_t{1} << static_cast<int>(reason_[i]);
   }
   for (Frame& f : frames) model_.node(f.call).control_inputs = std::move(f.call_controls);
@@ -774,12 +806,13 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
     rec.name = model_.graph(f.sg).name;
     rec.kind = f.type == ClusterType::kKnown ? "known" : unknown ? "unknown" : "input";
     rec.call_node = model_.node(f.call).name;
-    // Member names and the distinct member reasons (a bit set over
-    // MarkReason, turned into sorted texts below) were collected by step 3b.
+    // The distinct member reasons (a bit set over MarkReason, turned into
+    // sorted texts below) were collected by step 3b. The members are
+    // recorded by id (the frame's list, topological order).
     const uint32_t reason_bits = f.reason_bits;
-    rec.nodes = std::move(f.member_names);
+    rec.nodes = std::move(f.members);
     if (logging_) {
-      for (NodeId m : f.members) {
+      for (NodeId m : rec.nodes) {
         const Node& mn = model_.node(m);
         MarkReason r = reason_[local_[m.index()]];
         const int before = marks_.IsUnknown(m) ? 1 : 0;
@@ -852,11 +885,9 @@ absl::Status GraphPartitioner::Run(PartitionResult& out) {
 // unknown (GE writes `_force_unknown_shape`) and the clustering is redone;
 // repeated until no group is split. Returns true when something was forced.
 absl::StatusOr<bool> GraphPartitioner::ForceSplitDataFlowGroups() {
-  static constexpr std::string_view kOps[] = {"Stack", "StackPush", "StackPop", "StackClose"};
   std::map<int64_t, std::vector<int32_t>> groups;
-  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+  for (int32_t i : data_flow_nodes_) {
     const Node& node = LocalNode(i);
-    if (std::find(std::begin(kOps), std::end(kOps), node.type) == std::end(kOps)) continue;
     const AttrValue* v = FindAttr(node.attrs, "_data_flow_handle");
     if (v == nullptr) continue;
     const int64_t* h = v->as<int64_t>();

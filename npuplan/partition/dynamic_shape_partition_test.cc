@@ -159,10 +159,10 @@ TEST(DynamicShapePartitionTest, NamesSubgraphsAfterTheRootAndKind) {
   ASSERT_EQ(subs.size(), 2u);
   EXPECT_EQ(subs[0].name, "net_sub_0_unknow");
   EXPECT_EQ(subs[0].call_node, "PartitionedCall_0");
-  EXPECT_THAT(subs[0].nodes, ElementsAre("d"));
+  EXPECT_THAT(subs[0].NodeNames(run->plan.model), ElementsAre("d"));
   EXPECT_THAT(subs[0].reasons, ElementsAre("force_unknown"));
   EXPECT_EQ(subs[1].name, "net_sub_1_know");
-  EXPECT_THAT(subs[1].nodes, ElementsAre("k1", "k2", "k3", "k4"));
+  EXPECT_THAT(subs[1].NodeNames(run->plan.model), ElementsAre("k1", "k2", "k3", "k4"));
   EXPECT_TRUE(subs[1].reasons.empty());
 }
 
@@ -179,7 +179,7 @@ TEST(DynamicShapePartitionTest, GeneratedNamesAvoidExistingRootNodeNames) {
   const auto& subs = run->plan.partition.subgraphs;
   ASSERT_EQ(subs.size(), 2u);
   EXPECT_EQ(subs[0].call_node, "PartitionedCall_0_1");
-  EXPECT_THAT(subs[0].nodes, ElementsAre("PartitionedCall_0", "net_sub_1_know_data_0"));
+  EXPECT_THAT(subs[0].NodeNames(m), ElementsAre("PartitionedCall_0", "net_sub_1_know_data_0"));
   EXPECT_EQ(subs[1].call_node, "PartitionedCall_1");
   const Graph& known = m.graph(m.FindGraph("net_sub_1_know"));
   EXPECT_EQ(m.node(known.nodes.front()).name, "net_sub_1_know_data_0_1");

@@ -472,7 +472,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     // 1. Every node in exactly one place; framed nodes in exactly one subgraph.
     std::map<std::string, int> seen;
     for (const PartitionSubgraph& sg : result.subgraphs) {
-      for (const std::string& name : sg.nodes) {
+      for (const std::string& name : sg.NodeNames(m)) {
         ++seen[name];
         ASSERT_EQ(m.graph(m.node(m.FindNode(name)).graph).name, sg.name) << name;
       }
@@ -504,7 +504,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     Oracle oracle(original, *marks, limit, mode);
     std::set<std::pair<std::string, std::vector<std::string>>> got;
     for (const PartitionSubgraph& sg : result.subgraphs) {
-      std::vector<std::string> names = sg.nodes;
+      std::vector<std::string> names = sg.NodeNames(m);
       std::sort(names.begin(), names.end());
       got.emplace(sg.kind, names);
     }
@@ -515,7 +515,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
       auto reach = Closure(original);
       for (const PartitionSubgraph& sg : result.subgraphs) {
         if (sg.kind != "unknown") continue;
-        for (const std::string& name : sg.nodes) {
+        for (const std::string& name : sg.NodeNames(m)) {
           size_t x = original.FindNode(name).index();
           if (marks->IsUnknown(NodeId(x))) continue;
           bool between = false;

@@ -186,7 +186,9 @@ std::string WritePlanJson(const Plan& plan) {
       w.Field("kind", sg.kind);
       w.Field("name", sg.name);
       w.Key("nodes");
-      w.StringArray(sg.nodes);
+      w.BeginArray();
+      for (NodeId id : sg.nodes) w.String(plan.model.node(id).name);
+      w.EndArray();
       w.Key("reasons");
       w.StringArray(sg.reasons);
       w.EndObject();
@@ -433,12 +435,23 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
       plan.partition.reason = p->value("reason", std::string());
       plan.partition.cluster_counts = p->value("cluster_counts", std::map<std::string, int64_t>{});
       if (auto subs = p->find("subgraphs"); subs != p->end()) {
-        for (const auto& s : *subs) {
+        for (size_t si = 0; si < subs->size(); ++si) {
+          const json& s = (*subs)[si];
           PartitionSubgraph sg;
           sg.name = s.value("name", std::string());
           sg.kind = s.value("kind", std::string());
           sg.call_node = s.value("call_node", std::string());
-          sg.nodes = s.value("nodes", std::vector<std::string>{});
+          // Member names back to ids in the plan's graph.
+          const std::vector<std::string> names = s.value("nodes", std::vector<std::string>{});
+          sg.nodes.reserve(names.size());
+          for (size_t k = 0; k < names.size(); ++k) {
+            const NodeId id = m.FindNode(names[k]);
+            if (!id.valid()) {
+              return Bad(src, StrCat("$.partition.subgraphs[", si, "].nodes[", k, "]"),
+                         StrCat("no such node in the graph: '", names[k], "'"));
+            }
+            sg.nodes.push_back(id);
+          }
           sg.reasons = s.value("reasons", std::vector<std::string>{});
           plan.partition.subgraphs.push_back(std::move(sg));
         }

@@ -117,9 +117,11 @@ TEST(PlanReportTest, ListsDynamicSubgraphsWithTheirReasons) {
   plan.partition.ran = true;
   plan.partition.decision = "partitioned";
   plan.partition.reason = "mixed known and unknown shapes";
-  plan.partition.subgraphs.push_back({"diamond_sub_0_know", "known", "call0", {"a", "b"}, {}});
+  const Model& m = plan.model;
   plan.partition.subgraphs.push_back(
-      {"diamond_sub_1_unknow", "unknown", "call1", {"d"}, {"d: output <dim -1>"}});
+      {"diamond_sub_0_know", "known", "call0", {m.FindNode("a"), m.FindNode("b")}, {}});
+  plan.partition.subgraphs.push_back(
+      {"diamond_sub_1_unknow", "unknown", "call1", {m.FindNode("d")}, {"d: output <dim -1>"}});
   plan.partition.unknown_nodes["d"] = "output shape [-1]";
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   EXPECT_THAT(html, HasSubstr("Decision: <b>partitioned</b>"));
