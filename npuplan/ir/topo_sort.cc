@@ -190,7 +190,10 @@ absl::Status TopologicalSort(Model& model, TopoSortMode mode) {
   };
   for (size_t g = 0; g < model.num_graphs(); ++g) {
     Graph& graph = model.graph(GraphId(static_cast<int32_t>(g)));
-    if (mode == TopoSortMode::kStableRdfs && IsTopological(model, graph, pos)) continue;
+    if (mode == TopoSortMode::kStableRdfs && IsTopological(model, graph, pos)) {
+      for (size_t i = 0; i < graph.nodes.size(); ++i) model.node(graph.nodes[i]).topo_id = static_cast<int64_t>(i);
+      continue;
+    }
     const std::vector<NodeId>& nodes = graph.nodes;
     const int32_t m = static_cast<int32_t>(nodes.size());
     for (int32_t i = 0; i < m; ++i) local[nodes[i].index()] = i;
@@ -291,12 +294,16 @@ absl::Status TopologicalSort(Model& model, TopoSortMode mode) {
         return err;
       }
     }
+    // The new order, and each node's topo_id while the graph's nodes are
+    // still in cache (a separate RenumberTopoIds pass read them all again).
     std::vector<NodeId> order(m);
-    for (int32_t i = 0; i < m; ++i) order[i] = nodes[order_local[i]];
+    for (int32_t i = 0; i < m; ++i) {
+      order[i] = nodes[order_local[i]];
+      model.node(order[i]).topo_id = i;
+    }
     for (NodeId id : nodes) local[id.index()] = -1;
     graph.nodes = std::move(order);
   }
-  RenumberTopoIds(model);
   return absl::OkStatus();
 }
 
