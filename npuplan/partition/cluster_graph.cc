@@ -69,12 +69,10 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> p
   max_.resize(n);
   first_.resize(n);
   size_.assign(n, 1);
-  head_.resize(n);
-  tail_.resize(n);
-  next_.assign(n, -1);
+  next_.resize(n);
   for (int32_t i = 0; i < n; ++i) {
     parent_[i] = ~i;  // a root holding cluster i
-    min_[i] = max_[i] = first_[i] = head_[i] = tail_[i] = i;
+    min_[i] = max_[i] = first_[i] = next_[i] = i;
   }
   in_.off = std::move(pred_offsets);
   in_.csr = std::move(pred_list);
@@ -82,14 +80,17 @@ ClusterGraph::ClusterGraph(std::vector<ClusterType> types, BigVector<uint32_t> p
   for (int32_t u : in_.csr) ++out_.off[u + 1];
   for (int32_t v = 0; v < n; ++v) out_.off[v + 1] += out_.off[v];
   out_.csr.resize(in_.csr.size());
-  BigVector<uint32_t> cursor(out_.off.begin(), out_.off.end() - 1);
+  // out_.len counts the entries filled so far (the fill cursor; no separate
+  // array): it ends as each list's length.
+  out_.len.assign(n, 0);
   for (int32_t v = 0; v < n; ++v) {
-    for (uint32_t k = in_.off[v]; k < in_.off[v + 1]; ++k) out_.csr[cursor[in_.csr[k]]++] = v;
+    for (uint32_t k = in_.off[v]; k < in_.off[v + 1]; ++k) {
+      const int32_t u = in_.csr[k];
+      out_.csr[out_.off[u] + out_.len[u]++] = v;
+    }
   }
-  for (EdgeLists* e : {&in_, &out_}) {
-    e->len.resize(n);
-    for (int32_t v = 0; v < n; ++v) e->len[v] = static_cast<int32_t>(e->off[v + 1] - e->off[v]);
-  }
+  in_.len.resize(n);
+  for (int32_t v = 0; v < n; ++v) in_.len[v] = static_cast<int32_t>(in_.off[v + 1] - in_.off[v]);
   slot_.assign(n, -1);
   stamp_a_.assign(n, 0);
   stamp_b_.assign(n, 0);

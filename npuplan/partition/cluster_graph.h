@@ -10,12 +10,13 @@
 // Representation: union-find over node indices, linked by size (the smaller
 // tree goes under the larger root) with path halving; a cluster's id is kept
 // apart from its tree root (a root r stores ~id in parent_[r]), so
-// Merge(into, other) keeps the id `into` whichever root survives. (Linking `other` under `into`, as
-// before, hung the large old cluster under each new singleton that absorbed
-// it: a chain as long as the number of merges, walked by every Find of a
-// stale id.) Node lists are linked lists (O(1) merge); in/out cluster lists
-// may hold stale or repeated ids and are compacted lazily when read
-// (small-to-large concatenation on merge). So a merge never rewrites the
+// Merge(into, other) keeps the id `into` whichever root survives. (Linking
+// `other` under `into`, as before, hung the large old cluster under each new
+// singleton that absorbed it: a chain as long as the number of merges,
+// walked by every Find of a stale id.) Node lists are circular linked lists
+// through the cluster id (O(1) splice on merge, no head/tail arrays); in/out
+// cluster lists may hold stale or repeated ids and are compacted lazily when
+// read (small-to-large concatenation on merge). So a merge never rewrites the
 // neighbours' lists, unlike GE's vector find/erase.
 //
 // Cycle avoidance, as in GE:
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "npuplan/ir/big_vector.h"
@@ -128,7 +130,11 @@ class ClusterGraph {
   std::vector<int32_t> Members(int32_t c) const;
   template <typename F>
   void ForEachNode(int32_t c, F&& f) const {
-    for (int32_t v = head_[c]; v >= 0; v = next_[v]) f(v);
+    int32_t v = c;  // a cluster's id is one of its nodes; the list is a cycle through it
+    do {
+      f(v);
+      v = next_[v];
+    } while (v != c);
   }
 
   // Rank-window pruning is sound while merges happen in cluster rank order
@@ -177,7 +183,7 @@ class ClusterGraph {
   BigVector<int32_t> parent_;
   std::vector<ClusterType> type_;
   BigVector<int32_t> min_, max_, size_, first_;
-  BigVector<int32_t> head_, tail_, next_;
+  BigVector<int32_t> next_;  // node lists: one cycle per cluster (O(1) splice on merge)
   EdgeLists in_, out_;
   BigVector<int32_t> slot_;  // cluster → its own lists' slot in in_.own / out_.own, -1 = CSR slices
   std::vector<int32_t> free_slots_;
@@ -214,8 +220,7 @@ void ClusterGraph::Merge(int32_t into, int32_t other, F&& on_node_turned_unknown
   if (min_[other] < min_[into]) min_[into] = min_[other];
   if (max_[other] > max_[into]) max_[into] = max_[other];
   if (first_[other] < first_[into]) first_[into] = first_[other];
-  next_[tail_[into]] = head_[other];
-  tail_[into] = tail_[other];
+  std::swap(next_[into], next_[other]);  // splices the two cycles
   MergeLists(into, other);
 }
 
