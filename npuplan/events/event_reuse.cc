@@ -25,7 +25,7 @@ void CollectGraphs(const Model& m, GraphId g, int depth, std::set<int32_t>& out)
 }
 
 // Renumbers the events of `kind` selected by `pick` (in current id order) from `base`; returns the count.
-int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick, int64_t base) {
+int64_t NumberFrom(decltype(EventTable::events)& evs, const std::vector<size_t>& pick, int64_t base) {
   std::map<int64_t, int64_t> remap;
   for (size_t i : pick) remap.emplace(evs[i].id, 0);
   int64_t next = base;
@@ -38,21 +38,6 @@ int64_t NumberFrom(std::vector<SyncEvent>& evs, const std::vector<size_t>& pick,
 
 absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
-  struct Snapshot {
-    int32_t id;
-    NodeId send, recv;
-  };
-  events::ScratchVector<Snapshot> before(plan.events.events.size());
-  for (size_t i = 0; i < before.size(); ++i) {
-    const SyncEvent& e = plan.events.events[i];
-    before[i] = {e.id, e.send, e.recv};
-  }
-  // 1. GE order.
-  events::RenumberGeOrder(plan);
-  std::vector<SyncEvent>& evs = plan.events.events;
-
-  // 2. Multi-gear reuse, per kind (the execution order only when some Case
-  //    carries _batch_num: most graphs have none).
   // A Case with branches owns subgraphs: look at the subgraphs' parents, not
   // at every node (a branch-less Case reuses nothing, and numbering the rest
   // from 0 leaves RenumberGeOrder's continuous ids as they are).
@@ -61,6 +46,41 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     const Node& n = m.node(g.parent_node);
     return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
   });
+  int64_t threshold = 65500;
+  if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
+  // Nodes with `_event_multiplexing` items (read in step 3), looked for only
+  // when the table could have more event ids than the threshold.
+  std::vector<NodeId> multiplexing;
+  if (static_cast<int64_t>(plan.events.events.size()) > threshold) {
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      // One line per ~250-byte Node: prefetch ahead (the stride defeats the hardware prefetcher).
+      if (i + events::kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + events::kNodePrefetch].attrs);
+      const Node& n = m.nodes()[i];
+      if (!n.attrs.empty() && FindAttr(n.attrs, "_event_multiplexing") != nullptr) {
+        multiplexing.push_back(NodeId(static_cast<int32_t>(i)));
+      }
+    }
+  }
+  // What changed is found by comparing with a snapshot when steps 2 and 3
+  // can renumber; otherwise RenumberGeOrder says.
+  struct Snapshot {
+    int32_t id;
+    NodeId send, recv;
+  };
+  events::ScratchVector<Snapshot> before;
+  if (any_batch_case || !multiplexing.empty()) {
+    before.resize(plan.events.events.size());
+    for (size_t i = 0; i < before.size(); ++i) {
+      const SyncEvent& e = plan.events.events[i];
+      before[i] = {e.id, e.send, e.recv};
+    }
+  }
+  // 1. GE order.
+  const bool renumbered = events::RenumberGeOrder(plan);
+  auto& evs = plan.events.events;
+
+  // 2. Multi-gear reuse, per kind (the execution order only when some Case
+  //    carries _batch_num: most graphs have none).
   const std::vector<NodeId> order = any_batch_case ? m.ExecutionOrder() : std::vector<NodeId>();
   for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
     std::vector<bool> claimed(evs.size(), false);
@@ -102,8 +122,6 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   if (any_batch_case) events::RecountIds(plan.events);
 
   // 3. Explicit multiplexing above the threshold.
-  int64_t threshold = 65500;
-  if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
   if (plan.events.event_count > threshold) {
     const int64_t shift = plan.events.event_count;
     bool any = false;
@@ -113,11 +131,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
     auto pair_key = [](NodeId send, NodeId recv) {
       return (static_cast<uint64_t>(static_cast<uint32_t>(send.value)) << 32) | static_cast<uint32_t>(recv.value);
     };
-    for (size_t i = 0; i < m.num_nodes(); ++i) {
-      // One line per ~250-byte Node: prefetch ahead (the stride defeats the hardware prefetcher).
-      if (i + events::kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + events::kNodePrefetch].attrs);
-      const Node& n = m.nodes()[i];
-      if (n.attrs.empty()) continue;
+    for (NodeId self : multiplexing) {
+      const Node& n = m.node(self);
       const AttrValue* v = FindAttr(n.attrs, "_event_multiplexing");
       if (v == nullptr || !v->is<AttrValue::StringList>()) continue;
       for (const std::string& item : *v->as<AttrValue::StringList>()) {
@@ -146,7 +161,6 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
           }
           std::sort(by_pair.begin(), by_pair.end());
         }
-        const NodeId self(static_cast<int32_t>(i));
         const uint64_t want = key == "SendTo" ? pair_key(self, peer_id) : pair_key(peer_id, self);
         for (auto it = std::lower_bound(by_pair.begin(), by_pair.end(), std::make_pair(want, uint32_t{0}));
              it != by_pair.end() && it->first == want; ++it) {
@@ -179,6 +193,7 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id)) std::stable_sort(evs.begin(), evs.end(), by_kind_id);
   ctx.stats.Set(name(), "event_ids", plan.events.event_count);
   ctx.stats.Set(name(), "notify_ids", plan.events.notify_count);
+  if (before.empty()) return renumbered;  // steps 2 and 3 had nothing to do
   bool changed = before.size() != evs.size();
   for (size_t i = 0; !changed && i < evs.size(); ++i) {
     changed = before[i].id != evs[i].id || before[i].send != evs[i].send || before[i].recv != evs[i].recv;

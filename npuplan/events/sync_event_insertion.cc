@@ -444,9 +444,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   };
   EventTable table;
   table.counts = plan.events.counts;
-  table.events.reserve(count);
-  events::AdviseHugePages(table.events.data(), count * sizeof(SyncEvent));
-  table.events.resize(count);
+  table.events.resize(count);  // on 2 MiB pages (BigVector)
   size_t num_events = 0;  // events, then notifies
   auto put = [&](size_t p, int32_t from, int32_t to, SyncReason reason) {
     SyncEvent& e = table.events[p];

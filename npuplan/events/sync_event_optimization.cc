@@ -13,6 +13,8 @@
 #include "npuplan/events/sync_event_optimization.h"
 
 #include <algorithm>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -45,11 +47,10 @@ std::string_view RemovalName(Removal r) {
   return "?";
 }
 
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
   const auto& evs = plan.events.events;
-  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   const size_t slots = view.num_slots();
-  const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+  ReceiverIndex index;
   // The receiving slot of an event the sweep decides (both ends on a
   // stream, sender first), else -1: such an event is kept as is. Reads the
   // view's dense 4-byte stream array (denser than `info` for these random
@@ -61,7 +62,8 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   };
 
   // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
-  ScratchVector<uint32_t> begin(slots + 1, 0);
+  ScratchVector<uint32_t>& begin = index.begin;
+  begin.assign(slots + 1, 0);
   std::vector<std::pair<int32_t, int32_t>> act_edges;  // (to, from)
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
@@ -74,6 +76,15 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   }
   // Per event: its receiving slot when the sweep decides it, else -1.
   ScratchVector<int32_t> ev_to(evs.size());
+  // The ge rules can use these lists when the table is in id order, every
+  // main-stream event is in them, and each sender's main-stream events are
+  // one run of the table (GE's order: by sender; `seen` marks the senders
+  // whose run ended).
+  bool id_order = true;
+  size_t main_outside = 0;
+  bool sender_runs = true;
+  NodeId run_sender;
+  std::vector<uint64_t> seen((view.num_nodes() + 63) / 64, 0);
   // The table is in sender-name order: the receivers' entries are read at
   // random, so prefetch them this many events ahead.
   constexpr size_t kAhead = 16;
@@ -85,21 +96,34 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
       __builtin_prefetch(&begin[t + 1]);
     }
     const SyncEvent& e = evs[i];
+    if (i > 0 && e.id < evs[i - 1].id) id_order = false;
+    const bool main = e.send_attached < 0 && e.recv_attached < 0;
+    if (main && e.send != run_sender) {
+      if (run_sender.valid()) seen[run_sender.index() / 64] |= uint64_t{1} << (run_sender.index() % 64);
+      sender_runs &= (seen[e.send.index() / 64] >> (e.send.index() % 64) & 1) == 0;
+      run_sender = e.send;
+    }
     ev_to[i] = -1;
     if (SentBySwitch(view, e)) {
-      out[i] = Removal::kStreamSwitch;
+      ++index.switch_sent;
+      main_outside += main;
       continue;
     }
     const int32_t to = sweep_to(e, view.slot(e.send, e.send_attached));
-    if (to < 0) continue;
+    if (to < 0) {
+      main_outside += main;
+      continue;
+    }
     ev_to[i] = to;
     ++begin[to + 1];
   }
+  index.ge_ready = id_order && main_outside == 0 && sender_runs;
   for (const auto& [to, from] : act_edges) ++begin[to + 1];
   for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
   // Filled with begin[to] as the cursor (it ends as to's end, i.e. the next
   // slot's begin), then shifted back by one entry: no copy of `begin`.
-  ScratchVector<std::pair<int32_t, int32_t>> preds(begin[slots]);
+  auto& preds = index.preds;
+  preds.resize(begin[slots]);
   for (size_t i = 0; i < evs.size(); ++i) {
     if (i + kAhead < evs.size() && ev_to[i + kAhead] >= 0) __builtin_prefetch(&begin[ev_to[i + kAhead]]);
     if (ev_to[i] < 0) continue;
@@ -110,28 +134,43 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};
   for (size_t i = slots; i > 0; --i) begin[i] = begin[i - 1];
   begin[0] = 0;
-  // Per slot in one 16-byte entry (one cache line per random lookup): its
-  // stream and position, and the sweep's clock handle and reader count.
-  struct SlotInfo {
-    int32_t stream;
-    int32_t pos;
-    int32_t handle;  // its clock in the pool, -1 = none (yet / any more)
-    int32_t refs;    // readers of its clock still to come
-  };
-  ScratchVector<SlotInfo> info(slots);
+  index.info.resize(slots);
   for (size_t i = 0; i < slots; ++i) {
-    info[i] = {static_cast<int32_t>(view.stream(static_cast<int32_t>(i))), view.pos(static_cast<int32_t>(i)), -1, 0};
+    index.info[i] = {static_cast<int32_t>(view.stream(static_cast<int32_t>(i))), view.pos(static_cast<int32_t>(i)), -1, 0};
   }
+  return index;
+}
+
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+  ReceiverIndex index = BuildReceiverIndex(plan, view, act);
+  return ExactReduction(plan, view, act, index);
+}
+
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& /*act*/,
+                                      ReceiverIndex& index) {
+  const auto& evs = plan.events.events;
+  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
+  if (index.switch_sent > 0) {
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (SentBySwitch(view, evs[i])) out[i] = Removal::kStreamSwitch;
+    }
+  }
+  const size_t slots = view.num_slots();
+  const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+  const ScratchVector<uint32_t>& begin = index.begin;
+  auto& preds = index.preds;
+  auto& info = index.info;
+  using SlotInfo = ReceiverIndex::SlotInfo;
   // Readers of each clock: its entries in `preds` (in receiver order, so
   // mostly near the receiver: cache-friendly) and its stream successor.
   for (const auto& pr : preds) ++info[pr.first].refs;
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    const auto& ss = view.stream_slots(s);
+    const auto ss = view.stream_slots(s);
     for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
   }
 
   // Clock pool.
-  std::vector<int32_t> pool;
+  ScratchVector<int32_t> pool;  // huge pages: its clocks are read at random
   std::vector<int32_t> free_list;
   auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(info[slot].handle) * k; };
   auto release = [&](int32_t slot) {
@@ -277,10 +316,13 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, co
   return out;
 }
 
-ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+namespace {
+
+// OptimizeBySendEvents and OptimizeByRecvEvents on their own CSRs of the
+// main-stream events, by receiver and by sender, in id order (any table).
+void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Removal>& out) {
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
-  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   // Per node: main-stream events it receives / sends, in id order (CSR).
   // The table is usually in id order already (insertion builds it so).
   const bool id_order =
@@ -336,7 +378,7 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
   // entries' peers at random: prefetch the entries this many slots ahead,
   // and the peers' stamps half as many.
   constexpr size_t kSlotsAhead = 8;
-  auto prefetch_slots = [&](const ScratchVector<int32_t>& ss, size_t q, const ScratchVector<uint32_t>& begin,
+  auto prefetch_slots = [&](std::span<const int32_t> ss, size_t q, const ScratchVector<uint32_t>& begin,
                             const ScratchVector<std::pair<int32_t, int32_t>>& entries) {
     if (q + kSlotsAhead < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead]) < n) {
       __builtin_prefetch(&entries[std::min<size_t>(begin[ss[q + kSlotsAhead]], entries.size() - 1)]);
@@ -391,6 +433,143 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
       }
     }
   }
+}
+
+// The same two rules without CSRs of their own (index.ge_ready: the table is
+// in id order, each sender's main-stream events are one run of it, and every
+// main-stream event is in the receiver lists). The send rule keeps, per
+// sender and receiving stream, the event first in (receiver position, id)
+// order, read along the sender's run; the receive rule keeps, per receiver
+// and sending stream, the event last in (sender position, id) order, read
+// from the receiver's entries — what the walks over the streams' slots
+// above leave.
+void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex& index, ScratchVector<Removal>& out) {
+  const size_t n = view.num_nodes();
+  const auto& begin = index.begin;
+  const auto& preds = index.preds;
+  const auto& info = index.info;
+  // Events the send rule removed, one bit each (fits in cache, unlike `out`).
+  ScratchVector<uint64_t> send_removed((out.size() + 63) / 64, 0);
+  auto removed_by_send = [&](int32_t e) { return (send_removed[static_cast<size_t>(e) / 64] >> (e % 64) & 1) != 0; };
+  // OptimizeBySendEvents: one wait per (sender node, receiving stream): the
+  // first in (receiver position, id) order stays — what the walk over the
+  // receiving streams keeps. Read along each sender's run of the table
+  // (its receivers are mostly near it: their entries are in cache), not by
+  // walking every stream's slots over the whole index (k passes).
+  struct Wait {
+    int32_t stream;
+    int32_t pos;
+    int32_t event;
+  };
+  std::vector<Wait> run;
+  auto send_rule = [&]() {
+    if (run.size() < 2) return;
+    auto remove = [&](int32_t e) {
+      out[e] = Removal::kGeSend;
+      send_removed[static_cast<size_t>(e) / 64] |= uint64_t{1} << (e % 64);
+    };
+    if (run.size() <= 16) {
+      for (const Wait& w : run) {
+        for (const Wait& o : run) {
+          if (o.stream == w.stream && (o.pos < w.pos || (o.pos == w.pos && o.event < w.event))) {
+            remove(w.event);
+            break;
+          }
+        }
+      }
+      return;
+    }
+    std::sort(run.begin(), run.end(),
+              [](const Wait& a, const Wait& b) { return std::tie(a.stream, a.pos, a.event) < std::tie(b.stream, b.pos, b.event); });
+    for (size_t c = 1; c < run.size(); ++c) {
+      if (run[c].stream == run[c - 1].stream) remove(run[c].event);
+    }
+  };
+  {
+    const auto& evs = plan.events.events;
+    NodeId sender;
+    constexpr size_t kAhead = 16;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (i + kAhead < evs.size()) __builtin_prefetch(&info[evs[i + kAhead].recv.index()]);
+      const SyncEvent& e = evs[i];
+      if (e.send_attached >= 0 || e.recv_attached >= 0) continue;
+      if (e.send != sender) {
+        send_rule();
+        run.clear();
+        sender = e.send;
+      }
+      const ReceiverIndex::SlotInfo& r = info[e.recv.index()];
+      run.push_back({r.stream, r.pos, static_cast<int32_t>(i)});
+    }
+    send_rule();
+  }
+  // OptimizeByRecvEvents: one signal per (sending stream, receiver node).
+  // Most receivers have one or two entries: compare them pairwise; a
+  // receiver with many sorts its candidates.
+  struct Cand {
+    int32_t stream;
+    int32_t pos;
+    int32_t event;
+  };
+  std::vector<Cand> many;
+  constexpr uint32_t kPairwiseMax = 16;
+  constexpr size_t kAhead = 8;
+  for (size_t v = 0; v < n; ++v) {
+    if (v + kAhead < n) {
+      for (uint32_t j = begin[v + kAhead]; j < begin[v + kAhead + 1]; ++j) __builtin_prefetch(&info[preds[j].first]);
+    }
+    const uint32_t lo = begin[v], hi = begin[v + 1];
+    if (hi - lo < 2) continue;
+    auto candidate = [&](uint32_t j) {
+      const auto [u, e] = preds[j];
+      return e >= 0 && static_cast<size_t>(u) < n && !removed_by_send(e);
+    };
+    if (hi - lo <= kPairwiseMax) {
+      for (uint32_t j = lo; j < hi; ++j) {
+        if (!candidate(j)) continue;
+        const auto [u, e] = preds[j];
+        const ReceiverIndex::SlotInfo& iu = info[u];
+        for (uint32_t j2 = lo; j2 < hi; ++j2) {
+          if (j2 == j || !candidate(j2)) continue;
+          const auto [u2, e2] = preds[j2];
+          const ReceiverIndex::SlotInfo& iu2 = info[u2];
+          if (iu2.stream == iu.stream && (iu2.pos > iu.pos || (iu2.pos == iu.pos && e2 > e))) {
+            out[e] = Removal::kGeRecv;
+            break;
+          }
+        }
+      }
+      continue;
+    }
+    many.clear();
+    for (uint32_t j = lo; j < hi; ++j) {
+      if (candidate(j)) many.push_back({info[preds[j].first].stream, info[preds[j].first].pos, preds[j].second});
+    }
+    std::sort(many.begin(), many.end(), [](const Cand& a, const Cand& b) {
+      return std::tie(a.stream, a.pos, a.event) < std::tie(b.stream, b.pos, b.event);
+    });
+    for (size_t c = 0; c + 1 < many.size(); ++c) {
+      if (many[c].stream == many[c + 1].stream) out[many[c].event] = Removal::kGeRecv;
+    }
+  }
+}
+
+}  // namespace
+
+ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+  return GeReduction(plan, view, act, nullptr);
+}
+
+ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
+                                   const ReceiverIndex* index) {
+  const Model& m = plan.model;
+  const auto& evs = plan.events.events;
+  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
+  if (index != nullptr && index->ge_ready) {
+    GeSendRecvRules(plan, view, *index, out);
+  } else {
+    GeSendRecvRules(plan, view, out);
+  }
   // OptimizeByStreamActivate (GE IsRecvNodeActivatedBySendNode).
   auto in_nodes = [&](NodeId n) {
     std::vector<NodeId> r;
@@ -438,7 +617,7 @@ ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const
     }
   }
   // StreamSwitch purge.
-  for (size_t i = 0; i < evs.size(); ++i) {
+  for (size_t i = 0; view.any_flag(SyncView::kStreamSwitch) && i < evs.size(); ++i) {
     if (out[i] == Removal::kKeep && SentBySwitch(view, evs[i])) out[i] = Removal::kStreamSwitch;
   }
   return out;
@@ -454,8 +633,13 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
   events::SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
   events::ActivationInfo act = events::ComputeActivation(
       m, view, Has(plan.established, IrProperty::kPhysicalStreams) ? &plan.streams.split_to_logical : nullptr);
-  events::ScratchVector<events::Removal> ge = events::GeReduction(plan, view, act);
-  events::ScratchVector<events::Removal> exact = events::ExactReduction(plan, view, act);
+  // One receiver index for both reductions: the ge rules read it, the exact sweep then consumes it.
+  events::ScratchVector<events::Removal> ge, exact;
+  {
+    events::ReceiverIndex index = events::BuildReceiverIndex(plan, view, act);
+    ge = events::GeReduction(plan, view, act, &index);
+    exact = events::ExactReduction(plan, view, act, index);
+  }
   auto kept = [](const events::ScratchVector<events::Removal>& r) {
     return static_cast<int64_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
   };

@@ -191,6 +191,91 @@ TEST(SyncEventOptimizationTest, RenumberingATableInGeOrderMatchesTheFullRenumber
   }
 }
 
+// The ge rules walk the exact sweep's receiver lists when every main-stream
+// event is in them and the table is in id order (ReceiverIndex::ge_ready),
+// else they build their own CSRs: both must remove the same events for the
+// same reasons. Random plans with duplicate events, receivers with more than
+// 16 senders (the sorted case of the receive rule), activation lists, and —
+// for the own-CSR path — StreamSwitch senders, backward events and tables
+// out of id order.
+TEST(SyncEventOptimizationTest, GeRulesOnTheSharedReceiverIndexMatchTheirOwnCsrs) {
+  int shared = 0;
+  int own = 0;
+  for (uint32_t seed = 1; seed <= 48; ++seed) {
+    const int n = 30 + static_cast<int>(seed * 53 % 400);
+    const int k = 2 + static_cast<int>(seed % 6);
+    Plan plan = RandomPlan(seed, n, k, 1 + static_cast<int>(seed % 4), 4 + static_cast<int>(seed % 40));
+    std::mt19937 rng(seed * 131);
+    for (size_t i = 1; i < plan.model.num_nodes(); ++i) {
+      Node& node = plan.model.node(NodeId(static_cast<int32_t>(i)));
+      const uint32_t r = rng() % 100;
+      if (r < 3 && seed % 4 == 0) {
+        node.type = "StreamSwitch";
+      } else if (r < 6) {
+        node.attrs["active_stream_list"] = AttrValue::IntList{static_cast<int64_t>(rng() % k)};
+      }
+    }
+    ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk()) << "seed " << seed;
+    auto& evs = plan.events.events;
+    ASSERT_FALSE(evs.empty()) << "seed " << seed;
+    // Extra events per sender: duplicates, a receiver with 24 senders, a
+    // sender with 20 receivers (more than the rules compare pairwise).
+    const int32_t num = static_cast<int32_t>(plan.model.num_nodes());
+    std::map<NodeId, std::vector<NodeId>> extra;
+    for (int d = 0; d < 5; ++d) {
+      const SyncEvent& e = evs[rng() % evs.size()];
+      extra[e.send].push_back(e.recv);
+    }
+    const NodeId last(num - 1);
+    for (int d = 0; d < 24; ++d) extra[NodeId(static_cast<int32_t>(rng() % (num - 1)))].push_back(last);
+    const NodeId wide(static_cast<int32_t>(rng() % (num / 2)));
+    for (int d = 0; d < 20; ++d) extra[wide].push_back(NodeId(wide.value + 1 + static_cast<int32_t>(rng() % (num - 1 - wide.value))));
+    auto event = [](NodeId send, NodeId recv) {
+      SyncEvent e;
+      e.send = send;
+      e.recv = recv;
+      e.reason = SyncReason::kDataEdge;
+      return e;
+    };
+    decltype(plan.events.events) table;
+    if (seed % 2 == 1) {
+      // Inside each sender's run (the order insertion gives): the shared path.
+      for (size_t i = 0; i < evs.size(); ++i) {
+        table.push_back(evs[i]);
+        if (i + 1 < evs.size() && evs[i + 1].send == evs[i].send) continue;
+        for (NodeId r : extra[evs[i].send]) table.push_back(event(evs[i].send, r));
+        extra.erase(evs[i].send);
+      }
+      for (const auto& [send, recvs] : extra) {
+        for (NodeId r : recvs) table.push_back(event(send, r));
+      }
+    } else {
+      // After the runs (a sender's events in two places), and some backward
+      // or out of id order: the own-CSR path.
+      table = evs;
+      for (const auto& [send, recvs] : extra) {
+        for (NodeId r : recvs) table.push_back(seed % 3 == 0 ? event(r, send) : event(send, r));
+      }
+    }
+    for (size_t i = 0; i < table.size(); ++i) table[i].id = static_cast<int32_t>(i);
+    if (seed % 5 == 0) std::swap(table[0], table[table.size() / 2]);
+    evs = std::move(table);
+    plan.events.event_count = static_cast<int64_t>(evs.size());
+    events::SyncView view(plan, false);
+    events::ActivationInfo act = events::ComputeActivation(plan.model, view);
+    events::ReceiverIndex index = events::BuildReceiverIndex(plan, view, act);
+    ++(index.ge_ready ? shared : own);
+    const events::ScratchVector<events::Removal> with_index = events::GeReduction(plan, view, act, &index);
+    const events::ScratchVector<events::Removal> without = events::GeReduction(plan, view, act);
+    ASSERT_EQ(with_index.size(), without.size());
+    for (size_t i = 0; i < without.size(); ++i) {
+      EXPECT_EQ(events::RemovalName(with_index[i]), events::RemovalName(without[i])) << "seed " << seed << " event " << i;
+    }
+  }
+  EXPECT_GT(shared, 10);  // both paths are exercised
+  EXPECT_GT(own, 10);
+}
+
 // Property: on random DAGs with random stream assignments exact ≤ ge ≤ naive,
 // the verifier accepts both, and every event of exact is necessary.
 class RandomDagTest : public ::testing::TestWithParam<std::tuple<int, int>> {};

@@ -6,10 +6,6 @@
 #include <numeric>
 #include <unordered_map>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "npuplan/ir/attribute.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 
@@ -103,24 +99,27 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name
         slot_order_.push_back(sl);
       }
     }
-  } else {
-    slot_order_.resize(order_.size());
-    for (size_t i = 0; i < order_.size(); ++i) slot_order_[i] = order_[i].value;
   }
-  // Per-stream slot lists, sized by a counting pass first.
+  // Per-stream slot lists in one block (one huge-page array, not one small
+  // vector per stream), sized by a counting pass first.
   int32_t max_stream = -1;
   for (int32_t s : stream_) max_stream = std::max(max_stream, s);
-  std::vector<int32_t> count(static_cast<size_t>(max_stream + 1), 0);
-  for (int32_t sl : slot_order_) {
-    if (const int32_t s = stream_[sl]; s >= 0) ++count[s];
+  stream_slot_begin_.assign(static_cast<size_t>(max_stream) + 2, 0);
+  size_t listed = 0;
+  for (int32_t sl : slot_order()) {
+    if (const int32_t s = stream_[sl]; s >= 0) {
+      ++stream_slot_begin_[static_cast<size_t>(s) + 1];
+      ++listed;
+    }
   }
-  stream_slots_.resize(count.size());
-  for (size_t s = 0; s < count.size(); ++s) stream_slots_[s].reserve(count[s]);
-  for (int32_t sl : slot_order_) {
+  for (size_t s = 0; s + 1 < stream_slot_begin_.size(); ++s) stream_slot_begin_[s + 1] += stream_slot_begin_[s];
+  stream_slot_data_.resize(listed);
+  std::vector<size_t> fill(stream_slot_begin_.begin(), stream_slot_begin_.end() - 1);
+  for (int32_t sl : slot_order()) {
     const int32_t s = stream_[sl];
     if (s < 0) continue;
-    pos_[sl] = static_cast<int32_t>(stream_slots_[s].size());
-    stream_slots_[s].push_back(sl);
+    pos_[sl] = static_cast<int32_t>(fill[s] - stream_slot_begin_[s]);
+    stream_slot_data_[fill[s]++] = sl;
   }
 }
 
@@ -132,7 +131,7 @@ ScratchVector<SyncView::StreamRank> SyncView::StreamRanks() const {
 
 int32_t SyncView::FirstSlotAfter(int64_t s, NodeId a) const {
   if (s < 0 || s >= num_streams()) return -1;
-  const auto& slots = stream_slots_[s];
+  const std::span<const int32_t> slots = stream_slots(s);
   int64_t after = seq(a);
   auto it = std::upper_bound(slots.begin(), slots.end(), after,
                              [&](int64_t v, int32_t slot) { return v < seq_of_slot(slot); });
@@ -354,19 +353,6 @@ bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) 
   const bool a = DistinctContinuous(ev, events);
   const bool b = DistinctContinuous(nt, notifies);
   return a && b;
-}
-
-void AdviseHugePages(void* p, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (p == nullptr || bytes < 4 * kHuge) return;
-  const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
-  if (hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
 }
 
 void RecountIds(EventTable& table) { IdsContinuous(table, &table.event_count, &table.notify_count); }
@@ -593,7 +579,7 @@ namespace {
 // the kind and the table stays as it is. True after insertion, and after
 // removing events from such a table (the optimisation), so the usual
 // pipeline never sorts the senders again.
-bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
+bool InGeOrderAlready(const Model& m, std::span<const SyncEvent> evs) {
   // The Node of the previous event's sender is kept: senders change at
   // almost every event and are visited in name order (random in memory),
   // so this reads one Node per sender instead of two.
@@ -645,20 +631,29 @@ bool InGeOrderAlready(const Model& m, const std::vector<SyncEvent>& evs) {
 
 }  // namespace
 
-void RenumberGeOrder(Plan& plan) {
+bool RenumberGeOrder(Plan& plan) {
   const Model& m = plan.model;
-  std::vector<SyncEvent>& evs = plan.events.events;
+  auto& evs = plan.events.events;
   const size_t count = evs.size();
   if (InGeOrderAlready(m, evs)) {
     int64_t next[2] = {0, 0};
+    bool changed = false;
     for (SyncEvent& e : evs) {
       const int k = e.kind == SyncKind::kNotify;
-      e.id = next[k]++;
+      changed |= e.id != next[k];
+      e.id = static_cast<int32_t>(next[k]++);
     }
     plan.events.event_count = next[0];
     plan.events.notify_count = next[1];
-    return;
+    return changed;
   }
+  // (The general path: rare, so what it changed is found by comparing.)
+  struct Before {
+    int32_t id;
+    NodeId send, recv;
+  };
+  ScratchVector<Before> before(count);
+  for (size_t i = 0; i < count; ++i) before[i] = {evs[i].id, evs[i].send, evs[i].recv};
   std::vector<GeOrderKey> keys(count);
   for (size_t i = 0; i < count; ++i) keys[i] = {evs[i].send, evs[i].send_attached >= 0, evs[i].id};
   const std::vector<uint32_t> order = GeOrder(m, keys);
@@ -709,6 +704,10 @@ void RenumberGeOrder(Plan& plan) {
   }
   plan.events.event_count = next[0];
   plan.events.notify_count = next[1];
+  for (size_t i = 0; i < count; ++i) {
+    if (before[i].id != evs[i].id || before[i].send != evs[i].send || before[i].recv != evs[i].recv) return true;
+  }
+  return false;
 }
 
 }  // namespace npuplan::events

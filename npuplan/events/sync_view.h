@@ -85,11 +85,39 @@ class SyncView {
   int32_t pos(int32_t slot) const { return pos_[slot]; }
   int64_t seq(NodeId n) const { return seq_.empty() ? n.value : seq_[n.index()]; }
   int64_t seq_of_slot(int32_t slot) const { return seq(node_of(slot)); }
-  int64_t num_streams() const { return static_cast<int64_t>(stream_slots_.size()); }
+  int64_t num_streams() const {
+    return stream_slot_begin_.empty() ? 0 : static_cast<int64_t>(stream_slot_begin_.size()) - 1;
+  }
   std::span<const NodeId> order() const { return order_; }
-  const ScratchVector<int32_t>& stream_slots(int64_t s) const { return stream_slots_[s]; }
+  // Stream s's slots in execution order (all streams' lists share one block).
+  std::span<const int32_t> stream_slots(int64_t s) const {
+    return {stream_slot_data_.data() + stream_slot_begin_[s], stream_slot_data_.data() + stream_slot_begin_[s + 1]};
+  }
   // Slots in execution order (per node: main, then attached in list order).
-  const ScratchVector<int32_t>& slot_order() const { return slot_order_; }
+  // Without attached streams that is order() itself (no copy).
+  class SlotOrder {
+   public:
+    struct iterator {
+      const SlotOrder* seq;
+      size_t i;
+      int32_t operator*() const { return (*seq)[i]; }
+      iterator& operator++() {
+        ++i;
+        return *this;
+      }
+      bool operator==(const iterator& o) const { return i == o.i; }
+    };
+    SlotOrder(std::span<const NodeId> nodes, std::span<const int32_t> slots) : nodes_(nodes), slots_(slots) {}
+    size_t size() const { return slots_.empty() ? nodes_.size() : slots_.size(); }
+    int32_t operator[](size_t i) const { return slots_.empty() ? nodes_[i].value : slots_[i]; }
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, size()}; }
+
+   private:
+    std::span<const NodeId> nodes_;
+    std::span<const int32_t> slots_;  // empty: the nodes are the slots
+  };
+  SlotOrder slot_order() const { return SlotOrder(order_, slot_order_); }
   // Rank of a slot in slot_order() (-1 = the node is in no graph's order).
   int32_t rank(int32_t slot) const { return rank_.empty() ? static_cast<int32_t>(seq(NodeId(slot))) : rank_[slot]; }
   // Per node, from the same pass: a few type/attribute facts the events
@@ -124,8 +152,9 @@ class SyncView {
   ScratchVector<uint64_t> name_prefix_;
   ScratchVector<int32_t> pos_;
   ScratchVector<int32_t> rank_;  // empty: rank = seq
-  ScratchVector<int32_t> slot_order_;
-  std::vector<ScratchVector<int32_t>> stream_slots_;
+  ScratchVector<int32_t> slot_order_;  // empty without attached slots (order_ is the slot order)
+  ScratchVector<int32_t> stream_slot_data_;  // every stream's slots, stream by stream
+  std::vector<size_t> stream_slot_begin_;    // stream s: [begin[s], begin[s + 1]) of stream_slot_data_
 };
 
 // Who activates which streams (GE SetActiveStreamsByLabel +
@@ -255,15 +284,9 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders,
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,
 // attached-stream events continue the numbering. Events and notifies are
-// numbered separately from 0. Updates event_count / notify_count.
-void RenumberGeOrder(Plan& plan);
-
-// Asks the kernel to back [p, p + bytes) with transparent huge pages where
-// whole 2 MiB pages fit (Linux, THP in "madvise" mode): a freshly reserved
-// 100+ MB event table then takes ~75 page faults instead of ~40k. Call
-// before the memory is first written. A hint only: no effect on results,
-// a no-op elsewhere or for small buffers.
-void AdviseHugePages(void* p, size_t bytes);
+// numbered separately from 0. Updates event_count / notify_count. True when
+// some event's id, sender or receiver at some table position changed.
+bool RenumberGeOrder(Plan& plan);
 
 // Recomputes event_count / notify_count from the ids.
 void RecountIds(EventTable& table);
