@@ -29,7 +29,10 @@ Model LayeredDag(int64_t n, double dynamic_prob, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(0, 1);
   const std::string& ge_local = m.engine_table.EngineForOp("Data");
-  Node data{.name = "x", .type = "Data", .engine = ge_local};
+  Node data;
+  data.name = "x";
+  data.type = "Data";
+  data.engine = ge_local;
   data.outputs.push_back(TensorDesc{{kWidth}, "float16"});
   NodeId x = m.AddNode(kRootGraph, std::move(data));
   std::vector<NodeId> prev2, prev = {x}, cur, consts;
@@ -60,7 +63,10 @@ Model LayeredDag(int64_t n, double dynamic_prob, uint64_t seed) {
       cur.clear();
     }
   }
-  Node out{.name = "out", .type = "NetOutput", .engine = ge_local};
+  Node out;
+  out.name = "out";
+  out.type = "NetOutput";
+  out.engine = ge_local;
   for (NodeId p : prev) out.inputs.push_back(OutputRef{p, 0});
   m.AddNode(kRootGraph, std::move(out));
   RenumberTopoIds(m);

@@ -39,8 +39,14 @@ Model RandomGraph(std::mt19937& rng, int n_ops, double p_unknown, bool with_grou
     ids.push_back(m.AddNode(kRootGraph, std::move(n)));
   };
   int n_data = 1 + pick(2), n_const = pick(3);
-  for (int i = 0; i < n_data; ++i) add(Node{.name = StrCat("x", i), .type = "Data"});
-  for (int i = 0; i < n_const; ++i) add(Node{.name = StrCat("c", i), .type = "Const"});
+  auto named = [](std::string name, std::string type) {
+    Node n;
+    n.name = std::move(name);
+    n.type = std::move(type);
+    return n;
+  };
+  for (int i = 0; i < n_data; ++i) add(named(StrCat("x", i), "Data"));
+  for (int i = 0; i < n_const; ++i) add(named(StrCat("c", i), "Const"));
   std::vector<int> consumers(n_data + n_const + n_ops, 0);
   for (int i = 0; i < n_ops; ++i) {
     Node n;
@@ -526,7 +532,9 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
             }
           }
           // Otherwise it must have been demoted (a small static cluster).
-          if (!between) ASSERT_TRUE(limit > 0) << name;
+          if (!between) {
+            ASSERT_TRUE(limit > 0) << name;
+          }
         }
       }
     }
