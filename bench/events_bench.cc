@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <optional>
 #include <random>
 
 #include "npuplan/events/event_reuse.h"
@@ -160,14 +161,20 @@ void BM_Multiplexing(benchmark::State& state) {
   state.counters["event_ids"] = static_cast<double>(ids);
 }
 
-void BM_Reduction(benchmark::State& state, bool exact) {
+// One reduction as the pipeline runs it: with the shared receiver index
+// (built inside the timing), or — `with_index` false — the ge rules on their
+// own per-stream lists (the path notify mode and out-of-order tables take).
+void BM_Reduction(benchmark::State& state, bool exact, bool with_index = true) {
   const int k = static_cast<int>(state.range(0));
   const Plan& plan = InsertedPlan(k);
   size_t kept = 0;
   for (auto _ : state) {
     events::SyncView view(plan, false);
     events::ActivationInfo act = events::ComputeActivation(plan.model, view);
-    auto r = exact ? events::ExactReduction(plan, view, act) : events::GeReduction(plan, view, act);
+    std::optional<events::ReceiverIndex> index;
+    if (with_index) index.emplace(events::BuildReceiverIndex(plan, view, act));
+    auto r = exact ? (index ? events::ExactReduction(plan, view, act, *index) : events::ExactReduction(plan, view, act))
+                   : events::GeReduction(plan, view, act, index ? &*index : nullptr);
     kept = static_cast<size_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
     benchmark::DoNotOptimize(r.data());
   }
@@ -177,12 +184,14 @@ void BM_Reduction(benchmark::State& state, bool exact) {
 
 void BM_Exact(benchmark::State& state) { BM_Reduction(state, true); }
 void BM_Ge(benchmark::State& state) { BM_Reduction(state, false); }
+void BM_GeWithoutIndex(benchmark::State& state) { BM_Reduction(state, false, false); }
 
 BENCHMARK(BM_Insertion)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Stage)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Multiplexing)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Exact)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Ge)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_GeWithoutIndex)->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 }  // namespace npuplan
