@@ -65,16 +65,7 @@ class ClusterGraph {
   int32_t num_nodes() const { return static_cast<int32_t>(parent_.size()); }
   // The live cluster containing node (or cluster id) x (path halving; one
   // read when x is a tree root, e.g. a live singleton).
-  int32_t Find(int32_t x) {
-    for (;;) {
-      const int32_t p = parent_[x];
-      if (p < 0) return ~p;
-      const int32_t gp = parent_[p];
-      if (gp < 0) return ~gp;
-      parent_[x] = gp;
-      x = gp;
-    }
-  }
+  int32_t Find(int32_t x) { return ~parent_[Root(x)]; }
   // A cluster id is one of its own nodes, so c is live iff its node's tree
   // is named c.
   bool IsLive(int32_t c) const {

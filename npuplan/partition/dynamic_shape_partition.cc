@@ -493,9 +493,10 @@ bool NamesAreFresh(const Model& m, std::string_view root_name, bool nodes_checke
   auto clashes = [&](std::string_view name) {
     return name.starts_with("PartitionedCall_") || name.starts_with(sub);
   };
-  for (const Node& node : m.nodes()) {
-    if (nodes_checked) break;
-    if (clashes(node.name)) return false;
+  if (!nodes_checked) {
+    for (const Node& node : m.nodes()) {
+      if (clashes(node.name)) return false;
+    }
   }
   for (const Graph& g : m.graphs()) {
     if (clashes(g.name)) return false;
@@ -523,7 +524,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   for (int32_t c : live) {
     ClusterType t = cg_->type(c);
     ++counts[static_cast<int>(t)];
-    if (t != ClusterType::kKnown && t != ClusterType::kUnknown && t != ClusterType::kInputNode) continue;
+    if (!IsMergeable(t)) continue;
     frame_of_cluster[c] = static_cast<int32_t>(frames.size());
     Frame f;
     f.cluster = c;

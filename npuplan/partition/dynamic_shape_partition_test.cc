@@ -166,6 +166,14 @@ TEST(DynamicShapePartitionTest, NamesSubgraphsAfterTheRootAndKind) {
   EXPECT_TRUE(subs[1].reasons.empty());
 }
 
+// Every node's name is indexed once, under its own id.
+void ExpectEveryNameIndexed(const Model& m) {
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId id(static_cast<int32_t>(i));
+    EXPECT_EQ(m.FindNode(m.node(id).name), id) << m.node(id).name;
+  }
+}
+
 // A root node already named like a generated call / Data node: the new
 // names step around it (the single-graph fast path checks names while
 // clustering; a clash sends every new name through a lookup).
@@ -183,11 +191,7 @@ TEST(DynamicShapePartitionTest, GeneratedNamesAvoidExistingRootNodeNames) {
   EXPECT_EQ(subs[1].call_node, "PartitionedCall_1");
   const Graph& known = m.graph(m.FindGraph("net_sub_1_know"));
   EXPECT_EQ(m.node(known.nodes.front()).name, "net_sub_1_know_data_0_1");
-  // Every name is indexed once, under its own id.
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const NodeId id(static_cast<int32_t>(i));
-    EXPECT_EQ(m.FindNode(m.node(id).name), id) << m.node(id).name;
-  }
+  ExpectEveryNameIndexed(m);
 }
 
 // A graph without such names takes the fast path: the created nodes are
@@ -201,10 +205,7 @@ TEST(DynamicShapePartitionTest, IndexesEveryCreatedNodeName) {
   const Model& m = run->plan.model;
   EXPECT_TRUE(m.FindNode("net_sub_1_know_data_0").valid());
   EXPECT_TRUE(m.FindNode("net_sub_0_unknow_netoutput").valid());
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const NodeId id(static_cast<int32_t>(i));
-    EXPECT_EQ(m.FindNode(m.node(id).name), id) << m.node(id).name;
-  }
+  ExpectEveryNameIndexed(m);
 }
 
 // d1 → k1 → k2 → d2 and d1 → d2: k1, k2 lie on a path between the two
