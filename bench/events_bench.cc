@@ -173,7 +173,7 @@ void BM_Reduction(benchmark::State& state, bool exact, bool with_index = true) {
     events::ActivationInfo act = events::ComputeActivation(plan.model, view);
     std::optional<events::ReceiverIndex> index;
     if (with_index) index.emplace(events::BuildReceiverIndex(plan, view, act));
-    auto r = exact ? (index ? events::ExactReduction(plan, view, act, *index) : events::ExactReduction(plan, view, act))
+    auto r = exact ? (index ? events::ExactReduction(plan, view, *index) : events::ExactReduction(plan, view, act))
                    : events::GeReduction(plan, view, act, index ? &*index : nullptr);
     kept = static_cast<size_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
     benchmark::DoNotOptimize(r.data());

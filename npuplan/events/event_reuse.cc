@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -63,18 +64,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   }
   // What changed is found by comparing with a snapshot when steps 2 and 3
   // can renumber; otherwise RenumberGeOrder says.
-  struct Snapshot {
-    int32_t id;
-    NodeId send, recv;
-  };
-  events::ScratchVector<Snapshot> before;
-  if (any_batch_case || !multiplexing.empty()) {
-    before.resize(plan.events.events.size());
-    for (size_t i = 0; i < before.size(); ++i) {
-      const SyncEvent& e = plan.events.events[i];
-      before[i] = {e.id, e.send, e.recv};
-    }
-  }
+  std::optional<events::EventTableSnapshot> before;
+  if (any_batch_case || !multiplexing.empty()) before.emplace(plan.events.events);
   // 1. GE order.
   const bool renumbered = events::RenumberGeOrder(plan);
   auto& evs = plan.events.events;
@@ -193,12 +184,8 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id)) std::stable_sort(evs.begin(), evs.end(), by_kind_id);
   ctx.stats.Set(name(), "event_ids", plan.events.event_count);
   ctx.stats.Set(name(), "notify_ids", plan.events.notify_count);
-  if (before.empty()) return renumbered;  // steps 2 and 3 had nothing to do
-  bool changed = before.size() != evs.size();
-  for (size_t i = 0; !changed && i < evs.size(); ++i) {
-    changed = before[i].id != evs[i].id || before[i].send != evs[i].send || before[i].recv != evs[i].recv;
-  }
-  return changed;
+  if (!before) return renumbered;  // steps 2 and 3 had nothing to do
+  return before->Differs(evs);
 }
 
 }  // namespace npuplan

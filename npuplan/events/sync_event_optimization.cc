@@ -143,11 +143,10 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
 
 ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
   ReceiverIndex index = BuildReceiverIndex(plan, view, act);
-  return ExactReduction(plan, view, act, index);
+  return ExactReduction(plan, view, index);
 }
 
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& /*act*/,
-                                      ReceiverIndex& index) {
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index) {
   const auto& evs = plan.events.events;
   ScratchVector<Removal> out(evs.size(), Removal::kKeep);
   if (index.switch_sent > 0) {
@@ -456,12 +455,14 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
   // receiving streams keeps. Read along each sender's run of the table
   // (its receivers are mostly near it: their entries are in cache), not by
   // walking every stream's slots over the whole index (k passes).
-  struct Wait {
+  // An event with the (stream, position) of its other end, ordered by those and then the event.
+  struct End {
     int32_t stream;
     int32_t pos;
     int32_t event;
+    bool operator<(const End& o) const { return std::tie(stream, pos, event) < std::tie(o.stream, o.pos, o.event); }
   };
-  std::vector<Wait> run;
+  std::vector<End> run;
   auto send_rule = [&]() {
     if (run.size() < 2) return;
     auto remove = [&](int32_t e) {
@@ -469,9 +470,9 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
       send_removed[static_cast<size_t>(e) / 64] |= uint64_t{1} << (e % 64);
     };
     if (run.size() <= 16) {
-      for (const Wait& w : run) {
-        for (const Wait& o : run) {
-          if (o.stream == w.stream && (o.pos < w.pos || (o.pos == w.pos && o.event < w.event))) {
+      for (const End& w : run) {
+        for (const End& o : run) {
+          if (o.stream == w.stream && o < w) {
             remove(w.event);
             break;
           }
@@ -479,8 +480,7 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
       }
       return;
     }
-    std::sort(run.begin(), run.end(),
-              [](const Wait& a, const Wait& b) { return std::tie(a.stream, a.pos, a.event) < std::tie(b.stream, b.pos, b.event); });
+    std::sort(run.begin(), run.end());
     for (size_t c = 1; c < run.size(); ++c) {
       if (run[c].stream == run[c - 1].stream) remove(run[c].event);
     }
@@ -506,12 +506,7 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
   // OptimizeByRecvEvents: one signal per (sending stream, receiver node).
   // Most receivers have one or two entries: compare them pairwise; a
   // receiver with many sorts its candidates.
-  struct Cand {
-    int32_t stream;
-    int32_t pos;
-    int32_t event;
-  };
-  std::vector<Cand> many;
+  std::vector<End> many;
   constexpr uint32_t kPairwiseMax = 16;
   constexpr size_t kAhead = 8;
   for (size_t v = 0; v < n; ++v) {
@@ -545,9 +540,7 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
     for (uint32_t j = lo; j < hi; ++j) {
       if (candidate(j)) many.push_back({info[preds[j].first].stream, info[preds[j].first].pos, preds[j].second});
     }
-    std::sort(many.begin(), many.end(), [](const Cand& a, const Cand& b) {
-      return std::tie(a.stream, a.pos, a.event) < std::tie(b.stream, b.pos, b.event);
-    });
+    std::sort(many.begin(), many.end());
     for (size_t c = 0; c + 1 < many.size(); ++c) {
       if (many[c].stream == many[c + 1].stream) out[many[c].event] = Removal::kGeRecv;
     }
@@ -638,7 +631,7 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
   {
     events::ReceiverIndex index = events::BuildReceiverIndex(plan, view, act);
     ge = events::GeReduction(plan, view, act, &index);
-    exact = events::ExactReduction(plan, view, act, index);
+    exact = events::ExactReduction(plan, view, index);
   }
   auto kept = [](const events::ScratchVector<events::Removal>& r) {
     return static_cast<int64_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));

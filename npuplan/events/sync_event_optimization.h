@@ -71,11 +71,10 @@ struct ReceiverIndex {
 ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const ActivationInfo& act);
 
 // Per event of plan.events.events: kept or why removed. With an index (from
-// BuildReceiverIndex on the same plan and view), the exact sweep consumes it
-// and the ge rules only read it.
+// BuildReceiverIndex on the same plan and view, which holds the activation
+// edges), the exact sweep consumes it and the ge rules only read it.
 ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
-                                      ReceiverIndex& index);
+ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index);
 ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
 ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
                                    const ReceiverIndex* index);

@@ -648,12 +648,7 @@ bool RenumberGeOrder(Plan& plan) {
     return changed;
   }
   // (The general path: rare, so what it changed is found by comparing.)
-  struct Before {
-    int32_t id;
-    NodeId send, recv;
-  };
-  ScratchVector<Before> before(count);
-  for (size_t i = 0; i < count; ++i) before[i] = {evs[i].id, evs[i].send, evs[i].recv};
+  const EventTableSnapshot before(evs);
   std::vector<GeOrderKey> keys(count);
   for (size_t i = 0; i < count; ++i) keys[i] = {evs[i].send, evs[i].send_attached >= 0, evs[i].id};
   const std::vector<uint32_t> order = GeOrder(m, keys);
@@ -704,10 +699,7 @@ bool RenumberGeOrder(Plan& plan) {
   }
   plan.events.event_count = next[0];
   plan.events.notify_count = next[1];
-  for (size_t i = 0; i < count; ++i) {
-    if (before[i].id != evs[i].id || before[i].send != evs[i].send || before[i].recv != evs[i].recv) return true;
-  }
-  return false;
+  return before.Differs(evs);
 }
 
 }  // namespace npuplan::events

@@ -281,6 +281,30 @@ void RankSendersByName(const Model& m, std::span<const int32_t> senders, Scratch
 void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders,
                        std::span<const uint64_t> prefix_of_node = {});
 
+// Each table position's (id, sender, receiver): what a pass compares to tell
+// whether it changed the event table.
+class EventTableSnapshot {
+ public:
+  explicit EventTableSnapshot(std::span<const SyncEvent> evs) : entries_(evs.size()) {
+    for (size_t i = 0; i < evs.size(); ++i) entries_[i] = {evs[i].id, evs[i].send, evs[i].recv};
+  }
+  bool Differs(std::span<const SyncEvent> evs) const {
+    if (evs.size() != entries_.size()) return true;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      const Entry& b = entries_[i];
+      if (b.id != evs[i].id || b.send != evs[i].send || b.recv != evs[i].recv) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Entry {
+    int32_t id;
+    NodeId send, recv;
+  };
+  ScratchVector<Entry> entries_;
+};
+
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender
 // node name, then sender graph name, then old id; main-stream events first,
 // attached-stream events continue the numbering. Events and notifies are
