@@ -149,6 +149,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes (a power of two, at most 1 GiB)", ValidateAlignment},
         {"npuplan.memory.searchSteps", "2000000", "search budget of the memory planner after greedy, in buffers/sections visited (deterministic; 0 = greedy only)", ValidateNonNegativeInt},
         {"npuplan.memory.timeLimit", "0", "optional wall-clock limit in seconds on the memory planner's search (0 = none; results then depend on machine speed)", ValidateNonNegativeSeconds},
+        {"npuplan.stream.reorder", "false", "\"true\": CriticalPath:N may also rewrite each graph's execution (topological) order to its schedule's (npuplan extension; needs CriticalPath:N)", ValidateTrueFalse},
         {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });

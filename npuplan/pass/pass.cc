@@ -24,18 +24,27 @@ uint64_t HashStr(std::string_view s) { return std::hash<std::string_view>()(s); 
 }  // namespace
 
 uint64_t StructuralFingerprint(const Model& model) {
+  // Independent of each graph's node order: nodes in id order, each with its
+  // graph, so that a pass allowed to reorder (Pass::may_reorder) passes.
   uint64_t h = model.num_nodes();
+  for (const Graph& g : model.graphs()) h = Mix(Mix(h, HashStr(g.name)), g.nodes.size());
+  for (size_t i = 0; i < model.num_nodes(); ++i) {
+    const Node& n = model.node(NodeId(static_cast<int32_t>(i)));
+    h = Mix(h, HashStr(n.name));
+    h = Mix(h, HashStr(n.type));
+    h = Mix(h, n.graph.value);
+    for (const OutputRef& in : n.inputs) h = Mix(Mix(h, in.node.value), in.index);
+    for (NodeId c : n.control_inputs) h = Mix(h, c.value + 0x1000000ULL);
+    for (GraphId sg : n.subgraphs) h = Mix(h, sg.value + 0x2000000ULL);
+  }
+  return h;
+}
+
+uint64_t OrderFingerprint(const Model& model) {
+  uint64_t h = model.num_graphs();
   for (const Graph& g : model.graphs()) {
-    h = Mix(h, HashStr(g.name));
     h = Mix(h, g.nodes.size());
-    for (NodeId id : g.nodes) {
-      const Node& n = model.node(id);
-      h = Mix(h, HashStr(n.name));
-      h = Mix(h, HashStr(n.type));
-      for (const OutputRef& in : n.inputs) h = Mix(Mix(h, in.node.value), in.index);
-      for (NodeId c : n.control_inputs) h = Mix(h, c.value + 0x1000000ULL);
-      for (GraphId sg : n.subgraphs) h = Mix(h, sg.value + 0x2000000ULL);
-    }
+    for (NodeId id : g.nodes) h = Mix(h, id.value);
   }
   return h;
 }
@@ -56,8 +65,11 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
                  "] that have not run"));
     }
     const bool verify = ctx.instrumentation.verify_each && !is_pipeline;
-    uint64_t before = 0;
-    if (verify && pass->preserves_structure()) before = StructuralFingerprint(plan.model);
+    uint64_t before = 0, order_before = 0;
+    if (verify && pass->preserves_structure()) {
+      before = StructuralFingerprint(plan.model);
+      if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
+    }
     auto changed = pass->Run(plan, ctx);
     if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
     plan.established |= pass->provided();
@@ -68,6 +80,10 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
         return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
                                           "' changed the graph structure while it must be frozen (SPEC G5)"));
+      }
+      if (pass->preserves_structure() && !pass->may_reorder() && OrderFingerprint(plan.model) != order_before) {
+        return absl::InternalError(StrCat("verifier[frozen-order]: pass '", pass->name(),
+                                          "' changed a graph's execution order and does not declare may_reorder"));
       }
       NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
     }

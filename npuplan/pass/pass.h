@@ -47,6 +47,10 @@ class Pass {
   // stream allocation and memory planning see a frozen graph). Checked with a
   // structural fingerprint when verification is on.
   virtual bool preserves_structure() const { return false; }
+  // True when a structure-preserving pass may still rewrite the order of a
+  // graph's nodes (another topological order; npuplan.stream.reorder). The
+  // order is checked with its own fingerprint otherwise.
+  virtual bool may_reorder() const { return false; }
   virtual absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) = 0;
 };
 
@@ -74,9 +78,13 @@ class PassPipeline final : public Pass {
   std::vector<std::unique_ptr<Pass>> passes_;
 };
 
-// Fingerprint of the graph structure (nodes, names, edges, subgraphs); equal
-// before and after a pass that preserves structure.
+// Fingerprint of the graph structure (nodes, names, edges, subgraphs; not the
+// order of each graph's nodes); equal before and after a pass that preserves
+// structure.
 uint64_t StructuralFingerprint(const Model& model);
+// Fingerprint of every graph's node order; equal before and after a pass that
+// preserves structure and does not declare may_reorder.
+uint64_t OrderFingerprint(const Model& model);
 
 // Runs the verifier with the plan's established stages.
 absl::Status VerifyPlan(const Plan& plan);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "npuplan/pass/pass.h"
+
+#include "npuplan/ir/topo_sort.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -46,6 +48,32 @@ class SneakyRewire : public Pass {
     plan.model.node(plan.model.FindNode("c")).control_inputs.push_back(plan.model.FindNode("a"));
     return true;
   }
+};
+
+// Swaps two independent nodes of the root's order (still topological).
+class Reorder : public Pass {
+ public:
+  explicit Reorder(bool declared) : declared_(declared) {}
+  std::string_view name() const override { return "reorder"; }
+  bool preserves_structure() const override { return true; }
+  bool may_reorder() const override { return declared_; }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext&) override {
+    Graph& root = plan.model.root();
+    for (size_t i = 0; i + 1 < root.nodes.size(); ++i) {
+      const Node& next = plan.model.node(root.nodes[i + 1]);
+      bool depends = false;
+      for (const OutputRef& in : next.inputs) depends = depends || in.node == root.nodes[i];
+      for (NodeId c : next.control_inputs) depends = depends || c == root.nodes[i];
+      if (depends) continue;
+      std::swap(root.nodes[i], root.nodes[i + 1]);
+      RenumberTopoIds(plan.model);
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  bool declared_;
 };
 
 class NeedsEvents : public Pass {
@@ -107,6 +135,29 @@ TEST_F(PassPipelineTest, FrozenGraphViolationIsReported) {
   PassContext ctx{options_, log_, stats_};
   ctx.instrumentation.verify_each = true;
   EXPECT_THAT(p.Run(plan_, ctx), StatusIs(absl::StatusCode::kInternal, "verifier[frozen-graph]"));
+}
+
+TEST_F(PassPipelineTest, ReorderingIsAllowedOnlyWhereDeclared) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "a", "type": "Data", "outputs": [{"shape": [1]}]},
+    {"name": "d", "type": "Data", "outputs": [{"shape": [1]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0", "d:0"], "outputs": [{"shape": [1]}]}]})json");
+  ASSERT_TRUE(m.ok());
+  plan_.model = std::move(m).value();
+  plan_.EnsureNodeVectors();
+  PassContext ctx{options_, log_, stats_};
+  ctx.instrumentation.verify_each = true;
+  {
+    PassPipeline p("p");
+    p.AddPass<Reorder>(/*declared=*/false);
+    EXPECT_THAT(p.Run(plan_, ctx), StatusIs(absl::StatusCode::kInternal, "verifier[frozen-order]: pass 'reorder'"));
+  }
+  const uint64_t structure = StructuralFingerprint(plan_.model), order = OrderFingerprint(plan_.model);
+  PassPipeline p("p");
+  p.AddPass<Reorder>(/*declared=*/true);
+  EXPECT_THAT(p.Run(plan_, ctx), IsOk());
+  EXPECT_EQ(StructuralFingerprint(plan_.model), structure);  // the structure fingerprint ignores the order
+  EXPECT_NE(OrderFingerprint(plan_.model), order);
 }
 
 TEST_F(PassPipelineTest, MissingRequiredStageIsAFailedPrecondition) {

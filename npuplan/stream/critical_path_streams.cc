@@ -6,11 +6,16 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <queue>
 
 #include "npuplan/stream/dynamic_stream_allocator.h"
 
 namespace npuplan::stream {
 namespace {
+
+// Dynamic-level scheduling costs O(n · 64 · degree · N): larger graphs keep
+// the priority orders only.
+constexpr size_t kDynamicLevelMaxNodes = 100'000;
 
 // Streams used by an assignment (max index + 1).
 int64_t CountStreams(const std::vector<int32_t>& s) {
@@ -148,7 +153,191 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
   return stream;
 }
 
+std::vector<int32_t> CriticalPathStreams::PriorityOrder(const StreamDag& d, int64_t edge) {
+  const size_t n = d.size();
+  std::vector<int64_t> bottom(n, 0);
+  for (size_t v = n; v-- > 0;) {
+    int64_t b = 0;
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) b = std::max(b, bottom[d.succ[e]] + edge);
+    bottom[v] = b + d.cost[v];
+  }
+  // Kahn's algorithm with the ready node of the highest bottom level first
+  // (ties: the earlier position in the current order). Constants go first:
+  // once a stream has waited for any later node of theirs, the events from
+  // them are implied and the events stage drops them, as the estimate assumes.
+  std::vector<uint32_t> waiting(n);
+  for (size_t v = 0; v < n; ++v) waiting[v] = d.pred_offsets[v + 1] - d.pred_offsets[v];
+  auto lower = [&](int32_t a, int32_t b) {
+    if (d.constant[a] != d.constant[b]) return d.constant[a] < d.constant[b];
+    return bottom[a] != bottom[b] ? bottom[a] < bottom[b] : a > b;
+  };
+  std::priority_queue<int32_t, std::vector<int32_t>, decltype(lower)> ready(lower);
+  for (size_t v = 0; v < n; ++v) {
+    if (waiting[v] == 0) ready.push(static_cast<int32_t>(v));
+  }
+  std::vector<int32_t> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const int32_t v = ready.top();
+    ready.pop();
+    order.push_back(v);
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
+      if (--waiting[d.succ[e]] == 0) ready.push(d.succ[e]);
+    }
+  }
+  return order;
+}
+
+std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& d, int64_t limit, int64_t lat,
+                                                               const std::vector<uint8_t>* pinned,
+                                                               std::vector<int32_t>& order) {
+  const size_t n = d.size();
+  limit = std::max<int64_t>(limit, 1);
+  std::vector<int64_t> bottom(n, 0);
+  for (size_t v = n; v-- > 0;) {
+    int64_t b = 0;
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) b = std::max(b, bottom[d.succ[e]]);
+    bottom[v] = b + d.cost[v];
+  }
+  constexpr int32_t kSerialBase = 1 << 20;
+  std::vector<int32_t> stream(n, -1);
+  std::vector<int64_t> finish(n, 0);
+  std::vector<int64_t> free_at;
+  std::map<std::string, int32_t> serial;
+  std::vector<int64_t> serial_free;
+  order.clear();
+  order.reserve(n);
+  std::vector<uint32_t> waiting(n);
+  for (size_t v = 0; v < n; ++v) waiting[v] = d.pred_offsets[v + 1] - d.pred_offsets[v];
+  std::vector<int32_t> ready;
+  auto done = [&](int32_t v) {
+    order.push_back(v);
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
+      if (--waiting[d.succ[e]] == 0) ready.push_back(d.succ[e]);
+    }
+  };
+  free_at.resize(1, 0);  // stream 0 (the main stream when pinned) from the start
+  for (size_t v = 0; v < n; ++v) {
+    if (waiting[v] == 0 && !(d.constant[v] && d.serial[v].empty())) ready.push_back(static_cast<int32_t>(v));
+  }
+  // Constants first, in their order (see PriorityOrder); they cost nothing.
+  for (size_t v = 0; v < n; ++v) {
+    if (!d.constant[v] || !d.serial[v].empty() || waiting[v] != 0) continue;
+    stream[v] = (pinned != nullptr && (*pinned)[v]) || d.writable[v] ? 0 : -1;
+    done(static_cast<int32_t>(v));
+  }
+  // Ready time of v on stream s (s < 0: no stream; readiness only).
+  auto ready_on = [&](int32_t v, int32_t s) {
+    int64_t r = 0;
+    for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+      const int32_t p = d.pred[e];
+      if (d.constant[p]) continue;
+      const int32_t t = stream[p];
+      r = std::max(r, finish[p] + (t >= 0 && s >= 0 && t != s ? lat : 0));
+    }
+    return r;
+  };
+  constexpr size_t kWindow = 64;  // ready nodes considered per step (highest bottom level)
+  auto higher = [&](int32_t a, int32_t b) { return bottom[a] != bottom[b] ? bottom[a] > bottom[b] : a < b; };
+  while (!ready.empty()) {
+    if (ready.size() > kWindow) {
+      std::nth_element(ready.begin(), ready.begin() + kWindow - 1, ready.end(), higher);
+    }
+    const size_t window = std::min(ready.size(), kWindow);
+    // Dynamic level: bottom level minus the earliest start, best (node, stream).
+    int64_t best_dl = std::numeric_limits<int64_t>::min(), best_start = 0;
+    size_t best_i = 0;
+    int32_t best_s = -1;
+    for (size_t i = 0; i < window; ++i) {
+      const int32_t v = ready[i];
+      auto consider = [&](int32_t s, int64_t start) {
+        const int64_t dl = bottom[v] - start;
+        if (dl > best_dl || (dl == best_dl && v != ready[best_i] && higher(v, ready[best_i]))) {
+          best_dl = dl, best_start = start, best_i = i, best_s = s;
+        }
+      };
+      if (pinned != nullptr && (*pinned)[v]) {
+        consider(0, std::max(free_at[0], ready_on(v, 0)));
+      } else if (!d.writable[v]) {
+        consider(-1, ready_on(v, -1));
+      } else if (!d.serial[v].empty()) {
+        auto it = serial.find(d.serial[v]);
+        const int32_t k = it == serial.end() ? static_cast<int32_t>(serial.size()) : it->second;
+        const int64_t free_k = it == serial.end() ? 0 : serial_free[k];
+        consider(kSerialBase + k, std::max(free_k, ready_on(v, kSerialBase + k)));
+      } else {
+        for (int32_t s = 0; s < static_cast<int32_t>(free_at.size()); ++s) {
+          consider(s, std::max(free_at[s], ready_on(v, s)));
+        }
+        if (static_cast<int64_t>(free_at.size()) < limit) {
+          consider(static_cast<int32_t>(free_at.size()), ready_on(v, static_cast<int32_t>(free_at.size())));
+        }
+      }
+    }
+    const int32_t v = ready[best_i];
+    ready[best_i] = ready.back();
+    ready.pop_back();
+    stream[v] = best_s;
+    finish[v] = best_start + d.cost[v];
+    if (best_s >= kSerialBase) {
+      const int32_t k = best_s - kSerialBase;
+      if (k == static_cast<int32_t>(serial.size())) serial.emplace(d.serial[v], k), serial_free.push_back(0);
+      serial_free[k] = finish[v];
+    } else if (best_s >= 0) {
+      if (best_s == static_cast<int32_t>(free_at.size())) free_at.push_back(0);
+      free_at[best_s] = finish[v];
+    }
+    done(v);
+  }
+  const int32_t used = static_cast<int32_t>(free_at.size());
+  for (size_t v = 0; v < n; ++v) {
+    if (stream[v] >= kSerialBase) stream[v] = used + (stream[v] - kSerialBase);
+  }
+  return stream;
+}
+
 namespace {
+
+// Local search: move single nodes between the streams in use (never a
+// pinned or serial-label node, never onto a serial stream), keeping a move
+// when the estimate drops; passes in topological order until none helps or
+// the budget (estimate evaluations × graph size) is spent. True when a move
+// was kept; `makespan` is then the new estimate.
+bool LocalSearch(const StreamDag& d, const std::vector<uint8_t>& pinned, bool pin, const StreamCostModel& costs,
+                 std::vector<int32_t>& cur, int64_t& makespan) {
+  const size_t n = d.size();
+  std::vector<uint8_t> movable(n, 0);
+  std::vector<int32_t> targets;
+  for (size_t i = 0; i < n; ++i) {
+    movable[i] = d.writable[i] && d.serial[i].empty() && !pinned[i] && cur[i] >= 0;
+    if (movable[i] && std::find(targets.begin(), targets.end(), cur[i]) == targets.end()) targets.push_back(cur[i]);
+  }
+  if (pin && std::find(targets.begin(), targets.end(), 0) == targets.end()) targets.push_back(0);
+  std::sort(targets.begin(), targets.end());
+  constexpr int64_t kBudget = 20'000'000;  // ≈ node + edge visits of all evaluations
+  const int64_t per_eval = static_cast<int64_t>(n + d.pred.size()) + 1;
+  int64_t evals_left = targets.size() > 1 ? kBudget / per_eval : 0;
+  bool improved = true, moved = false;
+  while (improved && evals_left > 0) {
+    improved = false;
+    for (size_t i = 0; i < n && evals_left > 0; ++i) {
+      if (!movable[i]) continue;
+      const int32_t from = cur[i];
+      for (int32_t t : targets) {
+        if (t == from || evals_left-- <= 0) continue;
+        cur[i] = t;
+        const int64_t ms = EstimateMakespan(d, cur, costs);
+        if (ms < makespan) {
+          makespan = ms;
+          improved = moved = true;
+          break;
+        }
+        cur[i] = from;
+      }
+    }
+  }
+  return moved;
+}
 
 // The per-graph choice: candidate assignments (index 0 = the main stream when
 // pinned) and the one with the best estimated makespan.
@@ -156,6 +345,9 @@ struct Choice {
   StreamDag dag;
   std::vector<uint8_t> pinned;
   std::vector<int32_t> stream_of;
+  // Reorder: the execution order chosen (local indices of the graph's own
+  // order, in their new order; `dag` is then already in it); empty = kept.
+  std::vector<int32_t> order;
   int64_t makespan = 0;
   int64_t lower_bound = 0;
   int64_t work = 0;
@@ -163,7 +355,7 @@ struct Choice {
 };
 
 Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin,
-              const CriticalPathStreams::Subtree* subtree) {
+              const CriticalPathStreams::Subtree* subtree, bool reorder) {
   Choice c;
   c.dag = BuildStreamDag(m, g, costs);
   StreamDag& d = c.dag;
@@ -197,115 +389,147 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     c.lower_bound = std::max(CriticalPathLength(d), (c.work + lim - 1) / lim);
     std::swap(d.cost, bound_cost);
   }
-  const std::vector<uint8_t>& pinned = c.pinned;
-  // With a main stream, index 0 is it: pinned nodes go there (also when not
-  // written back, so that the estimate sees where they run).
-  auto with_main = [&](std::vector<int32_t> s, int32_t shift) {
-    if (!pin) return s;
-    for (size_t i = 0; i < n; ++i) {
-      if (pinned[i]) {
-        s[i] = 0;
-      } else if (s[i] >= 0) {
-        s[i] += shift;
-      }
-    }
-    return s;
+  // Candidates in the graph's own order, then (reorder) in priority orders.
+  struct Candidate {
+    std::string name;
+    std::vector<int32_t> stream_of;
+    int order = -1;  // index into `orders`; -1 = the graph's own order
   };
-  std::vector<std::pair<std::string, std::vector<int32_t>>> cands;
-  // One stream (serial labels still apart, as in every candidate).
-  {
-    std::vector<int32_t> single(n, -1);
-    std::map<std::string, int32_t> serial;
-    bool any = pin;
-    for (size_t i = 0; i < n; ++i) any = any || (d.writable[i] && d.serial[i].empty());
-    for (size_t i = 0; i < n; ++i) {
-      if (!d.writable[i]) continue;
-      if (d.serial[i].empty()) {
-        single[i] = 0;
-      } else {
-        auto [it, fresh] = serial.emplace(d.serial[i], static_cast<int32_t>(serial.size()) + (any ? 1 : 0));
-        single[i] = it->second;
-      }
-    }
-    cands.emplace_back("single", with_main(std::move(single), 0));
-  }
-  cands.emplace_back("critical-path", with_main(CriticalPathStreams::Schedule(d, limit, costs.EdgeLatency(),
-                                                                              pin ? &pinned : nullptr),
-                                                0));
-  if (limit > 1) {
-    cands.emplace_back("critical-chain", with_main(CriticalPathStreams::Schedule(d, limit, costs.EdgeLatency(),
-                                                                                 pin ? &pinned : nullptr, true),
-                                                   0));
-  }
-  // Fewer streams can mean fewer events: the same two schedules with 2, 4, ...
-  // streams below the limit (halving), each kept only if its estimate wins.
-  for (int64_t k = limit / 2; k >= 2; k /= 2) {
-    cands.emplace_back("critical-path", with_main(CriticalPathStreams::Schedule(d, k, costs.EdgeLatency(),
-                                                                                pin ? &pinned : nullptr),
-                                                  0));
-    cands.emplace_back("critical-chain", with_main(CriticalPathStreams::Schedule(d, k, costs.EdgeLatency(),
-                                                                                 pin ? &pinned : nullptr, true),
-                                                   0));
-  }
-  if (limit > 1) {
-    cands.emplace_back("LoadBalance", with_main(AssignDag(d, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
-    cands.emplace_back("MainStream", with_main(AssignDag(d, MergeAlgorithm::kMainStream, limit).stream_of, 1));
-  }
-  size_t best = 0;
-  int64_t best_ms = std::numeric_limits<int64_t>::max();
-  for (size_t k = 0; k < cands.size(); ++k) {
-    int64_t ms = EstimateMakespan(d, cands[k].second, costs);
-    if (ms < best_ms) best_ms = ms, best = k;
-  }
-  c.stream_of = std::move(cands[best].second);
-  c.makespan = best_ms;
-  c.name = cands[best].first;
-  // Local search: move single nodes between the streams in use (never a
-  // pinned or serial-label node, never onto a serial stream), keeping a move
-  // when the estimate drops; passes in topological order until none helps or
-  // the budget (estimate evaluations × graph size) is spent.
-  std::vector<int32_t>& cur = c.stream_of;
-  std::vector<uint8_t> movable(n, 0);
-  std::vector<int32_t> targets;
-  for (size_t i = 0; i < n; ++i) {
-    movable[i] = d.writable[i] && d.serial[i].empty() && !pinned[i] && cur[i] >= 0;
-    if (movable[i] && std::find(targets.begin(), targets.end(), cur[i]) == targets.end()) targets.push_back(cur[i]);
-  }
-  if (pin && std::find(targets.begin(), targets.end(), 0) == targets.end()) targets.push_back(0);
-  std::sort(targets.begin(), targets.end());
-  constexpr int64_t kBudget = 20'000'000;  // ≈ node + edge visits of all evaluations
-  const int64_t per_eval = static_cast<int64_t>(n + d.pred.size()) + 1;
-  int64_t evals_left = targets.size() > 1 ? kBudget / per_eval : 0;
-  bool improved = true, moved = false;
-  while (improved && evals_left > 0) {
-    improved = false;
-    for (size_t i = 0; i < n && evals_left > 0; ++i) {
-      if (!movable[i]) continue;
-      const int32_t from = cur[i];
-      for (int32_t t : targets) {
-        if (t == from || evals_left-- <= 0) continue;
-        cur[i] = t;
-        const int64_t ms = EstimateMakespan(d, cur, costs);
-        if (ms < c.makespan) {
-          c.makespan = ms;
-          improved = moved = true;
-          break;
+  std::vector<Candidate> cands;
+  std::vector<std::vector<int32_t>> orders;
+  std::vector<StreamDag> dags;
+  std::vector<std::vector<uint8_t>> pins;
+  auto generate = [&](const StreamDag& dd, const std::vector<uint8_t>& pinned, int order) {
+    // With a main stream, index 0 is it: pinned nodes go there (also when not
+    // written back, so that the estimate sees where they run).
+    auto with_main = [&](std::vector<int32_t> s, int32_t shift) {
+      if (!pin) return s;
+      for (size_t i = 0; i < n; ++i) {
+        if (pinned[i]) {
+          s[i] = 0;
+        } else if (s[i] >= 0) {
+          s[i] += shift;
         }
-        cur[i] = from;
       }
+      return s;
+    };
+    auto add = [&](std::string name, std::vector<int32_t> s) {
+      cands.push_back(Candidate{std::move(name), std::move(s), order});
+    };
+    const std::vector<uint8_t>* pins_or_null = pin ? &pinned : nullptr;
+    // One stream (serial labels still apart, as in every candidate).
+    {
+      std::vector<int32_t> single(n, -1);
+      std::map<std::string, int32_t> serial;
+      bool any = pin;
+      for (size_t i = 0; i < n; ++i) any = any || (dd.writable[i] && dd.serial[i].empty());
+      for (size_t i = 0; i < n; ++i) {
+        if (!dd.writable[i]) continue;
+        if (dd.serial[i].empty()) {
+          single[i] = 0;
+        } else {
+          auto [it, fresh] = serial.emplace(dd.serial[i], static_cast<int32_t>(serial.size()) + (any ? 1 : 0));
+          single[i] = it->second;
+        }
+      }
+      // In another order one stream is the same plan, only later in the list.
+      if (order < 0) add("single", with_main(std::move(single), 0));
+    }
+    add("critical-path", with_main(CriticalPathStreams::Schedule(dd, limit, costs.EdgeLatency(), pins_or_null), 0));
+    if (limit > 1) {
+      add("critical-chain",
+          with_main(CriticalPathStreams::Schedule(dd, limit, costs.EdgeLatency(), pins_or_null, true), 0));
+    }
+    // Fewer streams can mean fewer events: the same two schedules with 2, 4, ...
+    // streams below the limit (halving), each kept only if its estimate wins.
+    for (int64_t k = limit / 2; k >= 2; k /= 2) {
+      add("critical-path", with_main(CriticalPathStreams::Schedule(dd, k, costs.EdgeLatency(), pins_or_null), 0));
+      add("critical-chain", with_main(CriticalPathStreams::Schedule(dd, k, costs.EdgeLatency(), pins_or_null, true), 0));
+    }
+    if (limit > 1) {
+      add("LoadBalance", with_main(AssignDag(dd, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
+      add("MainStream", with_main(AssignDag(dd, MergeAlgorithm::kMainStream, limit).stream_of, 1));
+    }
+  };
+  generate(d, c.pinned, -1);
+  if (reorder) {
+    // Priority orders: bottom level without and with the event charge on
+    // every edge (the latter favours long chains of small nodes).
+    for (int64_t edge : {int64_t{0}, costs.EdgeLatency()}) {
+      std::vector<int32_t> order = CriticalPathStreams::PriorityOrder(d, edge);
+      bool same = true;
+      for (size_t i = 0; i < n && same; ++i) same = order[i] == static_cast<int32_t>(i);
+      if (same || std::find(orders.begin(), orders.end(), order) != orders.end()) continue;
+      std::vector<uint8_t> p(n);
+      for (size_t k = 0; k < n; ++k) p[k] = c.pinned[order[k]];
+      dags.push_back(PermuteStreamDag(d, order));
+      pins.push_back(std::move(p));
+      orders.push_back(std::move(order));
+      generate(dags.back(), pins.back(), static_cast<int>(orders.size()) - 1);
+    }
+    // Dynamic-level schedules choose the order and the streams together;
+    // with N, N/2, ... ≥ 2 streams, on graphs of up to kDynamicLevelMaxNodes.
+    for (int64_t k = limit; k >= 2 && n <= kDynamicLevelMaxNodes; k /= 2) {
+      std::vector<int32_t> order;
+      std::vector<int32_t> by_node =
+          CriticalPathStreams::DynamicLevelSchedule(d, k, costs.EdgeLatency(), pin ? &c.pinned : nullptr, order);
+      bool same = true;
+      for (size_t i = 0; i < n && same; ++i) same = order[i] == static_cast<int32_t>(i);
+      if (same) {
+        cands.push_back(Candidate{"dynamic-level", std::move(by_node), -1});
+        continue;
+      }
+      int o = static_cast<int>(std::find(orders.begin(), orders.end(), order) - orders.begin());
+      if (o == static_cast<int>(orders.size())) {
+        std::vector<uint8_t> p(n);
+        for (size_t i = 0; i < n; ++i) p[i] = c.pinned[order[i]];
+        dags.push_back(PermuteStreamDag(d, order));
+        pins.push_back(std::move(p));
+        orders.push_back(order);
+      }
+      std::vector<int32_t> permuted(n);
+      for (size_t i = 0; i < n; ++i) permuted[i] = by_node[order[i]];
+      cands.push_back(Candidate{"dynamic-level", std::move(permuted), o});
     }
   }
-  if (moved) c.name += "+search";
+  // Per order, the best candidate by estimate, improved by the local search;
+  // then the best of those (ties: the graph's own order).
+  int64_t best_ms = std::numeric_limits<int64_t>::max();
+  for (int o = -1; o < static_cast<int>(orders.size()); ++o) {
+    const StreamDag& dd = o < 0 ? d : dags[o];
+    const std::vector<uint8_t>& pinned = o < 0 ? c.pinned : pins[o];
+    size_t best = cands.size();
+    int64_t ms = std::numeric_limits<int64_t>::max();
+    for (size_t k = 0; k < cands.size(); ++k) {
+      if (cands[k].order != o) continue;
+      const int64_t e = EstimateMakespan(dd, cands[k].stream_of, costs);
+      if (e < ms) ms = e, best = k;
+    }
+    if (best == cands.size()) continue;
+    const bool moved = LocalSearch(dd, pinned, pin, costs, cands[best].stream_of, ms);
+    if (ms >= best_ms) continue;
+    best_ms = ms;
+    c.stream_of = std::move(cands[best].stream_of);
+    c.makespan = ms;
+    c.name = cands[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
+    c.order.clear();
+    if (o >= 0) c.order = orders[o];
+  }
+  if (!c.order.empty()) {
+    const size_t o = std::find(orders.begin(), orders.end(), c.order) - orders.begin();
+    c.dag = std::move(dags[o]);
+    c.pinned = std::move(pins[o]);
+  }
   return c;
 }
 
 }  // namespace
 
 void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs,
-                                   bool pin_main, Subtree& out) {
+                                   bool pin_main, Subtree& out, bool reorder) {
   const size_t k = m.num_graphs();
   out.makespan.resize(k, 0), out.lower_bound.resize(k, 0), out.work.resize(k, 0);
-  Choice c = Choose(m, g, limit, costs, pin_main, &out);
+  Choice c = Choose(m, g, limit, costs, pin_main, &out, reorder);
   out.makespan[g.index()] = c.makespan;
   out.lower_bound[g.index()] = c.lower_bound;
   out.work[g.index()] = c.work;
@@ -313,9 +537,9 @@ void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit, con
 
 CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
                                                      DecisionLog* log, const StreamCostModel& costs,
-                                                     int64_t main_stream, const Subtree* subtree) {
+                                                     int64_t main_stream, const Subtree* subtree, bool reorder) {
   const bool pin = main_stream >= 0;
-  Choice c = Choose(m, g, limit, costs, pin, subtree);
+  Choice c = Choose(m, g, limit, costs, pin, subtree, reorder);
   const StreamDag& d = c.dag;
   const size_t n = d.size();
   const std::vector<int32_t>& chosen = c.stream_of;
@@ -327,7 +551,22 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
       m.node(d.nodes[i]).stream_id = chosen[i] == 0 ? main_stream : base + chosen[i] - 1;
     }
   }
+  if (!c.order.empty()) {
+    // The schedule's order becomes the graph's execution order.
+    Graph& graph = m.graph(g);
+    int64_t moved = 0;
+    for (size_t k = 0; k < n; ++k) {
+      moved += c.order[k] != static_cast<int32_t>(k);
+      graph.nodes[k] = d.nodes[k];
+      m.node(d.nodes[k]).topo_id = static_cast<int64_t>(k);
+    }
+    if (log) {
+      log->Record(kName, "CriticalPathOrder", "", Field("graph", graph.name), Field("moved", moved),
+                  Field("nodes", static_cast<int64_t>(n)));
+    }
+  }
   Result r;
+  r.reordered = !c.order.empty();
   r.streams = pin ? std::max<int64_t>(CountStreams(chosen) - 1, 0) : CountStreams(chosen);
   r.makespan = c.makespan;
   r.chosen = c.name;

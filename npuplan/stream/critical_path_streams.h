@@ -59,7 +59,22 @@ class CriticalPathStreams {
   static std::vector<int32_t> Schedule(const StreamDag& dag, int64_t limit, int64_t event_latency,
                                        const std::vector<uint8_t>* pinned = nullptr, bool chain = false);
 
+  // A topological order of the DAG: Kahn's algorithm taking the ready node
+  // with the highest bottom level (costs, plus `edge` per edge) first.
+  static std::vector<int32_t> PriorityOrder(const StreamDag& dag, int64_t edge);
+
+  // Dynamic-level list scheduling (Sih & Lee): constants first, then
+  // repeatedly the (ready node, stream) pair with the highest bottom level
+  // minus earliest start, among the 64 ready nodes of highest bottom level;
+  // streams as in Schedule (at most `limit`, pinned nodes on index 0, serial
+  // labels apart). Returns the stream per local node and, in `order`, the
+  // order in which nodes were taken — topological, and each stream's nodes
+  // in start order, so EstimateMakespan over that order is the schedule's.
+  static std::vector<int32_t> DynamicLevelSchedule(const StreamDag& dag, int64_t limit, int64_t event_latency,
+                                                   const std::vector<uint8_t>* pinned, std::vector<int32_t>& order);
+
   struct Result {
+    bool reordered = false;  // the graph's execution order was rewritten
     int64_t streams = 0;
     int64_t makespan = 0;
     int64_t lower_bound = 0;
@@ -85,12 +100,13 @@ class CriticalPathStreams {
     std::vector<int64_t> makespan, lower_bound, work;
   };
   static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
-                    const StreamCostModel& costs = {}, int64_t main_stream = -1, const Subtree* subtree = nullptr);
+                    const StreamCostModel& costs = {}, int64_t main_stream = -1, const Subtree* subtree = nullptr,
+                    bool reorder = false);
   // What Run would choose for graph g, without writing anything (pin_main:
   // as Run with a main stream): makespan, lower bound and work of its subtree
   // (its own only when `subtree` is null), stored at g's index of `out`.
   static void Estimate(const Model& model, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin_main,
-                       Subtree& out);
+                       Subtree& out, bool reorder = false);
 };
 
 }  // namespace npuplan::stream

@@ -1,18 +1,23 @@
 #include "npuplan/stream/critical_path_streams.h"
 
+#include <algorithm>
 #include <random>
+#include <map>
 #include <set>
+#include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "npuplan/stream/stream_testing.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::stream {
 namespace {
 using ::npuplan::stream::testing::CompileStreams;
 using ::npuplan::stream::testing::StreamOf;
+using ::npuplan::testing::StatusIs;
 
 // Random layered DAG: `layers` layers of `width` nodes, each node fed by 1–3
 // nodes of the previous layer; costs in [1, 40].
@@ -104,6 +109,144 @@ TEST(CriticalPathStreamsTest, KeepsOneStreamWhenEventsCostMoreThanTheyGain) {
     {"name": "c", "type": "Add", "inputs": ["a", "b"], "attrs": {"_cost": 0.1}}]})json",
                                                          {{"ge.autoMultistreamParallelMode", "CriticalPath:4"}}));
   EXPECT_EQ(plan.streams.logical, 1);
+}
+
+// npuplan.stream.reorder: the execution order is the schedule's too.
+// s(10) comes first in topological order but feeds nothing; p2 needs p1 and
+// q1. Streams run in order, so without reordering, s delays p1 or q1 on
+// whichever stream it shares (or p1, q1, p2 share one): 3 tasks in a row.
+// Reordered, p1 and q1 run first side by side and s goes behind q1.
+constexpr const char* kSideWorkFirst = R"json({"nodes": [
+    {"name": "s", "type": "MatMul", "attrs": {"_cost": 10}},
+    {"name": "q1", "type": "MatMul", "attrs": {"_cost": 10}},
+    {"name": "p1", "type": "MatMul", "attrs": {"_cost": 10}},
+    {"name": "p2", "type": "MatMul", "inputs": ["p1", "q1"], "attrs": {"_cost": 10}}]})json";
+
+std::vector<std::string> Order(const Plan& plan) {
+  std::vector<std::string> out;
+  for (NodeId id : plan.model.root().nodes) out.push_back(plan.model.node(id).name);
+  return out;
+}
+
+TEST(CriticalPathStreamsTest, ReorderRunsTheCriticalWorkFirst) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan kept, CompileStreams(kSideWorkFirst, {{"ge.autoMultistreamParallelMode", "CriticalPath:2"}}));
+  EXPECT_THAT(Order(kept), ::testing::ElementsAre("s", "q1", "p1", "p2"));
+  EXPECT_GE(kept.streams.estimated_makespan, 33000);  // three 11 µs tasks in a row
+  DecisionLog log(/*keep=*/true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan moved, CompileStreams(kSideWorkFirst,
+                                                          {{"ge.autoMultistreamParallelMode", "CriticalPath:2"},
+                                                           {"npuplan.stream.reorder", "true"}},
+                                                          &log));
+  EXPECT_EQ(moved.streams.logical, 2);
+  EXPECT_LT(moved.streams.estimated_makespan, 33000);
+  const std::vector<std::string> order = Order(moved);
+  auto pos = [&](const char* n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  EXPECT_LT(pos("p1"), pos("s"));
+  EXPECT_LT(pos("q1"), pos("s"));
+  EXPECT_NE(StreamOf(moved, "p1"), StreamOf(moved, "q1"));
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(moved.model.node(moved.model.FindNode(order[i])).topo_id, i);
+  EXPECT_EQ(log.WithKeyword("CriticalPathOrder").size(), 1u);
+}
+
+// A random layered graph as stream-test JSON (MatMuls with `_cost` in µs).
+std::string LayeredGraphJson(int32_t layers, int32_t width, uint32_t seed) {
+  std::mt19937 rng(seed);
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int32_t l = 0; l < layers; ++l) {
+    for (int32_t i = 0; i < width; ++i) {
+      nlohmann::json n = {{"name", StrCat("n", l, "_", i)}, {"type", "MatMul"},
+                          {"attrs", {{"_cost", 1 + static_cast<int>(rng() % 20)}}}};
+      if (l > 0) {
+        std::set<int32_t> preds;
+        const int32_t k = 1 + static_cast<int32_t>(rng() % 3);
+        for (int32_t j = 0; j < k; ++j) preds.insert(static_cast<int32_t>(rng() % width));
+        for (int32_t p : preds) n["inputs"].push_back(StrCat("n", l - 1, "_", p));
+      }
+      nodes.push_back(n);
+    }
+  }
+  return nlohmann::json{{"nodes", nodes}}.dump();
+}
+
+TEST(CriticalPathStreamsTest, ReorderIsDeterministicAndNeverWorseThanTheKeptOrder) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const std::string g = LayeredGraphJson(12, 2 + static_cast<int32_t>(seed % 5), seed);
+    const std::map<std::string, std::string> cp = {{"ge.autoMultistreamParallelMode", "CriticalPath:4"}};
+    std::map<std::string, std::string> re = cp;
+    re["npuplan.stream.reorder"] = "true";
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan kept, CompileStreams(g, cp));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan a, CompileStreams(g, re));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan b, CompileStreams(g, re));
+    EXPECT_LE(a.streams.estimated_makespan, kept.streams.estimated_makespan) << "seed " << seed;
+    EXPECT_EQ(Order(a), Order(b));
+    for (const std::string& n : Order(a)) EXPECT_EQ(StreamOf(a, n), StreamOf(b, n)) << n;
+  }
+}
+
+TEST(CriticalPathStreamsTest, ReorderNeedsCriticalPath) {
+  EXPECT_THAT(CompileStreams(kSideWorkFirst, {{"npuplan.stream.reorder", "true"}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "npuplan.stream.reorder=true needs ge.autoMultistreamParallelMode=CriticalPath:N"));
+  EXPECT_THAT(CompileStreams(kSideWorkFirst, {{"ge.autoMultistreamParallelMode", "LoadBalance:2"},
+                                              {"npuplan.stream.reorder", "true"}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "it is 'LoadBalance'"));
+  EXPECT_THAT(CompileStreams(kSideWorkFirst, {{"npuplan.stream.reorder", "yes"}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.stream.reorder"));
+}
+
+// Orders: topological permutations, constants first; the dynamic-level
+// schedule within the stream limit, its estimate over its own order never
+// above the Graham bound.
+TEST(CriticalPathStreamsTest, ScheduleOrdersAreTopologicalPermutations) {
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    StreamDag d = LayeredDag(20, 1 + static_cast<int32_t>(seed % 9), seed);
+    d.constant[0] = 1, d.cost[0] = 0;
+    auto check = [&](const std::vector<int32_t>& order) {
+      ASSERT_EQ(order.size(), d.size());
+      std::vector<int32_t> pos(d.size(), -1);
+      for (size_t k = 0; k < order.size(); ++k) {
+        ASSERT_EQ(pos[order[k]], -1) << "seed " << seed << ": node " << order[k] << " twice";
+        pos[order[k]] = static_cast<int32_t>(k);
+      }
+      for (size_t v = 0; v < d.size(); ++v) {
+        for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
+          EXPECT_LT(pos[v], pos[d.succ[e]]) << "seed " << seed;
+        }
+      }
+      EXPECT_EQ(order[0], 0);  // the constant
+    };
+    check(CriticalPathStreams::PriorityOrder(d, 0));
+    check(CriticalPathStreams::PriorityOrder(d, 5));
+    for (int64_t n : {2, 4}) {
+      std::vector<int32_t> order;
+      std::vector<int32_t> s = CriticalPathStreams::DynamicLevelSchedule(d, n, 0, nullptr, order);
+      check(order);
+      std::vector<int32_t> permuted(d.size());
+      for (size_t k = 0; k < d.size(); ++k) permuted[k] = s[order[k]];
+      EXPECT_LE(std::set<int32_t>(s.begin(), s.end()).size(), static_cast<size_t>(n));
+      StreamDag p = PermuteStreamDag(d, order);
+      EXPECT_EQ(TotalWork(p), TotalWork(d));
+      EXPECT_EQ(CriticalPathLength(p), CriticalPathLength(d));
+      const int64_t lb = std::max(CriticalPathLength(d), (TotalWork(d) + n - 1) / n);
+      EXPECT_LE(EstimateMakespan(p, permuted, 0), 2 * lb) << "seed " << seed << " n " << n;
+    }
+  }
+}
+
+TEST(CriticalPathStreamsTest, DynamicLevelScheduleKeepsPinnedNodesOnTheMainStream) {
+  StreamDag d = LayeredDag(10, 4, 7);
+  std::vector<uint8_t> pinned(d.size(), 0);
+  for (size_t v = 0; v < d.size(); v += 5) pinned[v] = 1;
+  std::vector<int32_t> order;
+  std::vector<int32_t> s = CriticalPathStreams::DynamicLevelSchedule(d, 3, 2, &pinned, order);
+  for (size_t v = 0; v < d.size(); ++v) {
+    if (pinned[v]) {
+      EXPECT_EQ(s[v], 0) << v;
+    }
+    EXPECT_GE(s[v], 0);
+    EXPECT_LT(s[v], 3);
+  }
 }
 
 }  // namespace

@@ -100,6 +100,28 @@ StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs
   return d;
 }
 
+StreamDag PermuteStreamDag(const StreamDag& d, const std::vector<int32_t>& order) {
+  const size_t n = d.size();
+  std::vector<int32_t> pos(n);
+  for (size_t k = 0; k < n; ++k) pos[order[k]] = static_cast<int32_t>(k);
+  StreamDag p;
+  p.graph = d.graph;
+  p.nodes.resize(n), p.cost.resize(n), p.serial.resize(n), p.writable.resize(n), p.constant.resize(n);
+  p.succ_offsets.assign(n + 1, 0);
+  p.succ.reserve(d.succ.size());
+  for (size_t k = 0; k < n; ++k) {
+    const int32_t v = order[k];
+    p.nodes[k] = d.nodes[v], p.cost[k] = d.cost[v], p.serial[k] = d.serial[v];
+    p.writable[k] = d.writable[v], p.constant[k] = d.constant[v];
+    const size_t first = p.succ.size();
+    for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) p.succ.push_back(pos[d.succ[e]]);
+    std::sort(p.succ.begin() + static_cast<std::ptrdiff_t>(first), p.succ.end());
+    p.succ_offsets[k + 1] = static_cast<uint32_t>(p.succ.size());
+  }
+  BuildPreds(p);
+  return p;
+}
+
 StreamDag BuildStreamDagFromEdges(std::vector<int64_t> cost, const std::vector<std::pair<int32_t, int32_t>>& edges) {
   StreamDag d;
   const size_t n = cost.size();

@@ -101,6 +101,10 @@ struct StreamDag {
 StreamDag BuildStreamDag(const Model& model, GraphId g, const StreamCostModel& costs);
 // Builds a DAG directly from CSR successors (benchmarks, tests).
 StreamDag BuildStreamDagFromEdges(std::vector<int64_t> cost, const std::vector<std::pair<int32_t, int32_t>>& edges);
+// The same DAG with its nodes in another topological order: local index k of
+// the result is local index order[k] of `dag` (order must be a topological
+// permutation of 0..n-1).
+StreamDag PermuteStreamDag(const StreamDag& dag, const std::vector<int32_t>& order);
 
 struct PathCover {
   std::vector<std::vector<int32_t>> routes;  // local indices, in edge order

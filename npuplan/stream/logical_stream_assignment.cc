@@ -149,6 +149,12 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     NPUPLAN_ASSIGN_OR_RETURN(auto_mode, ParseAutoMultistreamMode(pctx.options.Get("ge.autoMultistreamParallelMode"), false));
   }
   NPUPLAN_ASSIGN_OR_RETURN(DynamicStreamState dyn, DynamicStreamAllocator::Init(pctx.options));
+  // npuplan's extension: CriticalPath:N may also choose the execution order.
+  const bool reorder = pctx.options.GetBool("npuplan.stream.reorder");
+  if (reorder && auto_mode.algorithm != "CriticalPath") {
+    return absl::InvalidArgumentError(StrCat("[", kName, "] option npuplan.stream.reorder=true needs ge.autoMultistreamParallelMode=CriticalPath:N (",
+                                             auto_mode.algorithm.empty() ? std::string("not set") : StrCat("it is '", auto_mode.algorithm, "'"), ")"));
+  }
 
   // 2. DoAssign over the root and every subgraph (the pass adds no graph:
   //    one pre-order serves every walk below).
@@ -187,7 +193,8 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
         const bool unknown = IsUnknownShapeGraph(plan, *it);
         CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
-                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown), unknown, subtree);
+                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown), unknown, subtree,
+                                      reorder);
       }
     }
     for (GraphId g : graph_order) {
@@ -198,7 +205,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       if (auto_mode.algorithm == "CriticalPath") {
         CriticalPathStreams::Result r =
             CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs,
-                                     unknown ? forced : -1, subtree_costs ? &subtree : nullptr);
+                                     unknown ? forced : -1, subtree_costs ? &subtree : nullptr, reorder);
         ctx.next_stream += r.streams;
         // With subtree costs the root's estimate and bound cover the whole model.
         if (!subtree_costs || m.graph(g).IsRoot()) {

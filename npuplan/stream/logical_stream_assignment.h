@@ -43,6 +43,8 @@ class LogicalStreamAssignment final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kTopoSorted); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
   bool preserves_structure() const override { return true; }
+  // CriticalPath:N under npuplan.stream.reorder=true writes its schedule's order.
+  bool may_reorder() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 
