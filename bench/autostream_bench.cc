@@ -15,7 +15,8 @@
 // Simulated/<graph>/<mode>/<N>: the whole `npuplan compile` pipeline (events
 // included) with ge.autoMultistreamParallelMode = LoadBalance:N (mode 0),
 // MainStream:N (1), CriticalPath:N (2), WeightedLoadBalance:N (3), or unset
-// (4: GE's static chain, N ignored), then the discrete-event simulator
+// (4: GE's static chain, N ignored), CriticalPath:N with
+// npuplan.stream.reorder=true (5), then the discrete-event simulator
 // (npuplan/sim, default SimOptions); npuplan.device.unlimitedStreamDepth=true
 // (no physical split). Counters: `makespan_us` (simulated), `limit_us` =
 // max(critical path, total work / N) — the physical limit of N streams, both
@@ -178,11 +179,16 @@ std::pair<double, double> Reference(const Model& model) {
   return cache.emplace(&model, ref).first->second;
 }
 
-// mode: 0 LoadBalance, 1 MainStream, 2 CriticalPath, 3 WeightedLoadBalance, 4 none.
+// mode: 0 LoadBalance, 1 MainStream, 2 CriticalPath, 3 WeightedLoadBalance, 4 none,
+// 5 CriticalPath with npuplan.stream.reorder.
 void CompileAndSimulate(benchmark::State& state, const Model& model, int64_t mode, int64_t n) {
   static const char* kAlgo[] = {"LoadBalance", "MainStream", "CriticalPath", "WeightedLoadBalance"};
   std::map<std::string, std::string> options;
   if (mode < 4) options["ge.autoMultistreamParallelMode"] = StrCat(kAlgo[mode], ":", n);
+  if (mode == 5) {
+    options["ge.autoMultistreamParallelMode"] = StrCat("CriticalPath:", n);
+    options["npuplan.stream.reorder"] = "true";
+  }
   absl::StatusOr<std::pair<Plan, sim::SimResult>> run;
   for (auto _ : state) {
     run = CompileAndRun(model, options);
@@ -219,13 +225,13 @@ const Model& SimRandom() {
 void BM_SimulatedTransformer(benchmark::State& state) { Simulated(state, SimTransformer()); }
 void BM_SimulatedRandom(benchmark::State& state) { Simulated(state, SimRandom()); }
 BENCHMARK(BM_SimulatedTransformer)
-    ->ArgsProduct({{0, 1, 3, 2}, {2, 4, 8}})
+    ->ArgsProduct({{0, 1, 3, 2, 5}, {2, 4, 8}})
     ->Args({4, 1})
     ->ArgNames({"mode", "N"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulatedRandom)
-    ->ArgsProduct({{0, 1, 3, 2}, {2, 4, 8}})
+    ->ArgsProduct({{0, 1, 3, 2, 5}, {2, 4, 8}})
     ->Args({4, 1})
     ->ArgNames({"mode", "N"})
     ->Iterations(1)
@@ -263,7 +269,7 @@ void BM_SimulatedModel(benchmark::State& state) {
   CompileAndSimulate(state, *it->second, state.range(1), state.range(2));
 }
 BENCHMARK(BM_SimulatedModel)
-    ->ArgsProduct({{0, 1, 2}, {0, 1, 3, 2}, {2, 4, 8}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1, 3, 2, 5}, {2, 4, 8}})
     ->Args({0, 4, 1})
     ->Args({1, 4, 1})
     ->Args({2, 4, 1})

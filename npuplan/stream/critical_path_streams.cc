@@ -209,16 +209,34 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
   order.reserve(n);
   std::vector<uint32_t> waiting(n);
   for (size_t v = 0; v < n; ++v) waiting[v] = d.pred_offsets[v + 1] - d.pred_offsets[v];
+  // Ready nodes: the kWindow of highest bottom level are considered at each
+  // step (`ready`), the rest wait in a heap, highest first.
+  constexpr size_t kWindow = 64;
+  auto higher = [&](int32_t a, int32_t b) { return bottom[a] != bottom[b] ? bottom[a] > bottom[b] : a < b; };
+  auto lower = [&](int32_t a, int32_t b) { return higher(b, a); };
   std::vector<int32_t> ready;
+  std::priority_queue<int32_t, std::vector<int32_t>, decltype(lower)> overflow(lower);
+  auto make_ready = [&](int32_t v) {
+    if (ready.size() < kWindow) {
+      ready.push_back(v);
+      return;
+    }
+    size_t lowest = 0;
+    for (size_t i = 1; i < ready.size(); ++i) {
+      if (higher(ready[lowest], ready[i])) lowest = i;
+    }
+    if (higher(v, ready[lowest])) std::swap(v, ready[lowest]);
+    overflow.push(v);
+  };
   auto done = [&](int32_t v) {
     order.push_back(v);
     for (uint32_t e = d.succ_offsets[v]; e < d.succ_offsets[v + 1]; ++e) {
-      if (--waiting[d.succ[e]] == 0) ready.push_back(d.succ[e]);
+      if (--waiting[d.succ[e]] == 0) make_ready(d.succ[e]);
     }
   };
   free_at.resize(1, 0);  // stream 0 (the main stream when pinned) from the start
   for (size_t v = 0; v < n; ++v) {
-    if (waiting[v] == 0 && !(d.constant[v] && d.serial[v].empty())) ready.push_back(static_cast<int32_t>(v));
+    if (waiting[v] == 0 && !(d.constant[v] && d.serial[v].empty())) make_ready(static_cast<int32_t>(v));
   }
   // Constants first, in their order (see PriorityOrder); they cost nothing.
   for (size_t v = 0; v < n; ++v) {
@@ -237,13 +255,8 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
     }
     return r;
   };
-  constexpr size_t kWindow = 64;  // ready nodes considered per step (highest bottom level)
-  auto higher = [&](int32_t a, int32_t b) { return bottom[a] != bottom[b] ? bottom[a] > bottom[b] : a < b; };
   while (!ready.empty()) {
-    if (ready.size() > kWindow) {
-      std::nth_element(ready.begin(), ready.begin() + kWindow - 1, ready.end(), higher);
-    }
-    const size_t window = std::min(ready.size(), kWindow);
+    const size_t window = ready.size();
     // Dynamic level: bottom level minus the earliest start, best (node, stream).
     int64_t best_dl = std::numeric_limits<int64_t>::min(), best_start = 0;
     size_t best_i = 0;
@@ -277,6 +290,10 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
     const int32_t v = ready[best_i];
     ready[best_i] = ready.back();
     ready.pop_back();
+    if (!overflow.empty()) {
+      ready.push_back(overflow.top());
+      overflow.pop();
+    }
     stream[v] = best_s;
     finish[v] = best_start + d.cost[v];
     if (best_s >= kSerialBase) {
