@@ -29,11 +29,20 @@
 // Nodes that launch no task (Data, Const, NetOutput, GE_LOCAL ops) cost 0,
 // as in the simulator, but still hold their place on the main stream.
 //
+// Reorder (npuplan.stream.reorder=true): the pass may also rewrite the
+// graph's execution order. Candidates are then re-run in priority orders
+// (PriorityOrder) and dynamic-level schedules (DynamicLevelSchedule) choose
+// order and streams together; each order's best candidate gets the local
+// search and the best over all orders wins (the graph's own order on ties),
+// so the estimate never gets worse. Constants stay first in every order.
+//
 // Lower bound: max(critical path, total work / N).
 //
 // Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
-// critical-chain / LoadBalance / MainStream / single, with "+search" when
-// the local search moved nodes; streams, makespan, lower_bound).
+// critical-chain / dynamic-level / LoadBalance / MainStream / single, with
+// "+reorder" when the order was rewritten and "+search" when the local
+// search moved nodes; streams, makespan, lower_bound), CriticalPathOrder
+// (graph, moved, nodes).
 #ifndef NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 #define NPUPLAN_STREAM_CRITICAL_PATH_STREAMS_H_
 
@@ -99,6 +108,8 @@ class CriticalPathStreams {
   struct Subtree {
     std::vector<int64_t> makespan, lower_bound, work;
   };
+  // `reorder`: may rewrite g's node order (Graph::nodes, topo_id) to the
+  // chosen schedule's.
   static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
                     const StreamCostModel& costs = {}, int64_t main_stream = -1, const Subtree* subtree = nullptr,
                     bool reorder = false);
