@@ -115,6 +115,22 @@ void BM_CriticalPath(benchmark::State& state) {
 }
 BENCHMARK(BM_CriticalPath)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
+// npuplan.stream.reorder's orders: PriorityOrder (bottom level) and the
+// dynamic-level schedule with 8 streams (run on graphs up to 100k nodes).
+void BM_PriorityOrder(benchmark::State& state) {
+  const StreamDag& d = RandomDag(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(stream::CriticalPathStreams::PriorityOrder(d, 0));
+}
+BENCHMARK(BM_PriorityOrder)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+void BM_DynamicLevel(benchmark::State& state) {
+  const StreamDag& d = RandomDag(state.range(0));
+  std::vector<int32_t> order;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(stream::CriticalPathStreams::DynamicLevelSchedule(d, 8, 2, nullptr, order));
+  }
+}
+BENCHMARK(BM_DynamicLevel)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
 // mode: 0 LoadBalance, 1 MainStream, 2 CriticalPath (schedule alone), 3 WeightedLoadBalance.
 void Makespan(benchmark::State& state, const StreamDag& d) {
   const int mode = static_cast<int>(state.range(0));
