@@ -129,6 +129,9 @@ Case MakeCase(uint64_t seed) {
   if (coin(0.3)) o["npuplan.eventOptimization"] = "ge";
   if (coin(0.2)) o["ge.streamMaxParallelNum"] = StrCat("AIcoreEngine:", 1 + pick(3));
   if (coin(0.2)) o["ge.exec.static_model_ops_lower_limit"] = StrCat(pick(6));
+  // Drawn last so that the cases above stay what they were before these two.
+  if (mode == 2 && coin(0.5)) o["npuplan.stream.reorder"] = "true";
+  if (coin(0.3)) o["ENABLE_DYNAMIC_SHAPE_MULTI_STREAM"] = "1";
   return c;
 }
 
