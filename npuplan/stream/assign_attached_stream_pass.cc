@@ -111,8 +111,8 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
       if (!HasAttr(n.attrs, "_attached_stream_info") && !HasAttr(n.attrs, "_attached_stream_info_list")) continue;
-      if (HasAttr(n.attrs, "_disable_attached_resource") &&
-          GetBoolAttr(n.attrs, "_disable_attached_resource").value_or(true)) {
+      if (HasAttr(n.attrs, kDisable) &&
+          GetBoolAttr(n.attrs, kDisable).value_or(true)) {
         ctx.log.Record(kName, "AttachedResourceDisabled", "", Field("node", n.name));
         continue;
       }
