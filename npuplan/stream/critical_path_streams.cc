@@ -114,7 +114,7 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     c.lower_bound = std::max(CriticalPathLength(d), (c.work + lim - 1) / lim);
     std::swap(d.cost, bound_cost);
   }
-  // Candidates in the graph's own order, then (reorder) in priority orders.
+  // Candidates in the graph's own order, then (reorder) in other orders.
   struct Candidate {
     std::string name;
     std::vector<int32_t> stream_of;
@@ -177,20 +177,31 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     }
   };
   generate(d, c.pinned, -1);
+  // Index of `order` in `orders`, added with its DAG and pins when new
+  // (`fresh`); -1 when it is the graph's own order.
+  auto order_index = [&](std::vector<int32_t> order, bool& fresh) {
+    fresh = false;
+    bool own = true;
+    for (size_t i = 0; i < n && own; ++i) own = order[i] == static_cast<int32_t>(i);
+    if (own) return -1;
+    const auto it = std::find(orders.begin(), orders.end(), order);
+    if (it != orders.end()) return static_cast<int>(it - orders.begin());
+    std::vector<uint8_t> p(n);
+    for (size_t i = 0; i < n; ++i) p[i] = c.pinned[order[i]];
+    dags.push_back(PermuteStreamDag(d, order));
+    pins.push_back(std::move(p));
+    orders.push_back(std::move(order));
+    fresh = true;
+    return static_cast<int>(orders.size()) - 1;
+  };
   if (reorder) {
+    bool fresh = false;
     // Priority orders: bottom level without and with the event charge on
-    // every edge (the latter favours long chains of small nodes).
+    // every edge (the latter favours long chains of small nodes); every
+    // candidate above again in each.
     for (int64_t edge : {int64_t{0}, costs.EdgeLatency()}) {
-      std::vector<int32_t> order = CriticalPathStreams::PriorityOrder(d, edge);
-      bool same = true;
-      for (size_t i = 0; i < n && same; ++i) same = order[i] == static_cast<int32_t>(i);
-      if (same || std::find(orders.begin(), orders.end(), order) != orders.end()) continue;
-      std::vector<uint8_t> p(n);
-      for (size_t k = 0; k < n; ++k) p[k] = c.pinned[order[k]];
-      dags.push_back(PermuteStreamDag(d, order));
-      pins.push_back(std::move(p));
-      orders.push_back(std::move(order));
-      generate(dags.back(), pins.back(), static_cast<int>(orders.size()) - 1);
+      const int o = order_index(CriticalPathStreams::PriorityOrder(d, edge), fresh);
+      if (fresh) generate(dags[o], pins[o], o);
     }
     // Dynamic-level schedules choose the order and the streams together;
     // with N, N/2, ... ≥ 2 streams, on graphs of up to kDynamicLevelMaxNodes.
@@ -198,28 +209,16 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
       std::vector<int32_t> order;
       std::vector<int32_t> by_node =
           CriticalPathStreams::DynamicLevelSchedule(d, k, costs.EdgeLatency(), pin ? &c.pinned : nullptr, order);
-      bool same = true;
-      for (size_t i = 0; i < n && same; ++i) same = order[i] == static_cast<int32_t>(i);
-      if (same) {
-        cands.push_back(Candidate{"dynamic-level", std::move(by_node), -1});
-        continue;
-      }
-      int o = static_cast<int>(std::find(orders.begin(), orders.end(), order) - orders.begin());
-      if (o == static_cast<int>(orders.size())) {
-        std::vector<uint8_t> p(n);
-        for (size_t i = 0; i < n; ++i) p[i] = c.pinned[order[i]];
-        dags.push_back(PermuteStreamDag(d, order));
-        pins.push_back(std::move(p));
-        orders.push_back(order);
-      }
-      std::vector<int32_t> permuted(n);
-      for (size_t i = 0; i < n; ++i) permuted[i] = by_node[order[i]];
-      cands.push_back(Candidate{"dynamic-level", std::move(permuted), o});
+      std::vector<int32_t> by_position(n);
+      for (size_t i = 0; i < n; ++i) by_position[i] = by_node[order[i]];
+      const int o = order_index(std::move(order), fresh);
+      cands.push_back(Candidate{"dynamic-level", o < 0 ? std::move(by_node) : std::move(by_position), o});
     }
   }
   // Per order, the best candidate by estimate, improved by the local search;
   // then the best of those (ties: the graph's own order).
   int64_t best_ms = std::numeric_limits<int64_t>::max();
+  int chosen_order = -1;
   for (int o = -1; o < static_cast<int>(orders.size()); ++o) {
     const StreamDag& dd = o < 0 ? d : dags[o];
     const std::vector<uint8_t>& pinned = o < 0 ? c.pinned : pins[o];
@@ -234,16 +233,15 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     const bool moved = LocalSearch(dd, pinned, pin, costs, cands[best].stream_of, ms);
     if (ms >= best_ms) continue;
     best_ms = ms;
+    chosen_order = o;
     c.stream_of = std::move(cands[best].stream_of);
     c.makespan = ms;
     c.name = cands[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
-    c.order.clear();
-    if (o >= 0) c.order = orders[o];
   }
-  if (!c.order.empty()) {
-    const size_t o = std::find(orders.begin(), orders.end(), c.order) - orders.begin();
-    c.dag = std::move(dags[o]);
-    c.pinned = std::move(pins[o]);
+  if (chosen_order >= 0) {
+    c.order = std::move(orders[chosen_order]);
+    c.dag = std::move(dags[chosen_order]);
+    c.pinned = std::move(pins[chosen_order]);
   }
   return c;
 }
