@@ -10,7 +10,8 @@
 #   single                    ge.enableSingleStream=true
 #   LoadBalance:4             ge.autoMultistreamParallelMode=LoadBalance:4
 #   CriticalPath:4            ge.autoMultistreamParallelMode=CriticalPath:4
-#   + dyn (dynamic models)    the two auto modes again with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1
+#   CriticalPath:4 +reorder   the same with npuplan.stream.reorder=true
+#   + dyn (dynamic models)    the three auto modes again with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1
 # compile (npuplan.eventOptimization = exact, the default), verify, run on the
 # CPU back end with jitter (3 runs, must report 0 violations), simulate; and
 # compile again with npuplan.eventOptimization = none and ge (memory search
@@ -85,19 +86,22 @@ for entry in "${MODELS[@]}"; do
   if ! "$BIN" import "$model" "${shape_args[@]}" -o "$stem.graph.json" >"$stem.import.log" 2>&1; then
     rows+=("| $label | import | FAIL: $(cell "$stem.import.log") |||||||"); failed=1; continue
   fi
+  # label|options (space-separated KEY=VALUE)|dyn
   modes=("default|" "single|ge.enableSingleStream=true"
          "LoadBalance:4|ge.autoMultistreamParallelMode=LoadBalance:4"
-         "CriticalPath:4|ge.autoMultistreamParallelMode=CriticalPath:4")
+         "CriticalPath:4|ge.autoMultistreamParallelMode=CriticalPath:4"
+         "CriticalPath:4 +reorder|ge.autoMultistreamParallelMode=CriticalPath:4 npuplan.stream.reorder=true")
   dynamic=""
   for m in "${modes[@]}" "LoadBalance:4 +dyn|ge.autoMultistreamParallelMode=LoadBalance:4|dyn" \
-           "CriticalPath:4 +dyn|ge.autoMultistreamParallelMode=CriticalPath:4|dyn"; do
+           "CriticalPath:4 +dyn|ge.autoMultistreamParallelMode=CriticalPath:4|dyn" \
+           "CriticalPath:4 +dyn +reorder|ge.autoMultistreamParallelMode=CriticalPath:4 npuplan.stream.reorder=true|dyn"; do
     IFS='|' read -r mode opt dyn <<<"$m"
     if [[ -n "$dyn" && -z "$dynamic" ]]; then continue; fi  # +dyn modes only for dynamic models
     tag=$stem.${mode//[^A-Za-z0-9]/_}
     env_prefix=()
     [[ -n "$dyn" ]] && env_prefix=(env ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1)
     opts=()
-    [[ -n "$opt" ]] && opts=(--option "$opt")
+    for o in $opt; do opts+=(--option "$o"); done
     status=""
     echo "e2e: $label: $mode" >&2
     if ! "${env_prefix[@]}" "$BIN" compile -q "$stem.graph.json" "${opts[@]}" -o "$tag.plan.json" >"$tag.log" 2>&1; then
