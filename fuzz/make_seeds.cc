@@ -205,6 +205,7 @@ int Main(const fs::path& dir) {
   put("options", "loadbalance.txt", "ge.autoMultistreamParallelMode=LoadBalance:4\nge.streamMaxParallelNum=AIcoreEngine:3\n");
   put("options", "single.txt", "ge.enableSingleStream=true\n");
   put("options", "notify.txt", "ge.event=notify\nnpuplan.eventOptimization=ge\n");
+  put("options", "reorder.txt", "ge.autoMultistreamParallelMode=CriticalPath:4\nnpuplan.stream.reorder=true\n");
   std::printf("make_seeds: %d seeds written to %s\n", n, dir.c_str());
   return failed == 0 ? 0 : 1;
 }
