@@ -12,6 +12,15 @@
 namespace npuplan::stream {
 namespace {
 
+// While scheduling, serial-label streams get indices from kSerialBase up; at
+// the end they are numbered after the streams the schedule opened.
+constexpr int32_t kSerialBase = 1 << 20;
+void NumberSerialStreamsLast(std::vector<int32_t>& stream, int32_t used) {
+  for (int32_t& s : stream) {
+    if (s >= kSerialBase) s = used + (s - kSerialBase);
+  }
+}
+
 // Longest cost path from each node to a sink (its own cost included), plus
 // `edge` per edge on it.
 std::vector<int64_t> BottomLevels(const StreamDag& d, int64_t edge) {
@@ -55,7 +64,6 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
   if (pinned != nullptr || !on_chain.empty()) free_at.push_back(0);  // index 0: the main stream / the chain
   std::map<std::string, int32_t> serial;  // label → serial slot (index >= kSerialBase)
   std::vector<int64_t> serial_free;
-  constexpr int32_t kSerialBase = 1 << 20;
   for (size_t v = 0; v < n; ++v) {
     // Producers: per-stream max finish, best two over distinct streams, no-stream max.
     on_stream.assign(free_at.size(), kNeg);
@@ -142,10 +150,7 @@ std::vector<int32_t> CriticalPathStreams::Schedule(const StreamDag& d, int64_t l
     finish[v] = best_start + d.cost[v];
     free_at[best] = finish[v];
   }
-  const int32_t used = static_cast<int32_t>(free_at.size());
-  for (size_t v = 0; v < n; ++v) {
-    if (stream[v] >= kSerialBase) stream[v] = used + (stream[v] - kSerialBase);
-  }
+  NumberSerialStreamsLast(stream, static_cast<int32_t>(free_at.size()));
   return stream;
 }
 
@@ -185,10 +190,9 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
   const size_t n = d.size();
   limit = std::max<int64_t>(limit, 1);
   const std::vector<int64_t> bottom = BottomLevels(d, 0);
-  constexpr int32_t kSerialBase = 1 << 20;
   std::vector<int32_t> stream(n, -1);
   std::vector<int64_t> finish(n, 0);
-  std::vector<int64_t> free_at;
+  std::vector<int64_t> free_at(1, 0);  // stream 0 (the main stream when pinned) from the start
   std::map<std::string, int32_t> serial;
   std::vector<int64_t> serial_free;
   order.clear();
@@ -220,7 +224,6 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
       if (--waiting[d.succ[e]] == 0) make_ready(d.succ[e]);
     }
   };
-  free_at.resize(1, 0);  // stream 0 (the main stream when pinned) from the start
   for (size_t v = 0; v < n; ++v) {
     if (waiting[v] == 0 && !(d.constant[v] && d.serial[v].empty())) make_ready(static_cast<int32_t>(v));
   }
@@ -242,12 +245,11 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
     return r;
   };
   while (!ready.empty()) {
-    const size_t window = ready.size();
     // Dynamic level: bottom level minus the earliest start, best (node, stream).
     int64_t best_dl = std::numeric_limits<int64_t>::min(), best_start = 0;
     size_t best_i = 0;
     int32_t best_s = -1;
-    for (size_t i = 0; i < window; ++i) {
+    for (size_t i = 0; i < ready.size(); ++i) {
       const int32_t v = ready[i];
       auto consider = [&](int32_t s, int64_t start) {
         const int64_t dl = bottom[v] - start;
@@ -292,10 +294,7 @@ std::vector<int32_t> CriticalPathStreams::DynamicLevelSchedule(const StreamDag& 
     }
     done(v);
   }
-  const int32_t used = static_cast<int32_t>(free_at.size());
-  for (size_t v = 0; v < n; ++v) {
-    if (stream[v] >= kSerialBase) stream[v] = used + (stream[v] - kSerialBase);
-  }
+  NumberSerialStreamsLast(stream, static_cast<int32_t>(free_at.size()));
   return stream;
 }
 

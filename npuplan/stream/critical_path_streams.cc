@@ -70,9 +70,9 @@ struct Choice {
   StreamDag dag;
   std::vector<uint8_t> pinned;
   std::vector<int32_t> stream_of;
-  // Reorder: the execution order chosen (local indices of the graph's own
-  // order, in their new order; `dag` is then already in it); empty = kept.
-  std::vector<int32_t> order;
+  // Reorder: `dag` (and `pinned`, `stream_of`) are in another execution
+  // order than the graph's, which Run then writes back.
+  bool reordered = false;
   int64_t makespan = 0;
   int64_t lower_bound = 0;
   int64_t work = 0;
@@ -120,10 +120,15 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     std::vector<int32_t> stream_of;
     int order = -1;  // index into `orders`; -1 = the graph's own order
   };
+  // Another execution order: the positions of the graph's own order in it,
+  // and the DAG and pins renumbered to it.
+  struct Order {
+    std::vector<int32_t> positions;
+    StreamDag dag;
+    std::vector<uint8_t> pinned;
+  };
   std::vector<Candidate> cands;
-  std::vector<std::vector<int32_t>> orders;
-  std::vector<StreamDag> dags;
-  std::vector<std::vector<uint8_t>> pins;
+  std::vector<Order> orders;
   auto generate = [&](const StreamDag& dd, const std::vector<uint8_t>& pinned, int order) {
     // With a main stream, index 0 is it: pinned nodes go there (also when not
     // written back, so that the estimate sees where they run).
@@ -142,8 +147,9 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
       cands.push_back(Candidate{std::move(name), std::move(s), order});
     };
     const std::vector<uint8_t>* pins_or_null = pin ? &pinned : nullptr;
-    // One stream (serial labels still apart, as in every candidate).
-    {
+    // One stream (serial labels still apart, as in every candidate); in
+    // another order it is the same plan, so only in the graph's own.
+    if (order < 0) {
       std::vector<int32_t> single(n, -1);
       std::map<std::string, int32_t> serial;
       bool any = pin;
@@ -157,8 +163,7 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
           single[i] = it->second;
         }
       }
-      // In another order one stream is the same plan, only later in the list.
-      if (order < 0) add("single", with_main(std::move(single), 0));
+      add("single", with_main(std::move(single), 0));
     }
     add("critical-path", with_main(CriticalPathStreams::Schedule(dd, limit, costs.EdgeLatency(), pins_or_null), 0));
     if (limit > 1) {
@@ -177,20 +182,19 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     }
   };
   generate(d, c.pinned, -1);
-  // Index of `order` in `orders`, added with its DAG and pins when new
-  // (`fresh`); -1 when it is the graph's own order.
-  auto order_index = [&](std::vector<int32_t> order, bool& fresh) {
+  // Index of `positions` in `orders`, added when new (`fresh`); -1 when it
+  // is the graph's own order.
+  auto order_index = [&](std::vector<int32_t> positions, bool& fresh) {
     fresh = false;
     bool own = true;
-    for (size_t i = 0; i < n && own; ++i) own = order[i] == static_cast<int32_t>(i);
+    for (size_t i = 0; i < n && own; ++i) own = positions[i] == static_cast<int32_t>(i);
     if (own) return -1;
-    const auto it = std::find(orders.begin(), orders.end(), order);
+    const auto it = std::find_if(orders.begin(), orders.end(), [&](const Order& o) { return o.positions == positions; });
     if (it != orders.end()) return static_cast<int>(it - orders.begin());
     std::vector<uint8_t> p(n);
-    for (size_t i = 0; i < n; ++i) p[i] = c.pinned[order[i]];
-    dags.push_back(PermuteStreamDag(d, order));
-    pins.push_back(std::move(p));
-    orders.push_back(std::move(order));
+    for (size_t i = 0; i < n; ++i) p[i] = c.pinned[positions[i]];
+    StreamDag dag = PermuteStreamDag(d, positions);
+    orders.push_back(Order{std::move(positions), std::move(dag), std::move(p)});
     fresh = true;
     return static_cast<int>(orders.size()) - 1;
   };
@@ -201,7 +205,7 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     // candidate above again in each.
     for (int64_t edge : {int64_t{0}, costs.EdgeLatency()}) {
       const int o = order_index(CriticalPathStreams::PriorityOrder(d, edge), fresh);
-      if (fresh) generate(dags[o], pins[o], o);
+      if (fresh) generate(orders[o].dag, orders[o].pinned, o);
     }
     // Dynamic-level schedules choose the order and the streams together;
     // with N, N/2, ... ≥ 2 streams, on graphs of up to kDynamicLevelMaxNodes.
@@ -220,8 +224,8 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
   int64_t best_ms = std::numeric_limits<int64_t>::max();
   int chosen_order = -1;
   for (int o = -1; o < static_cast<int>(orders.size()); ++o) {
-    const StreamDag& dd = o < 0 ? d : dags[o];
-    const std::vector<uint8_t>& pinned = o < 0 ? c.pinned : pins[o];
+    const StreamDag& dd = o < 0 ? d : orders[o].dag;
+    const std::vector<uint8_t>& pinned = o < 0 ? c.pinned : orders[o].pinned;
     size_t best = cands.size();
     int64_t ms = std::numeric_limits<int64_t>::max();
     for (size_t k = 0; k < cands.size(); ++k) {
@@ -239,9 +243,9 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     c.name = cands[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
   }
   if (chosen_order >= 0) {
-    c.order = std::move(orders[chosen_order]);
-    c.dag = std::move(dags[chosen_order]);
-    c.pinned = std::move(pins[chosen_order]);
+    c.reordered = true;
+    c.dag = std::move(orders[chosen_order].dag);
+    c.pinned = std::move(orders[chosen_order].pinned);
   }
   return c;
 }
@@ -274,12 +278,12 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
       m.node(d.nodes[i]).stream_id = chosen[i] == 0 ? main_stream : base + chosen[i] - 1;
     }
   }
-  if (!c.order.empty()) {
+  if (c.reordered) {
     // The schedule's order becomes the graph's execution order.
     Graph& graph = m.graph(g);
     int64_t moved = 0;
     for (size_t k = 0; k < n; ++k) {
-      moved += c.order[k] != static_cast<int32_t>(k);
+      moved += graph.nodes[k] != d.nodes[k];
       graph.nodes[k] = d.nodes[k];
       m.node(d.nodes[k]).topo_id = static_cast<int64_t>(k);
     }
@@ -289,7 +293,6 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
     }
   }
   Result r;
-  r.reordered = !c.order.empty();
   r.streams = pin ? std::max<int64_t>(CountStreams(chosen) - 1, 0) : CountStreams(chosen);
   r.makespan = c.makespan;
   r.chosen = c.name;

@@ -83,7 +83,6 @@ class CriticalPathStreams {
                                                    const std::vector<uint8_t>* pinned, std::vector<int32_t>& order);
 
   struct Result {
-    bool reordered = false;  // the graph's execution order was rewritten
     int64_t streams = 0;
     int64_t makespan = 0;
     int64_t lower_bound = 0;
