@@ -17,6 +17,7 @@
 #include "npuplan/memory/minimalloc_csv.h"
 #include "npuplan/memory/plan_validator.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/testing/status_matchers.h"
 
 // Sanitized builds (CI's ASan/UBSan stage) skip the searches below the
@@ -42,23 +43,34 @@ struct Benchmark {
 
 void PrintTo(const Benchmark& b, std::ostream* os) { *os << b.file; }
 
+absl::StatusOr<MinimallocCsv> ReadTestdata(const std::string& file) {
+  const std::string path = absl::StrCat(NPUPLAN_SOURCE_DIR, "/testdata/minimalloc/", file);
+  NPUPLAN_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  return ParseMinimallocCsv(text, path);
+}
+
+// Solves until the peak is at most `target` (the time limit is a safety net
+// only, see above), checks the plan with the independent validator and
+// prints the line bench/memplan_minimalloc.sh reads.
+absl::StatusOr<IntervalSolution> SolveToTarget(const IntervalProblem& problem, int64_t target, const std::string& label) {
+  IntervalSolverOptions options;
+  options.time_limit_seconds = 300;
+  options.target_peak = target;
+  NPUPLAN_ASSIGN_OR_RETURN(IntervalSolution s, SolveIntervals(problem, options));
+  const ValidationResult valid = ValidateIntervalAssignment(problem, s.assignment);
+  if (!valid.ok()) return valid.status;
+  std::printf("minimalloc %s: peak %lld nodes %lld probes %d\n", label.c_str(),
+              static_cast<long long>(s.peak), static_cast<long long>(s.stats.nodes), s.stats.probes);
+  return s;
+}
+
 class MinimallocBenchmarkTest : public ::testing::TestWithParam<Benchmark> {};
 
 TEST_P(MinimallocBenchmarkTest, ReachesBestKnownPeak) {
   const Benchmark& bench = GetParam();
-  const std::string path = absl::StrCat(NPUPLAN_SOURCE_DIR, "/testdata/minimalloc/", bench.file);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string text, ReadFile(path));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv csv, ParseMinimallocCsv(text, path));
-  IntervalSolverOptions options;
-  options.time_limit_seconds = 300;        // safety net only, see above
-  options.target_peak = bench.best_known;  // stop there; D and J are open below it
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s, SolveIntervals(csv.problem, options));
-  const ValidationResult valid = ValidateIntervalAssignment(csv.problem, s.assignment);
-  EXPECT_TRUE(valid.ok()) << valid.status;
-  // For bench/memplan_minimalloc.sh.
-  std::printf("minimalloc %s: peak %lld nodes %lld probes %d\n", bench.file.c_str(),
-              static_cast<long long>(s.peak), static_cast<long long>(s.stats.nodes),
-              s.stats.probes);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv csv, ReadTestdata(bench.file));
+  // Stop at the best-known peak; D and J go below it in MinimallocBeyondBestKnownTest.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s, SolveToTarget(csv.problem, bench.best_known, bench.file));
   EXPECT_FALSE(s.stats.timed_out);
   EXPECT_LE(s.peak, bench.best_known);
   EXPECT_LE(s.lower_bound, bench.best_known);
@@ -85,18 +97,10 @@ TEST_P(MinimallocBeyondBestKnownTest, GoesBelowTheBestKnownPeak) {
   GTEST_SKIP() << "a long search; checked in the unsanitized build";
 #endif
   const BeyondBestKnown& b = GetParam();
-  const std::string path = absl::StrCat(NPUPLAN_SOURCE_DIR, "/testdata/minimalloc/", b.file);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string text, ReadFile(path));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(MinimallocCsv csv, ParseMinimallocCsv(text, path));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MinimallocCsv csv, ReadTestdata(b.file));
   csv.problem.capacity = b.capacity;
-  IntervalSolverOptions options;
-  options.time_limit_seconds = 300;
-  options.target_peak = b.capacity;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s, SolveIntervals(csv.problem, options));
-  const ValidationResult valid = ValidateIntervalAssignment(csv.problem, s.assignment);
-  EXPECT_TRUE(valid.ok()) << valid.status;
-  std::printf("minimalloc %s below best-known: peak %lld nodes %lld probes %d\n", b.file.c_str(),
-              static_cast<long long>(s.peak), static_cast<long long>(s.stats.nodes), s.stats.probes);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(const IntervalSolution s,
+                               SolveToTarget(csv.problem, b.capacity, b.file + " below best-known"));
   EXPECT_FALSE(s.stats.timed_out);
   EXPECT_LE(s.peak, b.reached);
 }
@@ -115,11 +119,8 @@ TEST(MinimallocRecordedPlansTest, PlansBelowTheBestKnownPeaksAreValid) {
   for (const auto& [input, plan, peak] : {std::tuple<const char*, const char*, int64_t>{"D.1048576.csv", "plans/D.1018880.csv", 1018880},
                                           {"J.1048576.csv", "plans/J.1029120.csv", 1029120}}) {
     SCOPED_TRACE(plan);
-    const std::string dir = absl::StrCat(NPUPLAN_SOURCE_DIR, "/testdata/minimalloc/");
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string in_text, ReadFile(dir + input));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv in, ParseMinimallocCsv(in_text, input));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string plan_text, ReadFile(dir + plan));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv out, ParseMinimallocCsv(plan_text, plan));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv in, ReadTestdata(input));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(const MinimallocCsv out, ReadTestdata(plan));
     ASSERT_TRUE(out.offsets.has_value());
     ASSERT_EQ(out.problem.buffers.size(), in.problem.buffers.size());
     for (size_t i = 0; i < in.problem.buffers.size(); ++i) {
