@@ -12,6 +12,7 @@
 #include <string>
 
 #include "npuplan/support/str_util.h"
+#include "npuplan/importers/onnx_schemas.h"
 #include "onnx/defs/schema.h"
 
 namespace npuplan::onnx_import {
@@ -19,7 +20,7 @@ namespace {
 
 absl::Status InferInProcess(onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options) {
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, Schemas(), options);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(e.what());
   }
@@ -106,7 +107,7 @@ bool WriteAll(int fd, const char* data, size_t size) {
   for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
   std::string reply;
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, Schemas(), options);
     DropWeights(*model.mutable_graph());
     reply.push_back('O');
     model.graph().AppendToString(&reply);
@@ -121,7 +122,7 @@ bool WriteAll(int fd, const char* data, size_t size) {
 
 absl::Status InferShapes(onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options, bool isolate) {
   if (!isolate) return InferInProcess(model, options);
-  onnx::OpSchemaRegistry::Instance();  // built before the fork, not in every child
+  Schemas();  // libonnx's registry and ours, built before the fork, not in every child
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError(StrCat("pipe: ", std::strerror(errno)));
   const pid_t pid = fork();

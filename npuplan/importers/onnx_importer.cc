@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <climits>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <queue>
@@ -22,18 +23,33 @@
 #include <unordered_set>
 
 #include "npuplan/importers/isolated_inference.h"
+#include "npuplan/importers/onnx_model_checks.h"
+#include "npuplan/importers/onnx_pins.h"
+#include "npuplan/importers/onnx_schemas.h"
+#include "npuplan/importers/onnx_shape_report.h"
+#include "npuplan/importers/onnx_tensor_data.h"
 #include "npuplan/importers/shape_folding.h"
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/ir/attribute.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "onnx/defs/schema.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
 namespace npuplan {
 namespace {
+
+using onnx_import::NodeLabel;
+
+// Protobuf's default recursion limit, and the one used to tell a too-deep
+// model from a corrupted one (deep enough for any exporter's output, shallow
+// enough for the stack).
+constexpr int kProtobufDepthLimit = 100;
+constexpr int kDeepParseLimit = 2000;
 
 absl::Status Bad(std::string_view src, std::string_view msg) {
   return absl::InvalidArgumentError(StrCat(src, ": ", msg));
@@ -58,6 +74,13 @@ std::string DTypeName(int32_t elem) {
     case onnx::TensorProto::COMPLEX64: return "complex64";
     case onnx::TensorProto::COMPLEX128: return "complex128";
     case onnx::TensorProto::BFLOAT16: return "bfloat16";
+    // Opset 19+ (ONNX 1.14+ numbers; Debian's 1.12 proto has no names for them).
+    case 17: return "float8e4m3fn";
+    case 18: return "float8e4m3fnuz";
+    case 19: return "float8e5m2";
+    case 20: return "float8e5m2fnuz";
+    case 21: return "uint4";
+    case 22: return "int4";
     default: return "";
   }
 }
@@ -132,91 +155,6 @@ std::optional<AttrValue> ConvertAttr(const onnx::AttributeProto& a) {
   }
 }
 
-// ---- step 2: --input-shape -------------------------------------------------
-
-struct ShapePin {
-  std::string name;
-  std::vector<int64_t> dims;
-};
-
-absl::StatusOr<std::vector<ShapePin>> ParsePins(const std::vector<std::string>& specs, std::string_view src) {
-  std::vector<ShapePin> pins;
-  std::set<std::string> seen;
-  for (const std::string& spec : specs) {
-    size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Bad(src, StrCat("--input-shape '", spec, "': expected NAME=DIMS such as images=1x3x48x320"));
-    }
-    ShapePin pin{spec.substr(0, eq), {}};
-    std::string dims = spec.substr(eq + 1);
-    size_t pos = 0;
-    while (!dims.empty() && pos <= dims.size()) {
-      size_t x = dims.find('x', pos);
-      std::string tok = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-      int64_t v = 0;
-      bool ok = !tok.empty() && tok.size() <= 18 &&
-                std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (ok) v = std::stoll(tok);
-      if (!ok || v <= 0) {
-        return Bad(src, StrCat("--input-shape '", spec, "': dim '", tok,
-                               "' is not a positive integer (dims are separated by 'x')"));
-      }
-      pin.dims.push_back(v);
-      if (x == std::string::npos) break;
-      pos = x + 1;
-    }
-    if (!seen.insert(pin.name).second) {
-      return Bad(src, StrCat("--input-shape: input '", pin.name, "' is given twice"));
-    }
-    pins.push_back(std::move(pin));
-  }
-  return pins;
-}
-
-absl::Status ApplyPins(onnx::GraphProto& g, const std::vector<ShapePin>& pins, std::string_view src) {
-  std::set<std::string> inits;
-  for (const auto& t : g.initializer()) inits.insert(t.name());
-  std::vector<std::string> names;
-  for (const auto& vi : g.input()) {
-    if (!inits.count(vi.name())) names.push_back(vi.name());
-  }
-  for (const ShapePin& pin : pins) {
-    onnx::ValueInfoProto* vi = nullptr;
-    for (auto& in : *g.mutable_input()) {
-      if (in.name() == pin.name && !inits.count(in.name())) vi = &in;
-    }
-    if (vi == nullptr) {
-      return Bad(src, StrCat("--input-shape: the model has no input '", pin.name, "' (inputs: ",
-                             StrJoin(names, ", "), ")"));
-    }
-    if (vi->type().value_case() != onnx::TypeProto::kTensorType &&
-        vi->type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
-      return Bad(src, StrCat("--input-shape: input '", pin.name, "' is not a tensor"));
-    }
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    if (tt->has_shape()) {
-      const auto& declared = tt->shape();
-      std::vector<std::string> decl;
-      for (const auto& d : declared.dim()) {
-        decl.push_back(d.has_dim_value() ? StrCat(d.dim_value()) : (d.dim_param().empty() ? "?" : d.dim_param()));
-      }
-      if (declared.dim_size() != static_cast<int>(pin.dims.size())) {
-        return Bad(src, StrCat("--input-shape: input '", pin.name, "' has rank ", declared.dim_size(), " [",
-                               StrJoin(decl, ", "), "] but ", pin.dims.size(), " dims were given"));
-      }
-      for (int i = 0; i < declared.dim_size(); ++i) {
-        if (declared.dim(i).has_dim_value() && declared.dim(i).dim_value() != pin.dims[i]) {
-          return Bad(src, StrCat("--input-shape: input '", pin.name, "' dim ", i, " is fixed to ",
-                                 declared.dim(i).dim_value(), " in the model but ", pin.dims[i], " was given"));
-        }
-      }
-    }
-    tt->mutable_shape()->clear_dim();
-    for (int64_t d : pin.dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  }
-  return absl::OkStatus();
-}
-
 // ---- step 3: topological order of NodeProtos --------------------------------
 
 // Names a graph reads from enclosing scopes (used by nodes, nested bodies included).
@@ -241,58 +179,6 @@ void CollectFreeNames(const onnx::GraphProto& g, std::set<std::string>& out) {
     }
   }
   for (const auto& o : g.output()) use(o.name());
-}
-
-// Bytes per element of a raw_data tensor type; 0 = not checked (strings, sub-byte types).
-int64_t RawElementWidth(int32_t type) {
-  switch (type) {
-    case onnx::TensorProto::BOOL: case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8: return 1;
-    case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16: return 2;
-    case onnx::TensorProto::INT32: case onnx::TensorProto::UINT32: case onnx::TensorProto::FLOAT: return 4;
-    case onnx::TensorProto::INT64: case onnx::TensorProto::UINT64: case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::COMPLEX64: return 8;
-    case onnx::TensorProto::COMPLEX128: return 16;
-    default: return 0;
-  }
-}
-
-// libonnx's shape inference and ParseData trust raw_data to hold exactly
-// dims × element-width bytes and crash otherwise (onnx_fuzz): check every
-// initializer and Constant value, nested graphs included, before they run.
-absl::Status CheckRawTensor(const onnx::TensorProto& t, std::string_view what, std::string_view src) {
-  if (!t.has_raw_data() || t.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
-  const int64_t width = RawElementWidth(t.data_type());
-  if (width == 0) return absl::OkStatus();
-  const int64_t bytes = static_cast<int64_t>(t.raw_data().size());
-  int64_t need = width;
-  for (int64_t d : t.dims()) {
-    if (d < 0) return Bad(src, StrCat(what, " '", t.name(), "': negative dim ", d));
-    if (d != 0 && need > bytes / d) need = bytes + 1;  // too large for the data: report below
-    else need *= d;
-  }
-  if (need != bytes) {
-    return Bad(src, StrCat(what, " '", t.name(), "': raw_data holds ", bytes,
-                           " bytes, which does not match its dims and element type"));
-  }
-  return absl::OkStatus();
-}
-absl::Status CheckRawTensors(const onnx::GraphProto& g, std::string_view src) {
-  for (const auto& t : g.initializer()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensor(t, "initializer", src));
-  for (const auto& n : g.node()) {
-    for (const auto& a : n.attribute()) {
-      if (a.has_t()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensor(a.t(), StrCat("tensor of node '", n.name(), "'"), src));
-      if (a.has_g()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(a.g(), src));
-      for (const auto& sub : a.graphs()) NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(sub, src));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Display name of a NodeProto for messages.
-std::string NodeLabel(const onnx::NodeProto& n, int index) {
-  if (!n.name().empty()) return StrCat("'", n.name(), "' (", n.op_type(), ")");
-  return StrCat("#", index, " (", n.op_type(), (n.output_size() ? StrCat(" -> ", n.output(0)) : ""), ")");
 }
 
 absl::Status SortGraph(onnx::GraphProto& g, std::string_view gname, std::string_view src, bool& reordered) {
@@ -465,62 +351,7 @@ class InputTyper {
   std::vector<Scope> scopes_;
 };
 
-// Attribute values an inference function uses as an index without a range
-// check (found by onnx_schema_sweep_test): "" when fine, else the rule broken.
-std::string CheckAttributeValues(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute()) {
-    if (n.op_type() == "GatherND" && a.name() == "batch_dims" && a.i() < 0) {
-      return StrCat("batch_dims is ", a.i(), "; it must not be negative");
-    }
-    // Sizes vectors by it (8 TB for 2^40).
-    if (n.op_type() == "Scan" && a.name() == "num_scan_inputs" && (a.i() < 1 || a.i() > n.input_size())) {
-      return StrCat("num_scan_inputs is ", a.i(), "; it must be between 1 and the number of inputs (",
-                    n.input_size(), ")");
-    }
-  }
-  return "";
-}
-
-// ONNX's inference functions assume a node that satisfies its schema — they
-// read required attributes without a null check (Scan's num_scan_inputs
-// crashed libonnx 1.12; found by fuzz/onnx_fuzz). So every node of every
-// graph is checked with its schema's own Verify (what onnx::checker and
-// onnxruntime run on each node) before inference: a violation is bad input.
-// Ops without a schema (other domains, unknown types) are not checked.
-// `opsets`: imported version per domain, "ai.onnx" spelled "".
-absl::Status CheckNodeSchemas(const onnx::GraphProto& g, std::string_view gname,
-                              const std::map<std::string, int>& opsets, std::string_view src) {
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& n = g.node(i);
-    const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
-    auto version = opsets.find(domain);
-    const onnx::OpSchema* schema =
-        version == opsets.end() ? nullptr : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
-    if (schema) {
-      std::string why;
-      try {
-        schema->Verify(n);
-        why = CheckAttributeValues(n);
-      } catch (const std::exception& e) {
-        why = e.what();
-        if (size_t ctx = why.find("\n\n==> Context"); ctx != std::string::npos) why.resize(ctx);
-      }
-      if (!why.empty()) {
-        return Bad(src, StrCat("graph '", gname, "': node ", NodeLabel(n, i), " does not satisfy its ONNX schema (",
-                               n.op_type(), "-", schema->SinceVersion(), "): ", why));
-      }
-    }
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(a.g(), StrCat(n.name(), "/", a.name()), opsets, src));
-      for (const auto& sub : a.graphs()) {
-        NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(sub, StrCat(n.name(), "/", a.name()), opsets, src));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
+absl::Status InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxImport& out) {
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                                               /*data_prop=*/true);
   // Once: folding only writes types into value_info (it adds no node), and
@@ -541,10 +372,52 @@ void InferAndFold(onnx::ModelProto& proto, const OnnxImportOptions& opts, OnnxIm
     out.stats.fold_rounds = round;
     if (round == 1) out.stats.unknown_tensors_onnx = CountUnknownTensors(proto.graph());
     if (!opts.fold_shapes) break;
-    int64_t learnt = onnx_import::FoldShapeArithmetic(*proto.mutable_graph());
+    NPUPLAN_ASSIGN_OR_RETURN(int64_t learnt, onnx_import::FoldShapeArithmetic(*proto.mutable_graph()));
     out.stats.folded_dims += learnt;
     if (learnt == 0) break;
   }
+  return absl::OkStatus();
+}
+
+// Item 5 of issue 18: one warning per first failing node (an error with
+// strict_shapes). At most kMaxShapeWarnings lines, then a count.
+constexpr size_t kMaxShapeWarnings = 20;
+absl::Status ReportUnknownShapes(const onnx::GraphProto& root, const std::string& root_name,
+                                 const OnnxImportOptions& opts, std::string_view src, OnnxImport& out) {
+  std::vector<std::string> failed = onnx_import::FirstFailingNodes(root, root_name);
+  out.stats.failed_nodes = static_cast<int64_t>(failed.size());
+  if (failed.empty()) return absl::OkStatus();
+  if (opts.strict_shapes) {
+    return Bad(src, StrCat("--strict-shapes: shape inference left ", failed.size(), " node", failed.size() == 1 ? "" : "s",
+                           " with unknown output shapes from known input shapes; the first: ", failed[0]));
+  }
+  for (size_t i = 0; i < failed.size() && i < kMaxShapeWarnings; ++i) {
+    out.warnings.push_back(StrCat("shape inference could not determine an output: ", failed[i]));
+  }
+  if (failed.size() > kMaxShapeWarnings) {
+    out.warnings.push_back(StrCat("… and ", failed.size() - kMaxShapeWarnings, " more such nodes"));
+  }
+  return absl::OkStatus();
+}
+
+// A static tensor whose byte size overflows int64 cannot be written (the
+// graph reader rejects it): an input error naming the ONNX tensor and node.
+absl::Status CheckTensorSizes(const Model& model, std::string_view src) {
+  for (const Node& n : model.nodes()) {
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const TensorDesc& t = n.outputs[k];
+      if (t.IsDynamic() || t.ByteSize()) continue;
+      std::string tensor = StrCat("output ", k);
+      if (const AttrValue* names = FindAttr(n.attrs, "_onnx_outputs")) {
+        if (const auto* list = names->as<AttrValue::StringList>(); list && k < list->size()) {
+          tensor = StrCat("tensor '", (*list)[k], "'");
+        }
+      }
+      return Bad(src, StrCat(tensor, " of node '", n.name, "' (", n.type, ") has shape [", StrJoin(t.shape, ", "),
+                             "] ", t.dtype, ", whose size in bytes overflows int64"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // ---- step 5: building the Model ---------------------------------------------
@@ -815,15 +688,32 @@ absl::Status Builder::BuildGraph(const onnx::GraphProto& g, Scope& s,
   return absl::OkStatus();
 }
 
+// Parses `bytes`. Protobuf rejects messages nested deeper than its recursion
+// limit (100) exactly like corrupted ones; a second parse with a higher limit
+// tells the two apart, so the message can say which.
+absl::Status ParseModel(std::string_view bytes, std::string_view src, onnx::ModelProto& proto) {
+  if (proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return absl::OkStatus();
+  {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    in.SetRecursionLimit(kDeepParseLimit);
+    onnx::ModelProto deep;
+    if (deep.ParseFromCodedStream(&in) && in.ConsumedEntireMessage()) {
+      return Bad(src, StrCat("the model nests messages (graphs in node attributes, types in types) deeper than "
+                             "protobuf's limit of ", kProtobufDepthLimit, " levels"));
+    }
+  }
+  return Bad(src, "not a valid ONNX model: the protobuf is truncated or corrupted");
+}
+
 absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view src, const OnnxImportOptions& opts) {
   // 1. Parse and check versions.
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return Bad(src, "the file is larger than 2 GiB (external-data models are not supported)");
+    return Bad(src, "the file is larger than 2 GiB, protobuf's limit (models that large keep their weights in "
+                    "external data files)");
   }
   onnx::ModelProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Bad(src, "not a valid ONNX model: the protobuf is truncated or corrupted");
-  }
+  NPUPLAN_RETURN_IF_ERROR(ParseModel(bytes, src, proto));
   if (!proto.has_graph()) return Bad(src, "not a valid ONNX model: it has no graph (empty or not an .onnx file?)");
   if (proto.ir_version() < kMinOnnxIrVersion || proto.ir_version() > kMaxOnnxIrVersion) {
     return Bad(src, StrCat("unsupported ONNX IR version ", proto.ir_version(), " (supported: ", kMinOnnxIrVersion,
@@ -834,7 +724,7 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   std::map<std::string, int> opsets;  // for the schema check; "ai.onnx" spelled ""
   for (const auto& op : proto.opset_import()) {
     // Other domains (ai.onnx.ml, com.microsoft …) are not version-checked:
-    // their ops go through the engine table like any other op type.
+    // their ops must have a schema at the imported version (CheckNodes).
     const bool default_domain = op.domain().empty() || op.domain() == "ai.onnx";
     if (default_domain) out.stats.opset = op.version();
     opsets[default_domain ? "" : op.domain()] = static_cast<int>(op.version());
@@ -844,12 +734,16 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
     return Bad(src, StrCat("unsupported ONNX opset ", out.stats.opset, " (ai.onnx; supported: ", kMinOnnxOpset, "-",
                            kMaxOnnxOpset, ")"));
   }
+  onnx_import::NodeCheckContext checks{std::string(src), opsets, {}, opts.allow_unknown_ops};
   if (!proto.functions().empty()) {
     out.warnings.push_back(StrCat(proto.functions_size(), " model-local function(s) are kept as opaque ops"));
+    for (const auto& f : proto.functions()) checks.local_functions.insert({f.domain(), f.name()});
   }
+  std::string model_dir = opts.model_dir;
+  if (model_dir.empty()) model_dir = std::filesystem::path(std::string(src)).parent_path().string();
+  NPUPLAN_RETURN_IF_ERROR(onnx_import::CheckTensors(proto.graph(), model_dir, src, out.stats.external_tensors));
   // 2. Pin input shapes.
-  NPUPLAN_ASSIGN_OR_RETURN(std::vector<ShapePin> pins, ParsePins(opts.input_shapes, src));
-  NPUPLAN_RETURN_IF_ERROR(ApplyPins(*proto.mutable_graph(), pins, src));
+  NPUPLAN_RETURN_IF_ERROR(onnx_import::PinShapes(*proto.mutable_graph(), opts.input_shapes, opts.dims, src));
   // 3. Topological order.
   std::string root_name = proto.graph().name().empty() ? "main" : proto.graph().name();
   NPUPLAN_RETURN_IF_ERROR(SortGraph(*proto.mutable_graph(), root_name, src, out.stats.sorted));
@@ -878,15 +772,17 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
     }
     return Bad(src, StrCat(user, " reads tensor '", name, "', which no node, input or initializer defines"));
   }
-  NPUPLAN_RETURN_IF_ERROR(CheckRawTensors(proto.graph(), src));
-  NPUPLAN_RETURN_IF_ERROR(CheckNodeSchemas(proto.graph(), root_name, opsets, src));
+  NPUPLAN_RETURN_IF_ERROR(onnx_import::CheckNodes(proto.graph(), root_name, checks, out.warnings));
   // 4. Shapes.
   if (opts.onnx_shape_inference) {
-    InferAndFold(proto, opts, out);
+    NPUPLAN_RETURN_IF_ERROR(InferAndFold(proto, opts, out));
   } else if (opts.fold_shapes) {
-    out.stats.folded_dims = onnx_import::FoldShapeArithmetic(*proto.mutable_graph());
+    NPUPLAN_ASSIGN_OR_RETURN(out.stats.folded_dims, onnx_import::FoldShapeArithmetic(*proto.mutable_graph()));
   }
   out.stats.unknown_tensors = CountUnknownTensors(proto.graph());
+  if (absl::Status s = ReportUnknownShapes(proto.graph(), root_name, opts, src, out); !s.ok()) {
+    return absl::Status(s.code(), s.message());
+  }
   // 5. Build, sort, verify.
   out.model.set_name(root_name);
   out.model.engine_table = opts.engines ? *opts.engines : EngineTable::Default();
@@ -895,6 +791,7 @@ absl::StatusOr<OnnxImport> ImportImpl(std::string_view bytes, std::string_view s
   root.graph = kRootGraph;
   NPUPLAN_RETURN_IF_ERROR(builder.BuildGraph(proto.graph(), root, {}, {}));
   builder.Finish();
+  NPUPLAN_RETURN_IF_ERROR(CheckTensorSizes(out.model, src));
   NPUPLAN_RETURN_IF_ERROR(TopologicalSort(out.model));
   if (absl::Status s = VerifyStructure(out.model); !s.ok()) {
     return absl::InternalError(StrCat(src, ": the imported graph fails verification: ", s.message()));

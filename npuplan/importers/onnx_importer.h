@@ -23,8 +23,12 @@
 //
 // Errors (InvalidArgument, message naming the file and the culprit):
 // unreadable / truncated / corrupted protobuf, IR version outside 3–10,
-// default-domain opset outside 9–16, bad --input-shape (syntax, unknown
-// input, wrong rank, conflicting fixed dim), undefined tensor names, cycles.
+// default-domain opset outside 7–22, ops without a schema (all listed, with
+// their nodes), an empty op type, bad --input-shape / --dim (syntax, unknown
+// input or dim, wrong rank, conflicting fixed dim), tensors whose data count
+// disagrees with their dims, shapes whose size overflows int64, external
+// data outside the model's directory or too short, undefined tensor names,
+// cycles, nesting deeper than protobuf's limit.
 #ifndef NPUPLAN_IMPORTERS_ONNX_IMPORTER_H_
 #define NPUPLAN_IMPORTERS_ONNX_IMPORTER_H_
 
@@ -39,8 +43,8 @@
 
 namespace npuplan {
 
-inline constexpr int64_t kMinOnnxOpset = 9;
-inline constexpr int64_t kMaxOnnxOpset = 16;
+inline constexpr int64_t kMinOnnxOpset = 7;
+inline constexpr int64_t kMaxOnnxOpset = 22;
 inline constexpr int64_t kMinOnnxIrVersion = 3;
 inline constexpr int64_t kMaxOnnxIrVersion = 10;
 // The engine of op types the table does not know (a real NPU stack falls back to AI CPU).
@@ -51,6 +55,19 @@ struct OnnxImportOptions {
   const EngineTable* engines = nullptr;
   // Pinned input shapes, each "NAME=1x3x48x320" (a scalar: "NAME=").
   std::vector<std::string> input_shapes;
+  // Pinned symbolic dims, each "NAME=VALUE" (`batch=1`): every dim the model
+  // names NAME (inputs, outputs, value_info, in every graph) becomes VALUE.
+  std::vector<std::string> dims;
+  // A node whose outputs shape inference could not determine (from known
+  // input shapes) is an error instead of a warning.
+  bool strict_shapes = false;
+  // Ops without a schema (unknown op types, contrib ops npuplan does not
+  // know) are imported as opaque ops on kOnnxFallbackEngine with a warning
+  // instead of failing the import.
+  bool allow_unknown_ops = false;
+  // Directory that external-data locations are relative to ("" = the
+  // directory of the `source` path).
+  std::string model_dir;
   // Run ONNX shape inference (with data propagation).
   bool onnx_shape_inference = true;
   // Fold shape arithmetic after ONNX inference (shape_folding.h).
@@ -75,6 +92,8 @@ struct OnnxImportStats {
   int64_t unknown_tensors = 0;       // … after folding (what is really dynamic)
   int64_t fold_rounds = 0;       // inference + folding rounds run
   int64_t folded_dims = 0;       // dims learnt by our folding
+  int64_t failed_nodes = 0;      // nodes with known input shapes whose outputs inference left unknown
+  int64_t external_tensors = 0;  // initializers stored in external data files
   bool sorted = false;           // some graph was not topologically sorted
 };
 

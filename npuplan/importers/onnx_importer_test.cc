@@ -103,6 +103,12 @@ onnx::GraphProto* AddGraphAttr(onnx::NodeProto* n, const std::string& name) {
 absl::StatusOr<OnnxImport> Import(const onnx::ModelProto& m, OnnxImportOptions opts = {}) {
   return ImportOnnx(m.SerializeAsString(), "test.onnx", opts);
 }
+// Import with ops without a schema allowed (imported as opaque AI CPU ops).
+absl::StatusOr<OnnxImport> ImportAllowingUnknownOps(const onnx::ModelProto& m) {
+  OnnxImportOptions opts;
+  opts.allow_unknown_ops = true;
+  return Import(m, opts);
+}
 
 const Node& N(const Model& m, const std::string& name) {
   NodeId id = m.FindNode(name);
@@ -156,16 +162,29 @@ TEST(OnnxImporterTest, ImportsConvReluChainWithInitializersAsConsts) {
   EXPECT_TRUE(r.warnings.empty()) << ::testing::PrintToString(r.warnings);
 }
 
-TEST(OnnxImporterTest, MapsUnknownOpTypeToAicpuWithOneWarning) {
+TEST(OnnxImporterTest, RejectsOpsWithoutASchemaListingEveryOpAndNode) {
+  onnx::ModelProto m = ConvReluModel();
+  AddNode(m.mutable_graph(), "FancyOp", {"y"}, {"z"}, "fancy1");
+  AddNode(m.mutable_graph(), "FancyOp", {"z"}, {"z2"}, "fancy2");
+  AddNode(m.mutable_graph(), "OtherOp", {"z2"}, {"z3"}, "other");
+  m.mutable_graph()->mutable_output(0)->set_name("z3");
+  EXPECT_THAT(Import(m), StatusIs(absl::StatusCode::kInvalidArgument,
+                                  "the model uses 2 op types npuplan does not know (no ONNX schema at the model's "
+                                  "opset): FancyOp (2 nodes: graph 'g' node 'fancy1' (FancyOp), graph 'g' node "
+                                  "'fancy2' (FancyOp)); OtherOp (1 node: graph 'g' node 'other' (OtherOp))"));
+}
+
+TEST(OnnxImporterTest, MapsUnknownOpTypeToAicpuWithWarningsWhenAllowed) {
   onnx::ModelProto m = ConvReluModel();
   AddNode(m.mutable_graph(), "FancyOp", {"y"}, {"z"}, "fancy1");
   AddNode(m.mutable_graph(), "FancyOp", {"z"}, {"z2"}, "fancy2");
   m.mutable_graph()->mutable_output(0)->set_name("z2");
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, ImportAllowingUnknownOps(m));
   EXPECT_EQ(N(r.model, "fancy1").engine, "DNN_VM_AICPU");
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_THAT(r.warnings[0], HasSubstr("'FancyOp' (2 nodes)"));
-  EXPECT_THAT(r.warnings[0], HasSubstr("DNN_VM_AICPU"));
+  ASSERT_EQ(r.warnings.size(), 2u) << ::testing::PrintToString(r.warnings);
+  EXPECT_THAT(r.warnings[0], HasSubstr("FancyOp (2 nodes: "));
+  EXPECT_THAT(r.warnings[1], HasSubstr("'FancyOp' (2 nodes)"));
+  EXPECT_THAT(r.warnings[1], HasSubstr("DNN_VM_AICPU"));
 }
 
 // libonnx's data propagation for Shape dereferences its input's type; these
@@ -178,7 +197,7 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
     AddNode(m.mutable_graph(), "FancyOp", {"i0"}, {"b"}, "fancy");
     AddNode(m.mutable_graph(), "Shape", {"b"}, {"s"}, "shape");
     AddOutput(m.mutable_graph(), "s");
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, ImportAllowingUnknownOps(m));
     EXPECT_EQ(N(r.model, "fancy").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));
     EXPECT_EQ(N(r.model, "shape").outputs[0].shape, (std::vector<int64_t>{kUnknownDim}));
   }
@@ -189,7 +208,7 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
     AddIntAttr(AddNode(m.mutable_graph(), "Concat", {"i0", "six"}, {"b"}, "concat"), "axis", 5);
     AddNode(m.mutable_graph(), "Shape", {"b"}, {"s"}, "shape");
     AddOutput(m.mutable_graph(), "s");
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, ImportAllowingUnknownOps(m));
     EXPECT_EQ(N(r.model, "concat").outputs[0].shape, (std::vector<int64_t>{kUnknownRank}));
   }
   {  // inside an If branch, reading the untyped tensor of the outer graph
@@ -205,7 +224,7 @@ TEST(OnnxImporterTest, ShapeOfAnUntypedTensorImportsWithAnUnknownShape) {
       AddOutput(body, std::string(branch) + "_s");
     }
     AddOutput(g, "r");
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, ImportAllowingUnknownOps(m));
     EXPECT_THAT(VerifyStructure(r.model), IsOk());
   }
 }
@@ -258,12 +277,12 @@ TEST(OnnxImporterTest, RejectsNodesThatViolateTheirSchema) {
     EXPECT_THAT(Import(m).status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                              "node 'relu' (Relu) does not satisfy its ONNX schema (Relu-"));
   }
-  {  // an op without a schema is not checked
+  {  // an op without a schema is not checked (when allowed at all)
     onnx::ModelProto m = NewModel(13);
     AddInput(m.mutable_graph(), "x", {4});
     AddNode(m.mutable_graph(), "FancyOp", {"x", "x", "x"}, {"y"}, "fancy");
     AddOutput(m.mutable_graph(), "y");
-    EXPECT_THAT(Import(m).status(), IsOk());
+    EXPECT_THAT(ImportAllowingUnknownOps(m).status(), IsOk());
   }
 }
 
@@ -638,8 +657,8 @@ TEST(OnnxImporterTest, RejectsTruncatedCorruptedAndEmptyFiles) {
 }
 
 TEST(OnnxImporterTest, RejectsUnsupportedOpsetsAndIrVersionsNamingThem) {
-  EXPECT_THAT(Import(NewModel(17)), StatusIs(absl::StatusCode::kInvalidArgument, "unsupported ONNX opset 17"));
-  EXPECT_THAT(Import(NewModel(8)), StatusIs(absl::StatusCode::kInvalidArgument, "unsupported ONNX opset 8"));
+  EXPECT_THAT(Import(NewModel(23)), StatusIs(absl::StatusCode::kInvalidArgument, "unsupported ONNX opset 23"));
+  EXPECT_THAT(Import(NewModel(6)), StatusIs(absl::StatusCode::kInvalidArgument, "unsupported ONNX opset 6"));
   onnx::ModelProto m = ConvReluModel();
   m.set_ir_version(11);
   EXPECT_THAT(Import(m), StatusIs(absl::StatusCode::kInvalidArgument, "unsupported ONNX IR version 11"));

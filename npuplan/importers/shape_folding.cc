@@ -8,7 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "onnx/defs/tensor_proto_util.h"
+#include "npuplan/importers/onnx_tensor_data.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan::onnx_import {
 namespace {
@@ -62,31 +63,10 @@ bool IsIntType(int32_t elem) {
 
 // Reads a small int tensor (initializer or Constant value); nullopt otherwise.
 std::optional<Value> ValueOfTensor(const onnx::TensorProto& t) {
-  if (!IsIntType(t.data_type()) || t.dims_size() > 1) return std::nullopt;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-  int64_t n = t.dims_size() == 0 ? 1 : t.dims(0);
-  if (n < 0 || n > kMaxTrackedElements) return std::nullopt;
-  Value out;
-  out.scalar = t.dims_size() == 0;
-  // Decoded here, not with onnx::ParseData: libonnx trusts the tensor and
-  // crashed in memcpy on a fuzzed raw_data (onnx_fuzz, 2026-12-01).
-  const bool is64 = t.data_type() == onnx::TensorProto::INT64;
-  if (t.has_raw_data()) {
-    const std::string& raw = t.raw_data();
-    const size_t width = is64 ? sizeof(int64_t) : sizeof(int32_t);
-    if (raw.size() != static_cast<size_t>(n) * width) return std::nullopt;
-    for (int64_t i = 0; i < n; ++i) {  // little-endian, as ONNX stores raw_data
-      uint64_t bits = 0;
-      for (size_t b = 0; b < width; ++b) bits |= static_cast<uint64_t>(static_cast<uint8_t>(raw[i * width + b])) << (8 * b);
-      out.v.push_back(is64 ? static_cast<int64_t>(bits) : static_cast<int64_t>(static_cast<int32_t>(bits)));
-    }
-  } else if (is64) {
-    out.v.assign(t.int64_data().begin(), t.int64_data().end());
-  } else {
-    out.v.assign(t.int32_data().begin(), t.int32_data().end());
-  }
-  if (static_cast<int64_t>(out.v.size()) != n) return std::nullopt;
-  return out;
+  if (t.dims_size() > 1) return std::nullopt;
+  auto v = DecodeInts(t, kMaxTrackedElements);  // checks every size (libonnx's ParseData trusts them)
+  if (!v) return std::nullopt;
+  return Value{std::move(*v), t.dims_size() == 0};
 }
 
 std::optional<int64_t> IntAttr(const onnx::NodeProto& n, const std::string& name) {
@@ -122,11 +102,27 @@ std::optional<Value> Elementwise(const std::string& op, const Value& a, const Va
       } else if (op == "Mul") {
         if (__builtin_mul_overflow(x, y, &r)) r = kUnk;
       } else if (op == "Div") {
-        r = y == 0 ? kUnk : x / y;
+        r = y == 0 || (x == INT64_MIN && y == -1) ? kUnk : x / y;
       } else if (op == "Min") {
         r = std::min(x, y);
       } else if (op == "Max") {
         r = std::max(x, y);
+      } else if (op == "Mod") {
+        r = y == 0 || (x == INT64_MIN && y == -1) ? kUnk : ((x % y) + y) % y;  // fmod=0: the divisor's sign
+      } else if (op == "Equal") {
+        r = x == y;
+      } else if (op == "Less") {
+        r = x < y;
+      } else if (op == "Greater") {
+        r = x > y;
+      } else if (op == "LessOrEqual") {
+        r = x <= y;
+      } else if (op == "GreaterOrEqual") {
+        r = x >= y;
+      } else if (op == "And") {
+        r = x != 0 && y != 0;
+      } else if (op == "Or") {
+        r = x != 0 || y != 0;
       }
     } else if (op == "Mul" && ((x == 0 && y == kUnk) || (y == 0 && x == kUnk))) {
       r = 0;
@@ -141,6 +137,23 @@ int64_t ClampIndex(int64_t i, int64_t n, int64_t step) {
   if (i < 0) i += n;
   if (step > 0) return std::clamp<int64_t>(i, 0, n);
   return std::clamp<int64_t>(i, -1, n - 1);
+}
+
+// Number of elements of a Range node: ceil((limit - start) / delta), at
+// least 0; nullopt when an input is unknown or the arithmetic overflows.
+std::optional<int64_t> RangeLength(const onnx::NodeProto& n, const Scope& s) {
+  if (n.input_size() != 3) return std::nullopt;
+  const Value* v[3];
+  for (int i = 0; i < 3; ++i) {
+    v[i] = s.FindValue(n.input(i));
+    if (!v[i] || v[i]->v.size() != 1 || v[i]->v[0] == kUnk) return std::nullopt;
+  }
+  const int64_t start = v[0]->v[0], limit = v[1]->v[0], delta = v[2]->v[0];
+  int64_t span;
+  if (delta == 0 || __builtin_sub_overflow(limit, start, &span)) return std::nullopt;
+  if ((span > 0) != (delta > 0) || span == 0) return 0;
+  int64_t q = span / delta;
+  return span % delta != 0 ? q + 1 : q;
 }
 
 // Evaluates node `n` if it computes a tracked value; nullopt otherwise.
@@ -259,11 +272,71 @@ std::optional<Value> Evaluate(const onnx::NodeProto& n, const Scope& s) {
     if (static_cast<int64_t>(out.v.size()) > kMaxTrackedElements) return std::nullopt;
     return out;
   }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Min" || op == "Max") {
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Min" || op == "Max" || op == "Mod" ||
+      op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual" ||
+      op == "And" || op == "Or") {
     if (n.input_size() != 2) return std::nullopt;
     const Value *a = in(0), *b = in(1);
     if (!a || !b) return std::nullopt;
     return Elementwise(op, *a, *b);
+  }
+  if (op == "Not" || op == "Neg" || op == "Abs") {
+    const Value* a = in(0);
+    if (!a) return std::nullopt;
+    Value out = *a;
+    for (int64_t& x : out.v) {
+      if (x == kUnk) continue;
+      if (op == "Not") x = x == 0;
+      else if (x == INT64_MIN) x = kUnk;
+      else if (op == "Neg" || x < 0) x = -x;
+    }
+    return out;
+  }
+  if (op == "Where") {  // element-wise select with 1-element broadcasting
+    const Value *c = in(0), *x = in(1), *y = in(2);
+    if (!c || !x || !y) return std::nullopt;
+    size_t n = std::max({c->v.size(), x->v.size(), y->v.size()});
+    for (const Value* v : {c, x, y}) {
+      if (v->v.size() != n && v->v.size() != 1) return std::nullopt;
+    }
+    Value out;
+    out.scalar = c->scalar && x->scalar && y->scalar;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t ci = c->v[c->v.size() == 1 ? 0 : i], xi = x->v[x->v.size() == 1 ? 0 : i], yi = y->v[y->v.size() == 1 ? 0 : i];
+      out.v.push_back(ci == kUnk ? (xi == yi ? xi : kUnk) : ci != 0 ? xi : yi);
+    }
+    return out;
+  }
+  if (op == "Range") {
+    auto len = RangeLength(n, s);
+    const Value *st = in(0), *dt = in(2);
+    if (!len || *len > kMaxTrackedElements || !st || !dt || st->v[0] == kUnk || dt->v[0] == kUnk) return std::nullopt;
+    Value out;
+    for (int64_t i = 0, x = st->v[0]; i < *len; ++i, x += dt->v[0]) out.v.push_back(x);
+    return out;
+  }
+  if (op == "ConstantOfShape") {
+    const Value* shape = in(0);
+    if (!shape || shape->scalar || shape->v.size() > 1) return std::nullopt;
+    if (shape->v.empty() || shape->v[0] == kUnk || shape->v[0] < 0 || shape->v[0] > kMaxTrackedElements) {
+      return std::nullopt;
+    }
+    std::optional<int64_t> fill;  // only an integer value attribute is tracked (the default is float 0)
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "value" && a.has_t()) {
+        auto v = DecodeInts(a.t(), 1);
+        if (v && v->size() == 1) fill = (*v)[0];
+      }
+    }
+    if (!fill) return std::nullopt;
+    return Value{std::vector<int64_t>(static_cast<size_t>(shape->v[0]), *fill), false};
+  }
+  if (op == "Reshape") {  // a tracked value reshaped to rank 0 or 1 keeps its elements
+    const Value *a = in(0), *shape = in(1);
+    if (!a || !shape || shape->v.size() > 1) return std::nullopt;
+    Value out = *a;
+    out.scalar = shape->v.empty();
+    return out;
   }
   if (op == "ReduceProd") {
     const Value* a = in(0);
@@ -281,8 +354,45 @@ std::optional<Value> Evaluate(const onnx::NodeProto& n, const Scope& s) {
   return std::nullopt;
 }
 
-// Output dims implied by a consumer of tracked values (Reshape, Expand, …).
-Dims ImpliedDims(const onnx::NodeProto& n, const Scope& s) {
+absl::Status BadNode(const onnx::NodeProto& n, std::string_view what) {
+  return absl::InvalidArgumentError(
+      StrCat("node '", n.name().empty() ? (n.output_size() ? n.output(0) : std::string("?")) : n.name(), "' (",
+             n.op_type(), "): ", what));
+}
+
+// Dims of a data Slice whose starts/ends (and axes/steps) are tracked.
+Dims SliceDims(const onnx::NodeProto& n, const Scope& s) {
+  Dims data = DimsOf(s, n.input(0));
+  if (!data || n.input_size() < 3) return std::nullopt;
+  auto val = [&](int i) -> const Value* { return i < n.input_size() && !n.input(i).empty() ? s.FindValue(n.input(i)) : nullptr; };
+  const Value *st = val(1), *en = val(2), *ax = val(3), *sp = val(4);
+  if (!st || !en || st->v.size() != en->v.size()) return std::nullopt;
+  if ((n.input_size() > 3 && !n.input(3).empty() && !ax) || (n.input_size() > 4 && !n.input(4).empty() && !sp)) {
+    return std::nullopt;
+  }
+  const int64_t r = static_cast<int64_t>(data->size());
+  std::vector<int64_t> out = *data;
+  for (size_t j = 0; j < st->v.size(); ++j) {
+    int64_t axis = ax ? (j < ax->v.size() ? ax->v[j] : kUnk) : static_cast<int64_t>(j);
+    int64_t step = sp ? (j < sp->v.size() ? sp->v[j] : kUnk) : 1;
+    if (axis == kUnk || axis < -r || axis >= r || step == kUnk || step == 0) return std::nullopt;
+    if (axis < 0) axis += r;
+    int64_t dim = (*data)[axis], b = st->v[j], e = en->v[j];
+    if (dim == kUnk || b == kUnk || e == kUnk) {
+      out[axis] = kUnk;
+      continue;
+    }
+    b = ClampIndex(b, dim, step);
+    e = ClampIndex(e, dim, step);
+    int64_t len = step > 0 ? (e - b + step - 1) / step : (b - e + (-step) - 1) / (-step);
+    out[axis] = std::max<int64_t>(0, len);
+  }
+  return out;
+}
+
+// Output dims implied by a consumer of tracked values (Reshape, Expand, …);
+// an error for values that make the output invalid (negative or overflowing).
+absl::StatusOr<Dims> ImpliedDims(const onnx::NodeProto& n, const Scope& s) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
   auto in = [&](int i) -> const Value* {
@@ -323,7 +433,48 @@ Dims ImpliedDims(const onnx::NodeProto& n, const Scope& s) {
     const Value* shape = in(0);
     if (!shape || shape->scalar) return std::nullopt;
     std::vector<int64_t> out = shape->v;
-    for (int64_t& d : out) d = d < 0 ? kUnk : d;
+    for (int64_t d : out) {
+      if (d != kUnk && d < 0) return BadNode(n, StrCat("the shape input holds the negative dim ", d));
+    }
+    return out;
+  }
+  if (op == "Range") {
+    auto len = RangeLength(n, s);
+    if (!len) return std::nullopt;
+    return Dims(std::vector<int64_t>{*len});
+  }
+  if (op == "Slice" && n.input_size() >= 3) return SliceDims(n, s);
+  if (op == "Resize" && n.input_size() >= 4 && IntsAttr(n, "axes").value_or(std::vector<int64_t>{}).empty()) {
+    const Value* sizes = in(3);
+    if (!sizes || sizes->scalar) return std::nullopt;
+    if (auto policy = [&]() -> std::string {
+          for (const auto& a : n.attribute()) if (a.name() == "keep_aspect_ratio_policy") return a.s();
+          return "stretch";
+        }(); policy != "stretch") {
+      return std::nullopt;
+    }
+    std::vector<int64_t> out = sizes->v;
+    for (int64_t d : out) {
+      if (d != kUnk && d < 0) return BadNode(n, StrCat("the sizes input holds the negative size ", d));
+    }
+    return out;
+  }
+  if (op == "Pad" && n.input_size() >= 2 && (n.input_size() < 4 || n.input(3).empty())) {
+    const Value* pads = in(1);
+    Dims data = DimsOf(s, n.input(0));
+    if (!pads || !data || pads->v.size() != 2 * data->size()) return std::nullopt;
+    std::vector<int64_t> out = *data;
+    const size_t r = data->size();
+    for (size_t i = 0; i < r; ++i) {
+      int64_t a = pads->v[i], b = pads->v[i + r], d = out[i];
+      std::optional<int64_t> sum;
+      if (d != kUnk && a != kUnk && b != kUnk) {
+        sum = CheckedAdd(d, a);
+        if (sum) sum = CheckedAdd(*sum, b);
+        if (!sum || *sum < 0) return BadNode(n, StrCat("padding dim ", i, " (", d, ") by ", a, " and ", b, " gives an invalid size"));
+      }
+      out[i] = sum ? *sum : kUnk;
+    }
     return out;
   }
   if (op == "Expand") {
@@ -351,8 +502,15 @@ Dims ImpliedDims(const onnx::NodeProto& n, const Scope& s) {
     if (!reps || !data || reps->v.size() != data->size()) return std::nullopt;
     std::vector<int64_t> out;
     for (size_t i = 0; i < data->size(); ++i) {
-      int64_t d = (*data)[i], r = reps->v[i], p;
-      out.push_back(d == kUnk || r == kUnk || __builtin_mul_overflow(d, r, &p) ? kUnk : p);
+      int64_t d = (*data)[i], r = reps->v[i];
+      if (r != kUnk && r < 0) return BadNode(n, StrCat("repeats holds the negative value ", r));
+      if (d == kUnk || r == kUnk) {
+        out.push_back(kUnk);
+        continue;
+      }
+      auto p = CheckedMul(d, r);
+      if (!p) return BadNode(n, StrCat("dim ", i, " (", d, ") repeated ", r, " times overflows int64"));
+      out.push_back(*p);
     }
     return out;
   }
@@ -403,7 +561,24 @@ int64_t Refine(onnx::GraphProto& g, Scope& s, const std::string& name, const std
   return learnt;
 }
 
-int64_t FoldGraph(onnx::GraphProto& g, const Scope* outer) {
+// Split whose split input (or equal parts of a known dim) is tracked: the dims of every output.
+std::vector<Dims> SplitDims(const onnx::NodeProto& n, const Scope& s) {
+  Dims data = DimsOf(s, n.input(0));
+  const Value* split = n.input_size() > 1 && !n.input(1).empty() ? s.FindValue(n.input(1)) : nullptr;
+  if (!data || !split || split->v.size() != static_cast<size_t>(n.output_size())) return {};
+  int64_t axis = IntAttr(n, "axis").value_or(0), r = static_cast<int64_t>(data->size());
+  if (axis < -r || axis >= r) return {};
+  if (axis < 0) axis += r;
+  std::vector<Dims> out;
+  for (int64_t part : split->v) {
+    std::vector<int64_t> d = *data;
+    d[axis] = part < 0 ? kUnk : part;
+    out.push_back(d);
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> FoldGraph(onnx::GraphProto& g, const Scope* outer) {
   Scope s(outer);
   for (auto& vi : *g.mutable_input()) s.types_[vi.name()] = vi.mutable_type();
   for (auto& vi : *g.mutable_value_info()) s.types_[vi.name()] = vi.mutable_type();
@@ -416,13 +591,31 @@ int64_t FoldGraph(onnx::GraphProto& g, const Scope* outer) {
     if (auto v = Evaluate(node, s); v && node.output_size() > 0 && !node.output(0).empty()) {
       s.values_[node.output(0)] = std::move(*v);
     }
-    if (Dims d = ImpliedDims(node, s); d && node.output_size() > 0 && !node.output(0).empty()) {
-      int32_t elem = node.op_type() == "ConstantOfShape" ? onnx::TensorProto::FLOAT : ElemType(s, node.input(0));
+    auto implied = ImpliedDims(node, s);
+    if (!implied.ok()) return implied.status();
+    if (Dims d = *implied; d && node.output_size() > 0 && !node.output(0).empty()) {
+      int32_t elem = node.op_type() == "ConstantOfShape" || node.op_type() == "Range" ? 0 : ElemType(s, node.input(0));
       learnt += Refine(g, s, node.output(0), *d, elem);
     }
+    if (node.op_type() == "Split" && (node.domain().empty() || node.domain() == "ai.onnx")) {
+      std::vector<Dims> parts = SplitDims(node, s);
+      for (size_t o = 0; o < parts.size(); ++o) {
+        if (!node.output(static_cast<int>(o)).empty()) {
+          learnt += Refine(g, s, node.output(static_cast<int>(o)), *parts[o], ElemType(s, node.input(0)));
+        }
+      }
+    }
     for (auto& attr : *node.mutable_attribute()) {
-      if (attr.has_g()) learnt += FoldGraph(*attr.mutable_g(), &s);
-      for (auto& sub : *attr.mutable_graphs()) learnt += FoldGraph(sub, &s);
+      if (attr.has_g()) {
+        auto inner = FoldGraph(*attr.mutable_g(), &s);
+        if (!inner.ok()) return inner.status();
+        learnt += *inner;
+      }
+      for (auto& sub : *attr.mutable_graphs()) {
+        auto inner = FoldGraph(sub, &s);
+        if (!inner.ok()) return inner.status();
+        learnt += *inner;
+      }
     }
   }
   return learnt;
@@ -430,6 +623,6 @@ int64_t FoldGraph(onnx::GraphProto& g, const Scope* outer) {
 
 }  // namespace
 
-int64_t FoldShapeArithmetic(onnx::GraphProto& graph) { return FoldGraph(graph, nullptr); }
+absl::StatusOr<int64_t> FoldShapeArithmetic(onnx::GraphProto& graph) { return FoldGraph(graph, nullptr); }
 
 }  // namespace npuplan::onnx_import

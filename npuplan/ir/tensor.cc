@@ -4,18 +4,32 @@
 #include <utility>
 
 namespace npuplan {
+namespace {
 
-std::optional<int64_t> DTypeSize(std::string_view dtype) {
-  static constexpr std::array<std::pair<std::string_view, int64_t>, 17> kSizes = {{
-      {"bool", 1},    {"int8", 1},    {"uint8", 1},     {"int16", 2},   {"uint16", 2},
-      {"float16", 2}, {"bfloat16", 2}, {"int32", 4},    {"uint32", 4},  {"float32", 4},
-      {"int64", 8},   {"uint64", 8},  {"float64", 8},   {"double", 8},  {"complex64", 8},
-      {"complex128", 16}, {"string", 8},
+// Bits of one element of `dtype` ("float16" 16, "int4" 4, …); nullopt if
+// unknown. Sub-byte types (int4, uint4) are packed, so a tensor's byte size
+// rounds its total bits up (ByteSize) and one element's is one byte (DTypeSize).
+std::optional<int64_t> DTypeBits(std::string_view dtype) {
+  static constexpr std::array<std::pair<std::string_view, int64_t>, 23> kBits = {{
+      {"bool", 8},          {"int8", 8},            {"uint8", 8},          {"int16", 16},
+      {"uint16", 16},       {"float16", 16},        {"bfloat16", 16},      {"int32", 32},
+      {"uint32", 32},       {"float32", 32},        {"int64", 64},         {"uint64", 64},
+      {"float64", 64},      {"double", 64},         {"complex64", 64},     {"complex128", 128},
+      {"string", 64},       {"float8e4m3fn", 8},    {"float8e4m3fnuz", 8}, {"float8e5m2", 8},
+      {"float8e5m2fnuz", 8}, {"int4", 4},           {"uint4", 4},
   }};
-  for (const auto& [name, size] : kSizes) {
-    if (name == dtype) return size;
+  for (const auto& [name, bits] : kBits) {
+    if (name == dtype) return bits;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int64_t> DTypeSize(std::string_view dtype) {
+  auto bits = DTypeBits(dtype);
+  if (!bits) return std::nullopt;
+  return (*bits + 7) / 8;
 }
 
 bool TensorDesc::IsDynamic() const {
@@ -36,11 +50,17 @@ std::optional<int64_t> TensorDesc::NumElements() const {
 
 std::optional<int64_t> TensorDesc::ByteSize() const {
   auto n = NumElements();
-  auto s = DTypeSize(dtype);
-  if (!n || !s) return std::nullopt;
-  int64_t bytes;
-  if (__builtin_mul_overflow(*n, *s, &bytes)) return std::nullopt;
-  return bytes;
+  auto bits = DTypeBits(dtype);
+  if (!n || !bits) return std::nullopt;
+  if (*bits % 8 == 0) {
+    int64_t bytes;
+    if (__builtin_mul_overflow(*n, *bits / 8, &bytes)) return std::nullopt;
+    return bytes;
+  }
+  // Sub-byte types (int4, uint4) are packed, the last byte padded.
+  int64_t total_bits;
+  if (__builtin_mul_overflow(*n, *bits, &total_bits)) return std::nullopt;
+  return total_bits / 8 + (total_bits % 8 != 0);
 }
 
 }  // namespace npuplan

@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "npuplan/importers/onnx_importer.h"
+#include "npuplan/importers/onnx_schemas.h"
+#include "npuplan/ir/verifier.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
@@ -21,11 +23,18 @@ void PrintWarnings(const OnnxImport& imported) {
 }
 
 // The loader hook used by LoadModel for *.onnx paths.
-absl::StatusOr<Model> LoadOnnx(const std::string& path, const EngineTable& engines,
-                               const std::vector<std::string>& input_shapes) {
+OnnxImportOptions ImportOptions(const EngineTable& engines, const LoadOptions& load) {
   OnnxImportOptions opts;
   opts.engines = &engines;
-  opts.input_shapes = input_shapes;
+  opts.input_shapes = load.input_shapes;
+  opts.dims = load.dims;
+  opts.strict_shapes = load.strict_shapes;
+  opts.allow_unknown_ops = load.allow_unknown_ops;
+  return opts;
+}
+
+absl::StatusOr<Model> LoadOnnx(const std::string& path, const EngineTable& engines, const LoadOptions& load) {
+  OnnxImportOptions opts = ImportOptions(engines, load);
   NPUPLAN_ASSIGN_OR_RETURN(OnnxImport imported, ImportOnnxFile(path, opts));
   PrintWarnings(imported);
   return std::move(imported.model);
@@ -39,14 +48,22 @@ struct ImportFlags {
   LoadOptions load;
   bool no_fold = false;
   bool quiet = false;
+  bool list_ops = false;
 };
 
 int RunImport(const ImportFlags& f) {
+  if (f.list_ops) {  // the op table of docs/onnx.md
+    std::fputs(onnx_import::OpTableMarkdown(static_cast<int>(kMinOnnxOpset), static_cast<int>(kMaxOnnxOpset)).c_str(),
+               stdout);
+    return kExitOk;
+  }
+  if (f.input.empty() || f.output.empty()) {
+    std::fprintf(stderr, "error: import: a model and -o/--output are required\n");
+    return kExitUsage;
+  }
   auto table = LoadEngineTable(f.load.engines_file);
   if (!table.ok()) return ReportStatus(table.status());
-  OnnxImportOptions opts;
-  opts.engines = &*table;
-  opts.input_shapes = f.load.input_shapes;
+  OnnxImportOptions opts = ImportOptions(*table, f.load);
   opts.fold_shapes = !f.no_fold;
   auto start = std::chrono::steady_clock::now();
   auto imported = ImportOnnxFile(f.input, opts);
@@ -60,7 +77,17 @@ int RunImport(const ImportFlags& f) {
     if (!extra.ok()) return ReportStatus(extra.status());
     for (const auto& [id, conf] : extra->engines()) model.engine_overrides[id] = conf;
   }
-  if (auto s = WriteFileAtomically(f.output, WriteGraphJson(model)); !s.ok()) return ReportStatus(s);
+  // What import writes, verify accepts: the graph is read back with the
+  // graph reader and checked by the verifier before it is written.
+  std::string json = WriteGraphJson(model);
+  if (auto back = ParseGraphJson(json, f.output); !back.ok()) {
+    return ReportStatus(absl::InternalError(StrCat(f.input, ": the imported graph does not read back: ",
+                                                   std::string(back.status().message()))));
+  } else if (auto v = VerifyStructure(*back); !v.ok()) {
+    return ReportStatus(absl::InternalError(StrCat(f.input, ": the imported graph fails verification: ",
+                                                   std::string(v.message()))));
+  }
+  if (auto s = WriteFileAtomically(f.output, json); !s.ok()) return ReportStatus(s);
   if (!f.quiet) {
     const OnnxImportStats& st = imported->stats;
     std::printf("imported %s (IR %lld, opset %lld): %lld ONNX nodes -> %lld nodes in %lld graphs, "
@@ -79,10 +106,11 @@ int RunImport(const ImportFlags& f) {
 void SetupImport(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<ImportFlags>();
   CLI::App* cmd = app.add_subcommand("import", "Import an ONNX model into an npuplan.graph/1 JSON graph");
-  cmd->add_option("model", flags->input, "Input .onnx file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output graph file (npuplan.graph/1)")->required();
-  cmd->add_option("--input-shape", flags->load.input_shapes,
-                  "Pin an input's shape NAME=1x3x48x320 (repeatable; symbolic dims are -1 otherwise)");
+  cmd->add_option("model", flags->input, "Input .onnx file");
+  cmd->add_option("-o,--output", flags->output, "Output graph file (npuplan.graph/1)");
+  AddInputShapeFlag(cmd, &flags->load);
+  cmd->add_flag("--list-ops", flags->list_ops,
+                "Print the op x opset x status table of the ONNX ops the importer knows (docs/onnx.md) and exit");
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   cmd->add_flag("--no-fold", flags->no_fold, "Skip npuplan's shape-arithmetic folding (ONNX inference only)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line");

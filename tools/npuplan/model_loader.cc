@@ -41,6 +41,12 @@ void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load) {
 void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load) {
   cmd->add_option("--input-shape", load->input_shapes,
                   "ONNX input shape NAME=1x3x224x224 (repeatable; fixes a dynamic input's dims)");
+  cmd->add_option("--dim", load->dims,
+                  "ONNX symbolic dim NAME=VALUE, e.g. batch=1 (repeatable; pins the dim everywhere the model names it)");
+  cmd->add_flag("--strict-shapes", load->strict_shapes,
+                "ONNX: a node whose output shapes inference cannot determine from known input shapes is an error");
+  cmd->add_flag("--allow-unknown-ops", load->allow_unknown_ops,
+                "ONNX: import ops without a known schema as opaque ops (AI CPU, unknown shapes) instead of failing");
 }
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
@@ -60,12 +66,13 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
     if (OnnxLoaderSlot() == nullptr) {
       return absl::InvalidArgumentError(StrCat(path, ": ONNX import is not available in this build"));
     }
-    NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, OnnxLoaderSlot()(path, table, opts.input_shapes));
+    NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, OnnxLoaderSlot()(path, table, opts));
     return in;
   }
   if (!opts.input_shapes.empty()) {
     return absl::InvalidArgumentError("--input-shape applies to ONNX models only");
   }
+  if (!opts.dims.empty()) return absl::InvalidArgumentError("--dim applies to ONNX models only");
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   if (LooksLikePlan(text)) {
     NPUPLAN_ASSIGN_OR_RETURN(in.plan, ParsePlanJson(text, path, opts.limits));

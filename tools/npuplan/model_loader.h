@@ -21,13 +21,17 @@ namespace npuplan::cli {
 struct LoadOptions {
   std::string engines_file;              // --engines
   std::vector<std::string> input_shapes;  // --input-shape NAME=1x3x224x224 (ONNX)
+  std::vector<std::string> dims;          // --dim NAME=VALUE (ONNX symbolic dims)
+  bool strict_shapes = false;             // --strict-shapes (ONNX)
+  bool allow_unknown_ops = false;         // --allow-unknown-ops (ONNX)
   GraphReadLimits limits;                 // --max-nodes, --max-edges, … (graph and plan JSON)
 };
 
 // Adds the reader-limit flags (--max-nodes, --max-edges, --max-string-bytes,
 // --max-attr-elements, --max-depth) of a command that loads a graph or plan.
 void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load);
-// Adds `--input-shape NAME=DIMS` (repeatable) of a command that may load an .onnx model.
+// Adds `--input-shape NAME=DIMS`, `--dim NAME=VALUE` (both repeatable),
+// `--strict-shapes` and `--allow-unknown-ops` of a command that may load an .onnx model.
 void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load);
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
@@ -43,7 +47,7 @@ absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts
 
 // Hook set by the ONNX importer's command file when it is linked in.
 using OnnxLoader = absl::StatusOr<Model> (*)(const std::string& path, const EngineTable& engines,
-                                             const std::vector<std::string>& input_shapes);
+                                             const LoadOptions& opts);
 bool SetOnnxLoader(OnnxLoader loader);
 
 }  // namespace npuplan::cli
