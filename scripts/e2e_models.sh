@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end on the real ONNX models of ../shared/guides/WORKLOADS.md
+# End to end on the real ONNX models of ../shared/guides/WORKLOADS.md and docs/onnx.md
 # (fetched by scripts/fetch_models.sh into $NPUPLAN_MODEL_CACHE or .cache/models).
 #
 #   scripts/e2e_models.sh [--bin build/bin/npuplan] [--only FILE.onnx]... [--out-dir DIR]
@@ -46,6 +46,9 @@ MODELS=(
   "ch_PP-OCRv4_rec_infer.onnx|PP-OCRv4 rec|x=1x3x48x320"
   "silero_vad_v5.onnx|Silero VAD v5|input=1x512 state=2x1x128 sr="
   "silero_vad_legacy.onnx|Silero VAD legacy|input=1x512 h=2x1x64 c=2x1x64 sr="
+  "melspectrogram.onnx|openWakeWord melspectrogram|input=1x1280"
+  "embedding_model.onnx|openWakeWord embedding|input_1=1x76x32x1"
+  "hey_jarvis_v0.1.onnx|openWakeWord hey_jarvis|"
 )
 
 # One line of facts from a plan: nodes, partition, streams, events, memory.

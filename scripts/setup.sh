@@ -11,6 +11,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libjemalloc-dev  # the tool's heap on transparent huge pages (tools/malloc/)
   python3  # tests/browser_report.sh and scripts/e2e_models.sh read JSON and PNG with it
+  python3-onnx python3-numpy  # tests/onnx/gen_transformers.py builds ONNX models at test time
 )
 # Extra package sets a later step may ask for: scripts/setup.sh --with onnx
 while [[ $# -gt 0 ]]; do

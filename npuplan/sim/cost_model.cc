@@ -42,25 +42,103 @@ std::map<std::string, EngineSpeed> CostModelOptions::DefaultEngines() {
   };
 }
 
+namespace {
+
+double Dim(const TensorDesc* t, int i) {  // dim i (negative: from the end) or 0 when unknown
+  if (t == nullptr || t->shape.empty() || t->shape[0] == kUnknownRank) return 0;
+  const int r = static_cast<int>(t->shape.size());
+  if (i < 0) i += r;
+  return i >= 0 && i < r && t->shape[i] > 0 ? static_cast<double>(t->shape[i]) : 0;
+}
+
+// 2·|out|·K for a matmul whose reduced dim is K.
+double MatMulFlops(double out, double k) { return k > 0 ? 2.0 * out * k : out; }
+
+// MACs per output element of a convolution with weight [M, C/group, k...]
+// = |W| / M; 2 FLOPs per MAC.
+double ConvFlops(double out, const TensorDesc* w) {
+  double m = Dim(w, 0);
+  return m > 0 ? 2.0 * out * Elements(*w) / m : out;
+}
+
+bool AttrTrue(const Node& n, const char* a, const char* b = nullptr) {
+  return GetBoolAttr(n.attrs, a).value_or(false) || GetIntAttr(n.attrs, a).value_or(0) != 0 ||
+         (b != nullptr && (GetBoolAttr(n.attrs, b).value_or(false) || GetIntAttr(n.attrs, b).value_or(0) != 0));
+}
+
+}  // namespace
+
 double NodeFlops(const Model& model, NodeId n) {
   const Node& node = model.node(n);
   double out = 0;
   for (const TensorDesc& t : node.outputs) out += Elements(t);
+  const double y = node.outputs.empty() ? 0 : Elements(node.outputs[0]);
+  auto in = [&](size_t i) { return InputDesc(model, node, i); };
   const std::string& t = node.type;
-  if (t == "MatMul" || t == "MatMulV2" || t == "BatchMatMul" || t == "BatchMatMulV2") {
-    const TensorDesc* a = InputDesc(model, node, 0);
-    if (a != nullptr && !a->shape.empty()) {
-      bool transpose = GetBoolAttr(node.attrs, "transpose_x1").value_or(false) ||
-                       GetBoolAttr(node.attrs, "adj_x1").value_or(false);
-      size_t r = a->shape.size();
-      int64_t k = transpose && r >= 2 ? a->shape[r - 2] : a->shape[r - 1];
-      if (k > 0) return 2.0 * out * static_cast<double>(k);
+  // One row per formula; cost_model.h and docs/execution.md ("Cost model")
+  // have the same table:
+  //   MatMul, MatMulV2, BatchMatMul(V2), MatMulInteger, FusedMatMul,
+  //   MatMulIntegerToFloat, DynamicQuantizeMatMul   2·|Y|·K, K = last dim of
+  //         input 0 (second-to-last with transpose_x1 / adj_x1 / transA)
+  //   QLinearMatMul                                  2·|Y|·K, K = last dim of a
+  //   Gemm                          2·|Y|·K (+|Y| with C), K = A's dim 1 (0 with transA)
+  //   Conv2D, Conv3D, Conv, ConvInteger, DeformConv  2·|Y|·|W|/W[0], W = input 1
+  //   QLinearConv                                    the same, W = input 3
+  //   ConvTranspose                                  2·|X|·|W|/W[0]
+  //   LayerNorm(alization), (Skip)(Simplified)LayerNormalization,
+  //   Group/Instance/BatchNormalization               8·|Y|
+  //   Softmax, LogSoftmax                            5·|Y|
+  //   Gelu, FastGelu, BiasGelu, QuickGelu            8·|Y|
+  //   Attention (com.microsoft)  2·B·S·H·3H' + 4·B·S·T·H' + 5·B·heads·S·T, input
+  //         [B, S, H], weights [H, 3H'], T = S + past length
+  //   MultiHeadAttention         4·B·S·L·D + 5·B·heads·S·L, query [B, S, D], key [B, L, D]
+  //   anything else              |out| (one op per output element)
+  // |Y| = elements of output 0; an unknown dim makes a formula fall back to |out|.
+  if (t == "MatMul" || t == "MatMulV2" || t == "BatchMatMul" || t == "BatchMatMulV2" || t == "MatMulInteger" ||
+      t == "FusedMatMul" || t == "MatMulIntegerToFloat" || t == "DynamicQuantizeMatMul") {
+    const bool ta = AttrTrue(node, "transpose_x1", "adj_x1") || AttrTrue(node, "transA");
+    const TensorDesc* a = in(0);
+    if (a != nullptr && !a->shape.empty() && a->shape[0] != kUnknownRank) {
+      return MatMulFlops(y, Dim(a, ta && a->shape.size() >= 2 ? -2 : -1));
     }
-  } else if (t == "Conv2D" || t == "Conv3D") {
-    const TensorDesc* w = InputDesc(model, node, 1);
-    if (w != nullptr && !w->shape.empty() && w->shape[0] > 0) {
-      return 2.0 * out * Elements(*w) / static_cast<double>(w->shape[0]);
+  } else if (t == "QLinearMatMul") {  // a, a_scale, a_zero_point, b, …
+    return MatMulFlops(y, Dim(in(0), -1));
+  } else if (t == "Gemm") {  // Y = αA'B' + βC: 2·M·N·K, + M·N with C
+    const double k = Dim(in(0), AttrTrue(node, "transA") ? 0 : 1);
+    return MatMulFlops(y, k) + (in(2) != nullptr ? y : 0);
+  } else if (t == "Conv2D" || t == "Conv3D" || t == "Conv" || t == "ConvInteger" || t == "DeformConv") {
+    const TensorDesc* w = in(1);
+    if (w != nullptr && Dim(w, 0) > 0) return ConvFlops(y, w);
+  } else if (t == "QLinearConv") {  // x, x_scale, x_zero_point, w, …
+    const TensorDesc* w = in(3);
+    if (w != nullptr && Dim(w, 0) > 0) return ConvFlops(y, w);
+  } else if (t == "ConvTranspose") {  // W [C, M/group, k...]: each input element feeds |W|/C outputs
+    const TensorDesc *x = in(0), *w = in(1);
+    if (x != nullptr && w != nullptr && Dim(w, 0) > 0 && x->NumElements()) {
+      return 2.0 * Elements(*x) * Elements(*w) / Dim(w, 0);
     }
+  } else if (t == "LayerNormalization" || t == "LayerNorm" || t == "SkipLayerNormalization" ||
+             t == "SimplifiedLayerNormalization" || t == "SkipSimplifiedLayerNormalization" ||
+             t == "GroupNormalization" || t == "InstanceNormalization" || t == "BatchNormalization") {
+    return 8.0 * y;  // mean, variance, normalise, scale, shift
+  } else if (t == "Softmax" || t == "LogSoftmax") {
+    return 5.0 * y;  // max, subtract, exp, sum, divide
+  } else if (t == "Gelu" || t == "FastGelu" || t == "BiasGelu" || t == "QuickGelu") {
+    return 8.0 * y;  // tanh/erf polynomial
+  } else if (t == "Attention") {  // input [B, S, H], weights [H, 3H']: projections + QKᵀ + PV + softmax
+    const TensorDesc *x = in(0), *w = in(1);
+    const double b = Dim(x, 0), s = Dim(x, 1), h = Dim(x, 2), n3 = Dim(w, 1);
+    const double heads = static_cast<double>(GetIntAttr(node.attrs, "num_heads").value_or(1));
+    if (b > 0 && s > 0 && h > 0 && n3 > 0) {
+      const double hv = n3 / 3, kv = s + Dim(in(4), 3);  // past [2, B, heads, P, head]
+      return 2 * b * s * h * n3 + 4 * b * s * kv * hv + 5 * b * heads * s * kv;
+    }
+  } else if (t == "MultiHeadAttention") {  // query [B, S, D], key [B, L, D]: QKᵀ + PV + softmax
+    const TensorDesc *q = in(0), *k = in(1);
+    const double b = Dim(q, 0), s = Dim(q, 1), d = Dim(q, 2);
+    const double l = k != nullptr && k->shape.size() == 3 ? Dim(k, 1) : s;
+    const double heads = static_cast<double>(GetIntAttr(node.attrs, "num_heads").value_or(1));
+    if (b > 0 && s > 0 && d > 0 && l > 0) return 4 * b * s * l * d + 5 * b * heads * s * l;
   }
   return out;
 }
