@@ -160,12 +160,11 @@ TEST(OnnxOpsetsTest, FoldsRangeSliceWhereAndTriluMaskPatterns) {
   AddNode(g, "ConstantOfShape", {"st"}, {"ones"}, "ones");
   AddNode(g, "Trilu", {"ones", "p"}, {"causal"}, "trilu");
   // PyTorch's expand: Where(Equal(shape, -1), ones, shape) → Expand.
-  AddInts(g, "target", {-1, 1, -1, -1});
   AddInts(g, "minus1", {-1});
   AddInts(g, "ones4", {1, 1, 1, 1});
-  AddNode(g, "Concat", {"s1", "ax0", "s1", "t1"}, {"shape4"}, "concat4");
+  AddNode(g, "Concat", {"s1", "minus1", "s1", "t1"}, {"shape4"}, "concat4");
   IntAttr(g->mutable_node(g->node_size() - 1), "axis", 0);
-  AddNode(g, "Equal", {"target", "minus1"}, {"isneg"}, "eq");
+  AddNode(g, "Equal", {"shape4", "minus1"}, {"isneg"}, "eq");
   AddNode(g, "Where", {"isneg", "ones4", "shape4"}, {"wshape"}, "where");
   AddNode(g, "Expand", {"causal", "wshape"}, {"mask"}, "expand");
   // Slice of the last `seq` columns with a computed start.
