@@ -41,7 +41,7 @@ class TensorChecker {
         if (d < 0) return Bad(src_, StrCat("sparse initializer '", sp.values().name(), "': negative dim ", d));
       }
       std::vector<int64_t> dims(sp.dims().begin(), sp.dims().end());
-      if (!CheckedProduct(dims)) {
+      if (!DimsProduct(dims)) {
         return Bad(src_, StrCat("sparse initializer '", sp.values().name(), "': the element count of shape [",
                                 StrJoin(dims, ", "), "] overflows int64"));
       }
@@ -67,7 +67,7 @@ class TensorChecker {
     for (int64_t d : dims) {
       if (d < 0) return Bad(src_, StrCat(what, ": negative dim ", d));
     }
-    auto count = CheckedProduct(dims);
+    auto count = DimsProduct(dims);
     const int bits = ElementBits(t.data_type());
     std::optional<int64_t> bytes;
     if (count) bytes = CheckedMul(*count, bits == 0 ? 1 : bits / 8 + (bits % 8 != 0));

@@ -98,7 +98,7 @@ absl::Status ApplyPins(onnx::GraphProto& g, const std::vector<ShapePin>& pins, s
         }
       }
     }
-    auto count = CheckedProduct(pin.dims);
+    auto count = DimsProduct(pin.dims);
     const int bits = std::max(ElementBits(tt->elem_type()), 8);
     if (!count || !CheckedMul(*count, bits / 8)) {
       return Bad(src, StrCat("--input-shape: input '", pin.name, "': the size of shape ", StrJoin(pin.dims, "x"),

@@ -63,9 +63,19 @@ std::vector<OpSchemaVersion> KnownSchemaVersions() {
     for (const auto& [since, s] : versions) out.push_back({key.first, key.second, since, true, false});
   }
   std::sort(out.begin(), out.end(), [](const OpSchemaVersion& a, const OpSchemaVersion& b) {
-    return std::tie(a.domain, a.op, a.since) < std::tie(b.domain, b.op, b.since);
+    return std::tie(a.domain, a.op, a.since, a.npuplan) < std::tie(b.domain, b.op, b.since, b.npuplan);
   });
-  return out;
+  // A version both define is npuplan's (the registry prefers it): keep that one.
+  std::vector<OpSchemaVersion> unique;
+  for (OpSchemaVersion& v : out) {
+    if (!unique.empty() && unique.back().domain == v.domain && unique.back().op == v.op &&
+        unique.back().since == v.since) {
+      unique.back() = std::move(v);
+    } else {
+      unique.push_back(std::move(v));
+    }
+  }
+  return unique;
 }
 
 std::string OpTableMarkdown(int min_opset, int max_opset) {

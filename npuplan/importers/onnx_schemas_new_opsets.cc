@@ -346,9 +346,70 @@ OpSchema& PoolAttrs(OpSchema& s) {
       .Attr("strides", "", AttributeProto::INTS, false);
 }
 
+// LayerNormalization-17: libonnx 1.12's inference indexes the input shape
+// with an unchecked axis (a crash for axis -7 on rank 2, onnx_schema_sweep_test),
+// so npuplan replaces it with the same rule, range-checked.
+void LayerNormInference(InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  SameShape(ctx, 0, 0);
+  auto in = InputDims(ctx, 0);
+  const int32_t stash = static_cast<int32_t>(onnx::getAttribute(ctx, "stash_type", 1));
+  for (size_t o = 1; o < ctx.getNumOutputs(); ++o) {
+    onnx::updateOutputElemType(ctx, o, stash);
+    if (!in) continue;
+    const int64_t axis = NormalizeAxis(onnx::getAttribute(ctx, "axis", -1), static_cast<int64_t>(in->size()));
+    std::vector<int64_t> d = *in;
+    for (size_t i = static_cast<size_t>(axis); i < d.size(); ++i) d[i] = 1;
+    SetOutputDims(ctx, o, d);
+  }
+}
+
+// STFT-17: libonnx 1.12's inference reads scalar inputs and the signal's
+// dims without checks (crashes in onnx_schema_sweep_test): npuplan's rule.
+// signal [B, L, 1|2] → [B, frames, bins, 2], frames = ⌊(L − frame_length) /
+// frame_step⌋ + 1, bins = ⌊frame_length / 2⌋ + 1 when onesided.
+void StftInference(InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  auto sig = InputDims(ctx, 0);
+  if (!sig || sig->size() != 3) return;
+  auto step = InputInts(ctx, 1);
+  int64_t frame = -1;
+  if (HasInput(ctx, 3)) {
+    if (auto f = InputInts(ctx, 3); f && f->size() == 1) frame = (*f)[0];
+  } else if (HasInput(ctx, 2)) {
+    frame = InputDim(ctx, 2, 0);
+  }
+  int64_t frames = -1, bins = -1;
+  if (frame > 0 && (*sig)[1] >= frame && step && step->size() == 1 && (*step)[0] > 0) {
+    frames = ((*sig)[1] - frame) / (*step)[0] + 1;
+  }
+  if (frame > 0) bins = onnx::getAttribute(ctx, "onesided", 1) != 0 ? frame / 2 + 1 : frame;
+  SetOutputDims(ctx, 0, {(*sig)[0], frames, bins, 2});
+}
+
 }  // namespace
 
 void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
+  {
+    OpSchema s = NewSchema("STFT", "", 17);
+    s.Input(0, "signal", "", "T").Input(1, "frame_step", "", "T")
+        .Input(2, "window", "", "T", OpSchema::Optional).Input(3, "frame_length", "", "T", OpSchema::Optional)
+        .Output(0, "output", "", "T")
+        .Attr("onesided", "", AttributeProto::INT, static_cast<int64_t>(1))
+        .TypeAndShapeInferenceFunction(StftInference);
+    out.push_back(std::move(s));
+  }
+  {
+    OpSchema s = NewSchema("LayerNormalization", "", 17);
+    s.Input(0, "X", "", "T").Input(1, "Scale", "", "T").Input(2, "B", "", "T", OpSchema::Optional)
+        .Output(0, "Y", "", "T").Output(1, "Mean", "", "T", OpSchema::Optional)
+        .Output(2, "InvStdDev", "", "T", OpSchema::Optional)
+        .Attr("axis", "", AttributeProto::INT, static_cast<int64_t>(-1))
+        .Attr("epsilon", "", AttributeProto::FLOAT, 1e-5f)
+        .Attr("stash_type", "", AttributeProto::INT, static_cast<int64_t>(1))
+        .TypeAndShapeInferenceFunction(LayerNormInference);
+    out.push_back(std::move(s));
+  }
   for (const char* name : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
                            "ReduceMin", "ReduceProd", "ReduceSumSquare"}) {
     out.push_back(Reduce(name));

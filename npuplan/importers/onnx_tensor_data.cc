@@ -45,7 +45,7 @@ std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
   return r;
 }
-std::optional<int64_t> CheckedProduct(const std::vector<int64_t>& dims) {
+std::optional<int64_t> DimsProduct(const std::vector<int64_t>& dims) {
   int64_t p = 1;
   for (int64_t d : dims) {
     auto next = CheckedMul(p, d);

@@ -36,7 +36,7 @@ constexpr char kOps[] = R"json({"name": "ops", "nodes": [
   {"name": "relu", "type": "Relu", "inputs": ["conv"], "outputs": [{"shape": [1, 32, 14, 14]}]}
 ]})json";
 
-class CostModelTest : public ::testing::Test {
+class OnnxCostFormulaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto m = npuplan::testing::ParseVerifiedGraph(kOps);
@@ -47,7 +47,7 @@ class CostModelTest : public ::testing::Test {
   Model model_;
 };
 
-TEST_F(CostModelTest, PricesConvolutionsByTheirMultiplyAdds) {
+TEST_F(OnnxCostFormulaTest, PricesConvolutionsByTheirMultiplyAdds) {
   const double conv = 2.0 * (32 * 14 * 14) * (8 * 3 * 3);  // 2·|Y|·C·kh·kw
   EXPECT_DOUBLE_EQ(Flops("conv"), conv);
   EXPECT_DOUBLE_EQ(Flops("convint"), conv);
@@ -56,7 +56,7 @@ TEST_F(CostModelTest, PricesConvolutionsByTheirMultiplyAdds) {
   EXPECT_DOUBLE_EQ(Flops("relu"), 32 * 14 * 14);
 }
 
-TEST_F(CostModelTest, PricesMatrixProductsNormsSoftmaxAndAttention) {
+TEST_F(OnnxCostFormulaTest, PricesMatrixProductsNormsSoftmaxAndAttention) {
   const double mm = 2.0 * 64 * 256 * 128;
   EXPECT_DOUBLE_EQ(Flops("gemm"), mm + 64 * 256);  // + the bias C
   EXPECT_DOUBLE_EQ(Flops("mmint"), mm);
@@ -67,7 +67,7 @@ TEST_F(CostModelTest, PricesMatrixProductsNormsSoftmaxAndAttention) {
   EXPECT_DOUBLE_EQ(Flops("att"), 2.0 * 2 * 16 * 64 * 192 + 4.0 * 2 * 16 * 16 * 64 + 5.0 * 2 * 4 * 16 * 16);
 }
 
-TEST_F(CostModelTest, AComputeBoundConvCostsItsFlopTime) {
+TEST_F(OnnxCostFormulaTest, AComputeBoundConvCostsItsFlopTime) {
   CostModelOptions o;
   const double bytes = NodeBytes(model_, model_.FindNode("conv"), o);
   const double expected = 2.0 + std::max(Flops("conv") / 1e8, bytes / 1e6);
