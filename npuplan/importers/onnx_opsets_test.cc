@@ -222,6 +222,27 @@ TEST(OnnxOpsetsTest, QuantisedOpsHaveShapesDtypesAndPackedInt4Sizes) {
   EXPECT_EQ(r.stats.unknown_tensors, 0);
 }
 
+TEST(OnnxOpsetsTest, QLinearConvAndMatMulHaveShapesAndQuantisedDtypes) {
+  onnx::ModelProto m = NewModel(13);
+  auto* g = m.mutable_graph();
+  AddInput(g, "x", {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{8}}, onnx::TensorProto::UINT8);
+  AddFloats(g, "s", {});
+  AddFloats(g, "z", {}, onnx::TensorProto::UINT8);
+  AddFloats(g, "w", {4, 3, 3, 3}, onnx::TensorProto::UINT8);
+  onnx::NodeProto* conv = AddNode(g, "QLinearConv", {"x", "s", "z", "w", "s", "z", "s", "z"}, {"c"}, "qconv");
+  IntsAttr(conv, "pads", {1, 1, 1, 1});
+  AddInput(g, "a", {int64_t{5}, int64_t{16}}, onnx::TensorProto::INT8);
+  AddFloats(g, "zi", {}, onnx::TensorProto::INT8);
+  AddFloats(g, "b", {16, 2}, onnx::TensorProto::INT8);
+  AddNode(g, "QLinearMatMul", {"a", "s", "zi", "b", "s", "zi", "s", "zi"}, {"mm"}, "qmm");
+  AddOutput(g, "c");
+  AddOutput(g, "mm");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(m));
+  EXPECT_EQ(N(r.model, "qconv").outputs[0], (TensorDesc{{1, 4, 8, 8}, "uint8"}));
+  EXPECT_EQ(N(r.model, "qconv").outputs[0].ByteSize(), 256);
+  EXPECT_EQ(N(r.model, "qmm").outputs[0], (TensorDesc{{5, 2}, "int8"}));
+}
+
 // ---- --dim -------------------------------------------------------------------
 
 TEST(OnnxOpsetsTest, DimPinsANamedSymbolicDimEverywhere) {
