@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <random>
 #include <string>
 
 #include "npuplan/kernel/evaluator.h"
@@ -133,6 +134,14 @@ absl::StatusOr<ReorderResult> ReorderForMakespan(const KernelGraph& g, const Ker
       int64_t best = 0;
       for (int s : tg.succ[v]) best = std::max(best, prio[s]);
       prio[v] = best + tg.cycles[v];
+    }
+    if (options.noise_seed != 0 && options.noise_permille > 0) {
+      std::mt19937 rng(options.noise_seed);
+      for (int i = 0; i < total; ++i) {
+        const int v = sol.schedule[i];
+        const int64_t cut = static_cast<int64_t>(rng() % (static_cast<uint32_t>(options.noise_permille) + 1));
+        prio[v] -= prio[v] * cut / 1000;
+      }
     }
   }
   // Higher priority first, then earlier input position.

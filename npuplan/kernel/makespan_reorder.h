@@ -42,6 +42,11 @@ namespace npuplan::kernel {
 struct ReorderOptions {
   enum class Priority { kCriticalPath, kInputOrder };
   Priority priority = Priority::kCriticalPath;
+  // Improvement search (kCriticalPath only): each node's bottom level is
+  // scaled by a factor in [1 - noise_permille/1000, 1] drawn from a generator
+  // seeded with noise_seed (0 = no noise). Deterministic for a seed.
+  uint32_t noise_seed = 0;
+  int noise_permille = 0;
 };
 
 struct ReorderResult {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "npuplan/kernel/allocator.h"
 #include "npuplan/kernel/makespan_reorder.h"
+#include "npuplan/kernel/pipelined_schedule.h"
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan::kernel {
@@ -56,7 +57,30 @@ absl::StatusOr<KernelMetrics> Verify(const KernelGraph& g, const KernelSolution&
   return m;
 }
 
+std::vector<int> OpsOf(const KernelGraph& g, const KernelSolution& s) {
+  std::vector<int> ops;
+  for (int v : s.schedule) {
+    if (v < g.num_nodes() && g.nodes[v].kind == NodeKind::kOp) ops.push_back(v);
+  }
+  return ops;
+}
+
 }  // namespace
+
+std::vector<ParetoPoint> ParetoFrontier(const std::vector<CandidateReport>& candidates) {
+  std::vector<ParetoPoint> pts;
+  for (const CandidateReport& c : candidates) {
+    if (c.extra_movement >= 0) pts.push_back({c.extra_movement, c.makespan, c.name});
+  }
+  std::stable_sort(pts.begin(), pts.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+    return a.extra_movement != b.extra_movement ? a.extra_movement < b.extra_movement : a.makespan < b.makespan;
+  });
+  std::vector<ParetoPoint> front;
+  for (const ParetoPoint& p : pts) {
+    if (front.empty() || p.makespan < front.back().makespan) front.push_back(p);
+  }
+  return front;
+}
 
 absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& config,
                                       const PlanOptions& options) {
@@ -245,7 +269,94 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
       }
     }
   }
-  // 4. Choose.
+  // 4. Software pipelining on the least-traffic plans.
+  if (options.strategy == Strategy::kBest && !options.pipeline_lookaheads.empty()) {
+    std::vector<size_t> by_traffic(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) by_traffic[i] = i;
+    std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](size_t a, size_t b) {
+      const KernelMetrics &x = cands[a].metrics, &y = cands[b].metrics;
+      return x.extra_movement != y.extra_movement ? x.extra_movement < y.extra_movement : x.makespan < y.makespan;
+    });
+    // Bases: the least-traffic allocator orders (not re-sequenced: their
+    // operations follow the tiles) and the least-traffic re-sequenced plan.
+    std::vector<size_t> bases;
+    bool took_reordered = false;
+    for (size_t i : by_traffic) {
+      const bool reordered = cands[i].name.find("+reorder") != std::string::npos;
+      if (reordered ? took_reordered
+                    : bases.size() - took_reordered >= static_cast<size_t>(std::max(0, options.pipeline_bases))) {
+        continue;
+      }
+      took_reordered |= reordered;
+      bases.push_back(i);
+    }
+    for (size_t bi : bases) {
+      const std::vector<int> ops = OpsOf(g, cands[bi].solution);
+      const int64_t cap = cands[bi].metrics.extra_movement;
+      const std::string base = cands[bi].name;
+      for (int la : options.pipeline_lookaheads) {
+        PipelineOptions po;
+        po.lookahead = la;
+        const std::string name = StrCat(base, "+pipe", la);
+        auto pr = PipelinedSchedule(g, config, ops, po);
+        if (!pr.ok()) {
+          result.candidates.push_back({name, -1, -1, std::string(pr.status().message())});
+          continue;
+        }
+        NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, pr->solution, config, name));
+        result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
+        if (m.extra_movement > cap) continue;
+        // The pipelined memory decisions, re-sequenced like the other plans.
+        NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, pr->solution, config));
+        const std::string rname = StrCat(name, "+reorder-cp");
+        NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics rm, Verify(g, rr.solution, config, rname));
+        result.candidates.push_back({rname, rm.extra_movement, rm.makespan, ""});
+        cands.push_back({name, std::move(pr->solution), std::move(m), {}});
+        cands.push_back({rname, std::move(rr.solution), std::move(rm), {}});
+      }
+    }
+  }
+  // 5. Improvement search: list scheduling with perturbed priorities
+  // (iterated, noise growing with the step) on the plans of least makespan
+  // within each objective's traffic; memory decisions are kept, so is traffic.
+  if (options.strategy == Strategy::kBest && options.improve_max_steps > 0) {
+    const int64_t steps =
+        std::min<int64_t>(options.improve_max_steps, options.improve_budget / std::max(1, g.num_nodes()));
+    const std::vector<size_t> ranked = choose(cands);
+    std::vector<size_t> starts = {ranked[0]};
+    size_t least = ranked[0];
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const KernelMetrics &x = cands[i].metrics, &y = cands[least].metrics;
+      if (x.extra_movement < y.extra_movement || (x.extra_movement == y.extra_movement && x.makespan < y.makespan)) {
+        least = i;
+      }
+    }
+    if (least != starts[0]) starts.push_back(least);
+    for (size_t si = 0; si < starts.size(); ++si) {
+      const size_t start = starts[si];
+      int64_t best_ms = cands[start].metrics.makespan;
+      KernelSolution best_sol;
+      uint32_t best_seed = 0;
+      for (int64_t step = 0; step < steps / static_cast<int64_t>(starts.size()); ++step) {
+        ReorderOptions ro;
+        ro.noise_seed = static_cast<uint32_t>(1 + step + 100000 * si);
+        ro.noise_permille = 20 + static_cast<int>(step % 10) * 30;
+        NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g, cands[start].solution, config, ro));
+        if (rr.makespan_after < best_ms) {
+          best_ms = rr.makespan_after;
+          best_sol = std::move(rr.solution);
+          best_seed = ro.noise_seed;
+        }
+      }
+      if (best_seed == 0) continue;
+      const std::string name = StrCat(cands[start].name, "+improve", best_seed);
+      NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g, best_sol, config, name));
+      result.candidates.push_back({name, m.extra_movement, m.makespan, ""});
+      cands.push_back({name, std::move(best_sol), std::move(m), cands[start].remarks});
+    }
+  }
+  result.pareto = ParetoFrontier(result.candidates);
+  // 6. Choose.
   const size_t best = choose(cands)[0];
   result.chosen = cands[best].name;
   result.solution = std::move(cands[best].solution);

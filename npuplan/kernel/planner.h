@@ -49,6 +49,19 @@ struct PlanOptions {
   // are re-sequenced by ReorderForMakespan with both priorities; 0 = off.
   int reorder_candidates = 3;
   int realloc_rounds = 2;         // re-allocation rounds after reordering (best only)
+  // Software pipelining (best only): the operation orders of the
+  // `pipeline_bases` least-traffic plans are re-scheduled by PipelinedSchedule
+  // with each lookahead. A result joins the candidates only when it moves no
+  // more data than its base (every result is a Pareto point).
+  std::vector<int> pipeline_lookaheads = {1, 2, 4, 8, 16, 32};
+  int pipeline_bases = 2;
+  // Improvement search on the plan the objective ranks first and on the
+  // least-traffic plan: ReorderForMakespan with bottom levels perturbed by a
+  // seeded generator (noise 2-29 %), the best result kept (same memory
+  // decisions, so the same traffic). Deterministic: improve_budget / nodes
+  // steps (at most improve_max_steps), never a clock.
+  int64_t improve_budget = 30'000'000;
+  int improve_max_steps = 400;
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
   DecisionLog* log = nullptr;
@@ -61,6 +74,16 @@ struct CandidateReport {
   std::string error;
 };
 
+// A (traffic, makespan) point of a verified plan the planner built.
+struct ParetoPoint {
+  int64_t extra_movement = 0;
+  int64_t makespan = 0;
+  std::string candidate;
+};
+
+// The non-dominated points of `candidates` (failed ones skipped), by traffic.
+std::vector<ParetoPoint> ParetoFrontier(const std::vector<CandidateReport>& candidates);
+
 struct PlanResult {
   Q1Result q1;
   KernelMetrics q1_metrics;  // Q1 schedule alone (L0 rule, no memory)
@@ -68,6 +91,7 @@ struct PlanResult {
   KernelMetrics metrics;
   std::string chosen;        // candidate name
   std::vector<CandidateReport> candidates;
+  std::vector<ParetoPoint> pareto;  // ParetoFrontier(candidates)
 };
 
 absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& config,

@@ -138,6 +138,66 @@ std::string CacheChart(const CacheOccupancy& c) {
   return out;
 }
 
+// Lower bounds of the report JSON ("bounds", from `kernel plan`) as table rows.
+std::vector<std::vector<std::string>> BoundRows(const nlohmann::json& j) {
+  std::vector<std::vector<std::string>> rows;
+  if (!j.contains("bounds") || !j["bounds"].is_object()) return rows;
+  const nlohmann::json& b = j["bounds"];
+  const nlohmann::json gap = j.contains("gap") && j["gap"].is_object() ? j["gap"] : nlohmann::json::object();
+  auto get = [](const nlohmann::json& o, const char* k) { return o.contains(k) ? MetricValue(o[k]) : std::string("-"); };
+  rows.push_back({"makespan", get(j, "makespan"), StrCat(get(b, "makespan"), " (", get(b, "makespan_by"), ")"),
+                  get(gap, "makespan")});
+  rows.push_back({"extra data movement, any order", get(j, "extra_data_movement"), get(b, "traffic_free_order"),
+                  get(gap, "traffic_free_order")});
+  if (b.contains("traffic_fixed_order")) {
+    rows.push_back({"extra data movement, this operation order", get(j, "extra_data_movement"),
+                    get(b, "traffic_fixed_order"), get(gap, "traffic_fixed_order")});
+  }
+  return rows;
+}
+
+// The traffic/makespan frontier (`kernel plan --pareto`) with the two bounds
+// as dashed lines; the chosen plan is the filled square.
+std::string FrontierChart(const nlohmann::json& points, int64_t ms_bound, int64_t traffic_bound,
+                          int64_t chosen_traffic, int64_t chosen_ms) {
+  int64_t max_t = std::max<int64_t>(traffic_bound, 1), max_ms = std::max<int64_t>(ms_bound, 1);
+  for (const auto& p : points) {
+    max_t = std::max(max_t, p.value("extra_data_movement", int64_t{0}));
+    max_ms = std::max(max_ms, p.value("makespan", int64_t{0}));
+  }
+  const double left = 80, top = 12, width = 700, plot_h = 300, height = top + plot_h + 40;
+  const double xmax = static_cast<double>(max_t) * 1.05, ymax = static_cast<double>(max_ms) * 1.05;
+  auto X = [&](double t) { return left + t / xmax * width; };
+  auto Y = [&](double m) { return top + plot_h - m / ymax * plot_h; };
+  Svg svg("kernel-frontier", left + width + 120, height, "traffic / makespan frontier");
+  for (double m : AxisTicks(ymax, 6)) {
+    svg.Line(left, Y(m), left + width, Y(m), "grid");
+    svg.Text(left - 4, Y(m) + 4, Num(m, 0), "tick", "end");
+  }
+  for (double t : AxisTicks(xmax, 8)) svg.Text(X(t), top + plot_h + 14, Num(t, 0), "tick", "middle");
+  svg.Text(left + width / 2, top + plot_h + 32, "extra data movement", "axis-label", "middle");
+  svg.Line(left, top + plot_h, left + width, top + plot_h, "axis");
+  svg.Line(left, top, left, top + plot_h, "axis");
+  svg.Line(left, Y(static_cast<double>(ms_bound)), left + width, Y(static_cast<double>(ms_bound)), "capacity",
+           StrCat("makespan lower bound ", ms_bound));
+  svg.Text(left + width + 4, Y(static_cast<double>(ms_bound)) + 4, "makespan bound");
+  svg.Line(X(static_cast<double>(traffic_bound)), top, X(static_cast<double>(traffic_bound)), top + plot_h,
+           "capacity", StrCat("traffic lower bound ", traffic_bound));
+  std::vector<double> xy;
+  for (const auto& p : points) {
+    const int64_t t = p.value("extra_data_movement", int64_t{0}), m = p.value("makespan", int64_t{0});
+    xy.push_back(X(static_cast<double>(t)));
+    xy.push_back(Y(static_cast<double>(m)));
+    const bool chosen = t == chosen_traffic && m == chosen_ms;
+    svg.Rect(X(static_cast<double>(t)) - 4, Y(static_cast<double>(m)) - 4, 8, 8, chosen ? "#1f77b4" : "#ffffff",
+             StrCat(p.value("candidate", std::string()), ": movement ", t, ", makespan ", m,
+                    chosen ? " (chosen)" : ""),
+             "frontier-point");
+  }
+  if (xy.size() >= 4) svg.Polyline(xy, "vstay", "frontier");
+  return svg.Finish();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> KernelReportHtml(const KernelReportInput& input) {
@@ -210,6 +270,37 @@ absl::StatusOr<std::string> KernelReportHtml(const KernelReportInput& input) {
        StrCat(metrics->spills, " / ", metrics->extra_movement, " / ", metrics->makespan)});
   body += StrCat("<h2 id=\"metrics-heading\">Metrics</h2>\n",
                  Table({"metric", "value"}, rows, "metrics"));
+  if (const auto bound_rows = BoundRows(j); !bound_rows.empty()) {
+    body += StrCat(
+        "<h2 id=\"bounds-heading\">Lower bounds</h2>\n<p class=\"note\">Every valid plan of this case "
+        "needs at least the bound (arguments: docs/kernel.md, \"Lower bounds\"); gap = plan / bound.</p>\n",
+        Table({"quantity", "plan", "lower bound", "gap"}, bound_rows, "bounds"));
+  }
+  // The frontier: from the report (`--pareto`) or <case>_pareto.json beside it.
+  nlohmann::json points = j.contains("pareto") ? j["pareto"] : nlohmann::json();
+  if (!points.is_array()) {
+    if (auto text = ReadFile(path_of("_pareto.json")); text.ok()) {
+      nlohmann::json pj = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      if (pj.is_object() && pj.contains("points")) points = pj["points"];
+    }
+  }
+  if (points.is_array() && !points.empty() && j.contains("bounds") && j["bounds"].is_object()) {
+    const nlohmann::json& b = j["bounds"];
+    bool ok = b.contains("makespan") && b["makespan"].is_number_integer() && b.contains("traffic_free_order") &&
+              b["traffic_free_order"].is_number_integer();
+    for (const auto& p : points) {
+      ok = ok && p.is_object() && p.contains("extra_data_movement") && p["extra_data_movement"].is_number_integer() &&
+           p.contains("makespan") && p["makespan"].is_number_integer();
+    }
+    if (ok) {
+      body += StrCat("<h2 id=\"frontier-heading\">Traffic / makespan frontier</h2>\n<p class=\"note\">",
+                     points.size(),
+                     " non-dominated verified plans the planner built; dashed red: the lower bounds; filled: "
+                     "the chosen plan.</p>\n",
+                     FrontierChart(points, b["makespan"].get<int64_t>(), b["traffic_free_order"].get<int64_t>(),
+                                   metrics->extra_movement, metrics->makespan));
+    }
+  }
   body +=
       "<h2 id=\"cache-heading\">Cache occupancy per cache type</h2>\n"
       "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#a1d99b\"></span>bytes "

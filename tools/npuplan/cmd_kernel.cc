@@ -6,6 +6,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "npuplan/kernel/bounds.h"
 #include "npuplan/kernel/evaluator.h"
 #include "npuplan/kernel/generator.h"
 #include "npuplan/kernel/kernel_graph.h"
@@ -31,6 +33,7 @@ struct KernelFlags {
   std::string report;
   std::string remarks;
   bool log_decisions = false;
+  bool pareto = false;
   // gen
   std::string kind = "matmul";
   int m = 4, n = 4, k = 4, layers = 3, width = 8, seq = 4;
@@ -42,6 +45,62 @@ void PrintMetrics(const KernelMetrics& m, const char* prefix) {
   std::printf("%sspills %d\n", prefix, m.spills);
   std::printf("%sextra_data_movement %lld\n", prefix, static_cast<long long>(m.extra_movement));
   std::printf("%smakespan %lld\n", prefix, static_cast<long long>(m.makespan));
+}
+
+// Lower bounds and the gaps of a solution's metrics to them (docs/kernel.md,
+// "Lower bounds"), printed as `bound.*` / `gap.*` lines and kept as JSON.
+nlohmann::json BoundsJson(const KernelGraph& g, const CacheConfig& config, const KernelSolution& s,
+                          bool with_memory) {
+  const KernelBounds b = ComputeKernelBounds(g, config);
+  nlohmann::json j;
+  j["makespan"] = b.makespan;
+  j["makespan_by"] = b.makespan_by;
+  j["pipe_work"] = b.pipe_work;
+  j["pipe_work_pipe"] = b.pipe_work_pipe;
+  j["critical_path"] = b.critical_path;
+  j["pipe_heads_tails"] = b.pipe_heads_tails;
+  j["pipe_heads_tails_pipe"] = b.pipe_heads_tails_pipe;
+  j["cache_area"] = b.cache_area;
+  j["cache_area_cache"] = b.cache_area_cache;
+  j["traffic_free_order"] = b.traffic_free_order;
+  j["spill_in_cycles"] = b.spill_in_cycles;
+  j["spill_out_cycles"] = b.spill_out_cycles;
+  j["vstay"] = b.vstay;
+  j["vstay_combined"] = b.vstay_combined;
+  j["complete"] = b.complete;
+  if (with_memory) {
+    const int64_t fixed = FixedOrderTrafficBound(g, config, s.schedule);
+    j["traffic_fixed_order"] = fixed;
+  }
+  return j;
+}
+
+// "1.234" (value / bound), or "-" when the bound is 0.
+std::string Gap(int64_t value, int64_t bound) {
+  if (bound <= 0) return value == 0 ? "1.000" : "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(value) / static_cast<double>(bound));
+  return buf;
+}
+
+void PrintBounds(const nlohmann::json& b, const KernelMetrics& m) {
+  std::printf("bound.makespan %lld (%s)\n", static_cast<long long>(b["makespan"].get<int64_t>()),
+              b["makespan_by"].get<std::string>().c_str());
+  std::printf("bound.traffic_free_order %lld\n", static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
+  if (b.contains("traffic_fixed_order")) {
+    std::printf("bound.traffic_fixed_order %lld\n", static_cast<long long>(b["traffic_fixed_order"].get<int64_t>()));
+  }
+  std::printf("gap.makespan %s\n", Gap(m.makespan, b["makespan"].get<int64_t>()).c_str());
+}
+
+nlohmann::json GapsJson(const nlohmann::json& b, const KernelMetrics& m) {
+  nlohmann::json j;
+  j["makespan"] = Gap(m.makespan, b["makespan"].get<int64_t>());
+  j["traffic_free_order"] = Gap(m.extra_movement, b["traffic_free_order"].get<int64_t>());
+  if (b.contains("traffic_fixed_order")) {
+    j["traffic_fixed_order"] = Gap(m.extra_movement, b["traffic_fixed_order"].get<int64_t>());
+  }
+  return j;
 }
 
 absl::Status RunPlan(const KernelFlags& f) {
@@ -57,6 +116,11 @@ absl::Status RunPlan(const KernelFlags& f) {
   auto t0 = std::chrono::steady_clock::now();
   NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, PlanKernel(g, config, opt));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const nlohmann::json bounds = BoundsJson(g, config, r.solution, /*with_memory=*/true);
+  nlohmann::json pareto = nlohmann::json::array();
+  for (const ParetoPoint& p : r.pareto) {
+    pareto.push_back({{"candidate", p.candidate}, {"extra_data_movement", p.extra_movement}, {"makespan", p.makespan}});
+  }
   if (!f.out_dir.empty()) {
     KernelSolution q1;
     q1.schedule = r.q1.order;
@@ -66,8 +130,19 @@ absl::Status RunPlan(const KernelFlags& f) {
     std::map<std::string, std::string> extra = {{"strategy", f.strategy},
                                                 {"objective", f.objective},
                                                 {"candidate", r.chosen}};
-    std::string json = MetricsToJson(r.metrics, g.name, extra);
-    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_report.json", json));
+    nlohmann::json report = nlohmann::json::parse(MetricsToJson(r.metrics, g.name, extra));
+    report["bounds"] = bounds;
+    report["gap"] = GapsJson(bounds, r.metrics);
+    if (f.pareto) report["pareto"] = pareto;
+    NPUPLAN_RETURN_IF_ERROR(
+        WriteFileAtomically(f.out_dir + "/" + g.name + "_report.json", report.dump(2) + "\n"));
+    if (f.pareto) {
+      nlohmann::json pj;
+      pj["case"] = g.name;
+      pj["points"] = pareto;
+      pj["bounds"] = {{"makespan", bounds["makespan"]}, {"traffic_free_order", bounds["traffic_free_order"]}};
+      NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_pareto.json", pj.dump(2) + "\n"));
+    }
   }
   if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.remarks, log.ToJsonLines()));
   std::printf("case %s\n", g.name.c_str());
@@ -77,6 +152,13 @@ absl::Status RunPlan(const KernelFlags& f) {
   std::printf("q1.l0_rule %s\n", r.q1.l0_rule_relaxed ? "relaxed" : "kept");
   std::printf("strategy %s objective %s candidate %s\n", f.strategy.c_str(), f.objective.c_str(), r.chosen.c_str());
   PrintMetrics(r.metrics, "");
+  PrintBounds(bounds, r.metrics);
+  if (f.pareto) {
+    for (const ParetoPoint& p : r.pareto) {
+      std::printf("pareto %lld %lld %s\n", static_cast<long long>(p.extra_movement),
+                  static_cast<long long>(p.makespan), p.candidate.c_str());
+    }
+  }
   std::printf("plan_seconds %.3f\n", secs);
   return absl::OkStatus();
 }
@@ -104,8 +186,13 @@ absl::Status RunEval(const KernelFlags& f) {
   if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
   std::printf("case %s\nvalid yes\n", g.name.c_str());
   PrintMetrics(*m, "");
+  const nlohmann::json bounds = BoundsJson(g, config, s, eo.check_memory);
+  PrintBounds(bounds, *m);
   if (!f.report.empty()) {
-    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.report, MetricsToJson(*m, g.name)));
+    nlohmann::json report = nlohmann::json::parse(MetricsToJson(*m, g.name));
+    report["bounds"] = bounds;
+    report["gap"] = GapsJson(bounds, *m);
+    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.report, report.dump(2) + "\n"));
   }
   return absl::OkStatus();
 }
@@ -144,6 +231,9 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
                    "Write the chosen plan's decisions (BufferSpilled, BufferReloaded, AllocPostponed, "
                    "ScheduleReordered, CandidateChosen) as JSON lines to this file");
   plan->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
+  plan->add_flag("--pareto", flags->pareto,
+                 "Also write <case>_pareto.json: the traffic/makespan frontier of the verified plans built "
+                 "(and `pareto` lines)");
   plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
 
   CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");
