@@ -109,6 +109,38 @@ TEST_F(KernelReportTest, DrawsUsedCachesWithCapacityAndSpillMarks) {
   EXPECT_THAT(html, HasSubstr("<td>max_vstay</td><td>UB 1200</td>"));
 }
 
+TEST_F(KernelReportTest, ShowsTheBoundsAndPlotsTheFrontierWithThem) {
+  const std::string report = R"({"case": "spill", "max_vstay": {"UB": 1200}, "spills": 1,
+    "extra_data_movement": 400, "makespan": 1000,
+    "bounds": {"makespan": 990, "makespan_by": "pipe_heads_tails", "traffic_free_order": 400,
+               "traffic_fixed_order": 400},
+    "gap": {"makespan": "1.010", "traffic_free_order": "1.000", "traffic_fixed_order": "1.000"},
+    "pareto": [{"candidate": "a", "extra_data_movement": 400, "makespan": 1000},
+               {"candidate": "b", "extra_data_movement": 800, "makespan": 980}]})";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, KernelReportHtml(Input(report)));
+  EXPECT_THAT(html, HasSubstr("<td>makespan</td><td>1000</td><td>990 (pipe_heads_tails)</td><td>1.010</td>"));
+  EXPECT_THAT(html, HasSubstr("<td>extra data movement, any order</td><td>400</td><td>400</td><td>1.000</td>"));
+  EXPECT_THAT(html, HasSubstr("<svg id=\"kernel-frontier\""));
+  EXPECT_THAT(html, HasSubstr("<title>makespan lower bound 990</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>traffic lower bound 400</title>"));
+  // The re-evaluated plan (movement 400, makespan 1000) is the filled point.
+  EXPECT_THAT(html, HasSubstr("<title>a: movement 400, makespan 1000 (chosen)</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>b: movement 800, makespan 980</title>"));
+}
+
+TEST_F(KernelReportTest, ReadsTheFrontierFileBesideTheReport) {
+  Write("spill_pareto.json", R"({"case": "spill", "points": [
+    {"candidate": "x", "extra_data_movement": 400, "makespan": 1000}]})");
+  const std::string report = R"({"case": "spill", "max_vstay": {"UB": 1200},
+    "bounds": {"makespan": 990, "makespan_by": "pipe_work", "traffic_free_order": 400}})";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, KernelReportHtml(Input(report)));
+  EXPECT_THAT(html, HasSubstr("<title>x: movement 400, makespan 1000 (chosen)</title>"));
+  // A report without bounds (an older plan) has neither section.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string plain, KernelReportHtml(Input()));
+  EXPECT_THAT(plain, Not(HasSubstr("kernel-frontier")));
+  EXPECT_THAT(plain, Not(HasSubstr("Lower bounds")));
+}
+
 TEST_F(KernelReportTest, RejectsAnInvalidSolutionNamingTheRule) {
   Write("spill_memory.txt", "0:0\n1:0\n2:0\n");  // a and b overlap
   EXPECT_THAT(KernelReportHtml(Input()),
