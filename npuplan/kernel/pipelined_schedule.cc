@@ -50,25 +50,6 @@ class Pipeliner {
       if (it == pipes.end()) pipes.push_back(g_.nodes[v].pipe);
     }
     pipe_free_.assign(pipes.size(), 0);
-    // Bottom levels (longest path to a sink, cycles): among operations that
-    // can start at the same time, the one on the longer path goes first.
-    bottom_.assign(n, 0);
-    {
-      std::vector<int> indeg(n), topo;
-      for (int v = 0; v < n; ++v) indeg[v] = static_cast<int>(g_.succ[v].size());
-      for (int v = 0; v < n; ++v) {
-        if (indeg[v] == 0) topo.push_back(v);
-      }
-      for (size_t i = 0; i < topo.size(); ++i) {
-        const int v = topo[i];
-        int64_t best = 0;
-        for (int s : g_.succ[v]) best = std::max(best, bottom_[s]);
-        bottom_[v] = best + (g_.nodes[v].kind == NodeKind::kOp ? g_.nodes[v].cycles : 0);
-        for (int p : g_.pred[v]) {
-          if (--indeg[p] == 0) topo.push_back(p);
-        }
-      }
-    }
     emitted_.assign(n, 0);
     end_.assign(n, 0);
     rem_.assign(n, 0);
@@ -135,7 +116,7 @@ class Pipeliner {
           continue;
         }
         const int64_t t = Estimate(c, pl);
-        if (best < 0 || t < best_t || (t == best_t && bottom_[c] > bottom_[best])) {
+        if (best < 0 || t < best_t) {
           best = c;
           best_t = t;
           best_pl = std::move(pl);
@@ -507,7 +488,6 @@ class Pipeliner {
   std::vector<std::vector<int>> l0_allocs_;  // per cache: reference positions of the L0 allocators
   std::vector<size_t> l0_next_;
   std::vector<int> pipe_of_;
-  std::vector<int64_t> bottom_;
   std::vector<int64_t> pipe_free_;
   std::vector<char> emitted_;
   std::vector<int64_t> end_;

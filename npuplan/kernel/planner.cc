@@ -295,6 +295,7 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
       const int64_t cap = cands[bi].metrics.extra_movement;
       const std::string base = cands[bi].name;
       for (int la : options.pipeline_lookaheads) {
+        if (static_cast<int64_t>(ops.size()) * (la + 1) > options.pipeline_budget) continue;
         PipelineOptions po;
         po.lookahead = la;
         const std::string name = StrCat(base, "+pipe", la);

@@ -53,15 +53,16 @@ struct PlanOptions {
   // `pipeline_bases` least-traffic plans are re-scheduled by PipelinedSchedule
   // with each lookahead. A result joins the candidates only when it moves no
   // more data than its base (every result is a Pareto point).
-  std::vector<int> pipeline_lookaheads = {1, 2, 4, 8, 16, 32};
-  int pipeline_bases = 2;
+  std::vector<int> pipeline_lookaheads = {2, 8, 32, 128};
+  int pipeline_bases = 1;
+  int64_t pipeline_budget = 200'000;  // a lookahead runs only if operations x (lookahead + 1) <= this
   // Improvement search on the plan the objective ranks first and on the
   // least-traffic plan: ReorderForMakespan with bottom levels perturbed by a
   // seeded generator (noise 2-29 %), the best result kept (same memory
   // decisions, so the same traffic). Deterministic: improve_budget / nodes
   // steps (at most improve_max_steps), never a clock.
-  int64_t improve_budget = 30'000'000;
-  int improve_max_steps = 400;
+  int64_t improve_budget = 1'000'000;
+  int improve_max_steps = 100;
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
   DecisionLog* log = nullptr;
