@@ -240,6 +240,31 @@ struct Official {
   int64_t makespan;
 };
 
+TEST(ParetoFrontierTest, KeepsOnlyNonDominatedVerifiedPoints) {
+  std::vector<CandidateReport> c = {{"a", 10, 100, ""}, {"b", 10, 90, ""}, {"c", 20, 80, ""},
+                                    {"d", 30, 85, ""},  {"e", -1, -1, "failed"}, {"f", 40, 70, ""}};
+  std::vector<ParetoPoint> f = ParetoFrontier(c);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].candidate, "b");
+  EXPECT_EQ(f[1].candidate, "c");
+  EXPECT_EQ(f[2].candidate, "f");
+}
+
+TEST(ParetoFrontierTest, HoldsTheLeastTrafficPlan) {
+  CacheConfig config;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, GenerateKernelGraph({GraphKind::kFlashAttention, 4, 4, 4, 8}, config));
+  PlanOptions o;
+  o.objective = Objective::kTraffic;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r, PlanKernel(g, config, o));
+  ASSERT_FALSE(r.pareto.empty());
+  EXPECT_EQ(r.pareto.front().extra_movement, r.metrics.extra_movement);
+  EXPECT_EQ(r.pareto.front().makespan, r.metrics.makespan);
+  for (size_t i = 1; i < r.pareto.size(); ++i) {
+    EXPECT_GT(r.pareto[i].extra_movement, r.pareto[i - 1].extra_movement);
+    EXPECT_LT(r.pareto[i].makespan, r.pareto[i - 1].makespan);
+  }
+}
+
 TEST(OfficialCasesTest, BeatsPublishedResults) {
   // The environment variable (as in bench/kernel_bench.sh) overrides the
   // build-time default ../shared, e.g. for worktrees outside the main tree.
