@@ -11,7 +11,9 @@
 //   Q3            : the best candidates of each ranking are re-sequenced by
 //                   ReorderForMakespan (same traffic), and the best plan's
 //                   operation order is allocated again and re-sequenced
-//                   (`realloc_rounds`).
+//                   (`realloc_rounds`); then PipelinedSchedule on the
+//                   least-traffic orders (kept at no more traffic than its
+//                   base) and a perturbed-priority improvement search.
 //   objective     : traffic  = min extra movement, then makespan
 //                   time     = min makespan, then extra movement
 //                   balanced = among candidates moving no more than the seed
