@@ -89,6 +89,12 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     for (int32_t p : sgs[s].info->producers) {
       const char* rule = "";
       if (!CouldReuse(gs, ctx, s, p, rule)) continue;
+      // GetTopPrioritySubgraph starts from the first candidate (best cost
+      // still 10), so a lone reusable producer of cost 10 is reused too.
+      if (best < 0) {
+        best = p;
+        best_rule = rule;
+      }
       if (sgs[p].conf->compute_cost < best_cost) {
         best = p;
         best_cost = sgs[p].conf->compute_cost;

@@ -122,13 +122,30 @@ TEST(AssignByDependencyPassTest, PicksLowestComputeCostProducer) {
   EXPECT_NE(h->SubgraphStream("c"), h->SubgraphStream("v"));
 }
 
-TEST(AssignByDependencyPassTest, NeverPicksCost10Engine) {
-  // HOST_CPU has compute_cost 10: GetTopPrioritySubgraph starts at 10 and
-  // keeps only strictly smaller costs, so it is never chosen.
+// GE's GetTopPrioritySubgraph starts from the first candidate (best cost 10)
+// and takes a later one only at a strictly lower cost: a lone reusable
+// producer of cost 10 (HOST_CPU) is reused, not skipped (ge-reference §2.1).
+TEST(AssignByDependencyPassTest, ReusesALoneCost10Producer) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto h, PassHarness::Create(R"json({"nodes": [
     {"name": "hc", "type": "HostCpuOp"},
     {"name": "c", "type": "TopK", "inputs": ["hc"]}]})json"));
+  ASSERT_EQ(h->gs.SubgraphOf(h->node("hc")).conf->compute_cost, 10);
   ASSERT_TRUE(h->Run<AssignByDependencyPass>().ok());
+  EXPECT_EQ(h->SubgraphStream("c"), h->SubgraphStream("hc"));
+  EXPECT_EQ(h->ctx->next_stream, 1);
+  ASSERT_EQ(h->log.WithKeyword("StreamReused").size(), 1u);
+}
+
+// Of two reusable producers the cheaper one still wins over a first one of
+// cost 10.
+TEST(AssignByDependencyPassTest, LaterCheaperProducerBeatsFirstCost10One) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto h, PassHarness::Create(R"json({"nodes": [
+    {"name": "hc", "type": "HostCpuOp"},
+    {"name": "a", "type": "Relu"},
+    {"name": "c", "type": "TopK", "inputs": ["hc", "a"]}]})json"));
+  ASSERT_LT(h->SubgraphIndex("hc"), h->SubgraphIndex("a"));
+  ASSERT_TRUE(h->Run<AssignByDependencyPass>().ok());
+  EXPECT_EQ(h->SubgraphStream("c"), h->SubgraphStream("a"));
   EXPECT_NE(h->SubgraphStream("c"), h->SubgraphStream("hc"));
 }
 
