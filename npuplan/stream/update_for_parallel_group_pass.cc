@@ -19,8 +19,9 @@ absl::StatusOr<bool> UpdateForParallelGroupPass::Run(GraphState& gs, AssignConte
     for (NodeId id : nodes) {
       Node& node = ctx.model.node(id);
       const std::string group = AttrAsKey(*FindAttr(node.attrs, kAttrParallelGroup));
-      if (group == "-1" && IsHcomNode(node, ctx.model.engine_table) && node.inputs.size() == 1) {
-        // UpdateStreamIdFromPreNode: the producer (through PlaceHolder/End in GE).
+      if (group == "-1" && node.inputs.size() == 1) {
+        // UpdateStreamIdFromPreNode, for any node type (GE tests none): the
+        // producer (through PlaceHolder/End in GE).
         const Node& producer = ctx.model.node(node.inputs[0].node);
         if (producer.stream_id != -1) {
           changed |= node.stream_id != producer.stream_id;

@@ -35,6 +35,30 @@ TEST(UpdateForParallelGroupPassTest, HcomGroupMinusOneAdoptsInputStream) {
   EXPECT_EQ(log.WithKeyword("HcomAdoptsInputStream").size(), 1u);
 }
 
+// GE's UpdateForParallelGroupPass checks no node type for group "-1": a
+// compute node with one data input adopts its producer's stream as an HCCL
+// node does (ge-reference §2.3).
+TEST(UpdateForParallelGroupPassTest, AnyNodeOfGroupMinusOneAdoptsInputStream) {
+  DecisionLog log(true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Relu"},
+    {"name": "v", "type": "Op", "engine": "VectorEngine", "inputs": ["x"], "attrs": {"_parallel_group": "-1"}},
+    {"name": "y", "type": "Relu"}]})json", {}, &log));
+  EXPECT_EQ(StreamOf(plan, "v"), StreamOf(plan, "x"));
+  EXPECT_EQ(plan.streams.logical, 1);
+  EXPECT_EQ(log.WithKeyword("HcomAdoptsInputStream").size(), 1u);
+  EXPECT_TRUE(log.WithKeyword("ParallelGroupStream").empty());
+}
+
+// With two data inputs there is no single producer: group "-1" is an ordinary
+// group name and gets a new stream.
+TEST(UpdateForParallelGroupPassTest, GroupMinusOneWithTwoInputsGetsANewStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Relu"},
+    {"name": "v", "type": "Op", "engine": "VectorEngine", "inputs": ["x", "x"], "attrs": {"_parallel_group": "-1"}}]})json"));
+  EXPECT_NE(StreamOf(plan, "v"), StreamOf(plan, "x"));
+}
+
 TEST(UpdateForParallelGroupPassTest, GroupsAreKeyedPerOriginalStream) {
   // g on two different streams: two new streams.
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
