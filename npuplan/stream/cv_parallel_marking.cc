@@ -7,10 +7,6 @@
 namespace npuplan::stream {
 namespace {
 
-constexpr std::string_view kCubeTypes[] = {"MatMul", "MatMulV2", "BatchMatMul", "BatchMatMulV2", "Conv",
-                                           "Conv2D", "Conv3D", "Gemm", "FlashAttentionScore",
-                                           "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2D"};
-
 // True when `to` is reachable from `from` (same graph, topo from < to).
 bool Reaches(const Model& m, const Graph& g, const Adjacency& adj, NodeId from, NodeId to) {
   const int64_t limit = m.node(to).topo_id;
@@ -34,14 +30,13 @@ bool Reaches(const Model& m, const Graph& g, const Adjacency& adj, NodeId from, 
 }  // namespace
 
 CoreType CvParallelMarking::CoreTypeOf(const Node& node) {
-  if (auto t = GetStringAttr(node.attrs, kAttrCubeVectorCoreType)) {
-    if (*t == "AIC" || *t == "MIX_AIC") return CoreType::kCube;
+  if (const AttrValue* v = FindAttr(node.attrs, kAttrCubeVectorCoreType)) {
+    const std::string* t = v->as<std::string>();
+    if (t == nullptr) return CoreType::kNone;  // GE's GetStr fails on another type
+    // GE's IsAivNode, and IsAicNode = "has the attribute and is not AIV":
+    // every other value is cube (AIC, MIX_AIC, GE's own AI_CORE, …).
     if (*t == "AIV" || *t == "MIX_AIV") return CoreType::kVector;
-    if (*t == "MIX") return GetBoolAttr(node.attrs, kAttrMixIsAiv).value_or(false) ? CoreType::kVector : CoreType::kCube;
-    return CoreType::kNone;
-  }
-  if (node.engine == "AIcoreEngine" &&
-      std::find(std::begin(kCubeTypes), std::end(kCubeTypes), node.type) != std::end(kCubeTypes)) {
+    if (*t == "MIX" && GetBoolAttr(node.attrs, kAttrMixIsAiv).value_or(false)) return CoreType::kVector;
     return CoreType::kCube;
   }
   return CoreType::kNone;
@@ -57,19 +52,24 @@ std::vector<NodeId> CvParallelMarking::Mark(const Model& m, GraphId gid, Decisio
     if (t == CoreType::kCube) cubes.push_back(m.node(id).topo_id);
     if (t == CoreType::kVector) any_vector = true;
   }
-  if (!any_vector || cubes.empty()) return out;
+  // No early return without cube nodes: GE then marks every vector node
+  // (none has a preceding cube node to be linked to).
+  if (!any_vector) return out;
   Adjacency adj(m);
   for (NodeId id : g.nodes) {
     const Node& n = m.node(id);
     if (CoreTypeOf(n) != CoreType::kVector) continue;
     auto next = std::upper_bound(cubes.begin(), cubes.end(), n.topo_id);
+    // GE: a missing neighbour is "not linked" (IsLinkedInGraph(nullptr, …)
+    // is false), except that a vector node linked to its preceding cube with
+    // no cube after it stays.
     const char* reason = nullptr;
-    if (next != cubes.begin()) {
-      NodeId prev = g.nodes[*(next - 1)];
-      if (!Reaches(m, g, adj, prev, id)) reason = "no-path-from-prev-cube";
-    }
-    if (reason == nullptr && next != cubes.end()) {
-      if (!Reaches(m, g, adj, id, g.nodes[*next])) reason = "no-path-to-next-cube";
+    if (next == cubes.begin()) {
+      reason = "no-prev-cube";
+    } else if (!Reaches(m, g, adj, g.nodes[*(next - 1)], id)) {
+      reason = "no-path-from-prev-cube";
+    } else if (next != cubes.end() && !Reaches(m, g, adj, id, g.nodes[*next])) {
+      reason = "no-path-to-next-cube";
     }
     if (reason == nullptr) continue;
     out.push_back(id);

@@ -1,21 +1,25 @@
 // CvParallelMarking (`cv-parallel-marking`, ge.autoMultistreamParallelMode=cv;
 // GE's MarkCvParallelAivNodes, ge-reference §2.6 and §6).
 //
-// In cv mode a vector (AIV) node that is not path-connected to the cube (AIC)
-// node preceding it in topological order, or to the cube node following it,
-// runs beside the cube work: its engine-subgraph engine becomes VectorEngine,
-// which gives it its own stream (static: a new per-engine id; dynamic: the
-// VectorEngine stream). The graph's own engines are not changed: the driver
-// swaps the engine of the marked nodes only while it forms and assigns that
-// graph's engine subgraphs (ScopedCvEngines).
+// In cv mode a vector (AIV) node runs beside the cube work unless it is
+// path-connected to the cube (AIC) node preceding it in topological order
+// and, when there is a cube node after it, to that one too. A missing
+// preceding cube node counts as "not connected" (GE's IsLinkedInGraph of a
+// null node is false), so vector nodes before the first cube node — and every
+// vector node of a graph without cube nodes — are marked. A marked node's
+// engine-subgraph engine becomes VectorEngine, which gives it its own stream
+// (static: a new per-engine id; dynamic: the VectorEngine stream). The
+// graph's own engines are not changed: the driver swaps the engine of the
+// marked nodes only while it forms and assigns that graph's engine subgraphs
+// (ScopedCvEngines).
 //
-// Core type: `_cube_vector_core_type` = AIC | MIX_AIC (cube), AIV | MIX_AIV
-// (vector), MIX with `_mix_is_aiv`=true (vector); without the attribute, an
-// AIcoreEngine node of a cube op type (MatMul*, BatchMatMul*, Conv*, Gemm,
-// FlashAttentionScore) is cube and every other node is neither.
+// Core type (GE's IsAivNode / IsAicNode): `_cube_vector_core_type` = AIV |
+// MIX_AIV, or MIX with `_mix_is_aiv`=true, is vector; any other string value
+// (AIC, MIX_AIC, GE's own AI_CORE, …) is cube; a node without the attribute
+// (or with a non-string one) is neither, whatever its op type.
 //
-// Decision keywords: CvParallelNode (node, reason=no-path-from-prev-cube /
-// no-path-to-next-cube).
+// Decision keywords: CvParallelNode (node, reason=no-prev-cube /
+// no-path-from-prev-cube / no-path-to-next-cube).
 #ifndef NPUPLAN_STREAM_CV_PARALLEL_MARKING_H_
 #define NPUPLAN_STREAM_CV_PARALLEL_MARKING_H_
 

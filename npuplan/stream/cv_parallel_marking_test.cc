@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "npuplan/stream/stream_testing.h"
+#include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::stream {
@@ -58,17 +59,75 @@ TEST(CvParallelMarkingTest, KeepsSerialVectorNodesOnTheCubeStream) {
   EXPECT_EQ(plan.streams.logical, 1);
 }
 
-TEST(CvParallelMarkingTest, ReadsCoreTypes) {
+// GE's IsAicNode: any string `_cube_vector_core_type` that is not a vector
+// type is cube; without the attribute a node is neither, whatever its type.
+TEST(CvParallelMarkingTest, ReadsCoreTypesAsGe) {
   Node n;
   n.engine = "AIcoreEngine";
   n.type = "MatMul";
-  EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kCube);
-  n.type = "Relu";
   EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kNone);
   n.attrs["_cube_vector_core_type"] = std::string("MIX_AIV");
   EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kVector);
   n.attrs["_cube_vector_core_type"] = std::string("MIX");
   EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kCube);
+  n.attrs["_cube_vector_core_type"] = std::string("AI_CORE");
+  EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kCube);
+  n.attrs["_cube_vector_core_type"] = int64_t{1};
+  EXPECT_EQ(CvParallelMarking::CoreTypeOf(n), CoreType::kNone);
+}
+
+std::vector<std::string> Marked(const Model& m) {
+  std::vector<std::string> names;
+  for (NodeId id : CvParallelMarking::Mark(m, kRootGraph)) names.push_back(m.node(id).name);
+  return names;
+}
+
+// GE's own "AI_CORE" core type is cube: v2, not linked to the cube nodes
+// around it, moves; v1 between them stays.
+TEST(CvParallelMarkingTest, AiCoreCountsAsCube) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "d", "type": "Data"},
+    {"name": "c1", "type": "MatMul", "inputs": ["d"], "attrs": {"_cube_vector_core_type": "AI_CORE"}},
+    {"name": "v1", "type": "Relu", "inputs": ["c1"], "attrs": {"_cube_vector_core_type": "AIV"}},
+    {"name": "v2", "type": "Relu", "inputs": ["d"], "attrs": {"_cube_vector_core_type": "AIV"}},
+    {"name": "c2", "type": "MatMul", "inputs": ["v1"], "attrs": {"_cube_vector_core_type": "AI_CORE"}},
+    {"name": "out", "type": "NetOutput", "inputs": ["c2", "v2"]}]})json"));
+  ASSERT_LT(::npuplan::testing::NodeNamed(m, "c1").topo_id, ::npuplan::testing::NodeNamed(m, "v2").topo_id);
+  EXPECT_THAT(Marked(m), ::testing::ElementsAre("v2"));
+}
+
+// A vector node before the first cube node has no preceding cube to be linked
+// to: GE moves it even though it feeds the cube node after it.
+TEST(CvParallelMarkingTest, VectorNodeBeforeTheFirstCubeMoves) {
+  DecisionLog log(true);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "d", "type": "Data"},
+    {"name": "v0", "type": "Relu", "inputs": ["d"], "attrs": {"_cube_vector_core_type": "AIV"}},
+    {"name": "c1", "type": "MatMul", "inputs": ["v0"], "attrs": {"_cube_vector_core_type": "AIC"}},
+    {"name": "out", "type": "NetOutput", "inputs": ["c1"]}]})json", {{"ge.autoMultistreamParallelMode", "cv"}}, &log));
+  EXPECT_NE(StreamOf(plan, "v0"), StreamOf(plan, "c1"));
+  ASSERT_EQ(log.WithKeyword("CvParallelNode").size(), 1u);
+  EXPECT_EQ(log.WithKeyword("CvParallelNode")[0]->ToLine(), "[cv-parallel-marking] CvParallelNode node=v0 reason=no-prev-cube");
+}
+
+// No early return without cube nodes: every vector node is marked.
+TEST(CvParallelMarkingTest, GraphWithoutCubeNodesMarksEveryVectorNode) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "d", "type": "Data"},
+    {"name": "v1", "type": "Relu", "inputs": ["d"], "attrs": {"_cube_vector_core_type": "AIV"}},
+    {"name": "v2", "type": "Relu", "inputs": ["v1"], "attrs": {"_cube_vector_core_type": "MIX_AIV"}},
+    {"name": "out", "type": "NetOutput", "inputs": ["v2"]}]})json"));
+  EXPECT_THAT(Marked(m), ::testing::ElementsAre("v1", "v2"));
+}
+
+// A vector node linked to its preceding cube with no cube after it stays.
+TEST(CvParallelMarkingTest, VectorNodeAfterTheLastLinkedCubeStays) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "d", "type": "Data"},
+    {"name": "c1", "type": "MatMul", "inputs": ["d"], "attrs": {"_cube_vector_core_type": "AIC"}},
+    {"name": "v1", "type": "Relu", "inputs": ["c1"], "attrs": {"_cube_vector_core_type": "AIV"}},
+    {"name": "out", "type": "NetOutput", "inputs": ["v1"]}]})json"));
+  EXPECT_THAT(Marked(m), ::testing::IsEmpty());
 }
 
 }  // namespace
