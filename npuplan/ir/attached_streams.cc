@@ -9,24 +9,39 @@
 namespace npuplan {
 
 std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached) {
+  // GE's names: V1 `_attached_stream_depend_value_list`, V2 entries
+  // `_attached_resource_depend_value_list_int` (the V1 name read there as an
+  // npuplan alias).
   constexpr std::string_view kKey = "_attached_stream_depend_value_list";
-  auto from_map = [&](const AttrMap& m) -> std::vector<int64_t> {
-    if (const AttrValue* v = FindAttr(m, kKey); v != nullptr && v->is<AttrValue::IntList>()) {
+  constexpr std::string_view kKeyV2 = "_attached_resource_depend_value_list_int";
+  auto from_map = [&](const AttrMap& m, std::string_view key) -> std::vector<int64_t> {
+    if (const AttrValue* v = FindAttr(m, key); v != nullptr && v->is<AttrValue::IntList>()) {
       return *v->as<AttrValue::IntList>();
     }
     return {};
   };
   if (const AttrValue* v = FindAttr(node.attrs, "_attached_stream_info_list"); v != nullptr) {
-    if (const auto* list = v->as<AttrValue::MapList>(); list != nullptr && attached >= 0 &&
-                                                         static_cast<size_t>(attached) < list->size()) {
-      return from_map((*list)[attached]);
+    const auto* list = v->as<AttrValue::MapList>();
+    if (list == nullptr || attached < 0) return {};
+    // The entries that got a stream carry `_attached_resource_is_valid`
+    // (written by assign-attached-stream-pass; entries that are not required
+    // get none); without any, entries count in order.
+    std::vector<const AttrMap*> valid;
+    for (const AttrMap& e : *list) {
+      if (GetBoolAttr(e, "_attached_resource_is_valid").value_or(false)) valid.push_back(&e);
     }
+    if (valid.empty()) {
+      for (const AttrMap& e : *list) valid.push_back(&e);
+    }
+    if (static_cast<size_t>(attached) >= valid.size()) return {};
+    const AttrMap& entry = *valid[attached];
+    return from_map(entry, HasAttr(entry, kKeyV2) ? kKeyV2 : kKey);
   }
   if (const AttrValue* v = FindAttr(node.attrs, "_attached_stream_info"); v != nullptr) {
-    if (const auto* m = v->as<AttrMap>(); m != nullptr && attached == 0) return from_map(*m);
+    if (const auto* m = v->as<AttrMap>(); m != nullptr && attached == 0) return from_map(*m, kKey);
     if (const auto* list = v->as<AttrValue::MapList>(); list != nullptr && attached >= 0 &&
                                                          static_cast<size_t>(attached) < list->size()) {
-      return from_map((*list)[attached]);
+      return from_map((*list)[attached], kKey);
     }
   }
   return {};

@@ -14,8 +14,11 @@ namespace npuplan {
 
 // Input indices whose producers attached stream `attached` of `node` depends
 // on: `_attached_stream_depend_value_list` inside `_attached_stream_info` (a
-// map for attached stream 0, or a list) / `_attached_stream_info_list` entry
-// `attached`. Empty when the node declares none.
+// map for attached stream 0, or a list) / `_attached_resource_depend_value_list_int`
+// (alias `_attached_stream_depend_value_list`) in the `_attached_stream_info_list`
+// entry of attached stream `attached` (the entries marked
+// `_attached_resource_is_valid`, else all, in order). Empty when the node
+// declares none.
 std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached);
 
 // Data- and Const-like nodes: their values exist before the model starts, so

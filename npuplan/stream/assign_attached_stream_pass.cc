@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <variant>
 
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -15,13 +17,37 @@ constexpr char kInfo[] = "_attached_stream_info";
 constexpr char kInfoList[] = "_attached_stream_info_list";
 constexpr char kDisable[] = "_disable_attached_resource";
 constexpr char kDefaultGroup[] = "_default_stream_info_group";
+// GE's names inside the entries (ge_attr_define.cc); npuplan's older short
+// names are read as aliases when GE's name is absent.
+constexpr char kPolicy[] = "_attached_stream_policy";  // alias "policy"
+constexpr char kStreamKey[] = "_attached_stream_key";
+constexpr char kResName[] = "_attached_resource_name";                  // alias "name"
+constexpr char kResReuseKey[] = "_attached_resource_reuse_key";         // alias "reuse_key"
+constexpr char kResForceReuse[] = "_attached_resource_force_reuse";     // alias "force_reuse"
+constexpr char kResRequired[] = "_attached_resource_required_flag";     // alias "required"
+constexpr char kResId[] = "_attached_resource_id";
+constexpr char kResIsValid[] = "_attached_resource_is_valid";
 
 struct Request {
   std::string group;
   std::string key;
+  int32_t entry = -1;  // index in `_attached_stream_info_list` (V2), else -1
 };
 
-std::string MapString(const AttrMap& m, std::string_view key) { return GetStringAttr(m, key).value_or(""); }
+const AttrValue* FindEither(const AttrMap& m, std::string_view ge_name, std::string_view alias) {
+  const AttrValue* v = FindAttr(m, ge_name);
+  return v != nullptr ? v : FindAttr(m, alias);
+}
+std::string MapString(const AttrMap& m, std::string_view ge_name, std::string_view alias) {
+  const AttrValue* v = FindEither(m, ge_name, alias);
+  const std::string* s = v != nullptr ? v->as<std::string>() : nullptr;
+  return s != nullptr ? *s : "";
+}
+std::optional<bool> MapBool(const AttrMap& m, std::string_view ge_name, std::string_view alias) {
+  const AttrValue* v = FindEither(m, ge_name, alias);
+  const bool* b = v != nullptr ? v->as<bool>() : nullptr;
+  return b != nullptr ? std::optional<bool>(*b) : std::nullopt;
+}
 
 absl::Status Bad(const Node& n, std::string_view what) {
   return absl::InvalidArgumentError(StrCat("[", AssignAttachedStreamPass::kName, "] node '", n.name, "': ", what));
@@ -36,20 +62,25 @@ absl::StatusOr<std::vector<Request>> ParseRequests(const Node& n) {
     if (list == nullptr) return Bad(n, StrCat(kInfoList, " must be a list of maps"));
     for (size_t i = 0; i < list->size(); ++i) {
       const AttrMap& e = (*list)[i];
-      std::string name = MapString(e, "name");
-      if (name.empty()) return Bad(n, StrCat(kInfoList, "[", i, "]: 'name' is required"));
-      if (!GetBoolAttr(e, "required").value_or(true)) continue;
-      const bool force = GetBoolAttr(e, "force_reuse").value_or(false);
-      out.push_back({kDefaultGroup, StrCat(MapString(e, "reuse_key"), name, force ? "" : main)});
+      const bool ge_names = HasAttr(e, kResName);
+      std::string name = MapString(e, kResName, "name");
+      if (name.empty()) return Bad(n, StrCat(kInfoList, "[", i, "]: '", kResName, "' is required"));
+      // GE's required flag defaults to false; the npuplan alias spelling
+      // (`name`, ...) keeps its documented default true.
+      if (!MapBool(e, kResRequired, "required").value_or(!ge_names)) continue;
+      const bool force = MapBool(e, kResForceReuse, "force_reuse").value_or(false);
+      out.push_back({kDefaultGroup, StrCat(MapString(e, kResReuseKey, "reuse_key"), name, force ? "" : main),
+                     static_cast<int32_t>(i)});
     }
   } else if (const AttrValue* v1 = FindAttr(n.attrs, kInfo)) {
     if (const auto* m = v1->as<AttrMap>()) {
-      if (MapString(*m, "policy") != "group") {
-        return Bad(n, StrCat(kInfo, ": policy must be \"group\", got \"", MapString(*m, "policy"), "\""));
+      const std::string policy = MapString(*m, kPolicy, "policy");
+      if (policy != "group") {
+        return Bad(n, StrCat(kInfo, ": ", kPolicy, " must be \"group\", got \"", policy, "\""));
       }
-      out.push_back({GetStringAttr(n.attrs, "group").value_or(""), MapString(*m, "_attached_stream_key")});
+      out.push_back({GetStringAttr(n.attrs, "group").value_or(""), MapString(*m, kStreamKey, kStreamKey)});
     } else if (const auto* list = v1->as<AttrValue::MapList>()) {
-      for (const AttrMap& e : *list) out.push_back({kDefaultGroup, StrCat(MapString(e, "_attached_stream_key"), main)});
+      for (const AttrMap& e : *list) out.push_back({kDefaultGroup, StrCat(MapString(e, kStreamKey, kStreamKey), main)});
     } else {
       return Bad(n, StrCat(kInfo, " must be a map or a list of maps"));
     }
@@ -58,6 +89,17 @@ absl::StatusOr<std::vector<Request>> ParseRequests(const Node& n) {
     return Bad(n, StrCat("requests ", out.size(), " attached streams; a node has at most one attached stream (SPEC S7)"));
   }
   return out;
+}
+
+// GE's SetAttachedStreamV2: the allocated id and is_valid go back into the
+// V2 entry that asked for it.
+void WriteBack(Node& n, int32_t entry, int64_t stream) {
+  AttrValue* v = nullptr;
+  if (auto it = n.attrs.find(kInfoList); it != n.attrs.end()) v = &it->second;
+  auto* list = v != nullptr ? std::get_if<AttrValue::MapList>(&v->get()) : nullptr;
+  if (list == nullptr || entry < 0 || static_cast<size_t>(entry) >= list->size()) return;
+  (*list)[entry].insert_or_assign(kResId, AttrValue(int64_t{stream}));
+  (*list)[entry].insert_or_assign(kResIsValid, AttrValue(true));
 }
 
 }  // namespace
@@ -107,26 +149,26 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
   int64_t next = plan.streams.logical;
   for (GraphId g : m.GraphsPreOrder()) {
     std::vector<std::string> group_order;
-    std::map<std::string, std::map<std::string, std::vector<NodeId>>> groups;
+    std::map<std::string, std::map<std::string, std::vector<std::pair<NodeId, int32_t>>>> groups;
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
       if (!HasAttr(n.attrs, "_attached_stream_info") && !HasAttr(n.attrs, "_attached_stream_info_list")) continue;
-      if (HasAttr(n.attrs, kDisable) &&
-          GetBoolAttr(n.attrs, kDisable).value_or(true)) {
+      if (HasAttr(n.attrs, kDisable)) {  // GE tests presence, not the value
         ctx.log.Record(kName, "AttachedResourceDisabled", "", Field("node", n.name));
         continue;
       }
       NPUPLAN_ASSIGN_OR_RETURN(std::vector<Request> reqs, ParseRequests(n));
       for (const Request& r : reqs) {
         if (!groups.count(r.group)) group_order.push_back(r.group);
-        groups[r.group][r.key].push_back(id);
+        groups[r.group][r.key].emplace_back(id, r.entry);
       }
     }
     for (const std::string& group : group_order) {
       for (const auto& [key, nodes] : groups[group]) {
         const int64_t s = next++;
-        for (NodeId id : nodes) {
+        for (const auto& [id, entry] : nodes) {
           m.node(id).attached_stream_ids.push_back(s);
+          WriteBack(m.node(id), entry, s);
           ctx.log.Record(kName, "AttachedStream", "", Field("node", m.node(id).name), Field("group", group),
                          Field("key", key), Field("stream", s));
         }

@@ -81,6 +81,55 @@ TEST(AssignAttachedStreamPassTest, RejectsBadPolicyAndTwoAttachedStreams) {
               StatusIs(absl::StatusCode::kInvalidArgument, "at most one attached stream"));
 }
 
+// The entry of `name`'s `_attached_stream_info_list` at `i`.
+const AttrMap& Entry(const Plan& p, std::string_view name, size_t i) {
+  const AttrValue* v = FindAttr(p.model.node(p.model.FindNode(name)).attrs, "_attached_stream_info_list");
+  return v->as<AttrValue::MapList>()->at(i);
+}
+
+// GE's own attribute names inside `_attached_stream_info_list` entries
+// (ge_attr_define.cc); the required flag defaults to false as in GE's
+// AttachedResourceInfoV2; results go back into the entry (ge-reference §2.5).
+TEST(AssignAttachedStreamPassTest, V2ReadsGeNamesAndWritesIdAndValidityBack) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_attached_stream_info_list": [
+      {"_attached_resource_name": "tiling", "_attached_resource_reuse_key": "k",
+       "_attached_resource_required_flag": true, "_attached_resource_force_reuse": true}]}},
+    {"name": "v", "type": "Op", "engine": "VectorEngine", "inputs": ["a"], "attrs": {"_stream_label": "L",
+      "_attached_stream_info_list": [
+      {"_attached_resource_name": "tiling", "_attached_resource_reuse_key": "k",
+       "_attached_resource_required_flag": true, "_attached_resource_force_reuse": true}]}},
+    {"name": "opt", "type": "Relu", "inputs": ["v"], "attrs": {"_attached_stream_info_list": [
+      {"_attached_resource_name": "tiling", "_attached_resource_reuse_key": "k"}]}}]})json"));
+  ASSERT_NE(StreamOf(plan, "a"), StreamOf(plan, "v"));
+  ASSERT_THAT(Attached(plan, "a"), ElementsAre(plan.streams.logical));
+  EXPECT_EQ(Attached(plan, "v"), Attached(plan, "a"));  // force reuse across main streams
+  EXPECT_THAT(Attached(plan, "opt"), IsEmpty());          // not required (GE default)
+  EXPECT_EQ(GetIntAttr(Entry(plan, "a", 0), "_attached_resource_id"), plan.streams.logical);
+  EXPECT_EQ(GetBoolAttr(Entry(plan, "a", 0), "_attached_resource_is_valid"), true);
+  EXPECT_EQ(GetIntAttr(Entry(plan, "v", 0), "_attached_resource_id"), plan.streams.logical);
+  EXPECT_FALSE(HasAttr(Entry(plan, "opt", 0), "_attached_resource_id"));
+  EXPECT_FALSE(HasAttr(Entry(plan, "opt", 0), "_attached_resource_is_valid"));
+}
+
+// V1: GE's policy attribute is `_attached_stream_policy` (`policy` is an
+// npuplan alias).
+TEST(AssignAttachedStreamPassTest, V1ReadsGePolicyName) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "a", "type": "MatMul", "attrs": {"group": "g0",
+      "_attached_stream_info": {"_attached_stream_policy": "group", "_attached_stream_key": "as0"}}}]})json"));
+  EXPECT_THAT(Attached(plan, "a"), ElementsAre(1));
+}
+
+// GE skips a node that has `_disable_attached_resource`, whatever its value.
+TEST(AssignAttachedStreamPassTest, DisableAttributeCountsByPresence) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_disable_attached_resource": false,
+      "_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_required_flag": true}]}}]})json"));
+  EXPECT_THAT(Attached(plan, "a"), IsEmpty());
+  EXPECT_TRUE(plan.streams.attached.empty());
+}
+
 TEST(AssignAttachedStreamPassTest, VerifierRejectsAttachedIdInsideMainRange) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(WithForce(true)));
   plan.model.node(plan.model.FindNode("a")).attached_stream_ids = {0};
