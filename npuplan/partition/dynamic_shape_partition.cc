@@ -1043,8 +1043,10 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
     Decide(out, "skipped", "graph attribute _no_need_dynamic_shape_partition", log, stats);
     return absl::OkStatus();
   }
-  // Does the graph enter the partition flow (P1 a–d, P2)?
-  if (marks.trigger_count == 0) {
+  // Does the graph enter the partition flow (P1 a–d, P2)? GE also enters it
+  // when the only no-tiling nodes are Data-like nodes and NetOutputs.
+  const bool io_only_no_tiling = marks.no_tiling_count > 0 && marks.no_tiling_op_count == 0;
+  if (marks.trigger_count == 0 && !io_only_no_tiling) {
     bool special = false;
     for (NodeId id : root.nodes) {
       const Node& n = model.node(id);
@@ -1081,7 +1083,10 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   GraphPartitioner partitioner(model, kRootGraph, marks, options, log, stats);
   NPUPLAN_RETURN_IF_ERROR(partitioner.Run(out));
   NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
-  Decide(out, "partitioned", StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)"), log, stats);
+  Decide(out, "partitioned",
+         marks.trigger_count > 0 ? StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)")
+                                 : "dynamic-shape Data/NetOutput nodes with no other no-tiling node",
+         log, stats);
   return absl::OkStatus();
 }
 

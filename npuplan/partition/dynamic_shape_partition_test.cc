@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "npuplan/partition/partition_test_util.h"
+#include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::partition {
@@ -12,6 +13,7 @@ namespace {
 using ::npuplan::partition::testing::GraphBuilder;
 using ::npuplan::partition::testing::PartitionRun;
 using ::npuplan::partition::testing::RunPartition;
+using ::npuplan::testing::NodeNamed;
 using ::npuplan::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -100,6 +102,29 @@ TEST(DynamicShapePartitionTest, SingleOpSceneIsWholeDynamicWithoutCutting) {
   EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
   EXPECT_THAT(run->plan.partition.reason, HasSubstr("single-op"));
   EXPECT_EQ(run->plan.model.num_graphs(), 1u);
+}
+
+// A no-tiling node feeding the NetOutput: the NetOutput is exempt from the
+// no-tiling engine checks, so the graph stays static instead of being cut.
+TEST(DynamicShapePartitionTest, NoTilingNodeFeedingTheNetOutputKeepsTheGraphStatic) {
+  GraphBuilder b;
+  b.Data("x").Node("a", "Add", {"x"}, {-1},
+                   {{"_op_tiling_inline_engine", {"AIcoreEngine"}}, {"_op_export_shape_engine", {"AIcoreEngine"}},
+                    {"_op_max_shape", "8"}}).Output({"a"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
+  EXPECT_EQ(run->plan.partition.decision, "static");
+  EXPECT_EQ(GetBoolAttr(NodeNamed(run->plan.model, "a").attrs, "_op_no_tiling"), true);
+}
+
+// GE: when only Data/NetOutput run no-tiling (a bounded Data(-1) → NetOutput
+// beside static work), the graph must still be partitioned. (A graph of
+// nothing but Data and NetOutput takes GE's whole-dynamic shortcut first.)
+TEST(DynamicShapePartitionTest, OnlyDataAndNetOutputNoTilingStillPartitions) {
+  GraphBuilder b;
+  b.Node("x", "Data", {}, {-1}, {{"_op_max_shape", "8"}}).Data("y").Op("r", {"y"}).Output({"x", "r"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
+  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_THAT(run->plan.partition.reason, HasSubstr("Data/NetOutput"));
 }
 
 TEST(DynamicShapePartitionTest, HostCpuNodeAloneDoesNotMakeTheGraphEnterTheFlow) {

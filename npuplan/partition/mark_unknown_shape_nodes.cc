@@ -74,13 +74,20 @@ bool HasDynamicShape(const Model& m, const Node& n) {
   return false;
 }
 
-// GE's no-tiling capability (ge-reference §7), see the header.
+// GE's no-tiling capability (ge-reference §7, IsNodeSupportNoTiling), see the
+// header. Data-like nodes and NetOutput skip the engine checks (GE: they need
+// no tiling of their own).
 absl::StatusOr<bool> CanRunNoTiling(const Model& m, const Node& n, const std::vector<uint8_t>& no_tiling) {
   if (AlwaysNoTiling(n.type)) return true;
+  // Every attribute is read (and a malformed one reported) before deciding.
   NPUPLAN_ASSIGN_OR_RETURN(auto inline_engines, StringListAttr(n, "_op_tiling_inline_engine"));
   NPUPLAN_ASSIGN_OR_RETURN(auto export_engines, StringListAttr(n, "_op_export_shape_engine"));
   auto has = [&](const std::vector<std::string>& l) { return std::find(l.begin(), l.end(), n.engine) != l.end(); };
-  bool bounded = false;
+  const bool engines_ok =
+      IsDataType(n.type) || n.type == "NetOutput" || (has(inline_engines) && has(export_engines));
+  // The shape bound concerns dynamic outputs only (GE checks the output
+  // tensors' ranges): a node without one (NetOutput) needs none.
+  bool bounded = std::none_of(n.outputs.begin(), n.outputs.end(), [](const TensorDesc& t) { return t.IsDynamic(); });
   if (const AttrValue* v = FindAttr(n.attrs, "_op_max_shape")) {
     const auto* s = v->as<std::string>();
     const auto* l = v->as<AttrValue::IntList>();
@@ -98,7 +105,7 @@ absl::StatusOr<bool> CanRunNoTiling(const Model& m, const Node& n, const std::ve
     }
     bounded = bounded || all;
   }
-  if (!has(inline_engines) || !has(export_engines) || !bounded) return false;
+  if (!engines_ok || !bounded) return false;
   for (const OutputRef& in : n.inputs) {
     if (!InputDynamic(m, in)) continue;
     const Node& p = m.node(in.node);
@@ -245,6 +252,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
       if (r == MarkReason::kKnown && dynamic && no_tiling) {
         res.no_tiling[id.index()] = 1;
         ++res.no_tiling_count;
+        if (!IsDataType(node.type) && node.type != "NetOutput") ++res.no_tiling_op_count;
       }
       if (EntersPartitionFlow(r)) ++res.trigger_count;
     }
@@ -259,6 +267,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const Co
       if (logging) log->Record(kPass, "NoTilingReverted", "", Field("node", model.nodes()[i].name));
     }
     res.no_tiling_count = 0;
+    res.no_tiling_op_count = 0;
   }
   // 3 + 4. Owners of unknown subgraphs; Const inputs of unknown nodes.
   std::vector<uint8_t> graph_unknown(model.num_graphs(), 0);

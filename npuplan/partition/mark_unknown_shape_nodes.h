@@ -14,10 +14,14 @@
 //   const input of unknown           a Const/Constant data input of an unknown node (pulled in)
 // No-tiling: a dynamic-shape node stays static when it is MemcpyAsync,
 // StreamMerge or PartitionedCall, or its engine is in both its
-// `_op_tiling_inline_engine` and `_op_export_shape_engine` lists, it has
-// `_op_max_shape` or a bounded `_shape_range`, and every producer of a dynamic
-// input is a Data node or itself no-tiling. If any (a)–(d) node exists, all
-// no-tiling nodes are reverted to unknown ("dynamic shape (no-tiling reverted)").
+// `_op_tiling_inline_engine` and `_op_export_shape_engine` lists (Data-like
+// nodes and NetOutput are exempt from these engine checks, as in GE), it has
+// no dynamic output, `_op_max_shape` or a bounded `_shape_range`, and every
+// producer of a dynamic input is a Data node or itself no-tiling. If any
+// (a)–(d) node exists, all no-tiling nodes are reverted to unknown ("dynamic
+// shape (no-tiling reverted)"). When the only no-tiling nodes are Data-like
+// nodes and NetOutputs (GE's has_no_tiling_ stays false), the graph still
+// needs the partition (GE: "Data(-1)->NetOutput(-1) must be partitioned").
 // Only (a)–(d) make the whole graph enter the partition flow (P1, P2).
 //
 // Requires: topo-sorted. Provides: plan.partition.unknown_nodes (no graph change).
@@ -70,6 +74,7 @@ struct MarkResult {
   int64_t unknown_count = 0;       // nodes with reason != kKnown
   int64_t trigger_count = 0;       // nodes with an (a)–(d) reason
   int64_t no_tiling_count = 0;     // no-tiling nodes kept static
+  int64_t no_tiling_op_count = 0;  // of those, nodes other than Data-like and NetOutput (GE has_no_tiling_)
   bool IsUnknown(NodeId n) const { return reason[n.index()] != MarkReason::kKnown; }
 };
 

@@ -144,6 +144,39 @@ TEST(MarkUnknownShapeNodesTest, KeepsNoTilingNodeStaticWhenNothingElseIsDynamic)
   EXPECT_EQ(ReasonOf(m, r2, "c"), "dynamic shape");
 }
 
+// GE's IsNodeSupportNoTiling skips the engine checks for Data and NetOutput:
+// a NetOutput reading a no-tiling node's dynamic tensor does not become a
+// dynamic node, so it neither reverts its producer's no-tiling nor makes the
+// graph enter the partition flow (ge-reference §7).
+TEST(MarkUnknownShapeNodesTest, NetOutputIsExemptFromTheNoTilingEngineChecks) {
+  GraphBuilder b;
+  b.Data("x").Node("a", "Add", {"x"}, {-1}, NoTilingAttrs()).Output({"a"});
+  Model m;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MarkResult r, Mark(b, {}, &m));
+  EXPECT_EQ(ReasonOf(m, r, "out"), "known");
+  EXPECT_EQ(ReasonOf(m, r, "a"), "known");
+  EXPECT_TRUE(r.no_tiling[m.FindNode("a").index()]);
+  EXPECT_TRUE(r.no_tiling[m.FindNode("out").index()]);
+  EXPECT_EQ(r.trigger_count, 0);
+  EXPECT_EQ(r.no_tiling_op_count, 1);  // a; the NetOutput does not count (GE has_no_tiling_)
+}
+
+// Data is exempt from the engine checks too, but keeps the shape-bound check
+// on its dynamic output.
+TEST(MarkUnknownShapeNodesTest, DataIsExemptFromTheEngineChecksButNeedsABound) {
+  GraphBuilder bounded;
+  bounded.Node("x", "Data", {}, {-1}, {{"_op_max_shape", "8"}}).Output({"x"});
+  Model m;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MarkResult r, Mark(bounded, {}, &m));
+  EXPECT_EQ(ReasonOf(m, r, "x"), "known");
+  EXPECT_TRUE(r.no_tiling[m.FindNode("x").index()]);
+  EXPECT_EQ(r.no_tiling_op_count, 0);
+  GraphBuilder unbounded;
+  unbounded.Data("x", {-1}).Output({"x"});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MarkResult r2, Mark(unbounded, {}, &m));
+  EXPECT_EQ(ReasonOf(m, r2, "x"), "dynamic shape");
+}
+
 TEST(MarkUnknownShapeNodesTest, RevertsNoTilingWhenAnUnknownNodeCoexists) {
   GraphBuilder b;
   b.Data("x").Node("a", "Add", {"x"}, {-1}, NoTilingAttrs());
