@@ -56,7 +56,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::
 
 absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats) {
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
-  NPUPLAN_RETURN_IF_ERROR(options.Validate());
+  NPUPLAN_RETURN_IF_ERROR(options.Validate(config.warnings));
 
   std::unique_ptr<PassPipeline> pipeline;
   if (config.passes.empty()) {
@@ -72,6 +72,7 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
 
   PassContext ctx{options, log, stats};
+  ctx.warnings = config.warnings;
   ctx.instrumentation.verify_each = config.verify_each;
   std::optional<std::regex> dump_re;
   if (!config.dump_after.empty()) {

@@ -29,6 +29,9 @@ struct CompileConfig {
   // Dump the plan after passes whose name matches this ECMAScript regex into dump_dir.
   std::string dump_after;
   std::string dump_dir;
+  // Receives one-line warnings (option near-misses, options that do nothing);
+  // null: dropped.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // Builds the default pipeline for these options.

@@ -1106,7 +1106,9 @@ absl::StatusOr<Model> GraphReader::Finish() {
   refs_ = {};
   if (opts_.topo_sort) {
     auto mode = TopoSortMode::kBfs;
-    if (auto it = model_.options.find("ge.topoSortingMode"); it != model_.options.end()) {
+    if (!opts_.topo_sorting_mode.empty()) {  // --option wins over the graph's options
+      NPUPLAN_ASSIGN_OR_RETURN(mode, ParseTopoSortMode(opts_.topo_sorting_mode));
+    } else if (auto it = model_.options.find("ge.topoSortingMode"); it != model_.options.end()) {
       auto parsed = ParseTopoSortMode(it->second);
       if (!parsed.ok()) return Bad(src_, "$.options", std::string(parsed.status().message()));
       mode = *parsed;

@@ -50,6 +50,9 @@ struct GraphReadOptions {
   const EngineTable* engines = nullptr;
   // Sort every graph topologically after reading (mode from ge.topoSortingMode).
   bool topo_sort = true;
+  // Non-empty: the ge.topoSortingMode to sort with instead of the graph's
+  // own (the command line's --option ge.topoSortingMode=…).
+  std::string topo_sorting_mode;
   GraphReadLimits limits;
 };
 

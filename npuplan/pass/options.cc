@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "npuplan/ir/graph.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -119,6 +121,48 @@ absl::Status ValidateEventOptimization(std::string_view name, std::string_view v
   return BadValue(name, v, "expected \"exact\", \"ge\" or \"none\"");
 }
 
+// Levenshtein distance of the lower-cased strings (option names are short).
+size_t EditDistance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known option nearest to `key` (ties: first in name order) among those
+// whose name starts with `npuplan.` (`npuplan_keys`) or not.
+std::pair<const OptionSpec*, size_t> Nearest(std::string_view key, bool npuplan_keys);
+
+constexpr size_t kNearMiss = 2;  // a GE key this close (case-insensitive) is what the user meant
+
+// An option no spec knows: an unknown `npuplan.*` key is an error naming the
+// closest npuplan option; a key within kNearMiss of a known GE option is a
+// warning naming it (GE would ignore it: the option silently does nothing);
+// other keys are GE options npuplan does not read, accepted as GE does.
+absl::Status CheckUnknownOption(std::string_view key, std::vector<std::string>* warnings) {
+  if (key.rfind("npuplan.", 0) == 0) {
+    auto [near, d] = Nearest(key, /*npuplan_keys=*/true);
+    return absl::InvalidArgumentError(StrCat("option ", key, ": unknown npuplan option",
+                                             near ? StrCat("; did you mean '", near->name, "'?") : std::string(),
+                                             " (npuplan options --markdown lists them)"));
+  }
+  auto [near, d] = Nearest(key, /*npuplan_keys=*/false);
+  if (near != nullptr && d <= kNearMiss && warnings != nullptr) {
+    warnings->push_back(StrCat("option ", key, " is not an option npuplan reads and does nothing; did you mean '",
+                               near->name, "'?"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const std::vector<OptionSpec>& KnownOptions() {
@@ -134,6 +178,7 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"ge.exec.placement", "", "\"HOST\": the graph executes on the host (GE's host-exec shortcut: whole graph dynamic, no partition)", ValidatePlacement},
         {"ge.exec.static_model_ops_lower_limit", "4", "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic", ValidateStaticOpsLowerLimit},
         {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", ValidateHcomParallel},
+        {"ge.optionNameMap", "", "JSON object option name → the caller's name for it, used in option error messages (E10055, E10056, invalid values); a malformed map is ignored with a warning, as GE ignores it", nullptr},
         {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
         {"ge.tiling_schedule_optimize", "", "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
         {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS", ValidateTopoMode},
@@ -157,6 +202,22 @@ const std::vector<OptionSpec>& KnownOptions() {
   }();
   return specs;
 }
+
+namespace {
+std::pair<const OptionSpec*, size_t> Nearest(std::string_view key, bool npuplan_keys) {
+  const OptionSpec* best = nullptr;
+  size_t best_d = 0;
+  for (const OptionSpec& s : KnownOptions()) {
+    if ((s.name.rfind("npuplan.", 0) == 0) != npuplan_keys) continue;
+    const size_t d = EditDistance(key, s.name);
+    if (best == nullptr || d < best_d) {
+      best = &s;
+      best_d = d;
+    }
+  }
+  return {best, best_d};
+}
+}  // namespace
 
 const OptionSpec* FindOptionSpec(std::string_view name) {
   for (const OptionSpec& s : KnownOptions()) {
@@ -194,14 +255,68 @@ bool CompileOptions::GetBool(std::string_view key) const {
   return v == "true" || v == "1";
 }
 
-absl::Status CompileOptions::Validate(std::vector<std::string>* unknown) const {
+namespace {
+// Deepest bracket nesting outside strings: a map of names is one level deep,
+// and a bound keeps a pathological value from reaching the parser.
+int JsonDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') deepest = std::max(deepest, ++depth);
+    if (c == '}' || c == ']') --depth;
+  }
+  return deepest;
+}
+}  // namespace
+
+std::optional<std::map<std::string, std::string>> ParseOptionNameMap(std::string_view text) {
+  std::map<std::string, std::string> out;
+  if (text.empty()) return out;
+  if (JsonDepth(text) > 8) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  for (const auto& [k, v] : j.items()) {
+    // GE's SetOptionNameMap: keys and values non-empty strings.
+    if (k.empty() || !v.is_string() || v.get_ref<const std::string&>().empty()) return std::nullopt;
+    out.emplace(k, v.get<std::string>());
+  }
+  return out;
+}
+
+std::string CompileOptions::ReadableName(std::string_view key) const {
+  auto it = values_.find("ge.optionNameMap");
+  if (it == values_.end()) return std::string(key);
+  auto map = ParseOptionNameMap(it->second);
+  if (!map) return std::string(key);
+  auto m = map->find(std::string(key));
+  return m != map->end() ? m->second : std::string(key);
+}
+
+absl::Status CompileOptions::Validate(std::vector<std::string>* warnings) const {
   for (const auto& [k, v] : values_) {
     const OptionSpec* spec = FindOptionSpec(k);
     if (spec == nullptr) {
-      if (unknown) unknown->push_back(k);
+      NPUPLAN_RETURN_IF_ERROR(CheckUnknownOption(k, warnings));
       continue;
     }
-    if (spec->validate) NPUPLAN_RETURN_IF_ERROR(spec->validate(k, v));
+    if (spec->validate) NPUPLAN_RETURN_IF_ERROR(spec->validate(ReadableName(k), v));
+  }
+  if (auto it = values_.find("ge.optionNameMap"); it != values_.end() && !ParseOptionNameMap(it->second)) {
+    if (warnings) {
+      warnings->push_back("option ge.optionNameMap: not a JSON object of non-empty option names to non-empty "
+                          "names; ignored (GE ignores a malformed map too)");
+    }
   }
   return absl::OkStatus();
 }

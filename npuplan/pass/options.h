@@ -49,13 +49,26 @@ class CompileOptions {
   bool GetBool(std::string_view key) const;  // "true" or "1"
   const std::map<std::string, std::string>& values() const { return values_; }
 
-  // Validates every known option that is set. Unknown options are accepted
-  // (GE ignores options it does not read); `unknown` lists them for a warning.
-  absl::Status Validate(std::vector<std::string>* unknown = nullptr) const;
+  // Validates every option that is set: known options by their spec; an
+  // unknown `npuplan.*` key is an error naming the closest npuplan option.
+  // Other unknown keys are accepted (GE ignores options it does not read),
+  // but one within a small edit distance of a known GE option (a likely
+  // typo, e.g. ge.autoMultiStreamParallelMode) adds a line to `warnings`
+  // naming the intended key, as does a malformed ge.optionNameMap.
+  absl::Status Validate(std::vector<std::string>* warnings = nullptr) const;
+
+  // The caller's name for option `key` in error messages: GE's
+  // ge.optionNameMap (a JSON object internal name → caller's name, e.g. an
+  // ATC flag) when it maps `key`, else `key` itself.
+  std::string ReadableName(std::string_view key) const;
 
  private:
   std::map<std::string, std::string> values_;
 };
+
+// ge.optionNameMap's JSON object, or nullopt when it is not an object of
+// non-empty strings (GE ignores such a map).
+std::optional<std::map<std::string, std::string>> ParseOptionNameMap(std::string_view text);
 
 // Parses "KEY=VALUE" (--option); InvalidArgument otherwise.
 absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text);

@@ -27,12 +27,61 @@ TEST(OptionsTest, CommandLineOverridesGraphOptions) {
   EXPECT_EQ(o.Get("ge.exec.static_model_ops_lower_limit"), "4");  // default
 }
 
-TEST(OptionsTest, UnknownOptionsAreListedNotRejected) {
+// GE ignores options it does not read: an unknown GE-style key far from
+// every known one is accepted without a word.
+TEST(OptionsTest, UnknownGeOptionsAreAcceptedSilently) {
   CompileOptions o;
   o.Set("ge.somethingNew", "x");
-  std::vector<std::string> unknown;
-  EXPECT_THAT(o.Validate(&unknown), IsOk());
-  EXPECT_THAT(unknown, ::testing::ElementsAre("ge.somethingNew"));
+  std::vector<std::string> warnings;
+  EXPECT_THAT(o.Validate(&warnings), IsOk());
+  EXPECT_THAT(warnings, ::testing::IsEmpty());
+}
+
+// A key a small edit distance from a known GE option (here one letter's case)
+// does nothing: a warning names the intended key (issue 20, item 10).
+TEST(OptionsTest, NearMissOfAGeOptionWarnsNamingTheIntendedKey) {
+  CompileOptions o;
+  o.Set("ge.autoMultiStreamParallelMode", "LoadBalance:4");
+  o.Set("ge.enableSingleStram", "true");
+  std::vector<std::string> warnings;
+  EXPECT_THAT(o.Validate(&warnings), IsOk());
+  EXPECT_THAT(warnings, ::testing::ElementsAre(
+                            ::testing::HasSubstr("option ge.autoMultiStreamParallelMode is not an option npuplan reads "
+                                                 "and does nothing; did you mean 'ge.autoMultistreamParallelMode'?"),
+                            ::testing::HasSubstr("did you mean 'ge.enableSingleStream'?")));
+}
+
+// npuplan's own namespace is closed: an unknown npuplan.* key is an error
+// suggesting the closest npuplan option.
+TEST(OptionsTest, UnknownNpuplanOptionIsAnErrorNamingTheClosestKey) {
+  EXPECT_THAT(ValidateOne("npuplan.stream.reoder", "true"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "option npuplan.stream.reoder: unknown npuplan option; did you mean 'npuplan.stream.reorder'?"));
+  EXPECT_THAT(ValidateOne("npuplan.eventOptimisation", "ge"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "did you mean 'npuplan.eventOptimization'?"));
+}
+
+// GE's ge.optionNameMap: option errors use the caller's names (item 9).
+TEST(OptionsTest, OptionNameMapGivesTheCallersNameInErrors) {
+  CompileOptions o;
+  o.Set("ge.optionNameMap", R"({"ge.event": "--event_mode"})");
+  o.Set("ge.event", "signal");
+  EXPECT_EQ(o.ReadableName("ge.event"), "--event_mode");
+  EXPECT_EQ(o.ReadableName("ge.enableSingleStream"), "ge.enableSingleStream");
+  EXPECT_THAT(o.Validate(), StatusIs(absl::StatusCode::kInvalidArgument, "option --event_mode: invalid value 'signal'"));
+}
+
+// GE ignores a malformed map (SetOptionNameMap fails, the caller goes on):
+// npuplan warns and uses the internal names.
+TEST(OptionsTest, MalformedOptionNameMapIsIgnoredWithAWarning) {
+  for (const char* bad : {"not json", "[1, 2]", R"({"ge.event": ""})", R"({"ge.event": 3})"}) {
+    CompileOptions o;
+    o.Set("ge.optionNameMap", bad);
+    std::vector<std::string> warnings;
+    EXPECT_THAT(o.Validate(&warnings), IsOk()) << bad;
+    EXPECT_THAT(warnings, ::testing::ElementsAre(::testing::HasSubstr("option ge.optionNameMap"))) << bad;
+    EXPECT_EQ(o.ReadableName("ge.event"), "ge.event") << bad;
+  }
 }
 
 TEST(OptionsTest, AutoMultistreamAcceptsGeForms) {

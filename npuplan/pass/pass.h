@@ -35,6 +35,9 @@ struct PassContext {
   Statistics& stats;
   PassInstrumentation instrumentation = {};
   int sequence = 0;  // leaf passes run so far
+  // One-line warnings for the user (an option that does nothing, …); the CLI
+  // prints them as "warning: …". Null: dropped.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 class Pass {

@@ -64,17 +64,20 @@ bool CouldReuse(const GraphState& gs, int32_t sg_i, int32_t peer_i) {
   return false;
 }
 
-// Top-priority candidate: lowest engine compute_cost, then smallest index.
+// GE's GetTopPrioritySubgraph: the first candidate, replaced by a later one
+// whose engine compute_cost is strictly below the best so far, which starts
+// at 10 (so the first candidate is kept whatever its cost); ties: smallest
+// index.
 int32_t TopPriority(const GraphState& gs, const std::vector<int32_t>& candidates) {
   int32_t best = -1;
+  int64_t best_cost = 10;
   for (int32_t c : candidates) {
-    if (best < 0) {
+    if (best < 0) best = c;
+    const int64_t cc = gs.subgraphs[c].conf ? gs.subgraphs[c].conf->compute_cost : 10;
+    if (cc < best_cost) {
       best = c;
-      continue;
+      best_cost = cc;
     }
-    int64_t cc = gs.subgraphs[c].conf ? gs.subgraphs[c].conf->compute_cost : 10;
-    int64_t bc = gs.subgraphs[best].conf ? gs.subgraphs[best].conf->compute_cost : 10;
-    if (cc < bc) best = c;
   }
   return best;
 }
@@ -117,7 +120,7 @@ absl::StatusOr<DynamicStreamState> DynamicStreamAllocator::Init(const CompileOpt
   const std::string ac = options.Get("ac_parallel_enable");
   if (!ac.empty() && ac != "0" && ac != "1") {
     return absl::InvalidArgumentError(StrCat("[", kName, "] E10001: Value [", ac,
-                                             "] for parameter [ac_parallel_enable] is invalid. Reason: "
+                                             "] for parameter [", options.ReadableName("ac_parallel_enable"), "] is invalid. Reason: "
                                              "the value must be empty, \"0\" or \"1\"."));
   }
   st.ac_parallel = ac == "1";

@@ -155,6 +155,22 @@ TEST(DynamicStreamAllocatorTest, ReusePassesOnThroughTheReusedSubgraph) {
   EXPECT_EQ(StreamOf(plan, "topk"), StreamOf(plan, "mm"));
 }
 
+// GE's GetTopPrioritySubgraph keeps the first candidate unless a later one
+// costs strictly less than the best so far, which starts at 10: with costs
+// above 10 (an engine table can set them) the first producer wins.
+TEST(DynamicStreamAllocatorTest, TopPriorityStartsFromTheFirstCandidate) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({
+    "engines": {"AIcoreEngine": {"compute_cost": 12}, "VectorEngine": {"compute_cost": 11}},
+    "nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "mm", "type": "MatMul", "inputs": ["x"]},
+    {"name": "vec", "type": "Op", "engine": "VectorEngine", "inputs": ["x"]},
+    {"name": "topk", "type": "TopK", "inputs": ["mm", "vec"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["topk"]}]})json", kMulti));
+  ASSERT_NE(StreamOf(plan, "mm"), StreamOf(plan, "vec"));
+  EXPECT_EQ(StreamOf(plan, "topk"), StreamOf(plan, "mm"));
+}
+
 TEST(DynamicStreamAllocatorTest, LabelsGetStreamsAcrossEnginesAfterTheEngineStreams) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(R"json({"nodes": [
     {"name": "x", "type": "Data"},

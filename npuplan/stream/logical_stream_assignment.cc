@@ -119,6 +119,26 @@ absl::Status DoAssign(const Plan& plan, GraphId g, AssignContext& ctx, DynamicSt
   return absl::OkStatus();
 }
 
+// An auto multi-stream mode does nothing on dynamic-shape graphs unless
+// ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1 (they get one stream, GE's D1): say so
+// in one line, with the fix, instead of letting the option vanish silently.
+void ReportSkippedAutoMode(const Plan& plan, const AutoMultistreamMode& mode, const DynamicStreamState& dyn,
+                           const std::vector<GraphId>& graphs, PassContext& pctx) {
+  if (mode.algorithm.empty() || mode.algorithm == "default" || dyn.multi_stream) return;
+  int64_t skipped = 0;
+  for (GraphId g : graphs) skipped += IsUnknownShapeGraph(plan, g) ? 1 : 0;
+  if (skipped == 0) return;
+  const std::string value = mode.streams > 0 ? StrCat(mode.algorithm, ":", mode.streams) : mode.algorithm;
+  pctx.log.Record(LogicalStreamAssignment::kName, "AutoModeSkipped", "", Field("mode", value),
+                  Field("graphs", skipped), Field("of", graphs.size()), Field("reason", "dynamic-shape"));
+  if (pctx.warnings == nullptr) return;
+  pctx.warnings->push_back(StrCat(
+      "option ", pctx.options.ReadableName("ge.autoMultistreamParallelMode"), "=", value, " does nothing on ",
+      skipped, " of ", graphs.size(), " graph(s): they have dynamic shapes, which get one stream unless "
+      "ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1; pin the input shapes (--input-shape NAME=DIMS for ONNX models) "
+      "or set ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1"));
+}
+
 }  // namespace
 }  // namespace stream
 
@@ -152,7 +172,9 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   // npuplan's extension: CriticalPath:N may also choose the execution order.
   const bool reorder = pctx.options.GetBool("npuplan.stream.reorder");
   if (reorder && auto_mode.algorithm != "CriticalPath") {
-    return absl::InvalidArgumentError(StrCat("[", kName, "] option npuplan.stream.reorder=true needs ge.autoMultistreamParallelMode=CriticalPath:N (",
+    return absl::InvalidArgumentError(StrCat("[", kName, "] option ", pctx.options.ReadableName("npuplan.stream.reorder"),
+                                             "=true needs ", pctx.options.ReadableName("ge.autoMultistreamParallelMode"),
+                                             "=CriticalPath:N (",
                                              auto_mode.algorithm.empty() ? std::string("not set") : StrCat("it is '", auto_mode.algorithm, "'"), ")"));
   }
 
@@ -163,12 +185,11 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, g, ctx, dyn, auto_mode.algorithm == "cv"));
   }
   if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
-    return absl::InvalidArgumentError(
-        "[single-stream-pass] E10056: Cannot configure both parameters ge.autoMultistreamParallelMode and "
-        "ge.enableSingleStream simultaneously.");
+    return E10056(pctx.options);
   }
   bool dynamic = false;
   for (GraphId g : graph_order) dynamic = dynamic || IsUnknownShapeGraph(plan, g);
+  ReportSkippedAutoMode(plan, auto_mode, dyn, graph_order, pctx);
   //    Dynamic multi-stream: engine-priority ids first (D3/D4).
   if (dyn.multi_stream && !dyn.graphs.empty()) {
     ctx.next_stream = RemapStreams(m, DynamicStreamAllocator::Refresh(m, ctx, dyn));
@@ -271,6 +292,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
       if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty()) continue;
+      if (IsInputDataNode(n)) continue;  // GE cleared its user label
       s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
     }
   }

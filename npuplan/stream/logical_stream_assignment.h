@@ -26,9 +26,13 @@
 // final continuity refresh.
 //
 // Requires: topo-sorted. Provides: logical-streams. Preserves structure.
+// An auto multi-stream mode set while dynamic-shape graphs run on one stream
+// (no ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1) does nothing on them: one warning
+// line says so with the fix (PassContext::warnings).
 // Decision keywords: EnginePartition (graph, subgraphs), UnknownShapeSingleStream
-// (graph, stream), LogicalStreamsAssigned (mode, streams); the chain's passes
-// log under their own names.
+// (graph, stream), AutoModeSkipped (mode, graphs, of, reason),
+// LogicalStreamsAssigned (mode, streams); the chain's passes log under their
+// own names.
 #ifndef NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
 #define NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
 

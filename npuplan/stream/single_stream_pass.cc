@@ -4,23 +4,28 @@
 
 namespace npuplan::stream {
 
+absl::Status E10056(const CompileOptions& options) {
+  // GE names both options by ge.optionNameMap (GetReadableName).
+  return absl::InvalidArgumentError(StrCat("[single-stream-pass] E10056: Cannot configure both parameters ",
+                                           options.ReadableName("ge.autoMultistreamParallelMode"), " and ",
+                                           options.ReadableName("ge.enableSingleStream"), " simultaneously."));
+}
+
 absl::StatusOr<bool> SingleStreamPass::Run(GraphState& gs, AssignContext& ctx) {
   // E10056 first: the root graph attribute wins over the option, as GE reads it.
   std::string mode = GetStringAttr(ctx.model.root().attrs, "ge.autoMultistreamParallelMode")
                          .value_or(ctx.options.Get("ge.autoMultistreamParallelMode"));
-  if (!mode.empty()) {
-    return absl::InvalidArgumentError(
-        "[single-stream-pass] E10056: Cannot configure both parameters ge.autoMultistreamParallelMode and "
-        "ge.enableSingleStream simultaneously.");
-  }
+  if (!mode.empty()) return E10056(ctx.options);
   for (const StreamSubgraph& sg : gs.subgraphs) {
     if (sg.info->stream_label.empty()) continue;
     const Node& first = ctx.model.node(sg.info->nodes.front());
-    const bool user = !sg.info->user_stream_label.empty();
+    // A Data-like input's user label reaches the subgraph as its stream label.
+    const bool user = !StringAttrOrEmpty(first.attrs, kAttrUserStreamLabel).empty();
+    const std::string option = ctx.options.ReadableName("ge.enableSingleStream");
     return absl::InvalidArgumentError(StrCat(
-        "[single-stream-pass] E10055: ge.enableSingleStream=true conflicts with stream label '", sg.info->stream_label,
+        "[single-stream-pass] E10055: ", option, "=true conflicts with stream label '", sg.info->stream_label,
         "' (", user ? "_user_stream_label" : "_stream_label", " of node '", first.name, "', engine subgraph ",
-        sg.info->name(), "): single-stream mode allows no stream label"));
+        sg.info->name(), "): single-stream mode allows no stream label; set ", option, " to false"));
   }
   const int64_t stream = gs.default_stream >= 0 ? gs.default_stream : ctx.next_stream++;
   bool changed = false;

@@ -54,6 +54,35 @@ TEST(SingleStreamPassTest, ChecksAutoMultistreamConflictFirst) {
               StatusIs(absl::StatusCode::kInvalidArgument, msg));
 }
 
+// GE's ge.optionNameMap: E10055 and E10056 name the options by the caller's
+// names (GetReadableName), e.g. ATC's flags (issue 20, item 9).
+TEST(SingleStreamPassTest, ConflictErrorsUseTheOptionNameMap) {
+  const std::string map = R"({"ge.enableSingleStream": "--enable_single_stream",
+                              "ge.autoMultistreamParallelMode": "--multi_stream_parallel_mode"})";
+  EXPECT_THAT(CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu"}]})json",
+                             {{"ge.enableSingleStream", "true"},
+                              {"ge.autoMultistreamParallelMode", "LoadBalance:4"},
+                              {"ge.optionNameMap", map}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "E10056: Cannot configure both parameters --multi_stream_parallel_mode and "
+                       "--enable_single_stream simultaneously."));
+  EXPECT_THAT(CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu", "attrs": {"_stream_label": "L"}}]})json",
+                             {{"ge.enableSingleStream", "true"}, {"ge.optionNameMap", map}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "E10055: --enable_single_stream=true conflicts with stream label 'L'"));
+}
+
+// A Data node's user label reaches single-stream mode as a stream label
+// (TransUserStreamLabel) and conflicts like one.
+TEST(SingleStreamPassTest, UserLabelledDataConflictsLikeALabel) {
+  EXPECT_THAT(CompileStreams(R"json({"nodes": [
+                  {"name": "x", "type": "Data", "attrs": {"_user_stream_label": "U"}},
+                  {"name": "a", "type": "Relu", "inputs": ["x"]}]})json",
+                             {{"ge.enableSingleStream", "true"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "conflicts with stream label 'U' (_user_stream_label of node 'x'"));
+}
+
 TEST(SingleStreamPassTest, SubgraphUsesParentStream) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({
     "nodes": [{"name": "a", "type": "Relu"},

@@ -8,6 +8,7 @@
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/option_flags.h"
 
 namespace npuplan::cli {
 namespace {
@@ -26,16 +27,18 @@ struct CompileFlags {
 };
 
 int RunCompile(CompileFlags& f) {
-  for (const std::string& o : f.options) {
-    auto kv = ParseOptionAssignment(o);
-    if (!kv.ok()) return ReportStatus(kv.status());
-    f.config.option_overrides[kv->first] = kv->second;
+  f.config.option_overrides = OptionOverrides(f.options);
+  if (auto it = f.config.option_overrides.find("ge.topoSortingMode"); it != f.config.option_overrides.end()) {
+    f.load.topo_sorting_mode = it->second;
   }
   auto model = LoadModel(f.input, f.load);
   if (!model.ok()) return ReportStatus(model.status());
   if (f.print_pipeline) {
     CompileOptions opts = CompileOptions::FromModel(*model, f.config.option_overrides, f.config.read_environment);
-    if (auto s = opts.Validate(); !s.ok()) return ReportStatus(s);
+    std::vector<std::string> warnings;
+    absl::Status valid = opts.Validate(&warnings);
+    PrintWarnings(warnings);
+    if (!valid.ok()) return ReportStatus(valid);
     auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts) : BuildPipelineFromNames(f.config.passes);
     if (!pipeline.ok()) return ReportStatus(pipeline.status());
     std::printf("%s\n", (*pipeline)->Describe().c_str());
@@ -47,7 +50,10 @@ int RunCompile(CompileFlags& f) {
   }
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   Statistics stats;
+  std::vector<std::string> warnings;
+  f.config.warnings = &warnings;
   auto plan = Compile(std::move(model).value(), f.config, log, stats);
+  PrintWarnings(warnings);
   if (!plan.ok()) return ReportStatus(plan.status());
   if (auto s = WriteFileAtomically(f.output, WritePlanJson(*plan)); !s.ok()) return ReportStatus(s);
   if (!f.remarks.empty()) {
@@ -71,7 +77,7 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile a graph (npuplan.graph/1 JSON or .onnx) into a verified plan");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
   cmd->add_option("-o,--output", flags->output, "Output plan file (npuplan.plan/1)");
-  cmd->add_option("--option", flags->options, "GE option KEY=VALUE (repeatable; overrides the graph's options)");
+  AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
   AddInputShapeFlag(cmd, &flags->load);

@@ -11,6 +11,7 @@
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/option_flags.h"
 
 namespace npuplan::cli {
 namespace {
@@ -27,16 +28,16 @@ struct PartitionFlags {
 };
 
 int RunPartitionCommand(const PartitionFlags& f) {
-  std::map<std::string, std::string> overrides;
-  for (const std::string& o : f.options) {
-    auto kv = ParseOptionAssignment(o);
-    if (!kv.ok()) return ReportStatus(kv.status());
-    overrides[kv->first] = kv->second;
-  }
-  auto model = LoadModel(f.input, f.load);
+  std::map<std::string, std::string> overrides = OptionOverrides(f.options);
+  LoadOptions load = f.load;
+  if (auto it = overrides.find("ge.topoSortingMode"); it != overrides.end()) load.topo_sorting_mode = it->second;
+  auto model = LoadModel(f.input, load);
   if (!model.ok()) return ReportStatus(model.status());
   CompileOptions options = CompileOptions::FromModel(*model, overrides, /*read_environment=*/true);
-  if (auto s = options.Validate(); !s.ok()) return ReportStatus(s);
+  std::vector<std::string> warnings;
+  absl::Status valid = options.Validate(&warnings);
+  PrintWarnings(warnings);
+  if (!valid.ok()) return ReportStatus(valid);
 
   Plan plan;
   plan.model = std::move(model).value();
@@ -74,7 +75,7 @@ void SetupPartition(CLI::App& app, Invocation& inv) {
   CLI::App* cmd = app.add_subcommand("partition", "Cut a graph into static and dynamic-shape subgraphs (SPEC P1-P7)");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
   cmd->add_option("-o,--output", flags->output, "Output graph file (npuplan.graph/1)")->required();
-  cmd->add_option("--option", flags->options, "GE option KEY=VALUE (repeatable; overrides the graph's options)");
+  AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
   AddInputShapeFlag(cmd, &flags->load);

@@ -2,6 +2,7 @@
 
 #include "CLI/CLI.hpp"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
@@ -67,6 +68,10 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
       return absl::InvalidArgumentError(StrCat(path, ": ONNX import is not available in this build"));
     }
     NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, OnnxLoaderSlot()(path, table, opts));
+    if (!opts.topo_sorting_mode.empty()) {  // the importer sorts in the default order
+      NPUPLAN_ASSIGN_OR_RETURN(TopoSortMode mode, ParseTopoSortMode(opts.topo_sorting_mode));
+      NPUPLAN_RETURN_IF_ERROR(TopologicalSort(in.plan.model, mode));
+    }
     return in;
   }
   if (!opts.input_shapes.empty()) {
@@ -82,6 +87,7 @@ absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions
   GraphReadOptions gopts;
   gopts.engines = &table;
   gopts.limits = opts.limits;
+  gopts.topo_sorting_mode = opts.topo_sorting_mode;
   NPUPLAN_ASSIGN_OR_RETURN(in.plan.model, ParseGraphJson(text, path, gopts));
   return in;
 }

@@ -25,6 +25,10 @@ struct LoadOptions {
   bool strict_shapes = false;             // --strict-shapes (ONNX)
   bool allow_unknown_ops = false;         // --allow-unknown-ops (ONNX)
   GraphReadLimits limits;                 // --max-nodes, --max-edges, … (graph and plan JSON)
+  // --option ge.topoSortingMode=…: the order a graph (JSON or ONNX) is sorted
+  // in after reading, over the graph file's own option; "" = the file's.
+  // Plans keep their order.
+  std::string topo_sorting_mode;
 };
 
 // Adds the reader-limit flags (--max-nodes, --max-edges, --max-string-bytes,
