@@ -9,6 +9,7 @@
 #include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -30,7 +31,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
   const bool notify = ctx.options.Get("ge.event") == "notify";
   if (notify && plan.streams.mode.rfind("dynamic", 0) == 0) {
-    return absl::InvalidArgumentError(StrCat("[", name(), "] option ge.event=notify: notifies are for static-shape "
+    return absl::InvalidArgumentError(StrCat("[", name(), "] option ", ctx.options.ReadableName("ge.event"),
+                                             "=notify: notifies are for static-shape "
                                              "graphs only, but streams were assigned in mode '",
                                              plan.streams.mode, "'"));
   }
@@ -81,11 +83,15 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     return false;
   };
 
-  // Dynamic path: an owner's edge events are recorded when its subgraphs are done.
+  // Dynamic path: the graphs whose subgraph boundaries get no events. An
+  // owner's edge events keep the owner as sender: it carries their
+  // `_send_event_ids` and records them when its subgraphs are done
+  // (events::RecordSlots says where that is).
   const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
-  const bool any_dynamic = std::find(dynamic_graphs.begin(), dynamic_graphs.end(), true) != dynamic_graphs.end();
-  const std::vector<NodeId> record_at =
-      any_dynamic ? events::DynamicOwnerRecordNodes(plan, view, dynamic_graphs) : std::vector<NodeId>();
+  // GE's InsertSyncEvents does not descend into FFTS / FFTS+ subgraphs: the
+  // owner's FFTS task runs them, its own events stand for them.
+  const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
+  auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()] != 0; };
 
   // 1. Data and control edges (GE InsertOneEventInTwoNodes), in the order
   //    GE walks them: producers in execution order; per producer its data
@@ -112,7 +118,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   events::ScratchVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
   events::ScratchVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
   bool any_ctrl = false;
-  bool simple = fast_path_ && activators_of.empty() && record_at.empty() && view.order().size() == n;
+  bool simple = fast_path_ && activators_of.empty() && view.order().size() == n;
   if (simple) {
     // GE's sender order first, over every node with a stream (a superset of
     // the senders: only the relative order of senders matters), so that the
@@ -133,6 +139,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     edge_events.reserve(2 * n);
     events::ScratchVector<int32_t> mark;  // for consumers with many producers: mark[u] = consumer
     for (const Graph& g : m.graphs()) {
+      if (in_ffts(GraphId(static_cast<int32_t>(&g - m.graphs().data())))) continue;
       for (size_t gi = 0; gi < g.nodes.size(); ++gi) {
         // Prefetch ahead: the Node (its input vectors), then its inputs' array.
         if (gi + kNodePrefetch < g.nodes.size()) {
@@ -185,6 +192,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     events::ScratchVector<Edge> edges;
     edges.reserve(2 * n);
     for (const Graph& g : m.graphs()) {
+      if (in_ffts(GraphId(static_cast<int32_t>(&g - m.graphs().data())))) continue;
       for (NodeId consumer : g.nodes) {
         const Node& node = m.node(consumer);
         const int64_t to_stream = stream(consumer);
@@ -238,9 +246,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
           }
           if (SkippedByActivation(cur, next)) continue;  // rule 5
           seen[next.index()] = cur.value;
-          const int32_t from = !record_at.empty() && record_at[cur.index()].valid() ? record_at[cur.index()].value
-                                                                                    : cur.value;
-          cands.push_back({from, next.value, (entry & kCtrl) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+          cands.push_back({cur.value, next.value, (entry & kCtrl) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
         }
       }
     }
@@ -260,10 +266,10 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     const Graph& graph = m.graph(g);
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
-    if (HasAttr(p.attrs, "_thread_scope_id")) continue;
+    if (HasAttr(p.attrs, "_thread_scope_id") || in_ffts(g)) continue;  // GE skips FFTS / thread-scope parents
     // GE's dynamic InsertEvents: no boundary events; the owner's waits precede
-    // its subgraph and its records follow it (record_at above). Its outputs
-    // leave through the NetOutput (the end for 2b).
+    // its subgraph and its records follow it. Its outputs leave through the
+    // NetOutput (the end for 2b).
     if (events::DynamicSubgraphBoundary(m, dynamic_graphs, g)) {
       for (NodeId id : graph.nodes) {
         if (m.node(id).type == "NetOutput") {
@@ -358,6 +364,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     for (NodeId v : view.order()) {
       if (stream(v) < 0) continue;
       const Node& n = m.node(v);
+      if (in_ffts(n.graph)) continue;
       const bool active = n.type == "StreamActive";
       acc.clear();
       for (const OutputRef& in : n.inputs) {
@@ -385,6 +392,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     const Node& n = m.node(id);
     for (int32_t a = 0; a < view.num_attached(id); ++a) {
       last_user[n.attached_stream_ids[a]] = view.slot(id, a);
+      if (in_ffts(n.graph)) continue;  // GE's attached-stream insertion skips FFTS subgraphs too
       for (int64_t idx : events::AttachedDependIndices(n, a)) {
         if (idx < 0 || static_cast<size_t>(idx) >= n.inputs.size()) continue;
         NodeId src = n.inputs[idx].node;

@@ -20,10 +20,16 @@
 //     stream → its graph's NetOutput (GE CoverAllStreamByNetoutput).
 // Dynamic path (streams assigned in a dynamic mode; parent's graph and
 // subgraph both root/unknown-shape): no subgraph entry/end events, as GE's
-// DynamicStreamAllocator::InsertEvents; instead an edge event out of a node
-// owning such subgraphs is recorded at the node's completion, the last slot
-// of its subtree on its own stream (events::DynamicOwnerRecordNodes) — what
-// GE's dynamic executor does when it records the owner's `_send_event_ids`.
+// DynamicStreamAllocator::InsertEvents; an edge event out of a node owning
+// such subgraphs names that node as its sender (it carries the id in
+// `_send_event_ids`) and is recorded at the node's completion, the last slot
+// of its subtree on its own stream (events::RecordSlots) — what GE's dynamic
+// executor does when it records the owner's `_send_event_ids`.
+// FFTS / FFTS+ subgraphs (below a node with `_ffts_sub_graph` /
+// `_ffts_plus_sub_graph`, at any depth) get no events of their own — no edge,
+// boundary, subgraph-input or attached-value events — as GE's insertion does
+// not descend into them: the owner's FFTS task runs them, and the owner's own
+// edge events stand for them.
 // Duplicate pairs (a data and a control edge) give one event. ge.event=notify
 // makes main-stream events notifies (static graphs only). Ids are then made
 // continuous in GE's order (sender node name).

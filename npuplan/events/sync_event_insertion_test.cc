@@ -57,6 +57,28 @@ TEST(SyncEventInsertionTest, InsertsSubgraphEntryAndEndEvents) {
   EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal, "dependency"));
 }
 
+// GE's InsertSyncEvents does not descend into the subgraphs of an FFTS /
+// FFTS+ owner (nor InsertEventsForSubgraph): the owner's FFTS task runs them,
+// and the owner's own edge events stand for them (ge-reference §4.2).
+TEST(SyncEventInsertionTest, DoesNotDescendIntoFftsSubgraphs) {
+  for (const char* attr : {"_ffts_plus_sub_graph", "_ffts_sub_graph"}) {
+    std::string json = R"json({"nodes": [
+      {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "subgraphs": ["body"],
+       "attrs": {"_test_stream": 1, "ATTR": "body"}, "outputs": [{"shape": [1]}]},
+      {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+      "subgraphs": [{"name": "body", "parent": "f", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 0, "_test_stream": 2}, "outputs": [{"shape": [1]}]},
+        {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 2}}]}]})json";
+    json.replace(json.find("ATTR"), 4, attr);
+    Plan plan = ParsePlan(json.c_str());
+    ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk()) << attr;
+    EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("f", "o", "data-edge"), Ev("x", "f", "data-edge"))) << attr;
+    EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk()) << attr;
+  }
+}
+
 // Dynamic path (issue 5): an owner P on stream 0 whose subgraph runs on
 // streams 0 and 1; r reads nothing from P.
 constexpr char kDynamicOwner[] = R"json({"nodes": [
@@ -76,15 +98,17 @@ TEST(SyncEventInsertionTest, DynamicPathHasOnlyEdgeEventsAndOwnersRecordAfterThe
   plan.streams.mode = "dynamic-multi";
   ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
   // GE's dynamic InsertEvents: one event per cross-stream edge, no
-  // subgraph-entry (x → r) or subgraph-end (t_out → y) events; p → y is
+  // subgraph-entry (x → r) or subgraph-end (t_out → y) events; p → y names
+  // p, which carries its id, as the sender (issue 20, item 11), and is
   // recorded where p completes, after its subgraph's NetOutput.
-  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("t", "t_out", "data-edge"), Ev("t_in", "t", "data-edge"),
-                                                   Ev("t_out", "y", "data-edge"), Ev("x", "p", "data-edge")));
+  EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("p", "y", "data-edge"), Ev("t", "t_out", "data-edge"),
+                                                   Ev("t_in", "t", "data-edge"), Ev("x", "p", "data-edge")));
   EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk());
-  // Recorded at p itself, y could run before the subgraph has produced p's output.
+  // Recorded inside the subgraph before its end, y could run before the
+  // subgraph has produced p's output.
   Plan early = plan;
   for (SyncEvent& e : early.events.events) {
-    if (early.model.node(e.recv).name == "y") e.send = early.model.FindNode("p");
+    if (early.model.node(e.recv).name == "y") e.send = early.model.FindNode("t_in");
   }
   EXPECT_THAT(events::VerifyHappensBefore(early),
               StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 0 -> 'y'"));
@@ -213,6 +237,26 @@ TEST(SyncEventInsertionTest, OrdersAttachedStreamsByTheirValueDependencies) {
   EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("p", "q", "data-edge"), Ev("p", "q@att", "attached"),
                                                    Ev("q", "o", "data-edge"), Ev("q@att", "o", "attached-end")));
   EXPECT_EQ(plan.events.event_count, 4);
+}
+
+// GE's V2 entries name the value dependencies
+// `_attached_resource_depend_value_list_int`; the entry that got the stream
+// is the one marked `_attached_resource_is_valid` (a non-required entry
+// before it gets none).
+TEST(SyncEventInsertionTest, ReadsGeV2DependListOfTheValidEntry) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "p", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "r", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "q", "type": "MatmulAllReduce", "inputs": ["r:0", "p:0"], "outputs": [{"shape": [1]}],
+     "attrs": {"_test_stream": 1, "_test_attached": [2], "_attached_stream_info_list": [
+       {"_attached_resource_name": "opt", "_attached_resource_depend_value_list_int": [0]},
+       {"_attached_resource_name": "s", "_attached_resource_depend_value_list_int": [1],
+        "_attached_resource_required_flag": true, "_attached_resource_is_valid": true, "_attached_resource_id": 2}]}},
+    {"name": "o", "type": "NetOutput", "inputs": ["q:0"], "attrs": {"_test_stream": 0}}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk());
+  const std::vector<Ev> events = Events(plan);
+  EXPECT_THAT(events, ::testing::Contains(Ev("p", "q@att", "attached")));
+  EXPECT_THAT(events, ::testing::Not(::testing::Contains(Ev("r", "q@att", "attached"))));
 }
 
 TEST(SyncEventInsertionTest, GivesDataAndControlEdgeBetweenTheSameNodesOneEvent) {

@@ -80,6 +80,7 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
   // main-stream event is in them, and each sender's main-stream events are
   // one run of the table (GE's order: by sender; `seen` marks the senders
   // whose run ended).
+  RecordSlots record_slot(plan, view);  // a dynamic-path owner records after its subgraphs
   bool id_order = true;
   size_t main_outside = 0;
   bool sender_runs = true;
@@ -109,7 +110,7 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
       main_outside += main;
       continue;
     }
-    const int32_t to = sweep_to(e, view.slot(e.send, e.send_attached));
+    const int32_t to = sweep_to(e, record_slot.ForEvent(e));
     if (to < 0) {
       main_outside += main;
       continue;
@@ -128,7 +129,7 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
     if (i + kAhead < evs.size() && ev_to[i + kAhead] >= 0) __builtin_prefetch(&begin[ev_to[i + kAhead]]);
     if (ev_to[i] < 0) continue;
     const SyncEvent& e = evs[i];
-    preds[begin[ev_to[i]]++] = {view.slot(e.send, e.send_attached), static_cast<int32_t>(i)};
+    preds[begin[ev_to[i]]++] = {record_slot.ForEvent(e), static_cast<int32_t>(i)};
   }
   FreeStorage(ev_to);  // freed before `info` is allocated: a lower peak
   for (const auto& [to, from] : act_edges) preds[begin[to]++] = {from, -1};

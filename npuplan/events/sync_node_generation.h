@@ -14,9 +14,10 @@
 // Dynamic path (GE DynamicStreamAllocator::InsertEvents, issue 5 item 1): in
 // a plan with a dynamic stream mode, events between main-stream slots of the
 // root / unknown-shape graphs get no nodes; their ids are written as the
-// int-list attributes `_send_event_ids` (sender; for an event recorded at a
-// subgraph owner's completion, the owner — events::DynamicAttrNode) and
-// `_recv_event_ids` (receiver), ascending, which the dynamic executor reads.
+// int-list attributes `_send_event_ids` (sender — for an event recorded at a
+// subgraph owner's completion, the owner itself, which insertion lists as the
+// sender) and `_recv_event_ids` (receiver), ascending, which the dynamic
+// executor reads.
 //
 // Requires: sync-events. Provides: sync-nodes.
 // Decision keywords: SyncNodesGenerated sends= recvs= attr_events=

@@ -246,6 +246,20 @@ TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgra
     mm.node(mm.FindNode("t_out")).attrs["_send_event_ids"] = p_sends;
     EXPECT_THAT(events::VerifySyncNodes(moved), StatusIs(absl::StatusCode::kInternal, "node 'p' has _send_event_ids []"))
         << mode;
+    // The event table names the recorder: p, whose `_send_event_ids` carry
+    // the id — not the NetOutput of one of its subgraphs (issue 20, item 11).
+    for (const SyncEvent& e : plan.events.events) {
+      if (e.id == p_to_y) EXPECT_EQ(m.node(e.send).name, "p") << mode;
+    }
+    EXPECT_THAT(events::VerifyDynamicSenders(plan), IsOk()) << mode;
+    Plan listed = plan;
+    for (SyncEvent& e : listed.events.events) {
+      if (e.id == p_to_y) e.send = listed.model.FindNode("t_out");
+    }
+    EXPECT_THAT(events::VerifyDynamicSenders(listed),
+                StatusIs(absl::StatusCode::kInternal,
+                         "lists 't_out' as its sender, but that node's _send_event_ids do not carry it"))
+        << mode;
   }
 }
 

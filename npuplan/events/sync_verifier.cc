@@ -9,6 +9,7 @@
 
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/str_util.h"
@@ -99,7 +100,8 @@ class StreamSources {
         }
       }
     }
-    if (!HasAttr(n.attrs, "_thread_scope_id")) {
+    // A thread-scope or FFTS owner runs its subgraphs inside its own task.
+    if (!HasAttr(n.attrs, "_thread_scope_id") && !IsFftsOwner(n)) {
       for (GraphId sg : n.subgraphs) {
         if (NodeId e = EndOf(sg); e.valid()) out.push_back(e);
       }
@@ -136,9 +138,14 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   };
   const std::vector<bool> dynamic_paths = DynamicPathGraphs(plan);
   StreamSources sources(m, view, dynamic_paths);
+  // FFTS / FFTS+ subgraphs: their nodes run inside the owner's FFTS task,
+  // which orders them; the owner's own dependencies are checked as usual.
+  const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
+  auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()] != 0; };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& v = m.nodes()[i];
     NodeId vid(static_cast<int32_t>(i));
+    if (in_ffts(v.graph)) continue;
     auto edge = [&](NodeId u, const char* why) {
       const Node& un = m.node(u);
       if (IsEnter(un) && v.type != "StreamActive") return;  // loop entry: ordered by the loop's activation
@@ -176,7 +183,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
-    if (!graph.parent_node.valid()) continue;
+    if (!graph.parent_node.valid() || in_ffts(GraphId(static_cast<int32_t>(g)))) continue;
     const Node& p = m.node(graph.parent_node);
     // Dynamic path (GE's dynamic executor): the parent's inputs reach the
     // subgraph through its Data nodes (`_parent_node_index`), its outputs
@@ -316,6 +323,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
   }
   // Incoming order edges per slot: events and activations (CSR).
   std::vector<std::pair<int32_t, int32_t>> in_edges;  // (to, from)
+  RecordSlots record_slot(plan, view);  // a dynamic-path owner records after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
       return Fail("happens-before", StrCat("event ", e.id, " names no node"));
@@ -330,7 +338,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     if (e.send_attached >= view.num_attached(e.send) || e.recv_attached >= view.num_attached(e.recv)) {
       return Fail("happens-before", StrCat("event ", e.id, " names an attached stream the node does not have"));
     }
-    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
     if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end()) from = view.slot(it->second, -1);
     if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end()) to = view.slot(it->second, -1);
@@ -674,6 +682,25 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   return absl::OkStatus();
 }
 
+absl::Status VerifyDynamicSenders(const Plan& plan) {
+  const Model& m = plan.model;
+  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
+  for (const SyncEvent& e : plan.events.events) {
+    if (!e.send.valid() || e.send.index() >= m.num_nodes() || !e.recv.valid() || e.recv.index() >= m.num_nodes()) {
+      continue;  // [happens-before] names these
+    }
+    if (!OnDynamicPath(plan, dynamic_graphs, e)) continue;
+    const Node& sender = m.node(e.send);
+    const AttrValue* v = FindAttr(sender.attrs, "_send_event_ids");
+    const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
+    if (ids == nullptr || std::find(ids->begin(), ids->end(), e.id) == ids->end()) {
+      return Fail("dynamic-senders", StrCat("event ", e.id, " lists '", sender.name,
+                                            "' as its sender, but that node's _send_event_ids do not carry it"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool RegisterEventStageChecks() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -688,6 +715,7 @@ bool RegisterEventStageChecks() {
     RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
     RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
     RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));
+    RegisterStageCheck(IrProperty::kSyncNodes, "dynamic-senders", with_plan(VerifyDynamicSenders));
   });
   return true;
 }

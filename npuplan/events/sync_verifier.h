@@ -17,7 +17,9 @@
 //   active-streams    → [active-streams] lists name existing streams; no node
 //                       activates its own stream
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
-//                       (id attr, control edge, stream) and nothing else does
+//                       (id attr, control edge, stream) and nothing else does;
+//                       [dynamic-senders] every dynamic-path event's listed
+//                       sender is the node whose `_send_event_ids` carry its id
 #ifndef NPUPLAN_EVENTS_SYNC_VERIFIER_H_
 #define NPUPLAN_EVENTS_SYNC_VERIFIER_H_
 
@@ -35,6 +37,7 @@ absl::Status VerifyEventIds(const Plan& plan);
 absl::Status VerifyPhysicalStreams(const Plan& plan);
 absl::Status VerifyActiveStreams(const Plan& plan);
 absl::Status VerifySyncNodes(const Plan& plan);
+absl::Status VerifyDynamicSenders(const Plan& plan);
 
 }  // namespace npuplan::events
 

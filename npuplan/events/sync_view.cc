@@ -273,33 +273,18 @@ bool DynamicSubgraphBoundary(const Model& m, const std::vector<bool>& dynamic_gr
   return dynamic_graphs[m.node(graph.parent_node).graph.index()];
 }
 
-std::vector<NodeId> DynamicOwnerRecordNodes(const Plan& plan, const SyncView& view,
-                                            const std::vector<bool>& dynamic_graphs) {
-  const Model& m = plan.model;
-  std::vector<NodeId> out(m.num_nodes());
-  // Depth of each graph in the ownership tree, to find where a subtree ends.
-  std::vector<int32_t> depth(m.num_graphs(), 0);
-  for (GraphId g : m.GraphsPreOrder()) {
-    const Graph& graph = m.graph(g);
-    if (graph.parent_node.valid()) depth[g.index()] = depth[m.node(graph.parent_node).graph.index()] + 1;
+RecordSlots::RecordSlots(const Plan& plan, const SyncView& view)
+    : plan_(plan), view_(view), dynamic_graphs_(DynamicPathGraphs(plan)), send_slots_(plan.model, view) {
+  any_dynamic_ = std::find(dynamic_graphs_.begin(), dynamic_graphs_.end(), true) != dynamic_graphs_.end();
+}
+
+int32_t RecordSlots::ForEvent(const SyncEvent& e) {
+  const int32_t own = view_.slot(e.send, e.send_attached);
+  if (!any_dynamic_ || e.send_attached >= 0 || plan_.model.node(e.send).subgraphs.empty() ||
+      !OnDynamicPath(plan_, dynamic_graphs_, e)) {
+    return own;
   }
-  const auto& order = view.order();
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Node& p = m.node(order[i]);
-    if (p.subgraphs.empty() || p.stream_id < 0 || !dynamic_graphs[p.graph.index()]) continue;
-    bool dynamic_sub = false;
-    for (GraphId g : p.subgraphs) dynamic_sub = dynamic_sub || dynamic_graphs[g.index()];
-    if (!dynamic_sub) continue;
-    // The subtree is the run of nodes after p that live deeper than p's graph.
-    NodeId last;
-    for (size_t j = i + 1; j < order.size(); ++j) {
-      const Node& n = m.node(order[j]);
-      if (depth[n.graph.index()] <= depth[p.graph.index()]) break;
-      if (dynamic_graphs[n.graph.index()] && n.stream_id == p.stream_id) last = order[j];
-    }
-    if (last.valid()) out[order[i].index()] = last;
-  }
-  return out;
+  return send_slots_(e.send, -1);
 }
 
 NodeId DynamicAttrNode(const Model& m, NodeId send, NodeId recv) {

@@ -210,21 +210,9 @@ bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, co
 // True when subgraph g and its parent's graph are both on the dynamic path:
 // GE's dynamic InsertEvents adds no subgraph entry/end events there.
 bool DynamicSubgraphBoundary(const Model& m, const std::vector<bool>& dynamic_graphs, GraphId g);
-// GE's dynamic executor runs a node's subgraphs as part of the node: its
-// waits come before them, its records after them. Per NodeId, for a node of
-// a dynamic-path graph that owns a dynamic-path subgraph: the node whose
-// slot stands for that completion — the last node in execution order of the
-// node's subtree (dynamic-path graphs only) on the node's own main stream
-// (usually the last subgraph's NetOutput); an edge event out of the owner is
-// recorded there. Invalid NodeId for every other node.
-//
-//   root:  x ─► P(If, s0) ─► y(s1)        event P→y is recorded after
-//   then:  Data(s0) ─► t(s1) ─► NetOutput(s0)   then/else's NetOutput (s0)
-std::vector<NodeId> DynamicOwnerRecordNodes(const Plan& plan, const SyncView& view,
-                                            const std::vector<bool>& dynamic_graphs);
 // The node whose `_send_event_ids` carry a dynamic-path event: the sender's
-// ancestor (or itself) in the receiver's graph — the owner for an event
-// recorded at its completion.
+// ancestor (or itself) in the receiver's graph. Insertion names that node as
+// the sender, so for a table it wrote this is the sender itself.
 NodeId DynamicAttrNode(const Model& m, NodeId send, NodeId recv);
 
 // Where the Send of an event sent from slot (owner, attached) runs. A Send
@@ -250,6 +238,28 @@ class SendSlots {
   const Model& model_;
   const SyncView& view_;
   std::map<int32_t, int32_t> memo_;
+};
+
+// Where an event is recorded, as the slot whose completion the record follows.
+// Usually the sender's own slot. GE's dynamic executor runs a node's subgraphs
+// as part of the node — its waits come before them, its records after them —
+// so a dynamic-path event (OnDynamicPath) whose sender owns subgraphs is
+// recorded at the sender's completion: the last slot of its subtree on its
+// own stream (SendSlots).
+//
+//   root:  x ─► P(If, s0) ─► y(s1)        event P→y (P carries its id) is
+//   then:  Data(s0) ─► t(s1) ─► NetOutput(s0)   recorded after then/else's NetOutput
+class RecordSlots {
+ public:
+  RecordSlots(const Plan& plan, const SyncView& view);
+  int32_t ForEvent(const SyncEvent& e);
+
+ private:
+  const Plan& plan_;
+  const SyncView& view_;
+  std::vector<bool> dynamic_graphs_;
+  bool any_dynamic_ = false;
+  SendSlots send_slots_;
 };
 
 // Tasks an event adds before its Send/Recv nodes exist: 1 record, 2 wait+reset.

@@ -1,6 +1,7 @@
 #include "npuplan/events/task_count_assignment.h"
 
 #include "npuplan/events/sync_verifier.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/plan/task_model.h"
 
 namespace npuplan {
@@ -12,13 +13,16 @@ namespace {
 absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
   plan.EnsureNodeVectors();
   const Model& m = plan.model;
+  // GE's TaskGenerator does not descend into FFTS / FFTS+ subgraphs: the
+  // owner's FFTS task runs their nodes, which issue no task of their own.
+  const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
   int64_t total = 0;
   bool changed = false;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
     if (absl::Status s = CheckTaskAttributes(n); !s.ok()) return s;
     std::string_view rule;
-    int64_t t = NodeTasks(n, m.engine_table, &rule);
+    int64_t t = !ffts.empty() && ffts[n.graph.index()] ? 0 : NodeTasks(n, m.engine_table, &rule);
     if (rule == "_node_sqe_num" || rule == "_hccl_task_num") {
       ctx.log.Record(name(), "TaskCountOverridden", "", Field("node", n.name), Field("tasks", t),
                      Field("attr", rule));

@@ -8,6 +8,8 @@
 //       one activation per future physical stream in physical-stream-split)
 //   HCCL engine                               → _hccl_task_num, else 1
 // `_node_sqe_num` overrides all of these; a Recv still adds its reset task.
+// Nodes inside an FFTS / FFTS+ subgraph (npuplan/ir/ffts_regions.h) issue
+// none: GE generates no task for them, the owner's FFTS task runs them.
 // Attached streams carry `_hccl_attached_task_num` tasks each (default 1).
 // Event waits (+1 each, GE's EVENT_WAIT reset) are added by the split, which
 // runs after the events exist.

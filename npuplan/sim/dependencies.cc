@@ -6,6 +6,7 @@
 
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/sim/plan_program.h"
 
 namespace npuplan::sim {
@@ -13,13 +14,20 @@ namespace {
 
 class Builder {
  public:
-  explicit Builder(const Plan& plan) : plan_(plan), m_(plan.model) {
+  explicit Builder(const Plan& plan) : plan_(plan), m_(plan.model), ffts_(FftsRegionGraphs(plan.model)) {
     const size_t n = m_.num_nodes();
     has_task_.resize(n);
-    for (size_t i = 0; i < n; ++i) has_task_[i] = MainStreamOf(plan, NodeId(static_cast<int32_t>(i))) >= 0;
+    for (size_t i = 0; i < n; ++i) {
+      const NodeId id(static_cast<int32_t>(i));
+      has_task_[i] = MainStreamOf(plan, id) >= 0 && !InFfts(id);
+    }
     state_.assign(n, 0);
     sources_.resize(n);
   }
+
+  // A node inside an FFTS / FFTS+ subgraph: it runs inside its owner's FFTS
+  // task, which orders it; it is no task of its own (looked through).
+  bool InFfts(NodeId v) const { return !ffts_.empty() && ffts_[m_.node(v).graph.index()] != 0; }
 
   // Direct producers of v with their kind.
   std::vector<std::pair<NodeId, const char*>> Direct(NodeId v) const {
@@ -115,6 +123,7 @@ class Builder {
  private:
   const Plan& plan_;
   const Model& m_;
+  std::vector<uint8_t> ffts_;
   std::vector<bool> has_task_;
   std::vector<int> state_;
   std::vector<std::vector<NodeId>> sources_;
@@ -128,7 +137,7 @@ std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan) {
   std::vector<std::vector<Dependency>> deps(plan.model.num_nodes());
   for (size_t i = 0; i < deps.size(); ++i) {
     NodeId v(static_cast<int32_t>(i));
-    if (MainStreamOf(plan, v) < 0) continue;
+    if (MainStreamOf(plan, v) < 0 || b.InFfts(v)) continue;
     deps[i] = b.DepsOf(v);
   }
   return deps;
@@ -160,7 +169,7 @@ AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
           deps.push_back({c, c, "control-edge", -1});
         }
       }
-      for (int64_t idx : AttachedDependIndices(node, a)) {
+      for (int64_t idx : b.InFfts(v) ? std::vector<int64_t>() : AttachedDependIndices(node, a)) {
         if (idx < 0 || static_cast<size_t>(idx) >= node.inputs.size() || !node.inputs[idx].node.valid()) continue;
         const NodeId p = node.inputs[idx].node;
         if (IsDataOrConst(m.node(p))) continue;

@@ -16,6 +16,9 @@
 // A producer without a task (main stream -1: Const, skipped engines, a
 // NetOutput or Data left off the streams) is complete from the start, so it
 // is looked through: v depends on that node's own sources instead (recursively).
+// Nodes inside an FFTS / FFTS+ subgraph (npuplan/ir/ffts_regions.h) count as
+// nodes without a task too: the owner's FFTS task runs and orders them, so
+// they have no dependencies of their own and consumers look through them.
 //
 //   parent If(p) ── then{ Data(i=0) → t1 → NetOutput } ── consumer c
 //   t1 depends on p.inputs[0]'s producer (via Data), c on p and t1 (via NetOutput)

@@ -85,6 +85,31 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
 
   // 3. Waits and records per slot, from the event table.
   std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits, records;  // (sync, event index)
+  // GE's dynamic executor records a node's `_send_event_ids` when the node is
+  // done, its subgraphs included: the record follows the last slot of its
+  // subtree (contiguous after it in execution order) on its own stream.
+  const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
+  std::vector<int> depth;
+  if (dynamic) {
+    depth.resize(m.num_graphs());
+    for (size_t g = 0; g < m.num_graphs(); ++g) depth[g] = m.Depth(GraphId(static_cast<int32_t>(g)));
+  }
+  auto completion = [&](const SyncEvent& e) -> SlotKey {
+    SlotKey own{e.send.value, std::max(e.send_attached, -1)};
+    const Node& sn = m.node(e.send);
+    if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq[e.send.index()] < 0) return own;
+    const AttrValue* v = FindAttr(sn.attrs, "_send_event_ids");
+    const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
+    if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end()) return own;
+    const int64_t stream = MainStreamOf(plan, e.send);
+    const int owner_depth = depth[sn.graph.index()];
+    for (size_t j = static_cast<size_t>(seq[e.send.index()]) + 1; j < prog.order.size(); ++j) {
+      const NodeId x = prog.order[j];
+      if (depth[m.node(x).graph.index()] <= owner_depth) break;
+      if (MainStreamOf(plan, x) == stream) own = SlotKey{x.value, -1};
+    }
+    return own;
+  };
   auto rank_less = [&](SlotKey a, SlotKey b) {
     return std::pair(seq[a.node], a.attached) < std::pair(seq[b.node], b.attached);
   };
@@ -104,7 +129,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
       prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
       continue;
     }
-    SlotKey from{e.send.value, std::max(e.send_attached, -1)}, to{e.recv.value, std::max(e.recv_attached, -1)};
+    SlotKey from = completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
     if (MainStreamOf(plan, e.send) < 0 || MainStreamOf(plan, e.recv) < 0 || slot_stream(from) < 0 ||
         slot_stream(to) < 0) {
       return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,

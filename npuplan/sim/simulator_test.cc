@@ -337,6 +337,27 @@ TEST(DependenciesTest, SendAfterSubgraphOwnerWaitsForTheOwnersTaskOnly) {
   EXPECT_STREQ(c[1].kind, "subgraph-output");
 }
 
+// Nodes inside an FFTS+ subgraph run inside the owner's FFTS task: no
+// dependencies of their own, and the owner's consumers look through them.
+TEST(DependenciesTest, FftsSubgraphNodesAreNoTasksOfTheirOwn) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "PartitionedCall", "inputs": ["x", "x"], "subgraphs": ["then"],
+   "attrs": {"_test_stream": 0, "_ffts_plus_sub_graph": "then"}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [{"name": "then", "parent": "p", "nodes": [
+  {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]}]})json"));
+  auto deps = BuildDependencies(plan);
+  EXPECT_TRUE(deps[plan.model.FindNode("t1").index()].empty());
+  // c waits for p, and for what t1 stands for: p's input x.
+  std::vector<std::string> producers;
+  for (const Dependency& d : deps[plan.model.FindNode("c").index()]) producers.push_back(plan.model.node(d.producer).name);
+  EXPECT_THAT(producers, ::testing::UnorderedElementsAre("p", "x"));
+}
+
 TEST(DependenciesTest, CriticalPathRunsThroughSubgraph) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfGraph));
   AddEvent(plan, "x", "t1", 0);
