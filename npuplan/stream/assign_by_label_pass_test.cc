@@ -46,6 +46,20 @@ TEST(AssignByLabelPassTest, UserLabelSharesStreamAroundUnlabelledNode) {
   EXPECT_EQ(plan.streams.streams[StreamOf(plan, "trans1")].user_label, "U");
 }
 
+// GE's TransUserStreamLabel copies `_user_stream_label` into `_stream_label`
+// before the engine partitioner clears the user label of Data-like inputs, so
+// a labelled Data node joins its label's stream (ge-reference §2.7).
+TEST(AssignByLabelPassTest, UserLabelledDataJoinsItsLabelStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "data", "type": "Data", "attrs": {"_user_stream_label": "U"}},
+    {"name": "relu", "type": "Relu", "inputs": ["data"]},
+    {"name": "trans", "type": "TransData", "inputs": ["relu"], "attrs": {"_user_stream_label": "U"}},
+    {"name": "output", "type": "NetOutput", "inputs": ["trans"]}]})json"));
+  EXPECT_NE(StreamOf(plan, "data"), -1);
+  EXPECT_EQ(StreamOf(plan, "data"), StreamOf(plan, "trans"));
+  EXPECT_NE(StreamOf(plan, "relu"), StreamOf(plan, "trans"));
+}
+
 TEST(AssignByLabelPassTest, LabelsAreNotSharedAcrossGraphs) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({
     "nodes": [{"name": "a", "type": "Relu", "attrs": {"_stream_label": "L"}},

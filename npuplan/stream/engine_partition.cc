@@ -257,7 +257,7 @@ const std::string& StringAttrOrEmpty(const Node& node, std::string_view key) {
 std::string_view EffectiveLabelView(const Node& node, std::deque<std::string>& combined) {
   const std::string& inner = StringAttrOrEmpty(node, kAttrStreamLabel);
   const std::string& user = StringAttrOrEmpty(node, kAttrUserStreamLabel);
-  if (user.empty() || IsInputDataNode(node)) return inner;
+  if (user.empty()) return inner;
   if (!inner.empty() && GetBoolAttr(node.attrs, kAttrEnableInnerParallel).value_or(false)) {
     return combined.emplace_back(StrCat(user, "_", inner));
   }
@@ -274,7 +274,7 @@ bool IsInputDataNode(const Node& node) {
 std::string EffectiveStreamLabel(const Node& node) {
   std::string inner = GetStringAttr(node.attrs, kAttrStreamLabel).value_or("");
   std::string user = GetStringAttr(node.attrs, kAttrUserStreamLabel).value_or("");
-  if (user.empty() || IsInputDataNode(node)) return inner;
+  if (user.empty()) return inner;
   if (!inner.empty() && GetBoolAttr(node.attrs, kAttrEnableInnerParallel).value_or(false)) {
     return StrCat(user, "_", inner);
   }

@@ -23,8 +23,12 @@
 // Effective stream label (ge-reference §2.7, TransUserStreamLabel): the
 // node's `_user_stream_label` if set (as `<user>_<inner>` when
 // `_enable_inner_parallel` is true and `_stream_label` is set), else its
-// `_stream_label`; Data-like nodes without inputs drop their user label.
-// A subgraph's labels are those of its first node.
+// `_stream_label`. GE copies the user label into `_stream_label` for every
+// node (TransUserStreamLabel) before its engine partitioner clears the user
+// label of Data-like nodes without inputs: such a node keeps the copied label
+// as its effective label but has no user label (it does not merge by user
+// label and is not a user-labelled subgraph). A subgraph's labels are those
+// of its first node.
 #ifndef NPUPLAN_STREAM_ENGINE_PARTITION_H_
 #define NPUPLAN_STREAM_ENGINE_PARTITION_H_
 

@@ -73,6 +73,20 @@ TEST(EnginePartitionTest, CombinesUserAndInnerLabelWithInnerParallel) {
   EXPECT_EQ(EffectiveStreamLabel(::npuplan::testing::NodeNamed(m, "a")), "U_in");
 }
 
+// TransUserStreamLabel runs before the user label of a Data-like input is
+// cleared: the Data node keeps the label as its stream label, not as a user
+// label.
+TEST(EnginePartitionTest, DataLikeInputKeepsItsUserLabelAsStreamLabel) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
+    {"name": "x", "type": "Data", "attrs": {"_user_stream_label": "U"}},
+    {"name": "a", "type": "Relu", "inputs": ["x"]}]})json"));
+  EXPECT_EQ(EffectiveStreamLabel(::npuplan::testing::NodeNamed(m, "x")), "U");
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  ASSERT_EQ(p.subgraphs.size(), 2u);
+  EXPECT_EQ(p.subgraphs[0].stream_label, "U");
+  EXPECT_EQ(p.subgraphs[0].user_stream_label, "");
+}
+
 TEST(EnginePartitionTest, ControlEdgesLinkSubgraphs) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(R"json({"nodes": [
     {"name": "a", "type": "Relu"},

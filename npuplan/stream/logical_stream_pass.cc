@@ -21,7 +21,9 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
     if (HasStreamLabel(node)) f |= kNodeLabelled;
     if (HasAttr(node.attrs, kAttrNewStreamId)) f |= kNodeNewStreamId;
     if (HasAttr(node.attrs, kAttrParallelGroup)) f |= kNodeParallelGroup;
-    if (HasAttr(node.attrs, kAttrUserStreamLabel)) f |= kNodeUserLabelAttr;
+    // GE's engine partitioner clears the user label of Data-like inputs
+    // (after TransUserStreamLabel copied it into `_stream_label`).
+    if (HasAttr(node.attrs, kAttrUserStreamLabel) && !IsInputDataNode(node)) f |= kNodeUserLabelAttr;
     if (GetBoolAttr(node.attrs, kAttrRtsLabelNode).value_or(false)) f |= kNodeRtsLabel;
     if (HasAttr(node.attrs, kAttrForceAttachStream)) f |= kNodeForceAttach;
     gs.node_flags[i] = f;

@@ -52,7 +52,7 @@ enum NodeFlag : uint8_t {
   kNodeLabelled = 1,        // HasStreamLabel(node)
   kNodeNewStreamId = 2,     // has `NewStreamId`
   kNodeParallelGroup = 4,   // has `_parallel_group`
-  kNodeUserLabelAttr = 8,   // has `_user_stream_label` (any type or value)
+  kNodeUserLabelAttr = 8,   // has `_user_stream_label` (any type or value; not on Data-like inputs)
   kNodeRtsLabel = 16,       // `_rts_label_node` is true
   kNodeForceAttach = 32,    // has `_force_attach_stream`
 };
