@@ -181,12 +181,18 @@ std::vector<std::string> DescribeControlFlow(const Plan& plan, const ControlFlow
       break;
     }
     const Node& node = m.node(c.node);
+    // The branch by its index (then = 0, else = 1) and its subgraph's name.
+    auto branch = [&](size_t i) {
+      const GraphId g = i < node.subgraphs.size() ? node.subgraphs[i] : GraphId();
+      const std::string graph = g.valid() && g.index() < m.num_graphs() ? m.graph(g).name : std::string("?");
+      return fmt::format("{} '{}', {:.3f} us", name_of(node, static_cast<int32_t>(i)), graph, c.work[i]);
+    };
     std::vector<std::string> others;
     for (size_t i = 0; i < c.work.size(); ++i) {
-      if (static_cast<int32_t>(i) != c.chosen) others.push_back(fmt::format("{} {:.3f} us", name_of(node, i), c.work[i]));
+      if (static_cast<int32_t>(i) != c.chosen) others.push_back(branch(i));
     }
-    out.push_back(fmt::format("  {} '{}': {} ({:.3f} us{}{}){}", node.type, node.name, name_of(node, c.chosen),
-                              c.work[c.chosen], others.empty() ? "" : "; not run: ", StrJoin(others, ", "),
+    out.push_back(fmt::format("  {} '{}': runs {}{}{}{}", node.type, node.name, branch(c.chosen),
+                              others.empty() ? "" : "; not run: ", StrJoin(others, "; "),
                               c.clamped ? " [index beyond the last branch: the last runs]" : ""));
   }
   return out;

@@ -74,7 +74,7 @@ TEST(ControlFlowTest, TakesTheBranchWithMoreWorkByDefault) {
   const auto lines = DescribeControlFlow(plan, cf);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[0], HasSubstr("1 If/Case ran one branch each (the longer branch, the worst case"));
-  EXPECT_THAT(lines[1], HasSubstr("If 'p': then (10.000 us; not run: else 4.000 us)"));
+  EXPECT_THAT(lines[1], HasSubstr("If 'p': runs then 'then', 10.000 us; not run: else 'else', 4.000 us"));
 }
 
 TEST(ControlFlowTest, LongerBranchCountsLaunchOverheads) {
