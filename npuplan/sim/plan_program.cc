@@ -132,6 +132,41 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
   auto rank_less = [&](SlotKey a, SlotKey b) {
     return std::pair(seq[a.node], a.attached) < std::pair(seq[b.node], b.attached);
   };
+  // The owner of the graph of v (invalid for the root), and whether v lies
+  // in the subtree of owner a.
+  auto owner_of = [&](NodeId v) { return m.graph(m.node(v).graph).parent_node; };
+  auto inside = [&](NodeId v, NodeId a) {
+    for (size_t depth = 0; depth <= m.num_graphs(); ++depth) {
+      const NodeId o = owner_of(v);
+      if (!o.valid()) return false;
+      if (o == a) return true;
+      v = o;
+    }
+    return false;
+  };
+  // An If/Case owner records its outgoing events after its subgraph,
+  // whichever branch ran; plans write that record on a node of one branch
+  // (the last subgraph's NetOutput on the dynamic path, docs/auto-streams.md).
+  // When that branch does not run, the record moves to the last node of the
+  // owner's subtree that runs on the same stream, else to the owner.
+  auto owner_record = [&](NodeId send, NodeId recv) -> NodeId {
+    NodeId a, v = send;
+    for (size_t depth = 0; depth <= m.num_graphs() && !a.valid(); ++depth) {
+      const NodeId o = owner_of(v);
+      if (!o.valid()) break;
+      if (cf.runs[o.index()] > 0) a = o;
+      v = o;
+    }
+    if (!a.valid() || !IsBranchNode(m.node(a)) || inside(recv, a)) return NodeId();
+    const int64_t stream = MainStreamOf(plan, send);
+    NodeId last;
+    for (size_t k = static_cast<size_t>(seq[a.index()]) + 1; k < prog.order.size() && inside(prog.order[k], a); ++k) {
+      const NodeId x = prog.order[k];
+      if (cf.runs[x.index()] > 0 && MainStreamOf(plan, x) == stream) last = x;
+    }
+    if (!last.valid() && MainStreamOf(plan, a) == stream) last = a;
+    return last;
+  };
   for (size_t i = 0; i < plan.events.events.size(); ++i) {
     const SyncEvent& e = plan.events.events[i];
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n || e.recv.index() >= n) {
@@ -157,6 +192,12 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     if (seq[from.node] < 0 || seq[to.node] < 0 || !rank_less(from, to)) {
       prog.skipped.push_back({static_cast<int64_t>(i), "backward"});
       continue;
+    }
+    if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 && seq[from.node] >= 0) {
+      if (const NodeId moved = owner_record(e.send, e.recv); moved.valid() && rank_less({moved.value, -1}, to)) {
+        from = {moved.value, -1};
+        ++prog.moved_records;
+      }
     }
     if (cf.runs[from.node] == 0 || cf.runs[to.node] == 0) {
       prog.skipped.push_back({static_cast<int64_t>(i), "branch-not-taken"});

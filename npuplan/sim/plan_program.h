@@ -33,6 +33,12 @@
 // before a loop and waited for inside it binds to that one record in every
 // iteration). Activation is per run of the activator.
 //
+// An If/Case owner records its outgoing events once its subgraph is done,
+// whichever branch ran; a plan writes such a record on a node of one branch
+// (the last subgraph's NetOutput on the dynamic path). When that branch does
+// not run, the record is made by the last node of the owner's subtree that
+// runs on the same stream (else by the owner): `moved_records` counts them.
+//
 // Skipped (reported, not enqueued): events with reason "loop" (GE's FpBp
 // loop-carried events to a StreamSwitch, not part of one pass), events whose
 // sender does not come before the receiver in execution order ("backward"),
@@ -91,6 +97,7 @@ struct PlanProgram {
   std::vector<int32_t> main_stream;          // per NodeId: stream index, -1 = no slot
   std::vector<int32_t> main_task;            // per NodeId: item index of the first run's main task, -1 = none
   std::vector<SkippedEvent> skipped;
+  size_t moved_records = 0;                  // owner records moved out of a branch not taken (below)
   size_t num_tasks = 0;                      // task items (main + attached)
 };
 

@@ -385,9 +385,12 @@ TEST(SimulatorTest, SimulatesOneBranchOfAnIfAndSaysWhich) {
   // Both branches back to back would be 1 + 10 + 3 + 1 = 15 us.
   NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
   EXPECT_DOUBLE_EQ(r.makespan, 12.0);  // x, then t1 (the longer branch), c
-  EXPECT_EQ(r.program.skipped.size(), 2u);  // the else branch's events
+  // x → e1 into the else branch is skipped; e1 → c, the owner's outgoing
+  // event written on the else branch, is recorded by t1 instead.
+  EXPECT_EQ(r.program.skipped.size(), 1u);
+  EXPECT_EQ(r.program.moved_records, 1u);
   EXPECT_THAT(SimReportText(plan, r), HasSubstr("control flow: 1 If/Case ran one branch each (the longer branch"));
-  EXPECT_THAT(SimReportText(plan, r), HasSubstr("skipped events: 2 (2 branch-not-taken)"));
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("skipped events: 1 (1 branch-not-taken)"));
   SimOptions o = NoOverheads();
   o.control_flow.branch = 1;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
@@ -396,6 +399,40 @@ TEST(SimulatorTest, SimulatesOneBranchOfAnIfAndSaysWhich) {
   nlohmann::json rep = nlohmann::json::parse(SimReportJson(plan, r, o));
   EXPECT_EQ(rep["control_flow"]["branches"][0]["chosen"], 1);
   EXPECT_EQ(rep["options"]["branch"], "else");
+}
+
+// On the dynamic path a plan writes an If owner's outgoing event on the last
+// branch's NetOutput; when another branch runs, the owner still records it
+// after its subgraph: the last node of the subtree that runs on that stream.
+TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
+  constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "e_out", "c", 1);  // the owner's event, written on the last branch
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_EQ(r.program.moved_records, 1u);
+  EXPECT_TRUE(r.program.skipped.empty());
+  // s1: x 0-1, then c waits for the record after t_out (then ran: t1 1-11).
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);
+  SimOptions o = NoOverheads();
+  o.control_flow.branch = 1;  // the branch the event was written on: nothing moves
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_EQ(r.program.moved_records, 0u);
+  EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
 }
 
 TEST(SimulatorTest, RepeatsLoopBodiesAndChainsIterationsOnTheCriticalPath) {
