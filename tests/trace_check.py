@@ -2,6 +2,8 @@
 """Checks a Chrome trace-event file (npuplan simulate --trace) the way
 Perfetto's JSON importer reads it (docs/execution.md, "Trace"):
 
+  * times become integer ns as Perfetto's importer makes them: ts·1000 and
+    dur·1000 each truncated;
   * events are taken in timestamp order, ties in file order;
   * complete slices (X) on one thread must nest: a slice that starts inside
     another must end inside it;
@@ -22,7 +24,8 @@ import sys
 
 def check(path):
     events = json.load(open(path, encoding="utf-8"))["traceEvents"]
-    timed = [(e["ts"], i, e) for i, e in enumerate(events) if e.get("ph") in ("X", "s", "f")]
+    ns = lambda us: int(us * 1000.0)  # Perfetto: static_cast<int64_t>(value * 1000.0)
+    timed = [(ns(e["ts"]), i, e) for i, e in enumerate(events) if e.get("ph") in ("X", "s", "f")]
     timed.sort(key=lambda t: (t[0], t[1]))
     stacks, pending = {}, {}
     starts, ends, errors = {}, {}, []
@@ -32,10 +35,10 @@ def check(path):
         stack = stacks.setdefault(thread, [])
         ph = e["ph"]
         if ph == "X":
-            end = ts + e.get("dur", 0)
+            end = ts + ns(e.get("dur", 0))
             while stack and stack[-1][1] <= ts:
                 stack.pop()
-            if stack and end > stack[-1][1] + 1e-9:
+            if stack and end > stack[-1][1]:
                 errors.append(f"slice '{e.get('name')}' at {ts} on {thread} overlaps '{stack[-1][2]}' without nesting")
             stack.append((ts, end, e.get("name")))
             slices += 1

@@ -18,6 +18,12 @@
 //               never to a slice that started before the record;
 //   counters    "activation memory in use" (bytes, trace_views.h) and
 //               "constants and inputs".
+// Times are whole ns written as µs, each timestamp plus half a ns: Perfetto
+// truncates ts·1000 and dur·1000 to integers separately, and without the half
+// a slice could end 1 ns after the next one on its thread starts (so they
+// would not nest). No "displayTimeUnit": some Perfetto versions read "ns"
+// there as the unit of ts.
+#include <cmath>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +63,9 @@ SyncText DescribeSync(const Plan& plan, const SimResult& r, const SimItem& it) {
 
 std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
   using nlohmann::json;
+  auto nanos = [](double us) { return std::llround(us * 1000.0); };
+  auto Ts = [&](double us) { return (static_cast<double>(nanos(us)) + 0.5) / 1000.0; };
+  auto Dur = [&](double from, double to) { return static_cast<double>(nanos(to) - nanos(from)) / 1000.0; };
   const Model& m = plan.model;
   const std::vector<StreamInfo> info = DescribeStreams(plan, result);
   const size_t ns = result.streams.size();
@@ -114,7 +123,7 @@ std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
     const int64_t pid = pid_of(it.stream);
     const size_t tid = static_cast<size_t>(it.stream) + 1;
     if (it.kind == Kind::kTask) {
-      json e = {{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", it.start}, {"dur", it.end - it.start}};
+      json e = {{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", Ts(it.start)}, {"dur", Dur(it.start, it.end)}};
       e["name"] = it.attached < 0 ? node.name : StrCat(node.name, " (attached ", it.attached, ")");
       e["cat"] = node.engine.empty() ? std::string("task") : node.engine;
       e["args"] = {{"type", node.type},
@@ -130,22 +139,22 @@ std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
     if (!t.edge.empty()) args["edge"] = t.edge;
     if (!t.reason.empty()) args["reason"] = t.reason;
     if (it.kind == Kind::kRecord) {
-      events.push_back({{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", it.start}, {"dur", it.end - it.start},
+      events.push_back({{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", Ts(it.start)}, {"dur", Dur(it.start, it.end)},
                         {"name", StrCat("record ", t.label)}, {"cat", "sync"}, {"args", args}});
       for (int32_t w : released[g]) {
         events.push_back({{"ph", "s"}, {"id", w}, {"name", flow_name(text_of(w))}, {"cat", "sync"}, {"pid", pid},
-                          {"tid", tid}, {"ts", it.start + (it.end - it.start) / 2}});
+                          {"tid", tid}, {"ts", Ts(it.start + (it.end - it.start) / 2)}});
       }
       continue;
     }
     if (it.end > it.ready) {
       args["blocked_us"] = it.end - it.ready;
-      events.push_back({{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", it.ready}, {"dur", it.end - it.ready},
+      events.push_back({{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", Ts(it.ready)}, {"dur", Dur(it.ready, it.end)},
                         {"name", StrCat("wait ", t.label)}, {"cat", "sync"}, {"args", args}});
     }
     if (it.bound >= 0) {
       events.push_back({{"ph", "f"}, {"id", g}, {"name", flow_name(t)}, {"cat", "sync"}, {"pid", pid},
-                        {"tid", tid}, {"ts", it.end}});
+                        {"tid", tid}, {"ts", Ts(it.end)}});
     }
   }
 
@@ -156,7 +165,7 @@ std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
     events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", counter_tid},
                       {"args", {{"name", "memory"}}}});
     auto counter = [&](const char* name, double ts, int64_t bytes) {
-      events.push_back({{"ph", "C"}, {"name", name}, {"pid", 0}, {"tid", counter_tid}, {"ts", ts},
+      events.push_back({{"ph", "C"}, {"name", name}, {"pid", 0}, {"tid", counter_tid}, {"ts", Ts(ts)},
                         {"args", {{"bytes", bytes}}}});
     };
     counter("activation memory in use", 0, 0);
@@ -168,7 +177,7 @@ std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
   json other = {{"graph", m.name()}, {"makespan_us", result.makespan}};
   const std::vector<std::string> cf = DescribeControlFlow(plan, result.program.control_flow, 1000);
   if (!cf.empty()) other["control_flow"] = cf;
-  json j = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(other)}};
+  json j = {{"traceEvents", std::move(events)}, {"otherData", std::move(other)}};
   return j.dump(1) + "\n";
 }
 
