@@ -53,7 +53,7 @@ time_page() {  # page → median wall seconds of N screenshot runs
     chrome --screenshot="$tmp/shot.png" "file://$1" >/dev/null
     t1=$(date +%s.%N)
     echo "$t1 - $t0" | bc
-  done | median
+  done | median | awk '{ printf "%.2f", $1 }'
 }
 
 blank=$(time_page "$tmp/blank.html")
