@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 #include "npuplan/support/str_util.h"
 
@@ -68,14 +69,14 @@ absl::StatusOr<ControlFlow> ResolveControlFlow(const Plan& plan, const ControlFl
   // 2. Work of every graph, bottom-up, and the branch each If/Case takes.
   std::vector<double> graph_work(m.num_graphs(), 0.0);
   std::vector<GraphId> chosen(n);
-  std::vector<BranchChoice> choice_of(n);
+  std::map<int32_t, BranchChoice> choice_of;  // If/Case owners only
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const NodeId id = *it;
     const Node& node = m.node(id);
     double total = id.index() < node_work.size() ? node_work[id.index()] : 0.0;
     const auto& kids = children[id.index()];
     if (!kids.empty() && IsBranchNode(node)) {
-      BranchChoice& c = choice_of[id.index()];
+      BranchChoice& c = choice_of[id.value];
       c.node = id;
       c.work.assign(node.subgraphs.size(), 0.0);
       for (GraphId g : kids) c.work[branch_index(id, g)] = graph_work[g.index()];
@@ -121,7 +122,7 @@ absl::StatusOr<ControlFlow> ResolveControlFlow(const Plan& plan, const ControlFl
                                                options.max_runs, " node instances (nested loops multiply); "
                                                "choose fewer iterations"));
     }
-    if (r > 0 && IsBranchNode(node) && !children[id.index()].empty()) cf.branches.push_back(choice_of[id.index()]);
+    if (r > 0 && IsBranchNode(node) && !children[id.index()].empty()) cf.branches.push_back(choice_of.at(id.value));
     if (r > 0 && IsLoopNode(node) && !children[id.index()].empty()) cf.loops.push_back(id);
   }
 

@@ -93,11 +93,21 @@ MemoryInUse PoolMemoryInUse(const Plan& plan, const SimResult& result) {
     s = s == kNone ? it.start : std::min(s, it.start);
     end[it.node.index()] = std::max(end[it.node.index()], it.end);
   }
-  // Readers of every output: (producer, index) → consumers.
-  std::map<std::pair<int32_t, int32_t>, std::vector<NodeId>> readers;
+  // Per output anchor (flat: out_base[node] + index): when its last reader's
+  // task ends, and whether the root NetOutput reads it (live to the end).
+  std::vector<size_t> out_base(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) out_base[i + 1] = out_base[i] + m.nodes()[i].outputs.size();
+  std::vector<double> last_read(out_base[n], kNone);
+  std::vector<char> to_end(out_base[n], 0);
   for (size_t i = 0; i < n; ++i) {
-    for (const OutputRef& in : m.nodes()[i].inputs) {
-      if (in.node.valid()) readers[{in.node.value, in.index}].push_back(NodeId(static_cast<int32_t>(i)));
+    const Node& c = m.nodes()[i];
+    const bool root_out = c.type == "NetOutput" && c.graph == kRootGraph;
+    for (const OutputRef& in : c.inputs) {
+      if (!in.node.valid() || in.node.index() >= n || in.index < 0) continue;
+      const size_t slot = out_base[in.node.index()] + static_cast<size_t>(in.index);
+      if (slot >= out_base[in.node.index() + 1]) continue;
+      last_read[slot] = std::max(last_read[slot], end[i]);
+      to_end[slot] |= root_out ? 1 : 0;
     }
   }
   std::map<std::string, BufferUse> buffers;
@@ -116,14 +126,10 @@ MemoryInUse PoolMemoryInUse(const Plan& plan, const SimResult& result) {
       b.start = std::min(b.start, start[t.node.index()]);
       b.end = std::max(b.end, end[t.node.index()]);
     }
-    if (t.output < 0) continue;
-    if (auto r = readers.find({t.node.value, t.output}); r != readers.end()) {
-      for (NodeId c : r->second) {
-        const Node& cn = m.node(c);
-        if (cn.type == "NetOutput" && cn.graph == kRootGraph) b.end = std::max(b.end, result.makespan);
-        if (end[c.index()] != kNone) b.end = std::max(b.end, end[c.index()]);
-      }
-    }
+    const size_t slot = out_base[t.node.index()] + static_cast<size_t>(std::max(t.output, 0));
+    if (t.output < 0 || slot >= out_base[t.node.index() + 1]) continue;
+    b.end = std::max(b.end, last_read[slot]);
+    if (to_end[slot]) b.end = std::max(b.end, result.makespan);
   }
   std::vector<std::pair<double, int64_t>> delta;
   for (auto& [key, b] : buffers) {
