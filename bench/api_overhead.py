@@ -2,11 +2,13 @@
 """Compiling from Python vs the CLI (issue 24; docs/benchmarks.md, "Library and Python API").
 
     PYTHONPATH=build/python bench/api_overhead.py GRAPH [--bin build/bin/npuplan] [--rounds 5]
+                                                  [--ref-bin OTHER/npuplan]
 
 Each round, alternating (the machine is shared), runs as separate processes:
   cli        npuplan compile -q GRAPH -o OUT
   python     python3: import npuplan; npuplan.compile(GRAPH).to_json() written to OUT
   python+je  the same with LD_PRELOAD=libjemalloc.so.2 and the CLI's MALLOC_CONF
+(and `cli-ref`: another build of the CLI, e.g. without this tree's changes)
 and takes each process's wall time and CPU time (user + sys), plus the
 in-process time of compile + to_json + write inside the Python process.
 Checks that every output is byte-identical to the CLI's. Prints medians.
@@ -49,9 +51,12 @@ def main():
     ap.add_argument("--bin", default="build/bin/npuplan")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", default="/tmp/api_overhead")
+    ap.add_argument("--ref-bin", help="another npuplan binary to time alongside (mode cli-ref)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     modes = {"cli": None, "python": dict(os.environ)}
+    if a.ref_bin:
+        modes["cli-ref"] = None
     if os.path.exists(JEMALLOC):
         modes["python+je"] = dict(os.environ, LD_PRELOAD=JEMALLOC, MALLOC_CONF="thp:always,metadata_thp:always")
     res = {m: {"wall": [], "cpu": [], "inproc": [], "import": []} for m in modes}
@@ -60,7 +65,8 @@ def main():
         for m, env in modes.items():
             out = os.path.join(a.out, f"{m}.plan.json")
             if env is None:
-                wall, cpu, _ = timed([a.bin, "compile", "-q", a.graph, "-o", out])
+                binary = a.ref_bin if m == "cli-ref" else a.bin
+                wall, cpu, _ = timed([binary, "compile", "-q", a.graph, "-o", out])
             else:
                 wall, cpu, stdout = timed([sys.executable, "-c", PY, a.graph, out], env)
                 imp, inproc = map(float, stdout.split())

@@ -65,7 +65,7 @@ void TranslateStatusError(std::exception_ptr p) {
 api::LoadOptions MakeLoadOptions(
     const std::vector<std::pair<std::string, std::vector<int64_t>>>& input_shapes,
     const std::map<std::string, int64_t>& dims, const std::string& engines, bool strict_shapes,
-    bool allow_unknown_ops) {
+    bool allow_unknown_ops, const std::string& topo_sorting_mode) {
   api::LoadOptions load;
   for (const auto& [name, shape] : input_shapes)
     load.input_shapes.push_back(api::InputShape{name, shape});
@@ -73,6 +73,7 @@ api::LoadOptions MakeLoadOptions(
   load.engines_file = engines;
   load.strict_shapes = strict_shapes;
   load.allow_unknown_ops = allow_unknown_ops;
+  load.topo_sorting_mode = topo_sorting_mode;
   return load;
 }
 
@@ -321,16 +322,17 @@ void BindModelAndPlan(py::module_& m) {
         return Repr("Plan", plan.name() + ": " + std::to_string(plan.num_nodes()) + " nodes");
       });
 
-  m.def("_load", [](const std::string& kind, const std::string& data, const std::string& source,
-                    const std::string& model_dir,
-                    const std::vector<std::pair<std::string, std::vector<int64_t>>>& input_shapes,
-                    const std::map<std::string, int64_t>& dims, const std::string& engines,
-                    bool strict_shapes, bool allow_unknown_ops) {
-    api::LoadOptions load =
-        MakeLoadOptions(input_shapes, dims, engines, strict_shapes, allow_unknown_ops);
-    py::gil_scoped_release release;
-    return LoadModel(kind, data, source, model_dir, load);
-  });
+  m.def("_load",
+        [](const std::string& kind, const std::string& data, const std::string& source,
+           const std::string& model_dir,
+           const std::vector<std::pair<std::string, std::vector<int64_t>>>& input_shapes,
+           const std::map<std::string, int64_t>& dims, const std::string& engines,
+           bool strict_shapes, bool allow_unknown_ops, const std::string& topo_sorting_mode) {
+          api::LoadOptions load = MakeLoadOptions(input_shapes, dims, engines, strict_shapes,
+                                                  allow_unknown_ops, topo_sorting_mode);
+          py::gil_scoped_release release;
+          return LoadModel(kind, data, source, model_dir, load);
+        });
   // Loads (kind != "model") or copies `model`, then compiles, all without the GIL.
   m.def(
       "_compile",
@@ -346,8 +348,11 @@ void BindModelAndPlan(py::module_& m) {
         co.verify_each = verify_each;
         co.passes = passes;
         co.keep_decisions = keep_decisions;
+        // --option ge.topoSortingMode also orders the graph the CLI reads.
+        auto order = options.find("ge.topoSortingMode");
         api::LoadOptions load =
-            MakeLoadOptions(input_shapes, dims, engines, strict_shapes, allow_unknown_ops);
+            MakeLoadOptions(input_shapes, dims, engines, strict_shapes, allow_unknown_ops,
+                            order == options.end() ? std::string() : order->second);
         py::gil_scoped_release release;
         if (kind == "model") return Unwrap(api::Compile(*model, co));
         return Unwrap(api::Compile(LoadModel(kind, data, source, model_dir, load), co));

@@ -21,9 +21,12 @@ absl::StatusOr<Plan> CompileImpl(npuplan::Model model, std::vector<std::string> 
   config.read_environment = options.read_environment;
   config.verify_each = options.verify_each;
   config.passes = options.passes;
+  std::vector<std::string> option_warnings;  // after the import's, as the CLI prints them
+  config.warnings = &option_warnings;
   DecisionLog log(/*keep=*/options.keep_decisions, /*echo=*/nullptr);
   Statistics stats;
   absl::StatusOr<npuplan::Plan> plan = npuplan::Compile(std::move(model), config, log, stats);
+  warnings.insert(warnings.end(), option_warnings.begin(), option_warnings.end());
   if (!plan.ok()) return plan.status();
   auto impl = std::make_shared<Plan::Impl>();
   impl->plan = std::move(plan).value();
@@ -46,7 +49,12 @@ absl::StatusOr<Plan> Compile(Model&& model, const CompileOptions& options) {
 
 absl::StatusOr<Plan> CompileFile(const std::string& path, const CompileOptions& options,
                                  const LoadOptions& load) {
-  absl::StatusOr<Model> model = Model::Load(path, load);
+  LoadOptions sorted = load;
+  auto order = options.options.find("ge.topoSortingMode");
+  if (order != options.options.end() && load.topo_sorting_mode.empty()) {
+    sorted.topo_sorting_mode = order->second;  // the CLI sorts the graph it reads in this order
+  }
+  absl::StatusOr<Model> model = Model::Load(path, sorted);
   if (!model.ok()) return model.status();
   return Compile(std::move(model).value(), options);
 }

@@ -31,6 +31,7 @@ SourceOptions ToSourceOptions(const LoadOptions& options) {
   for (const auto& [name, value] : options.dims) o.dims.push_back(StrCat(name, "=", value));
   o.strict_shapes = options.strict_shapes;
   o.allow_unknown_ops = options.allow_unknown_ops;
+  o.topo_sorting_mode = options.topo_sorting_mode;
   o.limits = ToReadLimits(options.limits);
   return o;
 }

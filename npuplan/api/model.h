@@ -48,7 +48,11 @@ struct LoadOptions {
   std::map<std::string, int64_t> dims;   // ONNX --dim NAME=VALUE (symbolic dims)
   bool strict_shapes = false;            // ONNX --strict-shapes
   bool allow_unknown_ops = false;        // ONNX --allow-unknown-ops
-  ReadLimits limits;                     // graph / plan JSON readers
+  // The order graphs are sorted in after reading (`--option
+  // ge.topoSortingMode=…`; "" = the graph's own option). CompileFile takes it
+  // from CompileOptions::options when it is not set here, as the CLI does.
+  std::string topo_sorting_mode;
+  ReadLimits limits;  // graph / plan JSON readers
 };
 
 class Model {

@@ -1,6 +1,7 @@
 // Plan of the public API: accessors, the plan file, verify/simulate/run.
 #include "npuplan/api/plan.h"
 
+#include <map>
 #include <string>
 #include <utility>
 
@@ -139,15 +140,13 @@ std::vector<StreamInfo> Plan::streams() const {
     out.push_back(std::move(s));
   }
   // Node and task counts per logical stream, by the nodes' own stream ids.
+  std::map<int64_t, StreamInfo*> by_id;
+  for (StreamInfo& s : out) by_id[s.id] = &s;
   for (size_t i = 0; i < p.model.num_nodes(); ++i) {
-    const int64_t id = p.model.nodes()[i].stream_id;
-    if (id < 0) continue;
-    for (StreamInfo& s : out) {  // few streams: a scan is cheaper than an index
-      if (s.id != id) continue;
-      s.num_nodes += 1;
-      s.tasks += i < p.tasks.size() ? p.tasks[i] : 0;
-      break;
-    }
+    auto it = by_id.find(p.model.nodes()[i].stream_id);
+    if (it == by_id.end()) continue;
+    it->second->num_nodes += 1;
+    it->second->tasks += i < p.tasks.size() ? p.tasks[i] : 0;
   }
   return out;
 }

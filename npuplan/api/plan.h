@@ -165,7 +165,8 @@ class Plan {
   NodeInfo node_at(size_t index) const;
   std::vector<std::string> node_names() const;  // in index order
   MemoryInfo memory() const;
-  // ONNX import warnings of the compiled model.
+  // What the CLI prints as `warning: …` while compiling: the ONNX import's,
+  // then the options' (near-misses, options that do nothing).
   const std::vector<std::string>& warnings() const;
   // The decision log as JSON lines (CompileOptions::keep_decisions; else "").
   const std::string& decisions() const;

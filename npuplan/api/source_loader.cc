@@ -17,7 +17,8 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-absl::StatusOr<LoadedSource> FromImport(absl::StatusOr<OnnxImport> imported, const SourceOptions& opts) {
+absl::StatusOr<LoadedSource> FromImport(absl::StatusOr<OnnxImport> imported,
+                                        const SourceOptions& opts) {
   if (!imported.ok()) return imported.status();
   LoadedSource out;
   out.plan.model = std::move(imported->model);
@@ -78,7 +79,8 @@ absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
 
 absl::StatusOr<LoadedSource> LoadSourceFile(const std::string& path, const SourceOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
-  if (EndsWith(path, ".onnx")) return FromImport(ImportOnnxFile(path, OnnxOptions(table, opts)), opts);
+  if (EndsWith(path, ".onnx"))
+    return FromImport(ImportOnnxFile(path, OnnxOptions(table, opts)), opts);
   NPUPLAN_RETURN_IF_ERROR(CheckJsonOptions(opts));
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ParseJson(text, path, table, opts);

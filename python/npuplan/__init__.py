@@ -32,7 +32,7 @@ __all__ = [
     "compile", "load", "read_plan", "memplan", "kernel", "Plan", "Model", "Node", "Stream", "Event", "Memory",
     "Tensor", "Summary", "Simulation", "StreamBusy", "RunResult", "MemplanStats", "Error", "InvalidArgumentError",
     "NotFoundError", "FailedPreconditionError", "ResourceExhaustedError", "DeadlineExceededError", "InternalError",
-    "ModelWarning",
+    "CompileWarning",
 ]
 
 
@@ -75,8 +75,8 @@ class AbortedError(Error):
     code = "ABORTED"
 
 
-class ModelWarning(UserWarning):
-    """An ONNX import warning (what the CLI prints as `warning: …`)."""
+class CompileWarning(UserWarning):
+    """What the CLI prints as `warning: …`: ONNX import warnings, option near-misses, options that do nothing."""
 
 
 # absl::StatusCode values; -1 = any other code.
@@ -145,18 +145,22 @@ def _source(model, model_dir):
 
 def _warn(items, stacklevel=3):
     for w in items:
-        _warnings.warn(w, ModelWarning, stacklevel=stacklevel)
+        _warnings.warn(w, CompileWarning, stacklevel=stacklevel)
 
 
 def load(model, input_shapes=None, *, dims=None, engines=None, strict_shapes=False, allow_unknown_ops=False,
-         model_dir=None, warn=True):
-    """Load a model once (to compile it with several option sets): a Model."""
+         model_dir=None, topo_sorting_mode=None, warn=True):
+    """Load a model once (to compile it with several option sets): a Model.
+
+    topo_sorting_mode: the ge.topoSortingMode its graphs are sorted in as they are read (the CLI's
+    --option ge.topoSortingMode=…); a Model keeps that order whatever compile's options say.
+    """
     kind, data, source, mdir, _ = _source(model, model_dir)
     if kind == "model":
         return model
     loaded = _npuplan._load(kind, data, source, mdir, _input_shapes(input_shapes),
                             {str(k): int(v) for k, v in (dims or {}).items()}, os.fspath(engines or ""),
-                            bool(strict_shapes), bool(allow_unknown_ops))
+                            bool(strict_shapes), bool(allow_unknown_ops), str(topo_sorting_mode or ""))
     if warn:
         _warn(loaded.warnings)
     return loaded
@@ -170,7 +174,7 @@ def compile(model, options=None, input_shapes=None, *, dims=None, engines=None, 
     options: GE options (docs/options.md) as `--option KEY=VALUE`; True/False become "true"/"false".
     input_shapes: ONNX input name → dims (`--input-shape`); dims: symbolic dim → value (`--dim`).
     engines: an engine table file (`--engines`). passes: "a,b,c" (`--passes`).
-    ONNX import warnings are issued as ModelWarning (warn=False: only plan.warnings).
+    The CLI's warnings (ONNX import, then options) are issued as CompileWarning and kept in plan.warnings.
     """
     kind, data, source, mdir, loaded = _source(model, model_dir)
     plan = _npuplan._compile(kind, data, source, mdir, loaded, _input_shapes(input_shapes),
@@ -178,8 +182,8 @@ def compile(model, options=None, input_shapes=None, *, dims=None, engines=None, 
                              bool(strict_shapes), bool(allow_unknown_ops),
                              {str(k): _option_text(v) for k, v in (options or {}).items()}, bool(read_environment),
                              bool(verify_each), passes or "", bool(keep_decisions))
-    if warn and kind != "model":
-        _warn(plan.warnings)
+    if warn:  # a Model's import warnings were issued when it was loaded
+        _warn(plan.warnings[len(loaded.warnings):] if kind == "model" else plan.warnings)
     return plan
 
 

@@ -61,6 +61,27 @@ def test_options_are_the_clis_option_flags(cli, root, tmp_path):
         (golden / "expected.plan.json").read_text()
 
 
+def test_option_warnings_and_topo_sorting_mode_are_the_clis(cli, root, tmp_path):
+    out = tmp_path / "cli.plan.json"
+    r = cli("compile", "-q", root / EXAMPLE, "--option", "ge.enableSingleStrem=true", "-o", out)
+    cli_warnings = [l[len("warning: "):] for l in r.stderr.splitlines() if l.startswith("warning: ")]
+    assert cli_warnings  # a near-miss of ge.enableSingleStream
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = npuplan.compile(root / EXAMPLE, options={"ge.enableSingleStrem": True})
+    assert plan.warnings == cli_warnings
+    assert [str(w.message) for w in caught if w.category is npuplan.CompileWarning] == cli_warnings
+    assert plan.to_json() == out.read_text()
+    # ge.topoSortingMode given as an option orders the graph as it is read, in the CLI and here.
+    for mode in ("1", "2"):
+        expected = cli_plan(cli, tmp_path, root / EXAMPLE, "--option", f"ge.topoSortingMode={mode}")
+        assert npuplan.compile(root / EXAMPLE, options={"ge.topoSortingMode": mode}).to_json() == expected
+        graph = json.loads((root / EXAMPLE).read_text())
+        assert npuplan.compile(graph, options={"ge.topoSortingMode": mode}).to_json() == expected
+        model = npuplan.load(root / EXAMPLE, topo_sorting_mode=mode)
+        assert npuplan.compile(model, options={"ge.topoSortingMode": mode}).to_json() == expected
+
+
 def test_plan_accessors_read_what_the_plan_file_says(root):
     plan = npuplan.compile(root / EXAMPLE)
     j = json.loads(plan.to_json())
@@ -122,7 +143,7 @@ def test_onnx_warnings_are_the_clis(cli, tmp_path):
         warnings.simplefilter("always")
         plan = npuplan.compile(path, allow_unknown_ops=True, input_shapes={"x": [1, 3, 32, 32]})
     assert plan.warnings == cli_warnings
-    assert [str(w.message) for w in caught if w.category is npuplan.ModelWarning] == cli_warnings
+    assert [str(w.message) for w in caught if w.category is npuplan.CompileWarning] == cli_warnings
     assert plan.to_json() == (tmp_path / "p.json").read_text()
     # Without --allow-unknown-ops the unknown op is an error, the CLI's.
     with pytest.raises(npuplan.InvalidArgumentError) as e:
