@@ -6,11 +6,11 @@
 
 Each round, alternating (the machine is shared), runs as separate processes:
   cli        npuplan compile -q GRAPH -o OUT
-  python     python3: import npuplan; npuplan.compile(GRAPH).to_json() written to OUT
+  python     python3: import npuplan; npuplan.compile(GRAPH).write(OUT)
   python+je  the same with LD_PRELOAD=libjemalloc.so.2 and the CLI's MALLOC_CONF
 (and `cli-ref`: another build of the CLI, e.g. without this tree's changes)
 and takes each process's wall time and CPU time (user + sys), plus the
-in-process time of compile + to_json + write inside the Python process.
+in-process time of compile + write inside the Python process.
 Checks that every output is byte-identical to the CLI's. Prints medians.
 """
 import argparse
@@ -26,9 +26,7 @@ import sys, time
 t0 = time.perf_counter()
 import npuplan
 t1 = time.perf_counter()
-plan = npuplan.compile(sys.argv[1])
-with open(sys.argv[2], "w") as f:
-    f.write(plan.to_json())
+npuplan.compile(sys.argv[1]).write(sys.argv[2])
 t2 = time.perf_counter()
 print(f"{t1 - t0:.4f} {t2 - t1:.4f}")
 """
@@ -78,7 +76,7 @@ def main():
                 sys.exit(f"{m}: the plan differs from the CLI's")
         print(f"round {r + 1}: " + ", ".join(f"{m} {res[m]['wall'][-1]:.2f} s" for m in modes), file=sys.stderr)
     base = statistics.median(res["cli"]["wall"]), statistics.median(res["cli"]["cpu"])
-    print(f"| mode | wall (median of {a.rounds}) | CPU user+sys | vs CLI wall / CPU | import npuplan | compile + to_json + write in process |")
+    print(f"| mode | wall (median of {a.rounds}) | CPU user+sys | vs CLI wall / CPU | import npuplan | compile + write in process |")
     print("|---|---:|---:|---:|---:|---:|")
     for m in modes:
         w, c = statistics.median(res[m]["wall"]), statistics.median(res[m]["cpu"])

@@ -276,6 +276,17 @@ void BindModelAndPlan(py::module_& m) {
           },
           "The plan file, byte-identical to `npuplan compile -o`")
       .def(
+          "write",
+          [](const api::Plan& plan, const std::filesystem::path& path) {
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = plan.Write(path.string());
+            }
+            Check(s);
+          },
+          py::arg("path"), "Write the plan file (to_json()) atomically, as `npuplan compile -o` does")
+      .def(
           "verify",
           [](const api::Plan& plan) {
             absl::Status s;

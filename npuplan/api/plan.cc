@@ -102,6 +102,9 @@ size_t Plan::num_nodes() const { return impl_->plan.model.num_nodes(); }
 const std::vector<std::string>& Plan::warnings() const { return impl_->warnings; }
 const std::string& Plan::decisions() const { return impl_->decisions; }
 std::string Plan::ToJson() const { return WritePlanJson(impl_->plan); }
+absl::Status Plan::Write(const std::string& path) const {
+  return WriteFileAtomically(path, WritePlanJson(impl_->plan));
+}
 
 PlanSummary Plan::summary() const {
   const npuplan::Plan& p = impl_->plan;

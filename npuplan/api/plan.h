@@ -173,6 +173,9 @@ class Plan {
 
   // The plan file, byte-identical to `npuplan compile -o`.
   std::string ToJson() const;
+  // Writes ToJson() to `path` as the CLI does: atomically, no partial file on
+  // failure.
+  absl::Status Write(const std::string& path) const;
   // The independent verifier (`npuplan verify`); errors name the file the plan
   // was read from, as the CLI's do.
   absl::Status Verify() const;

@@ -18,8 +18,6 @@ import json
 import os
 import warnings as _warnings
 
-import numpy as _np
-
 from . import _npuplan
 from ._npuplan import (Event, Memory, MemplanStats, Model, Node, Plan, RunResult, Simulation, Stream, StreamBusy,
                        Summary, Tensor)
@@ -193,6 +191,7 @@ def read_plan(path):
 
 
 def _int_column(values, what):
+    import numpy as _np  # imported on first use: `import npuplan` stays fast
     a = _np.asarray(values)
     if a.ndim != 1:
         raise ValueError(f"memplan: {what} must be one-dimensional")
@@ -203,6 +202,7 @@ def _int_column(values, what):
 
 
 def _ids(values):
+    import numpy as _np
     a = _np.asarray(values)
     if _np.issubdtype(a.dtype, _np.number):
         return [str(int(v)) for v in a]
@@ -218,6 +218,7 @@ def memplan(intervals, capacity=None, *, time_limit=10.0, target=0, max_nodes=0,
     and optional "id", "alignment". Lifetimes are half-open [lower, upper).
     return_stats=True returns (offsets, MemplanStats).
     """
+    import numpy as _np
     names = getattr(getattr(intervals, "dtype", None), "names", None)
     if isinstance(intervals, collections.abc.Mapping) or names:
         fields = intervals if not names else {n: intervals[n] for n in names}

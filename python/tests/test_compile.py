@@ -45,6 +45,12 @@ def test_compile_writes_the_cli_plan_byte_for_byte(cli, root, tmp_path):
     assert npuplan.compile(str(root / EXAMPLE)).to_json() == expected
     # The same graph as a dict, and as a Model loaded once.
     assert npuplan.compile(json.loads((root / EXAMPLE).read_text())).to_json() == expected
+    plan = npuplan.compile(root / EXAMPLE)
+    plan.write(tmp_path / "api.plan.json")
+    assert (tmp_path / "api.plan.json").read_text() == expected
+    with pytest.raises(npuplan.InvalidArgumentError) as e:  # atomic: nothing half-written, the CLI's error
+        plan.write(tmp_path / "no" / "such" / "dir.json")
+    assert str(e.value) == cli.error("compile", "-q", root / EXAMPLE, "-o", tmp_path / "no" / "such" / "dir.json")
     model = npuplan.load(root / EXAMPLE)
     assert npuplan.compile(model).to_json() == expected
     assert npuplan.compile(model).to_json() == expected  # compiling copies: the Model stays usable
