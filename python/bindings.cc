@@ -285,7 +285,8 @@ void BindModelAndPlan(py::module_& m) {
             }
             Check(s);
           },
-          py::arg("path"), "Write the plan file (to_json()) atomically, as `npuplan compile -o` does")
+          py::arg("path"),
+          "Write the plan file (to_json()) atomically, as `npuplan compile -o` does")
       .def(
           "verify",
           [](const api::Plan& plan) {
