@@ -11,9 +11,9 @@
 //             GE kMaxNotifyNum; event-reuse also rejects more than 1024)
 // The options may only lower the limits (a smaller device, or a test); the
 // error names the count, the limit, the option and what to change.
-// As the stage's last pass it also returns the scratch blocks the events
-// passes kept for each other (events/scratch_vector.h) to the system, so
-// later stages do not run with them held.
+// As the stage's last pass it also returns the huge-page blocks the passes
+// kept cached for each other (support/big_vector.h) to the system, so later
+// stages do not run with them held.
 //
 // Requires: sync-events. Provides: nothing (a check; never changes the plan).
 // Decision keywords: DeviceLimits streams= events= notifies= max_streams= max_events= max_notifies=

@@ -7,7 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "npuplan/ir/big_vector.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {

@@ -40,7 +40,7 @@
 
 #include <fmt/format.h>
 
-#include "npuplan/ir/big_vector.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/ir/graph.h"
 
 namespace npuplan::stream {
