@@ -98,8 +98,8 @@ std::string PassPipeline::Describe() const {
   std::string out;
   for (const auto& pass : passes_) {
     if (!out.empty()) out += ",";
-    if (auto* p = dynamic_cast<const PassPipeline*>(pass.get())) {
-      out += StrCat(p->name(), "(", p->Describe(), ")");
+    if (const PassPipeline* p = pass->nested()) {
+      out += StrCat(pass->name(), "(", p->Describe(), ")");
     } else {
       out += std::string(pass->name());
     }

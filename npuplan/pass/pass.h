@@ -40,6 +40,8 @@ struct PassContext {
   std::vector<std::string>* warnings = nullptr;
 };
 
+class PassPipeline;
+
 class Pass {
  public:
   virtual ~Pass() = default;
@@ -54,6 +56,9 @@ class Pass {
   // graph's nodes (another topological order; npuplan.stream.reorder). The
   // order is checked with its own fingerprint otherwise.
   virtual bool may_reorder() const { return false; }
+  // The passes this one runs inside itself, if any (a pipeline; a pass with
+  // a chain of sub-passes): Describe() prints them as `name(a,b)`.
+  virtual const PassPipeline* nested() const { return nullptr; }
   virtual absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) = 0;
 };
 
@@ -71,8 +76,9 @@ class PassPipeline final : public Pass {
   void AddPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
 
   std::string_view name() const override { return name_; }
+  const PassPipeline* nested() const override { return this; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
-  // "a,b,pipeline(c,d)" (LLVM --print-pipeline-passes).
+  // "a,b,pipeline(c,d)" (LLVM --print-pipeline-passes; --passes reads it).
   std::string Describe() const;
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
 
