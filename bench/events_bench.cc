@@ -13,11 +13,11 @@
 #include <random>
 
 #include "npuplan/events/event_reuse.h"
-#include "npuplan/support/big_vector.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {

@@ -63,15 +63,18 @@ std::string_view Trim(std::string_view s) {
 // or the end; empty items are skipped.
 absl::Status ParseList(std::string_view text, size_t& pos, int depth, std::vector<PassSpec>& out) {
   if (depth > kMaxNesting) {
-    return absl::InvalidArgumentError(StrCat("--passes: pass lists nested deeper than ", kMaxNesting));
+    return absl::InvalidArgumentError(
+        StrCat("--passes: pass lists nested deeper than ", kMaxNesting));
   }
   while (pos <= text.size()) {
     const size_t end = text.find_first_of(",()", pos);
-    const std::string_view name = Trim(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
+    const std::string_view name =
+        Trim(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
     pos = end == std::string_view::npos ? text.size() : end;
     PassSpec spec{std::string(name)};
     if (pos < text.size() && text[pos] == '(') {
-      if (name.empty()) return absl::InvalidArgumentError("--passes: a '(' without a pass name before it");
+      if (name.empty())
+        return absl::InvalidArgumentError("--passes: a '(' without a pass name before it");
       spec.has_list = true;
       ++pos;
       NPUPLAN_RETURN_IF_ERROR(ParseList(text, pos, depth + 1, spec.children));
@@ -91,11 +94,12 @@ absl::Status ParseList(std::string_view text, size_t& pos, int depth, std::vecto
 }
 
 absl::Status UnknownPass(std::string_view name) {
-  return absl::InvalidArgumentError(
-      StrCat("--passes: unknown pass '", name, "' (known: ", StrJoin(RegisteredPassNames(), ", "), ")"));
+  return absl::InvalidArgumentError(StrCat(
+      "--passes: unknown pass '", name, "' (known: ", StrJoin(RegisteredPassNames(), ", "), ")"));
 }
 
-absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec, const CompileOptions& options);
+absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec,
+                                                const CompileOptions& options);
 
 // logical-stream-assignment(a,b): a chain of registered sub-passes.
 absl::StatusOr<std::unique_ptr<Pass>> BuildStreamDriver(const PassSpec& spec) {
@@ -103,16 +107,18 @@ absl::StatusOr<std::unique_ptr<Pass>> BuildStreamDriver(const PassSpec& spec) {
   for (const PassSpec& c : spec.children) {
     std::unique_ptr<stream::LogicalStreamChainPass> pass = stream::MakeChainPass(c.name);
     if (pass == nullptr || c.has_list) {
-      return absl::InvalidArgumentError(
-          StrCat("--passes: '", c.name, c.has_list ? "(...)" : "", "' inside ", kStreamDriver,
-                 "(...) is not a logical-stream sub-pass (they are: ", StrJoin(stream::ChainPassNames(), ", "), ")"));
+      return absl::InvalidArgumentError(StrCat("--passes: '", c.name, c.has_list ? "(...)" : "",
+                                               "' inside ", kStreamDriver,
+                                               "(...) is not a logical-stream sub-pass (they are: ",
+                                               StrJoin(stream::ChainPassNames(), ", "), ")"));
     }
     chain.push_back(std::move(pass));
   }
   return std::unique_ptr<Pass>(std::make_unique<LogicalStreamAssignment>(std::move(chain)));
 }
 
-absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec, const CompileOptions& options) {
+absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec,
+                                                const CompileOptions& options) {
   if (spec.name == kStreamDriver && spec.has_list) return BuildStreamDriver(spec);
   if (IsNestedPipeline(spec.name) && Find(spec.name) == nullptr) {
     if (!spec.has_list) return std::unique_ptr<Pass>(NestedPipeline(spec.name, &options));
@@ -126,12 +132,13 @@ absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec, const Comp
   const PassRegistryEntry* e = Find(spec.name);
   if (e == nullptr) return UnknownPass(spec.name);
   if (e->stream_sub_pass) {
-    return absl::InvalidArgumentError(StrCat("--passes: '", spec.name,
-                                             "' is a logical-stream sub-pass: it runs on each graph inside ",
-                                             kStreamDriver, "; name it as ", kStreamDriver, "(...,", spec.name,
-                                             ",...)"));
+    return absl::InvalidArgumentError(StrCat(
+        "--passes: '", spec.name, "' is a logical-stream sub-pass: it runs on each graph inside ",
+        kStreamDriver, "; name it as ", kStreamDriver, "(...,", spec.name, ",...)"));
   }
-  if (spec.has_list) return absl::InvalidArgumentError(StrCat("--passes: pass '", spec.name, "' takes no pass list"));
+  if (spec.has_list)
+    return absl::InvalidArgumentError(
+        StrCat("--passes: pass '", spec.name, "' takes no pass list"));
   return e->make(&options);
 }
 
@@ -140,10 +147,9 @@ absl::StatusOr<std::unique_ptr<Pass>> BuildPass(const PassSpec& spec, const Comp
 const std::vector<PassRegistryEntry>& PassRegistry() {
   static const std::vector<PassRegistryEntry> entries = {
 #define NPUPLAN_PASS(pipeline, name, cls) {name, #cls, pipeline, false, &MakePass<cls>},
-#define NPUPLAN_STREAM_PASS(name, cls, chains)                                                 \
-  {name, #cls, LogicalStreamAssignment::kName, true, [](const CompileOptions*) -> std::unique_ptr<Pass> { \
-     return stream::MakeChainPass(name);                                                       \
-   }},
+#define NPUPLAN_STREAM_PASS(name, cls, chains)       \
+  {name, #cls, LogicalStreamAssignment::kName, true, \
+   [](const CompileOptions*) -> std::unique_ptr<Pass> { return stream::MakeChainPass(name); }},
 #include "npuplan/compiler/passes.def"
   };
   return entries;
@@ -171,8 +177,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const Compile
   return pipeline;
 }
 
-absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::string& names,
-                                                                     const CompileOptions& options) {
+absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(
+    const std::string& names, const CompileOptions& options) {
   std::vector<PassSpec> specs;
   size_t pos = 0;
   NPUPLAN_RETURN_IF_ERROR(ParseList(names, pos, 0, specs));

@@ -17,10 +17,10 @@
 namespace npuplan {
 namespace {
 
+using ::npuplan::testing::StatusIs;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using ::npuplan::testing::StatusIs;
 
 // "MarkUnknownShapeNodes" → "mark<sep>unknown<sep>shape<sep>nodes".
 std::string Split(std::string_view cls, char sep) {
@@ -95,11 +95,14 @@ TEST(PassRegistryTest, TheDefaultPipelineIsTheRegistryInOrder) {
   for (const bool single : {false, true}) {
     std::vector<std::string> want;
     for (const PassRegistryEntry& e : PassRegistry()) {
-      if (e.stream_sub_pass && (single ? !single_chain.count(e.name) : e.name == "single-stream-pass")) continue;
+      if (e.stream_sub_pass &&
+          (single ? !single_chain.count(e.name) : e.name == "single-stream-pass"))
+        continue;
       want.emplace_back(e.name);
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(
-        auto pipeline, BuildDefaultPipeline(Options({{"ge.enableSingleStream", single ? "true" : "false"}})));
+        auto pipeline,
+        BuildDefaultPipeline(Options({{"ge.enableSingleStream", single ? "true" : "false"}})));
     std::vector<std::string> got;
     Leaves(*pipeline, got);
     EXPECT_THAT(got, ElementsAreArray(want)) << (single ? "single" : "multi");
@@ -111,14 +114,18 @@ TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {
   const std::string text = pipeline->Describe();
   EXPECT_EQ(text,
             "partition(mark-unknown-shape-nodes,dynamic-shape-partition),logical-stream-assignment("
-            "update-for-mde-group-pass,assign-by-label-pass,independent-stream-pass,assign-by-dependency-pass,"
+            "update-for-mde-group-pass,assign-by-label-pass,independent-stream-pass,assign-by-"
+            "dependency-pass,"
             "node-stream-update-pass,update-for-parallel-group-pass,all-reduce-parallel-pass,"
-            "update-for-skipped-engine-pass,optimize-ineffective-multi-stream-pass),assign-attached-stream-pass,"
-            "memory-planning,task-count-assignment,sync-event-insertion,sync-event-optimization,event-reuse,"
+            "update-for-skipped-engine-pass,optimize-ineffective-multi-stream-pass),assign-"
+            "attached-stream-pass,"
+            "memory-planning,task-count-assignment,sync-event-insertion,sync-event-optimization,"
+            "event-reuse,"
             "physical-stream-split,stream-activation,sync-node-generation,device-limit-check");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto parsed, BuildPipelineFromNames(text, Options()));
   EXPECT_EQ(parsed->Describe(), text);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto single, BuildDefaultPipeline(Options({{"ge.enableSingleStream", "true"}})));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto single,
+                               BuildDefaultPipeline(Options({{"ge.enableSingleStream", "true"}})));
   EXPECT_THAT(single->Describe(),
               HasSubstr("logical-stream-assignment(single-stream-pass,node-stream-update-pass,"
                         "update-for-skipped-engine-pass),"));
@@ -126,22 +133,24 @@ TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {
 
 TEST(PassRegistryTest, NamesAloneAndNestedListsBuildPipelines) {
   const CompileOptions o = Options();
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto flat, BuildPipelineFromNames(
-                                              "mark-unknown-shape-nodes,dynamic-shape-partition,,"
-                                              "logical-stream-assignment, assign-attached-stream-pass",
-                                              o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      auto flat, BuildPipelineFromNames("mark-unknown-shape-nodes,dynamic-shape-partition,,"
+                                        "logical-stream-assignment, assign-attached-stream-pass",
+                                        o));
   EXPECT_THAT(flat->Describe(), StartsWith("mark-unknown-shape-nodes,dynamic-shape-partition,"
                                            "logical-stream-assignment(update-for-mde-group-pass,"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto stage, BuildPipelineFromNames("partition", o));
   EXPECT_EQ(stage->Describe(), "partition(mark-unknown-shape-nodes,dynamic-shape-partition)");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(
-      auto chain, BuildPipelineFromNames("partition(mark-unknown-shape-nodes),logical-stream-assignment("
-                                         "single-stream-pass,node-stream-update-pass)",
-                                         o));
+      auto chain,
+      BuildPipelineFromNames("partition(mark-unknown-shape-nodes),logical-stream-assignment("
+                             "single-stream-pass,node-stream-update-pass)",
+                             o));
   EXPECT_EQ(chain->Describe(),
             "partition(mark-unknown-shape-nodes),logical-stream-assignment(single-stream-pass,"
             "node-stream-update-pass)");
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto empty, BuildPipelineFromNames("logical-stream-assignment()", o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto empty,
+                               BuildPipelineFromNames("logical-stream-assignment()", o));
   EXPECT_EQ(empty->Describe(), "logical-stream-assignment()");
 }
 
@@ -151,25 +160,30 @@ TEST(PassRegistryTest, BadPassListsAreUsageErrorsNamingTheProblem) {
       {"no-such-pass", "--passes: unknown pass 'no-such-pass' (known: "},
       {"assign-by-label-pass", "'assign-by-label-pass' is a logical-stream sub-pass"},
       {"partition(assign-by-label-pass)", "'assign-by-label-pass' is a logical-stream sub-pass"},
-      {"logical-stream-assignment(memory-planning)", "'memory-planning' inside logical-stream-assignment(...) is not"},
+      {"logical-stream-assignment(memory-planning)",
+       "'memory-planning' inside logical-stream-assignment(...) is not"},
       {"logical-stream-assignment(assign-by-label-pass(x))", "'assign-by-label-pass(...)' inside"},
       {"memory-planning(event-reuse)", "pass 'memory-planning' takes no pass list"},
       {"partition(mark-unknown-shape-nodes", "'partition(' is not closed"},
       {"memory-planning)", "a ')' without its '('"},
       {"partition(mark-unknown-shape-nodes)x", "expected ',' after 'partition(...)'"},
       {"(memory-planning)", "a '(' without a pass name"},
-      {"partition(partition(partition(partition(partition(partition(partition(partition(partition(x)))))))))",
+      {"partition(partition(partition(partition(partition(partition(partition(partition(partition("
+       "x)))))))))",
        "nested deeper than 8"},
   };
   for (const auto& [text, message] : cases) {
-    EXPECT_THAT(BuildPipelineFromNames(text, o), StatusIs(absl::StatusCode::kInvalidArgument, message)) << text;
+    EXPECT_THAT(BuildPipelineFromNames(text, o),
+                StatusIs(absl::StatusCode::kInvalidArgument, message))
+        << text;
   }
 }
 
 TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
-                               ReadGraphFile(std::string(NPUPLAN_SOURCE_DIR) + "/examples/transformer_block.json"));
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "pass_registry_dump";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ReadGraphFile(std::string(NPUPLAN_SOURCE_DIR) +
+                                                          "/examples/transformer_block.json"));
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "pass_registry_dump";
   std::filesystem::remove_all(dir);
   CompileConfig config;
   config.read_environment = false;
@@ -180,15 +194,18 @@ TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
   Statistics stats;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
   std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().filename().string());
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    files.push_back(f.path().filename().string());
   std::sort(files.begin(), files.end());
   // One dump per known-shape graph the chain ran on (the example's 5), then
   // the driver's own, numbered in run order: 2 partition passes, then per
   // graph the 9 multi-stream sub-passes (assign-by-label-pass second).
-  EXPECT_THAT(files, ElementsAreArray({"004.assign-by-label-pass.plan.json", "013.assign-by-label-pass.plan.json",
-                                       "022.assign-by-label-pass.plan.json", "031.assign-by-label-pass.plan.json",
-                                       "040.assign-by-label-pass.plan.json",
-                                       "048.logical-stream-assignment.plan.json"}));
+  EXPECT_THAT(
+      files,
+      ElementsAreArray({"004.assign-by-label-pass.plan.json", "013.assign-by-label-pass.plan.json",
+                        "022.assign-by-label-pass.plan.json", "031.assign-by-label-pass.plan.json",
+                        "040.assign-by-label-pass.plan.json",
+                        "048.logical-stream-assignment.plan.json"}));
   std::filesystem::remove_all(dir);
 }
 

@@ -6,10 +6,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "npuplan/support/big_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -114,7 +114,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     uint32_t to;  // consumer | flags
   };
   auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
-  BigVector<Edge> edge_events;    // simple path: the edge events, in consumer walk order
+  BigVector<Edge> edge_events;     // simple path: the edge events, in consumer walk order
   BigVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
   BigVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
   bool any_ctrl = false;

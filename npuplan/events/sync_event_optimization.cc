@@ -142,7 +142,8 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
   return index;
 }
 
-BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view,
+                                  const ActivationInfo& act) {
   ReceiverIndex index = BuildReceiverIndex(plan, view, act);
   return ExactReduction(plan, view, index);
 }
@@ -385,7 +386,8 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, BigVector<Removal>&
     }
     if (q + kSlotsAhead / 2 < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead / 2]) < n) {
       const int32_t w = ss[q + kSlotsAhead / 2];
-      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) __builtin_prefetch(&stamp[entries[j].second]);
+      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j)
+        __builtin_prefetch(&stamp[entries[j].second]);
     }
   };
   // Events the send rule removed, one bit each (fits in cache, unlike `out`).
@@ -443,7 +445,8 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, BigVector<Removal>&
 // and sending stream, the event last in (sender position, id) order, read
 // from the receiver's entries — what the walks over the streams' slots
 // above leave.
-void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex& index, BigVector<Removal>& out) {
+void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex& index,
+                     BigVector<Removal>& out) {
   const size_t n = view.num_nodes();
   const auto& begin = index.begin;
   const auto& preds = index.preds;
@@ -555,7 +558,7 @@ BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const Act
 }
 
 BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
-                                   const ReceiverIndex* index) {
+                               const ReceiverIndex* index) {
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   BigVector<Removal> out(evs.size(), Removal::kKeep);

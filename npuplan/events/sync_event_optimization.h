@@ -73,11 +73,12 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
 // Per event of plan.events.events: kept or why removed. With an index (from
 // BuildReceiverIndex on the same plan and view, which holds the activation
 // edges), the exact sweep consumes it and the ge rules only read it.
-BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view,
+                                  const ActivationInfo& act);
 BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index);
 BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
 BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
-                                   const ReceiverIndex* index);
+                               const ReceiverIndex* index);
 }  // namespace events
 
 }  // namespace npuplan

@@ -367,7 +367,8 @@ uint64_t NamePrefix(const std::string& name) {
 
 }  // namespace
 
-void SortSendersByName(const Model& m, BigVector<int32_t>& senders, std::span<const uint64_t> prefix_of_node) {
+void SortSendersByName(const Model& m, BigVector<int32_t>& senders,
+                       std::span<const uint64_t> prefix_of_node) {
   // GE's sender order: node name, then graph name, then node index (a total order).
   auto less_node = [&](int32_t a, int32_t b) {
     const Node& nx = m.node(NodeId(a));

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "npuplan/support/big_vector.h"
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::events {
 
@@ -142,7 +142,7 @@ class SyncView {
   size_t num_nodes_ = 0;
   std::span<const NodeId> order_;  // order_storage_, or the root graph's node list
   BigVector<NodeId> order_storage_;
-  BigVector<int32_t> seq_;  // empty: seq(n) = n
+  BigVector<int32_t> seq_;             // empty: seq(n) = n
   BigVector<int32_t> attached_begin_;  // empty: no node has attached streams
   std::vector<NodeId> extra_node_;
   std::vector<int32_t> extra_attached_;
@@ -151,8 +151,8 @@ class SyncView {
   uint8_t all_flags_ = 0;
   BigVector<uint64_t> name_prefix_;
   BigVector<int32_t> pos_;
-  BigVector<int32_t> rank_;  // empty: rank = seq
-  BigVector<int32_t> slot_order_;  // empty without attached slots (order_ is the slot order)
+  BigVector<int32_t> rank_;              // empty: rank = seq
+  BigVector<int32_t> slot_order_;        // empty without attached slots (order_ is the slot order)
   BigVector<int32_t> stream_slot_data_;  // every stream's slots, stream by stream
   std::vector<size_t> stream_slot_begin_;    // stream s: [begin[s], begin[s + 1]) of stream_slot_data_
 };

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <string_view>
 #include <functional>
 #include <queue>
+#include <string_view>
 #include <unordered_map>
 
 #include "npuplan/support/big_vector.h"

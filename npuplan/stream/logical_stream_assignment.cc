@@ -44,16 +44,19 @@ namespace {
 
 // Runs the chain on graph gs through its PassPipeline: the pipeline's checks
 // (verify-each, dumps) follow each sub-pass.
-absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignContext& ctx, PassContext& pctx) {
-  for (const auto& pass : chain.passes()) static_cast<LogicalStreamChainPass&>(*pass).Bind(&gs, &ctx);
+absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignContext& ctx,
+                      PassContext& pctx) {
+  for (const auto& pass : chain.passes())
+    static_cast<LogicalStreamChainPass&>(*pass).Bind(&gs, &ctx);
   absl::Status s = chain.Run(plan, pctx).status();
-  for (const auto& pass : chain.passes()) static_cast<LogicalStreamChainPass&>(*pass).Bind(nullptr, nullptr);
+  for (const auto& pass : chain.passes())
+    static_cast<LogicalStreamChainPass&>(*pass).Bind(nullptr, nullptr);
   return s;
 }
 
 // GE's DoAssign for one graph (unknown-shape graphs: the dynamic allocator).
-absl::Status DoAssign(Plan& plan, GraphId g, AssignContext& ctx, DynamicStreamState& dyn, bool cv_mode,
-                      PassPipeline& chain, PassContext& pctx) {
+absl::Status DoAssign(Plan& plan, GraphId g, AssignContext& ctx, DynamicStreamState& dyn,
+                      bool cv_mode, PassPipeline& chain, PassContext& pctx) {
   Model& m = ctx.model;
   const Graph& graph = m.graph(g);
   int64_t parent_stream = -1;
@@ -112,14 +115,17 @@ void ReportSkippedAutoMode(const Plan& plan, const AutoMultistreamMode& mode, co
 
 }  // namespace
 
-bool SingleStreamMode(const CompileOptions& options) { return options.Get("ge.enableSingleStream") == "true"; }
+bool SingleStreamMode(const CompileOptions& options) {
+  return options.Get("ge.enableSingleStream") == "true";
+}
 
 }  // namespace stream
 
 LogicalStreamAssignment::LogicalStreamAssignment(const CompileOptions& options)
     : chain_(stream::DefaultChain(stream::SingleStreamMode(options))) {}
 
-LogicalStreamAssignment::LogicalStreamAssignment(std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain)
+LogicalStreamAssignment::LogicalStreamAssignment(
+    std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain)
     : chain_(std::make_unique<PassPipeline>(std::string(kName))) {
   for (auto& pass : chain) chain_->AddPass(std::move(pass));
 }

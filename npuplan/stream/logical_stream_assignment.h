@@ -57,7 +57,8 @@ class LogicalStreamAssignment final : public Pass {
   // that the pipeline can be printed with it).
   explicit LogicalStreamAssignment(const CompileOptions& options);
   // This chain, whatever the mode (--passes logical-stream-assignment(a,b)).
-  explicit LogicalStreamAssignment(std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain);
+  explicit LogicalStreamAssignment(
+      std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain);
   const PassPipeline* nested() const override { return chain_.get(); }
   std::string_view name() const override { return kName; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kTopoSorted); }

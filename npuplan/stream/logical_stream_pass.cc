@@ -38,18 +38,20 @@ const std::vector<ChainEntry>& ChainRegistry() {
 
 absl::StatusOr<bool> LogicalStreamChainPass::Run(Plan& plan, PassContext& ctx) {
   if (graph_ == nullptr || ctx_ == nullptr) {
-    return absl::FailedPreconditionError(
-        StrCat("pass '", name(), "' is a logical-stream sub-pass: it runs on one graph at a time inside ",
-               "logical-stream-assignment (--passes logical-stream-assignment(", name(), ",...))"));
+    return absl::FailedPreconditionError(StrCat(
+        "pass '", name(), "' is a logical-stream sub-pass: it runs on one graph at a time inside ",
+        "logical-stream-assignment (--passes logical-stream-assignment(", name(), ",...))"));
   }
   if (&plan.model != &ctx_->model) {
-    return absl::InternalError(StrCat("[", name(), "] bound to another plan's logical-stream-assignment"));
+    return absl::InternalError(
+        StrCat("[", name(), "] bound to another plan's logical-stream-assignment"));
   }
   auto changed = pass_->Run(*graph_, *ctx_);
   if (changed.ok()) return changed;
   std::string msg(changed.status().message());
   if (msg.rfind("[", 0) != 0) msg = StrCat("[", name(), "] ", msg);
-  return absl::Status(changed.status().code(), StrCat(msg, " (graph '", graph_->g(ctx_->model).name, "')"));
+  return absl::Status(changed.status().code(),
+                      StrCat(msg, " (graph '", graph_->g(ctx_->model).name, "')"));
 }
 
 std::unique_ptr<LogicalStreamChainPass> MakeChainPass(std::string_view name) {

@@ -113,9 +113,12 @@ enum ChainMode : uint8_t { kSingleChain = 1, kMultiChain = 2, kBothChains = 3 };
 // FailedPrecondition outside it. Errors read "[name] ... (graph 'g')".
 class LogicalStreamChainPass final : public Pass {
  public:
-  explicit LogicalStreamChainPass(std::unique_ptr<LogicalStreamPass> pass) : pass_(std::move(pass)) {}
+  explicit LogicalStreamChainPass(std::unique_ptr<LogicalStreamPass> pass)
+      : pass_(std::move(pass)) {}
   std::string_view name() const override { return pass_->name(); }
-  IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kTopoSorted); }
+  IrProperties required() const override {
+    return static_cast<IrProperties>(IrProperty::kTopoSorted);
+  }
   // Sub-passes assign streams only (SPEC G5); none reorders.
   bool preserves_structure() const override { return true; }
   void Bind(GraphState* graph, AssignContext* ctx) {

@@ -16,11 +16,11 @@
 namespace npuplan::stream {
 namespace {
 
+using ::npuplan::stream::testing::ParseStreamTestGraph;
+using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using ::npuplan::stream::testing::ParseStreamTestGraph;
-using ::npuplan::testing::IsOk;
 
 // A root with a PartitionedCall whose body is a second known-shape graph.
 constexpr char kTwoGraphs[] = R"json({"nodes": [
@@ -69,7 +69,8 @@ struct Harness {
   }
 };
 
-std::vector<std::unique_ptr<LogicalStreamChainPass>> Chain(std::vector<std::unique_ptr<LogicalStreamPass>> passes) {
+std::vector<std::unique_ptr<LogicalStreamChainPass>> Chain(
+    std::vector<std::unique_ptr<LogicalStreamPass>> passes) {
   std::vector<std::unique_ptr<LogicalStreamChainPass>> chain;
   for (auto& p : passes) chain.push_back(std::make_unique<LogicalStreamChainPass>(std::move(p)));
   return chain;
@@ -80,11 +81,13 @@ TEST(LogicalStreamChainPassTest, TheRegisteredChainsAreGEsInOrder) {
   const auto multi_chain = DefaultChain(false), single_chain = DefaultChain(true);
   for (const auto& p : multi_chain->passes()) multi.emplace_back(p->name());
   for (const auto& p : single_chain->passes()) single.emplace_back(p->name());
-  EXPECT_THAT(multi, ElementsAre("update-for-mde-group-pass", "assign-by-label-pass", "independent-stream-pass",
-                                 "assign-by-dependency-pass", "node-stream-update-pass",
-                                 "update-for-parallel-group-pass", "all-reduce-parallel-pass",
-                                 "update-for-skipped-engine-pass", "optimize-ineffective-multi-stream-pass"));
-  EXPECT_THAT(single, ElementsAre("single-stream-pass", "node-stream-update-pass", "update-for-skipped-engine-pass"));
+  EXPECT_THAT(multi, ElementsAre("update-for-mde-group-pass", "assign-by-label-pass",
+                                 "independent-stream-pass", "assign-by-dependency-pass",
+                                 "node-stream-update-pass", "update-for-parallel-group-pass",
+                                 "all-reduce-parallel-pass", "update-for-skipped-engine-pass",
+                                 "optimize-ineffective-multi-stream-pass"));
+  EXPECT_THAT(single, ElementsAre("single-stream-pass", "node-stream-update-pass",
+                                  "update-for-skipped-engine-pass"));
   for (std::string_view name : ChainPassNames()) {
     auto pass = MakeChainPass(name);
     ASSERT_NE(pass, nullptr);
@@ -96,8 +99,8 @@ TEST(LogicalStreamChainPassTest, TheRegisteredChainsAreGEsInOrder) {
 TEST(LogicalStreamChainPassTest, OutsideTheDriverItIsAFailedPrecondition) {
   Harness h(/*verify_each=*/false);
   LogicalStreamChainPass pass(std::make_unique<NodeStreamUpdatePass>());
-  EXPECT_THAT(pass.Run(h.plan, h.ctx), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                                "inside logical-stream-assignment"));
+  EXPECT_THAT(pass.Run(h.plan, h.ctx),
+              StatusIs(absl::StatusCode::kFailedPrecondition, "inside logical-stream-assignment"));
 }
 
 TEST(LogicalStreamChainPassTest, EverySubPassOnEveryGraphReachesTheAfterPassHook) {
@@ -114,7 +117,8 @@ TEST(LogicalStreamChainPassTest, EverySubPassOnEveryGraphReachesTheAfterPassHook
   int seq = 0;
   const auto chain = DefaultChain(false);
   for (int graph = 0; graph < 2; ++graph) {
-    for (const auto& pass : chain->passes()) want.push_back(std::to_string(++seq) + " " + std::string(pass->name()));
+    for (const auto& pass : chain->passes())
+      want.push_back(std::to_string(++seq) + " " + std::string(pass->name()));
   }
   want.push_back(std::to_string(++seq) + " logical-stream-assignment");
   EXPECT_THAT(seen, ElementsAreArray(want));
@@ -124,8 +128,9 @@ TEST(LogicalStreamChainPassTest, VerifyEachCatchesASubPassThatChangesTheGraph) {
   std::vector<std::unique_ptr<LogicalStreamPass>> passes;
   passes.push_back(std::make_unique<RenameTestPass>());
   Harness h(/*verify_each=*/true);
-  EXPECT_THAT(h.Run(Chain(std::move(passes))),
-              StatusIs(absl::StatusCode::kInternal, "verifier[frozen-graph]: pass 'rename-test-pass'"));
+  EXPECT_THAT(
+      h.Run(Chain(std::move(passes))),
+      StatusIs(absl::StatusCode::kInternal, "verifier[frozen-graph]: pass 'rename-test-pass'"));
 }
 
 TEST(LogicalStreamChainPassTest, ASubPassErrorNamesThePassAndTheGraph) {
@@ -134,7 +139,8 @@ TEST(LogicalStreamChainPassTest, ASubPassErrorNamesThePassAndTheGraph) {
   Harness h(/*verify_each=*/false);
   absl::Status s = h.Run(Chain(std::move(passes)));
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                          "[fail-test-pass] no stream fits (graph 'graph') (after pass 'logical-stream-assignment')"));
+                          "[fail-test-pass] no stream fits (graph 'graph') (after pass "
+                          "'logical-stream-assignment')"));
 }
 
 }  // namespace

@@ -38,13 +38,13 @@ BlockCache& Cache() {
 
 // bytes: a multiple of kHugePageBytes.
 void* NewBlock(size_t bytes) {
-  void* p = ::operator new(bytes, std::align_val_t{kHugePageBytes});
+  void* p = ::operator new (bytes, std::align_val_t{kHugePageBytes});
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   (void)madvise(p, bytes, MADV_HUGEPAGE);
 #endif
   return p;
 }
-void DeleteBlock(const Block& b) { ::operator delete(b.p, std::align_val_t{kHugePageBytes}); }
+void DeleteBlock(const Block& b) { ::operator delete (b.p, std::align_val_t{kHugePageBytes}); }
 
 }  // namespace
 
@@ -90,8 +90,9 @@ void FreeHugeBlock(void* p, size_t bytes) {
     c.cached_bytes += bytes;
     // Over the cap: drop the oldest blocks.
     while (c.cached_bytes > kHugeCacheBytes && !c.free_blocks.empty()) {
-      auto oldest = std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
-                                     [](const Block& a, const Block& b) { return a.freed < b.freed; });
+      auto oldest =
+          std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
+                           [](const Block& a, const Block& b) { return a.freed < b.freed; });
       drop.push_back(*oldest);
       c.cached_bytes -= oldest->bytes;
       c.free_blocks.erase(oldest);

@@ -45,7 +45,9 @@ struct HugePageAllocator {
   HugePageAllocator() = default;
   template <typename U>
   HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: rebinding
-  static size_t Rounded(size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
+  static size_t Rounded(size_t bytes) {
+    return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  }
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kHugeFromBytes) return std::allocator<T>().allocate(n);

@@ -28,7 +28,10 @@ TEST(BigVectorTest, AFreedLargeBlockIsReusedAndReleasedOnRequest) {
 TEST(BigVectorTest, AnArrayFromHalfAMebibyteIsWholeHugePages) {
   ReleaseCachedHugePages();
   const size_t fresh = HugePageFreshBytes();
-  { BigVector<uint8_t> v(kHugeFromBytes); EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % kHugePageBytes, 0u); }
+  {
+    BigVector<uint8_t> v(kHugeFromBytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % kHugePageBytes, 0u);
+  }
   EXPECT_EQ(HugePageFreshBytes() - fresh, kHugePageBytes);
   EXPECT_EQ(ReleaseCachedHugePages(), kHugePageBytes);
 }

@@ -40,7 +40,8 @@ int RunCompile(CompileFlags& f) {
     absl::Status valid = opts.Validate(&warnings);
     PrintWarnings(warnings);
     if (!valid.ok()) return ReportStatus(valid);
-    auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts) : BuildPipelineFromNames(f.config.passes, opts);
+    auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts)
+                                            : BuildPipelineFromNames(f.config.passes, opts);
     if (!pipeline.ok()) return ReportStatus(pipeline.status());
     std::printf("%s\n", (*pipeline)->Describe().c_str());
     if (f.output.empty()) return kExitOk;
