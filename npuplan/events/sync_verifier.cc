@@ -12,6 +12,7 @@
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/task_model.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -490,7 +491,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       for (int32_t a = -1; a < view.num_attached(owner); ++a) {
         const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
         if (view.stream(slot) != p) continue;
-        extra[slot] += plan.tasks[sync];
+        extra[slot] = CheckedAdd(extra[slot], plan.tasks[sync]).value_or(INT64_MAX);  // saturated: reported below
         folded[sync] = true;
         return;
       }
@@ -522,8 +523,10 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
       if (e.reason == SyncReason::kSplit) continue;  // opened after counting, covered by the reserve (as in GE)
-      extra[send_slot.ForEvent(e)] += kSendTasks;
-      extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
+      int64_t& send = extra[send_slot.ForEvent(e)];
+      int64_t& recv = extra[view.slot(e.recv, e.recv_attached)];
+      send = CheckedAdd(send, kSendTasks).value_or(INT64_MAX);  // saturated: reported below
+      recv = CheckedAdd(recv, kRecvTasks).value_or(INT64_MAX);
     }
   }
   // A node whose previous node on its stream owns its graph may not open a
@@ -562,7 +565,16 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       const Node& n = m.node(view.node_of(slot));
       int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedNodeTasks(n);
       const bool first = counted++ == 0;
-      running = (first ? 0 : running) + t + extra[slot];
+      // Task counts are input values: a sum that overflows (two 2^62 counts)
+      // must not wrap into a small count that passes the limit.
+      std::optional<int64_t> sum = CheckedAdd(first ? 0 : running, t);
+      if (sum) sum = CheckedAdd(*sum, extra[slot]);
+      if (sum) sum = CheckedAdd(*sum, kReservedTasks);
+      if (!sum || extra[slot] == INT64_MAX) {
+        return Fail("physical-streams", StrCat("physical stream ", s, ": the task count up to node '", n.name,
+                                               "' (", t, " tasks) overflows int64"));
+      }
+      running = *sum - kReservedTasks;
       if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
           !HasAttr(n.attrs, "_continuous_stream_label") && !enclosed[view.node_of(slot).index()]) {
         return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
