@@ -12,6 +12,7 @@
 #include "npuplan/memory/stream_aware_reuse.h"
 #include "npuplan/memory/stream_sweep.h"
 #include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -135,7 +136,12 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     if (buf.planned_in_pool()) continue;
     int64_t& top = region_bytes[buf.region];
     offset[b] = top;
-    top += buf.size;
+    std::optional<int64_t> end = CheckedAdd(top, buf.size);
+    if (!end) {
+      return absl::InvalidArgumentError(StrCat("[", name(), "] tensor '", buf.name, "' (", buf.size,
+                                               " bytes) makes region '", buf.region, "' larger than int64"));
+    }
+    top = *end;
   }
 
   // 4. plan.memory.

@@ -8,6 +8,7 @@
 #include "npuplan/ir/verifier.h"
 #include "npuplan/memory/stream_aware_reuse.h"
 #include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -67,6 +68,12 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
       return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset, " is not a non-negative multiple of ",
                                          lt.alignment));
+    }
+    // The sweeps below form offset + size: a placement whose end does not
+    // fit in int64 would wrap into a small address range.
+    if (!CheckedAdd(tp.offset, b.size)) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " with size ", b.size,
+                                           " ends beyond int64"));
     }
     if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
       return Fail("memory-tensors", StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
