@@ -3,6 +3,7 @@
 #include <random>
 
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -35,11 +36,66 @@ class Builder {
 
 constexpr int64_t kNodesPerLayer = 26;  // approximate, used for target_nodes
 
+// Nodes of one layer at most: 23 in the root (with HCCL and AI CPU), +7 when
+// its FFN sits in an If (then/else bodies), +8 with a While (cond/body).
+int64_t MaxNodesPerLayer(const GeneratorOptions& o) {
+  return 23 + (o.if_every > 0 ? 7 : 0) + (o.while_every > 0 ? 8 : 0);
+}
+
+// Largest tensor the layers create, in float16 elements: the FFN activation
+// [8, seq, 4*hidden], the attention scores [8, seq, seq], the FFN weight
+// [hidden, 4*hidden]. nullopt when a product overflows.
+std::optional<int64_t> LargestTensorBytes(const GeneratorOptions& o) {
+  CheckedProduct<> ffn, scores, weight;
+  const bool ok = ffn.Mul(8) && ffn.Mul(o.seq) && ffn.Mul(4) && ffn.Mul(o.hidden) && ffn.Mul(2) &&  //
+                  scores.Mul(8) && scores.Mul(o.seq) && scores.Mul(o.seq) && scores.Mul(2) &&        //
+                  weight.Mul(o.hidden) && weight.Mul(4) && weight.Mul(o.hidden) && weight.Mul(2);
+  if (!ok) return std::nullopt;
+  return std::max({ffn.value(), scores.value(), weight.value()});
+}
+
 }  // namespace
 
-absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
+absl::Status CheckGeneratorSize(const GeneratorOptions& o, const GraphReadLimits& limits) {
   if (o.layers < 1 && o.target_nodes <= 0) return absl::InvalidArgumentError("gen: --layers must be >= 1");
   if (o.hidden < 1 || o.seq < 1) return absl::InvalidArgumentError("gen: --hidden and --seq must be >= 1");
+  const int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
+  std::optional<int64_t> nodes = CheckedMul(layers, MaxNodesPerLayer(o));
+  if (nodes) nodes = CheckedAdd(*nodes, 3);  // input, apply_grads, output
+  if (!nodes || *nodes > limits.max_nodes) {
+    return absl::InvalidArgumentError(
+        StrCat("gen: ", o.target_nodes > 0 ? StrCat("--nodes ", o.target_nodes) : StrCat("--layers ", o.layers),
+               " gives up to ", nodes ? StrCat(*nodes) : std::string("more than 2^63"),
+               " nodes, more than a graph may have (", limits.max_nodes,
+               ", the reader's --max-nodes default): `verify` would reject it"));
+  }
+  if (!LargestTensorBytes(o)) {
+    return absl::InvalidArgumentError(StrCat("gen: --hidden ", o.hidden, " and --seq ", o.seq,
+                                             " give tensors whose byte size overflows int64 (the FFN activation is "
+                                             "[8, seq, 4*hidden] float16, the attention scores [8, seq, seq])"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRandomDagSize(int64_t nodes, int64_t max_fanin, const GraphReadLimits& limits) {
+  if (nodes < 1) return absl::InvalidArgumentError("gen --random-dag needs --nodes N >= 1");
+  if (max_fanin < 1) return absl::InvalidArgumentError("gen --max-fanin must be >= 1");
+  if (nodes > limits.max_nodes) {
+    return absl::InvalidArgumentError(StrCat("gen --random-dag: --nodes ", nodes, " is more than a graph may have (",
+                                             limits.max_nodes, ", the reader's --max-nodes default)"));
+  }
+  std::optional<int64_t> edges = CheckedMul(nodes - 1, max_fanin);
+  if (!edges || *edges > limits.max_edges) {
+    return absl::InvalidArgumentError(StrCat("gen --random-dag: --nodes ", nodes, " with --max-fanin ", max_fanin,
+                                             " gives up to ", edges ? StrCat(*edges) : std::string("more than 2^63"),
+                                             " edges, more than a graph may have (", limits.max_edges,
+                                             ", the reader's --max-edges default)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
+  NPUPLAN_RETURN_IF_ERROR(CheckGeneratorSize(o));
   int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);

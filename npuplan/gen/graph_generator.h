@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/ir/graph_json.h"
 
 namespace npuplan {
 
@@ -35,10 +36,18 @@ struct GeneratorOptions {
   bool dynamic_input = false;    // the graph input's batch dim is -1
 };
 
+// What `gen` writes, `verify` accepts: the sizes are checked before anything
+// is allocated. InvalidArgument when the graph would have more nodes than the
+// graph reader's default limit, or a tensor whose byte size overflows int64
+// (the products of --hidden and --seq, checked).
+absl::Status CheckGeneratorSize(const GeneratorOptions& options, const GraphReadLimits& limits = {});
 absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& options);
 
 // A random layered DAG of `nodes` nodes (fan-in up to `max_fanin`), all on
 // AIcoreEngine except every `hccl_every`-th node on DNN_HCCL; for scaling tests.
+// CheckRandomDagSize refuses sizes beyond the graph reader's default limits
+// (nodes, and nodes x max_fanin edges) before anything is allocated.
+absl::Status CheckRandomDagSize(int64_t nodes, int64_t max_fanin, const GraphReadLimits& limits = {});
 Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t hccl_every = 0);
 
 }  // namespace npuplan

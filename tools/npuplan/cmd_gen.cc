@@ -20,8 +20,7 @@ struct GenFlags {
 int RunGen(GenFlags& f) {
   Model model;
   if (f.random_dag) {
-    if (f.opts.target_nodes < 1) return ReportStatus(absl::InvalidArgumentError("gen --random-dag needs --nodes N >= 1"));
-    if (f.max_fanin < 1) return ReportStatus(absl::InvalidArgumentError("gen --max-fanin must be >= 1"));
+    if (auto s = CheckRandomDagSize(f.opts.target_nodes, f.max_fanin); !s.ok()) return ReportStatus(s);
     model = GenerateRandomDag(f.opts.target_nodes, f.max_fanin, f.opts.seed, f.opts.hccl ? 97 : 0);
   } else {
     auto m = GenerateTransformer(f.opts);
