@@ -46,9 +46,8 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   }
   events::SendSlots send_slot(m, view);  // a subgraph owner's Send runs after its subgraphs
   // Task counts come from attributes: every sum is checked and kept below
-  // int64's end by the reserve and the largest limit (`tasks + reserve >
-  // limit` and the rounding up below cannot overflow).
-  const int64_t headroom = events::kReservedTasks + std::max<int64_t>({limit, huge_limit, 1});
+  // int64's end by the reserve (so `tasks + reserve > limit` cannot overflow;
+  // a limit may be as large as int64).
   auto overflow = [&](int32_t slot, std::string_view what) {
     return absl::InvalidArgumentError(StrCat("[", name(), "] node '", m.node(view.node_of(slot)).name, "': ", what,
                                              " overflows int64 (task counts from _node_sqe_num / _hccl_task_num / "
@@ -56,7 +55,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   };
   auto add = [&](int64_t& to, int64_t v, int32_t slot, std::string_view what) -> absl::Status {
     std::optional<int64_t> sum = CheckedAdd(to, v);
-    if (!sum || *sum > INT64_MAX - headroom) return overflow(slot, what);
+    if (!sum || *sum > INT64_MAX - events::kReservedTasks) return overflow(slot, what);
     to = *sum;
     return absl::OkStatus();
   };
@@ -88,8 +87,9 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
     int64_t c = 0;
     for (int64_t t : list) {
       if (t < 0 || t >= streams) continue;
-      int64_t lim = std::max<int64_t>(stream_limit[t], 1);
-      NPUPLAN_RETURN_IF_ERROR(add(c, std::max<int64_t>(1, (total[t] + lim - 1) / lim), a, "its activation tasks"));
+      const int64_t lim = std::max<int64_t>(stream_limit[t], 1);
+      const int64_t pieces = total[t] > 0 ? 1 + (total[t] - 1) / lim : 1;  // ceil(total / lim), at least 1
+      NPUPLAN_RETURN_IF_ERROR(add(c, pieces, a, "its activation tasks"));
     }
     if (c == 0) continue;
     int64_t own = count[a] - plan.tasks[a];  // the node's event tasks
