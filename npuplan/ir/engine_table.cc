@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "npuplan/support/json_fields.h"
-#include "npuplan/support/str_util.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/support/text_checks.h"
 
 namespace npuplan {

@@ -10,8 +10,8 @@
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
-#include "npuplan/support/text_checks.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan {
 namespace {

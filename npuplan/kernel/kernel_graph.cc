@@ -9,8 +9,8 @@
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/json_fields.h"
-#include "npuplan/support/text_checks.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::kernel {
 

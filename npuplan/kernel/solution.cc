@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
-#include "npuplan/support/text_checks.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::kernel {
 namespace {

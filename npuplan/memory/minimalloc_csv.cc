@@ -8,8 +8,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "npuplan/support/text_checks.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::memory {
 namespace {

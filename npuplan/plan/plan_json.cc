@@ -7,10 +7,10 @@
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/json_fields.h"
-#include "npuplan/support/text_checks.h"
 #include "npuplan/support/json_writer.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan {
 namespace {
