@@ -197,6 +197,23 @@ TEST(ApiPlanTest, VerifyNamesThePlanFileAsTheCliDoes) {
   EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("broken.plan.json: "));
 }
 
+// Issue #19: a stream's task count is a sum of plan values, and a plan read
+// from a file (not verified) may claim 2^62 tasks per node: it saturates at
+// int64's end instead of wrapping to a negative count.
+TEST(ApiPlanTest, StreamTaskCountsOfAPlanFileSaturate) {
+  std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
+  const std::string one = "\"tasks\": 1", huge = "\"tasks\": 4611686018427387904";
+  for (size_t at = text.find(one); at != std::string::npos; at = text.find(one, at + huge.size()))
+    text.replace(at, one.size(), huge);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(text, "huge.plan.json"));
+  int saturated = 0;
+  for (const StreamInfo& s : plan.streams()) {
+    EXPECT_GE(s.tasks, 0) << "stream " << s.id;
+    saturated += s.tasks == INT64_MAX;
+  }
+  EXPECT_GT(saturated, 0);  // some stream has two or more such nodes
+}
+
 TEST(ApiMemplanTest, PacksIntervalsAndValidatesThePacking) {
   // a and b overlap in time, c reuses a's bytes.
   std::vector<Interval> intervals = {{"a", 0, 2, 4}, {"b", 1, 3, 8}, {"c", 2, 4, 4}};

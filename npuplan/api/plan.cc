@@ -12,6 +12,7 @@
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/sim/simulator.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -149,7 +150,9 @@ std::vector<StreamInfo> Plan::streams() const {
     auto it = by_id.find(p.model.nodes()[i].stream_id);
     if (it == by_id.end()) continue;
     it->second->num_nodes += 1;
-    it->second->tasks += i < p.tasks.size() ? p.tasks[i] : 0;
+    // Plan values (a plan read from a file may claim 2^62 tasks per node): saturates.
+    it->second->tasks =
+        CheckedAdd(it->second->tasks, i < p.tasks.size() ? p.tasks[i] : 0).value_or(INT64_MAX);
   }
   return out;
 }

@@ -191,6 +191,20 @@ TEST(CostModelTest, DefaultTaskModelFollowsTaskCountAssignment) {
   EXPECT_EQ(AttachedNodeTasks(m.node(m.FindNode("h"))), 1);
 }
 
+// Issue #19: the per-stream task count is a sum of plan values, and a plan
+// file may claim 2^62 tasks per node (`simulate` does not verify first): it
+// saturates instead of printing a negative count.
+TEST(SimulatorTest, StreamTaskCountsSaturate) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
+  for (const char* n : {"a", "b", "c", "d"})
+    plan.tasks[plan.model.FindNode(n).index()] = int64_t{1} << 62;
+  plan.established |= static_cast<IrProperties>(IrProperty::kTasks);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_EQ(r.streams[0].tasks, INT64_MAX);         // a, b, d: 3 * 2^62
+  EXPECT_EQ(r.streams[1].tasks, int64_t{1} << 62);  // c
+}
+
 TEST(SimulatorTest, SingleStreamMakespanIsTotalWork) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
   for (size_t i = 0; i < plan.model.num_nodes(); ++i) plan.model.node(NodeId(static_cast<int32_t>(i))).stream_id = 0;

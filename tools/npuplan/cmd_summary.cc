@@ -12,6 +12,7 @@
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/stream/stream_summary.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
@@ -70,14 +71,14 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
         Row& r = rows[{n.stream_id, phys}];
         ++r.engines[n.engine];
         ++r.nodes;
-        r.tasks += tasks;
+        r.tasks = CheckedAdd(r.tasks, tasks).value_or(INT64_MAX);  // plan values: saturates
       }
     }
     for (int64_t a : n.attached_stream_ids) {
       Row& r = attached[a];
       ++r.engines[n.engine];
       ++r.nodes;
-      r.tasks += AttachedNodeTasks(n);
+      r.tasks = CheckedAdd(r.tasks, AttachedNodeTasks(n)).value_or(INT64_MAX);
     }
   }
   for (const SyncEvent& e : plan.events.events) {
