@@ -328,5 +328,29 @@ TEST(PhysicalStreamSplitTest, VerifierRejectsTaskCountsThatOverflow) {
                                                     "overflows int64"));
 }
 
+// A node's own count plus its event's Send task is the first sum the split
+// forms: a count of 2^63 - 1 on a node that records an event must fail there,
+// naming the node, not wrap.
+TEST(PhysicalStreamSplitTest, RejectsATaskCountThatOverflowsWithItsEventTasks) {
+  Plan plan = Chain(2, INT64_MAX, /*streams=*/2);
+  const absl::Status s = Compile(plan);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'n0'"));
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("its task count with the event's Send overflows int64"));
+}
+
+// The verifier adds each node's event tasks (its Send) to its count: a count
+// that fits alone but not with its Send and the reserve is an overflow too.
+TEST(PhysicalStreamSplitTest, VerifierRejectsATaskCountThatOverflowsWithItsEventTasks) {
+  Plan plan = Chain(2, 1, /*streams=*/2);
+  ASSERT_THAT(Compile(plan), IsOk());
+  ASSERT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  ASSERT_FALSE(plan.events.events.empty());
+  plan.tasks[plan.model.FindNode("n0").index()] = INT64_MAX - events::kReservedTasks;
+  EXPECT_THAT(
+      events::VerifyPhysicalStreams(plan),
+      StatusIs(absl::StatusCode::kInternal, "physical stream 0: the task count up to node 'n0'"));
+}
+
 }  // namespace
 }  // namespace npuplan

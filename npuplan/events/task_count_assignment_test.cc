@@ -73,5 +73,19 @@ TEST(TaskCountAssignmentTest, ATaskCountThatOverflowsWithTheResetIsAnError) {
                                                            "with the Recv's reset task the count overflows int64"));
 }
 
+// The statistic `tasks_total` sums every node's count: it saturates instead
+// of wrapping (two nodes of 2^62 tasks on two streams are a valid input; the
+// split checks the per-stream sums).
+TEST(TaskCountAssignmentTest, TasksTotalSaturates) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 4611686018427387904}},
+    {"name": "b", "type": "Add", "attrs": {"_test_stream": 1, "_node_sqe_num": 4611686018427387904}}]})json");
+  ASSERT_THAT(m, IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment>(), {}, &r), IsOk());
+  EXPECT_EQ(r.stats.Get("task-count-assignment", "tasks_total"), INT64_MAX);
+}
+
 }  // namespace
 }  // namespace npuplan
