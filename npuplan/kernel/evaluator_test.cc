@@ -221,6 +221,25 @@ TEST(EvaluatorTest, RejectsEndTimesThatOverflow) {
               StatusIs(absl::StatusCode::kInvalidArgument, "the end time of node 3 overflows int64 (rule=overflow)"));
 }
 
+// The live bytes of a level are a running sum of Sizes: two buffers of 2^62
+// live at once (a graph built in code) must not wrap to a negative maximum.
+TEST(EvaluatorTest, RejectsLiveBytesThatOverflow) {
+  CacheConfig config;
+  KernelGraph g = Parse(kExpGraph, config);
+  for (int b : {0, 1}) g.buffers[g.buf_index[b]].size = int64_t{1} << 62;
+  KernelSolution s;
+  s.schedule = {0, 1, 2, 3, 4, 5, 6};
+  EvalOptions eo;
+  eo.check_memory = false;
+  EXPECT_THAT(EvaluateSolution(g, s, config, eo),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "the live bytes of UB at node 2 overflows int64 (rule=overflow)"));
+  // One of them 2^62 - 1: the sum is int64's end, which fits.
+  g.buffers[g.buf_index[1]].size = (int64_t{1} << 62) - 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelMetrics m, EvaluateSolution(g, s, config, eo));
+  EXPECT_EQ(m.max_vstay.at("UB"), INT64_MAX);
+}
+
 TEST(EvaluatorTest, RejectsExtraMovementThatOverflows) {
   CacheConfig config = SmallUb();
   KernelGraph g = Parse(kSpillGraph, config);

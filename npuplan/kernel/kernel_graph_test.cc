@@ -131,6 +131,26 @@ TEST(KernelGraphTest, RejectsSizesAndCyclesBeyondTheLimit) {
                        "Nodes[0].Size: expected an integer <= 1099511627776, found a string"));
 }
 
+// Spill costs are 2 * Size (+ the fixed cycles): the reader bounds Size, but
+// a graph built in code is not read, so they saturate at int64's end and the
+// evaluator's checked sums report the overflow instead of a wrapped cost.
+TEST(KernelGraphTest, SpillCostsOfHugeBuffersSaturate) {
+  CacheConfig config;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, ParseKernelGraph(testing::kExpGraph, config, "exp"));
+  // Buffer 1 is written by EXP (a spill moves 2 * Size), buffer 0 by COPY_IN.
+  g.buffers[g.buf_index[1]].size = int64_t{1} << 62;
+  EXPECT_EQ(g.SpillTraffic(1), INT64_MAX);
+  EXPECT_EQ(g.SpillOutCycles(1, config), INT64_MAX);
+  EXPECT_EQ(g.SpillInCycles(1, config), INT64_MAX);
+  // 2 * (2^62 - 1) = 2^63 - 2 fits; with the fixed cycles it does not.
+  g.buffers[g.buf_index[1]].size = (int64_t{1} << 62) - 1;
+  EXPECT_EQ(g.SpillTraffic(1), INT64_MAX - 1);
+  ASSERT_GT(config.spill_fixed_cycles, 1);
+  EXPECT_EQ(g.SpillInCycles(1, config), INT64_MAX);
+  g.buffers[g.buf_index[1]].size = 5;
+  EXPECT_EQ(g.SpillInCycles(1, config), 10 + config.spill_fixed_cycles);
+}
+
 TEST(KernelGraphTest, NamesAByteOrderMark) {
   EXPECT_THAT(ParseKernelGraph("\xEF\xBB\xBF" + TwoNodes("0"), CacheConfig{}, "t.json"),
               StatusIs(absl::StatusCode::kInvalidArgument, "t.json: starts with a UTF-8 byte order mark"));
