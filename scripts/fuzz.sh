@@ -8,9 +8,9 @@
 # New inputs go to build-fuzz/corpus/<harness>/; a crash leaves
 # build-fuzz/artifacts/<harness>/crash-* and makes the script exit 1; once
 # fixed, copy it to fuzz/regressions/<harness>/ (replayed by every run).
-# Each harness with a dictionary fuzz/dicts/<harness>.dict gets it, joined
-# with the boundary values of fuzz/dicts/_numbers.inc (2^31-1, 2^32, 2^62,
-# 2^63-1, NaN, -0, ...).
+# Each harness has a dictionary fuzz/dicts/<harness>.dict; the text harnesses'
+# are joined with the boundary values of fuzz/dicts/_numbers.inc (2^31-1,
+# 2^32, 2^62, 2^63-1, NaN, -0, ...), onnx_fuzz's encodes them as protobuf does.
 # Default harnesses: all six; libFuzzer seed FUZZ_SEED (default 1). Prints
 # "fuzz: N passed, N failed".
 set -uo pipefail
@@ -66,7 +66,9 @@ for h in "${harnesses[@]}"; do
   log="$dir/$h.log"
   dict=()
   if [[ -f fuzz/dicts/$h.dict ]]; then
-    cat fuzz/dicts/_numbers.inc "fuzz/dicts/$h.dict" >"$dir/$h.dict"
+    numbers=fuzz/dicts/_numbers.inc
+    [[ $h == onnx_fuzz ]] && numbers=/dev/null  # binary: its dictionary encodes the values itself
+    cat "$numbers" "fuzz/dicts/$h.dict" >"$dir/$h.dict"
     dict=(-dict="$dir/$h.dict")
   fi
   echo "== $h for ${secs}s (log: $log)"
