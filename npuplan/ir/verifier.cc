@@ -1,10 +1,12 @@
 #include "npuplan/ir/verifier.h"
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
 
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/support/status_macros.h"
 
@@ -198,22 +200,20 @@ absl::Status VerifyStructure(const Model& model) {
 }
 
 absl::Status VerifyStreamIdsContinuous(const Model& model) {
-  std::vector<uint8_t> used;
-  int64_t max_id = -1;
+  // The distinct ids, sorted: no table sized by an id read from a file.
+  std::vector<int64_t> ids;
   for (const Node& node : model.nodes()) {
     if (node.stream_id < -1) {
-      return Fail("stream-ids", StrCat("node '", node.name, "' has invalid stream id ", node.stream_id));
+      return Fail("stream-ids", StrCat("node '", EchoName(node.name), "' has invalid stream id ", node.stream_id));
     }
-    if (node.stream_id >= 0) {
-      if (node.stream_id >= static_cast<int64_t>(used.size())) used.resize(node.stream_id + 1, 0);
-      used[node.stream_id] = 1;
-      max_id = std::max(max_id, node.stream_id);
-    }
+    if (node.stream_id >= 0) ids.push_back(node.stream_id);
   }
-  for (int64_t s = 0; s <= max_id; ++s) {
-    if (!used[s]) {
-      return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s,
-                                             " but stream ", max_id, " is used"));
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (size_t s = 0; s < ids.size(); ++s) {
+    if (ids[s] != static_cast<int64_t>(s)) {
+      return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s, " but stream ",
+                                       ids.back(), " is used"));
     }
   }
   return absl::OkStatus();
@@ -221,6 +221,10 @@ absl::Status VerifyStreamIdsContinuous(const Model& model) {
 
 absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx) {
   NPUPLAN_RETURN_IF_ERROR(VerifyStructure(model));
+  return VerifyStageChecks(model, established, ctx);
+}
+
+absl::Status VerifyStageChecks(const Model& model, IrProperties established, const VerifyContext& ctx) {
   for (const StageCheckEntry& e : StageChecks()) {
     if (Has(established, e.property)) NPUPLAN_RETURN_IF_ERROR(e.check(model, ctx));
   }

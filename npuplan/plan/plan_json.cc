@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/plan/plan_json_fields.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/json_document.h"
 #include "npuplan/support/json_writer.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -14,6 +16,10 @@ namespace npuplan {
 namespace {
 
 using json = nlohmann::json;
+
+// JSON levels of a plan around an attribute value nested --max-depth deep
+// ($ > graph > subgraphs > [i] > nodes > [j] > attrs > value).
+constexpr int64_t kPlanJsonNesting = 16;
 
 constexpr IrProperty kAllProperties[] = {
     IrProperty::kTopoSorted,  IrProperty::kPartitioned, IrProperty::kLogicalStreams, IrProperty::kAttachedStreams,
@@ -61,11 +67,7 @@ absl::Status RejectFloatsOutsideGraph(const json& j, std::string_view src) {
 
 }  // namespace
 
-bool LooksLikePlan(std::string_view text) {
-  size_t pos = text.find("\"format\"");
-  if (pos == std::string_view::npos) return false;
-  return text.find(kPlanFormat) != std::string_view::npos;
-}
+bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
 
 // Streams the plan (byte-identical to nlohmann's dump(1) of the same document
 // with sorted keys); only the small "streams" and "summary" parts are DOMs.
@@ -266,15 +268,10 @@ std::string WritePlanJson(const Plan& plan) {
 }
 
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    try {  // again with exceptions, for the message
-      [[maybe_unused]] json again = json::parse(text);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number beyond double
-      return absl::InvalidArgumentError(StrCat(src, ": not valid JSON: ", e.what()));
-    }
-    return absl::InvalidArgumentError(StrCat(src, ": not valid JSON"));
-  }
+  // Strict: a key twice in one object is an error (the graph reader's rule,
+  // also inside the plan's graph), strings and nesting are bounded.
+  NPUPLAN_ASSIGN_OR_RETURN(
+      json j, ParseJsonDocument(text, src, {limits.max_string_bytes, limits.max_depth + kPlanJsonNesting}));
   if (!j.is_object()) return Bad(src, "$", "expected a JSON object");
   auto fmt = j.find("format");
   if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kPlanFormat) {
@@ -462,6 +459,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
         plan.partition.no_tiling_nodes = p->value("no_tiling_nodes", std::vector<std::string>{});
       }
     }
+    NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(j, plan, src));
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(StrCat(src, ": malformed plan: ", e.what()));
   }
