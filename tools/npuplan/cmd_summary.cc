@@ -156,7 +156,7 @@ std::string SummaryText(const Plan& plan, const StreamAllocationSummary& s, bool
 }
 
 int RunSummary(const SummaryFlags& f) {
-  auto plan = ReadPlanInput(f.plan, f.load.limits);
+  auto plan = LoadPlan(f.plan, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
   if (!summary.ok()) return ReportStatus(absl::Status(summary.status().code(),
