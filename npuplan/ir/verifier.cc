@@ -71,7 +71,7 @@ absl::Status VerifyStructure(const Model& model) {
     names.reserve(n);
     for (const Node& node : model.nodes()) {
       if (node.name.empty()) return Fail("names", "a node has an empty name");
-      if (!names.insert(node.name).second) return Fail("names", StrCat("duplicate node name '", node.name, "'"));
+      if (!names.insert(node.name).second) return Fail("names", StrCat("duplicate node name '", EchoName(node.name), "'"));
     }
   }
   // 2. Every node in exactly one graph list, the one it names.
@@ -79,10 +79,10 @@ absl::Status VerifyStructure(const Model& model) {
   for (size_t g = 0; g < ng; ++g) {
     for (NodeId id : model.graphs()[g].nodes) {
       if (!id.valid() || id.index() >= n) {
-        return Fail("membership", StrCat("graph '", model.graphs()[g].name, "' lists an invalid node id"));
+        return Fail("membership", StrCat("graph '", EchoName(model.graphs()[g].name), "' lists an invalid node id"));
       }
       if (model.node(id).graph.index() != g) {
-        return Fail("membership", StrCat("node '", model.node(id).name, "' is listed by graph '",
+        return Fail("membership", StrCat("node '", EchoName(model.node(id).name), "' is listed by graph '",
                                                model.graphs()[g].name, "' but belongs to another graph"));
       }
       ++listed[id.index()];
@@ -90,7 +90,7 @@ absl::Status VerifyStructure(const Model& model) {
   }
   for (size_t i = 0; i < n; ++i) {
     if (listed[i] != 1) {
-      return Fail("membership", StrCat("node '", model.nodes()[i].name, "' is listed ", listed[i],
+      return Fail("membership", StrCat("node '", EchoName(model.nodes()[i].name), "' is listed ", listed[i],
                                              " times in its graph"));
     }
   }
@@ -99,22 +99,22 @@ absl::Status VerifyStructure(const Model& model) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const OutputRef& in = node.inputs[i];
       if (!in.node.valid() || in.node.index() >= n) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " names no node"));
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' input ", i, " names no node"));
       }
       const Node& p = model.node(in.node);
       if (in.index < 0 || in.index >= static_cast<int32_t>(p.outputs.size())) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " uses output ", in.index, " of '",
-                                          p.name, "', which has ", p.outputs.size(), " outputs"));
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' input ", i, " uses output ", in.index, " of '",
+                                          EchoName(p.name), "', which has ", p.outputs.size(), " outputs"));
       }
       if (p.graph != node.graph) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " comes from '", p.name,
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' input ", i, " comes from '", EchoName(p.name),
                                           "' in another graph"));
       }
     }
     for (NodeId c : node.control_inputs) {
-      if (!c.valid() || c.index() >= n) return Fail("edges", StrCat("node '", node.name, "' has an invalid control input"));
+      if (!c.valid() || c.index() >= n) return Fail("edges", StrCat("node '", EchoName(node.name), "' has an invalid control input"));
       if (model.node(c).graph != node.graph) {
-        return Fail("edges", StrCat("node '", node.name, "' control input '", model.node(c).name,
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' control input '", EchoName(model.node(c).name),
                                           "' is in another graph"));
       }
     }
@@ -124,12 +124,12 @@ absl::Status VerifyStructure(const Model& model) {
   for (const Node& node : model.nodes()) {
     for (GraphId g : node.subgraphs) {
       if (!g.valid() || g.index() >= ng || g == kRootGraph) {
-        return Fail("ownership", StrCat("node '", node.name, "' owns an invalid subgraph"));
+        return Fail("ownership", StrCat("node '", EchoName(node.name), "' owns an invalid subgraph"));
       }
       ++owned[g.index()];
       const Graph& sg = model.graph(g);
       if (!sg.parent_node.valid() || model.node(sg.parent_node).name != node.name) {
-        return Fail("ownership", StrCat("subgraph '", sg.name, "' is listed by '", node.name,
+        return Fail("ownership", StrCat("subgraph '", EchoName(sg.name), "' is listed by '", EchoName(node.name),
                                               "' but names another parent"));
       }
     }
@@ -137,10 +137,10 @@ absl::Status VerifyStructure(const Model& model) {
   for (size_t g = 1; g < ng; ++g) {
     const Graph& sg = model.graphs()[g];
     if (owned[g] != 1) {
-      return Fail("ownership", StrCat("subgraph '", sg.name, "' is owned ", owned[g], " times"));
+      return Fail("ownership", StrCat("subgraph '", EchoName(sg.name), "' is owned ", owned[g], " times"));
     }
     if (sg.parent_graph != model.node(sg.parent_node).graph) {
-      return Fail("ownership", StrCat("subgraph '", sg.name, "' has an inconsistent parent graph"));
+      return Fail("ownership", StrCat("subgraph '", EchoName(sg.name), "' has an inconsistent parent graph"));
     }
   }
   if (model.root().parent_node.valid()) return Fail("ownership", "the root graph has a parent");
@@ -153,7 +153,7 @@ absl::Status VerifyStructure(const Model& model) {
       ++steps;
     }
     if (cur != kRootGraph) {
-      return Fail("ownership", StrCat("subgraph '", model.graphs()[g].name, "' is not reachable from the root"));
+      return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name), "' is not reachable from the root"));
     }
   }
   // 5. _parent_node_index of subgraph Data nodes.
@@ -164,8 +164,8 @@ absl::Status VerifyStructure(const Model& model) {
       const Node& node = model.node(id);
       if (auto idx = GetIntAttr(node.attrs, "_parent_node_index")) {
         if (*idx < 0 || *idx >= static_cast<int64_t>(parent.inputs.size())) {
-          return Fail("parent-index", StrCat("node '", node.name, "' has _parent_node_index ", *idx,
-                                                   " but parent '", parent.name, "' has ", parent.inputs.size(),
+          return Fail("parent-index", StrCat("node '", EchoName(node.name), "' has _parent_node_index ", *idx,
+                                                   " but parent '", EchoName(parent.name), "' has ", parent.inputs.size(),
                                                    " inputs"));
         }
       }
@@ -178,8 +178,8 @@ absl::Status VerifyStructure(const Model& model) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& node = model.node(graph.nodes[i]);
       if (node.topo_id != static_cast<int64_t>(i)) {
-        return Fail("topo-ids", StrCat("node '", node.name, "' has topo id ", node.topo_id,
-                                             " at position ", i, " of graph '", graph.name, "'"));
+        return Fail("topo-ids", StrCat("node '", EchoName(node.name), "' has topo id ", node.topo_id,
+                                             " at position ", i, " of graph '", EchoName(graph.name), "'"));
       }
     }
     for (NodeId id : graph.nodes) {
@@ -187,7 +187,7 @@ absl::Status VerifyStructure(const Model& model) {
       auto check = [&](NodeId p, const char* kind) -> absl::Status {
         const Node& pn = model.node(p);
         if (pn.topo_id >= node.topo_id) {
-          return Fail("acyclic", StrCat(kind, " edge '", pn.name, "' -> '", node.name,
+          return Fail("acyclic", StrCat(kind, " edge '", EchoName(pn.name), "' -> '", EchoName(node.name),
                                               "' goes backwards in topological order (a cycle or an unsorted graph)"));
         }
         return absl::OkStatus();
@@ -200,20 +200,23 @@ absl::Status VerifyStructure(const Model& model) {
 }
 
 absl::Status VerifyStreamIdsContinuous(const Model& model) {
-  // The distinct ids, sorted: no table sized by an id read from a file.
-  std::vector<int64_t> ids;
+  // n nodes use at most n distinct ids, so a hole lies in 0..n whenever one
+  // exists: the table has n + 1 entries whatever ids a file holds.
+  const size_t n = model.num_nodes();
+  std::vector<uint8_t> used(n + 1, 0);
+  int64_t max_id = -1;
   for (const Node& node : model.nodes()) {
     if (node.stream_id < -1) {
       return Fail("stream-ids", StrCat("node '", EchoName(node.name), "' has invalid stream id ", node.stream_id));
     }
-    if (node.stream_id >= 0) ids.push_back(node.stream_id);
+    if (node.stream_id < 0) continue;
+    max_id = std::max(max_id, node.stream_id);
+    if (static_cast<uint64_t>(node.stream_id) <= n) used[node.stream_id] = 1;
   }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  for (size_t s = 0; s < ids.size(); ++s) {
-    if (ids[s] != static_cast<int64_t>(s)) {
+  for (int64_t s = 0; s <= max_id && static_cast<uint64_t>(s) <= n; ++s) {
+    if (!used[s]) {
       return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s, " but stream ",
-                                       ids.back(), " is used"));
+                                       max_id, " is used"));
     }
   }
   return absl::OkStatus();

@@ -77,8 +77,8 @@ absl::Status CheckStages(const Plan& plan) {
                                            " event ids, ", ev.notify_count, " notify ids)")));
   NPUPLAN_RETURN_IF_ERROR(
       Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned, "the plan has a memory section"));
-  NPUPLAN_RETURN_IF_ERROR(
-      Unclaimed(plan, IrProperty::kPartitioned, plan.partition.ran, "the plan has a partition section"));
+  // A partition section is checked whether or not the stage is claimed
+  // (CheckPartition; no stage check reads it), so it needs no claim.
   if (Has(plan.established, IrProperty::kPartitioned) && !plan.partition.ran) {
     return Fail("stages", "the plan claims stage 'partitioned' but has no partition section");
   }
@@ -183,14 +183,39 @@ absl::Status CheckStreams(const Plan& plan) {
                                                                EchoName(*labels[i].begin()), "'")));
     }
   }
-  const int64_t physical = physical_claimed ? logical + attached + static_cast<int64_t>(s.split_to_logical.size())
-                                            : logical;
+  const int64_t split_end = logical + attached + static_cast<int64_t>(s.split_to_logical.size());
+  const int64_t physical = physical_claimed ? split_end : logical;
   // Before the split the count is the logical one (0 where no pass set it).
-  if (s.physical != physical && (physical_claimed || s.physical != 0)) {
+  // After it, stream activation may add a stream per StreamActive node it
+  // creates (no logical stream of its own); each such stream carries one.
+  const int64_t activation = physical_claimed ? s.physical - split_end : 0;
+  const int64_t activation_nodes =
+      Has(plan.established, IrProperty::kActiveStreams)
+          ? std::count_if(m.nodes().begin(), m.nodes().end(),
+                          [](const Node& n) { return n.type == "StreamActive" && n.stream_id < 0; })
+          : 0;
+  const bool activation_streams = activation > 0 && activation <= activation_nodes;
+  if (s.physical != physical && (physical_claimed || s.physical != 0) && !activation_streams) {
     return Fail("streams", StrCat("streams.physical is ", s.physical, " but the plan has ", physical,
                                   physical_claimed ? StrCat(" (", logical, " main + ", attached, " attached + ",
-                                                            s.split_to_logical.size(), " split)")
+                                                            s.split_to_logical.size(), " split + ", activation_nodes,
+                                                            " at most for StreamActive nodes)")
                                                    : StrCat(" (", logical, " main streams, before the split)")));
+  }
+  if (activation > 0) {
+    std::vector<uint8_t> carried(static_cast<size_t>(activation), 0);
+    for (size_t i = 0; i < m.num_nodes() && i < plan.physical_stream.size(); ++i) {
+      const int64_t p = plan.physical_stream[i];
+      if (p >= split_end && p < s.physical && m.nodes()[i].type == "StreamActive" && m.nodes()[i].stream_id < 0) {
+        carried[p - split_end] = 1;
+      }
+    }
+    for (int64_t k = 0; k < activation; ++k) {
+      if (!carried[k]) {
+        return Fail("streams", StrCat("streams.physical is ", s.physical, " but physical stream ", split_end + k,
+                                      " (after the split streams) carries no StreamActive node"));
+      }
+    }
   }
   int64_t next_split = logical + attached;
   for (const auto& [p, l] : s.split_to_logical) {
@@ -244,6 +269,22 @@ absl::Status CheckStreams(const Plan& plan) {
   return absl::OkStatus();
 }
 
+// The physical stream of node n's main (attached < 0) or attached stream.
+int64_t PhysicalOf(const Plan& plan, NodeId n, int32_t attached) {
+  if (attached < 0) return n.index() < plan.physical_stream.size() ? plan.physical_stream[n.index()] : -1;
+  if (auto it = plan.streams.attached_physical.find(n.value); it != plan.streams.attached_physical.end()) {
+    return static_cast<size_t>(attached) < it->second.size() ? it->second[attached] : -1;
+  }
+  const auto& ids = plan.model.node(n).attached_stream_ids;
+  return static_cast<size_t>(attached) < ids.size() ? ids[attached] : -1;
+}
+
+// The stream a physical stream was split from (itself when not split).
+int64_t LogicalOf(const Plan& plan, int64_t physical) {
+  auto it = plan.streams.split_to_logical.find(physical);
+  return it == plan.streams.split_to_logical.end() ? physical : it->second;
+}
+
 absl::Status CheckEvents(const Plan& plan) {
   const Model& m = plan.model;
   const auto& events = plan.events.events;
@@ -262,6 +303,29 @@ absl::Status CheckEvents(const Plan& plan) {
                                      count > 0 ? StrCat(" or 0..", count - 1, " (its attached streams)") : ""));
       }
     }
+  }
+  // A split event (its Send/Recv tasks are not counted against the task
+  // limit) is the one event opening each split stream, on the split's logical
+  // stream: no other event can be relabelled as one.
+  std::map<int64_t, int64_t> opened;  // split physical stream → split events received on it
+  const auto& split = plan.streams.split_to_logical;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const SyncEvent& e = events[i];
+    if (e.reason != SyncReason::kSplit) continue;
+    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kPhysicalStreams, true,
+                                      StrCat("events[", i, "] is a split event")));
+    const int64_t p = PhysicalOf(plan, e.recv, e.recv_attached);
+    const int64_t from = PhysicalOf(plan, e.send, e.send_attached);
+    auto it = split.find(p);
+    if (it == split.end() || ++opened[p] > 1 || LogicalOf(plan, from) != it->second) {
+      return Fail("events", StrCat("events[", i, "] (", SyncKindName(e.kind), " ", e.id, ") is a split event but ",
+                                   "does not open split stream ", p, " from its logical stream (one split event "
+                                   "per split stream, from the stream it was split from)"));
+    }
+  }
+  if (Has(plan.established, IrProperty::kPhysicalStreams) && opened.size() != split.size()) {
+    return Fail("events", StrCat("the split opened ", split.size(), " streams but ", opened.size(),
+                                 " split events open them"));
   }
   for (const auto& [key, value] : plan.events.counts) {
     if ((key != "naive" && key != "ge" && key != "exact") || value < 0) {

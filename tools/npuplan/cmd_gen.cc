@@ -52,8 +52,8 @@ void SetupGen(CLI::App& app, Invocation& inv) {
       ->check(FiniteInRange(0, 1));
   cmd->add_option("--stream-label-prob", f->opts.stream_label_prob, "Probability that a layer's FFN is labelled")
       ->check(FiniteInRange(0, 1));
-  cmd->add_option("--if-every", f->opts.if_every, "Every k-th layer's FFN inside an If")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--while-every", f->opts.while_every, "Every k-th layer followed by a While")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--if-every", f->opts.if_every, "Every k-th layer's FFN inside an If")->check(NonNegativeInt());
+  cmd->add_option("--while-every", f->opts.while_every, "Every k-th layer followed by a While")->check(NonNegativeInt());
   cmd->add_option("--dynamic-prob", f->opts.dynamic_prob, "Probability that a layer has a -1 dim")
       ->check(FiniteInRange(0, 1));
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");

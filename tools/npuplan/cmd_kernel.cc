@@ -127,7 +127,7 @@ absl::Status RunPlan(const KernelFlags& f) {
                                          "_report.json"};
     if (f.pareto) suffixes.push_back("_pareto.json");
     for (const char* suffix : suffixes) {
-      files.emplace_back(base + suffix, std::string("--out-dir file ") + suffix);
+      files.emplace_back(base + suffix, "--out-dir");
       NPUPLAN_RETURN_IF_ERROR(out.Add(files.back().first, files.back().second));
     }
   }
