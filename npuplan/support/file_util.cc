@@ -79,10 +79,18 @@ std::atomic<int64_t>& DefaultLimit() {
   return limit;
 }
 
+// ScopedMaxFileBytes's limit on this thread (0: none).
+thread_local int64_t scoped_limit = 0;
+
 }  // namespace
 
 void SetDefaultMaxFileBytes(int64_t bytes) { DefaultLimit().store(bytes); }
-int64_t DefaultMaxFileBytes() { return DefaultLimit().load(); }
+int64_t DefaultMaxFileBytes() { return scoped_limit > 0 ? scoped_limit : DefaultLimit().load(); }
+
+ScopedMaxFileBytes::ScopedMaxFileBytes(int64_t bytes) : previous_(scoped_limit) {
+  if (bytes > 0) scoped_limit = bytes;
+}
+ScopedMaxFileBytes::~ScopedMaxFileBytes() { scoped_limit = previous_; }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadFileOptions& options) {
   // stat before open: opening a FIFO nobody writes blocks, and opening a
@@ -312,6 +320,13 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   OutputTransaction out;
   NPUPLAN_RETURN_IF_ERROR(out.Add(path, "output"));
   NPUPLAN_RETURN_IF_ERROR(out.Write(path, content));
+  return out.Commit();
+}
+
+absl::Status WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  OutputTransaction out;
+  for (const auto& [path, content] : files) NPUPLAN_RETURN_IF_ERROR(out.Add(path, "output"));
+  for (const auto& [path, content] : files) NPUPLAN_RETURN_IF_ERROR(out.Write(path, content));
   return out.Commit();
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -37,6 +38,21 @@ inline constexpr int64_t kDefaultMaxFileBytes = (int64_t{1} << 31) - 1;
 // (graphs, plans, engine tables, ONNX models, kernel cases, CSV) obeys it.
 void SetDefaultMaxFileBytes(int64_t bytes);
 int64_t DefaultMaxFileBytes();
+
+// The library's calls read with their caller's limit (api::ReadLimits::
+// max_file_bytes) without changing the process's: for the lifetime of this
+// object, DefaultMaxFileBytes() on the calling thread is `bytes` (<= 0: no
+// change). Scopes nest.
+class ScopedMaxFileBytes {
+ public:
+  explicit ScopedMaxFileBytes(int64_t bytes);
+  ScopedMaxFileBytes(const ScopedMaxFileBytes&) = delete;
+  ScopedMaxFileBytes& operator=(const ScopedMaxFileBytes&) = delete;
+  ~ScopedMaxFileBytes();
+
+ private:
+  int64_t previous_;
+};
 
 struct ReadFileOptions {
   int64_t max_bytes = DefaultMaxFileBytes();
@@ -97,6 +113,8 @@ class OutputTransaction {
 
 // A transaction of one file.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view content);
+// A transaction of several files (path, content): all are written or none.
+absl::Status WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace npuplan
 

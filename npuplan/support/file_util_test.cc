@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "npuplan/support/str_util.h"
@@ -105,6 +106,27 @@ TEST(FileUtilTest, TheProcessWideLimitAppliesToEveryRead) {
   EXPECT_THAT(limited, StatusIs(absl::StatusCode::kInvalidArgument, "(--max-file-bytes)"));
 }
 
+// The library's calls (api::ReadLimits::max_file_bytes) set a limit for
+// their own thread and duration, never the process's.
+TEST(FileUtilTest, AScopedLimitHoldsOnItsThreadUntilItEnds) {
+  const int64_t process = DefaultMaxFileBytes();
+  {
+    ScopedMaxFileBytes outer(100);
+    EXPECT_EQ(DefaultMaxFileBytes(), 100);
+    {
+      ScopedMaxFileBytes unset(0);  // <= 0: no change
+      EXPECT_EQ(DefaultMaxFileBytes(), 100);
+      ScopedMaxFileBytes inner(7);
+      EXPECT_EQ(DefaultMaxFileBytes(), 7);
+    }
+    EXPECT_EQ(DefaultMaxFileBytes(), 100);
+    int64_t other = 0;
+    std::thread([&other] { other = DefaultMaxFileBytes(); }).join();
+    EXPECT_EQ(other, process);
+  }
+  EXPECT_EQ(DefaultMaxFileBytes(), process);
+}
+
 TEST(OutputTransactionTest, WritesNothingUntilCommitAndEverythingThen) {
   const std::string dir = TestDir();
   OutputTransaction out;
@@ -144,6 +166,21 @@ TEST(OutputTransactionTest, AnUnwritableOutputFailsAtAddAndLeavesNothing) {
                 StatusIs(absl::StatusCode::kInvalidArgument, "cannot write --remarks file"));
   }
   EXPECT_TRUE(Entries(dir).empty());
+}
+
+// Several files of one call (kernel solution files, the API's WriteFiles):
+// one that cannot be written leaves the others unwritten and unchanged.
+TEST(OutputTransactionTest, WriteFilesAtomicallyWritesAllOrNone) {
+  const std::string dir = TestDir();
+  ASSERT_THAT(WriteFileAtomically(dir + "/a.txt", "old"), IsOk());
+  fs::create_directories(dir + "/c.txt");
+  EXPECT_THAT(WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "c.txt: is a directory"));
+  EXPECT_EQ(Slurp(dir + "/a.txt"), "old");
+  EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.txt", "c.txt"}));
+  fs::remove(dir + "/c.txt");
+  ASSERT_THAT(WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}), IsOk());
+  EXPECT_EQ(Slurp(dir + "/a.txt") + Slurp(dir + "/b.txt") + Slurp(dir + "/c.txt"), "ABC");
 }
 
 TEST(OutputTransactionTest, CommitRefusesAnOutputThatWasNeverWritten) {
