@@ -196,7 +196,7 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   NPUPLAN_RETURN_IF_ERROR(sync);
   result.streams = streams.size();
   if (auto unfinished = checker_.Unfinished(); !unfinished.empty()) {
-    return absl::InternalError(StrCat("node '", plan_.model.node(unfinished[0]).name, "' never ran (",
+    return absl::InternalError(StrCat("node '", EchoName(plan_.model.node(unfinished[0]).name), "' never ran (",
                                       unfinished.size(), " nodes unfinished)"));
   }
   result.violations = checker_.violations();
