@@ -298,8 +298,8 @@ void BindModelAndPlan(py::module_& m) {
             Check(s);
           },
           py::arg("partial") = false,
-          "Re-check the plan with the independent verifier (raises on a violation); partial=True checks only "
-          "the stages the plan claims, as `npuplan verify --partial`")
+          "Re-check the plan with the independent verifier (raises on a violation); partial=True "
+          "checks only the stages the plan claims, as `npuplan verify --partial`")
       .def(
           "simulate",
           [](const api::Plan& plan, std::optional<std::filesystem::path> trace,

@@ -207,8 +207,10 @@ TEST(ApiPlanTest, VerifyNamesThePlanFileAsTheCliDoes) {
 TEST(ApiPlanTest, VerifyRequiresTheStagesTheContentNeedsUnlessPartial) {
   CompileOptions o;
   o.passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment";
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileFile(Source("examples/transformer_block.json"), o));
-  EXPECT_THAT(plan.Verify(), StatusIs(absl::StatusCode::kInternal, "stage 'sync-events' is missing"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan,
+                               CompileFile(Source("examples/transformer_block.json"), o));
+  EXPECT_THAT(plan.Verify(),
+              StatusIs(absl::StatusCode::kInternal, "stage 'sync-events' is missing"));
   VerifyOptions partial;
   partial.partial = true;
   EXPECT_THAT(plan.Verify(partial), IsOk());
@@ -224,17 +226,21 @@ TEST(ApiPlanTest, ReadRefusesAPlanThatLiesAboutItsStreams) {
   const size_t end = text.find_first_of(",\n}", at + from.size());
   text = text.substr(0, at + from.size()) + "1099511627776" + text.substr(end);
   EXPECT_THAT(Plan::FromJson(text, "lies.plan.json").status(),
-              StatusIs(absl::StatusCode::kInternal, "lies.plan.json: verifier[streams]: streams.logical is 1099511627776"));
+              StatusIs(absl::StatusCode::kInternal,
+                       "lies.plan.json: verifier[streams]: streams.logical is 1099511627776"));
 }
 
 TEST(ApiPlanTest, SimulateRefusesNaNAndInfinity) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::Read(Source("testdata/plans/transformer_full/expected.plan.json")));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, Plan::Read(Source("testdata/plans/transformer_full/expected.plan.json")));
   SimulateOptions o;
   o.launch_overhead_us = std::nan("");
-  EXPECT_THAT(plan.Simulate(o).status(), StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
+  EXPECT_THAT(plan.Simulate(o).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
   o.launch_overhead_us = 1;
   o.wait_latency_us = HUGE_VAL;
-  EXPECT_THAT(plan.Simulate(o).status(), StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
+  EXPECT_THAT(plan.Simulate(o).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
 }
 
 // Plan::Write is `compile -o`'s transaction: the file appears whole or not
@@ -266,11 +272,14 @@ TEST(ApiPlanTest, ReadersAreBoundedAsTheClisAre) {
   const std::string too_big = "bytes, more than the limit of 100 (--max-file-bytes)";
   ReadLimits small;
   small.max_file_bytes = 100;
-  EXPECT_THAT(Plan::Read(plan, small).status(), StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  EXPECT_THAT(Plan::Read(plan, small).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
   LoadOptions load;
   load.limits.max_file_bytes = 100;
-  EXPECT_THAT(Model::Load(graph, load).status(), StatusIs(absl::StatusCode::kInvalidArgument, too_big));
-  EXPECT_THAT(CompileFile(graph, {}, load).status(), StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  EXPECT_THAT(Model::Load(graph, load).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  EXPECT_THAT(CompileFile(graph, {}, load).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
   load.engines_file = graph;  // the --engines file is read with the same limit
   EXPECT_THAT(Model::FromJson(Slurp(graph), "g.json", load).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, too_big));
@@ -280,8 +289,10 @@ TEST(ApiPlanTest, ReadersAreBoundedAsTheClisAre) {
               StatusIs(absl::StatusCode::kInvalidArgument, too_big));
   EXPECT_THAT(Plan::Read(plan), IsOk());  // the limit was the call's
   EXPECT_THAT(Plan::Read("/dev/zero").status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, "/dev/zero: is a character device, not a regular file"));
-  EXPECT_THAT(Model::Load("/dev/null").status(), StatusIs(absl::StatusCode::kInvalidArgument, "not a regular file"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "/dev/zero: is a character device, not a regular file"));
+  EXPECT_THAT(Model::Load("/dev/null").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not a regular file"));
 }
 
 TEST(ApiMemplanTest, PacksIntervalsAndValidatesThePacking) {
@@ -328,13 +339,15 @@ TEST(ApiKernelTest, PlansACaseAsThePlannerDoesAndFormatsTheOfficialFiles) {
   const std::string blocked = ::testing::TempDir() + "/api_kernel_blocked";
   fs::remove_all(blocked);
   fs::create_directories(blocked + "/mm_spill.txt");
-  EXPECT_THAT(r.WriteFiles(blocked), StatusIs(absl::StatusCode::kInvalidArgument, "mm_spill.txt: is a directory"));
+  EXPECT_THAT(r.WriteFiles(blocked),
+              StatusIs(absl::StatusCode::kInvalidArgument, "mm_spill.txt: is a directory"));
   EXPECT_EQ(std::distance(fs::directory_iterator(blocked), fs::directory_iterator()), 1);
   { std::ofstream(dir + "/mm.json") << json; }
   KernelPlanOptions small;
   small.max_file_bytes = 10;
-  EXPECT_THAT(PlanKernelFile(dir + "/mm.json", small).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, "more than the limit of 10 (--max-file-bytes)"));
+  EXPECT_THAT(
+      PlanKernelFile(dir + "/mm.json", small).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "more than the limit of 10 (--max-file-bytes)"));
   EXPECT_THAT(PlanKernelFile(dir + "/mm.json"), IsOk());
   KernelPlanOptions wrong;
   wrong.strategy = "fastest";

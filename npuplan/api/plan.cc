@@ -92,7 +92,8 @@ absl::StatusOr<Plan> FromParsed(absl::StatusOr<npuplan::Plan> parsed, const std:
   if (!parsed.ok()) return parsed.status();
   absl::Status claims = VerifyStructure(parsed->model);
   if (claims.ok()) claims = VerifyPlanClaims(*parsed);
-  if (!claims.ok()) return absl::Status(claims.code(), StrCat(source, ": ", std::string(claims.message())));
+  if (!claims.ok())
+    return absl::Status(claims.code(), StrCat(source, ": ", std::string(claims.message())));
   auto impl = std::make_shared<Plan::Impl>();
   impl->plan = std::move(parsed).value();
   impl->source = source;
@@ -231,9 +232,11 @@ absl::Status Plan::Verify(const VerifyOptions& options) const {
 absl::StatusOr<SimulationResult> Plan::Simulate(const SimulateOptions& options) const {
   // NaN fails every comparison: test for what is allowed.
   auto allowed = [](double v) { return std::isfinite(v) && v >= 0; };
-  if (!allowed(options.launch_overhead_us) || !allowed(options.record_us) || !allowed(options.wait_latency_us)) {
+  if (!allowed(options.launch_overhead_us) || !allowed(options.record_us) ||
+      !allowed(options.wait_latency_us)) {
     return absl::InvalidArgumentError(
-        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be finite and >= 0");
+        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be finite "
+        "and >= 0");
   }
   const npuplan::Plan& p = impl_->plan;
   sim::SimOptions o;

@@ -42,7 +42,8 @@ inline Plan PlanFromModel(Model model) {
   plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
   // Attached ids follow the main ones, as assign-attached-stream-pass numbers them.
   for (int64_t a = ids.max_main + 1; a <= ids.max_any; ++a) plan.streams.attached.push_back(a);
-  if (!plan.streams.attached.empty()) plan.established = plan.established | IrProperty::kAttachedStreams;
+  if (!plan.streams.attached.empty())
+    plan.established = plan.established | IrProperty::kAttachedStreams;
   plan.EnsureNodeVectors();
   return plan;
 }

@@ -18,10 +18,11 @@ using ::npuplan::testing::ParseVerifiedGraph;
 using ::npuplan::testing::StatusIs;
 
 Plan TwoStreams(int64_t b_stream) {
-  auto m = ParseVerifiedGraph(R"json({"nodes": [
+  auto m =
+      ParseVerifiedGraph(R"json({"nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
     {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": )json" +
-                              std::to_string(b_stream) + R"json(}, "outputs": [{"shape": [1]}]}]})json");
+                         std::to_string(b_stream) + R"json(}, "outputs": [{"shape": [1]}]}]})json");
   EXPECT_TRUE(m.ok()) << m.status();
   return PlanFromModel(std::move(m).value());
 }
@@ -33,7 +34,8 @@ TEST(PlanCompleteTest, ACrossStreamEdgeWithoutEventsNamesTheMissingStage) {
   Plan plan = TwoStreams(1);
   ASSERT_THAT(VerifyPlan(plan), IsOk());
   EXPECT_THAT(events::VerifyPlanComplete(plan),
-              StatusIs(absl::StatusCode::kInternal, "stage 'sync-events' is missing: data-edge dependency 'a'"));
+              StatusIs(absl::StatusCode::kInternal,
+                       "stage 'sync-events' is missing: data-edge dependency 'a'"));
   ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
   EXPECT_THAT(events::VerifyPlanComplete(plan), IsOk());
 }

@@ -601,7 +601,7 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
   using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
   std::map<Key, int64_t> sends, recvs;
-  std::map<Key, NodeId> send_named, recv_named;  // a node of each key, to name a leftover
+  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
   std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
   int64_t send_nodes = 0, recv_nodes = 0;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
@@ -692,21 +692,23 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       const Node& n = m.node((send ? send_named : recv_named).at(key));
       const Node& peer = m.node(NodeId(std::get<0>(key)));
       return Fail("sync-nodes", StrCat(send ? "Send" : "Recv", " node '", EchoName(n.name), "' (",
-                                       SyncKindName(std::get<1>(key)), "_id ", std::get<2>(key), ", ",
-                                       send ? "after" : "before", " '", EchoName(peer.name), "' on stream ",
-                                       std::get<3>(key), ") matches no ", SyncKindName(std::get<1>(key)),
-                                       " of the plan"));
+                                       SyncKindName(std::get<1>(key)), "_id ", std::get<2>(key),
+                                       ", ", send ? "after" : "before", " '", EchoName(peer.name),
+                                       "' on stream ", std::get<3>(key), ") matches no ",
+                                       SyncKindName(std::get<1>(key)), " of the plan"));
     }
   }
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
     if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i]) {
-      return Fail("sync-nodes", StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
+      return Fail("sync-nodes",
+                  StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
     }
   }
   if (send_nodes != recv_nodes || send_nodes != node_events) {
-    return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
-                                     " Recv nodes but the plan lists ", node_events, " events that need them"));
+    return Fail("sync-nodes",
+                StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
+                       " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
   return absl::OkStatus();
 }

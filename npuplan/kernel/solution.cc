@@ -110,7 +110,8 @@ std::string FormatSpills(const std::vector<SpillRecord>& spills) {
 absl::Status WriteSolutionFiles(const std::string& dir, const std::string& case_name,
                                 const KernelSolution& solution, bool with_memory) {
   const std::string base = dir + "/" + case_name;
-  std::vector<std::pair<std::string, std::string>> files = {{base + "_schedule.txt", FormatSchedule(solution.schedule)}};
+  std::vector<std::pair<std::string, std::string>> files = {
+      {base + "_schedule.txt", FormatSchedule(solution.schedule)}};
   if (with_memory) {
     files.emplace_back(base + "_memory.txt", FormatMemory(solution.offsets));
     files.emplace_back(base + "_spill.txt", FormatSpills(solution.spills));

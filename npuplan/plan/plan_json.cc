@@ -271,7 +271,8 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   // Strict: a key twice in one object is an error (the graph reader's rule,
   // also inside the plan's graph), strings and nesting are bounded.
   NPUPLAN_ASSIGN_OR_RETURN(
-      json j, ParseJsonDocument(text, src, {limits.max_string_bytes, limits.max_depth + kPlanJsonNesting}));
+      json j,
+      ParseJsonDocument(text, src, {limits.max_string_bytes, limits.max_depth + kPlanJsonNesting}));
   if (!j.is_object()) return Bad(src, "$", "expected a JSON object");
   auto fmt = j.find("format");
   if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kPlanFormat) {

@@ -21,8 +21,8 @@ class FieldChecker {
 
   absl::Status Run(const json& doc) {
     NPUPLAN_RETURN_IF_ERROR(Keys(doc, "$",
-                                 {"event_counts", "events", "format", "graph", "memory", "nodes", "partition", "stages",
-                                  "streams", "summary"}));
+                                 {"event_counts", "events", "format", "graph", "memory", "nodes",
+                                  "partition", "stages", "streams", "summary"}));
     if (auto it = doc.find("stages"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Stages(*it));
     if (auto it = doc.find("nodes"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Nodes(*it));
     if (auto it = doc.find("events"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Events(*it));
@@ -38,7 +38,8 @@ class FieldChecker {
     return absl::InvalidArgumentError(StrCat(src_, ": ", path, ": ", what));
   }
 
-  absl::Status Keys(const json& v, std::string_view path, std::initializer_list<std::string_view> allowed) const {
+  absl::Status Keys(const json& v, std::string_view path,
+                    std::initializer_list<std::string_view> allowed) const {
     if (!v.is_object()) return Bad(path, StrCat("expected an object, found ", v.type_name()));
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
@@ -60,14 +61,17 @@ class FieldChecker {
     auto it = obj.find(key);
     if (it == obj.end()) return absl::OkStatus();
     const std::string at = StrCat(path, ".", key);
-    if (!it->is_number_integer()) return Bad(at, StrCat("expected an integer, found ", it->type_name()));
+    if (!it->is_number_integer())
+      return Bad(at, StrCat("expected an integer, found ", it->type_name()));
     int64_t got = 0;
-    if (!IntValue(*it, &got) || got != want) return Bad(at, StrCat("is ", it->dump(), " but ", why, " ", want));
+    if (!IntValue(*it, &got) || got != want)
+      return Bad(at, StrCat("is ", it->dump(), " but ", why, " ", want));
     return absl::OkStatus();
   }
 
   // An integer field the reader stores in 32 bits: it must have fitted.
-  absl::Status Fits(const json& obj, std::string_view key, std::string_view path, int32_t stored) const {
+  absl::Status Fits(const json& obj, std::string_view key, std::string_view path,
+                    int32_t stored) const {
     auto it = obj.find(key);
     int64_t got = 0;
     if (it == obj.end() || (IntValue(*it, &got) && got == stored)) return absl::OkStatus();
@@ -90,15 +94,16 @@ class FieldChecker {
     std::set<std::string> seen;
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].is_string() && !seen.insert(v[i].get<std::string>()).second) {
-        return Bad(StrCat("$.stages[", i, "]"), StrCat("stage '", EchoName(v[i].get<std::string>()), "' is listed twice"));
+        return Bad(StrCat("$.stages[", i, "]"),
+                   StrCat("stage '", EchoName(v[i].get<std::string>()), "' is listed twice"));
       }
     }
     return absl::OkStatus();
   }
 
   // An array of integers that must be `want`.
-  absl::Status IdList(const json& obj, std::string_view key, std::string_view path, const std::vector<int64_t>& want,
-                      std::string_view why) const {
+  absl::Status IdList(const json& obj, std::string_view key, std::string_view path,
+                      const std::vector<int64_t>& want, std::string_view why) const {
     auto it = obj.find(key);
     if (it == obj.end()) return absl::OkStatus();
     const std::string at = StrCat(path, ".", key);
@@ -108,7 +113,9 @@ class FieldChecker {
       int64_t got = 0;
       same = IntValue((*it)[k], &got) && got == want[k];
     }
-    if (!same) return Bad(at, StrCat("is ", EchoName(it->dump()), " but ", why, " [", StrJoin(want, ","), "]"));
+    if (!same)
+      return Bad(at,
+                 StrCat("is ", EchoName(it->dump()), " but ", why, " [", StrJoin(want, ","), "]"));
     return absl::OkStatus();
   }
 
@@ -128,27 +135,33 @@ class FieldChecker {
       const std::string at = StrCat("$.nodes.", EchoName(it.key()));
       if (!id.valid()) return Bad(at, "no such node in the graph");
       NPUPLAN_RETURN_IF_ERROR(Keys(*it, at,
-                                   {"attached_streams", "graph", "logical_stream", "recv_events", "send_events",
-                                    "stream", "tasks", "topo_id"}));
+                                   {"attached_streams", "graph", "logical_stream", "recv_events",
+                                    "send_events", "stream", "tasks", "topo_id"}));
       const Node& node = m_.node(id);
       seen[id.index()] = 1;
       if (auto g = it->find("graph"); g != it->end()) {
         const std::string& want = m_.graph(node.graph).name;
         if (!g->is_string() || g->get_ref<const std::string&>() != want) {
-          return Bad(StrCat(at, ".graph"), StrCat("is ", EchoName(g->dump()), " but the node is in graph '",
-                                                  EchoName(want), "'"));
+          return Bad(StrCat(at, ".graph"),
+                     StrCat("is ", EchoName(g->dump()), " but the node is in graph '",
+                            EchoName(want), "'"));
         }
       }
-      NPUPLAN_RETURN_IF_ERROR(Equal(*it, "topo_id", at, node.topo_id, "its position in its graph is"));
-      NPUPLAN_RETURN_IF_ERROR(IdList(*it, "send_events", at, sends[id.index()], "$.events has it send"));
-      NPUPLAN_RETURN_IF_ERROR(IdList(*it, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
+      NPUPLAN_RETURN_IF_ERROR(
+          Equal(*it, "topo_id", at, node.topo_id, "its position in its graph is"));
+      NPUPLAN_RETURN_IF_ERROR(
+          IdList(*it, "send_events", at, sends[id.index()], "$.events has it send"));
+      NPUPLAN_RETURN_IF_ERROR(
+          IdList(*it, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
       if (!physical) {
-        NPUPLAN_RETURN_IF_ERROR(Equal(*it, "stream", at, node.stream_id,
-                                      "without stage 'physical-streams' it is the logical stream,"));
+        NPUPLAN_RETURN_IF_ERROR(
+            Equal(*it, "stream", at, node.stream_id,
+                  "without stage 'physical-streams' it is the logical stream,"));
       }
     }
     for (size_t i = 0; i < n; ++i) {
-      if (!seen[i]) return Bad("$.nodes", StrCat("node '", EchoName(m_.nodes()[i].name), "' has no entry"));
+      if (!seen[i])
+        return Bad("$.nodes", StrCat("node '", EchoName(m_.nodes()[i].name), "' has no entry"));
     }
     return absl::OkStatus();
   }
@@ -157,7 +170,8 @@ class FieldChecker {
     NPUPLAN_RETURN_IF_ERROR(Array(v, "$.events"));
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string at = StrCat("$.events[", i, "]");
-      NPUPLAN_RETURN_IF_ERROR(Keys(v[i], at, {"id", "kind", "reason", "recv", "recv_attached", "send", "send_attached"}));
+      NPUPLAN_RETURN_IF_ERROR(Keys(
+          v[i], at, {"id", "kind", "reason", "recv", "recv_attached", "send", "send_attached"}));
       if (i >= plan_.events.events.size()) continue;
       const SyncEvent& e = plan_.events.events[i];
       NPUPLAN_RETURN_IF_ERROR(Fits(v[i], "send_attached", at, e.send_attached));
@@ -167,15 +181,17 @@ class FieldChecker {
   }
 
   absl::Status Streams(const json& v) const {
-    NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.streams",
-                                 {"assigned_by_stream_pass", "attached", "attached_physical", "auto_mode",
-                                  "estimated_makespan", "huge", "huge_task_limit", "list", "logical",
-                                  "makespan_lower_bound", "mode", "physical", "split_to_logical", "task_limit"}));
+    NPUPLAN_RETURN_IF_ERROR(
+        Keys(v, "$.streams",
+             {"assigned_by_stream_pass", "attached", "attached_physical", "auto_mode",
+              "estimated_makespan", "huge", "huge_task_limit", "list", "logical",
+              "makespan_lower_bound", "mode", "physical", "split_to_logical", "task_limit"}));
     if (auto it = v.find("list"); it != v.end()) {
       NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.streams.list"));
       for (size_t i = 0; i < it->size(); ++i) {
-        NPUPLAN_RETURN_IF_ERROR(Keys((*it)[i], StrCat("$.streams.list[", i, "]"),
-                                     {"attached_ids", "hccl_followed_count", "id", "physical_count", "user_label"}));
+        NPUPLAN_RETURN_IF_ERROR(
+            Keys((*it)[i], StrCat("$.streams.list[", i, "]"),
+                 {"attached_ids", "hccl_followed_count", "id", "physical_count", "user_label"}));
       }
     }
     return absl::OkStatus();
@@ -183,15 +199,15 @@ class FieldChecker {
 
   absl::Status Memory(const json& v) const {
     NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.memory",
-                                 {"alignment", "dynamic_tensors", "lower_bound", "optimal", "peak", "region_bytes",
-                                  "tensors"}));
+                                 {"alignment", "dynamic_tensors", "lower_bound", "optimal", "peak",
+                                  "region_bytes", "tensors"}));
     if (auto it = v.find("tensors"); it != v.end()) {
       NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.memory.tensors"));
       for (size_t i = 0; i < it->size(); ++i) {
         const std::string at = StrCat("$.memory.tensors[", i, "]");
         NPUPLAN_RETURN_IF_ERROR(Keys((*it)[i], at,
-                                     {"buffer", "first_use", "last_use", "node", "offset", "output", "region", "size",
-                                      "stream"}));
+                                     {"buffer", "first_use", "last_use", "node", "offset", "output",
+                                      "region", "size", "stream"}));
         if (i < plan_.memory.tensors.size()) {
           NPUPLAN_RETURN_IF_ERROR(Fits((*it)[i], "output", at, plan_.memory.tensors[i].output));
         }
@@ -201,9 +217,9 @@ class FieldChecker {
   }
 
   absl::Status Partition(const json& v) const {
-    NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.partition",
-                                 {"cluster_counts", "decision", "no_tiling_nodes", "reason", "subgraphs",
-                                  "unknown_nodes"}));
+    NPUPLAN_RETURN_IF_ERROR(Keys(
+        v, "$.partition",
+        {"cluster_counts", "decision", "no_tiling_nodes", "reason", "subgraphs", "unknown_nodes"}));
     if (auto it = v.find("subgraphs"); it != v.end()) {
       NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.partition.subgraphs"));
       for (size_t i = 0; i < it->size(); ++i) {
@@ -215,21 +231,29 @@ class FieldChecker {
   }
 
   absl::Status Summary(const json& v) const {
-    NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.summary",
-                                 {"attached_streams", "events", "graphs", "logical_streams", "memory_lower_bound",
-                                  "memory_peak", "nodes", "notifies", "physical_streams", "sync_pairs"}));
+    NPUPLAN_RETURN_IF_ERROR(
+        Keys(v, "$.summary",
+             {"attached_streams", "events", "graphs", "logical_streams", "memory_lower_bound",
+              "memory_peak", "nodes", "notifies", "physical_streams", "sync_pairs"}));
     const StreamResult& s = plan_.streams;
     const char* has = "the plan has";
-    NPUPLAN_RETURN_IF_ERROR(Equal(v, "nodes", "$.summary", static_cast<int64_t>(m_.num_nodes()), has));
-    NPUPLAN_RETURN_IF_ERROR(Equal(v, "graphs", "$.summary", static_cast<int64_t>(m_.num_graphs()), has));
-    NPUPLAN_RETURN_IF_ERROR(Equal(v, "logical_streams", "$.summary", s.logical, "streams.logical is"));
-    NPUPLAN_RETURN_IF_ERROR(Equal(v, "physical_streams", "$.summary", s.physical, "streams.physical is"));
     NPUPLAN_RETURN_IF_ERROR(
-        Equal(v, "attached_streams", "$.summary", static_cast<int64_t>(s.attached.size()), "streams.attached has"));
+        Equal(v, "nodes", "$.summary", static_cast<int64_t>(m_.num_nodes()), has));
     NPUPLAN_RETURN_IF_ERROR(
-        Equal(v, "sync_pairs", "$.summary", static_cast<int64_t>(plan_.events.events.size()), "$.events has"));
-    NPUPLAN_RETURN_IF_ERROR(Equal(v, "memory_peak", "$.summary", plan_.memory.peak, "memory.peak is"));
-    return Equal(v, "memory_lower_bound", "$.summary", plan_.memory.lower_bound, "memory.lower_bound is");
+        Equal(v, "graphs", "$.summary", static_cast<int64_t>(m_.num_graphs()), has));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "logical_streams", "$.summary", s.logical, "streams.logical is"));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "physical_streams", "$.summary", s.physical, "streams.physical is"));
+    NPUPLAN_RETURN_IF_ERROR(Equal(v, "attached_streams", "$.summary",
+                                  static_cast<int64_t>(s.attached.size()), "streams.attached has"));
+    NPUPLAN_RETURN_IF_ERROR(Equal(v, "sync_pairs", "$.summary",
+                                  static_cast<int64_t>(plan_.events.events.size()),
+                                  "$.events has"));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "memory_peak", "$.summary", plan_.memory.peak, "memory.peak is"));
+    return Equal(v, "memory_lower_bound", "$.summary", plan_.memory.lower_bound,
+                 "memory.lower_bound is");
   }
 
   const Plan& plan_;

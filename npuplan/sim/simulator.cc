@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-
 #include <nlohmann/json.hpp>
 
 #include "npuplan/plan/task_model.h"

@@ -44,8 +44,8 @@ size_t Utf8Length(std::string_view s, size_t i, uint32_t* code_point) {
 // Code points a terminal acts on instead of showing: C1 controls, and the
 // bidirectional overrides that reorder what follows ("Trojan Source").
 bool IsInvisibleControl(uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
-         cp == 0x2028 || cp == 0x2029;
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
 }
 
 // Appends the escaped character at text[i]; returns its length in `text`.
@@ -53,11 +53,20 @@ size_t AppendEscaped(std::string& out, std::string_view text, size_t i, bool esc
   const unsigned char c = static_cast<unsigned char>(text[i]);
   if (c < 0x20 || c == 0x7F) {
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\0': out += "\\0"; break;
-      default: out += fmt::format("\\x{:02x}", c);
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      default:
+        out += fmt::format("\\x{:02x}", c);
     }
     return 1;
   }
@@ -105,7 +114,8 @@ std::string EchoMessage(std::string_view message, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   const size_t head = CharBoundary(text, max_bytes * 2 / 3);
   size_t tail_start = text.size() - max_bytes / 3;
-  while (tail_start < text.size() && (static_cast<unsigned char>(text[tail_start]) & 0xC0) == 0x80) ++tail_start;
+  while (tail_start < text.size() && (static_cast<unsigned char>(text[tail_start]) & 0xC0) == 0x80)
+    ++tail_start;
   return StrCat(std::string_view(text).substr(0, head), " … (", tail_start - head, " bytes cut) … ",
                 std::string_view(text).substr(tail_start));
 }

@@ -22,11 +22,15 @@ TEST(EchoTest, EscapesNulSoTheMessageIsNotCutShort) {
 
 TEST(EchoTest, EscapesTerminalControlsAndKeepsPrintableUtf8) {
   EXPECT_EQ(EchoName("\x1b[31mred\x7f"), "\\x1b[31mred\\x7f");
-  EXPECT_EQ(EchoName("\xc2\x9b" "2J"), "\\u009b2J");           // C1 CSI
-  EXPECT_EQ(EchoName("a\xe2\x80\xae" "b"), "a\\u202eb");       // right-to-left override
+  EXPECT_EQ(EchoName("\xc2\x9b"
+                     "2J"),
+            "\\u009b2J");  // C1 CSI
+  EXPECT_EQ(EchoName("a\xe2\x80\xae"
+                     "b"),
+            "a\\u202eb");  // right-to-left override
   EXPECT_EQ(EchoName("conv_\xe5\x8d\xb7\xe7\xa7\xaf"), "conv_\xe5\x8d\xb7\xe7\xa7\xaf");  // 卷积
-  EXPECT_EQ(EchoName("bad\xff\xc3"), "bad\\xff\\xc3");          // not UTF-8
-  EXPECT_EQ(EchoName("\xed\xa0\x80"), "\\xed\\xa0\\x80");       // a surrogate is not UTF-8 either
+  EXPECT_EQ(EchoName("bad\xff\xc3"), "bad\\xff\\xc3");     // not UTF-8
+  EXPECT_EQ(EchoName("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate is not UTF-8 either
 }
 
 TEST(EchoTest, NamesEscapeBackslashesMessagesDoNot) {

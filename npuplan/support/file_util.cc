@@ -51,7 +51,8 @@ std::string BaseName(const std::string& path) {
 }
 
 absl::Status NotRegular(const std::string& path, mode_t mode, std::string_view action) {
-  return absl::InvalidArgumentError(StrCat(path, ": is ", FileKind(mode), ", not a regular file", action));
+  return absl::InvalidArgumentError(
+      StrCat(path, ": is ", FileKind(mode), ", not a regular file", action));
 }
 
 mode_t NewFileMode() {
@@ -99,13 +100,15 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadFileOpti
   if (::stat(path.c_str(), &st) != 0) {
     return absl::NotFoundError(StrCat(path, ": cannot open file: ", Errno()));
   }
-  constexpr std::string_view kWhole = " (npuplan reads whole files: save the input to a regular file first)";
+  constexpr std::string_view kWhole =
+      " (npuplan reads whole files: save the input to a regular file first)";
   if (S_ISDIR(st.st_mode)) return NotRegular(path, st.st_mode, "");
   if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode, kWhole);
   const int64_t limit = options.max_bytes;
   auto too_big = [&](std::string_view size) {
-    return absl::InvalidArgumentError(StrCat(path, ": the file has ", size, " bytes, more than the limit of ",
-                                             limit, " (--max-file-bytes)"));
+    return absl::InvalidArgumentError(StrCat(path, ": the file has ", size,
+                                             " bytes, more than the limit of ", limit,
+                                             " (--max-file-bytes)"));
   };
   if (st.st_size > limit) return too_big(StrCat(st.st_size));
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -137,8 +140,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadFileOpti
     if (static_cast<int64_t>(got) > limit) return too_big(StrCat("more than ", limit));
     text.resize(got);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
-        StrCat(path, ": not enough memory to read its ", st.st_size, " bytes (--max-file-bytes lowers the limit)"));
+    return absl::ResourceExhaustedError(StrCat(path, ": not enough memory to read its ", st.st_size,
+                                               " bytes (--max-file-bytes lowers the limit)"));
   }
   return text;
 }
@@ -146,7 +149,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadFileOpti
 absl::StatusOr<std::string> ResolveOutputPath(const std::string& path) {
   if (path == "-") return path;
   if (path.empty()) return absl::InvalidArgumentError("an output path is empty");
-  if (path.back() == '/') return absl::InvalidArgumentError(StrCat(path, ": names a directory, not a file"));
+  if (path.back() == '/')
+    return absl::InvalidArgumentError(StrCat(path, ": names a directory, not a file"));
   auto refuse = [&](const std::string& name, mode_t mode) {
     return NotRegular(name, mode,
                       S_ISDIR(mode) ? ": refusing to replace it"
@@ -160,21 +164,27 @@ absl::StatusOr<std::string> ResolveOutputPath(const std::string& path) {
       // A link whose target is no path (/dev/stdout → /proc/self/fd/1 →
       // "pipe:[…]") still names an open file: what stat sees decides.
       if (hops > 0 && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        return refuse(StrCat(path, " (a link to ", cur.substr(cur.rfind('/') + 1), ")"), st.st_mode);
+        return refuse(StrCat(path, " (a link to ", cur.substr(cur.rfind('/') + 1), ")"),
+                      st.st_mode);
       }
-      if (err == ENOENT) return cur;  // a new file; its directory is checked when the temporary is made
+      if (err == ENOENT)
+        return cur;  // a new file; its directory is checked when the temporary is made
       return absl::InvalidArgumentError(StrCat(path, ": cannot write file: ", std::strerror(err)));
     }
     if (S_ISREG(st.st_mode)) return cur;
-    if (!S_ISLNK(st.st_mode)) return refuse(cur == path ? path : StrCat(path, " (a link to ", cur, ")"), st.st_mode);
-    if (hops == 40) return absl::InvalidArgumentError(StrCat(path, ": too many levels of symbolic links"));
+    if (!S_ISLNK(st.st_mode))
+      return refuse(cur == path ? path : StrCat(path, " (a link to ", cur, ")"), st.st_mode);
+    if (hops == 40)
+      return absl::InvalidArgumentError(StrCat(path, ": too many levels of symbolic links"));
     std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096), '\0');
     ssize_t n = ::readlink(cur.c_str(), link.data(), link.size());
-    if (n < 0) return absl::InvalidArgumentError(StrCat(path, ": cannot read the symbolic link: ", Errno()));
+    if (n < 0)
+      return absl::InvalidArgumentError(StrCat(path, ": cannot read the symbolic link: ", Errno()));
     link.resize(static_cast<size_t>(n));
     if (link.empty()) return absl::InvalidArgumentError(StrCat(path, ": an empty symbolic link"));
     cur = link[0] == '/' ? link : DirName(cur) + "/" + link;
-    if (cur.back() == '/') return absl::InvalidArgumentError(StrCat(path, ": links to a directory, not a file"));
+    if (cur.back() == '/')
+      return absl::InvalidArgumentError(StrCat(path, ": links to a directory, not a file"));
   }
 }
 
@@ -206,8 +216,8 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
   e.what = std::string(what);
   if (target == "-") {
     if (stdout_index_ >= 0) {
-      return absl::InvalidArgumentError(StrCat(what, " -: standard output is already the target of ",
-                                               entries_[stdout_index_].what));
+      return absl::InvalidArgumentError(StrCat(
+          what, " -: standard output is already the target of ", entries_[stdout_index_].what));
     }
     e.target = target;
     stdout_index_ = static_cast<int>(entries_.size());
@@ -218,7 +228,8 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
   const std::string dir = DirName(target);
   char* real = ::realpath(dir.c_str(), nullptr);
   if (real == nullptr) {
-    return absl::InvalidArgumentError(StrCat(path, ": cannot write ", what, " file: ", dir, ": ", Errno()));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": cannot write ", what, " file: ", dir, ": ", Errno()));
   }
   e.target = StrCat(real, real[std::strlen(real) - 1] == '/' ? "" : "/", BaseName(target));
   std::free(real);
@@ -230,7 +241,8 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
   }
   std::string temp = StrCat(DirName(e.target), "/.", BaseName(e.target), ".tmp.XXXXXX");
   e.fd = ::mkostemp(temp.data(), O_CLOEXEC);
-  if (e.fd < 0) return absl::InvalidArgumentError(StrCat(path, ": cannot write ", what, " file: ", Errno()));
+  if (e.fd < 0)
+    return absl::InvalidArgumentError(StrCat(path, ": cannot write ", what, " file: ", Errno()));
   e.temp = std::move(temp);
   struct stat st;
   ::fchmod(e.fd, ::stat(e.target.c_str(), &st) == 0 ? (st.st_mode & 07777) : NewFileMode());
@@ -241,7 +253,8 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
 absl::Status OutputTransaction::Write(const std::string& path, std::string_view content) {
   Entry* e = Find(path);
   if (e == nullptr || committed_) {
-    return absl::FailedPreconditionError(StrCat("OutputTransaction::Write: ", path, " was not declared"));
+    return absl::FailedPreconditionError(
+        StrCat("OutputTransaction::Write: ", path, " was not declared"));
   }
   if (e->target == "-") {
     e->stdout_content.assign(content.data(), content.size());
@@ -260,7 +273,8 @@ absl::Status OutputTransaction::Commit() {
   absl::Status status;
   for (Entry& e : entries_) {
     if (!e.written) {
-      status = absl::InternalError(StrCat("output ", e.what, " ", e.path, " was declared but never written"));
+      status = absl::InternalError(
+          StrCat("output ", e.what, " ", e.path, " was declared but never written"));
       break;
     }
     if (e.fd >= 0) {
@@ -274,7 +288,8 @@ absl::Status OutputTransaction::Commit() {
   }
   if (status.ok() && stdout_index_ >= 0) {
     const std::string& text = entries_[stdout_index_].stdout_content;
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+        std::fflush(stdout) != 0) {
       status = absl::InvalidArgumentError(StrCat("cannot write standard output: ", Errno()));
     }
   }

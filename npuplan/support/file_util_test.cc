@@ -1,7 +1,6 @@
 #include "npuplan/support/file_util.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +25,8 @@ namespace fs = std::filesystem;
 // A fresh empty folder per test.
 std::string TestDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir = fs::path(::testing::TempDir()) / StrCat("npuplan_file_util_", info->name(), "_", ::getpid());
+  fs::path dir =
+      fs::path(::testing::TempDir()) / StrCat("npuplan_file_util_", info->name(), "_", ::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
@@ -68,12 +68,14 @@ TEST(FileUtilTest, UnwritableDirectoryLeavesNothing) {
 TEST(FileUtilTest, RefusesAFifoWithoutWaitingForAWriter) {
   const std::string fifo = TestDir() + "/in.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_THAT(ReadFile(fifo), StatusIs(absl::StatusCode::kInvalidArgument, "is a FIFO (named pipe), not a regular file"));
+  EXPECT_THAT(ReadFile(fifo), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       "is a FIFO (named pipe), not a regular file"));
 }
 
 TEST(FileUtilTest, RefusesACharacterDevice) {
   EXPECT_THAT(ReadFile("/dev/zero"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "/dev/zero: is a character device, not a regular file"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "/dev/zero: is a character device, not a regular file"));
 }
 
 TEST(FileUtilTest, RefusesADirectory) {
@@ -83,8 +85,9 @@ TEST(FileUtilTest, RefusesADirectory) {
 TEST(FileUtilTest, RefusesAFileBeyondTheByteLimit) {
   const std::string path = TestDir() + "/big.json";
   ASSERT_THAT(WriteFileAtomically(path, std::string(1000, ' ')), IsOk());
-  EXPECT_THAT(ReadFile(path, {.max_bytes = 999}),
-              StatusIs(absl::StatusCode::kInvalidArgument, "has 1000 bytes, more than the limit of 999"));
+  EXPECT_THAT(
+      ReadFile(path, {.max_bytes = 999}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "has 1000 bytes, more than the limit of 999"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string text, ReadFile(path, {.max_bytes = 1000}));
   EXPECT_EQ(text.size(), 1000u);
 }
@@ -174,12 +177,15 @@ TEST(OutputTransactionTest, WriteFilesAtomicallyWritesAllOrNone) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/a.txt", "old"), IsOk());
   fs::create_directories(dir + "/c.txt");
-  EXPECT_THAT(WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, "c.txt: is a directory"));
+  EXPECT_THAT(
+      WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "c.txt: is a directory"));
   EXPECT_EQ(Slurp(dir + "/a.txt"), "old");
   EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.txt", "c.txt"}));
   fs::remove(dir + "/c.txt");
-  ASSERT_THAT(WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}), IsOk());
+  ASSERT_THAT(
+      WriteFilesAtomically({{dir + "/a.txt", "A"}, {dir + "/b.txt", "B"}, {dir + "/c.txt", "C"}}),
+      IsOk());
   EXPECT_EQ(Slurp(dir + "/a.txt") + Slurp(dir + "/b.txt") + Slurp(dir + "/c.txt"), "ABC");
 }
 
@@ -198,10 +204,14 @@ TEST(OutputTransactionTest, RefusesTargetsThatAreNotRegularFiles) {
   ASSERT_EQ(::mkfifo((dir + "/f").c_str(), 0600), 0);
   fs::create_directory(dir + "/d");
   OutputTransaction out;
-  EXPECT_THAT(out.Add(dir + "/f", "-o"), StatusIs(absl::StatusCode::kInvalidArgument, "is a FIFO (named pipe)"));
-  EXPECT_THAT(out.Add(dir + "/d", "-o"), StatusIs(absl::StatusCode::kInvalidArgument, "is a directory"));
-  EXPECT_THAT(out.Add("/dev/null", "-o"), StatusIs(absl::StatusCode::kInvalidArgument, "is a character device"));
-  EXPECT_THAT(out.Add(dir + "/", "-o"), StatusIs(absl::StatusCode::kInvalidArgument, "names a directory"));
+  EXPECT_THAT(out.Add(dir + "/f", "-o"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "is a FIFO (named pipe)"));
+  EXPECT_THAT(out.Add(dir + "/d", "-o"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "is a directory"));
+  EXPECT_THAT(out.Add("/dev/null", "-o"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "is a character device"));
+  EXPECT_THAT(out.Add(dir + "/", "-o"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "names a directory"));
   EXPECT_TRUE(fs::is_fifo(dir + "/f"));
 }
 
@@ -233,10 +243,13 @@ TEST(OutputTransactionTest, RefusesTheSameFileUnderTwoNames) {
   fs::create_symlink("a.json", dir + "/alias.json");
   OutputTransaction out;
   ASSERT_THAT(out.Add(dir + "/a.json", "-o"), IsOk());
-  EXPECT_THAT(out.Add(dir + "/./a.json", "--remarks"), StatusIs(absl::StatusCode::kInvalidArgument, "the same file"));
-  EXPECT_THAT(out.Add(dir + "/alias.json", "--trace"), StatusIs(absl::StatusCode::kInvalidArgument, "the same file"));
+  EXPECT_THAT(out.Add(dir + "/./a.json", "--remarks"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "the same file"));
+  EXPECT_THAT(out.Add(dir + "/alias.json", "--trace"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "the same file"));
   ASSERT_THAT(out.Add("-", "--trace"), IsOk());
-  EXPECT_THAT(out.Add("-", "--report"), StatusIs(absl::StatusCode::kInvalidArgument, "standard output is already"));
+  EXPECT_THAT(out.Add("-", "--report"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "standard output is already"));
   EXPECT_TRUE(out.writes_stdout());
 }
 

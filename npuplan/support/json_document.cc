@@ -171,7 +171,8 @@ class Scanner {
 };
 
 std::optional<std::string> DecodeString(std::string_view token) {
-  if (token.find('\\') == std::string_view::npos) return std::string(token.substr(1, token.size() - 2));
+  if (token.find('\\') == std::string_view::npos)
+    return std::string(token.substr(1, token.size() - 2));
   json v = json::parse(token, nullptr, /*allow_exceptions=*/false);
   if (!v.is_string()) return std::nullopt;
   return v.get<std::string>();
@@ -201,8 +202,8 @@ absl::StatusOr<json> ParseJsonDocument(std::string_view text, std::string_view s
   json root;
   StrictDomBuilder builder(root, limits);
   if (!json::sax_parse(text, &builder) || !builder.error().empty()) {
-    return absl::InvalidArgumentError(
-        StrCat(source, ": ", builder.error().empty() ? std::string("not valid JSON") : builder.error()));
+    return absl::InvalidArgumentError(StrCat(
+        source, ": ", builder.error().empty() ? std::string("not valid JSON") : builder.error()));
   }
   return root;
 }

@@ -7,11 +7,10 @@
 #define NPUPLAN_SUPPORT_JSON_DOCUMENT_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 

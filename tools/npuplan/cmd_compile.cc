@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "npuplan/support/echo.h"
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
@@ -84,13 +84,14 @@ int RunCompile(CompileFlags& f) {
   if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
   if (!f.quiet) {
     const Plan& p = *plan;
-    std::fprintf(out.writes_stdout() ? stderr : stdout,
-                 "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
-                 "%lld notifies, memory peak %lld bytes -> %s\n",
-                 EchoName(p.model.name()).c_str(), p.model.num_nodes(), p.model.num_graphs(),
-                 static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
-                 static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
-                 static_cast<long long>(p.memory.peak), EchoName(f.output).c_str());
+    std::fprintf(
+        out.writes_stdout() ? stderr : stdout,
+        "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
+        "%lld notifies, memory peak %lld bytes -> %s\n",
+        EchoName(p.model.name()).c_str(), p.model.num_nodes(), p.model.num_graphs(),
+        static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
+        static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
+        static_cast<long long>(p.memory.peak), EchoName(f.output).c_str());
   }
   return kExitOk;
 }
@@ -99,7 +100,8 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App* cmd = app.add_subcommand("compile", "Compile a graph (npuplan.graph/1 JSON or .onnx) into a verified plan");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output plan file (npuplan.plan/1; - for standard output)");
+  cmd->add_option("-o,--output", flags->output,
+                  "Output plan file (npuplan.plan/1; - for standard output)");
   AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);

@@ -81,7 +81,8 @@ void SetupDot(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<DotFlags>();
   CLI::App* cmd = app.add_subcommand("dot", "Write a Graphviz view of a graph or plan (streams as colours)");
   cmd->add_option("file", flags->input, "Graph or plan file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output .dot file (- for standard output)")->required();
+  cmd->add_option("-o,--output", flags->output, "Output .dot file (- for standard output)")
+      ->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
   AddInputShapeFlag(cmd, &flags->load);

@@ -8,13 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "npuplan/kernel/bounds.h"
-#include "npuplan/support/echo.h"
 #include "npuplan/kernel/evaluator.h"
 #include "npuplan/kernel/generator.h"
 #include "npuplan/kernel/kernel_graph.h"
 #include "npuplan/kernel/planner.h"
 #include "npuplan/kernel/solution.h"
 #include "npuplan/pass/decision_log.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -50,7 +50,8 @@ void PrintMetrics(const KernelMetrics& m, const char* prefix, FILE* to = stdout)
     std::fprintf(to, "%smax_vstay.%s %lld\n", prefix, lvl.c_str(), static_cast<long long>(v));
   }
   std::fprintf(to, "%sspills %d\n", prefix, m.spills);
-  std::fprintf(to, "%sextra_data_movement %lld\n", prefix, static_cast<long long>(m.extra_movement));
+  std::fprintf(to, "%sextra_data_movement %lld\n", prefix,
+               static_cast<long long>(m.extra_movement));
   std::fprintf(to, "%smakespan %lld\n", prefix, static_cast<long long>(m.makespan));
 }
 
@@ -91,9 +92,11 @@ std::string Gap(int64_t value, int64_t bound) {
 }
 
 void PrintBounds(const nlohmann::json& b, const KernelMetrics& m, FILE* to = stdout) {
-  std::fprintf(to, "bound.makespan %lld (%s)\n", static_cast<long long>(b["makespan"].get<int64_t>()),
+  std::fprintf(to, "bound.makespan %lld (%s)\n",
+               static_cast<long long>(b["makespan"].get<int64_t>()),
                b["makespan_by"].get<std::string>().c_str());
-  std::fprintf(to, "bound.traffic_free_order %lld\n", static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
+  std::fprintf(to, "bound.traffic_free_order %lld\n",
+               static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
   if (b.contains("traffic_fixed_order")) {
     std::fprintf(to, "bound.traffic_fixed_order %lld\n",
                  static_cast<long long>(b["traffic_fixed_order"].get<int64_t>()));
@@ -123,8 +126,8 @@ absl::Status RunPlan(const KernelFlags& f) {
   std::vector<std::pair<std::string, std::string>> files;  // path, what
   if (!f.out_dir.empty()) {
     const std::string base = f.out_dir + "/" + g.name;
-    std::vector<const char*> suffixes = {"_q1_schedule.txt", "_schedule.txt", "_memory.txt", "_spill.txt",
-                                         "_report.json"};
+    std::vector<const char*> suffixes = {"_q1_schedule.txt", "_schedule.txt", "_memory.txt",
+                                         "_spill.txt", "_report.json"};
     if (f.pareto) suffixes.push_back("_pareto.json");
     for (const char* suffix : suffixes) {
       files.emplace_back(base + suffix, "--out-dir");
@@ -141,7 +144,8 @@ absl::Status RunPlan(const KernelFlags& f) {
   auto t0 = std::chrono::steady_clock::now();
   // Large cases take seconds: say what runs on a terminal.
   Progress progress("kernel plan", f.quiet || f.log_decisions || g.num_nodes() < 2000);
-  progress.Stage(absl::StrCat("planning ", EchoName(g.name), ": ", g.num_nodes(), " nodes, strategy ", f.strategy));
+  progress.Stage(absl::StrCat("planning ", EchoName(g.name), ": ", g.num_nodes(),
+                              " nodes, strategy ", f.strategy));
   auto planned = PlanKernel(g, config, opt);
   progress.Done();
   NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, std::move(planned));
@@ -159,9 +163,9 @@ absl::Status RunPlan(const KernelFlags& f) {
     report["bounds"] = bounds;
     report["gap"] = GapsJson(bounds, r.metrics);
     if (f.pareto) report["pareto"] = pareto;
-    std::vector<std::string> contents = {FormatSchedule(r.q1.order), FormatSchedule(r.solution.schedule),
-                                         FormatMemory(r.solution.offsets), FormatSpills(r.solution.spills),
-                                         report.dump(2) + "\n"};
+    std::vector<std::string> contents = {
+        FormatSchedule(r.q1.order), FormatSchedule(r.solution.schedule),
+        FormatMemory(r.solution.offsets), FormatSpills(r.solution.spills), report.dump(2) + "\n"};
     if (f.pareto) {
       nlohmann::json pj;
       pj["case"] = g.name;
@@ -169,7 +173,8 @@ absl::Status RunPlan(const KernelFlags& f) {
       pj["bounds"] = {{"makespan", bounds["makespan"]}, {"traffic_free_order", bounds["traffic_free_order"]}};
       contents.push_back(pj.dump(2) + "\n");
     }
-    for (size_t i = 0; i < files.size(); ++i) NPUPLAN_RETURN_IF_ERROR(out.Write(files[i].first, contents[i]));
+    for (size_t i = 0; i < files.size(); ++i)
+      NPUPLAN_RETURN_IF_ERROR(out.Write(files[i].first, contents[i]));
   }
   if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(out.Write(f.remarks, log.ToJsonLines()));
   NPUPLAN_RETURN_IF_ERROR(out.Commit());
@@ -178,8 +183,8 @@ absl::Status RunPlan(const KernelFlags& f) {
     std::fprintf(info, "q1.max_vstay.%s %lld\n", lvl.c_str(), static_cast<long long>(v));
   }
   std::fprintf(info, "q1.l0_rule %s\n", r.q1.l0_rule_relaxed ? "relaxed" : "kept");
-  std::fprintf(info, "strategy %s objective %s candidate %s\n", f.strategy.c_str(), f.objective.c_str(),
-               r.chosen.c_str());
+  std::fprintf(info, "strategy %s objective %s candidate %s\n", f.strategy.c_str(),
+               f.objective.c_str(), r.chosen.c_str());
   PrintMetrics(r.metrics, "", info);
   PrintBounds(bounds, r.metrics, info);
   if (f.pareto) {
@@ -214,7 +219,8 @@ absl::Status RunEval(const KernelFlags& f) {
   OutputTransaction out;
   if (!f.report.empty()) NPUPLAN_RETURN_IF_ERROR(out.Add(f.report, "--report"));
   auto m = EvaluateSolution(g, s, config, eo);
-  if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
+  if (!m.ok())
+    return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
   const nlohmann::json bounds = BoundsJson(g, config, s, eo.check_memory);
   if (!f.report.empty()) {
     nlohmann::json j = nlohmann::json::parse(MetricsToJson(*m, g.name));
@@ -250,9 +256,10 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
 
   CLI::App* plan = kernel->add_subcommand("plan", "Plan a kernel graph (official JSON) and write the official outputs");
   plan->add_option("case", flags->input, "Kernel graph JSON")->required();
-  plan->add_option("--out-dir", flags->out_dir,
-                   "Directory for <case>_q1_schedule/_schedule/_memory/_spill.txt, _report.json and with "
-                   "--pareto _pareto.json (all or none are written)");
+  plan->add_option(
+      "--out-dir", flags->out_dir,
+      "Directory for <case>_q1_schedule/_schedule/_memory/_spill.txt, _report.json and with "
+      "--pareto _pareto.json (all or none are written)");
   plan->add_option("--strategy", flags->strategy, "seed|best (default best)")
       ->check(CLI::IsMember({"seed", "best"}));
   plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)")

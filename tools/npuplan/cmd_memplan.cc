@@ -73,7 +73,8 @@ absl::Status RunMemplan(const MemplanFlags& flags) {
   progress.Done();
   NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution solution, std::move(solved));
   if (!flags.output.empty()) {
-    NPUPLAN_RETURN_IF_ERROR(out.Write(flags.output, memory::PrintMinimallocCsv(csv.problem, solution.assignment)));
+    NPUPLAN_RETURN_IF_ERROR(
+        out.Write(flags.output, memory::PrintMinimallocCsv(csv.problem, solution.assignment)));
   }
   NPUPLAN_RETURN_IF_ERROR(out.Commit());
   FILE* info = out.writes_stdout() ? stderr : stdout;
@@ -83,16 +84,17 @@ absl::Status RunMemplan(const MemplanFlags& flags) {
   std::fprintf(info, "buffers: %zu\n", csv.problem.buffers.size());
   std::fprintf(info, "peak: %lld\n", static_cast<long long>(solution.peak));
   std::fprintf(info, "lower_bound: %lld\n", static_cast<long long>(solution.lower_bound));
-  std::fprintf(info, "gap: %.2f%%%s\n", 100.0 * solution.gap(), solution.optimal ? " (optimal)" : "");
+  std::fprintf(info, "gap: %.2f%%%s\n", 100.0 * solution.gap(),
+               solution.optimal ? " (optimal)" : "");
   std::fprintf(info, "greedy_peak: %lld (%s)\n", static_cast<long long>(st.greedy_peak),
-              st.greedy_order.c_str());
-  std::fprintf(info, "search: %lld nodes, %lld steps, %d probes%s\n", static_cast<long long>(st.nodes),
-              static_cast<long long>(st.steps), st.probes,
-              st.timed_out            ? ", time limit reached"
-              : st.node_limit_hit     ? ", node limit reached"
-              : st.steps_exhausted    ? ", step limit reached"
-              : st.scalable           ? ", skipped (more than max_conflict_edges conflicts)"
-                                      : "");
+               st.greedy_order.c_str());
+  std::fprintf(info, "search: %lld nodes, %lld steps, %d probes%s\n",
+               static_cast<long long>(st.nodes), static_cast<long long>(st.steps), st.probes,
+               st.timed_out         ? ", time limit reached"
+               : st.node_limit_hit  ? ", node limit reached"
+               : st.steps_exhausted ? ", step limit reached"
+               : st.scalable        ? ", skipped (more than max_conflict_edges conflicts)"
+                                    : "");
   std::fprintf(info, "time: %.3f s\n", seconds);
   return absl::OkStatus();
 }

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <memory>
 
-#include "npuplan/support/echo.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/partition/partition_passes.h"
 #include "npuplan/pass/pass.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
@@ -73,8 +73,8 @@ int RunPartitionCommand(const PartitionFlags& f) {
     std::fprintf(out.writes_stdout() ? stderr : stdout,
                  "partitioned %s: %s (%s); %lld known, %lld unknown, %lld input subgraphs -> %s\n",
                  EchoName(plan.model.name()).c_str(), p.decision.c_str(), p.reason.c_str(),
-                 static_cast<long long>(known), static_cast<long long>(unknown), static_cast<long long>(input),
-                 EchoName(f.output).c_str());
+                 static_cast<long long>(known), static_cast<long long>(unknown),
+                 static_cast<long long>(input), EchoName(f.output).c_str());
   }
   return kExitOk;
 }
@@ -83,7 +83,9 @@ void SetupPartition(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<PartitionFlags>();
   CLI::App* cmd = app.add_subcommand("partition", "Cut a graph into static and dynamic-shape subgraphs (SPEC P1-P7)");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output graph file (npuplan.graph/1; - for standard output)")->required();
+  cmd->add_option("-o,--output", flags->output,
+                  "Output graph file (npuplan.graph/1; - for standard output)")
+      ->required();
   AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);

@@ -47,7 +47,8 @@ int RunReport(const ReportFlags& f) {
   absl::StatusOr<std::string> html;
   if (LooksLikePlan(*text)) {
     if (!f.case_path.empty()) {
-      return ReportUsage(StrCat("report: --case is only for kernel reports, but ", f.input, " is a plan"));
+      return ReportUsage(
+          StrCat("report: --case is only for kernel reports, but ", f.input, " is a plan"));
     }
     auto plan = ParsePlanJson(*text, f.input, f.load.limits);
     if (!plan.ok()) return ReportStatus(plan.status());
@@ -88,7 +89,8 @@ void SetupReport(CLI::App& app, Invocation& inv) {
   cmd->add_option("input", flags->input,
                   "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")
       ->required();
-  cmd->add_option("-o,--output", flags->output, "HTML file to write (- for standard output)")->required();
+  cmd->add_option("-o,--output", flags->output, "HTML file to write (- for standard output)")
+      ->required();
   AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--case", flags->case_path,
                   "Kernel graph JSON of the case (kernel reports only)");

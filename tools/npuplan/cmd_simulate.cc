@@ -38,10 +38,12 @@ int RunSimulate(SimulateFlags& f) {
   if (f.options.launch_overhead_us < 0 || f.options.record_us < 0 || f.options.wait_latency_us < 0 ||
       f.options.control_flow.loop_iterations < 1) {
     return ReportUsage(
-        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be >= 0, --loop-iterations >= 1");
+        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be >= 0, "
+        "--loop-iterations >= 1");
   }
   auto branch = sim::ParseBranchFlag(f.branch);
-  if (!branch.ok()) return ReportUsage(StrCat("simulate: ", std::string(branch.status().message())));
+  if (!branch.ok())
+    return ReportUsage(StrCat("simulate: ", std::string(branch.status().message())));
   f.options.control_flow.branch = *branch;
   f.options.cost.use_cost_attr = !f.ignore_cost_attr;
   Progress progress("simulate", f.quiet);
@@ -66,7 +68,8 @@ int RunSimulate(SimulateFlags& f) {
   const auto t1 = std::chrono::steady_clock::now();
   if (!f.trace.empty()) {
     progress.Stage("writing the trace");
-    if (auto s = out.Write(f.trace, sim::ChromeTraceJson(*plan, *result)); !s.ok()) return ReportStatus(s);
+    if (auto s = out.Write(f.trace, sim::ChromeTraceJson(*plan, *result)); !s.ok())
+      return ReportStatus(s);
   }
   progress.Done();
   if (f.timing) {
@@ -85,10 +88,13 @@ void SetupSimulate(CLI::App& app, Invocation& inv) {
   AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--trace", flags->trace, "Write a Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)");
   cmd->add_flag("--json", flags->json, "Print the report as JSON (npuplan.sim/1)");
-  cmd->add_option("-o,--output", flags->output, "Write the report to this file instead of stdout (- is stdout)");
-  cmd->add_option("--launch-overhead-us", flags->options.launch_overhead_us, "Per-task launch overhead (default 1)")
+  cmd->add_option("-o,--output", flags->output,
+                  "Write the report to this file instead of stdout (- is stdout)");
+  cmd->add_option("--launch-overhead-us", flags->options.launch_overhead_us,
+                  "Per-task launch overhead (default 1)")
       ->check(FiniteInRange(0, kMaxSimDelayUs));
-  cmd->add_option("--record-us", flags->options.record_us, "Time a record occupies its stream (default 0.5)")
+  cmd->add_option("--record-us", flags->options.record_us,
+                  "Time a record occupies its stream (default 0.5)")
       ->check(FiniteInRange(0, kMaxSimDelayUs));
   cmd->add_option("--wait-latency-us", flags->options.wait_latency_us,
                   "Delay from a record to the release of its waiter (default 1)")

@@ -144,9 +144,11 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
 std::string SummaryText(const Plan& plan, const StreamAllocationSummary& s, bool nodes) {
   int64_t physical = 0;
   for (int64_t p : s.physical_stream_nums) physical += p;
-  std::string out = StrCat("logical streams: ", s.logical_streams.size(), " (mode ",
-                           s.mode.empty() ? "?" : EchoName(s.mode), "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
-                           ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
+  std::string out =
+      StrCat("logical streams: ", s.logical_streams.size(), " (mode ",
+             s.mode.empty() ? "?" : EchoName(s.mode), "), physical streams: ", physical,
+             ", attached streams: ", s.attached_stream_ids.size(),
+             ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
   out += StreamTable(plan, s);
   if (!nodes) return out + "(node names per stream: --nodes)\n";
   for (const LogicalStreamInfo& i : s.logical_streams) {

@@ -9,8 +9,8 @@
 
 #include "CLI/CLI.hpp"
 #include "npuplan/support/echo.h"
-#include "tools/malloc/allocator_info.h"
 #include "npuplan/support/str_util.h"
+#include "tools/malloc/allocator_info.h"
 #include "tools/npuplan/command.h"
 
 namespace npuplan::cli {
@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
                                         npuplan::AllocatorDescription());
   app.require_subcommand(1);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return npuplan::StrCat("error: ", npuplan::EchoMessage(e.what()), "\nRun with --help for more information.\n");
+    return npuplan::StrCat("error: ", npuplan::EchoMessage(e.what()),
+                           "\nRun with --help for more information.\n");
   });
   Invocation inv;
   AddRegisteredCommands(app, inv);
@@ -72,7 +73,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && Registry().count(argv[1]) == 0) {
     std::string names;
     for (const auto& [name, setup] : Registry()) names += (names.empty() ? "" : ", ") + name;
-    return ReportUsage(npuplan::StrCat("unknown command '", npuplan::EchoName(argv[1]), "' (commands: ", names, "; see --help)"));
+    return ReportUsage(npuplan::StrCat("unknown command '", npuplan::EchoName(argv[1]),
+                                       "' (commands: ", names, "; see --help)"));
   }
   try {
     app.parse(argc, argv);
@@ -84,13 +86,15 @@ int main(int argc, char** argv) {
     // The machine (or an address-space limit) has less memory than the input
     // needs: a resource error, not a bug. Outputs are transactions, so
     // nothing half-written is left behind.
-    PrintError("out of memory: the input needs more memory than this process may use (the reader limits, "
-               "e.g. --max-nodes and --max-file-bytes, bound what an input may ask for)");
+    PrintError(
+        "out of memory: the input needs more memory than this process may use (the reader limits, "
+        "e.g. --max-nodes and --max-file-bytes, bound what an input may ask for)");
     return kExitInvalid;
   } catch (const std::exception& e) {
     // Library errors are Status values; an exception here is a bug.
-    const std::string line = npuplan::StrCat("internal error: unexpected exception: ", npuplan::EchoMessage(e.what()),
-                                    " (please report it with the input)\n");
+    const std::string line =
+        npuplan::StrCat("internal error: unexpected exception: ", npuplan::EchoMessage(e.what()),
+                        " (please report it with the input)\n");
     std::fwrite(line.data(), 1, line.size(), stderr);
     return kExitInternal;
   }

@@ -16,16 +16,29 @@ namespace npuplan::cli {
 void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load) {
   GraphReadLimits& l = load->limits;
   cmd->add_option("--max-nodes", l.max_nodes, "Reader limit: nodes in all graphs")
-      ->check(PositiveInt())->capture_default_str()->group("Input limits");
+      ->check(PositiveInt())
+      ->capture_default_str()
+      ->group("Input limits");
   cmd->add_option("--max-edges", l.max_edges, "Reader limit: data + control inputs in all graphs")
-      ->check(PositiveInt())->capture_default_str()->group("Input limits");
-  cmd->add_option("--max-string-bytes", l.max_string_bytes, "Reader limit: bytes of one JSON string or key")
-      ->check(PositiveInt())->capture_default_str()->group("Input limits");
-  cmd->add_option("--max-attr-elements", l.max_attr_elements, "Reader limit: values inside one attribute value")
-      ->check(PositiveInt())->capture_default_str()->group("Input limits");
-  cmd->add_option("--max-depth", l.max_depth,
-                  "Reader limit: subgraph nesting depth, and list/map nesting in one attribute value")
-      ->check(PositiveInt())->capture_default_str()->group("Input limits");
+      ->check(PositiveInt())
+      ->capture_default_str()
+      ->group("Input limits");
+  cmd->add_option("--max-string-bytes", l.max_string_bytes,
+                  "Reader limit: bytes of one JSON string or key")
+      ->check(PositiveInt())
+      ->capture_default_str()
+      ->group("Input limits");
+  cmd->add_option("--max-attr-elements", l.max_attr_elements,
+                  "Reader limit: values inside one attribute value")
+      ->check(PositiveInt())
+      ->capture_default_str()
+      ->group("Input limits");
+  cmd->add_option(
+         "--max-depth", l.max_depth,
+         "Reader limit: subgraph nesting depth, and list/map nesting in one attribute value")
+      ->check(PositiveInt())
+      ->capture_default_str()
+      ->group("Input limits");
   AddMaxFileBytesFlag(cmd);
 }
 
@@ -42,7 +55,8 @@ void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load) {
 
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(LoadedInput in, api::internal::LoadSourceFile(path, opts));
-  for (const std::string& w : in.warnings) std::fprintf(stderr, "warning: %s\n", EchoMessage(w).c_str());
+  for (const std::string& w : in.warnings)
+    std::fprintf(stderr, "warning: %s\n", EchoMessage(w).c_str());
   return in;
 }
 

@@ -32,7 +32,8 @@ std::map<std::string, std::string> OptionOverrides(const std::vector<std::string
 }
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", EchoMessage(w).c_str());
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "warning: %s\n", EchoMessage(w).c_str());
 }
 
 }  // namespace npuplan::cli
