@@ -116,8 +116,10 @@ std::string GraphBuilder::ToJson() const {
     }
     if (!n.attrs.empty()) {
       json attrs = json::object();
-      for (const auto& [key, value] : n.attrs) {
-        std::visit([&](const auto& v) { attrs[key] = v; }, value);
+      for (const auto& entry : n.attrs) {
+        // Not a structured binding: clang 14 cannot capture one.
+        const std::string& key = entry.first;
+        std::visit([&](const auto& v) { attrs[key] = v; }, entry.second);
       }
       j["attrs"] = std::move(attrs);
     }
