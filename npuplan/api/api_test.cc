@@ -188,18 +188,26 @@ TEST(ApiPlanTest, ReadsVerifiesSimulatesAndRunsAPlanFile) {
 }
 
 TEST(ApiPlanTest, VerifyNamesThePlanFileAsTheCliDoes) {
-  // A plan whose stage facts claim events on nodes the verifier finds unordered.
+  // A plan whose events were dropped: the reader refuses it (its nodes still
+  // name the events), naming the file as `npuplan verify` does.
   std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
   const size_t at = text.find("\"events\": [");
   ASSERT_NE(at, std::string::npos);
-  // Drop every event: cross-stream dependencies are then unsynchronised.
   const size_t end = text.find("\n ],", at);
   ASSERT_NE(end, std::string::npos);
-  text = text.substr(0, at) + "\"events\": [" + text.substr(end + 1);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(text, "broken.plan.json"));
+  const std::string dropped = text.substr(0, at) + "\"events\": [" + text.substr(end + 1);
+  const absl::Status read = Plan::FromJson(dropped, "broken.plan.json").status();
+  EXPECT_THAT(read, Not(IsOk()));
+  EXPECT_THAT(std::string(read.message()), ::testing::StartsWith("broken.plan.json: "));
+  // A partial pipeline's plan reads, but verify wants its sync-events stage.
+  CompileOptions o;
+  o.passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan compiled,
+                               CompileFile(Source("examples/transformer_block.json"), o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(compiled.ToJson(), "partial.plan.json"));
   const absl::Status s = plan.Verify();
   EXPECT_THAT(s, Not(IsOk()));
-  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("broken.plan.json: "));
+  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("partial.plan.json: "));
 }
 
 // Verify is `npuplan verify`: a partial pipeline's plan lacks sync-events and
@@ -225,6 +233,13 @@ TEST(ApiPlanTest, ReadRefusesAPlanThatLiesAboutItsStreams) {
   ASSERT_NE(at, std::string::npos);
   const size_t end = text.find_first_of(",\n}", at + from.size());
   text = text.substr(0, at + from.size()) + "1099511627776" + text.substr(end);
+  // The summary repeats the count (the reader checks the two agree): the lie
+  // is told twice, so only the claims check against the nodes can see it.
+  const std::string summary = "\"logical_streams\": ";
+  const size_t at2 = text.find(summary, text.find("\"summary\": {"));
+  ASSERT_NE(at2, std::string::npos);
+  const size_t end2 = text.find_first_of(",\n}", at2 + summary.size());
+  text = text.substr(0, at2 + summary.size()) + "1099511627776" + text.substr(end2);
   EXPECT_THAT(Plan::FromJson(text, "lies.plan.json").status(),
               StatusIs(absl::StatusCode::kInternal,
                        "lies.plan.json: verifier[streams]: streams.logical is 1099511627776"));
