@@ -289,15 +289,17 @@ void BindModelAndPlan(py::module_& m) {
           "Write the plan file (to_json()) atomically, as `npuplan compile -o` does")
       .def(
           "verify",
-          [](const api::Plan& plan) {
+          [](const api::Plan& plan, bool partial) {
             absl::Status s;
             {
               py::gil_scoped_release release;
-              s = plan.Verify();
+              s = plan.Verify(api::VerifyOptions{partial});
             }
             Check(s);
           },
-          "Re-check the plan with the independent verifier (raises on a violation)")
+          py::arg("partial") = false,
+          "Re-check the plan with the independent verifier (raises on a violation); partial=True "
+          "checks only the stages the plan claims, as `npuplan verify --partial`")
       .def(
           "simulate",
           [](const api::Plan& plan, std::optional<std::filesystem::path> trace,

@@ -101,6 +101,14 @@ struct PlanSummary {
   std::vector<std::string> stages;  // stage facts the plan establishes
 };
 
+struct VerifyOptions {
+  // `npuplan verify --partial`: only the stages the plan claims (a partial
+  // pipeline's plan, CompileOptions::passes). By default a plan must also
+  // carry every stage its content needs (sync-events for streams that
+  // depend on each other), as `npuplan verify` requires.
+  bool partial = false;
+};
+
 struct SimulateOptions {
   double launch_overhead_us = 1.0;  // per device task
   double record_us = 0.5;           // a record occupies its stream
@@ -176,9 +184,10 @@ class Plan {
   // Writes ToJson() to `path` as the CLI does: atomically, no partial file on
   // failure.
   absl::Status Write(const std::string& path) const;
-  // The independent verifier (`npuplan verify`); errors name the file the plan
-  // was read from, as the CLI's do.
-  absl::Status Verify() const;
+  // The independent verifier (`npuplan verify`, `--partial` with
+  // options.partial); errors name the file the plan was read from, as the
+  // CLI's do.
+  absl::Status Verify(const VerifyOptions& options = {}) const;
   absl::StatusOr<SimulationResult> Simulate(const SimulateOptions& options = {}) const;
   absl::StatusOr<RunResult> Run(const RunOptions& options = {}) const;
 

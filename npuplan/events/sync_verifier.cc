@@ -13,6 +13,7 @@
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -612,6 +613,8 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
   using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
   std::map<Key, int64_t> sends, recvs;
+  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
+  std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
   int64_t send_nodes = 0, recv_nodes = 0;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
@@ -627,7 +630,9 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       if (n.control_inputs.size() != 1) {
         return Fail("sync-nodes", StrCat("Send node '", n.name, "' must have exactly one control input (its sender)"));
       }
-      ++sends[Key{n.control_inputs[0].value, kind, *id, stream}];
+      const Key key{n.control_inputs[0].value, kind, *id, stream};
+      ++sends[key];
+      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
     } else {
       ++recv_nodes;
     }
@@ -638,7 +643,10 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       if (r.type != "Recv" && r.type != "RecvNotify") continue;
       SyncKind kind = r.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
       auto id = GetIntAttr(r.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
-      ++recvs[Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}];
+      const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
+      ++recvs[key];
+      recv_named.emplace(key, c);
+      awaited[c.index()] = true;
     }
   }
   // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
@@ -673,10 +681,6 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       }
     }
   }
-  if (send_nodes != recv_nodes || send_nodes != node_events) {
-    return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
-                                     " Recv nodes but the plan lists ", node_events, " events that need them"));
-  }
   SendSlots send_slot(m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
@@ -690,6 +694,33 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
                                        "' has no Recv node on its stream before the receiver"));
     }
+  }
+  // Send/Recv nodes no event accounts for (written by hand into the graph, or
+  // left by a pass): named, with what they claim.
+  for (const auto* table : {&sends, &recvs}) {
+    const bool send = table == &sends;
+    for (const auto& [key, left] : *table) {
+      if (left <= 0) continue;
+      const Node& n = m.node((send ? send_named : recv_named).at(key));
+      const Node& peer = m.node(NodeId(std::get<0>(key)));
+      return Fail("sync-nodes", StrCat(send ? "Send" : "Recv", " node '", EchoName(n.name), "' (",
+                                       SyncKindName(std::get<1>(key)), "_id ", std::get<2>(key),
+                                       ", ", send ? "after" : "before", " '", EchoName(peer.name),
+                                       "' on stream ", std::get<3>(key), ") matches no ",
+                                       SyncKindName(std::get<1>(key)), " of the plan"));
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i]) {
+      return Fail("sync-nodes",
+                  StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
+    }
+  }
+  if (send_nodes != recv_nodes || send_nodes != node_events) {
+    return Fail("sync-nodes",
+                StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
+                       " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
   return absl::OkStatus();
 }

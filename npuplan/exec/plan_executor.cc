@@ -1,10 +1,12 @@
 #include "npuplan/exec/plan_executor.h"
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -59,13 +61,33 @@ PlanExecutor::PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgr
       checker_(plan, &program_.control_flow) {}
 
 absl::StatusOr<std::unique_ptr<PlanExecutor>> PlanExecutor::Create(const Plan& plan, ExecOptions options) {
-  if (options.time_scale < 0 || options.jitter_max_us < 0 || options.stream_skew_us < 0) {
-    return absl::InvalidArgumentError("ExecOptions: time_scale, jitter_max_us and stream_skew_us must be >= 0");
+  if (!(options.time_scale >= 0) || !std::isfinite(options.time_scale) ||
+      options.jitter_max_us < 0 || options.stream_skew_us < 0) {
+    return absl::InvalidArgumentError(
+        "ExecOptions: time_scale, jitter_max_us and stream_skew_us must be finite and >= 0");
+  }
+  if (options.jitter_max_us > kMaxSleepUs || options.stream_skew_us > kMaxSleepUs) {
+    return absl::InvalidArgumentError(StrCat(
+        "ExecOptions: jitter_max_us and stream_skew_us must be at most ", kMaxSleepUs, " (10 s)"));
   }
   NPUPLAN_ASSIGN_OR_RETURN(sim::ControlFlow cf,
                            sim::ResolveControlFlow(plan, options.control_flow, sim::NodeWork(plan, options.cost, 1.0)));
   NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan, std::move(cf)));
-  return std::unique_ptr<PlanExecutor>(new PlanExecutor(plan, std::move(options), std::move(program)));
+  std::unique_ptr<PlanExecutor> executor(
+      new PlanExecutor(plan, std::move(options), std::move(program)));
+  // Each task sleeps cost × time_scale: bounded, so that no run hangs.
+  if (executor->options_.time_scale > 0) {
+    for (size_t i = 0; i < executor->cost_.size(); ++i) {
+      const double sleep_us = executor->cost_[i] * executor->options_.time_scale;
+      if (!(sleep_us <= static_cast<double>(kMaxSleepUs))) {
+        return absl::InvalidArgumentError(StrCat(
+            "node '", EchoName(plan.model.nodes()[i].name), "' would sleep ", sleep_us,
+            " us (cost ", executor->cost_[i], " us x time scale ", executor->options_.time_scale,
+            "); a task may sleep at most ", kMaxSleepUs, " us: lower the time scale"));
+      }
+    }
+  }
+  return executor;
 }
 
 absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t run) {
@@ -175,8 +197,8 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   NPUPLAN_RETURN_IF_ERROR(sync);
   result.streams = streams.size();
   if (auto unfinished = checker_.Unfinished(); !unfinished.empty()) {
-    return absl::InternalError(StrCat("node '", plan_.model.node(unfinished[0]).name, "' never ran (",
-                                      unfinished.size(), " nodes unfinished)"));
+    return absl::InternalError(StrCat("node '", EchoName(plan_.model.node(unfinished[0]).name),
+                                      "' never ran (", unfinished.size(), " nodes unfinished)"));
   }
   result.violations = checker_.violations();
   for (const Violation& v : result.violations) result.messages.push_back(checker_.Describe(v));

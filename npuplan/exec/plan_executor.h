@@ -44,6 +44,10 @@
 
 namespace npuplan::exec {
 
+// The longest a task, a jitter draw or a stream's start may sleep: 10 s.
+// Options and costs beyond it are rejected (a 2^63 µs sleep never ends).
+inline constexpr int64_t kMaxSleepUs = 10'000'000;
+
 struct ExecOptions {
   double time_scale = 0.0;     // µs slept per µs of modelled cost (0 = tasks are no-ops)
   sim::CostModelOptions cost;  // the modelled cost

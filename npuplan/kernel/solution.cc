@@ -134,10 +134,13 @@ std::string FormatSpills(const std::vector<SpillRecord>& spills) {
 absl::Status WriteSolutionFiles(const std::string& dir, const std::string& case_name,
                                 const KernelSolution& solution, bool with_memory) {
   const std::string base = dir + "/" + case_name;
-  NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(base + "_schedule.txt", FormatSchedule(solution.schedule)));
-  if (!with_memory) return absl::OkStatus();
-  NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(base + "_memory.txt", FormatMemory(solution.offsets)));
-  return WriteFileAtomically(base + "_spill.txt", FormatSpills(solution.spills));
+  std::vector<std::pair<std::string, std::string>> files = {
+      {base + "_schedule.txt", FormatSchedule(solution.schedule)}};
+  if (with_memory) {
+    files.emplace_back(base + "_memory.txt", FormatMemory(solution.offsets));
+    files.emplace_back(base + "_spill.txt", FormatSpills(solution.spills));
+  }
+  return WriteFilesAtomically(files);
 }
 
 }  // namespace npuplan::kernel

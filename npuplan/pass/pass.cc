@@ -1,5 +1,6 @@
 #include "npuplan/pass/pass.h"
 
+#include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -52,7 +53,11 @@ uint64_t OrderFingerprint(const Model& model) {
 absl::Status VerifyPlan(const Plan& plan) {
   VerifyContext ctx;
   ctx.plan = &plan;
-  return VerifyModel(plan.model, plan.established, ctx);
+  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
+  // The plan's claims before the stage checks: those size their tables by
+  // the stream counts and ids checked here.
+  NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
+  return VerifyStageChecks(plan.model, plan.established, ctx);
 }
 
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {

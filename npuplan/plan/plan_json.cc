@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/support/json_document.h"
 #include "npuplan/support/json_writer.h"
 #include "npuplan/support/str_util.h"
 
@@ -14,11 +15,7 @@ using json = nlohmann::json;
 
 }  // namespace
 
-bool LooksLikePlan(std::string_view text) {
-  size_t pos = text.find("\"format\"");
-  if (pos == std::string_view::npos) return false;
-  return text.find(kPlanFormat) != std::string_view::npos;
-}
+bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
 
 // Streams the plan (byte-identical to nlohmann's dump(1) of the same document
 // with sorted keys); only the small "streams" and "summary" parts are DOMs.

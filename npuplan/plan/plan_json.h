@@ -27,7 +27,8 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view sourc
                                    const GraphReadLimits& limits = {});
 absl::StatusOr<Plan> ReadPlanFile(const std::string& path, const GraphReadLimits& limits = {});
 
-// True when the text's "format" is npuplan.plan/1 (cheap sniff for `verify`/`dot`).
+// True when the top-level "format" member is npuplan.plan/1 (read without
+// parsing the document; a "format" string anywhere else never counts).
 bool LooksLikePlan(std::string_view text);
 
 }  // namespace npuplan

@@ -6,7 +6,9 @@
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/plan/plan_json_fields.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/json_document.h"
 #include "npuplan/support/json_fields.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -16,6 +18,10 @@ namespace npuplan {
 namespace {
 
 using json = nlohmann::json;
+
+// JSON levels of a plan around an attribute value nested --max-depth deep
+// ($ > graph > subgraphs > [i] > nodes > [j] > attrs > value).
+constexpr int64_t kPlanJsonNesting = 16;
 
 absl::Status Bad(std::string_view src, std::string_view where, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(src, ": ", where, ": ", what));
@@ -390,15 +396,10 @@ class PlanSections {
 
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
   NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, src));
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    try {  // again with exceptions, for the message
-      [[maybe_unused]] json again = json::parse(text);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number beyond double
-      return absl::InvalidArgumentError(StrCat(src, ": not valid JSON: ", e.what()));
-    }
-    return absl::InvalidArgumentError(StrCat(src, ": not valid JSON"));
-  }
+  // Strict: a key twice in one object is an error (the graph reader's rule,
+  // also inside the plan's graph), strings and nesting are bounded.
+  NPUPLAN_ASSIGN_OR_RETURN(
+      json j, ParseJsonDocument(text, src, {limits.max_string_bytes, limits.max_depth + kPlanJsonNesting}));
   if (!j.is_object()) return Bad(src, "$", "expected a JSON object");
   auto fmt = j.find("format");
   if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kPlanFormat) {
@@ -415,6 +416,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   plan.model = std::move(model).value();
   plan.EnsureNodeVectors();
   NPUPLAN_RETURN_IF_ERROR(PlanSections(j, src, plan).Read());
+  NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(j, plan, src));
   return plan;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -39,8 +40,9 @@ int64_t AttachedStreamOf(const Plan& plan, NodeId n, int32_t a) {
 std::string SlotName(const Plan& plan, NodeId n, int32_t attached) {
   const Node& node = plan.model.node(n);
   int64_t s = attached < 0 ? MainStreamOf(plan, n) : AttachedStreamOf(plan, n, attached);
-  return StrCat("'", node.name, "'", attached >= 0 ? StrCat(" (attached ", attached, ")") : std::string(),
-                " on stream ", s);
+  return StrCat("'", EchoName(node.name), "'",
+                attached >= 0 ? StrCat(" (attached ", attached, ")") : std::string(), " on stream ",
+                s);
 }
 
 std::string SkippedSummary(const PlanProgram& program) {
@@ -176,8 +178,9 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     const Node& rn = m.node(e.recv);
     if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
         e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
-                                               "' names an attached stream the node does not have"));
+      return absl::InvalidArgumentError(
+          StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '", EchoName(rn.name),
+                 "' names an attached stream the node does not have"));
     }
     if (e.reason == SyncReason::kLoop) {
       prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
@@ -186,7 +189,8 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     SlotKey from = completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
     if (MainStreamOf(plan, e.send) < 0 || MainStreamOf(plan, e.recv) < 0 || slot_stream(from) < 0 ||
         slot_stream(to) < 0) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
+      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name),
+                                               "' to '", EchoName(rn.name),
                                                "' touches a node without a stream"));
     }
     if (seq[from.node] < 0 || seq[to.node] < 0 || !rank_less(from, to)) {

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <deque>
-
 #include <nlohmann/json.hpp>
 
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -230,7 +230,7 @@ std::string SimReportText(const Plan& plan, const SimResult& r, size_t max_path_
   }
   std::vector<std::string> path;
   for (size_t i = 0; i < r.critical_path.size() && i < max_path_nodes; ++i) {
-    path.push_back(plan.model.node(r.critical_path[i]).name);
+    path.push_back(EchoName(plan.model.node(r.critical_path[i]).name));
   }
   if (r.critical_path.size() > max_path_nodes) path.push_back(StrCat("... (", r.critical_path.size(), " nodes)"));
   out += StrCat("critical path: ", StrJoin(path, " -> "), "\n");

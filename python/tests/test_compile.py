@@ -227,6 +227,26 @@ def test_verify_simulate_and_run_are_the_clis(cli, root, tmp_path):
     assert str(e.value) == cli.error("verify", broken)
 
 
+def test_verify_partial_and_write_are_the_clis(cli, root, tmp_path):
+    # A pipeline that stops before the events stages: `verify` needs sync-events, `verify --partial` not.
+    passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment"
+    plan = npuplan.compile(root / EXAMPLE, passes=passes)
+    plan_file = tmp_path / "partial.plan.json"
+    plan.write(plan_file)
+    with pytest.raises(npuplan.Error) as e:
+        plan.verify()
+    assert "stage 'sync-events' is missing" in str(e.value)
+    assert "stage 'sync-events' is missing" in cli.error("verify", plan_file)
+    plan.verify(partial=True)
+    cli("verify", "--partial", plan_file)
+    # A folder as the target is refused as the CLI refuses it; nothing is left behind.
+    (tmp_path / "folder.json").mkdir()
+    with pytest.raises(npuplan.InvalidArgumentError) as e:
+        plan.write(tmp_path / "folder.json")
+    assert str(e.value) == cli.error("compile", "-q", "--passes", passes, root / EXAMPLE, "-o", tmp_path / "folder.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.json", "partial.plan.json"]
+
+
 def test_version_is_the_clis(cli):
     assert cli("--version").stdout.splitlines()[0] == f"npuplan {npuplan.__version__}"
     assert npuplan.VERSION == tuple(int(p) for p in npuplan.__version__.split("."))

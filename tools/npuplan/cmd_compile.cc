@@ -4,6 +4,7 @@
 
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
@@ -42,12 +43,16 @@ int RunCompile(CompileFlags& f) {
     if (!valid.ok()) return ReportStatus(valid);
     auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts) : BuildPipelineFromNames(f.config.passes);
     if (!pipeline.ok()) return ReportStatus(pipeline.status());
-    std::printf("%s\n", (*pipeline)->Describe().c_str());
+    std::fprintf(f.output == "-" ? stderr : stdout, "%s\n", (*pipeline)->Describe().c_str());
     if (f.output.empty()) return kExitOk;
   }
-  if (f.output.empty()) {
-    std::fprintf(stderr, "error: compile: -o PLAN is required\n");
-    return kExitUsage;
+  if (f.output.empty()) return ReportUsage("compile: -o PLAN is required");
+  // Every output is declared before the work: an unwritable --remarks fails
+  // now, and no output is replaced unless all of them can be.
+  OutputTransaction out;
+  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
+  if (!f.remarks.empty()) {
+    if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
   }
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   Statistics stats;
@@ -68,22 +73,25 @@ int RunCompile(CompileFlags& f) {
     return ReportStatus(plan.status());
   }
   progress.Stage("writing the plan");
-  auto written = WriteFileAtomically(f.output, WritePlanJson(*plan));
+  auto written = out.Write(f.output, WritePlanJson(*plan));
   progress.Done();
   PrintWarnings(warnings);
   if (!written.ok()) return ReportStatus(written);
   if (!f.remarks.empty()) {
-    if (auto s = WriteFileAtomically(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
+    if (auto s = out.Write(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
   }
+  if (auto s = out.Commit(); !s.ok()) return ReportStatus(s);
   if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
   if (!f.quiet) {
     const Plan& p = *plan;
-    std::printf("compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
-                "%lld notifies, memory peak %lld bytes -> %s\n",
-                p.model.name().c_str(), p.model.num_nodes(), p.model.num_graphs(),
-                static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
-                static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
-                static_cast<long long>(p.memory.peak), f.output.c_str());
+    std::fprintf(
+        out.writes_stdout() ? stderr : stdout,
+        "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
+        "%lld notifies, memory peak %lld bytes -> %s\n",
+        EchoName(p.model.name()).c_str(), p.model.num_nodes(), p.model.num_graphs(),
+        static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
+        static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
+        static_cast<long long>(p.memory.peak), EchoName(f.output).c_str());
   }
   return kExitOk;
 }
@@ -92,7 +100,8 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App* cmd = app.add_subcommand("compile", "Compile a graph (npuplan.graph/1 JSON or .onnx) into a verified plan");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output plan file (npuplan.plan/1)");
+  cmd->add_option("-o,--output", flags->output,
+                  "Output plan file (npuplan.plan/1; - for standard output)");
   AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);

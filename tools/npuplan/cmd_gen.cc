@@ -4,8 +4,11 @@
 
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/flag_checks.h"
 
 namespace npuplan::cli {
 namespace {
@@ -28,15 +31,17 @@ int RunGen(GenFlags& f) {
     model = std::move(m).value();
   }
   if (auto s = WriteFileAtomically(f.output, WriteGraphJson(model)); !s.ok()) return ReportStatus(s);
-  std::printf("generated %s: %zu nodes in %zu graphs -> %s\n", model.name().c_str(), model.num_nodes(),
-              model.num_graphs(), f.output.c_str());
+  std::fprintf(f.output == "-" ? stderr : stdout, "generated %s: %zu nodes in %zu graphs -> %s\n",
+               EchoName(model.name()).c_str(), model.num_nodes(), model.num_graphs(),
+               EchoName(f.output).c_str());
   return kExitOk;
 }
 
 void SetupGen(CLI::App& app, Invocation& inv) {
   auto f = std::make_shared<GenFlags>();
   CLI::App* cmd = app.add_subcommand("gen", "Generate a synthetic transformer-style graph (npuplan.graph/1)");
-  cmd->add_option("-o,--output", f->output, "Output graph file")->required();
+  cmd->add_option("-o,--output", f->output, "Output graph file (- for standard output)")
+      ->required();
   cmd->add_option("--layers", f->opts.layers, "Transformer layers")->check(CLI::PositiveNumber);
   cmd->add_option("--nodes", f->opts.target_nodes, "Approximate node count (overrides --layers)");
   cmd->add_option("--seed", f->opts.seed, "Random seed");
@@ -44,14 +49,18 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_option("--seq", f->opts.seq, "Sequence length")->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-hccl", f->opts.hccl, "No data-parallel HCCL all-reduce");
   cmd->add_flag("!--no-aicpu", f->opts.aicpu, "No AI CPU dropout masks");
-  cmd->add_option("--control-edge-prob", f->opts.control_edge_prob, "Probability of a control edge per layer")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--stream-label-prob", f->opts.stream_label_prob, "Probability that a layer's FFN is labelled")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--if-every", f->opts.if_every, "Every k-th layer's FFN inside an If")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--while-every", f->opts.while_every, "Every k-th layer followed by a While")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--control-edge-prob", f->opts.control_edge_prob,
+                  "Probability of a control edge per layer")
+      ->check(FiniteInRange(0, 1));
+  cmd->add_option("--stream-label-prob", f->opts.stream_label_prob,
+                  "Probability that a layer's FFN is labelled")
+      ->check(FiniteInRange(0, 1));
+  cmd->add_option("--if-every", f->opts.if_every, "Every k-th layer's FFN inside an If")
+      ->check(NonNegativeInt());
+  cmd->add_option("--while-every", f->opts.while_every, "Every k-th layer followed by a While")
+      ->check(NonNegativeInt());
   cmd->add_option("--dynamic-prob", f->opts.dynamic_prob, "Probability that a layer has a -1 dim")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(FiniteInRange(0, 1));
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");
   cmd->add_flag("--random-dag", f->random_dag, "A random layered DAG of --nodes nodes instead");
   cmd->add_option("--max-fanin", f->max_fanin, "Random DAG: maximum fan-in");

@@ -13,6 +13,7 @@
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/stream/stream_summary.h"
 #include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
@@ -40,7 +41,7 @@ std::string EngineCell(const std::map<std::string, int64_t>& engines) {
   if (engines.empty()) return "-";
   auto top = std::max_element(engines.begin(), engines.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  std::string cell = top->first.empty() ? "(none)" : top->first;
+  std::string cell = top->first.empty() ? "(none)" : EchoName(top->first);
   if (engines.size() > 1) cell += StrCat(" +", engines.size() - 1);
   return cell;
 }
@@ -109,7 +110,7 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
   };
   for (const LogicalStreamInfo& info : s.logical_streams) {
     const Row& r = rows[{info.id, -1}];
-    add(StrCat(info.id), r, info.user_stream_label);
+    add(StrCat(info.id), r, EchoName(info.user_stream_label));
     const auto& phys = pieces[info.id];
     if (phys.size() <= 1 && (phys.empty() || logical_of(*phys.begin()) == info.id)) continue;
     size_t k = 0;
@@ -144,20 +145,22 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
 std::string SummaryText(const Plan& plan, const StreamAllocationSummary& s, bool nodes) {
   int64_t physical = 0;
   for (int64_t p : s.physical_stream_nums) physical += p;
-  std::string out = StrCat("logical streams: ", s.logical_streams.size(), " (mode ", s.mode.empty() ? "?" : s.mode,
-                           "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
-                           ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
+  std::string out =
+      StrCat("logical streams: ", s.logical_streams.size(), " (mode ",
+             s.mode.empty() ? "?" : EchoName(s.mode), "), physical streams: ", physical,
+             ", attached streams: ", s.attached_stream_ids.size(),
+             ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
   out += StreamTable(plan, s);
   if (!nodes) return out + "(node names per stream: --nodes)\n";
   for (const LogicalStreamInfo& i : s.logical_streams) {
     out += StrCat("stream ", i.id, ": ", i.nodes.size(), " nodes\n");
-    for (const std::string& n : i.nodes) out += StrCat("  ", n, "\n");
+    for (const std::string& n : i.nodes) out += StrCat("  ", EchoName(n), "\n");
   }
   return out;
 }
 
 int RunSummary(const SummaryFlags& f) {
-  auto plan = ReadPlanInput(f.plan, f.load.limits);
+  auto plan = LoadPlan(f.plan, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
   if (!summary.ok()) return ReportStatus(absl::Status(summary.status().code(),

@@ -1,0 +1,35 @@
+// The verifier's table of stage prerequisites (plan_claims.h StageNeeds) is
+// what the passes require: for each stage, the union of required() over the
+// registered passes that provide it (a pass that needs its own stage, like
+// the events optimisers, adds nothing).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "npuplan/compiler/compiler.h"
+#include "npuplan/plan/plan_claims.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+TEST(StageNeedsTest, MatchesWhatThePassesRequire) {
+  std::map<uint32_t, IrProperties> needs;  // stage bit → union of required()
+  for (const std::string& name : RegisteredPassNames()) {
+    auto pipeline = BuildPipelineFromNames(name);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    for (const auto& pass : (*pipeline)->passes()) {
+      for (uint32_t bit = 1; bit != 0 && bit <= pass->provided(); bit <<= 1) {
+        if (pass->provided() & bit) needs[bit] |= pass->required() & ~bit;
+      }
+    }
+  }
+  ASSERT_FALSE(needs.empty());
+  for (uint32_t bit = 1; bit <= static_cast<uint32_t>(IrProperty::kSyncNodes); bit <<= 1) {
+    const IrProperty stage = static_cast<IrProperty>(bit);
+    EXPECT_EQ(PropertyNames(StageNeeds(stage)), PropertyNames(needs[bit])) << PropertyNames(bit);
+  }
+}
+
+}  // namespace
+}  // namespace npuplan
