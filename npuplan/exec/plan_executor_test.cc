@@ -291,6 +291,46 @@ TEST(PlanExecutorTest, RunsAndChecksOnlyTheBranchThatRuns) {
   EXPECT_THAT(first, HasSubstr("'e1'"));
 }
 
+// The dynamic path (docs/auto-streams.md item 6): x (s1) → If p (s0) → c (s1),
+// both branches on s0 as GE forces subgraph owners' Data/NetOutput. The event
+// table names the owner p as the sender of p → c (its `_send_event_ids`), and
+// GE's executor records it once p's subgraph is done, whichever branch ran.
+constexpr char kDynamicIfGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 10, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"],
+   "attrs": {"_test_stream": 0, "_recv_event_ids": [0], "_send_event_ids": [1]}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 40, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 30, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+
+TEST(PlanExecutorTest, DynamicPathOwnerRecordsAfterWhicheverBranchRan) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDynamicIfGraph));
+  plan.streams.mode = "dynamic-multi";
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "p", "c", 1);
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  runtime::CpuDevice device;
+  for (int32_t branch : {0, 1}) {
+    o.control_flow.branch = branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+    // Nothing is skipped: c waits for the record after the branch that ran.
+    EXPECT_TRUE(exec->program().skipped.empty()) << "branch " << branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 10));
+    EXPECT_EQ(first, "") << "branch " << branch;
+  }
+}
+
 // x → While w {body: b_in → b1 (s1) → b2 (s0) → b_out} → y, event b1 → b2.
 // From the second iteration b1 reads b2's value of the iteration before, and
 // nothing orders it: only a run with several iterations can catch that.

@@ -108,7 +108,9 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
   std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits, records;  // (sync, event index)
   // GE's dynamic executor records a node's `_send_event_ids` when the node is
   // done, its subgraphs included: the record follows the last slot of its
-  // subtree (contiguous after it in execution order) on its own stream.
+  // subtree (contiguous after it in execution order) on its own stream that
+  // runs — an If/Case owner's subtree holds every branch, and the record
+  // follows the branch that ran, not the last one in the plan.
   const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
   std::vector<int> depth;
   if (dynamic) {
@@ -124,11 +126,15 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end()) return own;
     const int64_t stream = MainStreamOf(plan, e.send);
     const int owner_depth = depth[sn.graph.index()];
+    SlotKey last_written = own;  // where the record would be if every branch ran
     for (size_t j = static_cast<size_t>(seq[e.send.index()]) + 1; j < prog.order.size(); ++j) {
       const NodeId x = prog.order[j];
       if (depth[m.node(x).graph.index()] <= owner_depth) break;
-      if (MainStreamOf(plan, x) == stream) own = SlotKey{x.value, -1};
+      if (MainStreamOf(plan, x) != stream) continue;
+      last_written = SlotKey{x.value, -1};
+      if (cf.runs[x.index()] > 0) own = last_written;
     }
+    if (cf.runs[e.send.index()] > 0 && own != last_written) ++prog.moved_records;
     return own;
   };
   auto rank_less = [&](SlotKey a, SlotKey b) {

@@ -473,6 +473,43 @@ TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
   EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
 }
 
+// On the dynamic path the event table names the owner as the sender (its
+// `_send_event_ids`); the record follows the last node of its subtree on its
+// stream that runs: t_out when then runs, e_out when else runs.
+TEST(SimulatorTest, DynamicPathOwnerRecordsAfterTheBranchThatRuns) {
+  constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"],
+   "attrs": {"_test_stream": 0, "_recv_event_ids": [0], "_send_event_ids": [1]}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
+  plan.streams.mode = "dynamic-multi";
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "p", "c", 1);
+  // then (the longer branch): not after e_out, the last node of the subtree.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_TRUE(r.program.skipped.empty());
+  EXPECT_EQ(r.program.moved_records, 1u);
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);  // x 0-1, t1 1-11, c 11-12
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("x", "t1", "t_out", "c"));
+  SimOptions o = NoOverheads();
+  o.control_flow.branch = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_TRUE(r.program.skipped.empty());
+  EXPECT_EQ(r.program.moved_records, 0u);
+  EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
+}
+
 TEST(SimulatorTest, RepeatsLoopBodiesAndChainsIterationsOnTheCriticalPath) {
   constexpr char kWhile[] = R"json({"name": "g", "nodes": [
   {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
