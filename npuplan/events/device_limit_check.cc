@@ -41,7 +41,7 @@ absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
     return absl::ResourceExhaustedError(StrCat(
         "[", name(), "] the plan uses event ids 0..", plan.events.event_count - 1, " but the device has ", max_events,
         " events (npuplan.device.maxEvents, at most ", kMaxDeviceEvents,
-        "); use fewer streams, ge.event=notify, or npuplan.eventOptimization=exact"));
+        "); use npuplan.eventIdReuse=min, fewer streams, ge.event=notify, or npuplan.eventOptimization=exact"));
   }
   if (plan.events.notify_count > max_notifies) {
     return absl::ResourceExhaustedError(StrCat(

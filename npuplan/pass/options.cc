@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -116,6 +117,20 @@ absl::Status ValidatePlacement(std::string_view name, std::string_view v) {
   if (v.empty() || v == "HOST" || v == "DEVICE") return absl::OkStatus();
   return BadValue(name, v, "expected \"HOST\" or \"DEVICE\"");
 }
+absl::Status ValidateEventIdReuse(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "min" || v == "ge" || v == "none") return absl::OkStatus();
+  return BadValue(name, v, "expected \"min\", \"ge\" or \"none\"");
+}
+// A budget: 1..`max` (the device's limit, which stays the hard check).
+template <int64_t kMax>
+absl::Status ValidateBudget(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n < 1 || n > kMax) {
+    return BadValue(name, v, StrCat("expected an integer in [1, ", kMax, "] (a budget within the device's limit)"));
+  }
+  return absl::OkStatus();
+}
 absl::Status ValidateEventOptimization(std::string_view name, std::string_view v) {
   if (v.empty() || v == "ge" || v == "exact" || v == "none") return absl::OkStatus();
   return BadValue(name, v, "expected \"exact\", \"ge\" or \"none\"");
@@ -190,6 +205,11 @@ const std::vector<OptionSpec>& KnownOptions() {
         {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
         {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
         {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
+        {"npuplan.eventIdReuse", "", "device event/notify ids: min (fewest: chain cover of the wait-before-record order) | ge (GE's: multi-gear reuse only) | none (one per sync edge); unset: ge under npuplan.eventOptimization=ge, else min", ValidateEventIdReuse},
+        {"npuplan.eventIdExactLimit", "1000000", "min id reuse: sync edges up to which the chain cover is exact (matching); above, the greedy allocator and its lower bound", ValidateNonNegativeInt},
+        {"npuplan.maxStreams", "", "stream budget the plan is fitted into by merging streams (unset: npuplan.device.maxStreams)", ValidateBudget<2024>},
+        {"npuplan.maxEventIds", "", "device event id budget (unset: npuplan.device.maxEvents)", ValidateBudget<65536>},
+        {"npuplan.maxNotifyIds", "", "device notify id budget (unset: npuplan.device.maxNotifies)", ValidateBudget<1024>},
         {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
         {"npuplan.memory.alignment", "512", "device memory alignment in bytes (a power of two, at most 1 GiB)", ValidateAlignment},
         {"npuplan.memory.searchSteps", "2000000", "search budget of the memory planner after greedy, in buffers/sections visited (deterministic; 0 = greedy only)", ValidateNonNegativeInt},
@@ -319,6 +339,18 @@ absl::Status CompileOptions::Validate(std::vector<std::string>* warnings) const 
     }
   }
   return absl::OkStatus();
+}
+
+std::string EventIdReuseMode(const CompileOptions& options) {
+  if (auto v = options.GetIfSet("npuplan.eventIdReuse"); v && !v->empty()) return *v;
+  return options.Get("npuplan.eventOptimization") == "ge" ? "ge" : "min";
+}
+
+int64_t BudgetOption(const CompileOptions& options, std::string_view budget_option, std::string_view device_option) {
+  int64_t device = 0, budget = 0;
+  if (!ParseInt(options.Get(device_option), device)) device = INT64_MAX;
+  if (auto v = options.GetIfSet(budget_option); v && ParseInt(*v, budget) && budget > 0) return std::min(budget, device);
+  return device;
 }
 
 absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text) {
