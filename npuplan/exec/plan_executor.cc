@@ -1,6 +1,8 @@
 #include "npuplan/exec/plan_executor.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -47,6 +49,30 @@ class StartGate {
 struct GateOpener {
   StartGate& gate;
   ~GateOpener() { gate.Open(); }
+};
+
+// Collects the misuses of this run's wait-reset events (any thread).
+class MisuseCollector final : public runtime::RuntimeObserver {
+ public:
+  void on_event_misuse(const runtime::EventMisuse& e) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    misuses_.push_back(e);
+  }
+  std::vector<runtime::EventMisuse> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::move(misuses_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<runtime::EventMisuse> misuses_;
+};
+
+// Removes the observer on every return.
+struct ObserverGuard {
+  runtime::Device& device;
+  const runtime::RuntimeObserver* observer;
+  ~ObserverGuard() { device.RemoveObserver(observer); }
 };
 
 }  // namespace
@@ -97,7 +123,10 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
       }
       notifies[k] = std::move(n).value();
     } else {
-      auto e = runtime::CreateEvent(device);
+      // A plan event id is one device object; activation syncs (one record,
+      // a wait per activated stream) keep the plain event.
+      auto e = runtime::CreateEvent(device, so.kind == sim::SyncObject::Kind::kEvent ? runtime::kEventWaitReset
+                                                                                     : runtime::kEventDefault);
       if (!e.ok()) {
         return absl::Status(e.status().code(),
                             StrCat("creating device event for ", so.kind == sim::SyncObject::Kind::kEvent ? "event " : "activation by node ",
@@ -106,6 +135,10 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
       events[k] = std::move(e).value();
     }
   }
+
+  auto misuses = std::make_shared<MisuseCollector>();
+  device.AddObserver(misuses);
+  ObserverGuard guard{device, misuses.get()};
 
   // 2. The gate first on every stream, then every item in global enqueue order.
   const bool jitter = options_.jitter && options_.jitter_max_us > 0;
@@ -176,7 +209,52 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   }
   result.violations = checker_.violations();
   for (const Violation& v : result.violations) result.messages.push_back(checker_.Describe(v));
+  std::map<uint64_t, size_t> sync_of_event;  // device event id → sync index
+  for (size_t k = 0; k < events.size(); ++k) {
+    if (events[k]) sync_of_event[events[k].get().id] = k;
+  }
+  std::map<uint64_t, size_t> stream_of;  // device stream id → program stream
+  for (size_t k = 0; k < streams.size(); ++k) stream_of[streams[k].get().id] = k;
+  for (const runtime::EventMisuse& m : misuses->Take()) {
+    auto it = sync_of_event.find(m.event_id);
+    if (it == sync_of_event.end()) continue;  // not this run's
+    result.event_misuses.push_back(DescribeMisuse(m, it->second, stream_of));
+  }
+  std::sort(result.event_misuses.begin(), result.event_misuses.end());
+  result.messages.insert(result.messages.end(), result.event_misuses.begin(), result.event_misuses.end());
   return result;
+}
+
+std::string PlanExecutor::DescribeMisuse(const runtime::EventMisuse& m, size_t sync,
+                                         const std::map<uint64_t, size_t>& stream_of) const {
+  // Generation g of a sync object is its g-th record in enqueue order.
+  auto edge_of = [&](uint64_t generation) -> std::string {
+    uint64_t g = 0;
+    for (auto [si, ii] : program_.enqueue) {
+      const sim::ProgramItem& item = program_.streams[si].items[ii];
+      if (item.kind != Kind::kRecord || item.sync != static_cast<int32_t>(sync) || ++g != generation) continue;
+      if (item.event < 0) break;
+      const SyncEvent& e = plan_.events.events[static_cast<size_t>(item.event)];
+      return StrCat("'", plan_.model.node(e.send).name, "' -> '", plan_.model.node(e.recv).name, "'");
+    }
+    return StrCat("record ", generation);
+  };
+  auto it = stream_of.find(m.stream_id);
+  const std::string stream =
+      it == stream_of.end() ? std::string("?") : std::to_string(program_.streams[it->second].plan_stream);
+  const std::string id = StrCat("event id ", program_.syncs[sync].id);
+  switch (m.kind) {
+    case runtime::EventMisuse::Kind::kRecordWhilePending:
+      return StrCat(id, ": ", edge_of(m.generation), " recorded it on stream ", stream, " while the record of ",
+                    edge_of(m.pending), " was still pending (not yet consumed by its wait)");
+    case runtime::EventMisuse::Kind::kForeignRecord:
+      return StrCat(id, ": the wait of ", edge_of(m.generation), " on stream ", stream,
+                    " was pending while the record of ", edge_of(m.pending), " had set it (it could consume it)");
+    case runtime::EventMisuse::Kind::kRecordLost:
+      return StrCat(id, ": the wait of ", edge_of(m.generation), " on stream ", stream,
+                    " found its record overwritten or consumed");
+  }
+  return id;
 }
 
 }  // namespace npuplan::exec
