@@ -40,6 +40,9 @@ constexpr int64_t kNodesPerLayer = 26;  // approximate, used for target_nodes
 absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
   if (o.layers < 1 && o.target_nodes <= 0) return absl::InvalidArgumentError("gen: --layers must be >= 1");
   if (o.hidden < 1 || o.seq < 1) return absl::InvalidArgumentError("gen: --hidden and --seq must be >= 1");
+  if (o.batch < 1 || o.batch > (int64_t{1} << 20)) {
+    return absl::InvalidArgumentError("gen: --batch must be in [1, 1048576]");
+  }
   int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
@@ -48,7 +51,7 @@ absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
   model.set_name(StrCat("transformer_l", layers));
   const EngineTable& table = model.engine_table;
   Builder b(model, kRootGraph, table);
-  const int64_t batch = o.dynamic_input ? kUnknownDim : 8;
+  const int64_t batch = o.dynamic_input ? kUnknownDim : o.batch;
   std::vector<int64_t> act = {batch, o.seq, o.hidden};
   NodeId x = b.Add("input", "Data", {}, act);
   NodeId prev_layer_out = x;
