@@ -129,12 +129,13 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view) {
   f.before_recv.assign(n, -1);
   f.start.assign(n, -1);
   f.end.assign(n, kInfRank);
-  // The slot before each slot on its physical stream.
+  // The slot before each slot on its physical stream (Send/Recv nodes of a
+  // materialised plan skipped: the bound reads the same then).
   PhysicalOf physical(plan, view);
   std::vector<int32_t> prev(view.num_slots(), -1);
   std::map<int64_t, int32_t> last;
   for (int32_t slot : view.slot_order()) {
-    if (view.stream(slot) < 0) continue;
+    if (view.stream(slot) < 0 || IsSyncNode(m.node(view.node_of(slot)))) continue;
     auto [it, fresh] = last.try_emplace(physical(slot), slot);
     if (!fresh) {
       prev[slot] = it->second;

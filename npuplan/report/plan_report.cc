@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "npuplan/events/resource_use.h"
 #include "npuplan/report/html_writer.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -101,6 +102,30 @@ std::string SummarySection(const Plan& plan, const sim::SimResult& r, const Plan
   rows.push_back({"tasks simulated", StrCat(r.program.num_tasks)});
   return StrCat("<h2 id=\"summary-heading\">Summary</h2>\n",
                 Table({"what", "value"}, rows, "summary"));
+}
+
+// Device resources against the device limits (issue 23): streams, event ids
+// with the sync edges behind them and the proved lower bound, notifies, memory.
+std::string ResourcesSection(const Plan& plan) {
+  const events::ResourceUse u = events::PlanResourceUse(plan, CompileOptions());
+  auto share = [](int64_t used, int64_t limit) {
+    return limit > 0 ? StrCat(Num(100.0 * static_cast<double>(used) / static_cast<double>(limit)), " %") : "-";
+  };
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"device streams", StrCat(u.streams), StrCat(u.stream_budget), share(u.streams, u.stream_budget), "-"});
+  rows.push_back({"event ids", StrCat(u.event_ids), StrCat(u.event_budget), share(u.event_ids, u.event_budget),
+                  StrCat(u.event_lower_bound, " (", u.event_edges, " sync edges", u.event_exact ? "; minimum reached" : "",
+                         ")")});
+  rows.push_back({"notify ids", StrCat(u.notify_ids), StrCat(u.notify_budget), share(u.notify_ids, u.notify_budget),
+                  StrCat(u.notify_lower_bound, " (", u.notify_edges, " sync edges)")});
+  if (plan.memory.planned) {
+    rows.push_back({"activation memory", Bytes(u.memory_peak), "-", "-", Bytes(u.memory_lower_bound)});
+  }
+  return StrCat("<h2 id=\"resources-heading\">Device resources</h2>\n",
+                "<p class=\"note\">Against the device limits (npuplan.device.*); a budget given at compile time "
+                "(npuplan.maxStreams, maxEventIds, maxNotifyIds) is what the plan was fitted into. Several device "
+                "event ids serve more sync edges when their lifetimes never overlap.</p>\n",
+                Table({"resource", "used", "limit", "share", "lower bound"}, rows, "resources"));
 }
 
 std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const PlanReportOptions& o) {
@@ -457,6 +482,7 @@ absl::StatusOr<std::string> PlanReportHtml(const Plan& plan, const PlanReportOpt
       "buffer or bar for "
       "details. Times are simulated with the cost model (docs/execution.md), not measured.</p>\n";
   body += SummarySection(plan, r, options);
+  body += ResourcesSection(plan);
   body += TimelineSection(plan, r, options);
   body += UtilisationSection(r);
   body += PartitionSection(plan);
