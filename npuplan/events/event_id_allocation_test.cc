@@ -142,7 +142,7 @@ TEST(EventIdAllocationTest, VerifierRejectsAHandMadeReuseOfOverlappingEdges) {
   Plan plan = ParsePlan(kTwoCrossings);
   ASSERT_THAT(Allocate(plan), IsOk());
   SetId(plan, "c", "d", IdOf(plan, "a", "b"));
-  EXPECT_THAT(events::VerifyHappensBefore(plan),
+  EXPECT_THAT(events::VerifyEventIdReuse(plan),
               StatusIs(absl::StatusCode::kInternal, "verifier[event-id-reuse]: event id 0 is shared by 'a' -> 'b'"));
 }
 
@@ -150,7 +150,7 @@ TEST(EventIdAllocationTest, VerifierRejectsReuseByAWaitPendingFromItsStreamsStar
   Plan plan = ParsePlan(kWaitFromTheStart);
   ASSERT_THAT(Allocate(plan), IsOk());
   SetId(plan, "c", "d", IdOf(plan, "a", "b"));
-  EXPECT_THAT(events::VerifyHappensBefore(plan),
+  EXPECT_THAT(events::VerifyEventIdReuse(plan),
               StatusIs(absl::StatusCode::kInternal, "is the first on its stream"));
 }
 
@@ -165,7 +165,84 @@ TEST(EventIdAllocationTest, SendAndRecvNodesCarryTheSharedId) {
   }
   EXPECT_EQ(send_ids.size(), 3u);
   EXPECT_EQ(send_ids.count(IdOf(plan, "a", "b")), 2u);
-  EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk());
+  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+}
+
+// Contexts: root a(s0) b(s1) f(If) c(s0) d(s1); then-branch t(s3) t2(s4),
+// else-branch u(s3) u2(s4); a While whose body holds w1(s3) → w2(s4) → w3(s3).
+// Event table by hand: the only path from b to c runs through the then branch.
+constexpr char kContexts[] = R"json({"nodes": [
+  {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "b", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+  {"name": "f", "type": "If", "subgraphs": ["then", "else"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+  {"name": "loop", "type": "While", "subgraphs": ["body"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+  {"name": "c", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "d", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}],
+ "subgraphs": [
+  {"name": "then", "parent": "f", "nodes": [
+    {"name": "t", "type": "Add", "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "t2", "type": "Add", "attrs": {"_test_stream": 4}, "outputs": [{"shape": [1]}]}]},
+  {"name": "else", "parent": "f", "nodes": [
+    {"name": "u", "type": "Add", "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "u2", "type": "Add", "attrs": {"_test_stream": 4}, "outputs": [{"shape": [1]}]}]},
+  {"name": "body", "parent": "loop", "nodes": [
+    {"name": "w1", "type": "Add", "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "w2", "type": "Add", "attrs": {"_test_stream": 4}, "outputs": [{"shape": [1]}]},
+    {"name": "w3", "type": "Add", "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]}]}]})json";
+
+Plan ContextPlan() {
+  Plan plan = ParsePlan(kContexts);
+  int32_t id = 0;
+  for (auto [s, r] : std::vector<std::pair<const char*, const char*>>{
+           {"a", "b"}, {"b", "t"}, {"t", "c"}, {"c", "d"}, {"t", "t2"}, {"u", "u2"}, {"w1", "w2"}, {"w2", "w3"}}) {
+    SyncEvent e;
+    e.id = id++;
+    e.send = plan.model.FindNode(s);
+    e.recv = plan.model.FindNode(r);
+    e.reason = SyncReason::kDataEdge;
+    plan.events.events.push_back(e);
+  }
+  events::RecountIds(plan.events);
+  plan.established = plan.established | IrProperty::kSyncEvents;
+  return plan;
+}
+
+absl::Status RunAllocation(Plan& plan) {
+  CompileOptions opts;
+  DecisionLog log;
+  Statistics stats;
+  PassContext ctx{opts, log, stats};
+  return EventIdAllocation().Run(plan, ctx).status();
+}
+
+TEST(EventIdAllocationTest, OrderThroughABranchThatMayNotRunDoesNotCount) {
+  Plan plan = ContextPlan();
+  ASSERT_THAT(RunAllocation(plan), IsOk());
+  // b → t → c exists only when the then branch runs: a->b and c->d stay apart.
+  EXPECT_NE(IdOf(plan, "a", "b"), IdOf(plan, "c", "d"));
+  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+  Plan wrong = plan;
+  SetId(wrong, "c", "d", IdOf(wrong, "a", "b"));
+  EXPECT_THAT(events::VerifyEventIdReuse(wrong),
+              StatusIs(absl::StatusCode::kInternal, "by the slots that run whenever both run"));
+}
+
+TEST(EventIdAllocationTest, SiblingBranchesShareIdsAndLoopBodiesShareNone) {
+  Plan plan = ContextPlan();
+  ASSERT_THAT(RunAllocation(plan), IsOk());
+  EXPECT_EQ(IdOf(plan, "t", "t2"), IdOf(plan, "u", "u2"));  // only one branch runs
+  // w1→w2 and w2→w3 are ordered, but the body repeats: no sharing.
+  EXPECT_NE(IdOf(plan, "w1", "w2"), IdOf(plan, "w2", "w3"));
+  EXPECT_EQ(plan.events.event_count, 7);
+  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+  Plan root_and_branch = plan;
+  SetId(root_and_branch, "t", "t2", IdOf(root_and_branch, "a", "b"));
+  EXPECT_THAT(events::VerifyEventIdReuse(root_and_branch),
+              StatusIs(absl::StatusCode::kInternal, "which lie in different subgraphs that can both run"));
+  Plan in_loop = plan;
+  SetId(in_loop, "w2", "w3", IdOf(in_loop, "w1", "w2"));
+  EXPECT_THAT(events::VerifyEventIdReuse(in_loop),
+              StatusIs(absl::StatusCode::kInternal, "may run more than once"));
 }
 
 // --- Property test on random plans -----------------------------------------
@@ -180,7 +257,7 @@ int64_t BruteForceMinimum(const Plan& base) {
       Plan p = base;
       for (size_t x = 0; x < n; ++x) p.events.events[x].id = static_cast<int32_t>(x);
       p.events.events[j].id = static_cast<int32_t>(i);
-      ok[i][j] = ok[j][i] = events::VerifyHappensBefore(p).ok();
+      ok[i][j] = ok[j][i] = events::VerifyEventIdReuse(p).ok();
     }
   }
   const size_t full = (size_t{1} << n) - 1;
@@ -244,7 +321,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
         for (SyncEvent& e : p.events.events) {
           if (e.id == b) e.id = a;
         }
-        EXPECT_FALSE(events::VerifyHappensBefore(p).ok()) << "seed " << seed << ": ids " << a << " and " << b;
+        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok()) << "seed " << seed << ": ids " << a << " and " << b;
       }
     }
   }

@@ -4,7 +4,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <span>
 #include <tuple>
 #include <vector>
 
@@ -13,7 +12,6 @@
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/task_model.h"
-#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -291,169 +289,6 @@ std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
                 view.stream(slot));
 }
 
-// Device id reuse (issue 23, docs/events.md "Device event ids"). Two sync
-// edges may share a device event/notify id only when (a) they lie in
-// different branches of a `_batch_num` Case (only one gear runs: GE's
-// multi-gear reuse), or (b) both run exactly once per run and one's wait has
-// completed before the other's record and before the other's wait starts.
-// (b) is proved here by the verifier's own clocks: for each id, its edges in
-// the order of their sender slots, consecutive ones by one lookup each
-// (happens-before is transitive). Edges that name a node with
-// `_event_multiplexing` share ids by the user's declaration (GE trusts it).
-struct ReuseCheck {
-  int32_t from;  // the earlier edge's receiver slot
-  int32_t to;    // must precede this slot
-  size_t first, second;  // table entries
-  const char* what;
-};
-
-class ReuseRules {
- public:
-  explicit ReuseRules(const Plan& plan) : plan_(plan), m_(plan.model), once_(m_.num_graphs(), -1) {
-    for (const SyncEvent& e : plan.events.events) loops_ |= e.reason == SyncReason::kLoop;
-    for (const Node& n : m_.nodes()) {
-      loops_ |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" || n.type == "NextIteration" ||
-                n.type == "LoopCond";
-    }
-  }
-  // The edge runs exactly once per run of the model.
-  bool Once(const SyncEvent& e) {
-    return !loops_ && e.reason != SyncReason::kLoop && GraphOnce(m_.node(e.send).graph) &&
-           GraphOnce(m_.node(e.recv).graph);
-  }
-  // Different branches of one `_batch_num` Case hold both ends of a and of b.
-  bool OtherGear(const SyncEvent& a, const SyncEvent& b) const {
-    const auto ga = CommonGears(a), gb = CommonGears(b);
-    for (const auto& [c, branch] : ga) {
-      for (const auto& [c2, branch2] : gb) {
-        if (c == c2 && branch != branch2) return true;
-      }
-    }
-    return false;
-  }
-  bool Declared(const SyncEvent& e) const {
-    return HasAttr(m_.node(e.send).attrs, "_event_multiplexing") || HasAttr(m_.node(e.recv).attrs, "_event_multiplexing");
-  }
-
- private:
-  bool GraphOnce(GraphId g) {
-    if (once_[g.index()] >= 0) return once_[g.index()] == 1;
-    const Graph& graph = m_.graph(g);
-    bool once = true;
-    if (graph.parent_node.valid()) {
-      const Node& p = m_.node(graph.parent_node);
-      once = (p.type == "PartitionedCall" || p.type == "StatefulPartitionedCall") && GraphOnce(p.graph);
-    }
-    once_[g.index()] = once ? 1 : 0;
-    return once;
-  }
-  // (batch Case, branch index) pairs above a graph.
-  std::vector<std::pair<int32_t, size_t>> Gears(GraphId g) const {
-    std::vector<std::pair<int32_t, size_t>> out;
-    for (GraphId x = g; m_.graph(x).parent_node.valid();) {
-      const Node& p = m_.node(m_.graph(x).parent_node);
-      if (p.type == "Case" && HasAttr(p.attrs, "_batch_num")) {
-        for (size_t b = 0; b < p.subgraphs.size(); ++b) {
-          if (p.subgraphs[b] == x) out.emplace_back(m_.graph(x).parent_node.value, b);
-        }
-      }
-      x = p.graph;
-    }
-    return out;
-  }
-  std::vector<std::pair<int32_t, size_t>> CommonGears(const SyncEvent& e) const {
-    auto a = Gears(m_.node(e.send).graph), b = Gears(m_.node(e.recv).graph);
-    std::vector<std::pair<int32_t, size_t>> out;
-    for (const auto& x : a) {
-      if (std::find(b.begin(), b.end(), x) != b.end()) out.push_back(x);
-    }
-    return out;
-  }
-
-  const Plan& plan_;
-  const Model& m_;
-  std::vector<int8_t> once_;
-  bool loops_ = false;
-};
-
-std::string EdgeName(const Model& m, const SyncEvent& e) {
-  return StrCat("'", m.node(e.send).name, "' -> '", m.node(e.recv).name, "'");
-}
-
-// The checks of rule (b) for every id shared by two or more edges; a rule
-// that needs no clock fails at once.
-absl::StatusOr<std::vector<ReuseCheck>> CollectReuseChecks(
-    const Plan& plan, const SyncView& view, const std::map<std::tuple<int32_t, int64_t, bool>, NodeId>& send_node) {
-  const Model& m = plan.model;
-  const auto& evs = plan.events.events;
-  std::vector<size_t> idx(evs.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  auto sender_slot = [&](size_t i) { return view.slot(evs[i].send, evs[i].send_attached); };
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    const SyncEvent &x = evs[a], &y = evs[b];
-    if (x.kind != y.kind || x.id != y.id) return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
-    return std::pair(view.rank(sender_slot(a)), a) < std::pair(view.rank(sender_slot(b)), b);
-  });
-  ReuseRules rules(plan);
-  SendSlots send_slots(m, view);
-  std::vector<ReuseCheck> checks;
-  for (size_t lo = 0; lo < idx.size();) {
-    size_t hi = lo + 1;
-    while (hi < idx.size() && evs[idx[hi]].kind == evs[idx[lo]].kind && evs[idx[hi]].id == evs[idx[lo]].id) ++hi;
-    const size_t g = hi - lo;
-    const std::span<const size_t> group(idx.data() + lo, g);
-    lo = hi;
-    if (g < 2) continue;
-    const SyncEvent& head = evs[group[0]];
-    const std::string what = StrCat(SyncKindName(head.kind), " id ", head.id);
-    if (std::all_of(group.begin(), group.end(), [&](size_t i) { return rules.Declared(evs[i]); })) continue;
-    // (a): every pair in different gears.
-    bool gears = true;
-    for (size_t a = 0; a < g && gears; ++a) {
-      for (size_t b = a + 1; b < g && gears; ++b) gears = rules.OtherGear(evs[group[a]], evs[group[b]]);
-    }
-    if (gears) continue;
-    for (size_t i : group) {
-      if (!rules.Once(evs[i])) {
-        return Fail("event-id-reuse", StrCat(what, " is shared by ", g, " edges, but ", EdgeName(m, evs[i]),
-                                             " may not run, or may run more than once, in a run of the model "
-                                             "(a loop, or a subgraph that is not a PartitionedCall's)"));
-      }
-    }
-    // (b): consecutive edges in sender order.
-    for (size_t j = 1; j < g; ++j) {
-      const SyncEvent &e1 = evs[group[j - 1]], &e2 = evs[group[j]];
-      const int32_t r1 = view.slot(e1.recv, e1.recv_attached);
-      const int32_t r2 = view.slot(e2.recv, e2.recv_attached);
-      const bool notify = e2.kind == SyncKind::kNotify;
-      int32_t send2 = send_slots.ForEvent(e2);
-      if (auto it = send_node.find({e2.send.value, e2.id, notify}); it != send_node.end()) {
-        send2 = view.slot(it->second, -1);
-      }
-      // The slot before e2's receiver on its stream, Send/Recv nodes skipped.
-      int32_t before = -1;
-      const int64_t s2 = view.stream(r2);
-      for (int32_t p = view.pos(r2) - 1; s2 >= 0 && p >= 0; --p) {
-        const int32_t slot = view.stream_slots(s2)[p];
-        if (!IsSyncNode(m.node(view.node_of(slot)))) {
-          before = slot;
-          break;
-        }
-      }
-      if (before < 0) {
-        return Fail("event-id-reuse",
-                    StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2), ", but the wait of ",
-                           EdgeName(m, e2), " is the first on its stream: it is pending from the start and could "
-                           "consume the record of ", EdgeName(m, e1)));
-      }
-      checks.push_back({r1, sender_slot(group[j]), group[j - 1], group[j], "the record of"});
-      checks.push_back({r1, send2, group[j - 1], group[j], "the Send of"});
-      checks.push_back({r1, before, group[j - 1], group[j], "the start of the wait of"});
-    }
-  }
-  return checks;
-}
-
 }  // namespace
 
 absl::Status VerifyHappensBefore(const Plan& plan) {
@@ -531,8 +366,6 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
 
   std::vector<Dep> deps = CollectDeps(plan, view, logical.get());
   std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
-  NPUPLAN_ASSIGN_OR_RETURN(std::vector<ReuseCheck> reuse, CollectReuseChecks(plan, view, send_node));
-  std::sort(reuse.begin(), reuse.end(), [](const ReuseCheck& a, const ReuseCheck& b) { return a.to < b.to; });
 
   ClockPool pool(slots, k);
   for (const auto& [to, from] : in_edges) ++pool.refs(from);
@@ -541,14 +374,12 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     for (size_t i = 0; i + 1 < ss.size(); ++i) ++pool.refs(ss[i]);
   }
   // Sweep in execution order; in_edges/deps are sorted by target slot id, so index them by slot.
-  std::vector<uint32_t> in_begin(slots + 1, 0), dep_begin(slots + 1, 0), reuse_begin(slots + 1, 0);
+  std::vector<uint32_t> in_begin(slots + 1, 0), dep_begin(slots + 1, 0);
   for (const auto& e : in_edges) ++in_begin[e.first + 1];
   for (const Dep& d : deps) ++dep_begin[d.to + 1];
-  for (const ReuseCheck& r : reuse) ++reuse_begin[r.to + 1];
   for (size_t i = 0; i < slots; ++i) {
     in_begin[i + 1] += in_begin[i];
     dep_begin[i + 1] += dep_begin[i];
-    reuse_begin[i + 1] += reuse_begin[i];
   }
   for (int32_t v : view.slot_order()) {
     int64_t s = view.stream(v);
@@ -574,16 +405,6 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
         return Fail("happens-before",
                     StrCat(d.why, " dependency ", SlotName(m, view, d.from), " -> ", SlotName(m, view, d.to),
                            " is not ordered by same-stream order, events or stream activation"));
-      }
-    }
-    for (uint32_t j = reuse_begin[v]; j < reuse_begin[v + 1]; ++j) {
-      const ReuseCheck& r = reuse[j];
-      if (view.stream(r.from) < 0 || c[view.stream(r.from)] < view.pos(r.from)) {
-        const SyncEvent &e1 = plan.events.events[r.first], &e2 = plan.events.events[r.second];
-        return Fail("event-id-reuse",
-                    StrCat(SyncKindName(e1.kind), " id ", e1.id, " is shared by ", EdgeName(m, e1), " and ",
-                           EdgeName(m, e2), ", but the wait of the first (before ", SlotName(m, view, r.from),
-                           ") is not ordered before ", r.what, " the second (", SlotName(m, view, r.to), ")"));
       }
     }
     if (p > 0) pool.Unref(view.stream_slots(s)[p - 1]);
@@ -905,6 +726,7 @@ bool RegisterEventStageChecks() {
     };
     RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
     RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
+    RegisterStageCheck(IrProperty::kSyncEvents, "event-id-reuse", with_plan(VerifyEventIdReuse));
     RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
     RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
     RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));

@@ -5,7 +5,9 @@
 // (runtime::kEventWaitReset, as on Ascend where a Recv is wait + reset), so
 // sync edges that share an id wrongly are caught at run time: a second record
 // while the first is pending, or a pending wait that could consume another
-// edge's record (ExecResult::event_misuses).
+// edge's record (ExecResult::event_misuses). Edges in different branches of
+// one If / Case may share an id (only one branch runs on a device); this back
+// end runs every branch, so each branch's edges get their own object.
 //
 // What each stream runs is npuplan/sim/plan_program.h's PlanProgram (the same
 // queues the simulator times): in the whole-graph execution order, for each
@@ -84,13 +86,20 @@ class PlanExecutor {
 
  private:
   PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgram program);
-  std::string DescribeMisuse(const runtime::EventMisuse& m, size_t sync,
+  void BuildEventObjects();
+  int32_t ObjectOf(const sim::ProgramItem& item) const;
+  std::string DescribeMisuse(const runtime::EventMisuse& m, size_t object,
                              const std::map<uint64_t, size_t>& stream_of) const;
   const Plan& plan_;
   const ExecOptions options_;
   const sim::PlanProgram program_;
   std::vector<double> cost_;
   DependencyChecker checker_;
+  // Device event objects (BuildEventObjects): the program sync of each, the
+  // object of each plan event (-1: its sync's first), of each sync, and each
+  // object's records in enqueue order (plan event indices).
+  std::vector<int32_t> object_sync_, object_of_edge_, object_of_sync_;
+  std::vector<std::vector<int64_t>> records_of_object_;
 };
 
 }  // namespace npuplan::exec

@@ -349,31 +349,28 @@ absl::Status CpuDevice::Wait(ResourceKind kind, const std::shared_ptr<StreamStat
 // is one it could consume (reported once); afterwards the flag must still be
 // its own record's.
 void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t stream_id) {
-  std::vector<EventMisuse> misuses;
-  {
-    std::unique_lock<std::mutex> lock(sync.mu);
-    bool foreign = false;
-    auto check = [&] {
-      if (!foreign && sync.set_by != 0 && sync.set_by != generation) {
-        foreign = true;
-        misuses.push_back(EventMisuse{EventMisuse::Kind::kForeignRecord, sync.id, stream_id, generation, sync.set_by});
-      }
-    };
-    if (generation != 0) {
-      sync.cv.wait(lock, [&] {
-        check();
-        return sync.Done(generation);
-      });
-      if (sync.set_by == generation) {
-        sync.set_by = 0;
-      } else if (!foreign) {
-        misuses.push_back(EventMisuse{EventMisuse::Kind::kRecordLost, sync.id, stream_id, generation, sync.set_by});
-      }
-    } else {
-      check();
+  std::unique_lock<std::mutex> lock(sync.mu);
+  auto report = [&](EventMisuse m) {  // observers run without the lock
+    lock.unlock();
+    NotifyEventMisuse(m);
+    lock.lock();
+  };
+  bool foreign = false;
+  for (;;) {
+    if (!foreign && sync.set_by != 0 && sync.set_by != generation) {
+      foreign = true;
+      report(EventMisuse{EventMisuse::Kind::kForeignRecord, sync.id, stream_id, generation, sync.set_by});
+      continue;
     }
+    if (generation == 0 || sync.Done(generation)) break;
+    sync.cv.wait(lock);
   }
-  for (const EventMisuse& m : misuses) NotifyEventMisuse(m);
+  if (generation == 0) return;
+  if (sync.set_by == generation) {
+    sync.set_by = 0;
+  } else if (!foreign) {
+    report(EventMisuse{EventMisuse::Kind::kRecordLost, sync.id, stream_id, generation, sync.set_by});
+  }
 }
 
 absl::Status CpuDevice::RecordEvent(EventRef event, StreamRef stream) {

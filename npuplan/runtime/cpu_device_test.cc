@@ -3,11 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "npuplan/testing/status_matchers.h"
@@ -423,6 +426,14 @@ TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
   ASSERT_THAT(device.Launch(a.get(), [&] { later.Pass(); }), IsOk());
   ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());  // generation 2, gated
   ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());    // bound to 2, pending while 1 is set
+  // The report comes as soon as b's wait is pending (generation 2 is still gated).
+  auto foreign_seen = [&] {
+    std::lock_guard<std::mutex> lock(observer->mu);
+    return std::any_of(observer->seen.begin(), observer->seen.end(),
+                       [](const EventMisuse& m) { return m.kind == EventMisuse::Kind::kForeignRecord; });
+  };
+  for (int i = 0; i < 10000 && !foreign_seen(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(foreign_seen());
   later.Open();
   ASSERT_THAT(device.Synchronize(), IsOk());
   std::vector<EventMisuse::Kind> kinds;
