@@ -410,8 +410,8 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
         "[", name(), "] the plan needs ", a.events.ids, " device event ids for ", a.events.edges,
         " sync edges (eventIdReuse=", mode, "; at least ", a.events.lower_bound,
         " edges overlap) but the budget is ", max_events,
-        " (npuplan.maxEventIds / npuplan.device.maxEvents); use npuplan.eventIdReuse=min, fewer streams "
-        "(npuplan.maxStreams, ge.enableSingleStream=true) or ge.event=notify"));
+        " (npuplan.maxEventIds / npuplan.device.maxEvents); use ", mode == "min" ? "" : "npuplan.eventIdReuse=min, ",
+        "fewer streams (npuplan.maxStreams, ge.enableSingleStream=true) or ge.event=notify"));
   }
   if (a.notifies.ids > max_notifies) {
     return absl::ResourceExhaustedError(StrCat(

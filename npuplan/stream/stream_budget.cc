@@ -278,6 +278,7 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
                  Field("merges", merges));
   ctx.stats.Set(kName, "stream_budget", budget);
   ctx.stats.Set(kName, "streams_merged", merges);
+  ctx.stats.Set(kName, "streams_needed", need.total());
   if (need.total() > budget) {
     std::vector<StreamClass> cls = Classify(plan);
     std::map<std::string, int64_t> fixed;  // by what fixes them
