@@ -20,7 +20,8 @@ namespace npuplan {
 namespace {
 
 constexpr char kUpToActivation[] =
-    "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment,assign-attached-stream-pass,"
+    "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment,assign-attached-"
+    "stream-pass,"
     "stream-budget,task-count-assignment,sync-event-insertion,sync-event-optimization,event-reuse,"
     "physical-stream-split,stream-activation";
 

@@ -1,12 +1,12 @@
 #include "npuplan/compiler/bundle.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <optional>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "npuplan/events/device_limit_check.h"
 #include "npuplan/events/event_id_allocation.h"
@@ -42,7 +42,8 @@ BundleGraph BundleGraphFromPlan(const Plan& plan) {
   g.event_ids = plan.events.event_count;
   g.notify_ids = plan.events.notify_count;
   for (const SyncEvent& e : plan.events.events) g.sync_edges += e.kind == SyncKind::kEvent ? 1 : 0;
-  if (auto it = plan.events.counts.find("device_event_ids_lower_bound"); it != plan.events.counts.end()) {
+  if (auto it = plan.events.counts.find("device_event_ids_lower_bound");
+      it != plan.events.counts.end()) {
     g.event_ids_lower_bound = it->second;
   } else {
     g.event_ids_lower_bound = events::IdLowerBounds(plan).events.lower_bound;
@@ -85,18 +86,24 @@ absl::Status CheckBundleBudget(const Bundle& b) {
     int64_t BundleGraph::*per;
     const char* option;
   };
-  for (const Check& c : {Check{"device streams", b.streams, b.budget.streams, &BundleGraph::streams, "npuplan.maxStreams"},
-                         Check{"event ids", b.event_ids, b.budget.event_ids, &BundleGraph::event_ids, "npuplan.maxEventIds"},
-                         Check{"notify ids", b.notify_ids, b.budget.notify_ids, &BundleGraph::notify_ids,
-                               "npuplan.maxNotifyIds"}}) {
+  for (const Check& c : {Check{"device streams", b.streams, b.budget.streams, &BundleGraph::streams,
+                               "npuplan.maxStreams"},
+                         Check{"event ids", b.event_ids, b.budget.event_ids,
+                               &BundleGraph::event_ids, "npuplan.maxEventIds"},
+                         Check{"notify ids", b.notify_ids, b.budget.notify_ids,
+                               &BundleGraph::notify_ids, "npuplan.maxNotifyIds"}}) {
     if (c.budget <= 0 || c.total <= c.budget) continue;
-    const auto worst = std::max_element(b.graphs.begin(), b.graphs.end(),
-                                        [&](const BundleGraph& x, const BundleGraph& y) { return x.*c.per < y.*c.per; });
-    return absl::ResourceExhaustedError(StrCat(
-        "bundle of ", b.graphs.size(), " graphs (", b.concurrent ? "concurrent: the sum" : "sequential: the largest",
-        ") needs ", c.total, " ", c.what, " but the budget is ", c.budget, " (", c.option,
-        "); the largest graph, '", worst->name, "', needs ", (*worst).*c.per,
-        b.concurrent ? "; run the graphs one at a time (no --concurrent), or lower the per-graph need" : ""));
+    const auto worst = std::max_element(
+        b.graphs.begin(), b.graphs.end(),
+        [&](const BundleGraph& x, const BundleGraph& y) { return x.*c.per < y.*c.per; });
+    return absl::ResourceExhaustedError(
+        StrCat("bundle of ", b.graphs.size(), " graphs (",
+               b.concurrent ? "concurrent: the sum" : "sequential: the largest", ") needs ",
+               c.total, " ", c.what, " but the budget is ", c.budget, " (", c.option,
+               "); the largest graph, '", worst->name, "', needs ", (*worst).*c.per,
+               b.concurrent
+                   ? "; run the graphs one at a time (no --concurrent), or lower the per-graph need"
+                   : ""));
   }
   return absl::OkStatus();
 }
@@ -105,7 +112,9 @@ std::string BundleToJson(const Bundle& b) {
   nlohmann::json j;
   j["format"] = kBundleFormat;
   j["mode"] = b.concurrent ? "concurrent" : "sequential";
-  j["budget"] = {{"streams", b.budget.streams}, {"event_ids", b.budget.event_ids}, {"notify_ids", b.budget.notify_ids}};
+  j["budget"] = {{"streams", b.budget.streams},
+                 {"event_ids", b.budget.event_ids},
+                 {"notify_ids", b.budget.notify_ids}};
   j["device"] = {{"streams", b.streams},
                  {"event_ids", b.event_ids},
                  {"notify_ids", b.notify_ids},
@@ -137,8 +146,10 @@ std::string BundleToJson(const Bundle& b) {
 absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view source) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Bad(source, "not a JSON object");
-  if (j.value("format", "") != kBundleFormat) return Bad(source, StrCat("format is not \"", kBundleFormat, "\""));
-  auto get_int = [&](const nlohmann::json& o, const char* key, std::string_view where, int64_t& out) -> absl::Status {
+  if (j.value("format", "") != kBundleFormat)
+    return Bad(source, StrCat("format is not \"", kBundleFormat, "\""));
+  auto get_int = [&](const nlohmann::json& o, const char* key, std::string_view where,
+                     int64_t& out) -> absl::Status {
     auto it = o.find(key);
     if (it == o.end() || !it->is_number_integer() || it->get<int64_t>() < 0) {
       return Bad(source, StrCat(where, ".", key, " is missing or not a non-negative integer"));
@@ -146,16 +157,19 @@ absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view so
     out = it->get<int64_t>();
     return absl::OkStatus();
   };
-  auto get_str = [&](const nlohmann::json& o, const char* key, std::string_view where, std::string& out) -> absl::Status {
+  auto get_str = [&](const nlohmann::json& o, const char* key, std::string_view where,
+                     std::string& out) -> absl::Status {
     auto it = o.find(key);
-    if (it == o.end() || !it->is_string()) return Bad(source, StrCat(where, ".", key, " is missing or not a string"));
+    if (it == o.end() || !it->is_string())
+      return Bad(source, StrCat(where, ".", key, " is missing or not a string"));
     out = it->get<std::string>();
     return absl::OkStatus();
   };
   Bundle b;
   std::string mode;
   NPUPLAN_RETURN_IF_ERROR(get_str(j, "mode", "", mode));
-  if (mode != "sequential" && mode != "concurrent") return Bad(source, "mode is not \"sequential\" or \"concurrent\"");
+  if (mode != "sequential" && mode != "concurrent")
+    return Bad(source, "mode is not \"sequential\" or \"concurrent\"");
   b.concurrent = mode == "concurrent";
   const auto budget = j.find("budget");
   const auto device = j.find("device");
@@ -178,7 +192,8 @@ absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view so
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "name", where, g.name));
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "input", where, g.input));
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "plan", where, g.plan));
-    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
+    for (const auto& [key, field] :
+         std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
              {"streams", &BundleGraph::streams},
              {"stream_base", &BundleGraph::stream_base},
              {"event_ids", &BundleGraph::event_ids},
@@ -198,7 +213,8 @@ absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view so
       return Bad(source, StrCat(where, ".device_stream_ids does not list ", g.streams, " streams"));
     }
     for (size_t k = 0; k < ids->size(); ++k) {
-      if (!(*ids)[k].is_number_integer() || (*ids)[k].get<int64_t>() != g.stream_base + static_cast<int64_t>(k)) {
+      if (!(*ids)[k].is_number_integer() ||
+          (*ids)[k].get<int64_t>() != g.stream_base + static_cast<int64_t>(k)) {
         return Bad(source, StrCat(where, ".device_stream_ids[", k, "] is not stream_base + ", k));
       }
     }
@@ -216,7 +232,8 @@ absl::Status VerifyBundle(const Bundle& m, const std::vector<BundleGraph>& from_
   std::map<std::string, int> names;
   for (size_t i = 0; i < from_plans.size(); ++i) {
     if (++names[m.graphs[i].name] > 1) {
-      return absl::InternalError(StrCat("verifier[bundle]: graph name '", m.graphs[i].name, "' appears twice"));
+      return absl::InternalError(
+          StrCat("verifier[bundle]: graph name '", m.graphs[i].name, "' appears twice"));
     }
     BundleGraph g = from_plans[i];
     g.name = m.graphs[i].name;
@@ -226,11 +243,13 @@ absl::Status VerifyBundle(const Bundle& m, const std::vector<BundleGraph>& from_
   }
   const Bundle want = LayoutBundle(std::move(graphs), m.concurrent, m.budget);
   auto mismatch = [](std::string_view what, int64_t got, int64_t expect) {
-    return absl::InternalError(StrCat("verifier[bundle]: ", what, " is ", got, " but the plans and the mode give ", expect));
+    return absl::InternalError(StrCat("verifier[bundle]: ", what, " is ", got,
+                                      " but the plans and the mode give ", expect));
   };
   for (size_t i = 0; i < want.graphs.size(); ++i) {
     const BundleGraph &g = m.graphs[i], &w = want.graphs[i];
-    for (const auto& [key, field] : std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
+    for (const auto& [key, field] :
+         std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
              {"streams", &BundleGraph::streams},
              {"stream_base", &BundleGraph::stream_base},
              {"event_ids", &BundleGraph::event_ids},
@@ -242,13 +261,17 @@ absl::Status VerifyBundle(const Bundle& m, const std::vector<BundleGraph>& from_
              {"memory_peak", &BundleGraph::memory_peak},
              {"memory_alignment", &BundleGraph::memory_alignment},
              {"memory_offset", &BundleGraph::memory_offset}}) {
-      if (g.*field != w.*field) return mismatch(StrCat("graph '", g.name, "' ", key), g.*field, w.*field);
+      if (g.*field != w.*field)
+        return mismatch(StrCat("graph '", g.name, "' ", key), g.*field, w.*field);
     }
   }
   if (m.streams != want.streams) return mismatch("device.streams", m.streams, want.streams);
-  if (m.event_ids != want.event_ids) return mismatch("device.event_ids", m.event_ids, want.event_ids);
-  if (m.notify_ids != want.notify_ids) return mismatch("device.notify_ids", m.notify_ids, want.notify_ids);
-  if (m.memory_bytes != want.memory_bytes) return mismatch("device.memory_bytes", m.memory_bytes, want.memory_bytes);
+  if (m.event_ids != want.event_ids)
+    return mismatch("device.event_ids", m.event_ids, want.event_ids);
+  if (m.notify_ids != want.notify_ids)
+    return mismatch("device.notify_ids", m.notify_ids, want.notify_ids);
+  if (m.memory_bytes != want.memory_bytes)
+    return mismatch("device.memory_bytes", m.memory_bytes, want.memory_bytes);
   if (absl::Status s = CheckBundleBudget(want); !s.ok()) {
     return absl::InternalError(StrCat("verifier[bundle]: ", std::string(s.message())));
   }
@@ -256,35 +279,40 @@ absl::Status VerifyBundle(const Bundle& m, const std::vector<BundleGraph>& from_
 }
 
 std::string BundleSummaryText(const Bundle& b) {
-  std::string out = StrCat("bundle: ", b.graphs.size(), " graphs, ", b.concurrent ? "concurrent" : "sequential",
-                           " (device total = ", b.concurrent ? "sum" : "max", " over graphs)\n");
+  std::string out =
+      StrCat("bundle: ", b.graphs.size(), " graphs, ", b.concurrent ? "concurrent" : "sequential",
+             " (device total = ", b.concurrent ? "sum" : "max", " over graphs)\n");
   out += StrCat("  device streams  ", b.streams, " / budget ", b.budget.streams, "\n");
   out += StrCat("  event ids       ", b.event_ids, " / budget ", b.budget.event_ids, "\n");
   out += StrCat("  notify ids      ", b.notify_ids, " / budget ", b.budget.notify_ids, "\n");
   out += StrCat("  activation mem  ", b.memory_bytes, " bytes\n");
   size_t width = 5;
   for (const BundleGraph& g : b.graphs) width = std::max(width, g.name.size());
-  out += fmt::format("  {:<{}} {:>7} {:>11} {:>9} {:>11} {:>10} {:>9} {:>8} {:>14} {:>14}\n", "graph", width, "streams",
-                     "stream ids", "event ids", "lower bound", "sync edges", "event id0", "notifies", "memory peak",
-                     "memory offset");
+  out += fmt::format("  {:<{}} {:>7} {:>11} {:>9} {:>11} {:>10} {:>9} {:>8} {:>14} {:>14}\n",
+                     "graph", width, "streams", "stream ids", "event ids", "lower bound",
+                     "sync edges", "event id0", "notifies", "memory peak", "memory offset");
   for (const BundleGraph& g : b.graphs) {
     const std::string ids =
-        g.streams == 0 ? "-" : StrCat(g.stream_base, g.streams > 1 ? StrCat("-", g.stream_base + g.streams - 1) : "");
-    out += fmt::format("  {:<{}} {:>7} {:>11} {:>9} {:>11} {:>10} {:>9} {:>8} {:>14} {:>14}\n", g.name, width, g.streams,
-                       ids, g.event_ids, g.event_ids_lower_bound, g.sync_edges, g.event_base, g.notify_ids,
-                       g.memory_peak, g.memory_offset);
+        g.streams == 0 ? "-"
+                       : StrCat(g.stream_base,
+                                g.streams > 1 ? StrCat("-", g.stream_base + g.streams - 1) : "");
+    out += fmt::format("  {:<{}} {:>7} {:>11} {:>9} {:>11} {:>10} {:>9} {:>8} {:>14} {:>14}\n",
+                       g.name, width, g.streams, ids, g.event_ids, g.event_ids_lower_bound,
+                       g.sync_edges, g.event_base, g.notify_ids, g.memory_peak, g.memory_offset);
   }
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> ReadBundleInput(std::string_view text, const std::string& path) {
+absl::StatusOr<std::vector<std::string>> ReadBundleInput(std::string_view text,
+                                                         const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Bad(path, "not a JSON object");
   if (j.value("format", "") != kBundleInputFormat) {
     return Bad(path, StrCat("format is not \"", kBundleInputFormat, "\""));
   }
   const auto graphs = j.find("graphs");
-  if (graphs == j.end() || !graphs->is_array() || graphs->empty()) return Bad(path, "graphs is not a non-empty list");
+  if (graphs == j.end() || !graphs->is_array() || graphs->empty())
+    return Bad(path, "graphs is not a non-empty list");
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::vector<std::string> out;
   for (size_t i = 0; i < graphs->size(); ++i) {

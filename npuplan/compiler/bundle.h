@@ -80,7 +80,8 @@ absl::Status VerifyBundle(const Bundle& manifest, const std::vector<BundleGraph>
 // Per graph and totals against the budget, one line each.
 std::string BundleSummaryText(const Bundle& bundle);
 // Reads a bundle-input list: the graph paths, resolved against its directory.
-absl::StatusOr<std::vector<std::string>> ReadBundleInput(std::string_view text, const std::string& path);
+absl::StatusOr<std::vector<std::string>> ReadBundleInput(std::string_view text,
+                                                         const std::string& path);
 
 }  // namespace npuplan
 

@@ -57,12 +57,15 @@ TEST(BundleTest, ConcurrentGraphsGetConsecutiveRangesSoTheDeviceTotalIsTheSum) {
 
 TEST(BundleTest, ABundleAboveItsBudgetNamesTheTotalAndTheLargestGraph) {
   EXPECT_THAT(CheckBundleBudget(LayoutBundle(ThreeGraphs(), false, {5, 65536, 1024})), IsOk());
-  EXPECT_THAT(CheckBundleBudget(LayoutBundle(ThreeGraphs(), true, {8, 65536, 1024})),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       "bundle of 3 graphs (concurrent: the sum) needs 10 device streams but the budget is 8 "
-                       "(npuplan.maxStreams); the largest graph, 'g1', needs 5"));
-  EXPECT_THAT(CheckBundleBudget(LayoutBundle(ThreeGraphs(), false, {2024, 9, 1024})),
-              StatusIs(absl::StatusCode::kResourceExhausted, "needs 10 event ids but the budget is 9"));
+  EXPECT_THAT(
+      CheckBundleBudget(LayoutBundle(ThreeGraphs(), true, {8, 65536, 1024})),
+      StatusIs(
+          absl::StatusCode::kResourceExhausted,
+          "bundle of 3 graphs (concurrent: the sum) needs 10 device streams but the budget is 8 "
+          "(npuplan.maxStreams); the largest graph, 'g1', needs 5"));
+  EXPECT_THAT(
+      CheckBundleBudget(LayoutBundle(ThreeGraphs(), false, {2024, 9, 1024})),
+      StatusIs(absl::StatusCode::kResourceExhausted, "needs 10 event ids but the budget is 9"));
 }
 
 TEST(BundleTest, TheManifestRoundTripsAndVerifiesAgainstItsPlans) {
@@ -77,28 +80,36 @@ TEST(BundleTest, VerifierRejectsAManifestThatDisagreesWithItsPlans) {
   Bundle overlap = b;
   overlap.graphs[1].stream_base = 2;  // would share device stream 2 with g0
   EXPECT_THAT(VerifyBundle(overlap, ThreeGraphs()),
-              StatusIs(absl::StatusCode::kInternal, "graph 'g1' stream_base is 2 but the plans and the mode give 3"));
+              StatusIs(absl::StatusCode::kInternal,
+                       "graph 'g1' stream_base is 2 but the plans and the mode give 3"));
   Bundle total = b;
   total.streams = 5;
-  EXPECT_THAT(VerifyBundle(total, ThreeGraphs()), StatusIs(absl::StatusCode::kInternal, "device.streams is 5"));
+  EXPECT_THAT(VerifyBundle(total, ThreeGraphs()),
+              StatusIs(absl::StatusCode::kInternal, "device.streams is 5"));
   std::vector<BundleGraph> changed = ThreeGraphs();
   changed[0].event_ids = 11;  // the plan uses more ids than the manifest says
-  EXPECT_THAT(VerifyBundle(b, changed), StatusIs(absl::StatusCode::kInternal, "graph 'g0' event_ids is 10"));
+  EXPECT_THAT(VerifyBundle(b, changed),
+              StatusIs(absl::StatusCode::kInternal, "graph 'g0' event_ids is 10"));
   Bundle over = LayoutBundle(ThreeGraphs(), true, {8, 65536, 1024});
-  EXPECT_THAT(VerifyBundle(over, ThreeGraphs()), StatusIs(absl::StatusCode::kInternal, "budget is 8"));
+  EXPECT_THAT(VerifyBundle(over, ThreeGraphs()),
+              StatusIs(absl::StatusCode::kInternal, "budget is 8"));
 }
 
 TEST(BundleTest, ReaderRejectsBadManifests) {
-  EXPECT_THAT(BundleFromJson("[]", "b.json"), StatusIs(absl::StatusCode::kInvalidArgument, "b.json: not a JSON object"));
+  EXPECT_THAT(BundleFromJson("[]", "b.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "b.json: not a JSON object"));
   std::string text = BundleToJson(LayoutBundle(ThreeGraphs(), false, kBudget));
   std::string negative = text;
   negative.replace(negative.find("\"streams\": 3"), 12, "\"streams\": -3");
   EXPECT_THAT(BundleFromJson(negative, "b.json"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "graphs[0].streams is missing or not a non-negative integer"));
-  EXPECT_THAT(ReadBundleInput(R"({"format": "npuplan.bundle-input/1", "graphs": []})", "dir/l.json"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "graphs is not a non-empty list"));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto paths,
-                               ReadBundleInput(R"({"format": "npuplan.bundle-input/1", "graphs": ["a.json"]})", "dir/l.json"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "graphs[0].streams is missing or not a non-negative integer"));
+  EXPECT_THAT(
+      ReadBundleInput(R"({"format": "npuplan.bundle-input/1", "graphs": []})", "dir/l.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "graphs is not a non-empty list"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      auto paths, ReadBundleInput(R"({"format": "npuplan.bundle-input/1", "graphs": ["a.json"]})",
+                                  "dir/l.json"));
   EXPECT_EQ(paths, (std::vector<std::string>{"dir/a.json"}));
 }
 

@@ -78,7 +78,8 @@ class ChainCover final : public ReuseVisitor {
     }
     for (int32_t c : order_.contexts()) {
       const std::array<int64_t, kKinds> count = counts[c];
-      for (int kind = 0; kind < kKinds; ++kind) collect_[kind] = count[kind] > 0 && count[kind] <= exact_limit_;
+      for (int kind = 0; kind < kKinds; ++kind)
+        collect_[kind] = count[kind] > 0 && count[kind] <= exact_limit_;
       k_ = order_.Prepare(c);
       lefts_.assign(kKinds * k_, LeftList{});
       rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
@@ -112,10 +113,14 @@ class ChainCover final : public ReuseVisitor {
     int64_t best_rank = -1;
     for (size_t s = 0; s < k_; ++s) {
       if (ready[s] < 0) continue;
-      if (collect_[kind]) rights_[kind * k_ + s].entries.emplace_back(ready[s], static_cast<int32_t>(e));
+      if (collect_[kind])
+        rights_[kind * k_ + s].entries.emplace_back(ready[s], static_cast<int32_t>(e));
       LeftList& l = lefts_[kind * k_ + s];
       if (l.pos.empty()) continue;
-      const int32_t i = static_cast<int32_t>(std::upper_bound(l.pos.begin(), l.pos.end(), ready[s]) - l.pos.begin()) - 1;
+      const int32_t i =
+          static_cast<int32_t>(std::upper_bound(l.pos.begin(), l.pos.end(), ready[s]) -
+                               l.pos.begin()) -
+          1;
       const int32_t alive = i >= 0 ? l.FindAlive(i) : -1;
       if (alive < 0) continue;
       const int32_t cand = l.edge[alive];
@@ -141,8 +146,9 @@ class ChainCover final : public ReuseVisitor {
     std::vector<RightList*> lists;
     for (size_t s = 0; s < k_; ++s) {
       RightList& r = rights_[kind * k_ + s];
-      std::sort(r.entries.begin(), r.entries.end(),
-                [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+      std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+      });
       lists.push_back(&r);
     }
     std::vector<int32_t> free_lefts;
@@ -168,7 +174,8 @@ class ChainCover final : public ReuseVisitor {
   int32_t FindNext(RightList& r, int32_t i) const {
     int32_t j = i;
     const int32_t n = static_cast<int32_t>(r.entries.size());
-    while (j < n && (r.next[j] != j || visited_[r.entries[j].second])) j = r.next[j] != j ? r.next[j] : j + 1;
+    while (j < n && (r.next[j] != j || visited_[r.entries[j].second]))
+      j = r.next[j] != j ? r.next[j] : j + 1;
     while (i < j && i < n) {
       const int32_t nx = r.next[i] != i ? r.next[i] : i + 1;
       r.next[i] = j;
@@ -247,9 +254,11 @@ int64_t OverlapBound(const Plan& plan, const EdgeFacts& f, SyncKind kind, int32_
 // (one If / Case), which never both run. So a set of pairwise-exclusive edges
 // is: every ineligible edge, and per group of sibling contexts (the root
 // alone is a group) the largest overlap bound of one member.
-int64_t LowerBound(const Plan& plan, const RunContexts& contexts, const EdgeFacts& f, SyncKind kind) {
+int64_t LowerBound(const Plan& plan, const RunContexts& contexts, const EdgeFacts& f,
+                   SyncKind kind) {
   int64_t bound = 0;
-  for (size_t i = 0; i < f.eligible.size(); ++i) bound += plan.events.events[i].kind == kind && !f.eligible[i];
+  for (size_t i = 0; i < f.eligible.size(); ++i)
+    bound += plan.events.events[i].kind == kind && !f.eligible[i];
   std::map<int32_t, int64_t> group;  // owner → best member (root: -1)
   for (size_t c = 0; c < contexts.size(); ++c) {
     int64_t& g = group[contexts.owner[c]];
@@ -279,13 +288,15 @@ IdAllocation MinimumIdAllocation(const Plan& plan, int64_t exact_limit) {
       ++st.edges;
       if (match.pred[i] >= 0) continue;
       int32_t smallest = evs[i].id;
-      for (int32_t e = match.succ[i]; e >= 0; e = match.succ[e]) smallest = std::min(smallest, evs[e].id);
+      for (int32_t e = match.succ[i]; e >= 0; e = match.succ[e])
+        smallest = std::min(smallest, evs[e].id);
       chains[f.eligible[i] ? f.context[i] : -1].emplace_back(smallest, static_cast<uint32_t>(i));
     }
     // Units that share one id: a chain; or, across sibling branches, the j-th
     // chain of each. Numbered in order of their smallest previous id (then
     // head), so a plan where nothing is shared keeps its ids.
-    std::map<std::pair<int32_t, size_t>, std::vector<uint32_t>> sibling_units;  // (owner, j) → heads
+    std::map<std::pair<int32_t, size_t>, std::vector<uint32_t>>
+        sibling_units;  // (owner, j) → heads
     std::vector<std::pair<std::pair<int32_t, uint32_t>, std::vector<uint32_t>>> units;
     for (auto& [c, list] : chains) {
       std::sort(list.begin(), list.end());
@@ -310,7 +321,8 @@ IdAllocation MinimumIdAllocation(const Plan& plan, int64_t exact_limit) {
     std::sort(units.begin(), units.end());
     for (size_t u = 0; u < units.size(); ++u) {
       for (uint32_t h : units[u].second) {
-        for (int32_t e = static_cast<int32_t>(h); e >= 0; e = match.succ[e]) out.id[e] = static_cast<int32_t>(u);
+        for (int32_t e = static_cast<int32_t>(h); e >= 0; e = match.succ[e])
+          out.id[e] = static_cast<int32_t>(u);
       }
     }
     st.ids = static_cast<int64_t>(units.size());
@@ -361,13 +373,15 @@ void WriteCounts(Plan& plan, const events::IdAllocation& a) {
 
 absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
   if (Has(plan.established, IrProperty::kSyncNodes)) {
-    return absl::FailedPreconditionError(
-        StrCat("[", name(), "] Send/Recv nodes already carry the ids: allocate them before sync-node-generation"));
+    return absl::FailedPreconditionError(StrCat(
+        "[", name(),
+        "] Send/Recv nodes already carry the ids: allocate them before sync-node-generation"));
   }
   const std::string mode = EventIdReuseMode(ctx.options);
   if (mode == "ge") return false;  // GE's ids, byte for byte
   int64_t exact_limit = 0;
-  if (!absl::SimpleAtoi(ctx.options.Get("npuplan.eventIdExactLimit"), &exact_limit)) exact_limit = 0;
+  if (!absl::SimpleAtoi(ctx.options.Get("npuplan.eventIdExactLimit"), &exact_limit))
+    exact_limit = 0;
   events::IdAllocation a;
   bool changed = false;
   if (mode == "min") {
@@ -380,7 +394,8 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
     auto by_kind_id = [](const SyncEvent& x, const SyncEvent& y) {
       return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
     };
-    if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id)) std::stable_sort(evs.begin(), evs.end(), by_kind_id);
+    if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id))
+      std::stable_sort(evs.begin(), evs.end(), by_kind_id);
     events::RecountIds(plan.events);
   } else {
     a = events::IdLowerBounds(plan);
@@ -389,9 +404,10 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
   for (const auto* st : {&a.events, &a.notifies}) {
     if (st->edges == 0) continue;
     const bool notify = st == &a.notifies;
-    ctx.log.Record(name(), "EventIdsAllocated", "", Field("kind", notify ? "notify" : "event"), Field("mode", mode),
-                   Field("edges", st->edges), Field("ids", st->ids), Field("lower_bound", st->lower_bound),
-                   Field("exact", st->exact ? 1 : 0), Field("shared", st->shared));
+    ctx.log.Record(name(), "EventIdsAllocated", "", Field("kind", notify ? "notify" : "event"),
+                   Field("mode", mode), Field("edges", st->edges), Field("ids", st->ids),
+                   Field("lower_bound", st->lower_bound), Field("exact", st->exact ? 1 : 0),
+                   Field("shared", st->shared));
   }
   ctx.stats.Set(name(), "event_edges", a.events.edges);
   ctx.stats.Set(name(), "event_ids", a.events.ids);
@@ -399,26 +415,30 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
   ctx.stats.Set(name(), "notify_ids", a.notifies.ids);
   // Budgets, when set (unset they are the device limits, which
   // device-limit-check enforces as the hard check).
-  const int64_t max_events = ctx.options.Has("npuplan.maxEventIds")
-                                 ? BudgetOption(ctx.options, "npuplan.maxEventIds", "npuplan.device.maxEvents")
-                                 : INT64_MAX;
-  const int64_t max_notifies = ctx.options.Has("npuplan.maxNotifyIds")
-                                   ? BudgetOption(ctx.options, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies")
-                                   : INT64_MAX;
+  const int64_t max_events =
+      ctx.options.Has("npuplan.maxEventIds")
+          ? BudgetOption(ctx.options, "npuplan.maxEventIds", "npuplan.device.maxEvents")
+          : INT64_MAX;
+  const int64_t max_notifies =
+      ctx.options.Has("npuplan.maxNotifyIds")
+          ? BudgetOption(ctx.options, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies")
+          : INT64_MAX;
   if (a.events.ids > max_events) {
     return absl::ResourceExhaustedError(StrCat(
         "[", name(), "] the plan needs ", a.events.ids, " device event ids for ", a.events.edges,
         " sync edges (eventIdReuse=", mode, "; at least ", a.events.lower_bound,
         " edges overlap) but the budget is ", max_events,
-        " (npuplan.maxEventIds / npuplan.device.maxEvents); use ", mode == "min" ? "" : "npuplan.eventIdReuse=min, ",
+        " (npuplan.maxEventIds / npuplan.device.maxEvents); use ",
+        mode == "min" ? "" : "npuplan.eventIdReuse=min, ",
         "fewer streams (npuplan.maxStreams, ge.enableSingleStream=true) or ge.event=notify"));
   }
   if (a.notifies.ids > max_notifies) {
-    return absl::ResourceExhaustedError(StrCat(
-        "[", name(), "] the plan needs ", a.notifies.ids, " device notify ids for ", a.notifies.edges,
-        " sync edges (eventIdReuse=", mode, "; at least ", a.notifies.lower_bound,
-        " edges overlap) but the budget is ", max_notifies,
-        " (npuplan.maxNotifyIds / npuplan.device.maxNotifies); use ge.event=event or fewer streams"));
+    return absl::ResourceExhaustedError(
+        StrCat("[", name(), "] the plan needs ", a.notifies.ids, " device notify ids for ",
+               a.notifies.edges, " sync edges (eventIdReuse=", mode, "; at least ",
+               a.notifies.lower_bound, " edges overlap) but the budget is ", max_notifies,
+               " (npuplan.maxNotifyIds / npuplan.device.maxNotifies); use ge.event=event or fewer "
+               "streams"));
   }
   return changed;
 }

@@ -84,8 +84,12 @@ IdAllocation IdLowerBounds(const Plan& plan);
 class EventIdAllocation final : public Pass {
  public:
   std::string_view name() const override { return "event-id-allocation"; }
-  IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
-  IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
+  IrProperties required() const override {
+    return static_cast<IrProperties>(IrProperty::kSyncEvents);
+  }
+  IrProperties provided() const override {
+    return static_cast<IrProperties>(IrProperty::kSyncEvents);
+  }
   bool preserves_structure() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };

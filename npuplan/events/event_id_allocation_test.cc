@@ -37,10 +37,11 @@ Plan ParsePlan(const char* json) {
   return PlanFromModel(std::move(m).value());
 }
 
-absl::Status Allocate(Plan& plan, std::map<std::string, std::string> options = {}, RunResult* result = nullptr) {
+absl::Status Allocate(Plan& plan, std::map<std::string, std::string> options = {},
+                      RunResult* result = nullptr) {
   return RunPasses(plan,
-                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
-                          PhysicalStreamSplit, StreamActivation, EventIdAllocation>(),
+                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                          EventReuse, PhysicalStreamSplit, StreamActivation, EventIdAllocation>(),
                    options, result);
 }
 
@@ -123,8 +124,8 @@ TEST(EventIdAllocationTest, NoneModeGivesEveryEdgeItsOwnIdAndReportsTheBound) {
 }
 
 TEST(EventIdAllocationTest, GeModesKeepGesIdsAndWriteNothing) {
-  for (auto opts : std::vector<std::map<std::string, std::string>>{{{"npuplan.eventIdReuse", "ge"}},
-                                                                   {{"npuplan.eventOptimization", "ge"}}}) {
+  for (auto opts : std::vector<std::map<std::string, std::string>>{
+           {{"npuplan.eventIdReuse", "ge"}}, {{"npuplan.eventOptimization", "ge"}}}) {
     Plan plan = ParsePlan(kPingPong);
     ASSERT_THAT(Allocate(plan, opts), IsOk());
     EXPECT_EQ(plan.events.event_count, 3);
@@ -143,7 +144,8 @@ TEST(EventIdAllocationTest, VerifierRejectsAHandMadeReuseOfOverlappingEdges) {
   ASSERT_THAT(Allocate(plan), IsOk());
   SetId(plan, "c", "d", IdOf(plan, "a", "b"));
   EXPECT_THAT(events::VerifyEventIdReuse(plan),
-              StatusIs(absl::StatusCode::kInternal, "verifier[event-id-reuse]: event id 0 is shared by 'a' -> 'b'"));
+              StatusIs(absl::StatusCode::kInternal,
+                       "verifier[event-id-reuse]: event id 0 is shared by 'a' -> 'b'"));
 }
 
 TEST(EventIdAllocationTest, VerifierRejectsReuseByAWaitPendingFromItsStreamsStart) {
@@ -156,9 +158,12 @@ TEST(EventIdAllocationTest, VerifierRejectsReuseByAWaitPendingFromItsStreamsStar
 
 TEST(EventIdAllocationTest, SendAndRecvNodesCarryTheSharedId) {
   Plan plan = ParsePlan(kPingPong);
-  ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
-                                     PhysicalStreamSplit, StreamActivation, EventIdAllocation, SyncNodeGeneration>()),
-              IsOk());
+  ASSERT_THAT(
+      RunPasses(
+          plan,
+          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+                 PhysicalStreamSplit, StreamActivation, EventIdAllocation, SyncNodeGeneration>()),
+      IsOk());
   std::multiset<int64_t> send_ids;
   for (const Node& n : plan.model.nodes()) {
     if (n.type == "Send") send_ids.insert(*GetIntAttr(n.attrs, "event_id"));
@@ -193,8 +198,14 @@ constexpr char kContexts[] = R"json({"nodes": [
 Plan ContextPlan() {
   Plan plan = ParsePlan(kContexts);
   int32_t id = 0;
-  for (auto [s, r] : std::vector<std::pair<const char*, const char*>>{
-           {"a", "b"}, {"b", "t"}, {"t", "c"}, {"c", "d"}, {"t", "t2"}, {"u", "u2"}, {"w1", "w2"}, {"w2", "w3"}}) {
+  for (auto [s, r] : std::vector<std::pair<const char*, const char*>>{{"a", "b"},
+                                                                      {"b", "t"},
+                                                                      {"t", "c"},
+                                                                      {"c", "d"},
+                                                                      {"t", "t2"},
+                                                                      {"u", "u2"},
+                                                                      {"w1", "w2"},
+                                                                      {"w2", "w3"}}) {
     SyncEvent e;
     e.id = id++;
     e.send = plan.model.FindNode(s);
@@ -237,8 +248,9 @@ TEST(EventIdAllocationTest, SiblingBranchesShareIdsAndLoopBodiesShareNone) {
   EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
   Plan root_and_branch = plan;
   SetId(root_and_branch, "t", "t2", IdOf(root_and_branch, "a", "b"));
-  EXPECT_THAT(events::VerifyEventIdReuse(root_and_branch),
-              StatusIs(absl::StatusCode::kInternal, "which lie in different subgraphs that can both run"));
+  EXPECT_THAT(
+      events::VerifyEventIdReuse(root_and_branch),
+      StatusIs(absl::StatusCode::kInternal, "which lie in different subgraphs that can both run"));
   Plan in_loop = plan;
   SetId(in_loop, "w2", "w3", IdOf(in_loop, "w1", "w2"));
   EXPECT_THAT(events::VerifyEventIdReuse(in_loop),
@@ -305,8 +317,10 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
     EXPECT_EQ(none.events.event_count, static_cast<int64_t>(none.events.events.size()));
     EXPECT_LE(min.events.event_count, none.events.event_count) << "seed " << seed;
     EXPECT_LE(min.events.event_count, greedy.events.event_count) << "seed " << seed;
-    EXPECT_LE(min.events.counts.at("device_event_ids_lower_bound"), min.events.event_count) << "seed " << seed;
-    EXPECT_EQ(greedy.events.counts.at("device_event_ids_exact"), none.events.events.empty() ? 1 : 0);
+    EXPECT_LE(min.events.counts.at("device_event_ids_lower_bound"), min.events.event_count)
+        << "seed " << seed;
+    EXPECT_EQ(greedy.events.counts.at("device_event_ids_exact"),
+              none.events.events.empty() ? 1 : 0);
     ASSERT_EQ(min.events.counts.at("device_event_ids_exact"), 1);
     shared += static_cast<int>(none.events.event_count - min.events.event_count);
     if (min.events.events.size() <= 13) {
@@ -321,7 +335,8 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
         for (SyncEvent& e : p.events.events) {
           if (e.id == b) e.id = a;
         }
-        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok()) << "seed " << seed << ": ids " << a << " and " << b;
+        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok())
+            << "seed " << seed << ": ids " << a << " and " << b;
       }
     }
   }

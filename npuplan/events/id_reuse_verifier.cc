@@ -29,7 +29,9 @@
 namespace npuplan::events {
 namespace {
 
-absl::Status Fail(std::string_view what) { return absl::InternalError(StrCat("verifier[event-id-reuse]: ", what)); }
+absl::Status Fail(std::string_view what) {
+  return absl::InternalError(StrCat("verifier[event-id-reuse]: ", what));
+}
 
 bool Branches(const Node& n) {
   return n.type == "If" || n.type == "StatelessIf" || n.type == "Case" || n.type == "StatelessCase";
@@ -77,7 +79,8 @@ GraphRuns ComputeGraphRuns(const Model& m, bool loops) {
       r.context[g.index()] = g.value;
       r.repeats[g.index()] = r.repeats[above] || !Branches(owner);
       for (size_t b = 0; b < owner.subgraphs.size(); ++b) {
-        if (owner.subgraphs[b] == g) r.branches[g.index()].emplace_back(graph.parent_node.value, static_cast<int32_t>(b));
+        if (owner.subgraphs[b] == g)
+          r.branches[g.index()].emplace_back(graph.parent_node.value, static_cast<int32_t>(b));
       }
     }
   }
@@ -85,7 +88,8 @@ GraphRuns ComputeGraphRuns(const Model& m, bool loops) {
 }
 
 // The (owner, branch) pairs both ends of e lie under.
-std::vector<std::pair<int32_t, int32_t>> CommonBranches(const Model& m, const GraphRuns& r, const SyncEvent& e) {
+std::vector<std::pair<int32_t, int32_t>> CommonBranches(const Model& m, const GraphRuns& r,
+                                                        const SyncEvent& e) {
   const auto& a = r.branches[m.node(e.send).graph.index()];
   const auto& b = r.branches[m.node(e.recv).graph.index()];
   std::vector<std::pair<int32_t, int32_t>> out;
@@ -95,7 +99,8 @@ std::vector<std::pair<int32_t, int32_t>> CommonBranches(const Model& m, const Gr
   return out;
 }
 
-bool Exclusive(const std::vector<std::pair<int32_t, int32_t>>& a, const std::vector<std::pair<int32_t, int32_t>>& b) {
+bool Exclusive(const std::vector<std::pair<int32_t, int32_t>>& a,
+               const std::vector<std::pair<int32_t, int32_t>>& b) {
   for (const auto& [owner, branch] : a) {
     for (const auto& [owner2, branch2] : b) {
       if (owner == owner2 && branch != branch2) return true;
@@ -118,8 +123,9 @@ struct Proof {
 // Happens-before over one context's slots (physical streams): stream order
 // among them, the events between them (on Send/Recv nodes once they exist)
 // and activation inside the context; then every proof, at its `to` slot.
-absl::Status ProveInContext(const Plan& plan, const SyncView& view, const std::vector<int32_t>& context_of_slot,
-                            int32_t context, const std::vector<std::pair<int32_t, int32_t>>& order_edges,
+absl::Status ProveInContext(const Plan& plan, const SyncView& view,
+                            const std::vector<int32_t>& context_of_slot, int32_t context,
+                            const std::vector<std::pair<int32_t, int32_t>>& order_edges,
                             std::vector<Proof> proofs) {
   const Model& m = plan.model;
   const size_t n = view.num_slots();
@@ -131,10 +137,12 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view, const std::v
   // Incoming orderings and proofs per slot (sorted lists, looked up by range).
   std::vector<std::pair<int32_t, int32_t>> in;  // (to, from)
   for (const auto& [from, to] : order_edges) {
-    if (context_of_slot[from] == context && context_of_slot[to] == context) in.emplace_back(to, from);
+    if (context_of_slot[from] == context && context_of_slot[to] == context)
+      in.emplace_back(to, from);
   }
   std::sort(in.begin(), in.end());
-  std::sort(proofs.begin(), proofs.end(), [](const Proof& a, const Proof& b) { return a.to < b.to; });
+  std::sort(proofs.begin(), proofs.end(),
+            [](const Proof& a, const Proof& b) { return a.to < b.to; });
   // Position within the context per stream, predecessor there, readers left per slot.
   std::vector<int32_t> pos(n, -1), pred(n, -1), readers(n, 0);
   {
@@ -161,21 +169,24 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view, const std::v
   for (int32_t s : slots) {
     std::fill(c.begin(), c.end(), -1);
     if (pred[s] >= 0) std::copy(get(pred[s]), get(pred[s]) + k, c.begin());
-    const auto range = std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
-                                        [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto range =
+        std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto it = range.first; it != range.second; ++it) {
       const int32_t* o = get(it->second);
       for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
     }
     c[view.stream(s)] = pos[s];
-    auto p = std::lower_bound(proofs.begin(), proofs.end(), s, [](const Proof& a, int32_t v) { return a.to < v; });
+    auto p = std::lower_bound(proofs.begin(), proofs.end(), s,
+                              [](const Proof& a, int32_t v) { return a.to < v; });
     for (; p != proofs.end() && p->to == s; ++p) {
       const int64_t fs = view.stream(p->from);
       if (context_of_slot[p->from] != context || pos[p->from] < 0 || c[fs] < pos[p->from]) {
         const SyncEvent &e1 = plan.events.events[p->first], &e2 = plan.events.events[p->second];
-        return Fail(StrCat(SyncKindName(e1.kind), " id ", e1.id, " is shared by ", EdgeName(m, e1), " and ",
-                           EdgeName(m, e2), ", but the wait of the first (before '", m.node(view.node_of(p->from)).name,
-                           "') is not ordered before ", p->what, " the second ('", m.node(view.node_of(p->to)).name,
+        return Fail(StrCat(SyncKindName(e1.kind), " id ", e1.id, " is shared by ", EdgeName(m, e1),
+                           " and ", EdgeName(m, e2), ", but the wait of the first (before '",
+                           m.node(view.node_of(p->from)).name, "') is not ordered before ", p->what,
+                           " the second ('", m.node(view.node_of(p->to)).name,
                            "') by the slots that run whenever both run"));
       }
     }
@@ -208,16 +219,18 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
   bool loops = false;
   for (const SyncEvent& e : evs) loops |= e.reason == SyncReason::kLoop;
   for (const Node& n : m.nodes()) {
-    loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" || n.type == "NextIteration" ||
-             n.type == "LoopCond";
+    loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" ||
+             n.type == "NextIteration" || n.type == "LoopCond";
   }
   const GraphRuns runs = ComputeGraphRuns(m, loops);
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
   SyncView view(plan, physical);
   for (const SyncEvent& e : evs) {
-    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes() ||
-        e.send_attached >= view.num_attached(e.send) || e.recv_attached >= view.num_attached(e.recv)) {
-      return Fail(StrCat(SyncKindName(e.kind), " ", e.id, " names no node or attached stream of the plan"));
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv)) {
+      return Fail(
+          StrCat(SyncKindName(e.kind), " ", e.id, " names no node or attached stream of the plan"));
     }
   }
   std::vector<int32_t> context_of_slot(view.num_slots(), -1);
@@ -240,13 +253,15 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
         const Node& r = m.node(c);
         const bool rn = r.type == "RecvNotify";
         if (r.type != "Recv" && !rn) continue;
-        if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id")) recv_node[{static_cast<int32_t>(i), *id, rn}] = c;
+        if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
+          recv_node[{static_cast<int32_t>(i), *id, rn}] = c;
       }
     }
   }
   auto record_slot = [&](const SyncEvent& e) {
     auto it = send_node.find({e.send.value, e.id, e.kind == SyncKind::kNotify});
-    return it != send_node.end() ? view.slot(it->second, -1) : SendSlots(m, view)(e.send, e.send_attached);
+    return it != send_node.end() ? view.slot(it->second, -1)
+                                 : SendSlots(m, view)(e.send, e.send_attached);
   };
   // Ordering edges for the sweeps: events (not loop ones) and activation.
   std::vector<std::pair<int32_t, int32_t>> order_edges;
@@ -254,11 +269,14 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
     if (e.reason == SyncReason::kLoop) continue;
     int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
-    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end()) from = view.slot(it->second, -1);
-    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end()) to = view.slot(it->second, -1);
+    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end())
+      from = view.slot(it->second, -1);
+    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end())
+      to = view.slot(it->second, -1);
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
-  const ActivationInfo act = ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+  const ActivationInfo act =
+      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     const int32_t from = view.slot(NodeId(a), -1);
     if (view.stream(from) < 0) continue;
@@ -282,8 +300,8 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
     for (size_t i : members) {
       const SyncEvent& e = evs[i];
       const int32_t c = runs.context[m.node(e.send).graph.index()];
-      if (c == runs.context[m.node(e.recv).graph.index()] && !runs.repeats[m.node(e.send).graph.index()] &&
-          e.reason != SyncReason::kLoop) {
+      if (c == runs.context[m.node(e.recv).graph.index()] &&
+          !runs.repeats[m.node(e.send).graph.index()] && e.reason != SyncReason::kLoop) {
         by_context[c].push_back(i);
       } else {
         loose.push_back(i);
@@ -295,9 +313,11 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
     for (size_t i : loose) {
       for (size_t j : members) {
         if (i != j && !exclusive(i, j)) {
-          return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[i]), " and ", EdgeName(m, evs[j]), ", but ",
-                             EdgeName(m, evs[i]), " may not run, or may run more than once, whenever the other runs "
-                             "(its ends lie in different subgraph contexts, a loop body or a loop)"));
+          return Fail(
+              StrCat(what, " is shared by ", EdgeName(m, evs[i]), " and ", EdgeName(m, evs[j]),
+                     ", but ", EdgeName(m, evs[i]),
+                     " may not run, or may run more than once, whenever the other runs "
+                     "(its ends lie in different subgraph contexts, a loop body or a loop)"));
         }
       }
     }
@@ -305,18 +325,22 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
       for (auto b = std::next(a); b != by_context.end(); ++b) {
         if (!exclusive(a->second.front(), b->second.front())) {
           return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[a->second.front()]), " and ",
-                             EdgeName(m, evs[b->second.front()]), ", which lie in different subgraphs that can both run"));
+                             EdgeName(m, evs[b->second.front()]),
+                             ", which lie in different subgraphs that can both run"));
         }
       }
     }
     for (auto& [c, list] : by_context) {
-      auto sender_rank = [&](size_t i) { return view.rank(view.slot(evs[i].send, evs[i].send_attached)); };
+      auto sender_rank = [&](size_t i) {
+        return view.rank(view.slot(evs[i].send, evs[i].send_attached));
+      };
       std::sort(list.begin(), list.end(), [&](size_t x, size_t y) {
         return std::pair(sender_rank(x), x) < std::pair(sender_rank(y), y);
       });
       for (size_t j = 1; j < list.size(); ++j) {
         const SyncEvent &e1 = evs[list[j - 1]], &e2 = evs[list[j]];
-        const int32_t r1 = view.slot(e1.recv, e1.recv_attached), r2 = view.slot(e2.recv, e2.recv_attached);
+        const int32_t r1 = view.slot(e1.recv, e1.recv_attached),
+                      r2 = view.slot(e2.recv, e2.recv_attached);
         // The slot before e2's receiver on its stream within the context, Send/Recv nodes skipped.
         int32_t before = -1;
         const int64_t st = view.stream(r2);
@@ -328,12 +352,15 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
           }
         }
         if (before < 0) {
-          return Fail(StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2), ", but the wait of ",
-                             EdgeName(m, e2), " is the first on its stream: it is pending from the start and could "
-                             "consume the record of ", EdgeName(m, e1)));
+          return Fail(StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2),
+                             ", but the wait of ", EdgeName(m, e2),
+                             " is the first on its stream: it is pending from the start and could "
+                             "consume the record of ",
+                             EdgeName(m, e1)));
         }
         auto& ps = proofs[c];
-        ps.push_back({r1, view.slot(e2.send, e2.send_attached), list[j - 1], list[j], "the record of"});
+        ps.push_back(
+            {r1, view.slot(e2.send, e2.send_attached), list[j - 1], list[j], "the record of"});
         const int32_t rec = record_slot(e2);
         if (context_of_slot[rec] == c) ps.push_back({r1, rec, list[j - 1], list[j], "the Send of"});
         ps.push_back({r1, before, list[j - 1], list[j], "the start of the wait of"});

@@ -16,7 +16,8 @@ ResourceUse PlanResourceUse(const Plan& plan, const CompileOptions& options) {
   r.notify_ids = plan.events.notify_count;
   r.event_budget = BudgetOption(options, "npuplan.maxEventIds", "npuplan.device.maxEvents");
   r.notify_budget = BudgetOption(options, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies");
-  for (const SyncEvent& e : plan.events.events) ++(e.kind == SyncKind::kNotify ? r.notify_edges : r.event_edges);
+  for (const SyncEvent& e : plan.events.events)
+    ++(e.kind == SyncKind::kNotify ? r.notify_edges : r.event_edges);
   const auto& c = plan.events.counts;
   auto count = [&](const char* key) -> std::optional<int64_t> {
     auto it = c.find(key);
@@ -38,31 +39,32 @@ ResourceUse PlanResourceUse(const Plan& plan, const CompileOptions& options) {
 }
 
 std::string ResourceUseJson(const ResourceUse& r) {
-  nlohmann::json j = {
-      {"streams", {{"used", r.streams}, {"budget", r.stream_budget}}},
-      {"event_ids",
-       {{"used", r.event_ids},
-        {"budget", r.event_budget},
-        {"lower_bound", r.event_lower_bound},
-        {"sync_edges", r.event_edges},
-        {"exact", r.event_exact}}},
-      {"notify_ids",
-       {{"used", r.notify_ids},
-        {"budget", r.notify_budget},
-        {"lower_bound", r.notify_lower_bound},
-        {"sync_edges", r.notify_edges}}},
-      {"memory", {{"peak", r.memory_peak}, {"lower_bound", r.memory_lower_bound}}}};
+  nlohmann::json j = {{"streams", {{"used", r.streams}, {"budget", r.stream_budget}}},
+                      {"event_ids",
+                       {{"used", r.event_ids},
+                        {"budget", r.event_budget},
+                        {"lower_bound", r.event_lower_bound},
+                        {"sync_edges", r.event_edges},
+                        {"exact", r.event_exact}}},
+                      {"notify_ids",
+                       {{"used", r.notify_ids},
+                        {"budget", r.notify_budget},
+                        {"lower_bound", r.notify_lower_bound},
+                        {"sync_edges", r.notify_edges}}},
+                      {"memory", {{"peak", r.memory_peak}, {"lower_bound", r.memory_lower_bound}}}};
   return j.dump();
 }
 
 std::string ResourceUseText(const ResourceUse& r) {
   std::string out = "resources (used / budget):\n";
   out += StrCat("  device streams  ", r.streams, " / ", r.stream_budget, "\n");
-  out += StrCat("  event ids       ", r.event_ids, " / ", r.event_budget, " (", r.event_edges, " sync edges; at least ",
-                r.event_lower_bound, r.event_exact ? ", minimum reached" : "", ")\n");
+  out += StrCat("  event ids       ", r.event_ids, " / ", r.event_budget, " (", r.event_edges,
+                " sync edges; at least ", r.event_lower_bound,
+                r.event_exact ? ", minimum reached" : "", ")\n");
   out += StrCat("  notify ids      ", r.notify_ids, " / ", r.notify_budget, " (", r.notify_edges,
                 " sync edges; at least ", r.notify_lower_bound, ")\n");
-  out += StrCat("  memory peak     ", r.memory_peak, " bytes (lower bound ", r.memory_lower_bound, ")\n");
+  out += StrCat("  memory peak     ", r.memory_peak, " bytes (lower bound ", r.memory_lower_bound,
+                ")\n");
   return out;
 }
 

@@ -23,7 +23,9 @@ bool PlanLoops(const Plan& plan) {
   }
   for (const Node& n : plan.model.nodes()) {
     const std::string_view t = n.type;
-    if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" || t == "LoopCond") return true;
+    if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
+        t == "LoopCond")
+      return true;
   }
   return false;
 }
@@ -105,8 +107,8 @@ RunContexts ComputeRunContexts(const Plan& plan) {
     c.of_graph[g.index()] = static_cast<int32_t>(c.repeats.size());
     c.repeats.push_back(c.repeats[up] || !IsBranchOwner(owner) ? 1 : 0);
     c.owner.push_back(graph.parent_node.value);
-    c.branch.push_back(static_cast<int32_t>(std::find(owner.subgraphs.begin(), owner.subgraphs.end(), g) -
-                                            owner.subgraphs.begin()));
+    c.branch.push_back(static_cast<int32_t>(
+        std::find(owner.subgraphs.begin(), owner.subgraphs.end(), g) - owner.subgraphs.begin()));
   }
   return c;
 }
@@ -127,7 +129,8 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
   f.end.assign(n, kInfRank);
   // The slot before each slot on its physical stream within its context
   // (Send/Recv nodes of a materialised plan skipped).
-  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) && plan.physical_stream.size() >= view.num_nodes();
+  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) &&
+                     plan.physical_stream.size() >= view.num_nodes();
   std::vector<int32_t> prev(view.num_slots(), -1);
   std::unordered_map<uint64_t, int32_t> last;  // (context, physical stream) → slot
   for (int32_t slot : view.slot_order()) {
@@ -145,10 +148,17 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
   auto context_of = [&](NodeId id) { return contexts.of_graph[m.node(id).graph.index()]; };
   for (size_t i = 0; i < n; ++i) {
     const SyncEvent& e = evs[i];
-    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) continue;
-    if (e.send_attached >= view.num_attached(e.send) || e.recv_attached >= view.num_attached(e.recv)) continue;
-    const int32_t own = view.slot(e.send, e.send_attached), recv = view.slot(e.recv, e.recv_attached);
-    if (view.stream(own) < 0 || view.stream(recv) < 0 || view.rank(own) < 0 || view.rank(own) >= view.rank(recv)) continue;
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes())
+      continue;
+    if (e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv))
+      continue;
+    const int32_t own = view.slot(e.send, e.send_attached),
+                  recv = view.slot(e.recv, e.recv_attached);
+    if (view.stream(own) < 0 || view.stream(recv) < 0 || view.rank(own) < 0 ||
+        view.rank(own) >= view.rank(recv))
+      continue;
     const int32_t sendslot = send_slots.ForEvent(e);
     if (view.stream(sendslot) < 0 || view.rank(sendslot) >= view.rank(recv)) continue;
     const int32_t c = context_of(e.send);
@@ -162,14 +172,17 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
     f.eligible[i] = 1;
     f.has_pred[i] = prev[recv] >= 0 && e.reason != SyncReason::kSplit;
     f.end[i] = view.rank(recv);
-    f.start[i] = f.has_pred[i] ? std::min({view.rank(own), view.rank(f.sendslot[i]), view.rank(prev[recv])}) : -1;
+    f.start[i] = f.has_pred[i]
+                     ? std::min({view.rank(own), view.rank(f.sendslot[i]), view.rank(prev[recv])})
+                     : -1;
   }
   return f;
 }
 
 ReuseOrder::~ReuseOrder() = default;
 
-ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts, const EdgeFacts& facts)
+ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts,
+                       const EdgeFacts& facts)
     : plan_(plan), view_(view), f_(facts) {
   const Model& m = plan.model;
   const size_t slots = view.num_slots();
@@ -178,18 +191,22 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
   pred_.assign(slots, -1);
   dim_.assign(slots, -1);
   physical_.assign(slots, -1);
-  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) && plan.physical_stream.size() >= view.num_nodes();
+  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) &&
+                     plan.physical_stream.size() >= view.num_nodes();
   for (size_t s = 0; s < slots; ++s) {
-    if (view.stream(static_cast<int32_t>(s)) >= 0) physical_[s] = PhysicalStream(plan, view, static_cast<int32_t>(s), split);
+    if (view.stream(static_cast<int32_t>(s)) >= 0)
+      physical_[s] = PhysicalStream(plan, view, static_cast<int32_t>(s), split);
   }
   for (size_t i = 0; i < plan.events.events.size(); ++i) {
     const SyncEvent& e = plan.events.events[i];
-    if (e.reason != SyncReason::kSplit || !e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
-        e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
+    if (e.reason != SyncReason::kSplit || !e.send.valid() || !e.recv.valid() ||
+        e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes() ||
+        e.send_attached >= view.num_attached(e.send) ||
         e.recv_attached >= view.num_attached(e.recv)) {
       continue;
     }
-    const int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    const int32_t from = view.slot(e.send, e.send_attached),
+                  to = view.slot(e.recv, e.recv_attached);
     splits_.push_back({view.stream(from), view.rank(from), view.rank(to), f_.context[i]});
   }
   const auto& evs = plan.events.events;
@@ -236,7 +253,8 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
         logical = it->second;
       }
       const int32_t to = view.FirstSlotAfter(logical, NodeId(a));
-      if (to >= 0 && view.stream(to) != view.stream(from) && context_of_slot_[to] == context_of_slot_[from]) {
+      if (to >= 0 && view.stream(to) != view.stream(from) &&
+          context_of_slot_[to] == context_of_slot_[from]) {
         act.emplace_back(to, from);
       }
     }
@@ -278,10 +296,12 @@ size_t ReuseOrder::Prepare(int32_t context) {
     if (logical) {
       dim_[slot] = static_cast<int32_t>(view_.stream(slot));
     } else {
-      dim_[slot] = index.try_emplace(physical_[slot], static_cast<int32_t>(index.size())).first->second;
+      dim_[slot] =
+          index.try_emplace(physical_[slot], static_cast<int32_t>(index.size())).first->second;
     }
   }
-  k_ = logical ? static_cast<size_t>(std::max<int64_t>(view_.num_streams(), 1)) : std::max<size_t>(index.size(), 1);
+  k_ = logical ? static_cast<size_t>(std::max<int64_t>(view_.num_streams(), 1))
+               : std::max<size_t>(index.size(), 1);
   prepared_ = context;
   clocks_->Reset(k_);
   return k_;

@@ -34,19 +34,20 @@ namespace npuplan::events {
 struct RunContexts {
   std::vector<int32_t> of_graph;  // context per graph (0 = the root's)
   std::vector<uint8_t> repeats;   // per context: may run more than once
-  std::vector<int32_t> owner;     // per context: the If / Case whose branch it is (NodeId value; -1 root)
-  std::vector<int32_t> branch;    // per context: its branch index in the owner
+  std::vector<int32_t>
+      owner;  // per context: the If / Case whose branch it is (NodeId value; -1 root)
+  std::vector<int32_t> branch;  // per context: its branch index in the owner
   size_t size() const { return repeats.size(); }
 };
 RunContexts ComputeRunContexts(const Plan& plan);
 
 // Per event-table entry.
 struct EdgeFacts {
-  std::vector<int32_t> context;      // both ends' context (-1: they differ, or the edge is malformed)
-  std::vector<uint8_t> eligible;     // may share an id
-  std::vector<uint8_t> has_pred;     // (B) can hold
+  std::vector<int32_t> context;   // both ends' context (-1: they differ, or the edge is malformed)
+  std::vector<uint8_t> eligible;  // may share an id
+  std::vector<uint8_t> has_pred;  // (B) can hold
   std::vector<int32_t> own, sendslot, recv, before_recv;  // slots (-1 = none)
-  std::vector<int64_t> start, end;   // execution-order interval: e1 ≺ e2 needs end(e1) <= start(e2)
+  std::vector<int64_t> start, end;  // execution-order interval: e1 ≺ e2 needs end(e1) <= start(e2)
 };
 EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts& contexts);
 
@@ -68,7 +69,8 @@ class ReuseVisitor {
 // loop body or a branch) per physical stream.
 class ReuseOrder {
  public:
-  ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts, const EdgeFacts& facts);
+  ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts,
+             const EdgeFacts& facts);
   ~ReuseOrder();
   // Contexts that hold an eligible edge, in id order.
   const std::vector<int32_t>& contexts() const { return busy_; }
@@ -84,19 +86,19 @@ class ReuseOrder {
   const EdgeFacts& f_;
   size_t k_ = 1;
   int32_t prepared_ = -1;
-  std::vector<int32_t> dim_;               // per slot: its clock dimension in the prepared context
-  std::vector<int64_t> physical_;          // per slot: physical stream
+  std::vector<int32_t> dim_;       // per slot: its clock dimension in the prepared context
+  std::vector<int64_t> physical_;  // per slot: physical stream
   struct Split {
     int64_t stream, send_rank, recv_rank;
     int32_t context;
   };
   std::vector<Split> splits_;
   std::vector<int32_t> context_of_slot_;
-  std::vector<uint32_t> bucket_begin_;     // per context: its slots in bucket_ (execution order)
+  std::vector<uint32_t> bucket_begin_;  // per context: its slots in bucket_ (execution order)
   std::vector<int32_t> bucket_;
-  std::vector<uint32_t> in_begin_;         // per slot: edges received there with both ends in one context
+  std::vector<uint32_t> in_begin_;  // per slot: edges received there with both ends in one context
   std::vector<uint32_t> in_edges_;
-  std::vector<uint32_t> act_begin_;        // per slot: activators of it
+  std::vector<uint32_t> act_begin_;  // per slot: activators of it
   std::vector<int32_t> act_from_;
   std::vector<int32_t> busy_;
   class Clocks;

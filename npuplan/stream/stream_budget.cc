@@ -21,7 +21,8 @@ namespace npuplan {
 namespace stream {
 namespace {
 
-// Pairs × simulated nodes per merge step above which the light-stream rule replaces the makespan search.
+// Pairs × simulated nodes per merge step above which the light-stream rule replaces the makespan
+// search.
 constexpr int64_t kExactPairWork = 200'000'000;
 
 int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallback) {
@@ -44,16 +45,19 @@ struct StreamClass {
 
 std::vector<StreamClass> Classify(const Plan& plan) {
   const Model& m = plan.model;
-  std::vector<StreamClass> cls(static_cast<size_t>(plan.streams.logical), StreamClass{"compute", ""});
+  std::vector<StreamClass> cls(static_cast<size_t>(plan.streams.logical),
+                               StreamClass{"compute", ""});
   for (const Node& n : m.nodes()) {
     if (n.stream_id < 0 || n.stream_id >= plan.streams.logical) continue;
     StreamClass& c = cls[n.stream_id];
     if (!c.why.empty()) continue;
-    if (auto l = GetStringAttr(n.attrs, kAttrUserStreamLabel); l && !l->empty() && !IsInputDataNode(n)) {
+    if (auto l = GetStringAttr(n.attrs, kAttrUserStreamLabel);
+        l && !l->empty() && !IsInputDataNode(n)) {
       c = {"", StrCat("user stream label '", *l, "'")};
     } else if (auto s = GetStringAttr(n.attrs, "_stream_label"); s && !s->empty()) {
       c = {"", StrCat("activation label '", *s, "'")};
-    } else if (const EngineConfig* e = m.engine_table.Find(n.engine); e != nullptr && e->independent) {
+    } else if (const EngineConfig* e = m.engine_table.Find(n.engine);
+               e != nullptr && e->independent) {
       c.key = StrCat("engine ", n.engine);
     }
   }
@@ -75,7 +79,8 @@ class Merger {
   Merger(Plan& plan, DecisionLog& log) : plan_(plan), log_(log) {
     const Model& m = plan.model;
     for (GraphId g : m.GraphsPreOrder()) {
-      GraphEstimate ge{g, {}, StreamCostModel(sim::SimOptions{}, !IsUnknownShapeGraph(plan, g)), {}, {}, 0};
+      GraphEstimate ge{g,  {}, StreamCostModel(sim::SimOptions{}, !IsUnknownShapeGraph(plan, g)),
+                       {}, {}, 0};
       ge.dag = BuildStreamDag(m, g, ge.costs);
       for (NodeId id : ge.dag.nodes) {
         const int64_t s = m.node(id).stream_id;
@@ -202,7 +207,8 @@ void Renumber(Plan& plan) {
   for (GraphId g : m.GraphsPreOrder()) {
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
-      if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty()) continue;
+      if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty())
+        continue;
       if (IsInputDataNode(n)) continue;
       s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
     }
@@ -254,7 +260,8 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
 
 absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
   using namespace stream;  // NOLINT
-  const int64_t budget = BudgetOption(ctx.options, "npuplan.maxStreams", "npuplan.device.maxStreams");
+  const int64_t budget =
+      BudgetOption(ctx.options, "npuplan.maxStreams", "npuplan.device.maxStreams");
   const int64_t limit = SplitLimit(plan, ctx.options);
   StreamNeed need = EstimateStreamNeed(plan, limit);
   const StreamNeed before = need;
@@ -273,8 +280,9 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
       need = EstimateStreamNeed(plan, limit);
     }
   }
-  ctx.log.Record(kName, "StreamBudget", "", Field("budget", budget), Field("needed", before.total()),
-                 Field("main", need.main), Field("attached", need.attached), Field("split_extra", need.split_extra),
+  ctx.log.Record(kName, "StreamBudget", "", Field("budget", budget),
+                 Field("needed", before.total()), Field("main", need.main),
+                 Field("attached", need.attached), Field("split_extra", need.split_extra),
                  Field("merges", merges));
   ctx.stats.Set(kName, "stream_budget", budget);
   ctx.stats.Set(kName, "streams_merged", merges);
@@ -292,20 +300,24 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
     }
     std::string forced = StrCat(need.main, " main streams that may not merge further (");
     if (!classes.empty()) {
-      forced += StrCat("one per class: ", StrJoin(std::vector<std::string>(classes.begin(), classes.end()), ", "));
+      forced += StrCat("one per class: ",
+                       StrJoin(std::vector<std::string>(classes.begin(), classes.end()), ", "));
     }
     for (const auto& [why, count] : fixed) {
-      forced += StrCat(classes.empty() && why == fixed.begin()->first ? "" : "; ", count, " fixed by a ", why);
+      forced += StrCat(classes.empty() && why == fixed.begin()->first ? "" : "; ", count,
+                       " fixed by a ", why);
     }
     forced += ")";
     if (need.attached > 0) forced += StrCat(", ", need.attached, " attached streams");
     if (need.split_extra > 0) {
-      forced += StrCat(", ", need.split_extra, " more pieces of streams the physical split divides (at most ", limit - 27,
+      forced += StrCat(", ", need.split_extra,
+                       " more pieces of streams the physical split divides (at most ", limit - 27,
                        " tasks each: npuplan.device.maxTasksPerStream)");
     }
-    return absl::ResourceExhaustedError(StrCat("[", kName, "] the plan needs at least ", need.total(),
-                                               " device streams but the budget is ", budget,
-                                               " (npuplan.maxStreams / npuplan.device.maxStreams): ", forced));
+    return absl::ResourceExhaustedError(
+        StrCat("[", kName, "] the plan needs at least ", need.total(),
+               " device streams but the budget is ", budget,
+               " (npuplan.maxStreams / npuplan.device.maxStreams): ", forced));
   }
   return merges > 0;
 }

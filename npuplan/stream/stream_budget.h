@@ -58,8 +58,12 @@ class StreamBudget final : public Pass {
  public:
   static constexpr std::string_view kName = "stream-budget";
   std::string_view name() const override { return kName; }
-  IrProperties required() const override { return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams; }
-  IrProperties provided() const override { return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams; }
+  IrProperties required() const override {
+    return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams;
+  }
+  IrProperties provided() const override {
+    return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams;
+  }
   bool preserves_structure() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };

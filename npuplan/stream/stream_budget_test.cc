@@ -30,7 +30,8 @@ constexpr char kFan[] = R"json({"name": "fan", "nodes": [
   {"name": "j", "type": "AddN", "inputs": ["h2:0", "a2:0", "b2:0"]},
   {"name": "out", "type": "NetOutput", "inputs": ["j:0"]}]})json";
 
-absl::Status RunBudget(Plan& plan, std::map<std::string, std::string> opts, DecisionLog* log = nullptr) {
+absl::Status RunBudget(Plan& plan, std::map<std::string, std::string> opts,
+                       DecisionLog* log = nullptr) {
   CompileOptions options;
   for (const auto& [k, v] : opts) options.Set(k, v);
   NPUPLAN_RETURN_IF_ERROR(options.Validate());
@@ -51,7 +52,8 @@ std::set<int64_t> Streams(const Plan& plan) {
   return s;
 }
 
-const std::map<std::string, std::string> kLoadBalance3 = {{"ge.autoMultistreamParallelMode", "LoadBalance:3"}};
+const std::map<std::string, std::string> kLoadBalance3 = {
+    {"ge.autoMultistreamParallelMode", "LoadBalance:3"}};
 
 TEST(StreamBudgetTest, APlanWithinTheBudgetIsUnchanged) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kFan, kLoadBalance3));
@@ -93,7 +95,9 @@ TEST(StreamBudgetTest, UserLabelledStreamsNeverMergeAndTheErrorSaysWhatForcesThe
                        "the plan needs at least 4 device streams but the budget is 2"));
   Plan again = plan;
   EXPECT_THAT(RunBudget(again, {{"npuplan.maxStreams", "2"}}),
-              StatusIs(absl::StatusCode::kResourceExhausted, "4 main streams that may not merge further (one per class: compute; 3 fixed by a user stream label)"));
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       "4 main streams that may not merge further (one per class: compute; 3 fixed "
+                       "by a user stream label)"));
   // Three labelled streams + one that takes the unlabelled nodes: 4 fits.
   EXPECT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "4"}}), IsOk());
 }
@@ -111,24 +115,30 @@ TEST(StreamBudgetTest, AttachedStreamsAreRenumberedAfterTheMergedMainStreams) {
   ASSERT_EQ(plan.streams.attached.size(), 1u);
   const int64_t main = plan.streams.logical;
   ASSERT_GE(main, 3);
-  ASSERT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "3"}}), IsOk());  // verify-each checks the attached ids
+  ASSERT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "3"}}),
+              IsOk());  // verify-each checks the attached ids
   EXPECT_EQ(plan.streams.logical, 2);
   EXPECT_EQ(plan.streams.attached, (std::vector<int64_t>{2}));
-  EXPECT_EQ(plan.model.node(plan.model.FindNode("b1")).attached_stream_ids, (std::vector<int64_t>{2}));
+  EXPECT_EQ(plan.model.node(plan.model.FindNode("b1")).attached_stream_ids,
+            (std::vector<int64_t>{2}));
 }
 
 TEST(StreamBudgetTest, CountsThePiecesThePhysicalSplitWillOpen) {
   std::string nodes = R"json({"name": "n0", "type": "Data"})json";
   for (int i = 1; i <= 100; ++i) {
-    nodes += StrCat(R"json(, {"name": "n)json", i, R"json(", "type": "Relu", "inputs": ["n)json", i - 1, R"json(:0"]})json");
+    nodes += StrCat(R"json(, {"name": "n)json", i, R"json(", "type": "Relu", "inputs": ["n)json",
+                    i - 1, R"json(:0"]})json");
   }
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(StrCat(R"json({"name": "chain", "nodes": [)json", nodes, "]}")));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, CompileStreams(StrCat(R"json({"name": "chain", "nodes": [)json", nodes, "]}")));
   ASSERT_EQ(plan.streams.logical, 1);
   EXPECT_EQ(stream::EstimateStreamNeed(plan, 0).total(), 1);
   // 100 tasks, 40 - 27 = 13 per piece: 8 pieces.
   EXPECT_EQ(stream::EstimateStreamNeed(plan, 40).split_extra, 7);
-  EXPECT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "4"}, {"npuplan.device.maxTasksPerStream", "40"}}),
-              StatusIs(absl::StatusCode::kResourceExhausted, "7 more pieces of streams the physical split divides"));
+  EXPECT_THAT(
+      RunBudget(plan, {{"npuplan.maxStreams", "4"}, {"npuplan.device.maxTasksPerStream", "40"}}),
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               "7 more pieces of streams the physical split divides"));
 }
 
 }  // namespace

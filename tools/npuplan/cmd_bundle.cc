@@ -69,7 +69,8 @@ int RunBundleCompile(BundleFlags& f) {
     auto model = LoadModel(inputs[i], f.load);
     if (!model.ok()) return ReportStatus(model.status());
     if (i == 0) {  // one budget for the bundle: the options as the first graph reads them
-      CompileOptions o = CompileOptions::FromModel(*model, config.option_overrides, config.read_environment);
+      CompileOptions o =
+          CompileOptions::FromModel(*model, config.option_overrides, config.read_environment);
       budget = {BudgetOption(o, "npuplan.maxStreams", "npuplan.device.maxStreams"),
                 BudgetOption(o, "npuplan.maxEventIds", "npuplan.device.maxEvents"),
                 BudgetOption(o, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies")};
@@ -78,7 +79,8 @@ int RunBundleCompile(BundleFlags& f) {
     Statistics stats;
     auto plan = Compile(std::move(model).value(), config, log, stats);
     if (!plan.ok()) {
-      return ReportStatus(absl::Status(plan.status().code(), StrCat(inputs[i], ": ", plan.status().message())));
+      return ReportStatus(
+          absl::Status(plan.status().code(), StrCat(inputs[i], ": ", plan.status().message())));
     }
     BundleGraph g = BundleGraphFromPlan(*plan);
     g.name = names[i];
@@ -91,15 +93,18 @@ int RunBundleCompile(BundleFlags& f) {
   if (absl::Status s = CheckBundleBudget(bundle); !s.ok()) return ReportStatus(s);
   std::error_code ec;
   std::filesystem::create_directories(f.output, ec);
-  if (ec) return ReportStatus(absl::InvalidArgumentError(StrCat("-o ", f.output, ": ", ec.message())));
+  if (ec)
+    return ReportStatus(absl::InvalidArgumentError(StrCat("-o ", f.output, ": ", ec.message())));
   const std::filesystem::path dir(f.output);
   for (size_t i = 0; i < plan_texts.size(); ++i) {
-    if (auto s = WriteFileAtomically((dir / bundle.graphs[i].plan).string(), plan_texts[i]); !s.ok()) {
+    if (auto s = WriteFileAtomically((dir / bundle.graphs[i].plan).string(), plan_texts[i]);
+        !s.ok()) {
       return ReportStatus(s);
     }
   }
   const std::string summary = BundleSummaryText(bundle);
-  if (auto s = WriteFileAtomically((dir / "summary.txt").string(), summary); !s.ok()) return ReportStatus(s);
+  if (auto s = WriteFileAtomically((dir / "summary.txt").string(), summary); !s.ok())
+    return ReportStatus(s);
   if (auto s = WriteFileAtomically((dir / "bundle.json").string(), BundleToJson(bundle)); !s.ok()) {
     return ReportStatus(s);
   }
@@ -111,14 +116,19 @@ void SetupBundle(CLI::App& app, Invocation& inv) {
   CLI::App* bundle = app.add_subcommand("bundle", "Plan several graphs that share one device");
   bundle->require_subcommand(1);
   auto f = std::make_shared<BundleFlags>();
-  CLI::App* cmd = bundle->add_subcommand(
-      "compile", "Compile N graphs loaded on one device: plans + bundle.json (device stream/event ids, memory) + summary");
+  CLI::App* cmd = bundle->add_subcommand("compile",
+                                         "Compile N graphs loaded on one device: plans + "
+                                         "bundle.json (device stream/event ids, memory) + summary");
   cmd->add_option("graphs", f->inputs, "Graph files (npuplan.graph/1 JSON or .onnx)");
-  cmd->add_option("--manifest", f->manifest, "A graph list (npuplan.bundle-input/1, e.g. from gen --batch-sizes)");
+  cmd->add_option("--manifest", f->manifest,
+                  "A graph list (npuplan.bundle-input/1, e.g. from gen --batch-sizes)");
   cmd->add_option("-o,--output", f->output, "Output folder")->required();
-  cmd->add_flag("--concurrent", f->concurrent, "The graphs run at the same time: resources add up (default: one at a time, shared pool)");
+  cmd->add_flag(
+      "--concurrent", f->concurrent,
+      "The graphs run at the same time: resources add up (default: one at a time, shared pool)");
   AddOptionFlag(cmd, &f->options);
-  cmd->add_option("--engines", f->load.engines_file, "Engine table file merged over the built-in table");
+  cmd->add_option("--engines", f->load.engines_file,
+                  "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &f->load);
   AddInputShapeFlag(cmd, &f->load);
   cmd->add_flag("-q,--quiet", f->quiet, "Do not print the summary");
