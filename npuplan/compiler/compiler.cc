@@ -56,7 +56,8 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::
 
 namespace {
 
-absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats);
+absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
+                                 Statistics& stats);
 
 // An id budget (npuplan.maxEventIds / maxNotifyIds) the plan did not fit.
 bool IsIdBudgetError(const absl::Status& s) {
@@ -73,10 +74,12 @@ bool IsStreamBudgetError(const absl::Status& s) {
 }  // namespace
 
 absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats) {
-  CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
+  CompileOptions options =
+      CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
   NPUPLAN_RETURN_IF_ERROR(options.Validate());  // warnings: once, by the compile that returns
-  const bool id_budget = config.passes.empty() && config.dump_after.empty() &&
-                         (options.Has("npuplan.maxEventIds") || options.Has("npuplan.maxNotifyIds"));
+  const bool id_budget =
+      config.passes.empty() && config.dump_after.empty() &&
+      (options.Has("npuplan.maxEventIds") || options.Has("npuplan.maxNotifyIds"));
   if (!id_budget) return CompileOnce(std::move(model), config, log, stats);
   // Id budgets (issue 23): when the plan needs more ids than the budget, fewer
   // streams mean fewer sync edges. Find the most streams (npuplan.maxStreams,
@@ -88,8 +91,10 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   DecisionLog first_log(false);
   Statistics first_stats;
   absl::StatusOr<Plan> first = CompileOnce(Model(spare), quiet, first_log, first_stats);
-  if (first.ok() || !IsIdBudgetError(first.status())) return CompileOnce(std::move(model), config, log, stats);
-  int64_t lo = 1, hi = first_stats.Get("stream-budget", "streams_needed") - 1, best = 0, attempts = 1;
+  if (first.ok() || !IsIdBudgetError(first.status()))
+    return CompileOnce(std::move(model), config, log, stats);
+  int64_t lo = 1, hi = first_stats.Get("stream-budget", "streams_needed") - 1, best = 0,
+          attempts = 1;
   while (lo <= hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
     CompileConfig c = quiet;
@@ -110,19 +115,22 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
     }
   }
   if (best == 0) {
-    return absl::Status(first.status().code(),
-                        StrCat(first.status().message(), "; no stream budget (npuplan.maxStreams) makes it fit (",
-                               attempts, " compiles tried)"));
+    return absl::Status(
+        first.status().code(),
+        StrCat(first.status().message(), "; no stream budget (npuplan.maxStreams) makes it fit (",
+               attempts, " compiles tried)"));
   }
   CompileConfig c = config;
   c.option_overrides["npuplan.maxStreams"] = std::to_string(best);
-  log.Record("compile", "IdBudgetStreams", "", Field("max_streams", best), Field("attempts", attempts));
+  log.Record("compile", "IdBudgetStreams", "", Field("max_streams", best),
+             Field("attempts", attempts));
   return CompileOnce(std::move(model), c, log, stats);
 }
 
 namespace {
 
-absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats) {
+absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
+                                 Statistics& stats) {
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
   NPUPLAN_RETURN_IF_ERROR(options.Validate(config.warnings));
 

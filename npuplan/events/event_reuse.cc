@@ -45,11 +45,12 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   // npuplan.eventIdReuse=none: one id per sync edge, so no multi-gear or
   // multiplexed sharing (event-id-allocation keeps these ids).
   const bool share = EventIdReuseMode(ctx.options) != "none";
-  const bool any_batch_case = share && std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
-    if (!g.parent_node.valid()) return false;
-    const Node& n = m.node(g.parent_node);
-    return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
-  });
+  const bool any_batch_case =
+      share && std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
+        if (!g.parent_node.valid()) return false;
+        const Node& n = m.node(g.parent_node);
+        return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
+      });
   int64_t threshold = 65500;
   if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
   // Nodes with `_event_multiplexing` items (read in step 3), looked for only

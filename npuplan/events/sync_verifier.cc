@@ -432,17 +432,19 @@ absl::Status VerifyEventIds(const Plan& plan) {
     return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
   }
   // What event-id-allocation recorded must be what the table holds.
-  for (const auto& [key, count] : {std::pair<const char*, int64_t>{"device_event_ids", events},
-                                   std::pair<const char*, int64_t>{"device_notify_ids", notifies}}) {
+  for (const auto& [key, count] :
+       {std::pair<const char*, int64_t>{"device_event_ids", events},
+        std::pair<const char*, int64_t>{"device_notify_ids", notifies}}) {
     auto it = plan.events.counts.find(key);
     if (it == plan.events.counts.end()) continue;
     if (it->second != count) {
-      return Fail("event-ids", StrCat("event_counts.", key, " is ", it->second, " but the table uses ", count, " ids"));
+      return Fail("event-ids", StrCat("event_counts.", key, " is ", it->second,
+                                      " but the table uses ", count, " ids"));
     }
     auto lb = plan.events.counts.find(StrCat(key, "_lower_bound"));
     if (lb != plan.events.counts.end() && (lb->second < 0 || lb->second > count)) {
-      return Fail("event-ids", StrCat("event_counts.", key, "_lower_bound is ", lb->second, " but the table uses ",
-                                      count, " ids"));
+      return Fail("event-ids", StrCat("event_counts.", key, "_lower_bound is ", lb->second,
+                                      " but the table uses ", count, " ids"));
     }
   }
   for (const SyncEvent& e : plan.events.events) {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -73,9 +73,11 @@ class MisuseCollector final : public runtime::RuntimeObserver {
 std::vector<std::pair<int32_t, size_t>> BranchesOf(const Model& m, const SyncEvent& e) {
   auto above = [&](NodeId n) {
     std::vector<std::pair<int32_t, size_t>> out;
-    for (GraphId g = m.node(n).graph; m.graph(g).parent_node.valid(); g = m.node(m.graph(g).parent_node).graph) {
+    for (GraphId g = m.node(n).graph; m.graph(g).parent_node.valid();
+         g = m.node(m.graph(g).parent_node).graph) {
       const Node& owner = m.node(m.graph(g).parent_node);
-      if (owner.type != "If" && owner.type != "StatelessIf" && owner.type != "Case" && owner.type != "StatelessCase") {
+      if (owner.type != "If" && owner.type != "StatelessIf" && owner.type != "Case" &&
+          owner.type != "StatelessCase") {
         continue;
       }
       for (size_t b = 0; b < owner.subgraphs.size(); ++b) {
@@ -163,12 +165,15 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
     const sim::SyncObject& so = program_.syncs[object_sync_[o]];
     // A plan event id is one device object; activation syncs (one record,
     // a wait per activated stream) keep the plain event.
-    auto e = runtime::CreateEvent(device, so.kind == sim::SyncObject::Kind::kEvent ? runtime::kEventWaitReset
-                                                                                   : runtime::kEventDefault);
+    auto e = runtime::CreateEvent(device, so.kind == sim::SyncObject::Kind::kEvent
+                                              ? runtime::kEventWaitReset
+                                              : runtime::kEventDefault);
     if (!e.ok()) {
-      return absl::Status(e.status().code(),
-                          StrCat("creating device event for ", so.kind == sim::SyncObject::Kind::kEvent ? "event " : "activation by node ",
-                                 so.id, ": ", std::string(e.status().message())));
+      return absl::Status(
+          e.status().code(),
+          StrCat("creating device event for ",
+                 so.kind == sim::SyncObject::Kind::kEvent ? "event " : "activation by node ", so.id,
+                 ": ", std::string(e.status().message())));
     }
     events[o] = std::move(e).value();
   }
@@ -258,12 +263,14 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
     result.event_misuses.push_back(DescribeMisuse(m, it->second, stream_of));
   }
   std::sort(result.event_misuses.begin(), result.event_misuses.end());
-  result.messages.insert(result.messages.end(), result.event_misuses.begin(), result.event_misuses.end());
+  result.messages.insert(result.messages.end(), result.event_misuses.begin(),
+                         result.event_misuses.end());
   return result;
 }
 
 int32_t PlanExecutor::ObjectOf(const sim::ProgramItem& item) const {
-  return item.event >= 0 && object_of_edge_[item.event] >= 0 ? object_of_edge_[item.event] : object_of_sync_[item.sync];
+  return item.event >= 0 && object_of_edge_[item.event] >= 0 ? object_of_edge_[item.event]
+                                                             : object_of_sync_[item.sync];
 }
 
 // Device event objects: one per plan event id (and per activation sync),
@@ -277,7 +284,8 @@ void PlanExecutor::BuildEventObjects() {
   std::vector<std::vector<int32_t>> edges_of_sync(program_.syncs.size());
   for (const sim::ProgramStream& ps : program_.streams) {
     for (const sim::ProgramItem& item : ps.items) {
-      if (item.kind == Kind::kRecord && item.event >= 0) edges_of_sync[item.sync].push_back(static_cast<int32_t>(item.event));
+      if (item.kind == Kind::kRecord && item.event >= 0)
+        edges_of_sync[item.sync].push_back(static_cast<int32_t>(item.event));
     }
   }
   for (size_t k = 0; k < program_.syncs.size(); ++k) {
@@ -294,10 +302,13 @@ void PlanExecutor::BuildEventObjects() {
     // Groups: edges that can run together (not in other branches) join.
     std::vector<int32_t> group(edges.size());
     for (size_t i = 0; i < edges.size(); ++i) group[i] = static_cast<int32_t>(i);
-    std::function<int32_t(int32_t)> find = [&](int32_t x) { return group[x] == x ? x : group[x] = find(group[x]); };
+    std::function<int32_t(int32_t)> find = [&](int32_t x) {
+      return group[x] == x ? x : group[x] = find(group[x]);
+    };
     for (size_t i = 0; i < edges.size(); ++i) {
       for (size_t j = i + 1; j < edges.size(); ++j) {
-        if (!InOtherBranches(plan_, evs[edges[i]], evs[edges[j]])) group[find(static_cast<int32_t>(j))] = find(static_cast<int32_t>(i));
+        if (!InOtherBranches(plan_, evs[edges[i]], evs[edges[j]]))
+          group[find(static_cast<int32_t>(j))] = find(static_cast<int32_t>(i));
       }
     }
     std::map<int32_t, int32_t> object_of_group;
@@ -305,7 +316,8 @@ void PlanExecutor::BuildEventObjects() {
       const int32_t root = find(static_cast<int32_t>(i));
       auto [it, fresh] = object_of_group.try_emplace(root, -1);
       if (fresh) {
-        it->second = object_of_group.size() == 1 ? object_of_sync_[k] : static_cast<int32_t>(object_sync_.size());
+        it->second = object_of_group.size() == 1 ? object_of_sync_[k]
+                                                 : static_cast<int32_t>(object_sync_.size());
         if (object_of_group.size() > 1) object_sync_.push_back(static_cast<int32_t>(k));
       }
       object_of_edge_[edges[i]] = it->second;
@@ -314,7 +326,8 @@ void PlanExecutor::BuildEventObjects() {
   records_of_object_.assign(object_sync_.size(), {});
   for (auto [si, ii] : program_.enqueue) {
     const sim::ProgramItem& item = program_.streams[si].items[ii];
-    if (item.kind == Kind::kRecord && program_.syncs[item.sync].kind != sim::SyncObject::Kind::kNotify) {
+    if (item.kind == Kind::kRecord &&
+        program_.syncs[item.sync].kind != sim::SyncObject::Kind::kNotify) {
       records_of_object_[ObjectOf(item)].push_back(item.event);
     }
   }
@@ -325,22 +338,26 @@ std::string PlanExecutor::DescribeMisuse(const runtime::EventMisuse& m, size_t o
   // Generation g of a device object is its g-th record in enqueue order.
   auto edge_of = [&](uint64_t generation) -> std::string {
     const auto& records = records_of_object_[object];
-    const int64_t i = generation >= 1 && generation <= records.size() ? records[generation - 1] : -1;
+    const int64_t i =
+        generation >= 1 && generation <= records.size() ? records[generation - 1] : -1;
     if (i < 0) return StrCat("record ", generation);
     const SyncEvent& e = plan_.events.events[static_cast<size_t>(i)];
     return StrCat("'", plan_.model.node(e.send).name, "' -> '", plan_.model.node(e.recv).name, "'");
   };
   auto it = stream_of.find(m.stream_id);
-  const std::string stream =
-      it == stream_of.end() ? std::string("?") : std::to_string(program_.streams[it->second].plan_stream);
+  const std::string stream = it == stream_of.end()
+                                 ? std::string("?")
+                                 : std::to_string(program_.streams[it->second].plan_stream);
   const std::string id = StrCat("event id ", program_.syncs[object_sync_[object]].id);
   switch (m.kind) {
     case runtime::EventMisuse::Kind::kRecordWhilePending:
-      return StrCat(id, ": ", edge_of(m.generation), " recorded it on stream ", stream, " while the record of ",
-                    edge_of(m.pending), " was still pending (not yet consumed by its wait)");
+      return StrCat(id, ": ", edge_of(m.generation), " recorded it on stream ", stream,
+                    " while the record of ", edge_of(m.pending),
+                    " was still pending (not yet consumed by its wait)");
     case runtime::EventMisuse::Kind::kForeignRecord:
       return StrCat(id, ": the wait of ", edge_of(m.generation), " on stream ", stream,
-                    " was pending while the record of ", edge_of(m.pending), " had set it (it could consume it)");
+                    " was pending while the record of ", edge_of(m.pending),
+                    " had set it (it could consume it)");
     case runtime::EventMisuse::Kind::kRecordLost:
       return StrCat(id, ": the wait of ", edge_of(m.generation), " on stream ", stream,
                     " found its record overwritten or consumed");

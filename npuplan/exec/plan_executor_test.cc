@@ -102,9 +102,10 @@ TEST(PlanExecutorTest, ReportsASecondRecordOfASharedIdBeforeTheFirstWasWaitedFor
   for (int run = 0; run < 3; ++run) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, exec->Run(device, run));
     ASSERT_FALSE(r.event_misuses.empty()) << "run " << run;
-    EXPECT_THAT(r.event_misuses, ::testing::Contains(HasSubstr(
-                                     "event id 0: 'c' -> 'd' recorded it on stream 0 while the record of 'a' -> 'b' "
-                                     "was still pending")));
+    EXPECT_THAT(r.event_misuses,
+                ::testing::Contains(HasSubstr(
+                    "event id 0: 'c' -> 'd' recorded it on stream 0 while the record of 'a' -> 'b' "
+                    "was still pending")));
     EXPECT_THAT(r.messages, ::testing::Contains(HasSubstr("'c' -> 'd' recorded it")));
   }
   // Each edge with its own id: nothing to report.
@@ -128,7 +129,8 @@ TEST(PlanExecutorTest, AValidlySharedIdRunsWithoutMisuse) {
   AddEvent(plan, "a", "b", 0);
   AddEvent(plan, "b", "c", 1);
   AddEvent(plan, "c", "d", 0);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, RunWithJitter(plan, 30, 11, /*time_scale=*/0, /*jitter_max_us=*/100));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      ExecResult r, RunWithJitter(plan, 30, 11, /*time_scale=*/0, /*jitter_max_us=*/100));
   EXPECT_TRUE(r.violations.empty());
   EXPECT_TRUE(r.event_misuses.empty()) << r.event_misuses.front();
 }

@@ -76,7 +76,8 @@ std::string EventIdReuseMode(const CompileOptions& options);
 // A budget option (npuplan.maxStreams / maxEventIds / maxNotifyIds): its value
 // when set, else the device limit `device_option` (itself defaulted); the
 // smaller of the two when both are set.
-int64_t BudgetOption(const CompileOptions& options, std::string_view budget_option, std::string_view device_option);
+int64_t BudgetOption(const CompileOptions& options, std::string_view budget_option,
+                     std::string_view device_option);
 
 // Parses "KEY=VALUE" (--option); InvalidArgument otherwise.
 absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text);

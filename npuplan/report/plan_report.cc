@@ -109,21 +109,29 @@ std::string SummarySection(const Plan& plan, const sim::SimResult& r, const Plan
 std::string ResourcesSection(const Plan& plan) {
   const events::ResourceUse u = events::PlanResourceUse(plan, CompileOptions());
   auto share = [](int64_t used, int64_t limit) {
-    return limit > 0 ? StrCat(Num(100.0 * static_cast<double>(used) / static_cast<double>(limit)), " %") : "-";
+    return limit > 0
+               ? StrCat(Num(100.0 * static_cast<double>(used) / static_cast<double>(limit)), " %")
+               : "-";
   };
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"device streams", StrCat(u.streams), StrCat(u.stream_budget), share(u.streams, u.stream_budget), "-"});
-  rows.push_back({"event ids", StrCat(u.event_ids), StrCat(u.event_budget), share(u.event_ids, u.event_budget),
-                  StrCat(u.event_lower_bound, " (", u.event_edges, " sync edges", u.event_exact ? "; minimum reached" : "",
-                         ")")});
-  rows.push_back({"notify ids", StrCat(u.notify_ids), StrCat(u.notify_budget), share(u.notify_ids, u.notify_budget),
+  rows.push_back({"device streams", StrCat(u.streams), StrCat(u.stream_budget),
+                  share(u.streams, u.stream_budget), "-"});
+  rows.push_back({"event ids", StrCat(u.event_ids), StrCat(u.event_budget),
+                  share(u.event_ids, u.event_budget),
+                  StrCat(u.event_lower_bound, " (", u.event_edges, " sync edges",
+                         u.event_exact ? "; minimum reached" : "", ")")});
+  rows.push_back({"notify ids", StrCat(u.notify_ids), StrCat(u.notify_budget),
+                  share(u.notify_ids, u.notify_budget),
                   StrCat(u.notify_lower_bound, " (", u.notify_edges, " sync edges)")});
   if (plan.memory.planned) {
-    rows.push_back({"activation memory", Bytes(u.memory_peak), "-", "-", Bytes(u.memory_lower_bound)});
+    rows.push_back(
+        {"activation memory", Bytes(u.memory_peak), "-", "-", Bytes(u.memory_lower_bound)});
   }
   return StrCat("<h2 id=\"resources-heading\">Device resources</h2>\n",
-                "<p class=\"note\">Against the device limits (npuplan.device.*); a budget given at compile time "
-                "(npuplan.maxStreams, maxEventIds, maxNotifyIds) is what the plan was fitted into. Several device "
+                "<p class=\"note\">Against the device limits (npuplan.device.*); a budget given at "
+                "compile time "
+                "(npuplan.maxStreams, maxEventIds, maxNotifyIds) is what the plan was fitted into. "
+                "Several device "
                 "event ids serve more sync edges when their lifetimes never overlap.</p>\n",
                 Table({"resource", "used", "limit", "share", "lower bound"}, rows, "resources"));
 }

@@ -315,8 +315,8 @@ absl::Status CpuDevice::Record(ResourceKind kind, const std::shared_ptr<SyncStat
         sync->set_by = generation;
       }
       if (pending != 0) {
-        NotifyEventMisuse(
-            EventMisuse{EventMisuse::Kind::kRecordWhilePending, sync->id, stream_id, generation, pending});
+        NotifyEventMisuse(EventMisuse{EventMisuse::Kind::kRecordWhilePending, sync->id, stream_id,
+                                      generation, pending});
       }
     }
     sync->Complete(generation);
@@ -359,7 +359,8 @@ void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t s
   for (;;) {
     if (!foreign && sync.set_by != 0 && sync.set_by != generation) {
       foreign = true;
-      report(EventMisuse{EventMisuse::Kind::kForeignRecord, sync.id, stream_id, generation, sync.set_by});
+      report(EventMisuse{EventMisuse::Kind::kForeignRecord, sync.id, stream_id, generation,
+                         sync.set_by});
       continue;
     }
     if (generation == 0 || sync.Done(generation)) break;
@@ -369,7 +370,8 @@ void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t s
   if (sync.set_by == generation) {
     sync.set_by = 0;
   } else if (!foreign) {
-    report(EventMisuse{EventMisuse::Kind::kRecordLost, sync.id, stream_id, generation, sync.set_by});
+    report(
+        EventMisuse{EventMisuse::Kind::kRecordLost, sync.id, stream_id, generation, sync.set_by});
   }
 }
 

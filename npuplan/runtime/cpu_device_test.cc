@@ -420,7 +420,8 @@ TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream b, CreateStream(device));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
-  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());  // generation 1, its waiter comes later
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()),
+              IsOk());  // generation 1, its waiter comes later
   ASSERT_THAT(device.Synchronize(), IsOk());
   Gate later;
   ASSERT_THAT(device.Launch(a.get(), [&] { later.Pass(); }), IsOk());
@@ -429,10 +430,12 @@ TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
   // The report comes as soon as b's wait is pending (generation 2 is still gated).
   auto foreign_seen = [&] {
     std::lock_guard<std::mutex> lock(observer->mu);
-    return std::any_of(observer->seen.begin(), observer->seen.end(),
-                       [](const EventMisuse& m) { return m.kind == EventMisuse::Kind::kForeignRecord; });
+    return std::any_of(observer->seen.begin(), observer->seen.end(), [](const EventMisuse& m) {
+      return m.kind == EventMisuse::Kind::kForeignRecord;
+    });
   };
-  for (int i = 0; i < 10000 && !foreign_seen(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 10000 && !foreign_seen(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(foreign_seen());
   later.Open();
   ASSERT_THAT(device.Synchronize(), IsOk());
@@ -452,7 +455,8 @@ TEST(CpuDeviceTest, WaitResetEventRecordWaitRecordWaitIsClean) {
   for (int i = 0; i < 50; ++i) {
     ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());
     ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());
-    ASSERT_THAT(device.RecordEvent(back.get(), b.get()), IsOk());  // a records again only after b waited
+    ASSERT_THAT(device.RecordEvent(back.get(), b.get()),
+                IsOk());  // a records again only after b waited
     ASSERT_THAT(device.WaitEvent(a.get(), back.get()), IsOk());
   }
   ASSERT_THAT(device.Synchronize(), IsOk());

@@ -22,7 +22,8 @@ void Device::AddObserver(std::shared_ptr<RuntimeObserver> observer) {
 
 void Device::RemoveObserver(const RuntimeObserver* observer) {
   std::lock_guard<std::mutex> lock(observers_mu_);
-  std::erase_if(observers_, [&](const std::shared_ptr<RuntimeObserver>& o) { return o.get() == observer; });
+  std::erase_if(observers_,
+                [&](const std::shared_ptr<RuntimeObserver>& o) { return o.get() == observer; });
 }
 
 // Snapshot so that hooks run without holding the lock.

@@ -69,16 +69,18 @@ int RunCompile(CompileFlags& f) {
     for (const SyncEvent& e : p.events.events) ++edges[e.kind == SyncKind::kNotify ? 1 : 0];
     auto count = [&](long long ids, int kind, const char* key) {
       std::string text = std::to_string(ids) + (kind == 0 ? " events" : " notifies");
-      if (p.events.counts.count(key) && edges[kind] != ids) text += " (" + std::to_string(edges[kind]) + " sync edges)";
+      if (p.events.counts.count(key) && edges[kind] != ids)
+        text += " (" + std::to_string(edges[kind]) + " sync edges)";
       return text;
     };
-    std::printf("compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %s, "
-                "%s, memory peak %lld bytes -> %s\n",
-                p.model.name().c_str(), p.model.num_nodes(), p.model.num_graphs(),
-                static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
-                count(p.events.event_count, 0, "device_event_ids").c_str(),
-                count(p.events.notify_count, 1, "device_notify_ids").c_str(), static_cast<long long>(p.memory.peak),
-                f.output.c_str());
+    std::printf(
+        "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %s, "
+        "%s, memory peak %lld bytes -> %s\n",
+        p.model.name().c_str(), p.model.num_nodes(), p.model.num_graphs(),
+        static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
+        count(p.events.event_count, 0, "device_event_ids").c_str(),
+        count(p.events.notify_count, 1, "device_notify_ids").c_str(),
+        static_cast<long long>(p.memory.peak), f.output.c_str());
   }
   return kExitOk;
 }

@@ -3,14 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/numbers.h"
 #include "npuplan/compiler/bundle.h"
-
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/file_util.h"
@@ -40,9 +38,9 @@ absl::StatusOr<std::vector<int64_t>> ParseBatchSizes(const std::string& text) {
     const std::string item = text.substr(start, comma - start);
     const size_t dash = item.find('-');
     int64_t lo = 0, hi = 0;
-    const bool ok = dash == std::string::npos
-                        ? absl::SimpleAtoi(item, &lo) && (hi = lo, true)
-                        : absl::SimpleAtoi(item.substr(0, dash), &lo) && absl::SimpleAtoi(item.substr(dash + 1), &hi);
+    const bool ok = dash == std::string::npos ? absl::SimpleAtoi(item, &lo) && (hi = lo, true)
+                                              : absl::SimpleAtoi(item.substr(0, dash), &lo) &&
+                                                    absl::SimpleAtoi(item.substr(dash + 1), &hi);
     if (!ok || lo < 1 || hi < lo || hi > (int64_t{1} << 20)) {
       return bad("expected sizes N or ranges A-B in [1, 1048576], comma-separated");
     }
@@ -59,8 +57,9 @@ int RunGenBatches(GenFlags& f) {
   auto sizes = ParseBatchSizes(f.batch_sizes);
   if (!sizes.ok()) return ReportStatus(sizes.status());
   if (f.random_dag || f.opts.dynamic_input) {
-    return ReportStatus(absl::InvalidArgumentError("gen --batch-sizes needs a transformer with a static batch "
-                                                   "(not --random-dag or --dynamic-input)"));
+    return ReportStatus(
+        absl::InvalidArgumentError("gen --batch-sizes needs a transformer with a static batch "
+                                   "(not --random-dag or --dynamic-input)"));
   }
   const std::filesystem::path out(f.output);
   const std::string stem = out.stem().string();
@@ -82,8 +81,9 @@ int RunGenBatches(GenFlags& f) {
     if (auto s = WriteFileAtomically(path, text); !s.ok()) return ReportStatus(s);
   }
   if (auto s = WriteFileAtomically(f.output, list.dump(1) + "\n"); !s.ok()) return ReportStatus(s);
-  std::printf("generated %zu graphs of %zu nodes (batch %s) -> %s_b<N>.json, list -> %s\n", files.size(), nodes,
-              f.batch_sizes.c_str(), (out.parent_path() / stem).string().c_str(), f.output.c_str());
+  std::printf("generated %zu graphs of %zu nodes (batch %s) -> %s_b<N>.json, list -> %s\n",
+              files.size(), nodes, f.batch_sizes.c_str(),
+              (out.parent_path() / stem).string().c_str(), f.output.c_str());
   return kExitOk;
 }
 
@@ -127,7 +127,8 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");
   cmd->add_option("--batch", f->opts.batch, "Batch dim of the activations (default 8)");
   cmd->add_option("--batch-sizes", f->batch_sizes,
-                  "One model per batch size (e.g. 1-200 or 1,2,4,8): <stem>_b<N>.json files, and -o becomes their "
+                  "One model per batch size (e.g. 1-200 or 1,2,4,8): <stem>_b<N>.json files, and "
+                  "-o becomes their "
                   "list for `bundle compile --manifest`");
   cmd->add_flag("--random-dag", f->random_dag, "A random layered DAG of --nodes nodes instead");
   cmd->add_option("--max-fanin", f->max_fanin, "Random DAG: maximum fan-in");

@@ -1,10 +1,9 @@
 // `npuplan summary PLAN [--json]`: the stream allocation summary (SPEC S9).
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npuplan/events/resource_use.h"
 #include "npuplan/plan/plan_json.h"
@@ -28,7 +27,8 @@ int RunSummary(const SummaryFlags& f) {
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
   if (!summary.ok()) return ReportStatus(summary.status());
-  // Device resources against the budgets (--option npuplan.maxStreams=N …; default the device limits).
+  // Device resources against the budgets (--option npuplan.maxStreams=N …; default the device
+  // limits).
   CompileOptions budgets;
   for (const auto& [k, v] : OptionOverrides(f.options)) budgets.Set(k, v);
   if (absl::Status s = budgets.Validate(); !s.ok()) return ReportStatus(s);
@@ -47,7 +47,9 @@ int RunSummary(const SummaryFlags& f) {
 
 void SetupSummary(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<SummaryFlags>();
-  CLI::App* cmd = app.add_subcommand("summary", "Print the stream allocation summary of a plan and its device resources against the budgets");
+  CLI::App* cmd = app.add_subcommand(
+      "summary",
+      "Print the stream allocation summary of a plan and its device resources against the budgets");
   cmd->add_option("plan", flags->plan, "Plan file (npuplan.plan/1)")->required();
   AddReadLimitFlags(cmd, &flags->load);
   cmd->add_flag("--json", flags->json, "Print JSON instead of text");

@@ -30,7 +30,8 @@ bool LooksLikeBundle(const std::string& path) {
   char head[4096];
   const size_t n = std::fread(head, 1, sizeof(head), file);
   std::fclose(file);
-  return std::string_view(head, n).find(StrCat("\"format\": \"", kBundleFormat, "\"")) != std::string_view::npos;
+  return std::string_view(head, n).find(StrCat("\"format\": \"", kBundleFormat, "\"")) !=
+         std::string_view::npos;
 }
 
 int RunVerifyBundle(const VerifyFlags& f) {
@@ -52,10 +53,12 @@ int RunVerifyBundle(const VerifyFlags& f) {
   if (absl::Status s = VerifyBundle(*bundle, from_plans); !s.ok()) {
     return ReportStatus(absl::Status(s.code(), f.input + ": " + std::string(s.message())));
   }
-  std::printf("%s: bundle OK (%zu graphs, %s: %lld device streams, %lld event ids, %lld notify ids, %lld bytes)\n",
-              f.input.c_str(), bundle->graphs.size(), bundle->concurrent ? "concurrent" : "sequential",
-              static_cast<long long>(bundle->streams), static_cast<long long>(bundle->event_ids),
-              static_cast<long long>(bundle->notify_ids), static_cast<long long>(bundle->memory_bytes));
+  std::printf(
+      "%s: bundle OK (%zu graphs, %s: %lld device streams, %lld event ids, %lld notify ids, %lld "
+      "bytes)\n",
+      f.input.c_str(), bundle->graphs.size(), bundle->concurrent ? "concurrent" : "sequential",
+      static_cast<long long>(bundle->streams), static_cast<long long>(bundle->event_ids),
+      static_cast<long long>(bundle->notify_ids), static_cast<long long>(bundle->memory_bytes));
   return kExitOk;
 }
 
@@ -79,7 +82,8 @@ int RunVerify(const VerifyFlags& f) {
 
 void SetupVerify(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<VerifyFlags>();
-  CLI::App* cmd = app.add_subcommand("verify", "Verify a graph, a plan or a bundle manifest (exit 1 on any violation)");
+  CLI::App* cmd = app.add_subcommand(
+      "verify", "Verify a graph, a plan or a bundle manifest (exit 1 on any violation)");
   cmd->add_option("file", flags->input, "Graph, plan or bundle.json file")->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
