@@ -2,6 +2,10 @@
 # Builds npuplan/<name>/*.cc (without *_test.cc) into the static library
 # npuplan_<name>, and npuplan/<name>/*_test.cc into the test executable
 # <name>_tests whose cases are registered with CTest.
+# The libraries' include directory is the source root while building; the
+# installed package (cmake/npuplan_install.cmake) exports them with the
+# installed include directory instead, which holds only the public API headers
+# (npuplan/api/).
 function(npuplan_module name)
   cmake_parse_arguments(ARG "" "" "DEPS;LIBS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
@@ -15,11 +19,13 @@ function(npuplan_module name)
   endforeach()
   if(srcs)
     add_library(npuplan_${name} STATIC ${srcs})
-    target_include_directories(npuplan_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_include_directories(npuplan_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                               $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
     target_link_libraries(npuplan_${name} PUBLIC ${deps} ${ARG_LIBS})
   else()
     add_library(npuplan_${name} INTERFACE)
-    target_include_directories(npuplan_${name} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_include_directories(npuplan_${name} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                               $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
     target_link_libraries(npuplan_${name} INTERFACE ${deps} ${ARG_LIBS})
   endif()
   if(NPUPLAN_BUILD_TESTS AND tests)

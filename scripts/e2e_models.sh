@@ -13,7 +13,8 @@
 #   CriticalPath:4 +reorder   the same with npuplan.stream.reorder=true
 #   + dyn (dynamic models)    the three auto modes again with ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1
 # compile (npuplan.eventOptimization = exact, the default), verify, run on the
-# CPU back end with jitter (3 runs, must report 0 violations), simulate; and
+# CPU back end with jitter (3 runs, must report 0 violations), simulate with a
+# trace that tests/trace_check.py accepts (no flow ends before it starts); and
 # compile again with npuplan.eventOptimization = none and ge (memory search
 # off, verified too) to count the events each optimisation leaves.
 # Prints a markdown table on stdout (progress on stderr). Exit 0 when every
@@ -123,11 +124,13 @@ for entry in "${MODELS[@]}"; do
     read -r nodes part streams ev_exact peak lb smode <<<"$(plan_facts "$tag.plan.json")"
     [[ "$mode" == "default" && "$part" != "static" && "$part" != "skipped" ]] && dynamic=1
     if ! "$BIN" verify "$tag.plan.json" >>"$tag.log" 2>&1; then status+="FAIL verify; "; failed=1; fi
-    if ! run_out=$("$BIN" run --jitter 1 --repeat 3 "$tag.plan.json" 2>&1) || [[ "$run_out" != *": 0 violation(s)"* ]]; then
+    if ! run_out=$("$BIN" run --jitter 1 --repeat 3 "$tag.plan.json" 2>&1) || [[ "$run_out" != *": 3 runs, 0 violations "* ]]; then
       status+="FAIL run: $(echo "$run_out" | tail -1 | tr "|" "/" | cut -c1-160); "; failed=1
     fi
-    if ! sim=$("$BIN" simulate --json "$tag.plan.json" 2>>"$tag.log" | sim_facts); then
+    if ! sim=$("$BIN" simulate --json --trace "$tag.trace.json" "$tag.plan.json" 2>>"$tag.log" | sim_facts); then
       status+="FAIL simulate; "; failed=1; sim="- -"
+    elif ! python3 "$ROOT/tests/trace_check.py" "$tag.trace.json" --label "$label $mode" >>"$tag.log" 2>&1; then
+      status+="FAIL trace: $(cell "$tag.log"); "; failed=1
     fi
     read -r mk slb <<<"$sim"
     status=${status:-ok}
@@ -139,7 +142,7 @@ if [[ $ran -eq 0 ]]; then
   echo "e2e_models.sh: SKIPPED: no model present in $CACHE (scripts/fetch_models.sh fetches them)"
   exit 77
 fi
-echo "| model | mode | nodes | subgraphs static/dynamic | streams logical/physical (mode) | events none / ge / exact | memory peak / lower bound (KiB) | simulated makespan / lower bound (µs) | verify + run (jitter, 3 runs) + simulate |"
+echo "| model | mode | nodes | subgraphs static/dynamic | streams logical/physical (mode) | events none / ge / exact | memory peak / lower bound (KiB) | simulated makespan / lower bound (µs) | verify + run (jitter, 3 runs) + simulate + trace |"
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 if [[ ${#skipped[@]} -gt 0 ]]; then echo; echo "Skipped (not fetched): ${skipped[*]}"; fi

@@ -12,6 +12,10 @@ PACKAGES=(
   libjemalloc-dev  # the tool's heap on transparent huge pages (tools/malloc/)
   python3  # tests/browser_report.sh and scripts/e2e_models.sh read JSON and PNG with it
   python3-onnx python3-numpy  # tests/onnx/gen_transformers.py builds ONNX models at test time
+  # The Python package (python/, docs/api.md): pybind11, the headers of Debian's
+  # python3, pytest; pip install . (setuptools driving CMake) into a venv; cpack -G DEB.
+  pybind11-dev python3-pybind11 python3-dev python3-pytest
+  python3-venv python3-pip python3-setuptools python3-wheel dpkg-dev
 )
 # Extra package sets a later step may ask for: scripts/setup.sh --with onnx
 while [[ $# -gt 0 ]]; do

@@ -30,7 +30,7 @@ check() {  # label model import-args...
     why="compile failed: $(tail -1 "$stem.compile.log")"
   elif ! "$npuplan" verify "$stem.plan.json" >"$stem.verify.log" 2>&1; then
     why="verify failed: $(tail -1 "$stem.verify.log")"
-  elif ! run_out=$("$npuplan" run "$stem.plan.json" 2>&1) || [[ "$run_out" != *": 0 violation(s)"* ]]; then
+  elif ! run_out=$("$npuplan" run "$stem.plan.json" 2>&1) || [[ "$run_out" != *", 0 violations "* ]]; then
     why="run failed: $(echo "$run_out" | tail -1)"
   fi
   if [[ -z "$why" ]]; then

@@ -161,8 +161,11 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
     std::error_code ec;
     std::filesystem::create_directories(config.dump_dir, ec);
     if (ec) return absl::InvalidArgumentError(StrCat("--dump-dir ", config.dump_dir, ": ", ec.message()));
+  }
+  if (dump_re || config.on_pass) {
     ctx.instrumentation.after_pass = [&](int seq, std::string_view pass, const Plan& p) -> absl::Status {
-      if (!std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
+      if (config.on_pass) config.on_pass(seq, pass);
+      if (!dump_re || !std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
       std::string file = fmt::format("{}/{:03d}.{}.plan.json", config.dump_dir, seq, pass);
       return WriteFileAtomically(file, WritePlanJson(p));
     };

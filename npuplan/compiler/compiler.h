@@ -6,9 +6,11 @@
 #ifndef NPUPLAN_COMPILER_COMPILER_H_
 #define NPUPLAN_COMPILER_COMPILER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,6 +34,9 @@ struct CompileConfig {
   // Receives one-line warnings (option near-misses, options that do nothing);
   // null: dropped.
   std::vector<std::string>* warnings = nullptr;
+  // Called after every leaf pass with its sequence number and name (progress
+  // on a terminal); may be empty.
+  std::function<void(int seq, std::string_view pass)> on_pass;
 };
 
 // Builds the default pipeline for these options.

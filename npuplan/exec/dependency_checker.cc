@@ -8,57 +8,63 @@
 
 namespace npuplan::exec {
 
-DependencyChecker::DependencyChecker(const Plan& plan)
+DependencyChecker::DependencyChecker(const Plan& plan, const sim::ControlFlow* control_flow)
     : plan_(plan),
+      cf_(control_flow),
       num_nodes_(plan.model.num_nodes()),
-      deps_(sim::BuildDependencies(plan)),
-      attached_deps_(sim::BuildAttachedDependencies(plan)) {
+      deps_(sim::BuildDependencies(plan, control_flow)),
+      attached_deps_(sim::BuildAttachedDependencies(plan, control_flow)) {
   attached_begin_.assign(num_nodes_ + 1, 0);
   for (size_t i = 0; i < num_nodes_; ++i) {
     attached_begin_[i + 1] = attached_begin_[i] + plan.model.nodes()[i].attached_stream_ids.size();
   }
-  has_task_.assign(num_nodes_ + attached_begin_[num_nodes_], 0);
+  runs_.assign(num_nodes_ + attached_begin_[num_nodes_], kNoTask);
   for (size_t i = 0; i < num_nodes_; ++i) {
     const NodeId v(static_cast<int32_t>(i));
-    if (sim::MainStreamOf(plan, v) < 0) continue;
-    has_task_[i] = 1;
+    const int64_t runs = cf_ != nullptr ? cf_->runs[i] : 1;
+    if (sim::MainStreamOf(plan, v) < 0 || runs == 0) continue;
+    runs_[i] = runs;
     for (size_t a = 0; a < attached_begin_[i + 1] - attached_begin_[i]; ++a) {
-      has_task_[Slot(v, static_cast<int32_t>(a))] = sim::AttachedStreamOf(plan, v, static_cast<int32_t>(a)) >= 0;
+      if (sim::AttachedStreamOf(plan, v, static_cast<int32_t>(a)) >= 0) runs_[Slot(v, static_cast<int32_t>(a))] = runs;
     }
   }
-  state_.reset(new std::atomic<uint8_t>[has_task_.size()]);
+  state_.reset(new std::atomic<int64_t>[runs_.size()]);
   Reset();
 }
 
 void DependencyChecker::Reset() {
-  for (size_t i = 0; i < has_task_.size(); ++i) {
-    state_[i].store(has_task_[i] ? kNotStarted : kFinished, std::memory_order_relaxed);
-  }
+  for (size_t i = 0; i < runs_.size(); ++i) state_[i].store(0, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
   violations_.clear();
 }
 
-void DependencyChecker::Check(NodeId n, int32_t attached, const std::vector<sim::Dependency>& deps) {
+void DependencyChecker::Check(NodeId n, int32_t attached, int64_t run, const std::vector<sim::Dependency>& deps) {
+  const size_t consumer_depth = cf_ != nullptr ? cf_->depth(plan_.model.node(n)) : 0;
   for (const sim::Dependency& d : deps) {
-    const uint8_t st = state_[Slot(d.producer, d.producer_attached)].load(std::memory_order_acquire);
-    if (st == kFinished) continue;
+    const size_t slot = Slot(d.producer, d.producer_attached);
+    if (runs_[slot] == kNoTask) continue;
+    const int64_t need =
+        cf_ != nullptr ? sim::RequiredRuns(*cf_, d, consumer_depth, cf_->depth(plan_.model.node(d.producer)), run) : 1;
+    const int64_t st = state_[slot].load(std::memory_order_acquire);
+    if (st / 2 >= need) continue;
     std::lock_guard<std::mutex> lock(mu_);
-    violations_.push_back({n, d.producer, d.via, d.kind, st == kRunning, attached, d.producer_attached});
+    violations_.push_back({n, d.producer, d.via, d.kind, st % 2 == 1, attached, d.producer_attached, run,
+                           need, st / 2});
   }
 }
 
-void DependencyChecker::OnStart(NodeId n, int32_t attached) {
+void DependencyChecker::OnStart(NodeId n, int32_t attached, int64_t run) {
   if (attached < 0) {
-    Check(n, -1, deps_[n.index()]);
-    Check(n, -1, attached_deps_.of_main[n.index()]);
+    Check(n, -1, run, deps_[n.index()]);
+    Check(n, -1, run, attached_deps_.of_main[n.index()]);
   } else {
-    Check(n, attached, attached_deps_.of_attached[n.index()][attached]);
+    Check(n, attached, run, attached_deps_.of_attached[n.index()][attached]);
   }
-  state_[Slot(n, attached)].store(kRunning, std::memory_order_release);
+  state_[Slot(n, attached)].store(2 * run + 1, std::memory_order_release);
 }
 
-void DependencyChecker::OnFinish(NodeId n, int32_t attached) {
-  state_[Slot(n, attached)].store(kFinished, std::memory_order_release);
+void DependencyChecker::OnFinish(NodeId n, int32_t attached, int64_t run) {
+  state_[Slot(n, attached)].store(2 * (run + 1), std::memory_order_release);
 }
 
 std::vector<Violation> DependencyChecker::violations() const {
@@ -68,7 +74,7 @@ std::vector<Violation> DependencyChecker::violations() const {
     out = violations_;
   }
   auto key = [](const Violation& v) {
-    return std::tuple(v.consumer, v.consumer_attached, v.producer, v.producer_attached);
+    return std::tuple(v.consumer, v.consumer_attached, v.consumer_run, v.producer, v.producer_attached);
   };
   std::sort(out.begin(), out.end(), [&](const Violation& a, const Violation& b) { return key(a) < key(b); });
   return out;
@@ -76,10 +82,13 @@ std::vector<Violation> DependencyChecker::violations() const {
 
 std::vector<NodeId> DependencyChecker::Unfinished() const {
   std::vector<NodeId> out;
+  auto finished = [&](size_t s) {
+    return runs_[s] == kNoTask || state_[s].load(std::memory_order_acquire) == 2 * runs_[s];
+  };
   for (size_t i = 0; i < num_nodes_; ++i) {
-    bool done = state_[i].load(std::memory_order_acquire) == kFinished;
+    bool done = finished(i);
     for (size_t s = num_nodes_ + attached_begin_[i]; s < num_nodes_ + attached_begin_[i + 1]; ++s) {
-      done = done && state_[s].load(std::memory_order_acquire) == kFinished;
+      done = done && finished(s);
     }
     if (!done) out.push_back(NodeId(static_cast<int32_t>(i)));
   }
@@ -94,9 +103,13 @@ std::string DependencyChecker::Describe(const Violation& v) const {
                   ")");
   };
   std::string via = v.via != v.producer ? StrCat(" via '", m.node(v.via).name, "'") : std::string();
+  const bool loops = cf_ != nullptr && cf_->iterations() > 1;
+  const std::string runs = loops ? StrCat("; consumer run ", v.consumer_run, ", producer runs finished ",
+                                          v.producer_runs_done, " of ", v.producer_runs_needed, " needed")
+                                 : std::string();
   return StrCat(task(v.consumer, v.consumer_attached), " started before its producer ",
                 task(v.producer, v.producer_attached), " finished [", v.kind, via, "; producer ",
-                v.producer_started ? "running" : "not started", "]");
+                v.producer_started ? "running" : "not started", runs, "]");
 }
 
 }  // namespace npuplan::exec

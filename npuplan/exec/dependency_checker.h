@@ -10,8 +10,16 @@
 // or events, so a plan whose events are wrong cannot fool it; only timing can
 // hide a race, which is what the CPU back end's jitter is for.
 //
-// Thread-safe: OnStart/OnFinish are called from the stream workers. A node's
-// state is an atomic (not started / running / finished); OnStart reads its
+// Control flow (npuplan/sim/control_flow.h): given the program's ControlFlow,
+// nodes in a branch that does not run have no task, and a task inside loops
+// runs once per iteration: run r of a consumer needs the producer runs
+// sim::RequiredRuns names (the same iteration; for a loop-carried value, the
+// iteration before). Not checked: a producer running ahead into the next
+// iteration while a consumer of the previous one still reads (write after
+// read) — the checker sees starts and finishes, not buffers.
+//
+// Thread-safe: OnStart/OnFinish are called from the stream workers. A task's
+// state is an atomic 2·(finished runs) + (1 while running); OnStart reads its
 // producers' states with acquire ordering, OnFinish publishes with release.
 #ifndef NPUPLAN_EXEC_DEPENDENCY_CHECKER_H_
 #define NPUPLAN_EXEC_DEPENDENCY_CHECKER_H_
@@ -24,6 +32,7 @@
 #include <vector>
 
 #include "npuplan/plan/plan.h"
+#include "npuplan/sim/control_flow.h"
 #include "npuplan/sim/dependencies.h"
 
 namespace npuplan::exec {
@@ -36,26 +45,31 @@ struct Violation {
   bool producer_started = false;  // the producer was running (vs. not started yet)
   int32_t consumer_attached = -1;  // -1 main task, else the attached task that started
   int32_t producer_attached = -1;  // -1 main task, else the attached task that had not finished
+  int64_t consumer_run = 0;        // the consumer's run (loop iterations)
+  int64_t producer_runs_needed = 1;  // producer runs that had to be finished
+  int64_t producer_runs_done = 0;    // producer runs finished at the consumer's start
 };
 
 class DependencyChecker {
  public:
-  explicit DependencyChecker(const Plan& plan);
+  // `control_flow` (optional, must outlive the checker): the branches and
+  // loop iterations the run executes; nullptr = every node runs once.
+  explicit DependencyChecker(const Plan& plan, const sim::ControlFlow* control_flow = nullptr);
   DependencyChecker(const DependencyChecker&) = delete;
   DependencyChecker& operator=(const DependencyChecker&) = delete;
 
   // Forgets every start, finish and violation (before another run).
   void Reset();
-  // A node's main task (attached = -1) or attached task starts / finishes.
-  // Thread-safe.
-  void OnStart(NodeId n, int32_t attached = -1);
-  void OnFinish(NodeId n, int32_t attached = -1);
+  // Run `run` of a node's main task (attached = -1) or attached task starts
+  // / finishes. Thread-safe.
+  void OnStart(NodeId n, int32_t attached = -1, int64_t run = 0);
+  void OnFinish(NodeId n, int32_t attached = -1, int64_t run = 0);
 
   // Violations so far, sorted by (consumer, consumer_attached, producer,
   // producer_attached).
   std::vector<Violation> violations() const;
-  // Nodes with a main or attached task that has not finished (after a
-  // complete run: none).
+  // Nodes with a main or attached task that has not finished all its runs
+  // (after a complete run: none).
   std::vector<NodeId> Unfinished() const;
   // "'c' (stream 1) started before its producer 'b' (stream 0) finished [data-edge]".
   std::string Describe(const Violation& v) const;
@@ -63,21 +77,22 @@ class DependencyChecker {
   const std::vector<std::vector<sim::Dependency>>& dependencies() const { return deps_; }
 
  private:
-  enum : uint8_t { kNotStarted = 0, kRunning = 1, kFinished = 2 };
+  static constexpr int64_t kNoTask = -1;  // runs_ of a slot without a task
   // Slot index: a node's main task is its NodeId index; attached task a of
   // node v is num_nodes + attached_begin_[v] + a.
   size_t Slot(NodeId n, int32_t attached) const {
     return attached < 0 ? n.index() : num_nodes_ + attached_begin_[n.index()] + static_cast<size_t>(attached);
   }
-  void Check(NodeId n, int32_t attached, const std::vector<sim::Dependency>& deps);
+  void Check(NodeId n, int32_t attached, int64_t run, const std::vector<sim::Dependency>& deps);
 
   const Plan& plan_;
+  const sim::ControlFlow* cf_;
   size_t num_nodes_ = 0;
   std::vector<std::vector<sim::Dependency>> deps_;
   sim::AttachedDependencies attached_deps_;
   std::vector<size_t> attached_begin_;  // per node, prefix sums of attached counts
-  std::vector<char> has_task_;          // per slot
-  std::unique_ptr<std::atomic<uint8_t>[]> state_;
+  std::vector<int64_t> runs_;           // per slot: runs in a complete run, kNoTask without a task
+  std::unique_ptr<std::atomic<int64_t>[]> state_;  // per slot: 2 · finished runs + running
   mutable std::mutex mu_;  // guards violations_
   std::vector<Violation> violations_;
 };

@@ -117,7 +117,7 @@ PlanExecutor::PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgr
       options_(std::move(options)),
       program_(std::move(program)),
       cost_(sim::NodeCosts(plan, options_.cost)),
-      checker_(plan) {
+      checker_(plan, &program_.control_flow) {
   BuildEventObjects();
 }
 
@@ -125,7 +125,9 @@ absl::StatusOr<std::unique_ptr<PlanExecutor>> PlanExecutor::Create(const Plan& p
   if (options.time_scale < 0 || options.jitter_max_us < 0 || options.stream_skew_us < 0) {
     return absl::InvalidArgumentError("ExecOptions: time_scale, jitter_max_us and stream_skew_us must be >= 0");
   }
-  NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan));
+  NPUPLAN_ASSIGN_OR_RETURN(sim::ControlFlow cf,
+                           sim::ResolveControlFlow(plan, options.control_flow, sim::NodeWork(plan, options.cost, 1.0)));
+  NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan, std::move(cf)));
   return std::unique_ptr<PlanExecutor>(new PlanExecutor(plan, std::move(options), std::move(program)));
 }
 
@@ -204,15 +206,17 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
         const double modelled = item.attached < 0 ? cost_[item.node.index()] : 0.0;
         int64_t sleep_us = static_cast<int64_t>(modelled * scale);
         if (jitter) {
-          const uint64_t key = (static_cast<uint64_t>(item.node.value) << 8) ^ static_cast<uint64_t>(item.attached + 1);
+          const uint64_t key = (static_cast<uint64_t>(item.node.value) << 8) ^ static_cast<uint64_t>(item.attached + 1) ^
+                               (static_cast<uint64_t>(item.run) * 0x9e3779b97f4a7c15ULL);
           sleep_us += static_cast<int64_t>(Mix(seed * 0x100000001b3ULL ^ Mix(key)) % span);
         }
         const NodeId node = item.node;
         const int32_t attached = item.attached;
-        NPUPLAN_RETURN_IF_ERROR(device.Launch(stream, [checker, node, attached, sleep_us] {
-          checker->OnStart(node, attached);
+        const int64_t run_index = item.run;
+        NPUPLAN_RETURN_IF_ERROR(device.Launch(stream, [checker, node, attached, run_index, sleep_us] {
+          checker->OnStart(node, attached, run_index);
           if (sleep_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
-          checker->OnFinish(node, attached);
+          checker->OnFinish(node, attached, run_index);
         }));
         ++result.tasks;
         break;

@@ -15,6 +15,10 @@
 // enqueued in that global order, so each event wait binds to the latest record
 // of its id enqueued before it, and notifies pair k-th wait with k-th record.
 // Nodes without a stream take no task and count as finished from the start.
+// Control flow: one branch of each If/Case runs, loop bodies run
+// `control_flow.loop_iterations` times (each task run checked against the
+// producer runs of its iteration, loop-carried values against the iteration
+// before).
 //
 // A task sleeps for cost(node) × time_scale µs (cost model of
 // npuplan/sim/cost_model.h; time_scale 0 = no-op) plus, with jitter, a
@@ -58,6 +62,10 @@ struct ExecOptions {
   // race against a consumer deep in another stream's queue.
   int64_t stream_skew_us = 0;
   int32_t stream_priority = 0;  // priority of the device streams created
+  // Which branch of each If/Case runs and how often loop bodies run
+  // (npuplan/sim/control_flow.h); the default branch is the one with the
+  // most work by `cost` and a 1 us launch overhead, as the simulator picks.
+  sim::ControlFlowOptions control_flow;
 };
 
 struct ExecResult {

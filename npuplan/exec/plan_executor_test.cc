@@ -305,6 +305,104 @@ TEST(PlanExecutorTest, ChecksAcrossSubgraphBoundaries) {
   EXPECT_THAT(out.messages[0], HasSubstr("subgraph-output"));
 }
 
+// x → If p {then: t1 (s1, long); else: e1 (s1, short)} → c. Only the then
+// branch has its events; the else branch has none.
+constexpr char kIfElseGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 10, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 40, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 30, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"]}]}]})json";
+
+TEST(PlanExecutorTest, RunsAndChecksOnlyTheBranchThatRuns) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElseGraph));
+  AddEvent(plan, "x", "t1", 0);
+  AddEvent(plan, "t1", "c", 1);
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  runtime::CpuDevice device;
+  // Default: the longer branch (then), whose events are all there.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto then_exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, then_exec->Run(device, 0));
+  EXPECT_EQ(r.tasks, 4u);  // x, p (its owner, on stream 0), t1, c: the else branch does not run
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*then_exec, device, 10));
+  EXPECT_EQ(first, "");
+  // The else branch: nothing orders e1 after x or c after e1.
+  o.control_flow.branch = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto else_exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*else_exec, device, 20));
+  EXPECT_THAT(first, HasSubstr("started before its producer"));
+  EXPECT_THAT(first, HasSubstr("'e1'"));
+}
+
+// x → While w {body: b_in → b1 (s1) → b2 (s0) → b_out} → y, event b1 → b2.
+// From the second iteration b1 reads b2's value of the iteration before, and
+// nothing orders it: only a run with several iterations can catch that.
+constexpr char kWhileGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "w", "type": "While", "inputs": ["x"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "y", "type": "Relu", "inputs": ["w"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "cond", "parent": "w", "nodes": [
+   {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "c_out", "type": "NetOutput", "inputs": ["c_in"]}]},
+  {"name": "body", "parent": "w", "nodes": [
+   {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b1", "type": "Relu", "inputs": ["b_in"], "attrs": {"_cost": 5, "_test_stream": STREAM}, "outputs": [{"shape": [4]}]},
+   {"name": "b2", "type": "Relu", "inputs": ["b1"], "attrs": {"_cost": 40, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b_out", "type": "NetOutput", "inputs": ["b2"]}]}]})json";
+
+absl::StatusOr<Plan> WhilePlan(int b1_stream) {
+  std::string text = kWhileGraph;
+  text.replace(text.find("STREAM"), 6, std::to_string(b1_stream));
+  NPUPLAN_ASSIGN_OR_RETURN(Plan plan, PlanFromGraph(text));
+  if (b1_stream != 0) {
+    AddEvent(plan, "x", "b1", 0);
+    AddEvent(plan, "b1", "b2", 1);
+  }
+  return plan;
+}
+
+TEST(PlanExecutorTest, ChecksLoopCarriedDependenciesWhenLoopsIterate) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, WhilePlan(1));
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  o.stream_skew_us = 200;
+  runtime::CpuDevice device;
+  // One iteration: every dependency is ordered.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto once, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*once, device, 10));
+  EXPECT_EQ(first, "");
+  // Three: b1 of iteration 2 may start while b2 of iteration 1 still runs.
+  o.control_flow.loop_iterations = 3;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto thrice, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, thrice->Run(device, 0));
+  EXPECT_EQ(r.tasks, 9u);  // x, w (the owner, on stream 0), 3 × (b1, b2), y
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*thrice, device, 20));
+  EXPECT_THAT(first, HasSubstr("'b1' (stream 1) started before its producer 'b2' (stream 0) finished [loop-carried"));
+  EXPECT_THAT(first, HasSubstr("consumer run "));
+  // With b1 and b2 on one stream the iterations are ordered by the queue.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan serial, WhilePlan(0));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto ordered, PlanExecutor::Create(serial, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*ordered, device, 10));
+  EXPECT_EQ(first, "");
+}
+
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
     {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},

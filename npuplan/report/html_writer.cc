@@ -174,18 +174,32 @@ svg .spill-in { stroke: #2ca02c; stroke-width: 1.5; }
 svg .util { fill: #4e79a7; }
 svg .bucket { fill: #4e79a7; }
 .legend span { display: inline-block; margin-right: 1em; }
+table.summary td { white-space: pre-line; }
+.chart { position: relative; max-width: 1800px; }
+.chart canvas { display: block; margin: 4px 0; border: 1px solid #ddd; }
+#tl-main { cursor: grab; }
+.bar { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 6px 0; }
+.bar input[type=search] { width: 22em; padding: 3px 6px; }
+.bar button { padding: 2px 8px; }
+#tl-results { list-style: none; margin: 0 0 6px; padding: 4px; border: 1px solid #ccc; max-height: 14em; overflow-y: auto; background: #fcfcfc; font-size: 0.9em; }
+#tl-results li { padding: 1px 4px; cursor: pointer; }
+#tl-results li:hover { background: #e8eef7; }
+.tip { position: absolute; z-index: 2; pointer-events: none; background: #fffff4; border: 1px solid #999; padding: 4px 7px; font-size: 12px; max-width: 44em; box-shadow: 1px 1px 4px rgba(0,0,0,.2); }
+.tip div:first-child { font-weight: bold; }
 .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: middle; border: 1px solid #555; margin-right: 3px; }
 )css";
 }  // namespace
 
-std::string Page(std::string_view title, std::string_view body) {
+std::string Page(std::string_view title, std::string_view body, std::string_view script) {
+  const bool scripted = !script.empty();
   return StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-      "'unsafe-inline'\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'",
+      scripted ? "; script-src 'unsafe-inline'" : "", "\">\n",
+      "<meta name=\"viewport\" content=\"width=device-width\">\n"
       "<meta name=\"generator\" content=\"npuplan report\">\n<title>",
       HtmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n", body,
-      "</body>\n</html>\n");
+      scripted ? StrCat("<script>\n", script, "</script>\n") : std::string(), "</body>\n</html>\n");
 }
 
 std::string Table(const std::vector<std::string>& header,

@@ -1,8 +1,9 @@
 // Building blocks of the self-contained HTML report (docs/report.md): text
 // escaping, deterministic number formatting, a small SVG builder and the page
 // skeleton. The page loads nothing: a Content-Security-Policy meta tag
-// `default-src 'none'` forbids every fetch, styles are inline, there is no
-// script (hover details are SVG <title> elements, shown by the browser).
+// `default-src 'none'` forbids every fetch; styles are inline, and so is the
+// script of a page that has one (`script-src 'unsafe-inline'` then, nothing
+// else); SVG hover details are <title> elements.
 //
 // Every string that reaches the page goes through HtmlEscape (node names,
 // reasons, options come from user input). Numbers are printed with a fixed
@@ -59,8 +60,10 @@ class Svg {
   std::string body_;
 };
 
-// A full HTML page: title, CSP, the inline stylesheet, then `body`.
-std::string Page(std::string_view title, std::string_view body);
+// A full HTML page: title, CSP, the inline stylesheet, then `body`, then
+// `script` (inline JavaScript; none when empty, and then the CSP forbids
+// scripts too).
+std::string Page(std::string_view title, std::string_view body, std::string_view script = {});
 
 // An HTML table: header cells and rows (all cells escaped).
 std::string Table(const std::vector<std::string>& header,

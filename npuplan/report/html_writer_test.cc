@@ -55,5 +55,13 @@ TEST(HtmlWriterTest, PageForbidsEveryFetchAndHasNoScript) {
   EXPECT_THAT(page, Not(HasSubstr("https://")));
 }
 
+TEST(HtmlWriterTest, PageWithAScriptAllowsInlineScriptOnly) {
+  const std::string page = Page("t", "<p>x</p>", "let a = 1;");
+  EXPECT_THAT(page,
+              HasSubstr("content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\""));
+  EXPECT_THAT(page, HasSubstr("<script>\nlet a = 1;</script>\n</body>"));
+  EXPECT_THAT(page, Not(HasSubstr(" src=")));
+}
+
 }  // namespace
 }  // namespace npuplan::report

@@ -6,6 +6,8 @@
 
 #include "npuplan/events/resource_use.h"
 #include "npuplan/report/html_writer.h"
+#include "npuplan/report/report_data.h"
+#include "npuplan/report/report_script.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -16,59 +18,6 @@ bool InPool(const TensorPlacement& t) {
   return t.region == "activation" || t.region == "workspace";
 }
 
-struct PoolBuffer {
-  std::string name;
-  int64_t offset = 0, size = 0, lower = 0, upper = 0;
-  std::vector<std::string> members;
-};
-
-// Pool buffers keyed by their buffer name (aliases share one), in name order.
-std::map<std::string, PoolBuffer> PoolBuffers(const Plan& plan) {
-  std::map<std::string, PoolBuffer> out;
-  const MemoryResult& mem = plan.memory;
-  for (const TensorPlacement& t : mem.tensors) {
-    if (!InPool(t)) continue;
-    std::string member = t.node.valid() && t.node.index() < plan.model.num_nodes()
-                             ? StrCat(plan.model.node(t.node).name,
-                                      t.output < 0 ? std::string(":ws") : StrCat(":", t.output))
-                             : StrCat("#", t.output);
-    const std::string key = t.buffer.empty() ? member : t.buffer;
-    auto [it, fresh] = out.try_emplace(key);
-    PoolBuffer& b = it->second;
-    if (fresh) {
-      b.name = key;
-      b.offset = t.offset;
-      b.size = t.size;
-      b.lower = t.first_use;
-      b.upper = t.last_use;
-    } else {
-      b.size = std::max(b.size, t.size);
-      b.lower = std::min(b.lower, t.first_use);
-      b.upper = std::max(b.upper, t.last_use);
-    }
-    b.members.push_back(std::move(member));
-  }
-  return out;
-}
-
-std::string SyncLabel(const sim::SimResult& r, int32_t sync) {
-  if (sync < 0 || sync >= static_cast<int32_t>(r.program.syncs.size())) return "sync";
-  const sim::SyncObject& s = r.program.syncs[sync];
-  switch (s.kind) {
-    case sim::SyncObject::Kind::kEvent:
-      return StrCat("e", s.id);
-    case sim::SyncObject::Kind::kNotify:
-      return StrCat("n", s.id);
-    case sim::SyncObject::Kind::kActivation:
-      return StrCat("activation a", s.id);
-  }
-  return "sync";
-}
-
-std::string NodeName(const Plan& plan, NodeId n) {
-  if (!n.valid() || n.index() >= plan.model.num_nodes()) return "?";
-  return plan.model.node(n).name;
-}
 
 std::string SummarySection(const Plan& plan, const sim::SimResult& r, const PlanReportOptions& o) {
   std::vector<std::vector<std::string>> rows;
@@ -100,6 +49,8 @@ std::string SummarySection(const Plan& plan, const sim::SimResult& r, const Plan
   rows.push_back({"critical path / total work",
                   StrCat(Num(r.critical_path_us), " µs / ", Num(r.total_work), " µs")});
   rows.push_back({"tasks simulated", StrCat(r.program.num_tasks)});
+  const std::vector<std::string> cf = sim::DescribeControlFlow(plan, r.program.control_flow, 5);
+  if (!cf.empty()) rows.push_back({"control flow", StrJoin(cf, "\n")});
   return StrCat("<h2 id=\"summary-heading\">Summary</h2>\n",
                 Table({"what", "value"}, rows, "summary"));
 }
@@ -129,169 +80,55 @@ std::string ResourcesSection(const Plan& plan) {
   }
   return StrCat("<h2 id=\"resources-heading\">Device resources</h2>\n",
                 "<p class=\"note\">Against the device limits (npuplan.device.*); a budget given at "
-                "compile time "
-                "(npuplan.maxStreams, maxEventIds, maxNotifyIds) is what the plan was fitted into. "
-                "Several device "
-                "event ids serve more sync edges when their lifetimes never overlap.</p>\n",
+                "compile time (npuplan.maxStreams, maxEventIds, maxNotifyIds) is what the plan was "
+                "fitted into. Several device event ids serve more sync edges when their lifetimes "
+                "never overlap.</p>\n",
                 Table({"resource", "used", "limit", "share", "lower bound"}, rows, "resources"));
 }
 
-std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const PlanReportOptions& o) {
+std::string TimelineSection(const Plan& plan, const sim::SimResult& r, const nlohmann::json& data) {
   std::string out = "<h2 id=\"timeline-heading\">Stream timeline (simulated)</h2>\n";
-  if (r.streams.empty())
-    return out + "<p class=\"note\" id=\"timeline-empty\">No stream runs a task.</p>\n";
-  const double left = 120, top = 24, lane_h = 22, gap = 6,
-               width = std::max(200.0, o.timeline_width);
-  const double n = static_cast<double>(r.streams.size());
-  const double height = top + n * (lane_h + gap) + 10;
-  const double span = r.makespan > 0 ? r.makespan : 1.0;
-  const double scale = width / span;
-  auto X = [&](double t) { return left + t * scale; };
-  auto LaneY = [&](int32_t s) { return top + s * (lane_h + gap); };
-
-  // Engines in name order → colours.
-  std::set<std::string> engine_set;
-  for (const sim::SimItem& it : r.items) {
-    if (it.kind == sim::ProgramItem::Kind::kTask)
-      engine_set.insert(plan.model.node(it.node).engine);
+  if (r.streams.empty()) return out + "<p class=\"note\" id=\"timeline-empty\">No stream runs a task.</p>\n";
+  out += R"html(<div id="timeline" class="chart" data-state="loading">
+<div class="bar"><input id="tl-search" type="search" placeholder="find a node by name" aria-label="find a node by name" autocomplete="off">
+<span id="tl-found" class="note"></span>
+<label>colour by <select id="tl-colour"><option value="engine">engine</option><option value="graph">subgraph</option><option value="logical">logical stream</option></select></label>
+<label><input type="checkbox" id="tl-events" checked> event arrows</label>
+<label><input type="checkbox" id="tl-crit" checked> critical path</label>
+<label><input type="checkbox" id="tl-phys"> one lane per physical stream</label>
+<label><input type="checkbox" id="tl-idle"> idle streams</label>
+<button id="tl-fit" type="button">fit</button><button id="tl-in" type="button">zoom in</button><button id="tl-out" type="button">zoom out</button>
+<span id="tl-window" class="note"></span></div>
+<ul id="tl-results" hidden></ul>
+<canvas id="tl-mini" aria-label="overview of the whole run"></canvas>
+<canvas id="tl-main" aria-label="stream timeline"></canvas>
+<div id="tl-tip" class="tip" hidden></div>
+<p class="legend" id="tl-legend"></p>
+<p class="note" id="tl-hidden"></p>
+</div>
+<noscript><p class="note">The timeline is drawn by the page's inline script; enable JavaScript to see it.</p></noscript>
+)html";
+  out += StrCat(
+      "<p class=\"note\">Wheel: zoom at the pointer (sideways: pan); drag: pan; double-click: zoom in; drag in the "
+      "overview to move. Lanes are grouped under their logical stream; the pieces of a stream the physical split "
+      "cut share one lane unless \"one lane per physical stream\" is ticked. Narrow tasks are drawn as a column "
+      "per pixel whose height is how busy the stream was there. Red arrows run from a record to the wait it "
+      "released (drawn for the visible window; above 150 they are bundled per lane pair, the number says how "
+      "many). A red bar marks the ",
+      r.critical_path.size(), " tasks on the critical path (the longest dependency chain, ", Num(r.critical_path_us),
+      " µs).</p>\n");
+  if (data.contains("buckets")) {
+    out += StrCat("<p class=\"note\" id=\"timeline-aggregated\">", data["items"].get<int64_t>(),
+                  " tasks, records and waits exceed the limit of ", data["maxItems"].get<int64_t>(),
+                  " drawn one by one (--max-items): each stream shows its busy percentage per time bucket, "
+                  "without events or search. <code>npuplan simulate --trace</code> writes every item.</p>\n");
   }
-  std::map<std::string, size_t> color;
-  for (const std::string& e : engine_set) color.emplace(e, color.size());
-  std::set<size_t> on_path;
-  for (NodeId n : r.schedule_path) on_path.insert(n.index());
-
-  Svg svg("timeline", left + width + 20, height, "stream timeline");
-  svg.Raw(
-      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "
-      "markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" "
-      "fill=\"#c03\"/></marker></defs>\n");
-  for (double t : AxisTicks(span, 10)) {
-    svg.Line(X(t), top - 4, X(t), height - 10, "grid");
-    svg.Text(X(t), top - 8, StrCat(Num(t), " µs"), "tick", "middle");
-  }
-  for (size_t s = 0; s < r.streams.size(); ++s) {
-    const sim::SimStreamStats& st = r.streams[s];
-    svg.Rect(left, LaneY(s), width, lane_h, "",
-             StrCat("stream ", st.plan_stream, ": ", st.tasks, " tasks, busy ", Num(st.busy_us),
-                    " µs, utilisation ", Num(100 * st.utilisation, 1), "%"),
-             "lane");
-    svg.Text(4, LaneY(s) + lane_h * 0.7,
-             StrCat("stream ", st.plan_stream, " (", Num(100 * st.utilisation, 0), "%)"),
-             "lane-label");
-  }
-  size_t num_items = 0;  // tasks, records and drawn waits
-  for (const sim::SimItem& it : r.items)
-    num_items += it.kind != sim::ProgramItem::Kind::kWait || it.end > it.ready;
-  const bool aggregated = num_items > o.max_timeline_items;
-  if (aggregated) {
-    // Too many items for one element each: per stream, the busy fraction of
-    // each of kBuckets equal time buckets, as a bar whose height is that fraction.
-    constexpr size_t kBuckets = 600;
-    const double bucket_us = span / kBuckets;
-    std::vector<std::vector<double>> busy(r.streams.size(), std::vector<double>(kBuckets, 0.0));
-    std::vector<std::vector<int64_t>> starts(r.streams.size(), std::vector<int64_t>(kBuckets, 0));
-    for (const sim::SimItem& it : r.items) {
-      if (it.kind == sim::ProgramItem::Kind::kWait || it.end <= it.start) continue;
-      const size_t first = std::min(kBuckets - 1, static_cast<size_t>(it.start / bucket_us));
-      const size_t last = std::min(kBuckets - 1, static_cast<size_t>(it.end / bucket_us));
-      if (it.kind == sim::ProgramItem::Kind::kTask) ++starts[it.stream][first];
-      for (size_t b = first; b <= last; ++b) {
-        busy[it.stream][b] += std::max(
-            0.0, std::min(it.end, (b + 1) * bucket_us) - std::max(it.start, b * bucket_us));
-      }
-    }
-    for (size_t st = 0; st < r.streams.size(); ++st) {
-      for (size_t b = 0; b < kBuckets; ++b) {
-        const double frac = std::min(1.0, busy[st][b] / bucket_us);
-        if (frac <= 0) continue;
-        const double h = std::max(1.0, frac * (lane_h - 4));
-        svg.Rect(X(b * bucket_us), LaneY(st) + lane_h - 2 - h, std::max(0.5, bucket_us * scale), h,
-                 "",
-                 StrCat("stream ", r.streams[st].plan_stream, ", ", Num(b * bucket_us), "–",
-                        Num((b + 1) * bucket_us), " µs: busy ", Num(100 * frac, 1), "%, ",
-                        starts[st][b], " task(s) started"),
-                 "bucket");
-      }
-    }
-  }
-  for (const sim::SimItem& it : r.items) {
-    if (aggregated) break;
-    const double y = LaneY(it.stream);
-    const std::string node = NodeName(plan, it.node);
-    switch (it.kind) {
-      case sim::ProgramItem::Kind::kTask: {
-        const Node& nd = plan.model.node(it.node);
-        std::string title = StrCat(node, "\nengine: ", nd.engine, "\ntype: ", nd.type);
-        if (it.attached >= 0) title += StrCat("\nattached stream slot ", it.attached);
-        const double cost = it.node.index() < r.node_cost.size() ? r.node_cost[it.node.index()] : 0;
-        title += StrCat("\ncost: ", Num(cost), " µs (on stream ", Num(it.end - it.start),
-                        " µs)\nstart ", Num(it.start), " µs, end ", Num(it.end), " µs");
-        const bool crit = on_path.count(it.node.index()) > 0 && it.attached < 0;
-        if (crit) title += "\non the schedule path";
-        svg.Rect(X(it.start), y + 2, std::max(0.5, (it.end - it.start) * scale), lane_h - 4,
-                 PaletteColor(color[nd.engine]), title, crit ? "task crit" : "task");
-        break;
-      }
-      case sim::ProgramItem::Kind::kRecord:
-        svg.Rect(X(it.start), y + lane_h - 6, std::max(1.0, (it.end - it.start) * scale), 5, "",
-                 StrCat("record ", SyncLabel(r, it.sync), " after ", node, "\nat ", Num(it.start),
-                        " µs"),
-                 "record");
-        break;
-      case sim::ProgramItem::Kind::kWait:
-        if (it.end > it.ready + 1e-9) {
-          svg.Rect(X(it.ready), y + 1, std::max(0.5, (it.end - it.ready) * scale), 5, "",
-                   StrCat("wait ", SyncLabel(r, it.sync), " before ", node, "\nblocked ",
-                          Num(it.end - it.ready), " µs (", Num(it.ready), "–", Num(it.end), ")"),
-                   "wait");
-        }
-        break;
-    }
-  }
-  // Event arrows last, so they are drawn on top.
-  for (const sim::SimItem& it : r.items) {
-    if (aggregated) break;
-    if (it.kind != sim::ProgramItem::Kind::kWait || it.bound < 0 ||
-        it.bound >= static_cast<int32_t>(r.items.size())) {
-      continue;
-    }
-    const sim::SimItem& rec = r.items[it.bound];
-    svg.Line(X(rec.end), LaneY(rec.stream) + lane_h / 2, X(it.end), LaneY(it.stream) + lane_h / 2,
-             "event",
-             StrCat(SyncLabel(r, it.sync), ": ", NodeName(plan, rec.node), " (stream ",
-                    r.streams[rec.stream].plan_stream, ") → ", NodeName(plan, it.node), " (stream ",
-                    r.streams[it.stream].plan_stream, ")"));
-  }
-  out += svg.Finish();
-  if (aggregated) {
-    out += StrCat("<p class=\"note\" id=\"timeline-aggregated\">", num_items,
-                  " tasks, records and waits exceed the "
-                  "limit of ",
-                  o.max_timeline_items,
-                  " drawn one by one (--max-items): each stream shows its busy "
-                  "fraction per ",
-                  Num(span / 600),
-                  " µs bucket, and events are not drawn. <code>npuplan simulate "
-                  "--trace</code> writes every item for a trace viewer.</p>\n");
-    return out;
-  }
-  out += "<p class=\"legend\">";
-  for (const auto& [e, i] : color) {
-    out += StrCat("<span><span class=\"swatch\" style=\"background:", PaletteColor(i), "\"></span>",
-                  HtmlEscape(e), "</span>");
-  }
-  out +=
-      "<span><span class=\"swatch\" style=\"background:#222\"></span>record</span>"
-      "<span><span class=\"swatch\" style=\"background:#bbb\"></span>blocked wait</span>"
-      "<span><span class=\"swatch\" style=\"border:2px solid #d00\"></span>schedule path</span>"
-      "<span>red arrow: event from record to the wait it released</span></p>\n";
   if (!r.program.skipped.empty()) {
-    out += StrCat("<p class=\"note\">", r.program.skipped.size(),
-                  " event(s) not simulated (loop-carried or sender after receiver).</p>\n");
+    out += StrCat("<p class=\"note\">Events not simulated: ", HtmlEscape(sim::SkippedSummary(r.program)), ".</p>\n");
   }
+  (void)plan;
   return out;
 }
-
 std::string UtilisationSection(const sim::SimResult& r) {
   std::string out = "<h2 id=\"utilisation-heading\">Per-stream utilisation</h2>\n";
   if (r.streams.empty()) return out + "<p class=\"note\">No streams.</p>\n";
@@ -311,7 +148,11 @@ std::string UtilisationSection(const sim::SimResult& r) {
                     StrCat(Num(100 * st.utilisation, 1), "%")});
   }
   out += svg.Finish();
-  out += Table({"stream", "tasks", "busy (µs)", "utilisation"}, rows, "utilisation");
+  const std::string table = Table({"stream", "tasks", "busy (µs)", "utilisation"}, rows, "utilisation");
+  // Many streams: the numbers folded away under the bars.
+  out += r.streams.size() > 12 ? StrCat("<details><summary>the numbers of ", r.streams.size(),
+                                        " streams</summary>\n", table, "</details>\n")
+                               : table;
   return out;
 }
 
@@ -353,83 +194,42 @@ std::string PartitionSection(const Plan& plan) {
   return out;
 }
 
-std::string MemorySection(const Plan& plan, const PlanReportOptions& o) {
-  std::string out = "<h2 id=\"memory-heading\">Device memory over time</h2>\n";
+std::string MemorySection(const Plan& plan, const nlohmann::json& data) {
+  std::string out = "<h2 id=\"memory-heading\">Device memory</h2>\n";
   const MemoryResult& mem = plan.memory;
-  if (!mem.planned)
-    return out +
-           "<p class=\"note\" id=\"memory-none\">The memory stage did not run for this plan.</p>\n";
-  const std::map<std::string, PoolBuffer> buffers = PoolBuffers(plan);
-  const std::vector<int64_t> live = LiveActivationBytes(mem);
-  const int64_t max_live = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
-  const double steps = std::max<double>(1.0, static_cast<double>(live.size()));
-  const double left = 90, top = 16, width = 1000, plot_h = 280, height = top + plot_h + 36;
-  const double ymax =
-      static_cast<double>(std::max<int64_t>({mem.peak, max_live, mem.lower_bound, 1}));
-  auto X = [&](double t) { return left + t / steps * width; };
-  auto Y = [&](double bytes) { return top + plot_h - bytes / ymax * plot_h; };
-
-  Svg svg("memory", left + width + 140, height, "activation memory over plan order");
-  for (double b : AxisTicks(ymax, 6)) {
-    svg.Line(left, Y(b), left + width, Y(b), "grid");
-    const std::string label = Bytes(static_cast<int64_t>(b));
-    svg.Text(left - 4, Y(b) + 4, label.substr(0, label.find(" (")), "tick", "end");
+  if (!mem.planned) {
+    return out + "<p class=\"note\" id=\"memory-none\">The memory stage did not run for this plan.</p>\n";
   }
-  for (double t : AxisTicks(steps, 10))
-    svg.Text(X(t), top + plot_h + 14, Num(t, 0), "tick", "middle");
-  svg.Text(left + width / 2, top + plot_h + 30, "plan-order position", "axis-label", "middle");
-  svg.Line(left, top + plot_h, left + width, top + plot_h, "axis");
-  svg.Line(left, top, left, top + plot_h, "axis");
-  const bool draw_buffers = buffers.size() <= o.max_memory_buffers;
-  for (const auto& [name, b] : buffers) {
-    if (!draw_buffers) break;
-    if (b.upper <= b.lower || b.size <= 0) continue;
-    svg.Rect(
-        X(b.lower), Y(b.offset + b.size), std::max(0.5, X(b.upper) - X(b.lower)),
-        std::max(0.5, Y(b.offset) - Y(b.offset + b.size)), "",
-        StrCat("buffer ", name, " [", StrJoin(b.members, ", "), "]\noffset ", b.offset, ", size ",
-               Bytes(b.size), "\nlive in plan order [", b.lower, ", ", b.upper, ")"),
-        "tensor");
+  out += R"html(<div id="memory" class="chart" data-state="loading"><canvas id="mem-main" aria-label="activation pool over plan order"></canvas><div id="mem-tip" class="tip" hidden></div></div>
+)html";
+  const nlohmann::json& pool = data["pool"];
+  out += StrCat(
+      "<p class=\"note\">The activation pool as the memory plan lays it out: each buffer (aliases once) at its "
+      "offset (y) over its lifetime in plan order (x), over the positions where at least 1 % of the most live "
+      "bytes are live (buffers live at all between positions ",
+      pool["x0"].get<int64_t>(), " and ", pool["x1"].get<int64_t>(),
+      "). Black: live bytes; dashed red: the peak (pool size); dotted blue: the lower bound. Constants, weights and "
+      "inputs live in their own regions for the whole run: the band below the chart. The timeline's "
+      "\"memory in use\" lane shows the same buffers over simulated time.</p>\n");
+  if (!pool.contains("b")) {
+    out += StrCat("<p class=\"note\" id=\"memory-aggregated\">", pool["buffers"].get<int64_t>(),
+                  " pool buffers exceed the limit drawn one by one (--max-items): only the live-bytes curve is "
+                  "drawn.</p>\n");
   }
-  std::vector<double> xy;
-  xy.reserve(4 * live.size());
-  for (size_t t = 0; t < live.size(); ++t) {
-    for (double v : {X(t), Y(live[t]), X(t + 1), Y(live[t])}) xy.push_back(v);
-  }
-  if (!xy.empty()) svg.Polyline(xy, "live", StrCat("live bytes (max ", Bytes(max_live), ")"));
-  svg.Line(left, Y(mem.peak), left + width, Y(mem.peak), "peak", StrCat("peak ", Bytes(mem.peak)));
-  svg.Text(left + width + 4, Y(mem.peak) + 4, "peak");
-  svg.Line(left, Y(mem.lower_bound), left + width, Y(mem.lower_bound), "bound",
-           StrCat("lower bound ", Bytes(mem.lower_bound)));
-  svg.Text(left + width + 4, Y(mem.lower_bound) + (mem.lower_bound == mem.peak ? 16 : 4),
-           "lower bound");
-  out += svg.Finish();
-  if (!draw_buffers) {
-    out += StrCat("<p class=\"note\" id=\"memory-aggregated\">", buffers.size(),
-                  " pool buffers exceed the limit of ", o.max_memory_buffers,
-                  " drawn one by one (--max-items): only the live-bytes curve is drawn.</p>\n");
-  }
-  out +=
-      "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#9ecae1\"></span>pool "
-      "buffer "
-      "(offset × lifetime)</span><span>black: live bytes</span><span "
-      "style=\"color:#d62728\">dashed red: peak "
-      "(pool size)</span><span style=\"color:#1f77b4\">dotted blue: lower bound</span></p>\n";
   std::vector<std::vector<std::string>> rows = {
       {"peak (activation pool)", Bytes(mem.peak)},
       {"lower bound (max live bytes)", Bytes(mem.lower_bound)},
-      {"gap", mem.lower_bound > 0
-                  ? StrCat(Num(100.0 * (mem.peak - mem.lower_bound) / mem.lower_bound, 1), "%")
-                  : "-"},
+      {"gap", mem.lower_bound > 0 ? StrCat(Num(100.0 * (mem.peak - mem.lower_bound) / mem.lower_bound, 1), "%") : "-"},
       {"proven optimal", mem.optimal ? "yes" : "no"},
-      {"pool buffers", StrCat(buffers.size())},
+      {"pool buffers", StrCat(pool["buffers"].get<int64_t>())},
       {"dynamic (unplanned) tensors", StrCat(mem.dynamic_tensors.size())}};
-  for (const auto& [region, bytes] : mem.region_bytes)
-    rows.push_back({StrCat("region ", region), Bytes(bytes)});
+  if (data.contains("memt")) {
+    rows.push_back({"most pool memory in use at once (simulated time)", Bytes(data["memt"]["max"].get<int64_t>())});
+  }
+  for (const auto& [region, bytes] : mem.region_bytes) rows.push_back({StrCat("region ", region), Bytes(bytes)});
   out += Table({"memory", "value"}, rows, "memory");
   return out;
 }
-
 }  // namespace
 
 std::vector<int64_t> LiveActivationBytes(const MemoryResult& memory) {
@@ -481,21 +281,25 @@ absl::Status CheckMemoryForReport(const Plan& plan) {
 
 absl::StatusOr<std::string> PlanReportHtml(const Plan& plan, const PlanReportOptions& options) {
   if (plan.memory.planned) NPUPLAN_RETURN_IF_ERROR(CheckMemoryForReport(plan));
+  if (options.on_stage) options.on_stage("simulating");
   NPUPLAN_ASSIGN_OR_RETURN(sim::SimResult r, sim::Simulate(plan, options.sim));
+  if (options.on_stage) options.on_stage("laying out");
+  const nlohmann::json data =
+      PlanReportData(plan, r, {options.max_timeline_items, options.max_memory_buffers});
   const std::string title =
       options.title.empty() ? StrCat("npuplan report: ", plan.model.name()) : options.title;
   std::string body = StrCat("<h1>", HtmlEscape(title), "</h1>\n");
   body +=
-      "<p class=\"note\">Generated by <code>npuplan report</code>. Hover over a task, event, "
-      "buffer or bar for "
+      "<p class=\"note\">Generated by <code>npuplan report</code>. Hover over a task, buffer or bar for "
       "details. Times are simulated with the cost model (docs/execution.md), not measured.</p>\n";
   body += SummarySection(plan, r, options);
   body += ResourcesSection(plan);
-  body += TimelineSection(plan, r, options);
+  body += TimelineSection(plan, r, data);
   body += UtilisationSection(r);
   body += PartitionSection(plan);
-  body += MemorySection(plan, options);
-  return Page(title, body);
+  body += MemorySection(plan, data);
+  body += StrCat("<script type=\"application/json\" id=\"report-data\">", ScriptSafeJson(data), "</script>\n");
+  return Page(title, body, ReportScript());
 }
 
 }  // namespace npuplan::report

@@ -1,26 +1,32 @@
 // `npuplan report PLAN`: one self-contained HTML page for an execution plan
 // (docs/report.md). Sections:
 //   * summary        headline numbers of the plan and of the simulation;
-//   * timeline       <svg id="timeline">: one lane per stream from the
-//                    simulator (npuplan/sim), tasks coloured by engine, records
-//                    and waits, an arrow per event from its record to the wait
-//                    it released; tasks on the schedule path are outlined;
-//                    hover (<title>) shows node, engine, cost, start/end;
-//                    above max_timeline_items: busy fraction per time bucket;
+//   * timeline       <div id="timeline">: a canvas the page's inline script
+//                    draws from the embedded data (report_data.h): lanes
+//                    grouped by logical stream, zoom and pan with level of
+//                    detail, a minimap, colour by engine / subgraph / logical
+//                    stream with a legend, event arrows of the visible window
+//                    (bundled when dense), the critical path's own tasks, a
+//                    memory-in-use lane and a search box; above
+//                    max_timeline_items: busy percentage per time bucket;
 //   * utilisation    <svg id="utilisation"> and a table: busy time / makespan
 //                    per stream;
 //   * partition      decision and reason, subgraphs (static/dynamic) with the
 //                    reasons that made them dynamic (plan.partition);
-//   * memory         <svg id="memory">: activation tensors placed by offset
-//                    over their plan-order lifetime, the live-bytes curve, the
-//                    peak and the lower bound (plan.memory).
-// Sections whose stage did not run say so instead of drawing.
-// Deterministic: ties as in the simulator; engines coloured in name order.
+//   * memory         <div id="memory">: activation buffers at their offset
+//                    over their plan-order lifetime where the pool is live,
+//                    the live-bytes curve, peak and lower bound, constants and
+//                    inputs as their own band (plan.memory), and a table.
+// Sections whose stage did not run say so instead of drawing. The page loads
+// nothing: its CSP allows inline style and script only.
+// Deterministic: the same plan and options give the same bytes.
 #ifndef NPUPLAN_REPORT_PLAN_REPORT_H_
 #define NPUPLAN_REPORT_PLAN_REPORT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "npuplan/plan/plan.h"
@@ -32,14 +38,16 @@ struct PlanReportOptions {
   std::string title;             // page title (default: "npuplan report: <root graph>")
   std::string source;            // input file name shown on the page
   sim::SimOptions sim;           // simulator options (cost model, overheads)
-  double timeline_width = 1200;  // px of the time axis
-  // Above this many timeline items (tasks, records, blocking waits) the
-  // timeline shows per-stream busy fractions in 600 time buckets instead of
-  // one element per item, and no event arrows; above max_memory_buffers pool
-  // buffers the memory chart shows only the live-bytes curve. Keeps the page
-  // small enough for a browser on 1M-node plans.
-  size_t max_timeline_items = 20000;
-  size_t max_memory_buffers = 20000;
+  // Above this many timeline items (tasks, records, blocking waits) the page
+  // carries per-stream busy percentages in 2,000 time buckets instead of
+  // every item (no arrows, no search); above max_memory_buffers pool buffers
+  // the memory chart has only the live-bytes curve. Keeps the page small
+  // enough for a browser on 1M-node plans (about 50 bytes an item).
+  size_t max_timeline_items = 200000;
+  size_t max_memory_buffers = 200000;
+  // Called with the stage about to run ("simulating", "laying out"), for
+  // progress on a terminal; may be empty.
+  std::function<void(std::string_view)> on_stage;
 };
 
 // Live activation bytes per plan-order position: distinct buffers (tensors

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
@@ -59,34 +61,122 @@ TensorPlacement Tensor(const Plan& plan, std::string_view node, int64_t offset, 
   return t;
 }
 
-TEST(PlanReportTest, DrawsOneLanePerStreamAndOneRectPerTask) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
-  const std::string timeline = SvgById(html, "timeline");
-  ASSERT_FALSE(timeline.empty());
-  EXPECT_EQ(Count(timeline, "class=\"lane\""), 2u);
-  EXPECT_EQ(Count(timeline, "class=\"task\"") + Count(timeline, "class=\"task crit\""), 4u);
-  EXPECT_THAT(timeline, HasSubstr("stream 0 ("));
-  EXPECT_THAT(timeline, HasSubstr("stream 1 ("));
-  // Hover text: node, engine, cost.
-  EXPECT_THAT(timeline, HasSubstr("<title>b\nengine: "));
-  EXPECT_THAT(timeline, HasSubstr("cost: 5 µs"));
+// The page's data object (<script type="application/json" id="report-data">).
+nlohmann::json Data(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"report-data\">";
+  const size_t begin = html.find(open);
+  if (begin == std::string::npos) return nullptr;
+  const size_t from = begin + open.size();
+  return nlohmann::json::parse(html.substr(from, html.find("</script>", from) - from));
 }
 
-TEST(PlanReportTest, DrawsAnArrowForEachEventThatReleasedAWait) {
+// Decoded node names of the data ([shared prefix, shared suffix, middle] per
+// name; the test names are ASCII, so code units are bytes).
+std::vector<std::string> DataNames(const nlohmann::json& d) {
+  std::vector<std::string> out;
+  std::string prev;
+  for (size_t i = 0; i + 2 < d["names"].size(); i += 3) {
+    const size_t p = d["names"][i].get<size_t>(), q = d["names"][i + 1].get<size_t>();
+    prev = prev.substr(0, p) + d["names"][i + 2].get<std::string>() + prev.substr(prev.size() - q);
+    out.push_back(prev);
+  }
+  return out;
+}
+
+TEST(PlanReportTest, CodesNamesAgainstThePreviousOne) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "l11_ffn_up", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "l12_ffn_up", "type": "Relu", "inputs": ["l11_ffn_up"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "l12_ffn_up_x", "type": "Relu", "inputs": ["l12_ffn_up"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "é𝄞é", "type": "Relu", "inputs": ["l12_ffn_up_x"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "é𝄞ü", "type": "Relu", "inputs": ["é𝄞é"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
+  const nlohmann::json d = Data(html);
+  EXPECT_EQ(d["names"], nlohmann::json::parse(
+      R"([0, 0, "l11_ffn_up", 2, 7, "2", 10, 0, "_x", 0, 0, "é𝄞é", 3, 0, "ü"])"));
+  //                                     é = 1 code unit, 𝄞 = 2 (a surrogate pair) ^
+}
+
+TEST(PlanReportTest, CarriesOneTaskEntryPerTaskOfEachStream) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
-  const std::string timeline = SvgById(html, "timeline");
-  EXPECT_EQ(Count(timeline, "class=\"event\""), 2u);
-  EXPECT_THAT(timeline, HasSubstr("e0: a (stream 0) → c&lt;&amp;&quot;&#39;&gt; (stream 1)"));
-  EXPECT_THAT(timeline, HasSubstr("e1: c&lt;&amp;&quot;&#39;&gt; (stream 1) → d (stream 0)"));
+  EXPECT_THAT(html, HasSubstr("<div id=\"timeline\""));
+  EXPECT_THAT(html, HasSubstr("<canvas id=\"tl-main\""));
+  const nlohmann::json d = Data(html);
+  ASSERT_TRUE(d.is_object());
+  ASSERT_EQ(d["streams"].size(), 2u);
+  EXPECT_EQ(d["streams"][0]["name"], "stream 0");
+  EXPECT_EQ(d["streams"][1]["name"], "stream 1");
+  EXPECT_EQ(d["tasks"][0].size(), 6u);  // a, b, d: [gap, dur] each
+  EXPECT_EQ(d["tasks"][1].size(), 2u);  // c
+  // Nodes numbered as the plain tasks come, stream after stream: a, b, d, then c.
+  EXPECT_THAT(DataNames(d), ElementsAre("a", "b", "d", "c<&\"'>"));
+  EXPECT_EQ(d["ext"].size(), 0u);
+  // Default overheads: a 0-3 (2 + launch), then a record; b starts after it.
+  EXPECT_EQ(d["tasks"][0][0], 0);     // a starts at 0
+  EXPECT_EQ(d["tasks"][0][1], 3000);  // 3 µs in ns
+  EXPECT_EQ(d["tasks"][0][2], 500);   // b starts 0.5 µs (the record) after a ends
+  ASSERT_EQ(d["kind"].size(), 4u);
+  EXPECT_EQ(d["kinds"][d["kind"][2].get<size_t>()][2], 0);  // d: type Add (types sorted: Add, Relu)
+  EXPECT_EQ(d["types"], nlohmann::json({"Add", "Relu"}));
+}
+
+TEST(PlanReportTest, CarriesAnArrowForEachEventThatReleasedAWait) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
+  const nlohmann::json d = Data(html);
+  ASSERT_EQ(d["arrows"].size(), 12u);  // two arrows of six numbers
+  // e0: a's record on s0 ends at 3.5 µs; c's wait on s1 is released at 4.5 µs.
+  EXPECT_EQ(d["arrows"][0], 0);
+  EXPECT_EQ(d["arrows"][1], 3500);
+  EXPECT_EQ(d["arrows"][2], 1);
+  EXPECT_EQ(d["arrows"][3], 1000);
+  EXPECT_EQ(d["arrows"][4], 0);  // an event
+  EXPECT_EQ(d["arrows"][5], 0);  // id 0
+  // e1: from s1 to s0, recorded after c.
+  EXPECT_EQ(d["arrows"][6], 1);
+  EXPECT_EQ(d["arrows"][8], 0);
+  EXPECT_EQ(d["arrows"][11], 1);
+  // The critical path a, b, d: tasks 0, 1, 2 of stream 0 (delta-coded), none on stream 1.
+  EXPECT_EQ(d["crit"], nlohmann::json::parse("[[0, 1, 1], []]"));
 }
 
 TEST(PlanReportTest, EscapesNodeNamesEverywhere) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   EXPECT_THAT(html, Not(HasSubstr("c<&")));
-  EXPECT_THAT(html, HasSubstr("c&lt;&amp;&quot;&#39;&gt;"));
+  // Inside the data, < > & are JSON escapes, so no "</script>" can end it early.
+  EXPECT_THAT(html, HasSubstr("c\\u003c\\u0026\\\"'\\u003e"));
+  EXPECT_EQ(Count(html, "</script>"), 2u);
+}
+
+TEST(PlanReportTest, AllowsOnlyInlineScriptAndStyle) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
+  EXPECT_THAT(html, HasSubstr("content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\""));
+  EXPECT_THAT(html, Not(HasSubstr(" src=")));
+  EXPECT_THAT(html, Not(HasSubstr("http://")));
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
+}
+
+TEST(PlanReportTest, NamesSplitPiecesAfterTheirLogicalStream) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  // The split moved d onto physical stream 2, a piece of logical stream 0.
+  plan.physical_stream[plan.model.FindNode("d").index()] = 2;
+  plan.streams.split_to_logical[2] = 0;
+  plan.streams.physical = 3;
+  plan.streams.streams.resize(2);
+  plan.streams.streams[0].user_label = "main";
+  plan.streams.streams[1].id = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
+  const nlohmann::json d = Data(html);
+  ASSERT_EQ(d["streams"].size(), 3u);
+  EXPECT_EQ(d["streams"][0]["name"], "stream 0 (logical 0, piece 1 of 2)");
+  EXPECT_EQ(d["streams"][2]["name"], "stream 2 (logical 0, piece 2 of 2)");
+  EXPECT_EQ(d["streams"][2]["logical"], 0);
+  EXPECT_EQ(d["streams"][2]["label"], "main");
+  EXPECT_EQ(d["streams"][1]["name"], "stream 1");
 }
 
 TEST(PlanReportTest, ShowsUtilisationPerStream) {
@@ -109,7 +199,8 @@ TEST(PlanReportTest, SaysWhenPartitionAndMemoryDidNotRun) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   EXPECT_THAT(html, HasSubstr("id=\"partition-none\""));
   EXPECT_THAT(html, HasSubstr("id=\"memory-none\""));
-  EXPECT_THAT(html, Not(HasSubstr("<svg id=\"memory\"")));
+  EXPECT_THAT(html, Not(HasSubstr("<div id=\"memory\"")));
+  EXPECT_FALSE(Data(html).contains("pool"));
 }
 
 TEST(PlanReportTest, ListsDynamicSubgraphsWithTheirReasons) {
@@ -146,25 +237,44 @@ TEST(PlanReportTest, CountsAliasedTensorsOnceInLiveBytes) {
   EXPECT_THAT(LiveActivationBytes(plan.memory), ElementsAre(512, 768, 768, 512));
 }
 
-TEST(PlanReportTest, DrawsPoolBuffersPeakAndLowerBound) {
+TEST(PlanReportTest, CarriesPoolBuffersWhereMemoryIsLiveAndConstantsApart) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   plan.memory.planned = true;
   plan.memory.peak = 1024;
   plan.memory.lower_bound = 768;
-  plan.memory.tensors = {Tensor(plan, "a", 0, 512, 0, 2), Tensor(plan, "b", 512, 256, 1, 3),
-                         Tensor(plan, "d", 512, 256, 2, 3, "b:0"),
-                         Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
+  plan.memory.tensors = {Tensor(plan, "a", 0, 512, 3, 5), Tensor(plan, "b", 512, 256, 4, 6),
+                         Tensor(plan, "d", 512, 256, 5, 6, "b:0"),
+                         Tensor(plan, "c<&\"'>", 0, 512, 5, 7)};
+  plan.memory.region_bytes = {{"activation", 1024}, {"constant", 4096}, {"input", 512}};
+  plan.memory.alignment = 256;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
-  const std::string memory = SvgById(html, "memory");
-  ASSERT_FALSE(memory.empty());
-  EXPECT_EQ(Count(memory, "class=\"tensor\""), 3u);  // three buffers, the alias drawn once
-  EXPECT_THAT(memory, HasSubstr("buffer b:0 [b:0, d:0]"));
-  EXPECT_EQ(Count(memory, "class=\"peak\""), 1u);
-  EXPECT_EQ(Count(memory, "class=\"bound\""), 1u);
-  EXPECT_THAT(memory, HasSubstr("<title>peak 1 KiB (1024 B)</title>"));
-  EXPECT_THAT(memory, HasSubstr("<title>lower bound 768 B</title>"));
-  EXPECT_THAT(memory, HasSubstr("class=\"live\"><title>live bytes (max 768 B)</title>"));
+  EXPECT_THAT(html, HasSubstr("<div id=\"memory\""));
+  const nlohmann::json d = Data(html);
+  const nlohmann::json& pool = d["pool"];
+  EXPECT_EQ(pool["buffers"], 3);  // the alias d:0 shares b's buffer
+  EXPECT_EQ(pool["unit"], 256);   // every offset and size is a multiple of 256
+  // x runs over the positions where pool memory is live only (3..7), not from 0.
+  EXPECT_EQ(pool["x0"], 3);
+  EXPECT_EQ(pool["x1"], 7);
+  // [lower gap, length, offset, size, node] in 256-byte units, by lower.
+  ASSERT_EQ(pool["b"].size(), 15u);
+  EXPECT_EQ(pool["b"][0], 3);  // a: lower 3
+  EXPECT_EQ(pool["b"][1], 2);
+  EXPECT_EQ(pool["b"][3], 2);  // 512 bytes
+  EXPECT_EQ(DataNames(d)[pool["b"][4].get<size_t>()], "a");
+  EXPECT_EQ(pool["b"][5], 1);  // b: lower 4 (gap 1)
+  EXPECT_EQ(pool["b"][6], 2);  // lives [4, 6): with its alias d
+  EXPECT_EQ(pool["bx"], nlohmann::json::parse("[[1, 0, 2]]"));  // buffer 1 (b:0) has two members
+  EXPECT_EQ(pool["constant"], 4096);
+  EXPECT_EQ(pool["input"], 512);
+  EXPECT_EQ(pool["peak"], 1024);
+  EXPECT_EQ(pool["lower"], 768);
   EXPECT_THAT(html, HasSubstr("<td>gap</td><td>33.3%</td>"));
+  // Memory in use over simulated time: a:0 from a's start (0) until its last
+  // reader b ends (9.5 µs), b:0 from 3.5 until d (the alias) ends at 12, c:0
+  // from 4.5 until d ends: 512 + 256 + 512 bytes at once between 4.5 and 9.5.
+  ASSERT_TRUE(d.contains("memt"));
+  EXPECT_EQ(d["memt"]["max"], 1280);
 }
 
 TEST(PlanReportTest, AggregatesTheTimelineAboveTheItemLimit) {
@@ -175,37 +285,40 @@ TEST(PlanReportTest, AggregatesTheTimelineAboveTheItemLimit) {
   options.sim.wait_latency_us = 0;
   options.max_timeline_items = 3;  // 4 tasks + 2 records + c's blocking wait for e0
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan, options));
-  const std::string timeline = SvgById(html, "timeline");
-  EXPECT_EQ(Count(timeline, "class=\"task"), 0u);
-  EXPECT_EQ(Count(timeline, "class=\"event\""), 0u);
-  EXPECT_GT(Count(timeline, "class=\"bucket\""), 0u);
-  EXPECT_THAT(
-      html,
-      HasSubstr("id=\"timeline-aggregated\">7 tasks, records and waits exceed the limit of 3"));
+  nlohmann::json d = Data(html);
+  EXPECT_FALSE(d.contains("tasks"));
+  EXPECT_FALSE(d.contains("arrows"));
+  ASSERT_TRUE(d.contains("buckets"));
+  EXPECT_THAT(html,
+              HasSubstr("id=\"timeline-aggregated\">7 tasks, records and waits exceed the limit of 3"));
   // s0 runs a (0-2), b (2-7), d (7-8) back to back: every bucket of s0 is 100 % busy.
-  EXPECT_THAT(timeline,
-              HasSubstr("<title>stream 0, 0–0.01 µs: busy 100%, 1 task(s) started</title>"));
-  // s1 runs c from 2 to 5: idle before 2 µs.
-  EXPECT_THAT(timeline, Not(HasSubstr("<title>stream 1, 0–0.01 µs")));
+  ASSERT_EQ(d["buckets"][0].size(), 2000u);
+  for (const auto& b : d["buckets"][0]) EXPECT_EQ(b, 100);
+  // s1 runs c from 2 to 5 of 8 µs: idle in the first bucket, busy in the middle.
+  EXPECT_EQ(d["buckets"][1][0], 0);
+  EXPECT_EQ(d["buckets"][1][1000], 100);
   options.max_timeline_items = 7;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(html, PlanReportHtml(plan, options));
   EXPECT_THAT(html, Not(HasSubstr("timeline-aggregated")));
+  EXPECT_TRUE(Data(html).contains("tasks"));
 }
 
-TEST(PlanReportTest, DrawsOnlyTheLiveCurveAboveTheBufferLimit) {
+TEST(PlanReportTest, CarriesOnlyTheLiveCurveAboveTheBufferLimit) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   plan.memory.planned = true;
   plan.memory.peak = 1024;
   plan.memory.lower_bound = 768;
   plan.memory.tensors = {Tensor(plan, "a", 0, 512, 0, 2), Tensor(plan, "b", 512, 256, 1, 3),
                          Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
+  plan.memory.alignment = 256;
   PlanReportOptions options;
   options.max_memory_buffers = 2;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan, options));
-  const std::string memory = SvgById(html, "memory");
-  EXPECT_EQ(Count(memory, "class=\"tensor\""), 0u);
-  EXPECT_EQ(Count(memory, "class=\"live\""), 1u);
-  EXPECT_THAT(html, HasSubstr("id=\"memory-aggregated\">3 pool buffers exceed the limit of 2"));
+  const nlohmann::json pool = Data(html)["pool"];
+  EXPECT_FALSE(pool.contains("b"));
+  // Live bytes at the change points 0, 1, 2, 3, 4: 512, 768, 768, 512, 0 (in 256-byte units).
+  EXPECT_EQ(pool["live"], nlohmann::json({0, 2, 1, 3, 1, 3, 1, 2, 1, 0}));
+  EXPECT_THAT(html, HasSubstr("id=\"memory-aggregated\">3 pool buffers exceed the limit"));
 }
 
 TEST(PlanReportTest, RejectsMemoryLifetimesOutOfRange) {

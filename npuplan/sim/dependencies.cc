@@ -14,15 +14,36 @@ namespace {
 
 class Builder {
  public:
-  explicit Builder(const Plan& plan) : plan_(plan), m_(plan.model), ffts_(FftsRegionGraphs(plan.model)) {
+  Builder(const Plan& plan, const ControlFlow* cf)
+      : plan_(plan), m_(plan.model), ffts_(FftsRegionGraphs(plan.model)), cf_(cf) {
     const size_t n = m_.num_nodes();
     has_task_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const NodeId id(static_cast<int32_t>(i));
-      has_task_[i] = MainStreamOf(plan, id) >= 0 && !InFfts(id);
+      has_task_[i] = MainStreamOf(plan, id) >= 0 && !InFfts(id) && (cf == nullptr || cf->runs[i] > 0);
     }
     state_.assign(n, 0);
     sources_.resize(n);
+    carried_state_.assign(n, 0);
+    carried_.resize(n);
+  }
+
+  bool HasTask(NodeId v) const { return has_task_[v.index()]; }
+
+  // Loops around both a and b (common prefix of their loop chains).
+  uint8_t SharedLoops(NodeId a, NodeId b) const {
+    if (cf_ == nullptr) return 0;
+    const auto& x = cf_->loop_chain[m_.node(a).graph.index()];
+    const auto& y = cf_->loop_chain[m_.node(b).graph.index()];
+    size_t k = 0;
+    while (k < x.size() && k < y.size() && x[k] == y[k]) ++k;
+    return static_cast<uint8_t>(std::min<size_t>(k, 255));
+  }
+  // Level (1 = outermost) of loop `loop` around node v, 0 when it is not.
+  size_t LoopLevel(NodeId v, NodeId loop) const {
+    const auto& chain = cf_->loop_chain[m_.node(v).graph.index()];
+    auto it = std::find(chain.begin(), chain.end(), loop);
+    return it == chain.end() ? 0 : static_cast<size_t>(it - chain.begin()) + 1;
   }
 
   // A node inside an FFTS / FFTS+ subgraph: it runs inside its owner's FFTS
@@ -78,6 +99,52 @@ class Builder {
     return sources_[u.index()];
   }
 
+  // Loop-carried sources of u itself: u is a Data of a While's subgraph
+  // reading loop variable i; the producers (with a task, inside the loop) of
+  // what the body's NetOutput passes on as variable i, with the loop.
+  std::vector<std::pair<NodeId, NodeId>> CarriedOwn(NodeId u) {
+    std::vector<std::pair<NodeId, NodeId>> out;
+    const Node& node = m_.node(u);
+    if (cf_ == nullptr || node.type != "Data") return out;
+    const Graph& g = m_.graph(node.graph);
+    if (!g.parent_node.valid()) return out;
+    const Node& loop = m_.node(g.parent_node);
+    if (loop.type != "While" && loop.type != "_While" && loop.type != "StatelessWhile") return out;
+    const auto idx = GetIntAttr(node.attrs, "_parent_node_index");
+    if (!idx || loop.subgraphs.empty() || !loop.subgraphs.back().valid()) return out;
+    for (NodeId x : m_.graph(loop.subgraphs.back()).nodes) {
+      const Node& net = m_.node(x);
+      if (net.type != "NetOutput") continue;
+      const AttrValue* map = FindAttr(net.attrs, "_parent_output_index");
+      const auto* list = map != nullptr ? map->as<AttrValue::IntList>() : nullptr;
+      for (size_t k = 0; k < net.inputs.size(); ++k) {
+        const int64_t var = list != nullptr ? (k < list->size() ? (*list)[k] : -1) : static_cast<int64_t>(k);
+        if (var != *idx || !net.inputs[k].node.valid()) continue;
+        for (NodeId s : Sources(net.inputs[k].node)) {
+          if (LoopLevel(s, g.parent_node) > 0) out.emplace_back(s, g.parent_node);
+        }
+      }
+    }
+    return out;
+  }
+
+  // Loop-carried sources a consumer of u reads through u (u and the nodes
+  // without a task it looks through).
+  const std::vector<std::pair<NodeId, NodeId>>& Carried(NodeId u) {
+    int& st = carried_state_[u.index()];
+    if (st == 2 || st == 1 || has_task_[u.index()]) return st == 2 ? carried_[u.index()] : empty_carried_;
+    st = 1;
+    std::set<std::pair<NodeId, NodeId>> acc;
+    for (const auto& c : CarriedOwn(u)) acc.insert(c);
+    for (auto [p, kind] : Direct(u)) {
+      const auto& c = Carried(p);
+      acc.insert(c.begin(), c.end());
+    }
+    carried_[u.index()].assign(acc.begin(), acc.end());
+    st = 2;
+    return carried_[u.index()];
+  }
+
   // The attached index of p whose stream is `stream`, when that is not p's
   // main stream; else -1.
   int32_t AttachedIndexOn(NodeId p, int64_t stream) const {
@@ -98,7 +165,7 @@ class Builder {
         // to that neighbour's attached task, not to its main task.
         if (v_sync && has_task_[p.index()]) {
           if (int32_t a = AttachedIndexOn(p, MainStreamOf(plan_, v)); a >= 0) {
-            out.push_back({p, p, kind, a});
+            out.push_back({p, p, kind, a, SharedLoops(v, p)});
             continue;
           }
         }
@@ -108,50 +175,74 @@ class Builder {
         // outputs the sender produces through its subgraphs (the event's
         // receiver does, and is checked for them itself).
         if (v_sync && has_task_[p.index()]) {
-          if (seen.insert(p).second) out.push_back({p, p, kind});
+          if (seen.insert(p).second) out.push_back({p, p, kind, -1, SharedLoops(v, p)});
           continue;
         }
       }
       const bool owner = !m_.node(p).subgraphs.empty();
       for (NodeId s : Sources(p)) {  // p itself when it has a task, then what it stands for
-        if (seen.insert(s).second) out.push_back({s, p, s != p && owner ? "subgraph-output" : kind});
+        if (seen.insert(s).second) out.push_back({s, p, s != p && owner ? "subgraph-output" : kind, -1, SharedLoops(v, s)});
       }
+      for (auto [s, loop] : Carried(p)) AddCarried(v, s, p, loop, out);
     }
+    for (auto [s, loop] : CarriedOwn(v)) AddCarried(v, s, v, loop, out);
     return out;
+  }
+
+  void AddCarried(NodeId v, NodeId s, NodeId via, NodeId loop, std::vector<Dependency>& out) {
+    // s == v is kept: a task reading its own previous iteration (a chain on
+    // the critical path; its queue orders it anyway).
+    const size_t level = LoopLevel(v, loop);
+    if (level == 0) return;
+    for (const Dependency& d : out) {
+      if (d.loop_carried && d.producer == s) return;
+    }
+    out.push_back({s, via, "loop-carried", -1, static_cast<uint8_t>(std::min<size_t>(level, 255)), true});
   }
 
  private:
   const Plan& plan_;
   const Model& m_;
   std::vector<uint8_t> ffts_;
+  const ControlFlow* cf_;
   std::vector<bool> has_task_;
   std::vector<int> state_;
   std::vector<std::vector<NodeId>> sources_;
   std::vector<NodeId> empty_;
+  std::vector<int> carried_state_;
+  std::vector<std::vector<std::pair<NodeId, NodeId>>> carried_;
+  std::vector<std::pair<NodeId, NodeId>> empty_carried_;
 };
 
 }  // namespace
 
-std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan) {
-  Builder b(plan);
+int64_t RequiredRuns(const ControlFlow& cf, const Dependency& d, size_t consumer_depth, size_t producer_depth,
+                     int64_t run) {
+  const size_t shared = std::min<size_t>({d.shared_loops, consumer_depth, producer_depth});
+  const int64_t outer = run / cf.Pow(consumer_depth - shared);
+  if (!d.loop_carried) return (outer + 1) * cf.Pow(producer_depth - shared);
+  if (outer % cf.iterations() == 0) return 0;
+  return outer * cf.Pow(producer_depth - shared);
+}
+
+std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan, const ControlFlow* control_flow) {
+  Builder b(plan, control_flow);
   std::vector<std::vector<Dependency>> deps(plan.model.num_nodes());
   for (size_t i = 0; i < deps.size(); ++i) {
     NodeId v(static_cast<int32_t>(i));
-    if (MainStreamOf(plan, v) < 0 || b.InFfts(v)) continue;
+    if (!b.HasTask(v)) continue;
     deps[i] = b.DepsOf(v);
   }
   return deps;
 }
 
-AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
+AttachedDependencies BuildAttachedDependencies(const Plan& plan, const ControlFlow* control_flow) {
   const Model& m = plan.model;
-  Builder b(plan);
+  Builder b(plan, control_flow);
   AttachedDependencies out;
   out.of_attached.resize(m.num_nodes());
   out.of_main.resize(m.num_nodes());
-  auto has_slot = [&](NodeId v, int32_t a) {
-    return MainStreamOf(plan, v) >= 0 && AttachedStreamOf(plan, v, a) >= 0;
-  };
+  auto has_slot = [&](NodeId v, int32_t a) { return b.HasTask(v) && AttachedStreamOf(plan, v, a) >= 0; };
   std::vector<Dependency> all_attached;  // every attached task, for attached-end
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const NodeId v(static_cast<int32_t>(i));
@@ -166,7 +257,7 @@ AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
       for (NodeId c : node.control_inputs) {
         if (c.valid() && IsSyncNode(m.node(c)) && MainStreamOf(plan, c) == AttachedStreamOf(plan, v, a) &&
             MainStreamOf(plan, c) != MainStreamOf(plan, v) && seen.insert({c, -1}).second) {
-          deps.push_back({c, c, "control-edge", -1});
+          deps.push_back({c, c, "control-edge", -1, b.SharedLoops(v, c)});
         }
       }
       for (int64_t idx : b.InFfts(v) ? std::vector<int64_t>() : AttachedDependIndices(node, a)) {
@@ -174,17 +265,17 @@ AttachedDependencies BuildAttachedDependencies(const Plan& plan) {
         const NodeId p = node.inputs[idx].node;
         if (IsDataOrConst(m.node(p))) continue;
         if (!m.node(p).attached_stream_ids.empty() && has_slot(p, 0)) {
-          if (seen.insert({p, 0}).second) deps.push_back({p, p, "attached-value", 0});
+          if (seen.insert({p, 0}).second) deps.push_back({p, p, "attached-value", 0, b.SharedLoops(v, p)});
           continue;
         }
         for (NodeId s : b.Sources(p)) {
-          if (s != v && seen.insert({s, -1}).second) deps.push_back({s, p, "attached-value", -1});
+          if (s != v && seen.insert({s, -1}).second) deps.push_back({s, p, "attached-value", -1, b.SharedLoops(v, s)});
         }
       }
     }
   }
   for (NodeId o : m.root().nodes) {
-    if (m.node(o).type != "NetOutput" || MainStreamOf(plan, o) < 0) continue;
+    if (m.node(o).type != "NetOutput" || !b.HasTask(o)) continue;
     for (const Dependency& d : all_attached) {
       if (d.producer != o) out.of_main[o.index()].push_back(d);
     }

@@ -41,12 +41,29 @@
 //                   of the model: a model has not finished while work on an
 //                   attached stream is still running (what GE's
 //                   CoverAllStreamByNetoutput is for).
+//
+// Control flow (control_flow.h), when a ControlFlow is given: nodes in a
+// branch that does not run have no task (looked through like nodes without a
+// stream), and a node inside loops runs once per iteration. Each dependency
+// then says which producer runs a consumer run needs (RequiredRuns): the run
+// of the same iteration of every loop around both, or — for a producer in a
+// loop the consumer is not in — all of the producer's runs in that
+// iteration. One more kind reads across iterations:
+//   loop-carried    a Data of a While's cond or body with
+//                   _parent_node_index i reads loop variable i; from the
+//                   second iteration on, that is the value the body's
+//                   NetOutput produced for it (its input k with
+//                   _parent_output_index[k] == i, else k == i) in the
+//                   iteration before. GE While types only (While, _While,
+//                   StatelessWhile); a value passed through unchanged is
+//                   traced one iteration back only.
 #ifndef NPUPLAN_SIM_DEPENDENCIES_H_
 #define NPUPLAN_SIM_DEPENDENCIES_H_
 
 #include <vector>
 
 #include "npuplan/plan/plan.h"
+#include "npuplan/sim/control_flow.h"
 
 namespace npuplan::sim {
 
@@ -56,12 +73,24 @@ struct Dependency {
   const char* kind;    // "data-edge" | "control-edge" | "subgraph-input" | "subgraph-output"
                        // | "attached-value" | "attached-end"
   int32_t producer_attached = -1;  // -1: the producer's main task, else its attached task
+  // Loops around both consumer and producer (loop-carried: the level, 1 =
+  // outermost, of the loop whose previous iteration it reads).
+  uint8_t shared_loops = 0;
+  bool loop_carried = false;
 };
+
+// How many runs of the producer must have finished before run `run` of the
+// consumer (a node `consumer_depth` loops deep; the producer
+// `producer_depth`) may start; 0 = none (the first iteration of a
+// loop-carried dependency).
+int64_t RequiredRuns(const ControlFlow& cf, const Dependency& d, size_t consumer_depth, size_t producer_depth,
+                     int64_t run);
 
 // Dependencies of every node with a task (main stream >= 0), indexed by
 // NodeId; empty for nodes without a task. Each producer appears once per
 // consumer (first kind found, in input order), never the consumer itself.
-std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan);
+// With `control_flow`: as described above (nullptr: every node runs once).
+std::vector<std::vector<Dependency>> BuildDependencies(const Plan& plan, const ControlFlow* control_flow = nullptr);
 
 struct AttachedDependencies {
   // [NodeId][attached index]: what that attached task waits for; empty for
@@ -71,7 +100,7 @@ struct AttachedDependencies {
   // NetOutputs only).
   std::vector<std::vector<Dependency>> of_main;
 };
-AttachedDependencies BuildAttachedDependencies(const Plan& plan);
+AttachedDependencies BuildAttachedDependencies(const Plan& plan, const ControlFlow* control_flow = nullptr);
 
 }  // namespace npuplan::sim
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::sim {
@@ -42,15 +43,33 @@ std::string SlotName(const Plan& plan, NodeId n, int32_t attached) {
                 " on stream ", s);
 }
 
+std::string SkippedSummary(const PlanProgram& program) {
+  std::map<std::string, size_t> by_reason;
+  for (const SkippedEvent& e : program.skipped) ++by_reason[e.reason];
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : by_reason) parts.push_back(StrCat(count, " ", reason));
+  return StrCat(program.skipped.size(), " (", StrJoin(parts, ", "), ")");
+}
+
 absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
+  NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, {}, NodeWork(plan, {}, 1.0)));
+  return BuildPlanProgram(plan, std::move(cf));
+}
+
+absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow control_flow) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
   PlanProgram prog;
+  prog.control_flow = std::move(control_flow);
+  const ControlFlow& cf = prog.control_flow;
+  if (cf.runs.size() != n) return absl::InternalError("control flow resolved for another plan");
   prog.order = m.ExecutionOrder();
   std::vector<int64_t> seq(n, -1);
   for (size_t i = 0; i < prog.order.size(); ++i) seq[prog.order[i].index()] = static_cast<int64_t>(i);
 
-  // 1. Streams of every slot; dense stream indices in ascending plan id.
+  // 1. Streams of every slot; dense stream indices in ascending plan id. A
+  // stream only a branch not taken uses stays (empty), so indices do not
+  // depend on the branch.
   auto slot_stream = [&](SlotKey k) {
     NodeId id(k.node);
     return k.attached < 0 ? MainStreamOf(plan, id) : AttachedStreamOf(plan, id, k.attached);
@@ -113,6 +132,41 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
   auto rank_less = [&](SlotKey a, SlotKey b) {
     return std::pair(seq[a.node], a.attached) < std::pair(seq[b.node], b.attached);
   };
+  // The owner of the graph of v (invalid for the root), and whether v lies
+  // in the subtree of owner a.
+  auto owner_of = [&](NodeId v) { return m.graph(m.node(v).graph).parent_node; };
+  auto inside = [&](NodeId v, NodeId a) {
+    for (size_t depth = 0; depth <= m.num_graphs(); ++depth) {
+      const NodeId o = owner_of(v);
+      if (!o.valid()) return false;
+      if (o == a) return true;
+      v = o;
+    }
+    return false;
+  };
+  // An If/Case owner records its outgoing events after its subgraph,
+  // whichever branch ran; plans write that record on a node of one branch
+  // (the last subgraph's NetOutput on the dynamic path, docs/auto-streams.md).
+  // When that branch does not run, the record moves to the last node of the
+  // owner's subtree that runs on the same stream, else to the owner.
+  auto owner_record = [&](NodeId send, NodeId recv) -> NodeId {
+    NodeId a, v = send;
+    for (size_t depth = 0; depth <= m.num_graphs() && !a.valid(); ++depth) {
+      const NodeId o = owner_of(v);
+      if (!o.valid()) break;
+      if (cf.runs[o.index()] > 0) a = o;
+      v = o;
+    }
+    if (!a.valid() || !IsBranchNode(m.node(a)) || inside(recv, a)) return NodeId();
+    const int64_t stream = MainStreamOf(plan, send);
+    NodeId last;
+    for (size_t k = static_cast<size_t>(seq[a.index()]) + 1; k < prog.order.size() && inside(prog.order[k], a); ++k) {
+      const NodeId x = prog.order[k];
+      if (cf.runs[x.index()] > 0 && MainStreamOf(plan, x) == stream) last = x;
+    }
+    if (!last.valid() && MainStreamOf(plan, a) == stream) last = a;
+    return last;
+  };
   for (size_t i = 0; i < plan.events.events.size(); ++i) {
     const SyncEvent& e = plan.events.events[i];
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n || e.recv.index() >= n) {
@@ -139,50 +193,70 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
       prog.skipped.push_back({static_cast<int64_t>(i), "backward"});
       continue;
     }
+    if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 && seq[from.node] >= 0) {
+      if (const NodeId moved = owner_record(e.send, e.recv); moved.valid() && rank_less({moved.value, -1}, to)) {
+        from = {moved.value, -1};
+        ++prog.moved_records;
+      }
+    }
+    if (cf.runs[from.node] == 0 || cf.runs[to.node] == 0) {
+      prog.skipped.push_back({static_cast<int64_t>(i), "branch-not-taken"});
+      continue;
+    }
     int32_t sync = sync_index.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
     records[from].push_back({sync, static_cast<int64_t>(i)});
     waits[to].push_back({sync, static_cast<int64_t>(i)});
   }
 
-  // 4. Activations: the first slot of an activated stream after the activator waits on it.
-  std::map<int64_t, std::vector<SlotKey>> stream_slots;  // plan stream → slots in execution order
-  for (NodeId id : prog.order) {
+  // 4. Activations, per run: the first slot of an activated stream after the
+  // activator's run waits on it. Slots of runs are ranked (position in the
+  // unrolled order, attached index).
+  using RunSlot = std::pair<int64_t, int32_t>;
+  std::map<int64_t, std::vector<RunSlot>> stream_slots;  // plan stream → run slots in order
+  for (size_t i = 0; i < cf.order.size(); ++i) {
+    const NodeId id = cf.order[i].node;
     if (MainStreamOf(plan, id) < 0) continue;
-    stream_slots[MainStreamOf(plan, id)].push_back({id.value, -1});
+    stream_slots[MainStreamOf(plan, id)].push_back({static_cast<int64_t>(i), -1});
     for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
       SlotKey k{id.value, static_cast<int32_t>(a)};
-      if (slot_stream(k) >= 0) stream_slots[slot_stream(k)].push_back(k);
+      if (slot_stream(k) >= 0) stream_slots[slot_stream(k)].push_back({static_cast<int64_t>(i), k.attached});
     }
   }
-  for (NodeId id : prog.order) {
+  std::map<RunSlot, std::vector<int32_t>> act_waits, act_records;
+  std::vector<int32_t> act_sync(n, -1);
+  for (size_t i = 0; i < cf.order.size(); ++i) {
+    const NodeId id = cf.order[i].node;
     const AttrValue* v = FindAttr(m.node(id).attrs, "active_stream_list");
     const int64_t own = MainStreamOf(plan, id);
     if (v == nullptr || !v->is<AttrValue::IntList>() || own < 0) continue;
-    SlotKey from{id.value, -1};
-    int32_t sync = -1;
+    const RunSlot from{static_cast<int64_t>(i), -1};
+    bool recorded = false;
     for (int64_t s : *v->as<AttrValue::IntList>()) {
       auto it = stream_slots.find(s);
       if (s == own || it == stream_slots.end()) continue;
-      auto first = std::upper_bound(it->second.begin(), it->second.end(), from, rank_less);
+      auto first = std::upper_bound(it->second.begin(), it->second.end(), from);
       if (first == it->second.end()) continue;
+      int32_t& sync = act_sync[id.index()];
       if (sync < 0) {
         sync = static_cast<int32_t>(prog.syncs.size());
         prog.syncs.push_back({SyncObject::Kind::kActivation, id.value});
-        records[from].push_back({sync, -1});
       }
-      waits[*first].push_back({sync, -1});
+      if (!recorded) act_records[from].push_back(sync);
+      recorded = true;
+      act_waits[*first].push_back(sync);
     }
   }
 
-  // 5. Items, in execution order.
+  // 5. Items, in the unrolled execution order.
   prog.main_stream.assign(n, -1);
   prog.main_task.assign(n, -1);
-  auto emit = [&](SlotKey k) {
+  auto emit = [&](SlotKey k, int64_t pos, int32_t run) {
     int64_t s = slot_stream(k);
     if (s < 0) return;
     int32_t si = stream_index.at(s);
     auto& items = prog.streams[si].items;
     auto push = [&](ProgramItem item) {
+      item.run = run;
       prog.enqueue.emplace_back(si, static_cast<int32_t>(items.size()));
       items.push_back(item);
     };
@@ -190,20 +264,29 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
     if (auto it = waits.find(k); it != waits.end()) {
       for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, ev});
     }
+    if (auto it = act_waits.find({pos, k.attached}); it != act_waits.end()) {
+      for (int32_t sync : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, -1});
+    }
     if (k.attached < 0) {
       prog.main_stream[k.node] = si;
-      prog.main_task[k.node] = static_cast<int32_t>(items.size());
+      if (prog.main_task[k.node] < 0) prog.main_task[k.node] = static_cast<int32_t>(items.size());
     }
     push({ProgramItem::Kind::kTask, id, k.attached});
     ++prog.num_tasks;
     if (auto it = records.find(k); it != records.end()) {
       for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
     }
+    if (auto it = act_records.find({pos, k.attached}); it != act_records.end()) {
+      for (int32_t sync : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, -1});
+    }
   };
-  for (NodeId id : prog.order) {
+  for (size_t i = 0; i < cf.order.size(); ++i) {
+    const auto [id, run] = cf.order[i];
     if (MainStreamOf(plan, id) < 0) continue;
-    emit({id.value, -1});
-    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) emit({id.value, static_cast<int32_t>(a)});
+    emit({id.value, -1}, static_cast<int64_t>(i), run);
+    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
+      emit({id.value, static_cast<int32_t>(a)}, static_cast<int64_t>(i), run);
+    }
   }
 
   // 6. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).

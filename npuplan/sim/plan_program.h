@@ -25,9 +25,24 @@
 // present, else attached_stream_ids. A node whose main stream is -1 (Const,
 // skipped engines) has no slot at all and is complete from the start.
 //
-// Skipped (reported, not enqueued): events with reason "loop" (loop-carried,
-// they order the next iteration; plans run loops once), and events whose
-// sender does not come before the receiver in execution order.
+// Control flow (control_flow.h): the order is the unrolled one — only the
+// branch of each If/Case that runs, loop subgraphs repeated per iteration —
+// and every item carries its node's run number. Waits and records come from
+// the event table per slot, so every run of a slot waits and records the
+// same events; a wait binds per run by the rules above (an event recorded
+// before a loop and waited for inside it binds to that one record in every
+// iteration). Activation is per run of the activator.
+//
+// An If/Case owner records its outgoing events once its subgraph is done,
+// whichever branch ran; a plan writes such a record on a node of one branch
+// (the last subgraph's NetOutput on the dynamic path). When that branch does
+// not run, the record is made by the last node of the owner's subtree that
+// runs on the same stream (else by the owner): `moved_records` counts them.
+//
+// Skipped (reported, not enqueued): events with reason "loop" (GE's FpBp
+// loop-carried events to a StreamSwitch, not part of one pass), events whose
+// sender does not come before the receiver in execution order ("backward"),
+// and events with an end in a branch that does not run ("branch-not-taken").
 #ifndef NPUPLAN_SIM_PLAN_PROGRAM_H_
 #define NPUPLAN_SIM_PLAN_PROGRAM_H_
 
@@ -37,6 +52,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/plan/plan.h"
+#include "npuplan/sim/control_flow.h"
 
 namespace npuplan::sim {
 
@@ -59,6 +75,7 @@ struct ProgramItem {
   // or -1/-1 when it binds to nothing (a no-op).
   int32_t bound_stream = -1;
   int32_t bound_item = -1;
+  int32_t run = 0;        // the node's run (loop iterations; 0 outside loops)
 };
 
 struct ProgramStream {
@@ -75,10 +92,12 @@ struct PlanProgram {
   std::vector<ProgramStream> streams;        // ascending plan stream id
   std::vector<SyncObject> syncs;             // events, then notifies, then activations (ascending ids)
   std::vector<std::pair<int32_t, int32_t>> enqueue;  // global enqueue order: (stream, item)
-  std::vector<NodeId> order;                 // execution order of all nodes
+  std::vector<NodeId> order;                 // static execution order of all nodes (every branch, loops once)
+  ControlFlow control_flow;                  // branches taken, loop iterations, the unrolled order
   std::vector<int32_t> main_stream;          // per NodeId: stream index, -1 = no slot
-  std::vector<int32_t> main_task;            // per NodeId: item index of the main task, -1 = none
+  std::vector<int32_t> main_task;            // per NodeId: item index of the first run's main task, -1 = none
   std::vector<SkippedEvent> skipped;
+  size_t moved_records = 0;                  // owner records moved out of a branch not taken (below)
   size_t num_tasks = 0;                      // task items (main + attached)
 };
 
@@ -93,7 +112,13 @@ int64_t AttachedStreamOf(const Plan& plan, NodeId n, int32_t a);
 // attached stream, touches a node without a stream, or when the waits and
 // records can never all complete (a notify wait without its record, or a
 // cycle through the stream queues: the plan would deadlock).
+absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow control_flow);
+// With the default control flow (the longer branch by the default cost
+// model and a 1 us launch overhead, loops once).
 absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan);
+
+// "12 (3 loop-carried, 9 branch-not-taken)": the skipped events by reason.
+std::string SkippedSummary(const PlanProgram& program);
 
 // "'name' (attached 1) on stream 3" for messages.
 std::string SlotName(const Plan& plan, NodeId n, int32_t attached);

@@ -15,26 +15,19 @@ namespace {
 
 using Kind = ProgramItem::Kind;
 
-std::string SyncLabel(const Plan& plan, const SyncObject& s) {
-  switch (s.kind) {
-    case SyncObject::Kind::kEvent:
-      return StrCat("e", s.id);
-    case SyncObject::Kind::kNotify:
-      return StrCat("n", s.id);
-    case SyncObject::Kind::kActivation:
-      return StrCat("activate by ", plan.model.node(NodeId(static_cast<int32_t>(s.id))).name);
-  }
-  return "";
-}
-
 }  // namespace
 
 absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) {
   SimResult r;
-  NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan));
-  const PlanProgram& prog = r.program;
   r.node_cost = NodeCosts(plan, options.cost);
   r.node_tasks = NodeTaskCounts(plan);
+  std::vector<double> work(plan.model.num_nodes(), 0.0);
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (r.node_tasks[i] > 0) work[i] = r.node_cost[i] + static_cast<double>(r.node_tasks[i]) * options.launch_overhead_us;
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, options.control_flow, work));
+  NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan, std::move(cf)));
+  const PlanProgram& prog = r.program;
 
   // 1. Flatten the queues; base[s] is stream s's first item.
   const size_t ns = prog.streams.size();
@@ -52,6 +45,7 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
       it.attached = p.attached;
       it.stream = static_cast<int32_t>(s);
       it.sync = p.sync;
+      it.run = p.run;
       if (p.kind == Kind::kWait && p.bound_stream >= 0) it.bound = static_cast<int32_t>(base[p.bound_stream] + p.bound_item);
     }
   }
@@ -130,79 +124,51 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
   }
   std::reverse(r.schedule_path.begin(), r.schedule_path.end());
 
-  // 3. Critical path of the dependency DAG (execution order is topological for it).
-  const auto deps = BuildDependencies(plan);
+  // 3. Critical path of the dependency DAG over the node runs (the unrolled
+  // order is topological for it).
+  const ControlFlow& flow = prog.control_flow;
+  const auto deps = BuildDependencies(plan, &flow);
   const size_t n = plan.model.num_nodes();
-  std::vector<double> dist(n, 0.0);
-  std::vector<int32_t> from(n, -1);
-  int32_t end_node = -1;
-  for (NodeId v : prog.order) {
+  std::vector<int64_t> first_run(n + 1, 0);  // index of a node's run 0 among all runs
+  for (size_t i = 0; i < n; ++i) first_run[i + 1] = first_run[i] + flow.runs[i];
+  std::vector<double> dist(first_run[n], 0.0);
+  std::vector<int64_t> from(first_run[n], -1);
+  std::vector<int32_t> node_of_run(first_run[n], 0);
+  int64_t end_run = -1;
+  for (const Instance& in : flow.order) {
+    const NodeId v = in.node;
     if (prog.main_stream[v.index()] < 0) continue;
+    const int64_t at = first_run[v.index()] + in.run;
+    node_of_run[at] = v.value;
+    const size_t depth = flow.depth(plan.model.node(v));
     double best = 0;
     for (const Dependency& d : deps[v.index()]) {
-      if (dist[d.producer.index()] > best) {
-        best = dist[d.producer.index()];
-        from[v.index()] = d.producer.value;
+      const int64_t need = std::min(RequiredRuns(flow, d, depth, flow.depth(plan.model.node(d.producer)), in.run),
+                                    flow.runs[d.producer.index()]);
+      if (need <= 0) continue;
+      const int64_t p = first_run[d.producer.index()] + need - 1;
+      if (dist[p] > best) {
+        best = dist[p];
+        from[at] = p;
       }
     }
-    dist[v.index()] = best + main_duration(v);
-    if (end_node < 0 || dist[v.index()] > dist[end_node]) end_node = v.value;
+    dist[at] = best + main_duration(v);
+    if (end_run < 0 || dist[at] > dist[end_run]) end_run = at;
   }
-  if (end_node >= 0) {
-    r.critical_path_us = dist[end_node];
-    for (int32_t v = end_node; v >= 0; v = from[v]) r.critical_path.push_back(NodeId(v));
+  if (end_run >= 0) {
+    r.critical_path_us = dist[end_run];
+    for (int64_t at = end_run; at >= 0; at = from[at]) {
+      const NodeId v(node_of_run[at]);
+      r.critical_path.push_back(v);
+      r.critical_path_runs.push_back(static_cast<int32_t>(at - first_run[v.index()]));
+    }
     std::reverse(r.critical_path.begin(), r.critical_path.end());
+    std::reverse(r.critical_path_runs.begin(), r.critical_path_runs.end());
   }
   size_t busy_streams = 0;
   for (const SimStreamStats& st : r.streams) busy_streams += st.tasks > 0 ? 1 : 0;
   r.lower_bound = std::max(r.critical_path_us, busy_streams > 0 ? r.total_work / static_cast<double>(busy_streams) : 0.0);
   return r;
-}
-
-std::string ChromeTraceJson(const Plan& plan, const SimResult& result) {
-  using nlohmann::json;
-  json events = json::array();
-  for (size_t s = 0; s < result.streams.size(); ++s) {
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", s},
-                      {"args", {{"name", StrCat("stream ", result.streams[s].plan_stream)}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 0}, {"tid", s},
-                      {"args", {{"sort_index", s}}}});
-  }
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 0}, {"args", {{"name", plan.model.name()}}}});
-  const auto& syncs = result.program.syncs;
-  int64_t flow = 0;
-  for (const SimItem& it : result.items) {
-    const Node& node = plan.model.node(it.node);
-    json e = {{"ph", "X"}, {"pid", 0}, {"tid", it.stream}};
-    if (it.kind == Kind::kTask) {
-      e["name"] = it.attached < 0 ? node.name : StrCat(node.name, " (attached ", it.attached, ")");
-      e["cat"] = node.engine.empty() ? std::string("task") : node.engine;
-      e["ts"] = it.start;
-      e["dur"] = it.end - it.start;
-      e["args"] = {{"type", node.type},
-                   {"cost_us", result.node_cost[it.node.index()]},
-                   {"tasks", it.attached < 0 ? result.node_tasks[it.node.index()] : AttachedNodeTasks(node)}};
-    } else {
-      const std::string label = SyncLabel(plan, syncs[it.sync]);
-      const bool record = it.kind == Kind::kRecord;
-      e["name"] = StrCat(record ? "record " : "wait ", label);
-      e["cat"] = "sync";
-      e["ts"] = record ? it.start : it.ready;
-      e["dur"] = std::max(1e-3, it.end - (record ? it.start : it.ready));
-      e["args"] = {{"node", node.name}};
-      if (!record && it.bound >= 0) {
-        const SimItem& rec = result.items[it.bound];
-        events.push_back({{"ph", "s"}, {"id", flow}, {"name", label}, {"cat", "sync"}, {"pid", 0},
-                          {"tid", rec.stream}, {"ts", rec.start}});
-        events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow}, {"name", label}, {"cat", "sync"}, {"pid", 0},
-                          {"tid", it.stream}, {"ts", it.ready}});
-        ++flow;
-      }
-    }
-    events.push_back(std::move(e));
-  }
-  json j = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
-  return j.dump(1) + "\n";
 }
 
 std::string SimReportJson(const Plan& plan, const SimResult& r, const SimOptions& options) {
@@ -232,7 +198,21 @@ std::string SimReportJson(const Plan& plan, const SimResult& r, const SimOptions
             {"options",
              {{"launch_overhead_us", options.launch_overhead_us},
               {"record_us", options.record_us},
-              {"wait_latency_us", options.wait_latency_us}}}};
+              {"wait_latency_us", options.wait_latency_us},
+              {"branch", BranchFlagName(options.control_flow.branch)},
+              {"loop_iterations", options.control_flow.loop_iterations}}}};
+  const ControlFlow& cf = r.program.control_flow;
+  json branches = json::array();
+  for (const BranchChoice& c : cf.branches) {
+    branches.push_back({{"node", plan.model.node(c.node).name}, {"type", plan.model.node(c.node).type},
+                        {"chosen", c.chosen}, {"work_us", c.work}});
+  }
+  json loops = json::array();
+  for (NodeId l : cf.loops) loops.push_back(plan.model.node(l).name);
+  j["control_flow"] = {{"branches", std::move(branches)},
+                       {"loops", std::move(loops)},
+                       {"loop_iterations", cf.iterations()},
+                       {"branch_rule", BranchFlagName(cf.options.branch)}};
   return j.dump(1) + "\n";
 }
 
@@ -252,7 +232,8 @@ std::string SimReportText(const Plan& plan, const SimResult& r, size_t max_path_
   }
   if (r.critical_path.size() > max_path_nodes) path.push_back(StrCat("... (", r.critical_path.size(), " nodes)"));
   out += StrCat("critical path: ", StrJoin(path, " -> "), "\n");
-  if (!r.program.skipped.empty()) out += StrCat("skipped events: ", r.program.skipped.size(), "\n");
+  for (const std::string& line : DescribeControlFlow(plan, r.program.control_flow)) out += line + "\n";
+  if (!r.program.skipped.empty()) out += StrCat("skipped events: ", SkippedSummary(r.program), "\n");
   return out;
 }
 

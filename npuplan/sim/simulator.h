@@ -18,6 +18,10 @@
 //   s0: [a      ][rec e0]
 //   s1: [b][wait e0 ~~~~~~~~~~~~]+lat[c    ]
 //
+// Control flow: the program runs one branch of each If/Case and repeats loop
+// bodies (control_flow.h, SimOptions::control_flow); the critical path is
+// taken over the runs, with loop-carried dependencies between iterations.
+//
 // Reports: makespan; per-stream busy time (tasks, records) and utilisation
 // (busy / makespan); the critical path — the longest chain of the node
 // dependency DAG (npuplan/sim/dependencies.h) weighted by task durations,
@@ -43,6 +47,10 @@ struct SimOptions {
   double launch_overhead_us = 1.0;  // per device task launched (0-task nodes: none)
   double record_us = 0.5;           // an event/notify record occupies the sender's stream
   double wait_latency_us = 1.0;     // from a record's completion until its waiter may go on
+  // Branches and loop iterations (control_flow.h): by default the longer
+  // branch of each If/Case (by these costs and launch overhead) and one
+  // iteration of every loop.
+  ControlFlowOptions control_flow;
 };
 
 struct SimStreamStats {
@@ -63,6 +71,7 @@ struct SimItem {
   double start = 0;
   double end = 0;
   int32_t bound = -1;     // waits: index in SimResult::items of the record it waited for
+  int32_t run = 0;        // the node's run (loop iterations)
 };
 
 struct SimResult {
@@ -71,6 +80,7 @@ struct SimResult {
   double critical_path_us = 0;
   double lower_bound = 0;
   std::vector<NodeId> critical_path;  // dependency DAG, source → sink
+  std::vector<int32_t> critical_path_runs;  // the run of each critical_path node
   std::vector<NodeId> schedule_path;  // tasks on the chain that ends at the makespan
   std::vector<SimStreamStats> streams;
   std::vector<SimItem> items;         // by stream, in queue order

@@ -3,11 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/sim/sim_testing.h"
+#include "npuplan/sim/trace_views.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::sim {
@@ -117,7 +120,7 @@ TEST(SimulatorTest, ChargesNoLaunchForNodesWithoutTasks) {
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "X" && e["name"] == "r") {
       saw_reshape = true;
-      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 5.5);
+      EXPECT_NEAR(e["ts"].get<double>(), 5.5, 1e-3);  // + half a ns (chrome_trace.cc)
       EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 0.0);
       EXPECT_EQ(e["args"]["tasks"], 0);
     }
@@ -263,20 +266,226 @@ TEST(SimulatorTest, WritesChromeTraceWithTracksAndFlows) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan));
   nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
-  int threads = 0, tasks = 0, flow_starts = 0, flow_ends = 0;
+  int threads = 0, tasks = 0;
+  std::map<int64_t, double> starts, ends;
+  std::map<int64_t, std::string> start_names, end_names;
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
     if (e["ph"] == "X" && e["cat"] != "sync") ++tasks;
-    if (e["ph"] == "s") ++flow_starts;
-    if (e["ph"] == "f") ++flow_ends;
+    if (e["ph"] == "s") {
+      EXPECT_TRUE(starts.emplace(e["id"].get<int64_t>(), e["ts"].get<double>()).second) << "flow id used twice";
+      start_names[e["id"]] = e["name"];
+    }
+    if (e["ph"] == "f") {
+      EXPECT_TRUE(ends.emplace(e["id"].get<int64_t>(), e["ts"].get<double>()).second) << "flow id used twice";
+      end_names[e["id"]] = e["name"];
+      EXPECT_FALSE(e.contains("bp")) << "the end binds to the slice that follows the release";
+    }
   }
   EXPECT_EQ(threads, 2);
   EXPECT_EQ(tasks, 4);
-  EXPECT_EQ(flow_starts, 2);
-  EXPECT_EQ(flow_ends, 2);
+  ASSERT_EQ(starts.size(), 2u);
+  ASSERT_EQ(ends.size(), 2u);
+  for (const auto& [id, ts] : starts) {
+    ASSERT_TRUE(ends.count(id));
+    EXPECT_LE(ts, ends[id]) << "flow " << id << " ends before it starts";
+    EXPECT_EQ(start_names[id], end_names[id]);
+  }
+  // e0: recorded after a (3-3.5 µs, the flow starts mid-record), released at 4.5 µs.
+  int64_t e0 = -1;
+  for (const auto& [id, name] : start_names) {
+    if (name == "e0 a → c") e0 = id;
+  }
+  ASSERT_GE(e0, 0);
+  EXPECT_NEAR(starts[e0], 3.25, 1e-3);  // (+ half a ns, see chrome_trace.cc)
+  EXPECT_NEAR(ends[e0], 4.5, 1e-3);
   nlohmann::json rep = nlohmann::json::parse(SimReportJson(plan, r, SimOptions{}));
   EXPECT_EQ(rep["critical_path"], nlohmann::json({"a", "b", "d"}));
   EXPECT_THAT(SimReportText(plan, r), HasSubstr("critical path: a -> b -> d"));
+}
+
+// The flow of a wait that blocked: its end is the release, after the record,
+// even though the waiting stream reached the wait long before.
+TEST(SimulatorTest, TraceFlowsEndAtTheReleaseNotAtTheStartOfTheWait) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
+  std::map<int64_t, double> starts;
+  std::vector<std::pair<int64_t, double>> ends;
+  int waits = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "s") starts[e["id"]] = e["ts"];
+    if (e["ph"] == "f") ends.emplace_back(e["id"], e["ts"]);
+    if (e["ph"] == "X" && e["cat"] == "sync" && e["name"].get<std::string>().rfind("wait", 0) == 0) ++waits;
+    if (e["ph"] == "X" && e["name"] == "wait e0") {
+      EXPECT_NEAR(e["ts"].get<double>(), 0.0, 1e-3);  // s1 reaches the wait at once
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.0);  // and is blocked until a's record at 2
+    }
+  }
+  EXPECT_EQ(waits, 1);  // d's wait for e1 did not block (c recorded at 5, b ended at 7): no slice
+  ASSERT_EQ(ends.size(), 2u);
+  for (const auto& [id, ts] : ends) EXPECT_GE(ts, starts.at(id));
+}
+
+// Perfetto makes integer ns of ts·1000 and dur·1000, each truncated: the
+// slices of a thread must still not overlap.
+TEST(SimulatorTest, TraceSlicesNestAfterPerfettosTruncationToNanoseconds) {
+  // b runs from 0.001 to 1.003 µs, c from 1.003: 0.001 · 1000 and 1.002 · 1000
+  // truncate to 1 and 1002, but 1.003 · 1000 = 1002.9999999999999 to 1002.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Relu", "attrs": {"_cost": 0.001, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 1.002, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "c", "type": "Relu", "inputs": ["b"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+  ]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> slices;  // tid → (start, end) ns
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const int64_t ts = static_cast<int64_t>(e["ts"].get<double>() * 1000.0);
+    slices[e["tid"]].emplace_back(ts, ts + static_cast<int64_t>(e["dur"].get<double>() * 1000.0));
+  }
+  for (auto& [tid, list] : slices) {
+    std::sort(list.begin(), list.end());
+    for (size_t i = 1; i < list.size(); ++i) EXPECT_LE(list[i - 1].second, list[i].first) << "thread " << tid;
+  }
+}
+
+TEST(SimulatorTest, TraceNamesProcessesAfterLogicalStreamsAndCountsMemory) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
+  // d on physical stream 2, a split piece of logical stream 0.
+  plan.physical_stream[plan.model.FindNode("d").index()] = 2;
+  plan.streams.split_to_logical[2] = 0;
+  plan.memory.planned = true;
+  TensorPlacement t;
+  t.node = plan.model.FindNode("a");
+  t.region = "activation";
+  t.size = 512;
+  t.first_use = 0;
+  t.last_use = 2;
+  t.buffer = "a:0";
+  plan.memory.tensors.push_back(t);
+  plan.memory.region_bytes["constant"] = 4096;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan));
+  nlohmann::json j = nlohmann::json::parse(ChromeTraceJson(plan, r));
+  std::map<std::pair<int64_t, int64_t>, std::string> threads;
+  std::map<int64_t, std::string> processes;
+  std::vector<int64_t> memory;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+    if (e["ph"] == "C" && e["name"] == "activation memory in use") memory.push_back(e["args"]["bytes"]);
+  }
+  EXPECT_EQ(processes[1], "diamond: logical stream 0");
+  EXPECT_EQ(processes[2], "diamond: logical stream 1");
+  EXPECT_EQ((threads[{1, 1}]), "stream 0 (logical 0, piece 1 of 2)");
+  EXPECT_EQ((threads[{2, 2}]), "stream 1");
+  EXPECT_EQ((threads[{1, 3}]), "stream 2 (logical 0, piece 2 of 2)");
+  // a:0 is in use from a's start until its last reader (b, then c) ends.
+  EXPECT_THAT(memory, ElementsAre(0, 512, 0));
+}
+
+TEST(SimulatorTest, SimulatesOneBranchOfAnIfAndSaysWhich) {
+  constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
+  AddEvent(plan, "x", "t1", 0);
+  AddEvent(plan, "t1", "c", 1);
+  AddEvent(plan, "x", "e1", 2);
+  AddEvent(plan, "e1", "c", 3);
+  // Both branches back to back would be 1 + 10 + 3 + 1 = 15 us.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);  // x, then t1 (the longer branch), c
+  // x → e1 into the else branch is skipped; e1 → c, the owner's outgoing
+  // event written on the else branch, is recorded by t1 instead.
+  EXPECT_EQ(r.program.skipped.size(), 1u);
+  EXPECT_EQ(r.program.moved_records, 1u);
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("control flow: 1 If/Case ran one branch each (the longer branch"));
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("skipped events: 1 (1 branch-not-taken)"));
+  SimOptions o = NoOverheads();
+  o.control_flow.branch = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("x", "e1", "c"));
+  nlohmann::json rep = nlohmann::json::parse(SimReportJson(plan, r, o));
+  EXPECT_EQ(rep["control_flow"]["branches"][0]["chosen"], 1);
+  EXPECT_EQ(rep["options"]["branch"], "else");
+}
+
+// On the dynamic path a plan writes an If owner's outgoing event on the last
+// branch's NetOutput; when another branch runs, the owner still records it
+// after its subgraph: the last node of the subtree that runs on that stream.
+TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
+  constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "e_out", "c", 1);  // the owner's event, written on the last branch
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_EQ(r.program.moved_records, 1u);
+  EXPECT_TRUE(r.program.skipped.empty());
+  // s1: x 0-1, then c waits for the record after t_out (then ran: t1 1-11).
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);
+  SimOptions o = NoOverheads();
+  o.control_flow.branch = 1;  // the branch the event was written on: nothing moves
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_EQ(r.program.moved_records, 0u);
+  EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
+}
+
+TEST(SimulatorTest, RepeatsLoopBodiesAndChainsIterationsOnTheCriticalPath) {
+  constexpr char kWhile[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "w", "type": "While", "inputs": ["x"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0},
+   "outputs": [{"shape": [4]}]},
+  {"name": "y", "type": "Relu", "inputs": ["w"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "cond", "parent": "w", "nodes": [
+   {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "c_out", "type": "NetOutput", "inputs": ["c_in"]}]},
+  {"name": "body", "parent": "w", "nodes": [
+   {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b1", "type": "Relu", "inputs": ["b_in"], "attrs": {"_cost": 2, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b_out", "type": "NetOutput", "inputs": ["b1"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kWhile));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_DOUBLE_EQ(r.makespan, 4.0);
+  SimOptions o = NoOverheads();
+  o.control_flow.loop_iterations = 4;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_DOUBLE_EQ(r.makespan, 10.0);  // x, 4 × b1, y
+  // Each iteration reads the one before (loop-carried): the chain is x, b1 ×4, y.
+  EXPECT_DOUBLE_EQ(r.critical_path_us, 10.0);
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("x", "b1", "b1", "b1", "b1", "y"));
+  EXPECT_THAT(r.critical_path_runs, ElementsAre(0, 0, 1, 2, 3, 0));
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("1 loop(s) ran their body 4 times (--loop-iterations 4)"));
 }
 
 // x → If(p){then: Data(0) → t1 → NetOutput} → c; Data/NetOutput off the streams.

@@ -10,6 +10,7 @@
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
 #include "tools/npuplan/option_flags.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -53,10 +54,25 @@ int RunCompile(CompileFlags& f) {
   Statistics stats;
   std::vector<std::string> warnings;
   f.config.warnings = &warnings;
+  // Progress on a terminal for large graphs (seconds of work), never with -q or --log-decisions.
+  Progress progress("compile", f.quiet || f.log_decisions || model->num_nodes() < 100000);
+  if (progress.enabled()) {
+    progress.Stage(StrCat(model->num_nodes(), " nodes"));
+    f.config.on_pass = [&progress](int seq, std::string_view pass) {
+      progress.Stage(StrCat("pass ", seq, " done: ", pass));
+    };
+  }
   auto plan = Compile(std::move(model).value(), f.config, log, stats);
+  if (!plan.ok()) {
+    progress.Done();
+    PrintWarnings(warnings);
+    return ReportStatus(plan.status());
+  }
+  progress.Stage("writing the plan");
+  auto written = WriteFileAtomically(f.output, WritePlanJson(*plan));
+  progress.Done();
   PrintWarnings(warnings);
-  if (!plan.ok()) return ReportStatus(plan.status());
-  if (auto s = WriteFileAtomically(f.output, WritePlanJson(*plan)); !s.ok()) return ReportStatus(s);
+  if (!written.ok()) return ReportStatus(written);
   if (!f.remarks.empty()) {
     if (auto s = WriteFileAtomically(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
   }
@@ -102,7 +118,7 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   cmd->add_flag("--stats", flags->stats, "Print per-pass counters to stderr");
   cmd->add_option("--remarks", flags->remarks, "Write the decision log as JSON lines to this file");
   cmd->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
-  cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line (nor progress on a terminal)");
   cmd->callback([flags, &inv] { inv.exit_code = RunCompile(*flags); });
 }
 

@@ -1,6 +1,6 @@
 // `npuplan import MODEL.onnx -o GRAPH.json`: ONNX → npuplan.graph/1 (SPEC G3).
-// Also registers the ONNX loader hook, so every command that loads a model
-// (compile, verify, …) accepts an .onnx file directly.
+// (Every command that loads a model also accepts an .onnx file directly:
+// model_loader.h.)
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -21,26 +21,6 @@ namespace {
 void PrintWarnings(const OnnxImport& imported) {
   for (const std::string& w : imported.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
-
-// The loader hook used by LoadModel for *.onnx paths.
-OnnxImportOptions ImportOptions(const EngineTable& engines, const LoadOptions& load) {
-  OnnxImportOptions opts;
-  opts.engines = &engines;
-  opts.input_shapes = load.input_shapes;
-  opts.dims = load.dims;
-  opts.strict_shapes = load.strict_shapes;
-  opts.allow_unknown_ops = load.allow_unknown_ops;
-  return opts;
-}
-
-absl::StatusOr<Model> LoadOnnx(const std::string& path, const EngineTable& engines, const LoadOptions& load) {
-  OnnxImportOptions opts = ImportOptions(engines, load);
-  NPUPLAN_ASSIGN_OR_RETURN(OnnxImport imported, ImportOnnxFile(path, opts));
-  PrintWarnings(imported);
-  return std::move(imported.model);
-}
-
-const bool kOnnxLoaderRegistered = SetOnnxLoader(&LoadOnnx);
 
 struct ImportFlags {
   std::string input;
@@ -63,7 +43,7 @@ int RunImport(const ImportFlags& f) {
   }
   auto table = LoadEngineTable(f.load.engines_file);
   if (!table.ok()) return ReportStatus(table.status());
-  OnnxImportOptions opts = ImportOptions(*table, f.load);
+  OnnxImportOptions opts = api::internal::OnnxOptions(*table, f.load);
   opts.fold_shapes = !f.no_fold;
   auto start = std::chrono::steady_clock::now();
   auto imported = ImportOnnxFile(f.input, opts);

@@ -17,6 +17,7 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -34,6 +35,7 @@ struct KernelFlags {
   std::string remarks;
   bool log_decisions = false;
   bool pareto = false;
+  bool quiet = false;  // no progress line
   // gen
   std::string kind = "matmul";
   int m = 4, n = 4, k = 4, layers = 3, width = 8, seq = 4;
@@ -114,7 +116,12 @@ absl::Status RunPlan(const KernelFlags& f) {
   opt.objective = objective;
   opt.log = &log;
   auto t0 = std::chrono::steady_clock::now();
-  NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, PlanKernel(g, config, opt));
+  // Large cases take seconds: say what runs on a terminal.
+  Progress progress("kernel plan", f.quiet || f.log_decisions || g.num_nodes() < 2000);
+  progress.Stage(absl::StrCat("planning ", g.name, ": ", g.num_nodes(), " nodes, strategy ", f.strategy));
+  auto planned = PlanKernel(g, config, opt);
+  progress.Done();
+  NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, std::move(planned));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const nlohmann::json bounds = BoundsJson(g, config, r.solution, /*with_memory=*/true);
   nlohmann::json pareto = nlohmann::json::array();
@@ -234,6 +241,7 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
   plan->add_flag("--pareto", flags->pareto,
                  "Also write <case>_pareto.json: the traffic/makespan frontier of the verified plans built "
                  "(and `pareto` lines)");
+  plan->add_flag("-q,--quiet", flags->quiet, "No progress line on the terminal");
   plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
 
   CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");

@@ -14,6 +14,7 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -28,6 +29,7 @@ struct MemplanFlags {
   int64_t max_steps = 0;  // 0 = no limit
   bool greedy_only = false;
   bool verify = false;
+  bool quiet = false;  // no progress line
 };
 
 // Checks the offsets given in the input file.
@@ -60,8 +62,13 @@ absl::Status RunMemplan(const MemplanFlags& flags) {
   options.target_peak = flags.target;
   options.max_nodes = flags.max_nodes;
   options.max_steps = flags.max_steps;
-  NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution solution,
-                           memory::SolveIntervals(csv.problem, options));
+  // The search runs up to its time limit: say so on a terminal.
+  Progress progress("memplan", flags.quiet || !options.search);
+  progress.Stage(absl::StrCat("searching ", csv.problem.buffers.size(), " buffers (time limit ",
+                              flags.time_limit, " s)"));
+  auto solved = memory::SolveIntervals(csv.problem, options);
+  progress.Done();
+  NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution solution, std::move(solved));
   if (!flags.output.empty()) {
     NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(
         flags.output, memory::PrintMinimallocCsv(csv.problem, solution.assignment)));
@@ -109,6 +116,7 @@ void SetupMemplan(CLI::App& app, Invocation& inv) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--greedy-only", flags->greedy_only, "Skip the branch-and-bound search");
   cmd->add_flag("--verify", flags->verify, "Only validate the offsets given in the input");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No progress line on the terminal");
   cmd->callback([flags, &inv] { inv.exit_code = ReportStatus(RunMemplan(*flags)); });
 }
 

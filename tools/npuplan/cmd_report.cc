@@ -14,6 +14,8 @@
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/plan_input.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -24,10 +26,21 @@ struct ReportFlags {
   std::string output;
   std::string case_path;
   std::string title;
-  size_t max_items = 20000;
+  size_t max_items = 200000;
+  std::string branch = "longest";
+  int64_t loop_iterations = 1;
+  bool quiet = false;
 };
 
 int RunReport(const ReportFlags& f) {
+  auto branch = sim::ParseBranchFlag(f.branch);
+  if (!branch.ok() || f.loop_iterations < 1) {
+    std::fprintf(stderr, "error: report: %s\n",
+                 branch.ok() ? "--loop-iterations must be >= 1" : std::string(branch.status().message()).c_str());
+    return kExitUsage;
+  }
+  Progress progress("report", f.quiet);
+  progress.Stage("reading the input");
   auto text = ReadFile(f.input);
   if (!text.ok()) return ReportStatus(text.status());
   absl::StatusOr<std::string> html;
@@ -40,6 +53,9 @@ int RunReport(const ReportFlags& f) {
     auto plan = ParsePlanJson(*text, f.input, f.load.limits);
     if (!plan.ok()) return ReportStatus(plan.status());
     report::PlanReportOptions options;
+    options.sim.control_flow.branch = *branch;
+    options.sim.control_flow.loop_iterations = f.loop_iterations;
+    options.on_stage = [&progress](std::string_view stage) { progress.Stage(stage); };
     options.title = f.title;
     options.source = f.input;
     options.max_timeline_items = f.max_items;
@@ -52,12 +68,15 @@ int RunReport(const ReportFlags& f) {
   } else if (report::LooksLikeKernelReport(*text)) {
     html = report::KernelReportHtml({*text, f.input, f.case_path});
     if (!html.ok()) return ReportStatus(html.status());
+  } else if (LooksLikeGraph(f.input, *text)) {
+    return ReportStatus(CompileFirstError(f.input));
   } else {
     return ReportStatus(absl::InvalidArgumentError(StrCat(
         f.input,
         ": neither a plan (\"format\": \"npuplan.plan/1\", from `npuplan compile`) nor a kernel "
         "report (<case>_report.json from `npuplan kernel plan`); a graph must be compiled first")));
   }
+  progress.Stage("writing");
   if (auto s = WriteFileAtomically(f.output, *html); !s.ok()) return ReportStatus(s);
   return kExitOk;
 }
@@ -76,8 +95,12 @@ void SetupReport(CLI::App& app, Invocation& inv) {
   cmd->add_option("--title", flags->title, "Page title");
   cmd->add_option(
       "--max-items", flags->max_items,
-      "Draw at most this many timeline items / memory buffers one by one; above it the timeline "
-      "shows busy fractions per time bucket (default 20000)");
+      "Carry at most this many timeline items / memory buffers one by one; above it the timeline "
+      "shows busy fractions per time bucket (default 200000)");
+  cmd->add_option("--branch", flags->branch,
+                  "Branch every If/Case runs in the simulated timeline: then, else, an index, or longest (default)");
+  cmd->add_option("--loop-iterations", flags->loop_iterations, "Times every loop body runs (default 1)");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No progress line on the terminal");
   cmd->callback([flags, &inv] { inv.exit_code = RunReport(*flags); });
 }
 

@@ -5,10 +5,12 @@
 #include <memory>
 
 #include "npuplan/exec/plan_executor.h"
-#include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
+#include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/plan_input.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -23,15 +25,26 @@ struct RunFlags {
   int64_t stream_skew_us = 0;
   int64_t show = 5;
   bool quiet = false;
+  std::string branch = "longest";
+  int64_t loop_iterations = 1;
 };
 
+std::string Plural(size_t n, const char* word) { return StrCat(n, " ", word, n == 1 ? "" : "s"); }
+
 int RunRun(const RunFlags& f) {
-  if (f.repeat < 1 || f.show < 0 || f.jitter_max_us < 0 || f.time_scale < 0 || f.stream_skew_us < 0) {
+  if (f.repeat < 1 || f.show < 0 || f.jitter_max_us < 0 || f.time_scale < 0 || f.stream_skew_us < 0 ||
+      f.loop_iterations < 1) {
     std::fprintf(stderr,
-                 "error: run: --repeat must be >= 1; --show, --jitter-max-us, --stream-skew-us and --time-scale >= 0\n");
+                 "error: run: --repeat and --loop-iterations must be >= 1; --show, --jitter-max-us, --stream-skew-us "
+                 "and --time-scale >= 0\n");
     return kExitUsage;
   }
-  auto plan = ReadPlanFile(f.input, f.load.limits);
+  auto branch = sim::ParseBranchFlag(f.branch);
+  if (!branch.ok()) {
+    std::fprintf(stderr, "error: run: %s\n", std::string(branch.status().message()).c_str());
+    return kExitUsage;
+  }
+  auto plan = ReadPlanInput(f.input, f.load.limits);
   if (!plan.ok()) return ReportStatus(plan.status());
   exec::ExecOptions options;
   options.jitter = f.jitter_seed >= 0;
@@ -39,6 +52,8 @@ int RunRun(const RunFlags& f) {
   options.jitter_max_us = f.jitter_max_us;
   options.time_scale = f.time_scale;
   options.stream_skew_us = f.stream_skew_us;
+  options.control_flow.branch = *branch;
+  options.control_flow.loop_iterations = f.loop_iterations;
   auto executor = exec::PlanExecutor::Create(*plan, options);
   if (!executor.ok()) {
     return ReportStatus(absl::Status(executor.status().code(), f.input + ": " + std::string(executor.status().message())));
@@ -47,7 +62,9 @@ int RunRun(const RunFlags& f) {
   size_t total = 0, bad_runs = 0, tasks = 0, streams = 0;
   double wall_ms = 0;
   std::vector<std::string> shown;
+  Progress progress("run", f.quiet);
   for (int64_t r = 0; r < f.repeat; ++r) {
+    progress.Count("run", static_cast<size_t>(r), static_cast<size_t>(f.repeat));
     auto result = (*executor)->Run(device, static_cast<uint64_t>(r));
     if (!result.ok()) return ReportStatus(result.status());
     tasks = result->tasks;
@@ -59,13 +76,18 @@ int RunRun(const RunFlags& f) {
       if (static_cast<int64_t>(shown.size()) < f.show) shown.push_back("run " + std::to_string(r) + ": " + m);
     }
   }
-  const auto& skipped = (*executor)->program().skipped;
+  progress.Done();
+  const sim::PlanProgram& program = (*executor)->program();
   if (!f.quiet) {
-    std::printf("%s: %zu tasks on %zu streams, %lld run(s)%s, %.3f ms: %zu violation(s) in %zu run(s)\n",
-                f.input.c_str(), tasks, streams, static_cast<long long>(f.repeat),
-                options.jitter ? (" with jitter seed " + std::to_string(f.jitter_seed)).c_str() : "", wall_ms, total,
-                bad_runs);
-    if (!skipped.empty()) std::printf("skipped %zu event(s) (loop-carried or backward)\n", skipped.size());
+    const std::string runs = Plural(static_cast<size_t>(f.repeat), "run");
+    std::printf("%s: %s, %s%s (%zu tasks on %zu streams%s, %.3f ms)\n", f.input.c_str(), runs.c_str(),
+                Plural(total, "violation").c_str(),
+                bad_runs > 0 ? StrCat(" in ", Plural(bad_runs, "run")).c_str() : "", tasks, streams,
+                options.jitter ? (", jitter seed " + std::to_string(f.jitter_seed)).c_str() : "", wall_ms);
+    for (const std::string& line : sim::DescribeControlFlow(*plan, program.control_flow)) {
+      std::printf("%s\n", line.c_str());
+    }
+    if (!program.skipped.empty()) std::printf("skipped events: %s\n", sim::SkippedSummary(program).c_str());
     if (streams == 0 && plan->model.num_nodes() > 0) {
       std::printf("note: no node of the plan has a stream; nothing ran\n");
     }
@@ -89,7 +111,12 @@ void SetupRun(CLI::App& app, Invocation& inv) {
   cmd->add_option("--time-scale", flags->time_scale,
                   "Sleep this many microseconds per modelled microsecond of node cost (default 0: no-op tasks)");
   cmd->add_option("--show", flags->show, "Print at most this many violations (default 5)");
-  cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations");
+  cmd->add_option("--branch", flags->branch,
+                  "Branch every If/Case runs: then, else, an index, or longest (default: the branch with the most "
+                  "work)");
+  cmd->add_option("--loop-iterations", flags->loop_iterations,
+                  "Times every loop body runs (default 1); > 1 also checks loop-carried dependencies");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations (no summary, no progress)");
   cmd->callback([flags, &inv] { inv.exit_code = RunRun(*flags); });
 }
 

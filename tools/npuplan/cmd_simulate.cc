@@ -5,11 +5,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "npuplan/plan/plan_json.h"
 #include "npuplan/sim/simulator.h"
 #include "npuplan/support/file_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/plan_input.h"
+#include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
 namespace {
@@ -23,16 +24,30 @@ struct SimulateFlags {
   sim::SimOptions options;
   bool ignore_cost_attr = false;
   bool timing = false;
+  bool quiet = false;
+  std::string branch = "longest";
 };
 
 int RunSimulate(SimulateFlags& f) {
-  if (f.options.launch_overhead_us < 0 || f.options.record_us < 0 || f.options.wait_latency_us < 0) {
-    std::fprintf(stderr, "error: simulate: --launch-overhead-us, --record-us and --wait-latency-us must be >= 0\n");
+  if (f.options.launch_overhead_us < 0 || f.options.record_us < 0 || f.options.wait_latency_us < 0 ||
+      f.options.control_flow.loop_iterations < 1) {
+    std::fprintf(stderr,
+                 "error: simulate: --launch-overhead-us, --record-us and --wait-latency-us must be >= 0, "
+                 "--loop-iterations >= 1\n");
     return kExitUsage;
   }
+  auto branch = sim::ParseBranchFlag(f.branch);
+  if (!branch.ok()) {
+    std::fprintf(stderr, "error: simulate: %s\n", std::string(branch.status().message()).c_str());
+    return kExitUsage;
+  }
+  f.options.control_flow.branch = *branch;
   f.options.cost.use_cost_attr = !f.ignore_cost_attr;
-  auto plan = ReadPlanFile(f.input, f.load.limits);
+  Progress progress("simulate", f.quiet);
+  progress.Stage("reading the plan");
+  auto plan = ReadPlanInput(f.input, f.load.limits);
   if (!plan.ok()) return ReportStatus(plan.status());
+  progress.Stage("simulating");
   const auto t0 = std::chrono::steady_clock::now();
   auto result = sim::Simulate(*plan, f.options);
   const double sim_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -41,8 +56,10 @@ int RunSimulate(SimulateFlags& f) {
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (!f.trace.empty()) {
+    progress.Stage("writing the trace");
     if (auto s = WriteFileAtomically(f.trace, sim::ChromeTraceJson(*plan, *result)); !s.ok()) return ReportStatus(s);
   }
+  progress.Done();
   if (f.timing) {
     std::fprintf(stderr, "simulated %zu tasks in %.1f ms; trace %.1f ms\n", result->program.num_tasks, sim_ms,
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
@@ -70,6 +87,12 @@ void SetupSimulate(CLI::App& app, Invocation& inv) {
                   "Delay from a record to the release of its waiter (default 1)");
   cmd->add_flag("--time", flags->timing, "Print the time the simulation and the trace took to stderr");
   cmd->add_flag("--ignore-cost-attr", flags->ignore_cost_attr, "Estimate every node's cost, ignoring _cost");
+  cmd->add_option("--branch", flags->branch,
+                  "Branch every If/Case runs: then, else, an index, or longest (default: the branch with the most "
+                  "work, the worst case)");
+  cmd->add_option("--loop-iterations", flags->options.control_flow.loop_iterations,
+                  "Times every loop body runs (default 1)");
+  cmd->add_flag("-q,--quiet", flags->quiet, "No progress line on the terminal");
   cmd->callback([flags, &inv] { inv.exit_code = RunSimulate(*flags); });
 }
 

@@ -34,12 +34,19 @@ int ReportStatus(const absl::Status& status) {
 int main(int argc, char** argv) {
   using namespace npuplan::cli;
   CLI::App app{"npuplan: turns a computation graph into a verified execution plan for an "
-               "accelerator with hardware streams"};
+               "accelerator with hardware streams",
+               "npuplan"};
   app.set_version_flag("--version", std::string("npuplan ") + NPUPLAN_VERSION + "\nallocator: " +
                                         npuplan::AllocatorDescription());
   app.require_subcommand(1);
   Invocation inv;
   AddRegisteredCommands(app, inv);
+  // No command at all: show what there is (CLI11 alone says only "A
+  // subcommand is required").
+  if (argc <= 1) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitUsage;
+  }
   // CLI11 reports an unknown first word only as "A subcommand is required": name it.
   if (argc > 1 && argv[1][0] != '-' && Registry().count(argv[1]) == 0) {
     std::string names;

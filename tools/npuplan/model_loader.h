@@ -1,6 +1,8 @@
-// Loads a model for any command: native graph JSON, a plan (its graph), or —
-// once the ONNX importer exists — an .onnx file. `--engines FILE` merges into
-// the built-in engine table first.
+// Loads a model for any command: native graph JSON, a plan (its graph), or an
+// .onnx file. `--engines FILE` merges into the built-in engine table first.
+// The loading itself is the public API's (npuplan/api/source_loader.h), so the
+// API's models and error messages are the CLI's; here: the flags, and ONNX
+// warnings printed to stderr.
 #ifndef NPUPLAN_TOOLS_NPUPLAN_MODEL_LOADER_H_
 #define NPUPLAN_TOOLS_NPUPLAN_MODEL_LOADER_H_
 
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/api/source_loader.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan.h"
@@ -18,18 +21,9 @@ class App;
 
 namespace npuplan::cli {
 
-struct LoadOptions {
-  std::string engines_file;              // --engines
-  std::vector<std::string> input_shapes;  // --input-shape NAME=1x3x224x224 (ONNX)
-  std::vector<std::string> dims;          // --dim NAME=VALUE (ONNX symbolic dims)
-  bool strict_shapes = false;             // --strict-shapes (ONNX)
-  bool allow_unknown_ops = false;         // --allow-unknown-ops (ONNX)
-  GraphReadLimits limits;                 // --max-nodes, --max-edges, … (graph and plan JSON)
-  // --option ge.topoSortingMode=…: the order a graph (JSON or ONNX) is sorted
-  // in after reading, over the graph file's own option; "" = the file's.
-  // Plans keep their order.
-  std::string topo_sorting_mode;
-};
+// --engines, --input-shape, --dim, --strict-shapes, --allow-unknown-ops, the
+// reader limits and the --option ge.topoSortingMode the graph is sorted in.
+using LoadOptions = api::internal::SourceOptions;
 
 // Adds the reader-limit flags (--max-nodes, --max-edges, --max-string-bytes,
 // --max-attr-elements, --max-depth) of a command that loads a graph or plan.
@@ -38,21 +32,14 @@ void AddReadLimitFlags(CLI::App* cmd, LoadOptions* load);
 // `--strict-shapes` and `--allow-unknown-ops` of a command that may load an .onnx model.
 void AddInputShapeFlag(CLI::App* cmd, LoadOptions* load);
 
-absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
+using api::internal::LoadEngineTable;
 
-// A graph file (or .onnx model) as a plan with only the graph, or a plan file.
-struct LoadedInput {
-  Plan plan;
-  bool is_plan = false;  // the file was npuplan.plan/1
-};
+// A graph file (or .onnx model) as a plan with only the graph, or a plan file
+// (`is_plan`). ONNX import warnings are printed to stderr as `warning: …`.
+using LoadedInput = api::internal::LoadedSource;
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts);
 // The model of any input (a plan's final graph for plan files).
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
-
-// Hook set by the ONNX importer's command file when it is linked in.
-using OnnxLoader = absl::StatusOr<Model> (*)(const std::string& path, const EngineTable& engines,
-                                             const LoadOptions& opts);
-bool SetOnnxLoader(OnnxLoader loader);
 
 }  // namespace npuplan::cli
 

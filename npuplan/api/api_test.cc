@@ -1,0 +1,258 @@
+// The public API against the CLI's reference outputs (the golden plans) and
+// its own contracts: accessors, errors, copies, memplan, kernel, version.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "npuplan/api/npuplan.h"
+#include "npuplan/kernel/generator.h"
+#include "npuplan/kernel/kernel_graph.h"
+#include "npuplan/kernel/planner.h"
+#include "npuplan/kernel/solution.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan::api {
+namespace {
+
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+namespace fs = std::filesystem;
+
+std::string Source(const std::string& rel) { return std::string(NPUPLAN_SOURCE_DIR) + "/" + rel; }
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A golden case's `args` (the CLI flags it is compiled with) as CompileOptions.
+CompileOptions OptionsFromArgs(const std::string& args) {
+  CompileOptions o;
+  std::istringstream in(args);
+  std::string flag, value;
+  while (in >> flag >> value) {
+    if (flag == "--passes") o.passes = value;
+    if (flag == "--option")
+      o.options[value.substr(0, value.find('='))] = value.substr(value.find('=') + 1);
+  }
+  return o;
+}
+
+// Every golden plan is `npuplan compile`'s output: the API must write the
+// same bytes for the same input and flags.
+TEST(ApiCompileTest, WritesTheGoldenPlansByteForByte) {
+  int cases = 0;
+  for (const auto& dir : fs::directory_iterator(Source("testdata/plans"))) {
+    if (!fs::exists(dir.path() / "expected.plan.json")) continue;
+    SCOPED_TRACE(dir.path().filename().string());
+    CompileOptions options = OptionsFromArgs(Slurp((dir.path() / "args").string()));
+    options.read_environment =
+        false;  // the goldens pass ENABLE_DYNAMIC_SHAPE_MULTI_STREAM as an option
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan,
+                                 CompileFile((dir.path() / "input.json").string(), options));
+    EXPECT_EQ(plan.ToJson(), Slurp((dir.path() / "expected.plan.json").string()));
+    EXPECT_THAT(plan.Verify(), IsOk());
+    ++cases;
+  }
+  EXPECT_GE(cases, 10);
+}
+
+TEST(ApiCompileTest, ReadsStreamsEventsNodesAndMemoryWithoutJson) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileFile(Source("examples/transformer_block.json")));
+  const PlanSummary s = plan.summary();
+  EXPECT_EQ(s.name, "transformer_l3");
+  EXPECT_EQ(s.nodes, static_cast<int64_t>(plan.num_nodes()));
+  EXPECT_GT(s.logical_streams, 1);
+  const std::vector<StreamInfo> streams = plan.streams();
+  ASSERT_EQ(static_cast<int64_t>(streams.size()), s.logical_streams);
+  int64_t on_streams = 0;
+  for (const StreamInfo& st : streams) on_streams += st.num_nodes;
+  EXPECT_GT(on_streams, 0);
+  const std::vector<EventInfo> events = plan.events();
+  ASSERT_EQ(static_cast<int64_t>(events.size()), s.sync_pairs);
+  ASSERT_FALSE(events.empty());
+  // Every event's ends are nodes of the plan that list it, on different streams.
+  for (const EventInfo& e : events) {
+    std::optional<NodeInfo> send = plan.node(e.send), recv = plan.node(e.recv);
+    ASSERT_TRUE(send.has_value() && recv.has_value()) << e.send << " -> " << e.recv;
+    EXPECT_THAT(send->send_events, ::testing::Contains(e.id));
+    EXPECT_THAT(recv->recv_events, ::testing::Contains(e.id));
+    EXPECT_EQ(e.send_stream, send->stream);
+    EXPECT_EQ(e.recv_stream, recv->stream);
+    EXPECT_NE(e.send_stream, e.recv_stream);
+  }
+  EXPECT_FALSE(plan.node("no such node").has_value());
+  EXPECT_EQ(plan.node_at(0).name, plan.node_names()[0]);
+  const MemoryInfo mem = plan.memory();
+  EXPECT_TRUE(mem.planned);
+  EXPECT_EQ(mem.peak, s.memory_peak);
+  EXPECT_GE(mem.peak, mem.lower_bound);
+  EXPECT_THAT(mem.tensors, Not(IsEmpty()));
+}
+
+TEST(ApiCompileTest, ErrorsCarryTheCliMessages) {
+  EXPECT_THAT(CompileFile("/nonexistent/g.json").status(),
+              StatusIs(absl::StatusCode::kNotFound, "/nonexistent/g.json: cannot open file"));
+  CompileOptions bad;
+  bad.options["ge.enableSingleStream"] = "maybe";
+  EXPECT_THAT(CompileFile(Source("examples/transformer_block.json"), bad).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "ge.enableSingleStream"));
+  LoadOptions onnx_only;
+  onnx_only.input_shapes.push_back(InputShape{"x", {1, 3}});
+  EXPECT_THAT(
+      Model::Load(Source("examples/transformer_block.json"), onnx_only).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "--input-shape applies to ONNX models only"));
+  EXPECT_THAT(Model::FromJson("{", "inline.json").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "inline.json: not valid JSON"));
+}
+
+TEST(ApiCompileTest, CompilingACopyLeavesTheModelUsable) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, Model::Load(Source("examples/transformer_block.json")));
+  const size_t nodes = model.num_nodes();
+  const std::string graph = model.ToJson();
+  CompileOptions single;
+  single.options["ge.enableSingleStream"] = "true";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan multi_plan, Compile(model));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan single_plan, Compile(model, single));
+  EXPECT_EQ(single_plan.summary().logical_streams, 1);
+  EXPECT_GT(multi_plan.summary().logical_streams, 1);
+  EXPECT_GT(multi_plan.num_nodes(), nodes);  // the compile adds sync nodes to its copy only
+  EXPECT_EQ(model.num_nodes(), nodes);
+  EXPECT_EQ(model.ToJson(), graph);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan moved, Compile(std::move(model)));
+  EXPECT_EQ(moved.ToJson(), multi_plan.ToJson());
+}
+
+NodeSpec MakeNode(std::string name, std::string type, std::vector<std::string> inputs,
+                  std::vector<int64_t> shape, std::string label = "") {
+  NodeSpec n;
+  n.name = std::move(name);
+  n.type = std::move(type);
+  n.inputs = std::move(inputs);
+  if (!shape.empty()) n.outputs.push_back(TensorSpec{shape, "float16"});
+  if (!label.empty()) n.attrs["_stream_label"] = label;
+  return n;
+}
+
+TEST(ApiCompileTest, BuildsAModelInCode) {
+  GraphBuilder b("built");
+  b.AddNode(MakeNode("x", "Data", {}, {1, 64}));
+  b.AddNode(MakeNode("a", "Relu", {"x"}, {1, 64}, "left"));
+  b.AddNode(MakeNode("b", "Relu", {"x"}, {1, 64}, "right"));
+  b.AddNode(MakeNode("sum", "Add", {"a", "b"}, {1, 64}));
+  b.AddNode(MakeNode("out", "NetOutput", {"sum"}, {}));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, b.Build());
+  EXPECT_EQ(model.name(), "built");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(model));
+  EXPECT_NE(plan.node("a")->stream, plan.node("b")->stream);  // two user stream labels
+  EXPECT_THAT(plan.Verify(), IsOk());
+  // The builder's graph is checked as a file is.
+  GraphBuilder dangling;
+  dangling.AddNode(MakeNode("y", "Relu", {"missing"}, {1}));
+  EXPECT_THAT(dangling.Build().status(), StatusIs(absl::StatusCode::kInvalidArgument, "missing"));
+}
+
+TEST(ApiPlanTest, ReadsVerifiesSimulatesAndRunsAPlanFile) {
+  const std::string path = Source("testdata/plans/transformer_full/expected.plan.json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::Read(path));
+  EXPECT_THAT(plan.Verify(), IsOk());
+  EXPECT_EQ(plan.ToJson(), Slurp(path));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimulationResult sim, plan.Simulate());
+  EXPECT_GT(sim.makespan_us, 0);
+  EXPECT_GE(sim.makespan_us + 1e-9, sim.lower_bound_us);
+  EXPECT_THAT(sim.critical_path, Not(IsEmpty()));
+  EXPECT_THAT(sim.report_json, HasSubstr("\"makespan_us\""));
+  RunOptions run;
+  run.jitter_seed = 1;
+  run.repeat = 2;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult result, plan.Run(run));
+  EXPECT_EQ(result.runs, 2);
+  EXPECT_GT(result.tasks, 0);
+  EXPECT_EQ(result.violations, 0) << (result.messages.empty() ? "" : result.messages[0]);
+}
+
+TEST(ApiPlanTest, VerifyNamesThePlanFileAsTheCliDoes) {
+  // A plan whose stage facts claim events on nodes the verifier finds unordered.
+  std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
+  const size_t at = text.find("\"events\": [");
+  ASSERT_NE(at, std::string::npos);
+  // Drop every event: cross-stream dependencies are then unsynchronised.
+  const size_t end = text.find("\n ],", at);
+  ASSERT_NE(end, std::string::npos);
+  text = text.substr(0, at) + "\"events\": [" + text.substr(end + 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(text, "broken.plan.json"));
+  const absl::Status s = plan.Verify();
+  EXPECT_THAT(s, Not(IsOk()));
+  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("broken.plan.json: "));
+}
+
+TEST(ApiMemplanTest, PacksIntervalsAndValidatesThePacking) {
+  // a and b overlap in time, c reuses a's bytes.
+  std::vector<Interval> intervals = {{"a", 0, 2, 4}, {"b", 1, 3, 8}, {"c", 2, 4, 4}};
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemplanResult r, Memplan(intervals));
+  EXPECT_EQ(r.peak, 12);
+  EXPECT_EQ(r.lower_bound, 12);
+  EXPECT_TRUE(r.optimal);
+  ASSERT_EQ(r.offsets.size(), 3u);
+  EXPECT_FALSE(r.offsets[0] < r.offsets[1] + 8 &&
+               r.offsets[1] < r.offsets[0] + 4);  // a and b apart
+  EXPECT_THAT(MemplanCsv(intervals, r.offsets), HasSubstr("id,lower,upper,size,offset\na,0,2,4,"));
+  MemplanOptions tight;
+  tight.capacity = 11;
+  EXPECT_THAT(Memplan(intervals, tight).status(), Not(IsOk()));
+  EXPECT_THAT(Memplan({{"x", 3, 3, 1}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "x"));
+}
+
+TEST(ApiKernelTest, PlansACaseAsThePlannerDoesAndFormatsTheOfficialFiles) {
+  kernel::GeneratorOptions gen;  // a 2x2x2 tiled matmul in the contest's format
+  gen.m = gen.n = gen.k = 2;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(kernel::KernelGraph g,
+                               kernel::GenerateKernelGraph(gen, kernel::CacheConfig{}));
+  const std::string json = kernel::KernelGraphToJson(g);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelPlanResult r, PlanKernelJson(json, "mm"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(kernel::KernelGraph parsed,
+                               kernel::ParseKernelGraph(json, kernel::CacheConfig{}, "mm"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(kernel::PlanResult direct,
+                               kernel::PlanKernel(parsed, kernel::CacheConfig{}));
+  EXPECT_EQ(r.name, "mm");
+  EXPECT_EQ(r.candidate, direct.chosen);
+  EXPECT_EQ(r.schedule_text(), kernel::FormatSchedule(direct.solution.schedule));
+  EXPECT_EQ(r.memory_text(), kernel::FormatMemory(direct.solution.offsets));
+  EXPECT_EQ(r.spill_text(), kernel::FormatSpills(direct.solution.spills));
+  EXPECT_EQ(r.metrics.makespan, direct.metrics.makespan);
+  const std::string dir = ::testing::TempDir() + "/api_kernel";
+  fs::create_directories(dir);
+  ASSERT_THAT(r.WriteFiles(dir), IsOk());
+  EXPECT_EQ(Slurp(dir + "/mm_schedule.txt"), r.schedule_text());
+  EXPECT_EQ(Slurp(dir + "/mm_q1_schedule.txt"), r.q1_schedule_text());
+  KernelPlanOptions wrong;
+  wrong.strategy = "fastest";
+  EXPECT_THAT(PlanKernelJson(json, "mm", wrong).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "fastest"));
+  EXPECT_THAT(PlanKernelJson(R"({"Nodes": 1})", "bad").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(ApiVersionTest, HeadersAndLibraryAgree) {
+  EXPECT_EQ(std::string(Version()), NPUPLAN_VERSION_STRING);
+  EXPECT_EQ(NPUPLAN_VERSION,
+            NPUPLAN_VERSION_MAJOR * 10000 + NPUPLAN_VERSION_MINOR * 100 + NPUPLAN_VERSION_PATCH);
+  EXPECT_EQ(std::string(NPUPLAN_VERSION_STRING), std::to_string(NPUPLAN_VERSION_MAJOR) + "." +
+                                                     std::to_string(NPUPLAN_VERSION_MINOR) + "." +
+                                                     std::to_string(NPUPLAN_VERSION_PATCH));
+}
+
+}  // namespace
+}  // namespace npuplan::api
