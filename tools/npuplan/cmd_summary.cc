@@ -167,8 +167,8 @@ int RunSummary(const SummaryFlags& f) {
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
   if (!summary.ok()) {
-    return ReportStatus(absl::Status(summary.status().code(),
-                                     StrCat(f.plan, ": ", std::string(summary.status().message()))));
+    return ReportStatus(absl::Status(
+        summary.status().code(), StrCat(f.plan, ": ", std::string(summary.status().message()))));
   }
   // Device resources against the budgets (--option npuplan.maxStreams=N …; default the device
   // limits).
