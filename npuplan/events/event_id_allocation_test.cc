@@ -322,6 +322,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
     EXPECT_EQ(greedy.events.counts.at("device_event_ids_exact"),
               none.events.events.empty() ? 1 : 0);
     ASSERT_EQ(min.events.counts.at("device_event_ids_exact"), 1);
+    EXPECT_THAT(events::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
     shared += static_cast<int>(none.events.event_count - min.events.event_count);
     if (min.events.events.size() <= 13) {
       EXPECT_EQ(min.events.event_count, BruteForceMinimum(none)) << "seed " << seed;
@@ -343,6 +344,43 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
   EXPECT_GT(brute_checked, 150);
   EXPECT_GE(greedy_beaten, 2);  // seeds 42, 136: the augmenting phases are exercised
   EXPECT_GT(shared, 300);
+}
+
+// The same for notify ids (ge.event=notify): min never above none, accepted by
+// the verifier, and merging any two of its notify ids breaks it.
+TEST(EventIdAllocationPropertyTest, MinNotifyIdsAreValidMinimalAndNeverAboveNone) {
+  int shared = 0;
+  for (uint32_t seed = 1; seed <= 120; ++seed) {
+    const int nodes = 6 + static_cast<int>(seed % 30);
+    const int streams = 2 + static_cast<int>(seed % 5);
+    std::map<std::string, std::string> opts = {{"ge.event", "notify"}};
+    Plan none = RandomPlan(seed, nodes, streams);
+    Plan min = RandomPlan(seed, nodes, streams);
+    auto none_opts = opts;
+    none_opts["npuplan.eventIdReuse"] = "none";
+    ASSERT_THAT(Allocate(none, none_opts), IsOk()) << "seed " << seed;
+    ASSERT_THAT(Allocate(min, opts), IsOk()) << "seed " << seed;
+    ASSERT_EQ(min.events.event_count, 0) << "seed " << seed;
+    EXPECT_EQ(none.events.notify_count, static_cast<int64_t>(none.events.events.size()));
+    EXPECT_LE(min.events.notify_count, none.events.notify_count) << "seed " << seed;
+    EXPECT_THAT(events::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
+    if (min.events.events.empty()) continue;
+    EXPECT_EQ(min.events.counts.at("device_notify_ids"), min.events.notify_count);
+    EXPECT_LE(min.events.counts.at("device_notify_ids_lower_bound"), min.events.notify_count);
+    ASSERT_EQ(min.events.counts.at("device_notify_ids_exact"), 1);
+    shared += static_cast<int>(none.events.notify_count - min.events.notify_count);
+    for (int32_t a = 0; a < min.events.notify_count; ++a) {
+      for (int32_t b = a + 1; b < min.events.notify_count; ++b) {
+        Plan p = min;
+        for (SyncEvent& e : p.events.events) {
+          if (e.kind == SyncKind::kNotify && e.id == b) e.id = a;
+        }
+        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok())
+            << "seed " << seed << ": notify ids " << a << " and " << b;
+      }
+    }
+  }
+  EXPECT_GT(shared, 50);
 }
 
 }  // namespace
