@@ -279,8 +279,8 @@ int32_t PlanExecutor::ObjectOf(const sim::ProgramItem& item) const {
 
 // Device event objects: one per plan event id (and per activation sync),
 // except that the edges of one id lying in different branches of one If /
-// Case — which never both run on a device, while this back end runs every
-// branch — get one object per group of edges that can run together.
+// Case — which never both run (one branch runs here too, ExecOptions::
+// control_flow) — get one object per group of edges that can run together.
 void PlanExecutor::BuildEventObjects() {
   const auto& evs = plan_.events.events;
   object_of_edge_.assign(evs.size(), -1);

@@ -6,8 +6,8 @@
 // sync edges that share an id wrongly are caught at run time: a second record
 // while the first is pending, or a pending wait that could consume another
 // edge's record (ExecResult::event_misuses). Edges in different branches of
-// one If / Case may share an id (only one branch runs on a device); this back
-// end runs every branch, so each branch's edges get their own object.
+// one If / Case may share an id (only one branch runs); each branch's edges
+// get their own object, a safeguard from when this back end ran every branch.
 //
 // What each stream runs is npuplan/sim/plan_program.h's PlanProgram (the same
 // queues the simulator times): in the whole-graph execution order, for each
