@@ -171,6 +171,7 @@ void BindValueTypes(py::module_& m) {
       .def_readonly("events", &api::PlanSummary::events)
       .def_readonly("notifies", &api::PlanSummary::notifies)
       .def_readonly("sync_pairs", &api::PlanSummary::sync_pairs)
+      .def_readonly("event_counts", &api::PlanSummary::event_counts)
       .def_readonly("memory_peak", &api::PlanSummary::memory_peak)
       .def_readonly("memory_lower_bound", &api::PlanSummary::memory_lower_bound)
       .def_readonly("stream_mode", &api::PlanSummary::stream_mode)

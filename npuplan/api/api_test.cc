@@ -87,6 +87,11 @@ TEST(ApiCompileTest, ReadsStreamsEventsNodesAndMemoryWithoutJson) {
   const std::vector<EventInfo> events = plan.events();
   ASSERT_EQ(static_cast<int64_t>(events.size()), s.sync_pairs);
   ASSERT_FALSE(events.empty());
+  // Device ids (issue 23): what event-id-allocation recorded, never more than the sync edges.
+  ASSERT_TRUE(s.event_counts.count("device_event_ids"));
+  EXPECT_EQ(s.event_counts.at("device_event_ids"), s.events);
+  EXPECT_LE(s.event_counts.at("device_event_ids_lower_bound"), s.events);
+  EXPECT_LE(s.events, s.sync_pairs);
   // Every event's ends are nodes of the plan that list it, on different streams.
   for (const EventInfo& e : events) {
     std::optional<NodeInfo> send = plan.node(e.send), recv = plan.node(e.recv);

@@ -140,6 +140,7 @@ PlanSummary Plan::summary() const {
   s.events = p.events.event_count;
   s.notifies = p.events.notify_count;
   s.sync_pairs = static_cast<int64_t>(p.events.events.size());
+  s.event_counts = p.events.counts;
   s.memory_peak = p.memory.peak;
   s.memory_lower_bound = p.memory.lower_bound;
   s.stream_mode = p.streams.mode;

@@ -94,6 +94,10 @@ struct PlanSummary {
   int64_t events = 0;      // distinct event ids
   int64_t notifies = 0;    // distinct notify ids
   int64_t sync_pairs = 0;  // record/wait pairs
+  // The plan file's event_counts: sync edges kept by each redundancy removal
+  // ("naive", "ge", "exact") and the device ids they use ("device_event_ids",
+  // its "_lower_bound" and "_exact", the same for "device_notify_ids"; issue 23).
+  std::map<std::string, int64_t> event_counts;
   int64_t memory_peak = 0;
   int64_t memory_lower_bound = 0;
   std::string stream_mode;          // "multi" | "single" | "dynamic-single" | "dynamic-multi"

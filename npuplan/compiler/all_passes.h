@@ -8,5 +8,6 @@
 #include "npuplan/pass/pass.h"
 #include "npuplan/stream/assign_attached_stream_pass.h"
 #include "npuplan/stream/logical_stream_assignment.h"
+#include "npuplan/stream/stream_budget.h"
 
 #endif  // NPUPLAN_COMPILER_ALL_PASSES_H_

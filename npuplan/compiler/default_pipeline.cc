@@ -13,6 +13,7 @@ absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const Compile
   pipeline->AddPass(MakePartitionPipeline());
   pipeline->AddPass<LogicalStreamAssignment>();
   pipeline->AddPass<AssignAttachedStreamPass>();
+  pipeline->AddPass<StreamBudget>();
   pipeline->AddPass<MemoryPlanning>();
   AddEventsStages(*pipeline);
   return pipeline;

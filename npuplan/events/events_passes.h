@@ -3,6 +3,7 @@
 #define NPUPLAN_EVENTS_EVENTS_PASSES_H_
 
 #include "npuplan/events/device_limit_check.h"
+#include "npuplan/events/event_id_allocation.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"
@@ -12,7 +13,7 @@
 #include "npuplan/events/task_count_assignment.h"
 
 namespace npuplan {
-// tasks → events → optimisation → reuse → split → activation → Send/Recv nodes.
+// tasks → events → optimisation → reuse → split → activation → device ids → Send/Recv nodes.
 inline void AddEventsStages(PassPipeline& pipeline) {
   pipeline.AddPass<TaskCountAssignment>();
   pipeline.AddPass<SyncEventInsertion>();
@@ -20,6 +21,7 @@ inline void AddEventsStages(PassPipeline& pipeline) {
   pipeline.AddPass<EventReuse>();
   pipeline.AddPass<PhysicalStreamSplit>();
   pipeline.AddPass<StreamActivation>();
+  pipeline.AddPass<EventIdAllocation>();
   pipeline.AddPass<SyncNodeGeneration>();
   pipeline.AddPass<DeviceLimitCheck>();
 }

@@ -433,6 +433,22 @@ absl::Status VerifyEventIds(const Plan& plan) {
   if (Has(plan.established, IrProperty::kPhysicalStreams) && notifies > kMaxNotifies) {
     return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
   }
+  // What event-id-allocation recorded must be what the table holds.
+  for (const auto& [key, count] :
+       {std::pair<const char*, int64_t>{"device_event_ids", events},
+        std::pair<const char*, int64_t>{"device_notify_ids", notifies}}) {
+    auto it = plan.events.counts.find(key);
+    if (it == plan.events.counts.end()) continue;
+    if (it->second != count) {
+      return Fail("event-ids", StrCat("event_counts.", key, " is ", it->second,
+                                      " but the table uses ", count, " ids"));
+    }
+    auto lb = plan.events.counts.find(StrCat(key, "_lower_bound"));
+    if (lb != plan.events.counts.end() && (lb->second < 0 || lb->second > count)) {
+      return Fail("event-ids", StrCat("event_counts.", key, "_lower_bound is ", lb->second,
+                                      " but the table uses ", count, " ids"));
+    }
+  }
   for (const SyncEvent& e : plan.events.events) {
     if (e.kind != SyncKind::kEvent && e.kind != SyncKind::kNotify) {
       return Fail("event-ids", StrCat("event ", e.id, " has unknown kind ", static_cast<int>(e.kind)));
@@ -755,6 +771,7 @@ bool RegisterEventStageChecks() {
     };
     RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
     RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
+    RegisterStageCheck(IrProperty::kSyncEvents, "event-id-reuse", with_plan(VerifyEventIdReuse));
     RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
     RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
     RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));

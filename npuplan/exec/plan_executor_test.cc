@@ -80,6 +80,61 @@ TEST(PlanExecutorTest, RunsNotifyPlanWithoutViolations) {
 }
 
 // Every event of the plan, deleted in turn, is caught within a bounded number of runs.
+// Issue 23: a device event id is one object. s0 records e1 (a->b) and then
+// e2 (c->d) on the same id 0 before s1 — held back by x (c2->z, recorded
+// after both) — has waited for e1: the second record finds the first pending.
+constexpr char kWrongReuse[] = R"json({"name": "reuse", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["a"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c2", "type": "Relu", "inputs": ["c"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "z", "type": "Relu", "inputs": ["c2"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Add", "inputs": ["a", "z"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Add", "inputs": ["c", "b"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]}
+]})json";
+
+TEST(PlanExecutorTest, ReportsASecondRecordOfASharedIdBeforeTheFirstWasWaitedFor) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kWrongReuse));
+  AddEvent(plan, "a", "b", 0);
+  AddEvent(plan, "c", "d", 0);  // wrong: shares a->b's id while a->b is pending
+  AddEvent(plan, "c2", "z", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
+  runtime::CpuDevice device;
+  for (int run = 0; run < 3; ++run) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, exec->Run(device, run));
+    ASSERT_FALSE(r.event_misuses.empty()) << "run " << run;
+    EXPECT_THAT(r.event_misuses,
+                ::testing::Contains(HasSubstr(
+                    "event id 0: 'c' -> 'd' recorded it on stream 0 while the record of 'a' -> 'b' "
+                    "was still pending")));
+    EXPECT_THAT(r.messages, ::testing::Contains(HasSubstr("'c' -> 'd' recorded it")));
+  }
+  // Each edge with its own id: nothing to report.
+  plan.events.events[1].id = 2;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto fixed, PlanExecutor::Create(plan));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult ok, fixed->Run(device, 0));
+  EXPECT_TRUE(ok.event_misuses.empty()) << ok.event_misuses.front();
+}
+
+// A valid reuse (ping-pong: b waits for a->b before b->c is recorded, and d's
+// stream passes b before d waits for c->d) never reports, whatever the timing.
+constexpr char kPingPong[] = R"json({"name": "pingpong", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["b"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Relu", "inputs": ["c"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]}
+]})json";
+
+TEST(PlanExecutorTest, AValidlySharedIdRunsWithoutMisuse) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kPingPong));
+  AddEvent(plan, "a", "b", 0);
+  AddEvent(plan, "b", "c", 1);
+  AddEvent(plan, "c", "d", 0);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      ExecResult r, RunWithJitter(plan, 30, 11, /*time_scale=*/0, /*jitter_max_us=*/100));
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_TRUE(r.event_misuses.empty()) << r.event_misuses.front();
+}
+
 TEST(PlanExecutorTest, CatchesEveryDroppedEvent) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan valid, ForkJoin());
   for (size_t drop = 0; drop < valid.events.events.size(); ++drop) {

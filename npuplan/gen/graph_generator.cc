@@ -69,6 +69,9 @@ absl::Status CheckGeneratorSize(const GeneratorOptions& o, const GraphReadLimits
                " nodes, more than a graph may have (", limits.max_nodes,
                ", the reader's --max-nodes default): `verify` would reject it"));
   }
+  if (o.batch < 1 || o.batch > (int64_t{1} << 20)) {
+    return absl::InvalidArgumentError("gen: --batch must be in [1, 1048576]");
+  }
   if (!LargestTensorBytes(o)) {
     return absl::InvalidArgumentError(StrCat("gen: --hidden ", o.hidden, " and --seq ", o.seq,
                                              " give tensors whose byte size overflows int64 (the FFN activation is "
@@ -104,7 +107,7 @@ absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
   model.set_name(StrCat("transformer_l", layers));
   const EngineTable& table = model.engine_table;
   Builder b(model, kRootGraph, table);
-  const int64_t batch = o.dynamic_input ? kUnknownDim : 8;
+  const int64_t batch = o.dynamic_input ? kUnknownDim : o.batch;
   std::vector<int64_t> act = {batch, o.seq, o.hidden};
   NodeId x = b.Add("input", "Data", {}, act);
   NodeId prev_layer_out = x;

@@ -34,6 +34,7 @@ struct GeneratorOptions {
   int64_t while_every = 0;       // every k-th layer gets a While loop over a small body (0 = never)
   double dynamic_prob = 0.0;     // probability that a layer's activations have a -1 dim
   bool dynamic_input = false;    // the graph input's batch dim is -1
+  int64_t batch = 8;             // batch dim of the activations (when not dynamic_input)
 };
 
 // What `gen` writes, `verify` accepts: the sizes are checked before anything

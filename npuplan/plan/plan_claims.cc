@@ -364,10 +364,26 @@ absl::Status CheckEvents(const Plan& plan) {
     return Fail("events", StrCat("the split opened ", split.size(), " streams but ", opened.size(),
                                  " split events open them"));
   }
+  // naive / ge / exact: the three event-optimisation counts; device_*: what
+  // event-id-allocation recorded (the ids against the table, the bound against
+  // the ids: VerifyEventIds); *_exact is a 0/1 flag.
+  static constexpr std::string_view kCountKeys[] = {
+      "naive",
+      "ge",
+      "exact",
+      "device_event_ids",
+      "device_event_ids_lower_bound",
+      "device_notify_ids",
+      "device_notify_ids_lower_bound"};
   for (const auto& [key, value] : plan.events.counts) {
-    if ((key != "naive" && key != "ge" && key != "exact") || value < 0) {
+    const bool flag = key == "device_event_ids_exact" || key == "device_notify_ids_exact";
+    const bool known =
+        flag || std::find(std::begin(kCountKeys), std::end(kCountKeys), key) != std::end(kCountKeys);
+    if (!known || value < 0 || (flag && value > 1)) {
       return Fail("events", StrCat("event_counts.", EchoName(key), " = ", value,
-                                   " (the keys are naive, ge and exact, each >= 0)"));
+                                   " (the keys are naive, ge, exact and event-id-allocation's "
+                                   "device_{event,notify}_ids[_lower_bound] (each >= 0) and "
+                                   "device_{event,notify}_ids_exact (0 or 1))"));
     }
   }
   return absl::OkStatus();

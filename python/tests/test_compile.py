@@ -96,6 +96,7 @@ def test_plan_accessors_read_what_the_plan_file_says(root):
         j["summary"]["nodes"], j["summary"]["logical_streams"], j["summary"]["physical_streams"],
         j["summary"]["events"], j["summary"]["notifies"], j["summary"]["memory_peak"])
     assert s.stream_mode == j["streams"]["mode"] and s.stages == j["stages"]
+    assert s.event_counts == j["event_counts"] and s.event_counts["device_event_ids"] == s.events
     assert [st.id for st in plan.streams] == [st["id"] for st in j["streams"]["list"]]
     assert sum(st.num_nodes for st in plan.streams) == sum(1 for n in j["nodes"].values() if n["logical_stream"] >= 0)
     assert [(e.id, e.kind, e.send, e.recv, e.reason) for e in plan.events] == \

@@ -1,6 +1,7 @@
 // `npuplan compile`: graph (or ONNX model) → verified plan JSON.
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/plan/plan_json.h"
@@ -84,13 +85,24 @@ int RunCompile(CompileFlags& f) {
   if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
   if (!f.quiet) {
     const Plan& p = *plan;
+    // Device ids, and the sync edges behind them when event-id-allocation
+    // recorded its counts (npuplan.eventIdReuse min / none).
+    long long edges[2] = {0, 0};
+    for (const SyncEvent& e : p.events.events) ++edges[e.kind == SyncKind::kNotify ? 1 : 0];
+    auto count = [&](long long ids, int kind, const char* key) {
+      std::string text = std::to_string(ids) + (kind == 0 ? " events" : " notifies");
+      if (p.events.counts.count(key) && edges[kind] != ids)
+        text += " (" + std::to_string(edges[kind]) + " sync edges)";
+      return text;
+    };
     std::fprintf(
         out.writes_stdout() ? stderr : stdout,
-        "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %lld events, "
-        "%lld notifies, memory peak %lld bytes -> %s\n",
+        "compiled %s: %zu nodes in %zu graphs, %lld logical / %lld physical streams, %s, "
+        "%s, memory peak %lld bytes -> %s\n",
         EchoName(p.model.name()).c_str(), p.model.num_nodes(), p.model.num_graphs(),
         static_cast<long long>(p.streams.logical), static_cast<long long>(p.streams.physical),
-        static_cast<long long>(p.events.event_count), static_cast<long long>(p.events.notify_count),
+        count(p.events.event_count, 0, "device_event_ids").c_str(),
+        count(p.events.notify_count, 1, "device_notify_ids").c_str(),
         static_cast<long long>(p.memory.peak), EchoName(f.output).c_str());
   }
   return kExitOk;

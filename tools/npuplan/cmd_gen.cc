@@ -1,7 +1,14 @@
 // `npuplan gen`: writes a synthetic transformer-style graph (npuplan/gen).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "npuplan/compiler/bundle.h"
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/echo.h"
@@ -18,9 +25,72 @@ struct GenFlags {
   std::string output;
   bool random_dag = false;
   int64_t max_fanin = 3;
+  std::string batch_sizes;
 };
 
+// "1,2,8" / "1-200" / "1-8,16" → the sizes, in order; InvalidArgument otherwise.
+absl::StatusOr<std::vector<int64_t>> ParseBatchSizes(const std::string& text) {
+  std::vector<int64_t> out;
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(StrCat("gen --batch-sizes '", text, "': ", why));
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const size_t dash = item.find('-');
+    int64_t lo = 0, hi = 0;
+    const bool ok = dash == std::string::npos ? absl::SimpleAtoi(item, &lo) && (hi = lo, true)
+                                              : absl::SimpleAtoi(item.substr(0, dash), &lo) &&
+                                                    absl::SimpleAtoi(item.substr(dash + 1), &hi);
+    if (!ok || lo < 1 || hi < lo || hi > (int64_t{1} << 20)) {
+      return bad("expected sizes N or ranges A-B in [1, 1048576], comma-separated");
+    }
+    if (hi - lo + static_cast<int64_t>(out.size()) >= 100000) return bad("more than 100000 sizes");
+    for (int64_t b = lo; b <= hi; ++b) out.push_back(b);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// One model per batch size: <stem>_b<N>.json next to the output, and the
+// output itself the list of them (npuplan.bundle-input/1) for `bundle compile --manifest`.
+int RunGenBatches(GenFlags& f) {
+  auto sizes = ParseBatchSizes(f.batch_sizes);
+  if (!sizes.ok()) return ReportStatus(sizes.status());
+  if (f.random_dag || f.opts.dynamic_input) {
+    return ReportStatus(
+        absl::InvalidArgumentError("gen --batch-sizes needs a transformer with a static batch "
+                                   "(not --random-dag or --dynamic-input)"));
+  }
+  const std::filesystem::path out(f.output);
+  const std::string stem = out.stem().string();
+  nlohmann::json list = {{"format", kBundleInputFormat}, {"graphs", nlohmann::json::array()}};
+  std::vector<std::pair<std::string, std::string>> files;  // written only when all are generated
+  size_t nodes = 0;
+  for (int64_t b : *sizes) {
+    GeneratorOptions o = f.opts;
+    o.batch = b;
+    auto m = GenerateTransformer(o);
+    if (!m.ok()) return ReportStatus(m.status());
+    m->set_name(StrCat(m->name(), "_b", b));
+    const std::string name = StrCat(stem, "_b", b, ".json");
+    files.emplace_back((out.parent_path() / name).string(), WriteGraphJson(*m));
+    list["graphs"].push_back(name);
+    nodes = m->num_nodes();
+  }
+  for (const auto& [path, text] : files) {
+    if (auto s = WriteFileAtomically(path, text); !s.ok()) return ReportStatus(s);
+  }
+  if (auto s = WriteFileAtomically(f.output, list.dump(1) + "\n"); !s.ok()) return ReportStatus(s);
+  std::printf("generated %zu graphs of %zu nodes (batch %s) -> %s_b<N>.json, list -> %s\n",
+              files.size(), nodes, f.batch_sizes.c_str(),
+              (out.parent_path() / stem).string().c_str(), f.output.c_str());
+  return kExitOk;
+}
+
 int RunGen(GenFlags& f) {
+  if (!f.batch_sizes.empty()) return RunGenBatches(f);
   Model model;
   if (f.random_dag) {
     if (auto s = CheckRandomDagSize(f.opts.target_nodes, f.max_fanin); !s.ok()) return ReportStatus(s);
@@ -62,6 +132,11 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_option("--dynamic-prob", f->opts.dynamic_prob, "Probability that a layer has a -1 dim")
       ->check(FiniteInRange(0, 1));
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");
+  cmd->add_option("--batch", f->opts.batch, "Batch dim of the activations (default 8)");
+  cmd->add_option("--batch-sizes", f->batch_sizes,
+                  "One model per batch size (e.g. 1-200 or 1,2,4,8): <stem>_b<N>.json files, and "
+                  "-o becomes their "
+                  "list for `bundle compile --manifest`");
   cmd->add_flag("--random-dag", f->random_dag, "A random layered DAG of --nodes nodes instead");
   cmd->add_option("--max-fanin", f->max_fanin, "Random DAG: maximum fan-in");
   cmd->callback([f, &inv] { inv.exit_code = RunGen(*f); });

@@ -69,8 +69,8 @@ int RunRun(const RunFlags& f) {
     tasks = result->tasks;
     streams = result->streams;
     wall_ms += result->wall_ms;
-    total += result->violations.size();
-    bad_runs += result->violations.empty() ? 0 : 1;
+    total += result->violations.size() + result->event_misuses.size();
+    bad_runs += result->violations.empty() && result->event_misuses.empty() ? 0 : 1;
     for (const std::string& m : result->messages) {
       if (static_cast<int64_t>(shown.size()) < f.show) shown.push_back("run " + std::to_string(r) + ": " + m);
     }

@@ -2,13 +2,18 @@
 // (SPEC S9). Text: one table row per logical stream (stream, engines, nodes,
 // device tasks, events in/out, user label), a row per physical piece of a
 // stream the split cut, a row per attached stream; node names only with
-// --nodes. --json is GE's summary (unchanged: scripts read it).
+// --nodes; then the device resources against the budgets (issue 23). --json
+// is GE's summary (its keys unchanged: scripts read it) plus "resources".
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "npuplan/events/resource_use.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/stream/stream_summary.h"
@@ -17,6 +22,7 @@
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/option_flags.h"
 #include "tools/npuplan/plan_input.h"
 
 namespace npuplan::cli {
@@ -27,6 +33,7 @@ struct SummaryFlags {
   std::string plan;
   bool json = false;
   bool nodes = false;
+  std::vector<std::string> options;
 };
 
 // One row of the table.
@@ -163,20 +170,41 @@ int RunSummary(const SummaryFlags& f) {
   auto plan = LoadPlan(f.plan, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
-  if (!summary.ok()) return ReportStatus(absl::Status(summary.status().code(),
-                                                      StrCat(f.plan, ": ", std::string(summary.status().message()))));
-  std::string text = f.json ? StreamSummaryToJson(*summary) : SummaryText(*plan, *summary, f.nodes);
+  if (!summary.ok()) {
+    return ReportStatus(absl::Status(
+        summary.status().code(), StrCat(f.plan, ": ", std::string(summary.status().message()))));
+  }
+  // Device resources against the budgets (--option npuplan.maxStreams=N …; default the device
+  // limits).
+  CompileOptions budgets;
+  for (const auto& [k, v] : OptionOverrides(f.options)) budgets.Set(k, v);
+  if (absl::Status s = budgets.Validate(); !s.ok()) return ReportStatus(s);
+  const events::ResourceUse use = events::PlanResourceUse(*plan, budgets);
+  std::string text;
+  if (f.json) {
+    // GE's summary keys unchanged; the resources are one more key.
+    nlohmann::json j = nlohmann::json::parse(StreamSummaryToJson(*summary));
+    j["resources"] = nlohmann::json::parse(events::ResourceUseJson(use));
+    text = j.dump(1) + "\n";
+  } else {
+    text = SummaryText(*plan, *summary, f.nodes) + events::ResourceUseText(use);
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
 
 void SetupSummary(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<SummaryFlags>();
-  CLI::App* cmd = app.add_subcommand("summary", "Print the stream allocation summary of a plan (a table per stream)");
+  CLI::App* cmd = app.add_subcommand(
+      "summary",
+      "Print the stream allocation summary of a plan (a table per stream) and its device resources "
+      "against the budgets");
   cmd->add_option("plan", flags->plan, "Plan file (npuplan.plan/1)")->required();
   AddReadLimitFlags(cmd, &flags->load);
-  cmd->add_flag("--json", flags->json, "Print GE's summary as JSON instead of the table");
+  cmd->add_flag("--json", flags->json,
+                "Print GE's summary as JSON (plus \"resources\") instead of the table");
   cmd->add_flag("--nodes", flags->nodes, "Also list the nodes of every logical stream, one per line");
+  AddOptionFlag(cmd, &flags->options);  // budgets to show the resources against
   cmd->callback([flags, &inv] { inv.exit_code = RunSummary(*flags); });
 }
 
