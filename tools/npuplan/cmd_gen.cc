@@ -15,11 +15,20 @@ struct GenFlags {
   std::string output;
   bool random_dag = false;
   int64_t max_fanin = 3;
+  int64_t fan_out = 0;   // > 0: GenerateFanOut
+  int64_t if_depth = 0;  // > 0: GenerateNestedIf
 };
 
 int RunGen(GenFlags& f) {
   Model model;
-  if (f.random_dag) {
+  if ((f.random_dag ? 1 : 0) + (f.fan_out > 0 ? 1 : 0) + (f.if_depth > 0 ? 1 : 0) > 1) {
+    return ReportStatus(absl::InvalidArgumentError("gen: --random-dag, --fan-out and --if-depth exclude each other"));
+  }
+  if (f.fan_out > 0) {
+    model = GenerateFanOut(f.fan_out);
+  } else if (f.if_depth > 0) {
+    model = GenerateNestedIf(f.if_depth);
+  } else if (f.random_dag) {
     if (f.opts.target_nodes < 1) return ReportStatus(absl::InvalidArgumentError("gen --random-dag needs --nodes N >= 1"));
     if (f.max_fanin < 1) return ReportStatus(absl::InvalidArgumentError("gen --max-fanin must be >= 1"));
     model = GenerateRandomDag(f.opts.target_nodes, f.max_fanin, f.opts.seed, f.opts.hccl ? 97 : 0);
@@ -56,6 +65,10 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");
   cmd->add_flag("--random-dag", f->random_dag, "A random layered DAG of --nodes nodes instead");
   cmd->add_option("--max-fanin", f->max_fanin, "Random DAG: maximum fan-in");
+  cmd->add_option("--fan-out", f->fan_out, "One node with N consumers, all read by the NetOutput, instead")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  cmd->add_option("--if-depth", f->if_depth, "A chain of N nested Ifs instead")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   cmd->callback([f, &inv] { inv.exit_code = RunGen(*f); });
 }
 
