@@ -1,6 +1,7 @@
 #include "npuplan/compiler/compiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <regex>
@@ -69,7 +70,12 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   plan.model = std::move(model);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
+  auto start = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+  stats.AddSeconds("verify (input graph)", seconds_since(start));
 
   PassContext ctx{options, log, stats};
   ctx.warnings = config.warnings;
@@ -97,7 +103,9 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
+  start = std::chrono::steady_clock::now();
   absl::Status verified = VerifyPlan(plan);
+  stats.AddSeconds("verify (final plan)", seconds_since(start));
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }

@@ -1,5 +1,7 @@
 #include "npuplan/pass/pass.h"
 
+#include <chrono>
+
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -70,12 +72,18 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       before = StructuralFingerprint(plan.model);
       if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
     }
+    const auto start = std::chrono::steady_clock::now();
     auto changed = pass->Run(plan, ctx);
+    if (!is_pipeline) {
+      ctx.stats.AddSeconds(pass->name(),
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
     plan.established |= pass->provided();
     changed_any |= *changed;
     if (is_pipeline) continue;
     ++ctx.sequence;
+    const auto verify_start = std::chrono::steady_clock::now();
     if (verify) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
         return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
@@ -86,6 +94,8 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
       NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
+      ctx.stats.AddSeconds("verify-each",
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count());
     }
     if (ctx.instrumentation.after_pass) {
       NPUPLAN_RETURN_IF_ERROR(ctx.instrumentation.after_pass(ctx.sequence, pass->name(), plan));

@@ -1,4 +1,5 @@
 // `npuplan compile`: graph (or ONNX model) → verified plan JSON.
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -32,8 +33,14 @@ int RunCompile(CompileFlags& f) {
   if (auto it = f.config.option_overrides.find("ge.topoSortingMode"); it != f.config.option_overrides.end()) {
     f.load.topo_sorting_mode = it->second;
   }
+  Statistics stats;
+  auto start = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   auto model = LoadModel(f.input, f.load);
   if (!model.ok()) return ReportStatus(model.status());
+  stats.AddSeconds("read input", seconds_since(start));
   if (f.print_pipeline) {
     CompileOptions opts = CompileOptions::FromModel(*model, f.config.option_overrides, f.config.read_environment);
     std::vector<std::string> warnings;
@@ -50,7 +57,6 @@ int RunCompile(CompileFlags& f) {
     return kExitUsage;
   }
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
-  Statistics stats;
   std::vector<std::string> warnings;
   f.config.warnings = &warnings;
   // Progress on a terminal for large graphs (seconds of work), never with -q or --log-decisions.
@@ -68,7 +74,9 @@ int RunCompile(CompileFlags& f) {
     return ReportStatus(plan.status());
   }
   progress.Stage("writing the plan");
+  start = std::chrono::steady_clock::now();
   auto written = WriteFileAtomically(f.output, WritePlanJson(*plan));
+  stats.AddSeconds("write plan", seconds_since(start));
   progress.Done();
   PrintWarnings(warnings);
   if (!written.ok()) return ReportStatus(written);
@@ -102,7 +110,7 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   cmd->add_flag("--print-pipeline", flags->print_pipeline, "Print the pipeline that would run");
   cmd->add_option("--dump-after", flags->config.dump_after, "Dump the plan after passes matching this regex");
   cmd->add_option("--dump-dir", flags->config.dump_dir, "Folder for --dump-after files (NNN.<pass>.plan.json)");
-  cmd->add_flag("--stats", flags->stats, "Print per-pass counters to stderr");
+  cmd->add_flag("--stats", flags->stats, "Print per-pass counters and wall times to stderr");
   cmd->add_option("--remarks", flags->remarks, "Write the decision log as JSON lines to this file");
   cmd->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
   cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line (nor progress on a terminal)");
