@@ -1,7 +1,6 @@
 #include "npuplan/compiler/compiler.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <regex>
@@ -70,12 +69,9 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   plan.model = std::move(model);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
-  auto start = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
+  const StepTimer input_timer;
   NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
-  stats.AddSeconds("verify (input graph)", seconds_since(start));
+  input_timer.Record(stats, "verify (input graph)");
 
   PassContext ctx{options, log, stats};
   ctx.warnings = config.warnings;
@@ -103,9 +99,9 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
-  start = std::chrono::steady_clock::now();
+  const StepTimer final_timer;
   absl::Status verified = VerifyPlan(plan);
-  stats.AddSeconds("verify (final plan)", seconds_since(start));
+  final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }

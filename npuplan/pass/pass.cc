@@ -1,7 +1,5 @@
 #include "npuplan/pass/pass.h"
 
-#include <chrono>
-
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -72,18 +70,15 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       before = StructuralFingerprint(plan.model);
       if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
     }
-    const auto start = std::chrono::steady_clock::now();
+    const StepTimer timer;
     auto changed = pass->Run(plan, ctx);
-    if (!is_pipeline) {
-      ctx.stats.AddSeconds(pass->name(),
-                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    if (!is_pipeline) timer.Record(ctx.stats, pass->name());
     if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
     plan.established |= pass->provided();
     changed_any |= *changed;
     if (is_pipeline) continue;
     ++ctx.sequence;
-    const auto verify_start = std::chrono::steady_clock::now();
+    const StepTimer verify_timer;
     if (verify) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
         return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
@@ -94,8 +89,7 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
       NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
-      ctx.stats.AddSeconds("verify-each",
-                           std::chrono::duration<double>(std::chrono::steady_clock::now() - verify_start).count());
+      verify_timer.Record(ctx.stats, "verify-each");
     }
     if (ctx.instrumentation.after_pass) {
       NPUPLAN_RETURN_IF_ERROR(ctx.instrumentation.after_pass(ctx.sequence, pass->name(), plan));

@@ -1,5 +1,4 @@
 // `npuplan compile`: graph (or ONNX model) → verified plan JSON.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -34,13 +33,10 @@ int RunCompile(CompileFlags& f) {
     f.load.topo_sorting_mode = it->second;
   }
   Statistics stats;
-  auto start = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
+  const StepTimer read_timer;
   auto model = LoadModel(f.input, f.load);
   if (!model.ok()) return ReportStatus(model.status());
-  stats.AddSeconds("read input", seconds_since(start));
+  read_timer.Record(stats, "read input");
   if (f.print_pipeline) {
     CompileOptions opts = CompileOptions::FromModel(*model, f.config.option_overrides, f.config.read_environment);
     std::vector<std::string> warnings;
@@ -74,9 +70,9 @@ int RunCompile(CompileFlags& f) {
     return ReportStatus(plan.status());
   }
   progress.Stage("writing the plan");
-  start = std::chrono::steady_clock::now();
+  const StepTimer write_timer;
   auto written = WriteFileAtomically(f.output, WritePlanJson(*plan));
-  stats.AddSeconds("write plan", seconds_since(start));
+  write_timer.Record(stats, "write plan");
   progress.Done();
   PrintWarnings(warnings);
   if (!written.ok()) return ReportStatus(written);
