@@ -18,10 +18,14 @@ namespace {
 // lists live in one pool (offset, size, capacity per cluster): no allocation
 // per node; a merged list moves to the pool's end when it outgrows its slot.
 //
-// The second-path test searches both ways at once, one list entry at a time:
-// forward from pred over clusters ranked before succ, backward from succ over
-// clusters ranked after pred. The first side to run out answers (a path is
-// found from either side). When the side that ran out found nothing, the
+// The second-path test first looks for a certificate: another input of succ
+// that descends from pred in a spanning forest of the cluster graph (Settle;
+// on a layered model this answers the long paths a control edge to an early
+// layer asks about). Else it searches both ways at once, breadth-first, one
+// list entry at a time: forward from pred over clusters ranked before succ,
+// backward from succ over clusters ranked after pred; a path is found when
+// either side reaches the other end or a cluster the other side reached. The
+// first side to run out answers. When the side that ran out found nothing, the
 // merged cluster can take that end's rank and nothing moves (the common case
 // of a node with one producer: its backward side is empty at once); only
 // otherwise both sides are completed and reordered as in Pearce–Kelly. So a
@@ -32,10 +36,18 @@ class ClusterGraph {
   // `count_out[i]`: number of edges leaving node i; `pred_first`: CSR offsets
   // of the edges entering each node.
   ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first)
-      : parent_(n), rank_(n), mark_(n, 0), back_mark_(n, 0), out_(n), in_(n) {
+      : parent_(n),
+        rank_(n),
+        mark_(n, 0),
+        back_mark_(n, 0),
+        out_(n),
+        in_(n),
+        tree_parent_(n, -1),
+        depth_(n, 0),
+        jump_(n, 0) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
-      parent_[i] = rank_[i] = i;
+      parent_[i] = rank_[i] = jump_[i] = i;
       out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i]), 0};
       off += count_out[i];
       const int32_t count_in = pred_first[i + 1] - pred_first[i];
@@ -83,16 +95,24 @@ class ClusterGraph {
   // topological.
   int32_t TryMerge(int32_t pred, int32_t succ) {
     Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
+    // A forest certificate answers many second-path questions at once (see
+    // Settle): another input Q of succ that descends from pred.
+    if (in_[succ].size <= kShortList) {
+      for (uint32_t e = in_[succ].off; e < in_[succ].off + in_[succ].size; ++e) {
+        const int32_t y = Find(pool_[e]);
+        if (y != pred && y != succ && IsAncestor(pred, y)) return -1;
+      }
+    }
     const int32_t lower = rank_[pred], upper = rank_[succ];
     int32_t rank_of_merged = -1;
     for (;;) {
-      const Step f = Advance(fwd, /*forward=*/true, pred, succ, lower, upper);
+      const Step f = Advance(fwd, bwd, /*forward=*/true, pred, succ, lower, upper);
       if (f == Step::kPath) return -1;
       if (f == Step::kDone) {
         if (fwd.found.empty()) rank_of_merged = upper;  // nothing between: the merged cluster sits at succ
         break;
       }
-      const Step b = Advance(bwd, /*forward=*/false, succ, pred, lower, upper);
+      const Step b = Advance(bwd, fwd, /*forward=*/false, succ, pred, lower, upper);
       if (b == Step::kPath) return -1;
       if (b == Step::kDone) {
         if (bwd.found.empty()) rank_of_merged = lower;  // nothing between: the merged cluster sits at pred
@@ -106,8 +126,10 @@ class ClusterGraph {
     } else {
       // Both sides hold clusters: complete them (no path remains to be
       // found) and give backward, merged, forward the same rank slots.
-      while (Advance(fwd, true, pred, succ, lower, upper) == Step::kMore) {}
-      while (Advance(bwd, false, succ, pred, lower, upper) == Step::kMore) {}
+      while (Advance(fwd, bwd, true, pred, succ, lower, upper) == Step::kMore) {
+      }
+      while (Advance(bwd, fwd, false, succ, pred, lower, upper) == Step::kMore) {
+      }
       auto by_rank = [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; };
       std::sort(bwd.found.begin(), bwd.found.end(), by_rank);
       std::sort(fwd.found.begin(), fwd.found.end(), by_rank);
@@ -128,6 +150,39 @@ class ClusterGraph {
     return keep;
   }
 
+  // Node i's step is over: when it formed a cluster of its own (it merged
+  // into no input), the cluster joins a spanning forest of the cluster graph
+  // under its deepest input. A forest path is a path of the cluster graph,
+  // and stays one through merges (a merged cluster keeps the survivor's id),
+  // so "P is a forest ancestor of Q" proves P ⇝ Q without a search: an
+  // O(log n) climb with jump pointers (Myers' skew-binary scheme: one
+  // pointer per cluster).
+  void Settle(int32_t i, const std::vector<int32_t>& inputs) {
+    if (Find(i) != i) return;  // joined an older cluster, which keeps its place
+    int32_t up = -1;
+    for (int32_t p0 : inputs) {
+      const int32_t y = Find(p0);
+      if (y != i && (up < 0 || depth_[y] > depth_[up] || (depth_[y] == depth_[up] && y < up)))
+        up = y;
+    }
+    tree_parent_[i] = up;
+    if (up < 0) {
+      depth_[i] = 0;
+      jump_[i] = i;
+      return;
+    }
+    depth_[i] = depth_[up] + 1;
+    const int32_t j = jump_[up];
+    jump_[i] = depth_[up] - depth_[j] == depth_[j] - depth_[jump_[j]] && j != up ? jump_[j] : up;
+  }
+
+  // True when a is a proper forest ancestor of b.
+  bool IsAncestor(int32_t a, int32_t b) const {
+    if (depth_[a] >= depth_[b]) return false;
+    while (depth_[b] > depth_[a]) b = depth_[jump_[b]] >= depth_[a] ? jump_[b] : tree_parent_[b];
+    return a == b;
+  }
+
  private:
   struct List {
     uint32_t off = 0, size = 0, cap = 0;
@@ -142,18 +197,19 @@ class ClusterGraph {
     bool first_level = true;
     uint32_t stamp;
     BigVector<uint32_t>& mark;
-    std::vector<int32_t> stack, found;
+    std::vector<int32_t> found;  // clusters reached, in breadth-first order
+    size_t head = 0;             // found[head..] are still to be read
   };
   enum class Step { kMore, kPath, kDone };
+  static constexpr uint32_t kShortList = 64;
 
   // Reads one list entry of `side`, which starts at `origin` and looks for
   // `target` through other clusters ranked strictly between lower and upper.
-  Step Advance(Side& side, bool forward, int32_t origin, int32_t target, int32_t lower, int32_t upper) {
+  Step Advance(Side& side, const Side& other, bool forward, int32_t origin, int32_t target,
+               int32_t lower, int32_t upper) {
     while (side.next == side.end) {
-      if (side.stack.empty()) return Step::kDone;
-      const int32_t x = side.stack.back();
-      side.stack.pop_back();
-      side.found.push_back(x);
+      if (side.head == side.found.size()) return Step::kDone;
+      const int32_t x = side.found[side.head++];
       const List& l = forward ? out_[x] : in_[x];
       side.next = l.off;
       side.end = l.off + l.size;
@@ -162,8 +218,11 @@ class ClusterGraph {
     const int32_t y = Find(pool_[side.next++]);
     if (y == target) return side.first_level ? Step::kMore : Step::kPath;  // the direct edge, or a second path
     if (y == origin || side.mark[y] == side.stamp || rank_[y] <= lower || rank_[y] >= upper) return Step::kMore;
+    // The other side reached y too: pred ⇝ y ⇝ succ through a cluster y
+    // that is neither end (the searches meet in the middle).
+    if (other.mark[y] == other.stamp) return Step::kPath;
     side.mark[y] = side.stamp;
-    side.stack.push_back(y);
+    side.found.push_back(y);
     return Step::kMore;
   }
 
@@ -213,6 +272,7 @@ class ClusterGraph {
   BigVector<List> in_;
   BigVector<int32_t> pool_;
   std::vector<int32_t> slots_;
+  BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
   uint32_t stamp_ = 0, back_stamp_ = 0;
 };
 
@@ -401,6 +461,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
         if (p == self || !Mergeable(p, self)) continue;
         if (const int32_t kept = cg.TryMerge(p, self); kept >= 0) self = kept;
       }
+      cg.Settle(i, parents);
     }
 
     rep = cg.TakeRoots();

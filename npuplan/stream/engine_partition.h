@@ -16,7 +16,10 @@
 //   (b) no second path P → … → C exists besides the direct edge.
 // The merged cluster keeps the smaller index. The cycle test uses an
 // incrementally maintained topological order (Pearce–Kelly), so each test
-// only explores the clusters ranked between P and C: near-linear in practice.
+// only explores the clusters ranked between P and C, searching from both
+// ends at once (a hub's consumers cost their own in-lists, not the hub's
+// out-list), after a spanning-forest certificate that answers the long
+// paths of layered models in O(log n): near-linear in practice.
 // Subgraphs are then numbered in topological order of the cluster graph, ties
 // by smallest member topo id.
 //
