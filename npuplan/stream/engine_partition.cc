@@ -63,6 +63,7 @@ class ClusterGraph {
 
   // The root of every node (moves the union-find array out: the graph is
   // unusable afterwards).
+  int64_t reads() const { return reads_; }
   BigVector<int32_t> TakeRoots() {
     for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) parent_[i] = Find(i);
     return std::move(parent_);
@@ -215,6 +216,7 @@ class ClusterGraph {
       side.end = l.off + l.size;
       side.first_level = false;
     }
+    ++reads_;
     const int32_t y = Find(pool_[side.next++]);
     if (y == target) return side.first_level ? Step::kMore : Step::kPath;  // the direct edge, or a second path
     if (y == origin || side.mark[y] == side.stamp || rank_[y] <= lower || rank_[y] >= upper) return Step::kMore;
@@ -274,6 +276,7 @@ class ClusterGraph {
   std::vector<int32_t> slots_;
   BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
   uint32_t stamp_ = 0, back_stamp_ = 0;
+  int64_t reads_ = 0;  // list entries the second-path tests read
 };
 
 // String interning into `storage` (stable addresses): a linear scan over the
@@ -464,6 +467,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
       cg.Settle(i, parents);
     }
 
+    result.second_path_reads = cg.reads();
     rep = cg.TakeRoots();
   }
   // 3. Cluster edges (CSR by source cluster, deduplicated), topological

@@ -116,6 +116,9 @@ struct EnginePartition {
   std::vector<NodeId> member_storage;
   std::vector<int32_t> link_storage;
   std::deque<std::string> strings;  // distinct engines and labels (stable addresses)
+  // Cluster-list entries the merge's second-path tests read: the work a
+  // hub's consumers cost (tests check it stays linear in the edges).
+  int64_t second_path_reads = 0;
 };
 
 // The edges of one graph as topological indices (Node::topo_id), read in the

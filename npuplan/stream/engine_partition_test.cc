@@ -139,6 +139,36 @@ TEST(EnginePartitionTest, RangesAndStringsSurviveAMove) {
 
 // Random DAGs: every node in exactly one subgraph, subgraph graph acyclic and
 // numbered topologically, members of one subgraph share engine and label.
+// Issue 19's scale trap: one node with n consumers. Each consumer's
+// second-path test must cost its own in-list, not the hub's out-list (n per
+// consumer, n^2 in all); the layered case asks about long paths that the
+// forest certificate answers. Counted list reads, not time.
+TEST(EnginePartitionTest, SecondPathTestsReadLinearlyManyEntries) {
+  for (const int n : {1000, 20000}) {
+    nlohmann::json nodes = nlohmann::json::array();
+    nodes.push_back({{"name", "x"}, {"type", "Data"}});
+    nodes.push_back({{"name", "hub"}, {"type", "Relu"}, {"inputs", {"x"}}});
+    nlohmann::json outs = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) {
+      const std::string c = "c" + std::to_string(i);
+      // Every other consumer also reads the previous one (a second path from
+      // the hub), on another engine every third (merges refused and tried).
+      nlohmann::json ins = {"hub"};
+      if (i > 0 && i % 2 == 0) ins.push_back("c" + std::to_string(i - 1));
+      nodes.push_back({{"name", c},
+                       {"type", "Relu"},
+                       {"inputs", ins},
+                       {"engine", i % 3 == 0 ? "VectorEngine" : "AIcoreEngine"}});
+      outs.push_back(c);
+    }
+    nodes.push_back({{"name", "out"}, {"type", "NetOutput"}, {"inputs", outs}});
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    EXPECT_LE(p.second_path_reads, 8 * static_cast<int64_t>(n)) << "n = " << n;
+  }
+}
+
 TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
