@@ -20,9 +20,9 @@
 namespace npuplan::cli {
 namespace {
 
-// A few seconds of search on MiniMalloc's files; a count, so the same input
-// always gives the same plan.
-constexpr int64_t kDefaultSearchSteps = 20'000'000;
+// About as much search as the former 10 s wall limit gave on an idle machine;
+// a count, so the same input always gives the same plan.
+constexpr int64_t kDefaultSearchSteps = 200'000'000;
 
 struct MemplanFlags {
   std::string input;
