@@ -145,7 +145,9 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.model = std::move(model);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
+  const StepTimer input_timer;
   NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+  input_timer.Record(stats, "verify (input graph)");
 
   PassContext ctx{options, log, stats};
   ctx.warnings = config.warnings;
@@ -173,7 +175,9 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
+  const StepTimer final_timer;
   absl::Status verified = VerifyPlan(plan);
+  final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }

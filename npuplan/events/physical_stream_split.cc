@@ -32,6 +32,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   const bool single = ctx.options.GetBool("ge.enableSingleStream");
   const bool notify = ctx.options.Get("ge.event") == "notify";
   events::SyncView view(plan, /*physical=*/false);
+  const events::Enclosure encloses(m);
   const int64_t streams = view.num_streams();
   StreamResult& sr = plan.streams;
   sr.split_to_logical.clear();
@@ -129,7 +130,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
         }
         const int32_t open = moved.empty() ? slot : moved.front();
         const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
-        if (events::Encloses(m, view.node_of(pre), view.node_of(open))) {  // the event would run backwards
+        if (encloses(view.node_of(pre), view.node_of(open))) {  // the event would run backwards
           phys[slot] = current[t];
           segment[t].push_back(slot);
           continue;

@@ -547,14 +547,15 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     }
   }
   // A node whose previous node on its stream owns its graph may not open a
-  // stream (events::Encloses); its Send/Recv nodes go with it.
+  // stream (events::Enclosure); its Send/Recv nodes go with it.
   std::vector<bool> enclosed(m.num_nodes(), false);
+  const Enclosure encloses(m);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     NodeId prev_real;
     for (int32_t slot : view.stream_slots(s)) {
       NodeId n = view.node_of(slot);
       if (IsSyncNode(m.node(n))) continue;
-      if (prev_real.valid() && Encloses(m, prev_real, n)) enclosed[n.index()] = true;
+      if (prev_real.valid() && encloses(prev_real, n)) enclosed[n.index()] = true;
       prev_real = n;
     }
   }

@@ -248,4 +248,58 @@ Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t
   return model;
 }
 
+Model GenerateFanOut(int64_t consumers) {
+  Model model;
+  model.set_name(StrCat("fan_out_", consumers));
+  Builder b(model, kRootGraph, model.engine_table);
+  const std::vector<int64_t> shape = {1024};
+  model.root().nodes.reserve(consumers + 3);
+  NodeId in = b.Add("input", "Data", {}, shape);
+  NodeId hub = b.Add("hub", "Relu", {b.Out(in)}, shape, "AIcoreEngine");
+  std::vector<OutputRef> outs;
+  outs.reserve(consumers);
+  for (int64_t i = 0; i < consumers; ++i) {
+    const bool vector = i % 2 == 1;
+    outs.push_back(b.Out(b.Add(StrCat("c", i), vector ? "Gelu" : "Relu", {b.Out(hub)}, shape,
+                               vector ? "VectorEngine" : "AIcoreEngine")));
+  }
+  b.Add("output", "NetOutput", std::move(outs), {});
+  RenumberTopoIds(model);
+  return model;
+}
+
+Model GenerateNestedIf(int64_t depth) {
+  Model model;
+  model.set_name(StrCat("nested_if_", depth));
+  const std::vector<int64_t> shape = {8, 1024};
+  GraphId g = kRootGraph;
+  Builder root(model, g, model.engine_table);
+  OutputRef value = root.Out(root.Add("input", "Data", {}, shape));
+  for (int64_t level = 0; level <= depth; ++level) {
+    Builder b(model, g, model.engine_table);
+    const std::string p = StrCat("d", level, "_");
+    if (g != kRootGraph) {
+      NodeId in = b.Add(p + "in", "Data", {}, shape);
+      b.node(in).attrs["_parent_node_index"] = int64_t{1};
+      value = b.Out(in);
+    }
+    if (level == depth) {  // the innermost then branch
+      b.Add(p + "out", "NetOutput", {b.Out(b.Add(p + "relu", "Relu", {value}, shape))}, {});
+      break;
+    }
+    NodeId cond = b.Add(p + "cond", "Const", {}, {1}, "", "bool");
+    NodeId iff = b.Add(p + "if", "If", {b.Out(cond), value}, shape);
+    b.Add(p + "out", "NetOutput", {b.Out(iff)}, {});
+    GraphId then_g = model.AddSubgraph(iff, p + "then");
+    GraphId else_g = model.AddSubgraph(iff, p + "else");
+    Builder e(model, else_g, model.engine_table);
+    NodeId else_in = e.Add(p + "else_in", "Data", {}, shape);
+    e.node(else_in).attrs["_parent_node_index"] = int64_t{1};
+    e.Add(p + "else_out", "NetOutput", {e.Out(e.Add(p + "else_cast", "Cast", {e.Out(else_in)}, shape))}, {});
+    g = then_g;
+  }
+  RenumberTopoIds(model);
+  return model;
+}
+
 }  // namespace npuplan

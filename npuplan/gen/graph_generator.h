@@ -51,6 +51,17 @@ absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& options);
 absl::Status CheckRandomDagSize(int64_t nodes, int64_t max_fanin, const GraphReadLimits& limits = {});
 Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t hccl_every = 0);
 
+// One producer with `consumers` consumers, all read by the NetOutput (a
+// fan-out and a fan-in of that width; scale tests). Consumers alternate
+// between AIcoreEngine (the producer's engine: they may join its engine
+// subgraph) and VectorEngine (one engine subgraph each).
+Model GenerateFanOut(int64_t consumers);
+
+// A chain of `depth` nested Ifs: the then branch of each If holds the next
+// If, the else branch a Cast; the innermost then branch a Relu (2 * depth + 1
+// graphs; scale tests).
+Model GenerateNestedIf(int64_t depth);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_GEN_GRAPH_GENERATOR_H_

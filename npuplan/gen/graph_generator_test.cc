@@ -121,5 +121,29 @@ TEST(GraphGeneratorTest, RandomDagSizesAreChecked) {
               StatusIs(absl::StatusCode::kInvalidArgument, "--max-nodes"));
 }
 
+TEST(GraphGeneratorTest, FanOutFeedsEveryConsumerFromOneNode) {
+  Model m = GenerateFanOut(7);
+  EXPECT_EQ(m.num_nodes(), 10u);  // input, hub, 7 consumers, output
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  const Node& out = m.node(m.FindNode("output"));
+  EXPECT_EQ(out.inputs.size(), 7u);
+  for (const OutputRef& in : out.inputs) {
+    EXPECT_EQ(m.node(m.node(in.node).inputs.at(0).node).name, "hub");
+  }
+  EXPECT_EQ(CountEngine(m, "VectorEngine"), 3);
+}
+
+TEST(GraphGeneratorTest, NestedIfsNestOneLevelPerIf) {
+  Model m = GenerateNestedIf(3);
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  EXPECT_EQ(m.num_graphs(), 7u);  // the root, then and else per If
+  int depth = 0;
+  for (GraphId g = m.graph(m.node(m.FindNode("d3_relu")).graph).parent_graph; g.valid();
+       g = m.graph(g).parent_graph) {
+    ++depth;
+  }
+  EXPECT_EQ(depth, 3);
+}
+
 }  // namespace
 }  // namespace npuplan

@@ -154,17 +154,26 @@ absl::Status VerifyStructure(const Model& model) {
     }
   }
   if (model.root().parent_node.valid()) return Fail("ownership", "the root graph has a parent");
-  // No ownership cycle: every graph reaches the root within ng steps.
-  for (size_t g = 1; g < ng; ++g) {
-    GraphId cur(static_cast<int32_t>(g));
-    size_t steps = 0;
-    while (cur != kRootGraph && steps <= ng) {
-      cur = model.graph(cur).parent_graph;
-      ++steps;
-    }
-    if (cur != kRootGraph) {
-      return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name),
-                                      "' is not reachable from the root"));
+  // No ownership cycle: every graph reaches the root. Each walk up stops at a
+  // graph already known to reach it (linear in graphs, however deep the
+  // nesting); meeting a graph of the walk itself is a cycle.
+  {
+    constexpr uint8_t kUnknown = 0, kOnWalk = 1, kReaches = 2;
+    std::vector<uint8_t> state(ng, kUnknown);
+    state[0] = kReaches;
+    std::vector<size_t> walk;
+    for (size_t g = 1; g < ng; ++g) {
+      walk.clear();
+      size_t cur = g;
+      while (state[cur] == kUnknown) {
+        state[cur] = kOnWalk;
+        walk.push_back(cur);
+        cur = model.graphs()[cur].parent_graph.index();
+      }
+      if (state[cur] == kOnWalk) {
+        return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name), "' is not reachable from the root"));
+      }
+      for (size_t w : walk) state[w] = kReaches;
     }
   }
   // 5. _parent_node_index of subgraph Data nodes.

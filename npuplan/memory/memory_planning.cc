@@ -71,8 +71,11 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   NPUPLAN_ASSIGN_OR_RETURN(int64_t search_steps, ParseCount(ctx.options, "npuplan.memory.searchSteps"));
 
   // 1. Lifetimes.
+  StepTimer lap;
   NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt, memory::ComputeTensorLifetimes(m, alignment));
+  lap.Lap(ctx.stats, "memory-planning: lifetimes");
   memory::StreamAwareReuse reuse(m, lt);
+  lap.Lap(ctx.stats, "memory-planning: happens-before");
 
   // 2. The activation pool as an interval problem with extra conflicts.
   std::vector<int> pool;
@@ -88,6 +91,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
+  lap.Lap(ctx.stats, "memory-planning: conflicts");
 
   // 3. Solve.
   memory::IntervalSolverOptions solver_options;
@@ -101,6 +105,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
                                " buffers: ", std::string(solved.status().message())));
   }
   memory::IntervalSolution sol = *solved;
+  lap.Lap(ctx.stats, "memory-planning: interval solver");
   // The stream-aware sweep needs no conflict pairs and no widening: it
   // releases a dead buffer's bytes per stream (stream_sweep.h). Kept when it
   // beats the solver (the solver keeps ties).
@@ -114,6 +119,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
       method = "stream-sweep";
     }
   }
+  lap.Lap(ctx.stats, "memory-planning: stream sweep");
   if (conflicts.extended > 0) {
     // The solver's bound holds for the widened lifetimes only; report one
     // that holds for every plan: max live bytes over the true lifetimes.
@@ -144,6 +150,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     top = *end;
   }
 
+  lap.Lap(ctx.stats, "memory-planning: bound and regions");
   // 4. plan.memory.
   MemoryResult& mem = plan.memory;
   mem = MemoryResult();
@@ -174,6 +181,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     return std::make_tuple(lt.position[a.node.index()], a.output) < std::make_tuple(lt.position[b.node.index()], b.output);
   });
 
+  lap.Lap(ctx.stats, "memory-planning: placements");
   // Decision log: which earlier buffer each pool buffer reuses (the most
   // recently dead one sharing its byte range; ties: first in plan order), in
   // plan order. A sweep that paints the address space with the last buffer
@@ -243,6 +251,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
                  Field("gap", StrCat(sol.gap())), Field("buffers", pool.size()),
                  Field("extra_conflicts", problem.extra_conflicts.size()),
                  Field("optimal", sol.optimal ? "true" : "false"), Field("method", method));
+  lap.Lap(ctx.stats, "memory-planning: reuse log");
   ctx.stats.Set(kPass, "pool_buffers", static_cast<int64_t>(pool.size()));
   ctx.stats.Set(kPass, "extra_conflicts", static_cast<int64_t>(problem.extra_conflicts.size()));
   ctx.stats.Set(kPass, "dynamic_tensors", static_cast<int64_t>(lt.dynamic.size()));

@@ -75,12 +75,15 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       before = StructuralFingerprint(plan.model);
       if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
     }
+    const StepTimer timer;
     auto changed = pass->Run(plan, ctx);
+    if (!is_pipeline) timer.Record(ctx.stats, pass->name());
     if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
     plan.established |= pass->provided();
     changed_any |= *changed;
     if (is_pipeline) continue;
     ++ctx.sequence;
+    const StepTimer verify_timer;
     if (verify) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
         return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
@@ -91,6 +94,7 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
       NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
+      verify_timer.Record(ctx.stats, "verify-each");
     }
     if (ctx.instrumentation.after_pass) {
       NPUPLAN_RETURN_IF_ERROR(ctx.instrumentation.after_pass(ctx.sequence, pass->name(), plan));

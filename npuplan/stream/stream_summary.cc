@@ -18,8 +18,9 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
   const StreamResult& sr = plan.streams;
   std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
   std::map<int64_t, int64_t> min_per_physical;
+  const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
   for (GraphId g : graphs) {
-    if (stream::IsUnknownShapeGraph(plan, g)) continue;
+    if (unknown_graphs[g.index()]) continue;
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
       if (n.stream_id < 0 || n.attrs.empty()) continue;

@@ -202,10 +202,8 @@ void OutputTransaction::Abort() {
 }
 
 OutputTransaction::Entry* OutputTransaction::Find(const std::string& path) {
-  for (Entry& e : entries_) {
-    if (e.path == path) return &e;
-  }
-  return nullptr;
+  auto it = by_path_.find(path);
+  return it == by_path_.end() ? nullptr : &entries_[it->second];
 }
 
 absl::Status OutputTransaction::Add(const std::string& path, std::string_view what) {
@@ -221,6 +219,7 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
     }
     e.target = target;
     stdout_index_ = static_cast<int>(entries_.size());
+    by_path_.emplace(e.path, entries_.size());
     entries_.push_back(std::move(e));
     return absl::OkStatus();
   }
@@ -233,11 +232,10 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
   }
   e.target = StrCat(real, real[std::strlen(real) - 1] == '/' ? "" : "/", BaseName(target));
   std::free(real);
-  for (const Entry& other : entries_) {
-    if (other.target == e.target) {
-      return absl::InvalidArgumentError(
-          StrCat(what, " ", path, " and ", other.what, " ", other.path, " name the same file"));
-    }
+  if (auto it = by_target_.find(e.target); it != by_target_.end()) {
+    const Entry& other = entries_[it->second];
+    return absl::InvalidArgumentError(
+        StrCat(what, " ", path, " and ", other.what, " ", other.path, " name the same file"));
   }
   std::string temp = StrCat(DirName(e.target), "/.", BaseName(e.target), ".tmp.XXXXXX");
   e.fd = ::mkostemp(temp.data(), O_CLOEXEC);
@@ -246,6 +244,12 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
   e.temp = std::move(temp);
   struct stat st;
   ::fchmod(e.fd, ::stat(e.target.c_str(), &st) == 0 ? (st.st_mode & 07777) : NewFileMode());
+  // Closed until Write: a command may declare thousands of outputs (a bundle's
+  // plans), more than the process may hold open.
+  ::close(e.fd);
+  e.fd = -1;
+  by_target_.emplace(e.target, entries_.size());
+  by_path_.emplace(e.path, entries_.size());
   entries_.push_back(std::move(e));
   return absl::OkStatus();
 }
@@ -259,10 +263,13 @@ absl::Status OutputTransaction::Write(const std::string& path, std::string_view 
   if (e->target == "-") {
     e->stdout_content.assign(content.data(), content.size());
   } else {
-    if (e->written && (::lseek(e->fd, 0, SEEK_SET) != 0 || ::ftruncate(e->fd, 0) != 0)) {
-      return absl::InvalidArgumentError(StrCat(path, ": write failed: ", Errno()));
-    }
-    NPUPLAN_RETURN_IF_ERROR(WriteAll(e->fd, content, path));
+    e->fd = ::open(e->temp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (e->fd < 0) return absl::InvalidArgumentError(StrCat(path, ": write failed: ", Errno()));
+    absl::Status written = WriteAll(e->fd, content, path);
+    const int rc = ::close(e->fd);  // a full disk may only show here
+    e->fd = -1;
+    NPUPLAN_RETURN_IF_ERROR(written);
+    if (rc != 0) return absl::InvalidArgumentError(StrCat(path, ": write failed: ", Errno()));
   }
   e->written = true;
   return absl::OkStatus();

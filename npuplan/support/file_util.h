@@ -18,6 +18,7 @@
 #define NPUPLAN_SUPPORT_FILE_UTIL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,6 +108,8 @@ class OutputTransaction {
   void Abort();
 
   std::vector<Entry> entries_;
+  std::map<std::string, size_t> by_path_;    // Entry::path → index
+  std::map<std::string, size_t> by_target_;  // Entry::target → index
   int stdout_index_ = -1;
   bool committed_ = false;
 };

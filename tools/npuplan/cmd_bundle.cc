@@ -96,18 +96,15 @@ int RunBundleCompile(BundleFlags& f) {
   if (ec)
     return ReportStatus(absl::InvalidArgumentError(StrCat("-o ", f.output, ": ", ec.message())));
   const std::filesystem::path dir(f.output);
+  // All or nothing: the plans, the summary and the manifest are replaced together.
+  std::vector<std::pair<std::string, std::string>> files;
   for (size_t i = 0; i < plan_texts.size(); ++i) {
-    if (auto s = WriteFileAtomically((dir / bundle.graphs[i].plan).string(), plan_texts[i]);
-        !s.ok()) {
-      return ReportStatus(s);
-    }
+    files.emplace_back((dir / bundle.graphs[i].plan).string(), std::move(plan_texts[i]));
   }
   const std::string summary = BundleSummaryText(bundle);
-  if (auto s = WriteFileAtomically((dir / "summary.txt").string(), summary); !s.ok())
-    return ReportStatus(s);
-  if (auto s = WriteFileAtomically((dir / "bundle.json").string(), BundleToJson(bundle)); !s.ok()) {
-    return ReportStatus(s);
-  }
+  files.emplace_back((dir / "summary.txt").string(), summary);
+  files.emplace_back((dir / "bundle.json").string(), BundleToJson(bundle));
+  if (auto s = WriteFilesAtomically(files); !s.ok()) return ReportStatus(s);
   if (!f.quiet) std::fwrite(summary.data(), 1, summary.size(), stdout);
   return kExitOk;
 }

@@ -34,8 +34,11 @@ int RunCompile(CompileFlags& f) {
   if (auto it = f.config.option_overrides.find("ge.topoSortingMode"); it != f.config.option_overrides.end()) {
     f.load.topo_sorting_mode = it->second;
   }
+  Statistics stats;
+  const StepTimer read_timer;
   auto model = LoadModel(f.input, f.load);
   if (!model.ok()) return ReportStatus(model.status());
+  read_timer.Record(stats, "read input");
   if (f.print_pipeline) {
     CompileOptions opts = CompileOptions::FromModel(*model, f.config.option_overrides, f.config.read_environment);
     std::vector<std::string> warnings;
@@ -56,7 +59,6 @@ int RunCompile(CompileFlags& f) {
     if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
   }
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
-  Statistics stats;
   std::vector<std::string> warnings;
   f.config.warnings = &warnings;
   // Progress on a terminal for large graphs (seconds of work), never with -q or --log-decisions.
@@ -74,7 +76,9 @@ int RunCompile(CompileFlags& f) {
     return ReportStatus(plan.status());
   }
   progress.Stage("writing the plan");
+  const StepTimer write_timer;
   auto written = out.Write(f.output, WritePlanJson(*plan));
+  write_timer.Record(stats, "write plan");
   progress.Done();
   PrintWarnings(warnings);
   if (!written.ok()) return ReportStatus(written);
@@ -123,7 +127,7 @@ void SetupCompile(CLI::App& app, Invocation& inv) {
   cmd->add_flag("--print-pipeline", flags->print_pipeline, "Print the pipeline that would run");
   cmd->add_option("--dump-after", flags->config.dump_after, "Dump the plan after passes matching this regex");
   cmd->add_option("--dump-dir", flags->config.dump_dir, "Folder for --dump-after files (NNN.<pass>.plan.json)");
-  cmd->add_flag("--stats", flags->stats, "Print per-pass counters to stderr");
+  cmd->add_flag("--stats", flags->stats, "Print per-pass counters and wall times to stderr");
   cmd->add_option("--remarks", flags->remarks, "Write the decision log as JSON lines to this file");
   cmd->add_flag("--log-decisions", flags->log_decisions, "Print the decision log to stderr");
   cmd->add_flag("-q,--quiet", flags->quiet, "Do not print the summary line (nor progress on a terminal)");

@@ -26,6 +26,9 @@ struct GenFlags {
   bool random_dag = false;
   int64_t max_fanin = 3;
   std::string batch_sizes;
+  int64_t fan_out = 0;   // > 0: GenerateFanOut
+  int64_t if_depth = 0;  // > 0: GenerateNestedIf
+  int64_t max_depth = GraphReadLimits{}.max_depth;  // what the readers will be told
 };
 
 // "1,2,8" / "1-200" / "1-8,16" → the sizes, in order; InvalidArgument otherwise.
@@ -58,10 +61,10 @@ absl::StatusOr<std::vector<int64_t>> ParseBatchSizes(const std::string& text) {
 int RunGenBatches(GenFlags& f) {
   auto sizes = ParseBatchSizes(f.batch_sizes);
   if (!sizes.ok()) return ReportStatus(sizes.status());
-  if (f.random_dag || f.opts.dynamic_input) {
+  if (f.random_dag || f.opts.dynamic_input || f.fan_out > 0 || f.if_depth > 0) {
     return ReportStatus(
         absl::InvalidArgumentError("gen --batch-sizes needs a transformer with a static batch "
-                                   "(not --random-dag or --dynamic-input)"));
+                                   "(not --random-dag, --fan-out, --if-depth or --dynamic-input)"));
   }
   const std::filesystem::path out(f.output);
   const std::string stem = out.stem().string();
@@ -79,10 +82,9 @@ int RunGenBatches(GenFlags& f) {
     list["graphs"].push_back(name);
     nodes = m->num_nodes();
   }
-  for (const auto& [path, text] : files) {
-    if (auto s = WriteFileAtomically(path, text); !s.ok()) return ReportStatus(s);
-  }
-  if (auto s = WriteFileAtomically(f.output, list.dump(1) + "\n"); !s.ok()) return ReportStatus(s);
+  files.emplace_back(f.output, list.dump(1) + "\n");
+  if (auto s = WriteFilesAtomically(files); !s.ok()) return ReportStatus(s);  // all or none
+  files.pop_back();
   std::printf("generated %zu graphs of %zu nodes (batch %s) -> %s_b<N>.json, list -> %s\n",
               files.size(), nodes, f.batch_sizes.c_str(),
               (out.parent_path() / stem).string().c_str(), f.output.c_str());
@@ -92,7 +94,21 @@ int RunGenBatches(GenFlags& f) {
 int RunGen(GenFlags& f) {
   if (!f.batch_sizes.empty()) return RunGenBatches(f);
   Model model;
-  if (f.random_dag) {
+  if ((f.random_dag ? 1 : 0) + (f.fan_out > 0 ? 1 : 0) + (f.if_depth > 0 ? 1 : 0) > 1) {
+    return ReportStatus(absl::InvalidArgumentError("gen: --random-dag, --fan-out and --if-depth exclude each other"));
+  }
+  if (f.fan_out > 0) {
+    model = GenerateFanOut(f.fan_out);
+  } else if (f.if_depth > 0) {
+    // What gen writes, the readers accept: with the --max-depth they are given.
+    if (f.if_depth > f.max_depth) {
+      return ReportStatus(absl::InvalidArgumentError(
+          StrCat("gen --if-depth ", f.if_depth, ": the Ifs nest deeper than --max-depth (", f.max_depth,
+                 ", the readers' default 64); pass --max-depth ", f.if_depth,
+                 " here and to the commands that read the graph")));
+    }
+    model = GenerateNestedIf(f.if_depth);
+  } else if (f.random_dag) {
     if (auto s = CheckRandomDagSize(f.opts.target_nodes, f.max_fanin); !s.ok()) return ReportStatus(s);
     model = GenerateRandomDag(f.opts.target_nodes, f.max_fanin, f.opts.seed, f.opts.hccl ? 97 : 0);
   } else {
@@ -139,6 +155,14 @@ void SetupGen(CLI::App& app, Invocation& inv) {
                   "list for `bundle compile --manifest`");
   cmd->add_flag("--random-dag", f->random_dag, "A random layered DAG of --nodes nodes instead");
   cmd->add_option("--max-fanin", f->max_fanin, "Random DAG: maximum fan-in");
+  cmd->add_option("--fan-out", f->fan_out, "One node with N consumers, all read by the NetOutput, instead")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  cmd->add_option("--if-depth", f->if_depth, "A chain of N nested Ifs instead (at most --max-depth)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  cmd->add_option("--max-depth", f->max_depth,
+                  "The --max-depth the graph will be read with (bounds --if-depth)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}))
+      ->capture_default_str();
   cmd->callback([f, &inv] { inv.exit_code = RunGen(*f); });
 }
 
