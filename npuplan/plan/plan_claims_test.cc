@@ -62,14 +62,14 @@ TEST(PlanClaimsTest, AClaimedStageNeedsItsPrerequisites) {
 
 TEST(PlanClaimsTest, StreamsLogicalMustBeTheMainStreamsTheNodesUse) {
   EXPECT_THAT(Claims(TwoStreamPlan(kThroughLogical, R"(, "streams": {"logical": 1099511627776})")),
-              StatusIs(absl::StatusCode::kInternal,
-                       "streams.logical is 1099511627776 but the plan has 2 nodes"));
+              StatusIs(absl::StatusCode::kInvalidArgument,  // the reader: beyond the stream slots
+                       "$.streams.logical: 1099511627776 streams is out of range"));
   EXPECT_THAT(
       Claims(TwoStreamPlan(kThroughLogical, R"(, "streams": {"logical": 1})")),
       StatusIs(absl::StatusCode::kInternal, "node 'b' is on stream 1 but streams.logical is 1"));
   EXPECT_THAT(
       Claims(TwoStreamPlan(kThroughLogical, R"(, "streams": {"logical": 5, "physical": 5})")),
-      StatusIs(absl::StatusCode::kInternal, "streams.logical is 5 but the plan has 2 nodes"));
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.streams.logical: 5 streams is out of range"));
   // 3 claimed, 2 used (the issue's "5 with 3 used", at this size).
   const std::string three_nodes = StrCat(
       R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)",
@@ -84,7 +84,11 @@ TEST(PlanClaimsTest, StreamsLogicalMustBeTheMainStreamsTheNodesUse) {
 TEST(PlanClaimsTest, StreamsPhysicalIsTheLogicalCountBeforeTheSplit) {
   EXPECT_THAT(
       Claims(TwoStreamPlan(kThroughLogical, R"(, "streams": {"logical": 2, "physical": 7})")),
-      StatusIs(absl::StatusCode::kInternal, "streams.physical is 7 but the plan has 2"));
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.streams.physical: 7 streams is out of range"));
+  // Within the slots, the claims check: 1 physical stream for 2 logical ones.
+  EXPECT_THAT(
+      Claims(TwoStreamPlan(kThroughLogical, R"(, "streams": {"logical": 2, "physical": 1})")),
+      StatusIs(absl::StatusCode::kInternal, "streams.physical is 1 but the plan has 2"));
 }
 
 TEST(PlanClaimsTest, TheStreamListMustDescribeTheStreams) {
@@ -95,7 +99,13 @@ TEST(PlanClaimsTest, TheStreamListMustDescribeTheStreams) {
       Claims(TwoStreamPlan(
           kThroughLogical,
           R"(, "streams": {"logical": 2, "list": [{"id": 0}, {"id": 1, "physical_count": 3}]})")),
-      StatusIs(absl::StatusCode::kInternal, "streams.list[1].physical_count is 3"));
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "$.streams.list[1].physical_count: expected an integer in [0, 2], found 3"));
+  EXPECT_THAT(
+      Claims(TwoStreamPlan(
+          kThroughLogical,
+          R"(, "streams": {"logical": 2, "list": [{"id": 0}, {"id": 1, "physical_count": 2}]})")),
+      StatusIs(absl::StatusCode::kInternal, "streams.list[1].physical_count is 2"));
   EXPECT_THAT(
       Claims(TwoStreamPlan(
           kThroughLogical,
@@ -125,13 +135,14 @@ TEST(PlanClaimsTest, AnEventsAttachedIndexIsAStreamOfItsNode) {
       StrCat(R"(, "streams": {"logical": 2}, "summary": {"events": 1}, )",
              R"("events": [{"id": 0, "send": "a", "recv": "b", "send_attached": -7}])");
   EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted", "logical-streams", "sync-events")", events)),
-              StatusIs(absl::StatusCode::kInternal,
-                       "send_attached is -7; it must be -1 (the main stream of 'a')"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.events[0].send_attached: -7 is out of range: node 'a' has 0 attached streams"));
   const std::string two =
       StrCat(R"(, "streams": {"logical": 2}, "summary": {"events": 1}, )",
              R"("events": [{"id": 0, "send": "a", "recv": "b", "recv_attached": 0}])");
   EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted", "logical-streams", "sync-events")", two)),
-              StatusIs(absl::StatusCode::kInternal, "recv_attached is 0"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.events[0].recv_attached: 0 is out of range: node 'b' has 0 attached streams"));
 }
 
 // A plan claiming 2^62 tasks on a node verified before (issue item 2).

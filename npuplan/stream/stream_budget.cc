@@ -141,6 +141,38 @@ class Merger {
  private:
   // Makespan increase of merging b into a (summed over graphs using both);
   // `updated` receives the new per-graph makespans when given.
+ public:
+  // The estimate of the current assignment (sum over graphs) and a bound no
+  // assignment on these streams beats, in the same model: per graph, the
+  // longest path (a constant predecessor is ready at the start, as in
+  // EstimateMakespan) and the work on streams spread over the graph's streams.
+  int64_t Makespan() const {
+    int64_t total = 0;
+    for (const GraphEstimate& ge : graphs_) total += ge.makespan;  // costs are capped so that sums fit (StreamCostModel)
+    return total;
+  }
+  int64_t LowerBound() const {
+    int64_t total = 0;
+    for (const GraphEstimate& ge : graphs_) {
+      const StreamDag& d = ge.dag;
+      std::vector<int64_t> finish(d.size(), 0);
+      int64_t path = 0, work = 0;
+      for (size_t v = 0; v < d.size(); ++v) {
+        int64_t ready = 0;
+        for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+          if (!d.constant[d.pred[e]]) ready = std::max(ready, finish[d.pred[e]]);
+        }
+        finish[v] = ready + d.cost[v];
+        path = std::max(path, finish[v]);
+        if (ge.stream_of[v] >= 0) work += d.cost[v];
+      }
+      const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(ge.streams.size()));
+      total += std::max(path, (work + k - 1) / k);
+    }
+    return total;
+  }
+
+ private:
   int64_t Delta(int32_t a, int32_t b, std::vector<std::pair<size_t, int64_t>>* updated) {
     int64_t delta = 0;
     for (size_t i = 0; i < graphs_.size(); ++i) {
@@ -274,7 +306,14 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
     delta = merger.total_delta();
     if (merges > 0) {
       Renumber(plan);
-      if (plan.streams.estimated_makespan > 0) plan.streams.estimated_makespan += delta;
+      // The auto mode's figures described the assignment before the merges;
+      // both are now this pass's, from one model (the mode's own estimate
+      // and the merge deltas come from different ones, and mixing them put
+      // the estimate under the bound).
+      if (plan.streams.estimated_makespan > 0) {
+        plan.streams.estimated_makespan = merger.Makespan();
+        plan.streams.makespan_lower_bound = merger.LowerBound();
+      }
       // Attached streams come after the main ones: assign them again.
       NPUPLAN_RETURN_IF_ERROR(AssignAttachedStreamPass().Run(plan, ctx).status());
       need = EstimateStreamNeed(plan, limit);

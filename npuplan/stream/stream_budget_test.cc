@@ -78,6 +78,9 @@ TEST(StreamBudgetTest, MergesTheStreamsWhoseMergeCostsLeastUntilThePlanFits) {
   EXPECT_EQ(StreamOf(plan, "a1"), StreamOf(plan, "b1"));
   EXPECT_NE(StreamOf(plan, "a1"), StreamOf(plan, "h1"));
   EXPECT_EQ(log.WithKeyword("StreamsMerged").size(), 2u);
+  // The auto mode's figures are recomputed for the merged streams, in one model.
+  EXPECT_GT(plan.streams.makespan_lower_bound, 0);
+  EXPECT_LE(plan.streams.makespan_lower_bound, plan.streams.estimated_makespan);
 }
 
 TEST(StreamBudgetTest, UserLabelledStreamsNeverMergeAndTheErrorSaysWhatForcesTheCount) {
