@@ -171,6 +171,7 @@ void BindValueTypes(py::module_& m) {
       .def_readonly("events", &api::PlanSummary::events)
       .def_readonly("notifies", &api::PlanSummary::notifies)
       .def_readonly("sync_pairs", &api::PlanSummary::sync_pairs)
+      .def_readonly("event_counts", &api::PlanSummary::event_counts)
       .def_readonly("memory_peak", &api::PlanSummary::memory_peak)
       .def_readonly("memory_lower_bound", &api::PlanSummary::memory_lower_bound)
       .def_readonly("stream_mode", &api::PlanSummary::stream_mode)
@@ -289,15 +290,17 @@ void BindModelAndPlan(py::module_& m) {
           "Write the plan file (to_json()) atomically, as `npuplan compile -o` does")
       .def(
           "verify",
-          [](const api::Plan& plan) {
+          [](const api::Plan& plan, bool partial) {
             absl::Status s;
             {
               py::gil_scoped_release release;
-              s = plan.Verify();
+              s = plan.Verify(api::VerifyOptions{partial});
             }
             Check(s);
           },
-          "Re-check the plan with the independent verifier (raises on a violation)")
+          py::arg("partial") = false,
+          "Re-check the plan with the independent verifier (raises on a violation); partial=True "
+          "checks only the stages the plan claims, as `npuplan verify --partial`")
       .def(
           "simulate",
           [](const api::Plan& plan, std::optional<std::filesystem::path> trace,

@@ -8,6 +8,9 @@
 # New inputs go to build-fuzz/corpus/<harness>/; a crash leaves
 # build-fuzz/artifacts/<harness>/crash-* and makes the script exit 1; once
 # fixed, copy it to fuzz/regressions/<harness>/ (replayed by every run).
+# Each harness has a dictionary fuzz/dicts/<harness>.dict; the text harnesses'
+# are joined with the boundary values of fuzz/dicts/_numbers.inc (2^31-1,
+# 2^32, 2^62, 2^63-1, NaN, -0, ...), onnx_fuzz's encodes them as protobuf does.
 # Default harnesses: all six; libFuzzer seed FUZZ_SEED (default 1). Prints
 # "fuzz: N passed, N failed".
 set -uo pipefail
@@ -61,9 +64,16 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 for h in "${harnesses[@]}"; do
   corpus="$dir/corpus/$h"; art="$dir/artifacts/$h"; mkdir -p "$corpus" "$art"
   log="$dir/$h.log"
+  dict=()
+  if [[ -f fuzz/dicts/$h.dict ]]; then
+    numbers=fuzz/dicts/_numbers.inc
+    [[ $h == onnx_fuzz ]] && numbers=/dev/null  # binary: its dictionary encodes the values itself
+    cat "$numbers" "fuzz/dicts/$h.dict" >"$dir/$h.dict"
+    dict=(-dict="$dir/$h.dict")
+  fi
   echo "== $h for ${secs}s (log: $log)"
   "$dir/fuzz/$h" "$corpus" "$seeds/$(seed_dir "$h")" -max_total_time="$secs" -seed="${FUZZ_SEED:-1}" -timeout=25 -rss_limit_mb=4096 \
-    -max_len=65536 -artifact_prefix="$art/" -print_final_stats=1 >"$log" 2>&1
+    -max_len=65536 -artifact_prefix="$art/" -print_final_stats=1 "${dict[@]}" >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)

@@ -48,7 +48,7 @@ GraphReadLimits ToReadLimits(const ReadLimits& limits);
 
 // The independent verifier, called from this one place (Plan::Verify,
 // Compile's final check lives in the compile driver).
-absl::Status VerifyPlanIndependently(const npuplan::Plan& plan);
+absl::Status VerifyPlanIndependently(const npuplan::Plan& plan, bool partial);
 
 }  // namespace internal
 }  // namespace npuplan::api

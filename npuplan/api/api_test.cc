@@ -1,7 +1,9 @@
 // The public API against the CLI's reference outputs (the golden plans) and
 // its own contracts: accessors, errors, copies, memplan, kernel, version.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -62,7 +64,10 @@ TEST(ApiCompileTest, WritesTheGoldenPlansByteForByte) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan,
                                  CompileFile((dir.path() / "input.json").string(), options));
     EXPECT_EQ(plan.ToJson(), Slurp((dir.path() / "expected.plan.json").string()));
-    EXPECT_THAT(plan.Verify(), IsOk());
+    // A case that stops the pipeline is a partial plan, as tests/golden.sh verifies it.
+    VerifyOptions verify;
+    verify.partial = !options.passes.empty();
+    EXPECT_THAT(plan.Verify(verify), IsOk());
     ++cases;
   }
   EXPECT_GE(cases, 10);
@@ -82,6 +87,11 @@ TEST(ApiCompileTest, ReadsStreamsEventsNodesAndMemoryWithoutJson) {
   const std::vector<EventInfo> events = plan.events();
   ASSERT_EQ(static_cast<int64_t>(events.size()), s.sync_pairs);
   ASSERT_FALSE(events.empty());
+  // Device ids (issue 23): what event-id-allocation recorded, never more than the sync edges.
+  ASSERT_TRUE(s.event_counts.count("device_event_ids"));
+  EXPECT_EQ(s.event_counts.at("device_event_ids"), s.events);
+  EXPECT_LE(s.event_counts.at("device_event_ids_lower_bound"), s.events);
+  EXPECT_LE(s.events, s.sync_pairs);
   // Every event's ends are nodes of the plan that list it, on different streams.
   for (const EventInfo& e : events) {
     std::optional<NodeInfo> send = plan.node(e.send), recv = plan.node(e.recv);
@@ -183,18 +193,140 @@ TEST(ApiPlanTest, ReadsVerifiesSimulatesAndRunsAPlanFile) {
 }
 
 TEST(ApiPlanTest, VerifyNamesThePlanFileAsTheCliDoes) {
-  // A plan whose stage facts claim events on nodes the verifier finds unordered.
+  // A plan whose events were dropped: the reader refuses it (its nodes still
+  // name the events), naming the file as `npuplan verify` does.
   std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
   const size_t at = text.find("\"events\": [");
   ASSERT_NE(at, std::string::npos);
-  // Drop every event: cross-stream dependencies are then unsynchronised.
   const size_t end = text.find("\n ],", at);
   ASSERT_NE(end, std::string::npos);
-  text = text.substr(0, at) + "\"events\": [" + text.substr(end + 1);
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(text, "broken.plan.json"));
+  const std::string dropped = text.substr(0, at) + "\"events\": [" + text.substr(end + 1);
+  const absl::Status read = Plan::FromJson(dropped, "broken.plan.json").status();
+  EXPECT_THAT(read, Not(IsOk()));
+  EXPECT_THAT(std::string(read.message()), ::testing::StartsWith("broken.plan.json: "));
+  // A partial pipeline's plan reads, but verify wants its sync-events stage.
+  CompileOptions o;
+  o.passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan compiled,
+                               CompileFile(Source("examples/transformer_block.json"), o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::FromJson(compiled.ToJson(), "partial.plan.json"));
   const absl::Status s = plan.Verify();
   EXPECT_THAT(s, Not(IsOk()));
-  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("broken.plan.json: "));
+  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("partial.plan.json: "));
+}
+
+// Verify is `npuplan verify`: a partial pipeline's plan lacks sync-events and
+// passes only as `verify --partial` does.
+TEST(ApiPlanTest, VerifyRequiresTheStagesTheContentNeedsUnlessPartial) {
+  CompileOptions o;
+  o.passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan,
+                               CompileFile(Source("examples/transformer_block.json"), o));
+  EXPECT_THAT(plan.Verify(),
+              StatusIs(absl::StatusCode::kInternal, "stage 'sync-events' is missing"));
+  VerifyOptions partial;
+  partial.partial = true;
+  EXPECT_THAT(plan.Verify(partial), IsOk());
+}
+
+// A plan read from a file is checked as the CLI's summary/simulate/run check
+// theirs: accessors never size a table by a count the file made up.
+TEST(ApiPlanTest, ReadRefusesAPlanThatLiesAboutItsStreams) {
+  std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
+  const std::string from = "\"logical\": ";
+  const size_t at = text.find(from, text.find("\"streams\": {"));
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = text.find_first_of(",\n}", at + from.size());
+  // Within the stream slots (beyond them the reader refuses it first).
+  text = text.substr(0, at + from.size()) + "50" + text.substr(end);
+  // The summary repeats the count (the reader checks the two agree): the lie
+  // is told twice, so only the claims check against the nodes can see it.
+  const std::string summary = "\"logical_streams\": ";
+  const size_t at2 = text.find(summary, text.find("\"summary\": {"));
+  ASSERT_NE(at2, std::string::npos);
+  const size_t end2 = text.find_first_of(",\n}", at2 + summary.size());
+  text = text.substr(0, at2 + summary.size()) + "50" + text.substr(end2);
+  EXPECT_THAT(Plan::FromJson(text, "lies.plan.json").status(),
+              StatusIs(absl::StatusCode::kInternal,
+                       "lies.plan.json: verifier[streams]: streams.logical is 50"));
+}
+
+TEST(ApiPlanTest, SimulateRefusesNaNAndInfinity) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, Plan::Read(Source("testdata/plans/transformer_full/expected.plan.json")));
+  SimulateOptions o;
+  o.launch_overhead_us = std::nan("");
+  EXPECT_THAT(plan.Simulate(o).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
+  o.launch_overhead_us = 1;
+  o.wait_latency_us = HUGE_VAL;
+  EXPECT_THAT(plan.Simulate(o).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "must be finite and >= 0"));
+}
+
+// Plan::Write is `compile -o`'s transaction: the file appears whole or not
+// at all, a folder is refused and no temporary is left, a link is written
+// through (the link stays).
+TEST(ApiPlanTest, WriteIsAllOrNothingAndWritesThroughLinks) {
+  const std::string path = Source("testdata/plans/transformer_full/expected.plan.json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Plan::Read(path));
+  const std::string dir = ::testing::TempDir() + "/api_plan_write";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/folder.plan.json");
+  EXPECT_THAT(plan.Write(dir + "/folder.plan.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "folder.plan.json: is a directory"));
+  EXPECT_THAT(plan.Write(dir + "/missing/x.plan.json"), Not(IsOk()));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  { std::ofstream(dir + "/real.plan.json") << "old"; }
+  fs::create_symlink("real.plan.json", dir + "/link.plan.json");
+  ASSERT_THAT(plan.Write(dir + "/link.plan.json"), IsOk());
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.plan.json"));
+  EXPECT_EQ(Slurp(dir + "/real.plan.json"), Slurp(path));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
+}
+
+// The API's readers are the CLI's: regular files only, at most
+// max_file_bytes each (`--max-file-bytes`), a limit of that call only.
+TEST(ApiPlanTest, ReadersAreBoundedAsTheClisAre) {
+  const std::string plan = Source("testdata/plans/transformer_full/expected.plan.json");
+  const std::string graph = Source("examples/transformer_block.json");
+  const std::string too_big = "bytes, more than the limit of 100 (--max-file-bytes)";
+  ReadLimits small;
+  small.max_file_bytes = 100;
+  EXPECT_THAT(Plan::Read(plan, small).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  LoadOptions load;
+  load.limits.max_file_bytes = 100;
+  EXPECT_THAT(Model::Load(graph, load).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  EXPECT_THAT(CompileFile(graph, {}, load).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  load.engines_file = graph;  // the --engines file is read with the same limit
+  EXPECT_THAT(Model::FromJson(Slurp(graph), "g.json", load).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  MemplanOptions memplan;
+  memplan.max_file_bytes = 100;
+  EXPECT_THAT(MemplanCsvFile(Source("testdata/minimalloc/A.1048576.csv"), memplan).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, too_big));
+  EXPECT_THAT(Plan::Read(plan), IsOk());  // the limit was the call's
+  EXPECT_THAT(Plan::Read("/dev/zero").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "/dev/zero: is a character device, not a regular file"));
+  EXPECT_THAT(Model::Load("/dev/null").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not a regular file"));
+}
+
+// Issue #19: a plan file claiming 2^62 tasks per node is refused when read
+// (its claims are checked against the task model), so no stream statistic
+// sums such counts; the statistic itself saturates (SimulatorTest.StreamTaskCountsSaturate).
+TEST(ApiPlanTest, TaskCountsAPlanFileInflatesAreRefused) {
+  std::string text = Slurp(Source("testdata/plans/transformer_full/expected.plan.json"));
+  const std::string one = "\"tasks\": 1", huge = "\"tasks\": 4611686018427387904";
+  for (size_t at = text.find(one); at != std::string::npos; at = text.find(one, at + huge.size()))
+    text.replace(at, one.size(), huge);
+  EXPECT_THAT(Plan::FromJson(text, "huge.plan.json").status(),
+              StatusIs(absl::StatusCode::kInternal,
+                       "has 4611686018427387904 tasks but the task model gives"));
 }
 
 TEST(ApiMemplanTest, PacksIntervalsAndValidatesThePacking) {
@@ -237,6 +369,20 @@ TEST(ApiKernelTest, PlansACaseAsThePlannerDoesAndFormatsTheOfficialFiles) {
   ASSERT_THAT(r.WriteFiles(dir), IsOk());
   EXPECT_EQ(Slurp(dir + "/mm_schedule.txt"), r.schedule_text());
   EXPECT_EQ(Slurp(dir + "/mm_q1_schedule.txt"), r.q1_schedule_text());
+  // All four files or none: one blocked target (a folder) leaves the others untouched.
+  const std::string blocked = ::testing::TempDir() + "/api_kernel_blocked";
+  fs::remove_all(blocked);
+  fs::create_directories(blocked + "/mm_spill.txt");
+  EXPECT_THAT(r.WriteFiles(blocked),
+              StatusIs(absl::StatusCode::kInvalidArgument, "mm_spill.txt: is a directory"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(blocked), fs::directory_iterator()), 1);
+  { std::ofstream(dir + "/mm.json") << json; }
+  KernelPlanOptions small;
+  small.max_file_bytes = 10;
+  EXPECT_THAT(
+      PlanKernelFile(dir + "/mm.json", small).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "more than the limit of 10 (--max-file-bytes)"));
+  EXPECT_THAT(PlanKernelFile(dir + "/mm.json"), IsOk());
   KernelPlanOptions wrong;
   wrong.strategy = "fastest";
   EXPECT_THAT(PlanKernelJson(json, "mm", wrong).status(),

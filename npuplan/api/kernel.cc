@@ -53,10 +53,11 @@ std::string KernelPlanResult::q1_schedule_text() const {
 }
 
 absl::Status KernelPlanResult::WriteFiles(const std::string& dir) const {
-  NPUPLAN_RETURN_IF_ERROR(
-      WriteFileAtomically(dir + "/" + name + "_q1_schedule.txt", q1_schedule_text()));
-  kernel::KernelSolution s{schedule, offsets, ToRecords(spills)};
-  return kernel::WriteSolutionFiles(dir, name, s);
+  const std::string base = dir + "/" + name;
+  return WriteFilesAtomically({{base + "_q1_schedule.txt", q1_schedule_text()},
+                               {base + "_schedule.txt", schedule_text()},
+                               {base + "_memory.txt", memory_text()},
+                               {base + "_spill.txt", spill_text()}});
 }
 
 absl::StatusOr<KernelPlanResult> PlanKernelFile(const std::string& path,
@@ -65,6 +66,7 @@ absl::StatusOr<KernelPlanResult> PlanKernelFile(const std::string& path,
   // The CLI checks the options before it reads the case: the same error first.
   NPUPLAN_RETURN_IF_ERROR(kernel::ParseStrategy(options.strategy).status());
   NPUPLAN_RETURN_IF_ERROR(kernel::ParseObjective(options.objective).status());
+  ScopedMaxFileBytes limit(options.max_file_bytes);  // the case reader's ReadFile
   NPUPLAN_ASSIGN_OR_RETURN(kernel::KernelGraph g, kernel::LoadKernelGraph(path, config));
   return PlanGraph(g, config, options);
 }

@@ -17,6 +17,7 @@ namespace npuplan::api {
 struct KernelPlanOptions {
   std::string strategy = "best";       // seed | best
   std::string objective = "balanced";  // traffic | time | balanced
+  int64_t max_file_bytes = 0;          // --max-file-bytes of PlanKernelFile (0 = 2 GiB - 1)
 };
 
 struct KernelSpill {
@@ -45,7 +46,8 @@ struct KernelPlanResult {
   std::string memory_text() const;
   std::string spill_text() const;
   std::string q1_schedule_text() const;
-  // Writes <dir>/<name>_schedule.txt, _memory.txt, _spill.txt, _q1_schedule.txt.
+  // Writes <dir>/<name>_schedule.txt, _memory.txt, _spill.txt, _q1_schedule.txt:
+  // all four or none (an existing file is replaced only when all can be).
   absl::Status WriteFiles(const std::string& dir) const;
 };
 

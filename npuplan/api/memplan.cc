@@ -62,7 +62,9 @@ absl::StatusOr<MemplanResult> Memplan(const std::vector<Interval>& intervals,
 
 absl::StatusOr<MemplanResult> MemplanCsvFile(const std::string& path,
                                              const MemplanOptions& options) {
-  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  ReadFileOptions read;
+  if (options.max_file_bytes > 0) read.max_bytes = options.max_file_bytes;
+  NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path, read));
   NPUPLAN_ASSIGN_OR_RETURN(memory::MinimallocCsv csv, memory::ParseMinimallocCsv(text, path));
   return Solve(std::move(csv.problem), options);
 }

@@ -28,6 +28,7 @@ struct MemplanOptions {
   int64_t max_nodes = 0;             // --max-nodes (0 = no limit; machine-independent)
   int64_t max_steps = 0;             // --max-steps (0 = no limit; machine-independent)
   bool greedy_only = false;          // --greedy-only
+  int64_t max_file_bytes = 0;        // --max-file-bytes of MemplanCsvFile (0 = 2 GiB - 1)
 };
 
 struct MemplanResult {

@@ -7,6 +7,7 @@
 #include "nlohmann/json.hpp"
 #include "npuplan/api/api_internal.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::api {
@@ -52,17 +53,21 @@ absl::StatusOr<Model> ToModel(absl::StatusOr<internal::LoadedSource> loaded) {
 }
 }  // namespace
 
+// Every reader below reads files through ReadFile, with the caller's limit.
 absl::StatusOr<Model> Model::Load(const std::string& path, const LoadOptions& options) {
+  ScopedMaxFileBytes limit(options.limits.max_file_bytes);
   return ToModel(internal::LoadSourceFile(path, internal::ToSourceOptions(options)));
 }
 
 absl::StatusOr<Model> Model::FromJson(std::string_view json, const std::string& source,
                                       const LoadOptions& options) {
+  ScopedMaxFileBytes limit(options.limits.max_file_bytes);  // the --engines file
   return ToModel(internal::LoadSourceJson(json, source, internal::ToSourceOptions(options)));
 }
 
 absl::StatusOr<Model> Model::FromOnnx(std::string_view bytes, const std::string& source,
                                       const LoadOptions& options, const std::string& model_dir) {
+  ScopedMaxFileBytes limit(options.limits.max_file_bytes);  // the --engines file
   return ToModel(
       internal::LoadSourceOnnx(bytes, source, model_dir, internal::ToSourceOptions(options)));
 }
@@ -111,8 +116,10 @@ std::string GraphBuilder::ToJson() const {
     }
     if (!n.attrs.empty()) {
       json attrs = json::object();
-      for (const auto& [key, value] : n.attrs) {
-        std::visit([&](const auto& v) { attrs[key] = v; }, value);
+      for (const auto& entry : n.attrs) {
+        // Not a structured binding: clang 14 cannot capture one.
+        const std::string& key = entry.first;
+        std::visit([&](const auto& v) { attrs[key] = v; }, entry.second);
       }
       j["attrs"] = std::move(attrs);
     }

@@ -33,6 +33,9 @@ struct ReadLimits {
   int64_t max_string_bytes = 0;   // bytes of one JSON string or key
   int64_t max_attr_elements = 0;  // values inside one attribute value
   int64_t max_depth = 0;          // subgraph nesting, list/map nesting in an attribute
+  // Bytes of one input file the call reads (graph, plan, .onnx, --engines
+  // file): `--max-file-bytes`. Only regular files are read (no FIFO, device).
+  int64_t max_file_bytes = 0;
 };
 
 // An ONNX input pinned to a shape (`--input-shape NAME=1x3x48x320`; no dims:

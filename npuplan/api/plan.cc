@@ -1,17 +1,22 @@
 // Plan of the public API: accessors, the plan file, verify/simulate/run.
 #include "npuplan/api/plan.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "npuplan/api/api_internal.h"
+#include "npuplan/events/plan_complete.h"
 #include "npuplan/exec/plan_executor.h"
+#include "npuplan/ir/verifier.h"
 #include "npuplan/pass/pass.h"
+#include "npuplan/plan/plan_claims.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/sim/simulator.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -19,7 +24,11 @@
 namespace npuplan::api {
 namespace internal {
 
-absl::Status VerifyPlanIndependently(const npuplan::Plan& plan) { return VerifyPlan(plan); }
+absl::Status VerifyPlanIndependently(const npuplan::Plan& plan, bool partial) {
+  // As `npuplan verify`: without --partial also every stage the content needs.
+  NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+  return partial ? absl::OkStatus() : events::VerifyPlanComplete(plan);
+}
 
 }  // namespace internal
 
@@ -76,8 +85,16 @@ NodeInfo MakeNodeInfo(const Plan::Impl& impl, size_t i) {
   return info;
 }
 
+// A plan read from a file or text is checked as the CLI's summary, simulate
+// and run check theirs: its structure and its claims about itself (stream
+// counts and ids, tasks, stages), so that no accessor sizes a table by a
+// count the file made up. The messages are `npuplan verify`'s.
 absl::StatusOr<Plan> FromParsed(absl::StatusOr<npuplan::Plan> parsed, const std::string& source) {
   if (!parsed.ok()) return parsed.status();
+  absl::Status claims = VerifyStructure(parsed->model);
+  if (claims.ok()) claims = VerifyPlanClaims(*parsed);
+  if (!claims.ok())
+    return absl::Status(claims.code(), StrCat(source, ": ", std::string(claims.message())));
   auto impl = std::make_shared<Plan::Impl>();
   impl->plan = std::move(parsed).value();
   impl->source = source;
@@ -89,6 +106,7 @@ absl::StatusOr<Plan> FromParsed(absl::StatusOr<npuplan::Plan> parsed, const std:
 Plan::Plan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
 absl::StatusOr<Plan> Plan::Read(const std::string& path, const ReadLimits& limits) {
+  ScopedMaxFileBytes limit(limits.max_file_bytes);
   return FromParsed(ReadPlanFile(path, internal::ToReadLimits(limits)), path);
 }
 
@@ -103,7 +121,11 @@ const std::vector<std::string>& Plan::warnings() const { return impl_->warnings;
 const std::string& Plan::decisions() const { return impl_->decisions; }
 std::string Plan::ToJson() const { return WritePlanJson(impl_->plan); }
 absl::Status Plan::Write(const std::string& path) const {
-  return WriteFileAtomically(path, WritePlanJson(impl_->plan));
+  // One transaction named as `compile -o` names it: the same messages.
+  OutputTransaction out;
+  NPUPLAN_RETURN_IF_ERROR(out.Add(path, "-o"));
+  NPUPLAN_RETURN_IF_ERROR(out.Write(path, WritePlanJson(impl_->plan)));
+  return out.Commit();
 }
 
 PlanSummary Plan::summary() const {
@@ -118,6 +140,7 @@ PlanSummary Plan::summary() const {
   s.events = p.events.event_count;
   s.notifies = p.events.notify_count;
   s.sync_pairs = static_cast<int64_t>(p.events.events.size());
+  s.event_counts = p.events.counts;
   s.memory_peak = p.memory.peak;
   s.memory_lower_bound = p.memory.lower_bound;
   s.stream_mode = p.streams.mode;
@@ -149,7 +172,9 @@ std::vector<StreamInfo> Plan::streams() const {
     auto it = by_id.find(p.model.nodes()[i].stream_id);
     if (it == by_id.end()) continue;
     it->second->num_nodes += 1;
-    it->second->tasks += i < p.tasks.size() ? p.tasks[i] : 0;
+    // Plan values (a plan read from a file may claim 2^62 tasks per node): saturates.
+    it->second->tasks =
+        CheckedAdd(it->second->tasks, i < p.tasks.size() ? p.tasks[i] : 0).value_or(INT64_MAX);
   }
   return out;
 }
@@ -208,14 +233,18 @@ MemoryInfo Plan::memory() const {
   return out;
 }
 
-absl::Status Plan::Verify() const {
-  return NameSource(*impl_, internal::VerifyPlanIndependently(impl_->plan));
+absl::Status Plan::Verify(const VerifyOptions& options) const {
+  return NameSource(*impl_, internal::VerifyPlanIndependently(impl_->plan, options.partial));
 }
 
 absl::StatusOr<SimulationResult> Plan::Simulate(const SimulateOptions& options) const {
-  if (options.launch_overhead_us < 0 || options.record_us < 0 || options.wait_latency_us < 0) {
+  // NaN fails every comparison: test for what is allowed.
+  auto allowed = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (!allowed(options.launch_overhead_us) || !allowed(options.record_us) ||
+      !allowed(options.wait_latency_us)) {
     return absl::InvalidArgumentError(
-        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be >= 0");
+        "simulate: --launch-overhead-us, --record-us and --wait-latency-us must be finite "
+        "and >= 0");
   }
   const npuplan::Plan& p = impl_->plan;
   sim::SimOptions o;

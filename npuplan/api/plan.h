@@ -94,11 +94,23 @@ struct PlanSummary {
   int64_t events = 0;      // distinct event ids
   int64_t notifies = 0;    // distinct notify ids
   int64_t sync_pairs = 0;  // record/wait pairs
+  // The plan file's event_counts: sync edges kept by each redundancy removal
+  // ("naive", "ge", "exact") and the device ids they use ("device_event_ids",
+  // its "_lower_bound" and "_exact", the same for "device_notify_ids"; issue 23).
+  std::map<std::string, int64_t> event_counts;
   int64_t memory_peak = 0;
   int64_t memory_lower_bound = 0;
   std::string stream_mode;          // "multi" | "single" | "dynamic-single" | "dynamic-multi"
   std::string auto_mode;            // ge.autoMultistreamParallelMode in effect ("" = none)
   std::vector<std::string> stages;  // stage facts the plan establishes
+};
+
+struct VerifyOptions {
+  // `npuplan verify --partial`: only the stages the plan claims (a partial
+  // pipeline's plan, CompileOptions::passes). By default a plan must also
+  // carry every stage its content needs (sync-events for streams that
+  // depend on each other), as `npuplan verify` requires.
+  bool partial = false;
 };
 
 struct SimulateOptions {
@@ -176,9 +188,10 @@ class Plan {
   // Writes ToJson() to `path` as the CLI does: atomically, no partial file on
   // failure.
   absl::Status Write(const std::string& path) const;
-  // The independent verifier (`npuplan verify`); errors name the file the plan
-  // was read from, as the CLI's do.
-  absl::Status Verify() const;
+  // The independent verifier (`npuplan verify`, `--partial` with
+  // options.partial); errors name the file the plan was read from, as the
+  // CLI's do.
+  absl::Status Verify(const VerifyOptions& options = {}) const;
   absl::StatusOr<SimulationResult> Simulate(const SimulateOptions& options = {}) const;
   absl::StatusOr<RunResult> Run(const RunOptions& options = {}) const;
 

@@ -3,6 +3,7 @@
 #define NPUPLAN_COMPILER_ALL_PASSES_H_
 
 #include "npuplan/events/device_limit_check.h"
+#include "npuplan/events/event_id_allocation.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"
@@ -17,5 +18,6 @@
 #include "npuplan/stream/assign_attached_stream_pass.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/stream/logical_stream_pass.h"
+#include "npuplan/stream/stream_budget.h"
 
 #endif  // NPUPLAN_COMPILER_ALL_PASSES_H_

@@ -11,7 +11,83 @@
 
 namespace npuplan {
 
+namespace {
+
+absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
+                                 Statistics& stats);
+
+// An id budget (npuplan.maxEventIds / maxNotifyIds) the plan did not fit.
+bool IsIdBudgetError(const absl::Status& s) {
+  if (!absl::IsResourceExhausted(s)) return false;
+  const std::string_view m(s.message().data(), s.message().size());
+  return m.find("npuplan.maxEventIds") != std::string_view::npos ||
+         m.find("npuplan.maxNotifyIds") != std::string_view::npos;
+}
+bool IsStreamBudgetError(const absl::Status& s) {
+  const std::string_view m(s.message().data(), s.message().size());
+  return absl::IsResourceExhausted(s) && m.rfind("[stream-budget]", 0) == 0;
+}
+
+}  // namespace
+
 absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats) {
+  CompileOptions options =
+      CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
+  NPUPLAN_RETURN_IF_ERROR(options.Validate());  // warnings: once, by the compile that returns
+  const bool id_budget =
+      config.passes.empty() && config.dump_after.empty() &&
+      (options.Has("npuplan.maxEventIds") || options.Has("npuplan.maxNotifyIds"));
+  if (!id_budget) return CompileOnce(std::move(model), config, log, stats);
+  // Id budgets (issue 23): when the plan needs more ids than the budget, fewer
+  // streams mean fewer sync edges. Find the most streams (npuplan.maxStreams,
+  // which stream-budget meets by merging) whose plan fits: too few streams
+  // fail in stream-budget, too many in the id budget; bisect between.
+  const Model spare = model;
+  CompileConfig quiet = config;  // the attempts print no warnings
+  quiet.warnings = nullptr;
+  DecisionLog first_log(false);
+  Statistics first_stats;
+  absl::StatusOr<Plan> first = CompileOnce(Model(spare), quiet, first_log, first_stats);
+  if (first.ok() || !IsIdBudgetError(first.status()))
+    return CompileOnce(std::move(model), config, log, stats);
+  int64_t lo = 1, hi = first_stats.Get("stream-budget", "streams_needed") - 1, best = 0,
+          attempts = 1;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    CompileConfig c = quiet;
+    c.option_overrides["npuplan.maxStreams"] = std::to_string(mid);
+    DecisionLog l(false);
+    Statistics st;
+    absl::StatusOr<Plan> p = CompileOnce(Model(spare), c, l, st);
+    ++attempts;
+    if (p.ok()) {
+      best = mid;
+      lo = mid + 1;
+    } else if (IsStreamBudgetError(p.status())) {
+      lo = mid + 1;
+    } else if (IsIdBudgetError(p.status())) {
+      hi = mid - 1;
+    } else {
+      return p.status();
+    }
+  }
+  if (best == 0) {
+    return absl::Status(
+        first.status().code(),
+        StrCat(first.status().message(), "; no stream budget (npuplan.maxStreams) makes it fit (",
+               attempts, " compiles tried)"));
+  }
+  CompileConfig c = config;
+  c.option_overrides["npuplan.maxStreams"] = std::to_string(best);
+  log.Record("compile", "IdBudgetStreams", "", Field("max_streams", best),
+             Field("attempts", attempts));
+  return CompileOnce(std::move(model), c, log, stats);
+}
+
+namespace {
+
+absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
+                                 Statistics& stats) {
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
   NPUPLAN_RETURN_IF_ERROR(options.Validate(config.warnings));
 
@@ -26,7 +102,9 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   plan.model = std::move(model);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
+  const StepTimer input_timer;
   NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+  input_timer.Record(stats, "verify (input graph)");
 
   PassContext ctx{options, log, stats};
   ctx.warnings = config.warnings;
@@ -54,11 +132,15 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
+  const StepTimer final_timer;
   absl::Status verified = VerifyPlan(plan);
+  final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }
   return plan;
 }
+
+}  // namespace
 
 }  // namespace npuplan

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -118,10 +119,11 @@ TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {
             "dependency-pass,"
             "node-stream-update-pass,update-for-parallel-group-pass,all-reduce-parallel-pass,"
             "update-for-skipped-engine-pass,optimize-ineffective-multi-stream-pass),assign-"
-            "attached-stream-pass,"
+            "attached-stream-pass,stream-budget,"
             "memory-planning,task-count-assignment,sync-event-insertion,sync-event-optimization,"
             "event-reuse,"
-            "physical-stream-split,stream-activation,sync-node-generation,device-limit-check");
+            "physical-stream-split,stream-activation,event-id-allocation,sync-node-generation,"
+            "device-limit-check");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto parsed, BuildPipelineFromNames(text, Options()));
   EXPECT_EQ(parsed->Describe(), text);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto single,
@@ -207,6 +209,28 @@ TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
                         "040.assign-by-label-pass.plan.json",
                         "048.logical-stream-assignment.plan.json"}));
   std::filesystem::remove_all(dir);
+}
+
+// --stats: the sub-passes' times are parts of logical-stream-assignment's
+// step (printed indented after it, not added to the total a second time).
+TEST(PassRegistryTest, SubPassTimesArePartsOfTheirPassesStep) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ReadGraphFile(std::string(NPUPLAN_SOURCE_DIR) +
+                                                          "/examples/transformer_block.json"));
+  CompileConfig config;
+  config.read_environment = false;
+  config.verify_each = true;
+  DecisionLog log;
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  std::map<std::string, bool> part;
+  for (const Statistics::StepTime& t : stats.times()) part[t.step] = t.part;
+  ASSERT_TRUE(part.count("assign-by-label-pass"));
+  EXPECT_TRUE(part["assign-by-label-pass"]);
+  EXPECT_TRUE(part["node-stream-update-pass"]);
+  ASSERT_TRUE(part.count("logical-stream-assignment"));
+  EXPECT_FALSE(part["logical-stream-assignment"]);
+  EXPECT_FALSE(part["stream-budget"]);
+  EXPECT_THAT(stats.ToText(), HasSubstr("logical-stream-assignment\ntime"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "npuplan/events/device_limit_check.h"
 
 #include <string>
+#include <tuple>
 
 #include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
@@ -38,10 +39,31 @@ absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
         "ge.streamMaxParallelNum, or a larger npuplan.device.maxTasksPerStream (fewer splits)"));
   }
   if (plan.events.event_count > max_events) {
-    return absl::ResourceExhaustedError(StrCat(
-        "[", name(), "] the plan uses event ids 0..", plan.events.event_count - 1, " but the device has ", max_events,
-        " events (npuplan.device.maxEvents, at most ", kMaxDeviceEvents,
-        "); use fewer streams, ge.event=notify, or npuplan.eventOptimization=exact"));
+    return absl::ResourceExhaustedError(
+        StrCat("[", name(), "] the plan uses event ids 0..", plan.events.event_count - 1,
+               " but the device has ", max_events, " events (npuplan.device.maxEvents, at most ",
+               kMaxDeviceEvents,
+               "); use npuplan.eventIdReuse=min, fewer streams, ge.event=notify, or "
+               "npuplan.eventOptimization=exact"));
+  }
+  // Budgets, when set (issue 23): what the compile promised to fit into.
+  for (const auto& [key, device_key, used, what] :
+       {std::tuple<const char*, const char*, int64_t, const char*>{
+            "npuplan.maxStreams", "npuplan.device.maxStreams", streams, "device streams"},
+        {"npuplan.maxEventIds", "npuplan.device.maxEvents", plan.events.event_count, "event ids"},
+        {"npuplan.maxNotifyIds", "npuplan.device.maxNotifies", plan.events.notify_count,
+         "notify ids"}}) {
+    if (!ctx.options.Has(key)) continue;
+    const int64_t budget = BudgetOption(ctx.options, key, device_key);
+    if (used > budget) {
+      return absl::ResourceExhaustedError(
+          StrCat("[", name(), "] the plan uses ", used, " ", what, " but the budget is ", budget,
+                 " (", key, ")",
+                 std::string_view(key) == "npuplan.maxStreams"
+                     ? "; stream-budget's estimate fell short of the physical split: "
+                       "lower npuplan.maxStreams or raise npuplan.device.maxTasksPerStream"
+                     : ""));
+    }
   }
   if (plan.events.notify_count > max_notifies) {
     return absl::ResourceExhaustedError(StrCat(

@@ -11,6 +11,9 @@
 //             GE kMaxNotifyNum; event-reuse also rejects more than 1024)
 // The options may only lower the limits (a smaller device, or a test); the
 // error names the count, the limit, the option and what to change.
+// Budgets (issue 23): npuplan.maxStreams / maxEventIds / maxNotifyIds, when
+// set, are checked the same way (stream-budget and event-id-allocation fit
+// the plan into them; this is the final check, in every id mode).
 // As the stage's last pass it also returns the huge-page blocks the passes
 // kept cached for each other (support/big_vector.h) to the system, so later
 // stages do not run with them held.

@@ -42,17 +42,21 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   // A Case with branches owns subgraphs: look at the subgraphs' parents, not
   // at every node (a branch-less Case reuses nothing, and numbering the rest
   // from 0 leaves RenumberGeOrder's continuous ids as they are).
-  const bool any_batch_case = std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
-    if (!g.parent_node.valid()) return false;
-    const Node& n = m.node(g.parent_node);
-    return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
-  });
+  // npuplan.eventIdReuse=none: one id per sync edge, so no multi-gear or
+  // multiplexed sharing (event-id-allocation keeps these ids).
+  const bool share = EventIdReuseMode(ctx.options) != "none";
+  const bool any_batch_case =
+      share && std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
+        if (!g.parent_node.valid()) return false;
+        const Node& n = m.node(g.parent_node);
+        return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
+      });
   int64_t threshold = 65500;
   if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
   // Nodes with `_event_multiplexing` items (read in step 3), looked for only
   // when the table could have more event ids than the threshold.
   std::vector<NodeId> multiplexing;
-  if (static_cast<int64_t>(plan.events.events.size()) > threshold) {
+  if (share && static_cast<int64_t>(plan.events.events.size()) > threshold) {
     for (size_t i = 0; i < m.num_nodes(); ++i) {
       // One line per ~250-byte Node: prefetch ahead (the stride defeats the hardware prefetcher).
       if (i + events::kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + events::kNodePrefetch].attrs);

@@ -11,6 +11,8 @@
 //      npuplan.eventReuseThreshold (GE kEventReuseThreshold = 65500); ids are
 //      compacted again.
 //   4. More than 1024 notifies is an error (GE kMaxNotifyNum).
+// With npuplan.eventIdReuse=none steps 2 and 3 are skipped (one id per sync
+// edge); with min, event-id-allocation replaces the ids after the split.
 //
 // Requires: sync-events. Provides: sync-events.
 // Decision keywords: EventIdsReused case= branch= events= base=

@@ -37,8 +37,13 @@ inline Node Op(std::string name, int64_t stream, NodeId input = {}) {
 inline Plan PlanFromModel(Model model) {
   Plan plan;
   plan.model = std::move(model);
-  plan.streams.logical = npuplan::testing::ApplyTestStreams(plan.model).max_main + 1;
+  const npuplan::testing::TestStreamIds ids = npuplan::testing::ApplyTestStreams(plan.model);
+  plan.streams.logical = ids.max_main + 1;
   plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  // Attached ids follow the main ones, as assign-attached-stream-pass numbers them.
+  for (int64_t a = ids.max_main + 1; a <= ids.max_any; ++a) plan.streams.attached.push_back(a);
+  if (!plan.streams.attached.empty())
+    plan.established = plan.established | IrProperty::kAttachedStreams;
   plan.EnsureNodeVectors();
   return plan;
 }

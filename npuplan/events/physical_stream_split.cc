@@ -6,6 +6,8 @@
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/task_model.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -30,6 +32,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   const bool single = ctx.options.GetBool("ge.enableSingleStream");
   const bool notify = ctx.options.Get("ge.event") == "notify";
   events::SyncView view(plan, /*physical=*/false);
+  const events::Enclosure encloses(m);
   const int64_t streams = view.num_streams();
   StreamResult& sr = plan.streams;
   sr.split_to_logical.clear();
@@ -43,13 +46,32 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
     count[s] = AttachedNodeTasks(m.node(view.node_of(static_cast<int32_t>(s))));
   }
   events::SendSlots send_slot(m, view);  // a subgraph owner's Send runs after its subgraphs
+  // Task counts come from attributes: every sum is checked and kept below
+  // int64's end by the reserve (so `tasks + reserve > limit` cannot overflow;
+  // a limit may be as large as int64).
+  auto overflow = [&](int32_t slot, std::string_view what) {
+    return absl::InvalidArgumentError(StrCat("[", name(), "] node '", m.node(view.node_of(slot)).name, "': ", what,
+                                             " overflows int64 (task counts from _node_sqe_num / _hccl_task_num / "
+                                             "_hccl_attached_task_num are too large)"));
+  };
+  auto add = [&](int64_t& to, int64_t v, int32_t slot, std::string_view what) -> absl::Status {
+    std::optional<int64_t> sum = CheckedAdd(to, v);
+    if (!sum || *sum > INT64_MAX - events::kReservedTasks) return overflow(slot, what);
+    to = *sum;
+    return absl::OkStatus();
+  };
   for (const SyncEvent& e : plan.events.events) {
-    count[send_slot.ForEvent(e)] += events::kSendTasks;
-    count[view.slot(e.recv, e.recv_attached)] += events::kRecvTasks;
+    const int32_t send = send_slot.ForEvent(e), recv = view.slot(e.recv, e.recv_attached);
+    NPUPLAN_RETURN_IF_ERROR(add(count[send], events::kSendTasks, send, "its task count with the event's Send"));
+    NPUPLAN_RETURN_IF_ERROR(add(count[recv], events::kRecvTasks, recv, "its task count with the event's Recv"));
   }
   std::vector<int64_t> total(streams, 0);
   for (size_t s = 0; s < view.num_slots(); ++s) {
-    if (view.stream(static_cast<int32_t>(s)) >= 0) total[view.stream(static_cast<int32_t>(s))] += count[s];
+    const int32_t slot = static_cast<int32_t>(s);
+    if (view.stream(slot) >= 0) {
+      NPUPLAN_RETURN_IF_ERROR(add(total[view.stream(slot)], count[s], slot,
+                                  StrCat("the task count of stream ", view.stream(slot))));
+    }
   }
   // Huge stream: single-stream mode that would overflow a normal stream.
   std::vector<int64_t> stream_limit(streams, limit);
@@ -66,11 +88,14 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
     int64_t c = 0;
     for (int64_t t : list) {
       if (t < 0 || t >= streams) continue;
-      int64_t lim = std::max<int64_t>(stream_limit[t], 1);
-      c += std::max<int64_t>(1, (total[t] + lim - 1) / lim);
+      const int64_t lim = std::max<int64_t>(stream_limit[t], 1);
+      const int64_t pieces = total[t] > 0 ? 1 + (total[t] - 1) / lim : 1;  // ceil(total / lim), at least 1
+      NPUPLAN_RETURN_IF_ERROR(add(c, pieces, a, "its activation tasks"));
     }
     if (c == 0) continue;
-    count[a] += c - plan.tasks[a];
+    int64_t own = count[a] - plan.tasks[a];  // the node's event tasks
+    NPUPLAN_RETURN_IF_ERROR(add(own, c, a, "its task count with the activation tasks"));
+    count[a] = own;
     plan.tasks[a] = c;
   }
 
@@ -91,7 +116,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
       const Node& n = m.node(view.node_of(slot));
       const bool first = current[t] < 0;
       if (first) current[t] = t;
-      tasks[t] += count[slot];
+      NPUPLAN_RETURN_IF_ERROR(add(tasks[t], count[slot], slot, StrCat("the task count of stream ", t)));
       if (!first && tasks[t] + events::kReservedTasks > stream_limit[t] && events::MayOpenStream(n)) {
         // Nodes of this node's continuous-label run move along (unless that is the whole segment).
         std::vector<int32_t> moved;
@@ -105,7 +130,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
         }
         const int32_t open = moved.empty() ? slot : moved.front();
         const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
-        if (events::Encloses(m, view.node_of(pre), view.node_of(open))) {  // the event would run backwards
+        if (encloses(view.node_of(pre), view.node_of(open))) {  // the event would run backwards
           phys[slot] = current[t];
           segment[t].push_back(slot);
           continue;
@@ -115,7 +140,7 @@ absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
         tasks[t] = count[slot];
         for (int32_t mv : moved) {
           phys[mv] = id;
-          tasks[t] += count[mv];
+          NPUPLAN_RETURN_IF_ERROR(add(tasks[t], count[mv], mv, StrCat("the task count of stream ", id)));
         }
         segment[t].clear();
         segment[t].insert(segment[t].end(), moved.begin(), moved.end());

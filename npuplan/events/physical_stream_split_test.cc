@@ -299,5 +299,58 @@ TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
   EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
+// Issue #19: task counts are input values (`_node_sqe_num`); their sums on a
+// stream are checked. Two nodes of 2^62 tasks on one stream used to wrap to a
+// negative count that never reached the limit.
+TEST(PhysicalStreamSplitTest, RejectsTaskCountsThatOverflowAStream) {
+  Plan plan = Chain(2, int64_t{1} << 62);
+  const absl::Status s = Compile(plan);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'n1'"));
+  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("the task count of stream 0 overflows int64"));
+}
+
+TEST(PhysicalStreamSplitTest, LargeTaskCountsOnSeparateStreamsCompile) {
+  Plan plan = Chain(2, int64_t{1} << 62, /*streams=*/2);
+  ASSERT_THAT(Compile(plan), IsOk());
+  EXPECT_THAT(VerifyPlan(plan), IsOk());
+}
+
+// The verifier forms the same sums from the plan's `tasks`: a plan claiming
+// 2^62 tasks per node must not verify by wrapping around.
+TEST(PhysicalStreamSplitTest, VerifierRejectsTaskCountsThatOverflow) {
+  Plan plan = Chain(3, 1);
+  ASSERT_THAT(Compile(plan), IsOk());
+  ASSERT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  // The first two nodes: their sum wraps to -2^63, which never exceeds the limit.
+  for (int i : {0, 1}) plan.tasks[plan.model.FindNode(StrCat("n", i)).index()] = int64_t{1} << 62;
+  EXPECT_THAT(events::VerifyPhysicalStreams(plan),
+              StatusIs(absl::StatusCode::kInternal, "the task count up to node 'n1' (4611686018427387904 tasks) "
+                                                    "overflows int64"));
+}
+
+// A node's own count plus its event's Send task is the first sum the split
+// forms: a count of 2^63 - 1 on a node that records an event must fail there,
+// naming the node, not wrap.
+TEST(PhysicalStreamSplitTest, RejectsATaskCountThatOverflowsWithItsEventTasks) {
+  Plan plan = Chain(2, INT64_MAX, /*streams=*/2);
+  const absl::Status s = Compile(plan);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'n0'"));
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("its task count with the event's Send overflows int64"));
+}
+
+// The verifier adds each node's event tasks (its Send) to its count: a count
+// that fits alone but not with its Send and the reserve is an overflow too.
+TEST(PhysicalStreamSplitTest, VerifierRejectsATaskCountThatOverflowsWithItsEventTasks) {
+  Plan plan = Chain(2, 1, /*streams=*/2);
+  ASSERT_THAT(Compile(plan), IsOk());
+  ASSERT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  ASSERT_FALSE(plan.events.events.empty());
+  plan.tasks[plan.model.FindNode("n0").index()] = INT64_MAX - events::kReservedTasks;
+  EXPECT_THAT(
+      events::VerifyPhysicalStreams(plan),
+      StatusIs(absl::StatusCode::kInternal, "physical stream 0: the task count up to node 'n0'"));
+}
+
 }  // namespace
 }  // namespace npuplan

@@ -63,6 +63,15 @@ TEST(StreamActivationTest, ActivationImpliesTheEventInBothModes) {
   }
 }
 
+// Issue #19: the activation count is ceil(stream tasks / limit); a limit of
+// 2^63-1 (the option has no upper bound) made `tasks + limit - 1` overflow.
+TEST(StreamActivationTest, ALimitAsLargeAsInt64CountsOneActivation) {
+  Plan plan = ParsePlan(kActivated);
+  ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.device.maxTasksPerStream", "9223372036854775807"}}), IsOk());
+  EXPECT_EQ(plan.tasks[plan.model.FindNode("act").index()], 1);
+  EXPECT_EQ(ActiveList(plan, "act"), std::vector<int64_t>{1});
+}
+
 TEST(StreamActivationTest, ActivationListsGainSplitStreams) {
   Model m;
   m.set_name("g");

@@ -36,9 +36,14 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
     return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
   });
   std::vector<std::vector<NodeId>> before(original), after(original);
+  // The first free "<base>_Reuse_<k>" (k from 1); a shared device id gives
+  // many Send/Recv nodes one base, so each base remembers where it stopped
+  // (every name below it is taken: the same names as a search from 1).
+  std::map<std::string, int> next_reuse;
   auto unique_name = [&](std::string base) {
     if (!m.FindNode(base).valid()) return base;
-    for (int k = 1;; ++k) {
+    int& k = next_reuse.try_emplace(base, 1).first->second;
+    for (;; ++k) {
       std::string n = StrCat(base, "_Reuse_", k);
       if (!m.FindNode(n).valid()) return n;
     }

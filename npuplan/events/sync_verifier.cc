@@ -12,6 +12,8 @@
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/task_model.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -431,6 +433,22 @@ absl::Status VerifyEventIds(const Plan& plan) {
   if (Has(plan.established, IrProperty::kPhysicalStreams) && notifies > kMaxNotifies) {
     return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
   }
+  // What event-id-allocation recorded must be what the table holds.
+  for (const auto& [key, count] :
+       {std::pair<const char*, int64_t>{"device_event_ids", events},
+        std::pair<const char*, int64_t>{"device_notify_ids", notifies}}) {
+    auto it = plan.events.counts.find(key);
+    if (it == plan.events.counts.end()) continue;
+    if (it->second != count) {
+      return Fail("event-ids", StrCat("event_counts.", key, " is ", it->second,
+                                      " but the table uses ", count, " ids"));
+    }
+    auto lb = plan.events.counts.find(StrCat(key, "_lower_bound"));
+    if (lb != plan.events.counts.end() && (lb->second < 0 || lb->second > count)) {
+      return Fail("event-ids", StrCat("event_counts.", key, "_lower_bound is ", lb->second,
+                                      " but the table uses ", count, " ids"));
+    }
+  }
   for (const SyncEvent& e : plan.events.events) {
     if (e.kind != SyncKind::kEvent && e.kind != SyncKind::kNotify) {
       return Fail("event-ids", StrCat("event ", e.id, " has unknown kind ", static_cast<int>(e.kind)));
@@ -490,7 +508,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       for (int32_t a = -1; a < view.num_attached(owner); ++a) {
         const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
         if (view.stream(slot) != p) continue;
-        extra[slot] += plan.tasks[sync];
+        extra[slot] = CheckedAdd(extra[slot], plan.tasks[sync]).value_or(INT64_MAX);  // saturated: reported below
         folded[sync] = true;
         return;
       }
@@ -522,19 +540,22 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
       if (e.reason == SyncReason::kSplit) continue;  // opened after counting, covered by the reserve (as in GE)
-      extra[send_slot.ForEvent(e)] += kSendTasks;
-      extra[view.slot(e.recv, e.recv_attached)] += kRecvTasks;
+      int64_t& send = extra[send_slot.ForEvent(e)];
+      int64_t& recv = extra[view.slot(e.recv, e.recv_attached)];
+      send = CheckedAdd(send, kSendTasks).value_or(INT64_MAX);  // saturated: reported below
+      recv = CheckedAdd(recv, kRecvTasks).value_or(INT64_MAX);
     }
   }
   // A node whose previous node on its stream owns its graph may not open a
-  // stream (events::Encloses); its Send/Recv nodes go with it.
+  // stream (events::Enclosure); its Send/Recv nodes go with it.
   std::vector<bool> enclosed(m.num_nodes(), false);
+  const Enclosure encloses(m);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     NodeId prev_real;
     for (int32_t slot : view.stream_slots(s)) {
       NodeId n = view.node_of(slot);
       if (IsSyncNode(m.node(n))) continue;
-      if (prev_real.valid() && Encloses(m, prev_real, n)) enclosed[n.index()] = true;
+      if (prev_real.valid() && encloses(prev_real, n)) enclosed[n.index()] = true;
       prev_real = n;
     }
   }
@@ -562,7 +583,16 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       const Node& n = m.node(view.node_of(slot));
       int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedNodeTasks(n);
       const bool first = counted++ == 0;
-      running = (first ? 0 : running) + t + extra[slot];
+      // Task counts are input values: a sum that overflows (two 2^62 counts)
+      // must not wrap into a small count that passes the limit.
+      std::optional<int64_t> sum = CheckedAdd(first ? 0 : running, t);
+      if (sum) sum = CheckedAdd(*sum, extra[slot]);
+      if (sum) sum = CheckedAdd(*sum, kReservedTasks);
+      if (!sum || extra[slot] == INT64_MAX) {
+        return Fail("physical-streams", StrCat("physical stream ", s, ": the task count up to node '", n.name,
+                                               "' (", t, " tasks) overflows int64"));
+      }
+      running = *sum - kReservedTasks;
       if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
           !HasAttr(n.attrs, "_continuous_stream_label") && !enclosed[view.node_of(slot).index()]) {
         return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
@@ -600,6 +630,8 @@ absl::Status VerifySyncNodes(const Plan& plan) {
   // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
   using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
   std::map<Key, int64_t> sends, recvs;
+  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
+  std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
   int64_t send_nodes = 0, recv_nodes = 0;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
@@ -615,7 +647,9 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       if (n.control_inputs.size() != 1) {
         return Fail("sync-nodes", StrCat("Send node '", n.name, "' must have exactly one control input (its sender)"));
       }
-      ++sends[Key{n.control_inputs[0].value, kind, *id, stream}];
+      const Key key{n.control_inputs[0].value, kind, *id, stream};
+      ++sends[key];
+      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
     } else {
       ++recv_nodes;
     }
@@ -626,7 +660,10 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       if (r.type != "Recv" && r.type != "RecvNotify") continue;
       SyncKind kind = r.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
       auto id = GetIntAttr(r.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
-      ++recvs[Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}];
+      const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
+      ++recvs[key];
+      recv_named.emplace(key, c);
+      awaited[c.index()] = true;
     }
   }
   // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
@@ -661,10 +698,6 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       }
     }
   }
-  if (send_nodes != recv_nodes || send_nodes != node_events) {
-    return Fail("sync-nodes", StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
-                                     " Recv nodes but the plan lists ", node_events, " events that need them"));
-  }
   SendSlots send_slot(m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
@@ -678,6 +711,33 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
                                        "' has no Recv node on its stream before the receiver"));
     }
+  }
+  // Send/Recv nodes no event accounts for (written by hand into the graph, or
+  // left by a pass): named, with what they claim.
+  for (const auto* table : {&sends, &recvs}) {
+    const bool send = table == &sends;
+    for (const auto& [key, left] : *table) {
+      if (left <= 0) continue;
+      const Node& n = m.node((send ? send_named : recv_named).at(key));
+      const Node& peer = m.node(NodeId(std::get<0>(key)));
+      return Fail("sync-nodes", StrCat(send ? "Send" : "Recv", " node '", EchoName(n.name), "' (",
+                                       SyncKindName(std::get<1>(key)), "_id ", std::get<2>(key),
+                                       ", ", send ? "after" : "before", " '", EchoName(peer.name),
+                                       "' on stream ", std::get<3>(key), ") matches no ",
+                                       SyncKindName(std::get<1>(key)), " of the plan"));
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i]) {
+      return Fail("sync-nodes",
+                  StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
+    }
+  }
+  if (send_nodes != recv_nodes || send_nodes != node_events) {
+    return Fail("sync-nodes",
+                StrCat("the graph has ", send_nodes, " Send and ", recv_nodes,
+                       " Recv nodes but the plan lists ", node_events, " events that need them"));
   }
   return absl::OkStatus();
 }
@@ -712,6 +772,7 @@ bool RegisterEventStageChecks() {
     };
     RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
     RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
+    RegisterStageCheck(IrProperty::kSyncEvents, "event-id-reuse", with_plan(VerifyEventIdReuse));
     RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
     RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
     RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));

@@ -16,6 +16,8 @@
 //                       that maps back to its logical one; task limits hold
 //   active-streams    → [active-streams] lists name existing streams; no node
 //                       activates its own stream
+//                       [event-id-reuse] every id several edges share is
+//                       shared safely (id_reuse_verifier.cc)
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
 //                       (id attr, control edge, stream) and nothing else does;
 //                       [dynamic-senders] every dynamic-path event's listed
@@ -37,6 +39,8 @@ absl::Status VerifyEventIds(const Plan& plan);
 absl::Status VerifyPhysicalStreams(const Plan& plan);
 absl::Status VerifyActiveStreams(const Plan& plan);
 absl::Status VerifySyncNodes(const Plan& plan);
+// Shared device ids are safe (issue 23; id_reuse_verifier.cc).
+absl::Status VerifyEventIdReuse(const Plan& plan);
 absl::Status VerifyDynamicSenders(const Plan& plan);
 
 }  // namespace npuplan::events

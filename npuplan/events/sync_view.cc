@@ -207,13 +207,24 @@ ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
   return ComputeActivation(model, with_attrs, split_to_logical);
 }
 
-bool Encloses(const Model& model, NodeId owner, NodeId n) {
-  GraphId g = model.node(n).graph;
-  for (size_t depth = 0; depth < model.num_graphs(); ++depth) {  // bounded: ownership cycles are rejected elsewhere
-    const Graph& graph = model.graph(g);
-    if (!graph.parent_node.valid()) return false;
-    if (graph.parent_node == owner) return true;
-    g = model.node(graph.parent_node).graph;
+Enclosure::Enclosure(const Model& model) : model_(model), first_(model.num_graphs(), -1), last_(model.num_graphs(), -1) {
+  const std::vector<GraphId> order = model.GraphsPreOrder();
+  for (size_t i = 0; i < order.size(); ++i) first_[order[i].index()] = last_[order[i].index()] = static_cast<int32_t>(i);
+  // A graph's descendants follow it in pre-order: its last one is the
+  // largest index met when each graph hands its own up to its parent.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Graph& g = model.graph(*it);
+    if (!g.parent_graph.valid()) continue;
+    int32_t& up = last_[g.parent_graph.index()];
+    up = std::max(up, last_[it->index()]);
+  }
+}
+
+bool Enclosure::operator()(NodeId owner, NodeId n) const {
+  const int32_t at = first_[model_.node(n).graph.index()];
+  if (at < 0) return false;
+  for (GraphId sg : model_.node(owner).subgraphs) {
+    if (first_[sg.index()] >= 0 && first_[sg.index()] <= at && at <= last_[sg.index()]) return true;
   }
   return false;
 }
@@ -253,12 +264,8 @@ bool MayOpenStream(const Node& node) {
 
 std::vector<bool> DynamicPathGraphs(const Plan& plan) {
   const Model& m = plan.model;
-  std::vector<bool> out(m.num_graphs(), false);
-  if (plan.streams.mode.rfind("dynamic", 0) != 0) return out;
-  for (size_t g = 0; g < m.num_graphs(); ++g) {
-    out[g] = stream::IsUnknownShapeGraph(plan, GraphId(static_cast<int32_t>(g)));
-  }
-  return out;
+  if (plan.streams.mode.rfind("dynamic", 0) != 0) return std::vector<bool>(m.num_graphs(), false);
+  return stream::UnknownShapeGraphs(plan);
 }
 
 bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e) {

@@ -195,7 +195,18 @@ bool MayOpenStream(const Node& node);
 // backwards (a deadlock when the owner's stream waits inside the subgraph).
 // GE never meets this case: its lowered subgraphs start with a LabelSet on the
 // parent's stream, which may not open a stream either.
-bool Encloses(const Model& model, NodeId owner, NodeId n);
+// Answered in O(subgraphs of owner) from the pre-order intervals of the
+// graph tree, computed once per model (a walk up from n per question is
+// quadratic on deeply nested graphs).
+class Enclosure {
+ public:
+  explicit Enclosure(const Model& model);
+  bool operator()(NodeId owner, NodeId n) const;
+
+ private:
+  const Model& model_;
+  std::vector<int32_t> first_, last_;  // per graph: pre-order index of itself and of its last descendant
+};
 
 
 // GE's dynamic-shape path (ge-reference §3, "Events"): in a plan whose

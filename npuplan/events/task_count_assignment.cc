@@ -3,6 +3,7 @@
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/plan/task_model.h"
+#include "npuplan/support/checked_math.h"
 
 namespace npuplan {
 
@@ -29,7 +30,7 @@ absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
     }
     changed |= plan.tasks[i] != t;
     plan.tasks[i] = t;
-    total += t;
+    total = CheckedAdd(total, t).value_or(INT64_MAX);  // a statistic: saturates (the split checks per stream)
   }
   ctx.stats.Set(name(), "tasks_total", total);
   return changed;

@@ -47,16 +47,44 @@ TEST(TaskCountAssignmentTest, CountsByEngineAndHonoursOverrides) {
 // attribute, for each of the three task-count attributes.
 TEST(TaskCountAssignmentTest, NegativeTaskCountAttributeIsAnErrorNamingTheNode) {
   for (const char* attr : {"_node_sqe_num", "_hccl_task_num", "_hccl_attached_task_num"}) {
-    auto m = ParseVerifiedGraph(StrCat(R"json({"nodes": [
+    // The graph reader refuses the value itself, so it is set in code here.
+    auto m = ParseVerifiedGraph(R"json({"nodes": [
       {"name": "d", "type": "Data", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
-      {"name": "ar", "type": "HcomAllReduce", "inputs": ["d:0"], "attrs": {"_test_stream": 0, ")json", attr,
-                                       R"json(": -3}, "outputs": [{"shape": [1]}]}]})json"));
+      {"name": "ar", "type": "HcomAllReduce", "inputs": ["d:0"], "attrs": {"_test_stream": 0},
+       "outputs": [{"shape": [1]}]}]})json");
     ASSERT_THAT(m, IsOk()) << attr;
+    m->node(m->FindNode("ar")).attrs[attr] = int64_t{-3};
     Plan plan = PlanFromModel(std::move(m).value());
     const absl::Status status = RunPasses(plan, Passes<TaskCountAssignment>());
     EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument, "node 'ar'")) << attr;
     EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr(attr));
   }
+}
+
+// Issue #19: a Recv adds its reset task to `_node_sqe_num`; INT64_MAX + 1
+// is refused, naming the node, instead of wrapping to a negative count.
+TEST(TaskCountAssignmentTest, ATaskCountThatOverflowsWithTheResetIsAnError) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "r", "type": "Recv", "attrs": {"_test_stream": 0, "_node_sqe_num": 9223372036854775807}}]})json");
+  ASSERT_THAT(m, IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  EXPECT_THAT(RunPasses(plan, Passes<TaskCountAssignment>()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'r': attribute _node_sqe_num is 9223372036854775807; "
+                                                           "with the Recv's reset task the count overflows int64"));
+}
+
+// The statistic `tasks_total` sums every node's count: it saturates instead
+// of wrapping (two nodes of 2^62 tasks on two streams are a valid input; the
+// split checks the per-stream sums).
+TEST(TaskCountAssignmentTest, TasksTotalSaturates) {
+  auto m = ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 4611686018427387904}},
+    {"name": "b", "type": "Add", "attrs": {"_test_stream": 1, "_node_sqe_num": 4611686018427387904}}]})json");
+  ASSERT_THAT(m, IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment>(), {}, &r), IsOk());
+  EXPECT_EQ(r.stats.Get("task-count-assignment", "tasks_total"), INT64_MAX);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "npuplan/sim/plan_program.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::exec {
@@ -98,11 +99,13 @@ std::vector<NodeId> DependencyChecker::Unfinished() const {
 std::string DependencyChecker::Describe(const Violation& v) const {
   const Model& m = plan_.model;
   auto task = [&](NodeId n, int32_t attached) {
-    if (attached < 0) return StrCat("'", m.node(n).name, "' (stream ", sim::MainStreamOf(plan_, n), ")");
-    return StrCat("'", m.node(n).name, "' (attached ", attached, ", stream ", sim::AttachedStreamOf(plan_, n, attached),
-                  ")");
+    if (attached < 0)
+      return StrCat("'", EchoName(m.node(n).name), "' (stream ", sim::MainStreamOf(plan_, n), ")");
+    return StrCat("'", EchoName(m.node(n).name), "' (attached ", attached, ", stream ",
+                  sim::AttachedStreamOf(plan_, n, attached), ")");
   };
-  std::string via = v.via != v.producer ? StrCat(" via '", m.node(v.via).name, "'") : std::string();
+  std::string via =
+      v.via != v.producer ? StrCat(" via '", EchoName(m.node(v.via).name), "'") : std::string();
   const bool loops = cf_ != nullptr && cf_->iterations() > 1;
   const std::string runs = loops ? StrCat("; consumer run ", v.consumer_run, ", producer runs finished ",
                                           v.producer_runs_done, " of ", v.producer_runs_needed, " needed")

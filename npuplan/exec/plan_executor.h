@@ -1,7 +1,13 @@
 // PlanExecutor (SPEC R3): runs a plan on a runtime::Device — one device
 // stream per plan stream, one device event per plan event id, one device
 // notify per notify id — and checks every task's start against its producers
-// with a DependencyChecker.
+// with a DependencyChecker. A plan event id is one device object
+// (runtime::kEventWaitReset, as on Ascend where a Recv is wait + reset), so
+// sync edges that share an id wrongly are caught at run time: a second record
+// while the first is pending, or a pending wait that could consume another
+// edge's record (ExecResult::event_misuses). Edges in different branches of
+// one If / Case may share an id (only one branch runs); each branch's edges
+// get their own object, a safeguard from when this back end ran every branch.
 //
 // What each stream runs is npuplan/sim/plan_program.h's PlanProgram (the same
 // queues the simulator times): in the whole-graph execution order, for each
@@ -31,6 +37,7 @@
 #define NPUPLAN_EXEC_PLAN_EXECUTOR_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +50,10 @@
 #include "npuplan/sim/plan_program.h"
 
 namespace npuplan::exec {
+
+// The longest a task, a jitter draw or a stream's start may sleep: 10 s.
+// Options and costs beyond it are rejected (a 2^63 µs sleep never ends).
+inline constexpr int64_t kMaxSleepUs = 10'000'000;
 
 struct ExecOptions {
   double time_scale = 0.0;     // µs slept per µs of modelled cost (0 = tasks are no-ops)
@@ -65,7 +76,10 @@ struct ExecResult {
   size_t tasks = 0;    // tasks run (main and attached)
   size_t streams = 0;  // device streams used
   std::vector<Violation> violations;
-  std::vector<std::string> messages;  // Describe() of each violation
+  std::vector<std::string> messages;  // Describe() of each violation, then each event misuse
+  // Misuses of a device event id shared by several sync edges (one device
+  // object per id, runtime::kEventWaitReset), described, in report order.
+  std::vector<std::string> event_misuses;
   double wall_ms = 0;  // from opening the gate to the end of Synchronize
 };
 
@@ -84,11 +98,20 @@ class PlanExecutor {
 
  private:
   PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgram program);
+  void BuildEventObjects();
+  int32_t ObjectOf(const sim::ProgramItem& item) const;
+  std::string DescribeMisuse(const runtime::EventMisuse& m, size_t object,
+                             const std::map<uint64_t, size_t>& stream_of) const;
   const Plan& plan_;
   const ExecOptions options_;
   const sim::PlanProgram program_;
   std::vector<double> cost_;
   DependencyChecker checker_;
+  // Device event objects (BuildEventObjects): the program sync of each, the
+  // object of each plan event (-1: its sync's first), of each sync, and each
+  // object's records in enqueue order (plan event indices).
+  std::vector<int32_t> object_sync_, object_of_edge_, object_of_sync_;
+  std::vector<std::vector<int64_t>> records_of_object_;
 };
 
 }  // namespace npuplan::exec

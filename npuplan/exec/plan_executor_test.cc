@@ -80,6 +80,61 @@ TEST(PlanExecutorTest, RunsNotifyPlanWithoutViolations) {
 }
 
 // Every event of the plan, deleted in turn, is caught within a bounded number of runs.
+// Issue 23: a device event id is one object. s0 records e1 (a->b) and then
+// e2 (c->d) on the same id 0 before s1 — held back by x (c2->z, recorded
+// after both) — has waited for e1: the second record finds the first pending.
+constexpr char kWrongReuse[] = R"json({"name": "reuse", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["a"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c2", "type": "Relu", "inputs": ["c"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "z", "type": "Relu", "inputs": ["c2"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Add", "inputs": ["a", "z"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Add", "inputs": ["c", "b"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]}
+]})json";
+
+TEST(PlanExecutorTest, ReportsASecondRecordOfASharedIdBeforeTheFirstWasWaitedFor) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kWrongReuse));
+  AddEvent(plan, "a", "b", 0);
+  AddEvent(plan, "c", "d", 0);  // wrong: shares a->b's id while a->b is pending
+  AddEvent(plan, "c2", "z", 1);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan));
+  runtime::CpuDevice device;
+  for (int run = 0; run < 3; ++run) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, exec->Run(device, run));
+    ASSERT_FALSE(r.event_misuses.empty()) << "run " << run;
+    EXPECT_THAT(r.event_misuses,
+                ::testing::Contains(HasSubstr(
+                    "event id 0: 'c' -> 'd' recorded it on stream 0 while the record of 'a' -> 'b' "
+                    "was still pending")));
+    EXPECT_THAT(r.messages, ::testing::Contains(HasSubstr("'c' -> 'd' recorded it")));
+  }
+  // Each edge with its own id: nothing to report.
+  plan.events.events[1].id = 2;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto fixed, PlanExecutor::Create(plan));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult ok, fixed->Run(device, 0));
+  EXPECT_TRUE(ok.event_misuses.empty()) << ok.event_misuses.front();
+}
+
+// A valid reuse (ping-pong: b waits for a->b before b->c is recorded, and d's
+// stream passes b before d waits for c->d) never reports, whatever the timing.
+constexpr char kPingPong[] = R"json({"name": "pingpong", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["b"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "d", "type": "Relu", "inputs": ["c"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]}
+]})json";
+
+TEST(PlanExecutorTest, AValidlySharedIdRunsWithoutMisuse) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kPingPong));
+  AddEvent(plan, "a", "b", 0);
+  AddEvent(plan, "b", "c", 1);
+  AddEvent(plan, "c", "d", 0);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      ExecResult r, RunWithJitter(plan, 30, 11, /*time_scale=*/0, /*jitter_max_us=*/100));
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_TRUE(r.event_misuses.empty()) << r.event_misuses.front();
+}
+
 TEST(PlanExecutorTest, CatchesEveryDroppedEvent) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan valid, ForkJoin());
   for (size_t drop = 0; drop < valid.events.events.size(); ++drop) {
@@ -289,6 +344,46 @@ TEST(PlanExecutorTest, RunsAndChecksOnlyTheBranchThatRuns) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*else_exec, device, 20));
   EXPECT_THAT(first, HasSubstr("started before its producer"));
   EXPECT_THAT(first, HasSubstr("'e1'"));
+}
+
+// The dynamic path (docs/auto-streams.md item 6): x (s1) → If p (s0) → c (s1),
+// both branches on s0 as GE forces subgraph owners' Data/NetOutput. The event
+// table names the owner p as the sender of p → c (its `_send_event_ids`), and
+// GE's executor records it once p's subgraph is done, whichever branch ran.
+constexpr char kDynamicIfGraph[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 10, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"],
+   "attrs": {"_test_stream": 0, "_recv_event_ids": [0], "_send_event_ids": [1]}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 40, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 30, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+
+TEST(PlanExecutorTest, DynamicPathOwnerRecordsAfterWhicheverBranchRan) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDynamicIfGraph));
+  plan.streams.mode = "dynamic-multi";
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "p", "c", 1);
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  runtime::CpuDevice device;
+  for (int32_t branch : {0, 1}) {
+    o.control_flow.branch = branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+    // Nothing is skipped: c waits for the record after the branch that ran.
+    EXPECT_TRUE(exec->program().skipped.empty()) << "branch " << branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 10));
+    EXPECT_EQ(first, "") << "branch " << branch;
+  }
 }
 
 // x → While w {body: b_in → b1 (s1) → b2 (s0) → b_out} → y, event b1 → b2.

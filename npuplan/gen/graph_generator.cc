@@ -3,6 +3,7 @@
 #include <random>
 
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -35,11 +36,69 @@ class Builder {
 
 constexpr int64_t kNodesPerLayer = 26;  // approximate, used for target_nodes
 
+// Nodes of one layer at most: 23 in the root (with HCCL and AI CPU), +7 when
+// its FFN sits in an If (then/else bodies), +8 with a While (cond/body).
+int64_t MaxNodesPerLayer(const GeneratorOptions& o) {
+  return 23 + (o.if_every > 0 ? 7 : 0) + (o.while_every > 0 ? 8 : 0);
+}
+
+// Largest tensor the layers create, in float16 elements: the FFN activation
+// [8, seq, 4*hidden], the attention scores [8, seq, seq], the FFN weight
+// [hidden, 4*hidden]. nullopt when a product overflows.
+std::optional<int64_t> LargestTensorBytes(const GeneratorOptions& o) {
+  CheckedProduct<> ffn, scores, weight;
+  const bool ok = ffn.Mul(8) && ffn.Mul(o.seq) && ffn.Mul(4) && ffn.Mul(o.hidden) && ffn.Mul(2) &&  //
+                  scores.Mul(8) && scores.Mul(o.seq) && scores.Mul(o.seq) && scores.Mul(2) &&        //
+                  weight.Mul(o.hidden) && weight.Mul(4) && weight.Mul(o.hidden) && weight.Mul(2);
+  if (!ok) return std::nullopt;
+  return std::max({ffn.value(), scores.value(), weight.value()});
+}
+
 }  // namespace
 
-absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
+absl::Status CheckGeneratorSize(const GeneratorOptions& o, const GraphReadLimits& limits) {
   if (o.layers < 1 && o.target_nodes <= 0) return absl::InvalidArgumentError("gen: --layers must be >= 1");
   if (o.hidden < 1 || o.seq < 1) return absl::InvalidArgumentError("gen: --hidden and --seq must be >= 1");
+  const int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
+  std::optional<int64_t> nodes = CheckedMul(layers, MaxNodesPerLayer(o));
+  if (nodes) nodes = CheckedAdd(*nodes, 3);  // input, apply_grads, output
+  if (!nodes || *nodes > limits.max_nodes) {
+    return absl::InvalidArgumentError(
+        StrCat("gen: ", o.target_nodes > 0 ? StrCat("--nodes ", o.target_nodes) : StrCat("--layers ", o.layers),
+               " gives up to ", nodes ? StrCat(*nodes) : std::string("more than 2^63"),
+               " nodes, more than a graph may have (", limits.max_nodes,
+               ", the reader's --max-nodes default): `verify` would reject it"));
+  }
+  if (o.batch < 1 || o.batch > (int64_t{1} << 20)) {
+    return absl::InvalidArgumentError("gen: --batch must be in [1, 1048576]");
+  }
+  if (!LargestTensorBytes(o)) {
+    return absl::InvalidArgumentError(StrCat("gen: --hidden ", o.hidden, " and --seq ", o.seq,
+                                             " give tensors whose byte size overflows int64 (the FFN activation is "
+                                             "[8, seq, 4*hidden] float16, the attention scores [8, seq, seq])"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRandomDagSize(int64_t nodes, int64_t max_fanin, const GraphReadLimits& limits) {
+  if (nodes < 1) return absl::InvalidArgumentError("gen --random-dag needs --nodes N >= 1");
+  if (max_fanin < 1) return absl::InvalidArgumentError("gen --max-fanin must be >= 1");
+  if (nodes > limits.max_nodes) {
+    return absl::InvalidArgumentError(StrCat("gen --random-dag: --nodes ", nodes, " is more than a graph may have (",
+                                             limits.max_nodes, ", the reader's --max-nodes default)"));
+  }
+  std::optional<int64_t> edges = CheckedMul(nodes - 1, max_fanin);
+  if (!edges || *edges > limits.max_edges) {
+    return absl::InvalidArgumentError(StrCat("gen --random-dag: --nodes ", nodes, " with --max-fanin ", max_fanin,
+                                             " gives up to ", edges ? StrCat(*edges) : std::string("more than 2^63"),
+                                             " edges, more than a graph may have (", limits.max_edges,
+                                             ", the reader's --max-edges default)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
+  NPUPLAN_RETURN_IF_ERROR(CheckGeneratorSize(o));
   int64_t layers = o.target_nodes > 0 ? std::max<int64_t>(1, o.target_nodes / kNodesPerLayer) : o.layers;
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
@@ -48,7 +107,7 @@ absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& o) {
   model.set_name(StrCat("transformer_l", layers));
   const EngineTable& table = model.engine_table;
   Builder b(model, kRootGraph, table);
-  const int64_t batch = o.dynamic_input ? kUnknownDim : 8;
+  const int64_t batch = o.dynamic_input ? kUnknownDim : o.batch;
   std::vector<int64_t> act = {batch, o.seq, o.hidden};
   NodeId x = b.Add("input", "Data", {}, act);
   NodeId prev_layer_out = x;
@@ -184,6 +243,60 @@ Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t
       }
     }
     model.AddNode(kRootGraph, std::move(n));
+  }
+  RenumberTopoIds(model);
+  return model;
+}
+
+Model GenerateFanOut(int64_t consumers) {
+  Model model;
+  model.set_name(StrCat("fan_out_", consumers));
+  Builder b(model, kRootGraph, model.engine_table);
+  const std::vector<int64_t> shape = {1024};
+  model.root().nodes.reserve(consumers + 3);
+  NodeId in = b.Add("input", "Data", {}, shape);
+  NodeId hub = b.Add("hub", "Relu", {b.Out(in)}, shape, "AIcoreEngine");
+  std::vector<OutputRef> outs;
+  outs.reserve(consumers);
+  for (int64_t i = 0; i < consumers; ++i) {
+    const bool vector = i % 2 == 1;
+    outs.push_back(b.Out(b.Add(StrCat("c", i), vector ? "Gelu" : "Relu", {b.Out(hub)}, shape,
+                               vector ? "VectorEngine" : "AIcoreEngine")));
+  }
+  b.Add("output", "NetOutput", std::move(outs), {});
+  RenumberTopoIds(model);
+  return model;
+}
+
+Model GenerateNestedIf(int64_t depth) {
+  Model model;
+  model.set_name(StrCat("nested_if_", depth));
+  const std::vector<int64_t> shape = {8, 1024};
+  GraphId g = kRootGraph;
+  Builder root(model, g, model.engine_table);
+  OutputRef value = root.Out(root.Add("input", "Data", {}, shape));
+  for (int64_t level = 0; level <= depth; ++level) {
+    Builder b(model, g, model.engine_table);
+    const std::string p = StrCat("d", level, "_");
+    if (g != kRootGraph) {
+      NodeId in = b.Add(p + "in", "Data", {}, shape);
+      b.node(in).attrs["_parent_node_index"] = int64_t{1};
+      value = b.Out(in);
+    }
+    if (level == depth) {  // the innermost then branch
+      b.Add(p + "out", "NetOutput", {b.Out(b.Add(p + "relu", "Relu", {value}, shape))}, {});
+      break;
+    }
+    NodeId cond = b.Add(p + "cond", "Const", {}, {1}, "", "bool");
+    NodeId iff = b.Add(p + "if", "If", {b.Out(cond), value}, shape);
+    b.Add(p + "out", "NetOutput", {b.Out(iff)}, {});
+    GraphId then_g = model.AddSubgraph(iff, p + "then");
+    GraphId else_g = model.AddSubgraph(iff, p + "else");
+    Builder e(model, else_g, model.engine_table);
+    NodeId else_in = e.Add(p + "else_in", "Data", {}, shape);
+    e.node(else_in).attrs["_parent_node_index"] = int64_t{1};
+    e.Add(p + "else_out", "NetOutput", {e.Out(e.Add(p + "else_cast", "Cast", {e.Out(else_in)}, shape))}, {});
+    g = then_g;
   }
   RenumberTopoIds(model);
   return model;

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/ir/graph_json.h"
 
 namespace npuplan {
 
@@ -33,13 +34,33 @@ struct GeneratorOptions {
   int64_t while_every = 0;       // every k-th layer gets a While loop over a small body (0 = never)
   double dynamic_prob = 0.0;     // probability that a layer's activations have a -1 dim
   bool dynamic_input = false;    // the graph input's batch dim is -1
+  int64_t batch = 8;             // batch dim of the activations (when not dynamic_input)
 };
 
+// What `gen` writes, `verify` accepts: the sizes are checked before anything
+// is allocated. InvalidArgument when the graph would have more nodes than the
+// graph reader's default limit, or a tensor whose byte size overflows int64
+// (the products of --hidden and --seq, checked).
+absl::Status CheckGeneratorSize(const GeneratorOptions& options, const GraphReadLimits& limits = {});
 absl::StatusOr<Model> GenerateTransformer(const GeneratorOptions& options);
 
 // A random layered DAG of `nodes` nodes (fan-in up to `max_fanin`), all on
 // AIcoreEngine except every `hccl_every`-th node on DNN_HCCL; for scaling tests.
+// CheckRandomDagSize refuses sizes beyond the graph reader's default limits
+// (nodes, and nodes x max_fanin edges) before anything is allocated.
+absl::Status CheckRandomDagSize(int64_t nodes, int64_t max_fanin, const GraphReadLimits& limits = {});
 Model GenerateRandomDag(int64_t nodes, int64_t max_fanin, uint64_t seed, int64_t hccl_every = 0);
+
+// One producer with `consumers` consumers, all read by the NetOutput (a
+// fan-out and a fan-in of that width; scale tests). Consumers alternate
+// between AIcoreEngine (the producer's engine: they may join its engine
+// subgraph) and VectorEngine (one engine subgraph each).
+Model GenerateFanOut(int64_t consumers);
+
+// A chain of `depth` nested Ifs: the then branch of each If holds the next
+// If, the else branch a Cast; the innermost then branch a Relu (2 * depth + 1
+// graphs; scale tests).
+Model GenerateNestedIf(int64_t depth);
 
 }  // namespace npuplan
 

@@ -9,6 +9,7 @@
 namespace npuplan {
 namespace {
 using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
 
 int CountEngine(const Model& m, std::string_view engine) {
   int n = 0;
@@ -63,6 +64,85 @@ TEST(GraphGeneratorTest, RandomDagIsTopological) {
   Model m = GenerateRandomDag(5000, 3, 9, 50);
   EXPECT_EQ(m.num_nodes(), 5000u);
   EXPECT_THAT(VerifyStructure(m), IsOk());
+}
+
+// Issue #19: what `gen` writes, `verify` accepts. Sizes are refused before
+// anything is allocated: --hidden/--seq whose products overflow int64 (4 *
+// hidden alone, or the [8, seq, 4*hidden] activation), node counts beyond the
+// reader's default --max-nodes.
+TEST(GraphGeneratorTest, RefusesShapesWhoseByteSizeOverflows) {
+  for (auto [hidden, seq] : {std::pair<int64_t, int64_t>{int64_t{1} << 62, 1}, {int64_t{1} << 30, int64_t{1} << 30},
+                             {1, int64_t{3037000500}}}) {
+    GeneratorOptions o;
+    o.layers = 1;
+    o.hidden = hidden;
+    o.seq = seq;
+    EXPECT_THAT(GenerateTransformer(o), StatusIs(absl::StatusCode::kInvalidArgument, "byte size overflows int64"))
+        << hidden << " " << seq;
+  }
+  GeneratorOptions ok;
+  ok.layers = 1;
+  ok.hidden = int64_t{1} << 20;  // [8, 512, 2^22] float16 = 2^35 bytes: fine
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, GenerateTransformer(ok));
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  for (const Node& n : m.nodes()) {
+    for (const TensorDesc& t : n.outputs) EXPECT_TRUE(t.ByteSize().has_value()) << n.name;
+  }
+}
+
+TEST(GraphGeneratorTest, RefusesNodeCountsBeyondTheReaderLimit) {
+  GeneratorOptions o;
+  o.target_nodes = 1000000000000000;  // 1e15
+  EXPECT_THAT(GenerateTransformer(o), StatusIs(absl::StatusCode::kInvalidArgument, "--nodes 1000000000000000"));
+  o.target_nodes = 0;
+  o.layers = INT64_MAX;  // layers * nodes per layer overflows
+  EXPECT_THAT(GenerateTransformer(o), StatusIs(absl::StatusCode::kInvalidArgument, "more than 2^63"));
+  GraphReadLimits small;
+  small.max_nodes = 100;
+  o.layers = 4;  // 4 * 23 + 3 = 95 nodes
+  EXPECT_THAT(CheckGeneratorSize(o, small), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, GenerateTransformer(o));
+  EXPECT_LE(m.num_nodes(), 95u);
+  o.layers = 5;
+  EXPECT_THAT(CheckGeneratorSize(o, small), StatusIs(absl::StatusCode::kInvalidArgument, "118 nodes"));
+  o.if_every = 1;
+  o.while_every = 1;
+  o.layers = 2;  // 2 * 38 + 3
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m2, GenerateTransformer(o));
+  EXPECT_LE(m2.num_nodes(), 79u);
+}
+
+TEST(GraphGeneratorTest, RandomDagSizesAreChecked) {
+  EXPECT_THAT(CheckRandomDagSize(1000, 3), IsOk());
+  EXPECT_THAT(CheckRandomDagSize(0, 3), StatusIs(absl::StatusCode::kInvalidArgument, "--nodes N >= 1"));
+  EXPECT_THAT(CheckRandomDagSize(1000000000000000, 3), StatusIs(absl::StatusCode::kInvalidArgument, "--max-nodes"));
+  EXPECT_THAT(CheckRandomDagSize(2, INT64_MAX), StatusIs(absl::StatusCode::kInvalidArgument, "--max-edges"));
+  EXPECT_THAT(CheckRandomDagSize(INT64_MAX / 2, INT64_MAX),
+              StatusIs(absl::StatusCode::kInvalidArgument, "--max-nodes"));
+}
+
+TEST(GraphGeneratorTest, FanOutFeedsEveryConsumerFromOneNode) {
+  Model m = GenerateFanOut(7);
+  EXPECT_EQ(m.num_nodes(), 10u);  // input, hub, 7 consumers, output
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  const Node& out = m.node(m.FindNode("output"));
+  EXPECT_EQ(out.inputs.size(), 7u);
+  for (const OutputRef& in : out.inputs) {
+    EXPECT_EQ(m.node(m.node(in.node).inputs.at(0).node).name, "hub");
+  }
+  EXPECT_EQ(CountEngine(m, "VectorEngine"), 3);
+}
+
+TEST(GraphGeneratorTest, NestedIfsNestOneLevelPerIf) {
+  Model m = GenerateNestedIf(3);
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  EXPECT_EQ(m.num_graphs(), 7u);  // the root, then and else per If
+  int depth = 0;
+  for (GraphId g = m.graph(m.node(m.FindNode("d3_relu")).graph).parent_graph; g.valid();
+       g = m.graph(g).parent_graph) {
+    ++depth;
+  }
+  EXPECT_EQ(depth, 3);
 }
 
 }  // namespace

@@ -43,6 +43,28 @@
 namespace npuplan {
 namespace {
 
+// A node's graph-valued attributes in the order their subgraphs are numbered:
+// an If's then_branch is subgraph 0 and its else_branch subgraph 1, as in GE,
+// whatever order the file lists them in; other ops keep the file's order.
+std::vector<const onnx::AttributeProto*> GraphAttributesInBranchOrder(const onnx::NodeProto& p) {
+  std::vector<const onnx::AttributeProto*> out;
+  for (const auto& a : p.attribute()) {
+    if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS ||
+        a.has_g() || a.graphs_size() > 0) {
+      out.push_back(&a);
+    }
+  }
+  if (p.op_type() == "If") {
+    auto rank = [](const onnx::AttributeProto* a) {
+      return a->name() == "then_branch" ? 0 : a->name() == "else_branch" ? 1 : 2;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const auto* a, const auto* b) {
+      return rank(a) < rank(b);
+    });
+  }
+  return out;
+}
+
 using onnx_import::NodeLabel;
 
 // Protobuf's default recursion limit, and the one used to tell a too-deep
@@ -600,11 +622,11 @@ absl::Status Builder::BuildGraph(const onnx::GraphProto& g, Scope& s,
     if (!p.domain().empty() && p.domain() != "ai.onnx") n.attrs["_onnx_domain"] = std::string(p.domain());
     n.engine = EngineFor(n.type);
     AttrValue::StringList subgraph_attrs;
+    for (const onnx::AttributeProto* a : GraphAttributesInBranchOrder(p)) {
+      subgraph_attrs.push_back(a->name());
+    }
     for (const auto& a : p.attribute()) {
-      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) {
-        subgraph_attrs.push_back(a.name());
-        continue;
-      }
+      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) continue;
       if (constant) continue;
       if (auto v = ConvertAttr(a)) n.attrs[a.name()] = std::move(*v);
     }
@@ -644,7 +666,8 @@ absl::Status Builder::BuildGraph(const onnx::GraphProto& g, Scope& s,
       model_.node(ids[i]).inputs.push_back(ref);
     }
     if (!absent_inputs.empty()) model_.node(ids[i]).attrs["_onnx_absent_inputs"] = std::move(absent_inputs);
-    for (const auto& a : p.attribute()) {
+    for (const onnx::AttributeProto* attr : GraphAttributesInBranchOrder(p)) {
+      const onnx::AttributeProto& a = *attr;
       std::vector<const onnx::GraphProto*> bodies;
       if (a.has_g()) bodies.push_back(&a.g());
       for (const auto& sub : a.graphs()) bodies.push_back(&sub);

@@ -464,6 +464,26 @@ TEST(OnnxImporterTest, TurnsIfCapturesIntoParentInputsAndParentIndexedData) {
   EXPECT_EQ(iff.engine, "DNN_VM_GE_LOCAL");
 }
 
+// GE numbers an If's branches then = 0, else = 1; a file may list else_branch
+// first (attributes are unordered in ONNX), which must not swap them.
+TEST(OnnxImporterTest, NumbersIfBranchesThenFirstWhateverTheFileOrder) {
+  onnx::ModelProto model = IfCaptureModel();
+  auto* attrs = model.mutable_graph()->mutable_node(1)->mutable_attribute();
+  ASSERT_EQ(attrs->size(), 2);
+  attrs->SwapElements(0, 1);
+  ASSERT_EQ(model.graph().node(1).attribute(0).name(), "else_branch");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(OnnxImport r, Import(model));
+  const Model& m = r.model;
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  const Node& iff = N(m, "if");
+  ASSERT_EQ(iff.subgraphs.size(), 2u);
+  EXPECT_EQ(m.graph(iff.subgraphs[0]).name, "if/then_branch");
+  EXPECT_EQ(m.graph(iff.subgraphs[1]).name, "if/else_branch");
+  ASSERT_EQ(iff.inputs.size(), 3u);  // cond, then's capture, else's capture
+  EXPECT_EQ(m.node(iff.inputs[1].node).name, "relu");
+  EXPECT_EQ(m.node(iff.inputs[2].node).name, "x");
+}
+
 TEST(OnnxImporterTest, ThreadsNestedCapturesThroughEveryLevel) {
   onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();

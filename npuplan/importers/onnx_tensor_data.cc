@@ -35,16 +35,6 @@ double HalfToDouble(uint16_t h) {
 
 }  // namespace
 
-std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
 std::optional<int64_t> DimsProduct(const std::vector<int64_t>& dims) {
   int64_t p = 1;
   for (int64_t d : dims) {

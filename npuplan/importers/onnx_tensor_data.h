@@ -9,15 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "npuplan/support/checked_math.h"
 #include "onnx/onnx_pb.h"
 
 namespace npuplan::onnx_import {
 
-// Overflow-checked int64 arithmetic (nullopt on overflow), with the names and
-// results of npuplan/support/checked_math.h (issue 19, in progress on another
-// branch): when that lands, these two go and the call sites stay.
-std::optional<int64_t> CheckedMul(int64_t a, int64_t b);
-std::optional<int64_t> CheckedAdd(int64_t a, int64_t b);
+// Overflow-checked arithmetic: the project's one helper (issue #19).
+using ::npuplan::CheckedAdd;
+using ::npuplan::CheckedMul;
 // Product of `dims` (all ≥ 0), nullopt when it overflows int64.
 std::optional<int64_t> DimsProduct(const std::vector<int64_t>& dims);
 

@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "npuplan/support/str_util.h"
+#include "npuplan/support/json_fields.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan {
 namespace {
@@ -33,10 +35,9 @@ absl::Status ParseEngineEntry(const std::string& id, const nlohmann::json& j,
       }
       conf.scheduler = value.get<std::string>();
     } else if (key == "compute_cost") {
-      if (!value.is_number_integer()) {
-        return absl::InvalidArgumentError(StrCat(where, ".compute_cost: expected an integer"));
-      }
-      conf.compute_cost = value.get<int64_t>();
+      // Exact int64 (a value beyond int64 is refused, not wrapped).
+      NPUPLAN_ASSIGN_OR_RETURN(conf.compute_cost,
+                               JsonFields(source).Int(value, StrCat("$.engines.", id, ".compute_cost")));
     } else {
       return absl::InvalidArgumentError(StrCat(where, ": unknown field '", key, "'"));
     }
@@ -61,8 +62,16 @@ const EngineTable& EngineTable::Default() {
 }
 
 absl::StatusOr<EngineTable> EngineTable::Parse(std::string_view json_text, std::string_view source) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(json_text, source));
   nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(StrCat(source, ": not valid JSON"));
+  if (j.is_discarded()) {
+    try {  // again with exceptions, for the message (line and column)
+      [[maybe_unused]] nlohmann::json again = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::exception& e) {
+      return absl::InvalidArgumentError(StrCat(source, ": not valid JSON: ", e.what()));
+    }
+    return absl::InvalidArgumentError(StrCat(source, ": not valid JSON"));
+  }
   if (!j.is_object()) return absl::InvalidArgumentError(StrCat(source, ": expected an object"));
   EngineTable table;
   table.default_engine_.clear();

@@ -11,6 +11,7 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan {
 namespace {
@@ -855,6 +856,7 @@ class GraphReader {
   absl::Status AddNodes(RawGraph& raw, GraphId g, int graph_pos);
   absl::Status Resolve(NodeId id, const RawNode& raw, int graph_pos, std::vector<NodeId>& owner);
   absl::Status CheckDepth() const;
+  absl::Status CheckTypedAttrs(const Node& node, const std::string& path) const;
 
   std::string src_;
   const GraphReadOptions& opts_;
@@ -1047,6 +1049,43 @@ absl::Status GraphReader::CheckDepth() const {
   return absl::OkStatus();
 }
 
+// Attributes whose value later stages read as a number: a value of the wrong
+// type would be silently ignored (a string `_parent_node_index`, a string
+// `_node_sqe_num`), a negative cost or task count would be clamped. Refused
+// here, naming the attribute's JSON path.
+absl::Status GraphReader::CheckTypedAttrs(const Node& node, const std::string& path) const {
+  auto where = [&](std::string_view attr) { return StrCat(path, ".attrs.", attr); };
+  struct IntAttr {
+    const char* name;
+    bool task_count;  // >= 0 (`_parent_node_index` is range-checked below)
+  };
+  for (const IntAttr a : {IntAttr{"_parent_node_index", false}, IntAttr{"_node_sqe_num", true},
+                          IntAttr{"_hccl_task_num", true}, IntAttr{"_hccl_attached_task_num", true}}) {
+    const AttrValue* v = FindAttr(node.attrs, a.name);
+    if (v == nullptr) continue;
+    const int64_t* i = v->as<int64_t>();
+    if (i == nullptr) {
+      return Bad(src_, where(a.name), StrCat("expected an integer, found a value of type ", v->TypeName()));
+    }
+    if (a.task_count && *i < 0) {
+      return Bad(src_, where(a.name),
+                 StrCat("node '", node.name, "': attribute ", a.name, " is ", *i, "; a task count must be >= 0"));
+    }
+  }
+  if (const AttrValue* v = FindAttr(node.attrs, "_cost")) {
+    const int64_t* i = v->as<int64_t>();
+    const double* d = v->as<double>();
+    if (i == nullptr && d == nullptr) {
+      return Bad(src_, where("_cost"), StrCat("expected a number >= 0, found a value of type ", v->TypeName()));
+    }
+    if (i != nullptr ? *i < 0 : !(*d >= 0)) {
+      return Bad(src_, where("_cost"), StrCat("node '", node.name, "': a cost must be >= 0, found ",
+                                              i != nullptr ? StrCat(*i) : StrCat(*d)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Model> GraphReader::Finish() {
   if (not_object_) return error_;
   if (!format_seen_) return Bad(src_, "$", "missing field 'format' (expected \"npuplan.graph/1\")");
@@ -1084,6 +1123,9 @@ absl::StatusOr<Model> GraphReader::Finish() {
     }
   }
   NPUPLAN_RETURN_IF_ERROR(CheckDepth());
+  for (const Pending& p : pending_) {
+    NPUPLAN_RETURN_IF_ERROR(CheckTypedAttrs(model_.node(p.id), NodePath(p.graph_pos, p.raw->index)));
+  }
   // A subgraph's `_parent_node_index` must name an input of its owner: later
   // stages index the owner's inputs with it.
   for (const Pending& p : pending_) {
@@ -1362,6 +1404,7 @@ absl::StatusOr<AttrValue> AttrFromJson(const json& j, const std::string& where) 
 }
 
 absl::StatusOr<Model> ParseGraphJson(std::string_view text, std::string_view source, const GraphReadOptions& opts) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, source));
   GraphReader reader(source, opts);
   bool parsed = json::sax_parse(text, &reader);
   return FinishRead(reader, parsed);

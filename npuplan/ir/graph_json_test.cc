@@ -129,6 +129,13 @@ TEST(GraphJsonTest, ReadsManyAttributesInAnyOrderAndFindsRepeats) {
   EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, "duplicate attribute 'b'"));
 }
 
+TEST(GraphJsonTest, AcceptsNonNegativeCostsAndTaskCounts) {
+  const char* text = R"({"format": "npuplan.graph/1", "nodes": [
+      {"name": "a", "type": "Relu", "attrs": {"_cost": 0, "_node_sqe_num": 9223372036854775807}},
+      {"name": "b", "type": "Relu", "attrs": {"_cost": 2.5, "_hccl_task_num": 0}}]})";
+  EXPECT_THAT(ParseGraphJson(text, "g.json").status(), IsOk());
+}
+
 TEST(GraphJsonTest, ReadsAParsedDocumentLikeText) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_text, ParseGraphJson(kWhileGraph, "g.json"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model from_dom, GraphFromJson(nlohmann::json::parse(kWhileGraph), "g.json"));
@@ -321,7 +328,33 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"DimAboveInt64", G("{\"name\": \"a\", \"type\": \"Relu\", \"outputs\": [{\"shape\": [18446744073709551615]}]}"),
                 "$.nodes[0].outputs[0].shape[0]: dim 18446744073709551615 is out of int64 range"},
         BadCase{"BadTopoMode", "{\"format\": \"npuplan.graph/1\", \"options\": {\"ge.topoSortingMode\": \"7\"}}",
-                "ge.topoSortingMode"}),
+                "ge.topoSortingMode"},
+        // Issue #19: attributes later stages read as numbers are typed here
+        // (a string was silently ignored, a negative cost clamped to 0).
+        BadCase{"NegativeCost", G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"_cost\": -3}}"),
+                "$.nodes[0].attrs._cost: node 'a': a cost must be >= 0, found -3"},
+        BadCase{"NegativeFloatCost", G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"_cost\": -0.5}}"),
+                "a cost must be >= 0, found -0.5"},
+        BadCase{"StringCost", G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"_cost\": \"7\"}}"),
+                "$.nodes[0].attrs._cost: expected a number >= 0, found a value of type string"},
+        BadCase{"StringParentIndex",
+                "{\"format\": \"npuplan.graph/1\", \"nodes\": [{\"name\": \"x\", \"type\": \"Data\", "
+                "\"outputs\": [{\"shape\": [1]}]}, {\"name\": \"a\", \"type\": \"If\", \"inputs\": [\"x:0\"], "
+                "\"subgraphs\": [\"s\"]}], \"subgraphs\": [{\"name\": \"s\", \"nodes\": [{\"name\": \"s_in\", "
+                "\"type\": \"Data\", \"attrs\": {\"_parent_node_index\": \"0\"}}]}]}",
+                "$.subgraphs[0].nodes[0].attrs._parent_node_index: expected an integer, found a value of type string"},
+        BadCase{"StringTaskCount",
+                G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"_node_sqe_num\": \"4\"}}"),
+                "$.nodes[0].attrs._node_sqe_num: expected an integer"},
+        BadCase{"NegativeTaskCount",
+                G("{\"name\": \"a\", \"type\": \"Relu\", \"attrs\": {\"_hccl_attached_task_num\": -1}}"),
+                "node 'a': attribute _hccl_attached_task_num is -1; a task count must be >= 0"},
+        BadCase{"EngineCostBeyondInt64",
+                "{\"format\": \"npuplan.graph/1\", \"engines\": {\"E\": {\"compute_cost\": 9223372036854775808}}}",
+                "$.engines.E.compute_cost: expected an integer, found 9223372036854775808 (beyond int64)"},
+        BadCase{"ByteOrderMark", "\xEF\xBB\xBF{\"format\": \"npuplan.graph/1\", \"nodes\": []}",
+                "bad.json: starts with a UTF-8 byte order mark (BOM"},
+        BadCase{"Utf16ByteOrderMark", "\xFF\xFE{", "starts with a UTF-16 byte order mark"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 #undef G
 

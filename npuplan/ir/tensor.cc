@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "npuplan/support/checked_math.h"
+
 namespace npuplan {
 namespace {
 
@@ -39,28 +41,24 @@ bool TensorDesc::IsDynamic() const {
   return false;
 }
 
+// Dims come from input files: the products are checked (nullopt on overflow).
 std::optional<int64_t> TensorDesc::NumElements() const {
-  int64_t n = 1;
+  CheckedProduct<> n;
   for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    if (d < 0 || !n.Mul(d)) return std::nullopt;
   }
-  return n;
+  return n.value();
 }
 
 std::optional<int64_t> TensorDesc::ByteSize() const {
   auto n = NumElements();
   auto bits = DTypeBits(dtype);
   if (!n || !bits) return std::nullopt;
-  if (*bits % 8 == 0) {
-    int64_t bytes;
-    if (__builtin_mul_overflow(*n, *bits / 8, &bytes)) return std::nullopt;
-    return bytes;
-  }
+  if (*bits % 8 == 0) return CheckedMul(*n, *bits / 8);
   // Sub-byte types (int4, uint4) are packed, the last byte padded.
-  int64_t total_bits;
-  if (__builtin_mul_overflow(*n, *bits, &total_bits)) return std::nullopt;
-  return total_bits / 8 + (total_bits % 8 != 0);
+  std::optional<int64_t> total_bits = CheckedMul(*n, *bits);
+  if (!total_bits) return std::nullopt;
+  return *total_bits / 8 + (*total_bits % 8 != 0);
 }
 
 }  // namespace npuplan

@@ -1,12 +1,14 @@
 #include "npuplan/ir/verifier.h"
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
 
-#include "npuplan/support/str_util.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
@@ -69,7 +71,8 @@ absl::Status VerifyStructure(const Model& model) {
     names.reserve(n);
     for (const Node& node : model.nodes()) {
       if (node.name.empty()) return Fail("names", "a node has an empty name");
-      if (!names.insert(node.name).second) return Fail("names", StrCat("duplicate node name '", node.name, "'"));
+      if (!names.insert(node.name).second)
+        return Fail("names", StrCat("duplicate node name '", EchoName(node.name), "'"));
     }
   }
   // 2. Every node in exactly one graph list, the one it names.
@@ -77,19 +80,21 @@ absl::Status VerifyStructure(const Model& model) {
   for (size_t g = 0; g < ng; ++g) {
     for (NodeId id : model.graphs()[g].nodes) {
       if (!id.valid() || id.index() >= n) {
-        return Fail("membership", StrCat("graph '", model.graphs()[g].name, "' lists an invalid node id"));
+        return Fail("membership", StrCat("graph '", EchoName(model.graphs()[g].name),
+                                         "' lists an invalid node id"));
       }
       if (model.node(id).graph.index() != g) {
-        return Fail("membership", StrCat("node '", model.node(id).name, "' is listed by graph '",
-                                               model.graphs()[g].name, "' but belongs to another graph"));
+        return Fail("membership",
+                    StrCat("node '", EchoName(model.node(id).name), "' is listed by graph '",
+                           model.graphs()[g].name, "' but belongs to another graph"));
       }
       ++listed[id.index()];
     }
   }
   for (size_t i = 0; i < n; ++i) {
     if (listed[i] != 1) {
-      return Fail("membership", StrCat("node '", model.nodes()[i].name, "' is listed ", listed[i],
-                                             " times in its graph"));
+      return Fail("membership", StrCat("node '", EchoName(model.nodes()[i].name), "' is listed ",
+                                       listed[i], " times in its graph"));
     }
   }
   // 3. Edges valid.
@@ -97,23 +102,27 @@ absl::Status VerifyStructure(const Model& model) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const OutputRef& in = node.inputs[i];
       if (!in.node.valid() || in.node.index() >= n) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " names no node"));
+        return Fail("edges",
+                    StrCat("node '", EchoName(node.name), "' input ", i, " names no node"));
       }
       const Node& p = model.node(in.node);
       if (in.index < 0 || in.index >= static_cast<int32_t>(p.outputs.size())) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " uses output ", in.index, " of '",
-                                          p.name, "', which has ", p.outputs.size(), " outputs"));
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' input ", i, " uses output ",
+                                    in.index, " of '", EchoName(p.name), "', which has ",
+                                    p.outputs.size(), " outputs"));
       }
       if (p.graph != node.graph) {
-        return Fail("edges", StrCat("node '", node.name, "' input ", i, " comes from '", p.name,
-                                          "' in another graph"));
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' input ", i, " comes from '",
+                                    EchoName(p.name), "' in another graph"));
       }
     }
     for (NodeId c : node.control_inputs) {
-      if (!c.valid() || c.index() >= n) return Fail("edges", StrCat("node '", node.name, "' has an invalid control input"));
+      if (!c.valid() || c.index() >= n)
+        return Fail("edges",
+                    StrCat("node '", EchoName(node.name), "' has an invalid control input"));
       if (model.node(c).graph != node.graph) {
-        return Fail("edges", StrCat("node '", node.name, "' control input '", model.node(c).name,
-                                          "' is in another graph"));
+        return Fail("edges", StrCat("node '", EchoName(node.name), "' control input '",
+                                    EchoName(model.node(c).name), "' is in another graph"));
       }
     }
   }
@@ -122,36 +131,49 @@ absl::Status VerifyStructure(const Model& model) {
   for (const Node& node : model.nodes()) {
     for (GraphId g : node.subgraphs) {
       if (!g.valid() || g.index() >= ng || g == kRootGraph) {
-        return Fail("ownership", StrCat("node '", node.name, "' owns an invalid subgraph"));
+        return Fail("ownership",
+                    StrCat("node '", EchoName(node.name), "' owns an invalid subgraph"));
       }
       ++owned[g.index()];
       const Graph& sg = model.graph(g);
       if (!sg.parent_node.valid() || model.node(sg.parent_node).name != node.name) {
-        return Fail("ownership", StrCat("subgraph '", sg.name, "' is listed by '", node.name,
-                                              "' but names another parent"));
+        return Fail("ownership", StrCat("subgraph '", EchoName(sg.name), "' is listed by '",
+                                        EchoName(node.name), "' but names another parent"));
       }
     }
   }
   for (size_t g = 1; g < ng; ++g) {
     const Graph& sg = model.graphs()[g];
     if (owned[g] != 1) {
-      return Fail("ownership", StrCat("subgraph '", sg.name, "' is owned ", owned[g], " times"));
+      return Fail("ownership",
+                  StrCat("subgraph '", EchoName(sg.name), "' is owned ", owned[g], " times"));
     }
     if (sg.parent_graph != model.node(sg.parent_node).graph) {
-      return Fail("ownership", StrCat("subgraph '", sg.name, "' has an inconsistent parent graph"));
+      return Fail("ownership",
+                  StrCat("subgraph '", EchoName(sg.name), "' has an inconsistent parent graph"));
     }
   }
   if (model.root().parent_node.valid()) return Fail("ownership", "the root graph has a parent");
-  // No ownership cycle: every graph reaches the root within ng steps.
-  for (size_t g = 1; g < ng; ++g) {
-    GraphId cur(static_cast<int32_t>(g));
-    size_t steps = 0;
-    while (cur != kRootGraph && steps <= ng) {
-      cur = model.graph(cur).parent_graph;
-      ++steps;
-    }
-    if (cur != kRootGraph) {
-      return Fail("ownership", StrCat("subgraph '", model.graphs()[g].name, "' is not reachable from the root"));
+  // No ownership cycle: every graph reaches the root. Each walk up stops at a
+  // graph already known to reach it (linear in graphs, however deep the
+  // nesting); meeting a graph of the walk itself is a cycle.
+  {
+    constexpr uint8_t kUnknown = 0, kOnWalk = 1, kReaches = 2;
+    std::vector<uint8_t> state(ng, kUnknown);
+    state[0] = kReaches;
+    std::vector<size_t> walk;
+    for (size_t g = 1; g < ng; ++g) {
+      walk.clear();
+      size_t cur = g;
+      while (state[cur] == kUnknown) {
+        state[cur] = kOnWalk;
+        walk.push_back(cur);
+        cur = model.graphs()[cur].parent_graph.index();
+      }
+      if (state[cur] == kOnWalk) {
+        return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name), "' is not reachable from the root"));
+      }
+      for (size_t w : walk) state[w] = kReaches;
     }
   }
   // 5. _parent_node_index of subgraph Data nodes.
@@ -162,9 +184,10 @@ absl::Status VerifyStructure(const Model& model) {
       const Node& node = model.node(id);
       if (auto idx = GetIntAttr(node.attrs, "_parent_node_index")) {
         if (*idx < 0 || *idx >= static_cast<int64_t>(parent.inputs.size())) {
-          return Fail("parent-index", StrCat("node '", node.name, "' has _parent_node_index ", *idx,
-                                                   " but parent '", parent.name, "' has ", parent.inputs.size(),
-                                                   " inputs"));
+          return Fail("parent-index",
+                      StrCat("node '", EchoName(node.name), "' has _parent_node_index ", *idx,
+                             " but parent '", EchoName(parent.name), "' has ", parent.inputs.size(),
+                             " inputs"));
         }
       }
     }
@@ -176,8 +199,9 @@ absl::Status VerifyStructure(const Model& model) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const Node& node = model.node(graph.nodes[i]);
       if (node.topo_id != static_cast<int64_t>(i)) {
-        return Fail("topo-ids", StrCat("node '", node.name, "' has topo id ", node.topo_id,
-                                             " at position ", i, " of graph '", graph.name, "'"));
+        return Fail("topo-ids",
+                    StrCat("node '", EchoName(node.name), "' has topo id ", node.topo_id,
+                           " at position ", i, " of graph '", EchoName(graph.name), "'"));
       }
     }
     for (NodeId id : graph.nodes) {
@@ -185,8 +209,10 @@ absl::Status VerifyStructure(const Model& model) {
       auto check = [&](NodeId p, const char* kind) -> absl::Status {
         const Node& pn = model.node(p);
         if (pn.topo_id >= node.topo_id) {
-          return Fail("acyclic", StrCat(kind, " edge '", pn.name, "' -> '", node.name,
-                                              "' goes backwards in topological order (a cycle or an unsorted graph)"));
+          return Fail(
+              "acyclic",
+              StrCat(kind, " edge '", EchoName(pn.name), "' -> '", EchoName(node.name),
+                     "' goes backwards in topological order (a cycle or an unsorted graph)"));
         }
         return absl::OkStatus();
       };
@@ -198,22 +224,24 @@ absl::Status VerifyStructure(const Model& model) {
 }
 
 absl::Status VerifyStreamIdsContinuous(const Model& model) {
-  std::vector<uint8_t> used;
+  // n nodes use at most n distinct ids, so a hole lies in 0..n whenever one
+  // exists: the table has n + 1 entries whatever ids a file holds.
+  const size_t n = model.num_nodes();
+  std::vector<uint8_t> used(n + 1, 0);
   int64_t max_id = -1;
   for (const Node& node : model.nodes()) {
     if (node.stream_id < -1) {
-      return Fail("stream-ids", StrCat("node '", node.name, "' has invalid stream id ", node.stream_id));
+      return Fail("stream-ids", StrCat("node '", EchoName(node.name), "' has invalid stream id ",
+                                       node.stream_id));
     }
-    if (node.stream_id >= 0) {
-      if (node.stream_id >= static_cast<int64_t>(used.size())) used.resize(node.stream_id + 1, 0);
-      used[node.stream_id] = 1;
-      max_id = std::max(max_id, node.stream_id);
-    }
+    if (node.stream_id < 0) continue;
+    max_id = std::max(max_id, node.stream_id);
+    if (static_cast<uint64_t>(node.stream_id) <= n) used[node.stream_id] = 1;
   }
-  for (int64_t s = 0; s <= max_id; ++s) {
+  for (int64_t s = 0; s <= max_id && static_cast<uint64_t>(s) <= n; ++s) {
     if (!used[s]) {
       return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s,
-                                             " but stream ", max_id, " is used"));
+                                       " but stream ", max_id, " is used"));
     }
   }
   return absl::OkStatus();
@@ -221,6 +249,11 @@ absl::Status VerifyStreamIdsContinuous(const Model& model) {
 
 absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx) {
   NPUPLAN_RETURN_IF_ERROR(VerifyStructure(model));
+  return VerifyStageChecks(model, established, ctx);
+}
+
+absl::Status VerifyStageChecks(const Model& model, IrProperties established,
+                               const VerifyContext& ctx) {
   for (const StageCheckEntry& e : StageChecks()) {
     if (Has(established, e.property)) NPUPLAN_RETURN_IF_ERROR(e.check(model, ctx));
   }

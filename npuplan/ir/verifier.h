@@ -60,6 +60,10 @@ bool RegisterStageCheck(IrProperty property, std::string name, StageCheck check)
 
 absl::Status VerifyStructure(const Model& model);
 absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx = {});
+// The registered checks of the `established` stages only (VerifyModel without
+// the structure check).
+absl::Status VerifyStageChecks(const Model& model, IrProperties established,
+                               const VerifyContext& ctx = {});
 
 // Built-in stage check for kLogicalStreams: stream ids form 0..k-1 without
 // holes over all nodes of root and subgraphs (SPEC S6).

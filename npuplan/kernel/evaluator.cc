@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan::kernel {
@@ -15,6 +16,12 @@ namespace {
 
 absl::Status Violation(std::string_view rule, std::string_view msg) {
   return absl::InvalidArgumentError(absl::StrCat(std::string(msg), " (rule=", std::string(rule), ")"));
+}
+
+// A sum of solution values that does not fit in int64 (many spills of large
+// buffers, huge cycle counts): an input error, never a wrapped metric.
+absl::Status Overflow(std::string_view what) {
+  return Violation("overflow", absl::StrCat(std::string(what), " overflows int64"));
 }
 
 // One interval during which a buffer occupies [offset, offset+size) of a cache.
@@ -32,8 +39,16 @@ struct Segment {
 absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const KernelSolution& sol,
                                                const CacheConfig& config, const EvalOptions& opt) {
   const int n = g.num_nodes();
-  const int s = static_cast<int>(sol.spills.size());
-  const int total = n + 2 * s;
+  // Spill nodes N+2k, N+2k+1 are ints, like every node Id.
+  const std::optional<int> s_opt = CheckedCast<int>(sol.spills.size());
+  const std::optional<int> spill_nodes = s_opt ? CheckedMul<int>(*s_opt, 2) : std::nullopt;
+  const std::optional<int> total_opt = spill_nodes ? CheckedAdd<int>(n, *spill_nodes) : std::nullopt;
+  if (!total_opt) {
+    return Violation("schedule-coverage",
+                     absl::StrCat(sol.spills.size(), " spills give spill node Ids beyond ", INT32_MAX));
+  }
+  const int s = *s_opt;
+  const int total = *total_opt;
   KernelMetrics m;
   m.spills = s;
   m.schedule_length = static_cast<int64_t>(sol.schedule.size());
@@ -98,7 +113,9 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
                                       " and SPILL_IN ", in));
       }
     }
-    m.extra_movement += g.SpillTraffic(r.buf_id);
+    std::optional<int64_t> moved = CheckedAdd(m.extra_movement, g.SpillTraffic(r.buf_id));
+    if (!moved) return Overflow(absl::StrCat("the extra data movement at spill ", k + 1));
+    m.extra_movement = *moved;
   }
   std::vector<Segment> segments;
   for (size_t bi = 0; bi < g.buffers.size(); ++bi) {
@@ -140,7 +157,8 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
   for (size_t i = 0; i < segments.size(); ++i) {
     const Segment& sg = segments[i];
     const CacheLevel& lv = config.levels[sg.level];
-    if (sg.offset < 0 || sg.offset + sg.size > lv.capacity) {
+    const std::optional<int64_t> seg_end_addr = CheckedAdd(sg.offset, sg.size);
+    if (sg.offset < 0 || !seg_end_addr || *seg_end_addr > lv.capacity) {
       return Violation("capacity", absl::StrCat("buffer ", sg.buf_id, " at offset ", sg.offset, " size ",
                                                 sg.size, " exceeds ", lv.name, " capacity ", lv.capacity,
                                                 sg.start_node >= n ? " (after a SPILL_IN)" : ""));
@@ -164,12 +182,17 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
       const KernelBuffer& b = g.buffer(g.nodes[v].buf_id);
       const int l = b.level;
       const int64_t d = g.nodes[v].kind == NodeKind::kAlloc ? b.size : -b.size;
-      vstay[l] += d;
+      const std::optional<int64_t> v_sum = CheckedAdd(vstay[l], d);
+      const std::optional<int64_t> c_sum = in_vstay[l] ? CheckedAdd(combined, d) : combined;
+      if (!v_sum || !c_sum) {
+        return Overflow(absl::StrCat("the live bytes of ", config.levels[l].name, " at node ", v));
+      }
+      vstay[l] = *v_sum;
       live[l] += d > 0 ? 1 : -1;
       max_vstay[l] = std::max(max_vstay[l], vstay[l]);
       max_live[l] = std::max(max_live[l], live[l]);
       if (in_vstay[l]) {
-        combined += d;
+        combined = *c_sum;
         m.max_vstay_combined = std::max(m.max_vstay_combined, combined);
       }
       if (opt.l0_single_residency && config.levels[l].is_l0 && live[l] > 1) {
@@ -249,11 +272,14 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
       const auto& ready = addr_ready[sg.level];
       for (int64_t a = sg.offset; a < sg.offset + sg.size; ++a) start = std::max(start, ready[a]);
     }
-    end[v] = start + cycles;
+    const std::optional<int64_t> finish = CheckedAdd(start, cycles);
+    const std::optional<int64_t> pipe_busy = pipe >= 0 ? CheckedAdd(busy[pipe], cycles) : std::optional<int64_t>(0);
+    if (!finish || !pipe_busy) return Overflow(absl::StrCat("the end time of node ", v));
+    end[v] = *finish;
     m.makespan = std::max(m.makespan, end[v]);
     if (pipe >= 0) {
       pipe_ready[pipe] = end[v];
-      busy[pipe] += cycles;
+      busy[pipe] = *pipe_busy;
       pipe_used[pipe] = 1;
     }
     if (opt.check_memory && seg_end[v] >= 0) {

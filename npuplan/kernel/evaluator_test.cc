@@ -189,5 +189,70 @@ TEST(EvaluatorTest, EnforcesL0SingleResidencyOnlyWhenAsked) {
               StatusIs(absl::StatusCode::kInvalidArgument, "rule=l0-single-residency"));
 }
 
+// ---- Issue #19: sums of solution values are checked.
+
+// offset + Size used to wrap to a negative end and pass the capacity check
+// (`kernel eval` said "valid yes").
+TEST(EvaluatorTest, RejectsAnOffsetWhoseEndOverflows) {
+  CacheConfig config = SmallUb();
+  KernelGraph g = Parse(kExpGraph, config);
+  KernelSolution s;
+  s.schedule = {0, 1, 2, 3, 4, 5, 6};
+  for (int64_t offset : {INT64_MAX, INT64_MAX - 4, int64_t{1} << 62}) {
+    SCOPED_TRACE(offset);
+    s.offsets = {{0, 0}, {1, offset}};
+    EXPECT_THAT(EvaluateSolution(g, s, config),
+                StatusIs(absl::StatusCode::kInvalidArgument, "exceeds UB capacity 10 (rule=capacity)"));
+  }
+}
+
+// A graph built in code has no reader limits: cycles that overflow the end
+// time are an error, not a negative makespan.
+TEST(EvaluatorTest, RejectsEndTimesThatOverflow) {
+  CacheConfig config;
+  KernelGraph g = Parse(kExpGraph, config);
+  g.nodes[1].cycles = INT64_MAX;
+  g.nodes[3].cycles = 1;
+  KernelSolution s;
+  s.schedule = {0, 1, 2, 3, 4, 5, 6};
+  EvalOptions eo;
+  eo.check_memory = false;
+  EXPECT_THAT(EvaluateSolution(g, s, config, eo),
+              StatusIs(absl::StatusCode::kInvalidArgument, "the end time of node 3 overflows int64 (rule=overflow)"));
+}
+
+// The live bytes of a level are a running sum of Sizes: two buffers of 2^62
+// live at once (a graph built in code) must not wrap to a negative maximum.
+TEST(EvaluatorTest, RejectsLiveBytesThatOverflow) {
+  CacheConfig config;
+  KernelGraph g = Parse(kExpGraph, config);
+  for (int b : {0, 1}) g.buffers[g.buf_index[b]].size = int64_t{1} << 62;
+  KernelSolution s;
+  s.schedule = {0, 1, 2, 3, 4, 5, 6};
+  EvalOptions eo;
+  eo.check_memory = false;
+  EXPECT_THAT(EvaluateSolution(g, s, config, eo),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "the live bytes of UB at node 2 overflows int64 (rule=overflow)"));
+  // One of them 2^62 - 1: the sum is int64's end, which fits.
+  g.buffers[g.buf_index[1]].size = (int64_t{1} << 62) - 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelMetrics m, EvaluateSolution(g, s, config, eo));
+  EXPECT_EQ(m.max_vstay.at("UB"), INT64_MAX);
+}
+
+TEST(EvaluatorTest, RejectsExtraMovementThatOverflows) {
+  CacheConfig config = SmallUb();
+  KernelGraph g = Parse(kSpillGraph, config);
+  // Buffer 2 (written by ADD, so a spill moves 2 * Size) made 2^61 in code:
+  // two spills move 2^63.
+  g.buffers[g.buf_index[2]].size = int64_t{1} << 61;
+  KernelSolution s;
+  s.spills = {{2, 0}, {2, 0}};
+  s.schedule = {0, 1, 2, 3, 4, 11, 12, 13, 14, 5, 6, 7, 8, 9, 10};
+  EXPECT_THAT(EvaluateSolution(g, s, config),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "the extra data movement at spill 2 overflows int64 (rule=overflow)"));
+}
+
 }  // namespace
 }  // namespace npuplan::kernel

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan::kernel {
@@ -222,11 +223,50 @@ void Conv(Builder& b, const GeneratorOptions& o) {
   }
 }
 
+// Nodes the generator builds for `o` at most (each count from the loops
+// above, rounded up); nullopt when it overflows int64.
+std::optional<int64_t> MaxNodes(const GeneratorOptions& o) {
+  const int64_t m = o.m, n = o.n, k = o.k, seq = o.seq, layers = o.layers, width = o.width;
+  CheckedSum<> total;
+  bool ok = true;
+  auto term = [&](std::initializer_list<int64_t> factors) {
+    CheckedProduct<> p;
+    for (int64_t f : factors) ok = ok && p.Mul(f);
+    ok = ok && total.Add(p.value());
+  };
+  switch (o.kind) {
+    case GraphKind::kMatmul:  // per C tile 3 + 7 per k step; 3 per A and B tile
+      term({m, n, 7 * k + 3});
+      term({3, m, k});
+      term({3, k, n});
+      break;
+    case GraphKind::kFlashAttention:  // 39 per block pair (45 kept), 6 per K/V block and 12 per row
+      term({45, seq, seq});
+      term({20, seq});
+      break;
+    case GraphKind::kConv:  // 26 per tile and layer, 3 per layer, 3 per input tile
+      term({26, layers, width});
+      term({3, layers});
+      term({3, width});
+      break;
+  }
+  if (!ok) return std::nullopt;
+  return total.value();
+}
+
 }  // namespace
 
 absl::StatusOr<KernelGraph> GenerateKernelGraph(const GeneratorOptions& o, const CacheConfig& config) {
   if (o.m < 1 || o.n < 1 || o.k < 1 || o.seq < 1 || o.layers < 1 || o.width < 1 || o.tile < 4) {
     return absl::InvalidArgumentError("generator: every dimension must be >= 1 and tile >= 4");
+  }
+  // Refused before anything is allocated: what `kernel gen` writes, the
+  // kernel reader accepts.
+  if (std::optional<int64_t> nodes = MaxNodes(o); !nodes || *nodes > kMaxKernelNodes) {
+    return absl::InvalidArgumentError(absl::StrCat("generator: the sizes give up to ",
+                                                   nodes ? absl::StrCat(*nodes) : std::string("more than 2^63"),
+                                                   " nodes, more than a kernel case may have (", kMaxKernelNodes,
+                                                   ")"));
   }
   Builder b;
   std::string name;
@@ -245,6 +285,7 @@ absl::StatusOr<KernelGraph> GenerateKernelGraph(const GeneratorOptions& o, const
       break;
   }
   KernelGraph g = b.Finish();
+  if (g.num_nodes() > kMaxKernelNodes) return absl::InternalError("generator: MaxNodes undercounted");
   g.name = name;
   NPUPLAN_RETURN_IF_ERROR(FinalizeKernelGraph(g, config, name));
   return g;

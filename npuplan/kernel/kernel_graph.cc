@@ -6,8 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/json_fields.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::kernel {
 
@@ -18,18 +21,25 @@ int CacheConfig::Find(std::string_view name) const {
   return -1;
 }
 
+// 2 * Size (+ fixed): sizes are at most kMaxKernelValue when read, but a graph
+// built in code is not read: saturated, so that the evaluator's checked sums
+// report the overflow.
+static int64_t TwiceSizePlus(int64_t size, int64_t fixed) {
+  return CheckedAdd(CheckedMul(size, 2).value_or(INT64_MAX), fixed).value_or(INT64_MAX);
+}
+
 int64_t KernelGraph::SpillTraffic(int buf_id) const {
   const KernelBuffer& b = buffer(buf_id);
-  return b.copy_in_backed ? b.size : 2 * b.size;
+  return b.copy_in_backed ? b.size : TwiceSizePlus(b.size, 0);
 }
 
 int64_t KernelGraph::SpillOutCycles(int buf_id, const CacheConfig& config) const {
   const KernelBuffer& b = buffer(buf_id);
-  return b.copy_in_backed ? 0 : 2 * b.size + config.spill_fixed_cycles;
+  return b.copy_in_backed ? 0 : TwiceSizePlus(b.size, config.spill_fixed_cycles);
 }
 
 int64_t KernelGraph::SpillInCycles(int buf_id, const CacheConfig& config) const {
-  return 2 * buffer(buf_id).size + config.spill_fixed_cycles;
+  return TwiceSizePlus(buffer(buf_id).size, config.spill_fixed_cycles);
 }
 
 namespace {
@@ -38,25 +48,6 @@ using json = nlohmann::json;
 
 absl::Status Bad(std::string_view source, std::string_view path, std::string_view msg) {
   return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", std::string(path), ": ", std::string(msg)));
-}
-
-// Reads an integer field; InvalidArgument naming the JSON path otherwise.
-absl::StatusOr<int64_t> GetInt(const json& obj, const char* key, std::string_view source,
-                               const std::string& path) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return Bad(source, path, absl::StrCat("missing field \"", key, "\""));
-  if (!it->is_number_integer()) {
-    return Bad(source, absl::StrCat(path, ".", key), "expected an integer");
-  }
-  return it->get<int64_t>();
-}
-
-absl::StatusOr<std::string> GetString(const json& obj, const char* key, std::string_view source,
-                                      const std::string& path) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return Bad(source, path, absl::StrCat("missing field \"", key, "\""));
-  if (!it->is_string()) return Bad(source, absl::StrCat(path, ".", key), "expected a string");
-  return it->get<std::string>();
 }
 
 }  // namespace
@@ -76,6 +67,10 @@ absl::Status FinalizeKernelGraph(KernelGraph& g, const CacheConfig& config,
   for (const KernelNode& v : g.nodes) {
     if (v.kind != NodeKind::kOp) {
       if (v.buf_id < 0) return Bad(source, absl::StrCat("Nodes[", v.id, "].BufId"), "negative BufId");
+      if (v.buf_id >= n) {  // buf_index is sized by the largest BufId
+        return Bad(source, absl::StrCat("Nodes[", v.id, "].BufId"),
+                   absl::StrCat("BufId ", v.buf_id, " is not below the node count ", n));
+      }
       max_buf = std::max(max_buf, v.buf_id);
     }
   }
@@ -179,6 +174,7 @@ absl::Status FinalizeKernelGraph(KernelGraph& g, const CacheConfig& config,
 
 absl::StatusOr<KernelGraph> ParseKernelGraph(std::string_view json_text, const CacheConfig& config,
                                              std::string_view source) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(json_text, source));
   json doc;
   try {
     doc = json::parse(json_text.begin(), json_text.end());
@@ -190,6 +186,24 @@ absl::StatusOr<KernelGraph> ParseKernelGraph(std::string_view json_text, const C
   auto edges_it = doc.find("Edges");
   if (nodes_it == doc.end() || !nodes_it->is_array()) return Bad(source, "$.Nodes", "missing or not an array");
   if (edges_it == doc.end() || !edges_it->is_array()) return Bad(source, "$.Edges", "missing or not an array");
+  if (nodes_it->size() > static_cast<size_t>(kMaxKernelNodes)) {
+    return Bad(source, "$.Nodes", absl::StrCat("the case has ", nodes_it->size(), " nodes, more than the limit ",
+                                               kMaxKernelNodes));
+  }
+  const JsonFields f(source);
+  // Ids index arrays of the case's own size: a node Id, BufId or edge end
+  // beyond the node count is refused before anything is sized by it (every
+  // buffer has an ALLOC and a FREE node, so BufIds below N are plenty).
+  const int64_t n = static_cast<int64_t>(nodes_it->size());
+  const int64_t max_id = std::max<int64_t>(n - 1, 0);
+  auto buf_id = [&](const json& v, const std::string& path) -> absl::StatusOr<int> {
+    NPUPLAN_ASSIGN_OR_RETURN(int64_t b, f.Int(v, path));
+    if (b < 0 || b >= std::max<int64_t>(n, 1)) {
+      return Bad(source, path, absl::StrCat("BufId ", b, " is out of range: BufIds are 0..", max_id,
+                                            " (below the case's node count, ", n, ")"));
+    }
+    return static_cast<int>(b);
+  };
   KernelGraph g;
   g.nodes.reserve(nodes_it->size());
   for (size_t i = 0; i < nodes_it->size(); ++i) {
@@ -197,38 +211,44 @@ absl::StatusOr<KernelGraph> ParseKernelGraph(std::string_view json_text, const C
     const std::string path = absl::StrCat("Nodes[", i, "]");
     if (!jn.is_object()) return Bad(source, path, "expected an object");
     KernelNode v;
-    NPUPLAN_ASSIGN_OR_RETURN(int64_t id, GetInt(jn, "Id", source, path));
+    NPUPLAN_ASSIGN_OR_RETURN(int64_t id, f.RequiredInt(jn, path, "Id"));
+    if (id != static_cast<int64_t>(i)) {  // compared before narrowing: 2^32 + i is not i
+      return Bad(source, path, absl::StrCat("node Ids must be 0..N-1 in order (rule=dense-ids); found Id ", id));
+    }
     v.id = static_cast<int>(id);
-    NPUPLAN_ASSIGN_OR_RETURN(v.op, GetString(jn, "Op", source, path));
+    NPUPLAN_ASSIGN_OR_RETURN(v.op, f.RequiredString(jn, path, "Op"));
     if (v.op == "ALLOC" || v.op == "FREE") {
       v.kind = v.op == "ALLOC" ? NodeKind::kAlloc : NodeKind::kFree;
-      NPUPLAN_ASSIGN_OR_RETURN(int64_t b, GetInt(jn, "BufId", source, path));
-      v.buf_id = static_cast<int>(b);
-      NPUPLAN_ASSIGN_OR_RETURN(v.size, GetInt(jn, "Size", source, path));
-      NPUPLAN_ASSIGN_OR_RETURN(v.type, GetString(jn, "Type", source, path));
+      if (!jn.contains("BufId")) return Bad(source, path, "missing field 'BufId'");
+      NPUPLAN_ASSIGN_OR_RETURN(v.buf_id, buf_id(jn["BufId"], path + ".BufId"));
+      NPUPLAN_ASSIGN_OR_RETURN(v.size, f.RequiredInt(jn, path, "Size", JsonFields::kMin, kMaxKernelValue));
+      NPUPLAN_ASSIGN_OR_RETURN(v.type, f.RequiredString(jn, path, "Type"));
     } else {
       if (v.op == "SPILL_OUT" || v.op == "SPILL_IN") {
         return Bad(source, path, "SPILL nodes are not allowed in an input graph");
       }
       v.kind = NodeKind::kOp;
-      NPUPLAN_ASSIGN_OR_RETURN(v.pipe, GetString(jn, "Pipe", source, path));
-      NPUPLAN_ASSIGN_OR_RETURN(v.cycles, GetInt(jn, "Cycles", source, path));
-      if (v.cycles < 0) return Bad(source, path + ".Cycles", "must be >= 0");
+      NPUPLAN_ASSIGN_OR_RETURN(v.pipe, f.RequiredString(jn, path, "Pipe"));
+      NPUPLAN_ASSIGN_OR_RETURN(v.cycles, f.RequiredInt(jn, path, "Cycles", 0, kMaxKernelValue));
       auto bufs = jn.find("Bufs");
       if (bufs == jn.end() || !bufs->is_array()) return Bad(source, path + ".Bufs", "missing or not an array");
       for (size_t k = 0; k < bufs->size(); ++k) {
-        if (!(*bufs)[k].is_number_integer()) return Bad(source, absl::StrCat(path, ".Bufs[", k, "]"), "expected an integer");
-        v.bufs.push_back((*bufs)[k].get<int>());
+        NPUPLAN_ASSIGN_OR_RETURN(int b, buf_id((*bufs)[k], absl::StrCat(path, ".Bufs[", k, "]")));
+        v.bufs.push_back(b);
       }
     }
     g.nodes.push_back(std::move(v));
   }
   for (size_t e = 0; e < edges_it->size(); ++e) {
     const json& je = (*edges_it)[e];
-    if (!je.is_array() || je.size() != 2 || !je[0].is_number_integer() || !je[1].is_number_integer()) {
-      return Bad(source, absl::StrCat("Edges[", e, "]"), "expected [src, dst]");
+    const std::string path = absl::StrCat("Edges[", e, "]");
+    if (!je.is_array() || je.size() != 2) return Bad(source, path, "expected [src, dst]");
+    NPUPLAN_ASSIGN_OR_RETURN(int64_t a, f.Int(je[0], path + "[0]"));
+    NPUPLAN_ASSIGN_OR_RETURN(int64_t b, f.Int(je[1], path + "[1]"));
+    if (a < 0 || a >= n || b < 0 || b >= n) {
+      return Bad(source, path, absl::StrCat("names a missing node [", a, ", ", b, "] (the case has ", n, " nodes)"));
     }
-    g.edges.emplace_back(je[0].get<int>(), je[1].get<int>());
+    g.edges.emplace_back(static_cast<int>(a), static_cast<int>(b));
   }
   NPUPLAN_RETURN_IF_ERROR(FinalizeKernelGraph(g, config, source));
   return g;

@@ -20,6 +20,13 @@
 
 namespace npuplan::kernel {
 
+// Reader limits (docs/kernel.md): node count, and Size / Cycles, so that the
+// derived values (2*Size + spill cycles, a node's end time) stay far from
+// int64's end; the sums over a schedule are checked on top. BufIds and edge
+// ends must be below the node count, node Ids are 0..N-1.
+inline constexpr int64_t kMaxKernelNodes = int64_t{1} << 20;
+inline constexpr int64_t kMaxKernelValue = int64_t{1} << 40;
+
 // One cache level and its capacity (abstract units).
 struct CacheLevel {
   std::string name;  // "L1", "UB", "L0A", ...

@@ -4,8 +4,10 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::kernel {
 namespace {
@@ -37,11 +39,26 @@ bool ToInt(std::string_view s, int64_t& v) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// An Id read as int64, as the int the formats use: 2^32 + k is an error
+// naming the value, not k.
+absl::StatusOr<int> Narrow(int64_t v, std::string_view source, int line, std::string_view what) {
+  std::optional<int> id = CheckedCast<int>(v);
+  if (!id || *id < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(source), ":", line, ": ", std::string(what), " ", v,
+                                                   " is out of range [0, ", INT32_MAX, "]"));
+  }
+  return *id;
+}
+
+struct Pair {
+  int line;
+  int64_t a, b;
+};
+
 // Parses "a:b" pairs.
-absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParsePairs(std::string_view text,
-                                                                    std::string_view source,
-                                                                    std::string_view what) {
-  std::vector<std::pair<int64_t, int64_t>> out;
+absl::StatusOr<std::vector<Pair>> ParsePairs(std::string_view text, std::string_view source, std::string_view what) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, source));
+  std::vector<Pair> out;
   for (auto [no, line] : Lines(text)) {
     size_t colon = line.find(':');
     int64_t a = 0, b = 0;
@@ -50,7 +67,7 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParsePairs(std::string_
       return absl::InvalidArgumentError(
           absl::StrCat(std::string(source), ":", no, ": expected \"", std::string(what), "\", got \"", std::string(line), "\""));
     }
-    out.emplace_back(a, b);
+    out.push_back({no, a, b});
   }
   return out;
 }
@@ -58,6 +75,7 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ParsePairs(std::string_
 }  // namespace
 
 absl::StatusOr<std::vector<int>> ParseScheduleText(std::string_view text, std::string_view source) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, source));
   std::vector<int> out;
   for (auto [no, line] : Lines(text)) {
     int64_t v = 0;
@@ -65,7 +83,8 @@ absl::StatusOr<std::vector<int>> ParseScheduleText(std::string_view text, std::s
       return absl::InvalidArgumentError(
           absl::StrCat(std::string(source), ":", no, ": expected a node Id, got \"", std::string(line), "\""));
     }
-    out.push_back(static_cast<int>(v));
+    NPUPLAN_ASSIGN_OR_RETURN(int id, Narrow(v, source, no, "node Id"));
+    out.push_back(id);
   }
   return out;
 }
@@ -73,9 +92,11 @@ absl::StatusOr<std::vector<int>> ParseScheduleText(std::string_view text, std::s
 absl::StatusOr<std::map<int, int64_t>> ParseMemoryText(std::string_view text, std::string_view source) {
   NPUPLAN_ASSIGN_OR_RETURN(auto pairs, ParsePairs(text, source, "BufId:Offset"));
   std::map<int, int64_t> out;
-  for (auto [b, off] : pairs) {
-    if (!out.emplace(static_cast<int>(b), off).second) {
-      return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": buffer ", b, " has two offsets"));
+  for (const Pair& p : pairs) {
+    NPUPLAN_ASSIGN_OR_RETURN(int b, Narrow(p.a, source, p.line, "BufId"));
+    if (!out.emplace(b, p.b).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(source), ":", p.line, ": buffer ", b, " has two offsets"));
     }
   }
   return out;
@@ -84,7 +105,10 @@ absl::StatusOr<std::map<int, int64_t>> ParseMemoryText(std::string_view text, st
 absl::StatusOr<std::vector<SpillRecord>> ParseSpillText(std::string_view text, std::string_view source) {
   NPUPLAN_ASSIGN_OR_RETURN(auto pairs, ParsePairs(text, source, "BufId:NewOffset"));
   std::vector<SpillRecord> out;
-  for (auto [b, off] : pairs) out.push_back({static_cast<int>(b), off});
+  for (const Pair& p : pairs) {
+    NPUPLAN_ASSIGN_OR_RETURN(int b, Narrow(p.a, source, p.line, "BufId"));
+    out.push_back({b, p.b});
+  }
   return out;
 }
 
@@ -110,10 +134,13 @@ std::string FormatSpills(const std::vector<SpillRecord>& spills) {
 absl::Status WriteSolutionFiles(const std::string& dir, const std::string& case_name,
                                 const KernelSolution& solution, bool with_memory) {
   const std::string base = dir + "/" + case_name;
-  NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(base + "_schedule.txt", FormatSchedule(solution.schedule)));
-  if (!with_memory) return absl::OkStatus();
-  NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(base + "_memory.txt", FormatMemory(solution.offsets)));
-  return WriteFileAtomically(base + "_spill.txt", FormatSpills(solution.spills));
+  std::vector<std::pair<std::string, std::string>> files = {
+      {base + "_schedule.txt", FormatSchedule(solution.schedule)}};
+  if (with_memory) {
+    files.emplace_back(base + "_memory.txt", FormatMemory(solution.offsets));
+    files.emplace_back(base + "_spill.txt", FormatSpills(solution.spills));
+  }
+  return WriteFilesAtomically(files);
 }
 
 }  // namespace npuplan::kernel

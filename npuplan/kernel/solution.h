@@ -36,7 +36,8 @@ std::string FormatSchedule(const std::vector<int>& schedule);
 std::string FormatMemory(const std::map<int, int64_t>& offsets);
 std::string FormatSpills(const std::vector<SpillRecord>& spills);
 
-// Writes <dir>/<case>_schedule.txt, _memory.txt, _spill.txt atomically.
+// Writes <dir>/<case>_schedule.txt, _memory.txt, _spill.txt: all of them or
+// none (one OutputTransaction).
 // `with_memory` false writes only the schedule (Problem 1).
 absl::Status WriteSolutionFiles(const std::string& dir, const std::string& case_name,
                                 const KernelSolution& solution, bool with_memory = true);

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "npuplan/support/checked_math.h"
 
 namespace npuplan::memory {
 namespace {
@@ -48,7 +49,6 @@ absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
   const int n = static_cast<int>(problem.buffers.size());
   std::unordered_map<std::string_view, int> seen;
   int64_t total = 0;
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   for (int i = 0; i < n; ++i) {
     const IntervalBuffer& b = problem.buffers[i];
     if (b.lower >= b.upper) {
@@ -67,11 +67,18 @@ absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id, "'"));
     }
-    if (b.size > kMax - (b.alignment - 1) || total > kMax - (b.size + (b.alignment - 1))) {
+    // The solvers form upper - lower (lengths, areas).
+    if (!CheckedSub(b.upper, b.lower)) {
+      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id, "': lifetime [", b.lower, ", ", b.upper,
+                                                     ") is longer than int64"));
+    }
+    std::optional<int64_t> padded = CheckedAdd(b.size, b.alignment - 1);
+    std::optional<int64_t> sum = padded ? CheckedAdd(total, *padded) : std::nullopt;
+    if (!sum) {
       return absl::InvalidArgumentError(absl::StrCat(
           "buffer '", b.id, "': total size of all buffers overflows a 64-bit offset"));
     }
-    total += b.size + (b.alignment - 1);
+    total = *sum;
   }
   for (const auto& [a, b] : problem.extra_conflicts) {
     if (a < 0 || a >= n || b < 0 || b >= n || a == b) {

@@ -830,7 +830,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   // budgets.
   const Clock::time_point search_start = Clock::now();
   // Done once the best plan reaches the (possibly raised) bound or the target.
-  auto done = [&] { return best_peak <= std::max(lower_bound, options.target_peak); };
+  const int64_t fit = options.stop_at_capacity && capacity.has_value() ? *capacity : 0;
+  auto done = [&] { return best_peak <= std::max({lower_bound, options.target_peak, fit}); };
   if (options.search && !scalable && !done() && c.count() > 0) {
     const auto deadline =
         search_start + std::chrono::duration_cast<Clock::duration>(
@@ -934,6 +935,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     solution.stats.backtracks = engine.backtracks();
   }
   solution.stats.search_seconds = SecondsSince(search_start);
+  solution.stats.fits_capacity =
+      best_peak <= fit && best_peak > std::max(lower_bound, options.target_peak);
 
   // 4. Expand to the full problem and validate independently.
   solution.assignment.offsets.assign(problem.buffers.size(), 0);

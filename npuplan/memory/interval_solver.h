@@ -68,6 +68,9 @@ struct IntervalSolverOptions {
   bool dynamic_decomposition = true;
   // Stop as soon as the peak reaches this value (0 = only at the lower bound).
   int64_t target_peak = 0;
+  // With a capacity: stop at the first plan that fits in it (MiniMalloc's
+  // question) instead of lowering the peak further.
+  bool stop_at_capacity = false;
   // Stop the search after this many nodes (0 = no limit). Unlike the time
   // limit, a node limit gives the same result on any machine.
   int64_t max_nodes = 0;
@@ -96,6 +99,7 @@ struct IntervalSolverStats {
   bool timed_out = false;       // the search stopped at the time limit
   bool node_limit_hit = false;  // the search stopped at max_nodes
   bool steps_exhausted = false; // the search stopped at max_steps
+  bool fits_capacity = false;   // stopped at the first plan within the capacity
   int64_t steps = 0;            // search steps (see max_steps)
   int64_t conflict_edges = 0;   // time overlaps + extra pairs
   bool scalable = false;        // solved by the sweep alone (max_conflict_edges)

@@ -5,10 +5,13 @@
 
 #include <functional>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "npuplan/memory/minimalloc_csv.h"
 #include "npuplan/memory/plan_validator.h"
+#include "npuplan/support/file_util.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::memory {
@@ -191,6 +194,37 @@ TEST(IntervalSolverTest, MeetsCapacityGreedyAloneWouldExceed) {
   p.capacity = 12;
   const IntervalSolution s = SolveAndValidate(p);
   EXPECT_LE(s.peak, 12);
+}
+
+// MiniMalloc's question: with stop_at_capacity the search ends at the first
+// plan within the capacity; without it, it keeps lowering the peak. On
+// MiniMalloc's J (greedy 1,298,432, bound 989,184).
+TEST(IntervalSolverTest, StopsAtFirstPlanWithinCapacity) {
+  const std::string path = absl::StrCat(NPUPLAN_SOURCE_DIR, "/testdata/minimalloc/J.1048576.csv");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(const std::string text, ReadFile(path));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MinimallocCsv csv, ParseMinimallocCsv(text, path));
+  IntervalProblem& p = csv.problem;
+  IntervalSolverOptions o;
+  o.max_nodes = 20000;
+  o.stop_at_capacity = true;
+  // A capacity greedy meets: no search at all.
+  p.capacity = 1'300'000;
+  const IntervalSolution at_greedy = SolveAndValidate(p, o);
+  EXPECT_EQ(at_greedy.stats.probes, 0);
+  EXPECT_EQ(at_greedy.peak, at_greedy.stats.greedy_peak);
+  EXPECT_TRUE(at_greedy.stats.fits_capacity);
+  // A capacity greedy misses: the search stops at the first plan within it,
+  // after fewer probes than the search that lowers the peak further.
+  p.capacity = 1'100'000;
+  const IntervalSolution fit = SolveAndValidate(p, o);
+  EXPECT_LE(fit.peak, 1'100'000);
+  EXPECT_TRUE(fit.stats.fits_capacity);
+  EXPECT_GT(fit.stats.probes, 0);
+  o.stop_at_capacity = false;
+  const IntervalSolution lowered = SolveAndValidate(p, o);
+  EXPECT_FALSE(lowered.stats.fits_capacity);
+  EXPECT_LT(lowered.peak, fit.peak);
+  EXPECT_LT(fit.stats.probes, lowered.stats.probes);
 }
 
 TEST(IntervalSolverTest, GreedyOnlySkipsSearch) {

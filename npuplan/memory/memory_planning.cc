@@ -12,6 +12,7 @@
 #include "npuplan/memory/stream_aware_reuse.h"
 #include "npuplan/memory/stream_sweep.h"
 #include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -70,8 +71,11 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   NPUPLAN_ASSIGN_OR_RETURN(int64_t search_steps, ParseCount(ctx.options, "npuplan.memory.searchSteps"));
 
   // 1. Lifetimes.
+  StepTimer lap;
   NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt, memory::ComputeTensorLifetimes(m, alignment));
+  lap.Lap(ctx.stats, "memory-planning: lifetimes");
   memory::StreamAwareReuse reuse(m, lt);
+  lap.Lap(ctx.stats, "memory-planning: happens-before");
 
   // 2. The activation pool as an interval problem with extra conflicts.
   std::vector<int> pool;
@@ -87,6 +91,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
+  lap.Lap(ctx.stats, "memory-planning: conflicts");
 
   // 3. Solve.
   memory::IntervalSolverOptions solver_options;
@@ -100,6 +105,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
                                " buffers: ", std::string(solved.status().message())));
   }
   memory::IntervalSolution sol = *solved;
+  lap.Lap(ctx.stats, "memory-planning: interval solver");
   // The stream-aware sweep needs no conflict pairs and no widening: it
   // releases a dead buffer's bytes per stream (stream_sweep.h). Kept when it
   // beats the solver (the solver keeps ties).
@@ -113,6 +119,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
       method = "stream-sweep";
     }
   }
+  lap.Lap(ctx.stats, "memory-planning: stream sweep");
   if (conflicts.extended > 0) {
     // The solver's bound holds for the widened lifetimes only; report one
     // that holds for every plan: max live bytes over the true lifetimes.
@@ -135,9 +142,15 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     if (buf.planned_in_pool()) continue;
     int64_t& top = region_bytes[buf.region];
     offset[b] = top;
-    top += buf.size;
+    std::optional<int64_t> end = CheckedAdd(top, buf.size);
+    if (!end) {
+      return absl::InvalidArgumentError(StrCat("[", name(), "] tensor '", buf.name, "' (", buf.size,
+                                               " bytes) makes region '", buf.region, "' larger than int64"));
+    }
+    top = *end;
   }
 
+  lap.Lap(ctx.stats, "memory-planning: bound and regions");
   // 4. plan.memory.
   MemoryResult& mem = plan.memory;
   mem = MemoryResult();
@@ -168,6 +181,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     return std::make_tuple(lt.position[a.node.index()], a.output) < std::make_tuple(lt.position[b.node.index()], b.output);
   });
 
+  lap.Lap(ctx.stats, "memory-planning: placements");
   // Decision log: which earlier buffer each pool buffer reuses (the most
   // recently dead one sharing its byte range; ties: first in plan order), in
   // plan order. A sweep that paints the address space with the last buffer
@@ -237,6 +251,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
                  Field("gap", StrCat(sol.gap())), Field("buffers", pool.size()),
                  Field("extra_conflicts", problem.extra_conflicts.size()),
                  Field("optimal", sol.optimal ? "true" : "false"), Field("method", method));
+  lap.Lap(ctx.stats, "memory-planning: reuse log");
   ctx.stats.Set(kPass, "pool_buffers", static_cast<int64_t>(pool.size()));
   ctx.stats.Set(kPass, "extra_conflicts", static_cast<int64_t>(problem.extra_conflicts.size()));
   ctx.stats.Set(kPass, "dynamic_tensors", static_cast<int64_t>(lt.dynamic.size()));

@@ -118,6 +118,19 @@ TEST(MemoryPlanningTest, PlacesInputsConstantsAndWorkspacesInTheirRegions) {
   EXPECT_THAT(plan.memory.dynamic_tensors, ::testing::ElementsAre("y:0"));
 }
 
+// Issue #19: the constant region's size is a sum of input tensor sizes; two
+// constants of 2^62 bytes used to wrap the region's end to a negative offset.
+TEST(MemoryPlanningTest, RejectsARegionLargerThanInt64) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "w1", "type": "Const", "outputs": [{"shape": [1152921504606846976], "dtype": "int32"}]},
+    {"name": "w2", "type": "Const", "outputs": [{"shape": [1152921504606846976], "dtype": "int32"}]},
+    {"name": "x", "type": "Add", "inputs": ["w1:0", "w2:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [8]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["x:0"]}]})json");
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning>()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "tensor 'w2:0' (4611686018427387904 bytes) makes region 'constant' larger than int64"));
+}
+
 TEST(MemoryPlanningTest, PlanSurvivesJsonRoundTripAndVerifies) {
   Plan plan = ParsePlan(TwoStreams(R"json(, "c:0")json"));
   ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());

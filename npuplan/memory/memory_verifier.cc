@@ -8,6 +8,8 @@
 #include "npuplan/ir/verifier.h"
 #include "npuplan/memory/stream_aware_reuse.h"
 #include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -35,7 +37,12 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
   if (!mem.planned) return Fail("memory-tensors", "memory-planned is established but the plan has no memory section");
-  if (mem.alignment < 1) return Fail("memory-align", StrCat("alignment ", mem.alignment, " is not positive"));
+  // The option's range (npuplan.memory.alignment): a power of two up to 2^30.
+  if (mem.alignment < 1 || mem.alignment > (int64_t{1} << 30) ||
+      (mem.alignment & (mem.alignment - 1)) != 0) {
+    return Fail("memory-align",
+                StrCat("alignment ", mem.alignment, " is not a power of two in [1, 2^30]"));
+  }
   absl::StatusOr<TensorLifetimes> lts = ComputeTensorLifetimes(m, mem.alignment);
   if (!lts.ok()) return Fail("memory-tensors", std::string(lts.status().message()));
   const TensorLifetimes& lt = *lts;
@@ -68,6 +75,12 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
       return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset, " is not a non-negative multiple of ",
                                          lt.alignment));
     }
+    // The sweeps below form offset + size: a placement whose end does not
+    // fit in int64 would wrap into a small address range.
+    if (!CheckedAdd(tp.offset, b.size)) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " with size ", b.size,
+                                           " ends beyond int64"));
+    }
     if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
       return Fail("memory-tensors", StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
                                            ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
@@ -77,6 +90,18 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
                                            b.name, "' at offset ", offset[it->second], " (ref / subgraph alias)"));
     }
     offset[it->second] = tp.offset;
+    // The buffer's name, like its lifetime, is only the recomputed one until
+    // Send/Recv nodes change the graph (aliases may then group differently).
+    if ((!order_changed && tp.buffer != b.name) || tp.stream != m.node(tp.node).stream_id) {
+      return Fail("memory-tensors", StrCat("tensor '", name, "' says buffer '", EchoName(tp.buffer),
+                                           "' on stream ", tp.stream, "; it is in buffer '", b.name,
+                                           "' and its node on stream ", m.node(tp.node).stream_id));
+    }
+  }
+  if (mem.dynamic_tensors != lt.dynamic) {
+    return Fail("memory-tensors",
+                StrCat("dynamic_tensors lists [", EchoName(StrJoin(mem.dynamic_tensors, ",")),
+                       "] but the unknown-size tensors are [", StrJoin(lt.dynamic, ","), "]"));
   }
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     for (const TensorRef& r : lt.buffers[b].members) {
@@ -161,6 +186,19 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   }
   if (mem.lower_bound < 0 || mem.lower_bound > mem.peak) {
     return Fail("memory-peak", StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
+  }
+  if (mem.optimal != (mem.peak == mem.lower_bound)) {
+    return Fail("memory-peak", StrCat("optimal is ", mem.optimal ? "true" : "false", " but peak ",
+                                      mem.peak, mem.optimal ? " is above" : " equals",
+                                      " the lower bound ", mem.lower_bound));
+  }
+  for (const auto& [region, bytes] : mem.region_bytes) {
+    if (region == "activation" ? bytes != mem.peak : !by_region.count(region)) {
+      return Fail("memory-peak",
+                  StrCat("region_bytes.", EchoName(region), " is ", bytes,
+                         region == "activation" ? StrCat(" but the peak is ", mem.peak)
+                                                : std::string(" but no buffer is in that region")));
+    }
   }
   return absl::OkStatus();
 }

@@ -52,6 +52,18 @@ TEST(MemoryVerifierTest, RejectsCrossStreamSharingWithoutDependency) {
   EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "provably happen before"));
 }
 
+// Issue #19: offset + size is formed by the overlap sweep; a placement whose
+// end does not fit in int64 used to wrap into a small address range.
+TEST(MemoryVerifierTest, RejectsAPlacementWhoseEndOverflows) {
+  Plan plan = PlannedTwoStreams();
+  const int64_t offset = INT64_MAX / 512 * 512;  // aligned, so only the end is wrong
+  Placement(plan, "e").offset = offset;
+  EXPECT_THAT(VerifyMemoryPlan(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       StrCat("verifier[memory-tensors]: tensor 'e:0' at offset ", offset,
+                              " with size 1024 ends beyond int64")));
+}
+
 TEST(MemoryVerifierTest, AcceptsSharingAlongADependency) {
   Plan plan = PlannedTwoStreams();
   // x runs after c on stream 0, so x:0 may take a:0's bytes.

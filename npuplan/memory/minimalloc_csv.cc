@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/text_checks.h"
 
 namespace npuplan::memory {
 namespace {
@@ -28,6 +29,7 @@ absl::StatusOr<MinimallocCsv> ParseMinimallocCsv(std::string_view text_in,
   // Debian's abseil has its own string_view type.
   const absl::string_view text(text_in.data(), text_in.size());
   const absl::string_view source(source_in.data(), source_in.size());
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text_in, source_in));
   MinimallocCsv csv;
   std::array<int, kNumColumns> where;
   where.fill(-1);

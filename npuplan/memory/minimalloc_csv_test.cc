@@ -8,6 +8,7 @@
 namespace npuplan::memory {
 namespace {
 
+using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 using ::testing::ElementsAre;
 
@@ -80,6 +81,22 @@ TEST(MinimallocCsvTest, RejectsTotalSizeOverflow) {
                                  "b,0,1,9000000000000000000\n",
                                  "in.csv"),
               StatusIs(absl::StatusCode::kInvalidArgument, "overflows"));
+}
+
+// Issue #19: the solvers form upper - lower; a lifetime longer than int64 is
+// refused, naming the buffer.
+TEST(MinimallocCsvTest, RejectsALifetimeLongerThanInt64) {
+  EXPECT_THAT(ParseMinimallocCsv("id,lower,upper,size\na,-9223372036854775808,9223372036854775807,4\n", "in.csv"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "in.csv: buffer 'a': lifetime [-9223372036854775808, 9223372036854775807) is "
+                       "longer than int64"));
+  EXPECT_THAT(ParseMinimallocCsv("id,lower,upper,size\na,-4611686018427387904,4611686018427387903,4\n", "in.csv"),
+              IsOk());
+}
+
+TEST(MinimallocCsvTest, NamesAByteOrderMark) {
+  EXPECT_THAT(ParseMinimallocCsv("\xEF\xBB\xBFid,lower,upper,size\na,0,1,4\n", "in.csv"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "in.csv: starts with a UTF-8 byte order mark (BOM"));
 }
 
 TEST(MinimallocCsvTest, RejectsNonNumericField) {

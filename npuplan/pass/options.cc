@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/graph.h"
@@ -116,6 +116,22 @@ absl::Status ValidatePlacement(std::string_view name, std::string_view v) {
   if (v.empty() || v == "HOST" || v == "DEVICE") return absl::OkStatus();
   return BadValue(name, v, "expected \"HOST\" or \"DEVICE\"");
 }
+absl::Status ValidateEventIdReuse(std::string_view name, std::string_view v) {
+  if (v.empty() || v == "min" || v == "ge" || v == "none") return absl::OkStatus();
+  return BadValue(name, v, "expected \"min\", \"ge\" or \"none\"");
+}
+// A budget: 1..`max` (the device's limit, which stays the hard check).
+template <int64_t kMax>
+absl::Status ValidateBudget(std::string_view name, std::string_view v) {
+  int64_t n;
+  if (v.empty()) return absl::OkStatus();
+  if (!ParseInt(v, n) || n < 1 || n > kMax) {
+    return BadValue(
+        name, v,
+        StrCat("expected an integer in [1, ", kMax, "] (a budget within the device's limit)"));
+  }
+  return absl::OkStatus();
+}
 absl::Status ValidateEventOptimization(std::string_view name, std::string_view v) {
   if (v.empty() || v == "ge" || v == "exact" || v == "none") return absl::OkStatus();
   return BadValue(name, v, "expected \"exact\", \"ge\" or \"none\"");
@@ -168,34 +184,106 @@ absl::Status CheckUnknownOption(std::string_view key, std::vector<std::string>* 
 const std::vector<OptionSpec>& KnownOptions() {
   static const std::vector<OptionSpec> specs = [] {
     std::vector<OptionSpec> v = {
-        {"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM", "", "environment: \"1\" enables multi-stream for dynamic-shape graphs", ValidateZeroOne},
-        {"ac_parallel_enable", "", "AI CPU nodes may run in parallel in dynamic-shape graphs (\"\", \"0\", \"1\")", ValidateZeroOne},
-        {"ge.autoMultistreamParallelMode", "", "auto multi-stream: cv | LoadBalance:N | MainStream:N | WeightedLoadBalance:N | CriticalPath:N (npuplan extension), N in [1, 64]; root graph attribute wins", ValidateAutoMultistream},
-        {"ge.enableSingleStream", "false", "\"true\": every node on one stream (single-stream pass chain)", ValidateTrueFalse},
-        {"ge.event", "event", "synchronisation primitive: \"event\" or \"notify\" (notify: static shape only)", ValidateEvent},
-        {"ge.exec.hostSchedulingMaxThreshold", "0", "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)", ValidateNonNegativeInt},
-        {"ge.exec.memoryOptimizationPolicy", "", "\"MemoryPriority\" disables the same-engine-sibling reuse rule", ValidateMemoryPolicy},
-        {"ge.exec.placement", "", "\"HOST\": the graph executes on the host (GE's host-exec shortcut: whole graph dynamic, no partition)", ValidatePlacement},
-        {"ge.exec.static_model_ops_lower_limit", "4", "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic", ValidateStaticOpsLowerLimit},
-        {"ge.hcomParallel", "", "\"1\"/\"true\": successors of fused AllReduce move to their own stream", ValidateHcomParallel},
-        {"ge.optionNameMap", "", "JSON object option name → the caller's name for it, used in option error messages (E10055, E10056, invalid values); a malformed map is ignored with a warning, as GE ignores it", nullptr},
-        {"ge.streamMaxParallelNum", "", "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"", ValidateStreamMaxParallel},
-        {"ge.tiling_schedule_optimize", "", "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
-        {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS", ValidateTopoMode},
-        {"npuplan.device.maxEvents", "65536", "event ids the device can address (device-limit-check; lower only)", ValidateDeviceLimit<65536>},
-        {"npuplan.device.maxNotifies", "1024", "notify ids the device can address (GE kMaxNotifyNum; lower only)", ValidateDeviceLimit<1024>},
-        {"npuplan.device.maxStreams", "2024", "device streams one model may use (GE kMaxStreamNum; lower only)", ValidateDeviceLimit<2024>},
-        {"npuplan.device.maxTasksPerStream", "1024", "per-stream task limit of the device (physical split; >= 28, 27 are reserved)", ValidateTaskLimit},
-        {"npuplan.device.hugeStreamTasks", "8192", "task limit of a huge stream (single-stream mode; >= 28)", ValidateTaskLimit},
-        {"npuplan.device.unlimitedStreamDepth", "false", "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
-        {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink", ValidateTrueFalse},
-        {"npuplan.eventOptimization", "exact", "event redundancy removal: exact (minimal) | ge (GE's rules) | none", ValidateEventOptimization},
-        {"npuplan.eventReuseThreshold", "65500", "_event_multiplexing applies above this many events (GE kEventReuseThreshold)", ValidateNonNegativeInt},
-        {"npuplan.memory.alignment", "512", "device memory alignment in bytes (a power of two, at most 1 GiB)", ValidateAlignment},
-        {"npuplan.memory.searchSteps", "2000000", "search budget of the memory planner after greedy, in buffers/sections visited (deterministic; 0 = greedy only)", ValidateNonNegativeInt},
-        {"npuplan.memory.timeLimit", "0", "optional wall-clock limit in seconds on the memory planner's search (0 = none; results then depend on machine speed)", ValidateNonNegativeSeconds},
-        {"npuplan.stream.reorder", "false", "\"true\": CriticalPath:N may also rewrite each graph's execution (topological) order to its schedule's (npuplan extension; needs CriticalPath:N)", ValidateTrueFalse},
-        {"npuplan.partition.mergeKnownFirst", "false", "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path absorption; limit default 6)", ValidateTrueFalse},
+        {"ENABLE_DYNAMIC_SHAPE_MULTI_STREAM", "",
+         "environment: \"1\" enables multi-stream for dynamic-shape graphs", ValidateZeroOne},
+        {"ac_parallel_enable", "",
+         "AI CPU nodes may run in parallel in dynamic-shape graphs (\"\", \"0\", \"1\")",
+         ValidateZeroOne},
+        {"ge.autoMultistreamParallelMode", "",
+         "auto multi-stream: cv | LoadBalance:N | MainStream:N | WeightedLoadBalance:N | "
+         "CriticalPath:N (npuplan extension), N in [1, 64]; root graph attribute wins",
+         ValidateAutoMultistream},
+        {"ge.enableSingleStream", "false",
+         "\"true\": every node on one stream (single-stream pass chain)", ValidateTrueFalse},
+        {"ge.event", "event",
+         "synchronisation primitive: \"event\" or \"notify\" (notify: static shape only)",
+         ValidateEvent},
+        {"ge.exec.hostSchedulingMaxThreshold", "0",
+         "graphs with fewer known nodes than this run host-scheduled (whole graph dynamic)",
+         ValidateNonNegativeInt},
+        {"ge.exec.memoryOptimizationPolicy", "",
+         "\"MemoryPriority\" disables the same-engine-sibling reuse rule", ValidateMemoryPolicy},
+        {"ge.exec.placement", "",
+         "\"HOST\": the graph executes on the host (GE's host-exec shortcut: whole graph dynamic, "
+         "no partition)",
+         ValidatePlacement},
+        {"ge.exec.static_model_ops_lower_limit", "4",
+         "static clusters with fewer nodes become dynamic; -1 makes the whole graph dynamic",
+         ValidateStaticOpsLowerLimit},
+        {"ge.hcomParallel", "",
+         "\"1\"/\"true\": successors of fused AllReduce move to their own stream",
+         ValidateHcomParallel},
+        {"ge.optionNameMap", "",
+         "JSON object option name → the caller's name for it, used in option error messages "
+         "(E10055, E10056, invalid values); a malformed map is ignored with a warning, as GE "
+         "ignores it",
+         nullptr},
+        {"ge.streamMaxParallelNum", "",
+         "per-engine stream limit for dependency assignment: \"ENGINE:N,ENGINE:N\"",
+         ValidateStreamMaxParallel},
+        {"ge.tiling_schedule_optimize", "",
+         "\"1\": tiling sink enabled (with npuplan.device.tilingSink)", ValidateZeroOne},
+        {"ge.topoSortingMode", "0", "topological order: 0 BFS, 1 DFS, 2 RDFS, 3 stable RDFS",
+         ValidateTopoMode},
+        {"npuplan.device.maxEvents", "65536",
+         "event ids the device can address (device-limit-check; lower only)",
+         ValidateDeviceLimit<65536>},
+        {"npuplan.device.maxNotifies", "1024",
+         "notify ids the device can address (GE kMaxNotifyNum; lower only)",
+         ValidateDeviceLimit<1024>},
+        {"npuplan.device.maxStreams", "2024",
+         "device streams one model may use (GE kMaxStreamNum; lower only)",
+         ValidateDeviceLimit<2024>},
+        {"npuplan.device.maxTasksPerStream", "1024",
+         "per-stream task limit of the device (physical split; >= 28, 27 are reserved)",
+         ValidateTaskLimit},
+        {"npuplan.device.hugeStreamTasks", "8192",
+         "task limit of a huge stream (single-stream mode; >= 28)", ValidateTaskLimit},
+        {"npuplan.device.unlimitedStreamDepth", "false",
+         "\"true\": the runtime handles deep streams, no physical split", ValidateTrueFalse},
+        {"npuplan.device.tilingSink", "false", "\"true\": the device supports tiling sink",
+         ValidateTrueFalse},
+        {"npuplan.eventOptimization", "exact",
+         "event redundancy removal: exact (minimal) | ge (GE's rules) | none",
+         ValidateEventOptimization},
+        {"npuplan.eventIdReuse", "",
+         "device event/notify ids: min (fewest: chain cover of the wait-before-record order) | ge "
+         "(GE's: multi-gear reuse only) | none (one per sync edge); unset: ge under "
+         "npuplan.eventOptimization=ge, else min",
+         ValidateEventIdReuse},
+        {"npuplan.eventIdExactLimit", "1000000",
+         "min id reuse: sync edges up to which the chain cover is exact (matching); above, the "
+         "greedy allocator and its lower bound",
+         ValidateNonNegativeInt},
+        {"npuplan.maxStreams", "",
+         "stream budget the plan is fitted into by merging streams (unset: "
+         "npuplan.device.maxStreams)",
+         ValidateBudget<2024>},
+        {"npuplan.maxEventIds", "", "device event id budget (unset: npuplan.device.maxEvents)",
+         ValidateBudget<65536>},
+        {"npuplan.maxNotifyIds", "", "device notify id budget (unset: npuplan.device.maxNotifies)",
+         ValidateBudget<1024>},
+        {"npuplan.eventReuseThreshold", "65500",
+         "_event_multiplexing applies above this many events (GE kEventReuseThreshold)",
+         ValidateNonNegativeInt},
+        {"npuplan.memory.alignment", "512",
+         "device memory alignment in bytes (a power of two, at most 1 GiB)", ValidateAlignment},
+        {"npuplan.memory.searchSteps", "2000000",
+         "search budget of the memory planner after greedy, in buffers/sections visited "
+         "(deterministic; 0 = greedy only)",
+         ValidateNonNegativeInt},
+        {"npuplan.memory.timeLimit", "0",
+         "optional wall-clock limit in seconds on the memory planner's search (0 = none; results "
+         "then depend on machine speed)",
+         ValidateNonNegativeSeconds},
+        {"npuplan.stream.reorder", "false",
+         "\"true\": CriticalPath:N may also rewrite each graph's execution (topological) order to "
+         "its schedule's (npuplan extension; needs CriticalPath:N)",
+         ValidateTrueFalse},
+        {"npuplan.partition.mergeKnownFirst", "false",
+         "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path "
+         "absorption; limit default 6)",
+         ValidateTrueFalse},
     };
     std::sort(v.begin(), v.end(), [](const OptionSpec& a, const OptionSpec& b) { return a.name < b.name; });
     return v;
@@ -319,6 +407,20 @@ absl::Status CompileOptions::Validate(std::vector<std::string>* warnings) const 
     }
   }
   return absl::OkStatus();
+}
+
+std::string EventIdReuseMode(const CompileOptions& options) {
+  if (auto v = options.GetIfSet("npuplan.eventIdReuse"); v && !v->empty()) return *v;
+  return options.Get("npuplan.eventOptimization") == "ge" ? "ge" : "min";
+}
+
+int64_t BudgetOption(const CompileOptions& options, std::string_view budget_option,
+                     std::string_view device_option) {
+  int64_t device = 0, budget = 0;
+  if (!ParseInt(options.Get(device_option), device)) device = INT64_MAX;
+  if (auto v = options.GetIfSet(budget_option); v && ParseInt(*v, budget) && budget > 0)
+    return std::min(budget, device);
+  return device;
 }
 
 absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text) {

@@ -69,6 +69,15 @@ class CompileOptions {
 // ge.optionNameMap's JSON object, or nullopt when it is not an object of
 // non-empty strings (GE ignores such a map).
 std::optional<std::map<std::string, std::string>> ParseOptionNameMap(std::string_view text);
+// npuplan.eventIdReuse in effect: "min", "ge" or "none". Unset, it follows
+// the GE-compat rule: "ge" when npuplan.eventOptimization=ge (the mode that
+// reproduces GE's event table), otherwise "min".
+std::string EventIdReuseMode(const CompileOptions& options);
+// A budget option (npuplan.maxStreams / maxEventIds / maxNotifyIds): its value
+// when set, else the device limit `device_option` (itself defaulted); the
+// smaller of the two when both are set.
+int64_t BudgetOption(const CompileOptions& options, std::string_view budget_option,
+                     std::string_view device_option);
 
 // Parses "KEY=VALUE" (--option); InvalidArgument otherwise.
 absl::StatusOr<std::pair<std::string, std::string>> ParseOptionAssignment(std::string_view text);

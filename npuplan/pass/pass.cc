@@ -1,5 +1,6 @@
 #include "npuplan/pass/pass.h"
 
+#include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -52,8 +53,23 @@ uint64_t OrderFingerprint(const Model& model) {
 absl::Status VerifyPlan(const Plan& plan) {
   VerifyContext ctx;
   ctx.plan = &plan;
+  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
+  // The plan's claims before the stage checks: those size their tables by
+  // the stream counts and ids checked here.
+  NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
+  return VerifyStageChecks(plan.model, plan.established, ctx);
+}
+
+namespace {
+// After a sub-pass (PassContext::sub_passes) the plan is inside a stage: its
+// nodes carry results of a stage it does not claim yet, so its claims cannot
+// hold (plan_claims.h). The structure and the established stages' checks.
+absl::Status VerifyPlanInsideStage(const Plan& plan) {
+  VerifyContext ctx;
+  ctx.plan = &plan;
   return VerifyModel(plan.model, plan.established, ctx);
 }
+}  // namespace
 
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
   bool changed_any = false;
@@ -70,12 +86,15 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       before = StructuralFingerprint(plan.model);
       if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
     }
+    const StepTimer timer;
     auto changed = pass->Run(plan, ctx);
+    if (!is_pipeline) timer.Record(ctx.stats, pass->name(), /*part=*/ctx.sub_passes);
     if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
     plan.established |= pass->provided();
     changed_any |= *changed;
     if (is_pipeline) continue;
     ++ctx.sequence;
+    const StepTimer verify_timer;
     if (verify) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
         return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
@@ -85,7 +104,10 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
         return absl::InternalError(StrCat("verifier[frozen-order]: pass '", pass->name(),
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
-      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
+      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(
+          ctx.sub_passes ? VerifyPlanInsideStage(plan) : VerifyPlan(plan), pass->name()));
+      if (!ctx.sub_passes)
+        verify_timer.Record(ctx.stats, "verify-each");  // else in the holder's time
     }
     if (ctx.instrumentation.after_pass) {
       NPUPLAN_RETURN_IF_ERROR(ctx.instrumentation.after_pass(ctx.sequence, pass->name(), plan));

@@ -38,6 +38,9 @@ struct PassContext {
   // One-line warnings for the user (an option that does nothing, …); the CLI
   // prints them as "warning: …". Null: dropped.
   std::vector<std::string>* warnings = nullptr;
+  // True while a pass runs its own chain of sub-passes (logical-stream-
+  // assignment): their times are --stats parts of that pass's step.
+  bool sub_passes = false;
 };
 
 class PassPipeline;
@@ -95,7 +98,10 @@ uint64_t StructuralFingerprint(const Model& model);
 // preserves structure and does not declare may_reorder.
 uint64_t OrderFingerprint(const Model& model);
 
-// Runs the verifier with the plan's established stages.
+// Runs the verifier: the structure, the plan's claims about itself against its
+// content (plan_claims.h), then the checks of its established stages. A plan
+// that stops before a stage it would need (a partial pipeline) passes; the
+// `verify` command also requires those stages (VerifyPlanComplete, events).
 absl::Status VerifyPlan(const Plan& plan);
 
 }  // namespace npuplan

@@ -32,6 +32,7 @@ class AssignAll : public Pass {
       ctx.log.Record(name(), "StreamAssigned", "", Field("node", n.name), Field("stream", stream_));
       ctx.stats.Add(name(), "nodes");
     }
+    plan.streams.logical = stream_ + 1;  // what a logical-streams pass records
     return true;
   }
 
@@ -97,6 +98,7 @@ class PassPipelineTest : public ::testing::Test {
     auto m = ParseVerifiedGraph(kChain);
     ASSERT_TRUE(m.ok());
     plan_.model = std::move(m).value();
+    plan_.established = static_cast<IrProperties>(IrProperty::kTopoSorted);  // as Compile starts
     plan_.EnsureNodeVectors();
   }
   Plan plan_;

@@ -13,14 +13,22 @@
 namespace npuplan {
 
 inline constexpr std::string_view kPlanFormat = "npuplan.plan/1";
+// The stages a plan lists in "stages", in the order they are written.
+inline constexpr IrProperty kPlanStages[] = {
+    IrProperty::kTopoSorted,  IrProperty::kPartitioned, IrProperty::kLogicalStreams, IrProperty::kAttachedStreams,
+    IrProperty::kMemoryPlanned, IrProperty::kTasks,     IrProperty::kSyncEvents,     IrProperty::kPhysicalStreams,
+    IrProperty::kActiveStreams, IrProperty::kSyncNodes};
 
 std::string WritePlanJson(const Plan& plan);
-// The plan's "graph" goes through the graph reader with `limits`.
+// The plan's "graph" goes through the graph reader with `limits`
+// (plan_json_reader.cc). Every other field is typed and range-checked: ids are
+// bounded by what the file's own counts allow (docs/plan-format.md).
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view source,
                                    const GraphReadLimits& limits = {});
 absl::StatusOr<Plan> ReadPlanFile(const std::string& path, const GraphReadLimits& limits = {});
 
-// True when the text's "format" is npuplan.plan/1 (cheap sniff for `verify`/`dot`).
+// True when the top-level "format" member is npuplan.plan/1 (read without
+// parsing the document; a "format" string anywhere else never counts).
 bool LooksLikePlan(std::string_view text);
 
 }  // namespace npuplan

@@ -10,6 +10,14 @@ namespace npuplan {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
+
+template <typename... Args>
+std::string StrCatForTest(const Args&... args) {
+  std::string out;
+  ((out += args), ...);
+  return out;
+}
 
 constexpr char kMinimalPlan[] =
     R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [{"name": "d", "type": "Data"}]}})";
@@ -77,6 +85,111 @@ TEST(PlanJsonTest, RejectsAPartitionMemberThatIsNotInTheGraph) {
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("p.json"));
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("$.partition.subgraphs[1].nodes[1]"));
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("'ghost'"));
+}
+
+// ---- Issue #19: ids are bounded by the file's own counts, fields are typed.
+
+// Two nodes, `b` with one attached stream: 3 stream slots, ids 0..2.
+std::string PlanWith(const std::string& sections) {
+  return R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)"
+         R"({"name": "a", "type": "Data", "outputs": [{"shape": [1]}]},)"
+         R"( {"name": "b", "type": "Relu", "inputs": ["a:0"]}]})" +
+         sections + "}";
+}
+
+std::string Error(const std::string& text) {
+  absl::StatusOr<Plan> plan = ParsePlanJson(text, "p.json");
+  if (plan.ok()) return "OK";
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(plan.status().message());
+}
+
+TEST(PlanJsonTest, ReadsStreamIdsWithinTheSlotsOfItsNodes) {
+  absl::StatusOr<Plan> plan = ParsePlanJson(
+      PlanWith(R"(, "stages": ["physical-streams"], "nodes": {"a": {"logical_stream": 0, "stream": 0},)"
+               R"( "b": {"logical_stream": 1, "stream": 1, "attached_streams": [2]}},)"
+               R"( "streams": {"logical": 2, "physical": 3, "attached": [2], "split_to_logical": {"2": 1}},)"
+               R"( "events": [{"id": 0, "send": "a", "recv": "b", "recv_attached": 0}])"),
+      "p.json");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->model.node(plan->model.FindNode("b")).attached_stream_ids, std::vector<int64_t>{2});
+  EXPECT_EQ(plan->physical_stream[1], 1);
+  EXPECT_EQ(plan->events.events[0].recv_attached, 0);
+}
+
+// A stream id sizes per-stream arrays downstream (the sync view, the
+// verifier): one beyond what the nodes can occupy is refused by the reader,
+// however large (used to allocate gigabytes, or end in exit 70).
+TEST(PlanJsonTest, RejectsStreamIdsBeyondTheNodesSlots) {
+  for (const char* id : {"4", "100000000", "2147483647", "4294967296", "10000000000", "9223372036854775807"}) {
+    SCOPED_TRACE(id);
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "stages": ["physical-streams"], "nodes": {"a": {"stream": )", id,
+                                              "}}"))),
+                HasSubstr(StrCatForTest("p.json: $.nodes.a.stream: stream id ", id,
+                                        " is out of range: the plan's nodes and attached streams allow ",
+                                        "-1 (none) or 0..1")));
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "nodes": {"b": {"logical_stream": )", id, "}}"))),
+                HasSubstr("$.nodes.b.logical_stream: stream id"));
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "nodes": {"b": {"attached_streams": [0, )", id, "]}}"))),
+                HasSubstr("$.nodes.b.attached_streams[1]: stream id"));
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "streams": {"huge": [)", id, "]}"))),
+                HasSubstr("$.streams.huge[0]: stream id"));
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "streams": {"split_to_logical": {")", id, R"(": 0}})"))),
+                HasSubstr("key must be a physical stream id"));
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "streams": {"physical": )", id, "}"))),
+                HasSubstr("$.streams.physical: "));
+  }
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"a": {"logical_stream": 2}})")), HasSubstr("stream id 2 is out of range"));
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"a": {"logical_stream": -2}})")), HasSubstr("stream id -2"));
+  EXPECT_THAT(Error(PlanWith(R"(, "streams": {"list": [{"id": 5}]})")), HasSubstr("$.streams.list[0].id"));
+}
+
+TEST(PlanJsonTest, RejectsAnAttachedIndexTheNodeDoesNotHave) {
+  // 2^32 + 1 once read as 1 through an int; -7 and 1 name no attached stream of 'b' (it has one).
+  for (const char* v : {"4294967297", "-7", "1"}) {
+    SCOPED_TRACE(v);
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "nodes": {"b": {"attached_streams": [1]}}, "events": [)",
+                                             R"({"id": 0, "send": "a", "recv": "b", "recv_attached": )", v, "}]"))),
+                HasSubstr(StrCatForTest("$.events[0].recv_attached: ", v,
+                                        " is out of range: node 'b' has 1 attached streams")));
+  }
+}
+
+TEST(PlanJsonTest, NamesTheJsonPathOfAFieldOfTheWrongType) {
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": {"tasks": "many"}})")),
+              HasSubstr("p.json: $.nodes.b.tasks: expected an integer, found a string"));
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": {"tasks": 1.5}})")),
+              HasSubstr("$.nodes.b.tasks: expected an integer, found 1.5"));
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": {"tasks": 18446744073709551615}})")),
+              HasSubstr("$.nodes.b.tasks: expected an integer, found 18446744073709551615 (beyond int64)"));
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": 7})")), HasSubstr("$.nodes.b: expected an object, found 7"));
+  EXPECT_THAT(Error(PlanWith(R"(, "events": {})")), HasSubstr("$.events: expected an array, found an object"));
+  EXPECT_THAT(Error(PlanWith(R"(, "events": [{"id": 0, "send": 3, "recv": "b"}])")),
+              HasSubstr("$.events[0].send: expected a string, found 3"));
+  EXPECT_THAT(Error(PlanWith(R"(, "streams": {"mode": null})")),
+              HasSubstr("$.streams.mode: expected a string, found null"));
+  EXPECT_THAT(Error(PlanWith(R"(, "memory": {"tensors": [{"node": "a", "offset": "0"}]})")),
+              HasSubstr("$.memory.tensors[0].offset: expected an integer, found a string"));
+  EXPECT_THAT(Error(PlanWith(R"(, "stages": ["tasks", 3])")), HasSubstr("$.stages[1]: expected a string, found 3"));
+  EXPECT_THAT(Error(PlanWith(R"(, "event_counts": {"ge": true})")),
+              HasSubstr("$.event_counts.ge: expected an integer, found true"));
+  // Never the json library's own text.
+  EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": {"tasks": "many"}})")), Not(HasSubstr("json.exception")));
+}
+
+TEST(PlanJsonTest, RejectsAMemoryAlignmentTheCompileCannotHaveUsed) {
+  for (const char* v : {"0", "3", "2147483648", "4611686018427387904"}) {
+    SCOPED_TRACE(v);
+    EXPECT_THAT(Error(PlanWith(StrCatForTest(R"(, "memory": {"alignment": )", v, "}"))),
+                HasSubstr("$.memory.alignment: expected"));
+  }
+  // An output index is an int32 anchor: 2^32 - 1 is not -1.
+  EXPECT_THAT(Error(PlanWith(R"(, "memory": {"tensors": [{"node": "a", "output": 4294967295}]})")),
+              HasSubstr("$.memory.tensors[0].output: expected an integer in [-1, 2147483647], found 4294967295"));
+}
+
+TEST(PlanJsonTest, NamesAByteOrderMark) {
+  EXPECT_THAT(Error("\xEF\xBB\xBF" + PlanWith("")), HasSubstr("p.json: starts with a UTF-8 byte order mark (BOM"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -20,11 +21,13 @@ int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view
     return std::max<int64_t>(0, tasks);
   };
   const int64_t reset = IsRecv(node) ? 1 : 0;
-  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return decided("_node_sqe_num", *sqe + reset);
+  // The sums saturate: CheckTaskAttributes refuses the values that overflow.
+  auto plus_reset = [&](int64_t n) { return CheckedAdd(n, reset).value_or(INT64_MAX); };
+  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return decided("_node_sqe_num", plus_reset(*sqe));
   const EngineConfig* engine = engines.Find(node.engine);
   if (engine != nullptr && engine->skip_assign_stream) return decided("skip-engine", 0);
   if (node.engine == "DNN_HCCL") {
-    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return decided("_hccl_task_num", *n + reset);
+    if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return decided("_hccl_task_num", plus_reset(*n));
   }
   return decided("default", 1 + reset);
 }
@@ -35,9 +38,15 @@ int64_t AttachedNodeTasks(const Node& node) {
 
 absl::Status CheckTaskAttributes(const Node& node) {
   for (const char* attr : {"_node_sqe_num", "_hccl_task_num", "_hccl_attached_task_num"}) {
-    if (auto v = GetIntAttr(node.attrs, attr); v && *v < 0) {
+    auto v = GetIntAttr(node.attrs, attr);
+    if (v && *v < 0) {
       return absl::InvalidArgumentError(
           StrCat("node '", node.name, "': attribute ", attr, " is ", *v, "; a task count must be >= 0"));
+    }
+    // A Recv adds its reset task to the count.
+    if (v && IsRecv(node) && !CheckedAdd(*v, 1)) {
+      return absl::InvalidArgumentError(StrCat("node '", node.name, "': attribute ", attr, " is ", *v,
+                                               "; with the Recv's reset task the count overflows int64"));
     }
   }
   return absl::OkStatus();

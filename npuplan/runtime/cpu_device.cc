@@ -39,6 +39,10 @@ struct CpuDevice::SyncState {
   uint64_t waits_enqueued = 0;   // notifies only
   uint64_t contiguous_done = 0;  // every generation <= this has executed
   std::set<uint64_t> done_out_of_order;
+  // kEventWaitReset: the one flag of the device object, as the generation
+  // that set it (0 = clear).
+  bool wait_reset = false;
+  uint64_t set_by = 0;
 
   // Caller holds mu.
   bool Done(uint64_t generation) const {
@@ -191,8 +195,9 @@ absl::StatusOr<StreamInfo> CpuDevice::GetStreamInfo(StreamRef stream) const {
   return (*s)->info;
 }
 
-absl::StatusOr<EventRef> CpuDevice::CreateEvent(uint32_t /*flags*/) {
+absl::StatusOr<EventRef> CpuDevice::CreateEvent(uint32_t flags) {
   auto state = std::make_shared<SyncState>();
+  state->wait_reset = (flags & kEventWaitReset) != 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (options_.max_events != 0 && events_.size() >= options_.max_events) {
@@ -300,7 +305,22 @@ absl::Status CpuDevice::Record(ResourceKind kind, const std::shared_ptr<SyncStat
                                const std::shared_ptr<StreamState>& stream) {
   std::lock_guard<std::mutex> lock(sync->mu);
   const uint64_t generation = sync->records_enqueued + 1;
-  absl::Status s = Enqueue(stream, [sync, generation] { sync->Complete(generation); });
+  const uint64_t stream_id = stream->id;
+  absl::Status s = Enqueue(stream, [this, sync, generation, stream_id] {
+    if (sync->wait_reset) {
+      uint64_t pending;
+      {
+        std::lock_guard<std::mutex> flag(sync->mu);
+        pending = sync->set_by;
+        sync->set_by = generation;
+      }
+      if (pending != 0) {
+        NotifyEventMisuse(EventMisuse{EventMisuse::Kind::kRecordWhilePending, sync->id, stream_id,
+                                      generation, pending});
+      }
+    }
+    sync->Complete(generation);
+  });
   if (s.ok()) sync->records_enqueued = generation;
   return s;
 }
@@ -313,11 +333,46 @@ absl::Status CpuDevice::Wait(ResourceKind kind, const std::shared_ptr<StreamStat
       kind == ResourceKind::kEvent ? sync->records_enqueued : sync->waits_enqueued + 1;
   const uint64_t stream_id = stream->id;
   absl::Status s = Enqueue(stream, [this, kind, sync, generation, stream_id, sync_id] {
-    if (generation != 0) sync->AwaitDone(generation);
+    if (sync->wait_reset) {
+      AwaitAndConsume(*sync, generation, stream_id);
+    } else if (generation != 0) {
+      sync->AwaitDone(generation);
+    }
     NotifyWait(WaitInfo{kind, stream_id, sync_id, generation});
   });
   if (s.ok() && kind == ResourceKind::kNotify) sync->waits_enqueued = generation;
   return s;
+}
+
+// A wait on a kEventWaitReset event: pending from now until its record has
+// run, then it clears the flag. While pending, a flag set by another record
+// is one it could consume (reported once); afterwards the flag must still be
+// its own record's.
+void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t stream_id) {
+  std::unique_lock<std::mutex> lock(sync.mu);
+  auto report = [&](EventMisuse m) {  // observers run without the lock
+    lock.unlock();
+    NotifyEventMisuse(m);
+    lock.lock();
+  };
+  bool foreign = false;
+  for (;;) {
+    if (!foreign && sync.set_by != 0 && sync.set_by != generation) {
+      foreign = true;
+      report(EventMisuse{EventMisuse::Kind::kForeignRecord, sync.id, stream_id, generation,
+                         sync.set_by});
+      continue;
+    }
+    if (generation == 0 || sync.Done(generation)) break;
+    sync.cv.wait(lock);
+  }
+  if (generation == 0) return;
+  if (sync.set_by == generation) {
+    sync.set_by = 0;
+  } else if (!foreign) {
+    report(
+        EventMisuse{EventMisuse::Kind::kRecordLost, sync.id, stream_id, generation, sync.set_by});
+  }
 }
 
 absl::Status CpuDevice::RecordEvent(EventRef event, StreamRef stream) {

@@ -9,6 +9,9 @@
 // A stream's worker thread starts lazily on its first enqueue, so creating
 // many streams (e.g. a 2024-slot pool) costs no threads until they are used.
 // Priority and flags are recorded (GetStreamInfo) but not used for scheduling.
+// An event created with kEventWaitReset is one flag (Ascend's event object):
+// misuse — a second record before the pending wait consumed the first — is
+// reported to observers (EventMisuse).
 //
 // Task failures (an exception escaping a task) are caught on the worker and
 // kept as the stream's sticky error, returned by SynchronizeStream; later work
@@ -97,6 +100,7 @@ class CpuDevice final : public Device {
                       const std::shared_ptr<StreamState>& stream);
   absl::Status Wait(ResourceKind kind, const std::shared_ptr<StreamState>& stream,
                     const std::shared_ptr<SyncState>& sync, uint64_t sync_id);
+  void AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t stream_id);
   static void RunWorker(std::shared_ptr<StreamState> s);
   absl::Status Enqueue(const std::shared_ptr<StreamState>& s, std::function<void()> item);
   void StopAndJoin(const std::shared_ptr<StreamState>& stream);

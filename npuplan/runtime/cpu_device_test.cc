@@ -3,11 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "npuplan/testing/status_matchers.h"
@@ -378,6 +381,87 @@ TEST(CpuDeviceTest, ReportsAcquireReleaseAndWaitToObservers) {
   EXPECT_EQ(observer->released[1], 1);
   EXPECT_EQ(observer->waits, 1);
   EXPECT_EQ(observer->last_generation, 2u);
+}
+
+// Issue 23: an event created with kEventWaitReset is one flag.
+class MisuseObserver final : public RuntimeObserver {
+ public:
+  void on_event_misuse(const EventMisuse& e) override {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(e);
+  }
+  std::mutex mu;
+  std::vector<EventMisuse> seen;
+};
+
+TEST(CpuDeviceTest, WaitResetEventReportsASecondRecordBeforeTheFirstWasConsumed) {
+  CpuDevice device;
+  auto observer = std::make_shared<MisuseObserver>();
+  device.AddObserver(observer);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream b, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());  // nobody waited for the first
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  ASSERT_EQ(observer->seen.size(), 1u);
+  EXPECT_EQ(observer->seen[0].kind, EventMisuse::Kind::kRecordWhilePending);
+  EXPECT_EQ(observer->seen[0].generation, 2u);
+  EXPECT_EQ(observer->seen[0].pending, 1u);
+  EXPECT_EQ(observer->seen[0].stream_id, a.get().id);
+}
+
+TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
+  CpuDevice device;
+  auto observer = std::make_shared<MisuseObserver>();
+  device.AddObserver(observer);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream b, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()),
+              IsOk());  // generation 1, its waiter comes later
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  Gate later;
+  ASSERT_THAT(device.Launch(a.get(), [&] { later.Pass(); }), IsOk());
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());  // generation 2, gated
+  ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());    // bound to 2, pending while 1 is set
+  // The report comes as soon as b's wait is pending (generation 2 is still gated).
+  auto foreign_seen = [&] {
+    std::lock_guard<std::mutex> lock(observer->mu);
+    return std::any_of(observer->seen.begin(), observer->seen.end(), [](const EventMisuse& m) {
+      return m.kind == EventMisuse::Kind::kForeignRecord;
+    });
+  };
+  for (int i = 0; i < 10000 && !foreign_seen(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(foreign_seen());
+  later.Open();
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  std::vector<EventMisuse::Kind> kinds;
+  for (const EventMisuse& m : observer->seen) kinds.push_back(m.kind);
+  EXPECT_THAT(kinds, ::testing::Contains(EventMisuse::Kind::kForeignRecord));
+}
+
+TEST(CpuDeviceTest, WaitResetEventRecordWaitRecordWaitIsClean) {
+  CpuDevice device;
+  auto observer = std::make_shared<MisuseObserver>();
+  device.AddObserver(observer);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream b, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event back, CreateEvent(device));
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());
+    ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());
+    ASSERT_THAT(device.RecordEvent(back.get(), b.get()),
+                IsOk());  // a records again only after b waited
+    ASSERT_THAT(device.WaitEvent(a.get(), back.get()), IsOk());
+  }
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  EXPECT_TRUE(observer->seen.empty());
+  device.RemoveObserver(observer.get());
 }
 
 }  // namespace

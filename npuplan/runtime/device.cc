@@ -20,6 +20,12 @@ void Device::AddObserver(std::shared_ptr<RuntimeObserver> observer) {
   observers_.push_back(std::move(observer));
 }
 
+void Device::RemoveObserver(const RuntimeObserver* observer) {
+  std::lock_guard<std::mutex> lock(observers_mu_);
+  std::erase_if(observers_,
+                [&](const std::shared_ptr<RuntimeObserver>& o) { return o.get() == observer; });
+}
+
 // Snapshot so that hooks run without holding the lock.
 std::vector<std::shared_ptr<RuntimeObserver>> Device::Observers() const {
   std::lock_guard<std::mutex> lock(observers_mu_);
@@ -31,6 +37,9 @@ void Device::NotifyAcquire(const ResourceInfo& e) const {
 }
 void Device::NotifyRelease(const ResourceInfo& e) const {
   for (const auto& o : Observers()) o->on_release(e);
+}
+void Device::NotifyEventMisuse(const EventMisuse& e) const {
+  for (const auto& o : Observers()) o->on_event_misuse(e);
 }
 void Device::NotifyWait(const WaitInfo& e) const {
   for (const auto& o : Observers()) o->on_wait(e);

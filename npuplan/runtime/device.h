@@ -67,6 +67,35 @@ enum StreamFlag : uint32_t {
   kStreamOverflow = 1u << 3,
 };
 
+// Event creation flags (bit set).
+enum EventFlag : uint32_t {
+  kEventDefault = 0,
+  // One device object, set by a record and cleared by the wait that consumes
+  // it (Ascend: a Recv task is wait + reset), so one id serves many sync
+  // edges only if each record comes after the previous edge's wait. A wait
+  // still binds to the latest record enqueued before it (a run cannot
+  // deadlock), but the device reports each misuse to observers
+  // (on_event_misuse): a record that finds the object still set by an
+  // earlier record nobody has waited for, and a wait that, while pending,
+  // finds the object set by a record other than its own (it could consume
+  // it) or finds its own record gone.
+  kEventWaitReset = 1u << 0,
+};
+
+// A misuse of a kEventWaitReset event (see EventFlag).
+struct EventMisuse {
+  enum class Kind {
+    kRecordWhilePending,  // `generation` recorded while `pending` was still set
+    kForeignRecord,       // a wait for `generation` found `pending` set (another record)
+    kRecordLost,          // a wait for `generation` found it overwritten or consumed
+  };
+  Kind kind = Kind::kRecordWhilePending;
+  uint64_t event_id = 0;
+  uint64_t stream_id = 0;   // the recording or waiting stream
+  uint64_t generation = 0;  // the record being made, or the one the wait is bound to (1-based)
+  uint64_t pending = 0;     // the record that was set (0 = none)
+};
+
 // A unit of host work launched on a stream.
 using Task = std::function<void()>;
 
@@ -99,6 +128,8 @@ class RuntimeObserver {
   virtual void on_release(const ResourceInfo& e) {}
   // A stream's wait was satisfied (called on the waiting stream's worker).
   virtual void on_wait(const WaitInfo& e) {}
+  // A kEventWaitReset event was misused (called on the stream's worker).
+  virtual void on_event_misuse(const EventMisuse& e) {}
 };
 
 // Creation parameters of a stream, as recorded by the device.
@@ -142,11 +173,14 @@ class Device {
   // Observers are kept alive by the device; add them before use (adding is
   // thread-safe, but an observer added late misses earlier events).
   void AddObserver(std::shared_ptr<RuntimeObserver> observer);
+  // Stops notifying `observer` (hooks already running may still finish).
+  void RemoveObserver(const RuntimeObserver* observer);
 
  protected:
   void NotifyAcquire(const ResourceInfo& e) const;
   void NotifyRelease(const ResourceInfo& e) const;
   void NotifyWait(const WaitInfo& e) const;
+  void NotifyEventMisuse(const EventMisuse& e) const;
 
  private:
   std::vector<std::shared_ptr<RuntimeObserver>> Observers() const;

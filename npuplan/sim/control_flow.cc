@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::sim {
@@ -185,14 +186,16 @@ std::vector<std::string> DescribeControlFlow(const Plan& plan, const ControlFlow
     // The branch by its index (then = 0, else = 1) and its subgraph's name.
     auto branch = [&](size_t i) {
       const GraphId g = i < node.subgraphs.size() ? node.subgraphs[i] : GraphId();
-      const std::string graph = g.valid() && g.index() < m.num_graphs() ? m.graph(g).name : std::string("?");
+      const std::string graph =
+          g.valid() && g.index() < m.num_graphs() ? EchoName(m.graph(g).name) : std::string("?");
       return fmt::format("{} '{}', {:.3f} us", name_of(node, static_cast<int32_t>(i)), graph, c.work[i]);
     };
     std::vector<std::string> others;
     for (size_t i = 0; i < c.work.size(); ++i) {
       if (static_cast<int32_t>(i) != c.chosen) others.push_back(branch(i));
     }
-    out.push_back(fmt::format("  {} '{}': runs {}{}{}{}", node.type, node.name, branch(c.chosen),
+    out.push_back(fmt::format("  {} '{}': runs {}{}{}{}", EchoName(node.type), EchoName(node.name),
+                              branch(c.chosen),
                               others.empty() ? "" : "; not run: ", StrJoin(others, "; "),
                               c.clamped ? " [index beyond the last branch: the last runs]" : ""));
   }
@@ -207,7 +210,8 @@ absl::StatusOr<int32_t> ParseBranchFlag(const std::string& text) {
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || v < 0) {
     return absl::InvalidArgumentError(
-        StrCat("--branch: expected then, else, longest or a branch index >= 0, not '", text, "'"));
+        StrCat("--branch: expected then, else, longest or a branch index >= 0, not '",
+               EchoName(text), "'"));
   }
   return v;
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -39,8 +40,9 @@ int64_t AttachedStreamOf(const Plan& plan, NodeId n, int32_t a) {
 std::string SlotName(const Plan& plan, NodeId n, int32_t attached) {
   const Node& node = plan.model.node(n);
   int64_t s = attached < 0 ? MainStreamOf(plan, n) : AttachedStreamOf(plan, n, attached);
-  return StrCat("'", node.name, "'", attached >= 0 ? StrCat(" (attached ", attached, ")") : std::string(),
-                " on stream ", s);
+  return StrCat("'", EchoName(node.name), "'",
+                attached >= 0 ? StrCat(" (attached ", attached, ")") : std::string(), " on stream ",
+                s);
 }
 
 std::string SkippedSummary(const PlanProgram& program) {
@@ -106,7 +108,9 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
   std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits, records;  // (sync, event index)
   // GE's dynamic executor records a node's `_send_event_ids` when the node is
   // done, its subgraphs included: the record follows the last slot of its
-  // subtree (contiguous after it in execution order) on its own stream.
+  // subtree (contiguous after it in execution order) on its own stream that
+  // runs — an If/Case owner's subtree holds every branch, and the record
+  // follows the branch that ran, not the last one in the plan.
   const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
   std::vector<int> depth;
   if (dynamic) {
@@ -122,11 +126,15 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end()) return own;
     const int64_t stream = MainStreamOf(plan, e.send);
     const int owner_depth = depth[sn.graph.index()];
+    SlotKey last_written = own;  // where the record would be if every branch ran
     for (size_t j = static_cast<size_t>(seq[e.send.index()]) + 1; j < prog.order.size(); ++j) {
       const NodeId x = prog.order[j];
       if (depth[m.node(x).graph.index()] <= owner_depth) break;
-      if (MainStreamOf(plan, x) == stream) own = SlotKey{x.value, -1};
+      if (MainStreamOf(plan, x) != stream) continue;
+      last_written = SlotKey{x.value, -1};
+      if (cf.runs[x.index()] > 0) own = last_written;
     }
+    if (cf.runs[e.send.index()] > 0 && own != last_written) ++prog.moved_records;
     return own;
   };
   auto rank_less = [&](SlotKey a, SlotKey b) {
@@ -176,8 +184,9 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     const Node& rn = m.node(e.recv);
     if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
         e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
-                                               "' names an attached stream the node does not have"));
+      return absl::InvalidArgumentError(
+          StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '", EchoName(rn.name),
+                 "' names an attached stream the node does not have"));
     }
     if (e.reason == SyncReason::kLoop) {
       prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
@@ -186,7 +195,8 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     SlotKey from = completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
     if (MainStreamOf(plan, e.send) < 0 || MainStreamOf(plan, e.recv) < 0 || slot_stream(from) < 0 ||
         slot_stream(to) < 0) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", sn.name, "' to '", rn.name,
+      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name),
+                                               "' to '", EchoName(rn.name),
                                                "' touches a node without a stream"));
     }
     if (seq[from.node] < 0 || seq[to.node] < 0 || !rank_less(from, to)) {

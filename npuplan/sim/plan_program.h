@@ -34,10 +34,14 @@
 // iteration). Activation is per run of the activator.
 //
 // An If/Case owner records its outgoing events once its subgraph is done,
-// whichever branch ran; a plan writes such a record on a node of one branch
-// (the last subgraph's NetOutput on the dynamic path). When that branch does
-// not run, the record is made by the last node of the owner's subtree that
-// runs on the same stream (else by the owner): `moved_records` counts them.
+// whichever branch ran. On the dynamic path the event table names the owner
+// (its `_send_event_ids`) and the record follows the last node of its subtree
+// on its stream that runs — a node of the branch that ran, else the owner.
+// Elsewhere a plan may write the record on a node of one branch; when that
+// branch does not run, the record is made by the last node of the owner's
+// subtree that runs on the same stream (else by the owner). `moved_records`
+// counts the records of both kinds that are not where they would be if every
+// branch ran.
 //
 // Skipped (reported, not enqueued): events with reason "loop" (GE's FpBp
 // loop-carried events to a StreamSwitch, not part of one pass), events whose
@@ -97,7 +101,7 @@ struct PlanProgram {
   std::vector<int32_t> main_stream;          // per NodeId: stream index, -1 = no slot
   std::vector<int32_t> main_task;            // per NodeId: item index of the first run's main task, -1 = none
   std::vector<SkippedEvent> skipped;
-  size_t moved_records = 0;                  // owner records moved out of a branch not taken (below)
+  size_t moved_records = 0;                  // owner records moved for the branch run (below)
   size_t num_tasks = 0;                      // task items (main + attached)
 };
 

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <deque>
-
 #include <nlohmann/json.hpp>
 
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -96,7 +97,8 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
       } else if (it.kind == Kind::kTask) {
         it.end = it.start + duration(it);
         r.streams[s].busy_us += it.end - it.start;
-        r.streams[s].tasks += task_count(it);
+        // A statistic of plan values (a plan may claim 2^62 tasks per node): saturates.
+        r.streams[s].tasks = CheckedAdd(r.streams[s].tasks, task_count(it)).value_or(INT64_MAX);
         r.total_work += it.end - it.start;
       } else {
         it.end = it.start + options.record_us;
@@ -228,7 +230,7 @@ std::string SimReportText(const Plan& plan, const SimResult& r, size_t max_path_
   }
   std::vector<std::string> path;
   for (size_t i = 0; i < r.critical_path.size() && i < max_path_nodes; ++i) {
-    path.push_back(plan.model.node(r.critical_path[i]).name);
+    path.push_back(EchoName(plan.model.node(r.critical_path[i]).name));
   }
   if (r.critical_path.size() > max_path_nodes) path.push_back(StrCat("... (", r.critical_path.size(), " nodes)"));
   out += StrCat("critical path: ", StrJoin(path, " -> "), "\n");

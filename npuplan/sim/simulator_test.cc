@@ -191,6 +191,20 @@ TEST(CostModelTest, DefaultTaskModelFollowsTaskCountAssignment) {
   EXPECT_EQ(AttachedNodeTasks(m.node(m.FindNode("h"))), 1);
 }
 
+// Issue #19: the per-stream task count is a sum of plan values, and a plan
+// file may claim 2^62 tasks per node (`simulate` does not verify first): it
+// saturates instead of printing a negative count.
+TEST(SimulatorTest, StreamTaskCountsSaturate) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
+  for (const char* n : {"a", "b", "c", "d"})
+    plan.tasks[plan.model.FindNode(n).index()] = int64_t{1} << 62;
+  plan.established |= static_cast<IrProperties>(IrProperty::kTasks);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_EQ(r.streams[0].tasks, INT64_MAX);         // a, b, d: 3 * 2^62
+  EXPECT_EQ(r.streams[1].tasks, int64_t{1} << 62);  // c
+}
+
 TEST(SimulatorTest, SingleStreamMakespanIsTotalWork) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDiamond));
   for (size_t i = 0; i < plan.model.num_nodes(); ++i) plan.model.node(NodeId(static_cast<int32_t>(i))).stream_id = 0;
@@ -455,6 +469,43 @@ TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
   SimOptions o = NoOverheads();
   o.control_flow.branch = 1;  // the branch the event was written on: nothing moves
   NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_EQ(r.program.moved_records, 0u);
+  EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
+}
+
+// On the dynamic path the event table names the owner as the sender (its
+// `_send_event_ids`); the record follows the last node of its subtree on its
+// stream that runs: t_out when then runs, e_out when else runs.
+TEST(SimulatorTest, DynamicPathOwnerRecordsAfterTheBranchThatRuns) {
+  constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "subgraphs": ["then", "else"],
+   "attrs": {"_test_stream": 0, "_recv_event_ids": [0], "_send_event_ids": [1]}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "then", "parent": "p", "nodes": [
+   {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_cost": 10, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "t_out", "type": "NetOutput", "inputs": ["t1"], "attrs": {"_test_stream": 0}}]},
+  {"name": "else", "parent": "p", "nodes": [
+   {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
+  plan.streams.mode = "dynamic-multi";
+  AddEvent(plan, "x", "p", 0);
+  AddEvent(plan, "p", "c", 1);
+  // then (the longer branch): not after e_out, the last node of the subtree.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
+  EXPECT_TRUE(r.program.skipped.empty());
+  EXPECT_EQ(r.program.moved_records, 1u);
+  EXPECT_DOUBLE_EQ(r.makespan, 12.0);  // x 0-1, t1 1-11, c 11-12
+  EXPECT_THAT(Names(plan, r.critical_path), ElementsAre("x", "t1", "t_out", "c"));
+  SimOptions o = NoOverheads();
+  o.control_flow.branch = 1;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
+  EXPECT_TRUE(r.program.skipped.empty());
   EXPECT_EQ(r.program.moved_records, 0u);
   EXPECT_DOUBLE_EQ(r.makespan, 5.0);  // x, e1, c
 }

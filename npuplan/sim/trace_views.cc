@@ -50,8 +50,10 @@ std::vector<StreamInfo> DescribeStreams(const Plan& plan, const SimResult& resul
       info.label = plan.streams.streams[info.logical].user_label;
     }
   }
-  for (const auto& [logical, list] : pieces) {
+  for (const auto& [logical_id, list] : pieces) {
     // The piece that keeps the logical id first, then the others by id.
+    // (A named copy: clang 14 cannot capture a structured binding.)
+    const auto logical = logical_id;
     std::vector<size_t> order = list;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return (out[a].plan_stream != logical) < (out[b].plan_stream != logical);

@@ -16,7 +16,11 @@ namespace {
 constexpr int64_t kCost10 = 10;  // GetTopPrioritySubgraph's start value
 
 // CouldReuse(sg, P); `rule` names the rule that decided (logs).
-bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const char*& rule) {
+// `same_engine_consumers[P]`: P's consumers that have P's engine (rule 4
+// asks it of every consumer: one count per producer keeps a wide fan-out
+// linear).
+bool CouldReuse(GraphState& gs, AssignContext& ctx, const std::vector<int32_t>& same_engine_consumers, int32_t s,
+                int32_t p, const char*& rule) {
   StreamSubgraph& sg = gs.subgraphs[s];
   const StreamSubgraph& pred = gs.subgraphs[p];
   // 1. Same scheduler only.
@@ -32,11 +36,8 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, int32_t s, int32_t p, const 
     }
   }
   // 4. SubGraphCouldReuse: a same-engine sibling keeps P's stream for itself.
-  if (!ctx.memory_priority) {
-    for (int32_t c : pred.info->consumers) {
-      if (c != s && gs.subgraphs[c].engine_id == pred.engine_id) return false;
-    }
-  }
+  //    (s is one of P's consumers, listed once.)
+  if (!ctx.memory_priority && same_engine_consumers[p] > (sg.engine_id == pred.engine_id ? 1 : 0)) return false;
   // 5. Same engine, or an attaching engine.
   if (sg.engine_id == pred.engine_id) {
     rule = "same-engine";
@@ -78,6 +79,11 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     return id;
   };
 
+  std::vector<int32_t> same_engine_consumers(sgs.size(), 0);
+  for (int32_t p = 0; p < static_cast<int32_t>(sgs.size()); ++p) {
+    for (int32_t c : sgs[p].info->consumers) same_engine_consumers[p] += sgs[c].engine_id == sgs[p].engine_id;
+  }
+
   // 1. Reuse or new, in partition order.
   bool changed = false;
   for (int32_t s = 0; s < static_cast<int32_t>(sgs.size()); ++s) {
@@ -88,7 +94,7 @@ absl::StatusOr<bool> AssignByDependencyPass::Run(GraphState& gs, AssignContext& 
     const char* best_rule = "";
     for (int32_t p : sgs[s].info->producers) {
       const char* rule = "";
-      if (!CouldReuse(gs, ctx, s, p, rule)) continue;
+      if (!CouldReuse(gs, ctx, same_engine_consumers, s, p, rule)) continue;
       // GetTopPrioritySubgraph starts from the first candidate (best cost
       // still 10), so a lone reusable producer of cost 10 is reused too.
       if (best < 0) {

@@ -13,6 +13,7 @@
 #include "npuplan/plan/task_model.h"
 #include "npuplan/stream/engine_partition.h"
 #include "npuplan/stream/logical_stream_pass.h"
+#include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {
@@ -55,7 +56,21 @@ int64_t StreamCostModel::Cost(const Model& m, NodeId id) const {
   if (tasks <= 0) return 0;  // launches nothing: no stream time (as in the simulator)
   const double us = sim::NodeCost(m, id, node_costs);
   if (us <= 0) return 0;  // `_cost` 0: GE's zero-cost node (split out of the path cover)
-  return static_cast<int64_t>(std::llround(us * 1000.0)) + tasks * launch;
+  // `_cost` and the task count are input values: a node's cost is capped so
+  // that the estimates' sums over every node of the model stay within int64
+  // (a `_cost` of 1e300 or 2^62 tasks wrapped them). The cap is far above any
+  // real node for any model the readers accept (2^61 / (nodes + 1) ns).
+  const int64_t cap = MaxNodeCost(m);
+  if (!(us * 1000.0 < static_cast<double>(cap))) return cap;
+  const std::optional<int64_t> launches = CheckedMul(tasks, launch);
+  const std::optional<int64_t> ns =
+      launches ? CheckedAdd(static_cast<int64_t>(std::llround(us * 1000.0)), *launches)
+               : std::nullopt;
+  return ns ? std::min(*ns, cap) : cap;
+}
+
+int64_t StreamCostModel::MaxNodeCost(const Model& m) {
+  return (int64_t{1} << 61) / (static_cast<int64_t>(m.num_nodes()) + 1);
 }
 
 StreamDag BuildStreamDag(const Model& m, GraphId g, const StreamCostModel& costs) {

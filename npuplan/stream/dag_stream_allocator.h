@@ -73,8 +73,10 @@ struct StreamCostModel {
   int64_t event_record = 1500;
   int64_t event_latency = 1000;
   int64_t event_recv = 1000;
-  // Cost of a node (≥ 0, ns); 0 when it has no stream or no task.
+  // Cost of a node (≥ 0, ns); 0 when it has no stream or no task; at most
+  // MaxNodeCost(model), so that sums over the model's nodes fit in int64.
   int64_t Cost(const Model& model, NodeId node) const;
+  static int64_t MaxNodeCost(const Model& model);
   // What the list schedule charges a cross-stream edge: record + latency + recv.
   int64_t EdgeLatency() const { return event_record + event_latency + event_recv; }
 };

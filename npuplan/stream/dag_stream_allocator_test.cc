@@ -220,6 +220,30 @@ TEST(StreamCostModelTest, PricesNodesAndEventsLikeTheSimulator) {
   }
 }
 
+// Issue #19: `_cost` and `_node_sqe_num` are input values. A node's cost is
+// capped at MaxNodeCost (2^61 / (nodes + 1) ns), so that the estimates' sums
+// over the model stay within int64: a `_cost` of 1e300 µs (llround beyond
+// int64) or 2^62 tasks times the launch time used to wrap.
+TEST(StreamCostModelTest, CapsHugeCostsSoThatSumsFitInInt64) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "a", "type": "Relu", "inputs": ["x"], "attrs": {"_cost": 1e300}, "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_cost": 1, "_node_sqe_num": 4611686018427387904},
+     "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "c", "type": "Relu", "inputs": ["b"], "attrs": {"_cost": 1e300}, "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "d", "type": "Relu", "inputs": ["c"], "attrs": {"_cost": 2.5}, "outputs": [{"shape": [1], "dtype": "float16"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["d"]}]})json"));
+  const Model& m = plan.model;
+  const StreamCostModel costs;
+  const int64_t cap = StreamCostModel::MaxNodeCost(m);
+  EXPECT_EQ(cap, (int64_t{1} << 61) / 7);
+  for (const char* name : {"a", "b", "c"}) EXPECT_EQ(costs.Cost(m, m.FindNode(name)), cap) << name;
+  EXPECT_EQ(costs.Cost(m, m.FindNode("d")), 3500);  // below the cap: unchanged
+  const StreamDag d = BuildStreamDag(m, m.node(m.FindNode("a")).graph, costs);
+  EXPECT_EQ(CriticalPathLength(d), 3 * cap + 3500);
+  EXPECT_EQ(TotalWork(d), 3 * cap + 3500);
+}
+
 // Streams run in order, so an event is implied once the receiving stream
 // has waited for a later node of the sender's stream: a → b on s0, c and d on
 // s1 both read a, c also b. c waits for b only (its last producer on s0), d

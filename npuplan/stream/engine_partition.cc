@@ -14,22 +14,44 @@ namespace npuplan::stream {
 namespace {
 
 // The cluster graph of one graph with an incrementally maintained
-// topological order (Pearce–Kelly) for the "second path" test. Edge lists
-// live in one pool (offset, size, capacity per cluster): no allocation per
-// node; a merged list moves to the pool's end when it outgrows its slot.
+// topological order (Pearce–Kelly ranks) for the "second path" test. Edge
+// lists live in one pool (offset, size, capacity per cluster): no allocation
+// per node; a merged list moves to the pool's end when it outgrows its slot.
+//
+// The second-path test first looks for a certificate: another input of succ
+// that descends from pred in a spanning forest of the cluster graph (Settle;
+// on a layered model this answers the long paths a control edge to an early
+// layer asks about). Else it searches both ways at once, breadth-first, one
+// list entry at a time: forward from pred over clusters ranked before succ,
+// backward from succ over clusters ranked after pred; a path is found when
+// either side reaches the other end or a cluster the other side reached. The
+// first side to run out answers. When the side that ran out found nothing, the
+// merged cluster can take that end's rank and nothing moves (the common case
+// of a node with one producer: its backward side is empty at once); only
+// otherwise both sides are completed and reordered as in Pearce–Kelly. So a
+// hub with many consumers costs each consumer its own in-list, not the hub's
+// out-list (which held every earlier consumer: quadratic in the fan-out).
 class ClusterGraph {
  public:
   // `count_out[i]`: number of edges leaving node i; `pred_first`: CSR offsets
   // of the edges entering each node.
   ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first)
-      : parent_(n), rank_(n), mark_(n, 0), out_(n), in_(n) {
+      : parent_(n),
+        rank_(n),
+        mark_(n, 0),
+        back_mark_(n, 0),
+        out_(n),
+        in_(n),
+        tree_parent_(n, -1),
+        depth_(n, 0),
+        jump_(n, 0) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
-      parent_[i] = rank_[i] = i;
-      out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i])};
+      parent_[i] = rank_[i] = jump_[i] = i;
+      out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i]), 0};
       off += count_out[i];
       const int32_t count_in = pred_first[i + 1] - pred_first[i];
-      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in)};
+      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in), 0};
       off += count_in;
     }
     // Merged lists move to the pool's end (Append): room for about as much
@@ -41,6 +63,7 @@ class ClusterGraph {
 
   // The root of every node (moves the union-find array out: the graph is
   // unusable afterwards).
+  int64_t reads() const { return reads_; }
   BigVector<int32_t> TakeRoots() {
     for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) parent_[i] = Find(i);
     return std::move(parent_);
@@ -67,102 +90,153 @@ class ClusterGraph {
     return out_[c].size;
   }
 
-  // True when a path pred → … → succ exists other than the direct edge.
-  // Fills `forward` with the clusters reached from pred ranked before succ.
-  bool HasSecondPath(int32_t pred, int32_t succ, std::vector<int32_t>& forward) {
-    forward.clear();
-    const int32_t bound = rank_[succ];
-    const uint32_t stamp = ++stamp_;
-    stack_.clear();
-    for (int32_t y : Items(out_[pred])) {
-      y = Find(y);
-      if (y == succ || y == pred || mark_[y] == stamp || rank_[y] > bound) continue;
-      mark_[y] = stamp;
-      stack_.push_back(y);
-    }
-    while (!stack_.empty()) {
-      int32_t x = stack_.back();
-      stack_.pop_back();
-      forward.push_back(x);
-      for (int32_t y : Items(out_[x])) {
-        y = Find(y);
-        if (y == succ) return true;
-        if (mark_[y] == stamp || rank_[y] > bound) continue;
-        mark_[y] = stamp;
-        stack_.push_back(y);
+  // Merges `succ` into `pred` (a direct edge pred → succ) unless a path
+  // pred → … → succ exists besides the direct edge. Returns the surviving
+  // cluster (the smaller index), or -1 when refused; keeps the rank order
+  // topological.
+  int32_t TryMerge(int32_t pred, int32_t succ) {
+    Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
+    // A forest certificate answers many second-path questions at once (see
+    // Settle): another input Q of succ that descends from pred.
+    if (in_[succ].size <= kShortList) {
+      for (uint32_t e = in_[succ].off; e < in_[succ].off + in_[succ].size; ++e) {
+        const int32_t y = Find(pool_[e]);
+        if (y != pred && y != succ && IsAncestor(pred, y)) return -1;
       }
     }
-    return false;
-  }
-
-  // Merges `succ` into `pred` (direct edge pred → succ, no second path;
-  // `forward` from HasSecondPath). Returns the surviving cluster (the
-  // smaller index) and keeps the rank order topological.
-  int32_t Merge(int32_t pred, int32_t succ, const std::vector<int32_t>& forward) {
-    // Backward set: clusters reaching succ ranked after pred.
-    backward_.clear();
-    const int32_t lower = rank_[pred];
-    const uint32_t stamp = ++stamp_;
-    stack_.clear();
-    for (int32_t y : Items(in_[succ])) {
-      y = Find(y);
-      if (y == pred || y == succ || mark_[y] == stamp || rank_[y] < lower) continue;
-      mark_[y] = stamp;
-      stack_.push_back(y);
-    }
-    while (!stack_.empty()) {
-      int32_t x = stack_.back();
-      stack_.pop_back();
-      backward_.push_back(x);
-      for (int32_t y : Items(in_[x])) {
-        y = Find(y);
-        if (mark_[y] == stamp || rank_[y] < lower || y == pred) continue;
-        mark_[y] = stamp;
-        stack_.push_back(y);
+    const int32_t lower = rank_[pred], upper = rank_[succ];
+    int32_t rank_of_merged = -1;
+    for (;;) {
+      const Step f = Advance(fwd, bwd, /*forward=*/true, pred, succ, lower, upper);
+      if (f == Step::kPath) return -1;
+      if (f == Step::kDone) {
+        if (fwd.found.empty()) rank_of_merged = upper;  // nothing between: the merged cluster sits at succ
+        break;
+      }
+      const Step b = Advance(bwd, fwd, /*forward=*/false, succ, pred, lower, upper);
+      if (b == Step::kPath) return -1;
+      if (b == Step::kDone) {
+        if (bwd.found.empty()) rank_of_merged = lower;  // nothing between: the merged cluster sits at pred
+        break;
       }
     }
     const int32_t keep = std::min(pred, succ);
     const int32_t gone = std::max(pred, succ);
-    if (!backward_.empty() || !forward.empty()) {
-      // New order in the same rank slots: backward, merged, forward.
+    if (rank_of_merged >= 0) {
+      rank_[keep] = rank_of_merged;
+    } else {
+      // Both sides hold clusters: complete them (no path remains to be
+      // found) and give backward, merged, forward the same rank slots.
+      while (Advance(fwd, bwd, true, pred, succ, lower, upper) == Step::kMore) {
+      }
+      while (Advance(bwd, fwd, false, succ, pred, lower, upper) == Step::kMore) {
+      }
       auto by_rank = [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; };
-      forward_ = forward;
-      std::sort(backward_.begin(), backward_.end(), by_rank);
-      std::sort(forward_.begin(), forward_.end(), by_rank);
+      std::sort(bwd.found.begin(), bwd.found.end(), by_rank);
+      std::sort(fwd.found.begin(), fwd.found.end(), by_rank);
       slots_.clear();
-      for (int32_t x : backward_) slots_.push_back(rank_[x]);
-      for (int32_t x : forward_) slots_.push_back(rank_[x]);
-      slots_.push_back(rank_[pred]);
-      slots_.push_back(rank_[succ]);
+      for (int32_t x : bwd.found) slots_.push_back(rank_[x]);
+      for (int32_t x : fwd.found) slots_.push_back(rank_[x]);
+      slots_.push_back(lower);
+      slots_.push_back(upper);
       std::sort(slots_.begin(), slots_.end());
       size_t k = 0;
-      for (int32_t x : backward_) rank_[x] = slots_[k++];
+      for (int32_t x : bwd.found) rank_[x] = slots_[k++];
       rank_[keep] = slots_[k++];
-      for (int32_t x : forward_) rank_[x] = slots_[k++];
-    } else {
-      rank_[keep] = rank_[pred];
+      for (int32_t x : fwd.found) rank_[x] = slots_[k++];
     }
     parent_[gone] = keep;
-    Append(out_[keep], out_[gone]);
-    Append(in_[keep], in_[gone]);
-    out_[gone].size = in_[gone].size = 0;
-    Compact(out_[keep], keep);
-    Compact(in_[keep], keep);
+    Join(out_[keep], out_[gone], keep);
+    Join(in_[keep], in_[gone], keep);
     return keep;
+  }
+
+  // Node i's step is over: when it formed a cluster of its own (it merged
+  // into no input), the cluster joins a spanning forest of the cluster graph
+  // under its deepest input. A forest path is a path of the cluster graph,
+  // and stays one through merges (a merged cluster keeps the survivor's id),
+  // so "P is a forest ancestor of Q" proves P ⇝ Q without a search: an
+  // O(log n) climb with jump pointers (Myers' skew-binary scheme: one
+  // pointer per cluster).
+  void Settle(int32_t i, const std::vector<int32_t>& inputs) {
+    if (Find(i) != i) return;  // joined an older cluster, which keeps its place
+    int32_t up = -1;
+    for (int32_t p0 : inputs) {
+      const int32_t y = Find(p0);
+      if (y != i && (up < 0 || depth_[y] > depth_[up] || (depth_[y] == depth_[up] && y < up)))
+        up = y;
+    }
+    tree_parent_[i] = up;
+    if (up < 0) {
+      depth_[i] = 0;
+      jump_[i] = i;
+      return;
+    }
+    depth_[i] = depth_[up] + 1;
+    const int32_t j = jump_[up];
+    jump_[i] = depth_[up] - depth_[j] == depth_[j] - depth_[jump_[j]] && j != up ? jump_[j] : up;
+  }
+
+  // True when a is a proper forest ancestor of b.
+  bool IsAncestor(int32_t a, int32_t b) const {
+    if (depth_[a] >= depth_[b]) return false;
+    while (depth_[b] > depth_[a]) b = depth_[jump_[b]] >= depth_[a] ? jump_[b] : tree_parent_[b];
+    return a == b;
   }
 
  private:
   struct List {
     uint32_t off = 0, size = 0, cap = 0;
+    uint32_t clean = 0;  // size after the last compaction
   };
-  struct Span {
-    const int32_t* b;
-    const int32_t* e;
-    const int32_t* begin() const { return b; }
-    const int32_t* end() const { return e; }
+  // One side of the second-path search: the list being read and the
+  // clusters still to read (stack) or read (found).
+  struct Side {
+    Side(const List& first, uint32_t s, BigVector<uint32_t>& m)
+        : next(first.off), end(first.off + first.size), stamp(s), mark(m) {}
+    uint32_t next, end;  // pool positions of the list being read
+    bool first_level = true;
+    uint32_t stamp;
+    BigVector<uint32_t>& mark;
+    std::vector<int32_t> found;  // clusters reached, in breadth-first order
+    size_t head = 0;             // found[head..] are still to be read
   };
-  // Valid until the pool grows (Append); callers do not append while iterating.
-  Span Items(const List& l) const { return {pool_.data() + l.off, pool_.data() + l.off + l.size}; }
+  enum class Step { kMore, kPath, kDone };
+  static constexpr uint32_t kShortList = 64;
+
+  // Reads one list entry of `side`, which starts at `origin` and looks for
+  // `target` through other clusters ranked strictly between lower and upper.
+  Step Advance(Side& side, const Side& other, bool forward, int32_t origin, int32_t target,
+               int32_t lower, int32_t upper) {
+    while (side.next == side.end) {
+      if (side.head == side.found.size()) return Step::kDone;
+      const int32_t x = side.found[side.head++];
+      const List& l = forward ? out_[x] : in_[x];
+      side.next = l.off;
+      side.end = l.off + l.size;
+      side.first_level = false;
+    }
+    ++reads_;
+    const int32_t y = Find(pool_[side.next++]);
+    if (y == target) return side.first_level ? Step::kMore : Step::kPath;  // the direct edge, or a second path
+    if (y == origin || side.mark[y] == side.stamp || rank_[y] <= lower || rank_[y] >= upper) return Step::kMore;
+    // The other side reached y too: pred ⇝ y ⇝ succ through a cluster y
+    // that is neither end (the searches meet in the middle).
+    if (other.mark[y] == other.stamp) return Step::kPath;
+    side.mark[y] = side.stamp;
+    side.found.push_back(y);
+    return Step::kMore;
+  }
+
+  // dst += src (src emptied), keeping the longer list in place: its entries
+  // are not copied again. Compacts once the list has doubled since its last
+  // compaction, so stale entries stay a bounded share.
+  void Join(List& dst, List& src, int32_t self) {
+    if (src.size > dst.size) std::swap(dst, src);
+    Append(dst, src);
+    src.size = src.clean = 0;
+    if (dst.size > 2 * dst.clean + 16) Compact(dst, self);
+  }
 
   // dst += src, moving dst to the pool's end (doubled capacity) when full.
   void Append(List& dst, const List& src) {
@@ -190,17 +264,19 @@ class ClusterGraph {
       mark_[y] = stamp;
       data[w++] = y;
     }
-    list.size = w;
+    list.size = list.clean = w;
   }
 
   BigVector<int32_t> parent_;
   BigVector<int32_t> rank_;
-  BigVector<uint32_t> mark_;
+  BigVector<uint32_t> mark_, back_mark_;
   BigVector<List> out_;
   BigVector<List> in_;
   BigVector<int32_t> pool_;
-  std::vector<int32_t> stack_, backward_, forward_, slots_;
-  uint32_t stamp_ = 0;
+  std::vector<int32_t> slots_;
+  BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
+  uint32_t stamp_ = 0, back_stamp_ = 0;
+  int64_t reads_ = 0;  // list entries the second-path tests read
 };
 
 // String interning into `storage` (stable addresses): a linear scan over the
@@ -368,7 +444,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     };
 
     // 2. MarkClusters: merge input clusters into each cluster in index order.
-    std::vector<int32_t> parents, forward;
+    std::vector<int32_t> parents;
     std::vector<std::pair<size_t, int32_t>> order;
     for (int32_t i = 0; i < n; ++i) {
       parents.clear();
@@ -377,18 +453,21 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
       std::sort(parents.begin(), parents.end());
       parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
       order.clear();
-      for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
+      // The out-degrees only order two or more parents (and cost a compaction
+      // of each one's list: a hub's would be read once per consumer).
+      for (int32_t p : parents) order.emplace_back(parents.size() > 1 ? cg.OutDegree(p) : 0, p);
       std::sort(order.begin(), order.end());
       int32_t self = i;
       for (const auto& [deg, p0] : order) {
         int32_t p = cg.Find(p0);
         self = cg.Find(self);
         if (p == self || !Mergeable(p, self)) continue;
-        if (cg.HasSecondPath(p, self, forward)) continue;
-        self = cg.Merge(p, self, forward);
+        if (const int32_t kept = cg.TryMerge(p, self); kept >= 0) self = kept;
       }
+      cg.Settle(i, parents);
     }
 
+    result.second_path_reads = cg.reads();
     rep = cg.TakeRoots();
   }
   // 3. Cluster edges (CSR by source cluster, deduplicated), topological

@@ -16,7 +16,10 @@
 //   (b) no second path P → … → C exists besides the direct edge.
 // The merged cluster keeps the smaller index. The cycle test uses an
 // incrementally maintained topological order (Pearce–Kelly), so each test
-// only explores the clusters ranked between P and C: near-linear in practice.
+// only explores the clusters ranked between P and C, searching from both
+// ends at once (a hub's consumers cost their own in-lists, not the hub's
+// out-list), after a spanning-forest certificate that answers the long
+// paths of layered models in O(log n): near-linear in practice.
 // Subgraphs are then numbered in topological order of the cluster graph, ties
 // by smallest member topo id.
 //
@@ -113,6 +116,9 @@ struct EnginePartition {
   std::vector<NodeId> member_storage;
   std::vector<int32_t> link_storage;
   std::deque<std::string> strings;  // distinct engines and labels (stable addresses)
+  // Cluster-list entries the merge's second-path tests read: the work a
+  // hub's consumers cost (tests check it stays linear in the edges).
+  int64_t second_path_reads = 0;
 };
 
 // The edges of one graph as topological indices (Node::topo_id), read in the

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
+#include <tuple>
 
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/support/str_util.h"
@@ -136,6 +139,36 @@ TEST(EnginePartitionTest, RangesAndStringsSurviveAMove) {
 
 // Random DAGs: every node in exactly one subgraph, subgraph graph acyclic and
 // numbered topologically, members of one subgraph share engine and label.
+// Issue 19's scale trap: one node with n consumers. Each consumer's
+// second-path test must cost its own in-list, not the hub's out-list (n per
+// consumer, n^2 in all); the layered case asks about long paths that the
+// forest certificate answers. Counted list reads, not time.
+TEST(EnginePartitionTest, SecondPathTestsReadLinearlyManyEntries) {
+  for (const int n : {1000, 20000}) {
+    nlohmann::json nodes = nlohmann::json::array();
+    nodes.push_back({{"name", "x"}, {"type", "Data"}});
+    nodes.push_back({{"name", "hub"}, {"type", "Relu"}, {"inputs", {"x"}}});
+    nlohmann::json outs = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) {
+      const std::string c = "c" + std::to_string(i);
+      // Every other consumer also reads the previous one (a second path from
+      // the hub), on another engine every third (merges refused and tried).
+      nlohmann::json ins = {"hub"};
+      if (i > 0 && i % 2 == 0) ins.push_back("c" + std::to_string(i - 1));
+      nodes.push_back({{"name", c},
+                       {"type", "Relu"},
+                       {"inputs", ins},
+                       {"engine", i % 3 == 0 ? "VectorEngine" : "AIcoreEngine"}});
+      outs.push_back(c);
+    }
+    nodes.push_back({{"name", "out"}, {"type", "NetOutput"}, {"inputs", outs}});
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    EXPECT_LE(p.second_path_reads, 8 * static_cast<int64_t>(n)) << "n = " << n;
+  }
+}
+
 TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
@@ -165,6 +198,121 @@ TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
       for (int32_t pr : sg.producers) EXPECT_LT(pr, sg.index) << "seed " << seed;
     }
     EXPECT_EQ(total, m.num_nodes());
+  }
+}
+
+// GE's MarkClusters written plainly (clusters as node sets, out-degrees and
+// second paths recomputed from scratch by search): the subgraphs the fast
+// version forms, as sets of topo indices in subgraph order.
+std::vector<std::vector<int32_t>> ReferenceClusters(const Model& m) {
+  const std::vector<NodeId>& order = m.graph(kRootGraph).nodes;
+  const int n = static_cast<int>(order.size());
+  std::vector<std::vector<int32_t>> preds(n), succs(n);
+  for (int i = 0; i < n; ++i) {
+    const Node& node = m.node(order[i]);
+    for (const OutputRef& in : node.inputs) preds[i].push_back(static_cast<int32_t>(m.node(in.node).topo_id));
+    for (NodeId c : node.control_inputs) preds[i].push_back(static_cast<int32_t>(m.node(c).topo_id));
+    for (int32_t p : preds[i]) succs[p].push_back(i);
+  }
+  std::vector<int32_t> cluster(n);
+  for (int i = 0; i < n; ++i) cluster[i] = i;  // a cluster is named by its smallest member
+  auto successors = [&](int32_t c) {
+    std::set<int32_t> out;
+    for (int v = 0; v < n; ++v) {
+      if (cluster[v] != c) continue;
+      for (int32_t t : succs[v]) {
+        if (cluster[t] != c) out.insert(cluster[t]);
+      }
+    }
+    return out;
+  };
+  auto second_path = [&](int32_t from, int32_t to) {
+    std::set<int32_t> seen;
+    std::vector<int32_t> stack;
+    for (int32_t y : successors(from)) {
+      if (y != to) stack.push_back(y);
+    }
+    while (!stack.empty()) {
+      const int32_t x = stack.back();
+      stack.pop_back();
+      if (x == to) return true;
+      if (!seen.insert(x).second) continue;
+      for (int32_t y : successors(x)) stack.push_back(y);
+    }
+    return false;
+  };
+  auto key = [&](int32_t c) {
+    const Node& node = m.node(order[c]);
+    return std::make_tuple(IsInputDataNode(node), node.engine, EffectiveStreamLabel(node),
+                           IsInputDataNode(node) ? std::string() : GetStringAttr(node.attrs, kAttrUserStreamLabel).value_or(""));
+  };
+  auto mergeable = [&](int32_t a, int32_t b) {
+    const auto ka = key(a), kb = key(b);
+    if (std::get<0>(ka) || std::get<0>(kb)) return false;
+    if (!std::get<3>(ka).empty() && std::get<3>(ka) == std::get<3>(kb)) return true;
+    return std::get<1>(ka) == std::get<1>(kb) && std::get<2>(ka) == std::get<2>(kb);
+  };
+  for (int i = 0; i < n; ++i) {
+    std::set<int32_t> parents;
+    for (int32_t p : preds[i]) parents.insert(cluster[p]);
+    std::vector<std::pair<size_t, int32_t>> by_degree;
+    for (int32_t p : parents) by_degree.emplace_back(successors(p).size(), p);
+    std::sort(by_degree.begin(), by_degree.end());
+    for (const auto& [deg, p0] : by_degree) {
+      const int32_t p = cluster[p0], self = cluster[i];
+      if (p == self || !mergeable(p, self) || second_path(p, self)) continue;
+      const int32_t keep = std::min(p, self), gone = std::max(p, self);
+      for (int v = 0; v < n; ++v) {
+        if (cluster[v] == gone) cluster[v] = keep;
+      }
+    }
+  }
+  std::map<int32_t, std::vector<int32_t>> members;
+  for (int v = 0; v < n; ++v) members[cluster[v]].push_back(v);
+  std::vector<std::vector<int32_t>> out;
+  for (auto& [c, vs] : members) out.push_back(vs);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Random graphs with hubs (wide fan-out and fan-in), Data nodes, labels and
+// control edges: the same clusters as the plain MarkClusters.
+TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 10 + static_cast<int>(rng() % 50);
+    const int hubs = 1 + static_cast<int>(rng() % 3);
+    const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_VM_AICPU"};
+    for (int i = 0; i < n; ++i) {
+      const bool data = i < 2 || rng() % 15 == 0;
+      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", data ? "Data" : "Op"},
+                             {"engine", engines[rng() % (seed % 2 == 0 ? 2 : 3)]}};
+      nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
+      if (!data) {
+        const int fan_in = i > 0 && rng() % 10 == 0 ? 8 : 1 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < fan_in; ++k) {
+          const int from = rng() % 3 == 0 ? static_cast<int>(rng() % std::min(i, hubs + 2)) : static_cast<int>(rng() % i);
+          (rng() % 6 == 0 ? ctrl : ins).push_back("n" + std::to_string(from));
+        }
+      }
+      node["inputs"] = ins;
+      node["control_inputs"] = ctrl;
+      if (rng() % 9 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      if (rng() % 11 == 0) node["attrs"] = {{"_user_stream_label", "U"}};
+      nodes.push_back(node);
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    std::vector<std::vector<int32_t>> got;
+    for (const EngineSubgraph& sg : p.subgraphs) {
+      std::vector<int32_t> vs;
+      for (NodeId id : sg.nodes) vs.push_back(static_cast<int32_t>(m.node(id).topo_id));
+      std::sort(vs.begin(), vs.end());
+      got.push_back(vs);
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, ReferenceClusters(m)) << "seed " << seed;
   }
 }
 

@@ -13,12 +13,14 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "npuplan/stream/critical_path_streams.h"
 #include "npuplan/stream/cv_parallel_marking.h"
 #include "npuplan/stream/dag_stream_allocator.h"
 #include "npuplan/stream/dynamic_stream_allocator.h"
 #include "npuplan/stream/refresh_continuous_streams.h"
+#include "npuplan/stream/single_stream_pass.h"
 #include "npuplan/stream/stream_summary.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -40,6 +42,33 @@ bool IsUnknownShapeGraph(const Plan& plan, GraphId g) {
   return IsUnknownShapeGraph(plan, graph.parent_graph);
 }
 
+std::vector<bool> UnknownShapeGraphs(const Plan& plan) {
+  const Model& m = plan.model;
+  std::vector<bool> out(m.num_graphs(), false), visited(m.num_graphs(), false);
+  // The first partition subgraph of each name decides, as in IsUnknownShapeGraph.
+  std::unordered_map<std::string_view, bool> kind;
+  for (const PartitionSubgraph& ps : plan.partition.subgraphs) kind.emplace(ps.name, ps.kind != "known");
+  for (GraphId g : m.GraphsPreOrder()) {  // parents first
+    const Graph& graph = m.graph(g);
+    bool unknown;
+    if (graph.IsRoot()) {
+      unknown = IsUnknownShapeGraph(plan, g);
+    } else if (auto it = kind.find(graph.name); it != kind.end()) {
+      unknown = it->second;
+    } else if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, kAttrIsUnknownShape)) {
+      unknown = *flag;
+    } else {
+      unknown = out[graph.parent_graph.index()];
+    }
+    out[g.index()] = unknown;
+    visited[g.index()] = true;
+  }
+  for (size_t g = 0; g < out.size(); ++g) {  // unreachable graphs (malformed): the slow path
+    if (!visited[g]) out[g] = IsUnknownShapeGraph(plan, GraphId(static_cast<int32_t>(g)));
+  }
+  return out;
+}
+
 namespace {
 
 // Runs the chain on graph gs through its PassPipeline: the pipeline's checks
@@ -48,28 +77,32 @@ absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignCon
                       PassContext& pctx) {
   for (const auto& pass : chain.passes())
     static_cast<LogicalStreamChainPass&>(*pass).Bind(&gs, &ctx);
+  const bool outer = pctx.sub_passes;
+  pctx.sub_passes = true;
   absl::Status s = chain.Run(plan, pctx).status();
+  pctx.sub_passes = outer;
   for (const auto& pass : chain.passes())
     static_cast<LogicalStreamChainPass&>(*pass).Bind(nullptr, nullptr);
   return s;
 }
 
 // GE's DoAssign for one graph (unknown-shape graphs: the dynamic allocator).
-absl::Status DoAssign(Plan& plan, GraphId g, AssignContext& ctx, DynamicStreamState& dyn,
-                      bool cv_mode, PassPipeline& chain, PassContext& pctx) {
+absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, GraphId g,
+                      AssignContext& ctx, DynamicStreamState& dyn, bool cv_mode,
+                      PassPipeline& chain, PassContext& pctx) {
   Model& m = ctx.model;
   const Graph& graph = m.graph(g);
   int64_t parent_stream = -1;
   bool owner_unknown = false;
   if (graph.parent_node.valid()) {
     parent_stream = m.node(graph.parent_node).stream_id;
-    owner_unknown = IsUnknownShapeGraph(plan, graph.parent_graph);
+    owner_unknown = unknown_graphs[graph.parent_graph.index()];
   }
   // cv mode: marked vector nodes form VectorEngine subgraphs (restored on return).
   std::vector<NodeId> cv_nodes;
   if (cv_mode) cv_nodes = CvParallelMarking::Mark(m, g, &ctx.log);
   ScopedCvEngines cv_engines(m, cv_nodes);
-  if (IsUnknownShapeGraph(plan, g)) {
+  if (unknown_graphs[g.index()]) {
     if (dyn.main_stream < 0) dyn.main_stream = ctx.next_stream++;
     if (dyn.multi_stream) {
       GraphState gs;
@@ -96,11 +129,12 @@ absl::Status DoAssign(Plan& plan, GraphId g, AssignContext& ctx, DynamicStreamSt
 // An auto multi-stream mode does nothing on dynamic-shape graphs unless
 // ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1 (they get one stream, GE's D1): say so
 // in one line, with the fix, instead of letting the option vanish silently.
-void ReportSkippedAutoMode(const Plan& plan, const AutoMultistreamMode& mode, const DynamicStreamState& dyn,
-                           const std::vector<GraphId>& graphs, PassContext& pctx) {
+void ReportSkippedAutoMode(const AutoMultistreamMode& mode, const DynamicStreamState& dyn,
+                           const std::vector<GraphId>& graphs, const std::vector<bool>& unknown_graphs,
+                           PassContext& pctx) {
   if (mode.algorithm.empty() || mode.algorithm == "default" || dyn.multi_stream) return;
   int64_t skipped = 0;
-  for (GraphId g : graphs) skipped += IsUnknownShapeGraph(plan, g) ? 1 : 0;
+  for (GraphId g : graphs) skipped += unknown_graphs[g.index()] ? 1 : 0;
   if (skipped == 0) return;
   const std::string value = mode.streams > 0 ? StrCat(mode.algorithm, ":", mode.streams) : mode.algorithm;
   pctx.log.Record(LogicalStreamAssignment::kName, "AutoModeSkipped", "", Field("mode", value),
@@ -172,15 +206,17 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   std::unique_ptr<PassPipeline> default_chain;
   if (chain_ == nullptr) default_chain = DefaultChain(ctx.enable_single_stream);
   PassPipeline& chain = chain_ != nullptr ? *chain_ : *default_chain;
+  const std::vector<bool> unknown_graphs = UnknownShapeGraphs(plan);
   for (GraphId g : graph_order) {
-    NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, g, ctx, dyn, auto_mode.algorithm == "cv", chain, pctx));
+    NPUPLAN_RETURN_IF_ERROR(
+        DoAssign(plan, unknown_graphs, g, ctx, dyn, auto_mode.algorithm == "cv", chain, pctx));
   }
   if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
     return E10056(pctx.options);
   }
   bool dynamic = false;
-  for (GraphId g : graph_order) dynamic = dynamic || IsUnknownShapeGraph(plan, g);
-  ReportSkippedAutoMode(plan, auto_mode, dyn, graph_order, pctx);
+  for (GraphId g : graph_order) dynamic = dynamic || unknown_graphs[g.index()];
+  ReportSkippedAutoMode(auto_mode, dyn, graph_order, unknown_graphs, pctx);
   //    Dynamic multi-stream: engine-priority ids first (D3/D4).
   if (dyn.multi_stream && !dyn.graphs.empty()) {
     ctx.next_stream = RemapStreams(m, DynamicStreamAllocator::Refresh(m, ctx, dyn));
@@ -203,14 +239,14 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     const bool subtree_costs = dynamic_multi && auto_mode.algorithm == "CriticalPath";
     if (subtree_costs) {
       for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
-        const bool unknown = IsUnknownShapeGraph(plan, *it);
+        const bool unknown = unknown_graphs[it->index()];
         CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
                                       StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown), unknown, subtree,
                                       reorder);
       }
     }
     for (GraphId g : graph_order) {
-      const bool unknown = IsUnknownShapeGraph(plan, g);
+      const bool unknown = unknown_graphs[g.index()];
       if (unknown && !dyn.multi_stream) continue;
       // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
       const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
@@ -250,7 +286,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       }
       for (GraphId g : graph_order) {
         const Graph& graph = m.graph(g);
-        if (IsUnknownShapeGraph(plan, g) || graph.IsRoot() || !IsUnknownShapeGraph(plan, graph.parent_graph)) continue;
+        if (unknown_graphs[g.index()] || graph.IsRoot() || !unknown_graphs[graph.parent_graph.index()]) continue;
         for (NodeId id : graph.nodes) {
           if (m.node(id).type == "NetOutput" && m.node(id).stream_id == 0) m.node(id).stream_id = forced;
         }

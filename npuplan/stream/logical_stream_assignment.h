@@ -77,6 +77,10 @@ namespace stream {
 bool SingleStreamMode(const CompileOptions& options);
 // True when graph g is unknown-shape per the partition result (see above).
 bool IsUnknownShapeGraph(const Plan& plan, GraphId g);
+// IsUnknownShapeGraph of every graph, indexed by GraphId, in one walk (a
+// parent's answer serves its subgraphs: linear in graphs + partition
+// subgraphs, where asking graph by graph is quadratic on deep nesting).
+std::vector<bool> UnknownShapeGraphs(const Plan& plan);
 }  // namespace stream
 
 }  // namespace npuplan

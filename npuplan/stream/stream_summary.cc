@@ -1,8 +1,7 @@
 #include "npuplan/stream/stream_summary.h"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/support/str_util.h"
@@ -13,13 +12,15 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan) {
   return HcclFollowedStreamCounts(plan, plan.model.GraphsPreOrder());
 }
 
-std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vector<GraphId>& graphs) {
+std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
+                                              const std::vector<GraphId>& graphs) {
   const Model& m = plan.model;
   const StreamResult& sr = plan.streams;
   std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
   std::map<int64_t, int64_t> min_per_physical;
+  const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
   for (GraphId g : graphs) {
-    if (stream::IsUnknownShapeGraph(plan, g)) continue;
+    if (unknown_graphs[g.index()]) continue;
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
       if (n.stream_id < 0 || n.attrs.empty()) continue;
@@ -35,7 +36,8 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vecto
   }
   for (const auto& [physical, used] : min_per_physical) {
     int64_t logical = physical;
-    if (auto it = sr.split_to_logical.find(physical); it != sr.split_to_logical.end()) logical = it->second;
+    if (auto it = sr.split_to_logical.find(physical); it != sr.split_to_logical.end())
+      logical = it->second;
     if (logical >= 0 && logical < static_cast<int64_t>(counts.size())) counts[logical] += used;
   }
   return counts;
@@ -43,7 +45,8 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vecto
 
 absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan) {
   if (!Has(plan.established, IrProperty::kLogicalStreams)) {
-    return absl::FailedPreconditionError("stream summary: the plan has no logical streams (run logical-stream-assignment)");
+    return absl::FailedPreconditionError(
+        "stream summary: the plan has no logical streams (run logical-stream-assignment)");
   }
   const Model& m = plan.model;
   const StreamResult& sr = plan.streams;
@@ -67,15 +70,20 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
   const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan);
   for (int64_t i = 0; i < sr.logical; ++i) s.logical_streams[i].hccl_followed_stream_num = hccl[i];
   if (!sr.split_to_logical.empty()) {
-    for (auto& info : s.logical_streams) info.physical_stream_num = 0;
+    // A logical stream keeps its own id as its first piece; the map lists the
+    // extra pieces (and may list the first one too).
+    for (auto& info : s.logical_streams) info.physical_stream_num = 1;
     for (const auto& [phys, logical] : sr.split_to_logical) {
-      if (logical >= 0 && logical < sr.logical) ++s.logical_streams[logical].physical_stream_num;
+      if (logical >= 0 && logical < sr.logical && phys != logical) {
+        ++s.logical_streams[logical].physical_stream_num;
+      }
     }
   }
   for (GraphId g : m.GraphsPreOrder()) {
     for (NodeId id : m.graph(g).nodes) {
       const Node& n = m.node(id);
-      if (n.stream_id >= 0 && n.stream_id < sr.logical) s.logical_streams[n.stream_id].nodes.push_back(n.name);
+      if (n.stream_id >= 0 && n.stream_id < sr.logical)
+        s.logical_streams[n.stream_id].nodes.push_back(n.name);
     }
   }
   for (const auto& info : s.logical_streams) {
@@ -89,14 +97,16 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
 std::string StreamSummaryToText(const StreamAllocationSummary& s) {
   int64_t physical = 0;
   for (int64_t p : s.physical_stream_nums) physical += p;
-  std::string out = StrCat("logical streams: ", s.logical_streams.size(), " (mode ", s.mode.empty() ? "?" : s.mode,
-                           "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
-                           ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
+  std::string out = StrCat(
+      "logical streams: ", s.logical_streams.size(), " (mode ", s.mode.empty() ? "?" : s.mode,
+      "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
+      ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
   for (const LogicalStreamInfo& i : s.logical_streams) {
     out += StrCat("stream ", i.id, ": ", i.nodes.size(), " nodes, physical ", i.physical_stream_num,
                   ", hccl followed ", i.hccl_followed_stream_num);
     if (!i.user_stream_label.empty()) out += StrCat(", user label '", i.user_stream_label, "'");
-    if (!i.attached_stream_ids.empty()) out += StrCat(", attached [", StrJoin(i.attached_stream_ids, ", "), "]");
+    if (!i.attached_stream_ids.empty())
+      out += StrCat(", attached [", StrJoin(i.attached_stream_ids, ", "), "]");
     out += "\n";
     if (!i.nodes.empty()) out += StrCat("  ", StrJoin(i.nodes, " "), "\n");
   }

@@ -29,15 +29,28 @@ TEST(StreamSummaryTest, ListsStreamsLabelsAttachedIdsAndNodes) {
   EXPECT_THAT(s.physical_stream_nums, ElementsAre(1, 1));
   EXPECT_THAT(s.attached_stream_ids, ElementsAre(2));
   EXPECT_FALSE(s.assigned_by_stream_pass);
-  EXPECT_THAT(StreamSummaryToText(s), HasSubstr("stream 0: 1 nodes, physical 1, hccl followed 0, user label 'U', attached [2]"));
+  EXPECT_THAT(
+      StreamSummaryToText(s),
+      HasSubstr("stream 0: 1 nodes, physical 1, hccl followed 0, user label 'U', attached [2]"));
   EXPECT_THAT(StreamSummaryToJson(s), HasSubstr("\"user_stream_labels\""));
 }
 
 TEST(StreamSummaryTest, CountsPhysicalStreamsFromTheSplitMap) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu"}]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu"}]})json"));
   plan.streams.split_to_logical = {{0, 0}, {1, 0}};
   NPUPLAN_ASSERT_OK_AND_ASSIGN(StreamAllocationSummary s, GetStreamAllocationSummary(plan));
   EXPECT_THAT(s.physical_stream_nums, ElementsAre(2));
+}
+
+// The split pass lists only the extra pieces: stream 0 keeps id 0 and gains 1 and 2.
+TEST(StreamSummaryTest, CountsTheLogicalStreamsOwnPieceBesideItsSplitPieces) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, CompileStreams(R"json({"nodes": [{"name": "a", "type": "Relu"}]})json"));
+  plan.streams.split_to_logical = {{1, 0}, {2, 0}};
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(StreamAllocationSummary s, GetStreamAllocationSummary(plan));
+  EXPECT_THAT(s.physical_stream_nums, ElementsAre(3));
+  EXPECT_THAT(StreamSummaryToText(s), HasSubstr("physical streams: 3"));
 }
 
 // GE: per physical stream the smallest `used_stream_num` (> 0) of its nodes;

@@ -96,6 +96,7 @@ def test_plan_accessors_read_what_the_plan_file_says(root):
         j["summary"]["nodes"], j["summary"]["logical_streams"], j["summary"]["physical_streams"],
         j["summary"]["events"], j["summary"]["notifies"], j["summary"]["memory_peak"])
     assert s.stream_mode == j["streams"]["mode"] and s.stages == j["stages"]
+    assert s.event_counts == j["event_counts"] and s.event_counts["device_event_ids"] == s.events
     assert [st.id for st in plan.streams] == [st["id"] for st in j["streams"]["list"]]
     assert sum(st.num_nodes for st in plan.streams) == sum(1 for n in j["nodes"].values() if n["logical_stream"] >= 0)
     assert [(e.id, e.kind, e.send, e.recv, e.reason) for e in plan.events] == \
@@ -225,6 +226,26 @@ def test_verify_simulate_and_run_are_the_clis(cli, root, tmp_path):
     with pytest.raises(npuplan.Error) as e:
         npuplan.read_plan(broken).verify()
     assert str(e.value) == cli.error("verify", broken)
+
+
+def test_verify_partial_and_write_are_the_clis(cli, root, tmp_path):
+    # A pipeline that stops before the events stages: `verify` needs sync-events, `verify --partial` not.
+    passes = "mark-unknown-shape-nodes,dynamic-shape-partition,logical-stream-assignment"
+    plan = npuplan.compile(root / EXAMPLE, passes=passes)
+    plan_file = tmp_path / "partial.plan.json"
+    plan.write(plan_file)
+    with pytest.raises(npuplan.Error) as e:
+        plan.verify()
+    assert "stage 'sync-events' is missing" in str(e.value)
+    assert "stage 'sync-events' is missing" in cli.error("verify", plan_file)
+    plan.verify(partial=True)
+    cli("verify", "--partial", plan_file)
+    # A folder as the target is refused as the CLI refuses it; nothing is left behind.
+    (tmp_path / "folder.json").mkdir()
+    with pytest.raises(npuplan.InvalidArgumentError) as e:
+        plan.write(tmp_path / "folder.json")
+    assert str(e.value) == cli.error("compile", "-q", "--passes", passes, root / EXAMPLE, "-o", tmp_path / "folder.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.json", "partial.plan.json"]
 
 
 def test_version_is_the_clis(cli):

@@ -71,6 +71,9 @@ struct DotFlags {
 int RunDot(const DotFlags& f) {
   auto in = LoadInput(f.input, f.load);
   if (!in.ok()) return ReportStatus(in.status());
+  if (in->is_plan) {  // drawn only if it does not lie about itself (its stage checks are verify's)
+    if (auto s = CheckPlanClaims(in->plan, f.input); !s.ok()) return ReportStatus(s);
+  }
   return ReportStatus(WriteFileAtomically(f.output, ToDot(in->plan)));
 }
 
@@ -78,7 +81,8 @@ void SetupDot(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<DotFlags>();
   CLI::App* cmd = app.add_subcommand("dot", "Write a Graphviz view of a graph or plan (streams as colours)");
   cmd->add_option("file", flags->input, "Graph or plan file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output .dot file")->required();
+  cmd->add_option("-o,--output", flags->output, "Output .dot file (- for standard output)")
+      ->required();
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);
   AddInputShapeFlag(cmd, &flags->load);

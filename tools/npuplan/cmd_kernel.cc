@@ -14,9 +14,12 @@
 #include "npuplan/kernel/planner.h"
 #include "npuplan/kernel/solution.h"
 #include "npuplan/pass/decision_log.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/flag_checks.h"
 #include "tools/npuplan/progress.h"
 
 namespace npuplan::cli {
@@ -42,11 +45,14 @@ struct KernelFlags {
   std::string out;
 };
 
-void PrintMetrics(const KernelMetrics& m, const char* prefix) {
-  for (const auto& [lvl, v] : m.max_vstay) std::printf("%smax_vstay.%s %lld\n", prefix, lvl.c_str(), static_cast<long long>(v));
-  std::printf("%sspills %d\n", prefix, m.spills);
-  std::printf("%sextra_data_movement %lld\n", prefix, static_cast<long long>(m.extra_movement));
-  std::printf("%smakespan %lld\n", prefix, static_cast<long long>(m.makespan));
+void PrintMetrics(const KernelMetrics& m, const char* prefix, FILE* to = stdout) {
+  for (const auto& [lvl, v] : m.max_vstay) {
+    std::fprintf(to, "%smax_vstay.%s %lld\n", prefix, lvl.c_str(), static_cast<long long>(v));
+  }
+  std::fprintf(to, "%sspills %d\n", prefix, m.spills);
+  std::fprintf(to, "%sextra_data_movement %lld\n", prefix,
+               static_cast<long long>(m.extra_movement));
+  std::fprintf(to, "%smakespan %lld\n", prefix, static_cast<long long>(m.makespan));
 }
 
 // Lower bounds and the gaps of a solution's metrics to them (docs/kernel.md,
@@ -85,14 +91,17 @@ std::string Gap(int64_t value, int64_t bound) {
   return buf;
 }
 
-void PrintBounds(const nlohmann::json& b, const KernelMetrics& m) {
-  std::printf("bound.makespan %lld (%s)\n", static_cast<long long>(b["makespan"].get<int64_t>()),
-              b["makespan_by"].get<std::string>().c_str());
-  std::printf("bound.traffic_free_order %lld\n", static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
+void PrintBounds(const nlohmann::json& b, const KernelMetrics& m, FILE* to = stdout) {
+  std::fprintf(to, "bound.makespan %lld (%s)\n",
+               static_cast<long long>(b["makespan"].get<int64_t>()),
+               b["makespan_by"].get<std::string>().c_str());
+  std::fprintf(to, "bound.traffic_free_order %lld\n",
+               static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
   if (b.contains("traffic_fixed_order")) {
-    std::printf("bound.traffic_fixed_order %lld\n", static_cast<long long>(b["traffic_fixed_order"].get<int64_t>()));
+    std::fprintf(to, "bound.traffic_fixed_order %lld\n",
+                 static_cast<long long>(b["traffic_fixed_order"].get<int64_t>()));
   }
-  std::printf("gap.makespan %s\n", Gap(m.makespan, b["makespan"].get<int64_t>()).c_str());
+  std::fprintf(to, "gap.makespan %s\n", Gap(m.makespan, b["makespan"].get<int64_t>()).c_str());
 }
 
 nlohmann::json GapsJson(const nlohmann::json& b, const KernelMetrics& m) {
@@ -110,6 +119,23 @@ absl::Status RunPlan(const KernelFlags& f) {
   NPUPLAN_ASSIGN_OR_RETURN(Strategy strategy, ParseStrategy(f.strategy));
   NPUPLAN_ASSIGN_OR_RETURN(Objective objective, ParseObjective(f.objective));
   NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, LoadKernelGraph(f.input, config));
+  // The five files (six with --pareto) and the remarks form one transaction,
+  // declared before the work: written to temporaries, renamed when all are
+  // complete, removed on any failure.
+  OutputTransaction out;
+  std::vector<std::pair<std::string, std::string>> files;  // path, what
+  if (!f.out_dir.empty()) {
+    const std::string base = f.out_dir + "/" + g.name;
+    std::vector<const char*> suffixes = {"_q1_schedule.txt", "_schedule.txt", "_memory.txt",
+                                         "_spill.txt", "_report.json"};
+    if (f.pareto) suffixes.push_back("_pareto.json");
+    for (const char* suffix : suffixes) {
+      files.emplace_back(base + suffix, "--out-dir");
+      NPUPLAN_RETURN_IF_ERROR(out.Add(files.back().first, files.back().second));
+    }
+  }
+  if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(out.Add(f.remarks, "--remarks"));
+  FILE* info = out.writes_stdout() ? stderr : stdout;
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   PlanOptions opt;
   opt.strategy = strategy;
@@ -118,7 +144,8 @@ absl::Status RunPlan(const KernelFlags& f) {
   auto t0 = std::chrono::steady_clock::now();
   // Large cases take seconds: say what runs on a terminal.
   Progress progress("kernel plan", f.quiet || f.log_decisions || g.num_nodes() < 2000);
-  progress.Stage(absl::StrCat("planning ", g.name, ": ", g.num_nodes(), " nodes, strategy ", f.strategy));
+  progress.Stage(absl::StrCat("planning ", EchoName(g.name), ": ", g.num_nodes(),
+                              " nodes, strategy ", f.strategy));
   auto planned = PlanKernel(g, config, opt);
   progress.Done();
   NPUPLAN_ASSIGN_OR_RETURN(PlanResult r, std::move(planned));
@@ -128,12 +155,7 @@ absl::Status RunPlan(const KernelFlags& f) {
   for (const ParetoPoint& p : r.pareto) {
     pareto.push_back({{"candidate", p.candidate}, {"extra_data_movement", p.extra_movement}, {"makespan", p.makespan}});
   }
-  if (!f.out_dir.empty()) {
-    KernelSolution q1;
-    q1.schedule = r.q1.order;
-    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_q1_schedule.txt",
-                                                FormatSchedule(r.q1.order)));
-    NPUPLAN_RETURN_IF_ERROR(WriteSolutionFiles(f.out_dir, g.name, r.solution));
+  if (!files.empty()) {
     std::map<std::string, std::string> extra = {{"strategy", f.strategy},
                                                 {"objective", f.objective},
                                                 {"candidate", r.chosen}};
@@ -141,32 +163,37 @@ absl::Status RunPlan(const KernelFlags& f) {
     report["bounds"] = bounds;
     report["gap"] = GapsJson(bounds, r.metrics);
     if (f.pareto) report["pareto"] = pareto;
-    NPUPLAN_RETURN_IF_ERROR(
-        WriteFileAtomically(f.out_dir + "/" + g.name + "_report.json", report.dump(2) + "\n"));
+    std::vector<std::string> contents = {
+        FormatSchedule(r.q1.order), FormatSchedule(r.solution.schedule),
+        FormatMemory(r.solution.offsets), FormatSpills(r.solution.spills), report.dump(2) + "\n"};
     if (f.pareto) {
       nlohmann::json pj;
       pj["case"] = g.name;
       pj["points"] = pareto;
       pj["bounds"] = {{"makespan", bounds["makespan"]}, {"traffic_free_order", bounds["traffic_free_order"]}};
-      NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.out_dir + "/" + g.name + "_pareto.json", pj.dump(2) + "\n"));
+      contents.push_back(pj.dump(2) + "\n");
     }
+    for (size_t i = 0; i < files.size(); ++i)
+      NPUPLAN_RETURN_IF_ERROR(out.Write(files[i].first, contents[i]));
   }
-  if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.remarks, log.ToJsonLines()));
-  std::printf("case %s\n", g.name.c_str());
+  if (!f.remarks.empty()) NPUPLAN_RETURN_IF_ERROR(out.Write(f.remarks, log.ToJsonLines()));
+  NPUPLAN_RETURN_IF_ERROR(out.Commit());
+  std::fprintf(info, "case %s\n", EchoName(g.name).c_str());
   for (const auto& [lvl, v] : r.q1_metrics.max_vstay) {
-    std::printf("q1.max_vstay.%s %lld\n", lvl.c_str(), static_cast<long long>(v));
+    std::fprintf(info, "q1.max_vstay.%s %lld\n", lvl.c_str(), static_cast<long long>(v));
   }
-  std::printf("q1.l0_rule %s\n", r.q1.l0_rule_relaxed ? "relaxed" : "kept");
-  std::printf("strategy %s objective %s candidate %s\n", f.strategy.c_str(), f.objective.c_str(), r.chosen.c_str());
-  PrintMetrics(r.metrics, "");
-  PrintBounds(bounds, r.metrics);
+  std::fprintf(info, "q1.l0_rule %s\n", r.q1.l0_rule_relaxed ? "relaxed" : "kept");
+  std::fprintf(info, "strategy %s objective %s candidate %s\n", f.strategy.c_str(),
+               f.objective.c_str(), r.chosen.c_str());
+  PrintMetrics(r.metrics, "", info);
+  PrintBounds(bounds, r.metrics, info);
   if (f.pareto) {
     for (const ParetoPoint& p : r.pareto) {
-      std::printf("pareto %lld %lld %s\n", static_cast<long long>(p.extra_movement),
-                  static_cast<long long>(p.makespan), p.candidate.c_str());
+      std::fprintf(info, "pareto %lld %lld %s\n", static_cast<long long>(p.extra_movement),
+                   static_cast<long long>(p.makespan), p.candidate.c_str());
     }
   }
-  std::printf("plan_seconds %.3f\n", secs);
+  std::fprintf(info, "plan_seconds %.3f\n", secs);
   return absl::OkStatus();
 }
 
@@ -189,18 +216,23 @@ absl::Status RunEval(const KernelFlags& f) {
       NPUPLAN_ASSIGN_OR_RETURN(s.spills, ParseSpillText(pt, f.spill));
     }
   }
+  OutputTransaction out;
+  if (!f.report.empty()) NPUPLAN_RETURN_IF_ERROR(out.Add(f.report, "--report"));
   auto m = EvaluateSolution(g, s, config, eo);
-  if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
-  std::printf("case %s\nvalid yes\n", g.name.c_str());
-  PrintMetrics(*m, "");
+  if (!m.ok())
+    return absl::InvalidArgumentError(absl::StrCat("invalid solution: ", m.status().message()));
   const nlohmann::json bounds = BoundsJson(g, config, s, eo.check_memory);
-  PrintBounds(bounds, *m);
   if (!f.report.empty()) {
-    nlohmann::json report = nlohmann::json::parse(MetricsToJson(*m, g.name));
-    report["bounds"] = bounds;
-    report["gap"] = GapsJson(bounds, *m);
-    NPUPLAN_RETURN_IF_ERROR(WriteFileAtomically(f.report, report.dump(2) + "\n"));
+    nlohmann::json j = nlohmann::json::parse(MetricsToJson(*m, g.name));
+    j["bounds"] = bounds;
+    j["gap"] = GapsJson(bounds, *m);
+    NPUPLAN_RETURN_IF_ERROR(out.Write(f.report, j.dump(2) + "\n"));
   }
+  NPUPLAN_RETURN_IF_ERROR(out.Commit());
+  FILE* info = out.writes_stdout() ? stderr : stdout;
+  std::fprintf(info, "case %s\nvalid yes\n", EchoName(g.name).c_str());
+  PrintMetrics(*m, "", info);
+  PrintBounds(bounds, *m, info);
   return absl::OkStatus();
 }
 
@@ -214,12 +246,7 @@ absl::Status RunGen(const KernelFlags& f) {
   o.width = f.width;
   o.seq = f.seq;
   NPUPLAN_ASSIGN_OR_RETURN(KernelGraph g, GenerateKernelGraph(o, CacheConfig{}));
-  std::string json = KernelGraphToJson(g);
-  if (f.out.empty() || f.out == "-") {
-    std::fwrite(json.data(), 1, json.size(), stdout);
-    return absl::OkStatus();
-  }
-  return WriteFileAtomically(f.out, json);
+  return WriteFileAtomically(f.out.empty() ? "-" : f.out, KernelGraphToJson(g));
 }
 
 void SetupKernel(CLI::App& app, Invocation& inv) {
@@ -229,7 +256,10 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
 
   CLI::App* plan = kernel->add_subcommand("plan", "Plan a kernel graph (official JSON) and write the official outputs");
   plan->add_option("case", flags->input, "Kernel graph JSON")->required();
-  plan->add_option("--out-dir", flags->out_dir, "Directory for <case>_schedule/_memory/_spill.txt and _report.json");
+  plan->add_option(
+      "--out-dir", flags->out_dir,
+      "Directory for <case>_q1_schedule/_schedule/_memory/_spill.txt, _report.json and with "
+      "--pareto _pareto.json (all or none are written)");
   plan->add_option("--strategy", flags->strategy, "seed|best (default best)")
       ->check(CLI::IsMember({"seed", "best"}));
   plan->add_option("--objective", flags->objective, "traffic|time|balanced (default balanced)")
@@ -242,6 +272,7 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
                  "Also write <case>_pareto.json: the traffic/makespan frontier of the verified plans built "
                  "(and `pareto` lines)");
   plan->add_flag("-q,--quiet", flags->quiet, "No progress line on the terminal");
+  AddMaxFileBytesFlag(plan);
   plan->callback([flags, &inv] { inv.exit_code = ReportStatus(RunPlan(*flags)); });
 
   CLI::App* eval = kernel->add_subcommand("eval", "Check a solution by the official rules and print its metrics");
@@ -251,6 +282,7 @@ void SetupKernel(CLI::App& app, Invocation& inv) {
   eval->add_option("--spill", flags->spill, "<case>_spill.txt");
   eval->add_flag("--q1", flags->q1, "Also enforce at most one live buffer per L0 cache");
   eval->add_option("--report", flags->report, "Write the metrics as JSON here");
+  AddMaxFileBytesFlag(eval);
   eval->callback([flags, &inv] { inv.exit_code = ReportStatus(RunEval(*flags)); });
 
   CLI::App* gen = kernel->add_subcommand("gen", "Generate a kernel graph in the official schema");

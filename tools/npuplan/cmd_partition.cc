@@ -7,6 +7,7 @@
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/partition/partition_passes.h"
 #include "npuplan/pass/pass.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
@@ -39,6 +40,11 @@ int RunPartitionCommand(const PartitionFlags& f) {
   PrintWarnings(warnings);
   if (!valid.ok()) return ReportStatus(valid);
 
+  OutputTransaction out;  // declared first: an unwritable --remarks fails before the work
+  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
+  if (!f.remarks.empty()) {
+    if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
+  }
   Plan plan;
   plan.model = std::move(model).value();
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
@@ -52,10 +58,11 @@ int RunPartitionCommand(const PartitionFlags& f) {
   if (auto s = VerifyPlan(plan); !s.ok()) {
     return ReportStatus(absl::InternalError(StrCat("the partitioned graph failed verification: ", s.message())));
   }
-  if (auto s = WriteFileAtomically(f.output, WriteGraphJson(plan.model)); !s.ok()) return ReportStatus(s);
+  if (auto s = out.Write(f.output, WriteGraphJson(plan.model)); !s.ok()) return ReportStatus(s);
   if (!f.remarks.empty()) {
-    if (auto s = WriteFileAtomically(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
+    if (auto s = out.Write(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
   }
+  if (auto s = out.Commit(); !s.ok()) return ReportStatus(s);
   if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
   if (!f.quiet) {
     const PartitionResult& p = plan.partition;
@@ -63,9 +70,11 @@ int RunPartitionCommand(const PartitionFlags& f) {
     for (const PartitionSubgraph& sg : p.subgraphs) {
       (sg.kind == "known" ? known : sg.kind == "unknown" ? unknown : input) += 1;
     }
-    std::printf("partitioned %s: %s (%s); %lld known, %lld unknown, %lld input subgraphs -> %s\n",
-                plan.model.name().c_str(), p.decision.c_str(), p.reason.c_str(), static_cast<long long>(known),
-                static_cast<long long>(unknown), static_cast<long long>(input), f.output.c_str());
+    std::fprintf(out.writes_stdout() ? stderr : stdout,
+                 "partitioned %s: %s (%s); %lld known, %lld unknown, %lld input subgraphs -> %s\n",
+                 EchoName(plan.model.name()).c_str(), p.decision.c_str(), p.reason.c_str(),
+                 static_cast<long long>(known), static_cast<long long>(unknown),
+                 static_cast<long long>(input), EchoName(f.output).c_str());
   }
   return kExitOk;
 }
@@ -74,7 +83,9 @@ void SetupPartition(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<PartitionFlags>();
   CLI::App* cmd = app.add_subcommand("partition", "Cut a graph into static and dynamic-shape subgraphs (SPEC P1-P7)");
   cmd->add_option("graph", flags->input, "Input graph file")->required();
-  cmd->add_option("-o,--output", flags->output, "Output graph file (npuplan.graph/1)")->required();
+  cmd->add_option("-o,--output", flags->output,
+                  "Output graph file (npuplan.graph/1; - for standard output)")
+      ->required();
   AddOptionFlag(cmd, &flags->options);
   cmd->add_option("--engines", flags->load.engines_file, "Engine table file merged over the built-in table");
   AddReadLimitFlags(cmd, &flags->load);

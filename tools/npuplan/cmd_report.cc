@@ -35,23 +35,24 @@ struct ReportFlags {
 int RunReport(const ReportFlags& f) {
   auto branch = sim::ParseBranchFlag(f.branch);
   if (!branch.ok() || f.loop_iterations < 1) {
-    std::fprintf(stderr, "error: report: %s\n",
-                 branch.ok() ? "--loop-iterations must be >= 1" : std::string(branch.status().message()).c_str());
-    return kExitUsage;
+    return ReportUsage(StrCat("report: ", branch.ok() ? "--loop-iterations must be >= 1"
+                                                      : std::string(branch.status().message())));
   }
   Progress progress("report", f.quiet);
   progress.Stage("reading the input");
   auto text = ReadFile(f.input);
   if (!text.ok()) return ReportStatus(text.status());
+  OutputTransaction out;
+  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
   absl::StatusOr<std::string> html;
   if (LooksLikePlan(*text)) {
     if (!f.case_path.empty()) {
-      std::fprintf(stderr, "error: report: --case is only for kernel reports, but %s is a plan\n",
-                   f.input.c_str());
-      return kExitUsage;
+      return ReportUsage(
+          StrCat("report: --case is only for kernel reports, but ", f.input, " is a plan"));
     }
     auto plan = ParsePlanJson(*text, f.input, f.load.limits);
     if (!plan.ok()) return ReportStatus(plan.status());
+    if (auto s = CheckPlanClaims(*plan, f.input); !s.ok()) return ReportStatus(s);
     report::PlanReportOptions options;
     options.sim.control_flow.branch = *branch;
     options.sim.control_flow.loop_iterations = f.loop_iterations;
@@ -77,8 +78,8 @@ int RunReport(const ReportFlags& f) {
         "report (<case>_report.json from `npuplan kernel plan`); a graph must be compiled first")));
   }
   progress.Stage("writing");
-  if (auto s = WriteFileAtomically(f.output, *html); !s.ok()) return ReportStatus(s);
-  return kExitOk;
+  if (auto s = out.Write(f.output, *html); !s.ok()) return ReportStatus(s);
+  return ReportStatus(out.Commit());
 }
 
 void SetupReport(CLI::App& app, Invocation& inv) {
@@ -88,7 +89,8 @@ void SetupReport(CLI::App& app, Invocation& inv) {
   cmd->add_option("input", flags->input,
                   "Plan file (npuplan.plan/1) or <case>_report.json of `kernel plan`")
       ->required();
-  cmd->add_option("-o,--output", flags->output, "HTML file to write")->required();
+  cmd->add_option("-o,--output", flags->output, "HTML file to write (- for standard output)")
+      ->required();
   AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--case", flags->case_path,
                   "Kernel graph JSON of the case (kernel reports only)");

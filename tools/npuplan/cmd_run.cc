@@ -2,12 +2,14 @@
 // per stream, device events/notifies for the plan's events) and reports every
 // task that started before one of its producers finished (docs/execution.md).
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "npuplan/exec/plan_executor.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
+#include "tools/npuplan/flag_checks.h"
 #include "tools/npuplan/model_loader.h"
 #include "tools/npuplan/plan_input.h"
 #include "tools/npuplan/progress.h"
@@ -34,17 +36,14 @@ std::string Plural(size_t n, const char* word) { return StrCat(n, " ", word, n =
 int RunRun(const RunFlags& f) {
   if (f.repeat < 1 || f.show < 0 || f.jitter_max_us < 0 || f.time_scale < 0 || f.stream_skew_us < 0 ||
       f.loop_iterations < 1) {
-    std::fprintf(stderr,
-                 "error: run: --repeat and --loop-iterations must be >= 1; --show, --jitter-max-us, --stream-skew-us "
-                 "and --time-scale >= 0\n");
-    return kExitUsage;
+    return ReportUsage(
+        "run: --repeat and --loop-iterations must be >= 1; --show, --jitter-max-us, "
+        "--stream-skew-us and "
+        "--time-scale >= 0");
   }
   auto branch = sim::ParseBranchFlag(f.branch);
-  if (!branch.ok()) {
-    std::fprintf(stderr, "error: run: %s\n", std::string(branch.status().message()).c_str());
-    return kExitUsage;
-  }
-  auto plan = ReadPlanInput(f.input, f.load.limits);
+  if (!branch.ok()) return ReportUsage(StrCat("run: ", std::string(branch.status().message())));
+  auto plan = LoadPlan(f.input, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   exec::ExecOptions options;
   options.jitter = f.jitter_seed >= 0;
@@ -70,8 +69,8 @@ int RunRun(const RunFlags& f) {
     tasks = result->tasks;
     streams = result->streams;
     wall_ms += result->wall_ms;
-    total += result->violations.size();
-    bad_runs += result->violations.empty() ? 0 : 1;
+    total += result->violations.size() + result->event_misuses.size();
+    bad_runs += result->violations.empty() && result->event_misuses.empty() ? 0 : 1;
     for (const std::string& m : result->messages) {
       if (static_cast<int64_t>(shown.size()) < f.show) shown.push_back("run " + std::to_string(r) + ": " + m);
     }
@@ -103,19 +102,30 @@ void SetupRun(CLI::App& app, Invocation& inv) {
       "run", "Execute a plan on the CPU back end and check dependencies (exit 1 on any violation)");
   cmd->add_option("plan", flags->input, "Plan file (npuplan.plan/1)")->required();
   AddReadLimitFlags(cmd, &flags->load);
-  cmd->add_option("--jitter", flags->jitter_seed, "Add random per-task sleeps drawn from this seed (run r uses seed+r)");
-  cmd->add_option("--repeat", flags->repeat, "Number of runs (default 1)");
-  cmd->add_option("--jitter-max-us", flags->jitter_max_us, "Largest jitter sleep in microseconds (default 200)");
-  cmd->add_option("--stream-skew-us", flags->stream_skew_us,
-                  "With --jitter: start each stream after a random delay of up to this many microseconds");
+  cmd->add_option("--jitter", flags->jitter_seed,
+                  "Add random per-task sleeps drawn from this seed (run r uses seed+r)")
+      ->check(IntInRange(-1, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--repeat", flags->repeat, "Number of runs (default 1)")->check(PositiveInt());
+  cmd->add_option("--jitter-max-us", flags->jitter_max_us,
+                  "Largest jitter sleep in microseconds (default 200)")
+      ->check(IntInRange(0, exec::kMaxSleepUs));
+  cmd->add_option(
+         "--stream-skew-us", flags->stream_skew_us,
+         "With --jitter: start each stream after a random delay of up to this many microseconds")
+      ->check(IntInRange(0, exec::kMaxSleepUs));
   cmd->add_option("--time-scale", flags->time_scale,
-                  "Sleep this many microseconds per modelled microsecond of node cost (default 0: no-op tasks)");
-  cmd->add_option("--show", flags->show, "Print at most this many violations (default 5)");
+                  "Sleep this many microseconds per modelled microsecond of node cost (default 0: "
+                  "no-op tasks)")
+      ->check(FiniteInRange(0, 1e6));
+  cmd->add_option("--show", flags->show, "Print at most this many violations (default 5)")
+      ->check(NonNegativeInt());
   cmd->add_option("--branch", flags->branch,
                   "Branch every If/Case runs: then, else, an index, or longest (default: the branch with the most "
                   "work)");
-  cmd->add_option("--loop-iterations", flags->loop_iterations,
-                  "Times every loop body runs (default 1); > 1 also checks loop-carried dependencies");
+  cmd->add_option(
+         "--loop-iterations", flags->loop_iterations,
+         "Times every loop body runs (default 1); > 1 also checks loop-carried dependencies")
+      ->check(PositiveInt());
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations (no summary, no progress)");
   cmd->callback([flags, &inv] { inv.exit_code = RunRun(*flags); });
 }

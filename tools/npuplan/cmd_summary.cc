@@ -2,19 +2,27 @@
 // (SPEC S9). Text: one table row per logical stream (stream, engines, nodes,
 // device tasks, events in/out, user label), a row per physical piece of a
 // stream the split cut, a row per attached stream; node names only with
-// --nodes. --json is GE's summary (unchanged: scripts read it).
+// --nodes; then the device resources against the budgets (issue 23). --json
+// is GE's summary (its keys unchanged: scripts read it) plus "resources".
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "npuplan/events/resource_use.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/plan_program.h"
 #include "npuplan/stream/stream_summary.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/option_flags.h"
 #include "tools/npuplan/plan_input.h"
 
 namespace npuplan::cli {
@@ -25,6 +33,7 @@ struct SummaryFlags {
   std::string plan;
   bool json = false;
   bool nodes = false;
+  std::vector<std::string> options;
 };
 
 // One row of the table.
@@ -39,7 +48,7 @@ std::string EngineCell(const std::map<std::string, int64_t>& engines) {
   if (engines.empty()) return "-";
   auto top = std::max_element(engines.begin(), engines.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  std::string cell = top->first.empty() ? "(none)" : top->first;
+  std::string cell = top->first.empty() ? "(none)" : EchoName(top->first);
   if (engines.size() > 1) cell += StrCat(" +", engines.size() - 1);
   return cell;
 }
@@ -70,14 +79,14 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
         Row& r = rows[{n.stream_id, phys}];
         ++r.engines[n.engine];
         ++r.nodes;
-        r.tasks += tasks;
+        r.tasks = CheckedAdd(r.tasks, tasks).value_or(INT64_MAX);  // plan values: saturates
       }
     }
     for (int64_t a : n.attached_stream_ids) {
       Row& r = attached[a];
       ++r.engines[n.engine];
       ++r.nodes;
-      r.tasks += AttachedNodeTasks(n);
+      r.tasks = CheckedAdd(r.tasks, AttachedNodeTasks(n)).value_or(INT64_MAX);
     }
   }
   for (const SyncEvent& e : plan.events.events) {
@@ -108,7 +117,7 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
   };
   for (const LogicalStreamInfo& info : s.logical_streams) {
     const Row& r = rows[{info.id, -1}];
-    add(StrCat(info.id), r, info.user_stream_label);
+    add(StrCat(info.id), r, EchoName(info.user_stream_label));
     const auto& phys = pieces[info.id];
     if (phys.size() <= 1 && (phys.empty() || logical_of(*phys.begin()) == info.id)) continue;
     size_t k = 0;
@@ -143,36 +152,59 @@ std::string StreamTable(const Plan& plan, const StreamAllocationSummary& s) {
 std::string SummaryText(const Plan& plan, const StreamAllocationSummary& s, bool nodes) {
   int64_t physical = 0;
   for (int64_t p : s.physical_stream_nums) physical += p;
-  std::string out = StrCat("logical streams: ", s.logical_streams.size(), " (mode ", s.mode.empty() ? "?" : s.mode,
-                           "), physical streams: ", physical, ", attached streams: ", s.attached_stream_ids.size(),
-                           ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
+  std::string out =
+      StrCat("logical streams: ", s.logical_streams.size(), " (mode ",
+             s.mode.empty() ? "?" : EchoName(s.mode), "), physical streams: ", physical,
+             ", attached streams: ", s.attached_stream_ids.size(),
+             ", assigned by stream pass: ", s.assigned_by_stream_pass ? "yes" : "no", "\n");
   out += StreamTable(plan, s);
   if (!nodes) return out + "(node names per stream: --nodes)\n";
   for (const LogicalStreamInfo& i : s.logical_streams) {
     out += StrCat("stream ", i.id, ": ", i.nodes.size(), " nodes\n");
-    for (const std::string& n : i.nodes) out += StrCat("  ", n, "\n");
+    for (const std::string& n : i.nodes) out += StrCat("  ", EchoName(n), "\n");
   }
   return out;
 }
 
 int RunSummary(const SummaryFlags& f) {
-  auto plan = ReadPlanInput(f.plan, f.load.limits);
+  auto plan = LoadPlan(f.plan, f.load);
   if (!plan.ok()) return ReportStatus(plan.status());
   auto summary = GetStreamAllocationSummary(*plan);
-  if (!summary.ok()) return ReportStatus(absl::Status(summary.status().code(),
-                                                      StrCat(f.plan, ": ", std::string(summary.status().message()))));
-  std::string text = f.json ? StreamSummaryToJson(*summary) : SummaryText(*plan, *summary, f.nodes);
+  if (!summary.ok()) {
+    return ReportStatus(absl::Status(
+        summary.status().code(), StrCat(f.plan, ": ", std::string(summary.status().message()))));
+  }
+  // Device resources against the budgets (--option npuplan.maxStreams=N …; default the device
+  // limits).
+  CompileOptions budgets;
+  for (const auto& [k, v] : OptionOverrides(f.options)) budgets.Set(k, v);
+  if (absl::Status s = budgets.Validate(); !s.ok()) return ReportStatus(s);
+  const events::ResourceUse use = events::PlanResourceUse(*plan, budgets);
+  std::string text;
+  if (f.json) {
+    // GE's summary keys unchanged; the resources are one more key.
+    nlohmann::json j = nlohmann::json::parse(StreamSummaryToJson(*summary));
+    j["resources"] = nlohmann::json::parse(events::ResourceUseJson(use));
+    text = j.dump(1) + "\n";
+  } else {
+    text = SummaryText(*plan, *summary, f.nodes) + events::ResourceUseText(use);
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }
 
 void SetupSummary(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<SummaryFlags>();
-  CLI::App* cmd = app.add_subcommand("summary", "Print the stream allocation summary of a plan (a table per stream)");
+  CLI::App* cmd = app.add_subcommand(
+      "summary",
+      "Print the stream allocation summary of a plan (a table per stream) and its device resources "
+      "against the budgets");
   cmd->add_option("plan", flags->plan, "Plan file (npuplan.plan/1)")->required();
   AddReadLimitFlags(cmd, &flags->load);
-  cmd->add_flag("--json", flags->json, "Print GE's summary as JSON instead of the table");
+  cmd->add_flag("--json", flags->json,
+                "Print GE's summary as JSON (plus \"resources\") instead of the table");
   cmd->add_flag("--nodes", flags->nodes, "Also list the nodes of every logical stream, one per line");
+  AddOptionFlag(cmd, &flags->options);  // budgets to show the resources against
   cmd->callback([flags, &inv] { inv.exit_code = RunSummary(*flags); });
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
@@ -31,8 +32,12 @@ using CommandSetup = std::function<void(CLI::App& app, Invocation& inv)>;
 bool RegisterCommand(const std::string& name, CommandSetup setup);
 void AddRegisteredCommands(CLI::App& app, Invocation& inv);
 
-// Prints "error: <message>" to stderr and returns kExitInvalid (or kExitOk for OK).
+// Prints "error: <message>" to stderr — one line: control characters and NUL
+// escaped, a very long message shortened (EchoMessage) — and returns
+// kExitInvalid (or kExitOk for OK).
 int ReportStatus(const absl::Status& status);
+// The same line for a usage error; returns kExitUsage.
+int ReportUsage(std::string_view message);
 
 }  // namespace npuplan::cli
 

@@ -1,9 +1,15 @@
 // npuplan: graph → verified multi-stream execution plan. See README.md.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <map>
+#include <new>
+#include <string_view>
 
 #include "CLI/CLI.hpp"
+#include "npuplan/support/echo.h"
+#include "npuplan/support/str_util.h"
 #include "tools/malloc/allocator_info.h"
 #include "tools/npuplan/command.h"
 
@@ -24,10 +30,22 @@ void AddRegisteredCommands(CLI::App& app, Invocation& inv) {
   for (auto& [name, setup] : Registry()) setup(app, inv);
 }
 
+void PrintError(std::string_view message) {
+  // One line a person can trust: no control characters or NUL from the
+  // input (a forged second "error:" line, a message cut short), bounded.
+  const std::string line = StrCat("error: ", EchoMessage(message), "\n");
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
 int ReportStatus(const absl::Status& status) {
   if (status.ok()) return kExitOk;
-  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+  PrintError(std::string(status.message()));
   return kExitInvalid;
+}
+
+int ReportUsage(std::string_view message) {
+  PrintError(message);
+  return kExitUsage;
 }
 }  // namespace npuplan::cli
 
@@ -39,6 +57,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("npuplan ") + NPUPLAN_VERSION + "\nallocator: " +
                                         npuplan::AllocatorDescription());
   app.require_subcommand(1);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return npuplan::StrCat("error: ", npuplan::EchoMessage(e.what()),
+                           "\nRun with --help for more information.\n");
+  });
   Invocation inv;
   AddRegisteredCommands(app, inv);
   // No command at all: show what there is (CLI11 alone says only "A
@@ -51,8 +73,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && Registry().count(argv[1]) == 0) {
     std::string names;
     for (const auto& [name, setup] : Registry()) names += (names.empty() ? "" : ", ") + name;
-    std::fprintf(stderr, "error: unknown command '%s' (commands: %s; see --help)\n", argv[1], names.c_str());
-    return kExitUsage;
+    return ReportUsage(npuplan::StrCat("unknown command '", npuplan::EchoName(argv[1]),
+                                       "' (commands: ", names, "; see --help)"));
   }
   try {
     app.parse(argc, argv);
@@ -60,11 +82,29 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     // --help and --version exit 0; every other parse error is a usage error.
     return rc == 0 ? 0 : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // The machine (or an address-space limit) has less memory than the input
+    // needs: a resource error, not a bug. Outputs are transactions, so
+    // nothing half-written is left behind.
+    PrintError(
+        "out of memory: the input needs more memory than this process may use (the reader limits, "
+        "e.g. --max-nodes and --max-file-bytes, bound what an input may ask for)");
+    return kExitInvalid;
   } catch (const std::exception& e) {
-    // Library errors are Status values; an exception here is a bug. Commands
-    // write outputs atomically, so nothing half-written is left behind.
-    std::fprintf(stderr, "internal error: unexpected exception: %s (please report it with the input)\n", e.what());
+    // Library errors are Status values; an exception here is a bug.
+    const std::string line =
+        npuplan::StrCat("internal error: unexpected exception: ", npuplan::EchoMessage(e.what()),
+                        " (please report it with the input)\n");
+    std::fwrite(line.data(), 1, line.size(), stderr);
     return kExitInternal;
+  }
+  // Output that could not be written (a full disk, a closed pipe) is an
+  // error, not a silent success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (inv.exit_code == kExitOk) {
+      PrintError(npuplan::StrCat("cannot write standard output: ", std::strerror(errno)));
+      return kExitInvalid;
+    }
   }
   return inv.exit_code;
 }

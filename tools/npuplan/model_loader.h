@@ -38,6 +38,14 @@ using api::internal::LoadEngineTable;
 // (`is_plan`). ONNX import warnings are printed to stderr as `warning: …`.
 using LoadedInput = api::internal::LoadedSource;
 absl::StatusOr<LoadedInput> LoadInput(const std::string& path, const LoadOptions& opts);
+// A plan file for a command that uses one (summary, simulate, run, report):
+// read, then its structure and its claims about itself checked
+// (VerifyStructure, VerifyPlanClaims: linear and cheap), so that no command
+// works on a plan that lies about its streams, tasks or stages. The stage
+// checks are `verify`'s.
+absl::StatusOr<Plan> LoadPlan(const std::string& path, const LoadOptions& opts);
+// Those checks on a plan read elsewhere; the message names `source`.
+absl::Status CheckPlanClaims(const Plan& plan, const std::string& source);
 // The model of any input (a plan's final graph for plan files).
 absl::StatusOr<Model> LoadModel(const std::string& path, const LoadOptions& opts);
 

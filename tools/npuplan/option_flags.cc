@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "npuplan/pass/options.h"
+#include "npuplan/support/echo.h"
 
 namespace npuplan::cli {
 
@@ -13,7 +14,8 @@ void AddOptionFlag(CLI::App* cmd, std::vector<std::string>* values) {
   // any other malformed flag, before anything is read.
   CLI::Validator key_value(
       [](std::string& text) -> std::string {
-        return ParseOptionAssignment(text).ok() ? std::string() : "expected KEY=VALUE, got '" + text + "'";
+        if (ParseOptionAssignment(text).ok()) return std::string();
+        return "expected KEY=VALUE, got '" + EchoName(text) + "'";
       },
       "KEY=VALUE");
   cmd->add_option("--option", *values, "GE option KEY=VALUE (repeatable; overrides the graph's options)")
@@ -30,7 +32,8 @@ std::map<std::string, std::string> OptionOverrides(const std::vector<std::string
 }
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "warning: %s\n", EchoMessage(w).c_str());
 }
 
 }  // namespace npuplan::cli

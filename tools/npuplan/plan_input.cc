@@ -2,6 +2,7 @@
 
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/json_document.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -14,8 +15,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 bool LooksLikeGraph(const std::string& path, std::string_view text) {
   if (EndsWith(path, ".onnx")) return true;
-  const size_t format = text.find("\"format\"");
-  return format != std::string_view::npos && text.find("npuplan.graph/1", format) != std::string_view::npos;
+  // The top-level "format" only: a name or attribute holding the string says nothing.
+  return TopLevelString(text, "format") == "npuplan.graph/1";
 }
 
 absl::Status CompileFirstError(const std::string& path) {

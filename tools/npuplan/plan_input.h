@@ -14,7 +14,7 @@
 
 namespace npuplan::cli {
 
-// True for an .onnx path or a text whose "format" is npuplan.graph/1.
+// True for an .onnx path or a text whose top-level "format" is npuplan.graph/1.
 bool LooksLikeGraph(const std::string& path, std::string_view text);
 
 // "PATH: this is a graph; compile it first: npuplan compile PATH -o STEM.plan.json"

@@ -1,0 +1,446 @@
+#include "npuplan/events/event_id_allocation.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "npuplan/events/reuse_order.h"
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace events {
+namespace {
+
+[[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
+
+constexpr int kKinds = 2;  // SyncKind::kEvent, kNotify
+int KindIndex(SyncKind k) { return k == SyncKind::kNotify ? 1 : 0; }
+
+// The lefts (edges by their receiver) of one (kind, stream), in sweep order:
+// positions ascend. FindAlive(i) = the last unmatched entry at or before i.
+struct LeftList {
+  std::vector<int32_t> edge, pos, up;
+  int32_t FindAlive(int32_t i) {
+    int32_t r = i;
+    while (r >= 0 && up[r] != r) r = up[r];
+    while (i >= 0 && up[i] != i) {
+      const int32_t next = up[i];
+      up[i] = r;
+      i = next;
+    }
+    return r;
+  }
+};
+
+// Maximum matching of "e1 ≺ e2" pairs: greedy during the sweep, then
+// augmenting phases (when `exact`). succ[e1] = e2 means e2 follows e1 on its id.
+struct Matching {
+  std::vector<int32_t> succ, pred;
+  bool exact[kKinds] = {true, true};  // every context's cover is a minimum
+};
+
+// The rights of one (kind, stream), sorted by ready value (descending): a
+// left at position p is ≺ the prefix with ready >= p.
+struct RightList {
+  std::vector<std::pair<int32_t, int32_t>> entries;  // (ready, edge)
+  std::vector<int32_t> next;                         // lazy skip over visited rights
+  int32_t Bound(int32_t p) const {
+    return static_cast<int32_t>(std::partition_point(entries.begin(), entries.end(),
+                                                     [&](const auto& x) { return x.first >= p; }) -
+                                entries.begin());
+  }
+};
+
+class ChainCover final : public ReuseVisitor {
+ public:
+  ChainCover(const Plan& plan, const EdgeFacts& f, ReuseOrder& order, int64_t exact_limit)
+      : plan_(plan), f_(f), order_(order), exact_limit_(exact_limit) {
+    const size_t n = plan.events.events.size();
+    m_.succ.assign(n, -1);
+    m_.pred.assign(n, -1);
+    left_index_.assign(n, -1);
+    left_pos_.assign(n, -1);
+    left_stream_.assign(n, -1);
+    visited_.assign(n, 0);
+  }
+
+  // One context at a time: its chain cover is independent of the others'.
+  Matching Run() {
+    std::map<int32_t, std::array<int64_t, kKinds>> counts;  // eligible edges per context and kind
+    for (size_t i = 0; i < f_.eligible.size(); ++i) {
+      if (f_.eligible[i]) ++counts[f_.context[i]][Kind(static_cast<uint32_t>(i))];
+    }
+    for (int32_t c : order_.contexts()) {
+      const std::array<int64_t, kKinds> count = counts[c];
+      for (int kind = 0; kind < kKinds; ++kind)
+        collect_[kind] = count[kind] > 0 && count[kind] <= exact_limit_;
+      k_ = order_.Prepare(c);
+      lefts_.assign(kKinds * k_, LeftList{});
+      rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
+      order_.Sweep(c, *this);
+      for (int kind = 0; kind < kKinds; ++kind) {
+        if (collect_[kind]) {
+          Augment(kind);
+        } else if (count[kind] > 0) {
+          m_.exact[kind] = false;
+        }
+      }
+    }
+    return std::move(m_);
+  }
+
+  void Left(uint32_t e, int32_t stream, int32_t pos) override {
+    LeftList& l = lefts_[Kind(e) * k_ + stream];
+    left_index_[e] = static_cast<int32_t>(l.edge.size());
+    left_pos_[e] = pos;
+    left_stream_[e] = stream;
+    l.up.push_back(static_cast<int32_t>(l.edge.size()));
+    l.edge.push_back(static_cast<int32_t>(e));
+    l.pos.push_back(pos);
+  }
+
+  // Greedy: of the unmatched predecessors (the last one per stream), the one
+  // whose wait comes last in execution order.
+  void Right(uint32_t e, const int32_t* ready) override {
+    const int kind = Kind(e);
+    int32_t best = -1;
+    int64_t best_rank = -1;
+    for (size_t s = 0; s < k_; ++s) {
+      if (ready[s] < 0) continue;
+      if (collect_[kind])
+        rights_[kind * k_ + s].entries.emplace_back(ready[s], static_cast<int32_t>(e));
+      LeftList& l = lefts_[kind * k_ + s];
+      if (l.pos.empty()) continue;
+      const int32_t i =
+          static_cast<int32_t>(std::upper_bound(l.pos.begin(), l.pos.end(), ready[s]) -
+                               l.pos.begin()) -
+          1;
+      const int32_t alive = i >= 0 ? l.FindAlive(i) : -1;
+      if (alive < 0) continue;
+      const int32_t cand = l.edge[alive];
+      const int64_t rank = f_.end[cand];
+      if (rank > best_rank || (rank == best_rank && cand < best)) {
+        best = cand;
+        best_rank = rank;
+      }
+    }
+    if (best < 0) return;
+    m_.succ[best] = static_cast<int32_t>(e);
+    m_.pred[e] = best;
+    LeftList& l = lefts_[kind * k_ + left_stream_[best]];
+    l.up[left_index_[best]] = left_index_[best] - 1;
+  }
+
+ private:
+  int Kind(uint32_t e) const { return KindIndex(plan_.events.events[e].kind); }
+
+  // Augmenting phases (Kuhn, one visited set per phase) from the greedy
+  // matching until a phase finds no augmenting path: then it is maximum.
+  void Augment(int kind) {
+    std::vector<RightList*> lists;
+    for (size_t s = 0; s < k_; ++s) {
+      RightList& r = rights_[kind * k_ + s];
+      std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+      });
+      lists.push_back(&r);
+    }
+    std::vector<int32_t> free_lefts;
+    for (size_t s = 0; s < k_; ++s) {
+      for (int32_t e : lefts_[kind * k_ + s].edge) free_lefts.push_back(e);
+    }
+    std::sort(free_lefts.begin(), free_lefts.end());
+    bool any = true;
+    while (any) {
+      any = false;
+      for (RightList* r : lists) {
+        for (const auto& [ready, e] : r->entries) visited_[e] = 0;
+        r->next.resize(r->entries.size());
+        for (size_t i = 0; i < r->next.size(); ++i) r->next[i] = static_cast<int32_t>(i);
+      }
+      for (int32_t u : free_lefts) {
+        if (m_.succ[u] < 0 && TryAugment(u, lists)) any = true;
+      }
+    }
+  }
+
+  // First unvisited entry at or after i in list r.
+  int32_t FindNext(RightList& r, int32_t i) const {
+    int32_t j = i;
+    const int32_t n = static_cast<int32_t>(r.entries.size());
+    while (j < n && (r.next[j] != j || visited_[r.entries[j].second]))
+      j = r.next[j] != j ? r.next[j] : j + 1;
+    while (i < j && i < n) {
+      const int32_t nx = r.next[i] != i ? r.next[i] : i + 1;
+      r.next[i] = j;
+      i = nx;
+    }
+    return j;
+  }
+
+  bool TryAugment(int32_t u, std::vector<RightList*>& lists) {
+    struct Frame {
+      int32_t left, cursor, bound, right;
+      RightList* list;
+    };
+    std::vector<Frame> stack;
+    auto push = [&](int32_t x) {
+      RightList* r = lists[left_stream_[x]];
+      stack.push_back({x, 0, r->Bound(left_pos_[x]), -1, r});
+    };
+    push(u);
+    while (!stack.empty()) {
+      Frame& fr = stack.back();
+      const int32_t i = FindNext(*fr.list, fr.cursor);
+      if (i >= fr.bound) {
+        stack.pop_back();
+        continue;
+      }
+      const int32_t r = fr.list->entries[i].second;
+      visited_[r] = 1;
+      fr.cursor = i + 1;
+      fr.right = r;
+      if (m_.pred[r] < 0) {
+        for (const Frame& x : stack) {
+          m_.pred[x.right] = x.left;
+          m_.succ[x.left] = x.right;
+        }
+        return true;
+      }
+      push(m_.pred[r]);
+    }
+    return false;
+  }
+
+  const Plan& plan_;
+  const EdgeFacts& f_;
+  ReuseOrder& order_;
+  size_t k_ = 1;
+  int64_t exact_limit_;
+  Matching m_;
+  bool collect_[kKinds] = {false, false};
+  std::vector<int32_t> left_index_, left_pos_, left_stream_;
+  std::vector<LeftList> lefts_;
+  std::vector<RightList> rights_;
+  std::vector<uint8_t> visited_;  // rights visited in the current phase
+};
+
+// Largest number of pairwise-overlapping intervals [start, end) of `kind`'s
+// eligible edges in context c.
+int64_t OverlapBound(const Plan& plan, const EdgeFacts& f, SyncKind kind, int32_t c) {
+  std::vector<std::pair<int64_t, int>> points;  // (coordinate, +1 start / -1 end)
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    if (plan.events.events[i].kind != kind || !f.eligible[i] || f.context[i] != c) continue;
+    points.emplace_back(f.start[i], +1);
+    points.emplace_back(f.end[i], -1);
+  }
+  std::sort(points.begin(), points.end());
+  int64_t live = 0, best = 0;
+  for (size_t i = 0; i < points.size();) {
+    const int64_t at = points[i].first;
+    for (; i < points.size() && points[i].first == at; ++i) live += points[i].second;
+    best = std::max(best, live);
+  }
+  return best;
+}
+
+// Edges in different contexts never share, except those of sibling branches
+// (one If / Case), which never both run. So a set of pairwise-exclusive edges
+// is: every ineligible edge, and per group of sibling contexts (the root
+// alone is a group) the largest overlap bound of one member.
+int64_t LowerBound(const Plan& plan, const RunContexts& contexts, const EdgeFacts& f,
+                   SyncKind kind) {
+  int64_t bound = 0;
+  for (size_t i = 0; i < f.eligible.size(); ++i)
+    bound += plan.events.events[i].kind == kind && !f.eligible[i];
+  std::map<int32_t, int64_t> group;  // owner → best member (root: -1)
+  for (size_t c = 0; c < contexts.size(); ++c) {
+    int64_t& g = group[contexts.owner[c]];
+    g = std::max(g, OverlapBound(plan, f, kind, static_cast<int32_t>(c)));
+  }
+  for (const auto& [owner, b] : group) bound += b;
+  return bound;
+}
+
+}  // namespace
+
+IdAllocation MinimumIdAllocation(const Plan& plan, int64_t exact_limit) {
+  const auto& evs = plan.events.events;
+  SyncView view(plan, /*physical=*/false);
+  const RunContexts contexts = ComputeRunContexts(plan);
+  const EdgeFacts f = CollectFacts(plan, view, contexts);
+  ReuseOrder order(plan, view, contexts, f);
+  Matching match = ChainCover(plan, f, order, exact_limit).Run();
+  IdAllocation out;
+  out.id.assign(evs.size(), -1);
+  for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
+    IdAllocationStats& st = kind == SyncKind::kEvent ? out.events : out.notifies;
+    // Chains: (smallest previous id, head), per context.
+    std::map<int32_t, std::vector<std::pair<int32_t, uint32_t>>> chains;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (evs[i].kind != kind) continue;
+      ++st.edges;
+      if (match.pred[i] >= 0) continue;
+      int32_t smallest = evs[i].id;
+      for (int32_t e = match.succ[i]; e >= 0; e = match.succ[e])
+        smallest = std::min(smallest, evs[e].id);
+      chains[f.eligible[i] ? f.context[i] : -1].emplace_back(smallest, static_cast<uint32_t>(i));
+    }
+    // Units that share one id: a chain; or, across sibling branches, the j-th
+    // chain of each. Numbered in order of their smallest previous id (then
+    // head), so a plan where nothing is shared keeps its ids.
+    std::map<std::pair<int32_t, size_t>, std::vector<uint32_t>>
+        sibling_units;  // (owner, j) → heads
+    std::vector<std::pair<std::pair<int32_t, uint32_t>, std::vector<uint32_t>>> units;
+    for (auto& [c, list] : chains) {
+      std::sort(list.begin(), list.end());
+      const bool branch = c > 0 && !contexts.repeats[c];
+      for (size_t j = 0; j < list.size(); ++j) {
+        if (branch) {
+          sibling_units[{contexts.owner[c], j}].push_back(list[j].second);
+        } else {
+          units.push_back({list[j], {list[j].second}});
+        }
+      }
+    }
+    for (auto& [key, heads] : sibling_units) {
+      std::pair<int32_t, uint32_t> first{INT32_MAX, 0};
+      for (uint32_t h : heads) {
+        for (int32_t e = static_cast<int32_t>(h); e >= 0; e = match.succ[e]) {
+          first = std::min(first, std::pair<int32_t, uint32_t>(evs[e].id, h));
+        }
+      }
+      units.push_back({first, heads});
+    }
+    std::sort(units.begin(), units.end());
+    for (size_t u = 0; u < units.size(); ++u) {
+      for (uint32_t h : units[u].second) {
+        for (int32_t e = static_cast<int32_t>(h); e >= 0; e = match.succ[e])
+          out.id[e] = static_cast<int32_t>(u);
+      }
+    }
+    st.ids = static_cast<int64_t>(units.size());
+    st.shared = st.edges - st.ids;
+    st.exact = match.exact[KindIndex(kind)];
+    st.lower_bound = LowerBound(plan, contexts, f, kind);
+  }
+  return out;
+}
+
+IdAllocation IdLowerBounds(const Plan& plan) {
+  SyncView view(plan, /*physical=*/false);
+  const RunContexts contexts = ComputeRunContexts(plan);
+  const EdgeFacts f = CollectFacts(plan, view, contexts);
+  IdAllocation out;
+  for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
+    IdAllocationStats& st = kind == SyncKind::kEvent ? out.events : out.notifies;
+    std::set<int32_t> ids;
+    for (const SyncEvent& e : plan.events.events) {
+      if (e.kind != kind) continue;
+      ++st.edges;
+      ids.insert(e.id);
+    }
+    st.ids = static_cast<int64_t>(ids.size());
+    st.shared = st.edges - st.ids;
+    st.lower_bound = LowerBound(plan, contexts, f, kind);
+  }
+  return out;
+}
+
+}  // namespace events
+
+namespace {
+
+void WriteCounts(Plan& plan, const events::IdAllocation& a) {
+  auto& c = plan.events.counts;
+  c["device_event_ids"] = a.events.ids;
+  c["device_event_ids_lower_bound"] = a.events.lower_bound;
+  c["device_event_ids_exact"] = a.events.exact ? 1 : 0;
+  if (a.notifies.edges > 0) {
+    c["device_notify_ids"] = a.notifies.ids;
+    c["device_notify_ids_lower_bound"] = a.notifies.lower_bound;
+    c["device_notify_ids_exact"] = a.notifies.exact ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
+  if (Has(plan.established, IrProperty::kSyncNodes)) {
+    return absl::FailedPreconditionError(StrCat(
+        "[", name(),
+        "] Send/Recv nodes already carry the ids: allocate them before sync-node-generation"));
+  }
+  const std::string mode = EventIdReuseMode(ctx.options);
+  if (mode == "ge") return false;  // GE's ids, byte for byte
+  int64_t exact_limit = 0;
+  if (!absl::SimpleAtoi(ctx.options.Get("npuplan.eventIdExactLimit"), &exact_limit))
+    exact_limit = 0;
+  events::IdAllocation a;
+  bool changed = false;
+  if (mode == "min") {
+    a = events::MinimumIdAllocation(plan, exact_limit);
+    auto& evs = plan.events.events;
+    for (size_t i = 0; i < evs.size(); ++i) {
+      changed |= evs[i].id != a.id[i];
+      evs[i].id = a.id[i];
+    }
+    auto by_kind_id = [](const SyncEvent& x, const SyncEvent& y) {
+      return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
+    };
+    if (!std::is_sorted(evs.begin(), evs.end(), by_kind_id))
+      std::stable_sort(evs.begin(), evs.end(), by_kind_id);
+    events::RecountIds(plan.events);
+  } else {
+    a = events::IdLowerBounds(plan);
+  }
+  WriteCounts(plan, a);
+  for (const auto* st : {&a.events, &a.notifies}) {
+    if (st->edges == 0) continue;
+    const bool notify = st == &a.notifies;
+    ctx.log.Record(name(), "EventIdsAllocated", "", Field("kind", notify ? "notify" : "event"),
+                   Field("mode", mode), Field("edges", st->edges), Field("ids", st->ids),
+                   Field("lower_bound", st->lower_bound), Field("exact", st->exact ? 1 : 0),
+                   Field("shared", st->shared));
+  }
+  ctx.stats.Set(name(), "event_edges", a.events.edges);
+  ctx.stats.Set(name(), "event_ids", a.events.ids);
+  ctx.stats.Set(name(), "event_ids_lower_bound", a.events.lower_bound);
+  ctx.stats.Set(name(), "notify_ids", a.notifies.ids);
+  // Budgets, when set (unset they are the device limits, which
+  // device-limit-check enforces as the hard check).
+  const int64_t max_events =
+      ctx.options.Has("npuplan.maxEventIds")
+          ? BudgetOption(ctx.options, "npuplan.maxEventIds", "npuplan.device.maxEvents")
+          : INT64_MAX;
+  const int64_t max_notifies =
+      ctx.options.Has("npuplan.maxNotifyIds")
+          ? BudgetOption(ctx.options, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies")
+          : INT64_MAX;
+  if (a.events.ids > max_events) {
+    return absl::ResourceExhaustedError(StrCat(
+        "[", name(), "] the plan needs ", a.events.ids, " device event ids for ", a.events.edges,
+        " sync edges (eventIdReuse=", mode, "; at least ", a.events.lower_bound,
+        " edges overlap) but the budget is ", max_events,
+        " (npuplan.maxEventIds / npuplan.device.maxEvents); use ",
+        mode == "min" ? "" : "npuplan.eventIdReuse=min, ",
+        "fewer streams (npuplan.maxStreams, ge.enableSingleStream=true) or ge.event=notify"));
+  }
+  if (a.notifies.ids > max_notifies) {
+    return absl::ResourceExhaustedError(
+        StrCat("[", name(), "] the plan needs ", a.notifies.ids, " device notify ids for ",
+               a.notifies.edges, " sync edges (eventIdReuse=", mode, "; at least ",
+               a.notifies.lower_bound, " edges overlap) but the budget is ", max_notifies,
+               " (npuplan.maxNotifyIds / npuplan.device.maxNotifies); use ge.event=event or fewer "
+               "streams"));
+  }
+  return changed;
+}
+
+}  // namespace npuplan

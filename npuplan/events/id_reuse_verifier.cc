@@ -1,0 +1,377 @@
+// verifier[event-id-reuse] (issue 23): every device event / notify id that
+// several sync edges share is shared safely, proved without the allocator's
+// code (npuplan/events/reuse_order.*): its own contexts, its own clocks over
+// the physical streams, Send/Recv nodes once they exist.
+//
+// Two edges may share an id when
+//   (a) they lie in different branches of one If / Case — both ends of each
+//       under its branch (GE's multi-gear reuse is this case) — or
+//   (b) both run exactly once whenever their context runs (both ends in one
+//       context that is no loop body; no loop event) and, in the order of
+//       their sender slots, the first one's receiver happens before the
+//       second one's sender, before its Send, and before the slot preceding
+//       its receiver on that stream within the context (the second wait must
+//       not be pending while the first record is set), where happens-before
+//       uses only slots of that context.
+// (b) is checked between consecutive edges of each context (happens-before
+// is transitive). Edges that name a node with `_event_multiplexing` share by
+// the user's declaration (GE trusts it) and are not checked.
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/ir/attached_streams.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events {
+namespace {
+
+absl::Status Fail(std::string_view what) {
+  return absl::InternalError(StrCat("verifier[event-id-reuse]: ", what));
+}
+
+bool Branches(const Node& n) {
+  return n.type == "If" || n.type == "StatelessIf" || n.type == "Case" || n.type == "StatelessCase";
+}
+
+// Per graph, walking up: its context graph (the nearest graph, itself
+// included, whose owner is not a PartitionedCall), whether that context may
+// repeat, and the (owner, branch) pairs of the If / Case above it.
+struct GraphRuns {
+  std::vector<int32_t> context;
+  std::vector<uint8_t> repeats;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> branches;
+};
+
+GraphRuns ComputeGraphRuns(const Model& m, bool loops) {
+  GraphRuns r;
+  const size_t n = m.num_graphs();
+  r.context.assign(n, -1);
+  r.repeats.assign(n, 0);
+  r.branches.assign(n, {});
+  for (size_t g0 = 0; g0 < n; ++g0) {
+    std::vector<GraphId> up;  // g0 and its ancestors until one is known
+    for (GraphId g(static_cast<int32_t>(g0)); r.context[g.index()] < 0;) {
+      up.push_back(g);
+      const Graph& graph = m.graph(g);
+      if (!graph.parent_node.valid()) break;
+      g = m.node(graph.parent_node).graph;
+    }
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {  // from the top down
+      const GraphId g = *it;
+      const Graph& graph = m.graph(g);
+      if (!graph.parent_node.valid()) {
+        r.context[g.index()] = g.value;
+        r.repeats[g.index()] = loops;
+        continue;
+      }
+      const Node& owner = m.node(graph.parent_node);
+      const size_t above = owner.graph.index();
+      r.branches[g.index()] = r.branches[above];
+      if (owner.type == "PartitionedCall" || owner.type == "StatefulPartitionedCall") {
+        r.context[g.index()] = r.context[above];
+        r.repeats[g.index()] = r.repeats[above];
+        continue;
+      }
+      r.context[g.index()] = g.value;
+      r.repeats[g.index()] = r.repeats[above] || !Branches(owner);
+      for (size_t b = 0; b < owner.subgraphs.size(); ++b) {
+        if (owner.subgraphs[b] == g)
+          r.branches[g.index()].emplace_back(graph.parent_node.value, static_cast<int32_t>(b));
+      }
+    }
+  }
+  return r;
+}
+
+// The (owner, branch) pairs both ends of e lie under.
+std::vector<std::pair<int32_t, int32_t>> CommonBranches(const Model& m, const GraphRuns& r,
+                                                        const SyncEvent& e) {
+  const auto& a = r.branches[m.node(e.send).graph.index()];
+  const auto& b = r.branches[m.node(e.recv).graph.index()];
+  std::vector<std::pair<int32_t, int32_t>> out;
+  for (const auto& x : a) {
+    if (std::find(b.begin(), b.end(), x) != b.end()) out.push_back(x);
+  }
+  return out;
+}
+
+bool Exclusive(const std::vector<std::pair<int32_t, int32_t>>& a,
+               const std::vector<std::pair<int32_t, int32_t>>& b) {
+  for (const auto& [owner, branch] : a) {
+    for (const auto& [owner2, branch2] : b) {
+      if (owner == owner2 && branch != branch2) return true;
+    }
+  }
+  return false;
+}
+
+std::string EdgeName(const Model& m, const SyncEvent& e) {
+  return StrCat("'", m.node(e.send).name, "' -> '", m.node(e.recv).name, "'");
+}
+
+// One ordering to prove inside a context: slot `from` happens before slot `to`.
+struct Proof {
+  int32_t from, to;
+  size_t first, second;  // table entries
+  const char* what;
+};
+
+// Happens-before over one context's slots (physical streams): stream order
+// among them, the events between them (on Send/Recv nodes once they exist)
+// and activation inside the context; then every proof, at its `to` slot.
+absl::Status ProveInContext(const Plan& plan, const SyncView& view,
+                            const std::vector<int32_t>& context_of_slot, int32_t context,
+                            const std::vector<std::pair<int32_t, int32_t>>& order_edges,
+                            std::vector<Proof> proofs) {
+  const Model& m = plan.model;
+  const size_t n = view.num_slots();
+  const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
+  std::vector<int32_t> slots;  // the context's slots in execution order
+  for (int32_t s : view.slot_order()) {
+    if (view.stream(s) >= 0 && context_of_slot[s] == context) slots.push_back(s);
+  }
+  // Incoming orderings and proofs per slot (sorted lists, looked up by range).
+  std::vector<std::pair<int32_t, int32_t>> in;  // (to, from)
+  for (const auto& [from, to] : order_edges) {
+    if (context_of_slot[from] == context && context_of_slot[to] == context)
+      in.emplace_back(to, from);
+  }
+  std::sort(in.begin(), in.end());
+  std::sort(proofs.begin(), proofs.end(),
+            [](const Proof& a, const Proof& b) { return a.to < b.to; });
+  // Position within the context per stream, predecessor there, readers left per slot.
+  std::vector<int32_t> pos(n, -1), pred(n, -1), readers(n, 0);
+  {
+    std::vector<int32_t> last(k, -1), count(k, 0);
+    for (int32_t s : slots) {
+      const int64_t st = view.stream(s);
+      pos[s] = count[st]++;
+      pred[s] = last[st];
+      last[st] = s;
+      if (pred[s] >= 0) ++readers[pred[s]];
+    }
+  }
+  for (const auto& [to, from] : in) ++readers[from];
+  // Live clocks: one k-vector per slot still read later, storage reused.
+  std::vector<int32_t> store, spare, handle(n, -1);
+  auto get = [&](int32_t s) { return store.data() + static_cast<size_t>(handle[s]) * k; };
+  auto release = [&](int32_t s) {
+    if (--readers[s] <= 0 && handle[s] >= 0) {
+      spare.push_back(handle[s]);
+      handle[s] = -1;
+    }
+  };
+  std::vector<int32_t> c(k);
+  for (int32_t s : slots) {
+    std::fill(c.begin(), c.end(), -1);
+    if (pred[s] >= 0) std::copy(get(pred[s]), get(pred[s]) + k, c.begin());
+    const auto range =
+        std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = range.first; it != range.second; ++it) {
+      const int32_t* o = get(it->second);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
+    }
+    c[view.stream(s)] = pos[s];
+    auto p = std::lower_bound(proofs.begin(), proofs.end(), s,
+                              [](const Proof& a, int32_t v) { return a.to < v; });
+    for (; p != proofs.end() && p->to == s; ++p) {
+      const int64_t fs = view.stream(p->from);
+      if (context_of_slot[p->from] != context || pos[p->from] < 0 || c[fs] < pos[p->from]) {
+        const SyncEvent &e1 = plan.events.events[p->first], &e2 = plan.events.events[p->second];
+        return Fail(StrCat(SyncKindName(e1.kind), " id ", e1.id, " is shared by ", EdgeName(m, e1),
+                           " and ", EdgeName(m, e2), ", but the wait of the first (before '",
+                           m.node(view.node_of(p->from)).name, "') is not ordered before ", p->what,
+                           " the second ('", m.node(view.node_of(p->to)).name,
+                           "') by the slots that run whenever both run"));
+      }
+    }
+    if (pred[s] >= 0) release(pred[s]);
+    for (auto it = range.first; it != range.second; ++it) release(it->second);
+    if (readers[s] > 0) {  // keep this slot's clock for its readers
+      if (spare.empty()) {
+        handle[s] = static_cast<int32_t>(store.size() / k);
+        store.resize(store.size() + k);
+      } else {
+        handle[s] = spare.back();
+        spare.pop_back();
+      }
+      std::copy(c.begin(), c.end(), get(s));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyEventIdReuse(const Plan& plan) {
+  const Model& m = plan.model;
+  const auto& evs = plan.events.events;
+  // Groups of edges sharing an id.
+  std::map<std::pair<SyncKind, int32_t>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < evs.size(); ++i) groups[{evs[i].kind, evs[i].id}].push_back(i);
+  std::erase_if(groups, [](const auto& g) { return g.second.size() < 2; });
+  if (groups.empty()) return absl::OkStatus();
+  bool loops = false;
+  for (const SyncEvent& e : evs) loops |= e.reason == SyncReason::kLoop;
+  for (const Node& n : m.nodes()) {
+    loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" ||
+             n.type == "NextIteration" || n.type == "LoopCond";
+  }
+  const GraphRuns runs = ComputeGraphRuns(m, loops);
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  SyncView view(plan, physical);
+  for (const SyncEvent& e : evs) {
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv)) {
+      return Fail(
+          StrCat(SyncKindName(e.kind), " ", e.id, " names no node or attached stream of the plan"));
+    }
+  }
+  std::vector<int32_t> context_of_slot(view.num_slots(), -1);
+  for (size_t s = 0; s < view.num_slots(); ++s) {
+    context_of_slot[s] = runs.context[m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
+  }
+  // Send / Recv nodes of a materialised plan: (computing node, id, notify) → node.
+  using Key = std::tuple<int32_t, int64_t, bool>;
+  std::map<Key, NodeId> send_node, recv_node;
+  if (Has(plan.established, IrProperty::kSyncNodes)) {
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      const Node& n = m.nodes()[i];
+      const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
+      if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
+        if (auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id")) {
+          send_node[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
+        }
+      }
+      for (NodeId c : n.control_inputs) {
+        const Node& r = m.node(c);
+        const bool rn = r.type == "RecvNotify";
+        if (r.type != "Recv" && !rn) continue;
+        if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
+          recv_node[{static_cast<int32_t>(i), *id, rn}] = c;
+      }
+    }
+  }
+  auto record_slot = [&](const SyncEvent& e) {
+    auto it = send_node.find({e.send.value, e.id, e.kind == SyncKind::kNotify});
+    return it != send_node.end() ? view.slot(it->second, -1)
+                                 : SendSlots(m, view)(e.send, e.send_attached);
+  };
+  // Ordering edges for the sweeps: events (not loop ones) and activation.
+  std::vector<std::pair<int32_t, int32_t>> order_edges;
+  for (const SyncEvent& e : evs) {
+    if (e.reason == SyncReason::kLoop) continue;
+    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
+    const bool notify = e.kind == SyncKind::kNotify;
+    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end())
+      from = view.slot(it->second, -1);
+    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end())
+      to = view.slot(it->second, -1);
+    if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
+  }
+  const ActivationInfo act =
+      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+  for (const auto& [a, streams] : act.activated) {
+    const int32_t from = view.slot(NodeId(a), -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      const int32_t to = view.FirstSlotAfter(s, NodeId(a));
+      if (to >= 0 && view.stream(to) != view.stream(from)) order_edges.emplace_back(from, to);
+    }
+  }
+  std::map<int32_t, std::vector<Proof>> proofs;  // context → orderings to prove
+  for (const auto& [key, members] : groups) {
+    const std::string what = StrCat(SyncKindName(key.first), " id ", key.second);
+    if (std::all_of(members.begin(), members.end(), [&](size_t i) {
+          return HasAttr(m.node(evs[i].send).attrs, "_event_multiplexing") ||
+                 HasAttr(m.node(evs[i].recv).attrs, "_event_multiplexing");
+        })) {
+      continue;
+    }
+    // (a) between different contexts; (b) inside one.
+    std::map<int32_t, std::vector<size_t>> by_context;
+    std::vector<size_t> loose;  // not in one context that runs once: (a) with every other edge
+    for (size_t i : members) {
+      const SyncEvent& e = evs[i];
+      const int32_t c = runs.context[m.node(e.send).graph.index()];
+      if (c == runs.context[m.node(e.recv).graph.index()] &&
+          !runs.repeats[m.node(e.send).graph.index()] && e.reason != SyncReason::kLoop) {
+        by_context[c].push_back(i);
+      } else {
+        loose.push_back(i);
+      }
+    }
+    auto exclusive = [&](size_t i, size_t j) {
+      return Exclusive(CommonBranches(m, runs, evs[i]), CommonBranches(m, runs, evs[j]));
+    };
+    for (size_t i : loose) {
+      for (size_t j : members) {
+        if (i != j && !exclusive(i, j)) {
+          return Fail(
+              StrCat(what, " is shared by ", EdgeName(m, evs[i]), " and ", EdgeName(m, evs[j]),
+                     ", but ", EdgeName(m, evs[i]),
+                     " may not run, or may run more than once, whenever the other runs "
+                     "(its ends lie in different subgraph contexts, a loop body or a loop)"));
+        }
+      }
+    }
+    for (auto a = by_context.begin(); a != by_context.end(); ++a) {
+      for (auto b = std::next(a); b != by_context.end(); ++b) {
+        if (!exclusive(a->second.front(), b->second.front())) {
+          return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[a->second.front()]), " and ",
+                             EdgeName(m, evs[b->second.front()]),
+                             ", which lie in different subgraphs that can both run"));
+        }
+      }
+    }
+    for (auto& [c, list] : by_context) {
+      auto sender_rank = [&](size_t i) {
+        return view.rank(view.slot(evs[i].send, evs[i].send_attached));
+      };
+      std::sort(list.begin(), list.end(), [&](size_t x, size_t y) {
+        return std::pair(sender_rank(x), x) < std::pair(sender_rank(y), y);
+      });
+      for (size_t j = 1; j < list.size(); ++j) {
+        const SyncEvent &e1 = evs[list[j - 1]], &e2 = evs[list[j]];
+        const int32_t r1 = view.slot(e1.recv, e1.recv_attached),
+                      r2 = view.slot(e2.recv, e2.recv_attached);
+        // The slot before e2's receiver on its stream within the context, Send/Recv nodes skipped.
+        int32_t before = -1;
+        const int64_t st = view.stream(r2);
+        for (int32_t p = view.pos(r2) - 1; st >= 0 && p >= 0; --p) {
+          const int32_t slot = view.stream_slots(st)[p];
+          if (context_of_slot[slot] == c && !IsSyncNode(m.node(view.node_of(slot)))) {
+            before = slot;
+            break;
+          }
+        }
+        if (before < 0) {
+          return Fail(StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2),
+                             ", but the wait of ", EdgeName(m, e2),
+                             " is the first on its stream: it is pending from the start and could "
+                             "consume the record of ",
+                             EdgeName(m, e1)));
+        }
+        auto& ps = proofs[c];
+        ps.push_back(
+            {r1, view.slot(e2.send, e2.send_attached), list[j - 1], list[j], "the record of"});
+        const int32_t rec = record_slot(e2);
+        if (context_of_slot[rec] == c) ps.push_back({r1, rec, list[j - 1], list[j], "the Send of"});
+        ps.push_back({r1, before, list[j - 1], list[j], "the start of the wait of"});
+      }
+    }
+  }
+  for (auto& [c, ps] : proofs) {
+    absl::Status s = ProveInContext(plan, view, context_of_slot, c, order_edges, std::move(ps));
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan::events

@@ -1,0 +1,25 @@
+#include "npuplan/events/plan_complete.h"
+
+#include <string>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events {
+
+absl::Status VerifyPlanComplete(const Plan& plan) {
+  if (Has(plan.established, IrProperty::kSyncEvents))
+    return absl::OkStatus();  // checked by VerifyPlan
+  // VerifyPlan's claims check proved the plan has no events and no physical
+  // split: the dependencies must be ordered by same-stream order alone.
+  const absl::Status ordered = VerifyHappensBefore(plan);
+  if (ordered.ok()) return ordered;
+  std::string why(ordered.message());
+  if (why.rfind("verifier[happens-before]: ", 0) == 0) why = why.substr(26);
+  return absl::InternalError(
+      StrCat("verifier[stages]: stage 'sync-events' is missing: ", why,
+             " (a plan of a partial pipeline: `npuplan verify --partial` checks only the "
+             "stages it claims)"));
+}
+
+}  // namespace npuplan::events

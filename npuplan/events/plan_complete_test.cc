@@ -1,0 +1,50 @@
+#include "npuplan/events/plan_complete.h"
+
+#include <gtest/gtest.h>
+
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+using ::npuplan::testing::StatusIs;
+
+Plan TwoStreams(int64_t b_stream) {
+  auto m =
+      ParseVerifiedGraph(R"json({"nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": )json" +
+                         std::to_string(b_stream) + R"json(}, "outputs": [{"shape": [1]}]}]})json");
+  EXPECT_TRUE(m.ok()) << m.status();
+  return PlanFromModel(std::move(m).value());
+}
+
+// The issue's plan: two streams, a cross-stream data edge, no events. It
+// claims no sync stage, so VerifyPlan (the stages it claims) passes; the
+// complete check names the stage it lacks.
+TEST(PlanCompleteTest, ACrossStreamEdgeWithoutEventsNamesTheMissingStage) {
+  Plan plan = TwoStreams(1);
+  ASSERT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(events::VerifyPlanComplete(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "stage 'sync-events' is missing: data-edge dependency 'a'"));
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  EXPECT_THAT(events::VerifyPlanComplete(plan), IsOk());
+}
+
+TEST(PlanCompleteTest, OneStreamNeedsNoEvents) {
+  Plan plan = TwoStreams(0);
+  ASSERT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(events::VerifyPlanComplete(plan), IsOk());
+}
+
+}  // namespace
+}  // namespace npuplan

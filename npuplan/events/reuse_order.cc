@@ -1,0 +1,386 @@
+#include "npuplan/events/reuse_order.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "npuplan/ir/attached_streams.h"
+
+namespace npuplan::events {
+namespace {
+
+constexpr int64_t kInfRank = std::numeric_limits<int64_t>::max();
+
+bool IsBranchOwner(const Node& n) {
+  return n.type == "If" || n.type == "StatelessIf" || n.type == "Case" || n.type == "StatelessCase";
+}
+
+// A plan whose root iterates (GE's loop structures, or loop events).
+bool PlanLoops(const Plan& plan) {
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoop) return true;
+  }
+  for (const Node& n : plan.model.nodes()) {
+    const std::string_view t = n.type;
+    if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
+        t == "LoopCond")
+      return true;
+  }
+  return false;
+}
+
+// Physical stream of a slot (the logical one before the split).
+int64_t PhysicalStream(const Plan& plan, const SyncView& view, int32_t slot, bool split) {
+  if (!split) return view.stream(slot);
+  const NodeId n = view.node_of(slot);
+  const int32_t a = view.attached_of(slot);
+  if (a < 0) return plan.physical_stream[n.index()];
+  if (auto it = plan.streams.attached_physical.find(n.value);
+      it != plan.streams.attached_physical.end() && static_cast<size_t>(a) < it->second.size()) {
+    return it->second[a];
+  }
+  return view.stream(slot);
+}
+
+}  // namespace
+
+// Vector clocks of live slots; a clock is freed after its last reader.
+class ReuseOrder::Clocks {
+ public:
+  Clocks(size_t slots, size_t k) : k_(k), handle_(slots, -1), refs_(slots, 0) {}
+  void Ref(int32_t slot) { ++refs_[slot]; }
+  int32_t* Alloc(int32_t slot) {
+    int32_t h;
+    if (!free_.empty()) {
+      h = free_.back();
+      free_.pop_back();
+    } else {
+      h = static_cast<int32_t>(data_.size() / std::max<size_t>(k_, 1));
+      data_.resize(data_.size() + k_);
+    }
+    handle_[slot] = h;
+    return get(slot);
+  }
+  int32_t* get(int32_t slot) { return data_.data() + static_cast<size_t>(handle_[slot]) * k_; }
+  // Between contexts (every clock has been released by then).
+  void Reset(size_t k) {
+    k_ = k;
+    data_.clear();
+    free_.clear();
+  }
+  void Unref(int32_t slot) {
+    if (--refs_[slot] <= 0 && handle_[slot] >= 0) Release(slot);
+  }
+  void ReleaseIfUnused(int32_t slot) {
+    if (refs_[slot] <= 0 && handle_[slot] >= 0) Release(slot);
+  }
+
+ private:
+  void Release(int32_t slot) {
+    free_.push_back(handle_[slot]);
+    handle_[slot] = -1;
+  }
+  size_t k_;
+  std::vector<int32_t> data_;
+  std::vector<int32_t> free_;
+  std::vector<int32_t> handle_;
+  std::vector<int32_t> refs_;
+};
+
+RunContexts ComputeRunContexts(const Plan& plan) {
+  const Model& m = plan.model;
+  RunContexts c;
+  c.of_graph.assign(m.num_graphs(), 0);
+  c.repeats.push_back(PlanLoops(plan) ? 1 : 0);
+  c.owner.push_back(-1);
+  c.branch.push_back(0);
+  for (GraphId g : m.GraphsPreOrder()) {  // owners' graphs before their subgraphs
+    const Graph& graph = m.graph(g);
+    if (!graph.parent_node.valid()) continue;
+    const Node& owner = m.node(graph.parent_node);
+    const int32_t up = c.of_graph[owner.graph.index()];
+    if (owner.type == "PartitionedCall" || owner.type == "StatefulPartitionedCall") {
+      c.of_graph[g.index()] = up;
+      continue;
+    }
+    c.of_graph[g.index()] = static_cast<int32_t>(c.repeats.size());
+    c.repeats.push_back(c.repeats[up] || !IsBranchOwner(owner) ? 1 : 0);
+    c.owner.push_back(graph.parent_node.value);
+    c.branch.push_back(static_cast<int32_t>(
+        std::find(owner.subgraphs.begin(), owner.subgraphs.end(), g) - owner.subgraphs.begin()));
+  }
+  return c;
+}
+
+EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts& contexts) {
+  const Model& m = plan.model;
+  const auto& evs = plan.events.events;
+  const size_t n = evs.size();
+  EdgeFacts f;
+  f.context.assign(n, -1);
+  f.eligible.assign(n, 0);
+  f.has_pred.assign(n, 0);
+  f.own.assign(n, -1);
+  f.sendslot.assign(n, -1);
+  f.recv.assign(n, -1);
+  f.before_recv.assign(n, -1);
+  f.start.assign(n, -1);
+  f.end.assign(n, kInfRank);
+  // The slot before each slot on its physical stream within its context
+  // (Send/Recv nodes of a materialised plan skipped).
+  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) &&
+                     plan.physical_stream.size() >= view.num_nodes();
+  std::vector<int32_t> prev(view.num_slots(), -1);
+  std::unordered_map<uint64_t, int32_t> last;  // (context, physical stream) → slot
+  for (int32_t slot : view.slot_order()) {
+    const Node& node = m.node(view.node_of(slot));
+    if (view.stream(slot) < 0 || IsSyncNode(node)) continue;
+    const uint64_t key = (static_cast<uint64_t>(contexts.of_graph[node.graph.index()]) << 32) |
+                         static_cast<uint32_t>(PhysicalStream(plan, view, slot, split));
+    auto [it, fresh] = last.try_emplace(key, slot);
+    if (!fresh) {
+      prev[slot] = it->second;
+      it->second = slot;
+    }
+  }
+  SendSlots send_slots(m, view);
+  auto context_of = [&](NodeId id) { return contexts.of_graph[m.node(id).graph.index()]; };
+  for (size_t i = 0; i < n; ++i) {
+    const SyncEvent& e = evs[i];
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes())
+      continue;
+    if (e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv))
+      continue;
+    const int32_t own = view.slot(e.send, e.send_attached),
+                  recv = view.slot(e.recv, e.recv_attached);
+    if (view.stream(own) < 0 || view.stream(recv) < 0 || view.rank(own) < 0 ||
+        view.rank(own) >= view.rank(recv))
+      continue;
+    const int32_t sendslot = send_slots.ForEvent(e);
+    if (view.stream(sendslot) < 0 || view.rank(sendslot) >= view.rank(recv)) continue;
+    const int32_t c = context_of(e.send);
+    if (c != context_of(e.recv) || e.reason == SyncReason::kLoop) continue;
+    f.context[i] = c;
+    f.own[i] = own;
+    f.sendslot[i] = context_of(view.node_of(sendslot)) == c ? sendslot : own;
+    f.recv[i] = recv;
+    f.before_recv[i] = prev[recv];
+    if (contexts.repeats[c]) continue;
+    f.eligible[i] = 1;
+    f.has_pred[i] = prev[recv] >= 0 && e.reason != SyncReason::kSplit;
+    f.end[i] = view.rank(recv);
+    f.start[i] = f.has_pred[i]
+                     ? std::min({view.rank(own), view.rank(f.sendslot[i]), view.rank(prev[recv])})
+                     : -1;
+  }
+  return f;
+}
+
+ReuseOrder::~ReuseOrder() = default;
+
+ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts,
+                       const EdgeFacts& facts)
+    : plan_(plan), view_(view), f_(facts) {
+  const Model& m = plan.model;
+  const size_t slots = view.num_slots();
+  clocks_ = std::make_unique<Clocks>(slots, 1);
+  local_pos_.assign(slots, -1);
+  pred_.assign(slots, -1);
+  dim_.assign(slots, -1);
+  physical_.assign(slots, -1);
+  const bool split = Has(plan.established, IrProperty::kPhysicalStreams) &&
+                     plan.physical_stream.size() >= view.num_nodes();
+  for (size_t s = 0; s < slots; ++s) {
+    if (view.stream(static_cast<int32_t>(s)) >= 0)
+      physical_[s] = PhysicalStream(plan, view, static_cast<int32_t>(s), split);
+  }
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
+    if (e.reason != SyncReason::kSplit || !e.send.valid() || !e.recv.valid() ||
+        e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes() ||
+        e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv)) {
+      continue;
+    }
+    const int32_t from = view.slot(e.send, e.send_attached),
+                  to = view.slot(e.recv, e.recv_attached);
+    splits_.push_back({view.stream(from), view.rank(from), view.rank(to), f_.context[i]});
+  }
+  const auto& evs = plan.events.events;
+  // Slots by context, each in execution order (a counting sort).
+  context_of_slot_.assign(slots, -1);
+  bucket_begin_.assign(contexts.size() + 1, 0);
+  for (int32_t slot : view.slot_order()) {
+    if (view.stream(slot) < 0) continue;
+    context_of_slot_[slot] = contexts.of_graph[m.node(view.node_of(slot)).graph.index()];
+    ++bucket_begin_[context_of_slot_[slot] + 1];
+  }
+  for (size_t c = 0; c < contexts.size(); ++c) bucket_begin_[c + 1] += bucket_begin_[c];
+  bucket_.resize(bucket_begin_.back());
+  {
+    std::vector<uint32_t> cursor(bucket_begin_.begin(), bucket_begin_.end() - 1);
+    for (int32_t slot : view.slot_order()) {
+      if (context_of_slot_[slot] >= 0) bucket_[cursor[context_of_slot_[slot]]++] = slot;
+    }
+  }
+  // Edges that order inside their context, by receiving slot.
+  in_begin_.assign(slots + 1, 0);
+  for (size_t i = 0; i < evs.size(); ++i) {
+    if (f_.context[i] >= 0) ++in_begin_[f_.recv[i] + 1];
+  }
+  for (size_t s = 0; s < slots; ++s) in_begin_[s + 1] += in_begin_[s];
+  in_edges_.resize(in_begin_[slots]);
+  {
+    std::vector<uint32_t> cursor(in_begin_.begin(), in_begin_.end() - 1);
+    for (size_t i = 0; i < evs.size(); ++i) {
+      if (f_.context[i] >= 0) in_edges_[cursor[f_.recv[i]]++] = static_cast<uint32_t>(i);
+    }
+  }
+  // Activation inside a context: activator → first slot of each activated stream after it.
+  std::vector<std::pair<int32_t, int32_t>> act;  // (target, activator)
+  const ActivationInfo info = ComputeActivation(m, view);
+  for (const auto& [a, streams] : info.activated) {
+    const int32_t from = view.slot(NodeId(a), -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      int64_t logical = s;
+      if (s >= view.num_streams()) {  // a physical id the split opened
+        auto it = plan.streams.split_to_logical.find(s);
+        if (it == plan.streams.split_to_logical.end()) continue;
+        logical = it->second;
+      }
+      const int32_t to = view.FirstSlotAfter(logical, NodeId(a));
+      if (to >= 0 && view.stream(to) != view.stream(from) &&
+          context_of_slot_[to] == context_of_slot_[from]) {
+        act.emplace_back(to, from);
+      }
+    }
+  }
+  std::sort(act.begin(), act.end());
+  act_begin_.assign(slots + 1, 0);
+  for (const auto& [to, from] : act) ++act_begin_[to + 1];
+  for (size_t s = 0; s < slots; ++s) act_begin_[s + 1] += act_begin_[s];
+  for (const auto& [to, from] : act) act_from_.push_back(from);
+  std::vector<uint8_t> busy(contexts.size(), 0);
+  for (size_t i = 0; i < evs.size(); ++i) {
+    if (f_.eligible[i]) busy[f_.context[i]] = 1;
+  }
+  for (size_t c = 0; c < busy.size(); ++c) {
+    if (busy[c]) busy_.push_back(static_cast<int32_t>(c));
+  }
+}
+
+size_t ReuseOrder::Prepare(int32_t context) {
+  const std::span<const int32_t> slots(bucket_.data() + bucket_begin_[context],
+                                       bucket_.data() + bucket_begin_[context + 1]);
+  // The context's span (first and last rank) on each logical stream.
+  std::unordered_map<int64_t, std::pair<int64_t, int64_t>> span;
+  for (int32_t slot : slots) {
+    auto [it, fresh] = span.try_emplace(view_.stream(slot), view_.rank(slot), view_.rank(slot));
+    if (!fresh) it->second.second = view_.rank(slot);
+  }
+  bool logical = true;
+  for (const Split& sp : splits_) {
+    auto it = span.find(sp.stream);
+    if (sp.context != context && it != span.end() && it->second.first < sp.recv_rank &&
+        sp.send_rank < it->second.second) {
+      logical = false;
+      break;
+    }
+  }
+  std::unordered_map<int64_t, int32_t> index;  // physical stream → dimension
+  for (int32_t slot : slots) {
+    if (logical) {
+      dim_[slot] = static_cast<int32_t>(view_.stream(slot));
+    } else {
+      dim_[slot] =
+          index.try_emplace(physical_[slot], static_cast<int32_t>(index.size())).first->second;
+    }
+  }
+  k_ = logical ? static_cast<size_t>(std::max<int64_t>(view_.num_streams(), 1))
+               : std::max<size_t>(index.size(), 1);
+  prepared_ = context;
+  clocks_->Reset(k_);
+  return k_;
+}
+
+void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
+  if (prepared_ != context) Prepare(context);
+  const std::span<const int32_t> slots(bucket_.data() + bucket_begin_[context],
+                                       bucket_.data() + bucket_begin_[context + 1]);
+  const size_t k = k_;
+  // Positions within the context, and each slot's predecessor on its stream
+  // there (a slot belongs to one context: the arrays need no reset).
+  {
+    std::vector<int32_t> count(k, 0), last(k, -1);
+    for (int32_t slot : slots) {
+      const int64_t s = dim_[slot];
+      local_pos_[slot] = count[s]++;
+      pred_[slot] = last[s];
+      last[s] = slot;
+    }
+  }
+  Clocks& clocks = *clocks_;
+  for (int32_t slot : slots) {
+    if (pred_[slot] >= 0) clocks.Ref(pred_[slot]);
+    for (uint32_t j = in_begin_[slot]; j < in_begin_[slot + 1]; ++j) {
+      const uint32_t i = in_edges_[j];
+      clocks.Ref(f_.own[i]);
+      clocks.Ref(f_.sendslot[i]);
+      if (f_.eligible[i] && f_.has_pred[i]) clocks.Ref(f_.before_recv[i]);
+    }
+    for (uint32_t b = act_begin_[slot]; b < act_begin_[slot + 1]; ++b) clocks.Ref(act_from_[b]);
+  }
+  std::vector<int32_t> ready(k);
+  for (int32_t v : slots) {
+    const int64_t s = dim_[v];
+    int32_t* c = clocks.Alloc(v);
+    const int32_t p = pred_[v];
+    if (p >= 0) {
+      std::copy(clocks.get(p), clocks.get(p) + k, c);
+    } else {
+      std::fill(c, c + k, -1);
+    }
+    // An event releases its receiver after its record, which follows both the
+    // sender's slot (plan program) and the slot its Send runs after
+    // (materialised): what both know.
+    for (uint32_t j = in_begin_[v]; j < in_begin_[v + 1]; ++j) {
+      const uint32_t i = in_edges_[j];
+      const int32_t* o1 = clocks.get(f_.own[i]);
+      const int32_t* o2 = clocks.get(f_.sendslot[i]);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], std::min(o1[x], o2[x]));
+    }
+    for (uint32_t b = act_begin_[v]; b < act_begin_[v + 1]; ++b) {
+      const int32_t* o = clocks.get(act_from_[b]);
+      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
+    }
+    c[s] = local_pos_[v];
+    for (uint32_t j = in_begin_[v]; j < in_begin_[v + 1]; ++j) {
+      const uint32_t i = in_edges_[j];
+      if (!f_.eligible[i] || !f_.has_pred[i]) continue;
+      const int32_t* o1 = clocks.get(f_.own[i]);
+      const int32_t* o2 = clocks.get(f_.sendslot[i]);
+      const int32_t* o3 = clocks.get(f_.before_recv[i]);
+      for (size_t x = 0; x < k; ++x) ready[x] = std::min({o1[x], o2[x], o3[x]});
+      visitor.Right(i, ready.data());
+    }
+    for (uint32_t j = in_begin_[v]; j < in_begin_[v + 1]; ++j) {
+      const uint32_t i = in_edges_[j];
+      if (f_.eligible[i]) visitor.Left(i, static_cast<int32_t>(s), c[s]);
+    }
+    if (p >= 0) clocks.Unref(p);
+    for (uint32_t j = in_begin_[v]; j < in_begin_[v + 1]; ++j) {
+      const uint32_t i = in_edges_[j];
+      clocks.Unref(f_.own[i]);
+      clocks.Unref(f_.sendslot[i]);
+      if (f_.eligible[i] && f_.has_pred[i]) clocks.Unref(f_.before_recv[i]);
+    }
+    for (uint32_t b = act_begin_[v]; b < act_begin_[v + 1]; ++b) clocks.Unref(act_from_[b]);
+    clocks.ReleaseIfUnused(v);
+  }
+}
+
+}  // namespace npuplan::events

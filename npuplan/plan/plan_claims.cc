@@ -1,0 +1,544 @@
+#include "npuplan/plan/plan_claims.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "npuplan/ir/verifier.h"
+#include "npuplan/plan/task_model.h"
+#include "npuplan/support/echo.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+absl::Status Fail(std::string_view rule, std::string_view what) {
+  return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
+}
+
+std::string Name(const Node& n) { return StrCat("'", EchoName(n.name), "'"); }
+std::string StageName(IrProperty p) {
+  return StrCat("'", PropertyNames(static_cast<IrProperties>(p)), "'");
+}
+
+constexpr IrProperty kAllStages[] = {IrProperty::kTopoSorted,     IrProperty::kPartitioned,
+                                     IrProperty::kLogicalStreams, IrProperty::kAttachedStreams,
+                                     IrProperty::kMemoryPlanned,  IrProperty::kTasks,
+                                     IrProperty::kSyncEvents,     IrProperty::kPhysicalStreams,
+                                     IrProperty::kActiveStreams,  IrProperty::kSyncNodes};
+
+// Content that only `stage` produces is present (`what` says which) but the
+// plan does not claim the stage, so none of its checks would run.
+absl::Status Unclaimed(const Plan& plan, IrProperty stage, bool present, std::string_view what) {
+  if (!present || Has(plan.established, stage)) return absl::OkStatus();
+  return Fail("stages", StrCat(what, ", but the plan does not claim stage ", StageName(stage),
+                               " (its checks would not run)"));
+}
+
+absl::Status CheckStages(const Plan& plan) {
+  for (IrProperty s : kAllStages) {
+    if (!Has(plan.established, s)) continue;
+    const IrProperties missing = StageNeeds(s) & ~plan.established;
+    if (missing != 0) {
+      return Fail("stages", StrCat("the plan claims stage ", StageName(s), " but not [",
+                                   PropertyNames(missing), "], which it needs first"));
+    }
+  }
+  const Model& m = plan.model;
+  for (const Node& n : m.nodes()) {
+    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kLogicalStreams, n.stream_id >= 0,
+                                      StrCat("node ", Name(n), " is on stream ", n.stream_id)));
+    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kAttachedStreams,
+                                      !n.attached_stream_ids.empty(),
+                                      StrCat("node ", Name(n), " has attached streams")));
+  }
+  for (size_t i = 0; i < plan.tasks.size() && i < m.num_nodes(); ++i) {
+    NPUPLAN_RETURN_IF_ERROR(
+        Unclaimed(plan, IrProperty::kTasks, plan.tasks[i] != 0,
+                  StrCat("node ", Name(m.nodes()[i]), " has ", plan.tasks[i], " tasks")));
+  }
+  for (size_t i = 0; i < plan.physical_stream.size() && i < m.num_nodes(); ++i) {
+    NPUPLAN_RETURN_IF_ERROR(
+        Unclaimed(plan, IrProperty::kPhysicalStreams, plan.physical_stream[i] >= 0,
+                  StrCat("node ", Name(m.nodes()[i]), " has a physical stream")));
+  }
+  const StreamResult& s = plan.streams;
+  NPUPLAN_RETURN_IF_ERROR(
+      Unclaimed(plan, IrProperty::kLogicalStreams,
+                s.logical != 0 || s.physical != 0 || !s.streams.empty() || !s.mode.empty(),
+                "the plan has a streams section"));
+  NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kAttachedStreams, !s.attached.empty(),
+                                    "streams.attached is not empty"));
+  NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kPhysicalStreams,
+                                    !s.split_to_logical.empty() || !s.attached_physical.empty() ||
+                                        !s.huge.empty() || s.task_limit != 0 ||
+                                        s.huge_task_limit != 0,
+                                    "the streams section has physical-split data"));
+  const EventTable& ev = plan.events;
+  NPUPLAN_RETURN_IF_ERROR(Unclaimed(
+      plan, IrProperty::kSyncEvents,
+      !ev.events.empty() || ev.event_count != 0 || ev.notify_count != 0 || !ev.counts.empty(),
+      StrCat("the plan has ", ev.events.size(), " events (summary: ", ev.event_count,
+             " event ids, ", ev.notify_count, " notify ids)")));
+  NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned,
+                                    "the plan has a memory section"));
+  // A partition section is checked whether or not the stage is claimed
+  // (CheckPartition; no stage check reads it), so it needs no claim.
+  if (Has(plan.established, IrProperty::kPartitioned) && !plan.partition.ran) {
+    return Fail("stages", "the plan claims stage 'partitioned' but has no partition section");
+  }
+  return absl::OkStatus();
+}
+
+// Whether each graph runs on GE's dynamic-shape path; the same rule as
+// stream::IsUnknownShapeGraph (the stream module sits above this one): the
+// root by the partition's decision, a graph by its partition subgraph's kind,
+// else by its owner's _is_unknown_shape, else as its parent. One memoised walk
+// up the parents: linear however deep Ifs nest.
+std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
+  const Model& m = plan.model;
+  const size_t ng = m.num_graphs();
+  std::map<std::string_view, bool> subgraph_unknown;  // the first entry of a name, as a scan finds it
+  for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
+    subgraph_unknown.emplace(ps.name, ps.kind != "known");
+  }
+  constexpr uint8_t kUnset = 2, kOnWalk = 3;
+  std::vector<uint8_t> unknown(ng, kUnset);
+  std::vector<size_t> walk;
+  for (size_t start = 0; start < ng; ++start) {
+    walk.clear();
+    uint8_t value = 0;
+    for (size_t g = start;;) {
+      if (unknown[g] != kUnset) {
+        value = unknown[g] == kOnWalk ? 0 : unknown[g];  // a cycle: the structure check names it
+        break;
+      }
+      walk.push_back(g);
+      const Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
+      if (graph.IsRoot()) {
+        value = plan.partition.ran && (plan.partition.decision == "whole-dynamic" ||
+                                       plan.partition.decision == "partitioned");
+        break;
+      }
+      if (auto it = subgraph_unknown.find(graph.name); it != subgraph_unknown.end()) {
+        value = it->second;
+        break;
+      }
+      if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, "_is_unknown_shape")) {
+        value = *flag;
+        break;
+      }
+      unknown[g] = kOnWalk;
+      g = static_cast<size_t>(graph.parent_graph.index());
+    }
+    for (size_t w : walk) unknown[w] = value;
+  }
+  return unknown;
+}
+
+absl::Status CheckStreams(const Plan& plan) {
+  if (!Has(plan.established, IrProperty::kLogicalStreams)) return absl::OkStatus();
+  const Model& m = plan.model;
+  const StreamResult& s = plan.streams;
+  const int64_t nodes = static_cast<int64_t>(m.num_nodes());
+  // Sizes first, against the node count, before anything is sized by them.
+  if (s.logical < 0 || s.logical > nodes) {
+    return Fail("streams", StrCat("streams.logical is ", s.logical, " but the plan has ", nodes,
+                                  " nodes (each main stream carries at least one)"));
+  }
+  const int64_t logical = s.logical;
+  const int64_t attached = static_cast<int64_t>(s.attached.size());
+  // Attached ids follow the main ones (the attached-streams check verifies them in detail).
+  for (int64_t i = 0; i < attached; ++i) {
+    if (s.attached[i] != logical + i) {
+      return Fail(
+          "streams",
+          StrCat("streams.attached[", i, "] is ", s.attached[i], "; attached stream ids are ",
+                 logical, "..", logical + attached - 1, " (after the ", logical, " main streams)"));
+    }
+  }
+  // Continuity first (its message says which id is missing).
+  NPUPLAN_RETURN_IF_ERROR(VerifyStreamIdsContinuous(m));
+  std::vector<uint8_t> used(static_cast<size_t>(logical), 0);
+  std::vector<std::set<std::string>> labels(static_cast<size_t>(logical));
+  std::vector<std::set<int64_t>> attached_of_main(static_cast<size_t>(logical));
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id < 0) continue;
+    if (n.stream_id >= logical + attached) {
+      return Fail("streams", StrCat("node ", Name(n), " is on stream ", n.stream_id,
+                                    " but streams.logical is ", logical, " and there are ",
+                                    attached, " attached streams"));
+    }
+    if (n.stream_id >= logical) continue;  // a Send/Recv node on an attached stream
+    used[n.stream_id] = 1;
+    if (auto label = GetStringAttr(n.attrs, "_user_stream_label"); label && !label->empty()) {
+      labels[n.stream_id].insert(*label);
+    }
+    attached_of_main[n.stream_id].insert(n.attached_stream_ids.begin(),
+                                         n.attached_stream_ids.end());
+  }
+  for (int64_t i = 0; i < logical; ++i) {
+    if (!used[i]) {
+      return Fail("streams",
+                  StrCat("streams.logical is ", logical, " but no node is on main stream ", i));
+    }
+  }
+  // The list is informational (an empty one is no claim); a list given is right.
+  if (!s.streams.empty() && static_cast<int64_t>(s.streams.size()) != logical) {
+    return Fail("streams", StrCat("streams.list has ", s.streams.size(), " entries for ", logical,
+                                  " main streams"));
+  }
+  const bool physical_claimed = Has(plan.established, IrProperty::kPhysicalStreams);
+  std::map<int64_t, int64_t> splits_of;  // logical → split streams
+  for (const auto& [p, l] : s.split_to_logical) {
+    if (l < 0 || l >= logical + attached) {
+      return Fail("streams", StrCat("streams.split_to_logical maps physical stream ", p,
+                                    " to stream ", l, ", which does not exist"));
+    }
+    ++splits_of[l];
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(s.streams.size()); ++i) {
+    const LogicalStream& ls = s.streams[i];
+    const std::string at = StrCat("streams.list[", i, "]");
+    if (ls.id != i) return Fail("streams", StrCat(at, ".id is ", ls.id, ", expected ", i));
+    const int64_t physical_count = physical_claimed ? 1 + splits_of[i] : 1;
+    if (ls.physical_count != physical_count) {
+      return Fail("streams", StrCat(at, ".physical_count is ", ls.physical_count, " but stream ", i,
+                                    " has ", physical_count, " physical stream(s)"));
+    }
+    if (ls.hccl_followed_count < 0) {
+      return Fail("streams",
+                  StrCat(at, ".hccl_followed_count is negative (", ls.hccl_followed_count, ")"));
+    }
+    const std::vector<int64_t> want(attached_of_main[i].begin(), attached_of_main[i].end());
+    if (ls.attached_ids != want) {
+      return Fail("streams", StrCat(at, ".attached_ids is [", StrJoin(ls.attached_ids, ","),
+                                    "] but the nodes on stream ", i, " use attached streams [",
+                                    StrJoin(want, ","), "]"));
+    }
+    if (ls.user_label.empty() ? !labels[i].empty() : labels[i].count(ls.user_label) == 0) {
+      return Fail("streams", StrCat(at, ".user_label is '", EchoName(ls.user_label),
+                                    "' but the nodes on stream ", i,
+                                    labels[i].empty() ? " carry no _user_stream_label"
+                                                      : StrCat(" carry _user_stream_label '",
+                                                               EchoName(*labels[i].begin()), "'")));
+    }
+  }
+  const int64_t split_end = logical + attached + static_cast<int64_t>(s.split_to_logical.size());
+  const int64_t physical = physical_claimed ? split_end : logical;
+  // Before the split the count is the logical one (0 where no pass set it).
+  // After it, stream activation may add a stream per StreamActive node it
+  // creates (no logical stream of its own); each such stream carries one.
+  const int64_t activation = physical_claimed ? s.physical - split_end : 0;
+  const int64_t activation_nodes =
+      Has(plan.established, IrProperty::kActiveStreams)
+          ? std::count_if(m.nodes().begin(), m.nodes().end(),
+                          [](const Node& n) { return n.type == "StreamActive" && n.stream_id < 0; })
+          : 0;
+  const bool activation_streams = activation > 0 && activation <= activation_nodes;
+  if (s.physical != physical && (physical_claimed || s.physical != 0) && !activation_streams) {
+    return Fail(
+        "streams",
+        StrCat("streams.physical is ", s.physical, " but the plan has ", physical,
+               physical_claimed ? StrCat(" (", logical, " main + ", attached, " attached + ",
+                                         s.split_to_logical.size(), " split + ", activation_nodes,
+                                         " at most for StreamActive nodes)")
+                                : StrCat(" (", logical, " main streams, before the split)")));
+  }
+  if (activation > 0) {
+    std::vector<uint8_t> carried(static_cast<size_t>(activation), 0);
+    for (size_t i = 0; i < m.num_nodes() && i < plan.physical_stream.size(); ++i) {
+      const int64_t p = plan.physical_stream[i];
+      if (p >= split_end && p < s.physical && m.nodes()[i].type == "StreamActive" &&
+          m.nodes()[i].stream_id < 0) {
+        carried[p - split_end] = 1;
+      }
+    }
+    for (int64_t k = 0; k < activation; ++k) {
+      if (!carried[k]) {
+        return Fail("streams", StrCat("streams.physical is ", s.physical, " but physical stream ",
+                                      split_end + k,
+                                      " (after the split streams) carries no StreamActive node"));
+      }
+    }
+  }
+  int64_t next_split = logical + attached;
+  for (const auto& [p, l] : s.split_to_logical) {
+    if (p != next_split++) {
+      return Fail("streams", StrCat("streams.split_to_logical has physical stream ", p,
+                                    "; the streams opened by the "
+                                    "split are ",
+                                    logical + attached, "..", physical - 1));
+    }
+  }
+  std::set<int64_t> huge;
+  for (int64_t h : s.huge) {
+    if (h < 0 || h >= physical || !huge.insert(h).second) {
+      return Fail("streams", StrCat("streams.huge lists stream ", h, " (",
+                                    h < 0 || h >= physical ? "no such stream" : "twice", ")"));
+    }
+  }
+  if (s.task_limit < 0 || s.huge_task_limit < 0 || (s.huge.empty() && s.huge_task_limit != 0)) {
+    return Fail("streams", StrCat("streams.task_limit ", s.task_limit, " / huge_task_limit ",
+                                  s.huge_task_limit,
+                                  " are not >= 0 (huge_task_limit 0 without huge streams)"));
+  }
+  for (const auto& [node, ids] : s.attached_physical) {
+    const Node& n = m.nodes()[node];
+    if (ids.size() != n.attached_stream_ids.size()) {
+      return Fail("streams", StrCat("streams.attached_physical lists ", ids.size(),
+                                    " streams for node ", Name(n), ", which has ",
+                                    n.attached_stream_ids.size(), " attached streams"));
+    }
+    for (int64_t p : ids) {
+      if (p < 0 || p >= physical) {
+        return Fail("streams", StrCat("streams.attached_physical: node ", Name(n),
+                                      " uses physical stream ", p, ", which does not exist"));
+      }
+    }
+  }
+  // "" where no pass set it; the events checks read the mode's "dynamic".
+  static constexpr std::string_view kModes[] = {"", "multi", "single", "dynamic-single",
+                                                "dynamic-multi"};
+  if (std::find(std::begin(kModes), std::end(kModes), s.mode) == std::end(kModes)) {
+    return Fail("streams", StrCat("streams.mode '", EchoName(s.mode),
+                                  "' is not one of multi, single, "
+                                  "dynamic-single, dynamic-multi"));
+  }
+  const std::vector<uint8_t> unknown = UnknownShapeGraphs(plan);
+  const bool dynamic = std::find(unknown.begin(), unknown.end(), 1) != unknown.end();
+  if (dynamic != (s.mode.rfind("dynamic", 0) == 0)) {
+    return Fail("streams", StrCat("streams.mode is '", s.mode, "' but ",
+                                  dynamic ? "the partition makes a graph unknown-shape"
+                                          : "no graph is unknown-shape"));
+  }
+  if (s.estimated_makespan < 0 || s.makespan_lower_bound < 0 ||
+      s.makespan_lower_bound > s.estimated_makespan ||
+      (s.auto_mode.empty() && (s.estimated_makespan != 0 || s.makespan_lower_bound != 0))) {
+    return Fail("streams", StrCat("streams.estimated_makespan ", s.estimated_makespan,
+                                  " and makespan_lower_bound ", s.makespan_lower_bound,
+                                  " must satisfy 0 <= bound <= makespan, and be 0 without "
+                                  "auto_mode"));
+  }
+  return absl::OkStatus();
+}
+
+// The physical stream of node n's main (attached < 0) or attached stream.
+int64_t PhysicalOf(const Plan& plan, NodeId n, int32_t attached) {
+  if (attached < 0)
+    return n.index() < plan.physical_stream.size() ? plan.physical_stream[n.index()] : -1;
+  if (auto it = plan.streams.attached_physical.find(n.value);
+      it != plan.streams.attached_physical.end()) {
+    return static_cast<size_t>(attached) < it->second.size() ? it->second[attached] : -1;
+  }
+  const auto& ids = plan.model.node(n).attached_stream_ids;
+  return static_cast<size_t>(attached) < ids.size() ? ids[attached] : -1;
+}
+
+// The stream a physical stream was split from (itself when not split).
+int64_t LogicalOf(const Plan& plan, int64_t physical) {
+  auto it = plan.streams.split_to_logical.find(physical);
+  return it == plan.streams.split_to_logical.end() ? physical : it->second;
+}
+
+absl::Status CheckEvents(const Plan& plan) {
+  const Model& m = plan.model;
+  const auto& events = plan.events.events;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const SyncEvent& e = events[i];
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes()) {
+      return Fail("events", StrCat("events[", i, "] names no node"));
+    }
+    for (auto [node, index, field] : {std::tuple{e.send, e.send_attached, "send_attached"},
+                                      std::tuple{e.recv, e.recv_attached, "recv_attached"}}) {
+      const Node& n = m.node(node);
+      const int64_t count = static_cast<int64_t>(n.attached_stream_ids.size());
+      if (index < -1 || index >= count) {
+        return Fail(
+            "events",
+            StrCat("events[", i, "] (", SyncKindName(e.kind), " ", e.id, "): ", field, " is ",
+                   index, "; it must be -1 (the main stream of ", Name(n), ")",
+                   count > 0 ? StrCat(" or 0..", count - 1, " (its attached streams)") : ""));
+      }
+    }
+  }
+  // A split event (its Send/Recv tasks are not counted against the task
+  // limit) is the one event opening each split stream, on the split's logical
+  // stream: no other event can be relabelled as one.
+  std::map<int64_t, int64_t> opened;  // split physical stream → split events received on it
+  const auto& split = plan.streams.split_to_logical;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const SyncEvent& e = events[i];
+    if (e.reason != SyncReason::kSplit) continue;
+    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kPhysicalStreams, true,
+                                      StrCat("events[", i, "] is a split event")));
+    const int64_t p = PhysicalOf(plan, e.recv, e.recv_attached);
+    const int64_t from = PhysicalOf(plan, e.send, e.send_attached);
+    auto it = split.find(p);
+    if (it == split.end() || ++opened[p] > 1 || LogicalOf(plan, from) != it->second) {
+      return Fail("events", StrCat("events[", i, "] (", SyncKindName(e.kind), " ", e.id,
+                                   ") is a split event but ", "does not open split stream ", p,
+                                   " from its logical stream (one split event "
+                                   "per split stream, from the stream it was split from)"));
+    }
+  }
+  if (Has(plan.established, IrProperty::kPhysicalStreams) && opened.size() != split.size()) {
+    return Fail("events", StrCat("the split opened ", split.size(), " streams but ", opened.size(),
+                                 " split events open them"));
+  }
+  // naive / ge / exact: the three event-optimisation counts; device_*: what
+  // event-id-allocation recorded (the ids against the table, the bound against
+  // the ids: VerifyEventIds); *_exact is a 0/1 flag.
+  static constexpr std::string_view kCountKeys[] = {
+      "naive",
+      "ge",
+      "exact",
+      "device_event_ids",
+      "device_event_ids_lower_bound",
+      "device_notify_ids",
+      "device_notify_ids_lower_bound"};
+  for (const auto& [key, value] : plan.events.counts) {
+    const bool flag = key == "device_event_ids_exact" || key == "device_notify_ids_exact";
+    const bool known =
+        flag || std::find(std::begin(kCountKeys), std::end(kCountKeys), key) != std::end(kCountKeys);
+    if (!known || value < 0 || (flag && value > 1)) {
+      return Fail("events", StrCat("event_counts.", EchoName(key), " = ", value,
+                                   " (the keys are naive, ge, exact and event-id-allocation's "
+                                   "device_{event,notify}_ids[_lower_bound] (each >= 0) and "
+                                   "device_{event,notify}_ids_exact (0 or 1))"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTasks(const Plan& plan) {
+  if (!Has(plan.established, IrProperty::kTasks)) return absl::OkStatus();
+  const Model& m = plan.model;
+  if (plan.tasks.size() < m.num_nodes())
+    return Fail("tasks", "the plan has no task count per node");
+  const bool split = Has(plan.established, IrProperty::kPhysicalStreams);
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if (absl::Status s = CheckTaskAttributes(n); !s.ok())
+      return Fail("tasks", std::string(s.message()));
+    const int64_t t = plan.tasks[i];
+    if (split && n.type == "StreamActive") {
+      // One activation per physical stream of each activated stream (the split's count).
+      if (t < 1 || t > std::max<int64_t>(plan.streams.physical, 1)) {
+        return Fail("tasks", StrCat("StreamActive node ", Name(n), " has ", t,
+                                    " tasks; it activates at most ", plan.streams.physical,
+                                    " physical streams"));
+      }
+      continue;
+    }
+    std::string_view rule;
+    const int64_t want = NodeTasks(n, m.engine_table, &rule);
+    if (t != want) {
+      return Fail("tasks", StrCat("node ", Name(n), " has ", t, " tasks but the task model gives ",
+                                  want, " (rule ", rule, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPartition(const Plan& plan) {
+  const PartitionResult& p = plan.partition;
+  if (!p.ran) return absl::OkStatus();
+  const Model& m = plan.model;
+  static constexpr std::string_view kDecisions[] = {"static", "whole-dynamic", "partitioned",
+                                                    "skipped"};
+  if (std::find(std::begin(kDecisions), std::end(kDecisions), p.decision) == std::end(kDecisions)) {
+    return Fail("partition", StrCat("partition.decision '", EchoName(p.decision),
+                                    "' is not one of static, whole-dynamic, partitioned, skipped"));
+  }
+  if (p.subgraphs.empty() == (p.decision == "partitioned")) {
+    return Fail("partition", StrCat("partition.decision is '", p.decision, "' but the plan lists ",
+                                    p.subgraphs.size(), " partitioned subgraphs"));
+  }
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < p.subgraphs.size(); ++i) {
+    const PartitionSubgraph& sg = p.subgraphs[i];
+    const std::string at = StrCat("partition.subgraphs[", i, "]");
+    if (sg.kind != "known" && sg.kind != "unknown" && sg.kind != "input") {
+      return Fail("partition", StrCat(at, ".kind '", EchoName(sg.kind),
+                                      "' is not one of known, unknown, input"));
+    }
+    const GraphId g = m.FindGraph(sg.name);
+    const NodeId call = m.FindNode(sg.call_node);
+    if (!g.valid() || g == kRootGraph || !names.insert(sg.name).second) {
+      return Fail("partition", StrCat(at, ".name '", EchoName(sg.name),
+                                      "' names no subgraph of the model (or twice)"));
+    }
+    if (!call.valid() || m.graph(g).parent_node != call || m.node(call).type != "PartitionedCall") {
+      return Fail("partition", StrCat(at, ": subgraph '", EchoName(sg.name),
+                                      "' is not owned by a PartitionedCall node '",
+                                      EchoName(sg.call_node), "'"));
+    }
+    std::set<int32_t> members;
+    for (NodeId id : sg.nodes) {
+      if (!id.valid() || id.index() >= m.num_nodes() || m.node(id).graph != g ||
+          !members.insert(id.value).second) {
+        return Fail(
+            "partition",
+            StrCat(at, ".nodes lists ",
+                   id.valid() && id.index() < m.num_nodes() ? Name(m.node(id)) : "a node",
+                   ", which is not a node of subgraph '", EchoName(sg.name), "' (or twice)"));
+      }
+    }
+  }
+  for (const auto& [name, why] : p.unknown_nodes) {
+    if (!m.FindNode(name).valid()) {
+      return Fail("partition",
+                  StrCat("partition.unknown_nodes names no node: '", EchoName(name), "'"));
+    }
+  }
+  for (const std::string& name : p.no_tiling_nodes) {
+    if (!m.FindNode(name).valid()) {
+      return Fail("partition",
+                  StrCat("partition.no_tiling_nodes names no node: '", EchoName(name), "'"));
+    }
+  }
+  for (const auto& [kind, count] : p.cluster_counts) {
+    if (count < 0)
+      return Fail("partition", StrCat("partition.cluster_counts.", EchoName(kind), " is negative"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+IrProperties StageNeeds(IrProperty stage) {
+  switch (stage) {
+    case IrProperty::kTopoSorted:
+      return 0;
+    case IrProperty::kPartitioned:
+    case IrProperty::kLogicalStreams:
+      return static_cast<IrProperties>(IrProperty::kTopoSorted);
+    case IrProperty::kAttachedStreams:
+    case IrProperty::kMemoryPlanned:
+    case IrProperty::kTasks:
+    case IrProperty::kSyncEvents:
+      return static_cast<IrProperties>(IrProperty::kLogicalStreams);
+    case IrProperty::kPhysicalStreams:
+      return IrProperty::kTasks | IrProperty::kSyncEvents;
+    case IrProperty::kActiveStreams:
+      return static_cast<IrProperties>(IrProperty::kPhysicalStreams);
+    case IrProperty::kSyncNodes:
+      return static_cast<IrProperties>(IrProperty::kSyncEvents);
+  }
+  return 0;
+}
+
+absl::Status VerifyPlanClaims(const Plan& plan) {
+  NPUPLAN_RETURN_IF_ERROR(CheckStages(plan));
+  NPUPLAN_RETURN_IF_ERROR(CheckStreams(plan));
+  NPUPLAN_RETURN_IF_ERROR(CheckEvents(plan));
+  NPUPLAN_RETURN_IF_ERROR(CheckTasks(plan));
+  return CheckPartition(plan);
+}
+
+}  // namespace npuplan

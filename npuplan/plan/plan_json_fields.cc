@@ -1,0 +1,270 @@
+#include "npuplan/plan/plan_json_fields.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "npuplan/support/echo.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace {
+
+using json = nlohmann::json;
+
+class FieldChecker {
+ public:
+  FieldChecker(const Plan& plan, std::string_view src) : plan_(plan), m_(plan.model), src_(src) {}
+
+  absl::Status Run(const json& doc) {
+    NPUPLAN_RETURN_IF_ERROR(Keys(doc, "$",
+                                 {"event_counts", "events", "format", "graph", "memory", "nodes",
+                                  "partition", "stages", "streams", "summary"}));
+    if (auto it = doc.find("stages"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Stages(*it));
+    if (auto it = doc.find("nodes"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Nodes(*it));
+    if (auto it = doc.find("events"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Events(*it));
+    if (auto it = doc.find("streams"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Streams(*it));
+    if (auto it = doc.find("memory"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Memory(*it));
+    if (auto it = doc.find("partition"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Partition(*it));
+    if (auto it = doc.find("summary"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Summary(*it));
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Bad(std::string_view path, std::string_view what) const {
+    return absl::InvalidArgumentError(StrCat(src_, ": ", path, ": ", what));
+  }
+
+  absl::Status Keys(const json& v, std::string_view path,
+                    std::initializer_list<std::string_view> allowed) const {
+    if (!v.is_object()) return Bad(path, StrCat("expected an object, found ", v.type_name()));
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+        return Bad(StrCat(path, ".", EchoName(it.key())),
+                   StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Array(const json& v, std::string_view path) const {
+    if (!v.is_array()) return Bad(path, StrCat("expected an array, found ", v.type_name()));
+    return absl::OkStatus();
+  }
+
+  // An integer field that must equal `want` (what the plan's content gives).
+  absl::Status Equal(const json& obj, std::string_view key, std::string_view path, int64_t want,
+                     std::string_view why) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return absl::OkStatus();
+    const std::string at = StrCat(path, ".", key);
+    if (!it->is_number_integer())
+      return Bad(at, StrCat("expected an integer, found ", it->type_name()));
+    int64_t got = 0;
+    if (!IntValue(*it, &got) || got != want)
+      return Bad(at, StrCat("is ", it->dump(), " but ", why, " ", want));
+    return absl::OkStatus();
+  }
+
+  // An integer field the reader stores in 32 bits: it must have fitted.
+  absl::Status Fits(const json& obj, std::string_view key, std::string_view path,
+                    int32_t stored) const {
+    auto it = obj.find(key);
+    int64_t got = 0;
+    if (it == obj.end() || (IntValue(*it, &got) && got == stored)) return absl::OkStatus();
+    return Bad(StrCat(path, ".", key), StrCat(EchoName(it->dump()), " is not a 32-bit integer"));
+  }
+
+  static bool IntValue(const json& v, int64_t* out) {
+    if (v.is_number_unsigned()) {
+      if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
+      *out = static_cast<int64_t>(v.get<uint64_t>());
+      return true;
+    }
+    if (!v.is_number_integer()) return false;
+    *out = v.get<int64_t>();
+    return true;
+  }
+
+  absl::Status Stages(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(Array(v, "$.stages"));
+    std::set<std::string> seen;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].is_string() && !seen.insert(v[i].get<std::string>()).second) {
+        return Bad(StrCat("$.stages[", i, "]"),
+                   StrCat("stage '", EchoName(v[i].get<std::string>()), "' is listed twice"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // An array of integers that must be `want`.
+  absl::Status IdList(const json& obj, std::string_view key, std::string_view path,
+                      const std::vector<int64_t>& want, std::string_view why) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return absl::OkStatus();
+    const std::string at = StrCat(path, ".", key);
+    NPUPLAN_RETURN_IF_ERROR(Array(*it, at));
+    bool same = it->size() == want.size();
+    for (size_t k = 0; same && k < want.size(); ++k) {
+      int64_t got = 0;
+      same = IntValue((*it)[k], &got) && got == want[k];
+    }
+    if (!same)
+      return Bad(at,
+                 StrCat("is ", EchoName(it->dump()), " but ", why, " [", StrJoin(want, ","), "]"));
+    return absl::OkStatus();
+  }
+
+  absl::Status Nodes(const json& v) const {
+    if (!v.is_object()) return Bad("$.nodes", StrCat("expected an object, found ", v.type_name()));
+    const size_t n = m_.num_nodes();
+    // The event ids each node records / waits for, in table order (as written).
+    std::vector<std::vector<int64_t>> sends(n), recvs(n);
+    for (const SyncEvent& e : plan_.events.events) {
+      if (e.send.valid() && e.send.index() < n) sends[e.send.index()].push_back(e.id);
+      if (e.recv.valid() && e.recv.index() < n) recvs[e.recv.index()].push_back(e.id);
+    }
+    const bool physical = Has(plan_.established, IrProperty::kPhysicalStreams);
+    std::vector<uint8_t> seen(n, 0);
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const NodeId id = m_.FindNode(it.key());
+      const std::string at = StrCat("$.nodes.", EchoName(it.key()));
+      if (!id.valid()) return Bad(at, "no such node in the graph");
+      NPUPLAN_RETURN_IF_ERROR(Keys(*it, at,
+                                   {"attached_streams", "graph", "logical_stream", "recv_events",
+                                    "send_events", "stream", "tasks", "topo_id"}));
+      const Node& node = m_.node(id);
+      seen[id.index()] = 1;
+      if (auto g = it->find("graph"); g != it->end()) {
+        const std::string& want = m_.graph(node.graph).name;
+        if (!g->is_string() || g->get_ref<const std::string&>() != want) {
+          return Bad(StrCat(at, ".graph"),
+                     StrCat("is ", EchoName(g->dump()), " but the node is in graph '",
+                            EchoName(want), "'"));
+        }
+      }
+      NPUPLAN_RETURN_IF_ERROR(
+          Equal(*it, "topo_id", at, node.topo_id, "its position in its graph is"));
+      NPUPLAN_RETURN_IF_ERROR(
+          IdList(*it, "send_events", at, sends[id.index()], "$.events has it send"));
+      NPUPLAN_RETURN_IF_ERROR(
+          IdList(*it, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
+      if (!physical) {
+        NPUPLAN_RETURN_IF_ERROR(
+            Equal(*it, "stream", at, node.stream_id,
+                  "without stage 'physical-streams' it is the logical stream,"));
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (!seen[i])
+        return Bad("$.nodes", StrCat("node '", EchoName(m_.nodes()[i].name), "' has no entry"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Events(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(Array(v, "$.events"));
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = StrCat("$.events[", i, "]");
+      NPUPLAN_RETURN_IF_ERROR(Keys(
+          v[i], at, {"id", "kind", "reason", "recv", "recv_attached", "send", "send_attached"}));
+      if (i >= plan_.events.events.size()) continue;
+      const SyncEvent& e = plan_.events.events[i];
+      NPUPLAN_RETURN_IF_ERROR(Fits(v[i], "send_attached", at, e.send_attached));
+      NPUPLAN_RETURN_IF_ERROR(Fits(v[i], "recv_attached", at, e.recv_attached));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Streams(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(
+        Keys(v, "$.streams",
+             {"assigned_by_stream_pass", "attached", "attached_physical", "auto_mode",
+              "estimated_makespan", "huge", "huge_task_limit", "list", "logical",
+              "makespan_lower_bound", "mode", "physical", "split_to_logical", "task_limit"}));
+    if (auto it = v.find("list"); it != v.end()) {
+      NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.streams.list"));
+      for (size_t i = 0; i < it->size(); ++i) {
+        NPUPLAN_RETURN_IF_ERROR(
+            Keys((*it)[i], StrCat("$.streams.list[", i, "]"),
+                 {"attached_ids", "hccl_followed_count", "id", "physical_count", "user_label"}));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Memory(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.memory",
+                                 {"alignment", "dynamic_tensors", "lower_bound", "optimal", "peak",
+                                  "region_bytes", "tensors"}));
+    if (auto it = v.find("tensors"); it != v.end()) {
+      NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.memory.tensors"));
+      for (size_t i = 0; i < it->size(); ++i) {
+        const std::string at = StrCat("$.memory.tensors[", i, "]");
+        NPUPLAN_RETURN_IF_ERROR(Keys((*it)[i], at,
+                                     {"buffer", "first_use", "last_use", "node", "offset", "output",
+                                      "region", "size", "stream"}));
+        if (i < plan_.memory.tensors.size()) {
+          NPUPLAN_RETURN_IF_ERROR(Fits((*it)[i], "output", at, plan_.memory.tensors[i].output));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Partition(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(Keys(
+        v, "$.partition",
+        {"cluster_counts", "decision", "no_tiling_nodes", "reason", "subgraphs", "unknown_nodes"}));
+    if (auto it = v.find("subgraphs"); it != v.end()) {
+      NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.partition.subgraphs"));
+      for (size_t i = 0; i < it->size(); ++i) {
+        NPUPLAN_RETURN_IF_ERROR(Keys((*it)[i], StrCat("$.partition.subgraphs[", i, "]"),
+                                     {"call_node", "kind", "name", "nodes", "reasons"}));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Summary(const json& v) const {
+    NPUPLAN_RETURN_IF_ERROR(
+        Keys(v, "$.summary",
+             {"attached_streams", "events", "graphs", "logical_streams", "memory_lower_bound",
+              "memory_peak", "nodes", "notifies", "physical_streams", "sync_pairs"}));
+    const StreamResult& s = plan_.streams;
+    const char* has = "the plan has";
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "nodes", "$.summary", static_cast<int64_t>(m_.num_nodes()), has));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "graphs", "$.summary", static_cast<int64_t>(m_.num_graphs()), has));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "logical_streams", "$.summary", s.logical, "streams.logical is"));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "physical_streams", "$.summary", s.physical, "streams.physical is"));
+    NPUPLAN_RETURN_IF_ERROR(Equal(v, "attached_streams", "$.summary",
+                                  static_cast<int64_t>(s.attached.size()), "streams.attached has"));
+    NPUPLAN_RETURN_IF_ERROR(Equal(v, "sync_pairs", "$.summary",
+                                  static_cast<int64_t>(plan_.events.events.size()),
+                                  "$.events has"));
+    NPUPLAN_RETURN_IF_ERROR(
+        Equal(v, "memory_peak", "$.summary", plan_.memory.peak, "memory.peak is"));
+    return Equal(v, "memory_lower_bound", "$.summary", plan_.memory.lower_bound,
+                 "memory.lower_bound is");
+  }
+
+  const Plan& plan_;
+  const Model& m_;
+  std::string_view src_;
+};
+
+}  // namespace
+
+absl::Status CheckPlanDocumentFields(const json& doc, const Plan& plan, std::string_view src) {
+  return FieldChecker(plan, src).Run(doc);
+}
+
+}  // namespace npuplan

@@ -1,0 +1,112 @@
+#include "npuplan/plan/plan_json_fields.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "npuplan/plan/plan_json.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+
+// One node "d" in graph "g"; `top` is spliced into the top level.
+std::string OneNodePlan(std::string_view top, std::string_view entry = R"("d": {"topo_id": 0})") {
+  return StrCat(
+      R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "name": "g", "nodes": [)",
+      R"({"name": "d", "type": "Data"}]}, "nodes": {)", entry, "}", top, "}");
+}
+
+TEST(PlanJsonFieldsTest, AcceptsAWrittenPlan) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ParsePlanJson(OneNodePlan(""), "p.json"));
+  EXPECT_THAT(ParsePlanJson(WritePlanJson(plan), "again.json"), IsOk());
+}
+
+// nlohmann's DOM kept the last of two equal keys, so the plan reader could not
+// see what the graph reader rejects.
+TEST(PlanJsonFieldsTest, RejectsADuplicateFieldInsideTheEmbeddedGraph) {
+  const std::string text =
+      R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)"
+      R"({"name": "d", "type": "Data", "type": "Relu"}]}})";
+  EXPECT_THAT(ParsePlanJson(text, "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "p.json: $.graph.nodes[0]: duplicate key 'type'"));
+  EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "stages": [], "stages": ["topo-sorted"])"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "$: duplicate key 'stages'"));
+}
+
+TEST(PlanJsonFieldsTest, RejectsUnknownFields) {
+  EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "verified": true)"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "p.json: $.verified: unknown field"));
+  EXPECT_THAT(ParsePlanJson(OneNodePlan("", R"("d": {"trusted": 1})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.d.trusted: unknown field"));
+  EXPECT_THAT(
+      ParsePlanJson(OneNodePlan(R"(, "streams": {"logical": 0, "skip_checks": true})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.streams.skip_checks: unknown field"));
+}
+
+TEST(PlanJsonFieldsTest, DerivedNodeFieldsMustMatchTheGraphAndEvents) {
+  EXPECT_THAT(ParsePlanJson(OneNodePlan("", R"("d": {"graph": "other"})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.nodes.d.graph: is \"other\" but the node is in graph 'g'"));
+  EXPECT_THAT(ParsePlanJson(OneNodePlan("", R"("d": {"topo_id": 3})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.nodes.d.topo_id: is 3 but its position in its graph is 0"));
+  EXPECT_THAT(ParsePlanJson(OneNodePlan("", R"("d": {"send_events": [4]})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.d.send_events: is [4]"));
+  EXPECT_THAT(
+      ParsePlanJson(OneNodePlan("", R"("d": {"logical_stream": 0, "stream": 5})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument,  // the reader: one node, one stream slot
+               "$.nodes.d.stream: stream id 5 is out of range"));
+}
+
+TEST(PlanJsonFieldsTest, EveryNodeHasAnEntryWhenNodesArePresent) {
+  const std::string text =
+      R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)"
+      R"({"name": "d", "type": "Data"}, {"name": "e", "type": "Data"}]}, "nodes": {"d": {}}})";
+  EXPECT_THAT(ParsePlanJson(text, "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "node 'e' has no entry"));
+}
+
+TEST(PlanJsonFieldsTest, TheSummaryMustMatchThePlan) {
+  EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "summary": {"nodes": 1, "graphs": 1})"), "p.json"),
+              IsOk());
+  EXPECT_THAT(
+      ParsePlanJson(OneNodePlan(R"(, "summary": {"nodes": 7})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.summary.nodes: is 7 but the plan has 1"));
+  EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "summary": {"memory_peak": 12})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.summary.memory_peak: is 12 but memory.peak is 0"));
+}
+
+TEST(PlanJsonFieldsTest, AStageIsListedOnce) {
+  EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "stages": ["topo-sorted", "topo-sorted"])"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "stage 'topo-sorted' is listed twice"));
+}
+
+// 2^32 - 7 read into 32 bits used to become -7.
+TEST(PlanJsonFieldsTest, NarrowIntegersAreNotTruncated) {
+  const std::string text =
+      StrCat(R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)",
+             R"({"name": "d", "type": "Data"}, {"name": "e", "type": "Data"}]},)",
+             R"( "events": [{"id": 0, "send": "d", "recv": "e", "send_attached": 4294967289}]})");
+  EXPECT_THAT(ParsePlanJson(text, "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.events[0].send_attached: 4294967289 is out of range"));
+}
+
+// A graph whose name (or any nested string) says npuplan.plan/1 is no plan.
+TEST(PlanJsonFieldsTest, OnlyTheTopLevelFormatMakesAPlan) {
+  EXPECT_FALSE(
+      LooksLikePlan(R"({"format": "npuplan.graph/1", "name": "npuplan.plan/1", "nodes": []})"));
+  EXPECT_FALSE(
+      LooksLikePlan(R"({"name": "x", "nodes": [{"name": "format", "type": "npuplan.plan/1"}]})"));
+  EXPECT_TRUE(LooksLikePlan(R"({"events": [], "format": "npuplan.plan/1"})"));
+}
+
+}  // namespace
+}  // namespace npuplan

@@ -1,0 +1,364 @@
+#include "npuplan/stream/stream_budget.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "npuplan/ir/attribute.h"
+#include "npuplan/plan/task_model.h"
+#include "npuplan/stream/assign_attached_stream_pass.h"
+#include "npuplan/stream/dag_stream_allocator.h"
+#include "npuplan/stream/engine_partition.h"
+#include "npuplan/stream/logical_stream_assignment.h"
+#include "npuplan/stream/logical_stream_pass.h"
+#include "npuplan/stream/stream_summary.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan {
+namespace stream {
+namespace {
+
+// Pairs × simulated nodes per merge step above which the light-stream rule replaces the makespan
+// search.
+constexpr int64_t kExactPairWork = 200'000'000;
+
+int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallback) {
+  int64_t v = 0;
+  return absl::SimpleAtoi(o.Get(key), &v) ? v : fallback;
+}
+
+// The split's task limit, or 0 when no split will run.
+int64_t SplitLimit(const Plan& plan, const CompileOptions& o) {
+  if (plan.streams.mode.rfind("dynamic", 0) == 0 || plan.streams.mode == "single") return 0;
+  if (o.GetBool("npuplan.device.unlimitedStreamDepth")) return 0;
+  return OptionInt(o, "npuplan.device.maxTasksPerStream", 1024);
+}
+
+// Why a stream may not merge with streams of another class ("" = fixed: merges with none).
+struct StreamClass {
+  std::string key;  // "compute", an independent engine, or "" (fixed)
+  std::string why;  // what fixes it (for the error message)
+};
+
+std::vector<StreamClass> Classify(const Plan& plan) {
+  const Model& m = plan.model;
+  std::vector<StreamClass> cls(static_cast<size_t>(plan.streams.logical),
+                               StreamClass{"compute", ""});
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id < 0 || n.stream_id >= plan.streams.logical) continue;
+    StreamClass& c = cls[n.stream_id];
+    if (!c.why.empty()) continue;
+    if (auto l = GetStringAttr(n.attrs, kAttrUserStreamLabel);
+        l && !l->empty() && !IsInputDataNode(n)) {
+      c = {"", StrCat("user stream label '", *l, "'")};
+    } else if (auto s = GetStringAttr(n.attrs, "_stream_label"); s && !s->empty()) {
+      c = {"", StrCat("activation label '", *s, "'")};
+    } else if (const EngineConfig* e = m.engine_table.Find(n.engine);
+               e != nullptr && e->independent) {
+      c.key = StrCat("engine ", n.engine);
+    }
+  }
+  return cls;
+}
+
+// One graph's estimate: its DAG and the stream of each local node.
+struct GraphEstimate {
+  GraphId graph;
+  StreamDag dag;
+  StreamCostModel costs;
+  std::vector<int32_t> stream_of;  // global logical stream (-1 = none)
+  std::set<int32_t> streams;
+  int64_t makespan = 0;
+};
+
+class Merger {
+ public:
+  Merger(Plan& plan, DecisionLog& log) : plan_(plan), log_(log) {
+    const Model& m = plan.model;
+    for (GraphId g : m.GraphsPreOrder()) {
+      GraphEstimate ge{g,  {}, StreamCostModel(sim::SimOptions{}, !IsUnknownShapeGraph(plan, g)),
+                       {}, {}, 0};
+      ge.dag = BuildStreamDag(m, g, ge.costs);
+      for (NodeId id : ge.dag.nodes) {
+        const int64_t s = m.node(id).stream_id;
+        ge.stream_of.push_back(s >= 0 ? static_cast<int32_t>(s) : -1);
+        if (s >= 0) ge.streams.insert(static_cast<int32_t>(s));
+      }
+      ge.makespan = EstimateMakespan(ge.dag, ge.stream_of, ge.costs);
+      graphs_.push_back(std::move(ge));
+    }
+    work_.assign(static_cast<size_t>(plan.streams.logical), 0);
+    for (const GraphEstimate& ge : graphs_) {
+      for (size_t v = 0; v < ge.stream_of.size(); ++v) {
+        if (ge.stream_of[v] >= 0) work_[ge.stream_of[v]] += ge.dag.cost[v];
+      }
+    }
+    alive_.assign(work_.size(), 1);
+  }
+
+  // One merge by the rules above; false when no pair may merge.
+  bool MergeOnce(const std::vector<StreamClass>& cls) {
+    std::vector<std::pair<int32_t, int32_t>> pairs;
+    for (int32_t a = 0; a < static_cast<int32_t>(alive_.size()); ++a) {
+      if (!alive_[a] || cls[a].key.empty()) continue;
+      for (int32_t b = a + 1; b < static_cast<int32_t>(alive_.size()); ++b) {
+        if (alive_[b] && cls[b].key == cls[a].key) pairs.emplace_back(a, b);
+      }
+    }
+    if (pairs.empty()) return false;
+    int64_t nodes = 0;
+    for (const GraphEstimate& ge : graphs_) nodes += static_cast<int64_t>(ge.stream_of.size());
+    std::pair<int32_t, int32_t> best = pairs.front();
+    int64_t best_delta = INT64_MAX;
+    if (static_cast<int64_t>(pairs.size()) * nodes <= kExactPairWork) {
+      for (const auto& [a, b] : pairs) {
+        const int64_t d = Delta(a, b, nullptr);
+        if (d < best_delta) {
+          best_delta = d;
+          best = {a, b};
+        }
+      }
+    } else {  // the two lightest of one class
+      int64_t lightest = INT64_MAX;
+      for (const auto& [a, b] : pairs) {
+        const int64_t w = work_[a] + work_[b];
+        if (w < lightest) {
+          lightest = w;
+          best = {a, b};
+        }
+      }
+    }
+    Apply(best.first, best.second);
+    return true;
+  }
+
+  int64_t total_delta() const { return total_delta_; }
+  int64_t merges() const { return merges_; }
+
+ private:
+  // Makespan increase of merging b into a (summed over graphs using both);
+  // `updated` receives the new per-graph makespans when given.
+ public:
+  // The estimate of the current assignment (sum over graphs) and a bound no
+  // assignment on these streams beats, in the same model: per graph, the
+  // longest path (a constant predecessor is ready at the start, as in
+  // EstimateMakespan) and the work on streams spread over the graph's streams.
+  int64_t Makespan() const {
+    int64_t total = 0;
+    for (const GraphEstimate& ge : graphs_) total += ge.makespan;  // costs are capped so that sums fit (StreamCostModel)
+    return total;
+  }
+  int64_t LowerBound() const {
+    int64_t total = 0;
+    for (const GraphEstimate& ge : graphs_) {
+      const StreamDag& d = ge.dag;
+      std::vector<int64_t> finish(d.size(), 0);
+      int64_t path = 0, work = 0;
+      for (size_t v = 0; v < d.size(); ++v) {
+        int64_t ready = 0;
+        for (uint32_t e = d.pred_offsets[v]; e < d.pred_offsets[v + 1]; ++e) {
+          if (!d.constant[d.pred[e]]) ready = std::max(ready, finish[d.pred[e]]);
+        }
+        finish[v] = ready + d.cost[v];
+        path = std::max(path, finish[v]);
+        if (ge.stream_of[v] >= 0) work += d.cost[v];
+      }
+      const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(ge.streams.size()));
+      total += std::max(path, (work + k - 1) / k);
+    }
+    return total;
+  }
+
+ private:
+  int64_t Delta(int32_t a, int32_t b, std::vector<std::pair<size_t, int64_t>>* updated) {
+    int64_t delta = 0;
+    for (size_t i = 0; i < graphs_.size(); ++i) {
+      GraphEstimate& ge = graphs_[i];
+      if (!ge.streams.count(a) || !ge.streams.count(b)) continue;
+      std::vector<int32_t> merged = ge.stream_of;
+      for (int32_t& s : merged) s = s == b ? a : s;
+      const int64_t ms = EstimateMakespan(ge.dag, merged, ge.costs);
+      delta += ms - ge.makespan;
+      if (updated) updated->emplace_back(i, ms);
+    }
+    return delta;
+  }
+
+  void Apply(int32_t a, int32_t b) {
+    std::vector<std::pair<size_t, int64_t>> updated;
+    const int64_t delta = Delta(a, b, &updated);
+    for (const auto& [i, ms] : updated) graphs_[i].makespan = ms;
+    for (GraphEstimate& ge : graphs_) {
+      if (!ge.streams.erase(b)) continue;
+      ge.streams.insert(a);
+      for (int32_t& s : ge.stream_of) s = s == b ? a : s;
+    }
+    Model& m = plan_.model;
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      Node& n = m.node(NodeId(static_cast<int32_t>(i)));
+      if (n.stream_id == b) n.stream_id = a;
+    }
+    work_[a] += work_[b];
+    alive_[b] = 0;
+    total_delta_ += delta;
+    ++merges_;
+    log_.Record(StreamBudget::kName, "StreamsMerged", "", Field("into", a), Field("from", b),
+                Field("makespan_delta", delta), Field("graphs", updated.size()));
+  }
+
+  Plan& plan_;
+  DecisionLog& log_;
+  std::vector<GraphEstimate> graphs_;
+  std::vector<int64_t> work_;
+  std::vector<uint8_t> alive_;
+  int64_t total_delta_ = 0;
+  int64_t merges_ = 0;
+};
+
+// Renumbers main streams continuously in id order and rebuilds the stream list.
+void Renumber(Plan& plan) {
+  Model& m = plan.model;
+  std::map<int64_t, int64_t> ids;
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id >= 0) ids.emplace(n.stream_id, 0);
+  }
+  int64_t next = 0;
+  for (auto& [old, nu] : ids) nu = next++;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    Node& n = m.node(NodeId(static_cast<int32_t>(i)));
+    if (n.stream_id >= 0) n.stream_id = ids.at(n.stream_id);
+  }
+  StreamResult& s = plan.streams;
+  s.logical = next;
+  s.physical = next;
+  s.streams.assign(static_cast<size_t>(next), LogicalStream{});
+  for (int64_t i = 0; i < next; ++i) s.streams[i].id = i;
+  for (GraphId g : m.GraphsPreOrder()) {
+    for (NodeId id : m.graph(g).nodes) {
+      const Node& n = m.node(id);
+      if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty())
+        continue;
+      if (IsInputDataNode(n)) continue;
+      s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
+    }
+  }
+  const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan);
+  for (int64_t i = 0; i < next; ++i) s.streams[i].hccl_followed_count = hccl[i];
+}
+
+}  // namespace
+
+StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
+  const Model& m = plan.model;
+  StreamNeed need;
+  // Main streams in use (ids may have holes while streams are being merged).
+  std::map<int64_t, size_t> index;
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id >= 0) index.emplace(n.stream_id, 0);
+  }
+  size_t next = 0;
+  for (auto& [id, i] : index) i = next++;
+  need.main = index.empty() ? plan.streams.logical : static_cast<int64_t>(index.size());
+  need.attached = static_cast<int64_t>(plan.streams.attached.size());
+  if (task_limit <= 0 || index.empty()) return need;
+  std::vector<int64_t> tasks(index.size(), 0);
+  std::vector<int32_t> producers;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if (n.stream_id < 0) continue;
+    const size_t own = index.at(n.stream_id);
+    tasks[own] += NodeTasks(n, m.engine_table);
+    producers.clear();  // one event per (producer, consumer)
+    for (const OutputRef& in : n.inputs) producers.push_back(in.node.value);
+    for (NodeId c : n.control_inputs) producers.push_back(c.value);
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    for (int32_t p : producers) {
+      const int64_t ps = m.node(NodeId(p)).stream_id;
+      if (ps < 0 || ps == n.stream_id) continue;
+      tasks[index.at(ps)] += 1;
+      tasks[own] += 2;
+    }
+  }
+  const int64_t cap = std::max<int64_t>(task_limit - 27, 1);
+  for (int64_t t : tasks) need.split_extra += std::max<int64_t>(0, (t + cap - 1) / cap - 1);
+  return need;
+}
+
+}  // namespace stream
+
+absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
+  using namespace stream;  // NOLINT
+  const int64_t budget =
+      BudgetOption(ctx.options, "npuplan.maxStreams", "npuplan.device.maxStreams");
+  const int64_t limit = SplitLimit(plan, ctx.options);
+  StreamNeed need = EstimateStreamNeed(plan, limit);
+  const StreamNeed before = need;
+  int64_t merges = 0, delta = 0;
+  if (need.total() > budget && plan.streams.logical > 1) {
+    const std::vector<StreamClass> cls = Classify(plan);
+    Merger merger(plan, ctx.log);
+    while (need.total() > budget && merger.MergeOnce(cls)) need = EstimateStreamNeed(plan, limit);
+    merges = merger.merges();
+    delta = merger.total_delta();
+    if (merges > 0) {
+      Renumber(plan);
+      // The auto mode's figures described the assignment before the merges;
+      // both are now this pass's, from one model (the mode's own estimate
+      // and the merge deltas come from different ones, and mixing them put
+      // the estimate under the bound).
+      if (plan.streams.estimated_makespan > 0) {
+        plan.streams.estimated_makespan = merger.Makespan();
+        plan.streams.makespan_lower_bound = merger.LowerBound();
+      }
+      // Attached streams come after the main ones: assign them again.
+      NPUPLAN_RETURN_IF_ERROR(AssignAttachedStreamPass().Run(plan, ctx).status());
+      need = EstimateStreamNeed(plan, limit);
+    }
+  }
+  ctx.log.Record(kName, "StreamBudget", "", Field("budget", budget),
+                 Field("needed", before.total()), Field("main", need.main),
+                 Field("attached", need.attached), Field("split_extra", need.split_extra),
+                 Field("merges", merges));
+  ctx.stats.Set(kName, "stream_budget", budget);
+  ctx.stats.Set(kName, "streams_merged", merges);
+  ctx.stats.Set(kName, "streams_needed", need.total());
+  if (need.total() > budget) {
+    std::vector<StreamClass> cls = Classify(plan);
+    std::map<std::string, int64_t> fixed;  // by what fixes them
+    std::set<std::string> classes;
+    for (const StreamClass& c : cls) {
+      if (c.key.empty()) {
+        ++fixed[c.why.substr(0, c.why.find(" '"))];
+      } else {
+        classes.insert(c.key);
+      }
+    }
+    std::string forced = StrCat(need.main, " main streams that may not merge further (");
+    if (!classes.empty()) {
+      forced += StrCat("one per class: ",
+                       StrJoin(std::vector<std::string>(classes.begin(), classes.end()), ", "));
+    }
+    for (const auto& [why, count] : fixed) {
+      forced += StrCat(classes.empty() && why == fixed.begin()->first ? "" : "; ", count,
+                       " fixed by a ", why);
+    }
+    forced += ")";
+    if (need.attached > 0) forced += StrCat(", ", need.attached, " attached streams");
+    if (need.split_extra > 0) {
+      forced += StrCat(", ", need.split_extra,
+                       " more pieces of streams the physical split divides (at most ", limit - 27,
+                       " tasks each: npuplan.device.maxTasksPerStream)");
+    }
+    return absl::ResourceExhaustedError(
+        StrCat("[", kName, "] the plan needs at least ", need.total(),
+               " device streams but the budget is ", budget,
+               " (npuplan.maxStreams / npuplan.device.maxStreams): ", forced));
+  }
+  return merges > 0;
+}
+
+}  // namespace npuplan

@@ -1,0 +1,73 @@
+// stream-budget (issue 23 item 3): fits the plan into npuplan.maxStreams
+// device streams (default: npuplan.device.maxStreams, which device-limit-check
+// keeps as the hard check) by merging logical streams, after every stream
+// assignment (static, dynamic, any auto mode: the count is the model's total,
+// not per graph).
+//
+// Streams a plan needs: main logical streams + attached streams + the extra
+// pieces the physical split will open (static path with a task limit: per
+// main stream ⌈tasks / (limit − 27)⌉, tasks = the task model's count plus
+// one record / two wait tasks per cross-stream data or control edge — every
+// event the optimiser could keep, so the estimate does not fall short of
+// the split; dynamic path, unlimited depth: 1).
+//
+// While that exceeds the budget, merge two main streams: of the pairs that
+// may merge, the one whose merge raises the estimated makespan least (the
+// DAG allocators' EstimateMakespan per graph, summed over the graphs that use
+// both; streams that share no graph merge for free), ties by the smaller
+// pair of ids. May not merge: a stream with a user stream label
+// (`_user_stream_label`) or an activation label (`_stream_label`), and a
+// stream of an independent engine (HCCL) with one of another engine; attached
+// streams are never merged. Above kExactPairWork (pairs × nodes simulated per
+// step), the pair of lightest streams (least work) of a class merges instead.
+// Streams are renumbered continuously (a merged stream takes the smaller id,
+// so stream 0 stays 0); the stream list, user labels, HCCL counts and the
+// attached streams (re-assigned after the main ones) are rebuilt.
+// When no merge is left and the count still exceeds the budget: a
+// ResourceExhausted error with the smallest count reachable and what forces it.
+//
+// Requires: logical-streams, attached-streams. Provides: logical-streams,
+// attached-streams. Preserves structure.
+// Decision keywords: StreamBudget budget= needed= main= attached= split_extra= merges=
+//                    StreamsMerged into= from= makespan_delta= graphs=
+#ifndef NPUPLAN_STREAM_STREAM_BUDGET_H_
+#define NPUPLAN_STREAM_STREAM_BUDGET_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "npuplan/pass/pass.h"
+
+namespace npuplan {
+
+namespace stream {
+
+// What the plan will need (see above).
+struct StreamNeed {
+  int64_t main = 0;         // main logical streams
+  int64_t attached = 0;     // attached streams
+  int64_t split_extra = 0;  // pieces the split adds beyond one per main stream
+  int64_t total() const { return main + attached + split_extra; }
+};
+// `task_limit` 0: no split (dynamic path, unlimited depth).
+StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit);
+
+}  // namespace stream
+
+class StreamBudget final : public Pass {
+ public:
+  static constexpr std::string_view kName = "stream-budget";
+  std::string_view name() const override { return kName; }
+  IrProperties required() const override {
+    return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams;
+  }
+  IrProperties provided() const override {
+    return IrProperty::kLogicalStreams | IrProperty::kAttachedStreams;
+  }
+  bool preserves_structure() const override { return true; }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+};
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_STREAM_STREAM_BUDGET_H_

@@ -1,0 +1,148 @@
+#include "npuplan/stream/stream_budget.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "npuplan/stream/stream_testing.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/testing/status_matchers.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::stream::testing::CompileStreams;
+using ::npuplan::stream::testing::StreamOf;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::StatusIs;
+
+// in → a heavy chain h1-h2 and two light chains a1-a2, b1-b2 → j.
+// LoadBalance:3 gives the three chains three streams, plus the main one.
+constexpr char kFan[] = R"json({"name": "fan", "nodes": [
+  {"name": "in", "type": "Data"},
+  {"name": "h1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 100}},
+  {"name": "h2", "type": "Relu", "inputs": ["h1:0"], "attrs": {"_cost": 100}},
+  {"name": "a1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 10}},
+  {"name": "a2", "type": "Relu", "inputs": ["a1:0"], "attrs": {"_cost": 10}},
+  {"name": "b1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 10}},
+  {"name": "b2", "type": "Relu", "inputs": ["b1:0"], "attrs": {"_cost": 10}},
+  {"name": "j", "type": "AddN", "inputs": ["h2:0", "a2:0", "b2:0"]},
+  {"name": "out", "type": "NetOutput", "inputs": ["j:0"]}]})json";
+
+absl::Status RunBudget(Plan& plan, std::map<std::string, std::string> opts,
+                       DecisionLog* log = nullptr) {
+  CompileOptions options;
+  for (const auto& [k, v] : opts) options.Set(k, v);
+  NPUPLAN_RETURN_IF_ERROR(options.Validate());
+  DecisionLog local{true};
+  Statistics stats;
+  PassContext ctx{options, log ? *log : local, stats};
+  ctx.instrumentation.verify_each = true;
+  PassPipeline p("test");
+  p.AddPass<StreamBudget>();
+  return p.Run(plan, ctx).status();
+}
+
+std::set<int64_t> Streams(const Plan& plan) {
+  std::set<int64_t> s;
+  for (const Node& n : plan.model.nodes()) {
+    if (n.stream_id >= 0) s.insert(n.stream_id);
+  }
+  return s;
+}
+
+const std::map<std::string, std::string> kLoadBalance3 = {
+    {"ge.autoMultistreamParallelMode", "LoadBalance:3"}};
+
+TEST(StreamBudgetTest, APlanWithinTheBudgetIsUnchanged) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kFan, kLoadBalance3));
+  ASSERT_EQ(plan.streams.logical, 4);
+  const Plan before = plan;
+  DecisionLog log{true};
+  ASSERT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "4"}}, &log), IsOk());
+  EXPECT_EQ(plan.streams.logical, 4);
+  for (const char* n : {"h1", "a1", "b1", "j"}) EXPECT_EQ(StreamOf(plan, n), StreamOf(before, n));
+  EXPECT_EQ(log.WithKeyword("StreamsMerged").size(), 0u);
+  EXPECT_EQ(log.WithKeyword("StreamBudget").size(), 1u);
+}
+
+TEST(StreamBudgetTest, MergesTheStreamsWhoseMergeCostsLeastUntilThePlanFits) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kFan, kLoadBalance3));
+  DecisionLog log{true};
+  ASSERT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "2"}}, &log), IsOk());
+  EXPECT_EQ(plan.streams.logical, 2);
+  EXPECT_EQ(Streams(plan), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(plan.streams.streams.size(), 2u);
+  // The two light chains share a stream; the heavy one keeps its own.
+  EXPECT_EQ(StreamOf(plan, "a1"), StreamOf(plan, "b1"));
+  EXPECT_NE(StreamOf(plan, "a1"), StreamOf(plan, "h1"));
+  EXPECT_EQ(log.WithKeyword("StreamsMerged").size(), 2u);
+  // The auto mode's figures are recomputed for the merged streams, in one model.
+  EXPECT_GT(plan.streams.makespan_lower_bound, 0);
+  EXPECT_LE(plan.streams.makespan_lower_bound, plan.streams.estimated_makespan);
+}
+
+TEST(StreamBudgetTest, UserLabelledStreamsNeverMergeAndTheErrorSaysWhatForcesTheCount) {
+  constexpr char kLabels[] = R"json({"name": "labels", "nodes": [
+    {"name": "in", "type": "Data"},
+    {"name": "x", "type": "Relu", "inputs": ["in:0"], "attrs": {"_user_stream_label": "X"}},
+    {"name": "y", "type": "Relu", "inputs": ["in:0"], "attrs": {"_user_stream_label": "Y"}},
+    {"name": "z", "type": "Relu", "inputs": ["in:0"], "attrs": {"_user_stream_label": "Z"}},
+    {"name": "j", "type": "AddN", "inputs": ["x:0", "y:0", "z:0"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["j:0"]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kLabels));
+  ASSERT_EQ(plan.streams.logical, 4);
+  EXPECT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "2"}}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       "the plan needs at least 4 device streams but the budget is 2"));
+  Plan again = plan;
+  EXPECT_THAT(RunBudget(again, {{"npuplan.maxStreams", "2"}}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       "4 main streams that may not merge further (one per class: compute; 3 fixed "
+                       "by a user stream label)"));
+  // Three labelled streams + one that takes the unlabelled nodes: 4 fits.
+  EXPECT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "4"}}), IsOk());
+}
+
+TEST(StreamBudgetTest, AttachedStreamsAreRenumberedAfterTheMergedMainStreams) {
+  constexpr char kAttached[] = R"json({"name": "att", "nodes": [
+    {"name": "in", "type": "Data"},
+    {"name": "h1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 100}},
+    {"name": "a1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 10}},
+    {"name": "b1", "type": "Relu", "inputs": ["in:0"], "attrs": {"_cost": 10,
+      "_attached_stream_info_list": [{"name": "mc2", "reuse_key": "k"}]}},
+    {"name": "j", "type": "AddN", "inputs": ["h1:0", "a1:0", "b1:0"]},
+    {"name": "out", "type": "NetOutput", "inputs": ["j:0"]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kAttached, kLoadBalance3));
+  ASSERT_EQ(plan.streams.attached.size(), 1u);
+  const int64_t main = plan.streams.logical;
+  ASSERT_GE(main, 3);
+  ASSERT_THAT(RunBudget(plan, {{"npuplan.maxStreams", "3"}}),
+              IsOk());  // verify-each checks the attached ids
+  EXPECT_EQ(plan.streams.logical, 2);
+  EXPECT_EQ(plan.streams.attached, (std::vector<int64_t>{2}));
+  EXPECT_EQ(plan.model.node(plan.model.FindNode("b1")).attached_stream_ids,
+            (std::vector<int64_t>{2}));
+}
+
+TEST(StreamBudgetTest, CountsThePiecesThePhysicalSplitWillOpen) {
+  std::string nodes = R"json({"name": "n0", "type": "Data"})json";
+  for (int i = 1; i <= 100; ++i) {
+    nodes += StrCat(R"json(, {"name": "n)json", i, R"json(", "type": "Relu", "inputs": ["n)json",
+                    i - 1, R"json(:0"]})json");
+  }
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, CompileStreams(StrCat(R"json({"name": "chain", "nodes": [)json", nodes, "]}")));
+  ASSERT_EQ(plan.streams.logical, 1);
+  EXPECT_EQ(stream::EstimateStreamNeed(plan, 0).total(), 1);
+  // 100 tasks, 40 - 27 = 13 per piece: 8 pieces.
+  EXPECT_EQ(stream::EstimateStreamNeed(plan, 40).split_extra, 7);
+  EXPECT_THAT(
+      RunBudget(plan, {{"npuplan.maxStreams", "4"}, {"npuplan.device.maxTasksPerStream", "40"}}),
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               "7 more pieces of streams the physical split divides"));
+}
+
+}  // namespace
+}  // namespace npuplan
