@@ -1,9 +1,9 @@
 #include "npuplan/plan/plan_json.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
-#include <nlohmann/json.hpp>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -213,7 +213,8 @@ TEST(PlanJsonTest, NamesAByteOrderMark) {
 // for byte as it was, also after its whitespace and key order are changed.
 TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
   int plans = 0;
-  for (const auto& dir : std::filesystem::directory_iterator(NPUPLAN_SOURCE_DIR "/testdata/plans")) {
+  for (const auto& dir :
+       std::filesystem::directory_iterator(NPUPLAN_SOURCE_DIR "/testdata/plans")) {
     const std::string path = dir.path().string() + "/expected.plan.json";
     if (!std::filesystem::exists(path)) continue;
     ++plans;
@@ -240,7 +241,8 @@ TEST(PlanJsonTest, RefusesADuplicateKeyInsideASectionNamingItsPath) {
   const std::string head =
       R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [{"name": "d", "type": "Data"}, {"name": "e", "type": "Data"}]}, )";
   const std::pair<std::string, std::string> cases[] = {
-      {R"("nodes": {"d": {"tasks": 1, "tasks": 2}, "e": {}}})", "p.json: $.nodes.d: duplicate key 'tasks'"},
+      {R"("nodes": {"d": {"tasks": 1, "tasks": 2}, "e": {}}})",
+       "p.json: $.nodes.d: duplicate key 'tasks'"},
       {R"("nodes": {"d": {}, "e": {}, "d": {}}})", "p.json: $.nodes: duplicate key 'd'"},
       {R"("memory": {"tensors": [{"node": "d"}, {"node": "e", "size": 1, "node": "d"}]}})",
        "p.json: $.memory.tensors[1]: duplicate key 'node'"},

@@ -73,16 +73,16 @@ TEST(JsonDocumentTest, CheckGivesParsesVerdictAndMessage) {
   const JsonDocumentLimits tight{.max_string_bytes = 8, .max_depth = 4};
   const std::vector<std::string> inputs = {
       R"({"a": 1, "b": [1, 2, {"c": "x"}]})",
-      R"({"a": 1, "a": 2})",                                     // duplicate at the top level
-      R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})",           // inside a section's entry
+      R"({"a": 1, "a": 2})",                                          // duplicate at the top level
+      R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})",                // inside a section's entry
       R"({"events": [{"id": 1}, {"id": 2, "kind": "a", "id": 3}]})",  // inside an array's entry
-      R"({"a": {"b": 1}, "c": {"b": 1}})",                       // equal keys of two objects
-      R"({"a": [1, 2)",                                          // truncated
-      R"({"a": "\"}{][" })",                                     // brackets and quotes in a string
-      R"([[[[[1]]]]])",                                          // deeper than 4
+      R"({"a": {"b": 1}, "c": {"b": 1}})",                            // equal keys of two objects
+      R"({"a": [1, 2)",                                               // truncated
+      R"({"a": "\"}{][" })",  // brackets and quotes in a string
+      R"([[[[[1]]]]])",       // deeper than 4
       R"({"a": [1, [2, [3]]]})",
-      R"({"k": "0123456789"})",                                  // a string over 8 bytes
-      R"({"a": 1, "0123456789": 2})",                            // a key over 8 bytes
+      R"({"k": "0123456789"})",        // a string over 8 bytes
+      R"({"a": 1, "0123456789": 2})",  // a key over 8 bytes
       R"([1, 2, "0123456789"])",
       "  {\n\t\"a\" :\r\n [ 1 ,2 ] }  ",
       "",
@@ -93,9 +93,9 @@ TEST(JsonDocumentTest, CheckGivesParsesVerdictAndMessage) {
     const absl::Status checked = CheckJsonDocument(text, "x.json", tight);
     EXPECT_EQ(checked, parsed.status()) << text;
   }
-  EXPECT_THAT(CheckJsonDocument(R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})", "x.json"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "x.json: $.nodes.x: duplicate key 'tasks'"));
+  EXPECT_THAT(
+      CheckJsonDocument(R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})", "x.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $.nodes.x: duplicate key 'tasks'"));
   EXPECT_THAT(
       CheckJsonDocument(R"({"events": [{"id": 1}, {"id": 2, "kind": "a", "id": 3}]})", "x.json"),
       StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $.events[1]: duplicate key 'id'"));
