@@ -93,23 +93,50 @@ absl::Status CheckStages(const Plan& plan) {
   return absl::OkStatus();
 }
 
-// Whether graph g runs on GE's dynamic-shape path; the same rule as
-// stream::IsUnknownShapeGraph (the stream module sits above this one).
-bool IsUnknownShapeGraph(const Plan& plan, GraphId g) {
+// Whether each graph runs on GE's dynamic-shape path; the same rule as
+// stream::IsUnknownShapeGraph (the stream module sits above this one): the
+// root by the partition's decision, a graph by its partition subgraph's kind,
+// else by its owner's _is_unknown_shape, else as its parent. One memoised walk
+// up the parents: linear however deep Ifs nest.
+std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
   const Model& m = plan.model;
-  for (int depth = 0; depth <= static_cast<int>(m.num_graphs()); ++depth) {
-    const Graph& graph = m.graph(g);
-    if (graph.IsRoot()) {
-      return plan.partition.ran && (plan.partition.decision == "whole-dynamic" ||
-                                    plan.partition.decision == "partitioned");
-    }
-    for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
-      if (ps.name == graph.name) return ps.kind != "known";
-    }
-    if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, "_is_unknown_shape")) return *flag;
-    g = graph.parent_graph;
+  const size_t ng = m.num_graphs();
+  std::map<std::string_view, bool> subgraph_unknown;  // the first entry of a name, as a scan finds it
+  for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
+    subgraph_unknown.emplace(ps.name, ps.kind != "known");
   }
-  return false;
+  constexpr uint8_t kUnset = 2, kOnWalk = 3;
+  std::vector<uint8_t> unknown(ng, kUnset);
+  std::vector<size_t> walk;
+  for (size_t start = 0; start < ng; ++start) {
+    walk.clear();
+    uint8_t value = 0;
+    for (size_t g = start;;) {
+      if (unknown[g] != kUnset) {
+        value = unknown[g] == kOnWalk ? 0 : unknown[g];  // a cycle: the structure check names it
+        break;
+      }
+      walk.push_back(g);
+      const Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
+      if (graph.IsRoot()) {
+        value = plan.partition.ran && (plan.partition.decision == "whole-dynamic" ||
+                                       plan.partition.decision == "partitioned");
+        break;
+      }
+      if (auto it = subgraph_unknown.find(graph.name); it != subgraph_unknown.end()) {
+        value = it->second;
+        break;
+      }
+      if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, "_is_unknown_shape")) {
+        value = *flag;
+        break;
+      }
+      unknown[g] = kOnWalk;
+      g = static_cast<size_t>(graph.parent_graph.index());
+    }
+    for (size_t w : walk) unknown[w] = value;
+  }
+  return unknown;
 }
 
 absl::Status CheckStreams(const Plan& plan) {
@@ -281,9 +308,8 @@ absl::Status CheckStreams(const Plan& plan) {
                                   "' is not one of multi, single, "
                                   "dynamic-single, dynamic-multi"));
   }
-  bool dynamic = false;
-  for (size_t g = 0; g < m.num_graphs() && !dynamic; ++g)
-    dynamic = IsUnknownShapeGraph(plan, GraphId(static_cast<int32_t>(g)));
+  const std::vector<uint8_t> unknown = UnknownShapeGraphs(plan);
+  const bool dynamic = std::find(unknown.begin(), unknown.end(), 1) != unknown.end();
   if (dynamic != (s.mode.rfind("dynamic", 0) == 0)) {
     return Fail("streams", StrCat("streams.mode is '", s.mode, "' but ",
                                   dynamic ? "the partition makes a graph unknown-shape"

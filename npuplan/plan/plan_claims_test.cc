@@ -123,6 +123,35 @@ TEST(PlanClaimsTest, AModeMustAgreeWithThePartition) {
       StatusIs(absl::StatusCode::kInternal, "streams.mode 'sideways' is not one of"));
 }
 
+// An owner two levels down marked unknown-shape makes the plan dynamic: the
+// mode must say so (the rule walks each graph's owners, memoised).
+TEST(PlanClaimsTest, ANestedUnknownShapeOwnerMakesTheModeDynamic) {
+  auto plan = [](std::string_view flag, std::string_view mode) {
+    auto branch = [](std::string_view name, std::string_view parent, std::string_view body) {
+      return StrCat(R"({"name": ")", name, R"(", "parent": ")", parent, R"(", "nodes": [)",
+                    R"({"name": ")", name, R"(_in", "type": "Data", "attrs": {"_parent_node_index": 1},)",
+                    R"( "outputs": [{"shape": [1]}]})", body, "]}");
+    };
+    const std::string inner_if = StrCat(
+        R"(, {"name": "i2", "type": "If", "inputs": ["s1t_in:0", "s1t_in:0"], "subgraphs": ["s2t", "s2e"],)",
+        R"( "attrs": {"_is_unknown_shape": )", flag, R"(}, "outputs": [{"shape": [1]}]})");
+    return StrCat(
+        R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "name": "g", "nodes": [)",
+        R"({"name": "x", "type": "Data", "outputs": [{"shape": [1]}]},)",
+        R"( {"name": "i1", "type": "If", "inputs": ["x:0", "x:0"], "subgraphs": ["s1t", "s1e"], "outputs": [{"shape": [1]}]}],)",
+        R"( "subgraphs": [)", branch("s1t", "i1", inner_if), ", ", branch("s1e", "i1", ""), ", ",
+        branch("s2t", "i2", ""), ", ", branch("s2e", "i2", ""), "]},",
+        R"( "nodes": {"x": {}, "i1": {"logical_stream": 0}, "s1t_in": {}, "i2": {}, "s1e_in": {},)",
+        R"( "s2t_in": {}, "s2e_in": {}},)",
+        R"( "stages": ["topo-sorted", "logical-streams"], "streams": {"logical": 1, "mode": ")", mode,
+        R"("}})");
+  };
+  EXPECT_THAT(Claims(plan("false", "multi")), IsOk());
+  EXPECT_THAT(Claims(plan("true", "multi")),
+              StatusIs(absl::StatusCode::kInternal,
+                       "streams.mode is 'multi' but the partition makes a graph unknown-shape"));
+}
+
 TEST(PlanClaimsTest, EventsRequireTheSyncEventsStage) {
   const std::string events =
       R"(, "streams": {"logical": 2}, "events": [{"id": 0, "send": "a", "recv": "b"}])";
