@@ -2,9 +2,9 @@
 // per-event working arrays. Allocations of 512 KiB and more are rounded up to
 // whole 2 MiB pages, 2 MiB-aligned and advised for transparent huge pages, so
 // a fresh million-element array is faulted in a few 2 MiB pages instead of
-// hundreds of 4 KiB ones. On the shared VM a page fault costs ~10-25 µs: with
-// 4 KiB pages the faults of the ~200 MB of fresh arrays one events pass
-// writes on a 1M-node graph were a third of its time. The blocks come from
+// hundreds of 4 KiB ones. A first-touch page fault is expensive on a virtual
+// machine: with 4 KiB pages the faults of the fresh arrays one events pass
+// writes on a 1M-node graph were a large share of its time. The blocks come from
 // npuplan/ir's chunk allocator (chunk_memory.h, as BigVector's do); what this
 // adds is the cache of freed blocks below, so the stage's passes reuse each
 // other's pages. Smaller allocations are plain operator new.
@@ -20,15 +20,15 @@ namespace npuplan::events {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // (512 KiB: a 1M-node byte array — the view's flags — is 0.95 MiB; in
-// 4 KiB pages that was ~245 faults per view, ~13 µs each on the shared VM.)
+// 4 KiB pages that was hundreds of faults per view.)
 inline constexpr size_t kScratchHugeFrom = size_t{512} << 10;
 
 // Large scratch blocks (whole 2 MiB pages, 2 MiB-aligned). A freed block is
 // kept for the next request it fits (the smallest such block) instead of
 // being returned to the kernel: the events passes run one after another and
 // each allocates and frees 100+ MB of per-node/per-event arrays on a
-// 1M-node graph, and a fresh page costs a fault plus zeroing (on this VM
-// ~1.5 ms per 2 MiB under load) where a reused one costs nothing. At most
+// 1M-node graph, and a fresh page costs a fault plus zeroing where a reused
+// one costs nothing. At most
 // kScratchCacheBytes stay cached (older blocks are freed first); thread-safe.
 inline constexpr size_t kScratchCacheBytes = size_t{512} << 20;
 void* AllocateScratch(size_t bytes);  // bytes: a multiple of kHugePageBytes

@@ -3,8 +3,9 @@
 // machine's kernel runs in), so a fresh million-element array is faulted in
 // 2 MiB at a time instead of 4 KiB at a time. Page faults were the largest
 // single cost of the partition and the engine partition on 1M-node graphs
-// (each fault costs ~10-25 µs on the shared VM). Smaller allocations are
-// plain operator new.
+// (a first-touch fault is expensive on a virtual machine; measurements:
+// docs/benchmarks.md, "Heap allocator"). Smaller allocations are plain
+// operator new.
 #ifndef NPUPLAN_IR_BIG_VECTOR_H_
 #define NPUPLAN_IR_BIG_VECTOR_H_
 

@@ -18,9 +18,9 @@ size_t Alignment(size_t bytes, size_t align) { return bytes >= kAdviseFrom && al
 
 void* AllocateChunk(size_t bytes, size_t align) {
   align = Alignment(bytes, align);
-  // Whole huge pages: a 1M-element int32 array is 4,000,000 bytes, and its
-  // last 1.9 MB (the part of the size that is not a multiple of 2 MiB) used
-  // to fault in 4 KiB at a time — ~470 faults per array, ~10k in the
+  // Whole huge pages: a 1M-element int32 array is 4,000,000 bytes, and the
+  // part of its size that is not a multiple of 2 MiB used to fault in 4 KiB
+  // at a time — hundreds of faults per array, many such arrays in the
   // partition's cluster setup. The rounding wastes < 2 MiB per array.
   if (bytes >= kAdviseFrom) bytes = (bytes + kHugePage - 1) & ~(kHugePage - 1);
   void* p = ::operator new(bytes, std::align_val_t{align});
