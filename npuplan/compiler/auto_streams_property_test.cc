@@ -12,10 +12,11 @@
 //
 // Iterations: NPUPLAN_PROPERTY_ITERS (default 40), first seed
 // NPUPLAN_PROPERTY_SEED (default 1); a failure names the seed, the graph and
-// the mode.
+// the mode (NPUPLAN_PROPERTY_DUMP=<dir> writes the graphs).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/sim/simulator.h"
 #include "npuplan/support/str_util.h"
 
@@ -85,6 +87,11 @@ TEST(AutoStreamsPropertyTest, AutoModesAreNeverWorseThanTheDefaultOnRandomSmallG
   int64_t compared = 0;
   for (int64_t seed = first; seed < first + iters; ++seed) {
     const Graph g = MakeGraph(static_cast<uint64_t>(seed));
+    // NPUPLAN_PROPERTY_DUMP=<dir>: each graph as <dir>/seed<S>.graph.json, to
+    // replay a failure with `npuplan compile` and `npuplan simulate`.
+    if (const char* dir = std::getenv("NPUPLAN_PROPERTY_DUMP"); dir != nullptr && *dir != '\0') {
+      std::ofstream(StrCat(dir, "/seed", seed, ".graph.json")) << WriteGraphJson(g.model);
+    }
     auto base = Makespan(g.model, {});
     ASSERT_TRUE(base.ok()) << "seed " << seed << " (" << g.what << ") default: " << base.status();
     for (const char* algorithm :
