@@ -343,9 +343,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     }
     if (!dynamic) {
       const int64_t mode_estimate = EstimateModelMakespan(m, static_costs);
-      // Ties keep the default too: the estimate rounds costs to ns, the
-      // simulator does not, so a tie may hide a few ns either way.
-      if (default_estimate <= mode_estimate) {
+      if (default_estimate < mode_estimate) {
         for (size_t i = 0; i < m.num_nodes(); ++i)
           m.node(NodeId(static_cast<int32_t>(i))).stream_id = saved_streams[i];
         for (size_t g = 0; g < m.num_graphs(); ++g) {
