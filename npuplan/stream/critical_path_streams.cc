@@ -84,8 +84,11 @@ struct Choice {
 
 // `main_pin`: a dynamic graph's forced-main-stream nodes are pinned to index
 // 0; otherwise (static graphs) the nodes left on the home stream are.
+// `never_worse` (npuplan.autoStreams.neverWorse): the graph's current
+// assignment is a candidate too.
 Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool main_pin,
-              int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder) {
+              int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder,
+              bool never_worse) {
   Choice c;
   c.dag = BuildStreamDag(m, g, costs);
   StreamDag& d = c.dag;
@@ -197,7 +200,7 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     }
   };
   generate(d, c.pinned, -1);
-  {
+  if (never_worse) {
     // The graph's current assignment (default chain or dynamic allocator),
     // so that the choice is never worse than it under the cost model. A
     // dynamic graph's forced nodes sit on its main stream (the lowest id).
@@ -282,10 +285,11 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
 
 void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit,
                                    const StreamCostModel& costs, bool pin_main, Subtree& out,
-                                   bool reorder, int64_t home, bool /*fresh_home*/) {
+                                   bool reorder, int64_t home, bool /*fresh_home*/,
+                                   bool never_worse) {
   const size_t k = m.num_graphs();
   out.makespan.resize(k, 0), out.lower_bound.resize(k, 0), out.work.resize(k, 0);
-  Choice c = Choose(m, g, limit, costs, pin_main, home, &out, reorder);
+  Choice c = Choose(m, g, limit, costs, pin_main, home, &out, reorder, never_worse);
   out.makespan[g.index()] = c.makespan;
   out.lower_bound[g.index()] = c.lower_bound;
   out.work[g.index()] = c.work;
@@ -295,9 +299,10 @@ CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_
                                                      int64_t base, DecisionLog* log,
                                                      const StreamCostModel& costs,
                                                      int64_t main_stream, const Subtree* subtree,
-                                                     bool reorder, int64_t home, bool fresh_home) {
-  Choice c = Choose(m, g, limit, costs, main_stream >= 0, home, subtree, reorder);
-  if (main_stream < 0 && c.home < 0) {
+                                                     bool reorder, int64_t home, bool fresh_home,
+                                                     bool never_worse) {
+  Choice c = Choose(m, g, limit, costs, main_stream >= 0, home, subtree, reorder, never_worse);
+  if (never_worse && main_stream < 0 && c.home < 0) {
     // A static graph without a home stream: the NetOutput stays where it is,
     // on a stream of its own beside the choice; keep the current assignment
     // when that estimates lower.

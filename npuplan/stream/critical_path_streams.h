@@ -116,18 +116,21 @@ class CriticalPathStreams {
   // which is written as `home` (index k ≥ 1 as base + k − 1), so a plan
   // whose choice is one stream has one stream. `fresh_home` (a static
   // subgraph): index 0 and the NetOutput go to `base` (index k to base + k).
-  // Every choice includes the graph's current assignment (candidate
-  // "default"), so the estimate is never worse than the default's.
+  // `never_worse` (npuplan.autoStreams.neverWorse): every choice includes the
+  // graph's current assignment (candidate "default"), so the estimate is never
+  // worse than the default's; false: no such candidate nor fallback (main's
+  // behaviour before issue 22; the caller then passes no home).
   static Result Run(Model& model, GraphId g, int64_t limit, int64_t base,
                     DecisionLog* log = nullptr, const StreamCostModel& costs = {},
                     int64_t main_stream = -1, const Subtree* subtree = nullptr,
-                    bool reorder = false, int64_t home = -1, bool fresh_home = false);
+                    bool reorder = false, int64_t home = -1, bool fresh_home = false,
+                    bool never_worse = true);
   // What Run would choose for graph g, without writing anything (pin_main:
   // as Run with a main stream): makespan, lower bound and work of its subtree
   // (its own only when `subtree` is null), stored at g's index of `out`.
   static void Estimate(const Model& model, GraphId g, int64_t limit, const StreamCostModel& costs,
                        bool pin_main, Subtree& out, bool reorder = false, int64_t home = -1,
-                       bool fresh_home = false);
+                       bool fresh_home = false, bool never_worse = true);
 };
 
 }  // namespace npuplan::stream

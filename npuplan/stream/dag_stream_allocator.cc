@@ -824,7 +824,8 @@ int64_t EstimateModelMakespan(const Model& m, const StreamCostModel& costs) {
 
 absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
     Model& m, GraphId g, const AutoMultistreamMode& mode, int64_t base, DecisionLog* log,
-    const StreamCostModel& costs, int64_t home_stream, bool main_pin, bool fresh_home) {
+    const StreamCostModel& costs, int64_t home_stream, bool main_pin, bool fresh_home,
+    bool never_worse) {
   MergeAlgorithm algo;
   if (mode.algorithm == "LoadBalance") {
     algo = MergeAlgorithm::kLoadBalance;
@@ -863,7 +864,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
                 Field("streams", a.streams), Field("serial_streams", a.serial_streams), Field("makespan", r.makespan),
                 Field("lower_bound", r.lower_bound));
   }
-  if (main_pin) {
+  if (never_worse && main_pin) {
     // A dynamic graph: the forced nodes end on the main stream, beside the
     // merged streams; the current assignment has them on its main id.
     std::vector<uint8_t> forced(d.size(), 0);
@@ -889,7 +890,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
     }
   }
   if (home_stream < 0) {
-    if (!main_pin) {
+    if (never_worse && !main_pin) {
       const GuardEstimates e = EstimateWithoutHome(m, d, a.stream_of, d, costs);
       if (e.current < e.mode) {
         if (log) {

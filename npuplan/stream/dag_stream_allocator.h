@@ -216,11 +216,15 @@ class DagStreamAllocator {
   // allocator's assignment. `fresh_home` (a static subgraph): index 0 and the
   // NetOutput go to `base` instead of `home` (index k to base + k), so the
   // graph keeps streams of its own; the current assignment is still
-  // estimated with the NetOutput on `home`.
+  // estimated with the NetOutput on `home`. `never_worse`
+  // (npuplan.autoStreams.neverWorse) false: no comparison, the mode's
+  // assignment is always written (main's behaviour before issue 22; the
+  // caller then passes no home).
   static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMultistreamMode& mode,
                                     int64_t base, DecisionLog* log = nullptr,
                                     const StreamCostModel& costs = {}, int64_t home = -1,
-                                    bool main_pin = false, bool fresh_home = false);
+                                    bool main_pin = false, bool fresh_home = false,
+                                    bool never_worse = true);
 };
 
 }  // namespace npuplan::stream

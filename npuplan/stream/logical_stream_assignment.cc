@@ -177,16 +177,17 @@ void ReportSkippedAutoMode(const AutoMultistreamMode& mode, const DynamicStreamS
 // queues behind the parent's compute). Other static graphs (the root): the
 // NetOutput's stream, when every node that stays on it (NetOutput,
 // `_rts_label_node`, nodes of graphs the mode skips) belongs to that graph
-// and no earlier graph took it; -1 otherwise. Dynamic multi-stream models
-// (whose refresh moves forced nodes) get none.
+// and no earlier graph took it; -1 otherwise. `none`: dynamic multi-stream
+// models (whose refresh moves forced nodes) and
+// npuplan.autoStreams.neverWorse=false get none.
 struct Homes {
   std::vector<int64_t> stream;
   std::vector<bool> fresh;
 };
 Homes HomeStreams(const Model& m, const std::vector<GraphId>& graph_order,
-                  const std::vector<bool>& unknown_graphs, bool dynamic_multi) {
+                  const std::vector<bool>& unknown_graphs, bool none) {
   Homes h{std::vector<int64_t>(m.num_graphs(), -1), std::vector<bool>(m.num_graphs(), false)};
-  if (dynamic_multi) return h;
+  if (none) return h;
   auto net_output_stream = [&](GraphId g) {
     for (NodeId id : m.graph(g).nodes) {
       if (m.node(id).type == "NetOutput") return m.node(id).stream_id;
@@ -289,7 +290,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     // refresh below); CriticalPath pins them there while it schedules.
     const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
     const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
-    const Homes home = HomeStreams(m, graph_order, unknown_graphs, dynamic_multi);
+    // npuplan.autoStreams.neverWorse=false: GE's plans (no home streams, no
+    // comparison with the default).
+    const bool never_worse = pctx.options.GetBool("npuplan.autoStreams.neverWorse");
+    const Homes home = HomeStreams(m, graph_order, unknown_graphs, dynamic_multi || !never_worse);
     // CriticalPath on a dynamic model: subgraph makespans bottom-up, so that a
     // subgraph owner pinned to the main stream costs what its subgraphs hold it.
     CriticalPathStreams::Subtree subtree;
@@ -297,9 +301,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     if (subtree_costs) {
       for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
         const bool unknown = unknown_graphs[it->index()];
-        CriticalPathStreams::Estimate(
-            m, *it, auto_mode.streams, StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown),
-            unknown, subtree, reorder, home.stream[it->index()], home.fresh[it->index()]);
+        CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
+                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown),
+                                      unknown, subtree, reorder, home.stream[it->index()],
+                                      home.fresh[it->index()], never_worse);
       }
     }
     // A static model: the estimate of the whole model before, to keep the
@@ -308,7 +313,7 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     std::vector<int64_t> saved_streams;
     std::vector<std::vector<NodeId>> saved_orders;
     int64_t default_estimate = 0;
-    if (!dynamic) {
+    if (!dynamic && never_worse) {
       for (const Node& n : m.nodes()) saved_streams.push_back(n.stream_id);
       for (size_t g = 0; g < m.num_graphs(); ++g)
         saved_orders.push_back(m.graph(GraphId(static_cast<int32_t>(g))).nodes);
@@ -320,10 +325,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
       const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
       if (auto_mode.algorithm == "CriticalPath") {
-        CriticalPathStreams::Result r =
-            CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs,
-                                     unknown ? forced : -1, subtree_costs ? &subtree : nullptr,
-                                     reorder, home.stream[g.index()], home.fresh[g.index()]);
+        CriticalPathStreams::Result r = CriticalPathStreams::Run(
+            m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs, unknown ? forced : -1,
+            subtree_costs ? &subtree : nullptr, reorder, home.stream[g.index()],
+            home.fresh[g.index()], never_worse);
         ctx.next_stream += r.streams;
         // With subtree costs the root's estimate and bound cover the whole model.
         if (!subtree_costs || m.graph(g).IsRoot()) {
@@ -335,13 +340,13 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
             DagStreamAllocator::Result r,
             DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs,
                                     home.stream[g.index()], /*main_pin=*/unknown,
-                                    home.fresh[g.index()]));
+                                    home.fresh[g.index()], never_worse));
         ctx.next_stream += r.streams;
         makespan += r.makespan;
         lower_bound += r.lower_bound;
       }
     }
-    if (!dynamic) {
+    if (!dynamic && never_worse) {
       const int64_t mode_estimate = EstimateModelMakespan(m, static_costs);
       if (default_estimate < mode_estimate) {
         for (size_t i = 0; i < m.num_nodes(); ++i)
