@@ -309,13 +309,12 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
   const int64_t limit = SplitLimit(plan, ctx.options);
   StreamNeed need = EstimateStreamNeed(plan, limit);
   const StreamNeed before = need;
-  int64_t merges = 0, delta = 0;
+  int64_t merges = 0;
   if (need.total() > budget && plan.streams.logical > 1) {
     const std::vector<StreamClass> cls = Classify(plan);
     Merger merger(plan, ctx.log);
     while (need.total() > budget && merger.MergeOnce(cls)) need = EstimateStreamNeed(plan, limit);
     merges = merger.merges();
-    delta = merger.total_delta();
     if (merges > 0) {
       Renumber(plan);
       // The auto mode's figures described the assignment before the merges;
