@@ -145,6 +145,21 @@ std::string BundleToJson(const Bundle& b) {
   return j.dump(1) + "\n";
 }
 
+// The integer fields of a manifest's graph entry: read, then compared with
+// what the plans give, by one list.
+constexpr std::pair<const char*, int64_t BundleGraph::*> kGraphIntFields[] = {
+    {"streams", &BundleGraph::streams},
+    {"stream_base", &BundleGraph::stream_base},
+    {"event_ids", &BundleGraph::event_ids},
+    {"event_base", &BundleGraph::event_base},
+    {"event_ids_lower_bound", &BundleGraph::event_ids_lower_bound},
+    {"sync_edges", &BundleGraph::sync_edges},
+    {"notify_ids", &BundleGraph::notify_ids},
+    {"notify_base", &BundleGraph::notify_base},
+    {"memory_peak", &BundleGraph::memory_peak},
+    {"memory_alignment", &BundleGraph::memory_alignment},
+    {"memory_offset", &BundleGraph::memory_offset}};
+
 absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view source) {
   // Strict as the plan reader: duplicate keys, a BOM and runaway nesting are errors.
   NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, source));
@@ -196,19 +211,7 @@ absl::StatusOr<Bundle> BundleFromJson(std::string_view text, std::string_view so
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "name", where, g.name));
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "input", where, g.input));
     NPUPLAN_RETURN_IF_ERROR(get_str(o, "plan", where, g.plan));
-    for (const auto& [key, field] :
-         std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
-             {"streams", &BundleGraph::streams},
-             {"stream_base", &BundleGraph::stream_base},
-             {"event_ids", &BundleGraph::event_ids},
-             {"event_base", &BundleGraph::event_base},
-             {"event_ids_lower_bound", &BundleGraph::event_ids_lower_bound},
-             {"sync_edges", &BundleGraph::sync_edges},
-             {"notify_ids", &BundleGraph::notify_ids},
-             {"notify_base", &BundleGraph::notify_base},
-             {"memory_peak", &BundleGraph::memory_peak},
-             {"memory_alignment", &BundleGraph::memory_alignment},
-             {"memory_offset", &BundleGraph::memory_offset}}) {
+    for (const auto& [key, field] : kGraphIntFields) {
       NPUPLAN_RETURN_IF_ERROR(get_int(o, key, where, g.*field));
     }
     // The explicit id list must be the range the base and count give.
@@ -252,19 +255,7 @@ absl::Status VerifyBundle(const Bundle& m, const std::vector<BundleGraph>& from_
   };
   for (size_t i = 0; i < want.graphs.size(); ++i) {
     const BundleGraph &g = m.graphs[i], &w = want.graphs[i];
-    for (const auto& [key, field] :
-         std::initializer_list<std::pair<const char*, int64_t BundleGraph::*>>{
-             {"streams", &BundleGraph::streams},
-             {"stream_base", &BundleGraph::stream_base},
-             {"event_ids", &BundleGraph::event_ids},
-             {"event_base", &BundleGraph::event_base},
-             {"event_ids_lower_bound", &BundleGraph::event_ids_lower_bound},
-             {"sync_edges", &BundleGraph::sync_edges},
-             {"notify_ids", &BundleGraph::notify_ids},
-             {"notify_base", &BundleGraph::notify_base},
-             {"memory_peak", &BundleGraph::memory_peak},
-             {"memory_alignment", &BundleGraph::memory_alignment},
-             {"memory_offset", &BundleGraph::memory_offset}}) {
+    for (const auto& [key, field] : kGraphIntFields) {
       if (g.*field != w.*field)
         return mismatch(StrCat("graph '", g.name, "' ", key), g.*field, w.*field);
     }

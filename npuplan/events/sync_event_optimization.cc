@@ -28,7 +28,7 @@ namespace {
 [[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
 // From the view's per-node flags, not a (random, ~250-byte) Node read per
-// event: on a 1M-node graph that read was half of the ge reduction's time.
+// event: on a 1M-node graph that read dominated the ge reduction.
 bool SentBySwitch(const SyncView& view, const SyncEvent& e) {
   return e.send_attached < 0 && view.has_flag(e.send, SyncView::kStreamSwitch);
 }

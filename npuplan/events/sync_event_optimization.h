@@ -51,7 +51,7 @@ std::string_view RemovalName(Removal r);
 // order, not sent by a StreamSwitch) and the activation edges, grouped by
 // receiving slot (CSR, table order within a slot), and per slot its stream
 // and position. The ge rules use them instead of building two CSRs of the
-// events (~35 MB on a 1M-node graph, a third of the optimisation's time)
+// events (tens of MB on a 1M-node graph, a large share of the optimisation)
 // when every main-stream event is in them, the table is in id order and each
 // sender's main-stream events are one run of it (`ge_ready`: true after
 // insertion in event mode).

@@ -55,7 +55,7 @@ class SyncView {
   // `stream_order` = false builds only what sync-event-insertion reads
   // (execution order, seq, streams, flags, attached slots): no slot order,
   // ranks, positions or per-stream slot lists (those accessors are empty),
-  // so its first pass over a fresh graph faults in ~20 MB less. With one
+  // so its first pass over a fresh graph faults in less memory. With one
   // graph the order is the root's node list itself (no copy), and when that
   // list is 0..n-1 seq(n) = n (no array).
   //

@@ -4,8 +4,10 @@
 // are propagated, not checked).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "npuplan/importers/onnx_inference_util.h"
+#include "npuplan/support/checked_math.h"
 
 namespace npuplan::onnx_import {
 namespace {
@@ -116,7 +118,12 @@ void PadInference(InferenceContext& ctx) {
   out = *in;
   for (size_t j = 0; j < k; ++j) {
     int64_t a = NormalizeAxis((*axes)[j], r);
-    if (out[a] >= 0) out[a] += (*pads)[j] + (*pads)[j + k];
+    if (out[a] >= 0) {
+      std::optional<int64_t> sum = CheckedAdd((*pads)[j], (*pads)[j + k]);
+      if (sum) sum = CheckedAdd(out[a], *sum);
+      if (!sum) fail_shape_inference("pads make dim ", a, " overflow int64");
+      out[a] = *sum;
+    }
     if (out[a] < -1) fail_shape_inference("pads make dim ", a, " negative");
   }
   SetOutputDims(ctx, 0, out);

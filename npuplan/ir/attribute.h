@@ -18,9 +18,9 @@
 // never-freed block interned per (key, value) instead of owning an array;
 // copies share the block, and the first write (any non-const access) copies
 // it into the map's own array. The partition writes `_is_unknown_shape` on
-// every member and `_parent_node_index` on every boundary Data node: on a
-// 1M-node graph that was 1.3M small allocations (~80 MB of fresh heap, page
-// faults being the dominant cost on this VM); with shared maps it is none.
+// every member and `_parent_node_index` on every boundary Data node: one
+// small allocation per node, all of it fresh heap to fault in; with shared
+// maps it is none.
 #ifndef NPUPLAN_IR_ATTRIBUTE_H_
 #define NPUPLAN_IR_ATTRIBUTE_H_
 

@@ -2,8 +2,8 @@
 // Model's node table (NodeStore, graph.h). Elements live in chunks of doubling
 // size (16, 32, 64, … elements); growing the table allocates one more chunk
 // and never moves an element. Appending to a 1M-node model therefore costs one
-// node, not a copy of the whole table into fresh memory (std::vector's growth:
-// ~290 MB of page faults at 1M nodes), and references to nodes stay valid
+// node, not a copy of the whole table into fresh memory (std::vector's growth
+// faults in a new copy of every node), and references to nodes stay valid
 // while nodes are added. Chunks come from HugePageAllocator (large ones are
 // whole transparent huge pages, support/big_vector.h).
 //

@@ -83,7 +83,7 @@ void Model::IndexDeferredNodes() {
   std::vector<uint32_t> start((mask >> shift) + 2, 0);
   for (const NameSlot& d : deferred_names_) ++start[((d.hash & mask) >> shift) + 1];
   for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  BigVector<NameSlot> sorted(deferred_names_.size());  // 2.6 MB for the partition's 330k nodes: huge pages
+  BigVector<NameSlot> sorted(deferred_names_.size());  // one slot per new node: huge pages
   for (const NameSlot& d : deferred_names_) sorted[start[(d.hash & mask) >> shift]++] = d;
   for (const NameSlot& d : sorted) {
     const size_t slot = NameSlotFor(nodes_[d.id].name, d.hash);

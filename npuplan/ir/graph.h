@@ -98,8 +98,8 @@ class Model {
   // Bulk creation, for a caller that adds many nodes at once: like AddNode,
   // but the name enters the name index only at the next IndexDeferredNodes(),
   // together with the other deferred names, in slot order (sequential probes
-  // of the index instead of one random probe per node; at 1M nodes those
-  // were ~0.1 s of the partition's 330k new nodes). Until then FindNode does
+  // of the index instead of one random probe per node, which showed in
+  // profiles of the partition's new nodes). Until then FindNode does
   // not see the deferred names, and RenameNode must not be called on them.
   // IndexDeferredNodes checks that every name is new (as AddNode does).
   NodeId AddNodeDeferred(GraphId g, Node node);
@@ -146,9 +146,9 @@ class Model {
   // The slot holding `name`, else the empty slot that ends its probe sequence.
   size_t NameSlotFor(std::string_view name, uint32_t hash) const;
   void GrowNameIndex(size_t entries);
-  // BigVector: at 1M nodes the table is 16-32 MB; huge pages make its growth
-  // (a fresh array) fault in 2 MiB at a time and its random probes cheap on
-  // the TLB (NameSlotFor and the rehash were ~0.25 s of a 1M-node partition).
+  // BigVector: at 1M nodes the table has millions of slots; huge pages make
+  // its growth (a fresh array) fault in 2 MiB at a time and its random probes
+  // cheap on the TLB (NameSlotFor and the rehash showed in partition profiles).
   BigVector<NameSlot> name_slots_;  // size: 0 or a power of two
   size_t name_slots_used_ = 0;        // ids and erased slots
   std::vector<NameSlot> deferred_names_;  // (hash, id) added by AddNodeDeferred, not indexed yet

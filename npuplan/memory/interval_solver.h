@@ -8,8 +8,8 @@
 //   1. Check the problem, build the conflict graph, compute the lower bound
 //      (max live bytes at an instant, grown into a clique with extra edges).
 //   2. Greedy: first-fit with gap reuse over several buffer orders, and a
-//      time sweep with best-fit free blocks; keep the best. Fast
-//      (milliseconds for thousands of buffers). Problems with more conflict
+//      time sweep with best-fit free blocks; keep the best. Fast (timings:
+//      docs/benchmarks.md). Problems with more conflict
 //      edges than max_conflict_edges get only the sweep (no conflict graph,
 //      no search): O(n log n) for millions of buffers.
 //   3. Search (optional, under a time limit): a branch and bound over

@@ -257,10 +257,10 @@ bool ClusterGraph::ReachesIndirectly(int32_t from, int32_t to, int32_t max_first
   // first step compacts all of from's output list (the frontier of a large
   // cluster, most of the search's cost). Only short input lists are read in
   // full for it: a merged cluster's raw list can be long (reading those in
-  // full made the known merge loop twice as slow); for them, as before, the
-  // first input is enough. On the 1M-node benchmark this answers a quarter
-  // of the known loop's searches (428k → 325k) and halves the entries their
-  // compactions read (29M → 22M).
+  // full made the known merge loop slower); for them, as before, the first
+  // input is enough. On the 1M-node benchmark this answers a good share of
+  // the known loop's searches and cuts the entries their compactions read
+  // (the counts: docs/history/benchmarks-2026.md, "Partition").
   bool candidate = false;
   for (int32_t r : RawList(to, in_)) {
     const int32_t x = Find(r);

@@ -601,7 +601,7 @@ absl::Status GraphPartitioner::BuildFrames(PartitionResult& out) {
   // order); boundary_start counts them per frame (prefix sums below). One
   // growing array on huge pages instead of a small vector per frame.
   // Reserved for one per node (untouched pages of a huge-page allocation
-  // cost nothing; growing from empty copied ~15 MB at 1M nodes).
+  // cost nothing; growing from empty copied the array again at every doubling).
   BigVector<BoundaryInput> boundary;
   boundary.reserve(n);
   std::vector<uint32_t> boundary_start(frames.size() + 1, 0);

@@ -276,6 +276,12 @@ const std::vector<OptionSpec>& KnownOptions() {
          "optional wall-clock limit in seconds on the memory planner's search (0 = none; results "
          "then depend on machine speed)",
          ValidateNonNegativeSeconds},
+        {"npuplan.autoStreams.neverWorse", "true",
+         "\"true\": LoadBalance/MainStream/WeightedLoadBalance/CriticalPath:N write stream 0 "
+         "to the NetOutput's stream and keep the default assignment where theirs estimates "
+         "worse (npuplan extension); \"false\": GE's plans (NetOutput on a stream of its own, "
+         "no fallback)",
+         ValidateTrueFalse},
         {"npuplan.stream.reorder", "false",
          "\"true\": CriticalPath:N may also rewrite each graph's execution (topological) order to "
          "its schedule's (npuplan extension; needs CriticalPath:N)",

@@ -135,8 +135,8 @@ struct SyncEvent {
 static_assert(sizeof(SyncEvent) == 24, "SyncEvent is walked millions of times: keep it compact");
 struct EventTable {
   // On whole 2 MiB transparent huge pages from 2 MiB (BigVector): a 1M-node
-  // graph's table is ~40 MB, faulted in 4 KiB at a time its unaligned ends
-  // alone were ~700 faults per insertion (~13 µs each on the shared VM).
+  // graph's table is tens of MB, and faulted in 4 KiB at a time even its
+  // unaligned ends cost hundreds of page faults per insertion.
   BigVector<SyncEvent> events;
   int64_t event_count = 0;   // distinct event ids (after reuse)
   int64_t notify_count = 0;  // distinct notify ids

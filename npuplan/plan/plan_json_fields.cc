@@ -19,18 +19,19 @@ class FieldChecker {
  public:
   FieldChecker(const Plan& plan, std::string_view src) : plan_(plan), m_(plan.model), src_(src) {}
 
-  absl::Status Run(const json& doc) {
+  // The plan's large sections (nodes, events, memory) are read an entry at a
+  // time, the others as one DOM each.
+  absl::Status Run(const JsonText& doc) {
     NPUPLAN_RETURN_IF_ERROR(Keys(doc, "$",
                                  {"event_counts", "events", "format", "graph", "memory", "nodes",
                                   "partition", "stages", "streams", "summary"}));
-    if (auto it = doc.find("stages"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Stages(*it));
-    if (auto it = doc.find("nodes"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Nodes(*it));
-    if (auto it = doc.find("events"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Events(*it));
-    if (auto it = doc.find("streams"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Streams(*it));
-    if (auto it = doc.find("memory"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Memory(*it));
-    if (auto it = doc.find("partition"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Partition(*it));
-    if (auto it = doc.find("summary"); it != doc.end()) NPUPLAN_RETURN_IF_ERROR(Summary(*it));
-    return absl::OkStatus();
+    NPUPLAN_RETURN_IF_ERROR(Small(doc, "stages", &FieldChecker::Stages));
+    NPUPLAN_RETURN_IF_ERROR(Large(doc, "nodes", &FieldChecker::Nodes));
+    NPUPLAN_RETURN_IF_ERROR(Large(doc, "events", &FieldChecker::Events));
+    NPUPLAN_RETURN_IF_ERROR(Small(doc, "streams", &FieldChecker::Streams));
+    NPUPLAN_RETURN_IF_ERROR(Large(doc, "memory", &FieldChecker::Memory));
+    NPUPLAN_RETURN_IF_ERROR(Small(doc, "partition", &FieldChecker::Partition));
+    return Small(doc, "summary", &FieldChecker::Summary);
   }
 
  private:
@@ -38,21 +39,53 @@ class FieldChecker {
     return absl::InvalidArgumentError(StrCat(src_, ": ", path, ": ", what));
   }
 
-  absl::Status Keys(const json& v, std::string_view path,
+  absl::Status Small(const JsonText& doc, std::string_view key,
+                     absl::Status (FieldChecker::*check)(const json&) const) const {
+    const std::optional<size_t> i = doc.Find(key);
+    if (!i) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const json v, doc.Parse(*i));
+    return (this->*check)(v);
+  }
+  absl::Status Large(const JsonText& doc, std::string_view key,
+                     absl::Status (FieldChecker::*check)(const JsonText&) const) const {
+    const std::optional<size_t> i = doc.Find(key);
+    if (!i) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const JsonText v, doc.Open(*i));
+    return (this->*check)(v);
+  }
+
+  // `v` (a DOM or a JsonText) is an object of only the `allowed` keys.
+  template <typename Object>
+  absl::Status Keys(const Object& v, std::string_view path,
                     std::initializer_list<std::string_view> allowed) const {
-    if (!v.is_object()) return Bad(path, StrCat("expected an object, found ", v.type_name()));
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        return Bad(StrCat(path, ".", EchoName(it.key())),
+    if (!v.is_object()) return Bad(path, StrCat("expected an object, found ", TypeName(v)));
+    for (const std::string_view key : KeysOf(v)) {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        return Bad(StrCat(path, ".", EchoName(key)),
                    StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
       }
     }
     return absl::OkStatus();
   }
+  static std::string TypeName(const json& v) { return v.type_name(); }
+  static std::string TypeName(const JsonText& v) { return v.Shape().type_name(); }
+  static std::vector<std::string_view> KeysOf(const json& v) {
+    std::vector<std::string_view> keys;
+    for (auto it = v.begin(); it != v.end(); ++it) keys.push_back(it.key());
+    return keys;
+  }
+  static std::vector<std::string_view> KeysOf(const JsonText& v) {
+    std::vector<std::string_view> keys;
+    for (size_t i = 0; i < v.size(); ++i) keys.push_back(v.key(i));
+    return keys;
+  }
 
   absl::Status Array(const json& v, std::string_view path) const {
     if (!v.is_array()) return Bad(path, StrCat("expected an array, found ", v.type_name()));
     return absl::OkStatus();
+  }
+  absl::Status Array(const JsonText& v, std::string_view path) const {
+    return Array(v.Shape(), path);
   }
 
   // An integer field that must equal `want` (what the plan's content gives).
@@ -119,8 +152,8 @@ class FieldChecker {
     return absl::OkStatus();
   }
 
-  absl::Status Nodes(const json& v) const {
-    if (!v.is_object()) return Bad("$.nodes", StrCat("expected an object, found ", v.type_name()));
+  absl::Status Nodes(const JsonText& v) const {
+    if (!v.is_object()) return Bad("$.nodes", StrCat("expected an object, found ", TypeName(v)));
     const size_t n = m_.num_nodes();
     // The event ids each node records / waits for, in table order (as written).
     std::vector<std::vector<int64_t>> sends(n), recvs(n);
@@ -130,16 +163,17 @@ class FieldChecker {
     }
     const bool physical = Has(plan_.established, IrProperty::kPhysicalStreams);
     std::vector<uint8_t> seen(n, 0);
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const NodeId id = m_.FindNode(it.key());
-      const std::string at = StrCat("$.nodes.", EchoName(it.key()));
+    for (size_t i = 0; i < v.size(); ++i) {
+      NPUPLAN_ASSIGN_OR_RETURN(const json entry, v.Parse(i));
+      const NodeId id = m_.FindNode(v.key(i));
+      const std::string at = StrCat("$.nodes.", EchoName(v.key(i)));
       if (!id.valid()) return Bad(at, "no such node in the graph");
-      NPUPLAN_RETURN_IF_ERROR(Keys(*it, at,
+      NPUPLAN_RETURN_IF_ERROR(Keys(entry, at,
                                    {"attached_streams", "graph", "logical_stream", "recv_events",
                                     "send_events", "stream", "tasks", "topo_id"}));
       const Node& node = m_.node(id);
       seen[id.index()] = 1;
-      if (auto g = it->find("graph"); g != it->end()) {
+      if (auto g = entry.find("graph"); g != entry.end()) {
         const std::string& want = m_.graph(node.graph).name;
         if (!g->is_string() || g->get_ref<const std::string&>() != want) {
           return Bad(StrCat(at, ".graph"),
@@ -148,14 +182,14 @@ class FieldChecker {
         }
       }
       NPUPLAN_RETURN_IF_ERROR(
-          Equal(*it, "topo_id", at, node.topo_id, "its position in its graph is"));
+          Equal(entry, "topo_id", at, node.topo_id, "its position in its graph is"));
       NPUPLAN_RETURN_IF_ERROR(
-          IdList(*it, "send_events", at, sends[id.index()], "$.events has it send"));
+          IdList(entry, "send_events", at, sends[id.index()], "$.events has it send"));
       NPUPLAN_RETURN_IF_ERROR(
-          IdList(*it, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
+          IdList(entry, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
       if (!physical) {
         NPUPLAN_RETURN_IF_ERROR(
-            Equal(*it, "stream", at, node.stream_id,
+            Equal(entry, "stream", at, node.stream_id,
                   "without stage 'physical-streams' it is the logical stream,"));
       }
     }
@@ -166,16 +200,17 @@ class FieldChecker {
     return absl::OkStatus();
   }
 
-  absl::Status Events(const json& v) const {
+  absl::Status Events(const JsonText& v) const {
     NPUPLAN_RETURN_IF_ERROR(Array(v, "$.events"));
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string at = StrCat("$.events[", i, "]");
+      NPUPLAN_ASSIGN_OR_RETURN(const json entry, v.Parse(i));
       NPUPLAN_RETURN_IF_ERROR(Keys(
-          v[i], at, {"id", "kind", "reason", "recv", "recv_attached", "send", "send_attached"}));
+          entry, at, {"id", "kind", "reason", "recv", "recv_attached", "send", "send_attached"}));
       if (i >= plan_.events.events.size()) continue;
       const SyncEvent& e = plan_.events.events[i];
-      NPUPLAN_RETURN_IF_ERROR(Fits(v[i], "send_attached", at, e.send_attached));
-      NPUPLAN_RETURN_IF_ERROR(Fits(v[i], "recv_attached", at, e.recv_attached));
+      NPUPLAN_RETURN_IF_ERROR(Fits(entry, "send_attached", at, e.send_attached));
+      NPUPLAN_RETURN_IF_ERROR(Fits(entry, "recv_attached", at, e.recv_attached));
     }
     return absl::OkStatus();
   }
@@ -197,20 +232,22 @@ class FieldChecker {
     return absl::OkStatus();
   }
 
-  absl::Status Memory(const json& v) const {
+  absl::Status Memory(const JsonText& v) const {
     NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.memory",
                                  {"alignment", "dynamic_tensors", "lower_bound", "optimal", "peak",
                                   "region_bytes", "tensors"}));
-    if (auto it = v.find("tensors"); it != v.end()) {
-      NPUPLAN_RETURN_IF_ERROR(Array(*it, "$.memory.tensors"));
-      for (size_t i = 0; i < it->size(); ++i) {
-        const std::string at = StrCat("$.memory.tensors[", i, "]");
-        NPUPLAN_RETURN_IF_ERROR(Keys((*it)[i], at,
-                                     {"buffer", "first_use", "last_use", "node", "offset", "output",
-                                      "region", "size", "stream"}));
-        if (i < plan_.memory.tensors.size()) {
-          NPUPLAN_RETURN_IF_ERROR(Fits((*it)[i], "output", at, plan_.memory.tensors[i].output));
-        }
+    return Large(v, "tensors", &FieldChecker::Tensors);
+  }
+  absl::Status Tensors(const JsonText& v) const {
+    NPUPLAN_RETURN_IF_ERROR(Array(v, "$.memory.tensors"));
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = StrCat("$.memory.tensors[", i, "]");
+      NPUPLAN_ASSIGN_OR_RETURN(const json entry, v.Parse(i));
+      NPUPLAN_RETURN_IF_ERROR(Keys(entry, at,
+                                   {"buffer", "first_use", "last_use", "node", "offset", "output",
+                                    "region", "size", "stream"}));
+      if (i < plan_.memory.tensors.size()) {
+        NPUPLAN_RETURN_IF_ERROR(Fits(entry, "output", at, plan_.memory.tensors[i].output));
       }
     }
     return absl::OkStatus();
@@ -263,7 +300,7 @@ class FieldChecker {
 
 }  // namespace
 
-absl::Status CheckPlanDocumentFields(const json& doc, const Plan& plan, std::string_view src) {
+absl::Status CheckPlanDocumentFields(const JsonText& doc, const Plan& plan, std::string_view src) {
   return FieldChecker(plan, src).Run(doc);
 }
 

@@ -12,17 +12,16 @@
 #ifndef NPUPLAN_PLAN_PLAN_JSON_FIELDS_H_
 #define NPUPLAN_PLAN_PLAN_JSON_FIELDS_H_
 
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
+#include "npuplan/support/json_document.h"
 
 namespace npuplan {
 
 // InvalidArgument "<src>: <JSON path>: <what>" for the first field that fails.
-absl::Status CheckPlanDocumentFields(const nlohmann::json& doc, const Plan& plan,
-                                     std::string_view src);
+absl::Status CheckPlanDocumentFields(const JsonText& doc, const Plan& plan, std::string_view src);
 
 }  // namespace npuplan
 

@@ -1,6 +1,9 @@
 // The reader of the plan format (docs/plan-format.md, "Reading a plan"): the
 // "graph" goes through the graph reader, the plan's own sections through
-// typed, range-checked reads (npuplan/support/json_fields.h).
+// typed, range-checked reads (npuplan/support/json_fields.h). The plan is
+// never one DOM: after the strict checks of the whole text (CheckJsonDocument)
+// the graph reader streams the "graph" member's text, and the large sections
+// (nodes, events, memory tensors) are parsed an entry at a time (JsonText).
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -35,7 +38,7 @@ absl::Status Bad(std::string_view src, std::string_view where, std::string_view 
 // index below its node's attached streams, an output index within int32.
 class PlanSections {
  public:
-  PlanSections(const json& doc, std::string_view src, Plan& plan)
+  PlanSections(const JsonText& doc, std::string_view src, Plan& plan)
       : doc_(doc), src_(src), f_(src), plan_(plan), m_(plan.model) {}
 
   absl::Status Read() {
@@ -51,18 +54,30 @@ class PlanSections {
 
  private:
   // The section `key` of the document (an object, or an array when `object`
-  // is false), nullptr when absent.
-  absl::StatusOr<const json*> Section(std::string_view key, bool object) const {
-    const json* v = JsonFields::Find(doc_, key);
-    if (v == nullptr) return v;
-    const std::string path = StrCat("$.", key);
-    NPUPLAN_RETURN_IF_ERROR(object ? f_.Object(*v, path) : f_.Array(*v, path));
-    return v;
+  // is false) as a DOM, nullopt when absent.
+  absl::StatusOr<std::optional<json>> Section(std::string_view key, bool object) const {
+    const std::optional<size_t> i = doc_.Find(key);
+    if (!i) return std::nullopt;
+    NPUPLAN_ASSIGN_OR_RETURN(json v, doc_.Parse(*i));
+    NPUPLAN_RETURN_IF_ERROR(Kind(v, StrCat("$.", key), object));
+    return std::optional<json>(std::move(v));
+  }
+  // A section that grows with the graph, its entries read one at a time.
+  absl::StatusOr<std::optional<JsonText>> LargeSection(const JsonText& in, std::string_view key,
+                                                       const std::string& path, bool object) const {
+    const std::optional<size_t> i = in.Find(key);
+    if (!i) return std::nullopt;
+    NPUPLAN_ASSIGN_OR_RETURN(JsonText v, in.Open(*i));
+    NPUPLAN_RETURN_IF_ERROR(Kind(v.Shape(), path, object));
+    return std::optional<JsonText>(std::move(v));
+  }
+  absl::Status Kind(const json& v, const std::string& path, bool object) const {
+    return object ? f_.Object(v, path) : f_.Array(v, path);
   }
 
   absl::Status ReadStages() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* st, Section("stages", false));
-    if (st == nullptr) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<json> st, Section("stages", false));
+    if (!st) return absl::OkStatus();
     NPUPLAN_ASSIGN_OR_RETURN(std::vector<std::string> names, f_.StringList(*st, "$.stages"));
     for (const std::string& name : names) {
       bool known = false;
@@ -80,11 +95,13 @@ class PlanSections {
   // Stream ids are bounded by the slots the file's nodes give (a stream holds
   // at least one node or attached stream); one more for a plan of no nodes.
   absl::Status CountStreamSlots() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* ns, Section("nodes", true));
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ns,
+                             LargeSection(doc_, "nodes", "$.nodes", true));
     int64_t slots = static_cast<int64_t>(m_.num_nodes());
-    if (ns != nullptr) {
-      for (const auto& [name, e] : ns->items()) {
-        NPUPLAN_RETURN_IF_ERROR(f_.Object(e, StrCat("$.nodes.", name)));
+    if (ns) {
+      for (size_t i = 0; i < ns->size(); ++i) {
+        NPUPLAN_ASSIGN_OR_RETURN(const json e, ns->Parse(i));
+        NPUPLAN_RETURN_IF_ERROR(f_.Object(e, StrCat("$.nodes.", ns->key(i))));
         if (const json* a = JsonFields::Find(e, "attached_streams"); a != nullptr && a->is_array()) {
           slots += static_cast<int64_t>(a->size());
         }
@@ -130,9 +147,12 @@ class PlanSections {
   }
 
   absl::Status ReadNodes() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* ns, Section("nodes", true));
-    if (ns == nullptr) return absl::OkStatus();
-    for (const auto& [name, e] : ns->items()) {
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ns,
+                             LargeSection(doc_, "nodes", "$.nodes", true));
+    if (!ns) return absl::OkStatus();
+    for (size_t i = 0; i < ns->size(); ++i) {
+      const std::string& name = ns->key(i);
+      NPUPLAN_ASSIGN_OR_RETURN(const json e, ns->Parse(i));
       const std::string path = StrCat("$.nodes.", name);
       NodeId id = m_.FindNode(name);
       if (!id.valid()) return Bad(src_, path, "no such node in the graph");
@@ -156,8 +176,8 @@ class PlanSections {
   }
 
   absl::Status ReadStreams() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* s, Section("streams", true));
-    if (s == nullptr) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<json> s, Section("streams", true));
+    if (!s) return absl::OkStatus();
     const std::string path = "$.streams";
     StreamResult& sr = plan_.streams;
     NPUPLAN_ASSIGN_OR_RETURN(sr.logical, StreamCount(*s, path, "logical"));
@@ -242,10 +262,11 @@ class PlanSections {
   }
 
   absl::Status ReadEvents() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* ev, Section("events", false));
-    if (ev == nullptr) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ev,
+                             LargeSection(doc_, "events", "$.events", false));
+    if (!ev) return absl::OkStatus();
     for (size_t i = 0; i < ev->size(); ++i) {
-      const json& e = (*ev)[i];
+      NPUPLAN_ASSIGN_OR_RETURN(const json e, ev->Parse(i));
       const std::string path = StrCat("$.events[", i, "]");
       NPUPLAN_RETURN_IF_ERROR(f_.Object(e, path));
       SyncEvent se;
@@ -283,21 +304,24 @@ class PlanSections {
   }
 
   absl::Status ReadSummary() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* ec, Section("event_counts", true));
-    if (ec != nullptr) {
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<json> ec, Section("event_counts", true));
+    if (ec) {
       NPUPLAN_ASSIGN_OR_RETURN(plan_.events.counts, f_.IntMap(*ec, "$.event_counts"));
     }
-    NPUPLAN_ASSIGN_OR_RETURN(const json* su, Section("summary", true));
-    if (su == nullptr) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<json> su, Section("summary", true));
+    if (!su) return absl::OkStatus();
     NPUPLAN_ASSIGN_OR_RETURN(plan_.events.event_count, f_.IntOr(*su, "$.summary", "events", 0));
     NPUPLAN_ASSIGN_OR_RETURN(plan_.events.notify_count, f_.IntOr(*su, "$.summary", "notifies", 0));
     return absl::OkStatus();
   }
 
   absl::Status ReadMemory() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* mem, Section("memory", true));
-    if (mem == nullptr) return absl::OkStatus();
     const std::string path = "$.memory";
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> mt,
+                             LargeSection(doc_, "memory", path, true));
+    if (!mt) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const json fields, mt->ParseAllBut("tensors"));
+    const json* mem = &fields;
     MemoryResult& mr = plan_.memory;
     mr.planned = true;
     // The compile's alignment option allows powers of two up to 2^30; the
@@ -314,11 +338,11 @@ class PlanSections {
     }
     NPUPLAN_ASSIGN_OR_RETURN(mr.optimal, f_.BoolOr(*mem, path, "optimal", false));
     NPUPLAN_ASSIGN_OR_RETURN(mr.dynamic_tensors, f_.StringListOr(*mem, path, "dynamic_tensors"));
-    const json* ts = JsonFields::Find(*mem, "tensors");
-    if (ts == nullptr) return absl::OkStatus();
-    NPUPLAN_RETURN_IF_ERROR(f_.Array(*ts, path + ".tensors"));
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ts,
+                             LargeSection(*mt, "tensors", path + ".tensors", false));
+    if (!ts) return absl::OkStatus();
     for (size_t i = 0; i < ts->size(); ++i) {
-      const json& t = (*ts)[i];
+      NPUPLAN_ASSIGN_OR_RETURN(const json t, ts->Parse(i));
       const std::string where = StrCat(path, ".tensors[", i, "]");
       NPUPLAN_RETURN_IF_ERROR(f_.Object(t, where));
       TensorPlacement tp;
@@ -340,8 +364,8 @@ class PlanSections {
   }
 
   absl::Status ReadPartition() {
-    NPUPLAN_ASSIGN_OR_RETURN(const json* p, Section("partition", true));
-    if (p == nullptr) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<json> p, Section("partition", true));
+    if (!p) return absl::OkStatus();
     const std::string path = "$.partition";
     PartitionResult& pr = plan_.partition;
     pr.ran = true;
@@ -384,7 +408,7 @@ class PlanSections {
 
   static constexpr int64_t kMaxAlignment = int64_t{1} << 30;
 
-  const json& doc_;
+  const JsonText& doc_;
   std::string_view src_;
   JsonFields f_;
   Plan& plan_;
@@ -397,26 +421,32 @@ class PlanSections {
 absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
   NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, src));
   // Strict: a key twice in one object is an error (the graph reader's rule,
-  // also inside the plan's graph), strings and nesting are bounded.
-  NPUPLAN_ASSIGN_OR_RETURN(
-      json j, ParseJsonDocument(text, src, {limits.max_string_bytes, limits.max_depth + kPlanJsonNesting}));
-  if (!j.is_object()) return Bad(src, "$", "expected a JSON object");
-  auto fmt = j.find("format");
-  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kPlanFormat) {
+  // also inside the plan's graph), strings and nesting are bounded. Checked
+  // over the whole text first, so these errors come before any other.
+  const JsonDocumentLimits doc_limits{limits.max_string_bytes, limits.max_depth + kPlanJsonNesting};
+  NPUPLAN_RETURN_IF_ERROR(CheckJsonDocument(text, src, doc_limits));
+  NPUPLAN_ASSIGN_OR_RETURN(const JsonText doc, JsonText::Of(text, src, doc_limits));
+  if (!doc.is_object()) return Bad(src, "$", "expected a JSON object");
+  const std::optional<size_t> fmt = doc.Find("format");
+  std::optional<json> format;
+  if (fmt) {
+    NPUPLAN_ASSIGN_OR_RETURN(format, doc.Parse(*fmt));
+  }
+  if (!format || !format->is_string() || format->get<std::string>() != kPlanFormat) {
     return Bad(src, "$.format", "expected \"npuplan.plan/1\"");
   }
-  auto g = j.find("graph");
-  if (g == j.end()) return Bad(src, "$", "missing field 'graph'");
+  const std::optional<size_t> g = doc.Find("graph");
+  if (!g) return Bad(src, "$", "missing field 'graph'");
   Plan plan;
   GraphReadOptions gopts;
   gopts.topo_sort = false;  // keep the plan's order; the verifier checks it
   gopts.limits = limits;
-  auto model = GraphFromJson(*g, StrCat(src, " (graph)"), gopts);
+  auto model = ParseGraphJson(doc.text(*g), StrCat(src, " (graph)"), gopts);
   if (!model.ok()) return model.status();
   plan.model = std::move(model).value();
   plan.EnsureNodeVectors();
-  NPUPLAN_RETURN_IF_ERROR(PlanSections(j, src, plan).Read());
-  NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(j, plan, src));
+  NPUPLAN_RETURN_IF_ERROR(PlanSections(doc, src, plan).Read());
+  NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(doc, plan, src));
   return plan;
 }
 

@@ -1,10 +1,13 @@
 #include "npuplan/plan/plan_json.h"
 
-#include <string>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "npuplan/support/file_util.h"
 
 namespace npuplan {
 namespace {
@@ -17,6 +20,19 @@ std::string StrCatForTest(const Args&... args) {
   std::string out;
   ((out += args), ...);
   return out;
+}
+
+// `j` with every object's members in reverse order.
+nlohmann::ordered_json Reversed(const nlohmann::json& j) {
+  if (j.is_array()) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const auto& e : j) a.push_back(Reversed(e));
+    return a;
+  }
+  if (!j.is_object()) return nlohmann::ordered_json(j);
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (auto it = j.rbegin(); it != j.rend(); ++it) o[it.key()] = Reversed(it.value());
+  return o;
 }
 
 constexpr char kMinimalPlan[] =
@@ -190,6 +206,53 @@ TEST(PlanJsonTest, RejectsAMemoryAlignmentTheCompileCannotHaveUsed) {
 
 TEST(PlanJsonTest, NamesAByteOrderMark) {
   EXPECT_THAT(Error("\xEF\xBB\xBF" + PlanWith("")), HasSubstr("p.json: starts with a UTF-8 byte order mark (BOM"));
+}
+
+// The reader takes the plan apart member by member (no DOM of the whole
+// document): every golden plan reads back to the same plan, written out byte
+// for byte as it was, also after its whitespace and key order are changed.
+TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
+  int plans = 0;
+  for (const auto& dir :
+       std::filesystem::directory_iterator(NPUPLAN_SOURCE_DIR "/testdata/plans")) {
+    const std::string path = dir.path().string() + "/expected.plan.json";
+    if (!std::filesystem::exists(path)) continue;
+    ++plans;
+    absl::StatusOr<std::string> text = ReadFile(path);
+    ASSERT_TRUE(text.ok()) << text.status();
+    absl::StatusOr<Plan> plan = ParsePlanJson(*text, path);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(WritePlanJson(*plan), *text) << path;
+    // Compact, and indented by 3 with every object's keys reversed.
+    const nlohmann::json doc = nlohmann::json::parse(*text);
+    const nlohmann::ordered_json reversed = Reversed(doc);
+    for (const std::string& variant : {doc.dump(), reversed.dump(3)}) {
+      absl::StatusOr<Plan> again = ParsePlanJson(variant, path);
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(WritePlanJson(*again), *text) << path;
+    }
+  }
+  EXPECT_GT(plans, 5);
+}
+
+// A key twice is refused where it is, with the path of its object, in the
+// graph, in a section's entry and between a section's entries.
+TEST(PlanJsonTest, RefusesADuplicateKeyInsideASectionNamingItsPath) {
+  const std::string head =
+      R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [{"name": "d", "type": "Data"}, {"name": "e", "type": "Data"}]}, )";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("nodes": {"d": {"tasks": 1, "tasks": 2}, "e": {}}})",
+       "p.json: $.nodes.d: duplicate key 'tasks'"},
+      {R"("nodes": {"d": {}, "e": {}, "d": {}}})", "p.json: $.nodes: duplicate key 'd'"},
+      {R"("memory": {"tensors": [{"node": "d"}, {"node": "e", "size": 1, "node": "d"}]}})",
+       "p.json: $.memory.tensors[1]: duplicate key 'node'"},
+      {R"("events": [], "events": []})", "p.json: $: duplicate key 'events'"},
+  };
+  for (const auto& [tail, message] : cases) {
+    absl::StatusOr<Plan> plan = ParsePlanJson(head + tail, "p.json");
+    ASSERT_FALSE(plan.ok()) << tail;
+    EXPECT_EQ(plan.status().message(), message);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The data the report page's script draws (docs/report.md, "Page data"): one
-// JSON object, compact enough for 30k-task plans in well under 2 MB.
+// JSON object, compact enough for 30k-task plans (page sizes:
+// docs/benchmarks.md, "Report page").
 //
 //   times      integers in ns (the simulator's µs × 1000, rounded);
 //   nodes      only the nodes a task or pool buffer refers to, numbered:

@@ -70,6 +70,9 @@ struct Choice {
   StreamDag dag;
   std::vector<uint8_t> pinned;
   std::vector<int32_t> stream_of;
+  // The stream index 0 is written to when it is not a dynamic graph's main
+  // stream: the static graph's home stream (-1 = none).
+  int64_t home = -1;
   // Reorder: `dag` (and `pinned`, `stream_of`) are in another execution
   // order than the graph's, which Run then writes back.
   bool reordered = false;
@@ -79,8 +82,13 @@ struct Choice {
   std::string name;
 };
 
-Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin,
-              const CriticalPathStreams::Subtree* subtree, bool reorder) {
+// `main_pin`: a dynamic graph's forced-main-stream nodes are pinned to index
+// 0; otherwise (static graphs) the nodes left on the home stream are.
+// `never_worse` (npuplan.autoStreams.neverWorse): the graph's current
+// assignment is a candidate too.
+Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool main_pin,
+              int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder,
+              bool never_worse) {
   Choice c;
   c.dag = BuildStreamDag(m, g, costs);
   StreamDag& d = c.dag;
@@ -89,7 +97,12 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
   c.pinned.assign(n, 0);
   std::vector<int64_t> bound_cost = d.cost;  // owners at their subgraphs' bounds
   c.work = TotalWork(d);
-  if (pin) {
+  if (!main_pin) {
+    c.home = home;
+    c.pinned = HomePinned(m, d, c.home);
+  }
+  const bool pin = main_pin || c.home >= 0;
+  if (main_pin) {
     for (size_t i = 0; i < n; ++i) {
       const Node& node = m.node(d.nodes[i]);
       // On the main stream every pinned node is a queue item: it takes no
@@ -177,11 +190,27 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
       add("critical-chain", with_main(CriticalPathStreams::Schedule(dd, k, costs.EdgeLatency(), pins_or_null, true), 0));
     }
     if (limit > 1) {
-      add("LoadBalance", with_main(AssignDag(dd, MergeAlgorithm::kLoadBalance, limit).stream_of, 1));
-      add("MainStream", with_main(AssignDag(dd, MergeAlgorithm::kMainStream, limit).stream_of, 1));
+      // GE's merges beside a dynamic graph's main stream; on a static graph
+      // their stream 0 shares the home stream, as DagStreamAllocator writes it.
+      const int32_t shift = main_pin ? 1 : 0;
+      add("LoadBalance",
+          with_main(AssignDag(dd, MergeAlgorithm::kLoadBalance, limit).stream_of, shift));
+      add("MainStream",
+          with_main(AssignDag(dd, MergeAlgorithm::kMainStream, limit).stream_of, shift));
     }
   };
   generate(d, c.pinned, -1);
+  if (never_worse) {
+    // The graph's current assignment (default chain or dynamic allocator),
+    // so that the choice is never worse than it under the cost model. A
+    // dynamic graph's forced nodes sit on its main stream (the lowest id).
+    int64_t current_home = c.home;
+    for (size_t i = 0; i < n && main_pin && current_home < 0; ++i) {
+      if (c.pinned[i] && m.node(d.nodes[i]).stream_id >= 0)
+        current_home = m.node(d.nodes[i]).stream_id;
+    }
+    cands.push_back(Candidate{"default", CurrentAssignment(m, d, c.pinned, current_home), -1});
+  }
   // Index of `positions` in `orders`, added when new (`fresh`); -1 when it
   // is the graph's own order.
   auto order_index = [&](std::vector<int32_t> positions, bool& fresh) {
@@ -242,6 +271,8 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     c.makespan = ms;
     c.name = cands[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
   }
+  // The default assignment may use more than N streams.
+  if (c.name.rfind("default", 0) == 0) c.lower_bound = std::min(c.lower_bound, c.makespan);
   if (chosen_order >= 0) {
     c.reordered = true;
     c.dag = std::move(orders[chosen_order].dag);
@@ -252,25 +283,55 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
 
 }  // namespace
 
-void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs,
-                                   bool pin_main, Subtree& out, bool reorder) {
+void CriticalPathStreams::Estimate(const Model& m, GraphId g, int64_t limit,
+                                   const StreamCostModel& costs, bool pin_main, Subtree& out,
+                                   bool reorder, int64_t home, bool /*fresh_home*/,
+                                   bool never_worse) {
   const size_t k = m.num_graphs();
   out.makespan.resize(k, 0), out.lower_bound.resize(k, 0), out.work.resize(k, 0);
-  Choice c = Choose(m, g, limit, costs, pin_main, &out, reorder);
+  Choice c = Choose(m, g, limit, costs, pin_main, home, &out, reorder, never_worse);
   out.makespan[g.index()] = c.makespan;
   out.lower_bound[g.index()] = c.lower_bound;
   out.work[g.index()] = c.work;
 }
 
-CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit, int64_t base,
-                                                     DecisionLog* log, const StreamCostModel& costs,
-                                                     int64_t main_stream, const Subtree* subtree, bool reorder) {
+CriticalPathStreams::Result CriticalPathStreams::Run(Model& m, GraphId g, int64_t limit,
+                                                     int64_t base, DecisionLog* log,
+                                                     const StreamCostModel& costs,
+                                                     int64_t main_stream, const Subtree* subtree,
+                                                     bool reorder, int64_t home, bool fresh_home,
+                                                     bool never_worse) {
+  Choice c = Choose(m, g, limit, costs, main_stream >= 0, home, subtree, reorder, never_worse);
+  if (never_worse && main_stream < 0 && c.home < 0) {
+    // A static graph without a home stream: the NetOutput stays where it is,
+    // on a stream of its own beside the choice; keep the current assignment
+    // when that estimates lower.
+    const StreamDag own = BuildStreamDag(m, g, costs);
+    const GuardEstimates e = EstimateWithoutHome(m, c.dag, c.stream_of, own, costs);
+    if (e.current < e.mode) {
+      Result r;
+      r.makespan = e.current;
+      r.chosen = "default";
+      r.lower_bound =
+          std::min(c.lower_bound, e.current);  // the default may use more than N streams
+      if (log) {
+        log->Record(kName, "CriticalPathStreams", "", Field("graph", m.graph(g).name),
+                    Field("chosen", r.chosen), Field("streams", r.streams),
+                    Field("makespan", r.makespan), Field("lower_bound", r.lower_bound));
+      }
+      return r;
+    }
+  }
+  // Index 0: a dynamic graph's main stream, else a static graph's home
+  // stream (a fresh one for a static subgraph: then the NetOutput moves too).
+  const bool fresh = main_stream < 0 && c.home >= 0 && fresh_home;
+  if (main_stream < 0 && !fresh) main_stream = c.home;
   const bool pin = main_stream >= 0;
-  Choice c = Choose(m, g, limit, costs, pin, subtree, reorder);
   const StreamDag& d = c.dag;
   const size_t n = d.size();
   const std::vector<int32_t>& chosen = c.stream_of;
   for (size_t i = 0; i < n; ++i) {
+    if (fresh && c.pinned[i]) m.node(d.nodes[i]).stream_id = base;
     if (!d.writable[i] || chosen[i] < 0) continue;
     if (!pin) {
       m.node(d.nodes[i]).stream_id = base + chosen[i];

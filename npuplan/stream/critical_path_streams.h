@@ -17,8 +17,9 @@
 // schedules, LoadBalance:N, MainStream:N and one stream, and improves it by
 // local search: single-node moves between the streams in use (not pinned or
 // serial-label nodes), kept when the estimate drops, within a fixed budget
-// of estimate evaluations × graph size (≈ 2·10^7 node and edge visits). Serial labels keep one stream each (as in the DAG modes);
-// nodes without a stream, NetOutput and `_rts_label_node` are not written.
+// of estimate evaluations × graph size (≈ 2·10^7 node and edge visits). Serial labels keep one
+// stream each (as in the DAG modes); nodes without a stream, NetOutput and `_rts_label_node` are
+// not written.
 //
 // Dynamic-shape graphs (main stream given): the forced-main-stream nodes are
 // pinned to the main stream in the schedule and in the estimates, since the
@@ -39,7 +40,8 @@
 // Lower bound: max(critical path, total work / N).
 //
 // Decision keywords: CriticalPathStreams (graph, chosen=critical-path /
-// critical-chain / dynamic-level / LoadBalance / MainStream / single, with
+// critical-chain / dynamic-level / LoadBalance / MainStream / single /
+// default (the graph's assignment before the mode ran), with
 // "+reorder" when the order was rewritten and "+search" when the local
 // search moved nodes; streams, makespan, lower_bound), CriticalPathOrder
 // (graph, moved, nodes).
@@ -109,14 +111,26 @@ class CriticalPathStreams {
   };
   // `reorder`: may rewrite g's node order (Graph::nodes, topo_id) to the
   // chosen schedule's.
-  static Result Run(Model& model, GraphId g, int64_t limit, int64_t base, DecisionLog* log = nullptr,
-                    const StreamCostModel& costs = {}, int64_t main_stream = -1, const Subtree* subtree = nullptr,
-                    bool reorder = false);
+  // `home` (static graphs, main_stream < 0; -1 = none): the graph's home
+  // stream (dag_stream_allocator.h). Its NetOutput is pinned to index 0,
+  // which is written as `home` (index k ≥ 1 as base + k − 1), so a plan
+  // whose choice is one stream has one stream. `fresh_home` (a static
+  // subgraph): index 0 and the NetOutput go to `base` (index k to base + k).
+  // `never_worse` (npuplan.autoStreams.neverWorse): every choice includes the
+  // graph's current assignment (candidate "default"), so the estimate is never
+  // worse than the default's; false: no such candidate nor fallback (main's
+  // behaviour before issue 22; the caller then passes no home).
+  static Result Run(Model& model, GraphId g, int64_t limit, int64_t base,
+                    DecisionLog* log = nullptr, const StreamCostModel& costs = {},
+                    int64_t main_stream = -1, const Subtree* subtree = nullptr,
+                    bool reorder = false, int64_t home = -1, bool fresh_home = false,
+                    bool never_worse = true);
   // What Run would choose for graph g, without writing anything (pin_main:
   // as Run with a main stream): makespan, lower bound and work of its subtree
   // (its own only when `subtree` is null), stored at g's index of `out`.
-  static void Estimate(const Model& model, GraphId g, int64_t limit, const StreamCostModel& costs, bool pin_main,
-                       Subtree& out, bool reorder = false);
+  static void Estimate(const Model& model, GraphId g, int64_t limit, const StreamCostModel& costs,
+                       bool pin_main, Subtree& out, bool reorder = false, int64_t home = -1,
+                       bool fresh_home = false, bool never_worse = true);
 };
 
 }  // namespace npuplan::stream

@@ -11,6 +11,8 @@
 
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/plan/task_model.h"
+#include "npuplan/sim/control_flow.h"
+#include "npuplan/stream/dynamic_stream_allocator.h"
 #include "npuplan/stream/engine_partition.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/support/checked_math.h"
@@ -666,9 +668,164 @@ DagAssignment AssignDag(const StreamDag& d, MergeAlgorithm algo, int64_t limit) 
   return a;
 }
 
-absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(Model& m, GraphId g, const AutoMultistreamMode& mode,
-                                                                   int64_t base, DecisionLog* log,
-                                                                   const StreamCostModel& costs) {
+std::vector<uint8_t> HomePinned(const Model& m, const StreamDag& d, int64_t home) {
+  std::vector<uint8_t> pinned(d.size(), 0);
+  for (size_t i = 0; i < d.size() && home >= 0; ++i)
+    pinned[i] = !d.writable[i] && m.node(d.nodes[i]).stream_id == home;
+  return pinned;
+}
+
+std::vector<int32_t> CurrentAssignment(const Model& m, const StreamDag& d,
+                                       const std::vector<uint8_t>& pinned, int64_t home) {
+  const size_t n = d.size();
+  bool zero_taken = home >= 0;
+  for (size_t i = 0; i < n; ++i) zero_taken = zero_taken || pinned[i];
+  std::map<int64_t, int32_t> index;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t s = m.node(d.nodes[i]).stream_id;
+    if (d.writable[i] && s >= 0 && s != home) index.emplace(s, 0);
+  }
+  int32_t next = zero_taken ? 1 : 0;
+  for (auto& [s, k] : index) k = next++;
+  std::vector<int32_t> out(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t s = m.node(d.nodes[i]).stream_id;
+    if (pinned[i] || (d.writable[i] && s >= 0 && s == home)) {
+      out[i] = 0;
+    } else if (d.writable[i] && s >= 0) {
+      out[i] = index.at(s);
+    }
+  }
+  return out;
+}
+
+GuardEstimates EstimateWithoutHome(const Model& m, const StreamDag& d,
+                                   const std::vector<int32_t>& stream_of, const StreamDag& own,
+                                   const StreamCostModel& costs) {
+  int64_t x = -1;
+  for (size_t i = 0; i < own.size() && x < 0; ++i) {
+    const Node& node = m.node(own.nodes[i]);
+    if (node.type == "NetOutput") x = node.stream_id;
+  }
+  std::vector<int32_t> full = stream_of;
+  int32_t top = -1;
+  for (int32_t v : full) top = std::max(top, v);
+  const std::vector<uint8_t> pinned = HomePinned(m, d, x);
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (pinned[i]) full[i] = top + 1;
+  }
+  return {EstimateMakespan(d, full, costs),
+          EstimateMakespan(own, CurrentAssignment(m, own, HomePinned(m, own, x), x), costs)};
+}
+
+int64_t EstimateModelMakespan(const Model& m, const StreamCostModel& costs) {
+  // Work per graph (Σ node costs, nested subgraphs included; children after
+  // parents in pre-order, so summed in reverse).
+  const std::vector<GraphId> pre = m.GraphsPreOrder();
+  std::vector<int64_t> work(m.num_graphs(), 0);
+  auto sat = [](int64_t a, int64_t b) {
+    return CheckedAdd(a, b).value_or(std::numeric_limits<int64_t>::max());
+  };
+  for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
+    int64_t w = 0;
+    for (NodeId id : m.graph(*it).nodes) {
+      w = sat(w, costs.Cost(m, id));
+      for (GraphId sub : m.node(id).subgraphs) w = sat(w, work[sub.index()]);
+    }
+    work[it->index()] = w;
+  }
+  // The subgraphs that run (the simulator's default: an If/Case takes its
+  // branch with the most work, lowest index on ties; loops run once).
+  auto taken = [&](const Node& node) {
+    std::vector<GraphId> subs = node.subgraphs;
+    if (sim::IsBranchNode(node) && subs.size() > 1) {
+      GraphId best = subs[0];
+      for (GraphId g : subs) best = work[g.index()] > work[best.index()] ? g : best;
+      subs = {best};
+    }
+    return subs;
+  };
+  // Execution order: each node followed by the nodes of its subgraphs that
+  // run (explicit stack: nesting may be deep).
+  std::vector<NodeId> order;
+  std::vector<int32_t> local(m.num_nodes(), -1);
+  struct Frame {
+    GraphId g;
+    size_t pos = 0;
+  };
+  std::vector<Frame> stack{{kRootGraph}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const Graph& graph = m.graph(f.g);
+    if (f.pos >= graph.nodes.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const NodeId id = graph.nodes[f.pos++];
+    local[id.index()] = static_cast<int32_t>(order.size());
+    order.push_back(id);
+    const std::vector<GraphId> subs = taken(m.node(id));
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it) stack.push_back({*it});
+  }
+  const size_t n = order.size();
+  std::vector<int64_t> cost(n);
+  std::vector<std::pair<int32_t, int32_t>> edges;
+  std::vector<std::vector<int32_t>> succ(n);
+  for (size_t v = 0; v < n; ++v) {
+    const Node& node = m.node(order[v]);
+    cost[v] = costs.Cost(m, order[v]);
+    auto add = [&](NodeId p) {  // captures from an enclosing graph too
+      const int32_t u = local[p.index()];
+      if (u < 0 || u >= static_cast<int32_t>(v)) return;
+      edges.emplace_back(u, static_cast<int32_t>(v));
+      succ[u].push_back(static_cast<int32_t>(v));
+    };
+    for (const OutputRef& in : node.inputs) add(in.node);
+    for (NodeId c : node.control_inputs) add(c);
+  }
+  // As the simulator's dependencies (npuplan/sim/dependencies.h): a
+  // subgraph's Data node waits for the producer of its owner's input
+  // `_parent_node_index`, and the owner's consumers for the subgraph's last
+  // nodes.
+  for (size_t v = 0; v < n; ++v) {
+    const Node& owner = m.node(order[v]);
+    for (GraphId sub : taken(owner)) {
+      for (NodeId id : m.graph(sub).nodes) {
+        const int32_t s = local[id.index()];
+        if (s < 0) continue;
+        const Node& node = m.node(id);
+        if (node.type == "Data") {
+          const std::optional<int64_t> k = GetIntAttr(node.attrs, "_parent_node_index");
+          if (k && *k >= 0 && static_cast<size_t>(*k) < owner.inputs.size()) {
+            const int32_t u = local[owner.inputs[*k].node.index()];
+            if (u >= 0 && u < s) edges.emplace_back(u, s);
+          }
+        }
+        if (succ[s].empty()) {
+          for (int32_t c : succ[v]) edges.emplace_back(s, c);
+        }
+      }
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  StreamDag d = BuildStreamDagFromEdges(std::move(cost), edges);
+  std::map<int64_t, int32_t> dense;
+  std::vector<int32_t> stream_of(n, -1);
+  for (size_t v = 0; v < n; ++v) {
+    const Node& node = m.node(order[v]);
+    d.constant[v] = IsDataOrConst(node) && node.type != "Data" && node.type != "RefData" &&
+                    node.type != "AippData";
+    if (node.stream_id < 0) continue;
+    stream_of[v] = dense.emplace(node.stream_id, static_cast<int32_t>(dense.size())).first->second;
+  }
+  return EstimateMakespan(d, stream_of, costs);
+}
+
+absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
+    Model& m, GraphId g, const AutoMultistreamMode& mode, int64_t base, DecisionLog* log,
+    const StreamCostModel& costs, int64_t home_stream, bool main_pin, bool fresh_home,
+    bool never_worse) {
   MergeAlgorithm algo;
   if (mode.algorithm == "LoadBalance") {
     algo = MergeAlgorithm::kLoadBalance;
@@ -684,19 +841,100 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(Model& m, Gra
   DagAssignment a = AssignDag(d, algo, mode.streams);
   Result r;
   r.streams = a.streams + a.serial_streams;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (d.writable[i] && a.stream_of[i] >= 0) m.node(d.nodes[i]).stream_id = base + a.stream_of[i];
-  }
-  r.makespan = EstimateMakespan(d, a.stream_of, costs);
   const int64_t work = TotalWork(d);
   const int64_t n_streams = std::max<int64_t>(mode.streams, 1);
   r.lower_bound = std::max(CriticalPathLength(d), (work + n_streams - 1) / n_streams);
   if (log) {
     log->Record(kName, "DagRoutes", "", Field("graph", m.graph(g).name), Field("nodes", d.size()),
                 Field("routes", a.routes), Field("matching", a.matching));
+  }
+  // Index 0 shares the NetOutput's stream (static graphs); the estimates then
+  // see the NetOutput there, events into it included, for this assignment
+  // and for the current one.
+  const std::vector<uint8_t> pinned = HomePinned(m, d, home_stream);
+  std::vector<int32_t> full = a.stream_of;
+  int32_t top = -1;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (pinned[i]) full[i] = 0;
+    top = std::max(top, full[i]);
+  }
+  r.makespan = EstimateMakespan(d, full, costs);
+  if (log) {
     log->Record(kName, "DagStreams", "", Field("graph", m.graph(g).name), Field("mode", mode.algorithm),
                 Field("streams", a.streams), Field("serial_streams", a.serial_streams), Field("makespan", r.makespan),
                 Field("lower_bound", r.lower_bound));
+  }
+  if (never_worse && main_pin) {
+    // A dynamic graph: the forced nodes end on the main stream, beside the
+    // merged streams; the current assignment has them on its main id.
+    std::vector<uint8_t> forced(d.size(), 0);
+    int64_t main_id = -1;
+    for (size_t i = 0; i < d.size(); ++i) {
+      const Node& node = m.node(d.nodes[i]);
+      forced[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
+      full[i] = forced[i] ? 0 : (a.stream_of[i] >= 0 ? a.stream_of[i] + 1 : -1);
+      if (forced[i] && main_id < 0 && node.stream_id >= 0) main_id = node.stream_id;
+    }
+    const int64_t mode_ms = EstimateMakespan(d, full, costs);
+    const int64_t current = EstimateMakespan(d, CurrentAssignment(m, d, forced, main_id), costs);
+    if (current < mode_ms) {
+      if (log) {
+        log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
+                    Field("mode", mode.algorithm), Field("makespan", mode_ms),
+                    Field("default_makespan", current));
+      }
+      r.streams = 0;
+      r.makespan = current;
+      r.lower_bound = std::min(r.lower_bound, current);  // the default may use more than N streams
+      return r;
+    }
+  }
+  if (home_stream < 0) {
+    if (never_worse && !main_pin) {
+      const GuardEstimates e = EstimateWithoutHome(m, d, a.stream_of, d, costs);
+      if (e.current < e.mode) {
+        if (log) {
+          log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
+                      Field("mode", mode.algorithm), Field("makespan", e.mode),
+                      Field("default_makespan", e.current));
+        }
+        r.streams = 0;
+        r.makespan = e.current;
+        r.lower_bound =
+            std::min(r.lower_bound, e.current);  // the default may use more than N streams
+        return r;
+      }
+    }
+    for (size_t i = 0; i < d.size(); ++i) {
+      if (d.writable[i] && a.stream_of[i] >= 0)
+        m.node(d.nodes[i]).stream_id = base + a.stream_of[i];
+    }
+    return r;
+  }
+  const int64_t current = EstimateMakespan(d, CurrentAssignment(m, d, pinned, home_stream), costs);
+  if (current < r.makespan) {
+    if (log) {
+      log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
+                  Field("mode", mode.algorithm), Field("makespan", r.makespan),
+                  Field("default_makespan", current));
+    }
+    r.streams = 0;
+    r.makespan = current;
+    r.lower_bound = std::min(r.lower_bound, current);  // the default may use more than N streams
+    return r;
+  }
+  if (fresh_home) {
+    r.streams = top + 1;  // indices 0..top from base, the NetOutput on index 0
+    for (size_t i = 0; i < d.size(); ++i) {
+      if ((d.writable[i] || pinned[i]) && full[i] >= 0)
+        m.node(d.nodes[i]).stream_id = base + full[i];
+    }
+    return r;
+  }
+  r.streams = std::max<int32_t>(top, 0);  // indices 1..top from base
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (!d.writable[i] || a.stream_of[i] < 0) continue;
+    m.node(d.nodes[i]).stream_id = a.stream_of[i] == 0 ? home_stream : base + a.stream_of[i] - 1;
   }
   return r;
 }

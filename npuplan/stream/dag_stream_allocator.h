@@ -25,13 +25,15 @@
 //      limited by N; zero-cost nodes follow their first assigned producer
 //      (else consumer, else stream 0);
 //   5. write-back: stream = base + index, skipping NetOutput, `_rts_label_node`
-//      and nodes without a stream. The caller then refreshes continuity.
+//      and nodes without a stream (static graphs: index 0 = the NetOutput's
+//      stream, see Run). The caller then refreshes continuity.
 //
 //   time →      route r0: a─b─d─f        streams (N=2): s0 = r0
 //   levels 0..3 route r1: c─e            s1 = r1 (+ serial label L)
 //
 // Decision keywords: DagRoutes (graph, nodes, residual, routes, matching),
-// DagStreams (graph, mode, streams, serial_streams, makespan, lower_bound).
+// DagStreams (graph, mode, streams, serial_streams, makespan, lower_bound),
+// DagStreamsKeptDefault (graph, mode, makespan, default_makespan).
 #ifndef NPUPLAN_STREAM_DAG_STREAM_ALLOCATOR_H_
 #define NPUPLAN_STREAM_DAG_STREAM_ALLOCATOR_H_
 
@@ -141,6 +143,47 @@ int64_t EstimateMakespan(const StreamDag& dag, const std::vector<int32_t>& strea
 int64_t CriticalPathLength(const StreamDag& dag);
 int64_t TotalWork(const StreamDag& dag);
 
+// The home stream of a static graph (npuplan's difference from GE): the
+// stream of its NetOutput before the auto mode runs, when no other graph
+// keeps a node there (the driver decides: logical_stream_assignment.cc).
+// The NetOutput is never written back, so an auto assignment maps its stream
+// index 0 onto the home stream instead of a fresh id: the NetOutput then
+// shares a stream with the nodes that feed it rather than holding a stream
+// (and the events into it) of its own.
+// The nodes an auto assignment leaves on the home stream (index 0): not
+// written back (NetOutput, `_rts_label_node`) and on `home`.
+std::vector<uint8_t> HomePinned(const Model& model, const StreamDag& dag, int64_t home);
+// The graph's current assignment (the default chain's, or the dynamic
+// allocator's) as stream indices: pinned nodes and nodes on `home` → 0, the
+// other ids ascending → 1, 2, … (from 0 when home < 0 and nothing is
+// pinned); -1 for nodes without a stream and unpinned nodes that are not
+// written back — the shape of every candidate the auto modes compare.
+std::vector<int32_t> CurrentAssignment(const Model& model, const StreamDag& dag,
+                                       const std::vector<uint8_t>& pinned, int64_t home);
+
+// A static graph without a home stream (its NetOutput's stream is shared
+// with other graphs' nodes, so the assignment takes fresh ids and the
+// NetOutput stays where it is): the estimate of `stream_of` (over `dag`, in
+// its order) with the NetOutput on a stream of its own, and of the current
+// assignment (over `own`, the graph's own order). The driver keeps the
+// current one when it is lower.
+struct GuardEstimates {
+  int64_t mode = 0;
+  int64_t current = 0;
+};
+GuardEstimates EstimateWithoutHome(const Model& model, const StreamDag& dag,
+                                   const std::vector<int32_t>& stream_of, const StreamDag& own,
+                                   const StreamCostModel& costs);
+
+// The estimate over a whole static model with the nodes' current streams
+// and orders (the per-graph estimates cannot see that graphs on streams of
+// their own overlap, nor the events between an owner and its subgraphs):
+// one DAG of every graph's nodes, each subgraph's nodes just before its
+// owner, the owner's producers feeding the subgraph's nodes that have no
+// producer in it, and its last nodes feeding the owner; EstimateMakespan
+// over it.
+int64_t EstimateModelMakespan(const Model& model, const StreamCostModel& costs);
+
 // Full per-graph assignment (steps 1–4) without writing it back: stream index
 // per local node (-1 = not written).
 struct DagAssignment {
@@ -161,8 +204,27 @@ class DagStreamAllocator {
     int64_t lower_bound = 0;
   };
   // Rewrites graph g's streams to base + index for `mode` (a DAG mode).
-  static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMultistreamMode& mode, int64_t base,
-                                    DecisionLog* log = nullptr, const StreamCostModel& costs = {});
+  // `home` (a static graph's home stream, -1 = none): index 0 goes to it
+  // and index k ≥ 1 to base + k − 1,
+  // and when the estimate of that assignment (the NetOutput on the home
+  // stream) is above the estimate of the graph's current assignment, the
+  // current one is kept (DagStreamsKeptDefault) — so the mode is never worse
+  // than the default under the cost model. `main_pin` (a dynamic graph
+  // under ENABLE_DYNAMIC_SHAPE_MULTI_STREAM): the same comparison with the
+  // forced-main-stream nodes on a main stream of their own beside the merged
+  // streams (where the driver's refresh puts them) against the dynamic
+  // allocator's assignment. `fresh_home` (a static subgraph): index 0 and the
+  // NetOutput go to `base` instead of `home` (index k to base + k), so the
+  // graph keeps streams of its own; the current assignment is still
+  // estimated with the NetOutput on `home`. `never_worse`
+  // (npuplan.autoStreams.neverWorse) false: no comparison, the mode's
+  // assignment is always written (main's behaviour before issue 22; the
+  // caller then passes no home).
+  static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMultistreamMode& mode,
+                                    int64_t base, DecisionLog* log = nullptr,
+                                    const StreamCostModel& costs = {}, int64_t home = -1,
+                                    bool main_pin = false, bool fresh_home = false,
+                                    bool never_worse = true);
 };
 
 }  // namespace npuplan::stream

@@ -107,8 +107,8 @@ struct EnginePartition {
   EnginePartition& operator=(const EnginePartition&) = delete;
 
   GraphId graph;
-  // Huge-page backed: a 1M-node graph has ~570k subgraphs (64 MB of records),
-  // and fresh 4 KiB pages are the dearest part of writing them.
+  // Huge-page backed: a 1M-node graph can have hundreds of thousands of
+  // subgraphs, and fresh 4 KiB pages are the dearest part of writing them.
   BigVector<EngineSubgraph> subgraphs;
   // Engine subgraph of each node of the graph, indexed by the node's topo_id.
   std::vector<int32_t> subgraph_of;

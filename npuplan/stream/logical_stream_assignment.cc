@@ -147,6 +147,59 @@ void ReportSkippedAutoMode(const AutoMultistreamMode& mode, const DynamicStreamS
       "or set ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1"));
 }
 
+// Home streams of the static graphs an auto mode rewrites (indexed by
+// GraphId; dag_stream_allocator.h). A static subgraph of a static parent:
+// its NetOutput's stream, `fresh` — the NetOutput moves with the graph's
+// stream 0 to a fresh id, so that every graph keeps streams of its own (an
+// If branch runs beside its parent's other nodes, and no subgraph NetOutput
+// queues behind the parent's compute). Other static graphs (the root): the
+// NetOutput's stream, when every node that stays on it (NetOutput,
+// `_rts_label_node`, nodes of graphs the mode skips) belongs to that graph
+// and no earlier graph took it; -1 otherwise. `none`: dynamic multi-stream
+// models (whose refresh moves forced nodes) and
+// npuplan.autoStreams.neverWorse=false get none.
+struct Homes {
+  std::vector<int64_t> stream;
+  std::vector<bool> fresh;
+};
+Homes HomeStreams(const Model& m, const std::vector<GraphId>& graph_order,
+                  const std::vector<bool>& unknown_graphs, bool none) {
+  Homes h{std::vector<int64_t>(m.num_graphs(), -1), std::vector<bool>(m.num_graphs(), false)};
+  if (none) return h;
+  auto net_output_stream = [&](GraphId g) {
+    for (NodeId id : m.graph(g).nodes) {
+      if (m.node(id).type == "NetOutput") return m.node(id).stream_id;
+    }
+    return int64_t{-1};
+  };
+  for (GraphId g : graph_order) {
+    const Graph& graph = m.graph(g);
+    if (unknown_graphs[g.index()] || graph.IsRoot() || unknown_graphs[graph.parent_graph.index()])
+      continue;
+    h.stream[g.index()] = net_output_stream(g);
+    h.fresh[g.index()] = h.stream[g.index()] >= 0;
+  }
+  std::map<int64_t, std::set<int32_t>> kept;  // stream → graphs with a node that stays there
+  for (GraphId g : graph_order) {
+    if (h.fresh[g.index()]) continue;
+    for (NodeId id : m.graph(g).nodes) {
+      const Node& n = m.node(id);
+      if (n.stream_id < 0) continue;
+      if (unknown_graphs[g.index()] || n.type == "NetOutput" ||
+          HasAttr(n.attrs, kAttrRtsLabelNode)) {
+        kept[n.stream_id].insert(g.index());
+      }
+    }
+  }
+  std::set<int64_t> taken;
+  for (GraphId g : graph_order) {
+    if (unknown_graphs[g.index()] || h.fresh[g.index()]) continue;
+    const int64_t s = net_output_stream(g);
+    if (s >= 0 && kept[s].size() == 1 && taken.insert(s).second) h.stream[g.index()] = s;
+  }
+  return h;
+}
+
 }  // namespace
 
 bool SingleStreamMode(const CompileOptions& options) {
@@ -233,6 +286,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
     // refresh below); CriticalPath pins them there while it schedules.
     const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
     const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
+    // npuplan.autoStreams.neverWorse=false: GE's plans (no home streams, no
+    // comparison with the default).
+    const bool never_worse = pctx.options.GetBool("npuplan.autoStreams.neverWorse");
+    const Homes home = HomeStreams(m, graph_order, unknown_graphs, dynamic_multi || !never_worse);
     // CriticalPath on a dynamic model: subgraph makespans bottom-up, so that a
     // subgraph owner pinned to the main stream costs what its subgraphs hold it.
     CriticalPathStreams::Subtree subtree;
@@ -241,9 +298,22 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
         const bool unknown = unknown_graphs[it->index()];
         CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
-                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown), unknown, subtree,
-                                      reorder);
+                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown),
+                                      unknown, subtree, reorder, home.stream[it->index()],
+                                      home.fresh[it->index()], never_worse);
       }
+    }
+    // A static model: the estimate of the whole model before, to keep the
+    // default assignment when the mode's is worse (AutoModeKeptDefault).
+    const StreamCostModel static_costs(sim::SimOptions{}, /*sync_nodes=*/true);
+    std::vector<int64_t> saved_streams;
+    std::vector<std::vector<NodeId>> saved_orders;
+    int64_t default_estimate = 0;
+    if (!dynamic && never_worse) {
+      for (const Node& n : m.nodes()) saved_streams.push_back(n.stream_id);
+      for (size_t g = 0; g < m.num_graphs(); ++g)
+        saved_orders.push_back(m.graph(GraphId(static_cast<int32_t>(g))).nodes);
+      default_estimate = EstimateModelMakespan(m, static_costs);
     }
     for (GraphId g : graph_order) {
       const bool unknown = unknown_graphs[g.index()];
@@ -251,9 +321,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
       // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
       const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
       if (auto_mode.algorithm == "CriticalPath") {
-        CriticalPathStreams::Result r =
-            CriticalPathStreams::Run(m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs,
-                                     unknown ? forced : -1, subtree_costs ? &subtree : nullptr, reorder);
+        CriticalPathStreams::Result r = CriticalPathStreams::Run(
+            m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs, unknown ? forced : -1,
+            subtree_costs ? &subtree : nullptr, reorder, home.stream[g.index()],
+            home.fresh[g.index()], never_worse);
         ctx.next_stream += r.streams;
         // With subtree costs the root's estimate and bound cover the whole model.
         if (!subtree_costs || m.graph(g).IsRoot()) {
@@ -261,11 +332,32 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
           lower_bound += r.lower_bound;
         }
       } else {
-        NPUPLAN_ASSIGN_OR_RETURN(DagStreamAllocator::Result r,
-                                 DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs));
+        NPUPLAN_ASSIGN_OR_RETURN(
+            DagStreamAllocator::Result r,
+            DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs,
+                                    home.stream[g.index()], /*main_pin=*/unknown,
+                                    home.fresh[g.index()], never_worse));
         ctx.next_stream += r.streams;
         makespan += r.makespan;
         lower_bound += r.lower_bound;
+      }
+    }
+    if (!dynamic && never_worse) {
+      const int64_t mode_estimate = EstimateModelMakespan(m, static_costs);
+      if (default_estimate < mode_estimate) {
+        for (size_t i = 0; i < m.num_nodes(); ++i)
+          m.node(NodeId(static_cast<int32_t>(i))).stream_id = saved_streams[i];
+        for (size_t g = 0; g < m.num_graphs(); ++g) {
+          Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
+          graph.nodes = saved_orders[g];
+          for (size_t k = 0; k < graph.nodes.size(); ++k)
+            m.node(graph.nodes[k]).topo_id = static_cast<int64_t>(k);
+        }
+        pctx.log.Record(kName, "AutoModeKeptDefault", "", Field("mode", auto_mode.algorithm),
+                        Field("makespan", mode_estimate),
+                        Field("default_makespan", default_estimate));
+        makespan = default_estimate;
+        lower_bound = std::min(lower_bound, default_estimate);
       }
     }
     //  Dynamic: RefreshContinuousStreamsByNodeIds over the dynamic graphs —

@@ -1,6 +1,7 @@
 #include "npuplan/stream/stream_budget.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +20,14 @@
 
 namespace npuplan {
 namespace stream {
+
+// A count of input values (task counts are the file's): the estimate stays in
+// range and physical-stream-split reports the overflow with the node.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 namespace {
 
 // Pairs × simulated nodes per merge step above which the light-stream rule replaces the makespan
@@ -270,7 +279,7 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
     const Node& n = m.nodes()[i];
     if (n.stream_id < 0) continue;
     const size_t own = index.at(n.stream_id);
-    tasks[own] += NodeTasks(n, m.engine_table);
+    tasks[own] = SaturatingAdd(tasks[own], NodeTasks(n, m.engine_table));
     producers.clear();  // one event per (producer, consumer)
     for (const OutputRef& in : n.inputs) producers.push_back(in.node.value);
     for (NodeId c : n.control_inputs) producers.push_back(c.value);
@@ -279,12 +288,15 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
     for (int32_t p : producers) {
       const int64_t ps = m.node(NodeId(p)).stream_id;
       if (ps < 0 || ps == n.stream_id) continue;
-      tasks[index.at(ps)] += 1;
-      tasks[own] += 2;
+      tasks[index.at(ps)] = SaturatingAdd(tasks[index.at(ps)], 1);
+      tasks[own] = SaturatingAdd(tasks[own], 2);
     }
   }
   const int64_t cap = std::max<int64_t>(task_limit - 27, 1);
-  for (int64_t t : tasks) need.split_extra += std::max<int64_t>(0, (t + cap - 1) / cap - 1);
+  for (int64_t t : tasks) {
+    if (t == INT64_MAX) continue;  // overflowed: physical-stream-split names the node
+    need.split_extra = SaturatingAdd(need.split_extra, std::max<int64_t>(0, t / cap + (t % cap != 0) - 1));
+  }
   return need;
 }
 
@@ -297,13 +309,12 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
   const int64_t limit = SplitLimit(plan, ctx.options);
   StreamNeed need = EstimateStreamNeed(plan, limit);
   const StreamNeed before = need;
-  int64_t merges = 0, delta = 0;
+  int64_t merges = 0;
   if (need.total() > budget && plan.streams.logical > 1) {
     const std::vector<StreamClass> cls = Classify(plan);
     Merger merger(plan, ctx.log);
     while (need.total() > budget && merger.MergeOnce(cls)) need = EstimateStreamNeed(plan, limit);
     merges = merger.merges();
-    delta = merger.total_delta();
     if (merges > 0) {
       Renumber(plan);
       // The auto mode's figures described the assignment before the merges;

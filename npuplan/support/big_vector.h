@@ -24,7 +24,7 @@ namespace npuplan {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // 512 KiB: a 1M-node byte array (flags) is 0.95 MiB; in 4 KiB pages that is
-// ~245 faults.
+// hundreds of faults.
 inline constexpr size_t kHugeFromBytes = size_t{512} << 10;
 inline constexpr size_t kHugeCacheBytes = size_t{512} << 20;
 

@@ -120,11 +120,12 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const ReadFileOpti
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // replaced since the stat
     return NotRegular(path, st.st_mode, kWhole);
   }
-  // One read into a buffer of the file's size; files whose size says nothing
-  // (/proc) grow in chunks, never beyond the limit.
+  // One read into a buffer of the file's size and one byte more (the read
+  // that finds the end must not need a buffer twice the file's, zero-filled);
+  // files whose size says nothing (/proc) grow in chunks, never beyond the limit.
   std::string text;
   try {
-    text.resize(static_cast<size_t>(std::max<int64_t>(st.st_size, 1 << 16)));
+    text.resize(static_cast<size_t>(std::max<int64_t>(st.st_size + 1, 1 << 16)));
     size_t got = 0;
     while (true) {
       if (got == text.size()) {

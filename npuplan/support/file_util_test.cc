@@ -53,6 +53,18 @@ TEST(FileUtilTest, WritesAndReadsBack) {
   std::remove(path.c_str());
 }
 
+// The buffer is the file's size: finding the end must not double it (a
+// zero-filled second copy of a 141 MB plan was resident until it was freed).
+TEST(FileUtilTest, ReadsAFileIntoABufferOfItsSize) {
+  const std::string path = ::testing::TempDir() + "/npuplan_file_util_size_test.txt";
+  const std::string content(1 << 20, 'x');
+  ASSERT_THAT(WriteFileAtomically(path, content), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string text, ReadFile(path));
+  EXPECT_EQ(text, content);
+  EXPECT_LT(text.capacity(), content.size() + 4096);
+  std::remove(path.c_str());
+}
+
 TEST(FileUtilTest, MissingFileNamesPath) {
   EXPECT_THAT(ReadFile("/nonexistent/x.json"),
               StatusIs(absl::StatusCode::kNotFound, "/nonexistent/x.json"));

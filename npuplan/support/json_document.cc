@@ -1,10 +1,13 @@
 #include "npuplan/support/json_document.h"
 
+#include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "npuplan/support/echo.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -12,11 +15,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// Builds the DOM as nlohmann's own SAX DOM parser does, checking each key
-// against the object it goes into.
+// Checks each key against the object it goes into, strings and nesting
+// against the limits, and builds the DOM as nlohmann's own SAX DOM parser does
+// when given a root (CheckJsonDocument gives none: same checks, no values).
 class StrictDomBuilder {
  public:
-  StrictDomBuilder(json& root, const JsonDocumentLimits& limits) : root_(root), limits_(limits) {}
+  StrictDomBuilder(json* root, const JsonDocumentLimits& limits) : root_(root), limits_(limits) {}
 
   bool null() { return Put(nullptr); }
   bool boolean(bool v) { return Put(v); }
@@ -28,21 +32,28 @@ class StrictDomBuilder {
     return Put(std::move(v));
   }
   bool binary(json::binary_t& v) { return Put(std::move(v)); }
-  bool start_object(std::size_t) { return Open(json::object()); }
-  bool start_array(std::size_t) { return Open(json::array()); }
+  bool start_object(std::size_t) { return Open(false); }
+  bool start_array(std::size_t) { return Open(true); }
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
   bool key(json::string_t& k) {
     if (!CheckString(k, "key")) return false;
-    auto& object = stack_.back().value->get_ref<json::object_t&>();
-    auto [it, inserted] = object.try_emplace(std::move(k));
+    Level& l = stack_.back();
+    bool inserted = false;
+    if (l.value != nullptr) {
+      auto [it, added] = l.value->get_ref<json::object_t&>().try_emplace(k);
+      slot_ = &it->second;
+      inserted = added;
+    } else {
+      inserted = l.keys.insert(k).second;
+    }
     if (!inserted) {
-      stack_.back().key = nullptr;  // the path of the object, not of its previous member
-      error_ = StrCat(Path(), ": duplicate key '", EchoName(it->first), "'");
+      l.has_key = false;  // the path of the object, not of its previous member
+      error_ = StrCat(Path(), ": duplicate key '", EchoName(k), "'");
       return false;
     }
-    stack_.back().key = &it->first;
-    slot_ = &it->second;
+    l.key = std::move(k);
+    l.has_key = true;
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
@@ -54,15 +65,22 @@ class StrictDomBuilder {
 
  private:
   struct Level {
-    json* value;
-    const std::string* key = nullptr;  // the member being read (objects)
+    bool array = false;
+    json* value = nullptr;  // the DOM being built, if any
+    int64_t count = 0;      // values put into it (arrays)
+    std::string key;        // the member being read (objects)
+    bool has_key = false;
+    std::unordered_set<std::string> keys;  // the members so far, when no DOM holds them
   };
 
+  // Counts the value in its array and puts it into the DOM, if one is built.
   template <typename V>
   json* Insert(V&& v) {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().count;
+    if (root_ == nullptr) return nullptr;
     if (stack_.empty()) {
-      root_ = json(std::forward<V>(v));
-      return &root_;
+      *root_ = json(std::forward<V>(v));
+      return root_;
     }
     json* top = stack_.back().value;
     if (top->is_array()) {
@@ -77,12 +95,15 @@ class StrictDomBuilder {
     Insert(std::forward<V>(v));
     return true;
   }
-  bool Open(json v) {
+  bool Open(bool array) {
     if (static_cast<int64_t>(stack_.size()) >= limits_.max_depth) {
       error_ = StrCat(Path(), ": nested deeper than ", limits_.max_depth, " levels");
       return false;
     }
-    stack_.push_back({Insert(std::move(v))});
+    json* value = Insert(array ? json::array() : json::object());
+    stack_.emplace_back();
+    stack_.back().array = array;
+    stack_.back().value = value;
     return true;
   }
   bool Close() {
@@ -99,16 +120,16 @@ class StrictDomBuilder {
   std::string Path() const {
     std::string path = "$";
     for (const Level& l : stack_) {
-      if (l.value->is_array()) {
-        if (!l.value->empty()) path += StrCat("[", l.value->size() - 1, "]");
-      } else if (l.key != nullptr) {
-        path += StrCat(".", EchoName(*l.key));
+      if (l.array) {
+        if (l.count > 0) path += StrCat("[", l.count - 1, "]");
+      } else if (l.has_key) {
+        path += StrCat(".", EchoName(l.key));
       }
     }
     return path;
   }
 
-  json& root_;
+  json* root_;
   const JsonDocumentLimits& limits_;
   std::vector<Level> stack_;
   json* slot_ = nullptr;
@@ -120,6 +141,7 @@ class Scanner {
  public:
   explicit Scanner(std::string_view t) : t_(t) {}
   bool done() const { return i_ >= t_.size(); }
+  size_t pos() const { return i_; }
   char peek() const { return done() ? '\0' : t_[i_]; }
   void SkipSpace() {
     while (!done() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
@@ -197,15 +219,109 @@ std::optional<std::string> TopLevelString(std::string_view text, std::string_vie
   }
 }
 
-absl::StatusOr<json> ParseJsonDocument(std::string_view text, std::string_view source,
-                                       const JsonDocumentLimits& limits) {
-  json root;
+namespace {
+
+absl::Status RunStrict(std::string_view text, std::string_view source,
+                       const JsonDocumentLimits& limits, json* root) {
   StrictDomBuilder builder(root, limits);
   if (!json::sax_parse(text, &builder) || !builder.error().empty()) {
     return absl::InvalidArgumentError(StrCat(
         source, ": ", builder.error().empty() ? std::string("not valid JSON") : builder.error()));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<json> ParseJsonDocument(std::string_view text, std::string_view source,
+                                       const JsonDocumentLimits& limits) {
+  json root;
+  NPUPLAN_RETURN_IF_ERROR(RunStrict(text, source, limits, &root));
   return root;
+}
+
+absl::Status CheckJsonDocument(std::string_view text, std::string_view source,
+                               const JsonDocumentLimits& limits) {
+  return RunStrict(text, source, limits, nullptr);
+}
+
+absl::StatusOr<JsonText> JsonText::Of(std::string_view text, std::string_view source,
+                                      const JsonDocumentLimits& limits) {
+  JsonText v;
+  v.source_ = source;
+  v.limits_ = limits;
+  Scanner s(text);
+  s.SkipSpace();
+  const char open = s.peek();
+  if (open != '{' && open != '[') {
+    NPUPLAN_ASSIGN_OR_RETURN(v.scalar_, ParseJsonDocument(text, source, limits));
+    return v;
+  }
+  v.kind_ = open == '{' ? kObject : kArray;
+  const auto bad = [&] {
+    return absl::InvalidArgumentError(
+        StrCat(source, ": not valid JSON: not a complete ", open == '{' ? "object" : "array"));
+  };
+  const char close = open == '{' ? '}' : ']';
+  s.Eat(open);
+  if (!s.Eat(close)) {
+    while (true) {
+      Entry e;
+      if (v.kind_ == kObject) {
+        std::string_view token;
+        if (!s.StringToken(&token) || !s.Eat(':')) return bad();
+        std::optional<std::string> key = DecodeString(token);
+        if (!key) return bad();
+        e.key = std::move(*key);
+      }
+      s.SkipSpace();
+      const size_t start = s.pos();
+      if (!s.SkipValue() || s.pos() == start) return bad();
+      e.text = text.substr(start, s.pos() - start);
+      v.entries_.push_back(std::move(e));
+      if (s.Eat(close)) break;
+      if (!s.Eat(',')) return bad();
+    }
+  }
+  s.SkipSpace();
+  if (!s.done()) return bad();
+  // nlohmann's objects iterate by key; a reader walking these sees the same order.
+  if (v.kind_ == kObject) {
+    std::sort(v.entries_.begin(), v.entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  }
+  return v;
+}
+
+std::optional<size_t> JsonText::Find(std::string_view key) const {
+  if (kind_ != kObject) return std::nullopt;
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                             [](const Entry& e, std::string_view k) { return e.key < k; });
+  if (it == entries_.end() || it->key != key) return std::nullopt;
+  return static_cast<size_t>(it - entries_.begin());
+}
+
+absl::StatusOr<json> JsonText::Parse(size_t i) const {
+  return ParseJsonDocument(entries_[i].text, source_, limits_);
+}
+
+absl::StatusOr<JsonText> JsonText::Open(size_t i) const {
+  return Of(entries_[i].text, source_, limits_);
+}
+
+absl::StatusOr<json> JsonText::ParseAllBut(std::string_view key) const {
+  json object = json::object();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].key == key) continue;
+    NPUPLAN_ASSIGN_OR_RETURN(object[entries_[i].key], Parse(i));
+  }
+  return object;
+}
+
+json JsonText::Shape() const {
+  if (kind_ == kObject) return json::object();
+  if (kind_ == kArray) return json::array();
+  return scalar_;
 }
 
 }  // namespace npuplan

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "npuplan/testing/status_matchers.h"
 
@@ -64,6 +65,96 @@ TEST(JsonDocumentTest, TopLevelStringReadsOnlyTheTopLevelMember) {
   EXPECT_EQ(TopLevelString("[\"format\", \"npuplan.plan/1\"]", "format"), std::nullopt);
   EXPECT_EQ(TopLevelString("{\"a\": 1", "format"), std::nullopt);
   EXPECT_EQ(TopLevelString("", "format"), std::nullopt);
+}
+
+// CheckJsonDocument is ParseJsonDocument without the DOM: the same verdict
+// and the same message, path included, on every input.
+TEST(JsonDocumentTest, CheckGivesParsesVerdictAndMessage) {
+  const JsonDocumentLimits tight{.max_string_bytes = 8, .max_depth = 4};
+  const std::vector<std::string> inputs = {
+      R"({"a": 1, "b": [1, 2, {"c": "x"}]})",
+      R"({"a": 1, "a": 2})",                                          // duplicate at the top level
+      R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})",                // inside a section's entry
+      R"({"events": [{"id": 1}, {"id": 2, "kind": "a", "id": 3}]})",  // inside an array's entry
+      R"({"a": {"b": 1}, "c": {"b": 1}})",                            // equal keys of two objects
+      R"({"a": [1, 2)",                                               // truncated
+      R"({"a": "\"}{][" })",  // brackets and quotes in a string
+      R"([[[[[1]]]]])",       // deeper than 4
+      R"({"a": [1, [2, [3]]]})",
+      R"({"k": "0123456789"})",        // a string over 8 bytes
+      R"({"a": 1, "0123456789": 2})",  // a key over 8 bytes
+      R"([1, 2, "0123456789"])",
+      "  {\n\t\"a\" :\r\n [ 1 ,2 ] }  ",
+      "",
+      "[1e999]",
+  };
+  for (const std::string& text : inputs) {
+    const absl::StatusOr<nlohmann::json> parsed = ParseJsonDocument(text, "x.json", tight);
+    const absl::Status checked = CheckJsonDocument(text, "x.json", tight);
+    EXPECT_EQ(checked, parsed.status()) << text;
+  }
+  EXPECT_THAT(
+      CheckJsonDocument(R"({"nodes": {"x": {"tasks": 1, "tasks": 2}}})", "x.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $.nodes.x: duplicate key 'tasks'"));
+  EXPECT_THAT(
+      CheckJsonDocument(R"({"events": [{"id": 1}, {"id": 2, "kind": "a", "id": 3}]})", "x.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $.events[1]: duplicate key 'id'"));
+}
+
+TEST(JsonTextTest, SplitsAnObjectIntoSortedMembersWithoutReadingThem) {
+  const std::string text =
+      " {\"z\" : {\"s\": \"}\\\"{\"},\n\t\"a\":[1, \"]\", {\"b\": []}] ,\"m\\u0041\": -1.5e3 , "
+      "\"e\": \"\\\\\"}\r\n";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText t, JsonText::Of(text, "x.json"));
+  ASSERT_TRUE(t.is_object());
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.key(0), "a");
+  EXPECT_EQ(t.key(1), "e");
+  EXPECT_EQ(t.key(2), "mA");  // keys are decoded
+  EXPECT_EQ(t.key(3), "z");
+  EXPECT_EQ(t.text(0), R"([1, "]", {"b": []}])");
+  EXPECT_EQ(t.text(3), R"({"s": "}\"{"})");
+  const nlohmann::json whole = nlohmann::json::parse(text);
+  for (size_t i = 0; i < t.size(); ++i) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(nlohmann::json v, t.Parse(i));
+    EXPECT_EQ(v, whole.at(t.key(i))) << t.key(i);
+  }
+  EXPECT_EQ(t.Find("mA"), 2u);
+  EXPECT_EQ(t.Find("m"), std::nullopt);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(nlohmann::json rest, t.ParseAllBut("a"));
+  nlohmann::json want = whole;
+  want.erase("a");
+  EXPECT_EQ(rest, want);
+  EXPECT_EQ(t.Shape(), nlohmann::json::object());
+}
+
+TEST(JsonTextTest, SplitsArraysAndNestedSections) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText t,
+                               JsonText::Of(R"({"m": {"t": [{"a": "[{"}, 2,true ,null]}})", "x"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText m, t.Open(0));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText a, m.Open(0));
+  ASSERT_TRUE(a.is_array());
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a.text(0), R"({"a": "[{"})");
+  EXPECT_EQ(a.text(1), "2");
+  EXPECT_EQ(a.text(2), "true ");
+  EXPECT_EQ(a.text(3), "null");
+  EXPECT_EQ(a.Shape(), nlohmann::json::array());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText empty, JsonText::Of(" [ ] ", "x"));
+  EXPECT_TRUE(empty.is_array());
+  EXPECT_EQ(empty.size(), 0u);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(JsonText scalar, JsonText::Of(" \"s\" ", "x"));
+  EXPECT_FALSE(scalar.is_object() || scalar.is_array());
+  EXPECT_EQ(scalar.Shape(), "s");
+}
+
+TEST(JsonTextTest, TruncatedOrTrailingTextIsAnError) {
+  for (const char* text : {R"({"a": [1, 2)", R"({"a": 1)", R"({"a" 1})", R"({"a": "x)", R"([1,])",
+                           R"({"a": 1} x)", R"({"a": 1,})", "{", "["}) {
+    EXPECT_THAT(JsonText::Of(text, "x.json"),
+                StatusIs(absl::StatusCode::kInvalidArgument, "x.json: not valid JSON"))
+        << text;
+  }
 }
 
 }  // namespace

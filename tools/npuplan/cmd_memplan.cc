@@ -21,8 +21,9 @@
 namespace npuplan::cli {
 namespace {
 
-// About as much search as the former 10 s wall limit gave on an idle machine;
-// a count, so the same input always gives the same plan.
+// A count, not a wall-clock limit, so the same input always gives the same
+// plan; large enough for every MiniMalloc file to reach its best-known peak
+// as a capacity (the steps they need: docs/benchmarks.md, "Memory planning").
 constexpr int64_t kDefaultSearchSteps = 200'000'000;
 
 struct MemplanFlags {
