@@ -6,7 +6,6 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/big_vector.h"
@@ -16,8 +15,6 @@ namespace npuplan {
 namespace {
 
 using events::kNodePrefetch;
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 struct Candidate {
   int32_t from;

@@ -1,8 +1,8 @@
 #include "npuplan/pass/pass.h"
 
-#include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -50,27 +50,6 @@ uint64_t OrderFingerprint(const Model& model) {
   return h;
 }
 
-absl::Status VerifyPlan(const Plan& plan) {
-  VerifyContext ctx;
-  ctx.plan = &plan;
-  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
-  // The plan's claims before the stage checks: those size their tables by
-  // the stream counts and ids checked here.
-  NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
-  return VerifyStageChecks(plan.model, plan.established, ctx);
-}
-
-namespace {
-// After a sub-pass (PassContext::sub_passes) the plan is inside a stage: its
-// nodes carry results of a stage it does not claim yet, so its claims cannot
-// hold (plan_claims.h). The structure and the established stages' checks.
-absl::Status VerifyPlanInsideStage(const Plan& plan) {
-  VerifyContext ctx;
-  ctx.plan = &plan;
-  return VerifyModel(plan.model, plan.established, ctx);
-}
-}  // namespace
-
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
   bool changed_any = false;
   for (const auto& pass : passes_) {
@@ -105,7 +84,8 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
       NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(
-          ctx.sub_passes ? VerifyPlanInsideStage(plan) : VerifyPlan(plan), pass->name()));
+          ctx.sub_passes ? verify::VerifyPlanInsideStage(plan) : verify::VerifyPlan(plan),
+          pass->name()));
       if (!ctx.sub_passes)
         verify_timer.Record(ctx.stats, "verify-each");  // else in the holder's time
     }

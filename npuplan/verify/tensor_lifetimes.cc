@@ -1,4 +1,4 @@
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 #include <algorithm>
 #include <limits>
@@ -140,6 +140,7 @@ std::string TensorName(const Model& model, TensorRef t) {
 }
 
 absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
+  // Long on purpose: six numbered steps that build and share the per-tensor tables in one scope.
   if (alignment < 1) return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
   TensorLifetimes lt;
   lt.alignment = alignment;

@@ -43,8 +43,8 @@
 //   a:0  [=====)             activation, uses a, b
 //   b:0       [=====)        may reuse a:0 if a's uses happen before b's
 //   c:ws         [=)         workspace of c
-#ifndef NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
-#define NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+#ifndef NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
+#define NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
 
 #include <cstdint>
 #include <map>
@@ -119,4 +119,4 @@ bool IsLoopNode(const Node& node);
 
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+#endif  // NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_

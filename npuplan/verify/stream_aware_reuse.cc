@@ -1,4 +1,4 @@
-#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/verify/stream_aware_reuse.h"
 
 #include <algorithm>
 #include <limits>
@@ -197,6 +197,7 @@ std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(const std::vec
 
 StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vector<int>& buffers,
                                                                 int64_t max_pairs_per_buffer) const {
+  // Long on purpose: the forward and backward counts share the per-stream release tables built here.
   PlanningConflicts out;
   const size_t n = buffers.size();
   out.lower.resize(n);

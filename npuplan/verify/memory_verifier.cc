@@ -1,17 +1,16 @@
-#include "npuplan/memory/memory_verifier.h"
+#include "npuplan/verify/memory_verifier.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <mutex>
 
 #include "npuplan/ir/verifier.h"
-#include "npuplan/memory/stream_aware_reuse.h"
-#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
 namespace {
@@ -34,6 +33,7 @@ std::string Describe(const Model& m, const LogicalBuffer& b) {
 }  // namespace
 
 absl::Status VerifyMemoryPlan(const Plan& plan) {
+  // Long on purpose: three numbered checks over the same recomputed buffers and offsets, read in order.
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
   if (!mem.planned) return Fail("memory-tensors", "memory-planned is established but the plan has no memory section");
@@ -201,17 +201,6 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     }
   }
   return absl::OkStatus();
-}
-
-bool RegisterMemoryStageChecks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    RegisterStageCheck(IrProperty::kMemoryPlanned, "memory", [](const Model&, const VerifyContext& ctx) -> absl::Status {
-      if (ctx.plan == nullptr) return absl::OkStatus();
-      return VerifyMemoryPlan(*static_cast<const Plan*>(ctx.plan));
-    });
-  });
-  return true;
 }
 
 }  // namespace npuplan::memory

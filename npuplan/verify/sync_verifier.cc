@@ -1,22 +1,22 @@
-#include "npuplan/events/sync_verifier.h"
+#include "npuplan/verify/sync_verifier.h"
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 #include <tuple>
 #include <vector>
 
-#include "npuplan/events/sync_view.h"
-#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 namespace {
 
 absl::Status Fail(std::string_view rule, std::string_view what) {
@@ -547,7 +547,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     }
   }
   // A node whose previous node on its stream owns its graph may not open a
-  // stream (events::Enclosure); its Send/Recv nodes go with it.
+  // stream (Enclosure, execution_semantics.h); its Send/Recv nodes go with it.
   std::vector<bool> enclosed(m.num_nodes(), false);
   const Enclosure encloses(m);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
@@ -761,24 +761,4 @@ absl::Status VerifyDynamicSenders(const Plan& plan) {
   return absl::OkStatus();
 }
 
-bool RegisterEventStageChecks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    auto with_plan = [](absl::Status (*f)(const Plan&)) {
-      return [f](const Model&, const VerifyContext& ctx) -> absl::Status {
-        if (ctx.plan == nullptr) return absl::OkStatus();
-        return f(*static_cast<const Plan*>(ctx.plan));
-      };
-    };
-    RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
-    RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
-    RegisterStageCheck(IrProperty::kSyncEvents, "event-id-reuse", with_plan(VerifyEventIdReuse));
-    RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
-    RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
-    RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));
-    RegisterStageCheck(IrProperty::kSyncNodes, "dynamic-senders", with_plan(VerifyDynamicSenders));
-  });
-  return true;
-}
-
-}  // namespace npuplan::events
+}  // namespace npuplan::verify

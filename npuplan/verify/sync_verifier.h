@@ -1,0 +1,58 @@
+// The events verifier (SPEC G4 stage checks for E1–E6, T2–T5; rows of
+// stage_checks.def).
+//
+// Independence, precisely. Shared with the events passes: the definitions of
+// what the plan means — the execution view (npuplan/plan/execution_view.h:
+// execution order, slots, per-stream order, where a Send runs and where an
+// event is recorded) and the execution semantics
+// (npuplan/plan/execution_semantics.h: who activates which stream, which
+// graphs are on the dynamic path, where a physical stream may open, the task
+// constants, id continuity). A mistake there is shared by both sides.
+// Recomputed here, with no pass header included and no pass code called:
+// the dependencies that must be ordered (CollectDeps, StreamSources: a
+// depth-first walk, not the insertion's sweep), the proof that each is
+// ordered (a vector-clock sweep over same-stream order + event edges +
+// activation edges, then a lookup per dependency — not the optimiser's
+// reductions), the task count of each physical stream, the matching of
+// Send/Recv nodes and attributes to events, and the safety of shared device
+// ids (id_reuse_verifier.cc, not events/reuse_order.*). So an insertion,
+// optimisation, split or id-allocation bug cannot hide behind shared code.
+//
+// Checks:
+//   sync-events       → [happens-before] every cross-stream dependency — data
+//                       and control edges (through producers without a
+//                       stream: a subgraph's Data node stands for the parent's
+//                       input), subgraph entry/end, attached-stream
+//                       value dependencies, logical order across a split — is
+//                       ordered; no event runs backwards; [event-ids] ids
+//                       continuous from 0 per kind, counts match, ≤ 1024 notifies;
+//                       [event-id-reuse] every id several edges share is
+//                       shared safely (id_reuse_verifier.cc)
+//   physical-streams  → [physical-streams] every node has a physical stream
+//                       that maps back to its logical one; task limits hold
+//   active-streams    → [active-streams] lists name existing streams; no node
+//                       activates its own stream
+//   sync-nodes        → [sync-nodes] every event has its Send and Recv node
+//                       (id attr, control edge, stream) and nothing else does;
+//                       [dynamic-senders] every dynamic-path event's listed
+//                       sender is the node whose `_send_event_ids` carry its id
+#ifndef NPUPLAN_VERIFY_SYNC_VERIFIER_H_
+#define NPUPLAN_VERIFY_SYNC_VERIFIER_H_
+
+#include "absl/status/status.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan::verify {
+
+absl::Status VerifyHappensBefore(const Plan& plan);
+absl::Status VerifyEventIds(const Plan& plan);
+absl::Status VerifyPhysicalStreams(const Plan& plan);
+absl::Status VerifyActiveStreams(const Plan& plan);
+absl::Status VerifySyncNodes(const Plan& plan);
+// Shared device ids are safe (issue 23; id_reuse_verifier.cc).
+absl::Status VerifyEventIdReuse(const Plan& plan);
+absl::Status VerifyDynamicSenders(const Plan& plan);
+
+}  // namespace npuplan::verify
+
+#endif  // NPUPLAN_VERIFY_SYNC_VERIFIER_H_
