@@ -224,8 +224,12 @@ class GraphReader {
   }
 
   // ---- the format's fields (graph_json_reader_fields.cc) ------------------------
+  // A key opens the slot of its value (the object's field table).
   void OnKey(std::string& k);
+  void TopKey(FrameState& f, std::string& k);
   void NodeKey(FrameState& f, const std::string& k);
+  void TensorKey(FrameState& f, const std::string& k);
+  void SubgraphKey(FrameState& f, const std::string& k);
   // An object or array starts in `slot`.
   bool StartContainer(Slot slot, bool object);
   // Scalars in structural positions.

@@ -22,26 +22,7 @@ void GraphReader::OnKey(std::string& k) {
   f.field = nullptr;
   switch (f.frame) {
     case Frame::kTop:
-      if (!top_keys_.insert(k).second) return FailHere(false, StrCat("duplicate field '", k, "'"));
-      if (k == "format") {
-        f.slot = Slot::kFormat;
-      } else if (k == "name") {
-        f.slot = Slot::kGraphName;
-      } else if (k == "attrs") {
-        f.slot = Slot::kAttrs;
-      } else if (k == "options") {
-        f.slot = Slot::kOptions;
-      } else if (k == "engines") {
-        f.slot = Slot::kEngines;
-      } else if (k == "nodes") {
-        f.slot = Slot::kNodes;
-      } else if (k == "subgraphs") {
-        f.slot = Slot::kSubgraphs;
-      } else {
-        return FailHere(false, StrCat("unknown field '", k, "'"));
-      }
-      f.key = std::move(k);
-      return;
+      return TopKey(f, k);
     case Frame::kAttrs:
       if (AttrKeySeen(k)) {
         return FailHere(false, StrCat("duplicate attribute '", k, "'"));
@@ -65,40 +46,66 @@ void GraphReader::OnKey(std::string& k) {
       return;
     case Frame::kNode:
       return NodeKey(f, k);
-    case Frame::kTensor: {
-      uint32_t bit;
-      if (k == "shape") {
-        f.slot = Slot::kShape, f.field = "shape", bit = 1;
-      } else if (k == "dtype") {
-        f.slot = Slot::kDtype, f.field = "dtype", bit = 2;
-      } else {
-        return FailHere(false, StrCat("unknown field '", k, "'"));
-      }
-      if (tensor_seen_ & bit) return FailHere(false, StrCat("duplicate field '", k, "'"));
-      tensor_seen_ |= bit;
-      return;
-    }
-    case Frame::kSubgraph: {
-      RawGraph& g = doc_.subgraphs.back();
-      uint32_t bit;
-      if (k == "name") {
-        f.slot = Slot::kSubgraphName, f.field = "name", bit = 1;
-      } else if (k == "parent") {
-        f.slot = Slot::kSubgraphParent, f.field = "parent", bit = 2;
-      } else if (k == "attrs") {
-        f.slot = Slot::kAttrs, f.field = "attrs", bit = 4;
-      } else if (k == "nodes") {
-        f.slot = Slot::kNodes, f.field = "nodes", bit = 8;
-      } else {
-        return FailHere(false, StrCat("unknown field '", k, "'"));
-      }
-      if (g.seen & bit) return FailHere(false, StrCat("duplicate field '", k, "'"));
-      g.seen |= bit;
-      return;
-    }
+    case Frame::kTensor:
+      return TensorKey(f, k);
+    case Frame::kSubgraph:
+      return SubgraphKey(f, k);
     default:
       return;  // arrays have no keys
   }
+}
+
+void GraphReader::TopKey(FrameState& f, std::string& k) {
+  if (!top_keys_.insert(k).second) return FailHere(false, StrCat("duplicate field '", k, "'"));
+  if (k == "format") {
+    f.slot = Slot::kFormat;
+  } else if (k == "name") {
+    f.slot = Slot::kGraphName;
+  } else if (k == "attrs") {
+    f.slot = Slot::kAttrs;
+  } else if (k == "options") {
+    f.slot = Slot::kOptions;
+  } else if (k == "engines") {
+    f.slot = Slot::kEngines;
+  } else if (k == "nodes") {
+    f.slot = Slot::kNodes;
+  } else if (k == "subgraphs") {
+    f.slot = Slot::kSubgraphs;
+  } else {
+    return FailHere(false, StrCat("unknown field '", k, "'"));
+  }
+  f.key = std::move(k);
+}
+
+void GraphReader::TensorKey(FrameState& f, const std::string& k) {
+  uint32_t bit;
+  if (k == "shape") {
+    f.slot = Slot::kShape, f.field = "shape", bit = 1;
+  } else if (k == "dtype") {
+    f.slot = Slot::kDtype, f.field = "dtype", bit = 2;
+  } else {
+    return FailHere(false, StrCat("unknown field '", k, "'"));
+  }
+  if (tensor_seen_ & bit) return FailHere(false, StrCat("duplicate field '", k, "'"));
+  tensor_seen_ |= bit;
+}
+
+void GraphReader::SubgraphKey(FrameState& f, const std::string& k) {
+  RawGraph& g = doc_.subgraphs.back();
+  uint32_t bit;
+  if (k == "name") {
+    f.slot = Slot::kSubgraphName, f.field = "name", bit = 1;
+  } else if (k == "parent") {
+    f.slot = Slot::kSubgraphParent, f.field = "parent", bit = 2;
+  } else if (k == "attrs") {
+    f.slot = Slot::kAttrs, f.field = "attrs", bit = 4;
+  } else if (k == "nodes") {
+    f.slot = Slot::kNodes, f.field = "nodes", bit = 8;
+  } else {
+    return FailHere(false, StrCat("unknown field '", k, "'"));
+  }
+  if (g.seen & bit) return FailHere(false, StrCat("duplicate field '", k, "'"));
+  g.seen |= bit;
 }
 
 void GraphReader::NodeKey(FrameState& f, const std::string& k) {
