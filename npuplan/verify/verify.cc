@@ -22,9 +22,4 @@ absl::Status VerifyPlan(const Plan& plan) {
   return VerifyStageChecks(plan);
 }
 
-absl::Status VerifyPlanInsideStage(const Plan& plan) {
-  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
-  return VerifyStageChecks(plan);
-}
-
 }  // namespace npuplan::verify

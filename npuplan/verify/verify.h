@@ -21,11 +21,6 @@ absl::Status VerifyPlan(const Plan& plan);
 // The rows of the stages in plan.established only (no structure, no claims).
 absl::Status VerifyStageChecks(const Plan& plan);
 
-// After a sub-pass (PassContext::sub_passes) the plan is inside a stage: its
-// nodes carry results of a stage it does not claim yet, so its claims cannot
-// hold. The structure and the established stages' rows.
-absl::Status VerifyPlanInsideStage(const Plan& plan);
-
 }  // namespace npuplan::verify
 
 #endif  // NPUPLAN_VERIFY_VERIFY_H_
