@@ -24,8 +24,8 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
-#include "npuplan/verify/sync_verifier.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan::verify {
 namespace {
@@ -210,7 +210,8 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
 }  // namespace
 
 absl::Status VerifyEventIdReuse(const Plan& plan) {
-  // Long on purpose: groups, sync nodes and ordering edges are built once and shared by every context proof.
+  // Long on purpose: groups, sync nodes and ordering edges are built once and shared by every
+  // context proof.
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   // Groups of edges sharing an id.

@@ -44,7 +44,7 @@ struct SweepBuffer {
   int64_t lower = 0, upper = 0;  // plan-order lifetime, half-open
   int64_t size = 0;              // bytes (0: placed at 0, conflicts with nothing)
   int64_t alignment = 1;
-  std::vector<int> streams;      // streams of its uses, by first use (empty: reuses nothing)
+  std::vector<int> streams;        // streams of its uses, by first use (empty: reuses nothing)
   std::vector<int64_t> first_use;  // per entry of `streams`: first use on it (plan position)
   // Per stream (index = stream, size = num_streams): release time R_t;
   // kNever when t never waits for it.
@@ -65,7 +65,9 @@ class HappensBefore {
   // Position of a node on its stream (-1 when streamless).
   int32_t stream_pos(NodeId n) const { return pos_[n.index()]; }
   // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
-  const int32_t* clock(NodeId n) const { return clocks_.data() + n.index() * static_cast<size_t>(k_); }
+  const int32_t* clock(NodeId n) const {
+    return clocks_.data() + n.index() * static_cast<size_t>(k_);
+  }
   // True when a's task finishes before b's starts in every execution (a != b).
   bool Before(NodeId a, NodeId b) const;
 
