@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "npuplan/ir/big_vector.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/partition/cluster_graph.h"
 #include "npuplan/partition/mark_unknown_shape_nodes.h"
 #include "npuplan/partition/partition_internal.h"
 #include "npuplan/partition/partition_options.h"
 #include "npuplan/pass/decision_log.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan {
 namespace partition {

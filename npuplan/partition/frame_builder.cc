@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "npuplan/ir/big_vector.h"
 #include "npuplan/partition/cluster_graph.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {

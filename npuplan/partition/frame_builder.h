@@ -15,7 +15,7 @@
 #include "npuplan/partition/mark_unknown_shape_nodes.h"
 #include "npuplan/partition/partition_internal.h"
 #include "npuplan/pass/decision_log.h"
-#include "npuplan/plan/plan.h"
+#include "npuplan/pass/pass.h"
 
 namespace npuplan {
 namespace partition {
