@@ -4,6 +4,7 @@
 
 #include "npuplan/events/device_limit_check.h"
 #include "npuplan/events/event_id_allocation.h"
+#include "npuplan/events/event_minimization.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"
@@ -13,7 +14,8 @@
 #include "npuplan/events/task_count_assignment.h"
 
 namespace npuplan {
-// tasks → events → optimisation → reuse → split → activation → device ids → Send/Recv nodes.
+// tasks → events → optimisation → reuse → split → activation → minimum → device ids →
+// Send/Recv nodes.
 inline void AddEventsStages(PassPipeline& pipeline) {
   pipeline.AddPass<TaskCountAssignment>();
   pipeline.AddPass<SyncEventInsertion>();
@@ -21,6 +23,7 @@ inline void AddEventsStages(PassPipeline& pipeline) {
   pipeline.AddPass<EventReuse>();
   pipeline.AddPass<PhysicalStreamSplit>();
   pipeline.AddPass<StreamActivation>();
+  pipeline.AddPass<EventMinimization>();
   pipeline.AddPass<EventIdAllocation>();
   pipeline.AddPass<SyncNodeGeneration>();
   pipeline.AddPass<DeviceLimitCheck>();
