@@ -13,11 +13,11 @@
 #include <random>
 
 #include "npuplan/events/event_reuse.h"
-#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -66,7 +66,7 @@ void BM_Insertion(benchmark::State& state) {
   Statistics stats;
   for (auto _ : state) {
     state.PauseTiming();
-    events::ReleaseScratchMemory();  // start cold, as the CLI does
+    ReleaseCachedHugePages();  // start cold, as the CLI does
     state.ResumeTiming();
     PassContext ctx{opts, log, stats};
     SyncEventInsertion insertion;
@@ -89,7 +89,7 @@ void BM_Stage(benchmark::State& state) {
     plan.established = base.established;
     plan.EnsureNodeVectors();
     // Start cold, as the CLI does: no scratch blocks cached by earlier runs.
-    events::ReleaseScratchMemory();
+    ReleaseCachedHugePages();
     state.ResumeTiming();
     CompileOptions opts;
     DecisionLog log;
@@ -98,17 +98,17 @@ void BM_Stage(benchmark::State& state) {
     SyncEventInsertion insertion;
     SyncEventOptimization optimization;
     EventReuse reuse;
-    const size_t f0 = events::ScratchFreshBytes();
+    const size_t f0 = HugePageFreshBytes();
     double t0 = ThreadCpuSeconds();
     benchmark::DoNotOptimize(insertion.Run(plan, ctx));
     double t1 = ThreadCpuSeconds();
-    const size_t f1 = events::ScratchFreshBytes();
+    const size_t f1 = HugePageFreshBytes();
     benchmark::DoNotOptimize(optimization.Run(plan, ctx));
     double t2 = ThreadCpuSeconds();
-    const size_t f2 = events::ScratchFreshBytes();
+    const size_t f2 = HugePageFreshBytes();
     benchmark::DoNotOptimize(reuse.Run(plan, ctx));
     double t3 = ThreadCpuSeconds();
-    const size_t f3 = events::ScratchFreshBytes();
+    const size_t f3 = HugePageFreshBytes();
     state.counters["insert_cpu_s"] = t1 - t0;
     state.counters["optimize_cpu_s"] = t2 - t1;
     state.counters["reuse_cpu_s"] = t3 - t2;

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds npuplan (Release) into ${BUILD_DIR:-build}.
+# TARGETS="npuplan ..." builds only those targets (and what they need);
+# default: everything (libraries, CLI, tests, benchmarks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -8,4 +10,9 @@ if command -v ninja >/dev/null 2>&1; then GEN=(-G Ninja); fi
 if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
   cmake -S . -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} "$@"
 fi
-cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"
+TARGET_ARGS=()
+if [[ -n "${TARGETS:-}" ]]; then
+  read -r -a targets <<<"$TARGETS"
+  TARGET_ARGS=(--target "${targets[@]}")
+fi
+cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "${TARGET_ARGS[@]}"

@@ -23,6 +23,7 @@ while [[ $# -gt 0 ]]; do
     --with) shift; case "${1:-}" in
       onnx) ;;  # part of the default set since the ONNX importer joined the build
       fuzz) PACKAGES+=(clang-14 libclang-rt-14-dev) ;;
+      format) PACKAGES+=(clang-format-14) ;;  # scripts/check_format.sh
       browser) PACKAGES+=(chromium) ;;
       *) echo "setup.sh: unknown package set '${1:-}'" >&2; exit 2 ;;
     esac ;;

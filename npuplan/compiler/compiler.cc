@@ -1,58 +1,15 @@
 #include "npuplan/compiler/compiler.h"
 
-#include <algorithm>
 #include <filesystem>
-#include <functional>
+#include <optional>
 #include <regex>
 
-#include "npuplan/compiler/all_passes.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
-
 namespace npuplan {
-namespace {
-
-using PassFactory = std::function<std::unique_ptr<Pass>()>;
-
-const std::vector<std::pair<std::string, PassFactory>>& PassTable() {
-  static const std::vector<std::pair<std::string, PassFactory>> table = [] {
-    std::vector<std::pair<std::string, PassFactory>> t;
-#define NPUPLAN_PASS(name, cls) t.emplace_back(name, [] { return std::unique_ptr<Pass>(new cls()); });
-#include "npuplan/compiler/passes.def"
-    std::sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace
-
-std::vector<std::string> RegisteredPassNames() {
-  std::vector<std::string> names;
-  for (const auto& [name, f] : PassTable()) names.push_back(name);
-  return names;
-}
-
-absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::string& names) {
-  auto pipeline = std::make_unique<PassPipeline>("custom");
-  size_t start = 0;
-  while (start < names.size()) {
-    size_t comma = names.find(',', start);
-    std::string name = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? names.size() : comma + 1;
-    if (name.empty()) continue;
-    auto it = std::find_if(PassTable().begin(), PassTable().end(), [&](const auto& e) { return e.first == name; });
-    if (it == PassTable().end()) {
-      return absl::InvalidArgumentError(StrCat("--passes: unknown pass '", name, "' (known: ",
-                                               StrJoin(RegisteredPassNames(), ", "), ")"));
-    }
-    pipeline->AddPass(it->second());
-  }
-  return pipeline;
-}
 
 namespace {
 
@@ -138,7 +95,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   if (config.passes.empty()) {
     NPUPLAN_ASSIGN_OR_RETURN(pipeline, BuildDefaultPipeline(options));
   } else {
-    NPUPLAN_ASSIGN_OR_RETURN(pipeline, BuildPipelineFromNames(config.passes));
+    NPUPLAN_ASSIGN_OR_RETURN(pipeline, BuildPipelineFromNames(config.passes, options));
   }
 
   Plan plan;

@@ -1,7 +1,7 @@
 // The compile driver: options → pipeline → verified plan.
 //
 // Compile() validates the options (one place: npuplan/pass/options.cc), builds
-// the default pipeline (or the one named by `passes`), runs it with the
+// the default pipeline (or the one named by `passes`; pass_registry.h), runs it with the
 // decision log and statistics, and verifies the final plan independently.
 #ifndef NPUPLAN_COMPILER_COMPILER_H_
 #define NPUPLAN_COMPILER_COMPILER_H_
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/compiler/pass_registry.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/plan/plan.h"
 
@@ -38,13 +39,6 @@ struct CompileConfig {
   // on a terminal); may be empty.
   std::function<void(int seq, std::string_view pass)> on_pass;
 };
-
-// Builds the default pipeline for these options.
-absl::StatusOr<std::unique_ptr<PassPipeline>> BuildDefaultPipeline(const CompileOptions& options);
-// Builds a pipeline from a comma-separated list of pass names.
-absl::StatusOr<std::unique_ptr<PassPipeline>> BuildPipelineFromNames(const std::string& names);
-// Names of every registered pass, sorted.
-std::vector<std::string> RegisteredPassNames();
 
 absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats);
 

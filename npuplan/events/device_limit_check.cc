@@ -3,7 +3,7 @@
 #include <string>
 #include <tuple>
 
-#include "npuplan/events/scratch_vector.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -23,7 +23,7 @@ int64_t DeviceStreamsUsed(const Plan& plan) {
 }
 
 absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
-  events::ReleaseScratchMemory();  // the stage is done with its cached blocks
+  ReleaseCachedHugePages();  // the stage is done with its cached blocks
   const int64_t max_streams = OptionInt(ctx.options, "npuplan.device.maxStreams", kMaxDeviceStreams);
   const int64_t max_events = OptionInt(ctx.options, "npuplan.device.maxEvents", kMaxDeviceEvents);
   const int64_t max_notifies = OptionInt(ctx.options, "npuplan.device.maxNotifies", 1024);

@@ -14,9 +14,9 @@
 // Budgets (issue 23): npuplan.maxStreams / maxEventIds / maxNotifyIds, when
 // set, are checked the same way (stream-budget and event-id-allocation fit
 // the plan into them; this is the final check, in every id mode).
-// As the stage's last pass it also returns the scratch blocks the events
-// passes kept for each other (events/scratch_vector.h) to the system, so
-// later stages do not run with them held.
+// As the stage's last pass it also returns the huge-page blocks the passes
+// kept cached for each other (support/big_vector.h) to the system, so later
+// stages do not run with them held.
 //
 // Requires: sync-events. Provides: nothing (a check; never changes the plan).
 // Decision keywords: DeviceLimits streams= events= notifies= max_streams= max_events= max_notifies=

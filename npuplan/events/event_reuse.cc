@@ -6,9 +6,9 @@
 #include <set>
 #include <string_view>
 
-#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {

@@ -6,10 +6,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "npuplan/events/scratch_vector.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -114,9 +114,9 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     uint32_t to;  // consumer | flags
   };
   auto valid_src = [&](NodeId x) { return x.valid() && x.index() < n; };
-  events::ScratchVector<Edge> edge_events;    // simple path: the edge events, in consumer walk order
-  events::ScratchVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
-  events::ScratchVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
+  BigVector<Edge> edge_events;     // simple path: the edge events, in consumer walk order
+  BigVector<uint32_t> per_sender;  // simple path: edge events per producer, then table cursors
+  BigVector<int32_t> by_name;      // simple path: every node that may send, in GE's sender order
   bool any_ctrl = false;
   bool simple = fast_path_ && activators_of.empty() && view.order().size() == n;
   if (simple) {
@@ -131,13 +131,13 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       }
     }
     {
-      events::ScratchVector<uint64_t> prefixes = view.TakeNamePrefixes();
+      BigVector<uint64_t> prefixes = view.TakeNamePrefixes();
       events::SortSendersByName(m, by_name, prefixes);
     }
     const bool check_enter = view.any_flag(events::SyncView::kEnter);
     per_sender.assign(n, 0);
     edge_events.reserve(2 * n);
-    events::ScratchVector<int32_t> mark;  // for consumers with many producers: mark[u] = consumer
+    BigVector<int32_t> mark;  // for consumers with many producers: mark[u] = consumer
     for (const Graph& g : m.graphs()) {
       if (in_ffts(GraphId(static_cast<int32_t>(&g - m.graphs().data())))) continue;
       for (size_t gi = 0; gi < g.nodes.size(); ++gi) {
@@ -181,15 +181,15 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       if (!simple) break;
     }
     if (!simple) {
-      events::FreeStorage(edge_events);
-      events::FreeStorage(per_sender);
-      events::FreeStorage(by_name);
+      FreeStorage(edge_events);
+      FreeStorage(per_sender);
+      FreeStorage(by_name);
       any_ctrl = false;
     }
   }
-  events::ScratchVector<Candidate> cands;
+  BigVector<Candidate> cands;
   if (!simple) {
-    events::ScratchVector<Edge> edges;
+    BigVector<Edge> edges;
     edges.reserve(2 * n);
     for (const Graph& g : m.graphs()) {
       if (in_ffts(GraphId(static_cast<int32_t>(&g - m.graphs().data())))) continue;
@@ -211,22 +211,22 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
     // out_pos[u + 1] ends as u's first entry; entries are placed backwards
     // (control edges, then data edges) so each producer's list keeps walk order.
-    events::ScratchVector<uint32_t> out_pos(n + 2, 0);
+    BigVector<uint32_t> out_pos(n + 2, 0);
     for (const Edge& e : edges) ++out_pos[static_cast<size_t>(e.from) + 1];
     for (size_t i = 0; i < n; ++i) out_pos[i + 1] += out_pos[i];
     out_pos[n + 1] = static_cast<uint32_t>(edges.size());
-    events::ScratchVector<uint32_t> out(edges.size());
+    BigVector<uint32_t> out(edges.size());
     for (uint32_t ctrl : {kCtrl, 0u}) {
       for (size_t i = edges.size(); i-- > 0;) {
         const Edge& e = edges[i];
         if ((e.to & kCtrl) == ctrl) out[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
       }
     }
-    events::FreeStorage(edges);
+    FreeStorage(edges);
     // Producer u's entries: [out_pos[u + 1], out_pos[u + 2]).
     cands.reserve(out.size() + 64);
     {
-      events::ScratchVector<int32_t> seen(n, -1);  // last producer that emitted an event to the node
+      BigVector<int32_t> seen(n, -1);  // last producer that emitted an event to the node
       for (NodeId cur : view.order()) {
         const size_t lo = out_pos[cur.index() + 1], hi = out_pos[cur.index() + 2];
         if (lo == hi) continue;  // no cross-stream edge, or no stream (rule 1)
@@ -250,8 +250,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
         }
       }
     }
-    events::FreeStorage(out);
-    events::FreeStorage(out_pos);
+    FreeStorage(out);
+    FreeStorage(out_pos);
   }
   // Every successor of a node, for the subgraph-end rule (graphs with subgraphs only).
   std::optional<Adjacency> adj;
@@ -473,7 +473,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     // harmless: only the order matters).
     constexpr uint32_t kExtraSender = uint32_t{1} << 31;
     for (const Candidate& c : cands) per_sender[view.node_of(c.from).index()] |= kExtraSender;
-    const events::ScratchVector<int32_t>& senders = by_name;
+    const BigVector<int32_t>& senders = by_name;
     // Extra candidates by (group, sender rank, candidate index).
     struct Placed {
       uint32_t group;
@@ -515,7 +515,7 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
       }
       for (; xi < placed.size() && placed[xi].group == g; ++xi) extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
     }
-    events::FreeStorage(by_name);
+    FreeStorage(by_name);
     // Data edges first, then control edges: each sender's events in walk order.
     for (const Edge& e : edge_events) {
       if (!(e.to & kCtrl)) put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);
@@ -528,8 +528,8 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     for (size_t i = 0; i < cands.size(); ++i) put(extra_pos[i], cands[i].from, cands[i].to, cands[i].reason);
   } else {
     const size_t count_c = cands.size();
-    events::ScratchVector<int32_t> rank(n, -1);
-    events::ScratchVector<int32_t> senders;
+    BigVector<int32_t> rank(n, -1);
+    BigVector<int32_t> senders;
     senders.reserve(std::min(count_c, n));
     for (const Candidate& c : cands) {
       const NodeId s = view.node_of(c.from);
@@ -540,18 +540,18 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
     }
     events::RankSendersByName(m, senders, rank);
     const size_t num_senders = senders.size();
-    events::FreeStorage(senders);
+    FreeStorage(senders);
     auto bucket = [&](const Candidate& c) {
       return group_of(c.from, c.to) * num_senders + static_cast<size_t>(rank[view.node_of(c.from).index()]);
     };
-    events::ScratchVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
+    BigVector<uint32_t> start((notify ? 4 : 2) * num_senders + 1, 0);
     for (const Candidate& c : cands) ++start[bucket(c) + 1];
     for (size_t b = 0; b + 1 < start.size(); ++b) start[b + 1] += start[b];
     num_events = start[2 * num_senders];
     for (const Candidate& c : cands) put(start[bucket(c)]++, c.from, c.to, c.reason);
   }
-  events::FreeStorage(edge_events);
-  events::FreeStorage(per_sender);
+  FreeStorage(edge_events);
+  FreeStorage(per_sender);
   table.event_count = static_cast<int64_t>(num_events);
   table.notify_count = static_cast<int64_t>(count - num_events);
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();

@@ -331,7 +331,7 @@ TEST(SyncEventInsertionTest, SortSendersByNameMatchesComparisonSortOnEveryPath) 
         if (m.FindNode(node.name).valid()) continue;
         m.AddNode(kRootGraph, std::move(node));
       }
-      events::ScratchVector<int32_t> senders;
+      BigVector<int32_t> senders;
       for (size_t i = 0; i < m.num_nodes(); ++i) {
         if (rng() % 4 != 0) senders.push_back(static_cast<int32_t>(i));
       }
@@ -342,14 +342,14 @@ TEST(SyncEventInsertionTest, SortSendersByNameMatchesComparisonSortOnEveryPath) 
         const Node& b = m.node(NodeId(y));
         return a.name < b.name;
       });
-      events::ScratchVector<int32_t> from_view = senders;
+      BigVector<int32_t> from_view = senders;
       events::SortSendersByName(m, senders);
       EXPECT_EQ(std::vector<int32_t>(senders.begin(), senders.end()), expected) << "variant " << variant << " n " << n;
       // The same with the name prefixes insertion's view keeps (no Node reads for them).
       Plan plan;
       plan.model = m;
       events::SyncView view(plan, /*physical=*/false, /*stream_order=*/false, /*name_prefixes=*/true);
-      const events::ScratchVector<uint64_t> prefixes = view.TakeNamePrefixes();
+      const BigVector<uint64_t> prefixes = view.TakeNamePrefixes();
       ASSERT_EQ(prefixes.size(), m.num_nodes());
       events::SortSendersByName(m, from_view, prefixes);
       EXPECT_EQ(std::vector<int32_t>(from_view.begin(), from_view.end()), expected) << "variant " << variant << " n " << n;

@@ -62,7 +62,7 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
   };
 
   // Candidate events and activation edges into each slot (CSR). Pred entry: (sender slot, event index or -1).
-  ScratchVector<uint32_t>& begin = index.begin;
+  BigVector<uint32_t>& begin = index.begin;
   begin.assign(slots + 1, 0);
   std::vector<std::pair<int32_t, int32_t>> act_edges;  // (to, from)
   for (const auto& [a, streams] : act.activated) {
@@ -75,7 +75,7 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
     }
   }
   // Per event: its receiving slot when the sweep decides it, else -1.
-  ScratchVector<int32_t> ev_to(evs.size());
+  BigVector<int32_t> ev_to(evs.size());
   // The ge rules can use these lists when the table is in id order, every
   // main-stream event is in them, and each sender's main-stream events are
   // one run of the table (GE's order: by sender; `seen` marks the senders
@@ -142,14 +142,15 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
   return index;
 }
 
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view,
+                                  const ActivationInfo& act) {
   ReceiverIndex index = BuildReceiverIndex(plan, view, act);
   return ExactReduction(plan, view, index);
 }
 
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index) {
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index) {
   const auto& evs = plan.events.events;
-  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
+  BigVector<Removal> out(evs.size(), Removal::kKeep);
   if (index.switch_sent > 0) {
     for (size_t i = 0; i < evs.size(); ++i) {
       if (SentBySwitch(view, evs[i])) out[i] = Removal::kStreamSwitch;
@@ -157,7 +158,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Re
   }
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
-  const ScratchVector<uint32_t>& begin = index.begin;
+  const BigVector<uint32_t>& begin = index.begin;
   auto& preds = index.preds;
   auto& info = index.info;
   using SlotInfo = ReceiverIndex::SlotInfo;
@@ -170,7 +171,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Re
   }
 
   // Clock pool.
-  ScratchVector<int32_t> pool;  // huge pages: its clocks are read at random
+  BigVector<int32_t> pool;  // huge pages: its clocks are read at random
   std::vector<int32_t> free_list;
   auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(info[slot].handle) * k; };
   auto release = [&](int32_t slot) {
@@ -204,7 +205,7 @@ ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Re
   // among v's own entries (few, in cache); for a slot with many entries
   // `dup_seen[u] == v` marks that slot u already sends an event into v.
   constexpr int32_t kDuplicate = -3;
-  ScratchVector<int32_t> dup_seen;
+  BigVector<int32_t> dup_seen;
   // Prefetch distances (slots ahead): the handles first, then the clocks they name.
   constexpr size_t kHandlesAhead = 12, kClocksAhead = 4;
   for (size_t i = 0; i < slot_order.size(); ++i) {
@@ -320,21 +321,21 @@ namespace {
 
 // OptimizeBySendEvents and OptimizeByRecvEvents on their own CSRs of the
 // main-stream events, by receiver and by sender, in id order (any table).
-void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Removal>& out) {
+void GeSendRecvRules(const Plan& plan, const SyncView& view, BigVector<Removal>& out) {
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   // Per node: main-stream events it receives / sends, in id order (CSR).
   // The table is usually in id order already (insertion builds it so).
   const bool id_order =
       std::is_sorted(evs.begin(), evs.end(), [](const SyncEvent& a, const SyncEvent& b) { return a.id < b.id; });
-  ScratchVector<uint32_t> by_id;
+  BigVector<uint32_t> by_id;
   if (!id_order) {
     by_id.resize(evs.size());
     for (size_t i = 0; i < evs.size(); ++i) by_id[i] = static_cast<uint32_t>(i);
     std::stable_sort(by_id.begin(), by_id.end(), [&](uint32_t a, uint32_t b) { return evs[a].id < evs[b].id; });
   }
   const size_t n = m.num_nodes();
-  ScratchVector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
+  BigVector<uint32_t> recv_begin(n + 1, 0), send_begin(n + 1, 0);
   constexpr size_t kAhead = 16;  // events ahead to prefetch the randomly indexed entries of
   for (size_t i = 0; i < evs.size(); ++i) {
     if (i + kAhead < evs.size()) {
@@ -355,7 +356,7 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Remov
   // order instead of reading the table at random. Entry: (event, peer).
   // Filled with the begin entries as cursors (each ends as the next node's
   // begin), then shifted back by one entry: no cursor copies.
-  ScratchVector<std::pair<int32_t, int32_t>> recv_of(recv_begin[n]), send_of(send_begin[n]);
+  BigVector<std::pair<int32_t, int32_t>> recv_of(recv_begin[n]), send_of(send_begin[n]);
   for (size_t j = 0; j < evs.size(); ++j) {
     const uint32_t i = id_order ? static_cast<uint32_t>(j) : by_id[j];
     if (id_order && j + kAhead < evs.size()) {
@@ -373,19 +374,20 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Remov
   }
   recv_begin[0] = send_begin[0] = 0;
   // Per-node scratch stamped with the stream being walked (no per-stream sets).
-  ScratchVector<int32_t> stamp(n, -1);
+  BigVector<int32_t> stamp(n, -1);
   // The rules walk each stream's slots in order and look up their CSR
   // entries' peers at random: prefetch the entries this many slots ahead,
   // and the peers' stamps half as many.
   constexpr size_t kSlotsAhead = 8;
-  auto prefetch_slots = [&](std::span<const int32_t> ss, size_t q, const ScratchVector<uint32_t>& begin,
-                            const ScratchVector<std::pair<int32_t, int32_t>>& entries) {
+  auto prefetch_slots = [&](std::span<const int32_t> ss, size_t q, const BigVector<uint32_t>& begin,
+                            const BigVector<std::pair<int32_t, int32_t>>& entries) {
     if (q + kSlotsAhead < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead]) < n) {
       __builtin_prefetch(&entries[std::min<size_t>(begin[ss[q + kSlotsAhead]], entries.size() - 1)]);
     }
     if (q + kSlotsAhead / 2 < ss.size() && static_cast<size_t>(ss[q + kSlotsAhead / 2]) < n) {
       const int32_t w = ss[q + kSlotsAhead / 2];
-      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) __builtin_prefetch(&stamp[entries[j].second]);
+      for (uint32_t j = begin[w]; j < begin[w + 1]; ++j)
+        __builtin_prefetch(&stamp[entries[j].second]);
     }
   };
   // Events the send rule removed, one bit each (fits in cache, unlike `out`).
@@ -416,7 +418,7 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Remov
   // where this rule wrote it), so no fresh array.
   std::fill(stamp.begin(), stamp.end(), -1);
   FreeStorage(recv_of);
-  ScratchVector<uint32_t> last = std::move(recv_begin);
+  BigVector<uint32_t> last = std::move(recv_begin);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);
     for (size_t q = 0; q < ss.size(); ++q) {
@@ -443,13 +445,14 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, ScratchVector<Remov
 // and sending stream, the event last in (sender position, id) order, read
 // from the receiver's entries — what the walks over the streams' slots
 // above leave.
-void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex& index, ScratchVector<Removal>& out) {
+void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex& index,
+                     BigVector<Removal>& out) {
   const size_t n = view.num_nodes();
   const auto& begin = index.begin;
   const auto& preds = index.preds;
   const auto& info = index.info;
   // Events the send rule removed, one bit each (fits in cache, unlike `out`).
-  ScratchVector<uint64_t> send_removed((out.size() + 63) / 64, 0);
+  BigVector<uint64_t> send_removed((out.size() + 63) / 64, 0);
   auto removed_by_send = [&](int32_t e) { return (send_removed[static_cast<size_t>(e) / 64] >> (e % 64) & 1) != 0; };
   // OptimizeBySendEvents: one wait per (sender node, receiving stream): the
   // first in (receiver position, id) order stays — what the walk over the
@@ -550,15 +553,15 @@ void GeSendRecvRules(const Plan& plan, const SyncView& view, const ReceiverIndex
 
 }  // namespace
 
-ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
+BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act) {
   return GeReduction(plan, view, act, nullptr);
 }
 
-ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
-                                   const ReceiverIndex* index) {
+BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
+                               const ReceiverIndex* index) {
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
-  ScratchVector<Removal> out(evs.size(), Removal::kKeep);
+  BigVector<Removal> out(evs.size(), Removal::kKeep);
   if (index != nullptr && index->ge_ready) {
     GeSendRecvRules(plan, view, *index, out);
   } else {
@@ -628,13 +631,13 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
   events::ActivationInfo act = events::ComputeActivation(
       m, view, Has(plan.established, IrProperty::kPhysicalStreams) ? &plan.streams.split_to_logical : nullptr);
   // One receiver index for both reductions: the ge rules read it, the exact sweep then consumes it.
-  events::ScratchVector<events::Removal> ge, exact;
+  BigVector<events::Removal> ge, exact;
   {
     events::ReceiverIndex index = events::BuildReceiverIndex(plan, view, act);
     ge = events::GeReduction(plan, view, act, &index);
     exact = events::ExactReduction(plan, view, index);
   }
-  auto kept = [](const events::ScratchVector<events::Removal>& r) {
+  auto kept = [](const BigVector<events::Removal>& r) {
     return static_cast<int64_t>(std::count(r.begin(), r.end(), events::Removal::kKeep));
   };
   plan.events.counts["ge"] = kept(ge);
@@ -643,7 +646,7 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
                  Field("ge", plan.events.counts["ge"]), Field("exact", plan.events.counts["exact"]),
                  Field("mode", mode));
   if (mode == "none") return false;
-  const events::ScratchVector<events::Removal>& chosen = mode == "ge" ? ge : exact;
+  const BigVector<events::Removal>& chosen = mode == "ge" ? ge : exact;
   int64_t removed = 0;
   size_t n_kept = 0;  // compacted in place
   for (size_t i = 0; i < plan.events.events.size(); ++i) {

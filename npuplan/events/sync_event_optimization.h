@@ -62,9 +62,9 @@ struct ReceiverIndex {
     int32_t handle;  // the exact sweep's clock in its pool, -1 = none (yet / any more)
     int32_t refs;    // the exact sweep's readers of that clock still to come
   };
-  ScratchVector<uint32_t> begin;                     // per slot + 1
-  ScratchVector<std::pair<int32_t, int32_t>> preds;  // (sender slot, event index; -1 = activation edge)
-  ScratchVector<SlotInfo> info;
+  BigVector<uint32_t> begin;                     // per slot + 1
+  BigVector<std::pair<int32_t, int32_t>> preds;  // (sender slot, event index; -1 = activation edge)
+  BigVector<SlotInfo> info;
   size_t switch_sent = 0;  // events sent by a StreamSwitch (not in preds)
   bool ge_ready = false;
 };
@@ -73,11 +73,12 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
 // Per event of plan.events.events: kept or why removed. With an index (from
 // BuildReceiverIndex on the same plan and view, which holds the activation
 // edges), the exact sweep consumes it and the ge rules only read it.
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
-ScratchVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index);
-ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
-ScratchVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
-                                   const ReceiverIndex* index);
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view,
+                                  const ActivationInfo& act);
+BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index);
+BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act);
+BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const ActivationInfo& act,
+                               const ReceiverIndex* index);
 }  // namespace events
 
 }  // namespace npuplan

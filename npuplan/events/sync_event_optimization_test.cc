@@ -265,8 +265,8 @@ TEST(SyncEventOptimizationTest, GeRulesOnTheSharedReceiverIndexMatchTheirOwnCsrs
     events::ActivationInfo act = events::ComputeActivation(plan.model, view);
     events::ReceiverIndex index = events::BuildReceiverIndex(plan, view, act);
     ++(index.ge_ready ? shared : own);
-    const events::ScratchVector<events::Removal> with_index = events::GeReduction(plan, view, act, &index);
-    const events::ScratchVector<events::Removal> without = events::GeReduction(plan, view, act);
+    const BigVector<events::Removal> with_index = events::GeReduction(plan, view, act, &index);
+    const BigVector<events::Removal> without = events::GeReduction(plan, view, act);
     ASSERT_EQ(with_index.size(), without.size());
     for (size_t i = 0; i < without.size(); ++i) {
       EXPECT_EQ(events::RemovalName(with_index[i]), events::RemovalName(without[i])) << "seed " << seed << " event " << i;

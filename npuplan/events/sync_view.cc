@@ -123,8 +123,8 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name
   }
 }
 
-ScratchVector<SyncView::StreamRank> SyncView::StreamRanks() const {
-  ScratchVector<StreamRank> out(num_slots());
+BigVector<SyncView::StreamRank> SyncView::StreamRanks() const {
+  BigVector<StreamRank> out(num_slots());
   for (size_t i = 0; i < out.size(); ++i) out[i] = {stream_[i], rank(static_cast<int32_t>(i))};
   return out;
 }
@@ -311,7 +311,7 @@ namespace {
 
 // Distinct values of `ids` and whether they are exactly 0..m-1. A bitmap when
 // the ids are dense (the usual case), else sort + unique.
-bool DistinctContinuous(ScratchVector<int64_t>& ids, int64_t* distinct) {
+bool DistinctContinuous(BigVector<int64_t>& ids, int64_t* distinct) {
   if (ids.empty()) {
     if (distinct) *distinct = 0;
     return true;
@@ -323,7 +323,7 @@ bool DistinctContinuous(ScratchVector<int64_t>& ids, int64_t* distinct) {
   }
   int64_t count = 0;
   if (lo >= 0 && hi < 4 * static_cast<int64_t>(ids.size()) + 1024) {
-    ScratchVector<uint8_t> seen(static_cast<size_t>(hi) + 1, 0);
+    BigVector<uint8_t> seen(static_cast<size_t>(hi) + 1, 0);
     for (int64_t v : ids) {
       count += seen[v] == 0;
       seen[v] = 1;
@@ -339,7 +339,7 @@ bool DistinctContinuous(ScratchVector<int64_t>& ids, int64_t* distinct) {
 }  // namespace
 
 bool IdsContinuous(const EventTable& table, int64_t* events, int64_t* notifies) {
-  ScratchVector<int64_t> ev, nt;
+  BigVector<int64_t> ev, nt;
   ev.reserve(table.events.size());
   for (const SyncEvent& e : table.events) (e.kind == SyncKind::kNotify ? nt : ev).push_back(e.id);
   const bool a = DistinctContinuous(ev, events);
@@ -374,7 +374,8 @@ uint64_t NamePrefix(const std::string& name) {
 
 }  // namespace
 
-void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders, std::span<const uint64_t> prefix_of_node) {
+void SortSendersByName(const Model& m, BigVector<int32_t>& senders,
+                       std::span<const uint64_t> prefix_of_node) {
   // GE's sender order: node name, then graph name, then node index (a total order).
   auto less_node = [&](int32_t a, int32_t b) {
     const Node& nx = m.node(NodeId(a));
@@ -409,7 +410,7 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders, std::spa
   // such names, not one per varying byte), in one block with its second
   // buffer (16 MB for 1M senders, which the scratch cache then hands to the
   // next array of that size).
-  ScratchVector<uint64_t> buf(2 * count);
+  BigVector<uint64_t> buf(2 * count);
   uint64_t* keys = buf.data();
   uint64_t* tmp = buf.data() + count;
   std::vector<uint32_t> hist(8 * 256, 0);
@@ -489,7 +490,7 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders, std::spa
     uint64_t prefix;
     int32_t node;
   };
-  ScratchVector<Key> wide(count), wide_tmp(count);
+  BigVector<Key> wide(count), wide_tmp(count);
   for (size_t i = 0; i < count; ++i) wide[i] = {keys[i], senders[i]};
   FreeStorage(buf);
   for (int b = 0; b < 8; ++b) {
@@ -517,8 +518,8 @@ void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders, std::spa
   for (size_t r = 0; r < count; ++r) senders[r] = wide[r].node;
 }
 
-void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank) {
-  ScratchVector<int32_t> sorted(senders.begin(), senders.end());
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, BigVector<int32_t>& rank) {
+  BigVector<int32_t> sorted(senders.begin(), senders.end());
   SortSendersByName(m, sorted);
   for (size_t r = 0; r < sorted.size(); ++r) rank[sorted[r]] = static_cast<int32_t>(r);
 }
@@ -527,8 +528,8 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_i
   const size_t count = keys_in.size();
   // 1. Rank the sender nodes once by (node name, graph name, node index):
   //    events are then bucketed by integer keys, not compared by name.
-  ScratchVector<int32_t> rank(m.num_nodes(), -1);
-  ScratchVector<int32_t> senders;
+  BigVector<int32_t> rank(m.num_nodes(), -1);
+  BigVector<int32_t> senders;
   senders.reserve(std::min(count, m.num_nodes()));
   for (const GeOrderKey& e : keys_in) {
     if (rank[e.send.index()] < 0) {
@@ -540,7 +541,7 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_i
   // 2. Main-stream maps first, attached maps continue; by sender rank
   //    (counting sort, stable), then old id within a sender.
   const size_t buckets = 2 * senders.size();
-  ScratchVector<uint32_t> start(buckets + 1, 0);
+  BigVector<uint32_t> start(buckets + 1, 0);
   auto bucket = [&](const GeOrderKey& e) {
     return static_cast<size_t>(e.attached) * senders.size() + static_cast<size_t>(rank[e.send.index()]);
   };
@@ -548,7 +549,7 @@ std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys_i
   for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
   std::vector<uint32_t> order(count);
   {
-    ScratchVector<uint32_t> fill(start.begin(), start.end() - 1);
+    BigVector<uint32_t> fill(start.begin(), start.end() - 1);
     for (size_t i = 0; i < count; ++i) order[fill[bucket(keys_in[i])]++] = static_cast<uint32_t>(i);
   }
   // Usually in old-id order already (the fill is in input order): check

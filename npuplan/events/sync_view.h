@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "npuplan/events/scratch_vector.h"
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::events {
 
@@ -49,7 +49,7 @@ class SyncView {
   // `physical`: streams from plan.physical_stream / streams.attached_physical
   // (after the split); otherwise the logical Node::stream_id / attached ids.
   // One sequential pass over the nodes; per-node arrays are 32-bit
-  // ScratchVectors, and the attached-slot arrays exist only when some node
+  // BigVectors, and the attached-slot arrays exist only when some node
   // has attached streams (rank = seq, slot_order = order otherwise).
   //
   // `stream_order` = false builds only what sync-event-insertion reads
@@ -132,28 +132,28 @@ class SyncView {
     int32_t stream;
     int32_t rank;
   };
-  ScratchVector<StreamRank> StreamRanks() const;
+  BigVector<StreamRank> StreamRanks() const;
   // The name prefixes (empty unless asked for), moved out.
-  ScratchVector<uint64_t> TakeNamePrefixes() { return std::move(name_prefix_); }
+  BigVector<uint64_t> TakeNamePrefixes() { return std::move(name_prefix_); }
   // First slot of stream s whose node comes after node a in execution order; -1 if none.
   int32_t FirstSlotAfter(int64_t s, NodeId a) const;
 
  private:
   size_t num_nodes_ = 0;
   std::span<const NodeId> order_;  // order_storage_, or the root graph's node list
-  ScratchVector<NodeId> order_storage_;
-  ScratchVector<int32_t> seq_;  // empty: seq(n) = n
-  ScratchVector<int32_t> attached_begin_;  // empty: no node has attached streams
+  BigVector<NodeId> order_storage_;
+  BigVector<int32_t> seq_;             // empty: seq(n) = n
+  BigVector<int32_t> attached_begin_;  // empty: no node has attached streams
   std::vector<NodeId> extra_node_;
   std::vector<int32_t> extra_attached_;
-  ScratchVector<int32_t> stream_;
-  ScratchVector<uint8_t> flags_;
+  BigVector<int32_t> stream_;
+  BigVector<uint8_t> flags_;
   uint8_t all_flags_ = 0;
-  ScratchVector<uint64_t> name_prefix_;
-  ScratchVector<int32_t> pos_;
-  ScratchVector<int32_t> rank_;  // empty: rank = seq
-  ScratchVector<int32_t> slot_order_;  // empty without attached slots (order_ is the slot order)
-  ScratchVector<int32_t> stream_slot_data_;  // every stream's slots, stream by stream
+  BigVector<uint64_t> name_prefix_;
+  BigVector<int32_t> pos_;
+  BigVector<int32_t> rank_;              // empty: rank = seq
+  BigVector<int32_t> slot_order_;        // empty without attached slots (order_ is the slot order)
+  BigVector<int32_t> stream_slot_data_;  // every stream's slots, stream by stream
   std::vector<size_t> stream_slot_begin_;    // stream s: [begin[s], begin[s + 1]) of stream_slot_data_
 };
 
@@ -295,11 +295,11 @@ struct GeOrderKey {
 std::vector<uint32_t> GeOrder(const Model& m, std::span<const GeOrderKey> keys);
 // Step 1 of GeOrder: ranks distinct sender nodes by (node name, graph name,
 // node index): rank[sender] = 0..|senders|-1 (other entries untouched).
-void RankSendersByName(const Model& m, std::span<const int32_t> senders, ScratchVector<int32_t>& rank);
+void RankSendersByName(const Model& m, std::span<const int32_t> senders, BigVector<int32_t>& rank);
 // The same order as a list: sorts distinct sender node ids in place.
 // `prefix_of_node` (optional, per NodeId: SyncView::TakeNamePrefixes()) saves
 // reading each sender's Node for its name prefix.
-void SortSendersByName(const Model& m, ScratchVector<int32_t>& senders,
+void SortSendersByName(const Model& m, BigVector<int32_t>& senders,
                        std::span<const uint64_t> prefix_of_node = {});
 
 // Each table position's (id, sender, receiver): what a pass compares to tell
@@ -323,7 +323,7 @@ class EventTableSnapshot {
     int32_t id;
     NodeId send, recv;
   };
-  ScratchVector<Entry> entries_;
+  BigVector<Entry> entries_;
 };
 
 // Renumbers ids GE's way (RefreshContinuousEvents): events ordered by sender

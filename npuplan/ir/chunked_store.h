@@ -4,8 +4,8 @@
 // and never moves an element. Appending to a 1M-node model therefore costs one
 // node, not a copy of the whole table into fresh memory (std::vector's growth
 // faults in a new copy of every node), and references to nodes stay valid
-// while nodes are added. Chunks of 2 MiB and more are advised for transparent
-// huge pages (chunked_store.cc).
+// while nodes are added. Chunks come from HugePageAllocator (large ones are
+// whole transparent huge pages, support/big_vector.h).
 //
 // Element i lives in chunk k = bit_width(i + 16) - 5 at offset
 // i + 16 - 2^(k+4): one count-leading-zeros and two subtractions per access.
@@ -22,7 +22,7 @@
 #include <new>
 #include <utility>
 
-#include "npuplan/ir/chunk_memory.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan {
 
@@ -148,12 +148,12 @@ class ChunkedStore {
 
   void Allocate(size_t k) {
     if (chunks_[k] != nullptr) return;
-    chunks_[k] = static_cast<T*>(internal::AllocateChunk(ChunkSize(k) * sizeof(T), alignof(T)));
+    chunks_[k] = HugePageAllocator<T>().allocate(ChunkSize(k));
   }
   void Release() {
     clear();
     for (size_t k = 0; k < kMaxChunks; ++k) {
-      if (chunks_[k] != nullptr) internal::FreeChunk(chunks_[k], ChunkSize(k) * sizeof(T), alignof(T));
+      if (chunks_[k] != nullptr) HugePageAllocator<T>().deallocate(chunks_[k], ChunkSize(k));
       chunks_[k] = nullptr;
     }
   }

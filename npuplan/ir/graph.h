@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "npuplan/ir/attribute.h"
-#include "npuplan/ir/big_vector.h"
 #include "npuplan/ir/chunked_store.h"
 #include "npuplan/ir/engine_table.h"
 #include "npuplan/ir/ids.h"
 #include "npuplan/ir/tensor.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "npuplan/ir/big_vector.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {

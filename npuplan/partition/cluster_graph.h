@@ -38,7 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include "npuplan/ir/big_vector.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::partition {
 

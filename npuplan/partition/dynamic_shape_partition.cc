@@ -17,8 +17,8 @@
 #include <string>
 #include <utility>
 
-#include "npuplan/ir/big_vector.h"
 #include "npuplan/partition/cluster_graph.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 

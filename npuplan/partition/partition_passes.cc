@@ -4,8 +4,9 @@ namespace npuplan {
 
 std::unique_ptr<PassPipeline> MakePartitionPipeline() {
   auto p = std::make_unique<PassPipeline>("partition");
-  p->AddPass<MarkUnknownShapeNodes>();
-  p->AddPass<DynamicShapePartition>();
+#define NPUPLAN_PASS(pipeline, name, cls) p->AddPass<cls>();
+#include "npuplan/partition/passes.def"
+#undef NPUPLAN_PASS
   return p;
 }
 

@@ -1,5 +1,6 @@
 // The partition stage (first stage of `npuplan compile`): the module's passes
-// and the pipeline `partition(mark-unknown-shape-nodes,dynamic-shape-partition)`.
+// and the pipeline `partition(mark-unknown-shape-nodes,dynamic-shape-partition)`
+// that `npuplan partition` runs, built from partition/passes.def.
 #ifndef NPUPLAN_PARTITION_PARTITION_PASSES_H_
 #define NPUPLAN_PARTITION_PARTITION_PASSES_H_
 

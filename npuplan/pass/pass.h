@@ -38,7 +38,12 @@ struct PassContext {
   // One-line warnings for the user (an option that does nothing, …); the CLI
   // prints them as "warning: …". Null: dropped.
   std::vector<std::string>* warnings = nullptr;
+  // True while a pass runs its own chain of sub-passes (logical-stream-
+  // assignment): their times are --stats parts of that pass's step.
+  bool sub_passes = false;
 };
+
+class PassPipeline;
 
 class Pass {
  public:
@@ -54,6 +59,9 @@ class Pass {
   // graph's nodes (another topological order; npuplan.stream.reorder). The
   // order is checked with its own fingerprint otherwise.
   virtual bool may_reorder() const { return false; }
+  // The passes this one runs inside itself, if any (a pipeline; a pass with
+  // a chain of sub-passes): Describe() prints them as `name(a,b)`.
+  virtual const PassPipeline* nested() const { return nullptr; }
   virtual absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) = 0;
 };
 
@@ -71,8 +79,9 @@ class PassPipeline final : public Pass {
   void AddPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
 
   std::string_view name() const override { return name_; }
+  const PassPipeline* nested() const override { return this; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
-  // "a,b,pipeline(c,d)" (LLVM --print-pipeline-passes).
+  // "a,b,pipeline(c,d)" (LLVM --print-pipeline-passes; --passes reads it).
   std::string Describe() const;
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
 

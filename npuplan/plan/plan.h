@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "npuplan/ir/big_vector.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan {
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <deque>
-#include <string_view>
 #include <functional>
 #include <queue>
+#include <string_view>
 #include <unordered_map>
 
-#include "npuplan/ir/big_vector.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {

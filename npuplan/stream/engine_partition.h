@@ -35,16 +35,16 @@
 #ifndef NPUPLAN_STREAM_ENGINE_PARTITION_H_
 #define NPUPLAN_STREAM_ENGINE_PARTITION_H_
 
-#include <cstdint>
-#include <deque>
-#include <string_view>
-#include <string>
-#include <vector>
-
 #include <fmt/format.h>
 
-#include "npuplan/ir/big_vector.h"
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "npuplan/ir/graph.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::stream {
 

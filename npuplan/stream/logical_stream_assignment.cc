@@ -15,22 +15,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "npuplan/stream/all_reduce_parallel_pass.h"
-#include "npuplan/stream/assign_by_dependency_pass.h"
-#include "npuplan/stream/assign_by_label_pass.h"
 #include "npuplan/stream/critical_path_streams.h"
 #include "npuplan/stream/cv_parallel_marking.h"
 #include "npuplan/stream/dag_stream_allocator.h"
 #include "npuplan/stream/dynamic_stream_allocator.h"
-#include "npuplan/stream/independent_stream_pass.h"
-#include "npuplan/stream/node_stream_update_pass.h"
-#include "npuplan/stream/optimize_ineffective_multi_stream_pass.h"
 #include "npuplan/stream/refresh_continuous_streams.h"
 #include "npuplan/stream/single_stream_pass.h"
 #include "npuplan/stream/stream_summary.h"
-#include "npuplan/stream/update_for_mde_group_pass.h"
-#include "npuplan/stream/update_for_parallel_group_pass.h"
-#include "npuplan/stream/update_for_skipped_engine_pass.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -80,30 +71,25 @@ std::vector<bool> UnknownShapeGraphs(const Plan& plan) {
 
 namespace {
 
-std::vector<std::unique_ptr<LogicalStreamPass>> BuildChain(bool single_stream) {
-  std::vector<std::unique_ptr<LogicalStreamPass>> chain;
-  if (single_stream) {
-    chain.push_back(std::make_unique<SingleStreamPass>());
-    chain.push_back(std::make_unique<NodeStreamUpdatePass>());
-    chain.push_back(std::make_unique<UpdateForSkippedEnginePass>());
-    return chain;
-  }
-  chain.push_back(std::make_unique<UpdateForMdeGroupPass>());
-  chain.push_back(std::make_unique<AssignByLabelPass>());
-  chain.push_back(std::make_unique<IndependentStreamPass>());
-  chain.push_back(std::make_unique<AssignByDependencyPass>());
-  chain.push_back(std::make_unique<NodeStreamUpdatePass>());
-  chain.push_back(std::make_unique<UpdateForParallelGroupPass>());
-  chain.push_back(std::make_unique<AllReduceParallelPass>());
-  chain.push_back(std::make_unique<UpdateForSkippedEnginePass>());
-  // GE's RunOptimizeByTopoPasses (multi-stream only).
-  chain.push_back(std::make_unique<OptimizeIneffectiveMultiStreamPass>());
-  return chain;
+// Runs the chain on graph gs through its PassPipeline: the pipeline's checks
+// (verify-each, dumps) follow each sub-pass.
+absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignContext& ctx,
+                      PassContext& pctx) {
+  for (const auto& pass : chain.passes())
+    static_cast<LogicalStreamChainPass&>(*pass).Bind(&gs, &ctx);
+  const bool outer = pctx.sub_passes;
+  pctx.sub_passes = true;
+  absl::Status s = chain.Run(plan, pctx).status();
+  pctx.sub_passes = outer;
+  for (const auto& pass : chain.passes())
+    static_cast<LogicalStreamChainPass&>(*pass).Bind(nullptr, nullptr);
+  return s;
 }
 
 // GE's DoAssign for one graph (unknown-shape graphs: the dynamic allocator).
-absl::Status DoAssign(const Plan& plan, const std::vector<bool>& unknown_graphs, GraphId g, AssignContext& ctx,
-                      DynamicStreamState& dyn, bool cv_mode) {
+absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, GraphId g,
+                      AssignContext& ctx, DynamicStreamState& dyn, bool cv_mode,
+                      PassPipeline& chain, PassContext& pctx) {
   Model& m = ctx.model;
   const Graph& graph = m.graph(g);
   int64_t parent_stream = -1;
@@ -137,15 +123,7 @@ absl::Status DoAssign(const Plan& plan, const std::vector<bool>& unknown_graphs,
   ctx.log.Record(LogicalStreamAssignment::kName, "EnginePartition", "", Field("graph", graph.name),
                  Field("subgraphs", gs.partition.subgraphs.size()));
   ctx.stats.Add(LogicalStreamAssignment::kName, "engine_subgraphs", static_cast<int64_t>(gs.partition.subgraphs.size()));
-  for (auto& pass : BuildChain(ctx.enable_single_stream)) {
-    auto changed = pass->Run(gs, ctx);
-    if (!changed.ok()) {
-      std::string msg(changed.status().message());
-      if (msg.rfind("[", 0) != 0) msg = StrCat("[", pass->name(), "] ", msg);
-      return absl::Status(changed.status().code(), StrCat(msg, " (graph '", graph.name, "')"));
-    }
-  }
-  return absl::OkStatus();
+  return RunChain(chain, plan, gs, ctx, pctx);
 }
 
 // An auto multi-stream mode does nothing on dynamic-shape graphs unless
@@ -223,14 +201,28 @@ Homes HomeStreams(const Model& m, const std::vector<GraphId>& graph_order,
 }
 
 }  // namespace
+
+bool SingleStreamMode(const CompileOptions& options) {
+  return options.Get("ge.enableSingleStream") == "true";
+}
+
 }  // namespace stream
+
+LogicalStreamAssignment::LogicalStreamAssignment(const CompileOptions& options)
+    : chain_(stream::DefaultChain(stream::SingleStreamMode(options))) {}
+
+LogicalStreamAssignment::LogicalStreamAssignment(
+    std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain)
+    : chain_(std::make_unique<PassPipeline>(std::string(kName))) {
+  for (auto& pass : chain) chain_->AddPass(std::move(pass));
+}
 
 absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx) {
   using namespace stream;  // NOLINT
   Model& m = plan.model;
   // 1. Options.
   AssignContext ctx(m, pctx.options, pctx.log, pctx.stats);
-  ctx.enable_single_stream = pctx.options.Get("ge.enableSingleStream") == "true";
+  ctx.enable_single_stream = SingleStreamMode(pctx.options);
   ctx.enable_hcom_parallel = pctx.options.GetBool("ge.hcomParallel");
   ctx.memory_priority = pctx.options.Get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority";
   NPUPLAN_ASSIGN_OR_RETURN(ctx.max_parallel, ParseStreamMaxParallelNum(pctx.options.Get("ge.streamMaxParallelNum")));
@@ -264,9 +256,13 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   // 2. DoAssign over the root and every subgraph (the pass adds no graph:
   //    one pre-order serves every walk below).
   const std::vector<GraphId> graph_order = m.GraphsPreOrder();
+  std::unique_ptr<PassPipeline> default_chain;
+  if (chain_ == nullptr) default_chain = DefaultChain(ctx.enable_single_stream);
+  PassPipeline& chain = chain_ != nullptr ? *chain_ : *default_chain;
   const std::vector<bool> unknown_graphs = UnknownShapeGraphs(plan);
   for (GraphId g : graph_order) {
-    NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, unknown_graphs, g, ctx, dyn, auto_mode.algorithm == "cv"));
+    NPUPLAN_RETURN_IF_ERROR(
+        DoAssign(plan, unknown_graphs, g, ctx, dyn, auto_mode.algorithm == "cv", chain, pctx));
   }
   if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
     return E10056(pctx.options);

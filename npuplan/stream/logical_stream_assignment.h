@@ -3,7 +3,8 @@
 //
 // For the root graph and then every subgraph in pre-order (GE's DoAssign, one
 // shared AssignContext so stream ids are global), it forms the engine
-// subgraphs (engine_partition.h) and runs the pass chain:
+// subgraphs (engine_partition.h) and runs the pass chain registered in
+// stream/passes.def:
 //   multi-stream: update-for-mde-group-pass → assign-by-label-pass →
 //     independent-stream-pass → assign-by-dependency-pass →
 //     node-stream-update-pass → update-for-parallel-group-pass →
@@ -11,7 +12,10 @@
 //     optimize-ineffective-multi-stream-pass
 //   single-stream (ge.enableSingleStream=true): single-stream-pass →
 //     node-stream-update-pass → update-for-skipped-engine-pass
-// then refresh-continuous-streams over all nodes, and fills plan.streams.
+// through a PassPipeline, so that the pipeline's after-each checks
+// (--verify-each, --dump-after) follow each sub-pass on each graph; then
+// refresh-continuous-streams over all nodes, and fills plan.streams. A pass
+// object runs one compilation at a time (it binds its chain to the graph).
 //
 // Unknown-shape graphs (the root when partition decided "whole-dynamic" or
 // "partitioned", partition subgraphs of kind unknown/input and what they
@@ -36,13 +40,26 @@
 #ifndef NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
 #define NPUPLAN_STREAM_LOGICAL_STREAM_ASSIGNMENT_H_
 
+#include <memory>
+#include <vector>
+
 #include "npuplan/pass/pass.h"
+#include "npuplan/stream/logical_stream_pass.h"
 
 namespace npuplan {
 
 class LogicalStreamAssignment final : public Pass {
  public:
   static constexpr std::string_view kName = "logical-stream-assignment";
+  // The registered chain of the mode the run's options select.
+  LogicalStreamAssignment() = default;
+  // The registered chain of the mode these options select, fixed now (so
+  // that the pipeline can be printed with it).
+  explicit LogicalStreamAssignment(const CompileOptions& options);
+  // This chain, whatever the mode (--passes logical-stream-assignment(a,b)).
+  explicit LogicalStreamAssignment(
+      std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain);
+  const PassPipeline* nested() const override { return chain_.get(); }
   std::string_view name() const override { return kName; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kTopoSorted); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
@@ -50,9 +67,14 @@ class LogicalStreamAssignment final : public Pass {
   // CriticalPath:N under npuplan.stream.reorder=true writes its schedule's order.
   bool may_reorder() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+
+ private:
+  std::unique_ptr<PassPipeline> chain_;  // null: chosen by the run's options
 };
 
 namespace stream {
+// ge.enableSingleStream=true: the single-stream chain and mode.
+bool SingleStreamMode(const CompileOptions& options);
 // True when graph g is unknown-shape per the partition result (see above).
 bool IsUnknownShapeGraph(const Plan& plan, GraphId g);
 // IsUnknownShapeGraph of every graph, indexed by GraphId, in one walk (a

@@ -1,8 +1,80 @@
 #include "npuplan/stream/logical_stream_pass.h"
 
+#include "npuplan/stream/all_reduce_parallel_pass.h"
+#include "npuplan/stream/assign_by_dependency_pass.h"
+#include "npuplan/stream/assign_by_label_pass.h"
+#include "npuplan/stream/independent_stream_pass.h"
+#include "npuplan/stream/node_stream_update_pass.h"
+#include "npuplan/stream/optimize_ineffective_multi_stream_pass.h"
+#include "npuplan/stream/single_stream_pass.h"
+#include "npuplan/stream/update_for_mde_group_pass.h"
+#include "npuplan/stream/update_for_parallel_group_pass.h"
+#include "npuplan/stream/update_for_skipped_engine_pass.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {
+namespace {
+
+struct ChainEntry {
+  std::string_view name;
+  ChainMode chains;
+  std::unique_ptr<LogicalStreamPass> (*make)();
+};
+
+// stream/passes.def's sub-passes, in registry order.
+const std::vector<ChainEntry>& ChainRegistry() {
+  static const std::vector<ChainEntry> entries = {
+#define NPUPLAN_PASS(pipeline, name, cls)
+#define NPUPLAN_STREAM_PASS(name, cls, chains) \
+  {name, chains, []() -> std::unique_ptr<LogicalStreamPass> { return std::make_unique<cls>(); }},
+#include "npuplan/stream/passes.def"
+#undef NPUPLAN_PASS
+#undef NPUPLAN_STREAM_PASS
+  };
+  return entries;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> LogicalStreamChainPass::Run(Plan& plan, PassContext& ctx) {
+  if (graph_ == nullptr || ctx_ == nullptr) {
+    return absl::FailedPreconditionError(StrCat(
+        "pass '", name(), "' is a logical-stream sub-pass: it runs on one graph at a time inside ",
+        "logical-stream-assignment (--passes logical-stream-assignment(", name(), ",...))"));
+  }
+  if (&plan.model != &ctx_->model) {
+    return absl::InternalError(
+        StrCat("[", name(), "] bound to another plan's logical-stream-assignment"));
+  }
+  auto changed = pass_->Run(*graph_, *ctx_);
+  if (changed.ok()) return changed;
+  std::string msg(changed.status().message());
+  if (msg.rfind("[", 0) != 0) msg = StrCat("[", name(), "] ", msg);
+  return absl::Status(changed.status().code(),
+                      StrCat(msg, " (graph '", graph_->g(ctx_->model).name, "')"));
+}
+
+std::unique_ptr<LogicalStreamChainPass> MakeChainPass(std::string_view name) {
+  for (const ChainEntry& e : ChainRegistry()) {
+    if (e.name == name) return std::make_unique<LogicalStreamChainPass>(e.make());
+  }
+  return nullptr;
+}
+
+std::unique_ptr<PassPipeline> DefaultChain(bool single_stream) {
+  auto chain = std::make_unique<PassPipeline>("logical-stream-assignment");
+  const ChainMode mode = single_stream ? kSingleChain : kMultiChain;
+  for (const ChainEntry& e : ChainRegistry()) {
+    if (e.chains & mode) chain->AddPass(std::make_unique<LogicalStreamChainPass>(e.make()));
+  }
+  return chain;
+}
+
+std::vector<std::string_view> ChainPassNames() {
+  std::vector<std::string_view> names;
+  for (const ChainEntry& e : ChainRegistry()) names.push_back(e.name);
+  return names;
+}
 
 absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const AssignContext& ctx,
                             int64_t default_stream, bool owner_graph_unknown) {

@@ -7,11 +7,17 @@
 // one AssignContext per compilation (GE's Context: `next_stream` is global
 // across root and subgraphs) and get a fresh GraphState per graph (GE
 // recreates the pass objects, so label and engine maps are per graph).
+//
+// The chain is registered (stream/passes.def, NPUPLAN_STREAM_PASS): each
+// LogicalStreamPass runs wrapped in a LogicalStreamChainPass inside a
+// PassPipeline, so that --verify-each, --dump-after and the pipeline's
+// checks apply after each sub-pass on each graph, as after every other pass.
 #ifndef NPUPLAN_STREAM_LOGICAL_STREAM_PASS_H_
 #define NPUPLAN_STREAM_LOGICAL_STREAM_PASS_H_
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +27,7 @@
 #include "npuplan/ir/graph.h"
 #include "npuplan/pass/decision_log.h"
 #include "npuplan/pass/options.h"
+#include "npuplan/pass/pass.h"
 #include "npuplan/pass/statistics.h"
 #include "npuplan/stream/engine_partition.h"
 
@@ -88,6 +95,8 @@ struct GraphState {
   const StreamSubgraph& SubgraphOf(const Node& n) const { return subgraphs[partition.subgraph_of[n.topo_id]]; }
 };
 
+// One object runs on every graph of a compilation: per-graph state lives in
+// GraphState, never in the pass.
 class LogicalStreamPass {
  public:
   virtual ~LogicalStreamPass() = default;
@@ -95,6 +104,41 @@ class LogicalStreamPass {
   // Returns whether any stream changed; errors abort the assignment.
   virtual absl::StatusOr<bool> Run(GraphState& graph, AssignContext& ctx) = 0;
 };
+
+// The chains a registered sub-pass belongs to (stream/passes.def).
+enum ChainMode : uint8_t { kSingleChain = 1, kMultiChain = 2, kBothChains = 3 };
+
+// A LogicalStreamPass as a Pass of the registry: it runs on the graph that
+// logical-stream-assignment bound it to (Bind), and fails with
+// FailedPrecondition outside it. Errors read "[name] ... (graph 'g')".
+class LogicalStreamChainPass final : public Pass {
+ public:
+  explicit LogicalStreamChainPass(std::unique_ptr<LogicalStreamPass> pass)
+      : pass_(std::move(pass)) {}
+  std::string_view name() const override { return pass_->name(); }
+  IrProperties required() const override {
+    return static_cast<IrProperties>(IrProperty::kTopoSorted);
+  }
+  // Sub-passes assign streams only (SPEC G5); none reorders.
+  bool preserves_structure() const override { return true; }
+  void Bind(GraphState* graph, AssignContext* ctx) {
+    graph_ = graph;
+    ctx_ = ctx;
+  }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
+
+ private:
+  std::unique_ptr<LogicalStreamPass> pass_;
+  GraphState* graph_ = nullptr;
+  AssignContext* ctx_ = nullptr;
+};
+
+// The registered sub-pass called `name` (stream/passes.def), or nullptr.
+std::unique_ptr<LogicalStreamChainPass> MakeChainPass(std::string_view name);
+// The registered chain for single- or multi-stream mode, in registry order.
+std::unique_ptr<PassPipeline> DefaultChain(bool single_stream);
+// Names of every registered sub-pass, in registry order.
+std::vector<std::string_view> ChainPassNames();
 
 // Forms the engine subgraphs of `g` into `gs` and attaches each one's engine
 // configuration and max_parallel_num (GE's ConvertSubgraphs); fills the

@@ -45,7 +45,8 @@ int RunCompile(CompileFlags& f) {
     absl::Status valid = opts.Validate(&warnings);
     PrintWarnings(warnings);
     if (!valid.ok()) return ReportStatus(valid);
-    auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts) : BuildPipelineFromNames(f.config.passes);
+    auto pipeline = f.config.passes.empty() ? BuildDefaultPipeline(opts)
+                                            : BuildPipelineFromNames(f.config.passes, opts);
     if (!pipeline.ok()) return ReportStatus(pipeline.status());
     std::fprintf(f.output == "-" ? stderr : stdout, "%s\n", (*pipeline)->Describe().c_str());
     if (f.output.empty()) return kExitOk;

@@ -1,24 +1,27 @@
-#include "npuplan/events/scratch_vector.h"
+#include "npuplan/support/big_vector.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <new>
 #include <unordered_map>
 #include <vector>
 
-#include "npuplan/ir/chunk_memory.h"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
-namespace npuplan::events {
+namespace npuplan {
 namespace {
 
 struct Block {
   void* p;
-  size_t bytes;     // capacity of the block
-  uint64_t freed;   // when it was cached (older blocks are dropped first)
+  size_t bytes;    // capacity of the block
+  uint64_t freed;  // when it was cached (older blocks are dropped first)
 };
 
-struct ScratchCache {
+struct BlockCache {
   std::mutex mu;
   std::vector<Block> free_blocks;
   std::unordered_map<void*, size_t> live;  // handed out → capacity
@@ -28,20 +31,25 @@ struct ScratchCache {
 
 std::atomic<size_t> fresh_bytes{0};
 
-ScratchCache& Cache() {
-  static ScratchCache* cache = new ScratchCache();  // never destroyed: usable from static destructors
+BlockCache& Cache() {
+  static BlockCache* cache = new BlockCache();  // never destroyed: usable from static destructors
   return *cache;
 }
 
-// ir's chunk allocator: 2 MiB-aligned and advised for huge pages (bytes is
-// a multiple of kHugePageBytes).
-void* NewBlock(size_t bytes) { return internal::AllocateChunk(bytes, kHugePageBytes); }
-void DeleteBlock(const Block& b) { internal::FreeChunk(b.p, b.bytes, kHugePageBytes); }
+// bytes: a multiple of kHugePageBytes.
+void* NewBlock(size_t bytes) {
+  void* p = ::operator new (bytes, std::align_val_t{kHugePageBytes});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+void DeleteBlock(const Block& b) { ::operator delete (b.p, std::align_val_t{kHugePageBytes}); }
 
 }  // namespace
 
-void* AllocateScratch(size_t bytes) {
-  ScratchCache& c = Cache();
+void* AllocateHugeBlock(size_t bytes) {
+  BlockCache& c = Cache();
   {
     std::lock_guard<std::mutex> lock(c.mu);
     // Smallest cached block that fits, but not one more than twice the
@@ -64,13 +72,13 @@ void* AllocateScratch(size_t bytes) {
   }
   void* p = NewBlock(bytes);
   fresh_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(Cache().mu);
+  std::lock_guard<std::mutex> lock(c.mu);
   c.live.emplace(p, bytes);
   return p;
 }
 
-void FreeScratch(void* p, size_t bytes) {
-  ScratchCache& c = Cache();
+void FreeHugeBlock(void* p, size_t bytes) {
+  BlockCache& c = Cache();
   std::vector<Block> drop;
   {
     std::lock_guard<std::mutex> lock(c.mu);
@@ -81,9 +89,10 @@ void FreeScratch(void* p, size_t bytes) {
     c.free_blocks.push_back({p, bytes, ++c.clock});
     c.cached_bytes += bytes;
     // Over the cap: drop the oldest blocks.
-    while (c.cached_bytes > kScratchCacheBytes && !c.free_blocks.empty()) {
-      auto oldest = std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
-                                     [](const Block& a, const Block& b) { return a.freed < b.freed; });
+    while (c.cached_bytes > kHugeCacheBytes && !c.free_blocks.empty()) {
+      auto oldest =
+          std::min_element(c.free_blocks.begin(), c.free_blocks.end(),
+                           [](const Block& a, const Block& b) { return a.freed < b.freed; });
       drop.push_back(*oldest);
       c.cached_bytes -= oldest->bytes;
       c.free_blocks.erase(oldest);
@@ -92,10 +101,10 @@ void FreeScratch(void* p, size_t bytes) {
   for (const Block& b : drop) DeleteBlock(b);
 }
 
-size_t ScratchFreshBytes() { return fresh_bytes.load(std::memory_order_relaxed); }
+size_t HugePageFreshBytes() { return fresh_bytes.load(std::memory_order_relaxed); }
 
-size_t ReleaseScratchMemory() {
-  ScratchCache& c = Cache();
+size_t ReleaseCachedHugePages() {
+  BlockCache& c = Cache();
   std::vector<Block> blocks;
   {
     std::lock_guard<std::mutex> lock(c.mu);
@@ -110,4 +119,4 @@ size_t ReleaseScratchMemory() {
   return released;
 }
 
-}  // namespace npuplan::events
+}  // namespace npuplan
