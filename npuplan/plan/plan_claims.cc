@@ -407,7 +407,8 @@ absl::Status CheckEvents(const Plan& plan) {
       "device_event_ids",
       "device_event_ids_lower_bound",
       "device_notify_ids",
-      "device_notify_ids_lower_bound"};
+      "device_notify_ids_lower_bound",
+  };
   for (const auto& [key, value] : plan.events.counts) {
     const bool flag = key == "device_event_ids_exact" || key == "device_notify_ids_exact";
     const bool known =
