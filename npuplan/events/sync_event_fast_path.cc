@@ -23,7 +23,8 @@ absl::Status FastEdgeEvents(InsertionState& st, FoundEvents& out) {
   // scratch cache hands their pages on to it.
   by_name.reserve(n);
   for (size_t u = 0; u < n; ++u) {
-    if (view.stream(static_cast<int32_t>(u)) >= 0 || view.num_attached(NodeId(static_cast<int32_t>(u))) > 0) {
+    if (view.stream(static_cast<int32_t>(u)) >= 0 ||
+        view.num_attached(NodeId(static_cast<int32_t>(u))) > 0) {
       by_name.push_back(static_cast<int32_t>(u));
     }
   }
@@ -58,9 +59,10 @@ absl::Status FastEdgeEvents(InsertionState& st, FoundEvents& out) {
         if (!valid_src(u)) return true;
         const int32_t su = view.stream(u.value);
         if (su < 0 || su == t) return true;  // rules 1, 2
-        if (check_enter && view.has_flag(u, SyncView::kEnter) && node.type != "StreamActive") return true;  // rule 3
+        if (check_enter && view.has_flag(u, SyncView::kEnter) && node.type != "StreamActive")
+          return true;                                              // rule 3
         if (t < 0) return HasAttr(node.attrs, "_thread_scope_id");  // rule 4
-        if (many) {  // one event per pair
+        if (many) {                                                 // one event per pair
           if (mark[u.index()] == consumer.value) return true;
           mark[u.index()] = consumer.value;
         } else {
@@ -112,12 +114,13 @@ void NumberFastEvents(FoundEvents& found, TableWriter& w) {
   if (!cands.empty()) {
     std::unordered_map<int32_t, int32_t> rank_of;  // extra sender node → rank
     for (size_t r = 0; r < senders.size(); ++r) {
-      if (per_sender[senders[r]] & kExtraSender) rank_of.emplace(senders[r], static_cast<int32_t>(r));
+      if (per_sender[senders[r]] & kExtraSender)
+        rank_of.emplace(senders[r], static_cast<int32_t>(r));
     }
     placed.reserve(cands.size());
     for (size_t i = 0; i < cands.size(); ++i) {
-      placed.push_back({w.GroupOf(cands[i].from, cands[i].to), rank_of.at(view.node_of(cands[i].from).value),
-                        static_cast<uint32_t>(i)});
+      placed.push_back({w.GroupOf(cands[i].from, cands[i].to),
+                        rank_of.at(view.node_of(cands[i].from).value), static_cast<uint32_t>(i)});
     }
     std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
       return std::tie(a.group, a.rank, a.index) < std::tie(b.group, b.rank, b.index);
@@ -136,26 +139,32 @@ void NumberFastEvents(FoundEvents& found, TableWriter& w) {
         const uint32_t edges_of = c & ~kExtraSender;
         c = static_cast<uint32_t>(running);
         running += edges_of;
-        for (; xi < placed.size() && placed[xi].group == g && placed[xi].rank == static_cast<int32_t>(r); ++xi) {
+        for (; xi < placed.size() && placed[xi].group == g &&
+               placed[xi].rank == static_cast<int32_t>(r);
+             ++xi) {
           extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
         }
       }
     }
-    for (; xi < placed.size() && placed[xi].group == g; ++xi) extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
+    for (; xi < placed.size() && placed[xi].group == g; ++xi)
+      extra_pos[placed[xi].index] = static_cast<uint32_t>(running++);
   }
   FreeStorage(found.by_name);
   // Data edges first, then control edges: each sender's events in walk order.
   for (const EdgeEntry& e : found.edges) {
-    if (!(e.to & kCtrlEdge)) w.Put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);
+    if (!(e.to & kCtrlEdge))
+      w.Put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to), SyncReason::kDataEdge);
   }
   if (found.any_ctrl) {
     for (const EdgeEntry& e : found.edges) {
       if (e.to & kCtrlEdge) {
-        w.Put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to & kIdMask), SyncReason::kControlEdge);
+        w.Put(per_sender[e.from]++, e.from, static_cast<int32_t>(e.to & kIdMask),
+              SyncReason::kControlEdge);
       }
     }
   }
-  for (size_t i = 0; i < cands.size(); ++i) w.Put(extra_pos[i], cands[i].from, cands[i].to, cands[i].reason);
+  for (size_t i = 0; i < cands.size(); ++i)
+    w.Put(extra_pos[i], cands[i].from, cands[i].to, cands[i].reason);
 }
 
 }  // namespace npuplan::events

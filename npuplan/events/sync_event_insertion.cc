@@ -32,15 +32,16 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   if (n >= (size_t{1} << 30)) {
     return absl::InvalidArgumentError(StrCat("[", name(), "] ", n, " nodes: at most 2^30 are supported"));
   }
-  // The usual graph takes the one-pass edge walk, which numbers its events without a candidate list.
-  const events::EdgeWalk edge_events =
-      fast_path_ && events::FastPathApplies(st) ? events::FastEdgeEvents : events::GeneralEdgeEvents;
+  // The usual graph takes the one-pass walk: no producer-ordered copy, no candidate list.
+  const events::EdgeWalk edge_events = fast_path_ && events::FastPathApplies(st)
+                                           ? events::FastEdgeEvents
+                                           : events::GeneralEdgeEvents;
   events::FoundEvents found;
-  NPUPLAN_RETURN_IF_ERROR(edge_events(st, found));                              // 1
+  NPUPLAN_RETURN_IF_ERROR(edge_events(st, found));                                  // 1
   const std::vector<NodeId> end_of = events::SubgraphEntryAndEndEvents(st, found);  // 2
-  events::SubgraphInputEvents(st, end_of, found);                              // 2b
-  events::AttachedStreamEvents(st, found);                                     // 3
-  events::DropRepeatedPairs(found);                                            // 4
+  events::SubgraphInputEvents(st, end_of, found);                                   // 2b
+  events::AttachedStreamEvents(st, found);                                          // 3
+  events::DropRepeatedPairs(found);                                                 // 4
   EventTable table = events::NumberEvents(st, found, notify);
 
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();

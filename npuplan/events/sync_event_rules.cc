@@ -12,7 +12,8 @@
 
 namespace npuplan::events {
 
-InsertionState::InsertionState(const Plan& p, DecisionLog& l, std::string_view pass_name, bool name_prefixes)
+InsertionState::InsertionState(const Plan& p, DecisionLog& l, std::string_view pass_name,
+                               bool name_prefixes)
     : plan(p),
       m(p.model),
       log(l),
@@ -24,7 +25,8 @@ InsertionState::InsertionState(const Plan& p, DecisionLog& l, std::string_view p
     const size_t n = m.num_nodes();
     activators_of.assign(n, nullptr);
     for (size_t i = 0; i < n; ++i) {
-      if (auto label = GetStringAttr(m.nodes()[i].attrs, "_stream_label"); label && !label->empty()) {
+      if (auto label = GetStringAttr(m.nodes()[i].attrs, "_stream_label");
+          label && !label->empty()) {
         if (auto it = act.activators_of_label.find(*label); it != act.activators_of_label.end()) {
           activators_of[i] = &it->second;
         }
@@ -73,12 +75,14 @@ absl::Status GeneralEdgeEvents(InsertionState& st, FoundEvents& out) {
       for (const OutputRef& in : node.inputs) {
         if (!valid_src(in.node)) continue;
         const int64_t from_stream = st.stream(in.node);
-        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({in.node.value, to});  // rules 1, 2
+        if (from_stream >= 0 && from_stream != to_stream)
+          edges.push_back({in.node.value, to});  // rules 1, 2
       }
       for (NodeId c : node.control_inputs) {
         if (!valid_src(c)) continue;
         const int64_t from_stream = st.stream(c);
-        if (from_stream >= 0 && from_stream != to_stream) edges.push_back({c.value, to | kCtrlEdge});
+        if (from_stream >= 0 && from_stream != to_stream)
+          edges.push_back({c.value, to | kCtrlEdge});
       }
     }
   }
@@ -92,7 +96,8 @@ absl::Status GeneralEdgeEvents(InsertionState& st, FoundEvents& out) {
   for (uint32_t ctrl : {kCtrlEdge, 0u}) {
     for (size_t i = edges.size(); i-- > 0;) {
       const EdgeEntry& e = edges[i];
-      if ((e.to & kCtrlEdge) == ctrl) by_producer[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
+      if ((e.to & kCtrlEdge) == ctrl)
+        by_producer[--out_pos[static_cast<size_t>(e.from) + 1]] = e.to;
     }
   }
   FreeStorage(edges);
@@ -108,19 +113,20 @@ absl::Status GeneralEdgeEvents(InsertionState& st, FoundEvents& out) {
       for (size_t k = lo; k < hi; ++k) {
         const uint32_t entry = by_producer[k];
         const NodeId next(static_cast<int32_t>(entry & kIdMask));
-        if (seen[next.index()] == cur.value) continue;  // one event per pair
+        if (seen[next.index()] == cur.value) continue;               // one event per pair
         if (enter && m.node(next).type != "StreamActive") continue;  // rule 3
-        if (entry & kNoStream) {  // rule 4
+        if (entry & kNoStream) {                                     // rule 4
           const Node& nx = m.node(next);
           if (HasAttr(nx.attrs, "_thread_scope_id")) continue;
           const Node& c = m.node(cur);
-          return absl::InvalidArgumentError(StrCat("[", st.pass, "] node '", nx.name, "' (successor of '", c.name,
-                                                   "' on stream ", c.stream_id,
-                                                   ") has no stream: every node that receives an edge needs one"));
+          return absl::InvalidArgumentError(
+              StrCat("[", st.pass, "] node '", nx.name, "' (successor of '", c.name, "' on stream ",
+                     c.stream_id, ") has no stream: every node that receives an edge needs one"));
         }
         if (st.SkippedByActivation(cur, next)) continue;  // rule 5
         seen[next.index()] = cur.value;
-        cands.push_back({cur.value, next.value, (entry & kCtrlEdge) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
+        cands.push_back({cur.value, next.value,
+                         (entry & kCtrlEdge) ? SyncReason::kControlEdge : SyncReason::kDataEdge});
       }
     }
   }
@@ -131,14 +137,15 @@ absl::Status GeneralEdgeEvents(InsertionState& st, FoundEvents& out) {
 std::vector<NodeId> SubgraphEntryAndEndEvents(InsertionState& st, FoundEvents& out) {
   const Model& m = st.m;
   std::vector<NodeId> end_of(m.num_graphs());  // per subgraph: its end node (for 2b)
-  if (m.num_graphs() <= 1) return end_of;       // (only subgraphs have a parent)
-  const Adjacency adj(m);                        // every successor of a node, for the subgraph end
+  if (m.num_graphs() <= 1) return end_of;      // (only subgraphs have a parent)
+  const Adjacency adj(m);                      // every successor of a node, for the subgraph end
   BigVector<Candidate>& cands = out.cands;
   for (GraphId g : m.GraphsPreOrder()) {
     const Graph& graph = m.graph(g);
     if (!graph.parent_node.valid()) continue;
     const Node& p = m.node(graph.parent_node);
-    if (HasAttr(p.attrs, "_thread_scope_id") || st.in_ffts(g)) continue;  // GE skips FFTS / thread-scope parents
+    if (HasAttr(p.attrs, "_thread_scope_id") || st.in_ffts(g))
+      continue;  // GE skips FFTS / thread-scope parents
     // GE's dynamic InsertEvents: no boundary events; the owner's waits precede
     // its subgraph and its records follow it. Its outputs leave through the
     // NetOutput (the end for 2b).
@@ -228,7 +235,8 @@ void SubgraphInputEvents(InsertionState& st, const std::vector<NodeId>& end_of, 
     for (const OutputRef& in : n.inputs) out_of(in.node, acc, out_of);
     for (NodeId c : n.control_inputs) out_of(c, acc, out_of);
     const Graph& g = m.graph(n.graph);
-    if (n.type == "Data" && g.parent_node.valid() && !HasAttr(m.node(g.parent_node).attrs, "_thread_scope_id")) {
+    if (n.type == "Data" && g.parent_node.valid() &&
+        !HasAttr(m.node(g.parent_node).attrs, "_thread_scope_id")) {
       const Node& p = m.node(g.parent_node);
       if (auto idx = GetIntAttr(n.attrs, "_parent_node_index");
           idx && *idx >= 0 && static_cast<size_t>(*idx) < p.inputs.size()) {
@@ -269,7 +277,8 @@ void AttachedStreamEvents(InsertionState& st, FoundEvents& out) {
   const Model& m = st.m;
   const SyncView& view = st.view;
   std::map<int64_t, int32_t> last_user;
-  for (NodeId id : view.any_attached() ? std::span<const NodeId>(view.order()) : std::span<const NodeId>()) {
+  for (NodeId id :
+       view.any_attached() ? std::span<const NodeId>(view.order()) : std::span<const NodeId>()) {
     if (view.num_attached(id) == 0) continue;
     const Node& n = m.node(id);
     for (int32_t a = 0; a < view.num_attached(id); ++a) {
@@ -307,13 +316,15 @@ void DropRepeatedPairs(FoundEvents& out) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
   };
   std::unordered_map<uint64_t, bool> extra_emitted;  // extra candidate pair → already has an event
-  for (size_t i = edge_candidates; i < cands.size(); ++i) extra_emitted.emplace(key(cands[i].from, cands[i].to), false);
+  for (size_t i = edge_candidates; i < cands.size(); ++i)
+    extra_emitted.emplace(key(cands[i].from, cands[i].to), false);
   if (!extra_emitted.empty()) {
     auto mark_emitted = [&](uint64_t k) {
       if (auto it = extra_emitted.find(k); it != extra_emitted.end()) it->second = true;
     };
     for (size_t i = 0; i < edge_candidates; ++i) mark_emitted(key(cands[i].from, cands[i].to));
-    for (const EdgeEntry& e : out.edges) mark_emitted(key(e.from, static_cast<int32_t>(e.to & kIdMask)));
+    for (const EdgeEntry& e : out.edges)
+      mark_emitted(key(e.from, static_cast<int32_t>(e.to & kIdMask)));
   }
   // Drop the repeated extra candidates in place: cands[j] becomes event j
   // (after the edge events in the fast path).
@@ -349,7 +360,8 @@ void NumberGeneralEvents(const InsertionState& st, FoundEvents& found, TableWrit
   const size_t num_senders = senders.size();
   FreeStorage(senders);
   auto bucket = [&](const Candidate& c) {
-    return w.GroupOf(c.from, c.to) * num_senders + static_cast<size_t>(rank[view.node_of(c.from).index()]);
+    return w.GroupOf(c.from, c.to) * num_senders +
+           static_cast<size_t>(rank[view.node_of(c.from).index()]);
   };
   BigVector<uint32_t> start((w.notify ? 4 : 2) * num_senders + 1, 0);
   for (const Candidate& c : cands) ++start[bucket(c) + 1];
