@@ -1,6 +1,7 @@
 // The steps of sync-event-insertion (sync_event_insertion.h), one function
 // per numbered rule, over one InsertionState built per run:
-//   1. edges, with GE's five conditions (InsertOneEventInTwoNodes): two
+//   1. edges, with GE's five conditions (InsertOneEventInTwoNodes; "rule
+//      1".."rule 5" in the code, rule 5 is SkippedByActivation): two
 //      implementations of one EdgeWalk — GeneralEdgeEvents for every graph
 //      and FastEdgeEvents (sync_event_fast_path.h) for the usual one; Run
 //      picks one (the differential test FastAndGeneralEdgeWalksAgree holds
@@ -32,8 +33,7 @@ struct Candidate {
 };
 
 // What every rule reads, built once per run.
-class InsertionState {
- public:
+struct InsertionState {
   // `name_prefixes`: the view keeps the name prefixes the fast path ranks
   // senders with (SyncView).
   InsertionState(const Plan& plan, DecisionLog& log, std::string_view pass, bool name_prefixes);
