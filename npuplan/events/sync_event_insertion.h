@@ -34,6 +34,7 @@
 // makes main-stream events notifies (static graphs only). Ids are then made
 // continuous in GE's order (sender node name).
 //
+// The steps, one function per numbered rule, are in sync_event_rules.h.
 // Requires: logical-streams. Provides: sync-events.
 // Decision keywords: EventInserted event= kind= from= to= reason=
 //                      (reason: data-edge control-edge subgraph-entry
@@ -48,9 +49,10 @@ namespace npuplan {
 
 class SyncEventInsertion final : public Pass {
  public:
-  // `fast_path` = false makes every plan take the general edge walk, which
-  // the usual case otherwise skips (same result; the differential test in
-  // sync_event_insertion_test.cc holds the two to that).
+  // `fast_path` = false makes every plan take the general edge walk
+  // (GeneralEdgeEvents, sync_event_rules.h), which the usual graph otherwise
+  // skips (FastEdgeEvents, sync_event_fast_path.h; same table: the
+  // differential test in sync_event_insertion_test.cc holds the two to that).
   explicit SyncEventInsertion(bool fast_path = true) : fast_path_(fast_path) {}
   std::string_view name() const override { return "sync-event-insertion"; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
