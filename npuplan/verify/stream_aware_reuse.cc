@@ -1,4 +1,4 @@
-#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/verify/stream_aware_reuse.h"
 
 #include <algorithm>
 #include <limits>
@@ -48,8 +48,9 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
       if (IsSyncNode(x)) continue;
-      const bool root = x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
-                                                        [&](NodeId c) { return IsSyncNode(model.node(c)); });
+      const bool root =
+          x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
+                                          [&](NodeId c) { return IsSyncNode(model.node(c)); });
       if (root) {
         for (const OutputRef& in : p.inputs) preds[id.index()].push_back(in.node);
         for (NodeId c : p.control_inputs) preds[id.index()].push_back(c);
@@ -173,11 +174,13 @@ bool StreamAwareReuse::Ordered(int a, int b) const {
   return true;
 }
 
-std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(const std::vector<int>& buffers) const {
+std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(
+    const std::vector<int>& buffers) const {
   std::vector<int> by_lower(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) by_lower[i] = static_cast<int>(i);
   std::sort(by_lower.begin(), by_lower.end(), [&](int i, int j) {
-    return std::make_pair(lt_.buffers[buffers[i]].lower, i) < std::make_pair(lt_.buffers[buffers[j]].lower, j);
+    return std::make_pair(lt_.buffers[buffers[i]].lower, i) <
+           std::make_pair(lt_.buffers[buffers[j]].lower, j);
   });
   std::vector<std::pair<int, int>> out;
   for (size_t ii = 0; ii < by_lower.size(); ++ii) {
@@ -195,8 +198,10 @@ std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(const std::vec
   return out;
 }
 
-StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vector<int>& buffers,
-                                                                int64_t max_pairs_per_buffer) const {
+StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
+    const std::vector<int>& buffers, int64_t max_pairs_per_buffer) const {
+  // Long on purpose: the forward and backward counts share the per-stream release tables built
+  // here.
   PlanningConflicts out;
   const size_t n = buffers.size();
   out.lower.resize(n);
@@ -216,7 +221,9 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vecto
   auto can_precede = [&](size_t i) {
     return buf(i).size > 0 && buf(i).pinned.empty() && !buf(i).uses.empty() && !buf(i).live_to_end;
   };
-  auto can_follow = [&](size_t i) { return buf(i).size > 0 && buf(i).pinned.empty() && !buf(i).uses.empty(); };
+  auto can_follow = [&](size_t i) {
+    return buf(i).size > 0 && buf(i).pinned.empty() && !buf(i).uses.empty();
+  };
   for (size_t i = 0; i < n; ++i) {
     if (buf(i).size == 0) continue;
     if (!buf(i).pinned.empty() || buf(i).uses.empty()) out.lower[i] = 0;  // ordered against nothing
@@ -283,11 +290,13 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vecto
     std::vector<std::vector<int32_t>> fenwick(k);
     for (size_t t = 0; t < k; ++t) fenwick[t].assign(stream_nodes_[t].size() + 1, 0);
     auto add = [&](size_t t, int32_t p) {
-      for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1)) ++fenwick[t][x];
+      for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1))
+        ++fenwick[t][x];
     };
     auto prefix = [&](size_t t, int64_t p) {  // entries at positions < p
       int64_t sum = 0;
-      for (size_t x = static_cast<size_t>(std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
+      for (size_t x = static_cast<size_t>(
+               std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
            x > 0; x -= x & (~x + 1)) {
         sum += fenwick[t][x];
       }
@@ -299,8 +308,10 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vecto
       by_lower.push_back(static_cast<int>(i));
       if (can_precede(i) && !widened_up[i]) by_upper.push_back(static_cast<int>(i));
     }
-    std::stable_sort(by_lower.begin(), by_lower.end(), [&](int a, int b) { return buf(a).lower < buf(b).lower; });
-    std::stable_sort(by_upper.begin(), by_upper.end(), [&](int a, int b) { return out.upper[a] < out.upper[b]; });
+    std::stable_sort(by_lower.begin(), by_lower.end(),
+                     [&](int a, int b) { return buf(a).lower < buf(b).lower; });
+    std::stable_sort(by_upper.begin(), by_upper.end(),
+                     [&](int a, int b) { return out.upper[a] < out.upper[b]; });
     size_t next = 0;
     for (int i : by_lower) {
       const LogicalBuffer& y = buf(i);
@@ -312,9 +323,11 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vecto
       for (size_t t = 0; t < k; ++t) {
         const std::vector<NodeId>& nodes = stream_nodes_[t];
         const int32_t seen = meet_[buffers[i]][t];
-        count[i] += prefix(t, static_cast<int64_t>(nodes.size())) - prefix(t, static_cast<int64_t>(seen) + 1);
+        count[i] += prefix(t, static_cast<int64_t>(nodes.size())) -
+                    prefix(t, static_cast<int64_t>(seen) + 1);
         if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
-          acquire[i] = std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
+          acquire[i] =
+              std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
         }
       }
     }
@@ -376,7 +389,8 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vecto
            it != f.end() && it->first < r; ++it) {
         const int j = it->second;
         if (buf(static_cast<size_t>(j)).lower < out.upper[i]) continue;  // overlapping in time
-        out.pairs.emplace_back(std::min<int>(static_cast<int>(i), j), std::max<int>(static_cast<int>(i), j));
+        out.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
+                               std::max<int>(static_cast<int>(i), j));
       }
     }
   }
@@ -404,7 +418,8 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
   if (lt_.buffers[a].iteration_loop >= 0) {
     const int64_t loop_end = loop_end_.at(lt_.buffers[a].iteration_loop);
     for (size_t t = 0; t < k; ++t) {
-      if (static_cast<int64_t>(t) != only_stream_[a] && out[t] != std::numeric_limits<int64_t>::max()) {
+      if (static_cast<int64_t>(t) != only_stream_[a] &&
+          out[t] != std::numeric_limits<int64_t>::max()) {
         out[t] = std::max(out[t], loop_end);
       }
     }
@@ -412,7 +427,8 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
   return out;
 }
 
-std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers, int64_t alignment) const {
+std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers,
+                                                      int64_t alignment) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::vector<SweepBuffer> out(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -424,11 +440,12 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
     sb.alignment = alignment;
     sb.release.assign(k, SweepBuffer::kNever);
     if (!x.pinned.empty() || x.uses.empty()) continue;  // reuses nothing, released never
-    std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
+    std::vector<std::pair<int64_t, int>> firsts;        // (first use, stream)
     for (NodeId u : x.uses) {
       const int t = static_cast<int>(hb_.stream(u));
       const int64_t p = lt_.position[u.index()];
-      auto it = std::find_if(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == t; });
+      auto it =
+          std::find_if(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == t; });
       if (it == firsts.end()) {
         firsts.emplace_back(p, t);
       } else {

@@ -1,17 +1,16 @@
-#include "npuplan/memory/memory_verifier.h"
+#include "npuplan/verify/memory_verifier.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <mutex>
 
 #include "npuplan/ir/verifier.h"
-#include "npuplan/memory/stream_aware_reuse.h"
-#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
 namespace {
@@ -27,16 +26,21 @@ std::string Describe(const Model& m, const LogicalBuffer& b) {
     std::string s = StrCat(m.node(u).stream_id);
     if (streams.find(s) == std::string::npos) streams += streams.empty() ? s : "," + s;
   }
-  return StrCat("'", b.name, "' (streams ", streams.empty() ? "-" : streams, ", plan order [", b.lower, ",",
-                b.upper, ")", b.pinned.empty() ? "" : ", pinned", b.live_to_end ? ", graph output" : "", ")");
+  return StrCat("'", b.name, "' (streams ", streams.empty() ? "-" : streams, ", plan order [",
+                b.lower, ",", b.upper, ")", b.pinned.empty() ? "" : ", pinned",
+                b.live_to_end ? ", graph output" : "", ")");
 }
 
 }  // namespace
 
 absl::Status VerifyMemoryPlan(const Plan& plan) {
+  // Long on purpose: three numbered checks over the same recomputed buffers and offsets, read in
+  // order.
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
-  if (!mem.planned) return Fail("memory-tensors", "memory-planned is established but the plan has no memory section");
+  if (!mem.planned)
+    return Fail("memory-tensors",
+                "memory-planned is established but the plan has no memory section");
   // The option's range (npuplan.memory.alignment): a power of two up to 2^30.
   if (mem.alignment < 1 || mem.alignment > (int64_t{1} << 30) ||
       (mem.alignment & (mem.alignment - 1)) != 0) {
@@ -53,41 +57,49 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   std::vector<int> seen(lt.buffers.size(), 0);
   std::map<TensorRef, int> placed;
   for (const TensorPlacement& tp : mem.tensors) {
-    if (!tp.node.valid() || tp.node.index() >= m.num_nodes()) return Fail("memory-tensors", "a placement names no node");
+    if (!tp.node.valid() || tp.node.index() >= m.num_nodes())
+      return Fail("memory-tensors", "a placement names no node");
     TensorRef r{tp.node, tp.output};
     const std::string name = TensorName(m, r);
-    if (!placed.emplace(r, 1).second) return Fail("memory-tensors", StrCat("tensor '", name, "' is placed twice"));
+    if (!placed.emplace(r, 1).second)
+      return Fail("memory-tensors", StrCat("tensor '", name, "' is placed twice"));
     auto it = lt.buffer_of.find(r);
     if (it == lt.buffer_of.end()) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' is placed but is not a planned tensor of the graph ",
-                                           "(no such output, no workspace, or unknown size)"));
+      return Fail("memory-tensors",
+                  StrCat("tensor '", name, "' is placed but is not a planned tensor of the graph ",
+                         "(no such output, no workspace, or unknown size)"));
     }
     const LogicalBuffer& b = lt.buffers[it->second];
     const std::string region = r.output == TensorRef::kWorkspace ? "workspace" : b.region;
     if (tp.size != b.size) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
-                                           b.bytes, " bytes aligned to ", lt.alignment, ")"));
+      return Fail("memory-tensors",
+                  StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
+                         b.bytes, " bytes aligned to ", lt.alignment, ")"));
     }
     if (tp.region != region) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' is in region '", tp.region, "', expected '", region, "'"));
+      return Fail("memory-tensors", StrCat("tensor '", name, "' is in region '", tp.region,
+                                           "', expected '", region, "'"));
     }
     if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
-      return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset, " is not a non-negative multiple of ",
-                                         lt.alignment));
+      return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset,
+                                         " is not a non-negative multiple of ", lt.alignment));
     }
     // The sweeps below form offset + size: a placement whose end does not
     // fit in int64 would wrap into a small address range.
     if (!CheckedAdd(tp.offset, b.size)) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " with size ", b.size,
-                                           " ends beyond int64"));
+      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset,
+                                           " with size ", b.size, " ends beyond int64"));
     }
     if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
-                                           ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
+      return Fail("memory-tensors",
+                  StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
+                         ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
     }
     if (seen[it->second]++ > 0 && offset[it->second] != tp.offset) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " does not share the buffer of '",
-                                           b.name, "' at offset ", offset[it->second], " (ref / subgraph alias)"));
+      return Fail(
+          "memory-tensors",
+          StrCat("tensor '", name, "' at offset ", tp.offset, " does not share the buffer of '",
+                 b.name, "' at offset ", offset[it->second], " (ref / subgraph alias)"));
     }
     offset[it->second] = tp.offset;
     // The buffer's name, like its lifetime, is only the recomputed one until
@@ -105,7 +117,8 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   }
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     for (const TensorRef& r : lt.buffers[b].members) {
-      if (!placed.count(r)) return Fail("memory-tensors", StrCat("tensor '", TensorName(m, r), "' has no placement"));
+      if (!placed.count(r))
+        return Fail("memory-tensors", StrCat("tensor '", TensorName(m, r), "' has no placement"));
     }
   }
 
@@ -114,7 +127,8 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   std::map<std::string, std::vector<int>> by_region;
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     if (lt.buffers[b].size == 0) continue;
-    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool") : lt.buffers[b].region].push_back(static_cast<int>(b));
+    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool") : lt.buffers[b].region]
+        .push_back(static_cast<int>(b));
   }
   int64_t pool_end = 0;
   for (auto& [region, list] : by_region) {
@@ -127,7 +141,8 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
       std::sort(list.begin(), list.end(), [&](int a, int b) {
         return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
       });
-      std::map<int64_t, int> painted = {{std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
+      std::map<int64_t, int> painted = {
+          {std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
       auto split_at = [&](int64_t at) {
         auto it = std::prev(painted.upper_bound(at));
         if (it->first != at) painted[at] = it->second;
@@ -143,9 +158,11 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
           const int a = it->second;
           if (a < 0 || reuse.Ordered(a, b)) continue;
           return Fail("memory-overlap",
-                      StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", offset[a] + lt.buffers[a].size,
-                             ") and ", Describe(m, lt.buffers[b]), " at [", offset[b], ",", end_b,
-                             ") share memory, but neither's uses provably happen before the other's (stream order + "
+                      StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",",
+                             offset[a] + lt.buffers[a].size, ") and ", Describe(m, lt.buffers[b]),
+                             " at [", offset[b], ",", end_b,
+                             ") share memory, but neither's uses provably happen before the "
+                             "other's (stream order + "
                              "dependencies)"));
         }
         painted.erase(std::next(first), last);
@@ -154,7 +171,9 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
       pool_end = region_end;
       continue;
     }
-    std::sort(list.begin(), list.end(), [&](int a, int b) { return std::make_pair(offset[a], a) < std::make_pair(offset[b], b); });
+    std::sort(list.begin(), list.end(), [&](int a, int b) {
+      return std::make_pair(offset[a], a) < std::make_pair(offset[b], b);
+    });
     for (size_t i = 0; i < list.size(); ++i) {
       const int a = list[i];
       const int64_t end_a = offset[a] + lt.buffers[a].size;
@@ -162,11 +181,14 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
       for (size_t j = i + 1; j < list.size() && offset[list[j]] < end_a; ++j) {
         const int b = list[j];
         if (region == "pool" && reuse.MayShare(a, b)) continue;
-        return Fail("memory-overlap",
-                    StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", end_a, ") and ", Describe(m, lt.buffers[b]),
-                           " at [", offset[b], ",", offset[b] + lt.buffers[b].size, ") share memory, but ",
-                           region == "pool" ? "neither's uses provably happen before the other's (stream order + dependencies)"
-                                            : StrCat("buffers of region '", region, "' never share")));
+        return Fail(
+            "memory-overlap",
+            StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", end_a, ") and ",
+                   Describe(m, lt.buffers[b]), " at [", offset[b], ",",
+                   offset[b] + lt.buffers[b].size, ") share memory, but ",
+                   region == "pool" ? "neither's uses provably happen before the other's (stream "
+                                      "order + dependencies)"
+                                    : StrCat("buffers of region '", region, "' never share")));
       }
     }
     if (region == "pool") {
@@ -174,7 +196,8 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     } else {
       auto it = mem.region_bytes.find(region);
       if (it == mem.region_bytes.end() || it->second < region_end) {
-        return Fail("memory-peak", StrCat("region '", region, "' total ", it == mem.region_bytes.end() ? 0 : it->second,
+        return Fail("memory-peak", StrCat("region '", region, "' total ",
+                                          it == mem.region_bytes.end() ? 0 : it->second,
                                           " does not cover its buffers (", region_end, " bytes)"));
       }
     }
@@ -182,10 +205,12 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
 
   // 3. Peak and bound.
   if (mem.peak != pool_end) {
-    return Fail("memory-peak", StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
+    return Fail("memory-peak",
+                StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
   }
   if (mem.lower_bound < 0 || mem.lower_bound > mem.peak) {
-    return Fail("memory-peak", StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
+    return Fail("memory-peak",
+                StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
   }
   if (mem.optimal != (mem.peak == mem.lower_bound)) {
     return Fail("memory-peak", StrCat("optimal is ", mem.optimal ? "true" : "false", " but peak ",
@@ -201,17 +226,6 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     }
   }
   return absl::OkStatus();
-}
-
-bool RegisterMemoryStageChecks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    RegisterStageCheck(IrProperty::kMemoryPlanned, "memory", [](const Model&, const VerifyContext& ctx) -> absl::Status {
-      if (ctx.plan == nullptr) return absl::OkStatus();
-      return VerifyMemoryPlan(*static_cast<const Plan*>(ctx.plan));
-    });
-  });
-  return true;
 }
 
 }  // namespace npuplan::memory

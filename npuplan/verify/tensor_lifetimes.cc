@@ -1,4 +1,4 @@
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 #include <algorithm>
 #include <limits>
@@ -57,7 +57,8 @@ absl::StatusOr<int64_t> WorkspaceBytes(const Node& n, int64_t alignment) {
   for (int64_t p : parts) {
     if (p < 0) return Bad(n, StrCat("_workspace_bytes entry ", p, " is negative"));
     std::optional<int64_t> a = AlignUp(p, alignment);
-    if (!a || *a > std::numeric_limits<int64_t>::max() - total) return Bad(n, "_workspace_bytes overflows int64");
+    if (!a || *a > std::numeric_limits<int64_t>::max() - total)
+      return Bad(n, "_workspace_bytes overflows int64");
     total += *a;
   }
   return total;
@@ -73,7 +74,8 @@ absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
     refs[0] = *i;
   } else if (const auto* l = v->as<AttrValue::IntList>()) {
     if (l->size() > refs.size()) {
-      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(), " outputs"));
+      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(),
+                           " outputs"));
     }
     std::copy(l->begin(), l->end(), refs.begin());
   } else {
@@ -81,7 +83,8 @@ absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
   }
   for (int64_t r : refs) {
     if (r < -1 || r >= static_cast<int64_t>(n.inputs.size())) {
-      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ", n.inputs.size(), ")"));
+      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ",
+                           n.inputs.size(), ")"));
     }
   }
   return refs;
@@ -102,31 +105,34 @@ absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Nod
     const auto* l = v->as<AttrValue::IntList>();
     if (l == nullptr) return Bad(net, "_parent_output_index must be an int list");
     if (l->size() > net.inputs.size()) {
-      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ", net.inputs.size(), " inputs"));
+      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ",
+                             net.inputs.size(), " inputs"));
     }
     map.assign(net.inputs.size(), -1);
     for (size_t k = 0; k < l->size(); ++k) {
       if ((*l)[k] < -1 || (*l)[k] >= outputs) {
-        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '", parent.name, "' (it has ",
-                               outputs, ")"));
+        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '",
+                               parent.name, "' (it has ", outputs, ")"));
       }
       map[k] = (*l)[k];
     }
     return map;
   }
-  const bool while_cond = (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
-                          parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
+  const bool while_cond =
+      (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
+      parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
   map.assign(net.inputs.size(), -1);
   if (while_cond) return map;
-  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k) map[k] = static_cast<int64_t>(k);
+  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k)
+    map[k] = static_cast<int64_t>(k);
   return map;
 }
 
 }  // namespace
 
 bool IsConstantLike(const Node& n) {
-  static const std::set<std::string, std::less<>> kTypes = {"Const", "Constant", "Variable", "VariableV2",
-                                                            "ConstPlaceHolder", "FileConstant"};
+  static const std::set<std::string, std::less<>> kTypes = {
+      "Const", "Constant", "Variable", "VariableV2", "ConstPlaceHolder", "FileConstant"};
   return kTypes.count(n.type) > 0;
 }
 
@@ -140,7 +146,9 @@ std::string TensorName(const Model& model, TensorRef t) {
 }
 
 absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
-  if (alignment < 1) return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
+  // Long on purpose: six numbered steps that build and share the per-tensor tables in one scope.
+  if (alignment < 1)
+    return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
   TensorLifetimes lt;
   lt.alignment = alignment;
   const size_t n = model.num_nodes();
@@ -148,7 +156,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
   // 1. Plan order and positions.
   lt.order = model.ExecutionOrder();
   lt.position.assign(n, -1);
-  for (size_t i = 0; i < lt.order.size(); ++i) lt.position[lt.order[i].index()] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < lt.order.size(); ++i)
+    lt.position[lt.order[i].index()] = static_cast<int64_t>(i);
   lt.num_steps = static_cast<int64_t>(lt.order.size());
 
   // 2. Tensors: every output anchor, plus workspaces.
@@ -159,7 +168,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
     const Node& node = model.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
     first_tensor[i] = static_cast<int>(tensors.size());
-    for (size_t o = 0; o < node.outputs.size(); ++o) tensors.push_back({id, static_cast<int32_t>(o)});
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      tensors.push_back({id, static_cast<int32_t>(o)});
     NPUPLAN_ASSIGN_OR_RETURN(ws_bytes[i], WorkspaceBytes(node, alignment));
     if (node.type == "NextIteration" || node.type == "RefNextIteration") lt.flat_loops = true;
   }
@@ -219,7 +229,9 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
     const Graph& graph = model.graph(g);
     if (graph.IsRoot()) continue;
     NodeId outer = loop_of_graph[model.node(graph.parent_node).graph.index()];
-    loop_of_graph[g.index()] = outer.valid() ? outer : (IsLoopNode(model.node(graph.parent_node)) ? graph.parent_node : NodeId());
+    loop_of_graph[g.index()] =
+        outer.valid() ? outer
+                      : (IsLoopNode(model.node(graph.parent_node)) ? graph.parent_node : NodeId());
   }
   // Streamed nodes of a loop (the loop node and its subgraphs, recursively), cached.
   std::map<int32_t, std::vector<NodeId>> loop_nodes;
@@ -241,7 +253,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
 
   // 5. Group into buffers (roots in tensor order = NodeId order).
   std::map<int, std::vector<int>> groups;
-  for (size_t t = 0; t < tensors.size(); ++t) groups[uf.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
+  for (size_t t = 0; t < tensors.size(); ++t)
+    groups[uf.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
 
   std::vector<LogicalBuffer> buffers;
   for (auto& [root, members] : groups) {
@@ -271,7 +284,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       for (NodeId c : consumers[t]) touch.insert(c.value);
     }
     std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
-      return std::make_pair(lt.position[x.node.index()], x.output) < std::make_pair(lt.position[y.node.index()], y.output);
+      return std::make_pair(lt.position[x.node.index()], x.output) <
+             std::make_pair(lt.position[y.node.index()], y.output);
     });
     // Keep the first-defined tensor as the owner (the union root is the smallest index).
     auto owner = std::find(b.members.begin(), b.members.end(), tensors[root]);
@@ -284,7 +298,9 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
     b.region = constant ? "constant" : input ? "input" : workspace ? "workspace" : "activation";
     b.bytes = bytes;
     std::optional<int64_t> aligned = AlignUp(bytes, alignment);
-    if (!aligned) return Bad(model.node(b.members[0].node), StrCat("tensor size ", bytes, " overflows int64 when aligned"));
+    if (!aligned)
+      return Bad(model.node(b.members[0].node),
+                 StrCat("tensor size ", bytes, " overflows int64 when aligned"));
     b.size = *aligned;
 
     // Iteration-local (see LogicalBuffer::iteration_loop): every touch in one
@@ -300,7 +316,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       iteration_local = iteration_local && node.graph == body && loop.valid() &&
                         model.graph(body).parent_node == loop && node.type != "Data" &&
                         node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
-                        node.attached_stream_ids.empty() && (only_stream < 0 || node.stream_id == only_stream);
+                        node.attached_stream_ids.empty() &&
+                        (only_stream < 0 || node.stream_id == only_stream);
       only_stream = node.stream_id;
     }
     std::set<int32_t> loops;
@@ -322,7 +339,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid() && !iteration_local) {
         for (NodeId y : loop_span(loop)) {
           const Node& yn = model.node(y);
-          if (IsSyncNode(yn)) continue;  // Send/Recv touch no memory (and order nothing after them in H)
+          if (IsSyncNode(yn))
+            continue;  // Send/Recv touch no memory (and order nothing after them in H)
           if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
           lo = std::min(lo, lt.position[y.index()]);
           hi = std::max(hi, lt.position[y.index()]);
@@ -331,7 +349,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       }
       lo = std::min(lo, lt.position[id.index()]);
       hi = std::max(hi, lt.position[id.index()]);
-      if (node.type == "NetOutput" && g.IsRoot()) b.live_to_end = true;  // graph outputs outlive the plan
+      if (node.type == "NetOutput" && g.IsRoot())
+        b.live_to_end = true;  // graph outputs outlive the plan
       if (node.stream_id >= 0) {
         if (!node.attached_stream_ids.empty()) {
           b.pinned = StrCat("used by '", node.name, "' which has attached streams");
@@ -363,7 +382,8 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
     return r == "activation" ? 0 : r == "workspace" ? 1 : r == "input" ? 2 : 3;
   };
   std::sort(buffers.begin(), buffers.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
-    return std::make_tuple(region_rank(a.region), a.lower, a.name) < std::make_tuple(region_rank(b.region), b.lower, b.name);
+    return std::make_tuple(region_rank(a.region), a.lower, a.name) <
+           std::make_tuple(region_rank(b.region), b.lower, b.name);
   });
   lt.buffers = std::move(buffers);
   for (size_t i = 0; i < lt.buffers.size(); ++i) {
