@@ -6,10 +6,12 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/big_vector.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -29,12 +31,14 @@ struct Candidate {
 
 absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
-  const bool notify = ctx.options.Get("ge.event") == "notify";
-  if (notify && plan.streams.mode.rfind("dynamic", 0) == 0) {
-    return absl::InvalidArgumentError(StrCat("[", name(), "] option ", ctx.options.ReadableName("ge.event"),
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const bool notify = opts.notify;
+  if (notify && IsDynamicStreamMode(plan.streams.mode)) {
+    return absl::InvalidArgumentError(StrCat("[", name(), "] option ",
+                                             ctx.options.ReadableName("ge.event"),
                                              "=notify: notifies are for static-shape "
                                              "graphs only, but streams were assigned in mode '",
-                                             plan.streams.mode, "'"));
+                                             StreamModeName(plan.streams.mode), "'"));
   }
   // Insertion needs no per-stream slot lists: they are built by the passes that read them.
   // The usual case ranks senders by name: the view's node pass keeps the

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "npuplan/ir/attribute.h"
-#include "npuplan/stream/logical_stream_assignment.h"
+#include "npuplan/partition/unknown_shape_graphs.h"
 
 namespace npuplan::events {
 namespace {
@@ -264,8 +264,8 @@ bool MayOpenStream(const Node& node) {
 
 std::vector<bool> DynamicPathGraphs(const Plan& plan) {
   const Model& m = plan.model;
-  if (plan.streams.mode.rfind("dynamic", 0) != 0) return std::vector<bool>(m.num_graphs(), false);
-  return stream::UnknownShapeGraphs(plan);
+  if (!IsDynamicStreamMode(plan.streams.mode)) return std::vector<bool>(m.num_graphs(), false);
+  return partition::UnknownShapeGraphs(plan);  // the partition stage's fact
 }
 
 bool OnDynamicPath(const Plan& plan, const std::vector<bool>& dynamic_graphs, const SyncEvent& e) {

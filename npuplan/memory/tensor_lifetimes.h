@@ -54,6 +54,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/plan/plan_enums.h"
 
 namespace npuplan::memory {
 
@@ -71,7 +72,7 @@ std::string TensorName(const Model& model, TensorRef t);
 struct LogicalBuffer {
   std::string name;              // TensorName of the owner (first member)
   std::vector<TensorRef> members;  // owner first, then aliases, by (position, output)
-  std::string region;            // "activation" | "workspace" | "input" | "constant"
+  MemoryRegion region = MemoryRegion::kActivation;
   int64_t bytes = 0;             // max member ByteSize
   int64_t size = 0;              // bytes rounded up to the alignment
   int64_t lower = 0;             // first touch in plan order
@@ -88,7 +89,7 @@ struct LogicalBuffer {
   // iterations); with other streams of that loop never. NodeId value of the
   // loop, -1 otherwise.
   int32_t iteration_loop = -1;
-  bool planned_in_pool() const { return region == "activation" || region == "workspace"; }
+  bool planned_in_pool() const { return IsPoolRegion(region); }
 };
 
 struct TensorLifetimes {

@@ -45,7 +45,7 @@ TEST(LogicalStreamAssignmentTest, UnknownShapeGraphsGetOneStreamAndKnownSubgraph
   plan.model = std::move(m);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.partition.ran = true;
-  plan.partition.decision = "partitioned";
+  plan.partition.decision = PartitionDecision::kPartitioned;
   plan.partition.subgraphs = {{"g_sub_0_unknow", "unknown", "cu", {}, {}}, {"g_sub_1_know", "known", "ck", {}, {}}};
   EXPECT_TRUE(stream::IsUnknownShapeGraph(plan, kRootGraph));
   CompileOptions options;
