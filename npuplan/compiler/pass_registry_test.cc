@@ -11,13 +11,17 @@
 #include <vector>
 
 #include "npuplan/compiler/compiler.h"
+#include "npuplan/events/plan_complete.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/pass/pass.h"
+#include "npuplan/plan/plan_json.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan {
 namespace {
 
+using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -208,6 +212,20 @@ TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
                         "022.assign-by-label-pass.plan.json", "031.assign-by-label-pass.plan.json",
                         "040.assign-by-label-pass.plan.json",
                         "048.logical-stream-assignment.plan.json"}));
+  // What --dump-after writes, verify accepts: a dump between sub-passes is a
+  // snapshot inside logical-streams (verify --partial), never a complete plan.
+  for (const std::string& f : files) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan dump, ReadPlanFile((dir / f).string()));
+    EXPECT_THAT(VerifyPlan(dump), IsOk()) << f;
+    const bool inside = f.find("assign-by-label-pass") != std::string::npos;
+    EXPECT_EQ(dump.in_progress != 0, inside) << f;
+    if (inside) {
+      EXPECT_THAT(
+          events::VerifyPlanComplete(dump),
+          StatusIs(absl::StatusCode::kInternal, "a snapshot taken inside stage 'logical-streams'"))
+          << f;
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -8,6 +8,13 @@
 namespace npuplan::events {
 
 absl::Status VerifyPlanComplete(const Plan& plan) {
+  if (plan.in_progress != 0) {
+    return absl::InternalError(
+        StrCat("verifier[stages]: the plan is a snapshot taken inside stage '",
+               PropertyNames(plan.in_progress),
+               "' (--dump-after of a sub-pass), not a complete plan (`npuplan verify --partial` "
+               "checks it)"));
+  }
   if (Has(plan.established, IrProperty::kSyncEvents))
     return absl::OkStatus();  // checked by VerifyPlan
   // VerifyPlan's claims check proved the plan has no events and no physical

@@ -60,17 +60,6 @@ absl::Status VerifyPlan(const Plan& plan) {
   return VerifyStageChecks(plan.model, plan.established, ctx);
 }
 
-namespace {
-// After a sub-pass (PassContext::sub_passes) the plan is inside a stage: its
-// nodes carry results of a stage it does not claim yet, so its claims cannot
-// hold (plan_claims.h). The structure and the established stages' checks.
-absl::Status VerifyPlanInsideStage(const Plan& plan) {
-  VerifyContext ctx;
-  ctx.plan = &plan;
-  return VerifyModel(plan.model, plan.established, ctx);
-}
-}  // namespace
-
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
   bool changed_any = false;
   for (const auto& pass : passes_) {
@@ -104,8 +93,9 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
         return absl::InternalError(StrCat("verifier[frozen-order]: pass '", pass->name(),
                                           "' changed a graph's execution order and does not declare may_reorder"));
       }
-      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(
-          ctx.sub_passes ? VerifyPlanInsideStage(plan) : VerifyPlan(plan), pass->name()));
+      // After a sub-pass the plan is inside its holder's stage
+      // (plan.in_progress): the claims allow that stage's partial results.
+      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
       if (!ctx.sub_passes)
         verify_timer.Record(ctx.stats, "verify-each");  // else in the holder's time
     }

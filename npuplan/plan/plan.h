@@ -174,6 +174,11 @@ struct MemoryResult {
 struct Plan {
   Model model;
   IrProperties established = 0;  // stages completed
+  // The stage whose sub-passes are running (0 outside one): a --dump-after
+  // snapshot taken between two sub-passes of logical-stream-assignment has
+  // that stage's results on some nodes but cannot claim the stage yet. Its
+  // content is then allowed without the claim, and the plan is never complete.
+  IrProperties in_progress = 0;
   PartitionResult partition;
   StreamResult streams;
   EventTable events;

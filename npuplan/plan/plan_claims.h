@@ -10,6 +10,9 @@
 //               events → sync-events, a split / physical stream data →
 //               physical-streams, a memory section → memory-planned, a
 //               partition section → partitioned (and each claim its data).
+//               A snapshot inside a stage (Plan::in_progress: one unclaimed
+//               stage whose prerequisites are claimed) may hold that stage's
+//               content unclaimed; VerifyPlanComplete refuses it.
 //   [streams]   streams.logical is the number of main streams the nodes use,
 //               each of 0..logical-1 carries a node, node ids are main or
 //               attached ids; streams.physical = logical + attached + split

@@ -53,6 +53,37 @@ TEST(PlanClaimsTest, ContentOnStreamsRequiresTheLogicalStreamsStage) {
   }
 }
 
+// A --dump-after snapshot between two logical-stream sub-passes: nodes on
+// streams, the stage not claimed yet, in progress.
+TEST(PlanClaimsTest, ASnapshotInsideAStageMayHoldThatStagesContentUnclaimed) {
+  const std::string snapshot =
+      TwoStreamPlan(R"("topo-sorted")", R"(, "in_progress": "logical-streams")");
+  EXPECT_THAT(Claims(snapshot), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, ParsePlanJson(snapshot, "p.json"));
+  EXPECT_EQ(plan.in_progress, static_cast<IrProperties>(IrProperty::kLogicalStreams));
+  // Written back as read.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan again, ParsePlanJson(WritePlanJson(plan), "q.json"));
+  EXPECT_EQ(again.in_progress, plan.in_progress);
+  // Only that stage's content: task counts still need the tasks stage.
+  EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted")", R"(, "in_progress": "logical-streams")",
+                                   R"(, "tasks": 1)")),
+              StatusIs(absl::StatusCode::kInternal, "does not claim stage 'tasks'"));
+}
+
+TEST(PlanClaimsTest, InProgressMustBeTheNextStageNotAClaimedOne) {
+  EXPECT_THAT(Claims(TwoStreamPlan(kThroughLogical, R"(, "in_progress": "logical-streams")")),
+              StatusIs(absl::StatusCode::kInternal,
+                       "claims stage 'logical-streams' and says it is still in progress"));
+  EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted")", R"(, "in_progress": "sync-events")")),
+              StatusIs(absl::StatusCode::kInternal,
+                       "stage 'sync-events' is in progress but the plan does not claim"));
+  EXPECT_THAT(
+      Claims(TwoStreamPlan(R"("topo-sorted")", R"(, "in_progress": "streams")")),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.in_progress: unknown stage 'streams'"));
+  EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted")", R"(, "in_progress": 4)")),
+              StatusIs(absl::StatusCode::kInvalidArgument, "$.in_progress: expected a stage name"));
+}
+
 TEST(PlanClaimsTest, AClaimedStageNeedsItsPrerequisites) {
   EXPECT_THAT(Claims(TwoStreamPlan(R"("topo-sorted", "logical-streams", "physical-streams")")),
               StatusIs(absl::StatusCode::kInternal,

@@ -159,6 +159,7 @@ std::string WritePlanJson(const Plan& plan) {
     if (Has(plan.established, p)) w.String(PropertyNames(static_cast<IrProperties>(p)));
   }
   w.EndArray();
+  if (plan.in_progress != 0) w.Field("in_progress", PropertyNames(plan.in_progress));
 
   const StreamResult& s = plan.streams;
   json streams = json::object();

@@ -23,8 +23,8 @@ class FieldChecker {
   // time, the others as one DOM each.
   absl::Status Run(const JsonText& doc) {
     NPUPLAN_RETURN_IF_ERROR(Keys(doc, "$",
-                                 {"event_counts", "events", "format", "graph", "memory", "nodes",
-                                  "partition", "stages", "streams", "summary"}));
+                                 {"event_counts", "events", "format", "graph", "in_progress",
+                                  "memory", "nodes", "partition", "stages", "streams", "summary"}));
     NPUPLAN_RETURN_IF_ERROR(Small(doc, "stages", &FieldChecker::Stages));
     NPUPLAN_RETURN_IF_ERROR(Large(doc, "nodes", &FieldChecker::Nodes));
     NPUPLAN_RETURN_IF_ERROR(Large(doc, "events", &FieldChecker::Events));

@@ -106,7 +106,24 @@ class PlanSections {
       }
       if (!known) return Bad(src_, "$.stages", StrCat("unknown stage '", name, "'"));
     }
-    return absl::OkStatus();
+    return ReadInProgress();
+  }
+
+  // "in_progress": the one stage a --dump-after snapshot was taken inside.
+  absl::Status ReadInProgress() {
+    const std::optional<size_t> i = doc_.Find("in_progress");
+    if (!i) return absl::OkStatus();
+    NPUPLAN_ASSIGN_OR_RETURN(const json v, doc_.Parse(*i));
+    if (!v.is_string())
+      return Bad(src_, "$.in_progress", StrCat("expected a stage name, found ", v.type_name()));
+    const std::string& name = v.get_ref<const std::string&>();
+    for (IrProperty p : kPlanStages) {
+      if (PropertyNames(static_cast<IrProperties>(p)) == name) {
+        plan_.in_progress = static_cast<IrProperties>(p);
+        return absl::OkStatus();
+      }
+    }
+    return Bad(src_, "$.in_progress", StrCat("unknown stage '", EchoName(name), "'"));
   }
 
   // Stream ids are bounded by the slots the file's nodes give (a stream holds

@@ -47,7 +47,12 @@ absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignCon
     static_cast<LogicalStreamChainPass&>(*pass).Bind(&gs, &ctx);
   const bool outer = pctx.sub_passes;
   pctx.sub_passes = true;
+  // Between sub-passes the plan is a snapshot inside the stage (what
+  // --verify-each checks and --dump-after writes).
+  const IrProperties outer_stage = plan.in_progress;
+  plan.in_progress = static_cast<IrProperties>(IrProperty::kLogicalStreams);
   absl::Status s = chain.Run(plan, pctx).status();
+  plan.in_progress = outer_stage;
   pctx.sub_passes = outer;
   for (const auto& pass : chain.passes())
     static_cast<LogicalStreamChainPass&>(*pass).Bind(nullptr, nullptr);

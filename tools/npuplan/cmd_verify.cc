@@ -89,10 +89,14 @@ int RunVerify(const VerifyFlags& f) {
   if (!s.ok()) return ReportStatus(absl::Status(s.code(), f.input + ": " + std::string(s.message())));
   const std::string name = EchoName(f.input);
   if (in->is_plan) {
-    std::printf("%s: plan OK (%zu nodes, %zu graphs, stages [%s]%s)\n", name.c_str(),
-                plan.model.num_nodes(), plan.model.num_graphs(),
-                PropertyNames(plan.established).c_str(),
-                complete.ok() ? "" : "; partial: stage 'sync-events' is missing to run it");
+    std::printf(
+        "%s: plan OK (%zu nodes, %zu graphs, stages [%s]%s)\n", name.c_str(),
+        plan.model.num_nodes(), plan.model.num_graphs(), PropertyNames(plan.established).c_str(),
+        plan.in_progress != 0
+            ? StrCat("; partial: a snapshot inside stage '", PropertyNames(plan.in_progress), "'")
+                  .c_str()
+        : complete.ok() ? ""
+                        : "; partial: stage 'sync-events' is missing to run it");
   } else {
     std::printf("%s: graph OK (%zu nodes, %zu graphs)\n", name.c_str(), plan.model.num_nodes(),
                 plan.model.num_graphs());

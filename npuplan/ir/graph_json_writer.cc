@@ -1,0 +1,139 @@
+// The graph writer: npuplan.graph/1 through JsonWriter, byte-identical to
+// nlohmann's dump(1) of the document with sorted keys (so every object's
+// fields are written in key order). Empty optional fields are left out.
+#include <string>
+#include <vector>
+
+#include "npuplan/ir/graph_json.h"
+#include "npuplan/ir/graph_json_internal.h"
+
+namespace npuplan {
+namespace {
+
+using graph_json_internal::WriteAttrMap;
+
+void WriteNode(const Model& model, const Node& n, JsonWriter& w) {
+  w.BeginObject();
+  if (!n.attrs.empty()) {
+    w.Key("attrs");
+    WriteAttrMap(n.attrs, w);
+  }
+  if (!n.control_inputs.empty()) {
+    w.Key("control_inputs");
+    w.BeginArray();
+    for (NodeId c : n.control_inputs) w.String(model.node(c).name);
+    w.EndArray();
+  }
+  w.Field("engine", n.engine);
+  if (!n.inputs.empty()) {
+    w.Key("inputs");
+    w.BeginArray();
+    std::string ref;
+    for (const OutputRef& in : n.inputs) {
+      ref = model.node(in.node).name;
+      ref += ':';
+      ref += std::to_string(in.index);
+      w.String(ref);
+    }
+    w.EndArray();
+  }
+  w.Field("name", n.name);
+  if (!n.outputs.empty()) {
+    w.Key("outputs");
+    w.BeginArray();
+    for (const TensorDesc& t : n.outputs) {
+      w.BeginObject();
+      w.Field("dtype", t.dtype);
+      w.Key("shape");
+      w.IntArray(t.shape);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (!n.subgraphs.empty()) {
+    w.Key("subgraphs");
+    w.BeginArray();
+    for (GraphId g : n.subgraphs) w.String(model.graph(g).name);
+    w.EndArray();
+  }
+  w.Field("type", n.type);
+  w.EndObject();
+}
+
+// The graph file's own "engines" section, as read.
+void WriteEngineOverrides(const Model& model, JsonWriter& w) {
+  w.BeginObject();
+  for (const auto& [id, c] : model.engine_overrides) {
+    w.Key(id);
+    w.BeginObject();
+    w.Field("attach", c.attach);
+    w.Field("compute_cost", c.compute_cost);
+    w.Field("independent", c.independent);
+    w.Field("scheduler", c.scheduler);
+    w.Field("skip_assign_stream", c.skip_assign_stream);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void WriteSubgraph(const Model& model, const Graph& graph, JsonWriter& w) {
+  w.BeginObject();
+  if (!graph.attrs.empty()) {
+    w.Key("attrs");
+    WriteAttrMap(graph.attrs, w);
+  }
+  w.Field("name", graph.name);
+  w.Key("nodes");
+  w.BeginArray();
+  for (NodeId n : graph.nodes) WriteNode(model, model.node(n), w);
+  w.EndArray();
+  w.Field("parent", model.node(graph.parent_node).name);
+  w.EndObject();
+}
+
+}  // namespace
+
+void WriteGraph(const Model& model, JsonWriter& w) {
+  w.BeginObject();
+  if (!model.root().attrs.empty()) {
+    w.Key("attrs");
+    WriteAttrMap(model.root().attrs, w);
+  }
+  if (!model.engine_overrides.empty()) {
+    w.Key("engines");
+    WriteEngineOverrides(model, w);
+  }
+  w.Field("format", kGraphFormat);
+  w.Field("name", model.name());
+  w.Key("nodes");
+  w.BeginArray();
+  for (NodeId n : model.root().nodes) WriteNode(model, model.node(n), w);
+  w.EndArray();
+  if (!model.options.empty()) {
+    w.Key("options");
+    w.BeginObject();
+    for (const auto& [k, v] : model.options) w.Field(k, v);
+    w.EndObject();
+  }
+  // Subgraphs in pre-order (GraphsPreOrder), each after its owner's graph.
+  std::vector<GraphId> order = model.GraphsPreOrder();
+  if (order.size() > 1) {
+    w.Key("subgraphs");
+    w.BeginArray();
+    for (GraphId g : order) {
+      if (g != kRootGraph) WriteSubgraph(model, model.graph(g), w);
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+std::string WriteGraphJson(const Model& model) {
+  std::string out;
+  JsonWriter w(&out, 1);
+  WriteGraph(model, w);
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace npuplan
