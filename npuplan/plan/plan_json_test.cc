@@ -180,11 +180,13 @@ TEST(PlanJsonTest, RefusesANameOutsideAnEnumTable) {
   EXPECT_THAT(Error(PlanWith(
                   R"(, "memory": {"tensors": [{"node": "a", "region": "heap", "offset": "0"}]})")),
               HasSubstr("$.memory.tensors[0].offset: expected an integer"));
-  EXPECT_THAT(
-      Error(PlanWith(R"(, "streams": {"mode": "sideways"})")),
-      HasSubstr(
-          "verifier[streams]: streams.mode 'sideways' is not one of multi, single, dynamic-single, "
-          "dynamic-multi"));
+  // Mode, decision and kind keep the claims check's code and text.
+  const absl::Status mode =
+      ParsePlanJson(PlanWith(R"(, "streams": {"mode": "sideways"})"), "p.json").status();
+  EXPECT_EQ(mode.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(std::string(mode.message()),
+            "p.json: verifier[streams]: streams.mode 'sideways' is not one of multi, single, "
+            "dynamic-single, dynamic-multi");
 }
 
 TEST(PlanJsonTest, NamesTheJsonPathOfAFieldOfTheWrongType) {
