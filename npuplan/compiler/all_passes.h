@@ -4,6 +4,7 @@
 
 #include "npuplan/events/device_limit_check.h"
 #include "npuplan/events/event_id_allocation.h"
+#include "npuplan/events/event_minimization.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"

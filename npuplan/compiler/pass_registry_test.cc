@@ -126,7 +126,8 @@ TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {
             "attached-stream-pass,stream-budget,"
             "memory-planning,task-count-assignment,sync-event-insertion,sync-event-optimization,"
             "event-reuse,"
-            "physical-stream-split,stream-activation,event-id-allocation,sync-node-generation,"
+            "physical-stream-split,stream-activation,event-minimization,event-id-allocation,"
+            "sync-node-generation,"
             "device-limit-check");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto parsed, BuildPipelineFromNames(text, Options()));
   EXPECT_EQ(parsed->Describe(), text);

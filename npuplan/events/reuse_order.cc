@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "npuplan/ir/attached_streams.h"
@@ -208,6 +209,22 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
     const int32_t from = view.slot(e.send, e.send_attached),
                   to = view.slot(e.recv, e.recv_attached);
     splits_.push_back({view.stream(from), view.rank(from), view.rank(to), f_.context[i]});
+  }
+  // A piece boundary whose split event event-minimization dropped is ordered
+  // by other events, maybe through another context: counted as a split from
+  // no context, so a context spanning it takes physical positions.
+  if (split) {
+    std::set<std::pair<int64_t, int64_t>> opened;  // (sender rank, receiver rank)
+    for (const Split& sp : splits_) opened.insert({sp.send_rank, sp.recv_rank});
+    for (int64_t ls = 0; ls < view.num_streams(); ++ls) {
+      const auto ss = view.stream_slots(ls);
+      for (size_t p = 1; p < ss.size(); ++p) {
+        if (physical_[ss[p - 1]] != physical_[ss[p]] &&
+            !opened.count({view.rank(ss[p - 1]), view.rank(ss[p])})) {
+          splits_.push_back({ls, view.rank(ss[p - 1]), view.rank(ss[p]), -1});
+        }
+      }
+    }
   }
   const auto& evs = plan.events.events;
   // Slots by context, each in execution order (a counting sort).

@@ -23,14 +23,6 @@ absl::Status Fail(std::string_view rule, std::string_view what) {
   return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
 }
 
-// One ordering the plan must guarantee: slot `from` before slot `to`.
-struct Dep {
-  int32_t from;
-  int32_t to;
-  const char* why;
-};
-
-
 // The slot of node n on stream s (main or attached), else its main slot.
 int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
   for (int32_t a = 0; a < view.num_attached(n); ++a) {
@@ -129,6 +121,8 @@ class StreamSources {
   const std::vector<bool>& dynamic_graphs_;
   std::map<int32_t, std::vector<NodeId>> memo_;
 };
+
+}  // namespace
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
 std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical) {
@@ -241,15 +235,24 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id)) add(slot, view.slot(o, -1), "attached-end");
     }
   }
-  // Logical stream order survives the split.
+  // Logical stream order survives the split — the order of its computing
+  // slots: a Send only records and a Recv only waits (what they order is
+  // checked through their events), so after a split event that others imply
+  // is gone, the old piece's last Sends need not precede the new piece.
   if (logical != nullptr) {
     for (int64_t s = 0; s < logical->num_streams(); ++s) {
-      const auto& slots = logical->stream_slots(s);
-      for (size_t k = 1; k < slots.size(); ++k) add(slots[k - 1], slots[k], "split-order");
+      int32_t prev = -1;
+      for (int32_t slot : logical->stream_slots(s)) {
+        if (IsSyncNode(m.node(logical->node_of(slot)))) continue;
+        if (prev >= 0) add(prev, slot, "split-order");
+        prev = slot;
+      }
     }
   }
   return deps;
 }
+
+namespace {
 
 // Vector clocks of live slots; a slot's clock is freed after its last reader.
 class ClockPool {
@@ -415,6 +418,9 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
       ++pool.refs(v);
       pool.Unref(v);
     }
+  }
+  if (plan.events.counts.count("minimum")) {
+    return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps);
   }
   return absl::OkStatus();
 }

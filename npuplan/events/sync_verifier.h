@@ -10,7 +10,9 @@
 //                       stream: a subgraph's Data node stands for the parent's
 //                       input), subgraph entry/end, attached-stream
 //                       value dependencies, logical order across a split — is
-//                       ordered; no event runs backwards; [event-ids] ids
+//                       ordered; no event runs backwards; [event-minimum]
+//                       event_counts.minimum, when present, is recomputed and
+//                       the table holds that many events; [event-ids] ids
 //                       continuous from 0 per kind, counts match, ≤ 1024 notifies
 //   physical-streams  → [physical-streams] every node has a physical stream
 //                       that maps back to its logical one; task limits hold
@@ -24,6 +26,8 @@
 //                       sender is the node whose `_send_event_ids` carry its id
 #ifndef NPUPLAN_EVENTS_SYNC_VERIFIER_H_
 #define NPUPLAN_EVENTS_SYNC_VERIFIER_H_
+
+#include <vector>
 
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
@@ -42,6 +46,26 @@ absl::Status VerifySyncNodes(const Plan& plan);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).
 absl::Status VerifyEventIdReuse(const Plan& plan);
 absl::Status VerifyDynamicSenders(const Plan& plan);
+
+// One ordering the plan must guarantee: slot `from` before slot `to`.
+struct Dep {
+  int32_t from;
+  int32_t to;
+  const char* why;
+};
+class SyncView;
+struct ActivationInfo;
+// The verifier's own enumeration of what must be ordered (docs/events.md,
+// "Dependencies") on `view`'s slots; with `logical`, also the logical order
+// across a split.
+std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical);
+// [event-minimum] (event_minimum_verifier.cc): `event_counts.minimum` is the
+// size of the transitive reduction of the plan's orderings and the table holds
+// exactly that many events. Called by VerifyHappensBefore (after it proved
+// every dependency ordered) with its views, activation and dependencies
+// (`view` physical once split, `logical` the logical view, else the same).
+absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
+                                const ActivationInfo& act, const std::vector<Dep>& deps);
 
 }  // namespace npuplan::events
 

@@ -28,6 +28,9 @@
 //      the boundary; `_is_unknown_shape` is written on call nodes and members.
 //      Attribute inheritance: docs/partition.md.
 //
+// Code: the options (partition_options.h), step 1 (here), step 2
+// (cluster_merge.h over cluster_graph.h), step 3 (frame_builder.h).
+//
 // Requires: topo-sorted. Provides: partitioned (plan.partition filled).
 //
 // Decision keywords:
@@ -44,33 +47,12 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "npuplan/ir/topo_sort.h"
 #include "npuplan/partition/mark_unknown_shape_nodes.h"
+#include "npuplan/partition/partition_options.h"
 #include "npuplan/pass/pass.h"
 
 namespace npuplan {
 namespace partition {
-
-struct PartitionOptions {
-  // KNOWN clusters with fewer nodes become UNKNOWN; -1 = whole graph dynamic
-  // (ge.exec.static_model_ops_lower_limit; default 4, 6 with merge_known_first).
-  int64_t lower_limit = 4;
-  // A static root with fewer nodes runs host-scheduled, i.e. whole graph
-  // dynamic (ge.exec.hostSchedulingMaxThreshold; 0 = off).
-  int64_t host_scheduling_threshold = 0;
-  // GE's merge_known_first variant: known TryMerge before anything else, no
-  // MergeAllPathFrom (npuplan.partition.mergeKnownFirst).
-  bool merge_known_first = false;
-  // ge.topoSortingMode=3: keep the node order; merge runs of equal type.
-  bool stable_topo = false;
-  // Order used to re-sort the graphs after the frames are built.
-  TopoSortMode topo_mode = TopoSortMode::kBfs;
-  // ge.exec.placement=HOST (GE's host-exec flag): whole graph dynamic.
-  bool host_exec = false;
-};
-
-// Reads and checks the partition options; errors name the option.
-absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& options);
 
 // Partitions `model` (root graph) given the marks; fills `out`. `log` and
 // `stats` may be null.

@@ -127,6 +127,25 @@ TEST(DynamicShapePartitionTest, OnlyDataAndNetOutputNoTilingStillPartitions) {
   EXPECT_THAT(run->plan.partition.reason, HasSubstr("Data/NetOutput"));
 }
 
+// A no-tiling node that its subgraph then makes unknown ("subgraph contains
+// unknown") keeps its no-tiling bit, which the whole-graph decision reads:
+// the graph stays static. plan.partition lists the node only as unknown, so
+// the partition cannot take its marks from there (it recomputes them).
+TEST(DynamicShapePartitionTest, NoTilingCallWithAnUnknownSubgraphKeepsTheGraphStatic) {
+  GraphBuilder b;
+  b.Data("x").Node("pc", "PartitionedCall", {"x"}, {-1}).Output({"pc"});
+  b.Subgraph("body", "pc").Node("bx", "Data", {}, {4}, {{"_parent_node_index", 0}});
+  b.Node("h", "HostCpuOp", {"bx"}).Node("bo", "NetOutput", {"h"});
+  b.Owns("pc", "body");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
+  const PartitionResult& p = run->plan.partition;
+  EXPECT_EQ(p.unknown_nodes.at("pc"), "subgraph contains unknown");
+  EXPECT_THAT(p.no_tiling_nodes, ElementsAre("out"));
+  EXPECT_EQ(p.decision, PartitionDecision::kStatic);
+  EXPECT_EQ(p.reason, "dynamic-shape nodes all run no-tiling; no (a)-(d) node");
+  EXPECT_EQ(GetBoolAttr(NodeNamed(run->plan.model, "pc").attrs, "_op_no_tiling"), true);
+}
+
 TEST(DynamicShapePartitionTest, HostCpuNodeAloneDoesNotMakeTheGraphEnterTheFlow) {
   GraphBuilder b;
   b.Data("x").Node("h", "HostCpuOp", {"x"}).Output({"h"});

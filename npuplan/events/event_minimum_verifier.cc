@@ -1,0 +1,161 @@
+// [event-minimum]: recomputes the fewest events the plan needs, apart from
+// event-minimization (which reduces the table alone).
+//
+// The graph: the slots of nodes with a stream that are not Send/Recv nodes;
+// free edges F = physical-stream order (Send/Recv nodes skipped) and
+// activation; required edges R = the verifier's own dependencies, the logical
+// order across a split, and the table's events (recorded where
+// RecordSlots says). Every R edge between different physical streams that is
+// in the transitive reduction of F ∪ R (no other path, not an F edge) needs
+// an event of its own; every other one is implied. Loop events order the next
+// iteration (outside the DAG) and each counts as needed. With the events in
+// R the count is the minimum for the orderings the table imposes — the
+// dependencies' minimum whenever every event is implied by dependencies
+// (insertion only places events on dependencies: docs/events.md).
+//
+// Clocks are indexed by logical stream with positions among the counted
+// slots: R holds the logical order, so "last position known to precede"
+// describes the whole set of predecessors.
+#include <algorithm>
+
+#include "npuplan/events/sync_verifier.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events {
+
+absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
+                                const ActivationInfo& act, const std::vector<Dep>& deps) {
+  auto fail = [](std::string_view what) {
+    return absl::InternalError(StrCat("verifier[event-minimum]: ", what));
+  };
+  const Model& m = plan.model;
+  const int64_t claimed = plan.events.counts.at("minimum");
+  const size_t slots = logical.num_slots();
+  std::vector<bool> counted(slots, false);
+  for (size_t s = 0; s < slots; ++s) {
+    const int32_t slot = static_cast<int32_t>(s);
+    if ((view.stream(slot) >= 0) != (logical.stream(slot) >= 0)) {
+      return fail(StrCat("event_counts.minimum is claimed but node '",
+                         m.node(logical.node_of(slot)).name,
+                         "' has a physical stream and no logical one (or the reverse)"));
+    }
+    counted[s] = logical.stream(slot) >= 0 && !IsSyncNode(m.node(logical.node_of(slot)));
+  }
+  // Entries per receiving slot: (sender slot, free?).
+  std::vector<std::pair<int32_t, std::pair<int32_t, bool>>> in;
+  for (const Dep& d : deps) {
+    if (counted[d.from] && counted[d.to]) in.push_back({d.to, {d.from, false}});
+  }
+  int64_t loop_events = 0;
+  RecordSlots record(plan, logical);
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoop) {
+      ++loop_events;
+      continue;
+    }
+    const int32_t from = record.ForEvent(e), to = logical.slot(e.recv, e.recv_attached);
+    if (counted[from] && counted[to]) in.push_back({to, {from, false}});
+  }
+  for (const auto& [a, streams] : act.activated) {
+    const NodeId an(a);
+    const int32_t from = view.slot(an, -1);
+    if (!counted[from]) continue;
+    for (int64_t s : streams) {
+      int32_t to = view.FirstSlotAfter(s, an);
+      if (to < 0) continue;
+      // A Recv node opening the stream runs first; the activation reaches the slot after it.
+      const auto ss = view.stream_slots(view.stream(to));
+      for (size_t p = static_cast<size_t>(view.pos(to)); p < ss.size() && !counted[to]; ++p)
+        to = ss[p];
+      if (counted[to] && view.stream(to) != view.stream(from)) in.push_back({to, {from, true}});
+    }
+  }
+  std::stable_sort(in.begin(), in.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<uint32_t> begin(slots + 1, 0);
+  for (const auto& x : in) ++begin[x.first + 1];
+  for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
+
+  const size_t k = static_cast<size_t>(std::max<int64_t>(logical.num_streams(), 1));
+  std::vector<int32_t> last_phys(static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1)), -1);
+  std::vector<int32_t> last_log(k, -1), next_pos(k, 0), pos(slots, -1);
+  // Clocks of every counted slot, freed after the last reader.
+  std::vector<int32_t> refs(slots, 0);
+  for (const auto& x : in) ++refs[x.second.first];
+  std::vector<std::vector<int32_t>> clocks(slots);
+  std::vector<int32_t> top1(k), top2(k), top1_by(k), mark(slots, -1);
+  std::vector<std::pair<int32_t, bool>> entries;
+  int64_t needed = 0;
+  for (int32_t v : logical.slot_order()) {
+    if (!counted[v]) continue;
+    const int64_t ls = logical.stream(v), ps = view.stream(v);
+    entries.clear();
+    const int32_t chain = last_phys[ps], lchain = last_log[ls];
+    if (chain >= 0) entries.push_back({chain, true});
+    if (lchain >= 0 && lchain != chain)
+      entries.push_back({lchain, false});  // logical order across the split
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) entries.push_back(in[j].second);
+    std::fill(top1.begin(), top1.end(), -1);
+    std::fill(top2.begin(), top2.end(), -1);
+    std::fill(top1_by.begin(), top1_by.end(), -1);
+    for (const auto& [w, free] : entries) {
+      const std::vector<int32_t>& c = clocks[w];
+      for (size_t x = 0; x < k; ++x) {
+        if (w == top1_by[x]) {
+          top1[x] = std::max(top1[x], c[x]);
+        } else if (c[x] > top1[x]) {
+          top2[x] = top1[x];
+          top1[x] = c[x];
+          top1_by[x] = w;
+        } else {
+          top2[x] = std::max(top2[x], c[x]);
+        }
+      }
+    }
+    // Each required pair (u, v) once: needed unless a free edge or another predecessor orders it.
+    // (`mark[u] == v`: u already answered for v, or orders v by a free edge.)
+    for (const auto& [u, free] : entries) {
+      if (free) mark[u] = v;
+    }
+    for (const auto& [u, free] : entries) {
+      if (free || view.stream(u) == ps || mark[u] == v) continue;
+      mark[u] = v;
+      const int64_t a = logical.stream(u);
+      if ((top1_by[a] == u ? top2[a] : top1[a]) < pos[u]) ++needed;
+    }
+    pos[v] = next_pos[ls]++;
+    std::vector<int32_t>& c = clocks[v];
+    c = top1;
+    c[ls] = pos[v];
+    last_phys[ps] = v;
+    last_log[ls] = v;
+    // A clock is dropped after its last edge, unless it still ends its stream (the next slot reads
+    // it).
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) --refs[in[j].second.first];
+    auto drop = [&](int32_t w) {
+      if (w >= 0 && refs[w] <= 0 && last_phys[view.stream(w)] != w &&
+          last_log[logical.stream(w)] != w) {
+        std::vector<int32_t>().swap(clocks[w]);
+      }
+    };
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) drop(in[j].second.first);
+    drop(chain);
+    drop(lchain);
+  }
+  const int64_t minimum = needed + loop_events;
+  if (claimed != minimum) {
+    return fail(StrCat(
+        "event_counts.minimum is ", claimed, " but the plan's orderings need ", minimum,
+        " events (the transitive reduction of dependencies, logical-stream order and events over "
+        "physical-stream order and activation",
+        loop_events > 0 ? StrCat(", plus ", loop_events, " loop events") : std::string(), ")"));
+  }
+  if (static_cast<int64_t>(plan.events.events.size()) != minimum) {
+    return fail(StrCat("event_counts.minimum is ", minimum, " but the table holds ",
+                       plan.events.events.size(), " events: some are implied by the others"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan::events
