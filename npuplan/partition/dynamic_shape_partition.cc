@@ -162,7 +162,8 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   Graph& root = model.root();
   NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(root, "_no_need_dynamic_shape_partition"));
   if (no_need) {
-    Decide(out, PartitionDecision::kSkipped, "graph attribute _no_need_dynamic_shape_partition", log, stats);
+    Decide(out, PartitionDecision::kSkipped, "graph attribute _no_need_dynamic_shape_partition",
+           log, stats);
     return absl::OkStatus();
   }
   // Does the graph enter the partition flow (P1 a–d, P2)? GE also enters it
@@ -177,10 +178,11 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
     const int64_t known = static_cast<int64_t>(root.nodes.size());
     if (known < options.host_scheduling_threshold && !special) {
       MarkWholeGraphDynamic(model);
-      Decide(out, PartitionDecision::kWholeDynamic,
-             StrCat("host scheduling: ", known, " known nodes < ge.exec.hostSchedulingMaxThreshold=",
-                    options.host_scheduling_threshold),
-             log, stats);
+      Decide(
+          out, PartitionDecision::kWholeDynamic,
+          StrCat("host scheduling: ", known, " known nodes < ge.exec.hostSchedulingMaxThreshold=",
+                 options.host_scheduling_threshold),
+          log, stats);
       return absl::OkStatus();
     }
     for (size_t i = 0; i < model.num_nodes(); ++i) {
@@ -196,7 +198,8 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   NPUPLAN_ASSIGN_OR_RETURN(bool single_op, GraphFlag(root, "_single_op_scene"));
   if (single_op) {
     MarkWholeGraphDynamic(model);
-    Decide(out, PartitionDecision::kWholeDynamic, "single-op scene (graph attribute _single_op_scene)", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic,
+           "single-op scene (graph attribute _single_op_scene)", log, stats);
     return absl::OkStatus();
   }
   // Partition the root.
@@ -205,8 +208,9 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   NPUPLAN_RETURN_IF_ERROR(PartitionGraph(model, kRootGraph, marks, options, log, stats, out));
   NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
   Decide(out, PartitionDecision::kPartitioned,
-         marks.trigger_count > 0 ? StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)")
-                                 : "dynamic-shape Data/NetOutput nodes with no other no-tiling node",
+         marks.trigger_count > 0
+             ? StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)")
+             : "dynamic-shape Data/NetOutput nodes with no other no-tiling node",
          log, stats);
   return absl::OkStatus();
 }
@@ -226,12 +230,14 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
   }
   if (options.lower_limit == -1) {
     MarkWholeGraphDynamic(model);
-    Decide(out, PartitionDecision::kWholeDynamic, "ge.exec.static_model_ops_lower_limit=-1", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic, "ge.exec.static_model_ops_lower_limit=-1", log,
+           stats);
     return absl::OkStatus();
   }
   if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
     MarkWholeGraphDynamic(model);
-    Decide(out, PartitionDecision::kWholeDynamic, "only Data/NetOutput nodes with an unknown tensor", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic,
+           "only Data/NetOutput nodes with an unknown tensor", log, stats);
     return absl::OkStatus();
   }
   NPUPLAN_ASSIGN_OR_RETURN(std::vector<GraphId> branches, MultiBatchBranches(model));
@@ -264,8 +270,8 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
     }
     if (stats) stats->Add(kPass, StrCat("branch_decision_", PartitionDecisionName(decision)));
     if (log && log->enabled()) {
-      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name), Field("decision", PartitionDecisionName(decision)),
-                  Field("reason", reason));
+      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name),
+                  Field("decision", PartitionDecisionName(decision)), Field("reason", reason));
     }
   }
   if (cut_branches > 0) {

@@ -510,8 +510,8 @@ void FrameBuilder::RecordFrame(Frame& f, PartitionResult& out) {
   PartitionSubgraph rec;
   rec.name = model_.graph(f.sg).name;
   rec.kind = f.type == ClusterType::kKnown ? SubgraphKind::kKnown
-             : unknown                        ? SubgraphKind::kUnknown
-                                              : SubgraphKind::kInput;
+             : unknown                     ? SubgraphKind::kUnknown
+                                           : SubgraphKind::kInput;
   rec.call_node = model_.node(f.call).name;
   // The members are recorded by id (the frame's list, topological order).
   rec.nodes = std::move(f.members);
