@@ -144,7 +144,7 @@ PlanSummary Plan::summary() const {
   s.event_counts = p.events.counts;
   s.memory_peak = p.memory.peak;
   s.memory_lower_bound = p.memory.lower_bound;
-  s.stream_mode = p.streams.mode;
+  s.stream_mode = std::string(StreamModeName(p.streams.mode));
   s.auto_mode = p.streams.auto_mode;
   for (uint32_t bit = 1; bit != 0; bit <<= 1) {  // the plan file's order: by bit
     if ((p.established & bit) == 0) continue;
@@ -228,7 +228,8 @@ MemoryInfo Plan::memory() const {
   out.dynamic_tensors = m.dynamic_tensors;
   out.tensors.reserve(m.tensors.size());
   for (const TensorPlacement& t : m.tensors) {
-    out.tensors.push_back(TensorInfo{NameOf(p, t.node), t.output, t.region, t.offset, t.size,
+    out.tensors.push_back(TensorInfo{NameOf(p, t.node), t.output,
+                                     std::string(MemoryRegionName(t.region)), t.offset, t.size,
                                      t.first_use, t.last_use, t.buffer, t.stream});
   }
   return out;

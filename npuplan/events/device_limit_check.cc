@@ -3,20 +3,12 @@
 #include <string>
 #include <tuple>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/support/big_vector.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
-namespace {
-
-int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallback) {
-  std::string v = o.Get(key);
-  if (v.empty()) return fallback;
-  return std::stoll(v);  // validated in options.cc
-}
-
-}  // namespace
-
 int64_t DeviceStreamsUsed(const Plan& plan) {
   if (Has(plan.established, IrProperty::kPhysicalStreams)) return plan.streams.physical;
   return plan.streams.logical + static_cast<int64_t>(plan.streams.attached.size());
@@ -24,9 +16,10 @@ int64_t DeviceStreamsUsed(const Plan& plan) {
 
 absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
   ReleaseCachedHugePages();  // the stage is done with its cached blocks
-  const int64_t max_streams = OptionInt(ctx.options, "npuplan.device.maxStreams", kMaxDeviceStreams);
-  const int64_t max_events = OptionInt(ctx.options, "npuplan.device.maxEvents", kMaxDeviceEvents);
-  const int64_t max_notifies = OptionInt(ctx.options, "npuplan.device.maxNotifies", 1024);
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const int64_t max_streams = opts.device_max_streams;
+  const int64_t max_events = opts.device_max_events;
+  const int64_t max_notifies = opts.device_max_notifies;
   const int64_t streams = DeviceStreamsUsed(plan);
   ctx.log.Record(name(), "DeviceLimits", "", Field("streams", streams), Field("events", plan.events.event_count),
                  Field("notifies", plan.events.notify_count), Field("max_streams", max_streams),
@@ -47,15 +40,12 @@ absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
                "npuplan.eventOptimization=exact"));
   }
   // Budgets, when set (issue 23): what the compile promised to fit into.
-  for (const auto& [key, device_key, used, what] :
-       {std::tuple<const char*, const char*, int64_t, const char*>{
-            "npuplan.maxStreams", "npuplan.device.maxStreams", streams, "device streams"},
-        {"npuplan.maxEventIds", "npuplan.device.maxEvents", plan.events.event_count, "event ids"},
-        {"npuplan.maxNotifyIds", "npuplan.device.maxNotifies", plan.events.notify_count,
-         "notify ids"}}) {
-    if (!ctx.options.Has(key)) continue;
-    const int64_t budget = BudgetOption(ctx.options, key, device_key);
-    if (used > budget) {
+  for (const auto& [key, budget, used, what] :
+       {std::tuple<const char*, int64_t, int64_t, const char*>{
+            "npuplan.maxStreams", opts.budget_streams, streams, "device streams"},
+        {"npuplan.maxEventIds", opts.budget_event_ids, plan.events.event_count, "event ids"},
+        {"npuplan.maxNotifyIds", opts.budget_notify_ids, plan.events.notify_count, "notify ids"}}) {
+    if (used > budget) {  // an unset budget is INT64_MAX
       return absl::ResourceExhaustedError(
           StrCat("[", name(), "] the plan uses ", used, " ", what, " but the budget is ", budget,
                  " (", key, ")",

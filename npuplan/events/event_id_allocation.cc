@@ -8,8 +8,10 @@
 #include <set>
 
 #include "absl/strings/numbers.h"
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/reuse_order.h"
 #include "npuplan/events/sync_view.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -374,14 +376,14 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
         "[", name(),
         "] Send/Recv nodes already carry the ids: allocate them before sync-node-generation"));
   }
-  const std::string mode = EventIdReuseMode(ctx.options);
-  if (mode == "ge") return false;  // GE's ids, byte for byte
-  int64_t exact_limit = 0;
-  if (!absl::SimpleAtoi(ctx.options.Get("npuplan.eventIdExactLimit"), &exact_limit))
-    exact_limit = 0;
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const events::EventIdReuse reuse = opts.id_reuse;
+  const std::string_view mode = events::EventIdReuseName(reuse);
+  if (reuse == events::EventIdReuse::kGe) return false;  // GE's ids, byte for byte
+  const int64_t exact_limit = opts.id_exact_limit;
   events::IdAllocation a;
   bool changed = false;
-  if (mode == "min") {
+  if (reuse == events::EventIdReuse::kMin) {
     a = events::MinimumIdAllocation(plan, exact_limit);
     auto& evs = plan.events.events;
     for (size_t i = 0; i < evs.size(); ++i) {
@@ -412,21 +414,15 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
   ctx.stats.Set(name(), "notify_ids", a.notifies.ids);
   // Budgets, when set (unset they are the device limits, which
   // device-limit-check enforces as the hard check).
-  const int64_t max_events =
-      ctx.options.Has("npuplan.maxEventIds")
-          ? BudgetOption(ctx.options, "npuplan.maxEventIds", "npuplan.device.maxEvents")
-          : INT64_MAX;
-  const int64_t max_notifies =
-      ctx.options.Has("npuplan.maxNotifyIds")
-          ? BudgetOption(ctx.options, "npuplan.maxNotifyIds", "npuplan.device.maxNotifies")
-          : INT64_MAX;
+  const int64_t max_events = opts.budget_event_ids;
+  const int64_t max_notifies = opts.budget_notify_ids;
   if (a.events.ids > max_events) {
     return absl::ResourceExhaustedError(StrCat(
         "[", name(), "] the plan needs ", a.events.ids, " device event ids for ", a.events.edges,
         " sync edges (eventIdReuse=", mode, "; at least ", a.events.lower_bound,
         " edges overlap) but the budget is ", max_events,
         " (npuplan.maxEventIds / npuplan.device.maxEvents); use ",
-        mode == "min" ? "" : "npuplan.eventIdReuse=min, ",
+        reuse == events::EventIdReuse::kMin ? "" : "npuplan.eventIdReuse=min, ",
         "fewer streams (npuplan.maxStreams, ge.enableSingleStream=true) or ge.event=notify"));
   }
   if (a.notifies.ids > max_notifies) {

@@ -6,8 +6,10 @@
 #include <set>
 #include <string_view>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/big_vector.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -41,15 +43,15 @@ absl::StatusOr<bool> EventReuse::Run(Plan& plan, PassContext& ctx) {
   // from 0 leaves RenumberGeOrder's continuous ids as they are).
   // npuplan.eventIdReuse=none: one id per sync edge, so no multi-gear or
   // multiplexed sharing (event-id-allocation keeps these ids).
-  const bool share = EventIdReuseMode(ctx.options) != "none";
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const bool share = opts.id_reuse != events::EventIdReuse::kNone;
   const bool any_batch_case =
       share && std::any_of(m.graphs().begin(), m.graphs().end(), [&](const Graph& g) {
         if (!g.parent_node.valid()) return false;
         const Node& n = m.node(g.parent_node);
         return n.type == "Case" && HasAttr(n.attrs, "_batch_num");
       });
-  int64_t threshold = 65500;
-  if (std::string t = ctx.options.Get("npuplan.eventReuseThreshold"); !t.empty()) threshold = std::stoll(t);
+  const int64_t threshold = opts.reuse_threshold;
   // Nodes with `_event_multiplexing` items (read in step 3), looked for only
   // when the table could have more event ids than the threshold.
   std::vector<NodeId> multiplexing;

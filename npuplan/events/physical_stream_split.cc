@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/task_model.h"
@@ -19,15 +20,16 @@ int64_t OptionInt(const CompileOptions& o, std::string_view key) { return std::s
 absl::StatusOr<bool> PhysicalStreamSplit::Run(Plan& plan, PassContext& ctx) {
   plan.EnsureNodeVectors();
   const Model& m = plan.model;
-  const int64_t limit = OptionInt(ctx.options, "npuplan.device.maxTasksPerStream");
-  const int64_t huge_limit = OptionInt(ctx.options, "npuplan.device.hugeStreamTasks");
-  const bool unlimited = ctx.options.GetBool("npuplan.device.unlimitedStreamDepth");
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const int64_t limit = opts.max_tasks_per_stream;
+  const int64_t huge_limit = opts.huge_stream_tasks;
+  const bool unlimited = opts.unlimited_stream_depth;
   // GE splits only static models ("dynamic = logical stream allocation →
   // GenTask", ge-reference §1/§3): no split (and no huge stream) when the
   // streams were assigned in a dynamic mode.
-  const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
-  const bool single = ctx.options.GetBool("ge.enableSingleStream");
-  const bool notify = ctx.options.Get("ge.event") == "notify";
+  const bool dynamic = IsDynamicStreamMode(plan.streams.mode);
+  const bool single = opts.single_stream;
+  const bool notify = opts.notify;
   events::SyncView view(plan, /*physical=*/false);
   const events::Enclosure encloses(m);
   const int64_t streams = view.num_streams();

@@ -118,22 +118,22 @@ TEST(PhysicalStreamSplitTest, Node333OfThreeTasksOpensANewStream) {
 // GE's dynamic path ends at GenTask: a dynamic-mode plan is never split,
 // however deep its streams (issue 5 item 2).
 TEST(PhysicalStreamSplitTest, DynamicShapeStreamsAreNotSplit) {
-  for (const char* mode : {"dynamic-single", "dynamic-multi"}) {
+  for (StreamMode mode : {StreamMode::kDynamicSingle, StreamMode::kDynamicMulti}) {
     Plan plan = Chain(500, 5);
     plan.partition.ran = true;
-    plan.partition.decision = "whole-dynamic";
+    plan.partition.decision = PartitionDecision::kWholeDynamic;
     plan.streams.mode = mode;
     RunResult r;
-    ASSERT_THAT(Compile(plan, {}, &r), IsOk()) << mode;
-    EXPECT_EQ(plan.streams.physical, 1) << mode;
-    EXPECT_EQ(Phys(plan, 499), 0) << mode;
-    EXPECT_TRUE(plan.streams.split_to_logical.empty()) << mode;
-    EXPECT_TRUE(plan.streams.huge.empty()) << mode;
-    EXPECT_EQ(plan.streams.task_limit, 0) << mode;
-    ASSERT_EQ(r.log.WithKeyword("SplitDisabled").size(), 1u) << mode;
+    ASSERT_THAT(Compile(plan, {}, &r), IsOk()) << StreamModeName(mode);
+    EXPECT_EQ(plan.streams.physical, 1) << StreamModeName(mode);
+    EXPECT_EQ(Phys(plan, 499), 0) << StreamModeName(mode);
+    EXPECT_TRUE(plan.streams.split_to_logical.empty()) << StreamModeName(mode);
+    EXPECT_TRUE(plan.streams.huge.empty()) << StreamModeName(mode);
+    EXPECT_EQ(plan.streams.task_limit, 0) << StreamModeName(mode);
+    ASSERT_EQ(r.log.WithKeyword("SplitDisabled").size(), 1u) << StreamModeName(mode);
     EXPECT_EQ(r.log.WithKeyword("SplitDisabled")[0]->ToLine(),
               "[physical-stream-split] SplitDisabled reason=dynamic-shape")
-        << mode;
+        << StreamModeName(mode);
   }
   // The same chain with static streams splits (2500 tasks > 1024).
   Plan fixed = Chain(500, 5);

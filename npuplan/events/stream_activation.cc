@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -15,6 +17,7 @@ std::string Join(const std::vector<int64_t>& v) { return StrJoin(v, ","); }
 }  // namespace
 
 absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
   plan.EnsureNodeVectors();
   Model& m = plan.model;
   bool changed = false;
@@ -148,7 +151,7 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
           continue;
         }
         SyncEvent e;
-        e.kind = ctx.options.Get("ge.event") == "notify" && view.attached_of(last) < 0 ? SyncKind::kNotify : SyncKind::kEvent;
+        e.kind = opts.notify && view.attached_of(last) < 0 ? SyncKind::kNotify : SyncKind::kEvent;
         e.id = events::NextId(plan.events, e.kind);
         e.send = ln;
         e.send_attached = view.attached_of(last);

@@ -1,5 +1,6 @@
 #include "npuplan/events/sync_event_insertion.h"
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_event_fast_path.h"
 #include "npuplan/events/sync_event_rules.h"
 #include "npuplan/support/status_macros.h"
@@ -11,12 +12,14 @@ namespace npuplan {
 // path of rule 1 (and its numbering) in sync_event_fast_path.h.
 absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
-  const bool notify = ctx.options.Get("ge.event") == "notify";
-  if (notify && plan.streams.mode.rfind("dynamic", 0) == 0) {
-    return absl::InvalidArgumentError(StrCat("[", name(), "] option ", ctx.options.ReadableName("ge.event"),
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const bool notify = opts.notify;
+  if (notify && IsDynamicStreamMode(plan.streams.mode)) {
+    return absl::InvalidArgumentError(StrCat("[", name(), "] option ",
+                                             ctx.options.ReadableName("ge.event"),
                                              "=notify: notifies are for static-shape "
                                              "graphs only, but streams were assigned in mode '",
-                                             plan.streams.mode, "'"));
+                                             StreamModeName(plan.streams.mode), "'"));
   }
   // The fast path ranks senders by name: the view's node pass keeps the
   // name prefixes for that (no second pass over the Nodes).

@@ -95,8 +95,8 @@ constexpr char kDynamicOwner[] = R"json({"nodes": [
 TEST(SyncEventInsertionTest, DynamicPathHasOnlyEdgeEventsAndOwnersRecordAfterTheirSubgraphs) {
   Plan plan = ParsePlan(kDynamicOwner);
   plan.partition.ran = true;
-  plan.partition.decision = "whole-dynamic";
-  plan.streams.mode = "dynamic-multi";
+  plan.partition.decision = PartitionDecision::kWholeDynamic;
+  plan.streams.mode = StreamMode::kDynamicMulti;
   ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
   // GE's dynamic InsertEvents: one event per cross-stream edge, no
   // subgraph-entry (x → r) or subgraph-end (t_out → y) events; p → y names

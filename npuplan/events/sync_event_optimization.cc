@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "npuplan/events/event_options.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -620,7 +622,8 @@ BigVector<Removal> GeReduction(const Plan& plan, const SyncView& view, const Act
 }  // namespace events
 
 absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
-  const std::string mode = ctx.options.Get("npuplan.eventOptimization");
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  const events::EventOptimization mode = opts.optimization;
   const Model& m = plan.model;
   const int64_t naive = static_cast<int64_t>(plan.events.events.size());
   if (!plan.events.counts.count("naive")) plan.events.counts["naive"] = naive;
@@ -641,9 +644,9 @@ absl::StatusOr<bool> SyncEventOptimization::Run(Plan& plan, PassContext& ctx) {
   plan.events.counts["exact"] = kept(exact);
   ctx.log.Record(name(), "EventCounts", "", Field("naive", plan.events.counts["naive"]),
                  Field("ge", plan.events.counts["ge"]), Field("exact", plan.events.counts["exact"]),
-                 Field("mode", mode));
-  if (mode == "none") return false;
-  const BigVector<events::Removal>& chosen = mode == "ge" ? ge : exact;
+                 Field("mode", events::EventOptimizationName(mode)));
+  if (mode == events::EventOptimization::kNone) return false;
+  const BigVector<events::Removal>& chosen = mode == events::EventOptimization::kGe ? ge : exact;
   int64_t removed = 0;
   size_t n_kept = 0;  // compacted in place
   for (size_t i = 0; i < plan.events.events.size(); ++i) {

@@ -185,8 +185,8 @@ TEST(SyncNodeGenerationTest, ParentsOwnSyncNodesAreNotSubgraphBoundaryDependenci
 TEST(SyncNodeGenerationTest, DynamicGraphsCarryEventIdsAsAttributes) {
   Plan plan = ParsePlan(kTwoStreams);
   plan.partition.ran = true;
-  plan.partition.decision = "whole-dynamic";
-  plan.streams.mode = "dynamic-multi";
+  plan.partition.decision = PartitionDecision::kWholeDynamic;
+  plan.streams.mode = StreamMode::kDynamicMulti;
   ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
   EXPECT_THAT(NodeOrder(plan.model), ::testing::ElementsAre("a", "b", "c"));
   const Model& m = plan.model;
@@ -223,8 +223,8 @@ TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgra
   for (const char* mode : {"none", "ge", "exact"}) {
     Plan plan = ParsePlan(kOwner);
     plan.partition.ran = true;
-    plan.partition.decision = "whole-dynamic";
-    plan.streams.mode = "dynamic-multi";
+    plan.partition.decision = PartitionDecision::kWholeDynamic;
+    plan.streams.mode = StreamMode::kDynamicMulti;
     ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.eventOptimization", mode}}), IsOk()) << mode;
     EXPECT_THAT(verify::VerifyPlan(plan), IsOk()) << mode;
     // GE: edges x→p, t_in→t, t→t_out, p→y, p→z; p→z is dropped by the send

@@ -368,7 +368,7 @@ constexpr char kDynamicIfGraph[] = R"json({"name": "g", "nodes": [
 
 TEST(PlanExecutorTest, DynamicPathOwnerRecordsAfterWhicheverBranchRan) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kDynamicIfGraph));
-  plan.streams.mode = "dynamic-multi";
+  plan.streams.mode = StreamMode::kDynamicMulti;
   AddEvent(plan, "x", "p", 0);
   AddEvent(plan, "p", "c", 1);
   ExecOptions o;

@@ -1,5 +1,5 @@
-// Strong id types: a stream index passed where an event index is expected
-// must not compile (minimalloc BufferIdx, ORT NotificationIndex).
+// Strong id types for nodes and graphs only: a NodeId where a GraphId is expected does not compile.
+// Stream and event ids are plain integers (Node::stream_id int64_t, SyncEvent::id int32_t).
 #ifndef NPUPLAN_IR_IDS_H_
 #define NPUPLAN_IR_IDS_H_
 

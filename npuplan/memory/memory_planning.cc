@@ -137,12 +137,13 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
     if (buf.planned_in_pool()) continue;
-    int64_t& top = region_bytes[buf.region];
+    int64_t& top = region_bytes[std::string(MemoryRegionName(buf.region))];
     offset[b] = top;
     std::optional<int64_t> end = CheckedAdd(top, buf.size);
     if (!end) {
-      return absl::InvalidArgumentError(StrCat("[", name(), "] tensor '", buf.name, "' (", buf.size,
-                                               " bytes) makes region '", buf.region, "' larger than int64"));
+      return absl::InvalidArgumentError(
+          StrCat("[", name(), "] tensor '", buf.name, "' (", buf.size, " bytes) makes region '",
+                 MemoryRegionName(buf.region), "' larger than int64"));
     }
     top = *end;
   }
@@ -164,7 +165,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
       TensorPlacement tp;
       tp.node = r.node;
       tp.output = r.output;
-      tp.region = r.output == memory::TensorRef::kWorkspace ? "workspace" : buf.region;
+      tp.region = r.output == memory::TensorRef::kWorkspace ? MemoryRegion::kWorkspace : buf.region;
       tp.offset = offset[b];
       tp.size = buf.size;
       tp.first_use = buf.lower;
@@ -229,16 +230,18 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
                      Field("offset", offset[b]), Field("size", buf.size),
                      Field("cross_stream", cross_stream ? "true" : "false"));
     } else {
-      ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name), Field("region", buf.region),
-                     Field("offset", offset[b]), Field("size", buf.size),
+      ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
+                     Field("region", MemoryRegionName(buf.region)), Field("offset", offset[b]),
+                     Field("size", buf.size),
                      Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
     }
   }
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
     if (buf.planned_in_pool()) continue;
-    ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name), Field("region", buf.region),
-                   Field("offset", offset[b]), Field("size", buf.size),
+    ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
+                   Field("region", MemoryRegionName(buf.region)), Field("offset", offset[b]),
+                   Field("size", buf.size),
                    Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
   }
   for (const std::string& t : lt.dynamic) {

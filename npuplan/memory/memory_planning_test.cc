@@ -106,11 +106,11 @@ TEST(MemoryPlanningTest, PlacesInputsConstantsAndWorkspacesInTheirRegions) {
     {"name": "y", "type": "Add", "inputs": ["x:0", "w2:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [-1]}]},
     {"name": "out", "type": "NetOutput", "inputs": ["y:0"]}]})json");
   ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
-  EXPECT_EQ(Placement(plan, "in").region, "input");
-  EXPECT_EQ(Placement(plan, "w").region, "constant");
+  EXPECT_EQ(Placement(plan, "in").region, MemoryRegion::kInput);
+  EXPECT_EQ(Placement(plan, "w").region, MemoryRegion::kConstant);
   EXPECT_EQ(Placement(plan, "w").offset, 0);
   EXPECT_EQ(Placement(plan, "w2").offset, 512);
-  EXPECT_EQ(Placement(plan, "x", -1).region, "workspace");
+  EXPECT_EQ(Placement(plan, "x", -1).region, MemoryRegion::kWorkspace);
   EXPECT_EQ(Placement(plan, "x", -1).size, 4096);
   EXPECT_EQ(plan.memory.region_bytes.at("constant"), 1024);
   EXPECT_EQ(plan.memory.region_bytes.at("input"), 1024);

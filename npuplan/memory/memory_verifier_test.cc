@@ -71,7 +71,8 @@ TEST(MemoryVerifierTest, AcceptsSharingAlongADependency) {
   Placement(plan, "x").offset = Placement(plan, "a").offset;
   int64_t peak = 0;
   for (const TensorPlacement& t : plan.memory.tensors) {
-    if (t.region == "activation" || t.region == "workspace") peak = std::max(peak, t.offset + t.size);
+    if (t.region == MemoryRegion::kActivation || t.region == MemoryRegion::kWorkspace)
+      peak = std::max(peak, t.offset + t.size);
   }
   plan.memory.peak = peak;
   plan.memory.lower_bound = std::min(plan.memory.lower_bound, peak);

@@ -37,11 +37,11 @@ TEST(TensorLifetimesTest, ComputesAlignedSizesRegionsAndLifetimes) {
     {"name": "out", "type": "NetOutput", "inputs": ["z:0"]}]})json");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
   const Model& m = plan.model;
-  EXPECT_EQ(BufferOf(m, lt, "in", 0).region, "input");
-  EXPECT_EQ(BufferOf(m, lt, "w", 0).region, "constant");
+  EXPECT_EQ(BufferOf(m, lt, "in", 0).region, MemoryRegion::kInput);
+  EXPECT_EQ(BufferOf(m, lt, "w", 0).region, MemoryRegion::kConstant);
   EXPECT_EQ(BufferOf(m, lt, "w", 0).size, 1536);  // 1200 bytes → 3 × 512
   const LogicalBuffer& x = BufferOf(m, lt, "x", 0);
-  EXPECT_EQ(x.region, "activation");
+  EXPECT_EQ(x.region, MemoryRegion::kActivation);
   EXPECT_EQ(x.bytes, 12);
   EXPECT_EQ(x.size, 512);
   EXPECT_EQ(x.lower, 2);  // in, w, x, y, z, out
@@ -77,7 +77,7 @@ TEST(TensorLifetimesTest, AddsWorkspacesFromAttribute) {
     {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0, "_workspace_bytes": [100, 600]}, "outputs": [{"shape": [1]}]}]})json");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
   const LogicalBuffer& wa = BufferOf(plan.model, lt, "a", TensorRef::kWorkspace);
-  EXPECT_EQ(wa.region, "workspace");
+  EXPECT_EQ(wa.region, MemoryRegion::kWorkspace);
   EXPECT_EQ(wa.name, "a:workspace");
   EXPECT_EQ(wa.size, 512);
   EXPECT_EQ(wa.lower, 0);
@@ -99,7 +99,7 @@ TEST(TensorLifetimesTest, AliasesSubgraphDataAndNetOutputWithTheParent) {
   EXPECT_EQ(&BufferOf(m, lt, "x", 0), &BufferOf(m, lt, "t_in", 0));
   const LogicalBuffer& top = BufferOf(m, lt, "t_op", 0);
   EXPECT_EQ(&top, &BufferOf(m, lt, "f", 0));
-  EXPECT_EQ(top.region, "activation");
+  EXPECT_EQ(top.region, MemoryRegion::kActivation);
   // Plan order: x, f, t_in, t_op, t_out, o — the parent's output lives until o.
   EXPECT_EQ(top.upper, 6);
 }

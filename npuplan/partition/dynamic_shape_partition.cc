@@ -12,6 +12,7 @@
 #include "npuplan/partition/cluster_merge.h"
 #include "npuplan/partition/frame_builder.h"
 #include "npuplan/partition/partition_internal.h"
+#include "npuplan/partition/unknown_shape_graphs.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -58,13 +59,15 @@ bool OnlyDataAndNetOutputWithUnknownTensor(const Model& m, const Graph& g) {
   return unknown_tensor;
 }
 
-void Decide(PartitionResult& out, std::string decision, std::string reason, DecisionLog* log, Statistics* stats) {
+void Decide(PartitionResult& out, PartitionDecision decision, std::string reason, DecisionLog* log,
+            Statistics* stats) {
   out.ran = true;
-  out.decision = std::move(decision);
+  out.decision = decision;
   out.reason = std::move(reason);
-  if (stats) stats->Add(kPass, StrCat("decision_", out.decision));
+  if (stats) stats->Add(kPass, StrCat("decision_", PartitionDecisionName(decision)));
   if (log && log->enabled()) {
-    log->Record(kPass, "PartitionDecision", "", Field("decision", out.decision), Field("reason", out.reason));
+    log->Record(kPass, "PartitionDecision", "", Field("decision", PartitionDecisionName(decision)),
+                Field("reason", out.reason));
   }
 }
 
@@ -159,7 +162,8 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   Graph& root = model.root();
   NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(root, "_no_need_dynamic_shape_partition"));
   if (no_need) {
-    Decide(out, "skipped", "graph attribute _no_need_dynamic_shape_partition", log, stats);
+    Decide(out, PartitionDecision::kSkipped, "graph attribute _no_need_dynamic_shape_partition",
+           log, stats);
     return absl::OkStatus();
   }
   // Does the graph enter the partition flow (P1 a–d, P2)? GE also enters it
@@ -174,17 +178,18 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
     const int64_t known = static_cast<int64_t>(root.nodes.size());
     if (known < options.host_scheduling_threshold && !special) {
       MarkWholeGraphDynamic(model);
-      Decide(out, "whole-dynamic",
-             StrCat("host scheduling: ", known, " known nodes < ge.exec.hostSchedulingMaxThreshold=",
-                    options.host_scheduling_threshold),
-             log, stats);
+      Decide(
+          out, PartitionDecision::kWholeDynamic,
+          StrCat("host scheduling: ", known, " known nodes < ge.exec.hostSchedulingMaxThreshold=",
+                 options.host_scheduling_threshold),
+          log, stats);
       return absl::OkStatus();
     }
     for (size_t i = 0; i < model.num_nodes(); ++i) {
       if (marks.no_tiling[i]) model.node(NodeId(static_cast<int32_t>(i))).attrs["_op_no_tiling"] = true;
     }
     root.attrs["_dynamic_shape_partitioned"] = false;
-    Decide(out, "static",
+    Decide(out, PartitionDecision::kStatic,
            marks.no_tiling_count > 0 ? "dynamic-shape nodes all run no-tiling; no (a)-(d) node"
                                      : "no node hits rules (a)-(d)",
            log, stats);
@@ -193,7 +198,8 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   NPUPLAN_ASSIGN_OR_RETURN(bool single_op, GraphFlag(root, "_single_op_scene"));
   if (single_op) {
     MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "single-op scene (graph attribute _single_op_scene)", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic,
+           "single-op scene (graph attribute _single_op_scene)", log, stats);
     return absl::OkStatus();
   }
   // Partition the root.
@@ -201,9 +207,10 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   TransferConstControlEdges(model, log, stats);
   NPUPLAN_RETURN_IF_ERROR(PartitionGraph(model, kRootGraph, marks, options, log, stats, out));
   NPUPLAN_RETURN_IF_ERROR(SortPartitioned(model, options));
-  Decide(out, "partitioned",
-         marks.trigger_count > 0 ? StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)")
-                                 : "dynamic-shape Data/NetOutput nodes with no other no-tiling node",
+  Decide(out, PartitionDecision::kPartitioned,
+         marks.trigger_count > 0
+             ? StrCat(marks.trigger_count, " node(s) hit rules (a)-(d)")
+             : "dynamic-shape Data/NetOutput nodes with no other no-tiling node",
          log, stats);
   return absl::OkStatus();
 }
@@ -218,37 +225,40 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
   // 1. Whole-graph shortcuts (GE: before any per-graph work).
   if (options.host_exec) {
     MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "ge.exec.placement=HOST (host exec)", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic, "ge.exec.placement=HOST (host exec)", log, stats);
     return absl::OkStatus();
   }
   if (options.lower_limit == -1) {
     MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "ge.exec.static_model_ops_lower_limit=-1", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic, "ge.exec.static_model_ops_lower_limit=-1", log,
+           stats);
     return absl::OkStatus();
   }
   if (OnlyDataAndNetOutputWithUnknownTensor(model, root)) {
     MarkWholeGraphDynamic(model);
-    Decide(out, "whole-dynamic", "only Data/NetOutput nodes with an unknown tensor", log, stats);
+    Decide(out, PartitionDecision::kWholeDynamic,
+           "only Data/NetOutput nodes with an unknown tensor", log, stats);
     return absl::OkStatus();
   }
   NPUPLAN_ASSIGN_OR_RETURN(std::vector<GraphId> branches, MultiBatchBranches(model));
   NPUPLAN_RETURN_IF_ERROR(PartitionRoot(model, marks, options, log, stats, out));
-  if (out.decision == "whole-dynamic" || branches.empty()) return absl::OkStatus();
+  if (out.decision == PartitionDecision::kWholeDynamic || branches.empty()) return absl::OkStatus();
   // 2. Multi-batch Case branches: compile graphs of their own (GE), each cut
   //    when it holds an (a)-(d) node itself.
-  bool cut = out.decision == "partitioned";
+  bool cut = out.decision == PartitionDecision::kPartitioned;
   int64_t cut_branches = 0;
   for (GraphId b : branches) {
     Graph& branch = model.graph(b);
-    std::string decision = "static", reason = "no node hits rules (a)-(d)";
+    PartitionDecision decision = PartitionDecision::kStatic;
+    std::string reason = "no node hits rules (a)-(d)";
     int64_t triggers = 0;
     for (NodeId id : branch.nodes) triggers += EntersPartitionFlow(marks.reason[id.index()]) ? 1 : 0;
     NPUPLAN_ASSIGN_OR_RETURN(bool no_need, GraphFlag(branch, "_no_need_dynamic_shape_partition"));
     if (no_need) {
-      decision = "skipped";
+      decision = PartitionDecision::kSkipped;
       reason = "graph attribute _no_need_dynamic_shape_partition";
     } else if (triggers > 0) {
-      decision = "partitioned";
+      decision = PartitionDecision::kPartitioned;
       reason = StrCat(triggers, " node(s) hit rules (a)-(d)");
       if (!cut) TransferConstControlEdges(model, log, stats);
       cut = true;
@@ -258,15 +268,15 @@ absl::Status PartitionModel(Model& model, const MarkResult& marks, const Partiti
     } else {
       model.graph(b).attrs["_dynamic_shape_partitioned"] = false;
     }
-    if (stats) stats->Add(kPass, StrCat("branch_decision_", decision));
+    if (stats) stats->Add(kPass, StrCat("branch_decision_", PartitionDecisionName(decision)));
     if (log && log->enabled()) {
-      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name), Field("decision", decision),
-                  Field("reason", reason));
+      log->Record(kPass, "PartitionDecision", "", Field("graph", model.graph(b).name),
+                  Field("decision", PartitionDecisionName(decision)), Field("reason", reason));
     }
   }
   if (cut_branches > 0) {
-    if (out.decision != "partitioned") {
-      out.decision = "partitioned";
+    if (out.decision != PartitionDecision::kPartitioned) {
+      out.decision = PartitionDecision::kPartitioned;
       out.reason = StrCat("root: ", out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
     } else {
       out.reason = StrCat(out.reason, "; ", cut_branches, " multi-batch branch(es) partitioned");
@@ -290,8 +300,9 @@ absl::StatusOr<bool> DynamicShapePartition::Run(Plan& plan, PassContext& ctx) {
                            partition::ComputeUnknownShapeMarks(plan.model, ctx.options, log_marks ? &ctx.log : nullptr,
                                                                log_marks ? &ctx.stats : nullptr));
   NPUPLAN_RETURN_IF_ERROR(partition::PartitionModel(plan.model, marks, options, &ctx.log, &ctx.stats, plan.partition));
+  plan.partition.unknown_shape_graphs = partition::ComputeUnknownShapeGraphs(plan);
   plan.EnsureNodeVectors();
-  return plan.partition.decision != "skipped";
+  return plan.partition.decision != PartitionDecision::kSkipped;
 }
 
 }  // namespace npuplan

@@ -34,7 +34,7 @@ TEST(DynamicShapePartitionTest, KeepsStaticGraphWhole) {
   GraphBuilder b;
   b.Data("x").Op("a", {"x"}).Op("c", {"a"}).Output({"c"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "static");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kStatic);
   EXPECT_TRUE(run->plan.partition.subgraphs.empty());
   EXPECT_EQ(run->plan.model.num_graphs(), 1u);
   EXPECT_EQ(run->KindOf("a"), "root");
@@ -44,7 +44,7 @@ TEST(DynamicShapePartitionTest, MakesWholeGraphDynamicWhenLimitIsMinusOne) {
   GraphBuilder b;
   b.Data("x").Op("a", {"x"}).Output({"a"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json(), {{"ge.exec.static_model_ops_lower_limit", "-1"}}));
-  EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kWholeDynamic);
   EXPECT_EQ(run->plan.partition.reason, "ge.exec.static_model_ops_lower_limit=-1");
   EXPECT_EQ(*GetBoolAttr(run->plan.model.root().attrs, "_is_unknown_shape"), true);
   EXPECT_TRUE(run->plan.partition.subgraphs.empty());
@@ -71,7 +71,7 @@ TEST(DynamicShapePartitionTest, MakesWholeGraphDynamicWhenOnlyDataAndNetOutput) 
   GraphBuilder b;
   b.Data("x", {-1}).Output({"x"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kWholeDynamic);
   EXPECT_EQ(run->plan.partition.reason, "only Data/NetOutput nodes with an unknown tensor");
 }
 
@@ -79,19 +79,19 @@ TEST(DynamicShapePartitionTest, HostSchedulingThresholdDecidesSmallStaticGraphs)
   GraphBuilder b;
   b.Data("x").Op("a", {"x"}).Output({"a"});  // 3 nodes
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto dyn, RunPartition(b.Json(), {{"ge.exec.hostSchedulingMaxThreshold", "15"}}));
-  EXPECT_EQ(dyn->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(dyn->plan.partition.decision, PartitionDecision::kWholeDynamic);
   EXPECT_THAT(dyn->plan.partition.reason, HasSubstr("host scheduling"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto stat, RunPartition(b.Json(), {{"ge.exec.hostSchedulingMaxThreshold", "0"}}));
-  EXPECT_EQ(stat->plan.partition.decision, "static");
+  EXPECT_EQ(stat->plan.partition.decision, PartitionDecision::kStatic);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto boundary, RunPartition(b.Json(), {{"ge.exec.hostSchedulingMaxThreshold", "3"}}));
-  EXPECT_EQ(boundary->plan.partition.decision, "static");  // 3 is not < 3
+  EXPECT_EQ(boundary->plan.partition.decision, PartitionDecision::kStatic);  // 3 is not < 3
 }
 
 TEST(DynamicShapePartitionTest, SkipsGraphWithNoNeedAttribute) {
   GraphBuilder b;
   b.Data("x").Unk("a", {"x"}).Output({"a"}).GraphAttr("_no_need_dynamic_shape_partition", true);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "skipped");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kSkipped);
   EXPECT_EQ(run->KindOf("a"), "root");
 }
 
@@ -99,7 +99,7 @@ TEST(DynamicShapePartitionTest, SingleOpSceneIsWholeDynamicWithoutCutting) {
   GraphBuilder b;
   b.Data("x").Unk("a", {"x"}).Output({"a"}).GraphAttr("_single_op_scene", true);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kWholeDynamic);
   EXPECT_THAT(run->plan.partition.reason, HasSubstr("single-op"));
   EXPECT_EQ(run->plan.model.num_graphs(), 1u);
 }
@@ -112,7 +112,7 @@ TEST(DynamicShapePartitionTest, NoTilingNodeFeedingTheNetOutputKeepsTheGraphStat
                    {{"_op_tiling_inline_engine", {"AIcoreEngine"}}, {"_op_export_shape_engine", {"AIcoreEngine"}},
                     {"_op_max_shape", "8"}}).Output({"a"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "static");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kStatic);
   EXPECT_EQ(GetBoolAttr(NodeNamed(run->plan.model, "a").attrs, "_op_no_tiling"), true);
 }
 
@@ -123,7 +123,7 @@ TEST(DynamicShapePartitionTest, OnlyDataAndNetOutputNoTilingStillPartitions) {
   GraphBuilder b;
   b.Node("x", "Data", {}, {-1}, {{"_op_max_shape", "8"}}).Data("y").Op("r", {"y"}).Output({"x", "r"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kPartitioned);
   EXPECT_THAT(run->plan.partition.reason, HasSubstr("Data/NetOutput"));
 }
 
@@ -141,7 +141,7 @@ TEST(DynamicShapePartitionTest, NoTilingCallWithAnUnknownSubgraphKeepsTheGraphSt
   const PartitionResult& p = run->plan.partition;
   EXPECT_EQ(p.unknown_nodes.at("pc"), "subgraph contains unknown");
   EXPECT_THAT(p.no_tiling_nodes, ElementsAre("out"));
-  EXPECT_EQ(p.decision, "static");
+  EXPECT_EQ(p.decision, PartitionDecision::kStatic);
   EXPECT_EQ(p.reason, "dynamic-shape nodes all run no-tiling; no (a)-(d) node");
   EXPECT_EQ(GetBoolAttr(NodeNamed(run->plan.model, "pc").attrs, "_op_no_tiling"), true);
 }
@@ -150,7 +150,7 @@ TEST(DynamicShapePartitionTest, HostCpuNodeAloneDoesNotMakeTheGraphEnterTheFlow)
   GraphBuilder b;
   b.Data("x").Node("h", "HostCpuOp", {"x"}).Output({"h"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "static");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kStatic);
 }
 
 TEST(DynamicShapePartitionTest, HostCpuNodeGoesDynamicInAPartitionedGraph) {
@@ -159,7 +159,7 @@ TEST(DynamicShapePartitionTest, HostCpuNodeGoesDynamicInAPartitionedGraph) {
   Chain(b, "k", "x", 4);
   b.Node("h", "HostCpuOp", {"k4"}).Output({"d", "h"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kPartitioned);
   EXPECT_EQ(run->KindOf("h"), "unknown");
   EXPECT_EQ(run->KindOf("k1"), "known");
   EXPECT_THAT(run->LogText(), HasSubstr("Mark node[h,HostCpuOp] attr[_is_unknown_shape] to 1. reason=\"HostCpu engine\""));
@@ -522,11 +522,11 @@ TEST(DynamicShapePartitionTest, HostExecPlacementMakesWholeGraphDynamic) {
   GraphBuilder b;
   b.Data("x").Op("a", {"x"}).Output({"a"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json(), {{"ge.exec.placement", "HOST"}}));
-  EXPECT_EQ(run->plan.partition.decision, "whole-dynamic");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kWholeDynamic);
   EXPECT_EQ(run->plan.partition.reason, "ge.exec.placement=HOST (host exec)");
   EXPECT_EQ(*GetBoolAttr(run->plan.model.root().attrs, "_is_unknown_shape"), true);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto device, RunPartition(b.Json(), {{"ge.exec.placement", "DEVICE"}}));
-  EXPECT_EQ(device->plan.partition.decision, "static");
+  EXPECT_EQ(device->plan.partition.decision, PartitionDecision::kStatic);
   EXPECT_THAT(RunPartition(b.Json(), {{"ge.exec.placement", "host"}}),
               StatusIs(absl::StatusCode::kInvalidArgument, "option ge.exec.placement: invalid value 'host'"));
 }
@@ -556,14 +556,14 @@ TEST(DynamicShapePartitionTest, TransfersConstControlEdgesInSubgraphsBeforeCutti
     for (NodeId p : m.node(m.FindNode(node)).control_inputs) names.push_back(m.node(p).name);
     return names;
   };
-  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kPartitioned);
   EXPECT_TRUE(ctrl_names("tc").empty());
   EXPECT_THAT(ctrl_names("tu"), ElementsAre("tp"));
   EXPECT_THAT(ctrl_names("tv"), ElementsAre("tc", "tp"));  // its own edge from the Const stays
   EXPECT_EQ(run->stats.Get(kPass, "ctrl_edges_transferred"), 2);
   EXPECT_THAT(run->LogText(), HasSubstr("CtrlEdgeTransferred const=tc from=tp to=tu"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto stat, RunPartition(build(false)));
-  EXPECT_EQ(stat->plan.partition.decision, "static");
+  EXPECT_EQ(stat->plan.partition.decision, PartitionDecision::kStatic);
   const Model& sm = stat->plan.model;
   ASSERT_EQ(sm.node(sm.FindNode("tc")).control_inputs.size(), 1u);
   EXPECT_TRUE(sm.node(sm.FindNode("tu")).control_inputs.empty());
@@ -589,7 +589,7 @@ TEST(DynamicShapePartitionTest, PartitionsMultiBatchCaseBranchesAsCompileGraphs)
   };
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(build(true)));
   const Model& m = run->plan.model;
-  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kPartitioned);
   EXPECT_THAT(run->plan.partition.reason, HasSubstr("1 multi-batch branch(es) partitioned"));
   EXPECT_EQ(run->KindOf("case"), "unknown");
   EXPECT_EQ(run->KindOf("b0d"), "unknown");
@@ -658,7 +658,7 @@ TEST(DynamicShapePartitionTest, FillsThePlanAndCountsStatistics) {
   Chain(b, "k", "d", 4);
   b.Output({"k4"});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
-  EXPECT_EQ(run->plan.partition.decision, "partitioned");
+  EXPECT_EQ(run->plan.partition.decision, PartitionDecision::kPartitioned);
   EXPECT_TRUE(Has(run->plan.established, IrProperty::kPartitioned));
   EXPECT_EQ(run->stats.Get(kPass, "subgraphs_known"), 1);
   EXPECT_EQ(run->stats.Get(kPass, "subgraphs_unknown"), 1);

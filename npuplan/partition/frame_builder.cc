@@ -509,7 +509,9 @@ void FrameBuilder::RecordFrame(Frame& f, PartitionResult& out) {
   const bool unknown = f.type == ClusterType::kUnknown;
   PartitionSubgraph rec;
   rec.name = model_.graph(f.sg).name;
-  rec.kind = f.type == ClusterType::kKnown ? "known" : unknown ? "unknown" : "input";
+  rec.kind = f.type == ClusterType::kKnown ? SubgraphKind::kKnown
+             : unknown                     ? SubgraphKind::kUnknown
+                                           : SubgraphKind::kInput;
   rec.call_node = model_.node(f.call).name;
   // The members are recorded by id (the frame's list, topological order).
   rec.nodes = std::move(f.members);
@@ -523,7 +525,7 @@ void FrameBuilder::RecordFrame(Frame& f, PartitionResult& out) {
   std::sort(reasons.begin(), reasons.end());
   reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
   rec.reasons = std::move(reasons);
-  counts_.Count(StrCat("subgraphs_", rec.kind));
+  counts_.Count(StrCat("subgraphs_", SubgraphKindName(rec.kind)));
   out.subgraphs.push_back(std::move(rec));
 }
 

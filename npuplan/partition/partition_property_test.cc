@@ -467,7 +467,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     }
     ASSERT_THAT(status, IsOk());
     ASSERT_THAT(VerifyStructure(m), IsOk());  // acyclic, edges valid, parent indices in range
-    if (result.decision != "partitioned") {
+    if (result.decision != PartitionDecision::kPartitioned) {
       ASSERT_EQ(m.num_nodes(), original.num_nodes());
       continue;
     }
@@ -512,7 +512,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     for (const PartitionSubgraph& sg : result.subgraphs) {
       std::vector<std::string> names = sg.NodeNames(m);
       std::sort(names.begin(), names.end());
-      got.emplace(sg.kind, names);
+      got.emplace(SubgraphKindName(sg.kind), names);
     }
     ASSERT_EQ(got, oracle.Frames());
     // 4. Every absorbed static node lies on a path between two unknown nodes
@@ -520,7 +520,7 @@ TEST(PartitionPropertyTest, RandomDagsMatchTheOracleAndKeepEveryInvariant) {
     if (n_ops <= 12 && !with_groups) {
       auto reach = Closure(original);
       for (const PartitionSubgraph& sg : result.subgraphs) {
-        if (sg.kind != "unknown") continue;
+        if (sg.kind != SubgraphKind::kUnknown) continue;
         for (const std::string& name : sg.NodeNames(m)) {
           size_t x = original.FindNode(name).index();
           if (marks->IsUnknown(NodeId(x))) continue;

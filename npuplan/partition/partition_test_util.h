@@ -112,7 +112,7 @@ struct PartitionRun {
     GraphId g = m.node(id).graph;
     if (g == kRootGraph) return "root";
     for (const PartitionSubgraph& sg : plan.partition.subgraphs) {
-      if (sg.name == m.graph(g).name) return sg.kind;
+      if (sg.name == m.graph(g).name) return std::string(SubgraphKindName(sg.kind));
     }
     return "nested:" + m.graph(g).name;
   }

@@ -106,7 +106,7 @@ std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
   std::map<std::string_view, bool>
       subgraph_unknown;  // the first entry of a name, as a scan finds it
   for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
-    subgraph_unknown.emplace(ps.name, ps.kind != "known");
+    subgraph_unknown.emplace(ps.name, ps.kind != SubgraphKind::kKnown);
   }
   constexpr uint8_t kUnset = 2, kOnWalk = 3;
   std::vector<uint8_t> unknown(ng, kUnset);
@@ -122,8 +122,9 @@ std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
       walk.push_back(g);
       const Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
       if (graph.IsRoot()) {
-        value = plan.partition.ran && (plan.partition.decision == "whole-dynamic" ||
-                                       plan.partition.decision == "partitioned");
+        value =
+            plan.partition.ran && (plan.partition.decision == PartitionDecision::kWholeDynamic ||
+                                   plan.partition.decision == PartitionDecision::kPartitioned);
         break;
       }
       if (auto it = subgraph_unknown.find(graph.name); it != subgraph_unknown.end()) {
@@ -144,7 +145,7 @@ std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
 
 std::vector<bool> DynamicPathGraphs(const Plan& plan) {
   const Model& m = plan.model;
-  if (plan.streams.mode.rfind("dynamic", 0) != 0) return std::vector<bool>(m.num_graphs(), false);
+  if (!IsDynamicStreamMode(plan.streams.mode)) return std::vector<bool>(m.num_graphs(), false);
   const std::vector<uint8_t> unknown = UnknownShapeGraphs(plan);
   return std::vector<bool>(unknown.begin(), unknown.end());
 }

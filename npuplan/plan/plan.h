@@ -17,6 +17,7 @@
 
 #include "npuplan/ir/graph.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/plan_enums.h"
 #include "npuplan/support/big_vector.h"
 
 namespace npuplan {
@@ -24,7 +25,7 @@ namespace npuplan {
 // Dynamic/static partition (issue: partition).
 struct PartitionSubgraph {
   std::string name;                  // subgraph name (<root>_sub_<id>_know|_unknow|_input)
-  std::string kind;                  // "known" | "unknown" | "input"
+  SubgraphKind kind = SubgraphKind::kKnown;
   std::string call_node;             // the PartitionedCall node in the root
   // Member nodes (ids in the plan's model), topological order. Ids, not
   // names: 4 bytes a member instead of a 32-byte string (1M members = 32 MB
@@ -43,7 +44,7 @@ struct PartitionSubgraph {
 };
 struct PartitionResult {
   bool ran = false;
-  std::string decision;  // "static" | "whole-dynamic" | "partitioned" | "skipped"
+  PartitionDecision decision = PartitionDecision::kNone;
   std::string reason;    // why that decision
   std::vector<PartitionSubgraph> subgraphs;
   std::map<std::string, int64_t> cluster_counts;  // by cluster type
@@ -52,6 +53,10 @@ struct PartitionResult {
   bool marked = false;
   std::map<std::string, std::string> unknown_nodes;
   std::vector<std::string> no_tiling_nodes;
+  // Per graph (GraphId index): runs on the dynamic-shape path. Written by
+  // dynamic-shape-partition, read through partition::UnknownShapeGraphs; in
+  // memory only (the verifier recomputes it; not in the plan JSON).
+  std::vector<bool> unknown_shape_graphs;
 };
 
 // Logical / physical streams (issues: streams, events).
@@ -75,7 +80,7 @@ struct StreamResult {
   int64_t huge_task_limit = 0;  // limit of the streams in `huge`
   std::vector<LogicalStream> streams;
   bool assigned_by_stream_pass = false;
-  std::string mode;  // "multi" | "single" | "dynamic-single" | "dynamic-multi"
+  StreamMode mode = StreamMode::kNone;
   std::string auto_mode;            // ge.autoMultistreamParallelMode in effect ("" = none), e.g. "LoadBalance:4"
   int64_t estimated_makespan = 0;   // DAG / CriticalPath modes: cost-model makespan, summed over graphs (0 = not run)
   int64_t makespan_lower_bound = 0; // max(critical path, work / N), summed over graphs
@@ -147,7 +152,7 @@ struct EventTable {
 struct TensorPlacement {
   NodeId node;
   int32_t output = 0;  // output anchor, or -1 for the node's workspace
-  std::string region;  // "activation" | "input" | "constant" | "workspace"
+  MemoryRegion region = MemoryRegion::kActivation;
   int64_t offset = 0;
   int64_t size = 0;
   int64_t first_use = 0;  // lifetime in plan order (half-open upper bound)

@@ -91,10 +91,10 @@ absl::Status CheckStages(const Plan& plan) {
                   StrCat("node ", Name(m.nodes()[i]), " has a physical stream")));
   }
   const StreamResult& s = plan.streams;
-  NPUPLAN_RETURN_IF_ERROR(
-      Unclaimed(plan, IrProperty::kLogicalStreams,
-                s.logical != 0 || s.physical != 0 || !s.streams.empty() || !s.mode.empty(),
-                "the plan has a streams section"));
+  NPUPLAN_RETURN_IF_ERROR(Unclaimed(
+      plan, IrProperty::kLogicalStreams,
+      s.logical != 0 || s.physical != 0 || !s.streams.empty() || s.mode != StreamMode::kNone,
+      "the plan has a streams section"));
   NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kAttachedStreams, !s.attached.empty(),
                                     "streams.attached is not empty"));
   NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kPhysicalStreams,
@@ -279,18 +279,12 @@ absl::Status CheckStreams(const Plan& plan) {
       }
     }
   }
-  // "" where no pass set it; the events checks read the mode's "dynamic".
-  static constexpr std::string_view kModes[] = {"", "multi", "single", "dynamic-single",
-                                                "dynamic-multi"};
-  if (std::find(std::begin(kModes), std::end(kModes), s.mode) == std::end(kModes)) {
-    return Fail("streams", StrCat("streams.mode '", EchoName(s.mode),
-                                  "' is not one of multi, single, "
-                                  "dynamic-single, dynamic-multi"));
-  }
+  // The mode is an enum (kNone where no pass set it): the plan reader
+  // refuses a name outside the table with this rule's message.
   const std::vector<uint8_t> unknown = UnknownShapeGraphs(plan);
   const bool dynamic = std::find(unknown.begin(), unknown.end(), 1) != unknown.end();
-  if (dynamic != (s.mode.rfind("dynamic", 0) == 0)) {
-    return Fail("streams", StrCat("streams.mode is '", s.mode, "' but ",
+  if (dynamic != IsDynamicStreamMode(s.mode)) {
+    return Fail("streams", StrCat("streams.mode is '", StreamModeName(s.mode), "' but ",
                                   dynamic ? "the partition makes a graph unknown-shape"
                                           : "no graph is unknown-shape"));
   }
@@ -437,24 +431,20 @@ absl::Status CheckPartition(const Plan& plan) {
   const PartitionResult& p = plan.partition;
   if (!p.ran) return absl::OkStatus();
   const Model& m = plan.model;
-  static constexpr std::string_view kDecisions[] = {"static", "whole-dynamic", "partitioned",
-                                                    "skipped"};
-  if (std::find(std::begin(kDecisions), std::end(kDecisions), p.decision) == std::end(kDecisions)) {
-    return Fail("partition", StrCat("partition.decision '", EchoName(p.decision),
-                                    "' is not one of static, whole-dynamic, partitioned, skipped"));
+  // The plan reader refuses a name outside the table with this message.
+  if (p.decision == PartitionDecision::kNone) {
+    return Fail("partition",
+                "partition.decision '' is not one of static, whole-dynamic, partitioned, skipped");
   }
-  if (p.subgraphs.empty() == (p.decision == "partitioned")) {
-    return Fail("partition", StrCat("partition.decision is '", p.decision, "' but the plan lists ",
-                                    p.subgraphs.size(), " partitioned subgraphs"));
+  if (p.subgraphs.empty() == (p.decision == PartitionDecision::kPartitioned)) {
+    return Fail("partition",
+                StrCat("partition.decision is '", PartitionDecisionName(p.decision),
+                       "' but the plan lists ", p.subgraphs.size(), " partitioned subgraphs"));
   }
   std::set<std::string_view> names;
   for (size_t i = 0; i < p.subgraphs.size(); ++i) {
     const PartitionSubgraph& sg = p.subgraphs[i];
     const std::string at = StrCat("partition.subgraphs[", i, "]");
-    if (sg.kind != "known" && sg.kind != "unknown" && sg.kind != "input") {
-      return Fail("partition", StrCat(at, ".kind '", EchoName(sg.kind),
-                                      "' is not one of known, unknown, input"));
-    }
     const GraphId g = m.FindGraph(sg.name);
     const NodeId call = m.FindNode(sg.call_node);
     if (!g.valid() || g == kRootGraph || !names.insert(sg.name).second) {

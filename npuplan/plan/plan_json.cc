@@ -73,7 +73,7 @@ std::string WritePlanJson(const Plan& plan) {
       w.Field("node", m.node(t.node).name);
       w.Field("offset", t.offset);
       w.Field("output", int64_t{t.output});
-      w.Field("region", t.region);
+      w.Field("region", MemoryRegionName(t.region));
       w.Field("size", t.size);
       w.Field("stream", t.stream);
       w.EndObject();
@@ -122,7 +122,7 @@ std::string WritePlanJson(const Plan& plan) {
     w.BeginObject();
     for (const auto& [k, v] : p.cluster_counts) w.Field(k, v);
     w.EndObject();
-    w.Field("decision", p.decision);
+    w.Field("decision", PartitionDecisionName(p.decision));
     if (p.marked) {
       w.Key("no_tiling_nodes");
       w.StringArray(p.no_tiling_nodes);
@@ -133,7 +133,7 @@ std::string WritePlanJson(const Plan& plan) {
     for (const PartitionSubgraph& sg : p.subgraphs) {
       w.BeginObject();
       w.Field("call_node", sg.call_node);
-      w.Field("kind", sg.kind);
+      w.Field("kind", SubgraphKindName(sg.kind));
       w.Field("name", sg.name);
       w.Key("nodes");
       w.BeginArray();
@@ -179,7 +179,7 @@ std::string WritePlanJson(const Plan& plan) {
     }
     streams["attached_physical"] = std::move(ap);
   }
-  streams["mode"] = s.mode;
+  streams["mode"] = std::string(StreamModeName(s.mode));
   if (!s.auto_mode.empty()) {
     streams["auto_mode"] = s.auto_mode;
     streams["estimated_makespan"] = s.estimated_makespan;

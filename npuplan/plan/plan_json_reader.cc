@@ -30,6 +30,14 @@ constexpr int64_t kPlanJsonNesting = 16;
 absl::Status Bad(std::string_view src, std::string_view where, std::string_view what) {
   return absl::InvalidArgumentError(StrCat(src, ": ", where, ": ", what));
 }
+// A name outside an enum's table. The text and code are those the claims
+// check (plan_claims.cc, rule `rule`) gave when such a name was still read
+// into a string: "<src>: verifier[<rule>]: <field> '<name>' is not one of …".
+absl::Status NotOneOf(std::string_view src, std::string_view rule, std::string_view field,
+                      std::string_view name, std::string_view allowed) {
+  return absl::InternalError(StrCat(src, ": verifier[", rule, "]: ", field, " '", EchoName(name),
+                                    "' is not one of ", allowed));
+}
 
 // Reads the plan's own sections (everything but "graph", which the graph
 // reader reads) into `plan`. Every field is typed and range-checked against
@@ -52,8 +60,16 @@ class PlanSections {
     NPUPLAN_RETURN_IF_ERROR(ReadMemory());
     return ReadPartition();
   }
+  // The first name outside an enum's table, if any: reported after every
+  // other read check, where the claims check used to reject such a name.
+  const absl::Status& name_error() const { return name_error_; }
 
  private:
+  // Keeps the first name error (see Read).
+  void NameError(absl::Status s) {
+    if (name_error_.ok()) name_error_ = std::move(s);
+  }
+
   // The section `key` of the document (an object, or an array when `object`
   // is false) as a DOM, nullopt when absent.
   absl::StatusOr<std::optional<json>> Section(std::string_view key, bool object) const {
@@ -202,7 +218,12 @@ class PlanSections {
     NPUPLAN_ASSIGN_OR_RETURN(sr.physical, StreamCount(*s, path, "physical"));
     NPUPLAN_ASSIGN_OR_RETURN(sr.attached, StreamIdsOr(*s, path, "attached"));
     NPUPLAN_ASSIGN_OR_RETURN(sr.huge, StreamIdsOr(*s, path, "huge"));
-    NPUPLAN_ASSIGN_OR_RETURN(sr.mode, f_.StringOr(*s, path, "mode"));
+    NPUPLAN_ASSIGN_OR_RETURN(const std::string mode, f_.StringOr(*s, path, "mode"));
+    const std::optional<StreamMode> m = ParseStreamMode(mode);
+    if (!m)
+      NameError(NotOneOf(src_, "streams", "streams.mode", mode,
+                         "multi, single, dynamic-single, dynamic-multi"));
+    sr.mode = m.value_or(StreamMode::kNone);
     NPUPLAN_ASSIGN_OR_RETURN(sr.auto_mode, f_.StringOr(*s, path, "auto_mode"));
     NPUPLAN_ASSIGN_OR_RETURN(sr.estimated_makespan, f_.IntOr(*s, path, "estimated_makespan", 0));
     NPUPLAN_ASSIGN_OR_RETURN(sr.makespan_lower_bound, f_.IntOr(*s, path, "makespan_lower_bound", 0));
@@ -367,7 +388,14 @@ class PlanSections {
       NPUPLAN_ASSIGN_OR_RETURN(tp.node, NodeField(t, where, "node", "names no node of the graph"));
       NPUPLAN_ASSIGN_OR_RETURN(int64_t output, f_.IntOr(t, where, "output", 0, -1, INT32_MAX));
       tp.output = static_cast<int32_t>(output);
-      NPUPLAN_ASSIGN_OR_RETURN(tp.region, f_.StringOr(t, where, "region"));
+      NPUPLAN_ASSIGN_OR_RETURN(const std::string region, f_.StringOr(t, where, "region"));
+      const std::optional<MemoryRegion> r = ParseMemoryRegion(region);
+      if (!r) {
+        NameError(Bad(src_, where + ".region",
+                      StrCat("'", EchoName(region),
+                             "' is not one of activation, input, constant, workspace")));
+      }
+      tp.region = r.value_or(MemoryRegion::kActivation);
       NPUPLAN_ASSIGN_OR_RETURN(tp.offset, f_.IntOr(t, where, "offset", 0));
       NPUPLAN_ASSIGN_OR_RETURN(tp.size, f_.IntOr(t, where, "size", 0));
       NPUPLAN_ASSIGN_OR_RETURN(tp.first_use, f_.IntOr(t, where, "first_use", 0));
@@ -387,7 +415,13 @@ class PlanSections {
     const std::string path = "$.partition";
     PartitionResult& pr = plan_.partition;
     pr.ran = true;
-    NPUPLAN_ASSIGN_OR_RETURN(pr.decision, f_.StringOr(*p, path, "decision"));
+    NPUPLAN_ASSIGN_OR_RETURN(const std::string decision, f_.StringOr(*p, path, "decision"));
+    const std::optional<PartitionDecision> d = ParsePartitionDecision(decision);
+    if (!d || *d == PartitionDecision::kNone) {
+      NameError(NotOneOf(src_, "partition", "partition.decision", decision,
+                         "static, whole-dynamic, partitioned, skipped"));
+    }
+    pr.decision = d.value_or(PartitionDecision::kNone);
     NPUPLAN_ASSIGN_OR_RETURN(pr.reason, f_.StringOr(*p, path, "reason"));
     if (const json* cc = JsonFields::Find(*p, "cluster_counts")) {
       NPUPLAN_ASSIGN_OR_RETURN(pr.cluster_counts, f_.IntMap(*cc, path + ".cluster_counts"));
@@ -400,7 +434,12 @@ class PlanSections {
         NPUPLAN_RETURN_IF_ERROR(f_.Object(s, where));
         PartitionSubgraph sg;
         NPUPLAN_ASSIGN_OR_RETURN(sg.name, f_.StringOr(s, where, "name"));
-        NPUPLAN_ASSIGN_OR_RETURN(sg.kind, f_.StringOr(s, where, "kind"));
+        NPUPLAN_ASSIGN_OR_RETURN(const std::string kind, f_.StringOr(s, where, "kind"));
+        const std::optional<SubgraphKind> k = ParseSubgraphKind(kind);
+        if (!k)
+          NameError(NotOneOf(src_, "partition", StrCat(where.substr(2), ".kind"), kind,
+                             "known, unknown, input"));
+        sg.kind = k.value_or(SubgraphKind::kKnown);
         NPUPLAN_ASSIGN_OR_RETURN(sg.call_node, f_.StringOr(s, where, "call_node"));
         // Member names back to ids in the plan's graph.
         NPUPLAN_ASSIGN_OR_RETURN(const std::vector<std::string> names, f_.StringListOr(s, where, "nodes"));
@@ -432,6 +471,7 @@ class PlanSections {
   Plan& plan_;
   const Model& m_;
   int64_t max_stream_ = 0;
+  absl::Status name_error_;
 };
 
 }  // namespace
@@ -463,8 +503,10 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   if (!model.ok()) return model.status();
   plan.model = std::move(model).value();
   plan.EnsureNodeVectors();
-  NPUPLAN_RETURN_IF_ERROR(PlanSections(doc, src, plan).Read());
+  PlanSections sections(doc, src, plan);
+  NPUPLAN_RETURN_IF_ERROR(sections.Read());
   NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(doc, plan, src));
+  NPUPLAN_RETURN_IF_ERROR(sections.name_error());
   return plan;
 }
 

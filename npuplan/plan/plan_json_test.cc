@@ -171,6 +171,24 @@ TEST(PlanJsonTest, RejectsAnAttachedIndexTheNodeDoesNotHave) {
   }
 }
 
+// Enum fields (plan_enums.h): a name outside the table is refused, after
+// the section's other checks.
+TEST(PlanJsonTest, RefusesANameOutsideAnEnumTable) {
+  EXPECT_THAT(Error(PlanWith(R"(, "memory": {"tensors": [{"node": "a", "region": "heap"}]})")),
+              HasSubstr("$.memory.tensors[0].region: 'heap' is not one of activation, input, "
+                        "constant, workspace"));
+  EXPECT_THAT(Error(PlanWith(
+                  R"(, "memory": {"tensors": [{"node": "a", "region": "heap", "offset": "0"}]})")),
+              HasSubstr("$.memory.tensors[0].offset: expected an integer"));
+  // Mode, decision and kind keep the claims check's code and text.
+  const absl::Status mode =
+      ParsePlanJson(PlanWith(R"(, "streams": {"mode": "sideways"})"), "p.json").status();
+  EXPECT_EQ(mode.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(std::string(mode.message()),
+            "p.json: verifier[streams]: streams.mode 'sideways' is not one of multi, single, "
+            "dynamic-single, dynamic-multi");
+}
+
 TEST(PlanJsonTest, NamesTheJsonPathOfAFieldOfTheWrongType) {
   EXPECT_THAT(Error(PlanWith(R"(, "nodes": {"b": {"tasks": "many"}})")),
               HasSubstr("p.json: $.nodes.b.tasks: expected an integer, found a string"));

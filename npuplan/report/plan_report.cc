@@ -14,10 +14,7 @@
 namespace npuplan::report {
 namespace {
 
-bool InPool(const TensorPlacement& t) {
-  return t.region == "activation" || t.region == "workspace";
-}
-
+bool InPool(const TensorPlacement& t) { return IsPoolRegion(t.region); }
 
 std::string SummarySection(const Plan& plan, const sim::SimResult& r, const PlanReportOptions& o) {
   std::vector<std::vector<std::string>> rows;
@@ -25,7 +22,9 @@ std::string SummarySection(const Plan& plan, const sim::SimResult& r, const Plan
   if (!o.source.empty()) rows.push_back({"plan file", o.source});
   rows.push_back(
       {"nodes / graphs", StrCat(plan.model.num_nodes(), " / ", plan.model.num_graphs())});
-  rows.push_back({"stream mode", plan.streams.mode.empty() ? "-" : plan.streams.mode});
+  rows.push_back({"stream mode", plan.streams.mode == StreamMode::kNone
+                                     ? "-"
+                                     : std::string(StreamModeName(plan.streams.mode))});
   if (!plan.streams.auto_mode.empty())
     rows.push_back({"auto multi-stream mode", plan.streams.auto_mode});
   rows.push_back({"streams (logical / physical / attached)",
@@ -163,8 +162,9 @@ std::string PartitionSection(const Plan& plan) {
     return out +
            "<p class=\"note\" id=\"partition-none\">The partition stage did not run for this "
            "plan.</p>\n";
-  out += StrCat("<p id=\"partition-decision\">Decision: <b>", HtmlEscape(p.decision), "</b> — ",
-                HtmlEscape(p.reason), "</p>\n");
+  out += StrCat("<p id=\"partition-decision\">Decision: <b>",
+                HtmlEscape(PartitionDecisionName(p.decision)), "</b> — ", HtmlEscape(p.reason),
+                "</p>\n");
   if (!p.cluster_counts.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [k, v] : p.cluster_counts) rows.push_back({k, StrCat(v)});
@@ -173,9 +173,10 @@ std::string PartitionSection(const Plan& plan) {
   if (!p.subgraphs.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const PartitionSubgraph& s : p.subgraphs) {
-      const std::string kind = s.kind == "known"     ? "static (known)"
-                               : s.kind == "unknown" ? "dynamic (unknown)"
-                                                     : s.kind;
+      const std::string kind = s.kind == SubgraphKind::kKnown ? "static (known)"
+                               : s.kind == SubgraphKind::kUnknown
+                                   ? "dynamic (unknown)"
+                                   : std::string(SubgraphKindName(s.kind));
       rows.push_back({s.name, kind, s.call_node, StrCat(s.nodes.size()), StrJoin(s.reasons, "; ")});
     }
     out += Table({"subgraph", "kind", "call node", "nodes", "why dynamic"}, rows, "partition");

@@ -52,7 +52,7 @@ TensorPlacement Tensor(const Plan& plan, std::string_view node, int64_t offset, 
                        int64_t lo, int64_t hi, std::string buffer = "") {
   TensorPlacement t;
   t.node = plan.model.FindNode(node);
-  t.region = "activation";
+  t.region = MemoryRegion::kActivation;
   t.offset = offset;
   t.size = size;
   t.first_use = lo;
@@ -206,13 +206,19 @@ TEST(PlanReportTest, SaysWhenPartitionAndMemoryDidNotRun) {
 TEST(PlanReportTest, ListsDynamicSubgraphsWithTheirReasons) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, DiamondPlan());
   plan.partition.ran = true;
-  plan.partition.decision = "partitioned";
+  plan.partition.decision = PartitionDecision::kPartitioned;
   plan.partition.reason = "mixed known and unknown shapes";
   const Model& m = plan.model;
-  plan.partition.subgraphs.push_back(
-      {"diamond_sub_0_know", "known", "call0", {m.FindNode("a"), m.FindNode("b")}, {}});
-  plan.partition.subgraphs.push_back(
-      {"diamond_sub_1_unknow", "unknown", "call1", {m.FindNode("d")}, {"d: output <dim -1>"}});
+  plan.partition.subgraphs.push_back({"diamond_sub_0_know",
+                                      SubgraphKind::kKnown,
+                                      "call0",
+                                      {m.FindNode("a"), m.FindNode("b")},
+                                      {}});
+  plan.partition.subgraphs.push_back({"diamond_sub_1_unknow",
+                                      SubgraphKind::kUnknown,
+                                      "call1",
+                                      {m.FindNode("d")},
+                                      {"d: output <dim -1>"}});
   plan.partition.unknown_nodes["d"] = "output shape [-1]";
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string html, PlanReportHtml(plan));
   EXPECT_THAT(html, HasSubstr("Decision: <b>partitioned</b>"));
@@ -233,7 +239,7 @@ TEST(PlanReportTest, CountsAliasedTensorsOnceInLiveBytes) {
                          Tensor(plan, "d", 512, 256, 2, 3, "b:0"),  // alias of b's buffer
                          Tensor(plan, "c<&\"'>", 0, 512, 2, 4)};
   plan.memory.tensors.push_back(Tensor(plan, "a", 0, 4096, 0, 4));
-  plan.memory.tensors.back().region = "input";  // not in the pool
+  plan.memory.tensors.back().region = MemoryRegion::kInput;  // not in the pool
   EXPECT_THAT(LiveActivationBytes(plan.memory), ElementsAre(512, 768, 768, 512));
 }
 

@@ -151,8 +151,7 @@ struct PoolBuffer {
 std::vector<PoolBuffer> PoolBuffers(const Plan& plan) {
   std::map<std::string, PoolBuffer> by_name;
   for (const TensorPlacement& t : plan.memory.tensors) {
-    if ((t.region != "activation" && t.region != "workspace") || !t.node.valid() ||
-        t.node.index() >= plan.model.num_nodes()) {
+    if (!IsPoolRegion(t.region) || !t.node.valid() || t.node.index() >= plan.model.num_nodes()) {
       continue;
     }
     const std::string key = t.buffer.empty() ? StrCat(t.node.value, ":", t.output) : t.buffer;

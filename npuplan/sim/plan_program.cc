@@ -111,7 +111,7 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
   // subtree (contiguous after it in execution order) on its own stream that
   // runs — an If/Case owner's subtree holds every branch, and the record
   // follows the branch that ran, not the last one in the plan.
-  const bool dynamic = plan.streams.mode.rfind("dynamic", 0) == 0;
+  const bool dynamic = IsDynamicStreamMode(plan.streams.mode);
   std::vector<int> depth;
   if (dynamic) {
     depth.resize(m.num_graphs());

@@ -373,7 +373,7 @@ TEST(SimulatorTest, TraceNamesProcessesAfterLogicalStreamsAndCountsMemory) {
   plan.memory.planned = true;
   TensorPlacement t;
   t.node = plan.model.FindNode("a");
-  t.region = "activation";
+  t.region = MemoryRegion::kActivation;
   t.size = 512;
   t.first_use = 0;
   t.last_use = 2;
@@ -493,7 +493,7 @@ TEST(SimulatorTest, DynamicPathOwnerRecordsAfterTheBranchThatRuns) {
    {"name": "e1", "type": "Relu", "inputs": ["e_in"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
    {"name": "e_out", "type": "NetOutput", "inputs": ["e1"], "attrs": {"_test_stream": 0}}]}]})json";
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
-  plan.streams.mode = "dynamic-multi";
+  plan.streams.mode = StreamMode::kDynamicMulti;
   AddEvent(plan, "x", "p", 0);
   AddEvent(plan, "p", "c", 1);
   // then (the longer branch): not after e_out, the last node of the subtree.

@@ -114,7 +114,7 @@ MemoryInUse PoolMemoryInUse(const Plan& plan, const SimResult& result) {
   }
   std::map<std::string, BufferUse> buffers;
   for (const TensorPlacement& t : mem.tensors) {
-    if ((t.region != "activation" && t.region != "workspace") || !t.node.valid() || t.node.index() >= n) continue;
+    if (!IsPoolRegion(t.region) || !t.node.valid() || t.node.index() >= n) continue;
     const std::string key = t.buffer.empty() ? StrCat(m.node(t.node).name, ":", t.output) : t.buffer;
     auto [it, fresh] = buffers.try_emplace(key);
     BufferUse& b = it->second;

@@ -23,7 +23,7 @@ absl::StatusOr<Plan> CompileDynamic(std::string_view graph, std::map<std::string
   NPUPLAN_ASSIGN_OR_RETURN(plan.model, ParseStreamTestGraph(graph));
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.partition.ran = true;
-  plan.partition.decision = "whole-dynamic";
+  plan.partition.decision = PartitionDecision::kWholeDynamic;
   plan.EnsureNodeVectors();
   CompileOptions options = CompileOptions::FromModel(plan.model, opts, false);
   DecisionLog local(true);
@@ -50,7 +50,7 @@ TEST(DynamicStreamAllocatorTest, UsesOneStreamWithoutTheEnvironmentSwitch) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileDynamic(kEngines, {}));
   for (const char* n : {"x", "dsa", "hc", "vec", "mm", "out"}) EXPECT_EQ(StreamOf(plan, n), 0) << n;
   EXPECT_EQ(plan.streams.logical, 1);
-  EXPECT_EQ(plan.streams.mode, "dynamic-single");
+  EXPECT_EQ(plan.streams.mode, StreamMode::kDynamicSingle);
 }
 
 TEST(DynamicStreamAllocatorTest, AutoMultistreamOptionAloneNeverEnablesMultiStream) {
@@ -71,7 +71,7 @@ TEST(DynamicStreamAllocatorTest, GivesEachOwningEngineOneStreamInEnginePriorityO
   EXPECT_EQ(StreamOf(plan, "x"), 0);
   EXPECT_EQ(StreamOf(plan, "out"), 0);
   EXPECT_EQ(plan.streams.logical, 4);
-  EXPECT_EQ(plan.streams.mode, "dynamic-multi");
+  EXPECT_EQ(plan.streams.mode, StreamMode::kDynamicMulti);
   EXPECT_EQ(log.WithKeyword("DynamicStreamsRefreshed").size(), 1u);
 }
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "npuplan/partition/unknown_shape_graphs.h"
 #include "npuplan/stream/critical_path_streams.h"
 #include "npuplan/stream/cv_parallel_marking.h"
 #include "npuplan/stream/dag_stream_allocator.h"
@@ -29,44 +30,11 @@ namespace npuplan {
 namespace stream {
 
 bool IsUnknownShapeGraph(const Plan& plan, GraphId g) {
-  const Model& m = plan.model;
-  const Graph& graph = m.graph(g);
-  if (graph.IsRoot()) {
-    return plan.partition.ran &&
-           (plan.partition.decision == "whole-dynamic" || plan.partition.decision == "partitioned");
-  }
-  for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
-    if (ps.name == graph.name) return ps.kind != "known";
-  }
-  if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, kAttrIsUnknownShape)) return *flag;
-  return IsUnknownShapeGraph(plan, graph.parent_graph);
+  return partition::IsUnknownShapeGraph(plan, g);
 }
 
 std::vector<bool> UnknownShapeGraphs(const Plan& plan) {
-  const Model& m = plan.model;
-  std::vector<bool> out(m.num_graphs(), false), visited(m.num_graphs(), false);
-  // The first partition subgraph of each name decides, as in IsUnknownShapeGraph.
-  std::unordered_map<std::string_view, bool> kind;
-  for (const PartitionSubgraph& ps : plan.partition.subgraphs) kind.emplace(ps.name, ps.kind != "known");
-  for (GraphId g : m.GraphsPreOrder()) {  // parents first
-    const Graph& graph = m.graph(g);
-    bool unknown;
-    if (graph.IsRoot()) {
-      unknown = IsUnknownShapeGraph(plan, g);
-    } else if (auto it = kind.find(graph.name); it != kind.end()) {
-      unknown = it->second;
-    } else if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, kAttrIsUnknownShape)) {
-      unknown = *flag;
-    } else {
-      unknown = out[graph.parent_graph.index()];
-    }
-    out[g.index()] = unknown;
-    visited[g.index()] = true;
-  }
-  for (size_t g = 0; g < out.size(); ++g) {  // unreachable graphs (malformed): the slow path
-    if (!visited[g]) out[g] = IsUnknownShapeGraph(plan, GraphId(static_cast<int32_t>(g)));
-  }
-  return out;
+  return partition::UnknownShapeGraphs(plan);
 }
 
 namespace {
@@ -405,8 +373,8 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   s = StreamResult{};
   s.logical = count;
   s.physical = count;
-  s.mode = ctx.enable_single_stream ? "single" : "multi";
-  if (dynamic) s.mode = dyn.multi_stream ? "dynamic-multi" : "dynamic-single";
+  s.mode = ctx.enable_single_stream ? StreamMode::kSingle : StreamMode::kMulti;
+  if (dynamic) s.mode = dyn.multi_stream ? StreamMode::kDynamicMulti : StreamMode::kDynamicSingle;
   s.auto_mode = auto_mode.algorithm.empty() ? "" : (auto_mode.streams > 0 ? StrCat(auto_mode.algorithm, ":", auto_mode.streams) : auto_mode.algorithm);
   s.estimated_makespan = makespan;
   s.makespan_lower_bound = lower_bound;
@@ -423,7 +391,8 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan, graph_order);
   for (int64_t i = 0; i < count; ++i) s.streams[i].hccl_followed_count = hccl[i];
   pctx.stats.Set(kName, "logical_streams", count);
-  pctx.log.Record(kName, "LogicalStreamsAssigned", "", Field("mode", s.mode), Field("streams", count));
+  pctx.log.Record(kName, "LogicalStreamsAssigned", "", Field("mode", StreamModeName(s.mode)),
+                  Field("streams", count));
   if (pctx.instrumentation.verify_each) {
     NPUPLAN_RETURN_IF_ERROR(VerifyStreamIdsContinuous(m));
   }

@@ -75,11 +75,9 @@ class LogicalStreamAssignment final : public Pass {
 namespace stream {
 // ge.enableSingleStream=true: the single-stream chain and mode.
 bool SingleStreamMode(const CompileOptions& options);
-// True when graph g is unknown-shape per the partition result (see above).
+// partition::IsUnknownShapeGraph / UnknownShapeGraphs (unknown_shape_graphs.h):
+// the fact the partition stage stored.
 bool IsUnknownShapeGraph(const Plan& plan, GraphId g);
-// IsUnknownShapeGraph of every graph, indexed by GraphId, in one walk (a
-// parent's answer serves its subgraphs: linear in graphs + partition
-// subgraphs, where asking graph by graph is quadratic on deep nesting).
 std::vector<bool> UnknownShapeGraphs(const Plan& plan);
 }  // namespace stream
 

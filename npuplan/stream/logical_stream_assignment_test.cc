@@ -46,8 +46,9 @@ TEST(LogicalStreamAssignmentTest, UnknownShapeGraphsGetOneStreamAndKnownSubgraph
   plan.model = std::move(m);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.partition.ran = true;
-  plan.partition.decision = "partitioned";
-  plan.partition.subgraphs = {{"g_sub_0_unknow", "unknown", "cu", {}, {}}, {"g_sub_1_know", "known", "ck", {}, {}}};
+  plan.partition.decision = PartitionDecision::kPartitioned;
+  plan.partition.subgraphs = {{"g_sub_0_unknow", SubgraphKind::kUnknown, "cu", {}, {}},
+                              {"g_sub_1_know", SubgraphKind::kKnown, "ck", {}, {}}};
   EXPECT_TRUE(stream::IsUnknownShapeGraph(plan, kRootGraph));
   CompileOptions options;
   DecisionLog log(true);

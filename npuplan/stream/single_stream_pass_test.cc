@@ -22,7 +22,7 @@ constexpr char kParallel[] = R"json({"nodes": [
 TEST(SingleStreamPassTest, PutsEveryNodeOnOneStream) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(kParallel, {{"ge.enableSingleStream", "true"}}));
   EXPECT_EQ(plan.streams.logical, 1);
-  EXPECT_EQ(plan.streams.mode, "single");
+  EXPECT_EQ(plan.streams.mode, StreamMode::kSingle);
   for (const char* n : {"a", "h", "v", "out"}) EXPECT_EQ(StreamOf(plan, n), 0) << n;
   EXPECT_EQ(StreamOf(plan, "x"), -1);  // skipped engine, no producer
 }

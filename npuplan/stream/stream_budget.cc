@@ -41,7 +41,7 @@ int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallbac
 
 // The split's task limit, or 0 when no split will run.
 int64_t SplitLimit(const Plan& plan, const CompileOptions& o) {
-  if (plan.streams.mode.rfind("dynamic", 0) == 0 || plan.streams.mode == "single") return 0;
+  if (IsDynamicStreamMode(plan.streams.mode) || plan.streams.mode == StreamMode::kSingle) return 0;
   if (o.GetBool("npuplan.device.unlimitedStreamDepth")) return 0;
   return OptionInt(o, "npuplan.device.maxTasksPerStream", 1024);
 }

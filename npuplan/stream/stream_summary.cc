@@ -52,7 +52,7 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
   const StreamResult& sr = plan.streams;
   StreamAllocationSummary s;
   s.assigned_by_stream_pass = sr.assigned_by_stream_pass;
-  s.mode = sr.mode;
+  s.mode = std::string(StreamModeName(sr.mode));
   s.attached_stream_ids = sr.attached;
   s.logical_streams.resize(sr.logical);
   for (int64_t i = 0; i < sr.logical; ++i) {

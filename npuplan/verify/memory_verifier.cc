@@ -70,15 +70,17 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
                          "(no such output, no workspace, or unknown size)"));
     }
     const LogicalBuffer& b = lt.buffers[it->second];
-    const std::string region = r.output == TensorRef::kWorkspace ? "workspace" : b.region;
+    const MemoryRegion region =
+        r.output == TensorRef::kWorkspace ? MemoryRegion::kWorkspace : b.region;
     if (tp.size != b.size) {
       return Fail("memory-tensors",
                   StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
                          b.bytes, " bytes aligned to ", lt.alignment, ")"));
     }
     if (tp.region != region) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' is in region '", tp.region,
-                                           "', expected '", region, "'"));
+      return Fail("memory-tensors",
+                  StrCat("tensor '", name, "' is in region '", MemoryRegionName(tp.region),
+                         "', expected '", MemoryRegionName(region), "'"));
     }
     if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
       return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset,
@@ -127,7 +129,8 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   std::map<std::string, std::vector<int>> by_region;
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     if (lt.buffers[b].size == 0) continue;
-    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool") : lt.buffers[b].region]
+    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool")
+                                              : std::string(MemoryRegionName(lt.buffers[b].region))]
         .push_back(static_cast<int>(b));
   }
   int64_t pool_end = 0;

@@ -93,9 +93,9 @@ const std::map<std::string, std::function<void(Plan&)>>& Lies() {
        }},
       {"dynamic-senders",
        [](Plan& p) {  // the events now travel as attributes, which no node carries
-         p.streams.mode = "dynamic-multi";
+         p.streams.mode = StreamMode::kDynamicMulti;
          p.partition.ran = true;
-         p.partition.decision = "whole-dynamic";
+         p.partition.decision = PartitionDecision::kWholeDynamic;
        }},
   };
   return *lies;

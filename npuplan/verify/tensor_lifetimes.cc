@@ -295,7 +295,10 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       for (const TensorRef& r : b.members) lt.dynamic.push_back(TensorName(model, r));
       continue;
     }
-    b.region = constant ? "constant" : input ? "input" : workspace ? "workspace" : "activation";
+    b.region = constant    ? MemoryRegion::kConstant
+               : input     ? MemoryRegion::kInput
+               : workspace ? MemoryRegion::kWorkspace
+                           : MemoryRegion::kActivation;
     b.bytes = bytes;
     std::optional<int64_t> aligned = AlignUp(bytes, alignment);
     if (!aligned)
@@ -362,7 +365,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
       // Streamless nodes run no task.
       if (node.type == "NetOutput") continue;
       if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
-      if (b.region == "activation" || b.region == "workspace") {
+      if (IsPoolRegion(b.region)) {
         b.pinned = StrCat("used by '", node.name, "' which has no stream");
       }
     }
@@ -378,8 +381,11 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
   }
 
   // 6. Deterministic order and the tensor index.
-  auto region_rank = [](const std::string& r) {
-    return r == "activation" ? 0 : r == "workspace" ? 1 : r == "input" ? 2 : 3;
+  auto region_rank = [](MemoryRegion r) {
+    return r == MemoryRegion::kActivation  ? 0
+           : r == MemoryRegion::kWorkspace ? 1
+           : r == MemoryRegion::kInput     ? 2
+                                           : 3;
   };
   std::sort(buffers.begin(), buffers.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
     return std::make_tuple(region_rank(a.region), a.lower, a.name) <

@@ -69,11 +69,14 @@ int RunPartitionCommand(const PartitionFlags& f) {
     const PartitionResult& p = plan.partition;
     int64_t known = 0, unknown = 0, input = 0;
     for (const PartitionSubgraph& sg : p.subgraphs) {
-      (sg.kind == "known" ? known : sg.kind == "unknown" ? unknown : input) += 1;
+      (sg.kind == SubgraphKind::kKnown     ? known
+       : sg.kind == SubgraphKind::kUnknown ? unknown
+                                           : input) += 1;
     }
     std::fprintf(out.writes_stdout() ? stderr : stdout,
                  "partitioned %s: %s (%s); %lld known, %lld unknown, %lld input subgraphs -> %s\n",
-                 EchoName(plan.model.name()).c_str(), p.decision.c_str(), p.reason.c_str(),
+                 EchoName(plan.model.name()).c_str(),
+                 std::string(PartitionDecisionName(p.decision)).c_str(), p.reason.c_str(),
                  static_cast<long long>(known), static_cast<long long>(unknown),
                  static_cast<long long>(input), EchoName(f.output).c_str());
   }
