@@ -109,7 +109,8 @@ namespace {
 
 // What ComputeKernelBounds' steps share.
 struct BoundsState {
-  BoundsState(const KernelGraph& g, const CacheConfig& config, const BoundOptions& options, KernelBounds& out)
+  BoundsState(const KernelGraph& g, const CacheConfig& config, const BoundOptions& options,
+              KernelBounds& out)
       : g(g), config(config), options(options), out(out) {}
   const KernelGraph& g;
   const CacheConfig& config;
@@ -282,7 +283,8 @@ void RaiseHeadsTailsByPipeWork(BoundsState& st) {
   std::vector<int> pipe_of(n, -1);
   for (int v = 0; v < n; ++v) {
     if (g.nodes[v].kind != NodeKind::kOp) continue;
-    pipe_of[v] = pipe_index.emplace(g.nodes[v].pipe, static_cast<int>(pipe_index.size())).first->second;
+    pipe_of[v] =
+        pipe_index.emplace(g.nodes[v].pipe, static_cast<int>(pipe_index.size())).first->second;
   }
   const size_t words = (static_cast<size_t>(n) + 63) / 64;
   std::vector<uint64_t> bits(words * n);
@@ -358,7 +360,8 @@ void CacheAreaBound(BoundsState& st) {
   const KernelGraph& g = st.g;
   std::vector<double> area(st.levels, 0);
   for (int bi = 0; bi < st.nb; ++bi) {
-    area[g.buffers[bi].level] += static_cast<double>(g.buffers[bi].size) * static_cast<double>(st.user_span[bi]);
+    area[g.buffers[bi].level] +=
+        static_cast<double>(g.buffers[bi].size) * static_cast<double>(st.user_span[bi]);
   }
   for (int l = 0; l < st.levels; ++l) {
     const int64_t t = CeilBound(area[l] / static_cast<double>(st.config.levels[l].capacity));

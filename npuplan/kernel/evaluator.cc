@@ -37,7 +37,8 @@ struct Segment {
 // What the four stages share: the inputs, the metrics being filled, and what
 // one stage derives for the next.
 struct EvalState {
-  EvalState(const KernelGraph& g, const KernelSolution& sol, const CacheConfig& config, const EvalOptions& opt)
+  EvalState(const KernelGraph& g, const KernelSolution& sol, const CacheConfig& config,
+            const EvalOptions& opt)
       : g(g), sol(sol), config(config), opt(opt) {}
   const KernelGraph& g;
   const KernelSolution& sol;
@@ -63,8 +64,8 @@ absl::Status CheckCoverage(EvalState& st) {
     int v = sol.schedule[i];
     if (v < 0 || v >= st.total) {
       return Violation("schedule-coverage",
-                       absl::StrCat("schedule line ", i + 1, ": unknown node ", v, " (graph has ", st.n,
-                                    " nodes and ", st.s, " spills)"));
+                       absl::StrCat("schedule line ", i + 1, ": unknown node ", v, " (graph has ",
+                                    st.n, " nodes and ", st.s, " spills)"));
     }
     if (pos[v] >= 0) {
       return Violation("schedule-coverage", absl::StrCat("schedule lists node ", v, " twice (lines ",
@@ -74,8 +75,8 @@ absl::Status CheckCoverage(EvalState& st) {
   }
   for (int v = 0; v < st.total; ++v) {
     if (pos[v] < 0) {
-      return Violation("schedule-coverage",
-                       absl::StrCat("schedule misses node ", v, v >= st.n ? " (a spill node)" : ""));
+      return Violation("schedule-coverage", absl::StrCat("schedule misses node ", v,
+                                                         v >= st.n ? " (a spill node)" : ""));
     }
   }
   for (auto [a, b] : g.edges) {
@@ -180,9 +181,10 @@ absl::Status CheckCapacity(EvalState& st) {
     const CacheLevel& lv = st.config.levels[sg.level];
     const std::optional<int64_t> seg_end_addr = CheckedAdd(sg.offset, sg.size);
     if (sg.offset < 0 || !seg_end_addr || *seg_end_addr > lv.capacity) {
-      return Violation("capacity", absl::StrCat("buffer ", sg.buf_id, " at offset ", sg.offset, " size ",
-                                                sg.size, " exceeds ", lv.name, " capacity ", lv.capacity,
-                                                sg.start_node >= st.n ? " (after a SPILL_IN)" : ""));
+      return Violation("capacity",
+                       absl::StrCat("buffer ", sg.buf_id, " at offset ", sg.offset, " size ",
+                                    sg.size, " exceeds ", lv.name, " capacity ", lv.capacity,
+                                    sg.start_node >= st.n ? " (after a SPILL_IN)" : ""));
     }
     st.seg_start[sg.start_node] = static_cast<int>(i);
     st.seg_end[sg.end_node] = static_cast<int>(i);
@@ -349,10 +351,12 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
   // Spill nodes N+2k, N+2k+1 are ints, like every node Id.
   const std::optional<int> s_opt = CheckedCast<int>(sol.spills.size());
   const std::optional<int> spill_nodes = s_opt ? CheckedMul<int>(*s_opt, 2) : std::nullopt;
-  const std::optional<int> total_opt = spill_nodes ? CheckedAdd<int>(n, *spill_nodes) : std::nullopt;
+  const std::optional<int> total_opt =
+      spill_nodes ? CheckedAdd<int>(n, *spill_nodes) : std::nullopt;
   if (!total_opt) {
-    return Violation("schedule-coverage",
-                     absl::StrCat(sol.spills.size(), " spills give spill node Ids beyond ", INT32_MAX));
+    return Violation(
+        "schedule-coverage",
+        absl::StrCat(sol.spills.size(), " spills give spill node Ids beyond ", INT32_MAX));
   }
   EvalState st(g, sol, config, opt);
   st.n = n;

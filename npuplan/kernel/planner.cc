@@ -173,8 +173,8 @@ absl::Status KernelPlanner::AddAllocatorCandidates() {
     const size_t before = cands_.size();
     BestOptions bo;
     bo.log = local_log_;
-    NPUPLAN_RETURN_IF_ERROR(
-        Add(absl::StrCat("best/", orders[i].first, "/bestfit"), AllocateBest(g_, orders[i].second, config_, bo)));
+    NPUPLAN_RETURN_IF_ERROR(Add(absl::StrCat("best/", orders[i].first, "/bestfit"),
+                                AllocateBest(g_, orders[i].second, config_, bo)));
     if (cands_.size() > before) by_traffic.emplace_back(cands_.back().metrics.extra_movement, i);
   }
   std::sort(by_traffic.begin(), by_traffic.end());
@@ -184,7 +184,8 @@ absl::Status KernelPlanner::AddAllocatorCandidates() {
     bo.log = local_log_;
     bo.placement = Placement::kOldestFree;
     const auto& [oname, order] = orders[by_traffic[j].second];
-    NPUPLAN_RETURN_IF_ERROR(Add(absl::StrCat("best/", oname, "/oldest"), AllocateBest(g_, order, config_, bo)));
+    NPUPLAN_RETURN_IF_ERROR(
+        Add(absl::StrCat("best/", oname, "/oldest"), AllocateBest(g_, order, config_, bo)));
   }
   return absl::OkStatus();
 }
@@ -215,18 +216,21 @@ std::vector<size_t> KernelPlanner::Rank(const std::vector<Candidate>& cs) const 
       case Objective::kBalanced:
       default: {
         // Relative excess over the best movement and the best makespan.
-        if (m.extra_movement > seed_extra_) return std::make_tuple(int64_t{1}, 0.0, m.extra_movement, m.makespan);
-        const double score =
-            options_.balanced_traffic_weight * static_cast<double>(m.extra_movement - min_extra) /
-                static_cast<double>(std::max<int64_t>(min_extra, 1)) +
-            static_cast<double>(m.makespan - min_ms) / static_cast<double>(std::max<int64_t>(min_ms, 1));
+        if (m.extra_movement > seed_extra_)
+          return std::make_tuple(int64_t{1}, 0.0, m.extra_movement, m.makespan);
+        const double score = options_.balanced_traffic_weight *
+                                 static_cast<double>(m.extra_movement - min_extra) /
+                                 static_cast<double>(std::max<int64_t>(min_extra, 1)) +
+                             static_cast<double>(m.makespan - min_ms) /
+                                 static_cast<double>(std::max<int64_t>(min_ms, 1));
         return std::make_tuple(int64_t{0}, score, m.makespan, m.extra_movement);
       }
     }
   };
   std::vector<size_t> idx(cs.size());
   for (size_t i = 0; i < cs.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return key(cs[a]) < key(cs[b]); });
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](size_t a, size_t b) { return key(cs[a]) < key(cs[b]); });
   return idx;
 }
 
@@ -241,8 +245,10 @@ absl::Status KernelPlanner::AddReorderedCandidates() {
   });
   std::vector<size_t> picked;
   for (const auto* list : {&ranked, &by_traffic}) {
-    for (size_t j = 0; j < list->size() && j < static_cast<size_t>(options_.reorder_candidates); ++j) {
-      if (std::find(picked.begin(), picked.end(), (*list)[j]) == picked.end()) picked.push_back((*list)[j]);
+    for (size_t j = 0; j < list->size() && j < static_cast<size_t>(options_.reorder_candidates);
+         ++j) {
+      if (std::find(picked.begin(), picked.end(), (*list)[j]) == picked.end())
+        picked.push_back((*list)[j]);
     }
   }
   const size_t num_base = cands_.size();
@@ -252,12 +258,15 @@ absl::Status KernelPlanner::AddReorderedCandidates() {
                              std::make_pair(ReorderOptions::Priority::kInputOrder, "fifo")}) {
       ReorderOptions ro;
       ro.priority = prio;
-      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g_, cands_[i].solution, config_, ro));
+      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr,
+                               ReorderForMakespan(g_, cands_[i].solution, config_, ro));
       const std::string name = StrCat(cands_[i].name, "+reorder-", tag);
       NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g_, rr.solution, config_, name));
       result_.candidates.push_back({name, m.extra_movement, m.makespan, ""});
       Candidate c{name, std::move(rr.solution), std::move(m), cands_[i].remarks};
-      c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
+      c.remarks.push_back(Remark{"makespan-reorder",
+                                 "ScheduleReordered",
+                                 "",
                                  {{"candidate", cands_[i].name},
                                   {"priority", tag},
                                   {"makespan_before", StrCat(rr.makespan_before)},
@@ -292,20 +301,24 @@ absl::Status KernelPlanner::AddReallocatedCandidates() {
     }
     const std::vector<int> order = DemandDrivenOrder(g_, targets);
     const std::string base = cands_[top].name;
-    for (auto [placement, tag] :
-         {std::make_pair(Placement::kOldestFree, "oldest"), std::make_pair(Placement::kBestFit, "bestfit")}) {
+    for (auto [placement, tag] : {std::make_pair(Placement::kOldestFree, "oldest"),
+                                  std::make_pair(Placement::kBestFit, "bestfit")}) {
       BestOptions bo;
       bo.log = local_log_;
       bo.placement = placement;
       const size_t before = cands_.size();
-      NPUPLAN_RETURN_IF_ERROR(Add(StrCat(base, "+realloc-", tag), AllocateBest(g_, order, config_, bo)));
+      NPUPLAN_RETURN_IF_ERROR(
+          Add(StrCat(base, "+realloc-", tag), AllocateBest(g_, order, config_, bo)));
       if (cands_.size() == before) continue;
-      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g_, cands_.back().solution, config_));
+      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr,
+                               ReorderForMakespan(g_, cands_.back().solution, config_));
       const std::string name = StrCat(cands_.back().name, "+reorder-cp");
       NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g_, rr.solution, config_, name));
       result_.candidates.push_back({name, m.extra_movement, m.makespan, ""});
       Candidate c{name, std::move(rr.solution), std::move(m), cands_.back().remarks};
-      c.remarks.push_back(Remark{"makespan-reorder", "ScheduleReordered", "",
+      c.remarks.push_back(Remark{"makespan-reorder",
+                                 "ScheduleReordered",
+                                 "",
                                  {{"candidate", cands_.back().name},
                                   {"priority", "cp"},
                                   {"makespan_before", StrCat(rr.makespan_before)},
@@ -322,7 +335,8 @@ absl::Status KernelPlanner::AddPipelinedCandidates() {
   for (size_t i = 0; i < cands_.size(); ++i) by_traffic[i] = i;
   std::stable_sort(by_traffic.begin(), by_traffic.end(), [&](size_t a, size_t b) {
     const KernelMetrics &x = cands_[a].metrics, &y = cands_[b].metrics;
-    return x.extra_movement != y.extra_movement ? x.extra_movement < y.extra_movement : x.makespan < y.makespan;
+    return x.extra_movement != y.extra_movement ? x.extra_movement < y.extra_movement
+                                                : x.makespan < y.makespan;
   });
   // Bases: the least-traffic allocator orders (not re-sequenced: their
   // operations follow the tiles) and the least-traffic re-sequenced plan.
@@ -331,7 +345,8 @@ absl::Status KernelPlanner::AddPipelinedCandidates() {
   for (size_t i : by_traffic) {
     const bool reordered = cands_[i].name.find("+reorder") != std::string::npos;
     if (reordered ? took_reordered
-                  : bases.size() - took_reordered >= static_cast<size_t>(std::max(0, options_.pipeline_bases))) {
+                  : bases.size() - took_reordered >=
+                        static_cast<size_t>(std::max(0, options_.pipeline_bases))) {
       continue;
     }
     took_reordered |= reordered;
@@ -370,14 +385,15 @@ absl::Status KernelPlanner::AddPipelinedCandidates() {
 // (iterated, noise growing with the step) on the plans of least makespan
 // within each objective's traffic; memory decisions are kept, so is traffic.
 absl::Status KernelPlanner::AddImprovedCandidates() {
-  const int64_t steps =
-      std::min<int64_t>(options_.improve_max_steps, options_.improve_budget / std::max(1, g_.num_nodes()));
+  const int64_t steps = std::min<int64_t>(options_.improve_max_steps,
+                                          options_.improve_budget / std::max(1, g_.num_nodes()));
   const std::vector<size_t> ranked = Rank(cands_);
   std::vector<size_t> starts = {ranked[0]};
   size_t least = ranked[0];
   for (size_t i = 0; i < cands_.size(); ++i) {
     const KernelMetrics &x = cands_[i].metrics, &y = cands_[least].metrics;
-    if (x.extra_movement < y.extra_movement || (x.extra_movement == y.extra_movement && x.makespan < y.makespan)) {
+    if (x.extra_movement < y.extra_movement ||
+        (x.extra_movement == y.extra_movement && x.makespan < y.makespan)) {
       least = i;
     }
   }
@@ -391,7 +407,8 @@ absl::Status KernelPlanner::AddImprovedCandidates() {
       ReorderOptions ro;
       ro.noise_seed = static_cast<uint32_t>(1 + step + 100000 * si);
       ro.noise_permille = 20 + static_cast<int>(step % 10) * 30;
-      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr, ReorderForMakespan(g_, cands_[start].solution, config_, ro));
+      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr,
+                               ReorderForMakespan(g_, cands_[start].solution, config_, ro));
       if (rr.makespan_after < best_ms) {
         best_ms = rr.makespan_after;
         best_sol = std::move(rr.solution);
@@ -416,10 +433,11 @@ PlanResult KernelPlanner::Choose() && {
   result_.metrics = std::move(cands_[best].metrics);
   if (options_.log != nullptr && options_.log->enabled()) {
     for (Remark& r : cands_[best].remarks) options_.log->Add(std::move(r));
-    options_.log->Record("kernel-planner", "CandidateChosen", "", Field("case", g_.name),
-                         Field("candidate", result_.chosen), Field("objective", ObjectiveName(options_.objective)),
-                         Field("extra_movement", result_.metrics.extra_movement),
-                         Field("makespan", result_.metrics.makespan), Field("candidates", cands_.size()));
+    options_.log->Record(
+        "kernel-planner", "CandidateChosen", "", Field("case", g_.name),
+        Field("candidate", result_.chosen), Field("objective", ObjectiveName(options_.objective)),
+        Field("extra_movement", result_.metrics.extra_movement),
+        Field("makespan", result_.metrics.makespan), Field("candidates", cands_.size()));
   }
   return std::move(result_);
 }
@@ -438,8 +456,10 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
     NPUPLAN_RETURN_IF_ERROR(planner.AddReorderedCandidates());
     NPUPLAN_RETURN_IF_ERROR(planner.AddReallocatedCandidates());
   }
-  if (best && !options.pipeline_lookaheads.empty()) NPUPLAN_RETURN_IF_ERROR(planner.AddPipelinedCandidates());
-  if (best && options.improve_max_steps > 0) NPUPLAN_RETURN_IF_ERROR(planner.AddImprovedCandidates());
+  if (best && !options.pipeline_lookaheads.empty())
+    NPUPLAN_RETURN_IF_ERROR(planner.AddPipelinedCandidates());
+  if (best && options.improve_max_steps > 0)
+    NPUPLAN_RETURN_IF_ERROR(planner.AddImprovedCandidates());
   return std::move(planner).Choose();
 }
 

@@ -771,7 +771,8 @@ std::vector<std::vector<int>> SolverConflicts(const IntervalProblem& problem, bo
 
 // 2. Greedy over several orders (the sweep alone when scalable): the best
 // plan into `best`, its peak returned.
-int64_t GreedyPlan(const Compact& c, bool scalable, std::vector<int64_t>& best, IntervalSolution& solution) {
+int64_t GreedyPlan(const Compact& c, bool scalable, std::vector<int64_t>& best,
+                   IntervalSolution& solution) {
   int64_t best_peak = std::numeric_limits<int64_t>::max();
   if (scalable) {
     best_peak = SweepBestFit(c, best);
@@ -812,8 +813,9 @@ int64_t GreedyPlan(const Compact& c, bool scalable, std::vector<int64_t>& best, 
 // budgets. Lowers best / best_peak and raises lower_bound in place.
 class ProbeSearch {
  public:
-  ProbeSearch(const Compact& c, const IntervalSolverOptions& options, std::optional<int64_t> capacity, int64_t fit,
-              Clock::time_point deadline, IntervalSolution& solution, std::vector<int64_t>& best, int64_t& best_peak,
+  ProbeSearch(const Compact& c, const IntervalSolverOptions& options,
+              std::optional<int64_t> capacity, int64_t fit, Clock::time_point deadline,
+              IntervalSolution& solution, std::vector<int64_t>& best, int64_t& best_peak,
               int64_t& lower_bound)
       : c_(c),
         options_(options),
@@ -917,8 +919,8 @@ void ProbeSearch::Ladder(int64_t step) {
   Outcome outcome;
   auto grid = [&](int64_t v) { return v - (v - lower_bound_) % step; };
   int64_t cap = TopCap();
-  for (int failures = 0;
-       !deadline_hit_ && !node_limit_hit_ && !steps_exhausted_ && !Done() && failures < kLadderFailures;) {
+  for (int failures = 0; !deadline_hit_ && !node_limit_hit_ && !steps_exhausted_ && !Done() &&
+                         failures < kLadderFailures;) {
     cap = grid(std::min(cap, TopCap()));
     if (cap <= lower_bound_) break;  // the bound has its own probe
     if (!Probe(cap, budget_ / 4, &ladder_[cap], outcome)) break;
@@ -965,8 +967,9 @@ void ProbeSearch::Run() {
 }
 
 // 4. Expand to the full problem and validate independently.
-absl::Status ExpandSolution(const IntervalProblem& problem, const IntervalSolverOptions& options, const Compact& c,
-                            const std::vector<int64_t>& best, int64_t lower_bound, IntervalSolution& solution) {
+absl::Status ExpandSolution(const IntervalProblem& problem, const IntervalSolverOptions& options,
+                            const Compact& c, const std::vector<int64_t>& best, int64_t lower_bound,
+                            IntervalSolution& solution) {
   const std::optional<int64_t> capacity = problem.capacity;
   solution.assignment.offsets.assign(problem.buffers.size(), 0);
   for (int b = 0; b < c.count(); ++b) solution.assignment.offsets[c.orig[b]] = best[b];

@@ -203,9 +203,11 @@ namespace {
 class ConflictRounds {
  public:
   using LastUses = std::vector<std::vector<std::pair<int64_t, int32_t>>>;
-  ConflictRounds(const std::vector<int>& buffers, const TensorLifetimes& lt, const HappensBefore& hb,
-                 const LastUses& last, const std::vector<std::vector<int32_t>>& meet,
-                 const std::vector<std::vector<NodeId>>& stream_nodes, StreamAwareReuse::PlanningConflicts& out)
+  ConflictRounds(const std::vector<int>& buffers, const TensorLifetimes& lt,
+                 const HappensBefore& hb, const LastUses& last,
+                 const std::vector<std::vector<int32_t>>& meet,
+                 const std::vector<std::vector<NodeId>>& stream_nodes,
+                 StreamAwareReuse::PlanningConflicts& out)
       : buffers_(buffers),
         lt_(lt),
         hb_(hb),
@@ -223,7 +225,9 @@ class ConflictRounds {
   bool CanPrecede(size_t i) const {
     return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty() && !Buf(i).live_to_end;
   }
-  bool CanFollow(size_t i) const { return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty(); }
+  bool CanFollow(size_t i) const {
+    return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty();
+  }
 
   void WidenUnordered();
   void set_release(std::vector<int64_t> release) { release_ = std::move(release); }
@@ -267,7 +271,8 @@ void ConflictRounds::WidenUnordered() {
   const int64_t end = lt_.num_steps;
   for (size_t i = 0; i < n_; ++i) {
     if (Buf(i).size == 0) continue;
-    if (!Buf(i).pinned.empty() || Buf(i).uses.empty()) out_.lower[i] = 0;  // ordered against nothing
+    if (!Buf(i).pinned.empty() || Buf(i).uses.empty())
+      out_.lower[i] = 0;  // ordered against nothing
     if (!CanPrecede(i)) out_.upper[i] = std::max(out_.upper[i], end);
   }
 }
@@ -325,11 +330,13 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
   std::vector<std::vector<int32_t>> fenwick(k);
   for (size_t t = 0; t < k; ++t) fenwick[t].assign(stream_nodes_[t].size() + 1, 0);
   auto add = [&](size_t t, int32_t p) {
-    for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1)) ++fenwick[t][x];
+    for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1))
+      ++fenwick[t][x];
   };
   auto prefix = [&](size_t t, int64_t p) {  // entries at positions < p
     int64_t sum = 0;
-    for (size_t x = static_cast<size_t>(std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
+    for (size_t x = static_cast<size_t>(
+             std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
          x > 0; x -= x & (~x + 1)) {
       sum += fenwick[t][x];
     }
@@ -341,8 +348,10 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
     by_lower.push_back(static_cast<int>(i));
     if (CanPrecede(i) && !widened_up_[i]) by_upper.push_back(static_cast<int>(i));
   }
-  std::stable_sort(by_lower.begin(), by_lower.end(), [&](int a, int b) { return Buf(a).lower < Buf(b).lower; });
-  std::stable_sort(by_upper.begin(), by_upper.end(), [&](int a, int b) { return out_.upper[a] < out_.upper[b]; });
+  std::stable_sort(by_lower.begin(), by_lower.end(),
+                   [&](int a, int b) { return Buf(a).lower < Buf(b).lower; });
+  std::stable_sort(by_upper.begin(), by_upper.end(),
+                   [&](int a, int b) { return out_.upper[a] < out_.upper[b]; });
   size_t next = 0;
   for (int i : by_lower) {
     const LogicalBuffer& y = Buf(i);
@@ -354,9 +363,11 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
     for (size_t t = 0; t < k; ++t) {
       const std::vector<NodeId>& nodes = stream_nodes_[t];
       const int32_t seen = meet_[buffers_[i]][t];
-      count[i] += prefix(t, static_cast<int64_t>(nodes.size())) - prefix(t, static_cast<int64_t>(seen) + 1);
+      count[i] +=
+          prefix(t, static_cast<int64_t>(nodes.size())) - prefix(t, static_cast<int64_t>(seen) + 1);
       if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
-        acquire[i] = std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
+        acquire[i] =
+            std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
       }
     }
   }
@@ -411,7 +422,8 @@ void ConflictRounds::ExactPairs(int64_t limit) {
            it != f.end() && it->first < r; ++it) {
         const int j = it->second;
         if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
-        out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j), std::max<int>(static_cast<int>(i), j));
+        out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
+                                std::max<int>(static_cast<int>(i), j));
       }
     }
   }
@@ -422,8 +434,8 @@ void ConflictRounds::ExactPairs(int64_t limit) {
 
 }  // namespace
 
-StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(const std::vector<int>& buffers,
-                                                                int64_t max_pairs_per_buffer) const {
+StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
+    const std::vector<int>& buffers, int64_t max_pairs_per_buffer) const {
   PlanningConflicts out;
   const size_t n = buffers.size();
   out.lower.resize(n);

@@ -181,7 +181,8 @@ class LifetimeBuilder {
 void LifetimeBuilder::OrderNodes() {
   lt_.order = model_.ExecutionOrder();
   lt_.position.assign(n_, -1);
-  for (size_t i = 0; i < lt_.order.size(); ++i) lt_.position[lt_.order[i].index()] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < lt_.order.size(); ++i)
+    lt_.position[lt_.order[i].index()] = static_cast<int64_t>(i);
   lt_.num_steps = static_cast<int64_t>(lt_.order.size());
 }
 
@@ -193,14 +194,16 @@ absl::Status LifetimeBuilder::CollectTensors() {
     const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
     first_tensor_[i] = static_cast<int>(tensors_.size());
-    for (size_t o = 0; o < node.outputs.size(); ++o) tensors_.push_back({id, static_cast<int32_t>(o)});
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      tensors_.push_back({id, static_cast<int32_t>(o)});
     NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
     if (node.type == "NextIteration" || node.type == "RefNextIteration") lt_.flat_loops = true;
   }
   first_tensor_[n_] = static_cast<int>(tensors_.size());
   num_outputs_ = static_cast<int>(tensors_.size());
   for (size_t i = 0; i < n_; ++i) {
-    if (ws_bytes_[i] > 0) tensors_.push_back({NodeId(static_cast<int32_t>(i)), TensorRef::kWorkspace});
+    if (ws_bytes_[i] > 0)
+      tensors_.push_back({NodeId(static_cast<int32_t>(i)), TensorRef::kWorkspace});
   }
   return absl::OkStatus();
 }
@@ -257,7 +260,8 @@ void LifetimeBuilder::FindLoops() {
     if (graph.IsRoot()) continue;
     NodeId outer = loop_of_graph_[model_.node(graph.parent_node).graph.index()];
     loop_of_graph_[g.index()] =
-        outer.valid() ? outer : (IsLoopNode(model_.node(graph.parent_node)) ? graph.parent_node : NodeId());
+        outer.valid() ? outer
+                      : (IsLoopNode(model_.node(graph.parent_node)) ? graph.parent_node : NodeId());
   }
 }
 
@@ -281,7 +285,8 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
 // 5. Group into buffers (roots in tensor order = NodeId order).
 absl::Status LifetimeBuilder::GroupBuffers() {
   std::map<int, std::vector<int>> groups;
-  for (size_t t = 0; t < tensors_.size(); ++t) groups[uf_.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
+  for (size_t t = 0; t < tensors_.size(); ++t)
+    groups[uf_.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
   for (auto& [root, members] : groups) NPUPLAN_RETURN_IF_ERROR(AddBuffer(root, members));
   return absl::OkStatus();
 }
@@ -315,7 +320,8 @@ absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& member
     for (NodeId c : consumers_[t]) touch.insert(c.value);
   }
   std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
-    return std::make_pair(lt_.position[x.node.index()], x.output) < std::make_pair(lt_.position[y.node.index()], y.output);
+    return std::make_pair(lt_.position[x.node.index()], x.output) <
+           std::make_pair(lt_.position[y.node.index()], y.output);
   });
   // Keep the first-defined tensor as the owner (the union root is the smallest index).
   auto owner = std::find(b.members.begin(), b.members.end(), tensors_[root]);
@@ -328,7 +334,9 @@ absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& member
   b.region = constant ? "constant" : input ? "input" : workspace ? "workspace" : "activation";
   b.bytes = bytes;
   std::optional<int64_t> aligned = AlignUp(bytes, alignment_);
-  if (!aligned) return Bad(model.node(b.members[0].node), StrCat("tensor size ", bytes, " overflows int64 when aligned"));
+  if (!aligned)
+    return Bad(model.node(b.members[0].node),
+               StrCat("tensor size ", bytes, " overflows int64 when aligned"));
   b.size = *aligned;
   const bool iteration_local = ScopeLoops(b, touch);
   SetLifetime(b, touch, iteration_local);
@@ -352,7 +360,8 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touc
     iteration_local = iteration_local && node.graph == body && loop.valid() &&
                       model.graph(body).parent_node == loop && node.type != "Data" &&
                       node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
-                      node.attached_stream_ids.empty() && (only_stream < 0 || node.stream_id == only_stream);
+                      node.attached_stream_ids.empty() &&
+                      (only_stream < 0 || node.stream_id == only_stream);
     only_stream = node.stream_id;
   }
   std::set<int32_t> loops;
@@ -367,7 +376,8 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touc
 }
 
 // Uses and lifetime.
-void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch, bool iteration_local) {
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch,
+                                  bool iteration_local) {
   const Model& model = model_;
   std::set<int32_t> uses;
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
@@ -378,7 +388,8 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& tou
     if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid() && !iteration_local) {
       for (NodeId y : LoopSpan(loop)) {
         const Node& yn = model.node(y);
-        if (IsSyncNode(yn)) continue;  // Send/Recv touch no memory (and order nothing after them in H)
+        if (IsSyncNode(yn))
+          continue;  // Send/Recv touch no memory (and order nothing after them in H)
         if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
         lo = std::min(lo, lt_.position[y.index()]);
         hi = std::max(hi, lt_.position[y.index()]);
@@ -387,7 +398,8 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& tou
     }
     lo = std::min(lo, lt_.position[id.index()]);
     hi = std::max(hi, lt_.position[id.index()]);
-    if (node.type == "NetOutput" && g.IsRoot()) b.live_to_end = true;  // graph outputs outlive the plan
+    if (node.type == "NetOutput" && g.IsRoot())
+      b.live_to_end = true;  // graph outputs outlive the plan
     if (node.stream_id >= 0) {
       if (!node.attached_stream_ids.empty()) {
         b.pinned = StrCat("used by '", node.name, "' which has attached streams");
@@ -431,7 +443,8 @@ void LifetimeBuilder::SortBuffers() {
 }  // namespace
 
 absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
-  if (alignment < 1) return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
+  if (alignment < 1)
+    return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
   TensorLifetimes lt;
   lt.alignment = alignment;
   LifetimeBuilder builder(model, alignment, lt);

@@ -191,8 +191,8 @@ json StreamsJson(const Plan& plan, const sim::SimResult& r) {
 // nodes in order, stream after stream, so the task list need not name them;
 // the other tasks ("ext") name theirs, then come the pool buffers' owners.
 // in_ext marks the ext task items.
-void NumberNodes(const sim::SimResult& r, bool per_item, const std::vector<PoolBuffer>* drawn, NodeTable& nodes,
-                 std::vector<char>& in_ext) {
+void NumberNodes(const sim::SimResult& r, bool per_item, const std::vector<PoolBuffer>* drawn,
+                 NodeTable& nodes, std::vector<char>& in_ext) {
   if (per_item) {
     for (size_t g = 0; g < r.items.size(); ++g) {
       const sim::SimItem& it = r.items[g];
@@ -214,8 +214,8 @@ void NumberNodes(const sim::SimResult& r, bool per_item, const std::vector<PoolB
 
 // Tasks, blocking waits and records per stream, delta-coded; returns the
 // task index of every task item within its stream, for crit and ext.
-std::vector<int64_t> TimelineJson(const sim::SimResult& r, const NodeTable& nodes, const std::vector<char>& in_ext,
-                                  json& d) {
+std::vector<int64_t> TimelineJson(const sim::SimResult& r, const NodeTable& nodes,
+                                  const std::vector<char>& in_ext, json& d) {
   const size_t ns = r.streams.size();
   std::vector<int64_t> task_index(r.items.size(), -1);
   json tasks = json::array(), waits = json::array(), records = json::array(), ext = json::array();
@@ -271,7 +271,9 @@ json ArrowsJson(const sim::SimResult& r, const NodeTable& nodes) {
     if (it.kind != Kind::kWait || it.bound < 0) continue;
     const sim::SimItem& rec = r.items[it.bound];
     const sim::SyncObject& so = r.program.syncs[it.sync];
-    const int32_t kind = so.kind == sim::SyncObject::Kind::kEvent ? 0 : so.kind == sim::SyncObject::Kind::kNotify ? 1 : 2;
+    const int32_t kind = so.kind == sim::SyncObject::Kind::kEvent    ? 0
+                         : so.kind == sim::SyncObject::Kind::kNotify ? 1
+                                                                     : 2;
     int64_t id = so.id;
     if (kind == 2) {
       const NodeId activator(static_cast<int32_t>(so.id));
@@ -279,12 +281,13 @@ json ArrowsJson(const sim::SimResult& r, const NodeTable& nodes) {
     }
     arrows.push_back({Ns(rec.end), Ns(it.end), rec.stream, it.stream, kind, id});
   }
-  std::stable_sort(arrows.begin(), arrows.end(), [](const Arrow& a, const Arrow& b) { return a.from < b.from; });
+  std::stable_sort(arrows.begin(), arrows.end(),
+                   [](const Arrow& a, const Arrow& b) { return a.from < b.from; });
   json a = json::array();
   int64_t prev = 0;
   for (const Arrow& x : arrows) {
-    for (int64_t v : {int64_t{x.from_stream}, x.from - prev, int64_t{x.to_stream}, std::max<int64_t>(0, x.to - x.from),
-                      int64_t{x.kind}, x.id}) {
+    for (int64_t v : {int64_t{x.from_stream}, x.from - prev, int64_t{x.to_stream},
+                      std::max<int64_t>(0, x.to - x.from), int64_t{x.kind}, x.id}) {
       a.push_back(v);
     }
     prev = x.from;
@@ -298,7 +301,8 @@ json CritJson(const sim::SimResult& r, const std::vector<int64_t>& task_index) {
   std::map<std::pair<int32_t, int32_t>, size_t> item_of;  // (node, run) → main task item
   for (size_t g = 0; g < r.items.size(); ++g) {
     const sim::SimItem& it = r.items[g];
-    if (it.kind == Kind::kTask && it.attached < 0) item_of.emplace(std::pair(it.node.value, it.run), g);
+    if (it.kind == Kind::kTask && it.attached < 0)
+      item_of.emplace(std::pair(it.node.value, it.run), g);
   }
   std::vector<std::set<int64_t>> on_path(ns);
   for (size_t i = 0; i < r.critical_path.size(); ++i) {
@@ -332,13 +336,15 @@ json BucketsJson(const sim::SimResult& r) {
     const size_t first = std::min(kBuckets - 1, static_cast<size_t>(it.start / width));
     const size_t last = std::min(kBuckets - 1, static_cast<size_t>(it.end / width));
     for (size_t b = first; b <= last; ++b) {
-      busy[it.stream][b] += std::max(0.0, std::min(it.end, (b + 1) * width) - std::max(it.start, b * width));
+      busy[it.stream][b] +=
+          std::max(0.0, std::min(it.end, (b + 1) * width) - std::max(it.start, b * width));
     }
   }
   json buckets = json::array();
   for (size_t s = 0; s < ns; ++s) {
     json row = json::array();
-    for (size_t b = 0; b < kBuckets; ++b) row.push_back(std::lround(std::min(100.0, 100.0 * busy[s][b] / width)));
+    for (size_t b = 0; b < kBuckets; ++b)
+      row.push_back(std::lround(std::min(100.0, 100.0 * busy[s][b] / width)));
     buckets.push_back(std::move(row));
   }
   return buckets;
@@ -377,12 +383,14 @@ void MemoryInUseJson(const Plan& plan, const sim::SimResult& r, json& d) {
 }
 
 // The pool's buffers drawn one by one, in units of `unit`.
-void PoolBuffersJson(const std::vector<PoolBuffer>& buffers, int64_t unit, const NodeTable& nodes, json& pool) {
+void PoolBuffersJson(const std::vector<PoolBuffer>& buffers, int64_t unit, const NodeTable& nodes,
+                     json& pool) {
   json flat = json::array(), other = json::array();
   int64_t prev = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
     const PoolBuffer& b = buffers[i];
-    for (int64_t v : {b.lower - prev, b.upper - b.lower, b.offset / unit, b.size / unit, nodes[b.node]}) {
+    for (int64_t v :
+         {b.lower - prev, b.upper - b.lower, b.offset / unit, b.size / unit, nodes[b.node]}) {
       flat.push_back(v);
     }
     if (b.output != 0 || b.members != 1) other.push_back({i, b.output, b.members});
@@ -416,8 +424,12 @@ json PoolJson(const MemoryResult& mem, const std::vector<PoolBuffer>& buffers, b
   int64_t unit = 0;  // the largest unit every offset and size is a multiple of
   for (const PoolBuffer& b : buffers) unit = std::gcd(std::gcd(unit, b.offset), b.size);
   if (unit <= 0) unit = 1;
-  json pool = {{"unit", unit}, {"peak", mem.peak}, {"lower", mem.lower_bound}, {"optimal", mem.optimal},
-               {"buffers", buffers.size()}, {"dynamic", mem.dynamic_tensors.size()}};
+  json pool = {{"unit", unit},
+               {"peak", mem.peak},
+               {"lower", mem.lower_bound},
+               {"optimal", mem.optimal},
+               {"buffers", buffers.size()},
+               {"dynamic", mem.dynamic_tensors.size()}};
   int64_t x0 = -1, x1 = 0;
   for (const PoolBuffer& b : buffers) {
     if (b.upper <= b.lower || b.size <= 0) continue;
@@ -427,7 +439,8 @@ json PoolJson(const MemoryResult& mem, const std::vector<PoolBuffer>& buffers, b
   pool["x0"] = std::max<int64_t>(x0, 0);
   pool["x1"] = x1;
   int64_t constants = 0, inputs = 0;
-  if (auto it = mem.region_bytes.find("constant"); it != mem.region_bytes.end()) constants = it->second;
+  if (auto it = mem.region_bytes.find("constant"); it != mem.region_bytes.end())
+    constants = it->second;
   if (auto it = mem.region_bytes.find("input"); it != mem.region_bytes.end()) inputs = it->second;
   pool["constant"] = constants;
   pool["input"] = inputs;
@@ -443,13 +456,15 @@ json PoolJson(const MemoryResult& mem, const std::vector<PoolBuffer>& buffers, b
 
 json PlanReportData(const Plan& plan, const sim::SimResult& r, const ReportDataOptions& options) {
   const Model& m = plan.model;
-  json d = {{"v", 1}, {"graph", m.name()}, {"makespan", Ns(r.makespan)}, {"critUs", r.critical_path_us}};
+  json d = {
+      {"v", 1}, {"graph", m.name()}, {"makespan", Ns(r.makespan)}, {"critUs", r.critical_path_us}};
   d["streams"] = StreamsJson(plan, r);
 
   size_t num_items = 0;  // tasks, records and blocking waits
   for (const sim::SimItem& it : r.items) num_items += it.kind != Kind::kWait || it.end > it.ready;
   const bool per_item = num_items <= options.max_timeline_items;
-  const std::vector<PoolBuffer> buffers = plan.memory.planned ? PoolBuffers(plan) : std::vector<PoolBuffer>{};
+  const std::vector<PoolBuffer> buffers =
+      plan.memory.planned ? PoolBuffers(plan) : std::vector<PoolBuffer>{};
   const bool draw_buffers = buffers.size() <= options.max_memory_buffers;
 
   NodeTable nodes;

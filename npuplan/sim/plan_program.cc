@@ -65,10 +65,12 @@ using RunSlot = std::pair<int64_t, int32_t>;  // (position in the unrolled order
 // The state BuildPlanProgram's steps share; each step is one member function.
 class ProgramBuilder {
  public:
-  ProgramBuilder(const Plan& plan, PlanProgram& prog) : plan_(plan), m_(plan.model), n_(m_.num_nodes()), prog_(prog) {
+  ProgramBuilder(const Plan& plan, PlanProgram& prog)
+      : plan_(plan), m_(plan.model), n_(m_.num_nodes()), prog_(prog) {
     prog_.order = m_.ExecutionOrder();
     seq_.assign(n_, -1);
-    for (size_t i = 0; i < prog_.order.size(); ++i) seq_[prog_.order[i].index()] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < prog_.order.size(); ++i)
+      seq_[prog_.order[i].index()] = static_cast<int64_t>(i);
   }
 
   void IndexStreams();
@@ -103,7 +105,8 @@ class ProgramBuilder {
   std::vector<int64_t> seq_;
   std::map<int64_t, int32_t> stream_index_;
   std::map<std::pair<int, int64_t>, int32_t> sync_index_;
-  std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits_, records_;  // (sync, event index)
+  std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits_,
+      records_;  // (sync, event index)
   std::map<RunSlot, std::vector<int32_t>> act_waits_, act_records_;
 };
 
@@ -129,7 +132,8 @@ void ProgramBuilder::IndexStreams() {
 // 2. Sync objects: events then notifies (ascending ids), then activations.
 void ProgramBuilder::IndexSyncs() {
   std::set<int64_t> event_ids, notify_ids;
-  for (const SyncEvent& e : plan_.events.events) (e.kind == SyncKind::kNotify ? notify_ids : event_ids).insert(e.id);
+  for (const SyncEvent& e : plan_.events.events)
+    (e.kind == SyncKind::kNotify ? notify_ids : event_ids).insert(e.id);
   for (int64_t id : event_ids) {
     sync_index_[{0, id}] = static_cast<int32_t>(prog_.syncs.size());
     prog_.syncs.push_back({SyncObject::Kind::kEvent, id});
@@ -145,14 +149,17 @@ void ProgramBuilder::IndexSyncs() {
 // subtree (contiguous after it in execution order) on its own stream that
 // runs — an If/Case owner's subtree holds every branch, and the record
 // follows the branch that ran, not the last one in the plan.
-SlotKey ProgramBuilder::Completion(const SyncEvent& e, bool dynamic, const std::vector<int>& depth) {
+SlotKey ProgramBuilder::Completion(const SyncEvent& e, bool dynamic,
+                                   const std::vector<int>& depth) {
   const ControlFlow& cf = prog_.control_flow;
   SlotKey own{e.send.value, std::max(e.send_attached, -1)};
   const Node& sn = m_.node(e.send);
-  if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq_[e.send.index()] < 0) return own;
+  if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq_[e.send.index()] < 0)
+    return own;
   const AttrValue* v = FindAttr(sn.attrs, "_send_event_ids");
   const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
-  if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end()) return own;
+  if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end())
+    return own;
   const int64_t stream = MainStreamOf(plan_, e.send);
   const int owner_depth = depth[sn.graph.index()];
   SlotKey last_written = own;  // where the record would be if every branch ran
@@ -194,7 +201,8 @@ NodeId ProgramBuilder::OwnerRecord(NodeId send, NodeId recv) const {
   if (!a.valid() || !IsBranchNode(m_.node(a)) || Inside(recv, a)) return NodeId();
   const int64_t stream = MainStreamOf(plan_, send);
   NodeId last;
-  for (size_t k = static_cast<size_t>(seq_[a.index()]) + 1; k < prog_.order.size() && Inside(prog_.order[k], a); ++k) {
+  for (size_t k = static_cast<size_t>(seq_[a.index()]) + 1;
+       k < prog_.order.size() && Inside(prog_.order[k], a); ++k) {
     const NodeId x = prog_.order[k];
     if (cf.runs[x.index()] > 0 && MainStreamOf(plan_, x) == stream) last = x;
   }
@@ -208,7 +216,8 @@ absl::Status ProgramBuilder::PlaceEvents() {
   std::vector<int> depth;
   if (dynamic) {
     depth.resize(m_.num_graphs());
-    for (size_t g = 0; g < m_.num_graphs(); ++g) depth[g] = m_.Depth(GraphId(static_cast<int32_t>(g)));
+    for (size_t g = 0; g < m_.num_graphs(); ++g)
+      depth[g] = m_.Depth(GraphId(static_cast<int32_t>(g)));
   }
   for (size_t i = 0; i < plan_.events.events.size(); ++i) {
     NPUPLAN_RETURN_IF_ERROR(PlaceEvent(i, dynamic, depth));
@@ -221,14 +230,16 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
   const ControlFlow& cf = prog_.control_flow;
   const SyncEvent& e = plan_.events.events[i];
   if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n_ || e.recv.index() >= n_) {
-    return absl::InvalidArgumentError(StrCat("event ", e.id, " (table entry ", i, ") names no node of the plan"));
+    return absl::InvalidArgumentError(
+        StrCat("event ", e.id, " (table entry ", i, ") names no node of the plan"));
   }
   const Node& sn = m_.node(e.send);
   const Node& rn = m_.node(e.recv);
   if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
       e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
     return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
-                                             EchoName(rn.name), "' names an attached stream the node does not have"));
+                                             EchoName(rn.name),
+                                             "' names an attached stream the node does not have"));
   }
   if (e.reason == SyncReason::kLoop) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
@@ -238,14 +249,17 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
   if (MainStreamOf(plan_, e.send) < 0 || MainStreamOf(plan_, e.recv) < 0 || SlotStream(from) < 0 ||
       SlotStream(to) < 0) {
     return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
-                                             EchoName(rn.name), "' touches a node without a stream"));
+                                             EchoName(rn.name),
+                                             "' touches a node without a stream"));
   }
   if (seq_[from.node] < 0 || seq_[to.node] < 0 || !RankLess(from, to)) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "backward"});
     return absl::OkStatus();
   }
-  if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 && seq_[from.node] >= 0) {
-    if (const NodeId moved = OwnerRecord(e.send, e.recv); moved.valid() && RankLess({moved.value, -1}, to)) {
+  if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 &&
+      seq_[from.node] >= 0) {
+    if (const NodeId moved = OwnerRecord(e.send, e.recv);
+        moved.valid() && RankLess({moved.value, -1}, to)) {
       from = {moved.value, -1};
       ++prog_.moved_records;
     }
@@ -272,7 +286,8 @@ void ProgramBuilder::PlaceActivations() {
     stream_slots[MainStreamOf(plan_, id)].push_back({static_cast<int64_t>(i), -1});
     for (size_t a = 0; a < m_.node(id).attached_stream_ids.size(); ++a) {
       SlotKey k{id.value, static_cast<int32_t>(a)};
-      if (SlotStream(k) >= 0) stream_slots[SlotStream(k)].push_back({static_cast<int64_t>(i), k.attached});
+      if (SlotStream(k) >= 0)
+        stream_slots[SlotStream(k)].push_back({static_cast<int64_t>(i), k.attached});
     }
   }
   std::vector<int32_t> act_sync(n_, -1);
@@ -369,9 +384,10 @@ absl::Status ProgramBuilder::BindWaits() {
     for (size_t w = 0; w < notify_waits[k].size(); ++w) {
       ProgramItem& item = prog.streams[notify_waits[k][w].first].items[notify_waits[k][w].second];
       if (w >= notify_records[k].size()) {
-        return absl::InvalidArgumentError(StrCat("notify ", prog.syncs[k].id, ": the wait of ",
-                                                 SlotName(plan_, item.node, item.attached),
-                                                 " has no matching record; the plan would deadlock"));
+        return absl::InvalidArgumentError(
+            StrCat("notify ", prog.syncs[k].id, ": the wait of ",
+                   SlotName(plan_, item.node, item.attached),
+                   " has no matching record; the plan would deadlock"));
       }
       std::tie(item.bound_stream, item.bound_item) = notify_records[k][w];
     }
@@ -420,8 +436,9 @@ absl::Status ProgramBuilder::CheckDeadlock() {
       const ProgramItem& item = prog.streams[s].items[i];
       if (indeg[base[s] + i] > 0 && item.kind == ProgramItem::Kind::kWait) {
         return absl::InvalidArgumentError(StrCat(
-            "the plan would deadlock: the wait of ", SlotName(plan_, item.node, item.attached), " on ",
-            prog.syncs[item.sync].kind == SyncObject::Kind::kNotify ? "notify " : "event ", prog.syncs[item.sync].id,
+            "the plan would deadlock: the wait of ", SlotName(plan_, item.node, item.attached),
+            " on ", prog.syncs[item.sync].kind == SyncObject::Kind::kNotify ? "notify " : "event ",
+            prog.syncs[item.sync].id,
             " can never complete (a cycle through the stream queues and events)"));
       }
     }

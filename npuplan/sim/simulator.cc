@@ -24,14 +24,17 @@ struct Durations {
   const SimOptions& options;
 
   int64_t TaskCount(const SimItem& it) const {
-    return it.attached < 0 ? r.node_tasks[it.node.index()] : AttachedNodeTasks(plan.model.node(it.node));
+    return it.attached < 0 ? r.node_tasks[it.node.index()]
+                           : AttachedNodeTasks(plan.model.node(it.node));
   }
   double Main(NodeId v) const {
     const int64_t t = r.node_tasks[v.index()];
-    return t > 0 ? r.node_cost[v.index()] + static_cast<double>(t) * options.launch_overhead_us : 0.0;
+    return t > 0 ? r.node_cost[v.index()] + static_cast<double>(t) * options.launch_overhead_us
+                 : 0.0;
   }
   double Of(const SimItem& it) const {
-    return it.attached < 0 ? Main(it.node) : static_cast<double>(TaskCount(it)) * options.launch_overhead_us;
+    return it.attached < 0 ? Main(it.node)
+                           : static_cast<double>(TaskCount(it)) * options.launch_overhead_us;
   }
 };
 
@@ -101,7 +104,8 @@ absl::Status RunStreams(const Durations& durations, const std::vector<size_t>& b
         it.end = it.start + durations.Of(it);
         r.streams[s].busy_us += it.end - it.start;
         // A statistic of plan values (a plan may claim 2^62 tasks per node): saturates.
-        r.streams[s].tasks = CheckedAdd(r.streams[s].tasks, durations.TaskCount(it)).value_or(INT64_MAX);
+        r.streams[s].tasks =
+            CheckedAdd(r.streams[s].tasks, durations.TaskCount(it)).value_or(INT64_MAX);
         r.total_work += it.end - it.start;
       } else {
         it.end = it.start + options.record_us;
@@ -188,7 +192,8 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
   r.node_tasks = NodeTaskCounts(plan);
   std::vector<double> work(plan.model.num_nodes(), 0.0);
   for (size_t i = 0; i < work.size(); ++i) {
-    if (r.node_tasks[i] > 0) work[i] = r.node_cost[i] + static_cast<double>(r.node_tasks[i]) * options.launch_overhead_us;
+    if (r.node_tasks[i] > 0)
+      work[i] = r.node_cost[i] + static_cast<double>(r.node_tasks[i]) * options.launch_overhead_us;
   }
   NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, options.control_flow, work));
   NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan, std::move(cf)));
