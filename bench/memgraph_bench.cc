@@ -29,6 +29,7 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -147,7 +148,7 @@ int WholeCompile(int64_t target_nodes) {
     return 1;
   }
   plan.EnsureNodeVectors();
-  absl::Status verified = VerifyPlan(plan);
+  absl::Status verified = verify::VerifyPlan(plan);
   lap("verify");
   const std::string json = WritePlanJson(plan);
   lap("plan-json");

@@ -15,12 +15,10 @@
 #include <vector>
 
 #include "npuplan/compiler/compiler.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/kernel/generator.h"
 #include "npuplan/kernel/kernel_graph.h"
-#include "npuplan/memory/memory_verifier.h"
 #include "npuplan/pass/options.h"
 #include "npuplan/plan/plan_json.h"
 #include "onnx/onnx_pb.h"
@@ -154,8 +152,6 @@ std::vector<std::pair<std::string, std::string>> OnnxSeeds() {
 }
 
 int Main(const fs::path& dir) {
-  events::RegisterEventStageChecks();
-  memory::RegisterMemoryStageChecks();
   int n = 0, failed = 0;
   auto put = [&](const std::string& sub, const std::string& name, const std::string& bytes) {
     if (Write(dir / sub, name, bytes)) {

@@ -9,9 +9,7 @@
 
 #include "fuzz/fuzz_util.h"
 #include "npuplan/compiler/compiler.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/gen/graph_generator.h"
-#include "npuplan/memory/memory_verifier.h"
 #include "npuplan/pass/options.h"
 
 namespace {
@@ -31,8 +29,6 @@ const npuplan::Model& SmallModel() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  npuplan::events::RegisterEventStageChecks();
-  npuplan::memory::RegisterMemoryStageChecks();
   (void)SmallModel();
   return 0;
 }

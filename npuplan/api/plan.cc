@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "npuplan/api/api_internal.h"
-#include "npuplan/events/plan_complete.h"
 #include "npuplan/exec/plan_executor.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/pass/pass.h"
@@ -20,14 +19,16 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/plan_complete.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan::api {
 namespace internal {
 
 absl::Status VerifyPlanIndependently(const npuplan::Plan& plan, bool partial) {
   // As `npuplan verify`: without --partial also every stage the content needs.
-  NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
-  return partial ? absl::OkStatus() : events::VerifyPlanComplete(plan);
+  NPUPLAN_RETURN_IF_ERROR(verify::VerifyPlan(plan));
+  return partial ? absl::OkStatus() : verify::VerifyPlanComplete(plan);
 }
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 
@@ -103,7 +104,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
   const StepTimer input_timer;
-  NPUPLAN_RETURN_IF_ERROR(VerifyPlan(plan));
+  NPUPLAN_RETURN_IF_ERROR(verify::VerifyPlan(plan));
   input_timer.Record(stats, "verify (input graph)");
 
   PassContext ctx{options, log, stats};
@@ -133,7 +134,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
   const StepTimer final_timer;
-  absl::Status verified = VerifyPlan(plan);
+  absl::Status verified = verify::VerifyPlan(plan);
   final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));

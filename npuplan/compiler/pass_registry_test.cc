@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "npuplan/compiler/compiler.h"
-#include "npuplan/events/plan_complete.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/plan_complete.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -217,12 +218,12 @@ TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
   // snapshot inside logical-streams (verify --partial), never a complete plan.
   for (const std::string& f : files) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan dump, ReadPlanFile((dir / f).string()));
-    EXPECT_THAT(VerifyPlan(dump), IsOk()) << f;
+    EXPECT_THAT(verify::VerifyPlan(dump), IsOk()) << f;
     const bool inside = f.find("assign-by-label-pass") != std::string::npos;
     EXPECT_EQ(dump.in_progress != 0, inside) << f;
     if (inside) {
       EXPECT_THAT(
-          events::VerifyPlanComplete(dump),
+          verify::VerifyPlanComplete(dump),
           StatusIs(absl::StatusCode::kInternal, "a snapshot taken inside stage 'logical-streams'"))
           << f;
     }

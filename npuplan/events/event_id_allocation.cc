@@ -9,15 +9,12 @@
 
 #include "absl/strings/numbers.h"
 #include "npuplan/events/reuse_order.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace events {
 namespace {
-
-[[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
 constexpr int kKinds = 2;  // SyncKind::kEvent, kNotify
 int KindIndex(SyncKind k) { return k == SyncKind::kNotify ? 1 : 0; }

@@ -14,10 +14,10 @@
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan {
 namespace {
@@ -143,7 +143,7 @@ TEST(EventIdAllocationTest, VerifierRejectsAHandMadeReuseOfOverlappingEdges) {
   Plan plan = ParsePlan(kTwoCrossings);
   ASSERT_THAT(Allocate(plan), IsOk());
   SetId(plan, "c", "d", IdOf(plan, "a", "b"));
-  EXPECT_THAT(events::VerifyEventIdReuse(plan),
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan),
               StatusIs(absl::StatusCode::kInternal,
                        "verifier[event-id-reuse]: event id 0 is shared by 'a' -> 'b'"));
 }
@@ -152,7 +152,7 @@ TEST(EventIdAllocationTest, VerifierRejectsReuseByAWaitPendingFromItsStreamsStar
   Plan plan = ParsePlan(kWaitFromTheStart);
   ASSERT_THAT(Allocate(plan), IsOk());
   SetId(plan, "c", "d", IdOf(plan, "a", "b"));
-  EXPECT_THAT(events::VerifyEventIdReuse(plan),
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan),
               StatusIs(absl::StatusCode::kInternal, "is the first on its stream"));
 }
 
@@ -170,7 +170,7 @@ TEST(EventIdAllocationTest, SendAndRecvNodesCarryTheSharedId) {
   }
   EXPECT_EQ(send_ids.size(), 3u);
   EXPECT_EQ(send_ids.count(IdOf(plan, "a", "b")), 2u);
-  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan), IsOk());
 }
 
 // Contexts: root a(s0) b(s1) f(If) c(s0) d(s1); then-branch t(s3) t2(s4),
@@ -231,10 +231,10 @@ TEST(EventIdAllocationTest, OrderThroughABranchThatMayNotRunDoesNotCount) {
   ASSERT_THAT(RunAllocation(plan), IsOk());
   // b → t → c exists only when the then branch runs: a->b and c->d stay apart.
   EXPECT_NE(IdOf(plan, "a", "b"), IdOf(plan, "c", "d"));
-  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan), IsOk());
   Plan wrong = plan;
   SetId(wrong, "c", "d", IdOf(wrong, "a", "b"));
-  EXPECT_THAT(events::VerifyEventIdReuse(wrong),
+  EXPECT_THAT(verify::VerifyEventIdReuse(wrong),
               StatusIs(absl::StatusCode::kInternal, "by the slots that run whenever both run"));
 }
 
@@ -245,15 +245,15 @@ TEST(EventIdAllocationTest, SiblingBranchesShareIdsAndLoopBodiesShareNone) {
   // w1→w2 and w2→w3 are ordered, but the body repeats: no sharing.
   EXPECT_NE(IdOf(plan, "w1", "w2"), IdOf(plan, "w2", "w3"));
   EXPECT_EQ(plan.events.event_count, 7);
-  EXPECT_THAT(events::VerifyEventIdReuse(plan), IsOk());
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan), IsOk());
   Plan root_and_branch = plan;
   SetId(root_and_branch, "t", "t2", IdOf(root_and_branch, "a", "b"));
   EXPECT_THAT(
-      events::VerifyEventIdReuse(root_and_branch),
+      verify::VerifyEventIdReuse(root_and_branch),
       StatusIs(absl::StatusCode::kInternal, "which lie in different subgraphs that can both run"));
   Plan in_loop = plan;
   SetId(in_loop, "w2", "w3", IdOf(in_loop, "w1", "w2"));
-  EXPECT_THAT(events::VerifyEventIdReuse(in_loop),
+  EXPECT_THAT(verify::VerifyEventIdReuse(in_loop),
               StatusIs(absl::StatusCode::kInternal, "may run more than once"));
 }
 
@@ -269,7 +269,7 @@ int64_t BruteForceMinimum(const Plan& base) {
       Plan p = base;
       for (size_t x = 0; x < n; ++x) p.events.events[x].id = static_cast<int32_t>(x);
       p.events.events[j].id = static_cast<int32_t>(i);
-      ok[i][j] = ok[j][i] = events::VerifyEventIdReuse(p).ok();
+      ok[i][j] = ok[j][i] = verify::VerifyEventIdReuse(p).ok();
     }
   }
   const size_t full = (size_t{1} << n) - 1;
@@ -322,7 +322,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
     EXPECT_EQ(greedy.events.counts.at("device_event_ids_exact"),
               none.events.events.empty() ? 1 : 0);
     ASSERT_EQ(min.events.counts.at("device_event_ids_exact"), 1);
-    EXPECT_THAT(events::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
+    EXPECT_THAT(verify::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
     shared += static_cast<int>(none.events.event_count - min.events.event_count);
     if (min.events.events.size() <= 13) {
       EXPECT_EQ(min.events.event_count, BruteForceMinimum(none)) << "seed " << seed;
@@ -336,7 +336,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
         for (SyncEvent& e : p.events.events) {
           if (e.id == b) e.id = a;
         }
-        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok())
+        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
             << "seed " << seed << ": ids " << a << " and " << b;
       }
     }
@@ -363,7 +363,7 @@ TEST(EventIdAllocationPropertyTest, MinNotifyIdsAreValidMinimalAndNeverAboveNone
     ASSERT_EQ(min.events.event_count, 0) << "seed " << seed;
     EXPECT_EQ(none.events.notify_count, static_cast<int64_t>(none.events.events.size()));
     EXPECT_LE(min.events.notify_count, none.events.notify_count) << "seed " << seed;
-    EXPECT_THAT(events::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
+    EXPECT_THAT(verify::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
     if (min.events.events.empty()) continue;
     EXPECT_EQ(min.events.counts.at("device_notify_ids"), min.events.notify_count);
     EXPECT_LE(min.events.counts.at("device_notify_ids_lower_bound"), min.events.notify_count);
@@ -375,7 +375,7 @@ TEST(EventIdAllocationPropertyTest, MinNotifyIdsAreValidMinimalAndNeverAboveNone
         for (SyncEvent& e : p.events.events) {
           if (e.kind == SyncKind::kNotify && e.id == b) e.id = a;
         }
-        EXPECT_FALSE(events::VerifyEventIdReuse(p).ok())
+        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
             << "seed " << seed << ": notify ids " << a << " and " << b;
       }
     }

@@ -16,15 +16,12 @@
 
 #include <algorithm>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace events {
 namespace {
-
-[[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
 constexpr int32_t kActivation = -1;
 

@@ -11,11 +11,11 @@
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/plan_claims.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan {
 namespace {
@@ -65,7 +65,7 @@ TEST(EventMinimizationTest, DropsASplitEventThatOtherEventsImply) {
   ASSERT_EQ(r.log.WithKeyword("EventMinimum").size(), 1u);
   EXPECT_EQ(r.log.WithKeyword("EventMinimum")[0]->ToLine(),
             "[event-minimization] EventMinimum events=2 minimum=2 removed=1 split_removed=1");
-  EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk());
+  EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
   EXPECT_THAT(VerifyPlanClaims(plan), IsOk());
 }
 
@@ -85,7 +85,7 @@ TEST(EventMinimizationTest, VerifierRejectsAWrongMinimumAndARedundantEvent) {
   Plan lying = plan;
   lying.events.counts["minimum"] = 3;
   EXPECT_THAT(
-      events::VerifyHappensBefore(lying),
+      verify::VerifyHappensBefore(lying),
       StatusIs(
           absl::StatusCode::kInternal,
           "verifier[event-minimum]: event_counts.minimum is 3 but the plan's orderings need 2"));
@@ -99,10 +99,10 @@ TEST(EventMinimizationTest, VerifierRejectsAWrongMinimumAndARedundantEvent) {
   split.reason = SyncReason::kSplit;
   redundant.events.events.push_back(split);
   events::RecountIds(redundant.events);
-  EXPECT_THAT(events::VerifyHappensBefore(redundant),
+  EXPECT_THAT(verify::VerifyHappensBefore(redundant),
               StatusIs(absl::StatusCode::kInternal, "the table holds 3 events"));
   redundant.events.counts["minimum"] = 3;
-  EXPECT_THAT(events::VerifyHappensBefore(redundant),
+  EXPECT_THAT(verify::VerifyHappensBefore(redundant),
               StatusIs(absl::StatusCode::kInternal, "need 2"));
   // Without the minimum claim the plan must keep one split event per split stream.
   Plan unclaimed = plan;
@@ -156,7 +156,7 @@ TEST(EventMinimizationTest, EveryEventOfTheMinimumIsNeeded) {
       Plan less = plan;
       less.events.counts.erase("minimum");
       less.events.events.erase(less.events.events.begin() + static_cast<std::ptrdiff_t>(i));
-      EXPECT_FALSE(events::VerifyHappensBefore(less).ok()) << seed << " event " << i;
+      EXPECT_FALSE(verify::VerifyHappensBefore(less).ok()) << seed << " event " << i;
     }
   }
 }

@@ -6,15 +6,12 @@
 #include <set>
 #include <string_view>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 // Graphs nested in g (g included), up to GE's depth 10.
 void CollectGraphs(const Model& m, GraphId g, int depth, std::set<int32_t>& out) {

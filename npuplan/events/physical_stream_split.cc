@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/task_model.h"
@@ -12,8 +11,6 @@
 
 namespace npuplan {
 namespace {
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 int64_t OptionInt(const CompileOptions& o, std::string_view key) { return std::stoll(o.Get(key)); }
 

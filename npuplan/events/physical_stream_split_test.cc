@@ -8,10 +8,11 @@
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -184,7 +185,7 @@ TEST(PhysicalStreamSplitTest, EventWaitsCountTowardsTheLimit) {
   Plan plan = Chain(600, 1, 2);  // 300 nodes × 4 tasks per stream
   ASSERT_THAT(Compile(plan), IsOk());
   EXPECT_GT(plan.streams.physical, 2);
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 }
 
 TEST(PhysicalStreamSplitTest, AttachedStreamsSplitToo) {
@@ -214,10 +215,11 @@ TEST(PhysicalStreamSplitTest, SplitSendAndRecvNodesLiveInTheReserve) {
   EXPECT_EQ(plan.streams.physical, 2);
   EXPECT_EQ(Phys(plan, 996), 0);
   EXPECT_EQ(Phys(plan, 997), 1);
-  EXPECT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
   // One more task before the split point is a real overflow and still caught.
   plan.tasks[plan.model.FindNode("n5").index()] += 1;
-  EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+  EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+              StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
 // Regression (property test, limit 28-32): with materialised events the
@@ -235,13 +237,14 @@ TEST(PhysicalStreamSplitTest, VerifierFoldsSendAndRecvNodesIntoTheirOwner) {
                           {{"npuplan.device.maxTasksPerStream", StrCat(limit)}}),
                 IsOk());
     EXPECT_GT(plan.streams.physical, 2);
-    EXPECT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+    EXPECT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
     // Still caught: all pieces of logical stream 0 back on one physical stream.
     for (size_t i = 0; i < plan.physical_stream.size(); ++i) {
       auto it = plan.streams.split_to_logical.find(plan.physical_stream[i]);
       if (it != plan.streams.split_to_logical.end() && it->second == 0) plan.physical_stream[i] = 0;
     }
-    EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+    EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+                StatusIs(absl::StatusCode::kInternal, "should have been split"));
   }
 }
 
@@ -288,7 +291,7 @@ TEST(PhysicalStreamSplitTest, SubgraphOwnersSendRunsOnTheCurrentPiece) {
   }
   ASSERT_TRUE(send.valid());
   EXPECT_EQ(plan.physical_stream[send.index()], phys("s7"));
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 }
 
 TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
@@ -296,7 +299,8 @@ TEST(PhysicalStreamSplitTest, VerifierRejectsAnOverfullStream) {
   ASSERT_THAT(Compile(plan), IsOk());
   for (size_t i = 0; i < plan.physical_stream.size(); ++i) plan.physical_stream[i] = 0;
   plan.streams.split_to_logical.clear();
-  EXPECT_THAT(events::VerifyPhysicalStreams(plan), StatusIs(absl::StatusCode::kInternal, "should have been split"));
+  EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+              StatusIs(absl::StatusCode::kInternal, "should have been split"));
 }
 
 // Issue #19: task counts are input values (`_node_sqe_num`); their sums on a
@@ -312,7 +316,7 @@ TEST(PhysicalStreamSplitTest, RejectsTaskCountsThatOverflowAStream) {
 TEST(PhysicalStreamSplitTest, LargeTaskCountsOnSeparateStreamsCompile) {
   Plan plan = Chain(2, int64_t{1} << 62, /*streams=*/2);
   ASSERT_THAT(Compile(plan), IsOk());
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 }
 
 // The verifier forms the same sums from the plan's `tasks`: a plan claiming
@@ -320,12 +324,13 @@ TEST(PhysicalStreamSplitTest, LargeTaskCountsOnSeparateStreamsCompile) {
 TEST(PhysicalStreamSplitTest, VerifierRejectsTaskCountsThatOverflow) {
   Plan plan = Chain(3, 1);
   ASSERT_THAT(Compile(plan), IsOk());
-  ASSERT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
   // The first two nodes: their sum wraps to -2^63, which never exceeds the limit.
   for (int i : {0, 1}) plan.tasks[plan.model.FindNode(StrCat("n", i)).index()] = int64_t{1} << 62;
-  EXPECT_THAT(events::VerifyPhysicalStreams(plan),
-              StatusIs(absl::StatusCode::kInternal, "the task count up to node 'n1' (4611686018427387904 tasks) "
-                                                    "overflows int64"));
+  EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "the task count up to node 'n1' (4611686018427387904 tasks) "
+                       "overflows int64"));
 }
 
 // A node's own count plus its event's Send task is the first sum the split
@@ -344,11 +349,11 @@ TEST(PhysicalStreamSplitTest, RejectsATaskCountThatOverflowsWithItsEventTasks) {
 TEST(PhysicalStreamSplitTest, VerifierRejectsATaskCountThatOverflowsWithItsEventTasks) {
   Plan plan = Chain(2, 1, /*streams=*/2);
   ASSERT_THAT(Compile(plan), IsOk());
-  ASSERT_THAT(events::VerifyPhysicalStreams(plan), IsOk());
+  ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
   ASSERT_FALSE(plan.events.events.empty());
   plan.tasks[plan.model.FindNode("n0").index()] = INT64_MAX - events::kReservedTasks;
   EXPECT_THAT(
-      events::VerifyPhysicalStreams(plan),
+      verify::VerifyPhysicalStreams(plan),
       StatusIs(absl::StatusCode::kInternal, "physical stream 0: the task count up to node 'n0'"));
 }
 

@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 std::string Join(const std::vector<int64_t>& v) { return StrJoin(v, ","); }
 

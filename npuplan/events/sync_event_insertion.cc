@@ -2,16 +2,10 @@
 
 #include "npuplan/events/sync_event_fast_path.h"
 #include "npuplan/events/sync_event_rules.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
-namespace {
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
-
-}  // namespace
 
 // The steps, one per numbered rule, are in sync_event_rules.h; the fast
 // path of rule 1 (and its numbering) in sync_event_fast_path.h.

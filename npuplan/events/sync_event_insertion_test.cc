@@ -1,15 +1,15 @@
 #include "npuplan/events/sync_event_insertion.h"
 
-#include <random>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/sync_event_optimization.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan {
 namespace {
@@ -54,7 +54,8 @@ TEST(SyncEventInsertionTest, InsertsSubgraphEntryAndEndEvents) {
   Plan cut = plan;
   cut.events.events.pop_back();
   events::RecountIds(cut.events);
-  EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal, "dependency"));
+  EXPECT_THAT(verify::VerifyHappensBefore(cut),
+              StatusIs(absl::StatusCode::kInternal, "dependency"));
 }
 
 // GE's InsertSyncEvents does not descend into the subgraphs of an FFTS /
@@ -75,7 +76,7 @@ TEST(SyncEventInsertionTest, DoesNotDescendIntoFftsSubgraphs) {
     Plan plan = ParsePlan(json.c_str());
     ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk()) << attr;
     EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("f", "o", "data-edge"), Ev("x", "f", "data-edge"))) << attr;
-    EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk()) << attr;
+    EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk()) << attr;
   }
 }
 
@@ -103,15 +104,16 @@ TEST(SyncEventInsertionTest, DynamicPathHasOnlyEdgeEventsAndOwnersRecordAfterThe
   // recorded where p completes, after its subgraph's NetOutput.
   EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("p", "y", "data-edge"), Ev("t", "t_out", "data-edge"),
                                                    Ev("t_in", "t", "data-edge"), Ev("x", "p", "data-edge")));
-  EXPECT_THAT(events::VerifyHappensBefore(plan), IsOk());
+  EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
   // Recorded inside the subgraph before its end, y could run before the
   // subgraph has produced p's output.
   Plan early = plan;
   for (SyncEvent& e : early.events.events) {
     if (early.model.node(e.recv).name == "y") e.send = early.model.FindNode("t_in");
   }
-  EXPECT_THAT(events::VerifyHappensBefore(early),
-              StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 0 -> 'y'"));
+  EXPECT_THAT(
+      verify::VerifyHappensBefore(early),
+      StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 0 -> 'y'"));
 
   // The same graph with static streams keeps GE's static boundary events.
   Plan fixed = ParsePlan(kDynamicOwner);
@@ -158,9 +160,10 @@ TEST(SyncEventInsertionTest, OrdersSubgraphNodesReadingParentInputsThroughDataWi
   EXPECT_EQ(r.log.WithKeyword("EventInserted").back()->ToLine(),
             "[sync-event-insertion] EventInserted event=1 kind=event from=s0:x to=s1:t_op reason=subgraph-input");
   // The verifier finds the dependency itself, through the Data node.
-  EXPECT_THAT(events::VerifyHappensBefore(WithoutEvent(plan, "x", "t_op")),
-              StatusIs(absl::StatusCode::kInternal,
-                       "subgraph-input dependency 'x' on stream 0 -> 't_op' on stream 1 is not ordered"));
+  EXPECT_THAT(
+      verify::VerifyHappensBefore(WithoutEvent(plan, "x", "t_op")),
+      StatusIs(absl::StatusCode::kInternal,
+               "subgraph-input dependency 'x' on stream 0 -> 't_op' on stream 1 is not ordered"));
 }
 
 // When the parent's input comes from a node that owns subgraphs, the reader
@@ -187,9 +190,10 @@ TEST(SyncEventInsertionTest, OrdersSubgraphInputsAfterTheProducingOwnersSubgraph
   EXPECT_THAT(Events(plan), ::testing::ElementsAre(Ev("f1", "a2", "subgraph-input"), Ev("out1", "a2", "subgraph-input"),
                                                    Ev("out1", "f2", "subgraph-end"), Ev("out2", "o", "subgraph-end"),
                                                    Ev("x", "a1", "subgraph-input")));
-  EXPECT_THAT(events::VerifyHappensBefore(WithoutEvent(plan, "out1", "a2")),
-              StatusIs(absl::StatusCode::kInternal,
-                       "subgraph-input dependency 'out1' on stream 1 -> 'a2' on stream 2 is not ordered"));
+  EXPECT_THAT(
+      verify::VerifyHappensBefore(WithoutEvent(plan, "out1", "a2")),
+      StatusIs(absl::StatusCode::kInternal,
+               "subgraph-input dependency 'out1' on stream 1 -> 'a2' on stream 2 is not ordered"));
   // No other path orders f1 (its task on stream 0) or out1 before a2: the exact optimisation keeps both.
   Plan opt = plan;
   ASSERT_THAT(RunPasses(opt, Passes<SyncEventOptimization>()), IsOk());

@@ -18,14 +18,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace events {
 namespace {
-
-[[maybe_unused]] const bool kChecks = RegisterEventStageChecks();
 
 // From the view's per-node flags, not a (random, ~250-byte) Node read per
 // event: on a 1M-node graph that read dominated the ge reduction.

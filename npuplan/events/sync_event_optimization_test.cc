@@ -5,9 +5,10 @@
 
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/sync_event_insertion.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -107,7 +108,7 @@ TEST(SyncEventOptimizationTest, VerifierRejectsMissingEvent) {
   ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion, SyncEventOptimization>()), IsOk());
   plan.events.events.erase(plan.events.events.begin());
   events::RecountIds(plan.events);
-  EXPECT_THAT(events::VerifyHappensBefore(plan),
+  EXPECT_THAT(verify::VerifyHappensBefore(plan),
               StatusIs(absl::StatusCode::kInternal, "verifier[happens-before]"));
 }
 
@@ -293,12 +294,12 @@ TEST_P(RandomDagTest, ExactIsMinimalAndNeverAboveGe) {
   EXPECT_LE(c.at("ge"), c.at("naive"));
   EXPECT_EQ(static_cast<int64_t>(exact.events.events.size()), c.at("exact"));
   EXPECT_EQ(static_cast<int64_t>(ge.events.events.size()), ge.events.counts.at("ge"));
-  EXPECT_THAT(VerifyPlan(exact), IsOk());
-  EXPECT_THAT(VerifyPlan(ge), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(exact), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(ge), IsOk());
   for (size_t i = 0; i < exact.events.events.size(); ++i) {
     Plan cut = exact;
     cut.events.events.erase(cut.events.events.begin() + static_cast<std::ptrdiff_t>(i));
-    EXPECT_THAT(events::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal))
+    EXPECT_THAT(verify::VerifyHappensBefore(cut), StatusIs(absl::StatusCode::kInternal))
         << "event " << i << " of exact was not needed";
   }
 }

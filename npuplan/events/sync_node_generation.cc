@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/ir/topo_sort.h"
@@ -13,8 +12,6 @@
 
 namespace npuplan {
 namespace {
-
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
 
 }  // namespace
 

@@ -8,11 +8,12 @@
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -79,7 +80,8 @@ TEST(SyncNodeGenerationTest, VerifierNoticesAMissingRecvNode) {
   ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
   Node& b = plan.model.node(plan.model.FindNode("b"));
   b.control_inputs.clear();
-  EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has no Recv node"));
+  EXPECT_THAT(verify::VerifySyncNodes(plan),
+              StatusIs(absl::StatusCode::kInternal, "has no Recv node"));
 }
 
 // Regression: an attached-stream event's Recv sits on the attached stream, so
@@ -93,7 +95,7 @@ TEST(SyncNodeGenerationTest, AttachedStreamSyncNodesPassTheHappensBeforeCheck) {
                "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
     {"name": "o", "type": "NetOutput", "inputs": ["mc2:0"], "attrs": {"_test_stream": 0}}]})json");
   ASSERT_THAT(RunPasses(plan, AllPasses()), IsOk());
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
   // p → mc2@attached: the Recv is on attached stream 2 and feeds mc2 by a control edge.
   const Model& m = plan.model;
   int attached_recvs = 0, attached_sends = 0;
@@ -126,8 +128,9 @@ TEST(SyncNodeGenerationTest, VerifierNoticesAnUnorderedAttachedSlot) {
   Model& m = plan.model;
   Node& mc2 = m.node(m.FindNode("mc2"));
   std::erase_if(mc2.control_inputs, [&](NodeId c) { return m.node(c).stream_id == 2; });
-  EXPECT_THAT(events::VerifyHappensBefore(plan),
-              StatusIs(absl::StatusCode::kInternal, "attached-value dependency 'p' on stream 0 -> 'mc2' (attached 0)"));
+  EXPECT_THAT(verify::VerifyHappensBefore(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "attached-value dependency 'p' on stream 0 -> 'mc2' (attached 0)"));
 }
 
 // Regression (Silero, dynamic multi-stream, eventOptimization=none): a
@@ -146,7 +149,7 @@ TEST(SyncNodeGenerationTest, ParentsOwnSyncNodesAreNotSubgraphBoundaryDependenci
         {"name": "t_op", "type": "Add", "inputs": ["t_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
         {"name": "t_out", "type": "NetOutput", "inputs": ["t_op:0"], "attrs": {"_test_stream": 1}}]}]})json");
     ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.eventOptimization", mode}}), IsOk()) << mode;
-    EXPECT_THAT(VerifyPlan(plan), IsOk()) << mode;
+    EXPECT_THAT(verify::VerifyPlan(plan), IsOk()) << mode;
     const Model& m = plan.model;
     if (std::string_view(mode) == "none") {
       // f → o and x → f are events: f has a Send after it and a Recv before it.
@@ -170,8 +173,9 @@ TEST(SyncNodeGenerationTest, ParentsOwnSyncNodesAreNotSubgraphBoundaryDependenci
     std::erase_if(cm.node(cm.FindNode("o")).control_inputs, [&](NodeId c) {
       return cm.node(c).type == "Recv" && GetIntAttr(cm.node(c).attrs, "event_id") == id;
     });
-    EXPECT_THAT(events::VerifyHappensBefore(cut),
-                StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 1 -> 'o'"))
+    EXPECT_THAT(
+        verify::VerifyHappensBefore(cut),
+        StatusIs(absl::StatusCode::kInternal, "subgraph-end dependency 't_out' on stream 1 -> 'o'"))
         << mode;
   }
 }
@@ -191,14 +195,16 @@ TEST(SyncNodeGenerationTest, DynamicGraphsCarryEventIdsAsAttributes) {
   EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "b", "_recv_event_ids"), (AttrValue::IntList{0}));
   EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "b", "_send_event_ids"), (AttrValue::IntList{1}));
   EXPECT_EQ(GetAttr<AttrValue::IntList>(m, "c", "_recv_event_ids"), (AttrValue::IntList{1}));
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
   // A wrong id list is caught.
   plan.model.node(plan.model.FindNode("c")).attrs["_recv_event_ids"] = AttrValue::IntList{0};
-  EXPECT_THAT(events::VerifySyncNodes(plan),
-              StatusIs(absl::StatusCode::kInternal, "node 'c' has _recv_event_ids [0] but its dynamic-path events are [1]"));
+  EXPECT_THAT(verify::VerifySyncNodes(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "node 'c' has _recv_event_ids [0] but its dynamic-path events are [1]"));
   // So is a missing one.
   plan.model.node(plan.model.FindNode("c")).attrs.erase("_recv_event_ids");
-  EXPECT_THAT(events::VerifySyncNodes(plan), StatusIs(absl::StatusCode::kInternal, "has _recv_event_ids []"));
+  EXPECT_THAT(verify::VerifySyncNodes(plan),
+              StatusIs(absl::StatusCode::kInternal, "has _recv_event_ids []"));
 }
 
 // Dynamic path with a subgraph owner: the owner carries the ids of the
@@ -220,7 +226,7 @@ TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgra
     plan.partition.decision = "whole-dynamic";
     plan.streams.mode = "dynamic-multi";
     ASSERT_THAT(RunPasses(plan, AllPasses(), {{"npuplan.eventOptimization", mode}}), IsOk()) << mode;
-    EXPECT_THAT(VerifyPlan(plan), IsOk()) << mode;
+    EXPECT_THAT(verify::VerifyPlan(plan), IsOk()) << mode;
     // GE: edges x→p, t_in→t, t→t_out, p→y, p→z; p→z is dropped by the send
     // rule (first waiter on stream 1 is y) in ge and exact.
     EXPECT_EQ(plan.events.counts["naive"], 5) << mode;
@@ -244,21 +250,23 @@ TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgra
     Model& mm = moved.model;
     mm.node(mm.FindNode("p")).attrs.erase("_send_event_ids");
     mm.node(mm.FindNode("t_out")).attrs["_send_event_ids"] = p_sends;
-    EXPECT_THAT(events::VerifySyncNodes(moved), StatusIs(absl::StatusCode::kInternal, "node 'p' has _send_event_ids []"))
+    EXPECT_THAT(verify::VerifySyncNodes(moved),
+                StatusIs(absl::StatusCode::kInternal, "node 'p' has _send_event_ids []"))
         << mode;
     // The event table names the recorder: p, whose `_send_event_ids` carry
     // the id — not the NetOutput of one of its subgraphs (issue 20, item 11).
     for (const SyncEvent& e : plan.events.events) {
       if (e.id == p_to_y) EXPECT_EQ(m.node(e.send).name, "p") << mode;
     }
-    EXPECT_THAT(events::VerifyDynamicSenders(plan), IsOk()) << mode;
+    EXPECT_THAT(verify::VerifyDynamicSenders(plan), IsOk()) << mode;
     Plan listed = plan;
     for (SyncEvent& e : listed.events.events) {
       if (e.id == p_to_y) e.send = listed.model.FindNode("t_out");
     }
-    EXPECT_THAT(events::VerifyDynamicSenders(listed),
-                StatusIs(absl::StatusCode::kInternal,
-                         "lists 't_out' as its sender, but that node's _send_event_ids do not carry it"))
+    EXPECT_THAT(
+        verify::VerifyDynamicSenders(listed),
+        StatusIs(absl::StatusCode::kInternal,
+                 "lists 't_out' as its sender, but that node's _send_event_ids do not carry it"))
         << mode;
   }
 }
@@ -272,7 +280,7 @@ TEST(SyncNodeGenerationTest, RandomPlansStayVerifiedAndRoundTripThroughJson) {
     std::string text = WritePlanJson(plan);
     auto back = ParsePlanJson(text, "<plan>");
     ASSERT_THAT(back, IsOk());
-    EXPECT_THAT(VerifyPlan(*back), IsOk());
+    EXPECT_THAT(verify::VerifyPlan(*back), IsOk());
     EXPECT_EQ(WritePlanJson(*back), text);
   }
 }

@@ -1,15 +1,12 @@
 #include "npuplan/events/task_count_assignment.h"
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
 
 namespace npuplan {
 
-namespace {
-[[maybe_unused]] const bool kChecks = events::RegisterEventStageChecks();
-}  // namespace
+namespace {}  // namespace
 
 absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
   plan.EnsureNodeVectors();

@@ -32,11 +32,12 @@
 #include "npuplan/exec/plan_executor.h"
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
-#include "npuplan/memory/memory_verifier.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/memory_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -187,7 +188,8 @@ CaseResult CheckCase(const Case& c) {
     return res;
   }
   res.compiled = true;
-  if (absl::Status s = VerifyPlan(a.plan); !s.ok()) fail(StrCat("VerifyPlan: ", s.ToString()));
+  if (absl::Status s = verify::VerifyPlan(a.plan); !s.ok())
+    fail(StrCat("VerifyPlan: ", s.ToString()));
   if (a.plan.memory.planned) {
     if (absl::Status s = memory::VerifyMemoryPlan(a.plan); !s.ok()) fail(StrCat("memory verifier: ", s.ToString()));
   }

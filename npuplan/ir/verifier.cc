@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -15,16 +14,6 @@ namespace {
 
 absl::Status Fail(std::string_view rule, std::string_view what) {
   return absl::InternalError(StrCat("verifier[", rule, "]: ", what));
-}
-
-struct StageCheckEntry {
-  IrProperty property;
-  std::string name;
-  StageCheck check;
-};
-std::vector<StageCheckEntry>& StageChecks() {
-  static std::vector<StageCheckEntry> checks;
-  return checks;
 }
 
 const char* PropertyName(IrProperty p) {
@@ -43,10 +32,6 @@ const char* PropertyName(IrProperty p) {
   return "?";
 }
 
-const bool kStreamCheckRegistered = RegisterStageCheck(
-    IrProperty::kLogicalStreams, "stream-ids",
-    [](const Model& m, const VerifyContext&) { return VerifyStreamIdsContinuous(m); });
-
 }  // namespace
 
 std::string PropertyNames(IrProperties props) {
@@ -55,11 +40,6 @@ std::string PropertyNames(IrProperties props) {
     if (props & bit) names.push_back(PropertyName(static_cast<IrProperty>(bit)));
   }
   return StrJoin(names, ",");
-}
-
-bool RegisterStageCheck(IrProperty property, std::string name, StageCheck check) {
-  StageChecks().push_back({property, std::move(name), std::move(check)});
-  return true;
 }
 
 absl::Status VerifyStructure(const Model& model) {
@@ -243,19 +223,6 @@ absl::Status VerifyStreamIdsContinuous(const Model& model) {
       return Fail("stream-ids", StrCat("stream ids are not continuous: no node is on stream ", s,
                                        " but stream ", max_id, " is used"));
     }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx) {
-  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(model));
-  return VerifyStageChecks(model, established, ctx);
-}
-
-absl::Status VerifyStageChecks(const Model& model, IrProperties established,
-                               const VerifyContext& ctx) {
-  for (const StageCheckEntry& e : StageChecks()) {
-    if (Has(established, e.property)) NPUPLAN_RETURN_IF_ERROR(e.check(model, ctx));
   }
   return absl::OkStatus();
 }

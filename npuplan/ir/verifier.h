@@ -9,14 +9,13 @@
 // it, no ownership cycle); `_parent_node_index` of subgraph Data nodes within
 // the parent's inputs.
 //
-// Stage facts: later stages register checks for the IrProperty they
-// establish (RegisterStageCheck); VerifyModel runs those whose property is in
-// `established`. Failures are Internal errors that name the rule and node.
+// Stage facts: IrProperty names them; their checks are the rows of
+// npuplan/verify/stage_checks.def, run by verify::VerifyPlan. Failures are
+// Internal errors that name the rule and node.
 #ifndef NPUPLAN_IR_VERIFIER_H_
 #define NPUPLAN_IR_VERIFIER_H_
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -45,28 +44,10 @@ constexpr IrProperties operator|(IrProperties a, IrProperty b) { return a | stat
 constexpr bool Has(IrProperties set, IrProperty p) { return (set & static_cast<uint32_t>(p)) != 0; }
 std::string PropertyNames(IrProperties props);
 
-// Stage results that live outside the Model (events, memory plan …) are
-// reached through this opaque handle; stage checks know its real type.
-struct VerifyContext {
-  const void* plan = nullptr;  // npuplan::Plan* when verifying a plan
-};
-
-using StageCheck = std::function<absl::Status(const Model&, const VerifyContext&)>;
-
-// Registers a check run whenever `property` is established. `name` appears in
-// failure messages ("verifier[stream-ids]: …"). Call from static initialisers
-// or before any verification.
-bool RegisterStageCheck(IrProperty property, std::string name, StageCheck check);
-
 absl::Status VerifyStructure(const Model& model);
-absl::Status VerifyModel(const Model& model, IrProperties established, const VerifyContext& ctx = {});
-// The registered checks of the `established` stages only (VerifyModel without
-// the structure check).
-absl::Status VerifyStageChecks(const Model& model, IrProperties established,
-                               const VerifyContext& ctx = {});
 
-// Built-in stage check for kLogicalStreams: stream ids form 0..k-1 without
-// holes over all nodes of root and subgraphs (SPEC S6).
+// Stream ids form 0..k-1 without holes over all nodes of root and subgraphs
+// (SPEC S6; the logical-streams row "stream-ids" of verify/stage_checks.def).
 absl::Status VerifyStreamIdsContinuous(const Model& model);
 
 }  // namespace npuplan

@@ -23,7 +23,7 @@ constexpr char kGraph[] = R"json({"nodes": [
 
 TEST(VerifierTest, AcceptsAWellFormedModel) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kGraph));
-  EXPECT_THAT(VerifyModel(m, 0), IsOk());
+  EXPECT_THAT(VerifyStructure(m), IsOk());
 }
 
 TEST(VerifierTest, RejectsBackwardEdge) {
@@ -69,15 +69,15 @@ TEST(VerifierTest, RejectsDuplicateNames) {
   EXPECT_THAT(VerifyStructure(m), StatusIs(absl::StatusCode::kInternal, "duplicate node name 'a'"));
 }
 
-TEST(VerifierTest, StreamStageCheckFindsHoles) {
+// The stage check itself (stage_checks.def runs it for logical-streams).
+TEST(VerifierTest, StreamIdCheckFindsHoles) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kGraph));
   m.node(m.FindNode("a")).stream_id = 0;
   m.node(m.FindNode("f")).stream_id = 2;
-  EXPECT_THAT(VerifyModel(m, 0), IsOk());  // not yet established: not checked
-  EXPECT_THAT(VerifyModel(m, static_cast<IrProperties>(IrProperty::kLogicalStreams)),
+  EXPECT_THAT(VerifyStreamIdsContinuous(m),
               StatusIs(absl::StatusCode::kInternal, "no node is on stream 1"));
   m.node(m.FindNode("f")).stream_id = 1;
-  EXPECT_THAT(VerifyModel(m, static_cast<IrProperties>(IrProperty::kLogicalStreams)), IsOk());
+  EXPECT_THAT(VerifyStreamIdsContinuous(m), IsOk());
 }
 
 }  // namespace

@@ -8,18 +8,15 @@
 #include <tuple>
 
 #include "npuplan/memory/interval_solver.h"
-#include "npuplan/memory/memory_verifier.h"
-#include "npuplan/memory/stream_aware_reuse.h"
 #include "npuplan/memory/stream_sweep.h"
-#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan {
 namespace {
-
-[[maybe_unused]] const bool kMemoryChecksRegistered = memory::RegisterMemoryStageChecks();
 
 constexpr std::string_view kPass = "memory-planning";
 

@@ -6,19 +6,20 @@
 #include <random>
 
 #include "npuplan/events/event_reuse.h"
+#include "npuplan/events/events_test_util.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/stream_activation.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/task_count_assignment.h"
-#include "npuplan/events/events_test_util.h"
-#include "npuplan/memory/memory_verifier.h"
-#include "npuplan/memory/stream_aware_reuse.h"
-#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/memory_verifier.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -137,7 +138,7 @@ TEST(MemoryPlanningTest, PlanSurvivesJsonRoundTripAndVerifies) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan back, ParsePlanJson(WritePlanJson(plan), "test"));
   EXPECT_EQ(back.memory.tensors.size(), plan.memory.tensors.size());
   EXPECT_EQ(back.memory.tensors[0].buffer, plan.memory.tensors[0].buffer);
-  EXPECT_THAT(VerifyPlan(back), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(back), IsOk());
   EXPECT_EQ(WritePlanJson(back), WritePlanJson(plan));
 }
 
@@ -288,7 +289,7 @@ TEST_P(MemoryPlanningPropertyTest, VerifierAcceptsEveryPlanAndRejectsCorruption)
   Plan bad = plan;
   ASSERT_TRUE(CorruptOnePair(bad));
   EXPECT_THAT(memory::VerifyMemoryPlan(bad), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
-  EXPECT_THAT(VerifyPlan(bad), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
+  EXPECT_THAT(verify::VerifyPlan(bad), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
 }
 
 TEST_P(MemoryPlanningPropertyTest, PlanStaysValidThroughTheEventsStages) {

@@ -1,4 +1,4 @@
-#include "npuplan/memory/memory_verifier.h"
+#include "npuplan/verify/memory_verifier.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan::memory {
 namespace {
@@ -106,9 +107,9 @@ TEST(MemoryVerifierTest, RejectsWrongPeakAndBound) {
 
 TEST(MemoryVerifierTest, RunsAsTheMemoryStageCheck) {
   Plan plan = PlannedTwoStreams();
-  EXPECT_THAT(VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
   Placement(plan, "e").offset = Placement(plan, "a").offset;
-  EXPECT_THAT(VerifyPlan(plan), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
+  EXPECT_THAT(verify::VerifyPlan(plan), StatusIs(absl::StatusCode::kInternal, "memory-overlap"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/verify/stream_aware_reuse.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -27,22 +27,11 @@
 #define NPUPLAN_MEMORY_STREAM_SWEEP_H_
 
 #include <cstdint>
-#include <limits>
 #include <vector>
 
-namespace npuplan::memory {
+#include "npuplan/verify/stream_aware_reuse.h"  // SweepBuffer
 
-struct SweepBuffer {
-  int64_t lower = 0, upper = 0;  // plan-order lifetime, half-open
-  int64_t size = 0;              // bytes (0: placed at 0, conflicts with nothing)
-  int64_t alignment = 1;
-  std::vector<int> streams;      // streams of its uses, by first use (empty: reuses nothing)
-  std::vector<int64_t> first_use;  // per entry of `streams`: first use on it (plan position)
-  // Per stream (index = stream, size = num_streams): release time R_t;
-  // kNever when t never waits for it.
-  std::vector<int64_t> release;
-  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-};
+namespace npuplan::memory {
 
 struct SweepResult {
   std::vector<int64_t> offsets;

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "npuplan/events/events_test_util.h"
-#include "npuplan/memory/stream_aware_reuse.h"
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
 namespace {

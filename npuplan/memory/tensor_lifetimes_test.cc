@@ -1,4 +1,4 @@
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

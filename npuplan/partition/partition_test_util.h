@@ -5,11 +5,10 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph_json.h"
@@ -18,6 +17,7 @@
 #include "npuplan/partition/mark_unknown_shape_nodes.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan::partition::testing {
 
@@ -137,7 +137,7 @@ inline absl::StatusOr<std::unique_ptr<PartitionRun>> RunPartition(
   PassContext ctx{options, run->log, run->stats};
   ctx.instrumentation.verify_each = true;
   NPUPLAN_RETURN_IF_ERROR(pipeline.Run(run->plan, ctx).status());
-  NPUPLAN_RETURN_IF_ERROR(VerifyPlan(run->plan));
+  NPUPLAN_RETURN_IF_ERROR(verify::VerifyPlan(run->plan));
   return run;
 }
 

@@ -1,8 +1,8 @@
 #include "npuplan/pass/pass.h"
 
-#include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -50,16 +50,6 @@ uint64_t OrderFingerprint(const Model& model) {
   return h;
 }
 
-absl::Status VerifyPlan(const Plan& plan) {
-  VerifyContext ctx;
-  ctx.plan = &plan;
-  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
-  // The plan's claims before the stage checks: those size their tables by
-  // the stream counts and ids checked here.
-  NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
-  return VerifyStageChecks(plan.model, plan.established, ctx);
-}
-
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
   bool changed_any = false;
   for (const auto& pass : passes_) {
@@ -95,7 +85,7 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       }
       // After a sub-pass the plan is inside its holder's stage
       // (plan.in_progress): the claims allow that stage's partial results.
-      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(VerifyPlan(plan), pass->name()));
+      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(verify::VerifyPlan(plan), pass->name()));
       if (!ctx.sub_passes)
         verify_timer.Record(ctx.stats, "verify-each");  // else in the holder's time
     }

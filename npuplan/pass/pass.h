@@ -98,12 +98,6 @@ uint64_t StructuralFingerprint(const Model& model);
 // preserves structure and does not declare may_reorder.
 uint64_t OrderFingerprint(const Model& model);
 
-// Runs the verifier: the structure, the plan's claims about itself against its
-// content (plan_claims.h), then the checks of its established stages. A plan
-// that stops before a stage it would need (a partial pipeline) passes; the
-// `verify` command also requires those stages (VerifyPlanComplete, events).
-absl::Status VerifyPlan(const Plan& plan);
-
 }  // namespace npuplan
 
 #endif  // NPUPLAN_PASS_PASS_H_

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
@@ -115,52 +116,6 @@ absl::Status CheckStages(const Plan& plan) {
     return Fail("stages", "the plan claims stage 'partitioned' but has no partition section");
   }
   return absl::OkStatus();
-}
-
-// Whether each graph runs on GE's dynamic-shape path; the same rule as
-// stream::IsUnknownShapeGraph (the stream module sits above this one): the
-// root by the partition's decision, a graph by its partition subgraph's kind,
-// else by its owner's _is_unknown_shape, else as its parent. One memoised walk
-// up the parents: linear however deep Ifs nest.
-std::vector<uint8_t> UnknownShapeGraphs(const Plan& plan) {
-  const Model& m = plan.model;
-  const size_t ng = m.num_graphs();
-  std::map<std::string_view, bool> subgraph_unknown;  // the first entry of a name, as a scan finds it
-  for (const PartitionSubgraph& ps : plan.partition.subgraphs) {
-    subgraph_unknown.emplace(ps.name, ps.kind != "known");
-  }
-  constexpr uint8_t kUnset = 2, kOnWalk = 3;
-  std::vector<uint8_t> unknown(ng, kUnset);
-  std::vector<size_t> walk;
-  for (size_t start = 0; start < ng; ++start) {
-    walk.clear();
-    uint8_t value = 0;
-    for (size_t g = start;;) {
-      if (unknown[g] != kUnset) {
-        value = unknown[g] == kOnWalk ? 0 : unknown[g];  // a cycle: the structure check names it
-        break;
-      }
-      walk.push_back(g);
-      const Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
-      if (graph.IsRoot()) {
-        value = plan.partition.ran && (plan.partition.decision == "whole-dynamic" ||
-                                       plan.partition.decision == "partitioned");
-        break;
-      }
-      if (auto it = subgraph_unknown.find(graph.name); it != subgraph_unknown.end()) {
-        value = it->second;
-        break;
-      }
-      if (auto flag = GetBoolAttr(m.node(graph.parent_node).attrs, "_is_unknown_shape")) {
-        value = *flag;
-        break;
-      }
-      unknown[g] = kOnWalk;
-      g = static_cast<size_t>(graph.parent_graph.index());
-    }
-    for (size_t w : walk) unknown[w] = value;
-  }
-  return unknown;
 }
 
 absl::Status CheckStreams(const Plan& plan) {

@@ -1,7 +1,7 @@
 // PlanProgram: what each device stream executes for a plan, shared by the CPU
 // back end (npuplan/exec) and the simulator, so that both run the same queues.
 //
-// Execution order (the events stage's, npuplan/events/sync_view.h): the root
+// Execution order (npuplan/plan/execution_view.h): the root
 // graph's nodes in Graph::nodes (topological) order, each node immediately
 // followed by the nodes of its subgraphs (recursively, subgraph-index order).
 // A node's slots are its main stream, then its attached streams in

@@ -104,46 +104,10 @@ void WriteBack(Node& n, int32_t entry, int64_t stream) {
 
 }  // namespace
 
-absl::Status VerifyAttachedStreams(const Plan& plan) {
-  const int64_t first = plan.streams.logical;
-  const auto& ids = plan.streams.attached;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] != first + static_cast<int64_t>(i)) {
-      return absl::InternalError(StrCat("verifier[attached-streams]: attached stream ids must be ", first, "..",
-                                        first + static_cast<int64_t>(ids.size()) - 1, " after the main streams"));
-    }
-  }
-  std::vector<uint8_t> used(ids.size(), 0);
-  for (const Node& n : plan.model.nodes()) {
-    for (int64_t a : n.attached_stream_ids) {
-      if (a < first || a >= first + static_cast<int64_t>(ids.size())) {
-        return absl::InternalError(StrCat("verifier[attached-streams]: node '", n.name, "' has attached stream ", a,
-                                          " outside the attached range"));
-      }
-      used[a - first] = 1;
-    }
-  }
-  for (size_t i = 0; i < used.size(); ++i) {
-    if (!used[i]) {
-      return absl::InternalError(StrCat("verifier[attached-streams]: attached stream ", first + static_cast<int64_t>(i),
-                                        " has no node"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-namespace {
-const bool kAttachedCheckRegistered = RegisterStageCheck(
-    IrProperty::kAttachedStreams, "attached-streams", [](const Model&, const VerifyContext& vc) {
-      return vc.plan == nullptr ? absl::OkStatus() : VerifyAttachedStreams(*static_cast<const Plan*>(vc.plan));
-    });
-}  // namespace
-
 }  // namespace stream
 
 absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx) {
   using namespace stream;  // NOLINT
-  (void)kAttachedCheckRegistered;
   Model& m = plan.model;
   for (size_t i = 0; i < m.num_nodes(); ++i) m.node(NodeId(static_cast<int32_t>(i))).attached_stream_ids.clear();
   int64_t next = plan.streams.logical;

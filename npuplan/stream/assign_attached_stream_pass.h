@@ -36,12 +36,6 @@ class AssignAttachedStreamPass final : public Pass {
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 
-namespace stream {
-// Stage check for kAttachedStreams: attached ids are exactly
-// logical..logical+k-1, each used by a node, and listed in plan.streams.
-absl::Status VerifyAttachedStreams(const Plan& plan);
-}  // namespace stream
-
 }  // namespace npuplan
 
 #endif  // NPUPLAN_STREAM_ASSIGN_ATTACHED_STREAM_PASS_H_

@@ -5,6 +5,7 @@
 
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/stage_checks.h"
 
 namespace npuplan::stream {
 namespace {
@@ -37,7 +38,7 @@ TEST(AssignAttachedStreamPassTest, SharesAttachedStreamPerGroupAndKey) {
   EXPECT_THAT(Attached(plan, "mc2_5"), ElementsAre(3));
   EXPECT_THAT(plan.streams.attached, ElementsAre(1, 2, 3));
   EXPECT_THAT(plan.streams.streams[0].attached_ids, ElementsAre(1, 2, 3));
-  EXPECT_THAT(VerifyAttachedStreams(plan), IsOk());
+  EXPECT_THAT(verify::VerifyAttachedStreams(plan), IsOk());
 }
 
 constexpr char kV2[] = R"json({"nodes": [
@@ -133,7 +134,8 @@ TEST(AssignAttachedStreamPassTest, DisableAttributeCountsByPresence) {
 TEST(AssignAttachedStreamPassTest, VerifierRejectsAttachedIdInsideMainRange) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(WithForce(true)));
   plan.model.node(plan.model.FindNode("a")).attached_stream_ids = {0};
-  EXPECT_THAT(VerifyAttachedStreams(plan), StatusIs(absl::StatusCode::kInternal, "outside the attached range"));
+  EXPECT_THAT(verify::VerifyAttachedStreams(plan),
+              StatusIs(absl::StatusCode::kInternal, "outside the attached range"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -121,7 +122,7 @@ TEST(LogicalStreamAssignmentTest, RandomGraphsVerifyAndAreDeterministic) {
         ASSERT_EQ(first->model.nodes()[i].stream_id, second->model.nodes()[i].stream_id) << "seed " << seed;
         ASSERT_EQ(first->model.nodes()[i].attached_stream_ids, second->model.nodes()[i].attached_stream_ids);
       }
-      EXPECT_THAT(VerifyPlan(*first), IsOk());
+      EXPECT_THAT(verify::VerifyPlan(*first), IsOk());
     }
   }
 }

@@ -10,6 +10,7 @@
 #include "npuplan/support/echo.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/verify.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
 #include "tools/npuplan/option_flags.h"
@@ -49,13 +50,13 @@ int RunPartitionCommand(const PartitionFlags& f) {
   plan.model = std::move(model).value();
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
-  if (auto s = VerifyPlan(plan); !s.ok()) return ReportStatus(s);
+  if (auto s = verify::VerifyPlan(plan); !s.ok()) return ReportStatus(s);
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   Statistics stats;
   std::unique_ptr<PassPipeline> pipeline = MakePartitionPipeline();
   PassContext ctx{options, log, stats};
   if (auto r = pipeline->Run(plan, ctx); !r.ok()) return ReportStatus(r.status());
-  if (auto s = VerifyPlan(plan); !s.ok()) {
+  if (auto s = verify::VerifyPlan(plan); !s.ok()) {
     return ReportStatus(absl::InternalError(StrCat("the partitioned graph failed verification: ", s.message())));
   }
   if (auto s = out.Write(f.output, WriteGraphJson(plan.model)); !s.ok()) return ReportStatus(s);

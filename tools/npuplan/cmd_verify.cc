@@ -5,7 +5,6 @@
 #include <string_view>
 #include <vector>
 
-#include "npuplan/events/plan_complete.h"
 #include "npuplan/compiler/bundle.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/pass/pass.h"
@@ -14,6 +13,8 @@
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/json_document.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/plan_complete.h"
+#include "npuplan/verify/verify.h"
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/model_loader.h"
 
@@ -54,8 +55,8 @@ int RunVerifyBundle(const VerifyFlags& f) {
     const std::string path = (dir / g.plan).string();
     auto plan = ReadPlanFile(path, f.load.limits);
     if (!plan.ok()) return ReportStatus(plan.status());
-    absl::Status s = VerifyPlan(*plan);
-    if (s.ok() && !f.partial) s = events::VerifyPlanComplete(*plan);
+    absl::Status s = verify::VerifyPlan(*plan);
+    if (s.ok() && !f.partial) s = verify::VerifyPlanComplete(*plan);
     if (!s.ok()) {
       return ReportStatus(absl::Status(s.code(), path + ": " + std::string(s.message())));
     }
@@ -79,12 +80,12 @@ int RunVerify(const VerifyFlags& f) {
   if (!in.ok()) return ReportStatus(in.status());
   const Plan& plan = in->plan;
   // A graph has no stage facts yet: VerifyPlan then checks the structure only.
-  absl::Status s = VerifyPlan(plan);
+  absl::Status s = verify::VerifyPlan(plan);
   // A plan must also carry every stage its content needs (sync-events for
   // streams that depend on each other), unless --partial asks only about the
   // stages it claims (a partial pipeline's plan, --dump-after files).
   absl::Status complete =
-      s.ok() && in->is_plan ? events::VerifyPlanComplete(plan) : absl::OkStatus();
+      s.ok() && in->is_plan ? verify::VerifyPlanComplete(plan) : absl::OkStatus();
   if (s.ok() && !f.partial) s = complete;
   if (!s.ok()) return ReportStatus(absl::Status(s.code(), f.input + ": " + std::string(s.message())));
   const std::string name = EchoName(f.input);

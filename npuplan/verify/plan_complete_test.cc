@@ -1,4 +1,4 @@
-#include "npuplan/events/plan_complete.h"
+#include "npuplan/verify/plan_complete.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -32,18 +33,18 @@ Plan TwoStreams(int64_t b_stream) {
 // complete check names the stage it lacks.
 TEST(PlanCompleteTest, ACrossStreamEdgeWithoutEventsNamesTheMissingStage) {
   Plan plan = TwoStreams(1);
-  ASSERT_THAT(VerifyPlan(plan), IsOk());
-  EXPECT_THAT(events::VerifyPlanComplete(plan),
+  ASSERT_THAT(verify::VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlanComplete(plan),
               StatusIs(absl::StatusCode::kInternal,
                        "stage 'sync-events' is missing: data-edge dependency 'a'"));
   ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
-  EXPECT_THAT(events::VerifyPlanComplete(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlanComplete(plan), IsOk());
 }
 
 TEST(PlanCompleteTest, OneStreamNeedsNoEvents) {
   Plan plan = TwoStreams(0);
-  ASSERT_THAT(VerifyPlan(plan), IsOk());
-  EXPECT_THAT(events::VerifyPlanComplete(plan), IsOk());
+  ASSERT_THAT(verify::VerifyPlan(plan), IsOk());
+  EXPECT_THAT(verify::VerifyPlanComplete(plan), IsOk());
 }
 
 }  // namespace

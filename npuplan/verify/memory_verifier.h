@@ -1,4 +1,4 @@
-// The memory verifier (stage check for memory-planned). It trusts neither the
+// The memory verifier (the memory-planned row of stage_checks.def). It trusts neither the
 // planner nor the interval solver: from the plan's graph it recomputes the
 // logical buffers (tensor_lifetimes.h) and the happens-before relation
 // (stream_aware_reuse.h), then checks plan.memory directly — no interval
@@ -17,8 +17,8 @@
 //                     region totals cover their buffers
 // Failures are Internal errors "verifier[memory-…]: …" naming the tensors,
 // their streams and the rule.
-#ifndef NPUPLAN_MEMORY_MEMORY_VERIFIER_H_
-#define NPUPLAN_MEMORY_MEMORY_VERIFIER_H_
+#ifndef NPUPLAN_VERIFY_MEMORY_VERIFIER_H_
+#define NPUPLAN_VERIFY_MEMORY_VERIFIER_H_
 
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
@@ -27,10 +27,6 @@ namespace npuplan::memory {
 
 absl::Status VerifyMemoryPlan(const Plan& plan);
 
-// Registers VerifyMemoryPlan for IrProperty::kMemoryPlanned once; returns
-// true. memory-planning calls it from a static initialiser.
-bool RegisterMemoryStageChecks();
-
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_MEMORY_VERIFIER_H_
+#endif  // NPUPLAN_VERIFY_MEMORY_VERIFIER_H_

@@ -1,17 +1,16 @@
-#include "npuplan/memory/memory_verifier.h"
+#include "npuplan/verify/memory_verifier.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <mutex>
 
 #include "npuplan/ir/verifier.h"
-#include "npuplan/memory/stream_aware_reuse.h"
-#include "npuplan/memory/tensor_lifetimes.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
 namespace {
@@ -27,8 +26,9 @@ std::string Describe(const Model& m, const LogicalBuffer& b) {
     std::string s = StrCat(m.node(u).stream_id);
     if (streams.find(s) == std::string::npos) streams += streams.empty() ? s : "," + s;
   }
-  return StrCat("'", b.name, "' (streams ", streams.empty() ? "-" : streams, ", plan order [", b.lower, ",",
-                b.upper, ")", b.pinned.empty() ? "" : ", pinned", b.live_to_end ? ", graph output" : "", ")");
+  return StrCat("'", b.name, "' (streams ", streams.empty() ? "-" : streams, ", plan order [",
+                b.lower, ",", b.upper, ")", b.pinned.empty() ? "" : ", pinned",
+                b.live_to_end ? ", graph output" : "", ")");
 }
 
 // What the placement checks fill: each buffer's offset and how many of its
@@ -263,17 +263,6 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     }
   }
   return CheckPeak(mem, pool_end, by_region);
-}
-
-bool RegisterMemoryStageChecks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    RegisterStageCheck(IrProperty::kMemoryPlanned, "memory", [](const Model&, const VerifyContext& ctx) -> absl::Status {
-      if (ctx.plan == nullptr) return absl::OkStatus();
-      return VerifyMemoryPlan(*static_cast<const Plan*>(ctx.plan));
-    });
-  });
-  return true;
 }
 
 }  // namespace npuplan::memory

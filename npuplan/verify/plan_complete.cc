@@ -1,11 +1,11 @@
-#include "npuplan/events/plan_complete.h"
+#include "npuplan/verify/plan_complete.h"
 
 #include <string>
 
-#include "npuplan/events/sync_verifier.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 
 absl::Status VerifyPlanComplete(const Plan& plan) {
   if (plan.in_progress != 0) {
@@ -29,4 +29,4 @@ absl::Status VerifyPlanComplete(const Plan& plan) {
              "stages it claims)"));
 }
 
-}  // namespace npuplan::events
+}  // namespace npuplan::verify

@@ -1,4 +1,4 @@
-#include "npuplan/memory/stream_aware_reuse.h"
+#include "npuplan/verify/stream_aware_reuse.h"
 
 #include <algorithm>
 #include <limits>
@@ -48,8 +48,9 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
       if (IsSyncNode(x)) continue;
-      const bool root = x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
-                                                        [&](NodeId c) { return IsSyncNode(model.node(c)); });
+      const bool root =
+          x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
+                                          [&](NodeId c) { return IsSyncNode(model.node(c)); });
       if (root) {
         for (const OutputRef& in : p.inputs) preds[id.index()].push_back(in.node);
         for (NodeId c : p.control_inputs) preds[id.index()].push_back(c);
@@ -173,11 +174,13 @@ bool StreamAwareReuse::Ordered(int a, int b) const {
   return true;
 }
 
-std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(const std::vector<int>& buffers) const {
+std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(
+    const std::vector<int>& buffers) const {
   std::vector<int> by_lower(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) by_lower[i] = static_cast<int>(i);
   std::sort(by_lower.begin(), by_lower.end(), [&](int i, int j) {
-    return std::make_pair(lt_.buffers[buffers[i]].lower, i) < std::make_pair(lt_.buffers[buffers[j]].lower, j);
+    return std::make_pair(lt_.buffers[buffers[i]].lower, i) <
+           std::make_pair(lt_.buffers[buffers[j]].lower, j);
   });
   std::vector<std::pair<int, int>> out;
   for (size_t ii = 0; ii < by_lower.size(); ++ii) {
@@ -482,7 +485,8 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
   if (lt_.buffers[a].iteration_loop >= 0) {
     const int64_t loop_end = loop_end_.at(lt_.buffers[a].iteration_loop);
     for (size_t t = 0; t < k; ++t) {
-      if (static_cast<int64_t>(t) != only_stream_[a] && out[t] != std::numeric_limits<int64_t>::max()) {
+      if (static_cast<int64_t>(t) != only_stream_[a] &&
+          out[t] != std::numeric_limits<int64_t>::max()) {
         out[t] = std::max(out[t], loop_end);
       }
     }
@@ -490,7 +494,8 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
   return out;
 }
 
-std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers, int64_t alignment) const {
+std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers,
+                                                      int64_t alignment) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::vector<SweepBuffer> out(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -502,11 +507,12 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
     sb.alignment = alignment;
     sb.release.assign(k, SweepBuffer::kNever);
     if (!x.pinned.empty() || x.uses.empty()) continue;  // reuses nothing, released never
-    std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
+    std::vector<std::pair<int64_t, int>> firsts;        // (first use, stream)
     for (NodeId u : x.uses) {
       const int t = static_cast<int>(hb_.stream(u));
       const int64_t p = lt_.position[u.index()];
-      auto it = std::find_if(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == t; });
+      auto it =
+          std::find_if(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == t; });
       if (it == firsts.end()) {
         firsts.emplace_back(p, t);
       } else {

@@ -1,22 +1,22 @@
-#include "npuplan/events/sync_verifier.h"
+#include "npuplan/verify/sync_verifier.h"
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 #include <tuple>
 #include <vector>
 
-#include "npuplan/events/sync_view.h"
-#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 namespace {
 
 absl::Status Fail(std::string_view rule, std::string_view what) {
@@ -26,7 +26,8 @@ absl::Status Fail(std::string_view rule, std::string_view what) {
 // The slot of node n on stream s (main or attached), else its main slot.
 int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
   for (int32_t a = 0; a < view.num_attached(n); ++a) {
-    if (view.stream(view.slot(n, a)) == s && view.stream(view.slot(n, -1)) != s) return view.slot(n, a);
+    if (view.stream(view.slot(n, a)) == s && view.stream(view.slot(n, -1)) != s)
+      return view.slot(n, a);
   }
   return view.slot(n, -1);
 }
@@ -66,7 +67,8 @@ class StreamSources {
       std::set<NodeId> acc;
       if (HasStream(x)) acc.insert(x);
       for (NodeId w : Children(x)) {
-        if (auto it = memo_.find(w.value); it != memo_.end()) acc.insert(it->second.begin(), it->second.end());
+        if (auto it = memo_.find(w.value); it != memo_.end())
+          acc.insert(it->second.begin(), it->second.end());
       }
       memo_[x.value].assign(acc.begin(), acc.end());
       open.erase(x.value);
@@ -106,7 +108,8 @@ class StreamSources {
   // (on the dynamic path always the NetOutput: GE's dynamic executor).
   NodeId EndOf(GraphId g) const {
     const Graph& graph = m_.graph(g);
-    for (NodeId id : DynamicSubgraphBoundary(m_, dynamic_graphs_, g) ? std::vector<NodeId>{} : graph.nodes) {
+    for (NodeId id :
+         DynamicSubgraphBoundary(m_, dynamic_graphs_, g) ? std::vector<NodeId>{} : graph.nodes) {
       const Node& n = m_.node(id);
       if (!IsSyncNode(n) && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) return id;
     }
@@ -129,7 +132,8 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   const Model& m = plan.model;
   std::vector<Dep> deps;
   auto add = [&](int32_t from, int32_t to, const char* why) {
-    if (view.stream(from) < 0 || view.stream(to) < 0 || view.stream(from) == view.stream(to)) return;
+    if (view.stream(from) < 0 || view.stream(to) < 0 || view.stream(from) == view.stream(to))
+      return;
     deps.push_back({from, to, why});
   };
   const std::vector<bool> dynamic_paths = DynamicPathGraphs(plan);
@@ -144,10 +148,13 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     if (in_ffts(v.graph)) continue;
     auto edge = [&](NodeId u, const char* why) {
       const Node& un = m.node(u);
-      if (IsEnter(un) && v.type != "StreamActive") return;  // loop entry: ordered by the loop's activation
-      if (un.type == "StreamSwitch") return;                  // the switch activates what follows it
-      if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 && !IsSyncNode(v)) {
-        // No task behind u: v reads what u's producers made (a subgraph's Data: the parent's input).
+      if (IsEnter(un) && v.type != "StreamActive")
+        return;                               // loop entry: ordered by the loop's activation
+      if (un.type == "StreamSwitch") return;  // the switch activates what follows it
+      if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 &&
+          !IsSyncNode(v)) {
+        // No task behind u: v reads what u's producers made (a subgraph's Data: the parent's
+        // input).
         for (NodeId x : sources.Out(u)) {
           const Node& xn = m.node(x);
           if ((IsEnter(xn) && v.type != "StreamActive") || xn.type == "StreamSwitch") continue;
@@ -169,8 +176,10 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
         if (idx < 0 || static_cast<size_t>(idx) >= v.inputs.size()) continue;
         NodeId src = v.inputs[idx].node;
         if (IsDataOrConst(m.node(src))) continue;  // no task to wait for
-        // A producer with an attached stream produces the value there (GE's attached→attached case).
-        add(view.slot(src, view.num_attached(src) > 0 ? 0 : -1), view.slot(vid, a), "attached-value");
+        // A producer with an attached stream produces the value there (GE's attached→attached
+        // case).
+        add(view.slot(src, view.num_attached(src) > 0 ? 0 : -1), view.slot(vid, a),
+            "attached-value");
       }
     }
   }
@@ -185,7 +194,8 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     // subgraph through its Data nodes (`_parent_node_index`), its outputs
     // leave through the NetOutput; a subgraph node that reads no parent input
     // is not ordered after the parent's inputs.
-    const bool dynamic = DynamicSubgraphBoundary(m, dynamic_graphs, GraphId(static_cast<int32_t>(g)));
+    const bool dynamic =
+        DynamicSubgraphBoundary(m, dynamic_graphs, GraphId(static_cast<int32_t>(g)));
     // The parent's own Send/Recv nodes (control edges Recv→parent,
     // parent→Send) are not boundary dependencies: GE inserts the subgraph
     // events before they exist, and the events they carry are checked on
@@ -199,12 +209,14 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
       if (IsSyncNode(n)) continue;
-      const bool root = n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
-                                                        [&](NodeId c) { return IsSyncNode(m.node(c)); });
+      const bool root =
+          n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
+                                          [&](NodeId c) { return IsSyncNode(m.node(c)); });
       if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index"))) {
         for (NodeId x : parent_in) add(view.slot(x, -1), view.slot(id, -1), "subgraph-entry");
       }
-      if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) end = id;
+      if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false))
+        end = id;
     }
     if (!end.valid()) {
       for (NodeId id : graph.nodes) {
@@ -232,7 +244,8 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   for (const auto& [att, slot] : last_user) {
     NodeId id = view.node_of(slot);
     for (NodeId o : m.graph(m.node(id).graph).nodes) {
-      if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id)) add(slot, view.slot(o, -1), "attached-end");
+      if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id))
+        add(slot, view.slot(o, -1), "attached-end");
     }
   }
   // Logical stream order survives the split — the order of its computing
@@ -290,8 +303,8 @@ class ClockPool {
 std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
   const Node& n = m.node(view.node_of(slot));
   int32_t a = view.attached_of(slot);
-  return StrCat("'", n.name, "'", a >= 0 ? StrCat(" (attached ", a, ")") : std::string(), " on stream ",
-                view.stream(slot));
+  return StrCat("'", n.name, "'", a >= 0 ? StrCat(" (attached ", a, ")") : std::string(),
+                " on stream ", view.stream(slot));
 }
 
 }  // namespace
@@ -314,7 +327,8 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
       bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
       if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
         auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
-        if (id) send_node[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
+        if (id)
+          send_node[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
       }
       for (NodeId c : n.control_inputs) {
         const Node& r = m.node(c);
@@ -330,34 +344,43 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
   std::vector<std::pair<int32_t, int32_t>> in_edges;  // (to, from)
   RecordSlots record_slot(plan, view);  // a dynamic-path owner records after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
-    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes()) {
       return Fail("happens-before", StrCat("event ", e.id, " names no node"));
     }
     if (e.reason == SyncReason::kLoop) {  // loop-carried: orders the next iteration, not this one
       if (m.node(e.recv).type != "StreamSwitch") {
-        return Fail("happens-before", StrCat("loop event ", e.id, " must wait on a StreamSwitch, not '",
-                                             m.node(e.recv).name, "'"));
+        return Fail("happens-before",
+                    StrCat("loop event ", e.id, " must wait on a StreamSwitch, not '",
+                           m.node(e.recv).name, "'"));
       }
       continue;
     }
-    if (e.send_attached >= view.num_attached(e.send) || e.recv_attached >= view.num_attached(e.recv)) {
-      return Fail("happens-before", StrCat("event ", e.id, " names an attached stream the node does not have"));
+    if (e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv)) {
+      return Fail("happens-before",
+                  StrCat("event ", e.id, " names an attached stream the node does not have"));
     }
     int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
-    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end()) from = view.slot(it->second, -1);
-    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end()) to = view.slot(it->second, -1);
+    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end())
+      from = view.slot(it->second, -1);
+    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end())
+      to = view.slot(it->second, -1);
     if (view.stream(from) < 0 || view.stream(to) < 0) {
-      return Fail("happens-before", StrCat("event ", e.id, " between '", m.node(e.send).name, "' and '",
-                                           m.node(e.recv).name, "' touches a node without a stream"));
+      return Fail("happens-before",
+                  StrCat("event ", e.id, " between '", m.node(e.send).name, "' and '",
+                         m.node(e.recv).name, "' touches a node without a stream"));
     }
     if (view.rank(from) >= view.rank(to)) {
-      return Fail("happens-before", StrCat("event ", e.id, " from ", SlotName(m, view, from), " to ",
-                                           SlotName(m, view, to), " runs backwards in execution order"));
+      return Fail("happens-before",
+                  StrCat("event ", e.id, " from ", SlotName(m, view, from), " to ",
+                         SlotName(m, view, to), " runs backwards in execution order"));
     }
     in_edges.emplace_back(to, from);
   }
-  ActivationInfo act = ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+  ActivationInfo act =
+      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
     int32_t from = view.slot(an, -1);
@@ -408,7 +431,8 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
       const Dep& d = deps[j];
       if (c[view.stream(d.from)] < view.pos(d.from)) {
         return Fail("happens-before",
-                    StrCat(d.why, " dependency ", SlotName(m, view, d.from), " -> ", SlotName(m, view, d.to),
+                    StrCat(d.why, " dependency ", SlotName(m, view, d.from), " -> ",
+                           SlotName(m, view, d.to),
                            " is not ordered by same-stream order, events or stream activation"));
       }
     }
@@ -428,7 +452,8 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
 absl::Status VerifyEventIds(const Plan& plan) {
   int64_t events = 0, notifies = 0;
   if (!IdsContinuous(plan.events, &events, &notifies)) {
-    return Fail("event-ids", "event/notify ids are not continuous from 0 (GE's runtime rejects holes)");
+    return Fail("event-ids",
+                "event/notify ids are not continuous from 0 (GE's runtime rejects holes)");
   }
   if (events != plan.events.event_count || notifies != plan.events.notify_count) {
     return Fail("event-ids", StrCat("the table has ", events, " event ids and ", notifies,
@@ -437,7 +462,8 @@ absl::Status VerifyEventIds(const Plan& plan) {
   }
   // GE checks the limit once the split is done; earlier stages may still remove notifies.
   if (Has(plan.established, IrProperty::kPhysicalStreams) && notifies > kMaxNotifies) {
-    return Fail("event-ids", StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
+    return Fail("event-ids",
+                StrCat(notifies, " notifies exceed the device limit of ", kMaxNotifies));
   }
   // What event-id-allocation recorded must be what the table holds.
   for (const auto& [key, count] :
@@ -457,7 +483,8 @@ absl::Status VerifyEventIds(const Plan& plan) {
   }
   for (const SyncEvent& e : plan.events.events) {
     if (e.kind != SyncKind::kEvent && e.kind != SyncKind::kNotify) {
-      return Fail("event-ids", StrCat("event ", e.id, " has unknown kind ", static_cast<int>(e.kind)));
+      return Fail("event-ids",
+                  StrCat("event ", e.id, " has unknown kind ", static_cast<int>(e.kind)));
     }
   }
   return absl::OkStatus();
@@ -477,12 +504,14 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     const Node& n = m.nodes()[i];
     int64_t p = plan.physical_stream[i];
     if (n.stream_id >= 0 && (p < 0 || logical_of(p) != n.stream_id)) {
-      return Fail("physical-streams", StrCat("node '", n.name, "' on logical stream ", n.stream_id,
-                                             " has physical stream ", p, " which maps to logical ", logical_of(p)));
+      return Fail("physical-streams",
+                  StrCat("node '", n.name, "' on logical stream ", n.stream_id,
+                         " has physical stream ", p, " which maps to logical ", logical_of(p)));
     }
     if (p >= sr.physical) {
-      return Fail("physical-streams", StrCat("node '", n.name, "' uses physical stream ", p, " but the plan has ",
-                                             sr.physical, " physical streams"));
+      return Fail("physical-streams",
+                  StrCat("node '", n.name, "' uses physical stream ", p, " but the plan has ",
+                         sr.physical, " physical streams"));
     }
   }
   if (sr.task_limit <= 0) return absl::OkStatus();
@@ -514,7 +543,8 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       for (int32_t a = -1; a < view.num_attached(owner); ++a) {
         const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
         if (view.stream(slot) != p) continue;
-        extra[slot] = CheckedAdd(extra[slot], plan.tasks[sync]).value_or(INT64_MAX);  // saturated: reported below
+        extra[slot] = CheckedAdd(extra[slot], plan.tasks[sync])
+                          .value_or(INT64_MAX);  // saturated: reported below
         folded[sync] = true;
         return;
       }
@@ -545,7 +575,8 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
   }
   if (!materialized) {
     for (const SyncEvent& e : plan.events.events) {
-      if (e.reason == SyncReason::kSplit) continue;  // opened after counting, covered by the reserve (as in GE)
+      if (e.reason == SyncReason::kSplit)
+        continue;  // opened after counting, covered by the reserve (as in GE)
       int64_t& send = extra[send_slot.ForEvent(e)];
       int64_t& recv = extra[view.slot(e.recv, e.recv_attached)];
       send = CheckedAdd(send, kSendTasks).value_or(INT64_MAX);  // saturated: reported below
@@ -553,7 +584,7 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     }
   }
   // A node whose previous node on its stream owns its graph may not open a
-  // stream (events::Enclosure); its Send/Recv nodes go with it.
+  // stream (Enclosure, execution_semantics.h); its Send/Recv nodes go with it.
   std::vector<bool> enclosed(m.num_nodes(), false);
   const Enclosure encloses(m);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
@@ -569,7 +600,8 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
     for (size_t i = 0; i < m.num_nodes(); ++i) {
       const Node& n = m.nodes()[i];
       if (n.type == "Send" || n.type == "SendNotify") {
-        if (n.control_inputs.size() == 1 && enclosed[n.control_inputs[0].index()]) enclosed[i] = true;
+        if (n.control_inputs.size() == 1 && enclosed[n.control_inputs[0].index()])
+          enclosed[i] = true;
         continue;
       }
       if (!enclosed[i]) continue;
@@ -587,7 +619,8 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       int32_t slot = slots[k];
       if (folded[slot]) continue;
       const Node& n = m.node(view.node_of(slot));
-      int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()] : AttachedNodeTasks(n);
+      int64_t t = view.attached_of(slot) < 0 ? plan.tasks[view.node_of(slot).index()]
+                                             : AttachedNodeTasks(n);
       const bool first = counted++ == 0;
       // Task counts are input values: a sum that overflows (two 2^62 counts)
       // must not wrap into a small count that passes the limit.
@@ -595,15 +628,17 @@ absl::Status VerifyPhysicalStreams(const Plan& plan) {
       if (sum) sum = CheckedAdd(*sum, extra[slot]);
       if (sum) sum = CheckedAdd(*sum, kReservedTasks);
       if (!sum || extra[slot] == INT64_MAX) {
-        return Fail("physical-streams", StrCat("physical stream ", s, ": the task count up to node '", n.name,
-                                               "' (", t, " tasks) overflows int64"));
+        return Fail("physical-streams",
+                    StrCat("physical stream ", s, ": the task count up to node '", n.name, "' (", t,
+                           " tasks) overflows int64"));
       }
       running = *sum - kReservedTasks;
       if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
           !HasAttr(n.attrs, "_continuous_stream_label") && !enclosed[view.node_of(slot).index()]) {
-        return Fail("physical-streams", StrCat("physical stream ", s, " holds ", running, " tasks up to node '",
-                                               n.name, "' (+", kReservedTasks, " reserved > limit ", limit,
-                                               ") and should have been split there"));
+        return Fail("physical-streams",
+                    StrCat("physical stream ", s, " holds ", running, " tasks up to node '", n.name,
+                           "' (+", kReservedTasks, " reserved > limit ", limit,
+                           ") and should have been split there"));
       }
     }
   }
@@ -618,13 +653,19 @@ absl::Status VerifyActiveStreams(const Plan& plan) {
     const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
     if (v == nullptr) continue;
     const auto* list = v->as<AttrValue::IntList>();
-    if (list == nullptr) return Fail("active-streams", StrCat("node '", n.name, "': active_stream_list is not an int list"));
-    int64_t own = i < plan.physical_stream.size() && plan.physical_stream[i] >= 0 ? plan.physical_stream[i] : n.stream_id;
+    if (list == nullptr)
+      return Fail("active-streams",
+                  StrCat("node '", n.name, "': active_stream_list is not an int list"));
+    int64_t own = i < plan.physical_stream.size() && plan.physical_stream[i] >= 0
+                      ? plan.physical_stream[i]
+                      : n.stream_id;
     for (int64_t s : *list) {
       if (s < 0 || (streams > 0 && s >= streams)) {
-        return Fail("active-streams", StrCat("node '", n.name, "' activates stream ", s, " which does not exist"));
+        return Fail("active-streams",
+                    StrCat("node '", n.name, "' activates stream ", s, " which does not exist"));
       }
-      if (s == own) return Fail("active-streams", StrCat("node '", n.name, "' activates its own stream ", s));
+      if (s == own)
+        return Fail("active-streams", StrCat("node '", n.name, "' activates its own stream ", s));
     }
   }
   return absl::OkStatus();
@@ -644,14 +685,18 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     bool is_send = n.type == "Send" || n.type == "SendNotify";
     bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
     if (!is_send && !is_recv) continue;
-    SyncKind kind = n.type.find("Notify") != std::string::npos ? SyncKind::kNotify : SyncKind::kEvent;
+    SyncKind kind =
+        n.type.find("Notify") != std::string::npos ? SyncKind::kNotify : SyncKind::kEvent;
     auto id = GetIntAttr(n.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
-    if (!id) return Fail("sync-nodes", StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
+    if (!id)
+      return Fail("sync-nodes",
+                  StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
     int64_t stream = view.stream(static_cast<int32_t>(i));
     if (is_send) {
       ++send_nodes;
       if (n.control_inputs.size() != 1) {
-        return Fail("sync-nodes", StrCat("Send node '", n.name, "' must have exactly one control input (its sender)"));
+        return Fail("sync-nodes", StrCat("Send node '", n.name,
+                                         "' must have exactly one control input (its sender)"));
       }
       const Key key{n.control_inputs[0].value, kind, *id, stream};
       ++sends[key];
@@ -695,27 +740,32 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       std::vector<int64_t> got;
       if (const AttrValue* v = FindAttr(n.attrs, attr); v != nullptr) {
         const auto* list = v->as<AttrValue::IntList>();
-        if (list == nullptr) return Fail("sync-nodes", StrCat("node '", n.name, "': ", attr, " is not an int list"));
+        if (list == nullptr)
+          return Fail("sync-nodes", StrCat("node '", n.name, "': ", attr, " is not an int list"));
         got = *list;
       }
       if (got != expect) {
-        return Fail("sync-nodes", StrCat("node '", n.name, "' has ", attr, " [", StrJoin(got, ","),
-                                         "] but its dynamic-path events are [", StrJoin(expect, ","), "]"));
+        return Fail("sync-nodes",
+                    StrCat("node '", n.name, "' has ", attr, " [", StrJoin(got, ","),
+                           "] but its dynamic-path events are [", StrJoin(expect, ","), "]"));
       }
     }
   }
-  SendSlots send_slot(m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
+  SendSlots send_slot(
+      m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
     Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
     if (--sends[sk] < 0) {
-      return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " from '", m.node(e.send).name,
-                                       "' has no Send node on its stream after the sender"));
+      return Fail("sync-nodes",
+                  StrCat(SyncKindName(e.kind), " ", e.id, " from '", m.node(e.send).name,
+                         "' has no Send node on its stream after the sender"));
     }
     if (--recvs[rk] < 0) {
-      return Fail("sync-nodes", StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
-                                       "' has no Recv node on its stream before the receiver"));
+      return Fail("sync-nodes",
+                  StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
+                         "' has no Recv node on its stream before the receiver"));
     }
   }
   // Send/Recv nodes no event accounts for (written by hand into the graph, or
@@ -752,7 +802,8 @@ absl::Status VerifyDynamicSenders(const Plan& plan) {
   const Model& m = plan.model;
   const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
   for (const SyncEvent& e : plan.events.events) {
-    if (!e.send.valid() || e.send.index() >= m.num_nodes() || !e.recv.valid() || e.recv.index() >= m.num_nodes()) {
+    if (!e.send.valid() || e.send.index() >= m.num_nodes() || !e.recv.valid() ||
+        e.recv.index() >= m.num_nodes()) {
       continue;  // [happens-before] names these
     }
     if (!OnDynamicPath(plan, dynamic_graphs, e)) continue;
@@ -760,31 +811,12 @@ absl::Status VerifyDynamicSenders(const Plan& plan) {
     const AttrValue* v = FindAttr(sender.attrs, "_send_event_ids");
     const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
     if (ids == nullptr || std::find(ids->begin(), ids->end(), e.id) == ids->end()) {
-      return Fail("dynamic-senders", StrCat("event ", e.id, " lists '", sender.name,
-                                            "' as its sender, but that node's _send_event_ids do not carry it"));
+      return Fail("dynamic-senders",
+                  StrCat("event ", e.id, " lists '", sender.name,
+                         "' as its sender, but that node's _send_event_ids do not carry it"));
     }
   }
   return absl::OkStatus();
 }
 
-bool RegisterEventStageChecks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    auto with_plan = [](absl::Status (*f)(const Plan&)) {
-      return [f](const Model&, const VerifyContext& ctx) -> absl::Status {
-        if (ctx.plan == nullptr) return absl::OkStatus();
-        return f(*static_cast<const Plan*>(ctx.plan));
-      };
-    };
-    RegisterStageCheck(IrProperty::kSyncEvents, "event-ids", with_plan(VerifyEventIds));
-    RegisterStageCheck(IrProperty::kSyncEvents, "happens-before", with_plan(VerifyHappensBefore));
-    RegisterStageCheck(IrProperty::kSyncEvents, "event-id-reuse", with_plan(VerifyEventIdReuse));
-    RegisterStageCheck(IrProperty::kPhysicalStreams, "physical-streams", with_plan(VerifyPhysicalStreams));
-    RegisterStageCheck(IrProperty::kActiveStreams, "active-streams", with_plan(VerifyActiveStreams));
-    RegisterStageCheck(IrProperty::kSyncNodes, "sync-nodes", with_plan(VerifySyncNodes));
-    RegisterStageCheck(IrProperty::kSyncNodes, "dynamic-senders", with_plan(VerifyDynamicSenders));
-  });
-  return true;
-}
-
-}  // namespace npuplan::events
+}  // namespace npuplan::verify

@@ -24,19 +24,33 @@
 //   s0:  a ──────► c          a:0 may share with d:0 (a, c ⇝ d via c→d)
 //   s1:  b              d     b:0 may NOT share with d:0: nothing orders b
 //                  (c→d)      before d, although b precedes d in plan order
-#ifndef NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
-#define NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
+#ifndef NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
+#define NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "npuplan/ir/graph.h"
-#include "npuplan/memory/stream_sweep.h"
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
+
+// A buffer as the memory planner's stream-aware sweep places it
+// (npuplan/memory/stream_sweep.h); StreamAwareReuse::SweepInput fills it.
+struct SweepBuffer {
+  int64_t lower = 0, upper = 0;  // plan-order lifetime, half-open
+  int64_t size = 0;              // bytes (0: placed at 0, conflicts with nothing)
+  int64_t alignment = 1;
+  std::vector<int> streams;        // streams of its uses, by first use (empty: reuses nothing)
+  std::vector<int64_t> first_use;  // per entry of `streams`: first use on it (plan position)
+  // Per stream (index = stream, size = num_streams): release time R_t;
+  // kNever when t never waits for it.
+  std::vector<int64_t> release;
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+};
 
 // The happens-before relation H over the nodes of a model (see above).
 class HappensBefore {
@@ -51,7 +65,9 @@ class HappensBefore {
   // Position of a node on its stream (-1 when streamless).
   int32_t stream_pos(NodeId n) const { return pos_[n.index()]; }
   // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
-  const int32_t* clock(NodeId n) const { return clocks_.data() + n.index() * static_cast<size_t>(k_); }
+  const int32_t* clock(NodeId n) const {
+    return clocks_.data() + n.index() * static_cast<size_t>(k_);
+  }
   // True when a's task finishes before b's starts in every execution (a != b).
   bool Before(NodeId a, NodeId b) const;
 
@@ -125,4 +141,4 @@ class StreamAwareReuse {
 
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_STREAM_AWARE_REUSE_H_
+#endif  // NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_

@@ -1,4 +1,4 @@
-#include "npuplan/memory/tensor_lifetimes.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 
 #include <algorithm>
 #include <limits>
@@ -57,7 +57,8 @@ absl::StatusOr<int64_t> WorkspaceBytes(const Node& n, int64_t alignment) {
   for (int64_t p : parts) {
     if (p < 0) return Bad(n, StrCat("_workspace_bytes entry ", p, " is negative"));
     std::optional<int64_t> a = AlignUp(p, alignment);
-    if (!a || *a > std::numeric_limits<int64_t>::max() - total) return Bad(n, "_workspace_bytes overflows int64");
+    if (!a || *a > std::numeric_limits<int64_t>::max() - total)
+      return Bad(n, "_workspace_bytes overflows int64");
     total += *a;
   }
   return total;
@@ -73,7 +74,8 @@ absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
     refs[0] = *i;
   } else if (const auto* l = v->as<AttrValue::IntList>()) {
     if (l->size() > refs.size()) {
-      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(), " outputs"));
+      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(),
+                           " outputs"));
     }
     std::copy(l->begin(), l->end(), refs.begin());
   } else {
@@ -81,7 +83,8 @@ absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
   }
   for (int64_t r : refs) {
     if (r < -1 || r >= static_cast<int64_t>(n.inputs.size())) {
-      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ", n.inputs.size(), ")"));
+      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ",
+                           n.inputs.size(), ")"));
     }
   }
   return refs;
@@ -102,31 +105,34 @@ absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Nod
     const auto* l = v->as<AttrValue::IntList>();
     if (l == nullptr) return Bad(net, "_parent_output_index must be an int list");
     if (l->size() > net.inputs.size()) {
-      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ", net.inputs.size(), " inputs"));
+      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ",
+                             net.inputs.size(), " inputs"));
     }
     map.assign(net.inputs.size(), -1);
     for (size_t k = 0; k < l->size(); ++k) {
       if ((*l)[k] < -1 || (*l)[k] >= outputs) {
-        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '", parent.name, "' (it has ",
-                               outputs, ")"));
+        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '",
+                               parent.name, "' (it has ", outputs, ")"));
       }
       map[k] = (*l)[k];
     }
     return map;
   }
-  const bool while_cond = (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
-                          parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
+  const bool while_cond =
+      (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
+      parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
   map.assign(net.inputs.size(), -1);
   if (while_cond) return map;
-  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k) map[k] = static_cast<int64_t>(k);
+  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k)
+    map[k] = static_cast<int64_t>(k);
   return map;
 }
 
 }  // namespace
 
 bool IsConstantLike(const Node& n) {
-  static const std::set<std::string, std::less<>> kTypes = {"Const", "Constant", "Variable", "VariableV2",
-                                                            "ConstPlaceHolder", "FileConstant"};
+  static const std::set<std::string, std::less<>> kTypes = {
+      "Const", "Constant", "Variable", "VariableV2", "ConstPlaceHolder", "FileConstant"};
   return kTypes.count(n.type) > 0;
 }
 

@@ -1,10 +1,24 @@
-// The events verifier (SPEC G4 stage checks for E1–E6, T2–T5). It trusts no
-// pass: it enumerates the dependencies itself and proves each one ordered by
-// a different algorithm from the optimiser's (a vector-clock sweep over
-// same-stream order + event edges + activation edges only, then a lookup per
-// dependency), so an optimiser bug cannot hide behind shared code.
+// The events verifier (SPEC G4 stage checks for E1–E6, T2–T5; rows of
+// stage_checks.def).
 //
-// Stage checks (RegisterEventStageChecks):
+// Independence, precisely. Shared with the events passes: the definitions of
+// what the plan means — the execution view (npuplan/plan/execution_view.h:
+// execution order, slots, per-stream order, where a Send runs and where an
+// event is recorded) and the execution semantics
+// (npuplan/plan/execution_semantics.h: who activates which stream, which
+// graphs are on the dynamic path, where a physical stream may open, the task
+// constants, id continuity). A mistake there is shared by both sides.
+// Recomputed here, with no pass header included and no pass code called:
+// the dependencies that must be ordered (CollectDeps, StreamSources: a
+// depth-first walk, not the insertion's sweep), the proof that each is
+// ordered (a vector-clock sweep over same-stream order + event edges +
+// activation edges, then a lookup per dependency — not the optimiser's
+// reductions), the task count of each physical stream, the matching of
+// Send/Recv nodes and attributes to events, and the safety of shared device
+// ids (id_reuse_verifier.cc, not events/reuse_order.*). So an insertion,
+// optimisation, split or id-allocation bug cannot hide behind shared code.
+//
+// Checks:
 //   sync-events       → [happens-before] every cross-stream dependency — data
 //                       and control edges (through producers without a
 //                       stream: a subgraph's Data node stands for the parent's
@@ -13,30 +27,31 @@
 //                       ordered; no event runs backwards; [event-minimum]
 //                       event_counts.minimum, when present, is recomputed and
 //                       the table holds that many events; [event-ids] ids
-//                       continuous from 0 per kind, counts match, ≤ 1024 notifies
+//                       continuous from 0 per kind, counts match, ≤ 1024 notifies;
+//                       [event-id-reuse] every id several edges share is
+//                       shared safely (id_reuse_verifier.cc)
 //   physical-streams  → [physical-streams] every node has a physical stream
 //                       that maps back to its logical one; task limits hold
 //   active-streams    → [active-streams] lists name existing streams; no node
 //                       activates its own stream
-//                       [event-id-reuse] every id several edges share is
-//                       shared safely (id_reuse_verifier.cc)
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
 //                       (id attr, control edge, stream) and nothing else does;
 //                       [dynamic-senders] every dynamic-path event's listed
 //                       sender is the node whose `_send_event_ids` carry its id
-#ifndef NPUPLAN_EVENTS_SYNC_VERIFIER_H_
-#define NPUPLAN_EVENTS_SYNC_VERIFIER_H_
+#ifndef NPUPLAN_VERIFY_SYNC_VERIFIER_H_
+#define NPUPLAN_VERIFY_SYNC_VERIFIER_H_
 
 #include <vector>
 
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
 
-namespace npuplan::events {
+namespace npuplan {
+class SyncView;         // plan/execution_view.h
+struct ActivationInfo;  // plan/execution_semantics.h
+}  // namespace npuplan
 
-// Registers the checks above once; returns true. Every events pass calls it
-// from a static initialiser so linking any of them links the checks.
-bool RegisterEventStageChecks();
+namespace npuplan::verify {
 
 absl::Status VerifyHappensBefore(const Plan& plan);
 absl::Status VerifyEventIds(const Plan& plan);
@@ -53,8 +68,6 @@ struct Dep {
   int32_t to;
   const char* why;
 };
-class SyncView;
-struct ActivationInfo;
 // The verifier's own enumeration of what must be ordered (docs/events.md,
 // "Dependencies") on `view`'s slots; with `logical`, also the logical order
 // across a split.
@@ -67,6 +80,6 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
 absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
                                 const ActivationInfo& act, const std::vector<Dep>& deps);
 
-}  // namespace npuplan::events
+}  // namespace npuplan::verify
 
-#endif  // NPUPLAN_EVENTS_SYNC_VERIFIER_H_
+#endif  // NPUPLAN_VERIFY_SYNC_VERIFIER_H_

@@ -21,12 +21,13 @@
 #include <tuple>
 #include <vector>
 
-#include "npuplan/events/sync_verifier.h"
-#include "npuplan/events/sync_view.h"
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 namespace {
 
 absl::Status Fail(std::string_view what) {
@@ -209,6 +210,8 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
 }  // namespace
 
 absl::Status VerifyEventIdReuse(const Plan& plan) {
+  // Long on purpose: groups, sync nodes and ordering edges are built once and shared by every
+  // context proof.
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   // Groups of edges sharing an id.
@@ -374,4 +377,4 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
   return absl::OkStatus();
 }
 
-}  // namespace npuplan::events
+}  // namespace npuplan::verify

@@ -33,8 +33,8 @@
 //     aliases above) and add no use;
 //   * a node inside a loop body (parent While/_While/StatelessWhile/For)
 //     stands for the whole loop: every streamed node of the loop and its
-//     subgraphs (except Send/Recv nodes, which touch no memory) becomes a use (iterations repeat, so nothing inside a loop
-//     body is reused across its iterations' streams) — except for an
+//     subgraphs (except Send/Recv nodes, which touch no memory) becomes a use (iterations repeat,
+//     so nothing inside a loop body is reused across its iterations' streams) — except for an
 //     *iteration-local* buffer (LogicalBuffer::iteration_loop), whose real
 //     uses count: same-stream reuse inside one iteration;
 //   * any other use by a node without a stream, or by a node with attached
@@ -43,8 +43,8 @@
 //   a:0  [=====)             activation, uses a, b
 //   b:0       [=====)        may reuse a:0 if a's uses happen before b's
 //   c:ws         [=)         workspace of c
-#ifndef NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
-#define NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+#ifndef NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
+#define NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
 
 #include <cstdint>
 #include <map>
@@ -69,16 +69,16 @@ struct TensorRef {
 std::string TensorName(const Model& model, TensorRef t);
 
 struct LogicalBuffer {
-  std::string name;              // TensorName of the owner (first member)
+  std::string name;                // TensorName of the owner (first member)
   std::vector<TensorRef> members;  // owner first, then aliases, by (position, output)
-  std::string region;            // "activation" | "workspace" | "input" | "constant"
-  int64_t bytes = 0;             // max member ByteSize
-  int64_t size = 0;              // bytes rounded up to the alignment
-  int64_t lower = 0;             // first touch in plan order
-  int64_t upper = 0;             // last touch + 1 (num_steps when live_to_end / pinned)
-  std::vector<NodeId> uses;      // streamed nodes that touch it, by position, unique
-  bool live_to_end = false;      // a graph output (read by the root NetOutput)
-  std::string pinned;            // non-empty: why it is live for the whole plan
+  std::string region;              // "activation" | "workspace" | "input" | "constant"
+  int64_t bytes = 0;               // max member ByteSize
+  int64_t size = 0;                // bytes rounded up to the alignment
+  int64_t lower = 0;               // first touch in plan order
+  int64_t upper = 0;               // last touch + 1 (num_steps when live_to_end / pinned)
+  std::vector<NodeId> uses;        // streamed nodes that touch it, by position, unique
+  bool live_to_end = false;        // a graph output (read by the root NetOutput)
+  std::string pinned;              // non-empty: why it is live for the whole plan
   // Loops (NodeId values of outermost loop nodes) whose nodes touch it.
   std::vector<int32_t> loops;
   // Iteration-local: made and used only inside one iteration of a loop body
@@ -119,4 +119,4 @@ bool IsLoopNode(const Node& node);
 
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_TENSOR_LIFETIMES_H_
+#endif  // NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_

@@ -18,11 +18,13 @@
 // describes the whole set of predecessors.
 #include <algorithm>
 
-#include "npuplan/events/sync_verifier.h"
-#include "npuplan/events/sync_view.h"
+#include "npuplan/ir/attached_streams.h"
+#include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 
 absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
                                 const ActivationInfo& act, const std::vector<Dep>& deps) {
@@ -158,4 +160,4 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
   return absl::OkStatus();
 }
 
-}  // namespace npuplan::events
+}  // namespace npuplan::verify

@@ -7,17 +7,17 @@
 // failure names the missing stage:
 //   verifier[stages]: stage 'sync-events' is missing: data-edge dependency
 //   'a' on stream 0 -> 'b' on stream 1 is not ordered …
-#ifndef NPUPLAN_EVENTS_PLAN_COMPLETE_H_
-#define NPUPLAN_EVENTS_PLAN_COMPLETE_H_
+#ifndef NPUPLAN_VERIFY_PLAN_COMPLETE_H_
+#define NPUPLAN_VERIFY_PLAN_COMPLETE_H_
 
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
 
-namespace npuplan::events {
+namespace npuplan::verify {
 
 // Call after VerifyPlan(plan) succeeded.
 absl::Status VerifyPlanComplete(const Plan& plan);
 
-}  // namespace npuplan::events
+}  // namespace npuplan::verify
 
-#endif  // NPUPLAN_EVENTS_PLAN_COMPLETE_H_
+#endif  // NPUPLAN_VERIFY_PLAN_COMPLETE_H_

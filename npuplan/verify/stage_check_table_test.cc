@@ -1,0 +1,154 @@
+// The stage-check table (stage_checks.def) is what VerifyPlan runs: every
+// stage has a check, and every row refuses a plan that lies about its fact,
+// by the row's own name, both alone and through VerifyPlan (what
+// `npuplan verify` and --verify-each call).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "npuplan/events/event_id_allocation.h"
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/stream_activation.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/memory/memory_planning.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/stage_checks.h"
+#include "npuplan/verify/verify.h"
+
+namespace npuplan::verify {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::testing::IsOk;
+using ::npuplan::testing::ParseVerifiedGraph;
+
+// a feeds b and c on two other streams, d joins them; mc2 uses an attached
+// stream. Every stage of the events and memory passes runs on it.
+Plan FullPlan() {
+  auto m = ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [64]}]},
+    {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [64]}]},
+    {"name": "c", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [64]}]},
+    {"name": "mc2", "type": "MatmulAllReduce", "inputs": ["b:0"], "outputs": [{"shape": [64]}],
+     "attrs": {"_test_stream": 1, "_test_attached": [3],
+               "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+    {"name": "d", "type": "Add", "inputs": ["mc2:0", "c:0"], "attrs": {"_test_stream": 0},
+     "outputs": [{"shape": [64]}]},
+    {"name": "o", "type": "NetOutput", "inputs": ["d:0"], "attrs": {"_test_stream": 0}}]})json");
+  EXPECT_TRUE(m.ok()) << m.status();
+  Plan plan = PlanFromModel(std::move(m).value());
+  EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning, TaskCountAssignment, SyncEventInsertion,
+                                     SyncEventOptimization, EventReuse, PhysicalStreamSplit,
+                                     StreamActivation, EventIdAllocation, SyncNodeGeneration>()),
+              IsOk());
+  return plan;
+}
+
+NodeId Named(const Plan& plan, const char* name) { return plan.model.FindNode(name); }
+
+// Per row name: how a plan lies about that row's fact.
+const std::map<std::string, std::function<void(Plan&)>>& Lies() {
+  static const auto* lies = new std::map<std::string, std::function<void(Plan&)>>{
+      {"stream-ids", [](Plan& p) { p.model.node(Named(p, "d")).stream_id = 40; }},
+      {"attached-streams", [](Plan& p) { p.streams.attached.push_back(77); }},
+      {"memory", [](Plan& p) { p.memory.tensors.at(0).offset += 1; }},
+      {"event-ids", [](Plan& p) { ++p.events.event_count; }},
+      {"happens-before",
+       [](Plan& p) {
+         SyncEvent& e = p.events.events.at(0);
+         std::swap(e.send, e.recv);
+         std::swap(e.send_attached, e.recv_attached);
+       }},
+      {"event-id-reuse",
+       [](Plan& p) {
+         for (SyncEvent& e : p.events.events) e.id = 0;
+       }},
+      {"physical-streams",
+       [](Plan& p) {
+         p.physical_stream.at(Named(p, "b").index()) = p.physical_stream.at(Named(p, "a").index());
+       }},
+      {"active-streams",
+       [](Plan& p) {
+         const NodeId a = Named(p, "a");
+         p.model.node(a).attrs["active_stream_list"] =
+             AttrValue::IntList{p.physical_stream.at(a.index())};
+       }},
+      {"sync-nodes",
+       [](Plan& p) {
+         for (size_t i = 0; i < p.model.num_nodes(); ++i) {
+           Node& n = p.model.node(NodeId(static_cast<int32_t>(i)));
+           if (n.type == "Send") n.attrs.erase("event_id");
+         }
+       }},
+      {"dynamic-senders",
+       [](Plan& p) {  // the events now travel as attributes, which no node carries
+         p.streams.mode = "dynamic-multi";
+         p.partition.ran = true;
+         p.partition.decision = "whole-dynamic";
+       }},
+  };
+  return *lies;
+}
+
+TEST(StageCheckTableTest, EveryStageIsChecked) {
+  // Checked outside the table: topo-sorted by the structure check,
+  // partitioned and tasks by the plan's claims (stage_checks.def).
+  const std::set<IrProperty> outside = {IrProperty::kTopoSorted, IrProperty::kPartitioned,
+                                        IrProperty::kTasks};
+  for (uint32_t bit = 1; bit <= static_cast<uint32_t>(IrProperty::kSyncNodes); bit <<= 1) {
+    const IrProperty stage = static_cast<IrProperty>(bit);
+    int rows = 0;
+    for (const StageCheck& row : StageCheckTable()) rows += row.stage == stage;
+    if (outside.count(stage)) {
+      EXPECT_EQ(rows, 0) << PropertyNames(bit) << " has rows now: drop it from the outside set";
+    } else {
+      EXPECT_GE(rows, 1) << "stage " << PropertyNames(bit) << " has no row in stage_checks.def";
+    }
+  }
+}
+
+TEST(StageCheckTableTest, EveryRowRefusesAPlanThatLiesAboutItsFact) {
+  const Plan good = FullPlan();
+  ASSERT_THAT(VerifyPlan(good), IsOk());
+  ASSERT_EQ(good.established & static_cast<IrProperties>(IrProperty::kSyncNodes),
+            static_cast<IrProperties>(IrProperty::kSyncNodes));
+  std::set<std::string> names;
+  for (const StageCheck& row : StageCheckTable()) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_TRUE(names.insert(std::string(row.name)).second) << "two rows share a name";
+    EXPECT_TRUE(Has(good.established, row.stage));
+    EXPECT_THAT(row.check(good), IsOk());
+    auto lie = Lies().find(std::string(row.name));
+    ASSERT_NE(lie, Lies().end()) << "no lying plan for row '" << row.name << "': add one to Lies()";
+    Plan bad = good;
+    lie->second(bad);
+    const std::string prefix = "verifier[" + std::string(row.name);
+    const absl::Status alone = row.check(bad);
+    EXPECT_EQ(alone.code(), absl::StatusCode::kInternal) << alone;
+    EXPECT_EQ(std::string(alone.message()).rfind(prefix, 0), 0u) << alone;
+    // Through VerifyPlan (structure, claims, then the table): refused too,
+    // by this row or by an earlier rule that catches the same lie.
+    const absl::Status all = VerifyPlan(bad);
+    EXPECT_EQ(all.code(), absl::StatusCode::kInternal) << all;
+    // With the stage unclaimed the row does not run: the table decides.
+    Plan unclaimed = bad;
+    unclaimed.established &= ~static_cast<IrProperties>(row.stage);
+    const absl::Status rest = VerifyStageChecks(unclaimed);
+    EXPECT_TRUE(rest.ok() || std::string(rest.message()).rfind(prefix, 0) != 0) << rest;
+  }
+  EXPECT_EQ(names.size(), Lies().size()) << "Lies() names a row the table does not have";
+}
+
+}  // namespace
+}  // namespace npuplan::verify

@@ -1,0 +1,38 @@
+// The functions of the stage-check table (stage_checks.def). Each checks one
+// stage fact of a plan and fails with an Internal error
+// "verifier[<rule>]: …"; each assumes the structure check and the plan's
+// claims (plan_claims.h) passed, as verify::VerifyPlan runs them.
+#ifndef NPUPLAN_VERIFY_STAGE_CHECKS_H_
+#define NPUPLAN_VERIFY_STAGE_CHECKS_H_
+
+#include <span>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "npuplan/ir/verifier.h"
+#include "npuplan/plan/plan.h"
+#include "npuplan/verify/sync_verifier.h"
+
+namespace npuplan::verify {
+
+// [stream-ids] VerifyStreamIdsContinuous (ir/verifier.h) on the plan's model.
+absl::Status VerifyStreamIds(const Plan& plan);
+// [attached-streams] attached ids are exactly logical..logical+k-1, each
+// used by a node, and listed in plan.streams.
+absl::Status VerifyAttachedStreams(const Plan& plan);
+// [memory-…] memory::VerifyMemoryPlan (memory_verifier.h).
+absl::Status VerifyMemory(const Plan& plan);
+// The events checks: sync_verifier.h.
+
+// One row of the table.
+struct StageCheck {
+  IrProperty stage;
+  std::string_view name;
+  absl::Status (*check)(const Plan&);
+};
+// The rows of stage_checks.def, in order.
+std::span<const StageCheck> StageCheckTable();
+
+}  // namespace npuplan::verify
+
+#endif  // NPUPLAN_VERIFY_STAGE_CHECKS_H_
