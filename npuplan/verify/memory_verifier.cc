@@ -204,10 +204,12 @@ absl::StatusOr<int64_t> CheckRegionOverlap(const Model& m, const MemoryResult& m
 absl::Status CheckPeak(const MemoryResult& mem, int64_t pool_end,
                        const std::map<std::string, std::vector<int>>& by_region) {
   if (mem.peak != pool_end) {
-    return Fail("memory-peak", StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
+    return Fail("memory-peak",
+                StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
   }
   if (mem.lower_bound < 0 || mem.lower_bound > mem.peak) {
-    return Fail("memory-peak", StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
+    return Fail("memory-peak",
+                StrCat("lower bound ", mem.lower_bound, " is not in [0, peak ", mem.peak, "]"));
   }
   if (mem.optimal != (mem.peak == mem.lower_bound)) {
     return Fail("memory-peak", StrCat("optimal is ", mem.optimal ? "true" : "false", " but peak ",

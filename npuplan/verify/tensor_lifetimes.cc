@@ -437,7 +437,8 @@ void LifetimeBuilder::SortBuffers() {
     return r == "activation" ? 0 : r == "workspace" ? 1 : r == "input" ? 2 : 3;
   };
   std::sort(buffers_.begin(), buffers_.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
-    return std::make_tuple(region_rank(a.region), a.lower, a.name) < std::make_tuple(region_rank(b.region), b.lower, b.name);
+    return std::make_tuple(region_rank(a.region), a.lower, a.name) <
+           std::make_tuple(region_rank(b.region), b.lower, b.name);
   });
   lt_.buffers = std::move(buffers_);
   for (size_t i = 0; i < lt_.buffers.size(); ++i) {
