@@ -105,25 +105,65 @@ double CoverLpDualBound(const std::vector<CoverRow>& rows, const std::vector<int
   return value;
 }
 
-KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config,
-                                 const BoundOptions& options) {
-  KernelBounds out;
-  const int n = g.num_nodes();
-  const int nb = static_cast<int>(g.buffers.size());
-  const int levels = static_cast<int>(config.levels.size());
-  const std::vector<int> topo = TopoOrder(g);
-  std::vector<int> tpos(n);
-  for (int i = 0; i < n; ++i) tpos[topo[i]] = i;
+namespace {
 
-  // Must-live sets: b is live at op v in every order iff ALLOC(b) reaches v
-  // and v reaches FREE(b). Walk 1 marks FREE(b)'s ancestors after ALLOC(b) in
-  // topological order, walk 2 the descendants of ALLOC(b) among them.
-  std::vector<std::vector<int>> must(n);  // buffer indices, per op
-  std::vector<int64_t> user_span(nb, 0);   // time b is resident at least (area bound)
-  std::vector<int> anc_stamp(n, -1), desc_stamp(n, -1);
+// What ComputeKernelBounds' steps share.
+struct BoundsState {
+  BoundsState(const KernelGraph& g, const CacheConfig& config, const BoundOptions& options,
+              KernelBounds& out)
+      : g(g), config(config), options(options), out(out) {}
+  const KernelGraph& g;
+  const CacheConfig& config;
+  const BoundOptions& options;
+  KernelBounds& out;
+  int n = 0;
+  int nb = 0;
+  int levels = 0;
+  std::vector<int> topo, tpos;
+  std::vector<std::vector<int>> must;  // must-live buffer indices, per op
+  std::vector<int64_t> user_span;      // time b is resident at least (area bound)
+  std::vector<int64_t> head, tail;
+};
+
+// Users inside [ALLOC, FREE] by reachability (desc_stamp == bi) run while b
+// is resident: their execution intervals are disjoint per pipe and along
+// direct edges.
+int64_t UserSpan(const BoundsState& st, int bi, const std::vector<int>& desc_stamp) {
+  const KernelGraph& g = st.g;
+  const KernelBuffer& b = g.buffers[bi];
+  std::map<std::string, int64_t> per_pipe;
+  std::vector<int> users;
+  for (int u : b.users) {
+    if (desc_stamp[u] == bi) users.push_back(u);
+  }
+  std::sort(users.begin(), users.end(), [&](int a, int c) { return st.tpos[a] < st.tpos[c]; });
+  std::map<int, int64_t> chain;
+  int64_t span = 0;
+  for (int u : users) {
+    per_pipe[g.nodes[u].pipe] += g.nodes[u].cycles;
+    int64_t best = 0;
+    for (int p : g.pred[u]) {
+      if (auto it = chain.find(p); it != chain.end()) best = std::max(best, it->second);
+    }
+    chain[u] = best + g.nodes[u].cycles;
+    span = std::max(span, chain[u]);
+  }
+  for (const auto& [pipe, c] : per_pipe) span = std::max(span, c);
+  return span;
+}
+
+// Must-live sets: b is live at op v in every order iff ALLOC(b) reaches v
+// and v reaches FREE(b). Walk 1 marks FREE(b)'s ancestors after ALLOC(b) in
+// topological order, walk 2 the descendants of ALLOC(b) among them.
+void ComputeMustLive(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  const std::vector<int>& tpos = st.tpos;
+  st.must.assign(st.n, {});
+  st.user_span.assign(st.nb, 0);
+  std::vector<int> anc_stamp(st.n, -1), desc_stamp(st.n, -1);
   std::vector<int> stack;
   int64_t steps = 0;
-  for (int bi = 0; bi < nb && out.complete; ++bi) {
+  for (int bi = 0; bi < st.nb && st.out.complete; ++bi) {
     const KernelBuffer& b = g.buffers[bi];
     const int lo = tpos[b.alloc_node];
     stack.assign(1, b.free_node);
@@ -144,7 +184,7 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
     while (!stack.empty()) {
       const int v = stack.back();
       stack.pop_back();
-      if (g.nodes[v].kind == NodeKind::kOp) must[v].push_back(bi);
+      if (g.nodes[v].kind == NodeKind::kOp) st.must[v].push_back(bi);
       for (int s : g.succ[v]) {
         ++steps;
         if (anc_stamp[s] == bi && desc_stamp[s] != bi) {
@@ -153,31 +193,16 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
         }
       }
     }
-    if (steps > options.max_reach_steps) out.complete = false;
-    // Users inside [ALLOC, FREE] by reachability run while b is resident:
-    // their execution intervals are disjoint per pipe and along direct edges.
-    std::map<std::string, int64_t> per_pipe;
-    std::vector<int> users;
-    for (int u : b.users) {
-      if (desc_stamp[u] == bi) users.push_back(u);
-    }
-    std::sort(users.begin(), users.end(), [&](int a, int c) { return tpos[a] < tpos[c]; });
-    std::map<int, int64_t> chain;
-    int64_t span = 0;
-    for (int u : users) {
-      per_pipe[g.nodes[u].pipe] += g.nodes[u].cycles;
-      int64_t best = 0;
-      for (int p : g.pred[u]) {
-        if (auto it = chain.find(p); it != chain.end()) best = std::max(best, it->second);
-      }
-      chain[u] = best + g.nodes[u].cycles;
-      span = std::max(span, chain[u]);
-    }
-    for (const auto& [pipe, c] : per_pipe) span = std::max(span, c);
-    user_span[bi] = span;
+    if (steps > st.options.max_reach_steps) st.out.complete = false;
+    st.user_span[bi] = UserSpan(st, bi, desc_stamp);
   }
+}
 
-  // Q1 and the covering rows of the free-order traffic LP.
+// Q1 and the covering rows of the free-order traffic LP.
+std::vector<CoverRow> Q1AndCoverRows(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  const CacheConfig& config = st.config;
+  const int levels = st.levels;
   std::vector<char> in_vstay(levels, 0);
   for (const std::string& name : config.vstay_levels) {
     if (int l = config.Find(name); l >= 0) in_vstay[l] = 1;
@@ -185,10 +210,10 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
   std::vector<int64_t> vstay(levels, 0);
   std::vector<CoverRow> rows;
   std::vector<int64_t> level_sum(levels);
-  for (int v = 0; v < n; ++v) {
-    if (must[v].empty()) continue;
+  for (int v = 0; v < st.n; ++v) {
+    if (st.must[v].empty()) continue;
     std::fill(level_sum.begin(), level_sum.end(), 0);
-    for (int bi : must[v]) level_sum[g.buffers[bi].level] += g.buffers[bi].size;
+    for (int bi : st.must[v]) level_sum[g.buffers[bi].level] += g.buffers[bi].size;
     int64_t combined = 0;
     for (int l = 0; l < levels; ++l) {
       if (in_vstay[l]) {
@@ -198,7 +223,7 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
       const int64_t demand = level_sum[l] - config.levels[l].capacity;
       if (demand <= 0) continue;
       CoverRow row{demand, {}};
-      for (int bi : must[v]) {
+      for (int bi : st.must[v]) {
         const KernelBuffer& b = g.buffers[bi];
         if (b.level != l) continue;
         if (std::find(g.nodes[v].bufs.begin(), g.nodes[v].bufs.end(), b.buf_id) != g.nodes[v].bufs.end()) {
@@ -208,95 +233,105 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
       }
       rows.push_back(std::move(row));
     }
-    out.vstay_combined = std::max(out.vstay_combined, combined);
+    st.out.vstay_combined = std::max(st.out.vstay_combined, combined);
   }
   for (int l = 0; l < levels; ++l) {
-    if (in_vstay[l]) out.vstay[config.levels[l].name] = vstay[l];
+    if (in_vstay[l]) st.out.vstay[config.levels[l].name] = vstay[l];
   }
-  std::vector<int64_t> size(nb);
-  std::vector<double> w_traffic(nb), w_in(nb), w_out(nb);
-  for (int bi = 0; bi < nb; ++bi) {
+  return rows;
+}
+
+// The LP bounds on traffic and on the spill pipes' cycles.
+void SpillBounds(BoundsState& st, const std::vector<CoverRow>& rows) {
+  const KernelGraph& g = st.g;
+  std::vector<int64_t> size(st.nb);
+  std::vector<double> w_traffic(st.nb), w_in(st.nb), w_out(st.nb);
+  for (int bi = 0; bi < st.nb; ++bi) {
     const int id = g.buffers[bi].buf_id;
     size[bi] = g.buffers[bi].size;
     w_traffic[bi] = static_cast<double>(g.SpillTraffic(id));
-    w_in[bi] = static_cast<double>(g.SpillInCycles(id, config));
-    w_out[bi] = static_cast<double>(g.SpillOutCycles(id, config));
+    w_in[bi] = static_cast<double>(g.SpillInCycles(id, st.config));
+    w_out[bi] = static_cast<double>(g.SpillOutCycles(id, st.config));
   }
-  out.traffic_free_order = CeilBound(CoverLpDualBound(rows, size, w_traffic));
-  out.spill_in_cycles = CeilBound(CoverLpDualBound(rows, size, w_in));
-  out.spill_out_cycles = CeilBound(CoverLpDualBound(rows, size, w_out));
+  st.out.traffic_free_order = CeilBound(CoverLpDualBound(rows, size, w_traffic));
+  st.out.spill_in_cycles = CeilBound(CoverLpDualBound(rows, size, w_in));
+  st.out.spill_out_cycles = CeilBound(CoverLpDualBound(rows, size, w_out));
+}
 
-  // Pipe work, heads and tails.
-  std::vector<int64_t> head(n, 0), tail(n, 0);
-  for (int v : topo) {
-    for (int p : g.pred[v]) head[v] = std::max(head[v], head[p] + Cycles(g.nodes[p]));
+// Heads and tails along edges (longest paths before and after each node).
+void PropagateHeadsTails(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  for (int v : st.topo) {
+    for (int p : g.pred[v]) st.head[v] = std::max(st.head[v], st.head[p] + Cycles(g.nodes[p]));
   }
-  for (int i = n - 1; i >= 0; --i) {
-    const int v = topo[i];
-    for (int s : g.succ[v]) tail[v] = std::max(tail[v], tail[s] + Cycles(g.nodes[s]));
-    out.critical_path = std::max(out.critical_path, head[v] + Cycles(g.nodes[v]) + tail[v]);
+  for (int i = st.n - 1; i >= 0; --i) {
+    const int v = st.topo[i];
+    for (int s : g.succ[v]) st.tail[v] = std::max(st.tail[v], st.tail[s] + Cycles(g.nodes[s]));
   }
-  // Pipe contention before and after each node: every ancestor of v ends
-  // before v starts, and those on one pipe run one at a time from time 0, so
-  // v starts no earlier than the largest per-pipe work of its ancestors
-  // (descendants and tails likewise). Ancestor sets as bitsets, for graphs
-  // up to max_bitset_nodes.
-  if (n <= options.max_bitset_nodes) {
-    std::map<std::string, int> pipe_index;
-    std::vector<int> pipe_of(n, -1);
-    for (int v = 0; v < n; ++v) {
-      if (g.nodes[v].kind != NodeKind::kOp) continue;
-      pipe_of[v] = pipe_index.emplace(g.nodes[v].pipe, static_cast<int>(pipe_index.size())).first->second;
-    }
-    const size_t words = (static_cast<size_t>(n) + 63) / 64;
-    std::vector<uint64_t> bits(words * n);
-    std::vector<int64_t> per_pipe(pipe_index.size());
-    auto pipe_bound = [&](int v) {
-      std::fill(per_pipe.begin(), per_pipe.end(), 0);
-      const uint64_t* row = &bits[words * v];
-      for (size_t w = 0; w < words; ++w) {
-        for (uint64_t x = row[w]; x != 0; x &= x - 1) {
-          const int u = static_cast<int>(w * 64 + __builtin_ctzll(x));
-          if (pipe_of[u] >= 0) per_pipe[pipe_of[u]] += g.nodes[u].cycles;
-        }
-      }
-      return per_pipe.empty() ? int64_t{0} : *std::max_element(per_pipe.begin(), per_pipe.end());
-    };
-    for (int v : topo) {  // ancestors
-      uint64_t* row = &bits[words * v];
-      for (int p : g.pred[v]) {
-        const uint64_t* pr = &bits[words * p];
-        for (size_t w = 0; w < words; ++w) row[w] |= pr[w];
-        row[p / 64] |= uint64_t{1} << (p % 64);
-      }
-      head[v] = std::max(head[v], pipe_bound(v));
-    }
-    std::fill(bits.begin(), bits.end(), 0);
-    for (int i = n - 1; i >= 0; --i) {  // descendants
-      const int v = topo[i];
-      uint64_t* row = &bits[words * v];
-      for (int s : g.succ[v]) {
-        const uint64_t* sr = &bits[words * s];
-        for (size_t w = 0; w < words; ++w) row[w] |= sr[w];
-        row[s / 64] |= uint64_t{1} << (s % 64);
-      }
-      tail[v] = std::max(tail[v], pipe_bound(v));
-    }
-    // Heads and tails only grew: propagate along edges once more.
-    for (int v : topo) {
-      for (int p : g.pred[v]) head[v] = std::max(head[v], head[p] + Cycles(g.nodes[p]));
-    }
-    for (int i = n - 1; i >= 0; --i) {
-      const int v = topo[i];
-      for (int s : g.succ[v]) tail[v] = std::max(tail[v], tail[s] + Cycles(g.nodes[s]));
-    }
+}
+
+// Pipe contention before and after each node: every ancestor of v ends
+// before v starts, and those on one pipe run one at a time from time 0, so
+// v starts no earlier than the largest per-pipe work of its ancestors
+// (descendants and tails likewise). Ancestor sets as bitsets.
+void RaiseHeadsTailsByPipeWork(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  const int n = st.n;
+  std::vector<int64_t>& head = st.head;
+  std::vector<int64_t>& tail = st.tail;
+  std::map<std::string, int> pipe_index;
+  std::vector<int> pipe_of(n, -1);
+  for (int v = 0; v < n; ++v) {
+    if (g.nodes[v].kind != NodeKind::kOp) continue;
+    pipe_of[v] =
+        pipe_index.emplace(g.nodes[v].pipe, static_cast<int>(pipe_index.size())).first->second;
   }
+  const size_t words = (static_cast<size_t>(n) + 63) / 64;
+  std::vector<uint64_t> bits(words * n);
+  std::vector<int64_t> per_pipe(pipe_index.size());
+  auto pipe_bound = [&](int v) {
+    std::fill(per_pipe.begin(), per_pipe.end(), 0);
+    const uint64_t* row = &bits[words * v];
+    for (size_t w = 0; w < words; ++w) {
+      for (uint64_t x = row[w]; x != 0; x &= x - 1) {
+        const int u = static_cast<int>(w * 64 + __builtin_ctzll(x));
+        if (pipe_of[u] >= 0) per_pipe[pipe_of[u]] += g.nodes[u].cycles;
+      }
+    }
+    return per_pipe.empty() ? int64_t{0} : *std::max_element(per_pipe.begin(), per_pipe.end());
+  };
+  for (int v : st.topo) {  // ancestors
+    uint64_t* row = &bits[words * v];
+    for (int p : g.pred[v]) {
+      const uint64_t* pr = &bits[words * p];
+      for (size_t w = 0; w < words; ++w) row[w] |= pr[w];
+      row[p / 64] |= uint64_t{1} << (p % 64);
+    }
+    head[v] = std::max(head[v], pipe_bound(v));
+  }
+  std::fill(bits.begin(), bits.end(), 0);
+  for (int i = n - 1; i >= 0; --i) {  // descendants
+    const int v = st.topo[i];
+    uint64_t* row = &bits[words * v];
+    for (int s : g.succ[v]) {
+      const uint64_t* sr = &bits[words * s];
+      for (size_t w = 0; w < words; ++w) row[w] |= sr[w];
+      row[s / 64] |= uint64_t{1} << (s % 64);
+    }
+    tail[v] = std::max(tail[v], pipe_bound(v));
+  }
+}
+
+// Per pipe: its total work, and Jackson's bound with heads and tails.
+void PipeBounds(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  KernelBounds& out = st.out;
   std::map<std::string, std::vector<std::tuple<int64_t, int64_t, int64_t>>> jobs;
   std::map<std::string, int64_t> work;
-  for (int v = 0; v < n; ++v) {
+  for (int v = 0; v < st.n; ++v) {
     const KernelNode& node = g.nodes[v];
     if (node.kind != NodeKind::kOp) continue;
-    jobs[node.pipe].emplace_back(head[v], node.cycles, tail[v]);
+    jobs[node.pipe].emplace_back(st.head[v], node.cycles, st.tail[v]);
     work[node.pipe] += node.cycles;
   }
   // Spill nodes run on MTE2 (SPILL_IN) and MTE3 (SPILL_OUT): a block of the
@@ -318,18 +353,56 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
       out.pipe_heads_tails_pipe = pipe;
     }
   }
-  // Cache area: resident bytes x time <= capacity x makespan.
-  std::vector<double> area(levels, 0);
-  for (int bi = 0; bi < nb; ++bi) {
-    area[g.buffers[bi].level] += static_cast<double>(g.buffers[bi].size) * static_cast<double>(user_span[bi]);
+}
+
+// Cache area: resident bytes x time <= capacity x makespan.
+void CacheAreaBound(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  std::vector<double> area(st.levels, 0);
+  for (int bi = 0; bi < st.nb; ++bi) {
+    area[g.buffers[bi].level] +=
+        static_cast<double>(g.buffers[bi].size) * static_cast<double>(st.user_span[bi]);
   }
-  for (int l = 0; l < levels; ++l) {
-    const int64_t t = CeilBound(area[l] / static_cast<double>(config.levels[l].capacity));
-    if (t > out.cache_area) {
-      out.cache_area = t;
-      out.cache_area_cache = config.levels[l].name;
+  for (int l = 0; l < st.levels; ++l) {
+    const int64_t t = CeilBound(area[l] / static_cast<double>(st.config.levels[l].capacity));
+    if (t > st.out.cache_area) {
+      st.out.cache_area = t;
+      st.out.cache_area_cache = st.config.levels[l].name;
     }
   }
+}
+
+}  // namespace
+
+KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config,
+                                 const BoundOptions& options) {
+  KernelBounds out;
+  BoundsState st(g, config, options, out);
+  st.n = g.num_nodes();
+  st.nb = static_cast<int>(g.buffers.size());
+  st.levels = static_cast<int>(config.levels.size());
+  st.topo = TopoOrder(g);
+  st.tpos.resize(st.n);
+  for (int i = 0; i < st.n; ++i) st.tpos[st.topo[i]] = i;
+
+  ComputeMustLive(st);
+  SpillBounds(st, Q1AndCoverRows(st));
+
+  // Pipe work, heads and tails.
+  st.head.assign(st.n, 0);
+  st.tail.assign(st.n, 0);
+  PropagateHeadsTails(st);
+  for (int v = 0; v < st.n; ++v) {
+    out.critical_path = std::max(out.critical_path, st.head[v] + Cycles(g.nodes[v]) + st.tail[v]);
+  }
+  // Ancestor bitsets only for graphs up to max_bitset_nodes.
+  if (st.n <= options.max_bitset_nodes) {
+    RaiseHeadsTailsByPipeWork(st);
+    // Heads and tails only grew: propagate along edges once more.
+    PropagateHeadsTails(st);
+  }
+  PipeBounds(st);
+  CacheAreaBound(st);
   out.makespan = out.pipe_work;
   out.makespan_by = "pipe_work";
   for (auto [v, name] : {std::make_pair(out.critical_path, "critical_path"),

@@ -34,33 +34,38 @@ struct Segment {
   int end_node;    // SPILL_OUT or FREE
 };
 
-}  // namespace
-
-absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const KernelSolution& sol,
-                                               const CacheConfig& config, const EvalOptions& opt) {
-  const int n = g.num_nodes();
-  // Spill nodes N+2k, N+2k+1 are ints, like every node Id.
-  const std::optional<int> s_opt = CheckedCast<int>(sol.spills.size());
-  const std::optional<int> spill_nodes = s_opt ? CheckedMul<int>(*s_opt, 2) : std::nullopt;
-  const std::optional<int> total_opt = spill_nodes ? CheckedAdd<int>(n, *spill_nodes) : std::nullopt;
-  if (!total_opt) {
-    return Violation("schedule-coverage",
-                     absl::StrCat(sol.spills.size(), " spills give spill node Ids beyond ", INT32_MAX));
-  }
-  const int s = *s_opt;
-  const int total = *total_opt;
+// What the four stages share: the inputs, the metrics being filled, and what
+// one stage derives for the next.
+struct EvalState {
+  EvalState(const KernelGraph& g, const KernelSolution& sol, const CacheConfig& config,
+            const EvalOptions& opt)
+      : g(g), sol(sol), config(config), opt(opt) {}
+  const KernelGraph& g;
+  const KernelSolution& sol;
+  const CacheConfig& config;
+  const EvalOptions& opt;
+  int n = 0;      // graph nodes
+  int s = 0;      // spills
+  int total = 0;  // graph nodes + spill nodes
   KernelMetrics m;
-  m.spills = s;
-  m.schedule_length = static_cast<int64_t>(sol.schedule.size());
+  std::vector<int> pos;                      // schedule position of every node
+  std::vector<std::vector<int>> extra_pred;  // dependencies the spills add
+  std::vector<Segment> segments;
+  std::vector<int> seg_start, seg_end;  // segment a node starts / ends, or -1
+};
 
-  // 1. Coverage and original dependencies.
-  std::vector<int> pos(total, -1);
+// 1. Coverage and original dependencies.
+absl::Status CheckCoverage(EvalState& st) {
+  const KernelGraph& g = st.g;
+  const KernelSolution& sol = st.sol;
+  std::vector<int>& pos = st.pos;
+  pos.assign(st.total, -1);
   for (size_t i = 0; i < sol.schedule.size(); ++i) {
     int v = sol.schedule[i];
-    if (v < 0 || v >= total) {
+    if (v < 0 || v >= st.total) {
       return Violation("schedule-coverage",
-                       absl::StrCat("schedule line ", i + 1, ": unknown node ", v, " (graph has ", n,
-                                    " nodes and ", s, " spills)"));
+                       absl::StrCat("schedule line ", i + 1, ": unknown node ", v, " (graph has ",
+                                    st.n, " nodes and ", st.s, " spills)"));
     }
     if (pos[v] >= 0) {
       return Violation("schedule-coverage", absl::StrCat("schedule lists node ", v, " twice (lines ",
@@ -68,10 +73,10 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
     }
     pos[v] = static_cast<int>(i);
   }
-  for (int v = 0; v < total; ++v) {
+  for (int v = 0; v < st.total; ++v) {
     if (pos[v] < 0) {
-      return Violation("schedule-coverage",
-                       absl::StrCat("schedule misses node ", v, v >= n ? " (a spill node)" : ""));
+      return Violation("schedule-coverage", absl::StrCat("schedule misses node ", v,
+                                                         v >= st.n ? " (a spill node)" : ""));
     }
   }
   for (auto [a, b] : g.edges) {
@@ -80,12 +85,17 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
                                                   pos[a] + 1, " and ", pos[b] + 1, ")"));
     }
   }
+  return absl::OkStatus();
+}
 
-  // 2. Spills: order, nesting, users, extra edges and segments.
-  std::vector<std::vector<int>> extra_pred(total);
-  std::vector<std::vector<int>> spills_of(g.buffers.size());
-  for (int k = 0; k < s; ++k) {
-    const SpillRecord& r = sol.spills[k];
+// 2a. Spills: order, users and extra edges; spills_of[buffer index] gets
+// each buffer's spills.
+absl::Status CheckSpills(EvalState& st, std::vector<std::vector<int>>& spills_of) {
+  const KernelGraph& g = st.g;
+  const std::vector<int>& pos = st.pos;
+  const int n = st.n;
+  for (int k = 0; k < st.s; ++k) {
+    const SpillRecord& r = st.sol.spills[k];
     if (!g.HasBuffer(r.buf_id)) {
       return Violation("spill-buffer", absl::StrCat("spill ", k + 1, " names unknown buffer ", r.buf_id));
     }
@@ -99,25 +109,33 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
                                     pos[b.free_node] + 1));
     }
     spills_of[g.buf_index[r.buf_id]].push_back(k);
-    extra_pred[out].push_back(b.alloc_node);
-    extra_pred[in].push_back(out);
-    extra_pred[b.free_node].push_back(in);
+    st.extra_pred[out].push_back(b.alloc_node);
+    st.extra_pred[in].push_back(out);
+    st.extra_pred[b.free_node].push_back(in);
     for (int u : b.users) {
       if (pos[u] < pos[out]) {
-        extra_pred[out].push_back(u);
+        st.extra_pred[out].push_back(u);
       } else if (pos[u] > pos[in]) {
-        extra_pred[u].push_back(in);
+        st.extra_pred[u].push_back(in);
       } else {
         return Violation("use-while-spilled",
                          absl::StrCat("node ", u, " uses buffer ", r.buf_id, " between SPILL_OUT ", out,
                                       " and SPILL_IN ", in));
       }
     }
-    std::optional<int64_t> moved = CheckedAdd(m.extra_movement, g.SpillTraffic(r.buf_id));
+    std::optional<int64_t> moved = CheckedAdd(st.m.extra_movement, g.SpillTraffic(r.buf_id));
     if (!moved) return Overflow(absl::StrCat("the extra data movement at spill ", k + 1));
-    m.extra_movement = *moved;
+    st.m.extra_movement = *moved;
   }
-  std::vector<Segment> segments;
+  return absl::OkStatus();
+}
+
+// 2b. Spills: nesting per buffer, and the residency segments of every buffer.
+absl::Status BuildSegments(EvalState& st, std::vector<std::vector<int>>& spills_of) {
+  const KernelGraph& g = st.g;
+  const KernelSolution& sol = st.sol;
+  const std::vector<int>& pos = st.pos;
+  const int n = st.n;
   for (size_t bi = 0; bi < g.buffers.size(); ++bi) {
     const KernelBuffer& b = g.buffers[bi];
     auto& ks = spills_of[bi];
@@ -128,9 +146,9 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
                                                        ks[j] + 1, ") before spill ", ks[j - 1] + 1,
                                                        " reloads it"));
       }
-      extra_pred[n + 2 * ks[j]].push_back(n + 2 * ks[j - 1] + 1);
+      st.extra_pred[n + 2 * ks[j]].push_back(n + 2 * ks[j - 1] + 1);
     }
-    if (!opt.check_memory) continue;
+    if (!st.opt.check_memory) continue;
     auto it = sol.offsets.find(b.buf_id);
     if (it == sol.offsets.end()) {
       return Violation("missing-offset", absl::StrCat("buffer ", b.buf_id, " has no offset in the memory file"));
@@ -138,34 +156,52 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
     int64_t offset = it->second;
     int start = b.alloc_node;
     for (int k : ks) {
-      segments.push_back({b.buf_id, b.level, offset, b.size, start, n + 2 * k});
+      st.segments.push_back({b.buf_id, b.level, offset, b.size, start, n + 2 * k});
       start = n + 2 * k + 1;
       offset = sol.spills[k].new_offset;
     }
-    segments.push_back({b.buf_id, b.level, offset, b.size, start, b.free_node});
+    st.segments.push_back({b.buf_id, b.level, offset, b.size, start, b.free_node});
   }
-  if (opt.check_memory) {
+  if (st.opt.check_memory) {
     for (const auto& [buf, off] : sol.offsets) {
       if (!g.HasBuffer(buf)) {
         return Violation("missing-offset", absl::StrCat("memory file names unknown buffer ", buf));
       }
     }
   }
+  return absl::OkStatus();
+}
 
-  // 3. Memory: capacity and overlap, sweeping the schedule.
-  std::vector<int> seg_start(total, -1), seg_end(total, -1);
-  for (size_t i = 0; i < segments.size(); ++i) {
-    const Segment& sg = segments[i];
-    const CacheLevel& lv = config.levels[sg.level];
+// 3a. Every segment within its cache; which node starts and ends it.
+absl::Status CheckCapacity(EvalState& st) {
+  st.seg_start.assign(st.total, -1);
+  st.seg_end.assign(st.total, -1);
+  for (size_t i = 0; i < st.segments.size(); ++i) {
+    const Segment& sg = st.segments[i];
+    const CacheLevel& lv = st.config.levels[sg.level];
     const std::optional<int64_t> seg_end_addr = CheckedAdd(sg.offset, sg.size);
     if (sg.offset < 0 || !seg_end_addr || *seg_end_addr > lv.capacity) {
-      return Violation("capacity", absl::StrCat("buffer ", sg.buf_id, " at offset ", sg.offset, " size ",
-                                                sg.size, " exceeds ", lv.name, " capacity ", lv.capacity,
-                                                sg.start_node >= n ? " (after a SPILL_IN)" : ""));
+      return Violation("capacity",
+                       absl::StrCat("buffer ", sg.buf_id, " at offset ", sg.offset, " size ",
+                                    sg.size, " exceeds ", lv.name, " capacity ", lv.capacity,
+                                    sg.start_node >= st.n ? " (after a SPILL_IN)" : ""));
     }
-    seg_start[sg.start_node] = static_cast<int>(i);
-    seg_end[sg.end_node] = static_cast<int>(i);
+    st.seg_start[sg.start_node] = static_cast<int>(i);
+    st.seg_end[sg.end_node] = static_cast<int>(i);
   }
+  return absl::OkStatus();
+}
+
+// 3b. Memory: live bytes and overlap, sweeping the schedule.
+absl::Status SweepMemory(EvalState& st) {
+  const KernelGraph& g = st.g;
+  const CacheConfig& config = st.config;
+  const EvalOptions& opt = st.opt;
+  const std::vector<Segment>& segments = st.segments;
+  const std::vector<int>& seg_start = st.seg_start;
+  const std::vector<int>& seg_end = st.seg_end;
+  const int n = st.n;
+  KernelMetrics& m = st.m;
   const int levels = static_cast<int>(config.levels.size());
   std::vector<std::vector<int>> active(levels);
   std::vector<int64_t> vstay(levels, 0), resident(levels, 0);
@@ -177,7 +213,7 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
     if (int l = config.Find(name); l >= 0) in_vstay[l] = 1;
   }
   int64_t combined = 0;
-  for (int v : sol.schedule) {
+  for (int v : st.sol.schedule) {
     if (v < n && g.nodes[v].kind != NodeKind::kOp) {
       const KernelBuffer& b = g.buffer(g.nodes[v].buf_id);
       const int l = b.level;
@@ -230,9 +266,22 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
     m.max_live_buffers[name] = max_live[l];
     if (opt.check_memory) m.max_resident[name] = max_res[l];
   }
+  return absl::OkStatus();
+}
 
-  // 4. Timing: in schedule order every predecessor is already timed.
-  std::vector<int64_t> end(total, 0);
+// 4. Timing: in schedule order every predecessor is already timed.
+absl::Status SimulateTiming(EvalState& st) {
+  const KernelGraph& g = st.g;
+  const KernelSolution& sol = st.sol;
+  const CacheConfig& config = st.config;
+  const EvalOptions& opt = st.opt;
+  const std::vector<Segment>& segments = st.segments;
+  const std::vector<std::vector<int>>& extra_pred = st.extra_pred;
+  const std::vector<int>& seg_start = st.seg_start;
+  const std::vector<int>& seg_end = st.seg_end;
+  const int n = st.n;
+  KernelMetrics& m = st.m;
+  std::vector<int64_t> end(st.total, 0);
   // Pipes by small index: 0 = MTE3 (SPILL_OUT), 1 = MTE2 (SPILL_IN), then as met.
   std::vector<std::string> pipe_names = {"MTE3", "MTE2"};
   std::vector<int> pipe_of(n, -1);
@@ -291,7 +340,39 @@ absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const Kerne
   for (size_t p = 0; p < pipe_names.size(); ++p) {
     if (pipe_used[p]) m.pipe_busy[pipe_names[p]] = busy[p];
   }
-  return m;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<KernelMetrics> EvaluateSolution(const KernelGraph& g, const KernelSolution& sol,
+                                               const CacheConfig& config, const EvalOptions& opt) {
+  const int n = g.num_nodes();
+  // Spill nodes N+2k, N+2k+1 are ints, like every node Id.
+  const std::optional<int> s_opt = CheckedCast<int>(sol.spills.size());
+  const std::optional<int> spill_nodes = s_opt ? CheckedMul<int>(*s_opt, 2) : std::nullopt;
+  const std::optional<int> total_opt =
+      spill_nodes ? CheckedAdd<int>(n, *spill_nodes) : std::nullopt;
+  if (!total_opt) {
+    return Violation(
+        "schedule-coverage",
+        absl::StrCat(sol.spills.size(), " spills give spill node Ids beyond ", INT32_MAX));
+  }
+  EvalState st(g, sol, config, opt);
+  st.n = n;
+  st.s = *s_opt;
+  st.total = *total_opt;
+  st.m.spills = st.s;
+  st.m.schedule_length = static_cast<int64_t>(sol.schedule.size());
+  NPUPLAN_RETURN_IF_ERROR(CheckCoverage(st));
+  st.extra_pred.resize(st.total);
+  std::vector<std::vector<int>> spills_of(g.buffers.size());
+  NPUPLAN_RETURN_IF_ERROR(CheckSpills(st, spills_of));
+  NPUPLAN_RETURN_IF_ERROR(BuildSegments(st, spills_of));
+  NPUPLAN_RETURN_IF_ERROR(CheckCapacity(st));
+  NPUPLAN_RETURN_IF_ERROR(SweepMemory(st));
+  NPUPLAN_RETURN_IF_ERROR(SimulateTiming(st));
+  return std::move(st.m);
 }
 
 std::string MetricsToJson(const KernelMetrics& m, const std::string& case_name,

@@ -734,12 +734,7 @@ Outcome SearchEngine::Decompose(const Partition& p, const std::vector<int>& pre,
 // Rounds v down to a multiple of g.
 int64_t RoundDown(int64_t v, int64_t g) { return v / g * g; }
 
-}  // namespace
-
-absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
-                                                const IntervalSolverOptions& options) {
-  const Clock::time_point start = Clock::now();
-  NPUPLAN_RETURN_IF_ERROR(CheckIntervalProblem(problem));
+absl::Status CheckSolverOptions(const IntervalSolverOptions& options) {
   if (!(options.time_limit_seconds >= 0)) {
     return absl::InvalidArgumentError(absl::StrCat("time limit (", options.time_limit_seconds,
                                                    " s) must be >= 0"));
@@ -759,186 +754,223 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
     return absl::InvalidArgumentError(
         absl::StrCat("conflict edge limit (", options.max_conflict_edges, ") must be >= 0"));
   }
-  // 1. Preprocessing and the lower bound. Large problems (scalable) keep only
-  // the extra pairs as adjacency and bound by the max live bytes.
-  IntervalSolution solution;
-  solution.stats.conflict_edges =
-      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
-  const bool scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
-                        solution.stats.conflict_edges > options.max_conflict_edges;
-  solution.stats.scalable = scalable;
-  std::vector<std::vector<int>> conflicts;
-  if (scalable) {
-    conflicts.resize(problem.buffers.size());
-    for (const auto& [a, b] : problem.extra_conflicts) {
-      if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
-      conflicts[a].push_back(b);
-      conflicts[b].push_back(a);
-    }
-  } else {
-    conflicts = BuildConflictGraph(problem);
-  }
-  const Compact c = BuildCompact(problem, conflicts, /*with_sections=*/!scalable);
-  const int64_t g = c.granularity;
-  // Canonical plans put every offset on a multiple of g, so optima are too.
-  int64_t lower_bound = scalable ? MaxLiveBytes(problem) : ComputeLowerBound(problem, conflicts);
-  lower_bound = (lower_bound + g - 1) / g * g;
-  const std::optional<int64_t> capacity = problem.capacity;
-  if (capacity.has_value() && lower_bound > *capacity) {
-    return absl::ResourceExhaustedError(absl::StrCat("infeasible: needs at least ", lower_bound,
-                                                     " bytes, capacity is ", *capacity));
-  }
+  return absl::OkStatus();
+}
 
-  // 2. Greedy over several orders (the sweep alone when scalable).
-  std::vector<int64_t> best;
+// Conflict adjacency; large problems (scalable) keep only the extra pairs.
+std::vector<std::vector<int>> SolverConflicts(const IntervalProblem& problem, bool scalable) {
+  if (!scalable) return BuildConflictGraph(problem);
+  std::vector<std::vector<int>> conflicts(problem.buffers.size());
+  for (const auto& [a, b] : problem.extra_conflicts) {
+    if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
+    conflicts[a].push_back(b);
+    conflicts[b].push_back(a);
+  }
+  return conflicts;
+}
+
+// 2. Greedy over several orders (the sweep alone when scalable): the best
+// plan into `best`, its peak returned.
+int64_t GreedyPlan(const Compact& c, bool scalable, std::vector<int64_t>& best,
+                   IntervalSolution& solution) {
   int64_t best_peak = std::numeric_limits<int64_t>::max();
   if (scalable) {
     best_peak = SweepBestFit(c, best);
     solution.stats.greedy_order = "sweep-best-fit";
     solution.stats.greedy_peak = best_peak;
-  } else {
-    std::vector<int64_t> section_total(c.num_sections, 0);
-    for (int s = 0; s < c.num_sections; ++s) {
-      for (int b : c.live[s]) section_total[s] += c.size[b];
-    }
-    std::vector<int> all(c.count());
-    std::iota(all.begin(), all.end(), 0);
-    const std::vector<BufferKeys> keys = ComputeKeys(c, section_total, all);
-    std::vector<int64_t> off;
-    for (const NamedOrder& order : GreedyOrders()) {
-      std::vector<int> sequence = all;
-      SortBy(sequence, keys, order.keys);
-      const int64_t peak = FirstFit(c, sequence, off);
-      if (peak < best_peak) {
-        best_peak = peak;
-        best = off;
-        solution.stats.greedy_order = order.name;
-      }
-    }
-    const int64_t sweep_peak = SweepBestFit(c, off);
-    if (sweep_peak < best_peak) {
-      best_peak = sweep_peak;
-      best = off;
-      solution.stats.greedy_order = "sweep-best-fit";
-    }
-    if (c.count() == 0) best_peak = 0;
-    solution.stats.greedy_peak = best_peak;
+    return best_peak;
   }
-  solution.stats.greedy_seconds = SecondsSince(start);
-
-  // 3. Probes "is there a plan with peak <= cap?", in rounds of doubling node
-  // budgets.
-  const Clock::time_point search_start = Clock::now();
-  // Done once the best plan reaches the (possibly raised) bound or the target.
-  const int64_t fit = options.stop_at_capacity && capacity.has_value() ? *capacity : 0;
-  auto done = [&] { return best_peak <= std::max({lower_bound, options.target_peak, fit}); };
-  if (options.search && !scalable && !done() && c.count() > 0) {
-    const auto deadline =
-        search_start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(options.time_limit_seconds));
-    SearchEngine engine(c, options, deadline);
-    std::vector<int64_t> found;
-    ProbeSchedule bound_schedule;
-    int64_t budget = 8 * static_cast<int64_t>(c.count());
-    bool deadline_hit = false;
-    // Records a plan found by a probe; true when it lowered the best peak.
-    auto take = [&](const std::vector<int64_t>& plan) {
-      int64_t peak = 0;
-      for (int b = 0; b < c.count(); ++b) peak = std::max(peak, plan[b] + c.size[b]);
-      if (peak >= best_peak) return false;
+  std::vector<int64_t> section_total(c.num_sections, 0);
+  for (int s = 0; s < c.num_sections; ++s) {
+    for (int b : c.live[s]) section_total[s] += c.size[b];
+  }
+  std::vector<int> all(c.count());
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<BufferKeys> keys = ComputeKeys(c, section_total, all);
+  std::vector<int64_t> off;
+  for (const NamedOrder& order : GreedyOrders()) {
+    std::vector<int> sequence = all;
+    SortBy(sequence, keys, order.keys);
+    const int64_t peak = FirstFit(c, sequence, off);
+    if (peak < best_peak) {
       best_peak = peak;
-      best = plan;
-      return true;
-    };
-    // Highest cap worth probing: below the best plan and within the capacity.
-    auto top_cap = [&] {
-      int64_t hi = best_peak - g;
-      if (capacity.has_value()) hi = std::min(hi, RoundDown(*capacity, g));
-      return hi;
-    };
-    // Runs one probe; false once the deadline or the node limit is hit.
-    bool node_limit_hit = false, steps_exhausted = false;
-    auto probe = [&](int64_t cap, int64_t nodes, ProbeSchedule* schedule, Outcome& outcome) {
-      if (options.max_nodes > 0) {
-        nodes = std::min(nodes, options.max_nodes - engine.nodes());
-        if (nodes <= 0) {
-          node_limit_hit = true;
-          outcome = Outcome::kAborted;
-          return false;
-        }
-      }
-      ++solution.stats.probes;
-      outcome = engine.Probe(cap, nodes, found, schedule);
-      if (outcome == Outcome::kFound) take(found);
-      if (outcome == Outcome::kNotFound) lower_bound = std::max(lower_bound, cap + g);
-      if (engine.steps_exhausted()) {
-        steps_exhausted = true;
-        return false;
-      }
-      if (outcome == Outcome::kDeadline) deadline_hit = true;
-      return !deadline_hit;
-    };
-    // Each round: (a) the lower bound itself, the optimum more often than not,
-    // resuming its restart schedule with `budget` nodes; (b) bisection of caps
-    // between the bound and the best plan, budget / 4 nodes in all, to descend
-    // fast from the greedy plan; (c) a ladder of caps on a grid of `step`
-    // bytes descending from just below the best plan, budget / 4 nodes each,
-    // until kLadderFailures caps of the round failed. Probe costs are
-    // heavy-tailed and not monotone in the cap (on MiniMalloc's D one cap
-    // takes 765 nodes while the next three higher take over 30k each), so
-    // many small probes beat a few large ones. Each ladder cap keeps its
-    // restart schedule, so a later round resumes it with a larger budget.
-    constexpr int kLadderFailures = 8;
-    const int64_t step = std::max(g, RoundDown(lower_bound / 1024, g));
-    std::map<int64_t, ProbeSchedule> ladder;
-    if (options.max_steps > 0 && engine.steps() >= options.max_steps) steps_exhausted = true;
-    while (!deadline_hit && !node_limit_hit && !steps_exhausted && !done()) {
-      if (Clock::now() > deadline) {
-        deadline_hit = true;
-        break;
-      }
-      if (top_cap() < lower_bound) break;  // nothing left to probe
-      Outcome outcome;
-      if (!probe(lower_bound, budget, &bound_schedule, outcome)) break;
-      int64_t lo = lower_bound;  // caps below lo failed in this round
-      for (int64_t left = budget / 4; !done() && left > 0;) {
-        const int64_t hi = top_cap();
-        if (lo > hi) break;
-        const int64_t cap = RoundDown(lo + (hi - lo) / 2, g);
-        const int64_t before = engine.nodes();
-        if (!probe(cap, std::min(left, budget / 8), nullptr, outcome)) break;
-        left -= engine.nodes() - before;
-        if (outcome != Outcome::kFound) lo = std::max(lo, cap + g);
-      }
-      // Grid caps lower_bound + k * step, highest first.
-      auto grid = [&](int64_t v) { return v - (v - lower_bound) % step; };
-      int64_t cap = top_cap();
-      for (int failures = 0; !deadline_hit && !node_limit_hit && !steps_exhausted && !done() &&
-                             failures < kLadderFailures;) {
-        cap = grid(std::min(cap, top_cap()));
-        if (cap <= lower_bound) break;  // the bound has its own probe
-        if (!probe(cap, budget / 4, &ladder[cap], outcome)) break;
-        if (outcome == Outcome::kFound) {
-          cap = top_cap();
-        } else {
-          ++failures;
-          cap -= step;
-        }
-      }
-      budget = std::min(2 * budget, int64_t{1} << 50);
+      best = off;
+      solution.stats.greedy_order = order.name;
     }
-    solution.stats.timed_out = deadline_hit;
-    solution.stats.node_limit_hit = node_limit_hit;
-    solution.stats.steps_exhausted = steps_exhausted;
-    solution.stats.steps = engine.steps();
-    solution.stats.nodes = engine.nodes();
-    solution.stats.backtracks = engine.backtracks();
   }
-  solution.stats.search_seconds = SecondsSince(search_start);
-  solution.stats.fits_capacity =
-      best_peak <= fit && best_peak > std::max(lower_bound, options.target_peak);
+  const int64_t sweep_peak = SweepBestFit(c, off);
+  if (sweep_peak < best_peak) {
+    best_peak = sweep_peak;
+    best = off;
+    solution.stats.greedy_order = "sweep-best-fit";
+  }
+  if (c.count() == 0) best_peak = 0;
+  solution.stats.greedy_peak = best_peak;
+  return best_peak;
+}
 
-  // 4. Expand to the full problem and validate independently.
+// 3. Probes "is there a plan with peak <= cap?", in rounds of doubling node
+// budgets. Lowers best / best_peak and raises lower_bound in place.
+class ProbeSearch {
+ public:
+  ProbeSearch(const Compact& c, const IntervalSolverOptions& options,
+              std::optional<int64_t> capacity, int64_t fit, Clock::time_point deadline,
+              IntervalSolution& solution, std::vector<int64_t>& best, int64_t& best_peak,
+              int64_t& lower_bound)
+      : c_(c),
+        options_(options),
+        capacity_(capacity),
+        g_(c.granularity),
+        fit_(fit),
+        deadline_(deadline),
+        solution_(solution),
+        best_(best),
+        best_peak_(best_peak),
+        lower_bound_(lower_bound),
+        engine_(c, options, deadline),
+        budget_(8 * static_cast<int64_t>(c.count())) {}
+
+  void Run();
+
+ private:
+  // Done once the best plan reaches the (possibly raised) bound or the target.
+  bool Done() const { return best_peak_ <= std::max({lower_bound_, options_.target_peak, fit_}); }
+  bool Take(const std::vector<int64_t>& plan);
+  int64_t TopCap() const;
+  bool Probe(int64_t cap, int64_t nodes, ProbeSchedule* schedule, Outcome& outcome);
+  void Bisect();
+  void Ladder(int64_t step);
+
+  static constexpr int kLadderFailures = 8;
+  const Compact& c_;
+  const IntervalSolverOptions& options_;
+  const std::optional<int64_t> capacity_;
+  const int64_t g_;
+  const int64_t fit_;
+  const Clock::time_point deadline_;
+  IntervalSolution& solution_;
+  std::vector<int64_t>& best_;
+  int64_t& best_peak_;
+  int64_t& lower_bound_;
+  SearchEngine engine_;
+  std::vector<int64_t> found_;
+  ProbeSchedule bound_schedule_;
+  std::map<int64_t, ProbeSchedule> ladder_;
+  int64_t budget_;
+  bool deadline_hit_ = false, node_limit_hit_ = false, steps_exhausted_ = false;
+};
+
+// Records a plan found by a probe; true when it lowered the best peak.
+bool ProbeSearch::Take(const std::vector<int64_t>& plan) {
+  int64_t peak = 0;
+  for (int b = 0; b < c_.count(); ++b) peak = std::max(peak, plan[b] + c_.size[b]);
+  if (peak >= best_peak_) return false;
+  best_peak_ = peak;
+  best_ = plan;
+  return true;
+}
+
+// Highest cap worth probing: below the best plan and within the capacity.
+int64_t ProbeSearch::TopCap() const {
+  int64_t hi = best_peak_ - g_;
+  if (capacity_.has_value()) hi = std::min(hi, RoundDown(*capacity_, g_));
+  return hi;
+}
+
+// Runs one probe; false once the deadline or the node limit is hit.
+bool ProbeSearch::Probe(int64_t cap, int64_t nodes, ProbeSchedule* schedule, Outcome& outcome) {
+  if (options_.max_nodes > 0) {
+    nodes = std::min(nodes, options_.max_nodes - engine_.nodes());
+    if (nodes <= 0) {
+      node_limit_hit_ = true;
+      outcome = Outcome::kAborted;
+      return false;
+    }
+  }
+  ++solution_.stats.probes;
+  outcome = engine_.Probe(cap, nodes, found_, schedule);
+  if (outcome == Outcome::kFound) Take(found_);
+  if (outcome == Outcome::kNotFound) lower_bound_ = std::max(lower_bound_, cap + g_);
+  if (engine_.steps_exhausted()) {
+    steps_exhausted_ = true;
+    return false;
+  }
+  if (outcome == Outcome::kDeadline) deadline_hit_ = true;
+  return !deadline_hit_;
+}
+
+// (b) of a round: bisection of caps between the bound and the best plan.
+void ProbeSearch::Bisect() {
+  Outcome outcome;
+  int64_t lo = lower_bound_;  // caps below lo failed in this round
+  for (int64_t left = budget_ / 4; !Done() && left > 0;) {
+    const int64_t hi = TopCap();
+    if (lo > hi) break;
+    const int64_t cap = RoundDown(lo + (hi - lo) / 2, g_);
+    const int64_t before = engine_.nodes();
+    if (!Probe(cap, std::min(left, budget_ / 8), nullptr, outcome)) break;
+    left -= engine_.nodes() - before;
+    if (outcome != Outcome::kFound) lo = std::max(lo, cap + g_);
+  }
+}
+
+// (c) of a round: grid caps lower_bound + k * step, highest first.
+void ProbeSearch::Ladder(int64_t step) {
+  Outcome outcome;
+  auto grid = [&](int64_t v) { return v - (v - lower_bound_) % step; };
+  int64_t cap = TopCap();
+  for (int failures = 0; !deadline_hit_ && !node_limit_hit_ && !steps_exhausted_ && !Done() &&
+                         failures < kLadderFailures;) {
+    cap = grid(std::min(cap, TopCap()));
+    if (cap <= lower_bound_) break;  // the bound has its own probe
+    if (!Probe(cap, budget_ / 4, &ladder_[cap], outcome)) break;
+    if (outcome == Outcome::kFound) {
+      cap = TopCap();
+    } else {
+      ++failures;
+      cap -= step;
+    }
+  }
+}
+
+// Each round: (a) the lower bound itself, the optimum more often than not,
+// resuming its restart schedule with `budget` nodes; (b) bisection of caps
+// between the bound and the best plan, budget / 4 nodes in all, to descend
+// fast from the greedy plan; (c) a ladder of caps on a grid of `step`
+// bytes descending from just below the best plan, budget / 4 nodes each,
+// until kLadderFailures caps of the round failed. Probe costs are
+// heavy-tailed and not monotone in the cap (on MiniMalloc's D one cap
+// takes 765 nodes while the next three higher take over 30k each), so
+// many small probes beat a few large ones. Each ladder cap keeps its
+// restart schedule, so a later round resumes it with a larger budget.
+void ProbeSearch::Run() {
+  const int64_t step = std::max(g_, RoundDown(lower_bound_ / 1024, g_));
+  if (options_.max_steps > 0 && engine_.steps() >= options_.max_steps) steps_exhausted_ = true;
+  while (!deadline_hit_ && !node_limit_hit_ && !steps_exhausted_ && !Done()) {
+    if (Clock::now() > deadline_) {
+      deadline_hit_ = true;
+      break;
+    }
+    if (TopCap() < lower_bound_) break;  // nothing left to probe
+    Outcome outcome;
+    if (!Probe(lower_bound_, budget_, &bound_schedule_, outcome)) break;
+    Bisect();
+    Ladder(step);
+    budget_ = std::min(2 * budget_, int64_t{1} << 50);
+  }
+  solution_.stats.timed_out = deadline_hit_;
+  solution_.stats.node_limit_hit = node_limit_hit_;
+  solution_.stats.steps_exhausted = steps_exhausted_;
+  solution_.stats.steps = engine_.steps();
+  solution_.stats.nodes = engine_.nodes();
+  solution_.stats.backtracks = engine_.backtracks();
+}
+
+// 4. Expand to the full problem and validate independently.
+absl::Status ExpandSolution(const IntervalProblem& problem, const IntervalSolverOptions& options,
+                            const Compact& c, const std::vector<int64_t>& best, int64_t lower_bound,
+                            IntervalSolution& solution) {
+  const std::optional<int64_t> capacity = problem.capacity;
   solution.assignment.offsets.assign(problem.buffers.size(), 0);
   for (int b = 0; b < c.count(); ++b) solution.assignment.offsets[c.orig[b]] = best[b];
   solution.peak = ComputePeak(problem, solution.assignment);
@@ -959,6 +991,53 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   }
   const ValidationResult valid = ValidateIntervalAssignment(problem, solution.assignment);
   NPUPLAN_RET_CHECK(valid.ok()) << valid.status.message();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
+                                                const IntervalSolverOptions& options) {
+  const Clock::time_point start = Clock::now();
+  NPUPLAN_RETURN_IF_ERROR(CheckIntervalProblem(problem));
+  NPUPLAN_RETURN_IF_ERROR(CheckSolverOptions(options));
+  // 1. Preprocessing and the lower bound. Large problems (scalable) keep only
+  // the extra pairs as adjacency and bound by the max live bytes.
+  IntervalSolution solution;
+  solution.stats.conflict_edges =
+      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
+  const bool scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
+                        solution.stats.conflict_edges > options.max_conflict_edges;
+  solution.stats.scalable = scalable;
+  const std::vector<std::vector<int>> conflicts = SolverConflicts(problem, scalable);
+  const Compact c = BuildCompact(problem, conflicts, /*with_sections=*/!scalable);
+  const int64_t g = c.granularity;
+  // Canonical plans put every offset on a multiple of g, so optima are too.
+  int64_t lower_bound = scalable ? MaxLiveBytes(problem) : ComputeLowerBound(problem, conflicts);
+  lower_bound = (lower_bound + g - 1) / g * g;
+  const std::optional<int64_t> capacity = problem.capacity;
+  if (capacity.has_value() && lower_bound > *capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("infeasible: needs at least ", lower_bound,
+                                                     " bytes, capacity is ", *capacity));
+  }
+
+  std::vector<int64_t> best;
+  int64_t best_peak = GreedyPlan(c, scalable, best, solution);
+  solution.stats.greedy_seconds = SecondsSince(start);
+
+  const Clock::time_point search_start = Clock::now();
+  const int64_t fit = options.stop_at_capacity && capacity.has_value() ? *capacity : 0;
+  const bool done = best_peak <= std::max({lower_bound, options.target_peak, fit});
+  if (options.search && !scalable && !done && c.count() > 0) {
+    const auto deadline =
+        search_start + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options.time_limit_seconds));
+    ProbeSearch(c, options, capacity, fit, deadline, solution, best, best_peak, lower_bound).Run();
+  }
+  solution.stats.search_seconds = SecondsSince(search_start);
+  solution.stats.fits_capacity =
+      best_peak <= fit && best_peak > std::max(lower_bound, options.target_peak);
+  NPUPLAN_RETURN_IF_ERROR(ExpandSolution(problem, options, c, best, lower_bound, solution));
   return solution;
 }
 

@@ -174,33 +174,24 @@ std::vector<PoolBuffer> PoolBuffers(const Plan& plan) {
   return out;
 }
 
-}  // namespace
-
-json PlanReportData(const Plan& plan, const sim::SimResult& r, const ReportDataOptions& options) {
-  const Model& m = plan.model;
-  json d = {{"v", 1}, {"graph", m.name()}, {"makespan", Ns(r.makespan)}, {"critUs", r.critical_path_us}};
-  const size_t ns = r.streams.size();
+json StreamsJson(const Plan& plan, const sim::SimResult& r) {
   const std::vector<sim::StreamInfo> info = sim::DescribeStreams(plan, r);
   json streams = json::array();
-  for (size_t s = 0; s < ns; ++s) {
+  for (size_t s = 0; s < r.streams.size(); ++s) {
     const sim::StreamInfo& i = info[s];
     streams.push_back({{"id", i.plan_stream}, {"name", i.name}, {"logical", i.logical}, {"piece", i.piece},
                        {"pieces", i.pieces}, {"attached", i.attached ? 1 : 0}, {"label", i.label},
                        {"tasks", r.streams[s].tasks}, {"busy", Ns(r.streams[s].busy_us)}});
   }
-  d["streams"] = std::move(streams);
+  return streams;
+}
 
-  size_t num_items = 0;  // tasks, records and blocking waits
-  for (const sim::SimItem& it : r.items) num_items += it.kind != Kind::kWait || it.end > it.ready;
-  const bool per_item = num_items <= options.max_timeline_items;
-  const std::vector<PoolBuffer> buffers = plan.memory.planned ? PoolBuffers(plan) : std::vector<PoolBuffer>{};
-  const bool draw_buffers = buffers.size() <= options.max_memory_buffers;
-
-  // Node numbers: a stream's plain tasks (main task, first run) number their
-  // nodes in order, stream after stream, so the task list need not name them;
-  // the other tasks ("ext") name theirs, then come the pool buffers' owners.
-  NodeTable nodes;
-  std::vector<char> in_ext(r.items.size(), 0);
+// Node numbers: a stream's plain tasks (main task, first run) number their
+// nodes in order, stream after stream, so the task list need not name them;
+// the other tasks ("ext") name theirs, then come the pool buffers' owners.
+// in_ext marks the ext task items.
+void NumberNodes(const sim::SimResult& r, bool per_item, const std::vector<PoolBuffer>* drawn,
+                 NodeTable& nodes, std::vector<char>& in_ext) {
   if (per_item) {
     for (size_t g = 0; g < r.items.size(); ++g) {
       const sim::SimItem& it = r.items[g];
@@ -215,216 +206,282 @@ json PlanReportData(const Plan& plan, const sim::SimResult& r, const ReportDataO
       if (in_ext[g]) nodes.Add(r.items[g].node);
     }
   }
-  if (draw_buffers) {
-    for (const PoolBuffer& b : buffers) nodes.Add(b.node);
+  if (drawn != nullptr) {
+    for (const PoolBuffer& b : *drawn) nodes.Add(b.node);
   }
+}
+
+// Tasks, blocking waits and records per stream, delta-coded; returns the
+// task index of every task item within its stream, for crit and ext.
+std::vector<int64_t> TimelineJson(const sim::SimResult& r, const NodeTable& nodes,
+                                  const std::vector<char>& in_ext, json& d) {
+  const size_t ns = r.streams.size();
+  std::vector<int64_t> task_index(r.items.size(), -1);
+  json tasks = json::array(), waits = json::array(), records = json::array(), ext = json::array();
+  std::vector<int64_t> count(ns, 0);
+  for (size_t s = 0; s < ns; ++s) {
+    tasks.push_back(json::array());
+    waits.push_back(json::array());
+    records.push_back(json::array());
+  }
+  std::vector<int64_t> task_end(ns, 0), wait_end(ns, 0), record_start(ns, 0);
+  for (size_t g = 0; g < r.items.size(); ++g) {
+    const sim::SimItem& it = r.items[g];
+    const size_t s = static_cast<size_t>(it.stream);
+    const int64_t start = Ns(it.start), end = Ns(it.end);
+    switch (it.kind) {
+      case Kind::kTask:
+        task_index[g] = count[s]++;
+        tasks[s].push_back(start - task_end[s]);
+        tasks[s].push_back(end - start);
+        task_end[s] = end;
+        if (in_ext[g]) ext.push_back({s, task_index[g], nodes[it.node], it.attached, it.run});
+        break;
+      case Kind::kRecord:
+        records[s].push_back(start - record_start[s]);
+        record_start[s] = start;
+        break;
+      case Kind::kWait:
+        if (it.end > it.ready) {
+          const int64_t ready = Ns(it.ready);
+          waits[s].push_back(ready - wait_end[s]);
+          waits[s].push_back(end - ready);
+          wait_end[s] = end;
+        }
+        break;
+    }
+  }
+  d["tasks"] = std::move(tasks);
+  d["waits"] = std::move(waits);
+  d["records"] = std::move(records);
+  d["ext"] = std::move(ext);
+  return task_index;
+}
+
+// Arrows, by record end.
+json ArrowsJson(const sim::SimResult& r, const NodeTable& nodes) {
+  struct Arrow {
+    int64_t from, to;
+    int32_t from_stream, to_stream, kind;
+    int64_t id;
+  };
+  std::vector<Arrow> arrows;
+  for (const sim::SimItem& it : r.items) {
+    if (it.kind != Kind::kWait || it.bound < 0) continue;
+    const sim::SimItem& rec = r.items[it.bound];
+    const sim::SyncObject& so = r.program.syncs[it.sync];
+    const int32_t kind = so.kind == sim::SyncObject::Kind::kEvent    ? 0
+                         : so.kind == sim::SyncObject::Kind::kNotify ? 1
+                                                                     : 2;
+    int64_t id = so.id;
+    if (kind == 2) {
+      const NodeId activator(static_cast<int32_t>(so.id));
+      id = nodes.Has(activator) ? nodes[activator] : -1;
+    }
+    arrows.push_back({Ns(rec.end), Ns(it.end), rec.stream, it.stream, kind, id});
+  }
+  std::stable_sort(arrows.begin(), arrows.end(),
+                   [](const Arrow& a, const Arrow& b) { return a.from < b.from; });
+  json a = json::array();
+  int64_t prev = 0;
+  for (const Arrow& x : arrows) {
+    for (int64_t v : {int64_t{x.from_stream}, x.from - prev, int64_t{x.to_stream},
+                      std::max<int64_t>(0, x.to - x.from), int64_t{x.kind}, x.id}) {
+      a.push_back(v);
+    }
+    prev = x.from;
+  }
+  return a;
+}
+
+// Critical path: the main task of each (node, run) on it.
+json CritJson(const sim::SimResult& r, const std::vector<int64_t>& task_index) {
+  const size_t ns = r.streams.size();
+  std::map<std::pair<int32_t, int32_t>, size_t> item_of;  // (node, run) → main task item
+  for (size_t g = 0; g < r.items.size(); ++g) {
+    const sim::SimItem& it = r.items[g];
+    if (it.kind == Kind::kTask && it.attached < 0)
+      item_of.emplace(std::pair(it.node.value, it.run), g);
+  }
+  std::vector<std::set<int64_t>> on_path(ns);
+  for (size_t i = 0; i < r.critical_path.size(); ++i) {
+    const int32_t run = i < r.critical_path_runs.size() ? r.critical_path_runs[i] : 0;
+    auto it = item_of.find({r.critical_path[i].value, run});
+    if (it == item_of.end()) continue;
+    on_path[r.items[it->second].stream].insert(task_index[it->second]);
+  }
+  json crit = json::array();  // per stream: task indices, delta-coded
+  for (size_t st = 0; st < ns; ++st) {
+    json list = json::array();
+    int64_t prev_task = 0;
+    for (int64_t t : on_path[st]) {
+      list.push_back(t - prev_task);
+      prev_task = t;
+    }
+    crit.push_back(std::move(list));
+  }
+  return crit;
+}
+
+// Too many items to draw one by one: per stream, busy percent in buckets of time.
+json BucketsJson(const sim::SimResult& r) {
+  const size_t ns = r.streams.size();
+  constexpr size_t kBuckets = 2000;
+  const double span = r.makespan > 0 ? r.makespan : 1.0;
+  std::vector<std::vector<double>> busy(ns, std::vector<double>(kBuckets, 0.0));
+  const double width = span / kBuckets;
+  for (const sim::SimItem& it : r.items) {
+    if (it.kind == Kind::kWait || it.end <= it.start) continue;
+    const size_t first = std::min(kBuckets - 1, static_cast<size_t>(it.start / width));
+    const size_t last = std::min(kBuckets - 1, static_cast<size_t>(it.end / width));
+    for (size_t b = first; b <= last; ++b) {
+      busy[it.stream][b] +=
+          std::max(0.0, std::min(it.end, (b + 1) * width) - std::max(it.start, b * width));
+    }
+  }
+  json buckets = json::array();
+  for (size_t s = 0; s < ns; ++s) {
+    json row = json::array();
+    for (size_t b = 0; b < kBuckets; ++b)
+      row.push_back(std::lround(std::min(100.0, 100.0 * busy[s][b] / width)));
+    buckets.push_back(std::move(row));
+  }
+  return buckets;
+}
+
+// Memory in use over simulated time.
+void MemoryInUseJson(const Plan& plan, const sim::SimResult& r, json& d) {
+  const sim::MemoryInUse use = sim::PoolMemoryInUse(plan, r);
+  const int64_t align = std::max<int64_t>(1, plan.memory.alignment);
+  if (use.steps.empty()) return;
+  constexpr size_t kMaxSteps = 2000;
+  std::vector<std::pair<int64_t, int64_t>> steps;  // (ns, bytes)
+  if (use.steps.size() <= kMaxSteps) {
+    for (const auto& [t, b] : use.steps) steps.emplace_back(Ns(t), b);
+  } else {
+    const double width = (r.makespan > 0 ? r.makespan : 1.0) / kMaxSteps;
+    int64_t bucket = -1;
+    for (const auto& [t, b] : use.steps) {
+      const int64_t k = static_cast<int64_t>(t / width);
+      if (k != bucket) {
+        steps.emplace_back(Ns(k * width), b);
+        bucket = k;
+      } else {
+        steps.back().second = std::max(steps.back().second, b);
+      }
+    }
+  }
+  json flat = json::array();
+  int64_t prev = 0;
+  for (const auto& [t, b] : steps) {
+    flat.push_back(t - prev);
+    flat.push_back((b + align - 1) / align);
+    prev = t;
+  }
+  d["memt"] = {{"unit", align}, {"steps", std::move(flat)}, {"max", use.max_bytes}};
+}
+
+// The pool's buffers drawn one by one, in units of `unit`.
+void PoolBuffersJson(const std::vector<PoolBuffer>& buffers, int64_t unit, const NodeTable& nodes,
+                     json& pool) {
+  json flat = json::array(), other = json::array();
+  int64_t prev = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const PoolBuffer& b = buffers[i];
+    for (int64_t v :
+         {b.lower - prev, b.upper - b.lower, b.offset / unit, b.size / unit, nodes[b.node]}) {
+      flat.push_back(v);
+    }
+    if (b.output != 0 || b.members != 1) other.push_back({i, b.output, b.members});
+    prev = b.lower;
+  }
+  pool["b"] = std::move(flat);
+  pool["bx"] = std::move(other);
+}
+
+// Too many to draw one by one: the live-bytes curve only, as change points.
+json PoolLiveJson(const std::vector<PoolBuffer>& buffers, int64_t unit) {
+  std::map<int64_t, int64_t> delta;
+  for (const PoolBuffer& b : buffers) {
+    if (b.upper <= b.lower || b.size <= 0) continue;
+    delta[b.lower] += b.size;
+    delta[b.upper] -= b.size;
+  }
+  json flat = json::array();
+  int64_t live = 0, prev = 0;
+  for (const auto& [x, dv] : delta) {
+    live += dv;
+    flat.push_back(x - prev);
+    flat.push_back(live / unit);
+    prev = x;
+  }
+  return flat;
+}
+
+json PoolJson(const MemoryResult& mem, const std::vector<PoolBuffer>& buffers, bool draw_buffers,
+              const NodeTable& nodes) {
+  int64_t unit = 0;  // the largest unit every offset and size is a multiple of
+  for (const PoolBuffer& b : buffers) unit = std::gcd(std::gcd(unit, b.offset), b.size);
+  if (unit <= 0) unit = 1;
+  json pool = {{"unit", unit},
+               {"peak", mem.peak},
+               {"lower", mem.lower_bound},
+               {"optimal", mem.optimal},
+               {"buffers", buffers.size()},
+               {"dynamic", mem.dynamic_tensors.size()}};
+  int64_t x0 = -1, x1 = 0;
+  for (const PoolBuffer& b : buffers) {
+    if (b.upper <= b.lower || b.size <= 0) continue;
+    x0 = x0 < 0 ? b.lower : std::min(x0, b.lower);
+    x1 = std::max(x1, b.upper);
+  }
+  pool["x0"] = std::max<int64_t>(x0, 0);
+  pool["x1"] = x1;
+  int64_t constants = 0, inputs = 0;
+  if (auto it = mem.region_bytes.find("constant"); it != mem.region_bytes.end())
+    constants = it->second;
+  if (auto it = mem.region_bytes.find("input"); it != mem.region_bytes.end()) inputs = it->second;
+  pool["constant"] = constants;
+  pool["input"] = inputs;
+  if (draw_buffers) {
+    PoolBuffersJson(buffers, unit, nodes, pool);
+  } else {
+    pool["live"] = PoolLiveJson(buffers, unit);
+  }
+  return pool;
+}
+
+}  // namespace
+
+json PlanReportData(const Plan& plan, const sim::SimResult& r, const ReportDataOptions& options) {
+  const Model& m = plan.model;
+  json d = {
+      {"v", 1}, {"graph", m.name()}, {"makespan", Ns(r.makespan)}, {"critUs", r.critical_path_us}};
+  d["streams"] = StreamsJson(plan, r);
+
+  size_t num_items = 0;  // tasks, records and blocking waits
+  for (const sim::SimItem& it : r.items) num_items += it.kind != Kind::kWait || it.end > it.ready;
+  const bool per_item = num_items <= options.max_timeline_items;
+  const std::vector<PoolBuffer> buffers =
+      plan.memory.planned ? PoolBuffers(plan) : std::vector<PoolBuffer>{};
+  const bool draw_buffers = buffers.size() <= options.max_memory_buffers;
+
+  NodeTable nodes;
+  std::vector<char> in_ext(r.items.size(), 0);
+  NumberNodes(r, per_item, draw_buffers ? &buffers : nullptr, nodes, in_ext);
   NodesJson(plan, nodes, d);
 
   if (per_item) {
-    // Task index of every task item within its stream, for crit and ext.
-    std::vector<int64_t> task_index(r.items.size(), -1);
-    json tasks = json::array(), waits = json::array(), records = json::array(), ext = json::array();
-    std::vector<int64_t> count(ns, 0);
-    for (size_t s = 0; s < ns; ++s) {
-      tasks.push_back(json::array());
-      waits.push_back(json::array());
-      records.push_back(json::array());
-    }
-    std::vector<int64_t> task_end(ns, 0), wait_end(ns, 0), record_start(ns, 0);
-    for (size_t g = 0; g < r.items.size(); ++g) {
-      const sim::SimItem& it = r.items[g];
-      const size_t s = static_cast<size_t>(it.stream);
-      const int64_t start = Ns(it.start), end = Ns(it.end);
-      switch (it.kind) {
-        case Kind::kTask:
-          task_index[g] = count[s]++;
-          tasks[s].push_back(start - task_end[s]);
-          tasks[s].push_back(end - start);
-          task_end[s] = end;
-          if (in_ext[g]) ext.push_back({s, task_index[g], nodes[it.node], it.attached, it.run});
-          break;
-        case Kind::kRecord:
-          records[s].push_back(start - record_start[s]);
-          record_start[s] = start;
-          break;
-        case Kind::kWait:
-          if (it.end > it.ready) {
-            const int64_t ready = Ns(it.ready);
-            waits[s].push_back(ready - wait_end[s]);
-            waits[s].push_back(end - ready);
-            wait_end[s] = end;
-          }
-          break;
-      }
-    }
-    d["tasks"] = std::move(tasks);
-    d["waits"] = std::move(waits);
-    d["records"] = std::move(records);
-    d["ext"] = std::move(ext);
-
-    // Arrows, by record end.
-    struct Arrow {
-      int64_t from, to;
-      int32_t from_stream, to_stream, kind;
-      int64_t id;
-    };
-    std::vector<Arrow> arrows;
-    for (const sim::SimItem& it : r.items) {
-      if (it.kind != Kind::kWait || it.bound < 0) continue;
-      const sim::SimItem& rec = r.items[it.bound];
-      const sim::SyncObject& so = r.program.syncs[it.sync];
-      const int32_t kind = so.kind == sim::SyncObject::Kind::kEvent ? 0 : so.kind == sim::SyncObject::Kind::kNotify ? 1 : 2;
-      int64_t id = so.id;
-      if (kind == 2) {
-        const NodeId activator(static_cast<int32_t>(so.id));
-        id = nodes.Has(activator) ? nodes[activator] : -1;
-      }
-      arrows.push_back({Ns(rec.end), Ns(it.end), rec.stream, it.stream, kind, id});
-    }
-    std::stable_sort(arrows.begin(), arrows.end(), [](const Arrow& a, const Arrow& b) { return a.from < b.from; });
-    json a = json::array();
-    int64_t prev = 0;
-    for (const Arrow& x : arrows) {
-      for (int64_t v : {int64_t{x.from_stream}, x.from - prev, int64_t{x.to_stream}, std::max<int64_t>(0, x.to - x.from),
-                        int64_t{x.kind}, x.id}) {
-        a.push_back(v);
-      }
-      prev = x.from;
-    }
-    d["arrows"] = std::move(a);
-
-    // Critical path: the main task of each (node, run) on it.
-    std::map<std::pair<int32_t, int32_t>, size_t> item_of;  // (node, run) → main task item
-    for (size_t g = 0; g < r.items.size(); ++g) {
-      const sim::SimItem& it = r.items[g];
-      if (it.kind == Kind::kTask && it.attached < 0) item_of.emplace(std::pair(it.node.value, it.run), g);
-    }
-    std::vector<std::set<int64_t>> on_path(ns);
-    for (size_t i = 0; i < r.critical_path.size(); ++i) {
-      const int32_t run = i < r.critical_path_runs.size() ? r.critical_path_runs[i] : 0;
-      auto it = item_of.find({r.critical_path[i].value, run});
-      if (it == item_of.end()) continue;
-      on_path[r.items[it->second].stream].insert(task_index[it->second]);
-    }
-    json crit = json::array();  // per stream: task indices, delta-coded
-    for (size_t st = 0; st < ns; ++st) {
-      json list = json::array();
-      int64_t prev_task = 0;
-      for (int64_t t : on_path[st]) {
-        list.push_back(t - prev_task);
-        prev_task = t;
-      }
-      crit.push_back(std::move(list));
-    }
-    d["crit"] = std::move(crit);
+    const std::vector<int64_t> task_index = TimelineJson(r, nodes, in_ext, d);
+    d["arrows"] = ArrowsJson(r, nodes);
+    d["crit"] = CritJson(r, task_index);
   } else {
-    constexpr size_t kBuckets = 2000;
-    const double span = r.makespan > 0 ? r.makespan : 1.0;
-    std::vector<std::vector<double>> busy(ns, std::vector<double>(kBuckets, 0.0));
-    const double width = span / kBuckets;
-    for (const sim::SimItem& it : r.items) {
-      if (it.kind == Kind::kWait || it.end <= it.start) continue;
-      const size_t first = std::min(kBuckets - 1, static_cast<size_t>(it.start / width));
-      const size_t last = std::min(kBuckets - 1, static_cast<size_t>(it.end / width));
-      for (size_t b = first; b <= last; ++b) {
-        busy[it.stream][b] += std::max(0.0, std::min(it.end, (b + 1) * width) - std::max(it.start, b * width));
-      }
-    }
-    json buckets = json::array();
-    for (size_t s = 0; s < ns; ++s) {
-      json row = json::array();
-      for (size_t b = 0; b < kBuckets; ++b) row.push_back(std::lround(std::min(100.0, 100.0 * busy[s][b] / width)));
-      buckets.push_back(std::move(row));
-    }
-    d["buckets"] = std::move(buckets);
+    d["buckets"] = BucketsJson(r);
     d["items"] = num_items;
     d["maxItems"] = options.max_timeline_items;
   }
-
-  // Memory in use over simulated time.
-  const sim::MemoryInUse use = sim::PoolMemoryInUse(plan, r);
-  const int64_t align = std::max<int64_t>(1, plan.memory.alignment);
-  if (!use.steps.empty()) {
-    constexpr size_t kMaxSteps = 2000;
-    std::vector<std::pair<int64_t, int64_t>> steps;  // (ns, bytes)
-    if (use.steps.size() <= kMaxSteps) {
-      for (const auto& [t, b] : use.steps) steps.emplace_back(Ns(t), b);
-    } else {
-      const double width = (r.makespan > 0 ? r.makespan : 1.0) / kMaxSteps;
-      int64_t bucket = -1;
-      for (const auto& [t, b] : use.steps) {
-        const int64_t k = static_cast<int64_t>(t / width);
-        if (k != bucket) {
-          steps.emplace_back(Ns(k * width), b);
-          bucket = k;
-        } else {
-          steps.back().second = std::max(steps.back().second, b);
-        }
-      }
-    }
-    json flat = json::array();
-    int64_t prev = 0;
-    for (const auto& [t, b] : steps) {
-      flat.push_back(t - prev);
-      flat.push_back((b + align - 1) / align);
-      prev = t;
-    }
-    d["memt"] = {{"unit", align}, {"steps", std::move(flat)}, {"max", use.max_bytes}};
-  }
-
-  if (plan.memory.planned) {
-    const MemoryResult& mem = plan.memory;
-    int64_t unit = 0;  // the largest unit every offset and size is a multiple of
-    for (const PoolBuffer& b : buffers) unit = std::gcd(std::gcd(unit, b.offset), b.size);
-    if (unit <= 0) unit = 1;
-    json pool = {{"unit", unit}, {"peak", mem.peak}, {"lower", mem.lower_bound}, {"optimal", mem.optimal},
-                 {"buffers", buffers.size()}, {"dynamic", mem.dynamic_tensors.size()}};
-    int64_t x0 = -1, x1 = 0;
-    for (const PoolBuffer& b : buffers) {
-      if (b.upper <= b.lower || b.size <= 0) continue;
-      x0 = x0 < 0 ? b.lower : std::min(x0, b.lower);
-      x1 = std::max(x1, b.upper);
-    }
-    pool["x0"] = std::max<int64_t>(x0, 0);
-    pool["x1"] = x1;
-    int64_t constants = 0, inputs = 0;
-    if (auto it = mem.region_bytes.find("constant"); it != mem.region_bytes.end()) constants = it->second;
-    if (auto it = mem.region_bytes.find("input"); it != mem.region_bytes.end()) inputs = it->second;
-    pool["constant"] = constants;
-    pool["input"] = inputs;
-    if (draw_buffers) {
-      json flat = json::array(), other = json::array();
-      int64_t prev = 0;
-      for (size_t i = 0; i < buffers.size(); ++i) {
-        const PoolBuffer& b = buffers[i];
-        for (int64_t v : {b.lower - prev, b.upper - b.lower, b.offset / unit, b.size / unit, nodes[b.node]}) {
-          flat.push_back(v);
-        }
-        if (b.output != 0 || b.members != 1) other.push_back({i, b.output, b.members});
-        prev = b.lower;
-      }
-      pool["b"] = std::move(flat);
-      pool["bx"] = std::move(other);
-    } else {
-      // Too many to draw one by one: the live-bytes curve only, as change points.
-      std::map<int64_t, int64_t> delta;
-      for (const PoolBuffer& b : buffers) {
-        if (b.upper <= b.lower || b.size <= 0) continue;
-        delta[b.lower] += b.size;
-        delta[b.upper] -= b.size;
-      }
-      json flat = json::array();
-      int64_t live = 0, prev = 0;
-      for (const auto& [x, dv] : delta) {
-        live += dv;
-        flat.push_back(x - prev);
-        flat.push_back(live / unit);
-        prev = x;
-      }
-      pool["live"] = std::move(flat);
-    }
-    d["pool"] = std::move(pool);
-  }
+  MemoryInUseJson(plan, r, d);
+  if (plan.memory.planned) d["pool"] = PoolJson(plan.memory, buffers, draw_buffers, nodes);
   return d;
 }
 

@@ -58,186 +58,243 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan) {
   return BuildPlanProgram(plan, std::move(cf));
 }
 
-absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow control_flow) {
-  const Model& m = plan.model;
-  const size_t n = m.num_nodes();
-  PlanProgram prog;
-  prog.control_flow = std::move(control_flow);
-  const ControlFlow& cf = prog.control_flow;
-  if (cf.runs.size() != n) return absl::InternalError("control flow resolved for another plan");
-  prog.order = m.ExecutionOrder();
-  std::vector<int64_t> seq(n, -1);
-  for (size_t i = 0; i < prog.order.size(); ++i) seq[prog.order[i].index()] = static_cast<int64_t>(i);
+namespace {
 
-  // 1. Streams of every slot; dense stream indices in ascending plan id. A
-  // stream only a branch not taken uses stays (empty), so indices do not
-  // depend on the branch.
-  auto slot_stream = [&](SlotKey k) {
+using RunSlot = std::pair<int64_t, int32_t>;  // (position in the unrolled order, attached index)
+
+// The state BuildPlanProgram's steps share; each step is one member function.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const Plan& plan, PlanProgram& prog)
+      : plan_(plan), m_(plan.model), n_(m_.num_nodes()), prog_(prog) {
+    prog_.order = m_.ExecutionOrder();
+    seq_.assign(n_, -1);
+    for (size_t i = 0; i < prog_.order.size(); ++i)
+      seq_[prog_.order[i].index()] = static_cast<int64_t>(i);
+  }
+
+  void IndexStreams();
+  void IndexSyncs();
+  absl::Status PlaceEvents();
+  void PlaceActivations();
+  void EmitItems();
+  absl::Status BindWaits();
+  absl::Status CheckDeadlock();
+
+ private:
+  int64_t SlotStream(SlotKey k) const {
     NodeId id(k.node);
-    return k.attached < 0 ? MainStreamOf(plan, id) : AttachedStreamOf(plan, id, k.attached);
-  };
-  std::map<int64_t, int32_t> stream_index;
-  for (NodeId id : prog.order) {
-    int64_t s = MainStreamOf(plan, id);
-    if (s < 0) continue;
-    stream_index[s] = 0;
-    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
-      int64_t as = AttachedStreamOf(plan, id, static_cast<int32_t>(a));
-      if (as >= 0) stream_index[as] = 0;
-    }
+    return k.attached < 0 ? MainStreamOf(plan_, id) : AttachedStreamOf(plan_, id, k.attached);
   }
-  for (auto& [s, idx] : stream_index) {
-    idx = static_cast<int32_t>(prog.streams.size());
-    prog.streams.push_back(ProgramStream{s, {}});
+  bool RankLess(SlotKey a, SlotKey b) const {
+    return std::pair(seq_[a.node], a.attached) < std::pair(seq_[b.node], b.attached);
   }
-
-  // 2. Sync objects: events then notifies (ascending ids), then activations.
-  std::set<int64_t> event_ids, notify_ids;
-  for (const SyncEvent& e : plan.events.events) (e.kind == SyncKind::kNotify ? notify_ids : event_ids).insert(e.id);
-  std::map<std::pair<int, int64_t>, int32_t> sync_index;
-  for (int64_t id : event_ids) {
-    sync_index[{0, id}] = static_cast<int32_t>(prog.syncs.size());
-    prog.syncs.push_back({SyncObject::Kind::kEvent, id});
-  }
-  for (int64_t id : notify_ids) {
-    sync_index[{1, id}] = static_cast<int32_t>(prog.syncs.size());
-    prog.syncs.push_back({SyncObject::Kind::kNotify, id});
-  }
-
-  // 3. Waits and records per slot, from the event table.
-  std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits, records;  // (sync, event index)
-  // GE's dynamic executor records a node's `_send_event_ids` when the node is
-  // done, its subgraphs included: the record follows the last slot of its
-  // subtree (contiguous after it in execution order) on its own stream that
-  // runs — an If/Case owner's subtree holds every branch, and the record
-  // follows the branch that ran, not the last one in the plan.
-  const bool dynamic = IsDynamicStreamMode(plan.streams.mode);
-  std::vector<int> depth;
-  if (dynamic) {
-    depth.resize(m.num_graphs());
-    for (size_t g = 0; g < m.num_graphs(); ++g) depth[g] = m.Depth(GraphId(static_cast<int32_t>(g)));
-  }
-  auto completion = [&](const SyncEvent& e) -> SlotKey {
-    SlotKey own{e.send.value, std::max(e.send_attached, -1)};
-    const Node& sn = m.node(e.send);
-    if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq[e.send.index()] < 0) return own;
-    const AttrValue* v = FindAttr(sn.attrs, "_send_event_ids");
-    const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
-    if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end()) return own;
-    const int64_t stream = MainStreamOf(plan, e.send);
-    const int owner_depth = depth[sn.graph.index()];
-    SlotKey last_written = own;  // where the record would be if every branch ran
-    for (size_t j = static_cast<size_t>(seq[e.send.index()]) + 1; j < prog.order.size(); ++j) {
-      const NodeId x = prog.order[j];
-      if (depth[m.node(x).graph.index()] <= owner_depth) break;
-      if (MainStreamOf(plan, x) != stream) continue;
-      last_written = SlotKey{x.value, -1};
-      if (cf.runs[x.index()] > 0) own = last_written;
-    }
-    if (cf.runs[e.send.index()] > 0 && own != last_written) ++prog.moved_records;
-    return own;
-  };
-  auto rank_less = [&](SlotKey a, SlotKey b) {
-    return std::pair(seq[a.node], a.attached) < std::pair(seq[b.node], b.attached);
-  };
   // The owner of the graph of v (invalid for the root), and whether v lies
   // in the subtree of owner a.
-  auto owner_of = [&](NodeId v) { return m.graph(m.node(v).graph).parent_node; };
-  auto inside = [&](NodeId v, NodeId a) {
-    for (size_t depth = 0; depth <= m.num_graphs(); ++depth) {
-      const NodeId o = owner_of(v);
-      if (!o.valid()) return false;
-      if (o == a) return true;
-      v = o;
-    }
-    return false;
-  };
-  // An If/Case owner records its outgoing events after its subgraph,
-  // whichever branch ran; plans write that record on a node of one branch
-  // (the last subgraph's NetOutput on the dynamic path, docs/auto-streams.md).
-  // When that branch does not run, the record moves to the last node of the
-  // owner's subtree that runs on the same stream, else to the owner.
-  auto owner_record = [&](NodeId send, NodeId recv) -> NodeId {
-    NodeId a, v = send;
-    for (size_t depth = 0; depth <= m.num_graphs() && !a.valid(); ++depth) {
-      const NodeId o = owner_of(v);
-      if (!o.valid()) break;
-      if (cf.runs[o.index()] > 0) a = o;
-      v = o;
-    }
-    if (!a.valid() || !IsBranchNode(m.node(a)) || inside(recv, a)) return NodeId();
-    const int64_t stream = MainStreamOf(plan, send);
-    NodeId last;
-    for (size_t k = static_cast<size_t>(seq[a.index()]) + 1; k < prog.order.size() && inside(prog.order[k], a); ++k) {
-      const NodeId x = prog.order[k];
-      if (cf.runs[x.index()] > 0 && MainStreamOf(plan, x) == stream) last = x;
-    }
-    if (!last.valid() && MainStreamOf(plan, a) == stream) last = a;
-    return last;
-  };
-  for (size_t i = 0; i < plan.events.events.size(); ++i) {
-    const SyncEvent& e = plan.events.events[i];
-    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n || e.recv.index() >= n) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " (table entry ", i, ") names no node of the plan"));
-    }
-    const Node& sn = m.node(e.send);
-    const Node& rn = m.node(e.recv);
-    if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
-        e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
-      return absl::InvalidArgumentError(
-          StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '", EchoName(rn.name),
-                 "' names an attached stream the node does not have"));
-    }
-    if (e.reason == SyncReason::kLoop) {
-      prog.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
-      continue;
-    }
-    SlotKey from = completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
-    if (MainStreamOf(plan, e.send) < 0 || MainStreamOf(plan, e.recv) < 0 || slot_stream(from) < 0 ||
-        slot_stream(to) < 0) {
-      return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name),
-                                               "' to '", EchoName(rn.name),
-                                               "' touches a node without a stream"));
-    }
-    if (seq[from.node] < 0 || seq[to.node] < 0 || !rank_less(from, to)) {
-      prog.skipped.push_back({static_cast<int64_t>(i), "backward"});
-      continue;
-    }
-    if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 && seq[from.node] >= 0) {
-      if (const NodeId moved = owner_record(e.send, e.recv); moved.valid() && rank_less({moved.value, -1}, to)) {
-        from = {moved.value, -1};
-        ++prog.moved_records;
-      }
-    }
-    if (cf.runs[from.node] == 0 || cf.runs[to.node] == 0) {
-      prog.skipped.push_back({static_cast<int64_t>(i), "branch-not-taken"});
-      continue;
-    }
-    int32_t sync = sync_index.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
-    records[from].push_back({sync, static_cast<int64_t>(i)});
-    waits[to].push_back({sync, static_cast<int64_t>(i)});
-  }
+  NodeId OwnerOf(NodeId v) const { return m_.graph(m_.node(v).graph).parent_node; }
+  bool Inside(NodeId v, NodeId a) const;
+  SlotKey Completion(const SyncEvent& e, bool dynamic, const std::vector<int>& depth);
+  NodeId OwnerRecord(NodeId send, NodeId recv) const;
+  absl::Status PlaceEvent(size_t i, bool dynamic, const std::vector<int>& depth);
+  void Emit(SlotKey k, int64_t pos, int32_t run);
 
-  // 4. Activations, per run: the first slot of an activated stream after the
-  // activator's run waits on it. Slots of runs are ranked (position in the
-  // unrolled order, attached index).
-  using RunSlot = std::pair<int64_t, int32_t>;
+  const Plan& plan_;
+  const Model& m_;
+  const size_t n_;
+  PlanProgram& prog_;
+  std::vector<int64_t> seq_;
+  std::map<int64_t, int32_t> stream_index_;
+  std::map<std::pair<int, int64_t>, int32_t> sync_index_;
+  std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits_,
+      records_;  // (sync, event index)
+  std::map<RunSlot, std::vector<int32_t>> act_waits_, act_records_;
+};
+
+// 1. Streams of every slot; dense stream indices in ascending plan id. A
+// stream only a branch not taken uses stays (empty), so indices do not
+// depend on the branch.
+void ProgramBuilder::IndexStreams() {
+  for (NodeId id : prog_.order) {
+    int64_t s = MainStreamOf(plan_, id);
+    if (s < 0) continue;
+    stream_index_[s] = 0;
+    for (size_t a = 0; a < m_.node(id).attached_stream_ids.size(); ++a) {
+      int64_t as = AttachedStreamOf(plan_, id, static_cast<int32_t>(a));
+      if (as >= 0) stream_index_[as] = 0;
+    }
+  }
+  for (auto& [s, idx] : stream_index_) {
+    idx = static_cast<int32_t>(prog_.streams.size());
+    prog_.streams.push_back(ProgramStream{s, {}});
+  }
+}
+
+// 2. Sync objects: events then notifies (ascending ids), then activations.
+void ProgramBuilder::IndexSyncs() {
+  std::set<int64_t> event_ids, notify_ids;
+  for (const SyncEvent& e : plan_.events.events)
+    (e.kind == SyncKind::kNotify ? notify_ids : event_ids).insert(e.id);
+  for (int64_t id : event_ids) {
+    sync_index_[{0, id}] = static_cast<int32_t>(prog_.syncs.size());
+    prog_.syncs.push_back({SyncObject::Kind::kEvent, id});
+  }
+  for (int64_t id : notify_ids) {
+    sync_index_[{1, id}] = static_cast<int32_t>(prog_.syncs.size());
+    prog_.syncs.push_back({SyncObject::Kind::kNotify, id});
+  }
+}
+
+// GE's dynamic executor records a node's `_send_event_ids` when the node is
+// done, its subgraphs included: the record follows the last slot of its
+// subtree (contiguous after it in execution order) on its own stream that
+// runs — an If/Case owner's subtree holds every branch, and the record
+// follows the branch that ran, not the last one in the plan.
+SlotKey ProgramBuilder::Completion(const SyncEvent& e, bool dynamic,
+                                   const std::vector<int>& depth) {
+  const ControlFlow& cf = prog_.control_flow;
+  SlotKey own{e.send.value, std::max(e.send_attached, -1)};
+  const Node& sn = m_.node(e.send);
+  if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq_[e.send.index()] < 0)
+    return own;
+  const AttrValue* v = FindAttr(sn.attrs, "_send_event_ids");
+  const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
+  if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end())
+    return own;
+  const int64_t stream = MainStreamOf(plan_, e.send);
+  const int owner_depth = depth[sn.graph.index()];
+  SlotKey last_written = own;  // where the record would be if every branch ran
+  for (size_t j = static_cast<size_t>(seq_[e.send.index()]) + 1; j < prog_.order.size(); ++j) {
+    const NodeId x = prog_.order[j];
+    if (depth[m_.node(x).graph.index()] <= owner_depth) break;
+    if (MainStreamOf(plan_, x) != stream) continue;
+    last_written = SlotKey{x.value, -1};
+    if (cf.runs[x.index()] > 0) own = last_written;
+  }
+  if (cf.runs[e.send.index()] > 0 && own != last_written) ++prog_.moved_records;
+  return own;
+}
+
+bool ProgramBuilder::Inside(NodeId v, NodeId a) const {
+  for (size_t depth = 0; depth <= m_.num_graphs(); ++depth) {
+    const NodeId o = OwnerOf(v);
+    if (!o.valid()) return false;
+    if (o == a) return true;
+    v = o;
+  }
+  return false;
+}
+
+// An If/Case owner records its outgoing events after its subgraph,
+// whichever branch ran; plans write that record on a node of one branch
+// (the last subgraph's NetOutput on the dynamic path, docs/auto-streams.md).
+// When that branch does not run, the record moves to the last node of the
+// owner's subtree that runs on the same stream, else to the owner.
+NodeId ProgramBuilder::OwnerRecord(NodeId send, NodeId recv) const {
+  const ControlFlow& cf = prog_.control_flow;
+  NodeId a, v = send;
+  for (size_t depth = 0; depth <= m_.num_graphs() && !a.valid(); ++depth) {
+    const NodeId o = OwnerOf(v);
+    if (!o.valid()) break;
+    if (cf.runs[o.index()] > 0) a = o;
+    v = o;
+  }
+  if (!a.valid() || !IsBranchNode(m_.node(a)) || Inside(recv, a)) return NodeId();
+  const int64_t stream = MainStreamOf(plan_, send);
+  NodeId last;
+  for (size_t k = static_cast<size_t>(seq_[a.index()]) + 1;
+       k < prog_.order.size() && Inside(prog_.order[k], a); ++k) {
+    const NodeId x = prog_.order[k];
+    if (cf.runs[x.index()] > 0 && MainStreamOf(plan_, x) == stream) last = x;
+  }
+  if (!last.valid() && MainStreamOf(plan_, a) == stream) last = a;
+  return last;
+}
+
+// 3. Waits and records per slot, from the event table.
+absl::Status ProgramBuilder::PlaceEvents() {
+  const bool dynamic = IsDynamicStreamMode(plan_.streams.mode);
+  std::vector<int> depth;
+  if (dynamic) {
+    depth.resize(m_.num_graphs());
+    for (size_t g = 0; g < m_.num_graphs(); ++g)
+      depth[g] = m_.Depth(GraphId(static_cast<int32_t>(g)));
+  }
+  for (size_t i = 0; i < plan_.events.events.size(); ++i) {
+    NPUPLAN_RETURN_IF_ERROR(PlaceEvent(i, dynamic, depth));
+  }
+  return absl::OkStatus();
+}
+
+// The wait and record of table entry i, or why it is skipped.
+absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vector<int>& depth) {
+  const ControlFlow& cf = prog_.control_flow;
+  const SyncEvent& e = plan_.events.events[i];
+  if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n_ || e.recv.index() >= n_) {
+    return absl::InvalidArgumentError(
+        StrCat("event ", e.id, " (table entry ", i, ") names no node of the plan"));
+  }
+  const Node& sn = m_.node(e.send);
+  const Node& rn = m_.node(e.recv);
+  if (e.send_attached >= static_cast<int32_t>(sn.attached_stream_ids.size()) ||
+      e.recv_attached >= static_cast<int32_t>(rn.attached_stream_ids.size())) {
+    return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
+                                             EchoName(rn.name),
+                                             "' names an attached stream the node does not have"));
+  }
+  if (e.reason == SyncReason::kLoop) {
+    prog_.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
+    return absl::OkStatus();
+  }
+  SlotKey from = Completion(e, dynamic, depth), to{e.recv.value, std::max(e.recv_attached, -1)};
+  if (MainStreamOf(plan_, e.send) < 0 || MainStreamOf(plan_, e.recv) < 0 || SlotStream(from) < 0 ||
+      SlotStream(to) < 0) {
+    return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
+                                             EchoName(rn.name),
+                                             "' touches a node without a stream"));
+  }
+  if (seq_[from.node] < 0 || seq_[to.node] < 0 || !RankLess(from, to)) {
+    prog_.skipped.push_back({static_cast<int64_t>(i), "backward"});
+    return absl::OkStatus();
+  }
+  if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 &&
+      seq_[from.node] >= 0) {
+    if (const NodeId moved = OwnerRecord(e.send, e.recv);
+        moved.valid() && RankLess({moved.value, -1}, to)) {
+      from = {moved.value, -1};
+      ++prog_.moved_records;
+    }
+  }
+  if (cf.runs[from.node] == 0 || cf.runs[to.node] == 0) {
+    prog_.skipped.push_back({static_cast<int64_t>(i), "branch-not-taken"});
+    return absl::OkStatus();
+  }
+  int32_t sync = sync_index_.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
+  records_[from].push_back({sync, static_cast<int64_t>(i)});
+  waits_[to].push_back({sync, static_cast<int64_t>(i)});
+  return absl::OkStatus();
+}
+
+// 4. Activations, per run: the first slot of an activated stream after the
+// activator's run waits on it. Slots of runs are ranked (position in the
+// unrolled order, attached index).
+void ProgramBuilder::PlaceActivations() {
+  const ControlFlow& cf = prog_.control_flow;
   std::map<int64_t, std::vector<RunSlot>> stream_slots;  // plan stream → run slots in order
   for (size_t i = 0; i < cf.order.size(); ++i) {
     const NodeId id = cf.order[i].node;
-    if (MainStreamOf(plan, id) < 0) continue;
-    stream_slots[MainStreamOf(plan, id)].push_back({static_cast<int64_t>(i), -1});
-    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
+    if (MainStreamOf(plan_, id) < 0) continue;
+    stream_slots[MainStreamOf(plan_, id)].push_back({static_cast<int64_t>(i), -1});
+    for (size_t a = 0; a < m_.node(id).attached_stream_ids.size(); ++a) {
       SlotKey k{id.value, static_cast<int32_t>(a)};
-      if (slot_stream(k) >= 0) stream_slots[slot_stream(k)].push_back({static_cast<int64_t>(i), k.attached});
+      if (SlotStream(k) >= 0)
+        stream_slots[SlotStream(k)].push_back({static_cast<int64_t>(i), k.attached});
     }
   }
-  std::map<RunSlot, std::vector<int32_t>> act_waits, act_records;
-  std::vector<int32_t> act_sync(n, -1);
+  std::vector<int32_t> act_sync(n_, -1);
   for (size_t i = 0; i < cf.order.size(); ++i) {
     const NodeId id = cf.order[i].node;
-    const AttrValue* v = FindAttr(m.node(id).attrs, "active_stream_list");
-    const int64_t own = MainStreamOf(plan, id);
+    const AttrValue* v = FindAttr(m_.node(id).attrs, "active_stream_list");
+    const int64_t own = MainStreamOf(plan_, id);
     if (v == nullptr || !v->is<AttrValue::IntList>() || own < 0) continue;
     const RunSlot from{static_cast<int64_t>(i), -1};
     bool recorded = false;
@@ -248,58 +305,66 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
       if (first == it->second.end()) continue;
       int32_t& sync = act_sync[id.index()];
       if (sync < 0) {
-        sync = static_cast<int32_t>(prog.syncs.size());
-        prog.syncs.push_back({SyncObject::Kind::kActivation, id.value});
+        sync = static_cast<int32_t>(prog_.syncs.size());
+        prog_.syncs.push_back({SyncObject::Kind::kActivation, id.value});
       }
-      if (!recorded) act_records[from].push_back(sync);
+      if (!recorded) act_records_[from].push_back(sync);
       recorded = true;
-      act_waits[*first].push_back(sync);
+      act_waits_[*first].push_back(sync);
     }
   }
+}
 
-  // 5. Items, in the unrolled execution order.
-  prog.main_stream.assign(n, -1);
-  prog.main_task.assign(n, -1);
-  auto emit = [&](SlotKey k, int64_t pos, int32_t run) {
-    int64_t s = slot_stream(k);
-    if (s < 0) return;
-    int32_t si = stream_index.at(s);
-    auto& items = prog.streams[si].items;
-    auto push = [&](ProgramItem item) {
-      item.run = run;
-      prog.enqueue.emplace_back(si, static_cast<int32_t>(items.size()));
-      items.push_back(item);
-    };
-    NodeId id(k.node);
-    if (auto it = waits.find(k); it != waits.end()) {
-      for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, ev});
-    }
-    if (auto it = act_waits.find({pos, k.attached}); it != act_waits.end()) {
-      for (int32_t sync : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, -1});
-    }
-    if (k.attached < 0) {
-      prog.main_stream[k.node] = si;
-      if (prog.main_task[k.node] < 0) prog.main_task[k.node] = static_cast<int32_t>(items.size());
-    }
-    push({ProgramItem::Kind::kTask, id, k.attached});
-    ++prog.num_tasks;
-    if (auto it = records.find(k); it != records.end()) {
-      for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
-    }
-    if (auto it = act_records.find({pos, k.attached}); it != act_records.end()) {
-      for (int32_t sync : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, -1});
-    }
+// The items of one slot: its waits, its task, its records.
+void ProgramBuilder::Emit(SlotKey k, int64_t pos, int32_t run) {
+  int64_t s = SlotStream(k);
+  if (s < 0) return;
+  int32_t si = stream_index_.at(s);
+  auto& items = prog_.streams[si].items;
+  auto push = [&](ProgramItem item) {
+    item.run = run;
+    prog_.enqueue.emplace_back(si, static_cast<int32_t>(items.size()));
+    items.push_back(item);
   };
+  NodeId id(k.node);
+  if (auto it = waits_.find(k); it != waits_.end()) {
+    for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, ev});
+  }
+  if (auto it = act_waits_.find({pos, k.attached}); it != act_waits_.end()) {
+    for (int32_t sync : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, -1});
+  }
+  if (k.attached < 0) {
+    prog_.main_stream[k.node] = si;
+    if (prog_.main_task[k.node] < 0) prog_.main_task[k.node] = static_cast<int32_t>(items.size());
+  }
+  push({ProgramItem::Kind::kTask, id, k.attached});
+  ++prog_.num_tasks;
+  if (auto it = records_.find(k); it != records_.end()) {
+    for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
+  }
+  if (auto it = act_records_.find({pos, k.attached}); it != act_records_.end()) {
+    for (int32_t sync : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, -1});
+  }
+}
+
+// 5. Items, in the unrolled execution order.
+void ProgramBuilder::EmitItems() {
+  const ControlFlow& cf = prog_.control_flow;
+  prog_.main_stream.assign(n_, -1);
+  prog_.main_task.assign(n_, -1);
   for (size_t i = 0; i < cf.order.size(); ++i) {
     const auto [id, run] = cf.order[i];
-    if (MainStreamOf(plan, id) < 0) continue;
-    emit({id.value, -1}, static_cast<int64_t>(i), run);
-    for (size_t a = 0; a < m.node(id).attached_stream_ids.size(); ++a) {
-      emit({id.value, static_cast<int32_t>(a)}, static_cast<int64_t>(i), run);
+    if (MainStreamOf(plan_, id) < 0) continue;
+    Emit({id.value, -1}, static_cast<int64_t>(i), run);
+    for (size_t a = 0; a < m_.node(id).attached_stream_ids.size(); ++a) {
+      Emit({id.value, static_cast<int32_t>(a)}, static_cast<int64_t>(i), run);
     }
   }
+}
 
-  // 6. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).
+// 6. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).
+absl::Status ProgramBuilder::BindWaits() {
+  PlanProgram& prog = prog_;
   std::vector<std::pair<int32_t, int32_t>> last(prog.syncs.size(), {-1, -1});
   std::vector<std::vector<std::pair<int32_t, int32_t>>> notify_records(prog.syncs.size()), notify_waits(prog.syncs.size());
   for (auto [s, i] : prog.enqueue) {
@@ -319,15 +384,20 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
     for (size_t w = 0; w < notify_waits[k].size(); ++w) {
       ProgramItem& item = prog.streams[notify_waits[k][w].first].items[notify_waits[k][w].second];
       if (w >= notify_records[k].size()) {
-        return absl::InvalidArgumentError(StrCat("notify ", prog.syncs[k].id, ": the wait of ",
-                                                 SlotName(plan, item.node, item.attached),
-                                                 " has no matching record; the plan would deadlock"));
+        return absl::InvalidArgumentError(
+            StrCat("notify ", prog.syncs[k].id, ": the wait of ",
+                   SlotName(plan_, item.node, item.attached),
+                   " has no matching record; the plan would deadlock"));
       }
       std::tie(item.bound_stream, item.bound_item) = notify_records[k][w];
     }
   }
+  return absl::OkStatus();
+}
 
-  // 7. Deadlock check: Kahn's algorithm over queue order + wait bindings.
+// 7. Deadlock check: Kahn's algorithm over queue order + wait bindings.
+absl::Status ProgramBuilder::CheckDeadlock() {
+  const PlanProgram& prog = prog_;
   std::vector<size_t> base(prog.streams.size() + 1, 0);
   for (size_t s = 0; s < prog.streams.size(); ++s) base[s + 1] = base[s] + prog.streams[s].items.size();
   std::vector<int32_t> indeg(base.back(), 0);
@@ -360,20 +430,38 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
       if (--indeg[w] == 0) ready.push_back(w);
     }
   }
-  if (done != base.back()) {
-    for (size_t s = 0; s < prog.streams.size(); ++s) {
-      for (size_t i = 0; i < prog.streams[s].items.size(); ++i) {
-        const ProgramItem& item = prog.streams[s].items[i];
-        if (indeg[base[s] + i] > 0 && item.kind == ProgramItem::Kind::kWait) {
-          return absl::InvalidArgumentError(StrCat(
-              "the plan would deadlock: the wait of ", SlotName(plan, item.node, item.attached), " on ",
-              prog.syncs[item.sync].kind == SyncObject::Kind::kNotify ? "notify " : "event ", prog.syncs[item.sync].id,
-              " can never complete (a cycle through the stream queues and events)"));
-        }
+  if (done == base.back()) return absl::OkStatus();
+  for (size_t s = 0; s < prog.streams.size(); ++s) {
+    for (size_t i = 0; i < prog.streams[s].items.size(); ++i) {
+      const ProgramItem& item = prog.streams[s].items[i];
+      if (indeg[base[s] + i] > 0 && item.kind == ProgramItem::Kind::kWait) {
+        return absl::InvalidArgumentError(StrCat(
+            "the plan would deadlock: the wait of ", SlotName(plan_, item.node, item.attached),
+            " on ", prog.syncs[item.sync].kind == SyncObject::Kind::kNotify ? "notify " : "event ",
+            prog.syncs[item.sync].id,
+            " can never complete (a cycle through the stream queues and events)"));
       }
     }
-    return absl::InvalidArgumentError("the plan would deadlock: a cycle through the stream queues");
   }
+  return absl::InvalidArgumentError("the plan would deadlock: a cycle through the stream queues");
+}
+
+}  // namespace
+
+absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow control_flow) {
+  PlanProgram prog;
+  prog.control_flow = std::move(control_flow);
+  if (prog.control_flow.runs.size() != plan.model.num_nodes()) {
+    return absl::InternalError("control flow resolved for another plan");
+  }
+  ProgramBuilder builder(plan, prog);
+  builder.IndexStreams();
+  builder.IndexSyncs();
+  NPUPLAN_RETURN_IF_ERROR(builder.PlaceEvents());
+  builder.PlaceActivations();
+  builder.EmitItems();
+  NPUPLAN_RETURN_IF_ERROR(builder.BindWaits());
+  NPUPLAN_RETURN_IF_ERROR(builder.CheckDeadlock());
   return prog;
 }
 

@@ -16,21 +16,31 @@ namespace {
 
 using Kind = ProgramItem::Kind;
 
-}  // namespace
+// Device tasks of an item and its duration: a node's cost plus one launch
+// per task; nothing at all for a node that launches no task.
+struct Durations {
+  const Plan& plan;
+  const SimResult& r;
+  const SimOptions& options;
 
-absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) {
-  SimResult r;
-  r.node_cost = NodeCosts(plan, options.cost);
-  r.node_tasks = NodeTaskCounts(plan);
-  std::vector<double> work(plan.model.num_nodes(), 0.0);
-  for (size_t i = 0; i < work.size(); ++i) {
-    if (r.node_tasks[i] > 0) work[i] = r.node_cost[i] + static_cast<double>(r.node_tasks[i]) * options.launch_overhead_us;
+  int64_t TaskCount(const SimItem& it) const {
+    return it.attached < 0 ? r.node_tasks[it.node.index()]
+                           : AttachedNodeTasks(plan.model.node(it.node));
   }
-  NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, options.control_flow, work));
-  NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan, std::move(cf)));
-  const PlanProgram& prog = r.program;
+  double Main(NodeId v) const {
+    const int64_t t = r.node_tasks[v.index()];
+    return t > 0 ? r.node_cost[v.index()] + static_cast<double>(t) * options.launch_overhead_us
+                 : 0.0;
+  }
+  double Of(const SimItem& it) const {
+    return it.attached < 0 ? Main(it.node)
+                           : static_cast<double>(TaskCount(it)) * options.launch_overhead_us;
+  }
+};
 
-  // 1. Flatten the queues; base[s] is stream s's first item.
+// 1. Flatten the queues; returns base, base[s] is stream s's first item.
+std::vector<size_t> FlattenQueues(SimResult& r) {
+  const PlanProgram& prog = r.program;
   const size_t ns = prog.streams.size();
   std::vector<size_t> base(ns + 1, 0);
   for (size_t s = 0; s < ns; ++s) base[s + 1] = base[s] + prog.streams[s].items.size();
@@ -50,25 +60,21 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
       if (p.kind == Kind::kWait && p.bound_stream >= 0) it.bound = static_cast<int32_t>(base[p.bound_stream] + p.bound_item);
     }
   }
-  // Device tasks of an item and its duration: a node's cost plus one launch
-  // per task; nothing at all for a node that launches no task.
-  auto task_count = [&](const SimItem& it) {
-    return it.attached < 0 ? r.node_tasks[it.node.index()] : AttachedNodeTasks(plan.model.node(it.node));
-  };
-  auto main_duration = [&](NodeId v) {
-    const int64_t t = r.node_tasks[v.index()];
-    return t > 0 ? r.node_cost[v.index()] + static_cast<double>(t) * options.launch_overhead_us : 0.0;
-  };
-  auto duration = [&](const SimItem& it) {
-    return it.attached < 0 ? main_duration(it.node)
-                           : static_cast<double>(task_count(it)) * options.launch_overhead_us;
-  };
+  return base;
+}
 
-  // 2. Event-driven run: each stream advances until a wait's record is pending.
+// 2. Event-driven run: each stream advances until a wait's record is pending.
+// pred gets each item's predecessor on the schedule (its stream's previous
+// item, or the record that released it).
+absl::Status RunStreams(const Durations& durations, const std::vector<size_t>& base, SimResult& r,
+                        std::vector<int32_t>& pred) {
+  const SimOptions& options = durations.options;
+  const PlanProgram& prog = r.program;
+  const size_t ns = prog.streams.size();
   std::vector<size_t> pos(ns, 0);
   std::vector<double> now(ns, 0.0);
   std::vector<char> done(r.items.size(), 0);
-  std::vector<int32_t> pred(r.items.size(), -1);
+  pred.assign(r.items.size(), -1);
   std::vector<std::vector<int32_t>> waiters(r.items.size());
   std::deque<int32_t> runnable;
   for (size_t s = 0; s < ns; ++s) runnable.push_back(static_cast<int32_t>(s));
@@ -95,10 +101,11 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
         }
         it.end = it.start;
       } else if (it.kind == Kind::kTask) {
-        it.end = it.start + duration(it);
+        it.end = it.start + durations.Of(it);
         r.streams[s].busy_us += it.end - it.start;
         // A statistic of plan values (a plan may claim 2^62 tasks per node): saturates.
-        r.streams[s].tasks = CheckedAdd(r.streams[s].tasks, task_count(it)).value_or(INT64_MAX);
+        r.streams[s].tasks =
+            CheckedAdd(r.streams[s].tasks, durations.TaskCount(it)).value_or(INT64_MAX);
         r.total_work += it.end - it.start;
       } else {
         it.end = it.start + options.record_us;
@@ -115,6 +122,11 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
     NPUPLAN_RET_CHECK(pos[s] == prog.streams[s].items.size()) << "stream " << prog.streams[s].plan_stream
                                                               << " blocked after the deadlock check passed";
   }
+  return absl::OkStatus();
+}
+
+// Makespan, utilisation and the schedule path back from the last item.
+void SchedulePath(const std::vector<int32_t>& pred, SimResult& r) {
   int32_t last = -1;
   for (size_t g = 0; g < r.items.size(); ++g) {
     if (last < 0 || r.items[g].end > r.items[last].end) last = static_cast<int32_t>(g);
@@ -125,9 +137,13 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
     if (r.items[g].kind == Kind::kTask && r.items[g].attached < 0) r.schedule_path.push_back(r.items[g].node);
   }
   std::reverse(r.schedule_path.begin(), r.schedule_path.end());
+}
 
-  // 3. Critical path of the dependency DAG over the node runs (the unrolled
-  // order is topological for it).
+// 3. Critical path of the dependency DAG over the node runs (the unrolled
+// order is topological for it).
+void CriticalPath(const Durations& durations, SimResult& r) {
+  const Plan& plan = durations.plan;
+  const PlanProgram& prog = r.program;
   const ControlFlow& flow = prog.control_flow;
   const auto deps = BuildDependencies(plan, &flow);
   const size_t n = plan.model.num_nodes();
@@ -154,19 +170,39 @@ absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) 
         from[at] = p;
       }
     }
-    dist[at] = best + main_duration(v);
+    dist[at] = best + durations.Main(v);
     if (end_run < 0 || dist[at] > dist[end_run]) end_run = at;
   }
-  if (end_run >= 0) {
-    r.critical_path_us = dist[end_run];
-    for (int64_t at = end_run; at >= 0; at = from[at]) {
-      const NodeId v(node_of_run[at]);
-      r.critical_path.push_back(v);
-      r.critical_path_runs.push_back(static_cast<int32_t>(at - first_run[v.index()]));
-    }
-    std::reverse(r.critical_path.begin(), r.critical_path.end());
-    std::reverse(r.critical_path_runs.begin(), r.critical_path_runs.end());
+  if (end_run < 0) return;
+  r.critical_path_us = dist[end_run];
+  for (int64_t at = end_run; at >= 0; at = from[at]) {
+    const NodeId v(node_of_run[at]);
+    r.critical_path.push_back(v);
+    r.critical_path_runs.push_back(static_cast<int32_t>(at - first_run[v.index()]));
   }
+  std::reverse(r.critical_path.begin(), r.critical_path.end());
+  std::reverse(r.critical_path_runs.begin(), r.critical_path_runs.end());
+}
+
+}  // namespace
+
+absl::StatusOr<SimResult> Simulate(const Plan& plan, const SimOptions& options) {
+  SimResult r;
+  r.node_cost = NodeCosts(plan, options.cost);
+  r.node_tasks = NodeTaskCounts(plan);
+  std::vector<double> work(plan.model.num_nodes(), 0.0);
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (r.node_tasks[i] > 0)
+      work[i] = r.node_cost[i] + static_cast<double>(r.node_tasks[i]) * options.launch_overhead_us;
+  }
+  NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, options.control_flow, work));
+  NPUPLAN_ASSIGN_OR_RETURN(r.program, BuildPlanProgram(plan, std::move(cf)));
+  const Durations durations{plan, r, options};
+  const std::vector<size_t> base = FlattenQueues(r);
+  std::vector<int32_t> pred;
+  NPUPLAN_RETURN_IF_ERROR(RunStreams(durations, base, r, pred));
+  SchedulePath(pred, r);
+  CriticalPath(durations, r);
   size_t busy_streams = 0;
   for (const SimStreamStats& st : r.streams) busy_streams += st.tasks > 0 ? 1 : 0;
   r.lower_bound = std::max(r.critical_path_us, busy_streams > 0 ? r.total_work / static_cast<double>(busy_streams) : 0.0);

@@ -31,86 +31,82 @@ std::string Describe(const Model& m, const LogicalBuffer& b) {
                 b.live_to_end ? ", graph output" : "", ")");
 }
 
-}  // namespace
+// What the placement checks fill: each buffer's offset and how many of its
+// tensors are placed, and the placed tensors.
+struct Placed {
+  std::vector<int64_t> offset;
+  std::vector<int> seen;
+  std::map<TensorRef, int> tensors;
+};
 
-absl::Status VerifyMemoryPlan(const Plan& plan) {
-  // Long on purpose: three numbered checks over the same recomputed buffers and offsets, read in
-  // order.
+// One placement against its recomputed tensor and buffer.
+absl::Status CheckPlacement(const Model& m, const TensorLifetimes& lt, const TensorPlacement& tp,
+                            bool order_changed, Placed& placed) {
+  if (!tp.node.valid() || tp.node.index() >= m.num_nodes())
+    return Fail("memory-tensors", "a placement names no node");
+  TensorRef r{tp.node, tp.output};
+  const std::string name = TensorName(m, r);
+  if (!placed.tensors.emplace(r, 1).second)
+    return Fail("memory-tensors", StrCat("tensor '", name, "' is placed twice"));
+  auto it = lt.buffer_of.find(r);
+  if (it == lt.buffer_of.end()) {
+    return Fail("memory-tensors",
+                StrCat("tensor '", name, "' is placed but is not a planned tensor of the graph ",
+                       "(no such output, no workspace, or unknown size)"));
+  }
+  const LogicalBuffer& b = lt.buffers[it->second];
+  const MemoryRegion region =
+      r.output == TensorRef::kWorkspace ? MemoryRegion::kWorkspace : b.region;
+  if (tp.size != b.size) {
+    return Fail("memory-tensors",
+                StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
+                       b.bytes, " bytes aligned to ", lt.alignment, ")"));
+  }
+  if (tp.region != region) {
+    return Fail("memory-tensors",
+                StrCat("tensor '", name, "' is in region '", MemoryRegionName(tp.region),
+                       "', expected '", MemoryRegionName(region), "'"));
+  }
+  if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
+    return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset,
+                                       " is not a non-negative multiple of ", lt.alignment));
+  }
+  // The sweeps below form offset + size: a placement whose end does not
+  // fit in int64 would wrap into a small address range.
+  if (!CheckedAdd(tp.offset, b.size)) {
+    return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset, " with size ",
+                                         b.size, " ends beyond int64"));
+  }
+  if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
+    return Fail("memory-tensors",
+                StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
+                       ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
+  }
+  if (placed.seen[it->second]++ > 0 && placed.offset[it->second] != tp.offset) {
+    return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset,
+                                         " does not share the buffer of '", b.name, "' at offset ",
+                                         placed.offset[it->second], " (ref / subgraph alias)"));
+  }
+  placed.offset[it->second] = tp.offset;
+  // The buffer's name, like its lifetime, is only the recomputed one until
+  // Send/Recv nodes change the graph (aliases may then group differently).
+  if ((!order_changed && tp.buffer != b.name) || tp.stream != m.node(tp.node).stream_id) {
+    return Fail("memory-tensors", StrCat("tensor '", name, "' says buffer '", EchoName(tp.buffer),
+                                         "' on stream ", tp.stream, "; it is in buffer '", b.name,
+                                         "' and its node on stream ", m.node(tp.node).stream_id));
+  }
+  return absl::OkStatus();
+}
+
+// 1. Placements ↔ tensors.
+absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed& placed) {
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
-  if (!mem.planned)
-    return Fail("memory-tensors",
-                "memory-planned is established but the plan has no memory section");
-  // The option's range (npuplan.memory.alignment): a power of two up to 2^30.
-  if (mem.alignment < 1 || mem.alignment > (int64_t{1} << 30) ||
-      (mem.alignment & (mem.alignment - 1)) != 0) {
-    return Fail("memory-align",
-                StrCat("alignment ", mem.alignment, " is not a power of two in [1, 2^30]"));
-  }
-  absl::StatusOr<TensorLifetimes> lts = ComputeTensorLifetimes(m, mem.alignment);
-  if (!lts.ok()) return Fail("memory-tensors", std::string(lts.status().message()));
-  const TensorLifetimes& lt = *lts;
   const bool order_changed = Has(plan.established, IrProperty::kSyncNodes);
-
-  // 1. Placements ↔ tensors.
-  std::vector<int64_t> offset(lt.buffers.size(), -1);
-  std::vector<int> seen(lt.buffers.size(), 0);
-  std::map<TensorRef, int> placed;
+  placed.offset.assign(lt.buffers.size(), -1);
+  placed.seen.assign(lt.buffers.size(), 0);
   for (const TensorPlacement& tp : mem.tensors) {
-    if (!tp.node.valid() || tp.node.index() >= m.num_nodes())
-      return Fail("memory-tensors", "a placement names no node");
-    TensorRef r{tp.node, tp.output};
-    const std::string name = TensorName(m, r);
-    if (!placed.emplace(r, 1).second)
-      return Fail("memory-tensors", StrCat("tensor '", name, "' is placed twice"));
-    auto it = lt.buffer_of.find(r);
-    if (it == lt.buffer_of.end()) {
-      return Fail("memory-tensors",
-                  StrCat("tensor '", name, "' is placed but is not a planned tensor of the graph ",
-                         "(no such output, no workspace, or unknown size)"));
-    }
-    const LogicalBuffer& b = lt.buffers[it->second];
-    const MemoryRegion region =
-        r.output == TensorRef::kWorkspace ? MemoryRegion::kWorkspace : b.region;
-    if (tp.size != b.size) {
-      return Fail("memory-tensors",
-                  StrCat("tensor '", name, "' has size ", tp.size, " but needs ", b.size, " (",
-                         b.bytes, " bytes aligned to ", lt.alignment, ")"));
-    }
-    if (tp.region != region) {
-      return Fail("memory-tensors",
-                  StrCat("tensor '", name, "' is in region '", MemoryRegionName(tp.region),
-                         "', expected '", MemoryRegionName(region), "'"));
-    }
-    if (tp.offset < 0 || tp.offset % lt.alignment != 0) {
-      return Fail("memory-align", StrCat("tensor '", name, "' offset ", tp.offset,
-                                         " is not a non-negative multiple of ", lt.alignment));
-    }
-    // The sweeps below form offset + size: a placement whose end does not
-    // fit in int64 would wrap into a small address range.
-    if (!CheckedAdd(tp.offset, b.size)) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' at offset ", tp.offset,
-                                           " with size ", b.size, " ends beyond int64"));
-    }
-    if (!order_changed && (tp.first_use != b.lower || tp.last_use != b.upper)) {
-      return Fail("memory-tensors",
-                  StrCat("tensor '", name, "' lifetime [", tp.first_use, ",", tp.last_use,
-                         ") differs from the recomputed [", b.lower, ",", b.upper, ")"));
-    }
-    if (seen[it->second]++ > 0 && offset[it->second] != tp.offset) {
-      return Fail(
-          "memory-tensors",
-          StrCat("tensor '", name, "' at offset ", tp.offset, " does not share the buffer of '",
-                 b.name, "' at offset ", offset[it->second], " (ref / subgraph alias)"));
-    }
-    offset[it->second] = tp.offset;
-    // The buffer's name, like its lifetime, is only the recomputed one until
-    // Send/Recv nodes change the graph (aliases may then group differently).
-    if ((!order_changed && tp.buffer != b.name) || tp.stream != m.node(tp.node).stream_id) {
-      return Fail("memory-tensors", StrCat("tensor '", name, "' says buffer '", EchoName(tp.buffer),
-                                           "' on stream ", tp.stream, "; it is in buffer '", b.name,
-                                           "' and its node on stream ", m.node(tp.node).stream_id));
-    }
+    NPUPLAN_RETURN_IF_ERROR(CheckPlacement(m, lt, tp, order_changed, placed));
   }
   if (mem.dynamic_tensors != lt.dynamic) {
     return Fail("memory-tensors",
@@ -119,94 +115,96 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
   }
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     for (const TensorRef& r : lt.buffers[b].members) {
-      if (!placed.count(r))
+      if (!placed.tensors.count(r))
         return Fail("memory-tensors", StrCat("tensor '", TensorName(m, r), "' has no placement"));
     }
   }
+  return absl::OkStatus();
+}
 
-  // 2. Address overlap: pool buffers by offset, then a sweep.
-  StreamAwareReuse reuse(m, lt);
-  std::map<std::string, std::vector<int>> by_region;
-  for (size_t b = 0; b < lt.buffers.size(); ++b) {
-    if (lt.buffers[b].size == 0) continue;
-    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool")
-                                              : std::string(MemoryRegionName(lt.buffers[b].region))]
-        .push_back(static_cast<int>(b));
+// The pool: every address-overlapping pair must be ordered by H. Ordered is
+// transitive, so it suffices that each buffer is ordered after the last
+// buffer (by plan order) on every byte it covers: sweep by lower and paint
+// the address space with the owner. O(n log n). Returns the pool's end.
+absl::StatusOr<int64_t> CheckPoolOverlap(const Model& m, const TensorLifetimes& lt,
+                                         const StreamAwareReuse& reuse,
+                                         const std::vector<int64_t>& offset,
+                                         std::vector<int>& list) {
+  int64_t region_end = 0;
+  std::sort(list.begin(), list.end(), [&](int a, int b) {
+    return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
+  });
+  std::map<int64_t, int> painted = {
+      {std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
+  auto split_at = [&](int64_t at) {
+    auto it = std::prev(painted.upper_bound(at));
+    if (it->first != at) painted[at] = it->second;
+  };
+  for (int b : list) {
+    const int64_t end_b = offset[b] + lt.buffers[b].size;
+    region_end = std::max(region_end, end_b);
+    split_at(offset[b]);
+    split_at(end_b);
+    auto first = painted.find(offset[b]);
+    auto last = painted.find(end_b);
+    for (auto it = first; it != last; ++it) {
+      const int a = it->second;
+      if (a < 0 || reuse.Ordered(a, b)) continue;
+      return Fail("memory-overlap",
+                  StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",",
+                         offset[a] + lt.buffers[a].size, ") and ", Describe(m, lt.buffers[b]),
+                         " at [", offset[b], ",", end_b,
+                         ") share memory, but neither's uses provably happen before the other's "
+                         "(stream order + "
+                         "dependencies)"));
+    }
+    painted.erase(std::next(first), last);
+    first->second = b;
   }
-  int64_t pool_end = 0;
-  for (auto& [region, list] : by_region) {
-    int64_t region_end = 0;
-    if (region == "pool") {
-      // Every address-overlapping pair must be ordered by H. Ordered is
-      // transitive, so it suffices that each buffer is ordered after the last
-      // buffer (by plan order) on every byte it covers: sweep by lower and
-      // paint the address space with the owner. O(n log n).
-      std::sort(list.begin(), list.end(), [&](int a, int b) {
-        return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
-      });
-      std::map<int64_t, int> painted = {
-          {std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
-      auto split_at = [&](int64_t at) {
-        auto it = std::prev(painted.upper_bound(at));
-        if (it->first != at) painted[at] = it->second;
-      };
-      for (int b : list) {
-        const int64_t end_b = offset[b] + lt.buffers[b].size;
-        region_end = std::max(region_end, end_b);
-        split_at(offset[b]);
-        split_at(end_b);
-        auto first = painted.find(offset[b]);
-        auto last = painted.find(end_b);
-        for (auto it = first; it != last; ++it) {
-          const int a = it->second;
-          if (a < 0 || reuse.Ordered(a, b)) continue;
-          return Fail("memory-overlap",
-                      StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",",
-                             offset[a] + lt.buffers[a].size, ") and ", Describe(m, lt.buffers[b]),
-                             " at [", offset[b], ",", end_b,
-                             ") share memory, but neither's uses provably happen before the "
-                             "other's (stream order + "
-                             "dependencies)"));
-        }
-        painted.erase(std::next(first), last);
-        first->second = b;
-      }
-      pool_end = region_end;
-      continue;
-    }
-    std::sort(list.begin(), list.end(), [&](int a, int b) {
-      return std::make_pair(offset[a], a) < std::make_pair(offset[b], b);
-    });
-    for (size_t i = 0; i < list.size(); ++i) {
-      const int a = list[i];
-      const int64_t end_a = offset[a] + lt.buffers[a].size;
-      region_end = std::max(region_end, end_a);
-      for (size_t j = i + 1; j < list.size() && offset[list[j]] < end_a; ++j) {
-        const int b = list[j];
-        if (region == "pool" && reuse.MayShare(a, b)) continue;
-        return Fail(
-            "memory-overlap",
-            StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", end_a, ") and ",
-                   Describe(m, lt.buffers[b]), " at [", offset[b], ",",
-                   offset[b] + lt.buffers[b].size, ") share memory, but ",
-                   region == "pool" ? "neither's uses provably happen before the other's (stream "
-                                      "order + dependencies)"
-                                    : StrCat("buffers of region '", region, "' never share")));
-      }
-    }
-    if (region == "pool") {
-      pool_end = region_end;
-    } else {
-      auto it = mem.region_bytes.find(region);
-      if (it == mem.region_bytes.end() || it->second < region_end) {
-        return Fail("memory-peak", StrCat("region '", region, "' total ",
-                                          it == mem.region_bytes.end() ? 0 : it->second,
-                                          " does not cover its buffers (", region_end, " bytes)"));
-      }
+  return region_end;
+}
+
+// A region outside the pool: no two buffers share an address, and the
+// region's total covers them. Returns the region's end.
+absl::StatusOr<int64_t> CheckRegionOverlap(const Model& m, const MemoryResult& mem,
+                                           const TensorLifetimes& lt, const StreamAwareReuse& reuse,
+                                           const std::vector<int64_t>& offset,
+                                           const std::string& region, std::vector<int>& list) {
+  int64_t region_end = 0;
+  std::sort(list.begin(), list.end(), [&](int a, int b) {
+    return std::make_pair(offset[a], a) < std::make_pair(offset[b], b);
+  });
+  for (size_t i = 0; i < list.size(); ++i) {
+    const int a = list[i];
+    const int64_t end_a = offset[a] + lt.buffers[a].size;
+    region_end = std::max(region_end, end_a);
+    for (size_t j = i + 1; j < list.size() && offset[list[j]] < end_a; ++j) {
+      const int b = list[j];
+      if (region == "pool" && reuse.MayShare(a, b)) continue;
+      return Fail(
+          "memory-overlap",
+          StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", end_a, ") and ",
+                 Describe(m, lt.buffers[b]), " at [", offset[b], ",",
+                 offset[b] + lt.buffers[b].size, ") share memory, but ",
+                 region == "pool" ? "neither's uses provably happen before the other's (stream "
+                                    "order + dependencies)"
+                                  : StrCat("buffers of region '", region, "' never share")));
     }
   }
+  if (region != "pool") {
+    auto it = mem.region_bytes.find(region);
+    if (it == mem.region_bytes.end() || it->second < region_end) {
+      return Fail("memory-peak", StrCat("region '", region, "' total ",
+                                        it == mem.region_bytes.end() ? 0 : it->second,
+                                        " does not cover its buffers (", region_end, " bytes)"));
+    }
+  }
+  return region_end;
+}
 
-  // 3. Peak and bound.
+// 3. Peak and bound.
+absl::Status CheckPeak(const MemoryResult& mem, int64_t pool_end,
+                       const std::map<std::string, std::vector<int>>& by_region) {
   if (mem.peak != pool_end) {
     return Fail("memory-peak",
                 StrCat("peak ", mem.peak, " but the activation pool ends at ", pool_end));
@@ -229,6 +227,47 @@ absl::Status VerifyMemoryPlan(const Plan& plan) {
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyMemoryPlan(const Plan& plan) {
+  const Model& m = plan.model;
+  const MemoryResult& mem = plan.memory;
+  if (!mem.planned)
+    return Fail("memory-tensors",
+                "memory-planned is established but the plan has no memory section");
+  // The option's range (npuplan.memory.alignment): a power of two up to 2^30.
+  if (mem.alignment < 1 || mem.alignment > (int64_t{1} << 30) ||
+      (mem.alignment & (mem.alignment - 1)) != 0) {
+    return Fail("memory-align",
+                StrCat("alignment ", mem.alignment, " is not a power of two in [1, 2^30]"));
+  }
+  absl::StatusOr<TensorLifetimes> lts = ComputeTensorLifetimes(m, mem.alignment);
+  if (!lts.ok()) return Fail("memory-tensors", std::string(lts.status().message()));
+  const TensorLifetimes& lt = *lts;
+  Placed placed;
+  NPUPLAN_RETURN_IF_ERROR(CheckPlacements(plan, lt, placed));
+
+  // 2. Address overlap: pool buffers by offset, then a sweep.
+  StreamAwareReuse reuse(m, lt);
+  std::map<std::string, std::vector<int>> by_region;
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    if (lt.buffers[b].size == 0) continue;
+    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool")
+                                              : std::string(MemoryRegionName(lt.buffers[b].region))]
+        .push_back(static_cast<int>(b));
+  }
+  int64_t pool_end = 0;
+  for (auto& [region, list] : by_region) {
+    if (region == "pool") {
+      NPUPLAN_ASSIGN_OR_RETURN(pool_end, CheckPoolOverlap(m, lt, reuse, placed.offset, list));
+    } else {
+      NPUPLAN_RETURN_IF_ERROR(
+          CheckRegionOverlap(m, mem, lt, reuse, placed.offset, region, list).status());
+    }
+  }
+  return CheckPeak(mem, pool_end, by_region);
 }
 
 }  // namespace npuplan::memory

@@ -198,10 +198,247 @@ std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(
   return out;
 }
 
+namespace {
+
+// What the steps of StreamAwareReuse::Conflicts share: the buffers, their
+// planning lifetimes (in `out`, widened in place) and the reuse analysis's
+// per-buffer and per-stream data.
+class ConflictRounds {
+ public:
+  using LastUses = std::vector<std::vector<std::pair<int64_t, int32_t>>>;
+  ConflictRounds(const std::vector<int>& buffers, const TensorLifetimes& lt,
+                 const HappensBefore& hb, const LastUses& last,
+                 const std::vector<std::vector<int32_t>>& meet,
+                 const std::vector<std::vector<NodeId>>& stream_nodes,
+                 StreamAwareReuse::PlanningConflicts& out)
+      : buffers_(buffers),
+        lt_(lt),
+        hb_(hb),
+        last_(last),
+        meet_(meet),
+        stream_nodes_(stream_nodes),
+        out_(out),
+        n_(buffers.size()),
+        k_(static_cast<size_t>(hb.num_streams())),
+        widened_up_(n_, 0),
+        widened_low_(n_, 0),
+        firsts_(k_) {}
+
+  // `a` may be ordered before a later buffer / `b` after an earlier one.
+  bool CanPrecede(size_t i) const {
+    return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty() && !Buf(i).live_to_end;
+  }
+  bool CanFollow(size_t i) const {
+    return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty();
+  }
+
+  void WidenUnordered();
+  void set_release(std::vector<int64_t> release) { release_ = std::move(release); }
+  void Rounds(int64_t limit);
+  void ExactPairs(int64_t limit);
+
+ private:
+  const LogicalBuffer& Buf(size_t i) const { return lt_.buffers[buffers_[i]]; }
+  void BuildFirsts();
+  int64_t Forward(size_t i, int64_t& count) const;
+  void Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) const;
+  void WidenUp(size_t i, int64_t e) {
+    if (e <= out_.upper[i]) return;
+    out_.upper[i] = e;
+    widened_up_[i] = 1;
+  }
+  void WidenLow(size_t i, int64_t l) {
+    if (l >= out_.lower[i]) return;
+    out_.lower[i] = l;
+    widened_low_[i] = 1;
+  }
+
+  const std::vector<int>& buffers_;
+  const TensorLifetimes& lt_;
+  const HappensBefore& hb_;
+  const LastUses& last_;
+  const std::vector<std::vector<int32_t>>& meet_;
+  const std::vector<std::vector<NodeId>>& stream_nodes_;
+  StreamAwareReuse::PlanningConflicts& out_;
+  const size_t n_;
+  const size_t k_;  // streams
+  std::vector<char> widened_up_, widened_low_;
+  // Per stream: (first use on t, position) of the buffers not widened down, sorted.
+  std::vector<std::vector<std::pair<int64_t, int>>> firsts_;
+  std::vector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
+};
+
+// Buffers ordered against nothing (pinned, no uses) or that can precede
+// nothing keep their whole lifetime on that side.
+void ConflictRounds::WidenUnordered() {
+  const int64_t end = lt_.num_steps;
+  for (size_t i = 0; i < n_; ++i) {
+    if (Buf(i).size == 0) continue;
+    if (!Buf(i).pinned.empty() || Buf(i).uses.empty())
+      out_.lower[i] = 0;  // ordered against nothing
+    if (!CanPrecede(i)) out_.upper[i] = std::max(out_.upper[i], end);
+  }
+}
+
+// Forward: a later buffer b conflicts with a (disjoint in time) iff some
+// stream t has first_use_t(b) < F_t(a), the plan position of the first
+// node of t whose clock covers all of a's last uses (clocks grow along a
+// stream, so those nodes form a suffix of t). Per stream, (first use on t,
+// position) of the buffers not widened down, sorted.
+void ConflictRounds::BuildFirsts() {
+  for (auto& f : firsts_) f.clear();
+  std::vector<int64_t> first(k_);
+  for (size_t i = 0; i < n_; ++i) {
+    if (!CanFollow(i) || widened_low_[i]) continue;
+    std::fill(first.begin(), first.end(), -1);
+    for (NodeId u : Buf(i).uses) {
+      const int64_t t = hb_.stream(u);
+      const int64_t p = lt_.position[u.index()];
+      if (first[t] < 0 || p < first[t]) first[t] = p;
+    }
+    for (size_t t = 0; t < k_; ++t) {
+      if (first[t] >= 0) firsts_[t].emplace_back(first[t], static_cast<int>(i));
+    }
+  }
+  for (auto& f : firsts_) std::sort(f.begin(), f.end());
+}
+
+// Counts a's forward conflicts (an upper bound) and returns its release
+// point E(a): every buffer starting at or after it is ordered after a.
+int64_t ConflictRounds::Forward(size_t i, int64_t& count) const {
+  count = 0;
+  int64_t e = out_.upper[i];
+  for (size_t t = 0; t < k_; ++t) {
+    const auto& f = firsts_[t];
+    if (f.empty()) continue;
+    const int64_t r = release_[i * k_ + t];
+    auto lo = std::lower_bound(f.begin(), f.end(), std::make_pair(out_.upper[i], -1));
+    auto hi = std::lower_bound(f.begin(), f.end(), std::make_pair(r, -1));
+    if (hi > lo) count += hi - lo;
+    e = std::max(e, std::min(r, f.back().first + 1));
+  }
+  return e;
+}
+
+// Backward: an earlier buffer a (ended by b's lower) conflicts with b iff
+// some stream s has a's last use on s above meet_b[s], the last position of
+// s that all of b's uses have seen. Counted by a sweep in plan order with
+// one Fenwick tree per stream over last-use positions. The acquire point
+// L(b) = the least plan position of a node just past meet_b[s]: every
+// buffer ending by L(b) is ordered before b.
+void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) const {
+  const size_t n = n_, k = k_;
+  count.assign(n, 0);
+  acquire.assign(n, 0);
+  std::vector<std::vector<int32_t>> fenwick(k);
+  for (size_t t = 0; t < k; ++t) fenwick[t].assign(stream_nodes_[t].size() + 1, 0);
+  auto add = [&](size_t t, int32_t p) {
+    for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1))
+      ++fenwick[t][x];
+  };
+  auto prefix = [&](size_t t, int64_t p) {  // entries at positions < p
+    int64_t sum = 0;
+    for (size_t x = static_cast<size_t>(
+             std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
+         x > 0; x -= x & (~x + 1)) {
+      sum += fenwick[t][x];
+    }
+    return sum;
+  };
+  std::vector<int> by_upper, by_lower;
+  for (size_t i = 0; i < n; ++i) {
+    if (Buf(i).size == 0) continue;
+    by_lower.push_back(static_cast<int>(i));
+    if (CanPrecede(i) && !widened_up_[i]) by_upper.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(by_lower.begin(), by_lower.end(),
+                   [&](int a, int b) { return Buf(a).lower < Buf(b).lower; });
+  std::stable_sort(by_upper.begin(), by_upper.end(),
+                   [&](int a, int b) { return out_.upper[a] < out_.upper[b]; });
+  size_t next = 0;
+  for (int i : by_lower) {
+    const LogicalBuffer& y = Buf(i);
+    for (; next < by_upper.size() && out_.upper[by_upper[next]] <= y.lower; ++next) {
+      for (const auto& [t, p] : last_[buffers_[by_upper[next]]]) add(static_cast<size_t>(t), p);
+    }
+    if (!CanFollow(i)) continue;
+    acquire[i] = y.lower;
+    for (size_t t = 0; t < k; ++t) {
+      const std::vector<NodeId>& nodes = stream_nodes_[t];
+      const int32_t seen = meet_[buffers_[i]][t];
+      count[i] +=
+          prefix(t, static_cast<int64_t>(nodes.size())) - prefix(t, static_cast<int64_t>(seen) + 1);
+      if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
+        acquire[i] =
+            std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
+      }
+    }
+  }
+}
+
+// Rounds, like a greedy vertex cover of the conflict pairs: count every
+// buffer's conflicts forward and backward against the current lifetimes;
+// widen the buffers with at least half the largest count on that side (an
+// all-reduce input that no later compute waits for; a mask made from
+// nothing on its own stream); repeat until no count exceeds the limit.
+void ConflictRounds::Rounds(int64_t limit) {
+  constexpr int kMaxRounds = 24;
+  std::vector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    Backward(back_count, acquire);
+    BuildFirsts();
+    int64_t most = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      fwd_count[i] = 0;
+      if (CanPrecede(i) && !widened_up_[i]) fwd_release[i] = Forward(i, fwd_count[i]);
+      if (widened_low_[i]) back_count[i] = 0;
+      most = std::max({most, fwd_count[i], back_count[i]});
+    }
+    if (most <= limit) break;
+    const int64_t threshold = std::max(limit + 1, most / 2);
+    for (size_t i = 0; i < n_; ++i) {
+      if (fwd_count[i] >= threshold && fwd_count[i] >= back_count[i]) {
+        WidenUp(i, fwd_release[i]);
+      } else if (back_count[i] >= threshold) {
+        WidenLow(i, acquire[i]);
+      }
+    }
+  }
+}
+
+// Exact pairs for the rest (widened when still above the limit).
+void ConflictRounds::ExactPairs(int64_t limit) {
+  BuildFirsts();
+  for (size_t i = 0; i < n_; ++i) {
+    if (!CanPrecede(i) || widened_up_[i]) continue;
+    int64_t count = 0;
+    const int64_t e = Forward(i, count);
+    if (count == 0) continue;
+    if (count > limit) {
+      WidenUp(i, e);
+      continue;
+    }
+    for (size_t t = 0; t < k_; ++t) {
+      const auto& f = firsts_[t];
+      const int64_t r = release_[i * k_ + t];
+      for (auto it = std::lower_bound(f.begin(), f.end(), std::make_pair(out_.upper[i], -1));
+           it != f.end() && it->first < r; ++it) {
+        const int j = it->second;
+        if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
+        out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
+                                std::max<int>(static_cast<int>(i), j));
+      }
+    }
+  }
+  for (size_t i = 0; i < n_; ++i) out_.extended += (widened_up_[i] || widened_low_[i]) ? 1 : 0;
+  std::sort(out_.pairs.begin(), out_.pairs.end());
+  out_.pairs.erase(std::unique(out_.pairs.begin(), out_.pairs.end()), out_.pairs.end());
+}
+
+}  // namespace
+
 StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     const std::vector<int>& buffers, int64_t max_pairs_per_buffer) const {
-  // Long on purpose: the forward and backward counts share the per-stream release tables built
-  // here.
   PlanningConflicts out;
   const size_t n = buffers.size();
   out.lower.resize(n);
@@ -214,189 +451,19 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     out.pairs = ExtraConflicts(buffers);
     return out;
   }
-  const int64_t end = lt_.num_steps;
   const size_t k = static_cast<size_t>(hb_.num_streams());
-  auto buf = [&](size_t i) -> const LogicalBuffer& { return lt_.buffers[buffers[i]]; };
-  // `a` may be ordered before a later buffer / `b` after an earlier one.
-  auto can_precede = [&](size_t i) {
-    return buf(i).size > 0 && buf(i).pinned.empty() && !buf(i).uses.empty() && !buf(i).live_to_end;
-  };
-  auto can_follow = [&](size_t i) {
-    return buf(i).size > 0 && buf(i).pinned.empty() && !buf(i).uses.empty();
-  };
-  for (size_t i = 0; i < n; ++i) {
-    if (buf(i).size == 0) continue;
-    if (!buf(i).pinned.empty() || buf(i).uses.empty()) out.lower[i] = 0;  // ordered against nothing
-    if (!can_precede(i)) out.upper[i] = std::max(out.upper[i], end);
-  }
-  std::vector<char> widened_up(n, 0), widened_low(n, 0);
-
-  // Forward: a later buffer b conflicts with a (disjoint in time) iff some
-  // stream t has first_use_t(b) < F_t(a), the plan position of the first
-  // node of t whose clock covers all of a's last uses (clocks grow along a
-  // stream, so those nodes form a suffix of t). Per stream, (first use on t,
-  // position) of the buffers not widened down, sorted.
-  std::vector<std::vector<std::pair<int64_t, int>>> firsts(k);
-  auto build_firsts = [&] {
-    for (auto& f : firsts) f.clear();
-    std::vector<int64_t> first(k);
-    for (size_t i = 0; i < n; ++i) {
-      if (!can_follow(i) || widened_low[i]) continue;
-      std::fill(first.begin(), first.end(), -1);
-      for (NodeId u : buf(i).uses) {
-        const int64_t t = hb_.stream(u);
-        const int64_t p = lt_.position[u.index()];
-        if (first[t] < 0 || p < first[t]) first[t] = p;
-      }
-      for (size_t t = 0; t < k; ++t) {
-        if (first[t] >= 0) firsts[t].emplace_back(first[t], static_cast<int>(i));
-      }
-    }
-    for (auto& f : firsts) std::sort(f.begin(), f.end());
-  };
+  ConflictRounds rounds(buffers, lt_, hb_, last_, meet_, stream_nodes_, out);
+  rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   std::vector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
   for (size_t i = 0; i < n; ++i) {
-    if (!can_precede(i)) continue;
+    if (!rounds.CanPrecede(i)) continue;
     const std::vector<int64_t> r = ReleasePositions(buffers[i]);
     std::copy(r.begin(), r.end(), release.begin() + static_cast<std::ptrdiff_t>(i * k));
   }
-  // Counts a's forward conflicts (an upper bound) and returns its release
-  // point E(a): every buffer starting at or after it is ordered after a.
-  auto forward = [&](size_t i, int64_t& count) {
-    count = 0;
-    int64_t e = out.upper[i];
-    for (size_t t = 0; t < k; ++t) {
-      const auto& f = firsts[t];
-      if (f.empty()) continue;
-      const int64_t r = release[i * k + t];
-      auto lo = std::lower_bound(f.begin(), f.end(), std::make_pair(out.upper[i], -1));
-      auto hi = std::lower_bound(f.begin(), f.end(), std::make_pair(r, -1));
-      if (hi > lo) count += hi - lo;
-      e = std::max(e, std::min(r, f.back().first + 1));
-    }
-    return e;
-  };
-
-  // Backward: an earlier buffer a (ended by b's lower) conflicts with b iff
-  // some stream s has a's last use on s above meet_b[s], the last position of
-  // s that all of b's uses have seen. Counted by a sweep in plan order with
-  // one Fenwick tree per stream over last-use positions. The acquire point
-  // L(b) = the least plan position of a node just past meet_b[s]: every
-  // buffer ending by L(b) is ordered before b.
-  auto backward = [&](std::vector<int64_t>& count, std::vector<int64_t>& acquire) {
-    count.assign(n, 0);
-    acquire.assign(n, 0);
-    std::vector<std::vector<int32_t>> fenwick(k);
-    for (size_t t = 0; t < k; ++t) fenwick[t].assign(stream_nodes_[t].size() + 1, 0);
-    auto add = [&](size_t t, int32_t p) {
-      for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1))
-        ++fenwick[t][x];
-    };
-    auto prefix = [&](size_t t, int64_t p) {  // entries at positions < p
-      int64_t sum = 0;
-      for (size_t x = static_cast<size_t>(
-               std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
-           x > 0; x -= x & (~x + 1)) {
-        sum += fenwick[t][x];
-      }
-      return sum;
-    };
-    std::vector<int> by_upper, by_lower;
-    for (size_t i = 0; i < n; ++i) {
-      if (buf(i).size == 0) continue;
-      by_lower.push_back(static_cast<int>(i));
-      if (can_precede(i) && !widened_up[i]) by_upper.push_back(static_cast<int>(i));
-    }
-    std::stable_sort(by_lower.begin(), by_lower.end(),
-                     [&](int a, int b) { return buf(a).lower < buf(b).lower; });
-    std::stable_sort(by_upper.begin(), by_upper.end(),
-                     [&](int a, int b) { return out.upper[a] < out.upper[b]; });
-    size_t next = 0;
-    for (int i : by_lower) {
-      const LogicalBuffer& y = buf(i);
-      for (; next < by_upper.size() && out.upper[by_upper[next]] <= y.lower; ++next) {
-        for (const auto& [t, p] : last_[buffers[by_upper[next]]]) add(static_cast<size_t>(t), p);
-      }
-      if (!can_follow(i)) continue;
-      acquire[i] = y.lower;
-      for (size_t t = 0; t < k; ++t) {
-        const std::vector<NodeId>& nodes = stream_nodes_[t];
-        const int32_t seen = meet_[buffers[i]][t];
-        count[i] += prefix(t, static_cast<int64_t>(nodes.size())) -
-                    prefix(t, static_cast<int64_t>(seen) + 1);
-        if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
-          acquire[i] =
-              std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
-        }
-      }
-    }
-  };
-  auto widen_up = [&](size_t i, int64_t e) {
-    if (e <= out.upper[i]) return;
-    out.upper[i] = e;
-    widened_up[i] = 1;
-  };
-  auto widen_low = [&](size_t i, int64_t l) {
-    if (l >= out.lower[i]) return;
-    out.lower[i] = l;
-    widened_low[i] = 1;
-  };
-
-  // Rounds, like a greedy vertex cover of the conflict pairs: count every
-  // buffer's conflicts forward and backward against the current lifetimes;
-  // widen the buffers with at least half the largest count on that side (an
-  // all-reduce input that no later compute waits for; a mask made from
-  // nothing on its own stream); repeat until no count exceeds the limit.
-  const int64_t limit = max_pairs_per_buffer;
-  constexpr int kMaxRounds = 24;
-  std::vector<int64_t> back_count, acquire, fwd_count(n, 0), fwd_release(n, 0);
-  for (int round = 0; round < kMaxRounds; ++round) {
-    backward(back_count, acquire);
-    build_firsts();
-    int64_t most = 0;
-    for (size_t i = 0; i < n; ++i) {
-      fwd_count[i] = 0;
-      if (can_precede(i) && !widened_up[i]) fwd_release[i] = forward(i, fwd_count[i]);
-      if (widened_low[i]) back_count[i] = 0;
-      most = std::max({most, fwd_count[i], back_count[i]});
-    }
-    if (most <= limit) break;
-    const int64_t threshold = std::max(limit + 1, most / 2);
-    for (size_t i = 0; i < n; ++i) {
-      if (fwd_count[i] >= threshold && fwd_count[i] >= back_count[i]) {
-        widen_up(i, fwd_release[i]);
-      } else if (back_count[i] >= threshold) {
-        widen_low(i, acquire[i]);
-      }
-    }
-  }
-  // Exact pairs for the rest (widened when still above the limit).
-  build_firsts();
-  for (size_t i = 0; i < n; ++i) {
-    if (!can_precede(i) || widened_up[i]) continue;
-    int64_t count = 0;
-    const int64_t e = forward(i, count);
-    if (count == 0) continue;
-    if (count > limit) {
-      widen_up(i, e);
-      continue;
-    }
-    for (size_t t = 0; t < k; ++t) {
-      const auto& f = firsts[t];
-      const int64_t r = release[i * k + t];
-      for (auto it = std::lower_bound(f.begin(), f.end(), std::make_pair(out.upper[i], -1));
-           it != f.end() && it->first < r; ++it) {
-        const int j = it->second;
-        if (buf(static_cast<size_t>(j)).lower < out.upper[i]) continue;  // overlapping in time
-        out.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
-                               std::max<int>(static_cast<int>(i), j));
-      }
-    }
-  }
-  for (size_t i = 0; i < n; ++i) out.extended += (widened_up[i] || widened_low[i]) ? 1 : 0;
-  std::sort(out.pairs.begin(), out.pairs.end());
-  out.pairs.erase(std::unique(out.pairs.begin(), out.pairs.end()), out.pairs.end());
+  rounds.set_release(std::move(release));
+  rounds.Rounds(max_pairs_per_buffer);
+  rounds.ExactPairs(max_pairs_per_buffer);
   return out;
 }
 

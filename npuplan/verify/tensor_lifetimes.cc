@@ -145,257 +145,329 @@ std::string TensorName(const Model& model, TensorRef t) {
   return t.output == TensorRef::kWorkspace ? StrCat(n, ":workspace") : StrCat(n, ":", t.output);
 }
 
-absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
-  // Long on purpose: six numbered steps that build and share the per-tensor tables in one scope.
-  if (alignment < 1)
-    return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
-  TensorLifetimes lt;
-  lt.alignment = alignment;
-  const size_t n = model.num_nodes();
+namespace {
 
-  // 1. Plan order and positions.
-  lt.order = model.ExecutionOrder();
-  lt.position.assign(n, -1);
-  for (size_t i = 0; i < lt.order.size(); ++i)
-    lt.position[lt.order[i].index()] = static_cast<int64_t>(i);
-  lt.num_steps = static_cast<int64_t>(lt.order.size());
+// The state ComputeTensorLifetimes' steps share; each step is one member function.
+class LifetimeBuilder {
+ public:
+  LifetimeBuilder(const Model& model, int64_t alignment, TensorLifetimes& lt)
+      : model_(model), alignment_(alignment), n_(model.num_nodes()), lt_(lt), uf_(0) {}
 
-  // 2. Tensors: every output anchor, plus workspaces.
-  std::vector<TensorRef> tensors;
-  std::vector<int64_t> ws_bytes(n, 0);
-  std::vector<int> first_tensor(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = model.nodes()[i];
+  void OrderNodes();
+  absl::Status CollectTensors();
+  absl::Status AliasTensors();
+  void CollectConsumers();
+  void FindLoops();
+  absl::Status GroupBuffers();
+  void SortBuffers();
+
+ private:
+  int TensorIndex(NodeId node, int32_t out) const { return first_tensor_[node.index()] + out; }
+  const std::vector<NodeId>& LoopSpan(NodeId loop);
+  absl::Status AddBuffer(int root, const std::vector<int>& members);
+  bool ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touch) const;
+  void SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch, bool iteration_local);
+
+  const Model& model_;
+  const int64_t alignment_;
+  const size_t n_;
+  TensorLifetimes& lt_;
+  std::vector<TensorRef> tensors_;
+  std::vector<int64_t> ws_bytes_;
+  std::vector<int> first_tensor_;
+  int num_outputs_ = 0;
+  UnionFind uf_;
+  std::vector<std::vector<NodeId>> consumers_;  // of each output tensor
+  std::vector<NodeId> loop_of_graph_;
+  std::map<int32_t, std::vector<NodeId>> loop_nodes_;
+  std::vector<LogicalBuffer> buffers_;
+};
+
+// 1. Plan order and positions.
+void LifetimeBuilder::OrderNodes() {
+  lt_.order = model_.ExecutionOrder();
+  lt_.position.assign(n_, -1);
+  for (size_t i = 0; i < lt_.order.size(); ++i)
+    lt_.position[lt_.order[i].index()] = static_cast<int64_t>(i);
+  lt_.num_steps = static_cast<int64_t>(lt_.order.size());
+}
+
+// 2. Tensors: every output anchor, plus workspaces.
+absl::Status LifetimeBuilder::CollectTensors() {
+  ws_bytes_.assign(n_, 0);
+  first_tensor_.assign(n_ + 1, 0);
+  for (size_t i = 0; i < n_; ++i) {
+    const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
-    first_tensor[i] = static_cast<int>(tensors.size());
+    first_tensor_[i] = static_cast<int>(tensors_.size());
     for (size_t o = 0; o < node.outputs.size(); ++o)
-      tensors.push_back({id, static_cast<int32_t>(o)});
-    NPUPLAN_ASSIGN_OR_RETURN(ws_bytes[i], WorkspaceBytes(node, alignment));
-    if (node.type == "NextIteration" || node.type == "RefNextIteration") lt.flat_loops = true;
+      tensors_.push_back({id, static_cast<int32_t>(o)});
+    NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
+    if (node.type == "NextIteration" || node.type == "RefNextIteration") lt_.flat_loops = true;
   }
-  first_tensor[n] = static_cast<int>(tensors.size());
-  auto tensor_index = [&](NodeId node, int32_t out) { return first_tensor[node.index()] + out; };
-  const int num_outputs = static_cast<int>(tensors.size());
-  std::vector<int> ws_index(n, -1);
-  for (size_t i = 0; i < n; ++i) {
-    if (ws_bytes[i] > 0) {
-      ws_index[i] = static_cast<int>(tensors.size());
-      tensors.push_back({NodeId(static_cast<int32_t>(i)), TensorRef::kWorkspace});
-    }
+  first_tensor_[n_] = static_cast<int>(tensors_.size());
+  num_outputs_ = static_cast<int>(tensors_.size());
+  for (size_t i = 0; i < n_; ++i) {
+    if (ws_bytes_[i] > 0)
+      tensors_.push_back({NodeId(static_cast<int32_t>(i)), TensorRef::kWorkspace});
   }
+  return absl::OkStatus();
+}
 
-  // 3. Aliases: ref outputs and subgraph boundaries.
-  UnionFind uf(tensors.size());
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = model.nodes()[i];
+// 3. Aliases: ref outputs and subgraph boundaries.
+absl::Status LifetimeBuilder::AliasTensors() {
+  uf_ = UnionFind(tensors_.size());
+  for (size_t i = 0; i < n_; ++i) {
+    const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
     NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> refs, RefInputs(node));
     for (size_t o = 0; o < refs.size(); ++o) {
       if (refs[o] < 0) continue;
       const OutputRef& in = node.inputs[refs[o]];
-      uf.Union(tensor_index(id, static_cast<int32_t>(o)), tensor_index(in.node, in.index));
+      uf_.Union(TensorIndex(id, static_cast<int32_t>(o)), TensorIndex(in.node, in.index));
     }
-    const Graph& g = model.graph(node.graph);
+    const Graph& g = model_.graph(node.graph);
     if (!g.IsRoot() && node.type == "Data" && !node.outputs.empty()) {
       if (auto k = GetIntAttr(node.attrs, "_parent_node_index")) {
-        const Node& parent = model.node(g.parent_node);
+        const Node& parent = model_.node(g.parent_node);
         if (*k >= 0 && *k < static_cast<int64_t>(parent.inputs.size())) {
           const OutputRef& in = parent.inputs[*k];
-          uf.Union(tensor_index(id, 0), tensor_index(in.node, in.index));
+          uf_.Union(TensorIndex(id, 0), TensorIndex(in.node, in.index));
         }
       }
     }
     if (!g.IsRoot() && node.type == "NetOutput") {
-      NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> to_parent, ParentOutputs(model, node));
+      NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> to_parent, ParentOutputs(model_, node));
       for (size_t k = 0; k < to_parent.size(); ++k) {
         if (to_parent[k] < 0) continue;
-        uf.Union(tensor_index(g.parent_node, static_cast<int32_t>(to_parent[k])),
-                 tensor_index(node.inputs[k].node, node.inputs[k].index));
+        uf_.Union(TensorIndex(g.parent_node, static_cast<int32_t>(to_parent[k])),
+                  TensorIndex(node.inputs[k].node, node.inputs[k].index));
       }
     }
   }
+  return absl::OkStatus();
+}
 
-  // 4. Consumers of each output tensor.
-  std::vector<std::vector<NodeId>> consumers(num_outputs);
-  for (size_t i = 0; i < n; ++i) {
-    for (const OutputRef& in : model.nodes()[i].inputs) {
-      consumers[tensor_index(in.node, in.index)].push_back(NodeId(static_cast<int32_t>(i)));
+// 4. Consumers of each output tensor.
+void LifetimeBuilder::CollectConsumers() {
+  consumers_.assign(num_outputs_, {});
+  for (size_t i = 0; i < n_; ++i) {
+    for (const OutputRef& in : model_.nodes()[i].inputs) {
+      consumers_[TensorIndex(in.node, in.index)].push_back(NodeId(static_cast<int32_t>(i)));
     }
   }
+}
 
-  // Outermost loop node enclosing each graph (invalid = none).
-  std::vector<NodeId> loop_of_graph(model.num_graphs());
-  for (GraphId g : model.GraphsPreOrder()) {
-    const Graph& graph = model.graph(g);
+// Outermost loop node enclosing each graph (invalid = none).
+void LifetimeBuilder::FindLoops() {
+  loop_of_graph_.assign(model_.num_graphs(), NodeId());
+  for (GraphId g : model_.GraphsPreOrder()) {
+    const Graph& graph = model_.graph(g);
     if (graph.IsRoot()) continue;
-    NodeId outer = loop_of_graph[model.node(graph.parent_node).graph.index()];
-    loop_of_graph[g.index()] =
+    NodeId outer = loop_of_graph_[model_.node(graph.parent_node).graph.index()];
+    loop_of_graph_[g.index()] =
         outer.valid() ? outer
-                      : (IsLoopNode(model.node(graph.parent_node)) ? graph.parent_node : NodeId());
+                      : (IsLoopNode(model_.node(graph.parent_node)) ? graph.parent_node : NodeId());
   }
-  // Streamed nodes of a loop (the loop node and its subgraphs, recursively), cached.
-  std::map<int32_t, std::vector<NodeId>> loop_nodes;
-  auto loop_span = [&](NodeId loop) -> const std::vector<NodeId>& {
-    auto it = loop_nodes.find(loop.value);
-    if (it != loop_nodes.end()) return it->second;
-    std::vector<NodeId> span;
-    std::vector<NodeId> stack = {loop};
-    while (!stack.empty()) {
-      NodeId x = stack.back();
-      stack.pop_back();
-      span.push_back(x);
-      for (GraphId sg : model.node(x).subgraphs) {
-        for (NodeId c : model.graph(sg).nodes) stack.push_back(c);
-      }
-    }
-    return loop_nodes.emplace(loop.value, std::move(span)).first->second;
-  };
+}
 
-  // 5. Group into buffers (roots in tensor order = NodeId order).
+// Streamed nodes of a loop (the loop node and its subgraphs, recursively), cached.
+const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
+  auto it = loop_nodes_.find(loop.value);
+  if (it != loop_nodes_.end()) return it->second;
+  std::vector<NodeId> span;
+  std::vector<NodeId> stack = {loop};
+  while (!stack.empty()) {
+    NodeId x = stack.back();
+    stack.pop_back();
+    span.push_back(x);
+    for (GraphId sg : model_.node(x).subgraphs) {
+      for (NodeId c : model_.graph(sg).nodes) stack.push_back(c);
+    }
+  }
+  return loop_nodes_.emplace(loop.value, std::move(span)).first->second;
+}
+
+// 5. Group into buffers (roots in tensor order = NodeId order).
+absl::Status LifetimeBuilder::GroupBuffers() {
   std::map<int, std::vector<int>> groups;
-  for (size_t t = 0; t < tensors.size(); ++t)
-    groups[uf.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
+  for (size_t t = 0; t < tensors_.size(); ++t)
+    groups[uf_.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
+  for (auto& [root, members] : groups) NPUPLAN_RETURN_IF_ERROR(AddBuffer(root, members));
+  return absl::OkStatus();
+}
 
-  std::vector<LogicalBuffer> buffers;
-  for (auto& [root, members] : groups) {
-    LogicalBuffer b;
-    bool dynamic = false, constant = false, input = false, workspace = false;
-    int64_t bytes = 0;
-    std::set<int32_t> touch;  // NodeId values touching the buffer
-    for (int t : members) {
-      TensorRef ref = tensors[t];
-      const Node& node = model.node(ref.node);
-      b.members.push_back(ref);
-      if (ref.output == TensorRef::kWorkspace) {
-        workspace = true;
-        bytes = std::max(bytes, ws_bytes[ref.node.index()]);
-        touch.insert(ref.node.value);
-        continue;
-      }
-      if (IsConstantLike(node)) constant = true;
-      if (node.type == "Data" && model.graph(node.graph).IsRoot()) input = true;
-      std::optional<int64_t> sz = node.outputs[ref.output].ByteSize();
-      if (!sz) {
-        dynamic = true;
-      } else {
-        bytes = std::max(bytes, *sz);
-      }
+// The buffer of one alias group (or its tensors' names in lt.dynamic).
+absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& members) {
+  const Model& model = model_;
+  LogicalBuffer b;
+  bool dynamic = false, constant = false, input = false, workspace = false;
+  int64_t bytes = 0;
+  std::set<int32_t> touch;  // NodeId values touching the buffer
+  for (int t : members) {
+    TensorRef ref = tensors_[t];
+    const Node& node = model.node(ref.node);
+    b.members.push_back(ref);
+    if (ref.output == TensorRef::kWorkspace) {
+      workspace = true;
+      bytes = std::max(bytes, ws_bytes_[ref.node.index()]);
       touch.insert(ref.node.value);
-      for (NodeId c : consumers[t]) touch.insert(c.value);
-    }
-    std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
-      return std::make_pair(lt.position[x.node.index()], x.output) <
-             std::make_pair(lt.position[y.node.index()], y.output);
-    });
-    // Keep the first-defined tensor as the owner (the union root is the smallest index).
-    auto owner = std::find(b.members.begin(), b.members.end(), tensors[root]);
-    std::rotate(b.members.begin(), owner, owner + 1);
-    b.name = TensorName(model, b.members[0]);
-    if (dynamic) {
-      for (const TensorRef& r : b.members) lt.dynamic.push_back(TensorName(model, r));
       continue;
     }
-    b.region = constant    ? MemoryRegion::kConstant
-               : input     ? MemoryRegion::kInput
-               : workspace ? MemoryRegion::kWorkspace
-                           : MemoryRegion::kActivation;
-    b.bytes = bytes;
-    std::optional<int64_t> aligned = AlignUp(bytes, alignment);
-    if (!aligned)
-      return Bad(model.node(b.members[0].node),
-                 StrCat("tensor size ", bytes, " overflows int64 when aligned"));
-    b.size = *aligned;
-
-    // Iteration-local (see LogicalBuffer::iteration_loop): every touch in one
-    // body graph whose parent is the outermost loop, none of them a Data /
-    // NetOutput / parent node, all on one stream without attached streams.
-    bool iteration_local = !touch.empty();
-    GraphId body;
-    int64_t only_stream = -1;
-    for (int32_t x : touch) {
-      const Node& node = model.node(NodeId(x));
-      if (!body.valid()) body = node.graph;
-      const NodeId loop = loop_of_graph[node.graph.index()];
-      iteration_local = iteration_local && node.graph == body && loop.valid() &&
-                        model.graph(body).parent_node == loop && node.type != "Data" &&
-                        node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
-                        node.attached_stream_ids.empty() &&
-                        (only_stream < 0 || node.stream_id == only_stream);
-      only_stream = node.stream_id;
+    if (IsConstantLike(node)) constant = true;
+    if (node.type == "Data" && model.graph(node.graph).IsRoot()) input = true;
+    std::optional<int64_t> sz = node.outputs[ref.output].ByteSize();
+    if (!sz) {
+      dynamic = true;
+    } else {
+      bytes = std::max(bytes, *sz);
     }
-    std::set<int32_t> loops;
-    for (int32_t x : touch) {
-      const Node& node = model.node(NodeId(x));
-      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid()) loops.insert(loop.value);
-      if (IsLoopNode(node) && !loop_of_graph[node.graph.index()].valid()) loops.insert(x);
-    }
-    b.loops.assign(loops.begin(), loops.end());
-    if (iteration_local) b.iteration_loop = model.graph(body).parent_node.value;
-
-    // Uses and lifetime.
-    std::set<int32_t> uses;
-    int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
-    for (int32_t x : touch) {
-      NodeId id(x);
-      const Node& node = model.node(id);
-      const Graph& g = model.graph(node.graph);
-      if (NodeId loop = loop_of_graph[node.graph.index()]; loop.valid() && !iteration_local) {
-        for (NodeId y : loop_span(loop)) {
-          const Node& yn = model.node(y);
-          if (IsSyncNode(yn))
-            continue;  // Send/Recv touch no memory (and order nothing after them in H)
-          if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
-          lo = std::min(lo, lt.position[y.index()]);
-          hi = std::max(hi, lt.position[y.index()]);
-        }
-        continue;
-      }
-      lo = std::min(lo, lt.position[id.index()]);
-      hi = std::max(hi, lt.position[id.index()]);
-      if (node.type == "NetOutput" && g.IsRoot())
-        b.live_to_end = true;  // graph outputs outlive the plan
-      if (node.stream_id >= 0) {
-        if (!node.attached_stream_ids.empty()) {
-          b.pinned = StrCat("used by '", node.name, "' which has attached streams");
-        } else {
-          uses.insert(x);
-        }
-        continue;
-      }
-      // Streamless nodes run no task.
-      if (node.type == "NetOutput") continue;
-      if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
-      if (IsPoolRegion(b.region)) {
-        b.pinned = StrCat("used by '", node.name, "' which has no stream");
-      }
-    }
-    b.lower = lo == std::numeric_limits<int64_t>::max() ? 0 : lo;
-    b.upper = hi + 1;
-    if (b.live_to_end || !b.pinned.empty()) b.upper = lt.num_steps;
-    if (!b.pinned.empty()) b.lower = 0;
-    if (b.upper <= b.lower) b.upper = b.lower + 1;
-    for (int32_t u : uses) b.uses.push_back(NodeId(u));
-    std::sort(b.uses.begin(), b.uses.end(),
-              [&](NodeId x, NodeId y) { return lt.position[x.index()] < lt.position[y.index()]; });
-    buffers.push_back(std::move(b));
+    touch.insert(ref.node.value);
+    for (NodeId c : consumers_[t]) touch.insert(c.value);
   }
+  std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
+    return std::make_pair(lt_.position[x.node.index()], x.output) <
+           std::make_pair(lt_.position[y.node.index()], y.output);
+  });
+  // Keep the first-defined tensor as the owner (the union root is the smallest index).
+  auto owner = std::find(b.members.begin(), b.members.end(), tensors_[root]);
+  std::rotate(b.members.begin(), owner, owner + 1);
+  b.name = TensorName(model, b.members[0]);
+  if (dynamic) {
+    for (const TensorRef& r : b.members) lt_.dynamic.push_back(TensorName(model, r));
+    return absl::OkStatus();
+  }
+  b.region = constant    ? MemoryRegion::kConstant
+             : input     ? MemoryRegion::kInput
+             : workspace ? MemoryRegion::kWorkspace
+                         : MemoryRegion::kActivation;
+  b.bytes = bytes;
+  std::optional<int64_t> aligned = AlignUp(bytes, alignment_);
+  if (!aligned)
+    return Bad(model.node(b.members[0].node),
+               StrCat("tensor size ", bytes, " overflows int64 when aligned"));
+  b.size = *aligned;
+  const bool iteration_local = ScopeLoops(b, touch);
+  SetLifetime(b, touch, iteration_local);
+  buffers_.push_back(std::move(b));
+  return absl::OkStatus();
+}
 
-  // 6. Deterministic order and the tensor index.
+// The loops around b's touches; whether b is iteration-local (see
+// LogicalBuffer::iteration_loop): every touch in one body graph whose parent
+// is the outermost loop, none of them a Data / NetOutput / parent node, all
+// on one stream without attached streams.
+bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touch) const {
+  const Model& model = model_;
+  bool iteration_local = !touch.empty();
+  GraphId body;
+  int64_t only_stream = -1;
+  for (int32_t x : touch) {
+    const Node& node = model.node(NodeId(x));
+    if (!body.valid()) body = node.graph;
+    const NodeId loop = loop_of_graph_[node.graph.index()];
+    iteration_local = iteration_local && node.graph == body && loop.valid() &&
+                      model.graph(body).parent_node == loop && node.type != "Data" &&
+                      node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
+                      node.attached_stream_ids.empty() &&
+                      (only_stream < 0 || node.stream_id == only_stream);
+    only_stream = node.stream_id;
+  }
+  std::set<int32_t> loops;
+  for (int32_t x : touch) {
+    const Node& node = model.node(NodeId(x));
+    if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid()) loops.insert(loop.value);
+    if (IsLoopNode(node) && !loop_of_graph_[node.graph.index()].valid()) loops.insert(x);
+  }
+  b.loops.assign(loops.begin(), loops.end());
+  if (iteration_local) b.iteration_loop = model.graph(body).parent_node.value;
+  return iteration_local;
+}
+
+// Uses and lifetime.
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch,
+                                  bool iteration_local) {
+  const Model& model = model_;
+  std::set<int32_t> uses;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
+  for (int32_t x : touch) {
+    NodeId id(x);
+    const Node& node = model.node(id);
+    const Graph& g = model.graph(node.graph);
+    if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid() && !iteration_local) {
+      for (NodeId y : LoopSpan(loop)) {
+        const Node& yn = model.node(y);
+        if (IsSyncNode(yn))
+          continue;  // Send/Recv touch no memory (and order nothing after them in H)
+        if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
+        lo = std::min(lo, lt_.position[y.index()]);
+        hi = std::max(hi, lt_.position[y.index()]);
+      }
+      continue;
+    }
+    lo = std::min(lo, lt_.position[id.index()]);
+    hi = std::max(hi, lt_.position[id.index()]);
+    if (node.type == "NetOutput" && g.IsRoot())
+      b.live_to_end = true;  // graph outputs outlive the plan
+    if (node.stream_id >= 0) {
+      if (!node.attached_stream_ids.empty()) {
+        b.pinned = StrCat("used by '", node.name, "' which has attached streams");
+      } else {
+        uses.insert(x);
+      }
+      continue;
+    }
+    // Streamless nodes run no task.
+    if (node.type == "NetOutput") continue;
+    if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
+    if (IsPoolRegion(b.region)) {
+      b.pinned = StrCat("used by '", node.name, "' which has no stream");
+    }
+  }
+  b.lower = lo == std::numeric_limits<int64_t>::max() ? 0 : lo;
+  b.upper = hi + 1;
+  if (b.live_to_end || !b.pinned.empty()) b.upper = lt_.num_steps;
+  if (!b.pinned.empty()) b.lower = 0;
+  if (b.upper <= b.lower) b.upper = b.lower + 1;
+  for (int32_t u : uses) b.uses.push_back(NodeId(u));
+  std::sort(b.uses.begin(), b.uses.end(),
+            [&](NodeId x, NodeId y) { return lt_.position[x.index()] < lt_.position[y.index()]; });
+}
+
+// 6. Deterministic order and the tensor index.
+void LifetimeBuilder::SortBuffers() {
   auto region_rank = [](MemoryRegion r) {
     return r == MemoryRegion::kActivation  ? 0
            : r == MemoryRegion::kWorkspace ? 1
            : r == MemoryRegion::kInput     ? 2
                                            : 3;
   };
-  std::sort(buffers.begin(), buffers.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
+  std::sort(buffers_.begin(), buffers_.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
     return std::make_tuple(region_rank(a.region), a.lower, a.name) <
            std::make_tuple(region_rank(b.region), b.lower, b.name);
   });
-  lt.buffers = std::move(buffers);
-  for (size_t i = 0; i < lt.buffers.size(); ++i) {
-    for (const TensorRef& r : lt.buffers[i].members) lt.buffer_of[r] = static_cast<int>(i);
+  lt_.buffers = std::move(buffers_);
+  for (size_t i = 0; i < lt_.buffers.size(); ++i) {
+    for (const TensorRef& r : lt_.buffers[i].members) lt_.buffer_of[r] = static_cast<int>(i);
   }
-  std::sort(lt.dynamic.begin(), lt.dynamic.end());
+  std::sort(lt_.dynamic.begin(), lt_.dynamic.end());
+}
+
+}  // namespace
+
+absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
+  if (alignment < 1)
+    return absl::InvalidArgumentError(StrCat("memory: alignment ", alignment, " must be >= 1"));
+  TensorLifetimes lt;
+  lt.alignment = alignment;
+  LifetimeBuilder builder(model, alignment, lt);
+  builder.OrderNodes();
+  NPUPLAN_RETURN_IF_ERROR(builder.CollectTensors());
+  NPUPLAN_RETURN_IF_ERROR(builder.AliasTensors());
+  builder.CollectConsumers();
+  builder.FindLoops();
+  NPUPLAN_RETURN_IF_ERROR(builder.GroupBuffers());
+  builder.SortBuffers();
   return lt;
 }
 
