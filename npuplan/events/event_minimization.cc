@@ -16,7 +16,9 @@
 
 #include <algorithm>
 
+#include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -162,7 +164,9 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
 }  // namespace events
 
 absl::StatusOr<bool> EventMinimization::Run(Plan& plan, PassContext& ctx) {
-  if (ctx.options.Get("npuplan.eventOptimization") != "exact") return false;
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  // The same reading as sync-event-optimization's: an empty value is exact.
+  if (opts.optimization != events::EventOptimization::kExact) return false;
   const std::vector<bool> redundant = events::RedundantAfterSplit(plan);
   if (redundant.empty() && !plan.events.events.empty()) {
     ctx.log.Record(name(), "EventMinimum", "", Field("events", plan.events.events.size()),
