@@ -3,8 +3,9 @@
 // by its owner node's `_is_unknown_shape`, else as its parent graph. The
 // partition stage computes this once (DynamicShapePartition stores it in
 // PartitionResult::unknown_shape_graphs) and the stream and events stages
-// read it. It is not in the plan JSON: the verifier recomputes it on its own
-// (plan_claims.cc UnknownShapeGraphs) from the same rule.
+// read it. It is not in the plan JSON: the rule itself is the execution
+// semantics' UnknownShapeGraphs (plan/execution_semantics.h), which the events
+// stage and the verifier call on their own.
 #ifndef NPUPLAN_PARTITION_UNKNOWN_SHAPE_GRAPHS_H_
 #define NPUPLAN_PARTITION_UNKNOWN_SHAPE_GRAPHS_H_
 

@@ -87,9 +87,9 @@ class Merger {
  public:
   Merger(Plan& plan, DecisionLog& log) : plan_(plan), log_(log) {
     const Model& m = plan.model;
+    const std::vector<bool> unknown = UnknownShapeGraphs(plan);
     for (GraphId g : m.GraphsPreOrder()) {
-      GraphEstimate ge{g,  {}, StreamCostModel(sim::SimOptions{}, !IsUnknownShapeGraph(plan, g)),
-                       {}, {}, 0};
+      GraphEstimate ge{g, {}, StreamCostModel(sim::SimOptions{}, !unknown[g.index()]), {}, {}, 0};
       ge.dag = BuildStreamDag(m, g, ge.costs);
       for (NodeId id : ge.dag.nodes) {
         const int64_t s = m.node(id).stream_id;
