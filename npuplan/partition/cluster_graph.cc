@@ -186,8 +186,8 @@ std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
   if (into == other) return path;
   path.push_back(other);
   // The clusters x with other → … → x → … → into, every step inside the
-  // window (min < into.max). Two searches run side by side, one list entry
-  // each per step: forward from `other`, backward from `into`. Each holds
+  // window (min < into.max). Two searches run side by side, a few list
+  // entries each per step: forward from `other`, backward from `into`. Each holds
   // every path cluster once it is done, so the first one done decides and
   // the other stops: a large cluster's long edge list (or a frontier of
   // dead ends hanging off it, met again by every later call) costs no more
@@ -224,27 +224,38 @@ void ClusterGraph::PathSearch::Start(int32_t from, uint32_t s) {
   found.clear();
 }
 
-// Reads one entry of the search's current list (moving on to the next
+// Lists up to this long are compacted when a search starts reading them (as
+// Outs/Ins would: later reads are shorter); longer ones are read raw, a step
+// at a time, so that the other search can finish first.
+constexpr size_t kCompactOnRead = 64;
+// List entries a search reads per step.
+constexpr int kEntriesPerStep = 16;
+
+// Reads a few entries of the search's current list (moving on to the next
 // queued cluster when the list is read); false when nothing is left. The
 // far end is recorded but not entered; the start is never entered again.
-bool ClusterGraph::Step(PathSearch& s, const EdgeLists& e, BigVector<uint32_t>& stamps,
-                        int32_t far_end, int32_t limit) {
+bool ClusterGraph::Step(PathSearch& s, EdgeLists& e, BigVector<uint32_t>& stamps, int32_t far_end,
+                        int32_t limit) {
+  int budget = kEntriesPerStep;
   while (s.qi < s.queue.size()) {
     const int32_t x = s.queue[s.qi];
-    const std::span<const int32_t> list = RawList(x, e);
-    if (s.pos == 0) ++bfs_visits;
-    if (s.pos < list.size()) {
+    std::span<const int32_t> list = RawList(x, e);
+    if (s.pos == 0) {
+      ++bfs_visits;
+      if (list.size() <= kCompactOnRead) list = Compact(x, e);
+    }
+    while (s.pos < list.size()) {
+      if (budget-- == 0) return true;
       const int32_t y = Find(list[s.pos++]);
-      if (y == x || y == s.queue[0]) return true;
+      if (y == x || y == s.queue[0]) continue;
       if (y != far_end) {
-        if (min_[y] >= limit) return true;
+        if (min_[y] >= limit) continue;
         if (stamps[y] != s.stamp) {
           stamps[y] = s.stamp;
           s.queue.push_back(y);
         }
       }
       s.found.emplace_back(y, x);
-      return true;
     }
     ++s.qi;
     s.pos = 0;

@@ -170,7 +170,7 @@ class ClusterGraph {
   }
   uint32_t NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter);
   // One of PathClusters' two searches: forward over out lists from `other`
-  // or backward over in lists from `into`, read one entry per Step.
+  // or backward over in lists from `into`, read a few entries per Step.
   struct PathSearch {
     std::vector<int32_t> queue;  // queue[0] is the start
     size_t qi = 0, pos = 0;      // the list being read and the next entry in it
@@ -180,7 +180,7 @@ class ClusterGraph {
     std::vector<std::pair<int32_t, int32_t>> found;
     void Start(int32_t from, uint32_t s);
   };
-  bool Step(PathSearch& s, const EdgeLists& e, BigVector<uint32_t>& stamps, int32_t far_end,
+  bool Step(PathSearch& s, EdgeLists& e, BigVector<uint32_t>& stamps, int32_t far_end,
             int32_t limit);
   template <typename F>
   void ReachOver(std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t seed, F&& f);
