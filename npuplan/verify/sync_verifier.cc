@@ -203,6 +203,20 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     for (NodeId c : p.control_inputs) {
       if (!IsSyncNode(m.node(c))) parent_in.push_back(c);
     }
+    // Per stream of a root: the parent's inputs that add() keeps for it (on
+    // another stream), in order. Trying every input for every root costs
+    // roots × inputs even when nothing is kept: a dynamic subgraph has a
+    // Data root per input.
+    std::map<int64_t, std::vector<int32_t>> entry_from;
+    auto cross_stream_inputs = [&](int64_t s) -> const std::vector<int32_t>& {
+      auto [it, fresh] = entry_from.try_emplace(s);
+      if (!fresh) return it->second;
+      for (NodeId x : parent_in) {
+        const int32_t slot = view.slot(x, -1);
+        if (view.stream(slot) >= 0 && view.stream(slot) != s) it->second.push_back(slot);
+      }
+      return it->second;
+    };
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
@@ -210,8 +224,9 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       const bool root =
           n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(m.node(c)); });
-      if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index"))) {
-        for (NodeId x : parent_in) add(view.slot(x, -1), view.slot(id, -1), "subgraph-entry");
+      const int32_t to = view.slot(id, -1);
+      if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index")) && view.stream(to) >= 0) {
+        for (int32_t from : cross_stream_inputs(view.stream(to))) add(from, to, "subgraph-entry");
       }
       if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false))
         end = id;
