@@ -4,10 +4,10 @@
 #include "npuplan/memory/memory_planning.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <tuple>
 
 #include "npuplan/memory/interval_solver.h"
+#include "npuplan/memory/memory_options.h"
 #include "npuplan/memory/stream_sweep.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
@@ -20,27 +20,6 @@ namespace {
 
 constexpr std::string_view kPass = "memory-planning";
 
-// Parses an option already validated by CompileOptions::Validate.
-absl::StatusOr<double> ParseSeconds(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || !(d >= 0)) {
-    return absl::InvalidArgumentError(StrCat("option ", key, "=\"", v, "\": expected a non-negative number of seconds"));
-  }
-  return d;
-}
-
-absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
-  char* end = nullptr;
-  long long a = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || end != v.c_str() + v.size() || a < 0) {
-    return absl::InvalidArgumentError(StrCat("option ", key, "=\"", v, "\": expected a non-negative integer"));
-  }
-  return static_cast<int64_t>(a);
-}
-
 // Cross-stream conflict pairs listed per buffer before its lifetime is
 // widened to its release point instead (StreamAwareReuse::Conflicts): at
 // least 64, more on small pools (about 2M pairs in all), so small graphs keep
@@ -49,23 +28,12 @@ int64_t MaxPairsPerBuffer(size_t pool) {
   return std::max<int64_t>(64, 2'000'000 / std::max<int64_t>(1, static_cast<int64_t>(pool)));
 }
 
-absl::StatusOr<int64_t> ParseAlignment(const CompileOptions& options) {
-  const std::string v = options.Get("npuplan.memory.alignment");
-  char* end = nullptr;
-  long long a = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || end != v.c_str() + v.size() || a <= 0) {
-    return absl::InvalidArgumentError(StrCat("option npuplan.memory.alignment=\"", v, "\": expected a positive integer"));
-  }
-  return static_cast<int64_t>(a);
-}
-
 }  // namespace
 
 absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   const Model& m = plan.model;
-  NPUPLAN_ASSIGN_OR_RETURN(int64_t alignment, ParseAlignment(ctx.options));
-  NPUPLAN_ASSIGN_OR_RETURN(double time_limit, ParseSeconds(ctx.options, "npuplan.memory.timeLimit"));
-  NPUPLAN_ASSIGN_OR_RETURN(int64_t search_steps, ParseCount(ctx.options, "npuplan.memory.searchSteps"));
+  NPUPLAN_ASSIGN_OR_RETURN(memory::MemoryOptions options, memory::ReadMemoryOptions(ctx.options));
+  const int64_t alignment = options.alignment;
 
   // 1. Lifetimes.
   StepTimer lap;
@@ -92,9 +60,9 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
 
   // 3. Solve.
   memory::IntervalSolverOptions solver_options;
-  solver_options.time_limit_seconds = time_limit > 0 ? time_limit : 1e9;
-  solver_options.max_steps = search_steps;
-  solver_options.search = search_steps > 0;
+  solver_options.time_limit_seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : 1e9;
+  solver_options.max_steps = options.search_steps;
+  solver_options.search = options.search_steps > 0;
   absl::StatusOr<memory::IntervalSolution> solved = memory::SolveIntervals(problem, solver_options);
   if (!solved.ok()) {
     return absl::Status(solved.status().code(),
