@@ -14,15 +14,17 @@ namespace {
 
 std::string Join(const std::vector<int64_t>& v) { return StrJoin(v, ","); }
 
-}  // namespace
+// The activation lists being built, on physical streams.
+struct Activation {
+  std::map<std::string, std::set<int64_t>> labeled;  // label → its streams
+  std::set<int64_t> specifically_activated;          // streams some list names
+  std::map<int32_t, std::set<int64_t>> lists;        // activator → streams
+};
 
-absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
-  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
-  plan.EnsureNodeVectors();
-  Model& m = plan.model;
-  bool changed = false;
-  std::vector<NodeId> order = m.ExecutionOrder();
-  // 1. Logical activation (labels, subgraph first-active), expanded to split streams in the activator's graph.
+// Step 1: logical activation (labels, subgraph first-active), expanded to
+// split streams in the activator's graph.
+Activation PhysicalActivation(const Plan& plan, const std::vector<NodeId>& order) {
+  const Model& m = plan.model;
   events::ActivationInfo act = events::ComputeActivation(m, order);
   std::map<int64_t, GraphId> opening_graph;  // split physical stream → graph of its first node
   {
@@ -43,27 +45,66 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
     }
     return out;
   };
-  std::map<std::string, std::set<int64_t>> labeled;  // physical
+  Activation out;
   for (const auto& [label, streams] : act.labeled_streams) {
     for (int64_t s : streams) {
-      labeled[label].insert(s);
+      out.labeled[label].insert(s);
       for (const auto& [p, l] : plan.streams.split_to_logical) {
-        if (l == s) labeled[label].insert(p);
+        if (l == s) out.labeled[label].insert(p);
       }
     }
   }
-  std::set<int64_t> specifically_activated;
-  std::map<int32_t, std::set<int64_t>> lists;
   for (const auto& [a, logical] : act.activated) {
     NodeId id(a);
     const Node& n = m.node(id);
     std::set<int64_t> phys = expand(id, logical);
     if (GetBoolAttr(n.attrs, "subgraph_first_active").value_or(false)) phys.erase(plan.physical_stream[a]);
-    lists[a] = phys;
-    specifically_activated.insert(phys.begin(), phys.end());
+    out.lists[a] = phys;
+    out.specifically_activated.insert(phys.begin(), phys.end());
   }
+  return out;
+}
 
-  // 2. StreamSwitch labels spanning several streams get their own StreamActive.
+// A StreamActive for label `labels[i]` of StreamSwitch `sw`, right after it
+// in its graph on a new physical stream, activating `streams`; the label's
+// nodes wait for it instead of the switch.
+NodeId InsertLabelStreamActive(Plan& plan, NodeId sw, const std::vector<std::string>& labels,
+                               size_t i, const std::set<int64_t>& streams) {
+  Model& m = plan.model;
+  Node active;
+  active.name = StrCat(m.node(sw).name, "_StreamActive_", i);
+  active.type = "StreamActive";
+  active.engine = "DNN_VM_RTS";
+  active.control_inputs = {sw};
+  active.attrs["_stream_label"] = active.name;
+  active.attrs["_active_label_list"] = AttrValue::StringList{labels[i]};
+  active.attrs["active_stream_list"] = AttrValue::IntList(streams.begin(), streams.end());
+  const std::string label = labels[i];
+  const int64_t stream = plan.streams.physical++;
+  const GraphId g = m.node(sw).graph;
+  NodeId id = m.AddNode(g, std::move(active));
+  auto& nodes = m.graph(g).nodes;
+  nodes.pop_back();
+  nodes.insert(std::find(nodes.begin(), nodes.end(), sw) + 1, id);
+  for (NodeId y : m.graph(g).nodes) {
+    Node& yn = m.node(y);
+    if (y == id || GetStringAttr(yn.attrs, "_stream_label").value_or("") != label) continue;
+    for (NodeId& c : yn.control_inputs) {
+      if (c == sw) c = id;
+    }
+  }
+  plan.EnsureNodeVectors();
+  plan.physical_stream[id.index()] = stream;
+  plan.tasks[id.index()] = static_cast<int64_t>(streams.size());
+  return id;
+}
+
+// Step 2: StreamSwitch labels spanning several streams get their own
+// StreamActive. Returns whether it created any.
+absl::StatusOr<bool> SplitSwitchLabels(std::string_view pass, Plan& plan, PassContext& ctx,
+                                       const std::vector<NodeId>& order, Activation& act) {
+  Model& m = plan.model;
+  bool changed = false;
   for (NodeId sw : order) {
     if (m.node(sw).type != "StreamSwitch") continue;
     const AttrValue* v = FindAttr(m.node(sw).attrs, "_active_label_list");
@@ -71,117 +112,141 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
     std::vector<std::string> labels = *v->as<AttrValue::StringList>();
     std::set<int64_t> switch_list;
     for (size_t i = 0; i < labels.size(); ++i) {
-      auto it = labeled.find(labels[i]);
-      if (it == labeled.end()) {
-        return absl::InvalidArgumentError(StrCat("[", name(), "] StreamSwitch '", m.node(sw).name,
-                                                 "' activates label '", labels[i], "' that no node carries"));
+      auto it = act.labeled.find(labels[i]);
+      if (it == act.labeled.end()) {
+        return absl::InvalidArgumentError(StrCat("[", pass, "] StreamSwitch '", m.node(sw).name,
+                                                 "' activates label '", labels[i],
+                                                 "' that no node carries"));
       }
       if (it->second.size() <= 1) {
         switch_list.insert(it->second.begin(), it->second.end());
         continue;
       }
-      Node active;
-      active.name = StrCat(m.node(sw).name, "_StreamActive_", i);
-      active.type = "StreamActive";
-      active.engine = "DNN_VM_RTS";
-      active.control_inputs = {sw};
-      active.attrs["_stream_label"] = active.name;
-      active.attrs["_active_label_list"] = AttrValue::StringList{labels[i]};
-      active.attrs["active_stream_list"] = AttrValue::IntList(it->second.begin(), it->second.end());
       const std::string label = labels[i];
-      const int64_t stream = plan.streams.physical++;
-      const GraphId g = m.node(sw).graph;
-      NodeId id = m.AddNode(g, std::move(active));
-      auto& nodes = m.graph(g).nodes;
-      nodes.pop_back();
-      nodes.insert(std::find(nodes.begin(), nodes.end(), sw) + 1, id);
-      for (NodeId y : m.graph(g).nodes) {
-        Node& yn = m.node(y);
-        if (y == id || GetStringAttr(yn.attrs, "_stream_label").value_or("") != label) continue;
-        for (NodeId& c : yn.control_inputs) {
-          if (c == sw) c = id;
-        }
-      }
-      plan.EnsureNodeVectors();
-      plan.physical_stream[id.index()] = stream;
-      plan.tasks[id.index()] = static_cast<int64_t>(it->second.size());
+      const NodeId id = InsertLabelStreamActive(plan, sw, labels, i, it->second);
+      const int64_t stream = plan.physical_stream[id.index()];
       labels[i] = m.node(id).name;
-      lists[id.value] = it->second;
+      act.lists[id.value] = it->second;
       switch_list.insert(stream);
-      specifically_activated.insert(stream);
-      specifically_activated.insert(it->second.begin(), it->second.end());
-      ctx.log.Record(name(), "StreamActiveCreated", "", Field("node", m.node(id).name), Field("stream", stream),
-                     Field("label", label));
+      act.specifically_activated.insert(stream);
+      act.specifically_activated.insert(it->second.begin(), it->second.end());
+      ctx.log.Record(pass, "StreamActiveCreated", "", Field("node", m.node(id).name),
+                     Field("stream", stream), Field("label", label));
       changed = true;
     }
     m.node(sw).attrs["_active_label_list"] = labels;
-    lists[sw.value] = switch_list;
-    specifically_activated.insert(switch_list.begin(), switch_list.end());
+    act.lists[sw.value] = switch_list;
+    act.specifically_activated.insert(switch_list.begin(), switch_list.end());
   }
-  if (changed) {
-    RenumberTopoIds(m);
-    order = m.ExecutionOrder();
-  }
+  return changed;
+}
 
-  // 3. Loop activation.
+// The StreamSwitch a loop-activating node follows: a control input, else a
+// control input's control input.
+NodeId LoopSwitch(const Model& m, const Node& n) {
+  NodeId sw;
+  for (NodeId c : n.control_inputs) {
+    if (m.node(c).type == "StreamSwitch") sw = c;
+    for (NodeId cc : m.node(c).control_inputs) {
+      if (!sw.valid() && m.node(cc).type == "StreamSwitch") sw = cc;
+    }
+  }
+  return sw;
+}
+
+// Events from the last node of each root-graph stream in `loop` (without a
+// StreamSwitch, not the switch's stream) to the loop's StreamSwitch `sw`.
+void AddLoopEvents(std::string_view pass, Plan& plan, PassContext& ctx, NodeId sw,
+                   const std::set<int64_t>& loop, bool notify) {
+  const Model& m = plan.model;
+  events::SyncView view(plan, /*physical=*/true);
+  for (int64_t s : loop) {
+    if (s >= view.num_streams() || view.stream_slots(s).empty()) continue;
+    bool has_switch = false;
+    for (int32_t slot : view.stream_slots(s))
+      has_switch |= m.node(view.node_of(slot)).type == "StreamSwitch";
+    int32_t last = view.stream_slots(s).back();
+    NodeId ln = view.node_of(last);
+    if (has_switch || m.node(ln).graph != kRootGraph ||
+        view.stream(last) == plan.physical_stream[sw.index()]) {
+      continue;
+    }
+    SyncEvent e;
+    e.kind = notify && view.attached_of(last) < 0 ? SyncKind::kNotify : SyncKind::kEvent;
+    e.id = events::NextId(plan.events, e.kind);
+    e.send = ln;
+    e.send_attached = view.attached_of(last);
+    e.recv = sw;
+    e.reason = SyncReason::kLoop;
+    plan.events.events.push_back(e);
+    ctx.log.Record(pass, "LoopEvent", "", Field("from", m.node(ln).name),
+                   Field("to", m.node(sw).name));
+  }
+  events::RecountIds(plan.events);
+}
+
+// Step 3: the first loop-activating node (GE: that one only) activates
+// every stream no list names but its own.
+void AddLoopActivation(std::string_view pass, Plan& plan, PassContext& ctx,
+                       const std::vector<NodeId>& order, bool notify, Activation& act) {
+  const Model& m = plan.model;
   for (NodeId id : order) {
     const Node& n = m.node(id);
     if (!GetBoolAttr(n.attrs, "is_loop_active").value_or(false) || HasAttr(n.attrs, "_active_label_list")) continue;
     std::set<int64_t> loop;
     for (int64_t s = 0; s < plan.streams.physical; ++s) {
-      if (!specifically_activated.count(s) && s != plan.physical_stream[id.index()]) loop.insert(s);
+      if (!act.specifically_activated.count(s) && s != plan.physical_stream[id.index()])
+        loop.insert(s);
     }
-    lists[id.value].insert(loop.begin(), loop.end());
-    NodeId sw;
-    for (NodeId c : n.control_inputs) {
-      if (m.node(c).type == "StreamSwitch") sw = c;
-      for (NodeId cc : m.node(c).control_inputs) {
-        if (!sw.valid() && m.node(cc).type == "StreamSwitch") sw = cc;
-      }
-    }
-    if (sw.valid()) {
-      events::SyncView view(plan, /*physical=*/true);
-      for (int64_t s : loop) {
-        if (s >= view.num_streams() || view.stream_slots(s).empty()) continue;
-        bool has_switch = false;
-        for (int32_t slot : view.stream_slots(s)) has_switch |= m.node(view.node_of(slot)).type == "StreamSwitch";
-        int32_t last = view.stream_slots(s).back();
-        NodeId ln = view.node_of(last);
-        if (has_switch || m.node(ln).graph != kRootGraph || view.stream(last) == plan.physical_stream[sw.index()]) {
-          continue;
-        }
-        SyncEvent e;
-        e.kind = opts.notify && view.attached_of(last) < 0 ? SyncKind::kNotify : SyncKind::kEvent;
-        e.id = events::NextId(plan.events, e.kind);
-        e.send = ln;
-        e.send_attached = view.attached_of(last);
-        e.recv = sw;
-        e.reason = SyncReason::kLoop;
-        plan.events.events.push_back(e);
-        ctx.log.Record(name(), "LoopEvent", "", Field("from", m.node(ln).name), Field("to", m.node(sw).name));
-      }
-      events::RecountIds(plan.events);
-    }
+    act.lists[id.value].insert(loop.begin(), loop.end());
+    const NodeId sw = LoopSwitch(m, n);
+    if (sw.valid()) AddLoopEvents(pass, plan, ctx, sw, loop, notify);
     break;  // GE: the first such node only
   }
+}
 
-  // 4. Write the lists; no node activates its own stream.
+// Step 4: writes the lists; no node activates its own stream. Returns
+// whether any list changed.
+absl::StatusOr<bool> WriteActivationLists(std::string_view pass, Plan& plan, PassContext& ctx,
+                                          const std::map<int32_t, std::set<int64_t>>& lists) {
+  Model& m = plan.model;
+  bool changed = false;
   for (const auto& [a, list] : lists) {
     Node& n = m.node(NodeId(a));
     if (list.count(plan.physical_stream[a])) {
-      return absl::InvalidArgumentError(StrCat("[", name(), "] node '", n.name, "' would activate its own stream ",
-                                               plan.physical_stream[a], " (GE CheckStreamActived)"));
+      return absl::InvalidArgumentError(
+          StrCat("[", pass, "] node '", n.name, "' would activate its own stream ",
+                 plan.physical_stream[a], " (GE CheckStreamActived)"));
     }
     std::vector<int64_t> v(list.begin(), list.end());
     const AttrValue* old = FindAttr(n.attrs, "active_stream_list");
     if (old == nullptr || !(*old == AttrValue(v))) changed = true;
     n.attrs["active_stream_list"] = v;
-    ctx.log.Record(name(), "StreamsActivated", "", Field("node", n.name), Field("streams", Join(v)),
-                   Field("reason", n.type == "StreamSwitch" ? "switch" : HasAttr(n.attrs, "is_loop_active") ? "loop"
-                                   : HasAttr(n.attrs, "subgraph_first_active")                      ? "subgraph"
-                                                                                                    : "label"));
+    ctx.log.Record(pass, "StreamsActivated", "", Field("node", n.name), Field("streams", Join(v)),
+                   Field("reason", n.type == "StreamSwitch"                    ? "switch"
+                                   : HasAttr(n.attrs, "is_loop_active")        ? "loop"
+                                   : HasAttr(n.attrs, "subgraph_first_active") ? "subgraph"
+                                                                               : "label"));
   }
   return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
+  NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
+  plan.EnsureNodeVectors();
+  Model& m = plan.model;
+  std::vector<NodeId> order = m.ExecutionOrder();
+  Activation act = PhysicalActivation(plan, order);
+  NPUPLAN_ASSIGN_OR_RETURN(const bool created, SplitSwitchLabels(name(), plan, ctx, order, act));
+  if (created) {
+    RenumberTopoIds(m);
+    order = m.ExecutionOrder();
+  }
+  AddLoopActivation(name(), plan, ctx, order, opts.notify, act);
+  NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
+  return created || written;
 }
 
 }  // namespace npuplan

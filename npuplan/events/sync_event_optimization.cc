@@ -147,6 +147,201 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view,
   return ExactReduction(plan, view, index);
 }
 
+namespace {
+
+using SlotInfo = ReceiverIndex::SlotInfo;
+using PredEntry = std::pair<int32_t, int32_t>;  // ReceiverIndex::preds: (sender slot, event index)
+
+// Up to this many predecessor entries a slot's tests compare entries pair by
+// pair; above, they use per-slot marks and per-stream best-two values.
+constexpr uint32_t kPairwiseMax = 16;
+// A predecessor entry whose event only repeats an earlier one (set in its event field).
+constexpr int32_t kDuplicate = -3;
+
+// Readers of each clock: its entries in `preds` (in receiver order, so
+// mostly near the receiver: cache-friendly) and its stream successor.
+void CountClockReaders(const SyncView& view, ReceiverIndex& index) {
+  auto& info = index.info;
+  for (const auto& pr : index.preds) ++info[pr.first].refs;
+  for (int64_t s = 0; s < view.num_streams(); ++s) {
+    const auto ss = view.stream_slots(s);
+    for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
+  }
+}
+
+// The live slots' vector clocks, k entries each, in one pool: a clock is
+// freed after its last reader (SlotInfo::refs) and its storage reused.
+class ClockPool {
+ public:
+  ClockPool(size_t k, BigVector<SlotInfo>& info) : k_(k), info_(info) {}
+
+  int32_t* clock(int32_t slot) {
+    return pool_.data() + static_cast<size_t>(info_[slot].handle) * k_;
+  }
+
+  // A clock for `slot` (uninitialised). Other clocks' pointers taken before
+  // this call may move; taken after, they stay valid until the next one.
+  int32_t* Allocate(int32_t slot) {
+    int32_t h;
+    if (!free_list_.empty()) {
+      h = free_list_.back();
+      free_list_.pop_back();
+    } else {
+      h = static_cast<int32_t>(pool_.size() / k_);
+      pool_.resize(pool_.size() + k_);
+    }
+    info_[slot].handle = h;
+    return clock(slot);
+  }
+
+  // One reader of `slot`'s clock is done.
+  void Release(int32_t slot) {
+    SlotInfo& x = info_[slot];
+    if (--x.refs <= 0 && x.handle >= 0) {
+      free_list_.push_back(x.handle);
+      x.handle = -1;
+    }
+  }
+
+  // Every cache line of the clocks of w's predecessors that have one.
+  void PrefetchPredecessorClocks(const ReceiverIndex& index, int32_t w) const {
+    for (uint32_t j = index.begin[w]; j < index.begin[w + 1]; ++j) {
+      if (const int32_t h = info_[index.preds[j].first].handle; h >= 0) {
+        const char* c = reinterpret_cast<const char*>(pool_.data() + static_cast<size_t>(h) * k_);
+        for (size_t b = 0; b < k_ * sizeof(int32_t); b += 64) __builtin_prefetch(c + b);
+      }
+    }
+  }
+
+ private:
+  const size_t k_;
+  BigVector<SlotInfo>& info_;
+  BigVector<int32_t> pool_;  // huge pages: its clocks are read at random
+  std::vector<int32_t> free_list_;
+};
+
+void PrefetchPredecessorHandles(const ReceiverIndex& index, int32_t w) {
+  for (uint32_t j = index.begin[w]; j < index.begin[w + 1]; ++j) {
+    __builtin_prefetch(&index.info[index.preds[j].first]);
+  }
+}
+
+// A second event from the same sender slot into the same slot v only repeats
+// the first: it is removed and takes no part in the covered tests (left in,
+// each copy would cover the other and both would go). Found among v's own
+// entries [lo, hi) (few, in cache); for a slot with many entries
+// `dup_seen[u] == v` marks that slot u already sends an event into v.
+void MarkDuplicateEvents(BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi, int32_t v,
+                         size_t slots, BigVector<int32_t>& dup_seen, BigVector<Removal>& out) {
+  if (hi - lo <= kPairwiseMax) {
+    for (uint32_t j = lo + 1; j < hi; ++j) {
+      auto& [u, ev] = preds[j];
+      if (ev < 0) continue;
+      for (uint32_t j2 = lo; j2 < j; ++j2) {
+        if (preds[j2].first == u && preds[j2].second >= 0) {
+          out[ev] = Removal::kTransitive;
+          ev = kDuplicate;
+          break;
+        }
+      }
+    }
+  } else {
+    if (dup_seen.empty()) dup_seen.assign(slots, -1);
+    for (uint32_t j = lo; j < hi; ++j) {
+      auto& [u, ev] = preds[j];
+      if (ev < 0) continue;
+      if (dup_seen[u] == v) {
+        out[ev] = Removal::kTransitive;
+        ev = kDuplicate;
+      } else {
+        dup_seen[u] = v;
+      }
+    }
+  }
+}
+
+// v's clock: the element-wise max of its predecessors' clocks (chain
+// predecessor included); its own position is set by the caller after the
+// covered tests. Allocated first, so the predecessors' clock pointers stay
+// valid.
+int32_t* MergePredecessorClocks(ClockPool& clocks, const BigVector<PredEntry>& preds, uint32_t lo,
+                                uint32_t hi, int32_t v, int32_t chain_pred, size_t k) {
+  int32_t* c = clocks.Allocate(v);
+  if (chain_pred >= 0) {
+    std::copy_n(clocks.clock(chain_pred), k, c);
+  } else {
+    std::fill_n(c, k, -1);
+  }
+  for (uint32_t j = lo; j < hi; ++j) {
+    const int32_t* w = clocks.clock(preds[j].first);
+    for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], w[x]);
+  }
+  return c;
+}
+
+// An event u→v is covered when another predecessor entry (the chain
+// predecessor, another event, an activation edge) already knows u's
+// position on u's stream a (u's own clock holds exactly pos(u) there).
+// Few predecessors (the usual case): ask each of the others, O(deg²) reads.
+void MarkCoveredPairwise(ClockPool& clocks, const BigVector<SlotInfo>& info,
+                         const BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi,
+                         int32_t chain_pred, BigVector<Removal>& out) {
+  for (uint32_t j = lo; j < hi; ++j) {
+    const auto [u, ev] = preds[j];
+    if (ev < 0) continue;
+    const int32_t a = info[u].stream, u_pos = info[u].pos;
+    int32_t others = chain_pred >= 0 ? clocks.clock(chain_pred)[a] : -1;
+    for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
+      if (j2 != j && preds[j2].second != kDuplicate)
+        others = std::max(others, clocks.clock(preds[j2].first)[a]);
+    }
+    if (others >= u_pos) out[ev] = Removal::kTransitive;
+  }
+}
+
+// Per stream the best and second-best clock value among a slot's
+// predecessors, with the entry that gave the best (-2: the chain predecessor).
+struct BestTwo {
+  explicit BestTwo(size_t k) : top1(k), top2(k), top1_by(k) {}
+  std::vector<int32_t> top1, top2, top1_by;
+};
+
+// The same test for many predecessors: per stream the best two values, so
+// "covered by some other entry" is one read per event.
+void MarkCoveredByBestTwo(ClockPool& clocks, const BigVector<SlotInfo>& info,
+                          const BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi,
+                          int32_t chain_pred, size_t k, BestTwo& best, BigVector<Removal>& out) {
+  auto& top1 = best.top1;
+  auto& top2 = best.top2;
+  auto& top1_by = best.top1_by;
+  std::fill(top1.begin(), top1.end(), -1);
+  std::fill(top2.begin(), top2.end(), -1);
+  std::fill(top1_by.begin(), top1_by.end(), -1);
+  auto offer = [&](int32_t w, int32_t entry) {
+    const int32_t* cw = clocks.clock(w);
+    for (size_t x = 0; x < k; ++x) {
+      const int32_t val = cw[x], t1 = top1[x];
+      const bool gt = val > t1;
+      top2[x] = std::max(top2[x], gt ? t1 : val);
+      top1[x] = gt ? val : t1;
+      top1_by[x] = gt ? entry : top1_by[x];
+    }
+  };
+  if (chain_pred >= 0) offer(chain_pred, -2);
+  for (uint32_t j = lo; j < hi; ++j) {
+    if (preds[j].second != kDuplicate) offer(preds[j].first, static_cast<int32_t>(j));
+  }
+  for (uint32_t j = lo; j < hi; ++j) {
+    const auto [u, ev] = preds[j];
+    if (ev < 0) continue;
+    const int32_t a = info[u].stream, u_pos = info[u].pos;
+    const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
+    if (others >= u_pos) out[ev] = Removal::kTransitive;
+  }
+}
+
+}  // namespace
+
 BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, ReceiverIndex& index) {
   const auto& evs = plan.events.events;
   BigVector<Removal> out(evs.size(), Removal::kKeep);
@@ -160,157 +355,39 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Receiv
   const BigVector<uint32_t>& begin = index.begin;
   auto& preds = index.preds;
   auto& info = index.info;
-  using SlotInfo = ReceiverIndex::SlotInfo;
-  // Readers of each clock: its entries in `preds` (in receiver order, so
-  // mostly near the receiver: cache-friendly) and its stream successor.
-  for (const auto& pr : preds) ++info[pr.first].refs;
-  for (int64_t s = 0; s < view.num_streams(); ++s) {
-    const auto ss = view.stream_slots(s);
-    for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
-  }
-
-  // Clock pool.
-  BigVector<int32_t> pool;  // huge pages: its clocks are read at random
-  std::vector<int32_t> free_list;
-  auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(info[slot].handle) * k; };
-  auto release = [&](int32_t slot) {
-    SlotInfo& x = info[slot];
-    if (--x.refs <= 0 && x.handle >= 0) {
-      free_list.push_back(x.handle);
-      x.handle = -1;
-    }
-  };
-  std::vector<int32_t> top1(k), top2(k), top1_by(k);
-  constexpr uint32_t kPairwiseMax = 16;
+  CountClockReaders(view, index);
+  ClockPool clocks(k, info);
+  BestTwo best(k);
+  BigVector<int32_t> dup_seen;  // MarkDuplicateEvents' marks, allocated on first use
   // Predecessors are earlier slots anywhere in the order (their clocks sit at
-  // random in the pool): prefetch the next slots' handles and clocks.
+  // random in the pool): prefetch the next slots' handles, then the clocks
+  // they name, this many slots ahead.
   const auto& slot_order = view.slot_order();
-  auto prefetch_handles = [&](int32_t w) {
-    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
-      __builtin_prefetch(&info[preds[j].first]);
-    }
-  };
-  auto prefetch_clocks = [&](int32_t w) {
-    for (uint32_t j = begin[w]; j < begin[w + 1]; ++j) {
-      if (const int32_t h = info[preds[j].first].handle; h >= 0) {
-        const char* c = reinterpret_cast<const char*>(pool.data() + static_cast<size_t>(h) * k);
-        for (size_t b = 0; b < k * sizeof(int32_t); b += 64) __builtin_prefetch(c + b);  // every line of the clock
-      }
-    }
-  };
-  // A second event from the same sender slot into the same slot only repeats
-  // the first: it is removed and takes no part in the covered tests below
-  // (left in, each copy would cover the other and both would go). Found
-  // among v's own entries (few, in cache); for a slot with many entries
-  // `dup_seen[u] == v` marks that slot u already sends an event into v.
-  constexpr int32_t kDuplicate = -3;
-  BigVector<int32_t> dup_seen;
-  // Prefetch distances (slots ahead): the handles first, then the clocks they name.
   constexpr size_t kHandlesAhead = 12, kClocksAhead = 4;
   for (size_t i = 0; i < slot_order.size(); ++i) {
-    if (i + kHandlesAhead < slot_order.size()) prefetch_handles(slot_order[i + kHandlesAhead]);
-    if (i + kClocksAhead < slot_order.size()) prefetch_clocks(slot_order[i + kClocksAhead]);
+    if (i + kHandlesAhead < slot_order.size())
+      PrefetchPredecessorHandles(index, slot_order[i + kHandlesAhead]);
+    if (i + kClocksAhead < slot_order.size())
+      clocks.PrefetchPredecessorClocks(index, slot_order[i + kClocksAhead]);
     const int32_t v = slot_order[i];
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
     const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
     const uint32_t lo = begin[v], hi = begin[v + 1];
+    MarkDuplicateEvents(preds, lo, hi, v, slots, dup_seen, out);
+    int32_t* c = MergePredecessorClocks(clocks, preds, lo, hi, v, chain_pred, k);
     if (hi - lo <= kPairwiseMax) {
-      for (uint32_t j = lo + 1; j < hi; ++j) {
-        auto& [u, ev] = preds[j];
-        if (ev < 0) continue;
-        for (uint32_t j2 = lo; j2 < j; ++j2) {
-          if (preds[j2].first == u && preds[j2].second >= 0) {
-            out[ev] = Removal::kTransitive;
-            ev = kDuplicate;
-            break;
-          }
-        }
-      }
+      MarkCoveredPairwise(clocks, info, preds, lo, hi, chain_pred, out);
     } else {
-      if (dup_seen.empty()) dup_seen.assign(slots, -1);
-      for (uint32_t j = lo; j < hi; ++j) {
-        auto& [u, ev] = preds[j];
-        if (ev < 0) continue;
-        if (dup_seen[u] == v) {
-          out[ev] = Removal::kTransitive;
-          ev = kDuplicate;
-        } else {
-          dup_seen[u] = v;
-        }
-      }
-    }
-    // v's clock: the element-wise max of its predecessors' clocks (chain
-    // predecessor included), then its own position. Allocated first, so
-    // the predecessors' clock pointers below stay valid.
-    int32_t h;
-    if (!free_list.empty()) {
-      h = free_list.back();
-      free_list.pop_back();
-    } else {
-      h = static_cast<int32_t>(pool.size() / k);
-      pool.resize(pool.size() + k);
-    }
-    info[v].handle = h;
-    int32_t* c = clock(v);
-    if (chain_pred >= 0) {
-      std::copy_n(clock(chain_pred), k, c);
-    } else {
-      std::fill_n(c, k, -1);
-    }
-    for (uint32_t j = lo; j < hi; ++j) {
-      const int32_t* w = clock(preds[j].first);
-      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], w[x]);
-    }
-    // An event u→v is covered when another predecessor entry (the chain
-    // predecessor, another event, an activation edge) already knows u's
-    // position on u's stream a (u's own clock holds exactly pos(u) there).
-    if (hi - lo <= kPairwiseMax) {
-      // Few predecessors (the usual case): ask each of the others, O(deg²) reads.
-      for (uint32_t j = lo; j < hi; ++j) {
-        const auto [u, ev] = preds[j];
-        if (ev < 0) continue;
-        const int32_t a = info[u].stream, u_pos = info[u].pos;
-        int32_t others = chain_pred >= 0 ? clock(chain_pred)[a] : -1;
-        for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
-          if (j2 != j && preds[j2].second != kDuplicate) others = std::max(others, clock(preds[j2].first)[a]);
-        }
-        if (others >= u_pos) out[ev] = Removal::kTransitive;
-      }
-    } else {
-      // Many: per stream the best and second-best value with who gave the best.
-      std::fill(top1.begin(), top1.end(), -1);
-      std::fill(top2.begin(), top2.end(), -1);
-      std::fill(top1_by.begin(), top1_by.end(), -1);
-      auto offer = [&](int32_t w, int32_t entry) {
-        const int32_t* cw = clock(w);
-        for (size_t x = 0; x < k; ++x) {
-          const int32_t val = cw[x], t1 = top1[x];
-          const bool gt = val > t1;
-          top2[x] = std::max(top2[x], gt ? t1 : val);
-          top1[x] = gt ? val : t1;
-          top1_by[x] = gt ? entry : top1_by[x];
-        }
-      };
-      if (chain_pred >= 0) offer(chain_pred, -2);
-      for (uint32_t j = lo; j < hi; ++j) {
-        if (preds[j].second != kDuplicate) offer(preds[j].first, static_cast<int32_t>(j));
-      }
-      for (uint32_t j = lo; j < hi; ++j) {
-        const auto [u, ev] = preds[j];
-        if (ev < 0) continue;
-        const int32_t a = info[u].stream, u_pos = info[u].pos;
-        const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
-        if (others >= u_pos) out[ev] = Removal::kTransitive;
-      }
+      MarkCoveredByBestTwo(clocks, info, preds, lo, hi, chain_pred, k, best, out);
     }
     c[s] = p;
-    if (chain_pred >= 0) release(chain_pred);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) release(preds[j].first);
+    if (chain_pred >= 0) clocks.Release(chain_pred);
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) clocks.Release(preds[j].first);
     if (info[v].refs == 0) {
       ++info[v].refs;
-      release(v);
+      clocks.Release(v);
     }
   }
   return out;

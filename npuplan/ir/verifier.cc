@@ -32,30 +32,23 @@ const char* PropertyName(IrProperty p) {
   return "?";
 }
 
-}  // namespace
-
-std::string PropertyNames(IrProperties props) {
-  std::vector<std::string> names;
-  for (uint32_t bit = 1; bit != 0 && bit <= props; bit <<= 1) {
-    if (props & bit) names.push_back(PropertyName(static_cast<IrProperty>(bit)));
+// 1. Node names are non-empty and unique.
+absl::Status CheckNames(const Model& model) {
+  const size_t n = model.num_nodes();
+  std::unordered_set<std::string_view> names;
+  names.reserve(n);
+  for (const Node& node : model.nodes()) {
+    if (node.name.empty()) return Fail("names", "a node has an empty name");
+    if (!names.insert(node.name).second)
+      return Fail("names", StrCat("duplicate node name '", EchoName(node.name), "'"));
   }
-  return StrJoin(names, ",");
+  return absl::OkStatus();
 }
 
-absl::Status VerifyStructure(const Model& model) {
+// 2. Every node in exactly one graph list, the one it names.
+absl::Status CheckMembership(const Model& model) {
   const size_t n = model.num_nodes();
   const size_t ng = model.num_graphs();
-  // 1. Names unique.
-  {
-    std::unordered_set<std::string_view> names;
-    names.reserve(n);
-    for (const Node& node : model.nodes()) {
-      if (node.name.empty()) return Fail("names", "a node has an empty name");
-      if (!names.insert(node.name).second)
-        return Fail("names", StrCat("duplicate node name '", EchoName(node.name), "'"));
-    }
-  }
-  // 2. Every node in exactly one graph list, the one it names.
   std::vector<int> listed(n, 0);
   for (size_t g = 0; g < ng; ++g) {
     for (NodeId id : model.graphs()[g].nodes) {
@@ -77,7 +70,12 @@ absl::Status VerifyStructure(const Model& model) {
                                        listed[i], " times in its graph"));
     }
   }
-  // 3. Edges valid.
+  return absl::OkStatus();
+}
+
+// 3. Edges name existing nodes and outputs in the same graph.
+absl::Status CheckEdges(const Model& model) {
+  const size_t n = model.num_nodes();
   for (const Node& node : model.nodes()) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const OutputRef& in = node.inputs[i];
@@ -106,7 +104,12 @@ absl::Status VerifyStructure(const Model& model) {
       }
     }
   }
-  // 4. Subgraph ownership.
+  return absl::OkStatus();
+}
+
+// 4. Each subgraph has one owner, which it names, and the root none.
+absl::Status CheckOwnership(const Model& model) {
+  const size_t ng = model.num_graphs();
   std::vector<int> owned(ng, 0);
   for (const Node& node : model.nodes()) {
     for (GraphId g : node.subgraphs) {
@@ -134,29 +137,38 @@ absl::Status VerifyStructure(const Model& model) {
     }
   }
   if (model.root().parent_node.valid()) return Fail("ownership", "the root graph has a parent");
-  // No ownership cycle: every graph reaches the root. Each walk up stops at a
-  // graph already known to reach it (linear in graphs, however deep the
-  // nesting); meeting a graph of the walk itself is a cycle.
-  {
-    constexpr uint8_t kUnknown = 0, kOnWalk = 1, kReaches = 2;
-    std::vector<uint8_t> state(ng, kUnknown);
-    state[0] = kReaches;
-    std::vector<size_t> walk;
-    for (size_t g = 1; g < ng; ++g) {
-      walk.clear();
-      size_t cur = g;
-      while (state[cur] == kUnknown) {
-        state[cur] = kOnWalk;
-        walk.push_back(cur);
-        cur = model.graphs()[cur].parent_graph.index();
-      }
-      if (state[cur] == kOnWalk) {
-        return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name), "' is not reachable from the root"));
-      }
-      for (size_t w : walk) state[w] = kReaches;
+  return absl::OkStatus();
+}
+
+// No ownership cycle: every graph reaches the root. Each walk up stops at a
+// graph already known to reach it (linear in graphs, however deep the
+// nesting); meeting a graph of the walk itself is a cycle.
+absl::Status CheckOwnershipAcyclic(const Model& model) {
+  const size_t ng = model.num_graphs();
+  constexpr uint8_t kUnknown = 0, kOnWalk = 1, kReaches = 2;
+  std::vector<uint8_t> state(ng, kUnknown);
+  state[0] = kReaches;
+  std::vector<size_t> walk;
+  for (size_t g = 1; g < ng; ++g) {
+    walk.clear();
+    size_t cur = g;
+    while (state[cur] == kUnknown) {
+      state[cur] = kOnWalk;
+      walk.push_back(cur);
+      cur = model.graphs()[cur].parent_graph.index();
     }
+    if (state[cur] == kOnWalk) {
+      return Fail("ownership", StrCat("subgraph '", EchoName(model.graphs()[g].name),
+                                      "' is not reachable from the root"));
+    }
+    for (size_t w : walk) state[w] = kReaches;
   }
-  // 5. _parent_node_index of subgraph Data nodes.
+  return absl::OkStatus();
+}
+
+// 5. _parent_node_index of subgraph Data nodes names an input of the owner.
+absl::Status CheckParentIndex(const Model& model) {
+  const size_t ng = model.num_graphs();
   for (size_t g = 1; g < ng; ++g) {
     const Graph& sg = model.graphs()[g];
     const Node& parent = model.node(sg.parent_node);
@@ -172,8 +184,13 @@ absl::Status VerifyStructure(const Model& model) {
       }
     }
   }
-  // 6. Acyclic and topo ids: position i in the graph list ⇔ topo_id i, and
-  //    every predecessor comes earlier. Together they prove acyclicity.
+  return absl::OkStatus();
+}
+
+// 6. Acyclic and topo ids: position i in the graph list ⇔ topo_id i, and
+//    every predecessor comes earlier. Together they prove acyclicity.
+absl::Status CheckTopoOrder(const Model& model) {
+  const size_t ng = model.num_graphs();
   for (size_t g = 0; g < ng; ++g) {
     const Graph& graph = model.graphs()[g];
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -201,6 +218,26 @@ absl::Status VerifyStructure(const Model& model) {
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string PropertyNames(IrProperties props) {
+  std::vector<std::string> names;
+  for (uint32_t bit = 1; bit != 0 && bit <= props; bit <<= 1) {
+    if (props & bit) names.push_back(PropertyName(static_cast<IrProperty>(bit)));
+  }
+  return StrJoin(names, ",");
+}
+
+absl::Status VerifyStructure(const Model& model) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNames(model));
+  NPUPLAN_RETURN_IF_ERROR(CheckMembership(model));
+  NPUPLAN_RETURN_IF_ERROR(CheckEdges(model));
+  NPUPLAN_RETURN_IF_ERROR(CheckOwnership(model));
+  NPUPLAN_RETURN_IF_ERROR(CheckOwnershipAcyclic(model));
+  NPUPLAN_RETURN_IF_ERROR(CheckParentIndex(model));
+  return CheckTopoOrder(model);
 }
 
 absl::Status VerifyStreamIdsContinuous(const Model& model) {

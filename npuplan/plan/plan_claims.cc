@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/task_model.h"
@@ -118,19 +119,18 @@ absl::Status CheckStages(const Plan& plan) {
   return absl::OkStatus();
 }
 
-absl::Status CheckStreams(const Plan& plan) {
-  if (!Has(plan.established, IrProperty::kLogicalStreams)) return absl::OkStatus();
-  const Model& m = plan.model;
+// Sizes first, against the node count, before anything is sized by them;
+// attached ids follow the main ones (the attached-streams check verifies them
+// in detail).
+absl::Status CheckStreamCounts(const Plan& plan) {
   const StreamResult& s = plan.streams;
-  const int64_t nodes = static_cast<int64_t>(m.num_nodes());
-  // Sizes first, against the node count, before anything is sized by them.
+  const int64_t nodes = static_cast<int64_t>(plan.model.num_nodes());
   if (s.logical < 0 || s.logical > nodes) {
     return Fail("streams", StrCat("streams.logical is ", s.logical, " but the plan has ", nodes,
                                   " nodes (each main stream carries at least one)"));
   }
   const int64_t logical = s.logical;
   const int64_t attached = static_cast<int64_t>(s.attached.size());
-  // Attached ids follow the main ones (the attached-streams check verifies them in detail).
   for (int64_t i = 0; i < attached; ++i) {
     if (s.attached[i] != logical + i) {
       return Fail(
@@ -139,12 +139,23 @@ absl::Status CheckStreams(const Plan& plan) {
                  logical, "..", logical + attached - 1, " (after the ", logical, " main streams)"));
     }
   }
-  // Continuity first (its message says which id is missing).
-  NPUPLAN_RETURN_IF_ERROR(VerifyStreamIdsContinuous(m));
+  return absl::OkStatus();
+}
+
+// What the nodes on each main stream carry, for streams.list.
+struct MainStreams {
+  std::vector<std::set<std::string>> labels;        // `_user_stream_label`s
+  std::vector<std::set<int64_t>> attached_of_main;  // attached stream ids
+};
+
+// Every node is on an existing stream and every main stream carries a node.
+absl::StatusOr<MainStreams> CollectMainStreams(const Plan& plan, int64_t logical,
+                                               int64_t attached) {
   std::vector<uint8_t> used(static_cast<size_t>(logical), 0);
-  std::vector<std::set<std::string>> labels(static_cast<size_t>(logical));
-  std::vector<std::set<int64_t>> attached_of_main(static_cast<size_t>(logical));
-  for (const Node& n : m.nodes()) {
+  MainStreams out;
+  out.labels.resize(static_cast<size_t>(logical));
+  out.attached_of_main.resize(static_cast<size_t>(logical));
+  for (const Node& n : plan.model.nodes()) {
     if (n.stream_id < 0) continue;
     if (n.stream_id >= logical + attached) {
       return Fail("streams", StrCat("node ", Name(n), " is on stream ", n.stream_id,
@@ -154,10 +165,10 @@ absl::Status CheckStreams(const Plan& plan) {
     if (n.stream_id >= logical) continue;  // a Send/Recv node on an attached stream
     used[n.stream_id] = 1;
     if (auto label = GetStringAttr(n.attrs, "_user_stream_label"); label && !label->empty()) {
-      labels[n.stream_id].insert(*label);
+      out.labels[n.stream_id].insert(*label);
     }
-    attached_of_main[n.stream_id].insert(n.attached_stream_ids.begin(),
-                                         n.attached_stream_ids.end());
+    out.attached_of_main[n.stream_id].insert(n.attached_stream_ids.begin(),
+                                             n.attached_stream_ids.end());
   }
   for (int64_t i = 0; i < logical; ++i) {
     if (!used[i]) {
@@ -165,20 +176,14 @@ absl::Status CheckStreams(const Plan& plan) {
                   StrCat("streams.logical is ", logical, " but no node is on main stream ", i));
     }
   }
-  // The list is informational (an empty one is no claim); a list given is right.
-  if (!s.streams.empty() && static_cast<int64_t>(s.streams.size()) != logical) {
-    return Fail("streams", StrCat("streams.list has ", s.streams.size(), " entries for ", logical,
-                                  " main streams"));
-  }
-  const bool physical_claimed = Has(plan.established, IrProperty::kPhysicalStreams);
-  std::map<int64_t, int64_t> splits_of;  // logical → split streams
-  for (const auto& [p, l] : s.split_to_logical) {
-    if (l < 0 || l >= logical + attached) {
-      return Fail("streams", StrCat("streams.split_to_logical maps physical stream ", p,
-                                    " to stream ", l, ", which does not exist"));
-    }
-    ++splits_of[l];
-  }
+  return out;
+}
+
+// Each streams.list entry matches its stream: id, physical count (1 + its
+// split streams once the split is claimed), attached ids and user label.
+absl::Status CheckStreamList(const Plan& plan, const MainStreams& mains,
+                             std::map<int64_t, int64_t>& splits_of, bool physical_claimed) {
+  const StreamResult& s = plan.streams;
   for (int64_t i = 0; i < static_cast<int64_t>(s.streams.size()); ++i) {
     const LogicalStream& ls = s.streams[i];
     const std::string at = StrCat("streams.list[", i, "]");
@@ -192,25 +197,36 @@ absl::Status CheckStreams(const Plan& plan) {
       return Fail("streams",
                   StrCat(at, ".hccl_followed_count is negative (", ls.hccl_followed_count, ")"));
     }
-    const std::vector<int64_t> want(attached_of_main[i].begin(), attached_of_main[i].end());
+    const std::vector<int64_t> want(mains.attached_of_main[i].begin(),
+                                    mains.attached_of_main[i].end());
     if (ls.attached_ids != want) {
       return Fail("streams", StrCat(at, ".attached_ids is [", StrJoin(ls.attached_ids, ","),
                                     "] but the nodes on stream ", i, " use attached streams [",
                                     StrJoin(want, ","), "]"));
     }
-    if (ls.user_label.empty() ? !labels[i].empty() : labels[i].count(ls.user_label) == 0) {
+    const std::set<std::string>& labels = mains.labels[i];
+    if (ls.user_label.empty() ? !labels.empty() : labels.count(ls.user_label) == 0) {
       return Fail("streams", StrCat(at, ".user_label is '", EchoName(ls.user_label),
                                     "' but the nodes on stream ", i,
-                                    labels[i].empty() ? " carry no _user_stream_label"
-                                                      : StrCat(" carry _user_stream_label '",
-                                                               EchoName(*labels[i].begin()), "'")));
+                                    labels.empty() ? " carry no _user_stream_label"
+                                                   : StrCat(" carry _user_stream_label '",
+                                                            EchoName(*labels.begin()), "'")));
     }
   }
+  return absl::OkStatus();
+}
+
+// streams.physical: the logical count before the split; after it main +
+// attached + split streams, plus at most one stream per StreamActive node
+// that stream activation created (no logical stream of its own), each
+// carrying one. Returns the count without those activation streams.
+absl::StatusOr<int64_t> CheckPhysicalCount(const Plan& plan, int64_t logical, int64_t attached,
+                                           bool physical_claimed) {
+  const Model& m = plan.model;
+  const StreamResult& s = plan.streams;
   const int64_t split_end = logical + attached + static_cast<int64_t>(s.split_to_logical.size());
   const int64_t physical = physical_claimed ? split_end : logical;
   // Before the split the count is the logical one (0 where no pass set it).
-  // After it, stream activation may add a stream per StreamActive node it
-  // creates (no logical stream of its own); each such stream carries one.
   const int64_t activation = physical_claimed ? s.physical - split_end : 0;
   const int64_t activation_nodes =
       Has(plan.established, IrProperty::kActiveStreams)
@@ -244,6 +260,15 @@ absl::Status CheckStreams(const Plan& plan) {
       }
     }
   }
+  return physical;
+}
+
+// The split's data: split streams numbered after the attached ones, huge
+// streams and task limits, attached streams' physical ids (`physical`
+// streams exist).
+absl::Status CheckSplitData(const Plan& plan, int64_t logical, int64_t attached, int64_t physical) {
+  const Model& m = plan.model;
+  const StreamResult& s = plan.streams;
   int64_t next_split = logical + attached;
   for (const auto& [p, l] : s.split_to_logical) {
     if (p != next_split++) {
@@ -279,6 +304,12 @@ absl::Status CheckStreams(const Plan& plan) {
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// The mode agrees with the partition, and the auto mode's makespans are consistent.
+absl::Status CheckModeAndMakespan(const Plan& plan) {
+  const StreamResult& s = plan.streams;
   // The mode is an enum (kNone where no pass set it): the plan reader
   // refuses a name outside the table with this rule's message.
   const std::vector<uint8_t> unknown = UnknownShapeGraphs(plan);
@@ -297,6 +328,36 @@ absl::Status CheckStreams(const Plan& plan) {
                                   "auto_mode"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckStreams(const Plan& plan) {
+  if (!Has(plan.established, IrProperty::kLogicalStreams)) return absl::OkStatus();
+  const StreamResult& s = plan.streams;
+  NPUPLAN_RETURN_IF_ERROR(CheckStreamCounts(plan));
+  const int64_t logical = s.logical;
+  const int64_t attached = static_cast<int64_t>(s.attached.size());
+  // Continuity first (its message says which id is missing).
+  NPUPLAN_RETURN_IF_ERROR(VerifyStreamIdsContinuous(plan.model));
+  NPUPLAN_ASSIGN_OR_RETURN(const MainStreams mains, CollectMainStreams(plan, logical, attached));
+  // The list is informational (an empty one is no claim); a list given is right.
+  if (!s.streams.empty() && static_cast<int64_t>(s.streams.size()) != logical) {
+    return Fail("streams", StrCat("streams.list has ", s.streams.size(), " entries for ", logical,
+                                  " main streams"));
+  }
+  const bool physical_claimed = Has(plan.established, IrProperty::kPhysicalStreams);
+  std::map<int64_t, int64_t> splits_of;  // logical → split streams
+  for (const auto& [p, l] : s.split_to_logical) {
+    if (l < 0 || l >= logical + attached) {
+      return Fail("streams", StrCat("streams.split_to_logical maps physical stream ", p,
+                                    " to stream ", l, ", which does not exist"));
+    }
+    ++splits_of[l];
+  }
+  NPUPLAN_RETURN_IF_ERROR(CheckStreamList(plan, mains, splits_of, physical_claimed));
+  NPUPLAN_ASSIGN_OR_RETURN(const int64_t physical,
+                           CheckPhysicalCount(plan, logical, attached, physical_claimed));
+  NPUPLAN_RETURN_IF_ERROR(CheckSplitData(plan, logical, attached, physical));
+  return CheckModeAndMakespan(plan);
 }
 
 // The physical stream of node n's main (attached < 0) or attached stream.

@@ -13,18 +13,11 @@ namespace {
 
 using json = nlohmann::json;
 
-}  // namespace
+// The writers of the plan's top-level keys, in the document's (sorted) key
+// order; each streams into `w`.
 
-bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
-
-// Streams the plan (byte-identical to nlohmann's dump(1) of the same document
-// with sorted keys); only the small "streams" and "summary" parts are DOMs.
-std::string WritePlanJson(const Plan& plan) {
+void WriteEvents(const Plan& plan, JsonWriter& w) {
   const Model& m = plan.model;
-  std::string out;
-  JsonWriter w(&out, 1);
-  w.BeginObject();
-
   w.Key("event_counts");
   w.BeginObject();
   for (const auto& [k, v] : plan.events.counts) w.Field(k, v);
@@ -44,45 +37,45 @@ std::string WritePlanJson(const Plan& plan) {
     w.EndObject();
   }
   w.EndArray();
+}
 
-  w.Field("format", kPlanFormat);
-  w.Key("graph");
-  WriteGraph(m, w);
-
-  if (plan.memory.planned) {
-    const MemoryResult& mem = plan.memory;
-    w.Key("memory");
+void WriteMemory(const Plan& plan, JsonWriter& w) {
+  const Model& m = plan.model;
+  const MemoryResult& mem = plan.memory;
+  w.Key("memory");
+  w.BeginObject();
+  w.Field("alignment", mem.alignment);
+  w.Key("dynamic_tensors");
+  w.StringArray(mem.dynamic_tensors);
+  w.Field("lower_bound", mem.lower_bound);
+  w.Field("optimal", mem.optimal);
+  w.Field("peak", mem.peak);
+  w.Key("region_bytes");
+  w.BeginObject();
+  for (const auto& [k, v] : mem.region_bytes) w.Field(k, v);
+  w.EndObject();
+  w.Key("tensors");
+  w.BeginArray();
+  for (const TensorPlacement& t : mem.tensors) {
     w.BeginObject();
-    w.Field("alignment", mem.alignment);
-    w.Key("dynamic_tensors");
-    w.StringArray(mem.dynamic_tensors);
-    w.Field("lower_bound", mem.lower_bound);
-    w.Field("optimal", mem.optimal);
-    w.Field("peak", mem.peak);
-    w.Key("region_bytes");
-    w.BeginObject();
-    for (const auto& [k, v] : mem.region_bytes) w.Field(k, v);
-    w.EndObject();
-    w.Key("tensors");
-    w.BeginArray();
-    for (const TensorPlacement& t : mem.tensors) {
-      w.BeginObject();
-      w.Field("buffer", t.buffer);
-      w.Field("first_use", t.first_use);
-      w.Field("last_use", t.last_use);
-      w.Field("node", m.node(t.node).name);
-      w.Field("offset", t.offset);
-      w.Field("output", int64_t{t.output});
-      w.Field("region", MemoryRegionName(t.region));
-      w.Field("size", t.size);
-      w.Field("stream", t.stream);
-      w.EndObject();
-    }
-    w.EndArray();
+    w.Field("buffer", t.buffer);
+    w.Field("first_use", t.first_use);
+    w.Field("last_use", t.last_use);
+    w.Field("node", m.node(t.node).name);
+    w.Field("offset", t.offset);
+    w.Field("output", int64_t{t.output});
+    w.Field("region", MemoryRegionName(t.region));
+    w.Field("size", t.size);
+    w.Field("stream", t.stream);
     w.EndObject();
   }
+  w.EndArray();
+  w.EndObject();
+}
 
-  // Per-node send/recv event ids; node entries keyed (so sorted) by name.
+// Per-node send/recv event ids; node entries keyed (so sorted) by name.
+void WriteNodes(const Plan& plan, JsonWriter& w) {
+  const Model& m = plan.model;
   std::vector<std::vector<int64_t>> sends(m.num_nodes()), recvs(m.num_nodes());
   for (const SyncEvent& e : plan.events.events) {
     if (e.send.valid() && e.send.index() < m.num_nodes()) sends[e.send.index()].push_back(e.id);
@@ -113,46 +106,48 @@ std::string WritePlanJson(const Plan& plan) {
     w.EndObject();
   }
   w.EndObject();
+}
 
-  if (plan.partition.ran) {
-    const PartitionResult& p = plan.partition;
-    w.Key("partition");
+void WritePartition(const Plan& plan, JsonWriter& w) {
+  const PartitionResult& p = plan.partition;
+  w.Key("partition");
+  w.BeginObject();
+  w.Key("cluster_counts");
+  w.BeginObject();
+  for (const auto& [k, v] : p.cluster_counts) w.Field(k, v);
+  w.EndObject();
+  w.Field("decision", PartitionDecisionName(p.decision));
+  if (p.marked) {
+    w.Key("no_tiling_nodes");
+    w.StringArray(p.no_tiling_nodes);
+  }
+  w.Field("reason", p.reason);
+  w.Key("subgraphs");
+  w.BeginArray();
+  for (const PartitionSubgraph& sg : p.subgraphs) {
     w.BeginObject();
-    w.Key("cluster_counts");
-    w.BeginObject();
-    for (const auto& [k, v] : p.cluster_counts) w.Field(k, v);
-    w.EndObject();
-    w.Field("decision", PartitionDecisionName(p.decision));
-    if (p.marked) {
-      w.Key("no_tiling_nodes");
-      w.StringArray(p.no_tiling_nodes);
-    }
-    w.Field("reason", p.reason);
-    w.Key("subgraphs");
+    w.Field("call_node", sg.call_node);
+    w.Field("kind", SubgraphKindName(sg.kind));
+    w.Field("name", sg.name);
+    w.Key("nodes");
     w.BeginArray();
-    for (const PartitionSubgraph& sg : p.subgraphs) {
-      w.BeginObject();
-      w.Field("call_node", sg.call_node);
-      w.Field("kind", SubgraphKindName(sg.kind));
-      w.Field("name", sg.name);
-      w.Key("nodes");
-      w.BeginArray();
-      for (NodeId id : sg.nodes) w.String(plan.model.node(id).name);
-      w.EndArray();
-      w.Key("reasons");
-      w.StringArray(sg.reasons);
-      w.EndObject();
-    }
+    for (NodeId id : sg.nodes) w.String(plan.model.node(id).name);
     w.EndArray();
-    if (p.marked) {
-      w.Key("unknown_nodes");
-      w.BeginObject();
-      for (const auto& [k, v] : p.unknown_nodes) w.Field(k, v);
-      w.EndObject();
-    }
+    w.Key("reasons");
+    w.StringArray(sg.reasons);
     w.EndObject();
   }
+  w.EndArray();
+  if (p.marked) {
+    w.Key("unknown_nodes");
+    w.BeginObject();
+    for (const auto& [k, v] : p.unknown_nodes) w.Field(k, v);
+    w.EndObject();
+  }
+  w.EndObject();
+}
 
+void WriteStages(const Plan& plan, JsonWriter& w) {
   w.Key("stages");
   w.BeginArray();
   for (IrProperty p : kPlanStages) {
@@ -160,7 +155,11 @@ std::string WritePlanJson(const Plan& plan) {
   }
   w.EndArray();
   if (plan.in_progress != 0) w.Field("in_progress", PropertyNames(plan.in_progress));
+}
 
+// Small: a DOM (nlohmann sorts its keys).
+json StreamsJson(const Plan& plan) {
+  const Model& m = plan.model;
   const StreamResult& s = plan.streams;
   json streams = json::object();
   streams["logical"] = s.logical;
@@ -195,22 +194,48 @@ std::string WritePlanJson(const Plan& plan) {
                         {"hccl_followed_count", ls.hccl_followed_count}});
   }
   streams["list"] = std::move(list);
-  w.Key("streams");
-  w.Value(streams);
+  return streams;
+}
 
+json SummaryJson(const Plan& plan) {
+  const Model& m = plan.model;
+  const StreamResult& s = plan.streams;
   int64_t notifies = 0, evs = 0;
   for (const SyncEvent& e : plan.events.events) (e.kind == SyncKind::kNotify ? notifies : evs) += 1;
+  return json{{"nodes", m.num_nodes()},
+              {"graphs", m.num_graphs()},
+              {"logical_streams", s.logical},
+              {"physical_streams", s.physical},
+              {"attached_streams", s.attached.size()},
+              {"events", plan.events.event_count},
+              {"notifies", plan.events.notify_count},
+              {"sync_pairs", evs + notifies},
+              {"memory_peak", plan.memory.peak},
+              {"memory_lower_bound", plan.memory.lower_bound}};
+}
+
+}  // namespace
+
+bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
+
+// Streams the plan (byte-identical to nlohmann's dump(1) of the same document
+// with sorted keys); only the small "streams" and "summary" parts are DOMs.
+std::string WritePlanJson(const Plan& plan) {
+  std::string out;
+  JsonWriter w(&out, 1);
+  w.BeginObject();
+  WriteEvents(plan, w);
+  w.Field("format", kPlanFormat);
+  w.Key("graph");
+  WriteGraph(plan.model, w);
+  if (plan.memory.planned) WriteMemory(plan, w);
+  WriteNodes(plan, w);
+  if (plan.partition.ran) WritePartition(plan, w);
+  WriteStages(plan, w);
+  w.Key("streams");
+  w.Value(StreamsJson(plan));
   w.Key("summary");
-  w.Value(json{{"nodes", m.num_nodes()},
-               {"graphs", m.num_graphs()},
-               {"logical_streams", s.logical},
-               {"physical_streams", s.physical},
-               {"attached_streams", s.attached.size()},
-               {"events", plan.events.event_count},
-               {"notifies", plan.events.notify_count},
-               {"sync_pairs", evs + notifies},
-               {"memory_peak", plan.memory.peak},
-               {"memory_lower_bound", plan.memory.lower_bound}});
+  w.Value(SummaryJson(plan));
   w.EndObject();
   out.push_back('\n');
   return out;

@@ -207,27 +207,27 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status VerifyEventIdReuse(const Plan& plan) {
-  // Long on purpose: groups, sync nodes and ordering edges are built once and shared by every
-  // context proof.
-  const Model& m = plan.model;
-  const auto& evs = plan.events.events;
-  // Groups of edges sharing an id.
+// Groups of edges sharing an id (two or more).
+std::map<std::pair<SyncKind, int32_t>, std::vector<size_t>> SharedIdGroups(
+    const BigVector<SyncEvent>& evs) {
   std::map<std::pair<SyncKind, int32_t>, std::vector<size_t>> groups;
   for (size_t i = 0; i < evs.size(); ++i) groups[{evs[i].kind, evs[i].id}].push_back(i);
   std::erase_if(groups, [](const auto& g) { return g.second.size() < 2; });
-  if (groups.empty()) return absl::OkStatus();
+  return groups;
+}
+
+// Whether the plan has a loop (a loop event or loop node): the root context may then repeat.
+bool HasLoops(const Plan& plan) {
   bool loops = false;
-  for (const SyncEvent& e : evs) loops |= e.reason == SyncReason::kLoop;
-  for (const Node& n : m.nodes()) {
+  for (const SyncEvent& e : plan.events.events) loops |= e.reason == SyncReason::kLoop;
+  for (const Node& n : plan.model.nodes()) {
     loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" ||
              n.type == "NextIteration" || n.type == "LoopCond";
   }
-  const GraphRuns runs = ComputeGraphRuns(m, loops);
-  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
-  SyncView view(plan, physical);
+  return loops;
+}
+
+absl::Status CheckEventEnds(const Model& m, const SyncView& view, const BigVector<SyncEvent>& evs) {
   for (const SyncEvent& e : evs) {
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
         e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
@@ -236,45 +236,51 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
           StrCat(SyncKindName(e.kind), " ", e.id, " names no node or attached stream of the plan"));
     }
   }
-  std::vector<int32_t> context_of_slot(view.num_slots(), -1);
-  for (size_t s = 0; s < view.num_slots(); ++s) {
-    context_of_slot[s] = runs.context[m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
-  }
-  // Send / Recv nodes of a materialised plan: (computing node, id, notify) → node.
+  return absl::OkStatus();
+}
+
+// Send / Recv nodes of a materialised plan: (computing node, id, notify) → node.
+struct SyncNodes {
   using Key = std::tuple<int32_t, int64_t, bool>;
-  std::map<Key, NodeId> send_node, recv_node;
-  if (Has(plan.established, IrProperty::kSyncNodes)) {
-    for (size_t i = 0; i < m.num_nodes(); ++i) {
-      const Node& n = m.nodes()[i];
-      const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
-      if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
-        if (auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id")) {
-          send_node[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
-        }
-      }
-      for (NodeId c : n.control_inputs) {
-        const Node& r = m.node(c);
-        const bool rn = r.type == "RecvNotify";
-        if (r.type != "Recv" && !rn) continue;
-        if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
-          recv_node[{static_cast<int32_t>(i), *id, rn}] = c;
+  std::map<Key, NodeId> send, recv;
+};
+
+SyncNodes FindSyncNodes(const Plan& plan) {
+  const Model& m = plan.model;
+  SyncNodes out;
+  if (!Has(plan.established, IrProperty::kSyncNodes)) return out;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
+    if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
+      if (auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id")) {
+        out.send[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
       }
     }
+    for (NodeId c : n.control_inputs) {
+      const Node& r = m.node(c);
+      const bool rn = r.type == "RecvNotify";
+      if (r.type != "Recv" && !rn) continue;
+      if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
+        out.recv[{static_cast<int32_t>(i), *id, rn}] = c;
+    }
   }
-  auto record_slot = [&](const SyncEvent& e) {
-    auto it = send_node.find({e.send.value, e.id, e.kind == SyncKind::kNotify});
-    return it != send_node.end() ? view.slot(it->second, -1)
-                                 : SendSlots(m, view)(e.send, e.send_attached);
-  };
-  // Ordering edges for the sweeps: events (not loop ones) and activation.
+  return out;
+}
+
+// Ordering edges for the sweeps: events (not loop ones, on their Send/Recv
+// nodes once they exist) and activation.
+std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const SyncView& view,
+                                                    const SyncNodes& sync, bool physical) {
+  const Model& m = plan.model;
   std::vector<std::pair<int32_t, int32_t>> order_edges;
-  for (const SyncEvent& e : evs) {
+  for (const SyncEvent& e : plan.events.events) {
     if (e.reason == SyncReason::kLoop) continue;
     int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
-    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end())
+    if (auto it = sync.send.find({e.send.value, e.id, notify}); it != sync.send.end())
       from = view.slot(it->second, -1);
-    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end())
+    if (auto it = sync.recv.find({e.recv.value, e.id, notify}); it != sync.recv.end())
       to = view.slot(it->second, -1);
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
@@ -288,87 +294,156 @@ absl::Status VerifyEventIdReuse(const Plan& plan) {
       if (to >= 0 && view.stream(to) != view.stream(from)) order_edges.emplace_back(from, to);
     }
   }
+  return order_edges;
+}
+
+// What the id-sharing proofs of one group read.
+struct ReuseFacts {
+  const Model& m;
+  const BigVector<SyncEvent>& evs;
+  const GraphRuns& runs;
+  const SyncView& view;
+  const std::vector<int32_t>& context_of_slot;
+  const SyncNodes& sync;
+
+  // The slot where e's record happens (its Send node once it exists).
+  int32_t RecordSlot(const SyncEvent& e) const {
+    auto it = sync.send.find({e.send.value, e.id, e.kind == SyncKind::kNotify});
+    return it != sync.send.end() ? view.slot(it->second, -1)
+                                 : SendSlots(m, view)(e.send, e.send_attached);
+  }
+  bool InExclusiveBranches(size_t i, size_t j) const {
+    return Exclusive(CommonBranches(m, runs, evs[i]), CommonBranches(m, runs, evs[j]));
+  }
+};
+
+// (a): a `loose` edge (not in one context that runs once) shares only with
+// edges of other branches, and so do the contexts of `by_context`.
+absl::Status CheckAcrossContexts(const ReuseFacts& f, const std::string& what,
+                                 const std::vector<size_t>& members,
+                                 const std::vector<size_t>& loose,
+                                 const std::map<int32_t, std::vector<size_t>>& by_context) {
+  const Model& m = f.m;
+  const auto& evs = f.evs;
+  for (size_t i : loose) {
+    for (size_t j : members) {
+      if (i != j && !f.InExclusiveBranches(i, j)) {
+        return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[i]), " and ",
+                           EdgeName(m, evs[j]), ", but ", EdgeName(m, evs[i]),
+                           " may not run, or may run more than once, whenever the other runs "
+                           "(its ends lie in different subgraph contexts, a loop body or a loop)"));
+      }
+    }
+  }
+  for (auto a = by_context.begin(); a != by_context.end(); ++a) {
+    for (auto b = std::next(a); b != by_context.end(); ++b) {
+      if (!f.InExclusiveBranches(a->second.front(), b->second.front())) {
+        return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[a->second.front()]), " and ",
+                           EdgeName(m, evs[b->second.front()]),
+                           ", which lie in different subgraphs that can both run"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// (b): the edges `list` of context `c`, in sender order; each consecutive
+// pair adds its orderings to prove to `ps`.
+absl::Status AddInContextProofs(const ReuseFacts& f, const std::string& what, int32_t c,
+                                std::vector<size_t>& list, std::vector<Proof>& ps) {
+  const Model& m = f.m;
+  const auto& evs = f.evs;
+  const SyncView& view = f.view;
+  auto sender_rank = [&](size_t i) {
+    return view.rank(view.slot(evs[i].send, evs[i].send_attached));
+  };
+  std::sort(list.begin(), list.end(), [&](size_t x, size_t y) {
+    return std::pair(sender_rank(x), x) < std::pair(sender_rank(y), y);
+  });
+  for (size_t j = 1; j < list.size(); ++j) {
+    const SyncEvent &e1 = evs[list[j - 1]], &e2 = evs[list[j]];
+    const int32_t r1 = view.slot(e1.recv, e1.recv_attached),
+                  r2 = view.slot(e2.recv, e2.recv_attached);
+    // The slot before e2's receiver on its stream within the context, Send/Recv nodes skipped.
+    int32_t before = -1;
+    const int64_t st = view.stream(r2);
+    for (int32_t p = view.pos(r2) - 1; st >= 0 && p >= 0; --p) {
+      const int32_t slot = view.stream_slots(st)[p];
+      if (f.context_of_slot[slot] == c && !IsSyncNode(m.node(view.node_of(slot)))) {
+        before = slot;
+        break;
+      }
+    }
+    if (before < 0) {
+      return Fail(StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2),
+                         ", but the wait of ", EdgeName(m, e2),
+                         " is the first on its stream: it is pending from the start and could "
+                         "consume the record of ",
+                         EdgeName(m, e1)));
+    }
+    ps.push_back({r1, view.slot(e2.send, e2.send_attached), list[j - 1], list[j], "the record of"});
+    const int32_t rec = f.RecordSlot(e2);
+    if (f.context_of_slot[rec] == c) ps.push_back({r1, rec, list[j - 1], list[j], "the Send of"});
+    ps.push_back({r1, before, list[j - 1], list[j], "the start of the wait of"});
+  }
+  return absl::OkStatus();
+}
+
+// One group of edges sharing an id: (a) checked now, (b)'s orderings added to
+// `proofs` per context.
+absl::Status CheckSharedGroup(const ReuseFacts& f, std::pair<SyncKind, int32_t> key,
+                              const std::vector<size_t>& members,
+                              std::map<int32_t, std::vector<Proof>>& proofs) {
+  const Model& m = f.m;
+  const auto& evs = f.evs;
+  const std::string what = StrCat(SyncKindName(key.first), " id ", key.second);
+  if (std::all_of(members.begin(), members.end(), [&](size_t i) {
+        return HasAttr(m.node(evs[i].send).attrs, "_event_multiplexing") ||
+               HasAttr(m.node(evs[i].recv).attrs, "_event_multiplexing");
+      })) {
+    return absl::OkStatus();
+  }
+  std::map<int32_t, std::vector<size_t>> by_context;
+  std::vector<size_t> loose;  // not in one context that runs once: (a) with every other edge
+  for (size_t i : members) {
+    const SyncEvent& e = evs[i];
+    const int32_t c = f.runs.context[m.node(e.send).graph.index()];
+    if (c == f.runs.context[m.node(e.recv).graph.index()] &&
+        !f.runs.repeats[m.node(e.send).graph.index()] && e.reason != SyncReason::kLoop) {
+      by_context[c].push_back(i);
+    } else {
+      loose.push_back(i);
+    }
+  }
+  if (absl::Status s = CheckAcrossContexts(f, what, members, loose, by_context); !s.ok()) return s;
+  for (auto& [c, list] : by_context) {
+    if (list.size() < 2) continue;  // nothing to order
+    if (absl::Status s = AddInContextProofs(f, what, c, list, proofs[c]); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyEventIdReuse(const Plan& plan) {
+  const Model& m = plan.model;
+  const auto& evs = plan.events.events;
+  const auto groups = SharedIdGroups(evs);
+  if (groups.empty()) return absl::OkStatus();
+  const GraphRuns runs = ComputeGraphRuns(m, HasLoops(plan));
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  SyncView view(plan, physical);
+  if (absl::Status s = CheckEventEnds(m, view, evs); !s.ok()) return s;
+  std::vector<int32_t> context_of_slot(view.num_slots(), -1);
+  for (size_t s = 0; s < view.num_slots(); ++s) {
+    context_of_slot[s] = runs.context[m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
+  }
+  const SyncNodes sync = FindSyncNodes(plan);
+  const auto order_edges = OrderEdges(plan, view, sync, physical);
+  const ReuseFacts facts{m, evs, runs, view, context_of_slot, sync};
   std::map<int32_t, std::vector<Proof>> proofs;  // context → orderings to prove
   for (const auto& [key, members] : groups) {
-    const std::string what = StrCat(SyncKindName(key.first), " id ", key.second);
-    if (std::all_of(members.begin(), members.end(), [&](size_t i) {
-          return HasAttr(m.node(evs[i].send).attrs, "_event_multiplexing") ||
-                 HasAttr(m.node(evs[i].recv).attrs, "_event_multiplexing");
-        })) {
-      continue;
-    }
-    // (a) between different contexts; (b) inside one.
-    std::map<int32_t, std::vector<size_t>> by_context;
-    std::vector<size_t> loose;  // not in one context that runs once: (a) with every other edge
-    for (size_t i : members) {
-      const SyncEvent& e = evs[i];
-      const int32_t c = runs.context[m.node(e.send).graph.index()];
-      if (c == runs.context[m.node(e.recv).graph.index()] &&
-          !runs.repeats[m.node(e.send).graph.index()] && e.reason != SyncReason::kLoop) {
-        by_context[c].push_back(i);
-      } else {
-        loose.push_back(i);
-      }
-    }
-    auto exclusive = [&](size_t i, size_t j) {
-      return Exclusive(CommonBranches(m, runs, evs[i]), CommonBranches(m, runs, evs[j]));
-    };
-    for (size_t i : loose) {
-      for (size_t j : members) {
-        if (i != j && !exclusive(i, j)) {
-          return Fail(
-              StrCat(what, " is shared by ", EdgeName(m, evs[i]), " and ", EdgeName(m, evs[j]),
-                     ", but ", EdgeName(m, evs[i]),
-                     " may not run, or may run more than once, whenever the other runs "
-                     "(its ends lie in different subgraph contexts, a loop body or a loop)"));
-        }
-      }
-    }
-    for (auto a = by_context.begin(); a != by_context.end(); ++a) {
-      for (auto b = std::next(a); b != by_context.end(); ++b) {
-        if (!exclusive(a->second.front(), b->second.front())) {
-          return Fail(StrCat(what, " is shared by ", EdgeName(m, evs[a->second.front()]), " and ",
-                             EdgeName(m, evs[b->second.front()]),
-                             ", which lie in different subgraphs that can both run"));
-        }
-      }
-    }
-    for (auto& [c, list] : by_context) {
-      auto sender_rank = [&](size_t i) {
-        return view.rank(view.slot(evs[i].send, evs[i].send_attached));
-      };
-      std::sort(list.begin(), list.end(), [&](size_t x, size_t y) {
-        return std::pair(sender_rank(x), x) < std::pair(sender_rank(y), y);
-      });
-      for (size_t j = 1; j < list.size(); ++j) {
-        const SyncEvent &e1 = evs[list[j - 1]], &e2 = evs[list[j]];
-        const int32_t r1 = view.slot(e1.recv, e1.recv_attached),
-                      r2 = view.slot(e2.recv, e2.recv_attached);
-        // The slot before e2's receiver on its stream within the context, Send/Recv nodes skipped.
-        int32_t before = -1;
-        const int64_t st = view.stream(r2);
-        for (int32_t p = view.pos(r2) - 1; st >= 0 && p >= 0; --p) {
-          const int32_t slot = view.stream_slots(st)[p];
-          if (context_of_slot[slot] == c && !IsSyncNode(m.node(view.node_of(slot)))) {
-            before = slot;
-            break;
-          }
-        }
-        if (before < 0) {
-          return Fail(StrCat(what, " is shared by ", EdgeName(m, e1), " and ", EdgeName(m, e2),
-                             ", but the wait of ", EdgeName(m, e2),
-                             " is the first on its stream: it is pending from the start and could "
-                             "consume the record of ",
-                             EdgeName(m, e1)));
-        }
-        auto& ps = proofs[c];
-        ps.push_back(
-            {r1, view.slot(e2.send, e2.send_attached), list[j - 1], list[j], "the record of"});
-        const int32_t rec = record_slot(e2);
-        if (context_of_slot[rec] == c) ps.push_back({r1, rec, list[j - 1], list[j], "the Send of"});
-        ps.push_back({r1, before, list[j - 1], list[j], "the start of the wait of"});
-      }
-    }
+    if (absl::Status s = CheckSharedGroup(facts, key, members, proofs); !s.ok()) return s;
   }
   for (auto& [c, ps] : proofs) {
     absl::Status s = ProveInContext(plan, view, context_of_slot, c, order_edges, std::move(ps));

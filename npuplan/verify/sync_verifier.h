@@ -32,6 +32,7 @@
 //                       shared safely (id_reuse_verifier.cc)
 //   physical-streams  → [physical-streams] every node has a physical stream
 //                       that maps back to its logical one; task limits hold
+//                       (physical_stream_verifier.cc)
 //   active-streams    → [active-streams] lists name existing streams; no node
 //                       activates its own stream
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
