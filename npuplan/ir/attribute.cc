@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 namespace npuplan {
 
@@ -36,18 +37,33 @@ size_t AttrMap::erase(std::string_view key) {
 }
 
 AttrMap AttrMap::Shared(std::string_view key, const AttrValue& value) {
+  using Block = const std::vector<AttrEntry>*;
   // Immortal, like the key table: blocks stay valid during static destruction.
+  // Int and bool values are found through an ordered index on (key, type,
+  // value): the partition interns one `_parent_node_index` per input of its
+  // widest subgraph, and scanning every earlier block for each new value made
+  // that quadratic. Other values are scanned (few distinct values).
   static std::mutex* mu = new std::mutex;
-  static std::map<const std::string*, std::vector<const std::vector<AttrEntry>*>>* table =
-      new std::map<const std::string*, std::vector<const std::vector<AttrEntry>*>>;
+  static std::map<std::tuple<const std::string*, size_t, int64_t>, Block>* scalars =
+      new std::map<std::tuple<const std::string*, size_t, int64_t>, Block>;
+  static std::map<const std::string*, std::vector<Block>>* others =
+      new std::map<const std::string*, std::vector<Block>>;
   const AttrKey k(key);
   const std::string* kp = &k.str();
   AttrMap m;
   std::lock_guard<std::mutex> lock(*mu);
-  std::vector<const std::vector<AttrEntry>*>& blocks = (*table)[kp];
-  for (const std::vector<AttrEntry>* b : blocks) {
-    if ((*b)[0].second == value) {
-      m.shared_ = b;
+  const int64_t* i = value.as<int64_t>();
+  const bool* b = value.as<bool>();
+  if (i != nullptr || b != nullptr) {
+    Block& block = (*scalars)[{kp, value.get().index(), i != nullptr ? *i : int64_t{*b}}];
+    if (block == nullptr) block = new std::vector<AttrEntry>{AttrEntry{k, value}};
+    m.shared_ = block;
+    return m;
+  }
+  std::vector<Block>& blocks = (*others)[kp];
+  for (Block bl : blocks) {
+    if ((*bl)[0].second == value) {
+      m.shared_ = bl;
       return m;
     }
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npuplan {
@@ -166,6 +167,45 @@ TEST(AttrMapTest, SharedMapsAreInternedPerValue) {
             FirstValue(AttrMap::Shared("_parent_node_index", int64_t{2})));
   EXPECT_NE(FirstValue(AttrMap::Shared("_parent_node_index", int64_t{2})),
             FirstValue(AttrMap::Shared("_parent_node_index", int64_t{1})));
+}
+
+// The indexed lookup (int and bool values) against the scan it replaced: for
+// each request, the block a scan of the blocks made so far would return
+// (equal value, same type), or a fresh one.
+TEST(AttrMapTest, SharedBlocksMatchAScanOverEarlierBlocks) {
+  std::vector<std::pair<AttrValue, const AttrValue*>> made;  // value, its block's value
+  auto request = [&](const AttrValue& v) {
+    const AttrValue* got = FirstValue(AttrMap::Shared("_shared_scan_test", v));
+    EXPECT_EQ(*got, v);
+    const AttrValue* scanned = nullptr;
+    for (const auto& [value, block] : made) {
+      if (value == v) scanned = block;
+    }
+    if (scanned != nullptr) {
+      EXPECT_EQ(got, scanned) << "a repeated value gets the first block";
+    } else {
+      for (const auto& [value, block] : made)
+        EXPECT_NE(got, block) << "a new value gets a new block";
+      made.emplace_back(v, got);
+    }
+  };
+  uint64_t x = 12345;
+  for (int step = 0; step < 2000; ++step) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int64_t small = static_cast<int64_t>(x >> 60) - 4;  // -4 .. 11: repeats
+    const uint64_t kind = (x >> 32) % 4;
+    if (kind == 0) {
+      request(AttrValue(small));
+    } else if (kind == 1) {
+      request(AttrValue(small != 0));  // bool true/false next to int 1/0
+    } else if (kind == 2) {
+      request(AttrValue(static_cast<int64_t>(x >> 20)));  // mostly new values
+    } else {
+      request(AttrValue(std::to_string(small)));
+    }
+  }
+  EXPECT_NE(FirstValue(AttrMap::Shared("_shared_scan_test", int64_t{1})),
+            FirstValue(AttrMap::Shared("_shared_scan_test", true)));
 }
 
 }  // namespace

@@ -185,38 +185,102 @@ std::vector<int32_t> ClusterGraph::PathClusters(int32_t into, int32_t other) {
   std::vector<int32_t> path;
   if (into == other) return path;
   path.push_back(other);
-  // Forward from `other`: clusters that may still reach `into` (min < into.max).
-  uint32_t fs = NewStamp(stamp_a_, counter_a_);
-  queue_.clear();
-  queue_.push_back(other);
-  const int32_t fwd_limit = Limit(max_[into]);
-  for (size_t qi = 0; qi < queue_.size(); ++qi) {
-    ++bfs_visits;
-    for (int32_t y : Outs(queue_[qi])) {
-      if (y == into || y == other || stamp_a_[y] == fs || min_[y] >= fwd_limit) continue;
-      stamp_a_[y] = fs;
-      queue_.push_back(y);
+  // The clusters x with other → … → x → … → into, every step inside the
+  // window (min < into.max). Two searches run side by side, a few list
+  // entries each per step: forward from `other`, backward from `into`. Each holds
+  // every path cluster once it is done, so the first one done decides and
+  // the other stops: a large cluster's long edge list (or a frontier of
+  // dead ends hanging off it, met again by every later call) costs no more
+  // than the other side's search. The path is what the finished search
+  // found that leads to its far end over the edges it read.
+  const int32_t limit = Limit(max_[into]);
+  PathSearch& fwd = fwd_search_;
+  PathSearch& bwd = bwd_search_;
+  fwd.Start(other, NewStamp(stamp_a_, counter_a_));
+  bwd.Start(into, NewStamp(stamp_b_, counter_b_));
+  PathSearch* done = nullptr;
+  while (done == nullptr) {
+    if (!Step(fwd, out_, stamp_a_, into, limit)) {
+      done = &fwd;
+    } else if (!Step(bwd, in_, stamp_b_, other, limit)) {
+      done = &bwd;
     }
   }
-  // Backward from `into`, only through the forward set: a cluster on a path
-  // other → … → into is in the forward set and so is every cluster after it
-  // on that path. (GE bounds this search by max > other.min instead, which can
-  // miss a path through a cluster whose rank interval is wide after merges.)
-  uint32_t bs = NewStamp(stamp_b_, counter_b_);
-  std::vector<int32_t> back = {into};
-  for (size_t qi = 0; qi < back.size(); ++qi) {
-    ++bfs_visits;
-    for (int32_t y : Ins(back[qi])) {
-      if (stamp_a_[y] != fs || stamp_b_[y] == bs) continue;
-      stamp_b_[y] = bs;
-      back.push_back(y);
-      path.push_back(y);
-    }
-  }
+  const int32_t start = done == &fwd ? other : into;
+  const int32_t far_end = done == &fwd ? into : other;
+  ReachOver(done->found, far_end, [&](int32_t x) {
+    if (x != start) path.push_back(x);
+  });
   std::sort(path.begin() + 1, path.end(), [&](int32_t a, int32_t b) {
     return min_[a] != min_[b] ? min_[a] < min_[b] : first_[a] < first_[b];
   });
   return path;
+}
+
+void ClusterGraph::PathSearch::Start(int32_t from, uint32_t s) {
+  queue.assign(1, from);
+  qi = pos = 0;
+  stamp = s;
+  found.clear();
+}
+
+// Lists up to this long are compacted when a search starts reading them (as
+// Outs/Ins would: later reads are shorter); longer ones are read raw, a step
+// at a time, so that the other search can finish first.
+constexpr size_t kCompactOnRead = 64;
+// List entries a search reads per step.
+constexpr int kEntriesPerStep = 16;
+
+// Reads a few entries of the search's current list (moving on to the next
+// queued cluster when the list is read); false when nothing is left. The
+// far end is recorded but not entered; the start is never entered again.
+bool ClusterGraph::Step(PathSearch& s, EdgeLists& e, BigVector<uint32_t>& stamps, int32_t far_end,
+                        int32_t limit) {
+  int budget = kEntriesPerStep;
+  while (s.qi < s.queue.size()) {
+    const int32_t x = s.queue[s.qi];
+    std::span<const int32_t> list = RawList(x, e);
+    if (s.pos == 0) {
+      ++bfs_visits;
+      if (list.size() <= kCompactOnRead) list = Compact(x, e);
+    }
+    while (s.pos < list.size()) {
+      if (budget-- == 0) return true;
+      const int32_t y = Find(list[s.pos++]);
+      if (y == x || y == s.queue[0]) continue;
+      if (y != far_end) {
+        if (min_[y] >= limit) continue;
+        if (stamps[y] != s.stamp) {
+          stamps[y] = s.stamp;
+          s.queue.push_back(y);
+        }
+      }
+      s.found.emplace_back(y, x);
+    }
+    ++s.qi;
+    s.pos = 0;
+  }
+  return false;
+}
+
+// Calls f on every cluster reached from `seed` over the (y, x) pairs: y
+// leads to x. Each once, the seed not included.
+template <typename F>
+void ClusterGraph::ReachOver(std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t seed, F&& f) {
+  std::sort(pairs.begin(), pairs.end());
+  const uint32_t s = NewStamp(stamp_c_, counter_c_);
+  queue_.assign(1, seed);
+  stamp_c_[seed] = s;
+  for (size_t qi = 0; qi < queue_.size(); ++qi) {
+    auto it = std::lower_bound(pairs.begin(), pairs.end(),
+                               std::pair<int32_t, int32_t>(queue_[qi], INT32_MIN));
+    for (; it != pairs.end() && it->first == queue_[qi]; ++it) {
+      if (stamp_c_[it->second] == s) continue;
+      stamp_c_[it->second] = s;
+      queue_.push_back(it->second);
+      f(it->second);
+    }
+  }
 }
 
 bool ClusterGraph::Reaches(int32_t from, int32_t to) {

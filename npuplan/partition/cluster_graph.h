@@ -23,9 +23,11 @@
 //   TryMerge(c, o)          o is an input of c. BFS forward from o over
 //                           clusters whose min < c.max; reaching c from any
 //                           cluster other than o is a second path → refuse.
-//   MergeAllPathFrom(c, o)  every cluster on a path o → … → c: forward set
-//                           from o (min < c.max) ∩ backward set from c
-//                           (max > o.min); all of them and o merge into c.
+//   MergeAllPathFrom(c, o)  every cluster on a path o → … → c inside the
+//                           window (min < c.max); all of them and o merge
+//                           into c. Found by a forward search from o and a
+//                           backward one from c run side by side: the first
+//                           one done has them all.
 // Both searches are bounded by the rank window between the two clusters; no
 // reachability is ever precomputed.
 #ifndef NPUPLAN_PARTITION_CLUSTER_GRAPH_H_
@@ -167,6 +169,21 @@ class ClusterGraph {
     }
   }
   uint32_t NewStamp(BigVector<uint32_t>& stamps, uint32_t& counter);
+  // One of PathClusters' two searches: forward over out lists from `other`
+  // or backward over in lists from `into`, read a few entries per Step.
+  struct PathSearch {
+    std::vector<int32_t> queue;  // queue[0] is the start
+    size_t qi = 0, pos = 0;      // the list being read and the next entry in it
+    uint32_t stamp = 0;
+    // (y, x) for each entry y read from x's list, y entered or the far end:
+    // y leads to x towards the start.
+    std::vector<std::pair<int32_t, int32_t>> found;
+    void Start(int32_t from, uint32_t s);
+  };
+  bool Step(PathSearch& s, EdgeLists& e, BigVector<uint32_t>& stamps, int32_t far_end,
+            int32_t limit);
+  template <typename F>
+  void ReachOver(std::vector<std::pair<int32_t, int32_t>>& pairs, int32_t seed, F&& f);
 
   // Node-sized arrays: BigVector (huge pages; page faults dominate at 1M nodes).
   // Union-find forest over node indices: the parent node, or ~id of the
@@ -181,6 +198,7 @@ class ClusterGraph {
   BigVector<uint32_t> stamp_a_, stamp_b_, stamp_c_;
   uint32_t counter_a_ = 0, counter_b_ = 0, counter_c_ = 0;
   std::vector<int32_t> queue_;
+  PathSearch fwd_search_, bwd_search_;
   // Node-sized scratch of TopoSort and LiveClusters (run several times per
   // partition: one allocation, on huge pages, instead of a fresh 4 MB
   // std::vector faulted in 4 KiB at a time on each call).
