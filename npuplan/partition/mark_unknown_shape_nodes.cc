@@ -176,12 +176,18 @@ bool EntersPartitionFlow(MarkReason r) {
 
 absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const CompileOptions& options,
                                                     DecisionLog* log, Statistics* stats) {
+  NPUPLAN_ASSIGN_OR_RETURN(const PartitionOptions read, ReadPartitionOptions(options));
+  return ComputeUnknownShapeMarks(model, read, log, stats);
+}
+
+absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
+                                                    const PartitionOptions& options,
+                                                    DecisionLog* log, Statistics* stats) {
   const size_t n = model.num_nodes();
   MarkResult res;
   res.reason.assign(n, MarkReason::kKnown);
   res.no_tiling.assign(n, 0);
-  const bool tiling_sink =
-      options.Get("ge.tiling_schedule_optimize") == "1" && options.GetBool("npuplan.device.tilingSink");
+  const bool tiling_sink = options.tiling_sink;
   std::vector<GraphId> order = model.GraphsPreOrder();
   std::reverse(order.begin(), order.end());  // subgraphs before their owners
   const bool logging = log != nullptr && log->enabled();

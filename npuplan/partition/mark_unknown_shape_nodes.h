@@ -39,6 +39,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
+#include "npuplan/partition/partition_options.h"
 #include "npuplan/pass/pass.h"
 
 namespace npuplan {
@@ -79,6 +80,11 @@ struct MarkResult {
 };
 
 // Marks every node of the model. `log`/`stats` may be null (no remarks).
+absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
+                                                    const PartitionOptions& options,
+                                                    DecisionLog* log = nullptr,
+                                                    Statistics* stats = nullptr);
+// The same with the options read first (ReadPartitionOptions: its errors).
 absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model, const CompileOptions& options,
                                                     DecisionLog* log = nullptr, Statistics* stats = nullptr);
 

@@ -60,6 +60,8 @@ absl::StatusOr<PartitionOptions> ReadPartitionOptions(const CompileOptions& opti
   NPUPLAN_ASSIGN_OR_RETURN(o.topo_mode,
                            ParseTopoSortMode(mode.empty() ? std::string_view("0") : mode));
   o.stable_topo = o.topo_mode == TopoSortMode::kStableRdfs;
+  o.tiling_sink = options.Get("ge.tiling_schedule_optimize") == "1" &&
+                  options.GetBool("npuplan.device.tilingSink");
   return o;
 }
 

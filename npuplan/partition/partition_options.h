@@ -30,6 +30,9 @@ struct PartitionOptions {
   TopoSortMode topo_mode = TopoSortMode::kBfs;
   // ge.exec.placement=HOST (GE's host-exec flag): whole graph dynamic.
   bool host_exec = false;
+  // ge.tiling_schedule_optimize=1 and npuplan.device.tilingSink: tiling
+  // sinks, so a tiling-depend node whose inputs can sink stays known.
+  bool tiling_sink = false;
 };
 
 // Reads and checks the partition options; errors name the option.

@@ -6,7 +6,7 @@
 namespace npuplan::stream {
 
 absl::StatusOr<bool> AllReduceParallelPass::Run(GraphState& gs, AssignContext& ctx) {
-  if (!ctx.enable_hcom_parallel) return false;
+  if (!ctx.stream_options.hcom_parallel) return false;
   const std::vector<NodeId>& nodes = gs.g(ctx.model).nodes;
   const GraphEdges& edges = gs.edges;
   const int32_t n = static_cast<int32_t>(nodes.size());

@@ -37,7 +37,9 @@ bool CouldReuse(GraphState& gs, AssignContext& ctx, const std::vector<int32_t>& 
   }
   // 4. SubGraphCouldReuse: a same-engine sibling keeps P's stream for itself.
   //    (s is one of P's consumers, listed once.)
-  if (!ctx.memory_priority && same_engine_consumers[p] > (sg.engine_id == pred.engine_id ? 1 : 0)) return false;
+  if (!ctx.stream_options.memory_priority &&
+      same_engine_consumers[p] > (sg.engine_id == pred.engine_id ? 1 : 0))
+    return false;
   // 5. Same engine, or an attaching engine.
   if (sg.engine_id == pred.engine_id) {
     rule = "same-engine";

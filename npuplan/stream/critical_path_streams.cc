@@ -82,56 +82,33 @@ struct Choice {
   std::string name;
 };
 
-// `main_pin`: a dynamic graph's forced-main-stream nodes are pinned to index
-// 0; otherwise (static graphs) the nodes left on the home stream are.
-// `never_worse` (npuplan.autoStreams.neverWorse): the graph's current
-// assignment is a candidate too.
-Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool main_pin,
-              int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder,
-              bool never_worse) {
-  Choice c;
-  c.dag = BuildStreamDag(m, g, costs);
-  StreamDag& d = c.dag;
-  const size_t n = d.size();
-  const int64_t lim = std::max<int64_t>(limit, 1);
-  c.pinned.assign(n, 0);
-  std::vector<int64_t> bound_cost = d.cost;  // owners at their subgraphs' bounds
-  c.work = TotalWork(d);
-  if (!main_pin) {
-    c.home = home;
-    c.pinned = HomePinned(m, d, c.home);
+// Builds one graph's Choice: the candidates (in the graph's own order and,
+// with reorder, in other execution orders), then the best by estimate.
+class Chooser {
+ public:
+  // `main_pin`: a dynamic graph's forced-main-stream nodes are pinned to
+  // index 0; otherwise (static graphs) the nodes left on the home stream are.
+  // `never_worse` (npuplan.autoStreams.neverWorse): the graph's current
+  // assignment is a candidate too.
+  Chooser(const Model& m, int64_t limit, const StreamCostModel& costs, bool main_pin)
+      : m_(m), limit_(limit), costs_(costs), main_pin_(main_pin) {}
+
+  Choice Choose(GraphId g, int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder,
+                bool never_worse) {
+    PinAndBound(g, home, subtree);
+    Generate(c_.dag, c_.pinned, -1);
+    if (never_worse) AddCurrentAssignment();
+    if (reorder) AddReorderedCandidates();
+    PickBest();
+    return std::move(c_);
   }
-  const bool pin = main_pin || c.home >= 0;
-  if (main_pin) {
-    for (size_t i = 0; i < n; ++i) {
-      const Node& node = m.node(d.nodes[i]);
-      // On the main stream every pinned node is a queue item: it takes no
-      // time when it launches no task (Const, Data, GE_LOCAL ops), but the
-      // stream still runs it in order (its waits hold the stream).
-      c.pinned[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
-      // A subgraph owner's subgraphs run on the main stream right after it
-      // (execution order): until their NetOutput is done the main stream is
-      // held and the owner's consumers wait, so it costs their makespan.
-      if (c.pinned[i] && subtree != nullptr) {
-        for (GraphId sub : node.subgraphs) {
-          if (sub.index() >= subtree->makespan.size()) continue;
-          d.cost[i] += subtree->makespan[sub.index()];
-          bound_cost[i] += subtree->lower_bound[sub.index()];
-          c.work += subtree->work[sub.index()];
-        }
-      }
-    }
-  }
-  {
-    std::swap(d.cost, bound_cost);
-    c.lower_bound = std::max(CriticalPathLength(d), (c.work + lim - 1) / lim);
-    std::swap(d.cost, bound_cost);
-  }
-  // Candidates in the graph's own order, then (reorder) in other orders.
+
+ private:
+  // A candidate assignment in the graph's own order or in orders_[order].
   struct Candidate {
     std::string name;
     std::vector<int32_t> stream_of;
-    int order = -1;  // index into `orders`; -1 = the graph's own order
+    int order = -1;  // index into `orders_`; -1 = the graph's own order
   };
   // Another execution order: the positions of the graph's own order in it,
   // and the DAG and pins renumbered to it.
@@ -140,145 +117,226 @@ Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& c
     StreamDag dag;
     std::vector<uint8_t> pinned;
   };
-  std::vector<Candidate> cands;
-  std::vector<Order> orders;
-  auto generate = [&](const StreamDag& dd, const std::vector<uint8_t>& pinned, int order) {
-    // With a main stream, index 0 is it: pinned nodes go there (also when not
-    // written back, so that the estimate sees where they run).
-    auto with_main = [&](std::vector<int32_t> s, int32_t shift) {
-      if (!pin) return s;
-      for (size_t i = 0; i < n; ++i) {
-        if (pinned[i]) {
-          s[i] = 0;
-        } else if (s[i] >= 0) {
-          s[i] += shift;
-        }
-      }
-      return s;
-    };
-    auto add = [&](std::string name, std::vector<int32_t> s) {
-      cands.push_back(Candidate{std::move(name), std::move(s), order});
-    };
-    const std::vector<uint8_t>* pins_or_null = pin ? &pinned : nullptr;
-    // One stream (serial labels still apart, as in every candidate); in
-    // another order it is the same plan, so only in the graph's own.
-    if (order < 0) {
-      std::vector<int32_t> single(n, -1);
-      std::map<std::string, int32_t> serial;
-      bool any = pin;
-      for (size_t i = 0; i < n; ++i) any = any || (dd.writable[i] && dd.serial[i].empty());
-      for (size_t i = 0; i < n; ++i) {
-        if (!dd.writable[i]) continue;
-        if (dd.serial[i].empty()) {
-          single[i] = 0;
-        } else {
-          auto [it, fresh] = serial.emplace(dd.serial[i], static_cast<int32_t>(serial.size()) + (any ? 1 : 0));
-          single[i] = it->second;
-        }
-      }
-      add("single", with_main(std::move(single), 0));
+
+  // The DAG, the pinned nodes, and the lower bound max(critical path, work / N)
+  // with subgraph owners at their subgraphs' bounds.
+  void PinAndBound(GraphId g, int64_t home, const CriticalPathStreams::Subtree* subtree) {
+    c_.dag = BuildStreamDag(m_, g, costs_);
+    StreamDag& d = c_.dag;
+    n_ = d.size();
+    c_.pinned.assign(n_, 0);
+    std::vector<int64_t> bound_cost = d.cost;  // owners at their subgraphs' bounds
+    c_.work = TotalWork(d);
+    if (!main_pin_) {
+      c_.home = home;
+      c_.pinned = HomePinned(m_, d, c_.home);
     }
-    add("critical-path", with_main(CriticalPathStreams::Schedule(dd, limit, costs.EdgeLatency(), pins_or_null), 0));
-    if (limit > 1) {
-      add("critical-chain",
-          with_main(CriticalPathStreams::Schedule(dd, limit, costs.EdgeLatency(), pins_or_null, true), 0));
+    pin_ = main_pin_ || c_.home >= 0;
+    if (main_pin_) PinMainStreamNodes(subtree, bound_cost);
+    const int64_t lim = std::max<int64_t>(limit_, 1);
+    std::swap(d.cost, bound_cost);
+    c_.lower_bound = std::max(CriticalPathLength(d), (c_.work + lim - 1) / lim);
+    std::swap(d.cost, bound_cost);
+  }
+
+  void PinMainStreamNodes(const CriticalPathStreams::Subtree* subtree,
+                          std::vector<int64_t>& bound_cost) {
+    StreamDag& d = c_.dag;
+    for (size_t i = 0; i < n_; ++i) {
+      const Node& node = m_.node(d.nodes[i]);
+      // On the main stream every pinned node is a queue item: it takes no
+      // time when it launches no task (Const, Data, GE_LOCAL ops), but the
+      // stream still runs it in order (its waits hold the stream).
+      c_.pinned[i] = node.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(node);
+      // A subgraph owner's subgraphs run on the main stream right after it
+      // (execution order): until their NetOutput is done the main stream is
+      // held and the owner's consumers wait, so it costs their makespan.
+      if (!c_.pinned[i] || subtree == nullptr) continue;
+      for (GraphId sub : node.subgraphs) {
+        if (sub.index() >= subtree->makespan.size()) continue;
+        d.cost[i] += subtree->makespan[sub.index()];
+        bound_cost[i] += subtree->lower_bound[sub.index()];
+        c_.work += subtree->work[sub.index()];
+      }
+    }
+  }
+
+  // With a main stream, index 0 is it: pinned nodes go there (also when not
+  // written back, so that the estimate sees where they run).
+  std::vector<int32_t> WithMain(std::vector<int32_t> s, const std::vector<uint8_t>& pinned,
+                                int32_t shift) const {
+    if (!pin_) return s;
+    for (size_t i = 0; i < n_; ++i) {
+      if (pinned[i]) {
+        s[i] = 0;
+      } else if (s[i] >= 0) {
+        s[i] += shift;
+      }
+    }
+    return s;
+  }
+
+  // One stream (serial labels still apart, as in every candidate).
+  std::vector<int32_t> SingleStream(const StreamDag& dd) const {
+    std::vector<int32_t> single(n_, -1);
+    std::map<std::string, int32_t> serial;
+    bool any = pin_;
+    for (size_t i = 0; i < n_; ++i) any = any || (dd.writable[i] && dd.serial[i].empty());
+    for (size_t i = 0; i < n_; ++i) {
+      if (!dd.writable[i]) continue;
+      if (dd.serial[i].empty()) {
+        single[i] = 0;
+      } else {
+        auto [it, fresh] =
+            serial.emplace(dd.serial[i], static_cast<int32_t>(serial.size()) + (any ? 1 : 0));
+        single[i] = it->second;
+      }
+    }
+    return single;
+  }
+
+  void Add(std::string name, std::vector<int32_t> s, int order) {
+    cands_.push_back(Candidate{std::move(name), std::move(s), order});
+  }
+
+  // The candidates over `dd` (the graph's own order when order < 0).
+  void Generate(const StreamDag& dd, const std::vector<uint8_t>& pinned, int order) {
+    const std::vector<uint8_t>* pins_or_null = pin_ ? &pinned : nullptr;
+    const int64_t edge = costs_.EdgeLatency();
+    // In another order one stream is the same plan: only in the graph's own.
+    if (order < 0) Add("single", WithMain(SingleStream(dd), pinned, 0), order);
+    Add("critical-path",
+        WithMain(CriticalPathStreams::Schedule(dd, limit_, edge, pins_or_null), pinned, 0), order);
+    if (limit_ > 1) {
+      Add("critical-chain",
+          WithMain(CriticalPathStreams::Schedule(dd, limit_, edge, pins_or_null, true), pinned, 0),
+          order);
     }
     // Fewer streams can mean fewer events: the same two schedules with 2, 4, ...
     // streams below the limit (halving), each kept only if its estimate wins.
-    for (int64_t k = limit / 2; k >= 2; k /= 2) {
-      add("critical-path", with_main(CriticalPathStreams::Schedule(dd, k, costs.EdgeLatency(), pins_or_null), 0));
-      add("critical-chain", with_main(CriticalPathStreams::Schedule(dd, k, costs.EdgeLatency(), pins_or_null, true), 0));
+    for (int64_t k = limit_ / 2; k >= 2; k /= 2) {
+      Add("critical-path",
+          WithMain(CriticalPathStreams::Schedule(dd, k, edge, pins_or_null), pinned, 0), order);
+      Add("critical-chain",
+          WithMain(CriticalPathStreams::Schedule(dd, k, edge, pins_or_null, true), pinned, 0),
+          order);
     }
-    if (limit > 1) {
+    if (limit_ > 1) {
       // GE's merges beside a dynamic graph's main stream; on a static graph
       // their stream 0 shares the home stream, as DagStreamAllocator writes it.
-      const int32_t shift = main_pin ? 1 : 0;
-      add("LoadBalance",
-          with_main(AssignDag(dd, MergeAlgorithm::kLoadBalance, limit).stream_of, shift));
-      add("MainStream",
-          with_main(AssignDag(dd, MergeAlgorithm::kMainStream, limit).stream_of, shift));
+      const int32_t shift = main_pin_ ? 1 : 0;
+      Add("LoadBalance",
+          WithMain(AssignDag(dd, MergeAlgorithm::kLoadBalance, limit_).stream_of, pinned, shift),
+          order);
+      Add("MainStream",
+          WithMain(AssignDag(dd, MergeAlgorithm::kMainStream, limit_).stream_of, pinned, shift),
+          order);
     }
-  };
-  generate(d, c.pinned, -1);
-  if (never_worse) {
-    // The graph's current assignment (default chain or dynamic allocator),
-    // so that the choice is never worse than it under the cost model. A
-    // dynamic graph's forced nodes sit on its main stream (the lowest id).
-    int64_t current_home = c.home;
-    for (size_t i = 0; i < n && main_pin && current_home < 0; ++i) {
-      if (c.pinned[i] && m.node(d.nodes[i]).stream_id >= 0)
-        current_home = m.node(d.nodes[i]).stream_id;
-    }
-    cands.push_back(Candidate{"default", CurrentAssignment(m, d, c.pinned, current_home), -1});
   }
-  // Index of `positions` in `orders`, added when new (`fresh`); -1 when it
+
+  // The graph's current assignment (default chain or dynamic allocator), so
+  // that the choice is never worse than it under the cost model. A dynamic
+  // graph's forced nodes sit on its main stream (the lowest id).
+  void AddCurrentAssignment() {
+    const StreamDag& d = c_.dag;
+    int64_t current_home = c_.home;
+    for (size_t i = 0; i < n_ && main_pin_ && current_home < 0; ++i) {
+      if (c_.pinned[i] && m_.node(d.nodes[i]).stream_id >= 0)
+        current_home = m_.node(d.nodes[i]).stream_id;
+    }
+    cands_.push_back(Candidate{"default", CurrentAssignment(m_, d, c_.pinned, current_home), -1});
+  }
+
+  // Index of `positions` in `orders_`, added when new (`fresh`); -1 when it
   // is the graph's own order.
-  auto order_index = [&](std::vector<int32_t> positions, bool& fresh) {
+  int OrderIndex(std::vector<int32_t> positions, bool& fresh) {
     fresh = false;
     bool own = true;
-    for (size_t i = 0; i < n && own; ++i) own = positions[i] == static_cast<int32_t>(i);
+    for (size_t i = 0; i < n_ && own; ++i) own = positions[i] == static_cast<int32_t>(i);
     if (own) return -1;
-    const auto it = std::find_if(orders.begin(), orders.end(), [&](const Order& o) { return o.positions == positions; });
-    if (it != orders.end()) return static_cast<int>(it - orders.begin());
-    std::vector<uint8_t> p(n);
-    for (size_t i = 0; i < n; ++i) p[i] = c.pinned[positions[i]];
-    StreamDag dag = PermuteStreamDag(d, positions);
-    orders.push_back(Order{std::move(positions), std::move(dag), std::move(p)});
+    const auto it = std::find_if(orders_.begin(), orders_.end(),
+                                 [&](const Order& o) { return o.positions == positions; });
+    if (it != orders_.end()) return static_cast<int>(it - orders_.begin());
+    std::vector<uint8_t> p(n_);
+    for (size_t i = 0; i < n_; ++i) p[i] = c_.pinned[positions[i]];
+    StreamDag dag = PermuteStreamDag(c_.dag, positions);
+    orders_.push_back(Order{std::move(positions), std::move(dag), std::move(p)});
     fresh = true;
-    return static_cast<int>(orders.size()) - 1;
-  };
-  if (reorder) {
+    return static_cast<int>(orders_.size()) - 1;
+  }
+
+  void AddReorderedCandidates() {
+    const StreamDag& d = c_.dag;
     bool fresh = false;
     // Priority orders: bottom level without and with the event charge on
     // every edge (the latter favours long chains of small nodes); every
     // candidate above again in each.
-    for (int64_t edge : {int64_t{0}, costs.EdgeLatency()}) {
-      const int o = order_index(CriticalPathStreams::PriorityOrder(d, edge), fresh);
-      if (fresh) generate(orders[o].dag, orders[o].pinned, o);
+    for (int64_t edge : {int64_t{0}, costs_.EdgeLatency()}) {
+      const int o = OrderIndex(CriticalPathStreams::PriorityOrder(d, edge), fresh);
+      if (fresh) Generate(orders_[o].dag, orders_[o].pinned, o);
     }
     // Dynamic-level schedules choose the order and the streams together;
     // with N, N/2, ... ≥ 2 streams, on graphs of up to kDynamicLevelMaxNodes.
-    for (int64_t k = limit; k >= 2 && n <= kDynamicLevelMaxNodes; k /= 2) {
+    for (int64_t k = limit_; k >= 2 && n_ <= kDynamicLevelMaxNodes; k /= 2) {
       std::vector<int32_t> order;
-      std::vector<int32_t> by_node =
-          CriticalPathStreams::DynamicLevelSchedule(d, k, costs.EdgeLatency(), pin ? &c.pinned : nullptr, order);
-      std::vector<int32_t> by_position(n);
-      for (size_t i = 0; i < n; ++i) by_position[i] = by_node[order[i]];
-      const int o = order_index(std::move(order), fresh);
-      cands.push_back(Candidate{"dynamic-level", o < 0 ? std::move(by_node) : std::move(by_position), o});
+      std::vector<int32_t> by_node = CriticalPathStreams::DynamicLevelSchedule(
+          d, k, costs_.EdgeLatency(), pin_ ? &c_.pinned : nullptr, order);
+      std::vector<int32_t> by_position(n_);
+      for (size_t i = 0; i < n_; ++i) by_position[i] = by_node[order[i]];
+      const int o = OrderIndex(std::move(order), fresh);
+      cands_.push_back(
+          Candidate{"dynamic-level", o < 0 ? std::move(by_node) : std::move(by_position), o});
     }
   }
+
   // Per order, the best candidate by estimate, improved by the local search;
   // then the best of those (ties: the graph's own order).
-  int64_t best_ms = std::numeric_limits<int64_t>::max();
-  int chosen_order = -1;
-  for (int o = -1; o < static_cast<int>(orders.size()); ++o) {
-    const StreamDag& dd = o < 0 ? d : orders[o].dag;
-    const std::vector<uint8_t>& pinned = o < 0 ? c.pinned : orders[o].pinned;
-    size_t best = cands.size();
-    int64_t ms = std::numeric_limits<int64_t>::max();
-    for (size_t k = 0; k < cands.size(); ++k) {
-      if (cands[k].order != o) continue;
-      const int64_t e = EstimateMakespan(dd, cands[k].stream_of, costs);
-      if (e < ms) ms = e, best = k;
+  void PickBest() {
+    int64_t best_ms = std::numeric_limits<int64_t>::max();
+    int chosen_order = -1;
+    for (int o = -1; o < static_cast<int>(orders_.size()); ++o) {
+      const StreamDag& dd = o < 0 ? c_.dag : orders_[o].dag;
+      const std::vector<uint8_t>& pinned = o < 0 ? c_.pinned : orders_[o].pinned;
+      size_t best = cands_.size();
+      int64_t ms = std::numeric_limits<int64_t>::max();
+      for (size_t k = 0; k < cands_.size(); ++k) {
+        if (cands_[k].order != o) continue;
+        const int64_t e = EstimateMakespan(dd, cands_[k].stream_of, costs_);
+        if (e < ms) ms = e, best = k;
+      }
+      if (best == cands_.size()) continue;
+      const bool moved = LocalSearch(dd, pinned, pin_, costs_, cands_[best].stream_of, ms);
+      if (ms >= best_ms) continue;
+      best_ms = ms;
+      chosen_order = o;
+      c_.stream_of = std::move(cands_[best].stream_of);
+      c_.makespan = ms;
+      c_.name = cands_[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
     }
-    if (best == cands.size()) continue;
-    const bool moved = LocalSearch(dd, pinned, pin, costs, cands[best].stream_of, ms);
-    if (ms >= best_ms) continue;
-    best_ms = ms;
-    chosen_order = o;
-    c.stream_of = std::move(cands[best].stream_of);
-    c.makespan = ms;
-    c.name = cands[best].name + (o >= 0 ? "+reorder" : "") + (moved ? "+search" : "");
+    // The default assignment may use more than N streams.
+    if (c_.name.rfind("default", 0) == 0) c_.lower_bound = std::min(c_.lower_bound, c_.makespan);
+    if (chosen_order >= 0) {
+      c_.reordered = true;
+      c_.dag = std::move(orders_[chosen_order].dag);
+      c_.pinned = std::move(orders_[chosen_order].pinned);
+    }
   }
-  // The default assignment may use more than N streams.
-  if (c.name.rfind("default", 0) == 0) c.lower_bound = std::min(c.lower_bound, c.makespan);
-  if (chosen_order >= 0) {
-    c.reordered = true;
-    c.dag = std::move(orders[chosen_order].dag);
-    c.pinned = std::move(orders[chosen_order].pinned);
-  }
-  return c;
+
+  const Model& m_;
+  const int64_t limit_;
+  const StreamCostModel& costs_;
+  const bool main_pin_;
+  bool pin_ = false;  // index 0 is a main or home stream
+  size_t n_ = 0;
+  Choice c_;
+  std::vector<Candidate> cands_;
+  std::vector<Order> orders_;
+};
+
+Choice Choose(const Model& m, GraphId g, int64_t limit, const StreamCostModel& costs, bool main_pin,
+              int64_t home, const CriticalPathStreams::Subtree* subtree, bool reorder,
+              bool never_worse) {
+  return Chooser(m, limit, costs, main_pin).Choose(g, home, subtree, reorder, never_worse);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // MiniDAG in four stages: build the DAG with costs; minimum path cover of the
-// residual DAG (Hopcroft–Karp); scored merge of the routes into ≤ N streams;
-// serial-label streams and write-back.
+// residual DAG (Hopcroft–Karp) and scored merge of the routes into ≤ N
+// streams (both in dag_stream_routes.cc); serial-label streams and write-back.
+// Also the estimates the auto modes compare.
 #include "npuplan/stream/dag_stream_allocator.h"
 
 #include <algorithm>
@@ -20,9 +21,6 @@
 
 namespace npuplan::stream {
 namespace {
-
-constexpr int kWindow = 6;
-constexpr size_t kMaxCandidates = 6;
 
 // Fills pred CSR from succ CSR.
 void BuildPreds(StreamDag& d) {
@@ -160,342 +158,6 @@ StreamDag BuildStreamDagFromEdges(std::vector<int64_t> cost, const std::vector<s
   }
   BuildPreds(d);
   return d;
-}
-
-// ---------------------------------------------------------------------------
-// Stage 2: path cover.
-
-namespace {
-
-// Residual CSR over all local indices (non-kept nodes have no edges).
-struct Residual {
-  std::vector<uint32_t> off;
-  std::vector<int32_t> adj;
-};
-
-Residual BuildResidual(const StreamDag& d, const std::vector<uint8_t>& keep, size_t cap) {
-  const size_t n = d.size();
-  // bridge(v) for removed v: kept nodes reachable through removed nodes only.
-  std::vector<std::vector<int32_t>> bridge(n);
-  for (size_t k = n; k-- > 0;) {
-    if (keep[k]) continue;
-    std::vector<int32_t>& b = bridge[k];
-    for (uint32_t e = d.succ_offsets[k]; e < d.succ_offsets[k + 1] && b.size() < cap; ++e) {
-      int32_t w = d.succ[e];
-      if (keep[w]) {
-        b.push_back(w);
-      } else {
-        for (int32_t x : bridge[w]) {
-          if (b.size() >= cap) break;
-          b.push_back(x);
-        }
-      }
-    }
-    std::sort(b.begin(), b.end());
-    b.erase(std::unique(b.begin(), b.end()), b.end());
-  }
-  Residual r;
-  r.off.assign(n + 1, 0);
-  std::vector<int32_t> tmp;
-  for (size_t u = 0; u < n; ++u) {
-    if (keep[u]) {
-      tmp.clear();
-      for (uint32_t e = d.succ_offsets[u]; e < d.succ_offsets[u + 1]; ++e) {
-        int32_t w = d.succ[e];
-        if (keep[w]) {
-          tmp.push_back(w);
-        } else {
-          tmp.insert(tmp.end(), bridge[w].begin(), bridge[w].end());
-        }
-      }
-      std::sort(tmp.begin(), tmp.end());
-      tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
-      r.adj.insert(r.adj.end(), tmp.begin(), tmp.end());
-    }
-    r.off[u + 1] = static_cast<uint32_t>(r.adj.size());
-    // Free bridge sets of removed nodes no longer needed is not possible in
-    // this order (predecessors come later in reverse); they are kept.
-  }
-  return r;
-}
-
-// Hopcroft–Karp maximum matching on left u → right v (v in r.adj[u]).
-int64_t HopcroftKarp(const Residual& r, size_t n, std::vector<int32_t>& match_l, std::vector<int32_t>& match_r) {
-  match_l.assign(n, -1);
-  match_r.assign(n, -1);
-  int64_t matching = 0;
-  // Greedy start, in topological order.
-  for (size_t u = 0; u < n; ++u) {
-    for (uint32_t e = r.off[u]; e < r.off[u + 1]; ++e) {
-      int32_t v = r.adj[e];
-      if (match_r[v] < 0) {
-        match_l[u] = v;
-        match_r[v] = static_cast<int32_t>(u);
-        ++matching;
-        break;
-      }
-    }
-  }
-  constexpr int32_t kInf = std::numeric_limits<int32_t>::max();
-  std::vector<int32_t> dist(n), queue;
-  std::vector<uint32_t> it(n);
-  std::vector<int32_t> stack;
-  queue.reserve(n);
-  while (true) {
-    queue.clear();
-    for (size_t u = 0; u < n; ++u) {
-      if (match_l[u] < 0 && r.off[u] != r.off[u + 1]) {
-        dist[u] = 0;
-        queue.push_back(static_cast<int32_t>(u));
-      } else {
-        dist[u] = kInf;
-      }
-    }
-    bool found = false;
-    for (size_t qi = 0; qi < queue.size(); ++qi) {
-      int32_t u = queue[qi];
-      for (uint32_t e = r.off[u]; e < r.off[u + 1]; ++e) {
-        int32_t w = match_r[r.adj[e]];
-        if (w < 0) {
-          found = true;
-        } else if (dist[w] == kInf) {
-          dist[w] = dist[u] + 1;
-          queue.push_back(w);
-        }
-      }
-    }
-    if (!found) break;
-    for (size_t u = 0; u < n; ++u) it[u] = r.off[u];
-    int64_t gained = 0;
-    for (size_t root = 0; root < n; ++root) {
-      if (match_l[root] >= 0 || dist[root] != 0) continue;
-      stack.assign(1, static_cast<int32_t>(root));
-      while (!stack.empty()) {
-        int32_t u = stack.back();
-        if (it[u] == r.off[u + 1]) {
-          dist[u] = kInf;
-          stack.pop_back();
-          if (!stack.empty()) ++it[stack.back()];
-          continue;
-        }
-        int32_t v = r.adj[it[u]];
-        int32_t w = match_r[v];
-        if (w < 0) {
-          for (int32_t x : stack) {
-            int32_t vv = r.adj[it[x]];
-            match_l[x] = vv;
-            match_r[vv] = x;
-          }
-          ++gained;
-          break;
-        }
-        if (dist[w] == dist[u] + 1) {
-          stack.push_back(w);
-        } else {
-          ++it[u];
-        }
-      }
-    }
-    if (gained == 0) break;
-    matching += gained;
-  }
-  return matching;
-}
-
-}  // namespace
-
-PathCover MinimumPathCover(const StreamDag& d, const std::vector<uint8_t>& keep, size_t bridge_cap) {
-  const size_t n = d.size();
-  Residual r = BuildResidual(d, keep, bridge_cap);
-  PathCover pc;
-  pc.residual_edges = static_cast<int64_t>(r.adj.size());
-  std::vector<int32_t> match_l, match_r;
-  pc.matching = HopcroftKarp(r, n, match_l, match_r);
-  for (size_t u = 0; u < n; ++u) {
-    if (!keep[u]) continue;
-    ++pc.residual_nodes;
-    if (match_r[u] >= 0) continue;  // not a route head
-    std::vector<int32_t> route;
-    for (int32_t x = static_cast<int32_t>(u); x >= 0; x = match_l[x]) route.push_back(x);
-    pc.routes.push_back(std::move(route));
-  }
-  return pc;
-}
-
-// ---------------------------------------------------------------------------
-// Stage 3: merge.
-
-std::vector<int32_t> MergeRoutes(const StreamDag& d, const PathCover& pc, MergeAlgorithm algo, int64_t limit) {
-  const size_t n = d.size();
-  const size_t units = pc.routes.size();
-  std::vector<int32_t> unit_stream(units, -1);
-  if (units == 0) return unit_stream;
-  limit = std::max<int64_t>(limit, 1);
-  // Unit of each node, levels (longest path over the routes' nodes, original
-  // edges bridged by plain longest path over all nodes).
-  std::vector<int32_t> unit_of(n, -1);
-  for (size_t u = 0; u < units; ++u) {
-    for (int32_t x : pc.routes[u]) unit_of[x] = static_cast<int32_t>(u);
-  }
-  std::vector<int32_t> level(n, 0);
-  int32_t max_level = 0;
-  for (size_t u = 0; u < n; ++u) {
-    const int32_t step = unit_of[u] >= 0 ? 1 : 0;  // removed nodes do not add a level
-    for (uint32_t e = d.succ_offsets[u]; e < d.succ_offsets[u + 1]; ++e) {
-      int32_t v = d.succ[e];
-      level[v] = std::max(level[v], level[u] + step);
-    }
-    if (unit_of[u] >= 0) max_level = std::max(max_level, level[u]);
-  }
-  const size_t levels = static_cast<size_t>(max_level) + 1 + kWindow;
-  const bool weighted = algo == MergeAlgorithm::kWeightedLoadBalance;
-  double mean_cost = 1;
-  if (weighted) {
-    double total = 0;
-    int64_t cnt = 0;
-    for (size_t u = 0; u < n; ++u) {
-      if (unit_of[u] >= 0) total += static_cast<double>(d.cost[u]), ++cnt;
-    }
-    mean_cost = cnt > 0 && total > 0 ? total / cnt : 1;
-  }
-  auto weight = [&](int32_t x) { return weighted ? static_cast<double>(d.cost[x]) / mean_cost : 1.0; };
-  std::vector<int32_t> global_hist(levels, 0);
-  for (size_t u = 0; u < n; ++u) {
-    if (unit_of[u] >= 0) ++global_hist[level[u]];
-  }
-  // Unit order: earliest level, larger first, more interacting first, head.
-  std::vector<int64_t> interaction(units, 0);
-  for (size_t u = 0; u < n; ++u) {
-    if (unit_of[u] < 0) continue;
-    for (uint32_t e = d.succ_offsets[u]; e < d.succ_offsets[u + 1]; ++e) {
-      int32_t v = d.succ[e];
-      if (unit_of[v] >= 0 && unit_of[v] != unit_of[u]) ++interaction[unit_of[u]], ++interaction[unit_of[v]];
-    }
-  }
-  std::vector<int32_t> order(units);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const auto& ra = pc.routes[a];
-    const auto& rb = pc.routes[b];
-    if (level[ra[0]] != level[rb[0]]) return level[ra[0]] < level[rb[0]];
-    if (ra.size() != rb.size()) return ra.size() > rb.size();
-    if (interaction[a] != interaction[b]) return interaction[a] > interaction[b];
-    return ra[0] < rb[0];
-  });
-
-  struct Stream {
-    std::vector<float> hist;
-    double size = 0;
-  };
-  std::vector<Stream> streams;
-  std::vector<int32_t> node_stream(n, -1);
-  std::vector<int64_t> edges_to;  // per stream, scratch
-  std::vector<double> unit_window(kWindow);
-
-  for (int32_t u : order) {
-    const auto& route = pc.routes[u];
-    const int32_t l0 = level[route[0]];
-    double usize = 0;
-    std::fill(unit_window.begin(), unit_window.end(), 0.0);
-    double solo_mass = 0;
-    bool all_solo = true;
-    for (int32_t x : route) {
-      usize += weight(x);
-      if (level[x] - l0 < kWindow) unit_window[level[x] - l0] += weight(x);
-      if (global_hist[level[x]] == 1) {
-        solo_mass += weight(x);
-      } else {
-        all_solo = false;
-      }
-    }
-    edges_to.assign(streams.size(), 0);
-    int64_t total_edges = 0;
-    for (int32_t x : route) {
-      auto count = [&](int32_t y) {
-        if (node_stream[y] >= 0) ++edges_to[node_stream[y]], ++total_edges;
-      };
-      for (uint32_t e = d.succ_offsets[x]; e < d.succ_offsets[x + 1]; ++e) count(d.succ[e]);
-      for (uint32_t e = d.pred_offsets[x]; e < d.pred_offsets[x + 1]; ++e) count(d.pred[e]);
-    }
-    const int32_t kNew = static_cast<int32_t>(streams.size());
-    const bool can_open = static_cast<int64_t>(streams.size()) < limit;
-    auto window_load = [&](int32_t s) {
-      double w = 0;
-      for (int k = 0; k < kWindow; ++k) w += streams[s].hist[l0 + k];
-      return w;
-    };
-    auto conflict = [&](int32_t s) {
-      if (s == kNew) return 0.0;
-      double c = 0;
-      for (int k = 0; k < kWindow; ++k) c += unit_window[k] * streams[s].hist[l0 + k];
-      return c;
-    };
-    std::vector<int32_t> cands;
-    auto add = [&](int32_t s) {
-      if (std::find(cands.begin(), cands.end(), s) == cands.end()) cands.push_back(s);
-    };
-    const bool main_mode = algo == MergeAlgorithm::kMainStream;
-    bool forced_zero = main_mode && (global_hist[l0] == 1 || all_solo);
-    if (forced_zero) {
-      cands = {0};  // kNew when no stream exists yet
-    } else {
-      if (main_mode && !streams.empty()) add(0);
-      std::vector<int32_t> adjacent;
-      for (int32_t s = 0; s < kNew; ++s) {
-        if (edges_to[s] > 0) adjacent.push_back(s);
-      }
-      std::sort(adjacent.begin(), adjacent.end(), [&](int32_t a, int32_t b) {
-        if (edges_to[a] != edges_to[b]) return edges_to[a] > edges_to[b];
-        if (streams[a].size != streams[b].size) return streams[a].size < streams[b].size;
-        return a < b;
-      });
-      for (int32_t s : adjacent) {
-        if (cands.size() >= 3) break;
-        add(s);
-      }
-      std::vector<std::pair<double, int32_t>> light;
-      for (int32_t s = 0; s < kNew; ++s) light.emplace_back(main_mode ? conflict(s) : window_load(s), s);
-      std::sort(light.begin(), light.end(), [&](const auto& a, const auto& b) {
-        if (a.first != b.first) return a.first < b.first;
-        if (streams[a.second].size != streams[b.second].size) return streams[a.second].size < streams[b.second].size;
-        return a.second < b.second;
-      });
-      for (size_t i = 0; i < light.size() && i < 3; ++i) add(light[i].second);
-      if (cands.size() >= kMaxCandidates) cands.resize(kMaxCandidates - 1);
-      if (can_open) add(kNew);
-    }
-    double best_score = std::numeric_limits<double>::infinity();
-    int32_t best = -1;
-    for (int32_t s : cands) {
-      const bool fresh = s == kNew;
-      const double cross = static_cast<double>(total_edges - (fresh ? 0 : edges_to[s]));
-      double score;
-      if (main_mode) {
-        score = 3 * cross + 4 * conflict(s) + 2 * (fresh ? 1 : 0) - 4 * solo_mass * (s == 0 ? 1 : 0);
-      } else {
-        double peak = 0, sum = 0, h[kWindow];
-        for (int k = 0; k < kWindow; ++k) {
-          h[k] = (fresh ? 0.0 : streams[s].hist[l0 + k]) + unit_window[k];
-          peak = std::max(peak, h[k]);
-          sum += h[k];
-        }
-        double mean = sum / kWindow, var = 0;
-        for (double v : h) var += (v - mean) * (v - mean);
-        var /= kWindow;
-        score = 3 * cross + 4 * (peak + var) + 1 * ((fresh ? 0 : streams[s].size) + usize) + 2 * (fresh ? 1 : 0);
-      }
-      if (score < best_score) best_score = score, best = s;
-    }
-    if (best == kNew) streams.push_back({std::vector<float>(levels, 0.f), 0});
-    Stream& st = streams[best];
-    for (int32_t x : route) {
-      st.hist[level[x]] += static_cast<float>(weight(x));
-      node_stream[x] = best;
-    }
-    st.size += usize;
-    unit_stream[u] = best;
-  }
-  return unit_stream;
 }
 
 // ---------------------------------------------------------------------------
@@ -823,19 +485,20 @@ int64_t EstimateModelMakespan(const Model& m, const StreamCostModel& costs) {
 }
 
 absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
-    Model& m, GraphId g, const AutoMultistreamMode& mode, int64_t base, DecisionLog* log,
+    Model& m, GraphId g, const AutoMode& mode, int64_t base, DecisionLog* log,
     const StreamCostModel& costs, int64_t home_stream, bool main_pin, bool fresh_home,
     bool never_worse) {
   MergeAlgorithm algo;
-  if (mode.algorithm == "LoadBalance") {
+  const std::string_view mode_name = AutoAlgorithmName(mode.algorithm);
+  if (mode.algorithm == AutoAlgorithm::kLoadBalance) {
     algo = MergeAlgorithm::kLoadBalance;
-  } else if (mode.algorithm == "MainStream") {
+  } else if (mode.algorithm == AutoAlgorithm::kMainStream) {
     algo = MergeAlgorithm::kMainStream;
-  } else if (mode.algorithm == "WeightedLoadBalance") {
+  } else if (mode.algorithm == AutoAlgorithm::kWeightedLoadBalance) {
     algo = MergeAlgorithm::kWeightedLoadBalance;
   } else {
     return absl::InvalidArgumentError(
-        StrCat("[", kName, "] ge.autoMultistreamParallelMode '", mode.algorithm, "' is not a DAG mode"));
+        StrCat("[", kName, "] ge.autoMultistreamParallelMode '", mode_name, "' is not a DAG mode"));
   }
   StreamDag d = BuildStreamDag(m, g, costs);
   DagAssignment a = AssignDag(d, algo, mode.streams);
@@ -860,9 +523,9 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
   }
   r.makespan = EstimateMakespan(d, full, costs);
   if (log) {
-    log->Record(kName, "DagStreams", "", Field("graph", m.graph(g).name), Field("mode", mode.algorithm),
-                Field("streams", a.streams), Field("serial_streams", a.serial_streams), Field("makespan", r.makespan),
-                Field("lower_bound", r.lower_bound));
+    log->Record(kName, "DagStreams", "", Field("graph", m.graph(g).name), Field("mode", mode_name),
+                Field("streams", a.streams), Field("serial_streams", a.serial_streams),
+                Field("makespan", r.makespan), Field("lower_bound", r.lower_bound));
   }
   if (never_worse && main_pin) {
     // A dynamic graph: the forced nodes end on the main stream, beside the
@@ -880,7 +543,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
     if (current < mode_ms) {
       if (log) {
         log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
-                    Field("mode", mode.algorithm), Field("makespan", mode_ms),
+                    Field("mode", mode_name), Field("makespan", mode_ms),
                     Field("default_makespan", current));
       }
       r.streams = 0;
@@ -895,7 +558,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
       if (e.current < e.mode) {
         if (log) {
           log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
-                      Field("mode", mode.algorithm), Field("makespan", e.mode),
+                      Field("mode", mode_name), Field("makespan", e.mode),
                       Field("default_makespan", e.current));
         }
         r.streams = 0;
@@ -915,7 +578,7 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
   if (current < r.makespan) {
     if (log) {
       log->Record(kName, "DagStreamsKeptDefault", "", Field("graph", m.graph(g).name),
-                  Field("mode", mode.algorithm), Field("makespan", r.makespan),
+                  Field("mode", mode_name), Field("makespan", r.makespan),
                   Field("default_makespan", current));
     }
     r.streams = 0;

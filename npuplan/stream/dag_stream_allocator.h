@@ -45,8 +45,8 @@
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/pass/decision_log.h"
-#include "npuplan/pass/options.h"
 #include "npuplan/sim/simulator.h"
+#include "npuplan/stream/stream_options.h"
 
 namespace npuplan::stream {
 
@@ -220,11 +220,10 @@ class DagStreamAllocator {
   // (npuplan.autoStreams.neverWorse) false: no comparison, the mode's
   // assignment is always written (main's behaviour before issue 22; the
   // caller then passes no home).
-  static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMultistreamMode& mode,
-                                    int64_t base, DecisionLog* log = nullptr,
-                                    const StreamCostModel& costs = {}, int64_t home = -1,
-                                    bool main_pin = false, bool fresh_home = false,
-                                    bool never_worse = true);
+  static absl::StatusOr<Result> Run(Model& model, GraphId g, const AutoMode& mode, int64_t base,
+                                    DecisionLog* log = nullptr, const StreamCostModel& costs = {},
+                                    int64_t home = -1, bool main_pin = false,
+                                    bool fresh_home = false, bool never_worse = true);
 };
 
 }  // namespace npuplan::stream

@@ -143,7 +143,8 @@ TEST(DagStreamAllocatorTest, GivesEachSerialGroupOneStreamFromTheBase) {
     {"name": "n2", "type": "Relu", "inputs": ["n1"], "attrs": {"_stream_label": "b"}},
     {"name": "n3", "type": "Relu", "inputs": ["n2"], "attrs": {"_stream_label": "a"}}]})json"));
   Model m = plan.model;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto r, DagStreamAllocator::Run(m, kRootGraph, {"LoadBalance", 2}, 5));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      auto r, DagStreamAllocator::Run(m, kRootGraph, {AutoAlgorithm::kLoadBalance, 2}, 5));
   EXPECT_EQ(r.streams, 2);
   EXPECT_EQ(m.node(m.FindNode("n1")).stream_id, 5);
   EXPECT_EQ(m.node(m.FindNode("n2")).stream_id, 6);
@@ -159,7 +160,8 @@ TEST(DagStreamAllocatorTest, SkipsNetOutputAndStreamlessNodesOnWriteBack) {
     {"name": "out", "type": "NetOutput", "inputs": ["c"]}]})json"));
   Model m = plan.model;
   const int64_t out_before = m.node(m.FindNode("out")).stream_id;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto r, DagStreamAllocator::Run(m, kRootGraph, {"LoadBalance", 2}, 10));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      auto r, DagStreamAllocator::Run(m, kRootGraph, {AutoAlgorithm::kLoadBalance, 2}, 10));
   EXPECT_EQ(r.streams, 2);
   EXPECT_EQ(m.node(m.FindNode("out")).stream_id, out_before);
   EXPECT_GE(m.node(m.FindNode("a")).stream_id, 10);

@@ -114,16 +114,10 @@ bool DynamicStreamAllocator::IsForcedMainStreamNode(const Node& node) {
   return In(kForcedMainTypes, node.type) || !node.subgraphs.empty();
 }
 
-absl::StatusOr<DynamicStreamState> DynamicStreamAllocator::Init(const CompileOptions& options) {
+DynamicStreamState DynamicStreamAllocator::Init(const StreamOptions& options) {
   DynamicStreamState st;
-  st.multi_stream = options.Get("ENABLE_DYNAMIC_SHAPE_MULTI_STREAM") == "1";
-  const std::string ac = options.Get("ac_parallel_enable");
-  if (!ac.empty() && ac != "0" && ac != "1") {
-    return absl::InvalidArgumentError(StrCat("[", kName, "] E10001: Value [", ac,
-                                             "] for parameter [", options.ReadableName("ac_parallel_enable"), "] is invalid. Reason: "
-                                             "the value must be empty, \"0\" or \"1\"."));
-  }
-  st.ac_parallel = ac == "1";
+  st.multi_stream = options.dynamic_multi_stream;
+  st.ac_parallel = options.ac_parallel;
   return st;
 }
 

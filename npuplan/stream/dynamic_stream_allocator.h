@@ -48,7 +48,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "npuplan/pass/options.h"
 #include "npuplan/stream/logical_stream_pass.h"
 
 namespace npuplan::stream {
@@ -68,8 +67,9 @@ class DynamicStreamAllocator {
  public:
   static constexpr std::string_view kName = "dynamic-stream-allocator";
 
-  // Reads and validates the options (D1; ac_parallel_enable "", "0" or "1").
-  static absl::StatusOr<DynamicStreamState> Init(const CompileOptions& options);
+  // The state the options start it in (D1; ReadStreamOptions checks
+  // ac_parallel_enable: "", "0" or "1").
+  static DynamicStreamState Init(const StreamOptions& options);
 
   // D2 steps 1–6 on one unknown-shape graph (its engine subgraphs in `gs`).
   // Multi-stream mode only; the single-stream case is the driver's.

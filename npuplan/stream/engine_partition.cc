@@ -383,163 +383,197 @@ std::string EngineSubgraphName::str() const {
   return StrCat(graph != nullptr ? *graph : std::string(), "_", index, "_", engine);
 }
 
-EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
-  const Graph& graph = model.graph(g);
-  const int32_t n = static_cast<int32_t>(graph.nodes.size());
-  EnginePartition result;
-  result.graph = g;
-  result.subgraph_of.assign(n, -1);
-  if (n == 0) {
-    if (edges != nullptr) *edges = GraphEdges{};
-    if (edges != nullptr) edges->pred_first.assign(1, 0);
-    return result;
-  }
-  auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
+namespace {
 
-  // 1. Per-node keys: engine, effective label, user label (interned). The
-  //    engine id of a Data-like input node is stored complemented (< 0): the
-  //    pseudo-engine DATA, which never merges.
-  Interner intern(result.strings);
-  std::deque<std::string> combined;
-  const int32_t kNoUser = intern("");
-  // Predecessors (data inputs, then control inputs) as topo indices, CSR:
-  // every later step reads these flat arrays, not the nodes.
-  BigVector<int32_t> engine(n), label(n), user(n), pred_first(n + 1, 0);
-  BigVector<int32_t> preds;
+// The working arrays of one PartitionByEngine, indexed by topo index (per
+// node) or cluster id (= the topo index of its first node), each filled by
+// the step named beside it. Steps hand dead arrays' storage on (Recycle).
+struct PartitionWork {
+  int32_t n = 0;
+  // 1. ReadNodeKeys: engine (complemented for Data-like inputs), label and
+  //    user label ids; predecessors (data, then control) as a CSR.
+  BigVector<int32_t> engine, label, user, pred_first, preds;
   BigVector<uint8_t> pred_is_control;
-  preds.reserve(static_cast<size_t>(n) * 2);
-  if (edges != nullptr) pred_is_control.reserve(static_cast<size_t>(n) * 2);
+  int32_t no_user = 0;  // the id of ""
+  // 2. MarkClusters: the cluster of each node.
+  BigVector<int32_t> rep;
+  // 3. BuildClusterEdges: CSR by source cluster (`len` deduplicated targets
+  //    from `first`), in-degrees; `seen` is scratch.
+  BigVector<int32_t> first, targets, fill, len, indeg, seen;
+  // 4. OrderClusters: the position of each cluster, the cluster at each.
+  BigVector<int32_t> index_of, cluster_at;
+
+  ConstRange<int32_t> Preds(int32_t i) const {
+    return ConstRange<int32_t>(preds.data() + pred_first[i], preds.data() + pred_first[i + 1]);
+  }
+};
+
+// 1. Per-node keys: engine, effective label, user label (interned). The
+//    engine id of a Data-like input node is stored complemented (< 0): the
+//    pseudo-engine DATA, which never merges. Predecessors (data inputs, then
+//    control inputs) as topo indices, CSR: every later step reads these flat
+//    arrays, not the nodes.
+void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
+                  PartitionWork& w) {
+  const int32_t n = w.n;
+  auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
+  std::deque<std::string> combined;
+  w.no_user = intern("");
+  w.engine.resize(n);
+  w.label.resize(n);
+  w.user.resize(n);
+  w.pred_first.assign(n + 1, 0);
+  w.preds.reserve(static_cast<size_t>(n) * 2);
+  if (keep_edges) w.pred_is_control.reserve(static_cast<size_t>(n) * 2);
   for (int32_t i = 0; i < n; ++i) {
     const Node& node = model.node(graph.nodes[i]);
     const bool data = IsInputDataNode(node);
-    engine[i] = data ? ~intern(node.engine) : intern(node.engine);
-    label[i] = intern(EffectiveLabelView(node, combined));
-    user[i] = data ? kNoUser : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
-    for (const OutputRef& in : node.inputs) preds.push_back(topo(in.node));
-    if (edges != nullptr) pred_is_control.resize(preds.size(), 0);
-    for (NodeId c : node.control_inputs) preds.push_back(topo(c));
-    if (edges != nullptr) pred_is_control.resize(preds.size(), 1);
-    pred_first[i + 1] = static_cast<int32_t>(preds.size());
+    w.engine[i] = data ? ~intern(node.engine) : intern(node.engine);
+    w.label[i] = intern(EffectiveLabelView(node, combined));
+    w.user[i] = data ? w.no_user : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
+    for (const OutputRef& in : node.inputs) w.preds.push_back(topo(in.node));
+    if (keep_edges) w.pred_is_control.resize(w.preds.size(), 0);
+    for (NodeId c : node.control_inputs) w.preds.push_back(topo(c));
+    if (keep_edges) w.pred_is_control.resize(w.preds.size(), 1);
+    w.pred_first[i + 1] = static_cast<int32_t>(w.preds.size());
   }
-  auto Preds = [&](int32_t i) {
-    return ConstRange<int32_t>(preds.data() + pred_first[i], preds.data() + pred_first[i + 1]);
+}
+
+// 2. MarkClusters: merge input clusters into each cluster in index order.
+//    The cluster graph lives only until every node's cluster is known: the
+//    later arrays then reuse its memory (fresh pages are the dearest part of
+//    PartitionByEngine on a 1M-node graph).
+void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
+  const int32_t n = w.n;
+  BigVector<int32_t> count_out(n, 0);
+  for (int32_t p : w.preds) ++count_out[p];
+  ClusterGraph cg(n, count_out, w.pred_first);
+  BigVector<int32_t>().swap(count_out);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
+  }
+  // Keys of a cluster are those of its smallest member (its first node).
+  auto Mergeable = [&](int32_t a, int32_t b) {
+    if (w.engine[a] < 0 || w.engine[b] < 0) return false;
+    if (w.user[a] != w.no_user && w.user[a] == w.user[b]) return true;
+    return w.engine[a] == w.engine[b] && w.label[a] == w.label[b];
   };
-  // The cluster graph lives only until every node's cluster is known: the
-  // later arrays then reuse its memory (fresh pages are the dearest part of
-  // this function on a 1M-node graph).
-  BigVector<int32_t> rep;
-  {
-    BigVector<int32_t> count_out(n, 0);
-    for (int32_t p : preds) ++count_out[p];
-    ClusterGraph cg(n, count_out, pred_first);
-    BigVector<int32_t>().swap(count_out);
-    for (int32_t i = 0; i < n; ++i) {
-      for (int32_t p : Preds(i)) cg.AddEdge(p, i);
-    }
-    // Keys of a cluster are those of its smallest member (its first node).
-    auto Mergeable = [&](int32_t a, int32_t b) {
-      if (engine[a] < 0 || engine[b] < 0) return false;
-      if (user[a] != kNoUser && user[a] == user[b]) return true;
-      return engine[a] == engine[b] && label[a] == label[b];
-    };
-
-    // 2. MarkClusters: merge input clusters into each cluster in index order.
-    std::vector<int32_t> parents;
-    std::vector<std::pair<size_t, int32_t>> order;
-    for (int32_t i = 0; i < n; ++i) {
-      parents.clear();
-      for (int32_t p : Preds(i)) parents.push_back(cg.Find(p));
-      if (parents.empty()) continue;
-      std::sort(parents.begin(), parents.end());
-      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-      order.clear();
-      // The out-degrees only order two or more parents (and cost a compaction
-      // of each one's list: a hub's would be read once per consumer).
-      for (int32_t p : parents) order.emplace_back(parents.size() > 1 ? cg.OutDegree(p) : 0, p);
-      std::sort(order.begin(), order.end());
-      int32_t self = i;
-      for (const auto& [deg, p0] : order) {
-        int32_t p = cg.Find(p0);
-        self = cg.Find(self);
-        if (p == self || !Mergeable(p, self)) continue;
-        if (const int32_t kept = cg.TryMerge(p, self); kept >= 0) self = kept;
-      }
-      cg.Settle(i, parents);
-    }
-
-    result.second_path_reads = cg.reads();
-    rep = cg.TakeRoots();
-  }
-  // 3. Cluster edges (CSR by source cluster, deduplicated), topological
-  //    numbering with ties by smallest member (= the cluster's id).
-  BigVector<int32_t> first(n + 1, 0);
+  std::vector<int32_t> parents;
+  std::vector<std::pair<size_t, int32_t>> order;
   for (int32_t i = 0; i < n; ++i) {
-    for (int32_t p : Preds(i)) first[rep[p] + 1] += rep[p] != rep[i];
+    parents.clear();
+    for (int32_t p : w.Preds(i)) parents.push_back(cg.Find(p));
+    if (parents.empty()) continue;
+    std::sort(parents.begin(), parents.end());
+    parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    order.clear();
+    // The out-degrees only order two or more parents (and cost a compaction
+    // of each one's list: a hub's would be read once per consumer).
+    for (int32_t p : parents) order.emplace_back(parents.size() > 1 ? cg.OutDegree(p) : 0, p);
+    std::sort(order.begin(), order.end());
+    int32_t self = i;
+    for (const auto& [deg, p0] : order) {
+      int32_t p = cg.Find(p0);
+      self = cg.Find(self);
+      if (p == self || !Mergeable(p, self)) continue;
+      if (const int32_t kept = cg.TryMerge(p, self); kept >= 0) self = kept;
+    }
+    cg.Settle(i, parents);
   }
-  for (int32_t i = 0; i < n; ++i) first[i + 1] += first[i];
-  BigVector<int32_t> targets(first[n]);
-  BigVector<int32_t> fill(first.begin(), first.end() - 1);
+  second_path_reads = cg.reads();
+  w.rep = cg.TakeRoots();
+}
+
+// 3. Cluster edges (CSR by source cluster, deduplicated in place, lengths in
+//    `len`) and in-degrees.
+void BuildClusterEdges(PartitionWork& w) {
+  const int32_t n = w.n;
+  const BigVector<int32_t>& rep = w.rep;
+  w.first.assign(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) {
-    for (int32_t p : Preds(i)) {
-      if (rep[p] != rep[i]) targets[fill[rep[p]]++] = rep[i];
+    for (int32_t p : w.Preds(i)) w.first[rep[p] + 1] += rep[p] != rep[i];
+  }
+  for (int32_t i = 0; i < n; ++i) w.first[i + 1] += w.first[i];
+  w.targets.resize(w.first[n]);
+  w.fill.assign(w.first.begin(), w.first.end() - 1);
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t p : w.Preds(i)) {
+      if (rep[p] != rep[i]) w.targets[w.fill[rep[p]]++] = rep[i];
     }
   }
-  // Deduplicate each source's targets in place (lengths in `len`).
-  BigVector<int32_t> len(n, 0), indeg(n, 0), seen = Recycle(fill, n, -1);
+  w.len.assign(n, 0);
+  w.indeg.assign(n, 0);
+  w.seen = Recycle(w.fill, n, -1);
   for (int32_t a = 0; a < n; ++a) {
-    int32_t w = first[a];
-    for (int32_t e = first[a]; e < first[a + 1]; ++e) {
-      const int32_t b = targets[e];
-      if (seen[b] == a) continue;
-      seen[b] = a;
-      targets[w++] = b;
-      ++indeg[b];
+    int32_t out = w.first[a];
+    for (int32_t e = w.first[a]; e < w.first[a + 1]; ++e) {
+      const int32_t b = w.targets[e];
+      if (w.seen[b] == a) continue;
+      w.seen[b] = a;
+      w.targets[out++] = b;
+      ++w.indeg[b];
     }
-    len[a] = w - first[a];
+    w.len[a] = out - w.first[a];
   }
-  // Kahn's algorithm with a min-heap gives the smallest-first topological
-  // order. When every cluster edge goes from a smaller to a larger cluster id
-  // (the usual case: clusters are named by their first node in topological
-  // order), that order is simply ascending ids, and the heap is skipped.
+}
+
+// 4. Topological numbering of the clusters with ties by smallest member (=
+//    the cluster's id): Kahn's algorithm with a min-heap. When every cluster
+//    edge goes from a smaller to a larger cluster id (the usual case:
+//    clusters are named by their first node in topological order), that
+//    order is simply ascending ids, and the heap is skipped.
+void OrderClusters(PartitionWork& w) {
+  const int32_t n = w.n;
   bool ascending = true;
   for (int32_t a = 0; a < n && ascending; ++a) {
-    for (int32_t e = first[a]; e < first[a] + len[a]; ++e) ascending &= targets[e] > a;
+    for (int32_t e = w.first[a]; e < w.first[a] + w.len[a]; ++e) ascending &= w.targets[e] > a;
   }
   std::priority_queue<int32_t, std::vector<int32_t>, std::greater<int32_t>> ready;
-  BigVector<int32_t> index_of(n, -1), cluster_at;
+  w.index_of.assign(n, -1);
   {
     int32_t clusters = 0;
-    for (int32_t i = 0; i < n; ++i) clusters += rep[i] == i;
-    cluster_at.reserve(clusters);
+    for (int32_t i = 0; i < n; ++i) clusters += w.rep[i] == i;
+    w.cluster_at.reserve(clusters);
   }
   if (ascending) {
     for (int32_t i = 0; i < n; ++i) {
-      if (rep[i] != i) continue;
-      index_of[i] = static_cast<int32_t>(cluster_at.size());
-      cluster_at.push_back(i);
+      if (w.rep[i] != i) continue;
+      w.index_of[i] = static_cast<int32_t>(w.cluster_at.size());
+      w.cluster_at.push_back(i);
     }
   } else {
     for (int32_t i = 0; i < n; ++i) {
-      if (rep[i] == i && indeg[i] == 0) ready.push(i);
+      if (w.rep[i] == i && w.indeg[i] == 0) ready.push(i);
     }
   }
   while (!ready.empty()) {
     int32_t c = ready.top();
     ready.pop();
-    index_of[c] = static_cast<int32_t>(cluster_at.size());
-    cluster_at.push_back(c);
-    for (int32_t e = first[c]; e < first[c] + len[c]; ++e) {
-      if (--indeg[targets[e]] == 0) ready.push(targets[e]);
+    w.index_of[c] = static_cast<int32_t>(w.cluster_at.size());
+    w.cluster_at.push_back(c);
+    for (int32_t e = w.first[c]; e < w.first[c] + w.len[c]; ++e) {
+      if (--w.indeg[w.targets[e]] == 0) ready.push(w.targets[e]);
     }
   }
-  const int32_t k = static_cast<int32_t>(cluster_at.size());
+}
 
-  // 4. Subgraph records: members by counting sort, producers then consumers
-  //    built in index order (so both ascending without sorting).
-  BigVector<int32_t> member_first = Recycle(seen, k + 1, 0), prod_first = Recycle(indeg, k + 1, 0);
+// 5. Subgraph records: members by counting sort, producers then consumers
+//    built in index order (so both ascending without sorting).
+void BuildSubgraphs(const Graph& graph, const Interner& intern, PartitionWork& w,
+                    EnginePartition& result) {
+  const int32_t n = w.n;
+  const int32_t k = static_cast<int32_t>(w.cluster_at.size());
+  const BigVector<int32_t>& first = w.first;
+  const BigVector<int32_t>& len = w.len;
+  const BigVector<int32_t>& targets = w.targets;
+  const BigVector<int32_t>& index_of = w.index_of;
+  const BigVector<int32_t>& cluster_at = w.cluster_at;
+  BigVector<int32_t> member_first = Recycle(w.seen, k + 1, 0),
+                     prod_first = Recycle(w.indeg, k + 1, 0);
   BigVector<int32_t> cons_first(k + 1, 0);
+  BigVector<int32_t>& fill = w.fill;
   for (int32_t i = 0; i < n; ++i) {
-    result.subgraph_of[i] = index_of[rep[i]];
+    result.subgraph_of[i] = index_of[w.rep[i]];
     ++member_first[result.subgraph_of[i] + 1];
   }
   for (int32_t s = 0; s < k; ++s) {
@@ -575,18 +609,41 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     sg.index = s;
     // A cluster is named by its smallest member: its first node.
     const int32_t first_topo = cluster_at[s];
-    sg.engine = intern.view(engine[first_topo] < 0 ? ~engine[first_topo] : engine[first_topo]);
-    sg.stream_label = intern.view(label[first_topo]);
-    sg.user_stream_label = intern.view(user[first_topo]);
+    const int32_t engine = w.engine[first_topo];
+    sg.engine = intern.view(engine < 0 ? ~engine : engine);
+    sg.stream_label = intern.view(w.label[first_topo]);
+    sg.user_stream_label = intern.view(w.user[first_topo]);
     sg.graph_name = &graph.name;
     sg.nodes = {members + member_first[s], members + member_first[s + 1]};
     sg.producers = {prod + prod_first[s], prod + prod_first[s + 1]};
     sg.consumers = {cons + cons_first[s], cons + cons_first[s + 1]};
   }
+}
+
+}  // namespace
+
+EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
+  const Graph& graph = model.graph(g);
+  EnginePartition result;
+  result.graph = g;
+  PartitionWork w;
+  w.n = static_cast<int32_t>(graph.nodes.size());
+  result.subgraph_of.assign(w.n, -1);
+  if (w.n == 0) {
+    if (edges != nullptr) *edges = GraphEdges{};
+    if (edges != nullptr) edges->pred_first.assign(1, 0);
+    return result;
+  }
+  Interner intern(result.strings);
+  ReadNodeKeys(model, graph, edges != nullptr, intern, w);
+  MarkClusters(w, result.second_path_reads);
+  BuildClusterEdges(w);
+  OrderClusters(w);
+  BuildSubgraphs(graph, intern, w, result);
   if (edges != nullptr) {
-    edges->pred_first = std::move(pred_first);
-    edges->preds = std::move(preds);
-    edges->pred_is_control = std::move(pred_is_control);
+    edges->pred_first = std::move(w.pred_first);
+    edges->preds = std::move(w.preds);
+    edges->pred_is_control = std::move(w.pred_is_control);
   }
   return result;
 }

@@ -1,7 +1,7 @@
 // The logical stream driver, in five steps (GE's LogicalStreamAllocator::Assign
 // and DynamicStreamAllocator):
-//   1. read the options into one AssignContext (+ auto multi-stream mode,
-//      dynamic-shape switches);
+//   1. read the options (StreamOptions, stream_options.h) into one
+//      AssignContext;
 //   2. DoAssign the root graph, then every subgraph in pre-order (unknown-shape
 //      graphs: dynamic_stream_allocator.h; then its engine-priority refresh);
 //   3. auto multi-stream DAG modes / CriticalPath:N per graph, then (dynamic)
@@ -102,14 +102,14 @@ absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, Graph
 // An auto multi-stream mode does nothing on dynamic-shape graphs unless
 // ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1 (they get one stream, GE's D1): say so
 // in one line, with the fix, instead of letting the option vanish silently.
-void ReportSkippedAutoMode(const AutoMultistreamMode& mode, const DynamicStreamState& dyn,
-                           const std::vector<GraphId>& graphs, const std::vector<bool>& unknown_graphs,
-                           PassContext& pctx) {
-  if (mode.algorithm.empty() || mode.algorithm == "default" || dyn.multi_stream) return;
+void ReportSkippedAutoMode(const AutoMode& mode, const DynamicStreamState& dyn,
+                           const std::vector<GraphId>& graphs,
+                           const std::vector<bool>& unknown_graphs, PassContext& pctx) {
+  if (!mode.set() || mode.algorithm == AutoAlgorithm::kDefault || dyn.multi_stream) return;
   int64_t skipped = 0;
   for (GraphId g : graphs) skipped += unknown_graphs[g.index()] ? 1 : 0;
   if (skipped == 0) return;
-  const std::string value = mode.streams > 0 ? StrCat(mode.algorithm, ":", mode.streams) : mode.algorithm;
+  const std::string value = AutoModeText(mode);
   pctx.log.Record(LogicalStreamAssignment::kName, "AutoModeSkipped", "", Field("mode", value),
                   Field("graphs", skipped), Field("of", graphs.size()), Field("reason", "dynamic-shape"));
   if (pctx.warnings == nullptr) return;
@@ -173,211 +173,228 @@ Homes HomeStreams(const Model& m, const std::vector<GraphId>& graph_order,
   return h;
 }
 
-}  // namespace
-
-bool SingleStreamMode(const CompileOptions& options) {
-  return options.Get("ge.enableSingleStream") == "true";
-}
-
-}  // namespace stream
-
-LogicalStreamAssignment::LogicalStreamAssignment(const CompileOptions& options)
-    : chain_(stream::DefaultChain(stream::SingleStreamMode(options))) {}
-
-LogicalStreamAssignment::LogicalStreamAssignment(
-    std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain)
-    : chain_(std::make_unique<PassPipeline>(std::string(kName))) {
-  for (auto& pass : chain) chain_->AddPass(std::move(pass));
-}
-
-absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx) {
-  using namespace stream;  // NOLINT
-  Model& m = plan.model;
-  // 1. Options.
-  AssignContext ctx(m, pctx.options, pctx.log, pctx.stats);
-  ctx.enable_single_stream = SingleStreamMode(pctx.options);
-  ctx.enable_hcom_parallel = pctx.options.GetBool("ge.hcomParallel");
-  ctx.memory_priority = pctx.options.Get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority";
-  NPUPLAN_ASSIGN_OR_RETURN(ctx.max_parallel, ParseStreamMaxParallelNum(pctx.options.Get("ge.streamMaxParallelNum")));
-  for (const auto& [engine, n] : ctx.max_parallel) {
+// 1. The option the engine table cannot honour is logged, not refused (GE
+//    ignores an engine it does not have).
+void LogUnknownEngines(const Model& m, const StreamOptions& opts, DecisionLog& log) {
+  for (const auto& [engine, n] : opts.max_parallel) {
     if (m.engine_table.Find(engine) == nullptr) {
-      pctx.log.Record(kName, "UnknownEngineInOption", "", Field("option", "ge.streamMaxParallelNum"),
-                      Field("engine", engine));
+      log.Record(LogicalStreamAssignment::kName, "UnknownEngineInOption", "",
+                 Field("option", "ge.streamMaxParallelNum"), Field("engine", engine));
     }
   }
+}
+
+void ClearStreams(Model& m) {
   for (size_t i = 0; i < m.num_nodes(); ++i) m.node(NodeId(static_cast<int32_t>(i))).stream_id = -1;
+}
 
-  // The auto multi-stream mode: the root graph attribute wins over the option.
-  AutoMultistreamMode auto_mode;
-  if (auto attr = GetStringAttr(m.root().attrs, "ge.autoMultistreamParallelMode")) {
-    auto parsed = ParseAutoMultistreamMode(*attr, /*from_graph_attr=*/true);
-    if (!parsed.ok()) return absl::InvalidArgumentError(StrCat("[", kName, "] graph attribute ", std::string(parsed.status().message())));
-    auto_mode = *parsed;
-  } else {
-    NPUPLAN_ASSIGN_OR_RETURN(auto_mode, ParseAutoMultistreamMode(pctx.options.Get("ge.autoMultistreamParallelMode"), false));
-  }
-  NPUPLAN_ASSIGN_OR_RETURN(DynamicStreamState dyn, DynamicStreamAllocator::Init(pctx.options));
-  // npuplan's extension: CriticalPath:N may also choose the execution order.
-  const bool reorder = pctx.options.GetBool("npuplan.stream.reorder");
-  if (reorder && auto_mode.algorithm != "CriticalPath") {
-    return absl::InvalidArgumentError(StrCat("[", kName, "] option ", pctx.options.ReadableName("npuplan.stream.reorder"),
-                                             "=true needs ", pctx.options.ReadableName("ge.autoMultistreamParallelMode"),
-                                             "=CriticalPath:N (",
-                                             auto_mode.algorithm.empty() ? std::string("not set") : StrCat("it is '", auto_mode.algorithm, "'"), ")"));
-  }
-
-  // 2. DoAssign over the root and every subgraph (the pass adds no graph:
-  //    one pre-order serves every walk below).
-  const std::vector<GraphId> graph_order = m.GraphsPreOrder();
-  std::unique_ptr<PassPipeline> default_chain;
-  if (chain_ == nullptr) default_chain = DefaultChain(ctx.enable_single_stream);
-  PassPipeline& chain = chain_ != nullptr ? *chain_ : *default_chain;
-  const std::vector<bool> unknown_graphs = UnknownShapeGraphs(plan);
+// 2. DoAssign over the root and every subgraph (the pass adds no graph: one
+//    pre-order serves every walk), then the dynamic multi-stream refresh:
+//    engine-priority ids first (D3/D4).
+absl::Status AssignGraphs(Plan& plan, const std::vector<GraphId>& graph_order,
+                          const std::vector<bool>& unknown_graphs, AssignContext& ctx,
+                          DynamicStreamState& dyn, PassPipeline& chain, PassContext& pctx) {
+  const StreamOptions& opts = ctx.stream_options;
+  const bool cv_mode = opts.auto_mode.algorithm == AutoAlgorithm::kCv;
   for (GraphId g : graph_order) {
-    NPUPLAN_RETURN_IF_ERROR(
-        DoAssign(plan, unknown_graphs, g, ctx, dyn, auto_mode.algorithm == "cv", chain, pctx));
+    NPUPLAN_RETURN_IF_ERROR(DoAssign(plan, unknown_graphs, g, ctx, dyn, cv_mode, chain, pctx));
   }
-  if (ctx.enable_single_stream && !auto_mode.algorithm.empty()) {  // a dynamic root skips single-stream-pass
-    return E10056(pctx.options);
-  }
-  bool dynamic = false;
-  for (GraphId g : graph_order) dynamic = dynamic || unknown_graphs[g.index()];
-  ReportSkippedAutoMode(auto_mode, dyn, graph_order, unknown_graphs, pctx);
-  //    Dynamic multi-stream: engine-priority ids first (D3/D4).
+  // A dynamic root skips single-stream-pass, whose check this is.
+  if (opts.single_stream && opts.auto_mode.set()) return E10056(pctx.options);
+  ReportSkippedAutoMode(opts.auto_mode, dyn, graph_order, unknown_graphs, pctx);
   if (dyn.multi_stream && !dyn.graphs.empty()) {
-    ctx.next_stream = RemapStreams(m, DynamicStreamAllocator::Refresh(m, ctx, dyn));
+    ctx.next_stream = RemapStreams(ctx.model, DynamicStreamAllocator::Refresh(ctx.model, ctx, dyn));
     dyn.main_stream = 0;
   }
+  return absl::OkStatus();
+}
 
-  // 3. Custom "AfterAssignLogicStream" passes: auto multi-stream DAG modes and
-  //    CriticalPath:N, per graph (dynamic graphs only under the env switch).
-  const bool dag_mode = !auto_mode.algorithm.empty() && auto_mode.algorithm != "cv" && auto_mode.algorithm != "default" &&
-                        !ctx.enable_single_stream;
-  int64_t makespan = 0, lower_bound = 0;
-  if (dag_mode) {
-    // Dynamic: the id the forced-main-stream nodes end on (0 after the
-    // refresh below); CriticalPath pins them there while it schedules.
-    const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
-    const int64_t forced = dynamic_multi ? ctx.next_stream++ : -1;
-    // npuplan.autoStreams.neverWorse=false: GE's plans (no home streams, no
-    // comparison with the default).
-    const bool never_worse = pctx.options.GetBool("npuplan.autoStreams.neverWorse");
-    const Homes home = HomeStreams(m, graph_order, unknown_graphs, dynamic_multi || !never_worse);
-    // CriticalPath on a dynamic model: subgraph makespans bottom-up, so that a
-    // subgraph owner pinned to the main stream costs what its subgraphs hold it.
-    CriticalPathStreams::Subtree subtree;
-    const bool subtree_costs = dynamic_multi && auto_mode.algorithm == "CriticalPath";
-    if (subtree_costs) {
-      for (auto it = graph_order.rbegin(); it != graph_order.rend(); ++it) {
-        const bool unknown = unknown_graphs[it->index()];
-        CriticalPathStreams::Estimate(m, *it, auto_mode.streams,
-                                      StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown),
-                                      unknown, subtree, reorder, home.stream[it->index()],
-                                      home.fresh[it->index()], never_worse);
+// The auto mode's estimate of the whole model (plan.streams).
+struct ModeEstimate {
+  int64_t makespan = 0;
+  int64_t lower_bound = 0;
+};
+
+// What a static model looked like before the auto mode: the default
+// assignment and order, and their estimate (AutoModeKeptDefault).
+struct DefaultAssignment {
+  std::vector<int64_t> streams;
+  std::vector<std::vector<NodeId>> orders;
+  int64_t estimate = 0;
+};
+
+DefaultAssignment SaveDefault(const Model& m, const StreamCostModel& costs) {
+  DefaultAssignment d;
+  for (const Node& n : m.nodes()) d.streams.push_back(n.stream_id);
+  for (size_t g = 0; g < m.num_graphs(); ++g)
+    d.orders.push_back(m.graph(GraphId(static_cast<int32_t>(g))).nodes);
+  d.estimate = EstimateModelMakespan(m, costs);
+  return d;
+}
+
+// Puts the default assignment back when the mode's estimate is worse.
+void KeepDefaultIfBetter(Model& m, const DefaultAssignment& saved, const StreamCostModel& costs,
+                         AutoAlgorithm algorithm, DecisionLog& log, ModeEstimate& est) {
+  const int64_t mode_estimate = EstimateModelMakespan(m, costs);
+  if (saved.estimate >= mode_estimate) return;
+  for (size_t i = 0; i < m.num_nodes(); ++i)
+    m.node(NodeId(static_cast<int32_t>(i))).stream_id = saved.streams[i];
+  for (size_t g = 0; g < m.num_graphs(); ++g) {
+    Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
+    graph.nodes = saved.orders[g];
+    for (size_t k = 0; k < graph.nodes.size(); ++k)
+      m.node(graph.nodes[k]).topo_id = static_cast<int64_t>(k);
+  }
+  log.Record(LogicalStreamAssignment::kName, "AutoModeKeptDefault", "",
+             Field("mode", AutoAlgorithmName(algorithm)), Field("makespan", mode_estimate),
+             Field("default_makespan", saved.estimate));
+  est.makespan = saved.estimate;
+  est.lower_bound = std::min(est.lower_bound, saved.estimate);
+}
+
+// Where the auto mode runs and with what it starts: the graphs' home
+// streams, the id of the forced-main-stream nodes, subgraph makespans.
+struct AutoModeSetup {
+  AutoModeSetup(const std::vector<GraphId>& order, const std::vector<bool>& unknown, Homes homes)
+      : graph_order(order), unknown_graphs(unknown), home(std::move(homes)) {}
+  const std::vector<GraphId>& graph_order;
+  const std::vector<bool>& unknown_graphs;
+  Homes home;
+  int64_t forced = -1;  // dynamic: the id the forced nodes end on (0 after the refresh)
+  // CriticalPath on a dynamic model: subgraph makespans bottom-up, so that a
+  // subgraph owner pinned to the main stream costs what its subgraphs hold it.
+  bool subtree_costs = false;
+  CriticalPathStreams::Subtree subtree;
+};
+
+void EstimateSubtrees(const Model& m, const StreamOptions& opts, AutoModeSetup& setup) {
+  for (auto it = setup.graph_order.rbegin(); it != setup.graph_order.rend(); ++it) {
+    const bool unknown = setup.unknown_graphs[it->index()];
+    CriticalPathStreams::Estimate(
+        m, *it, opts.auto_mode.streams, StreamCostModel(sim::SimOptions{}, /*sync_nodes=*/!unknown),
+        unknown, setup.subtree, opts.reorder, setup.home.stream[it->index()],
+        setup.home.fresh[it->index()], opts.never_worse);
+  }
+}
+
+// The mode's allocator on every graph it rewrites (dynamic graphs only under
+// ENABLE_DYNAMIC_SHAPE_MULTI_STREAM=1).
+absl::StatusOr<ModeEstimate> RunModeOnGraphs(AssignContext& ctx, const DynamicStreamState& dyn,
+                                             AutoModeSetup& setup, PassContext& pctx) {
+  Model& m = ctx.model;
+  const StreamOptions& opts = ctx.stream_options;
+  ModeEstimate est;
+  for (GraphId g : setup.graph_order) {
+    const bool unknown = setup.unknown_graphs[g.index()];
+    if (unknown && !dyn.multi_stream) continue;
+    // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
+    const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
+    const int64_t home = setup.home.stream[g.index()];
+    const bool fresh = setup.home.fresh[g.index()];
+    if (opts.auto_mode.algorithm == AutoAlgorithm::kCriticalPath) {
+      CriticalPathStreams::Result r = CriticalPathStreams::Run(
+          m, g, opts.auto_mode.streams, ctx.next_stream, &pctx.log, costs,
+          unknown ? setup.forced : -1, setup.subtree_costs ? &setup.subtree : nullptr, opts.reorder,
+          home, fresh, opts.never_worse);
+      ctx.next_stream += r.streams;
+      // With subtree costs the root's estimate and bound cover the whole model.
+      if (!setup.subtree_costs || m.graph(g).IsRoot()) {
+        est.makespan += r.makespan;
+        est.lower_bound += r.lower_bound;
       }
-    }
-    // A static model: the estimate of the whole model before, to keep the
-    // default assignment when the mode's is worse (AutoModeKeptDefault).
-    const StreamCostModel static_costs(sim::SimOptions{}, /*sync_nodes=*/true);
-    std::vector<int64_t> saved_streams;
-    std::vector<std::vector<NodeId>> saved_orders;
-    int64_t default_estimate = 0;
-    if (!dynamic && never_worse) {
-      for (const Node& n : m.nodes()) saved_streams.push_back(n.stream_id);
-      for (size_t g = 0; g < m.num_graphs(); ++g)
-        saved_orders.push_back(m.graph(GraphId(static_cast<int32_t>(g))).nodes);
-      default_estimate = EstimateModelMakespan(m, static_costs);
-    }
-    for (GraphId g : graph_order) {
-      const bool unknown = unknown_graphs[g.index()];
-      if (unknown && !dyn.multi_stream) continue;
-      // The simulator's costs; dynamic-shape graphs carry events as attributes (no Send/Recv tasks).
-      const StreamCostModel costs(sim::SimOptions{}, /*sync_nodes=*/!unknown);
-      if (auto_mode.algorithm == "CriticalPath") {
-        CriticalPathStreams::Result r = CriticalPathStreams::Run(
-            m, g, auto_mode.streams, ctx.next_stream, &pctx.log, costs, unknown ? forced : -1,
-            subtree_costs ? &subtree : nullptr, reorder, home.stream[g.index()],
-            home.fresh[g.index()], never_worse);
-        ctx.next_stream += r.streams;
-        // With subtree costs the root's estimate and bound cover the whole model.
-        if (!subtree_costs || m.graph(g).IsRoot()) {
-          makespan += r.makespan;
-          lower_bound += r.lower_bound;
-        }
-      } else {
-        NPUPLAN_ASSIGN_OR_RETURN(
-            DagStreamAllocator::Result r,
-            DagStreamAllocator::Run(m, g, auto_mode, ctx.next_stream, &pctx.log, costs,
-                                    home.stream[g.index()], /*main_pin=*/unknown,
-                                    home.fresh[g.index()], never_worse));
-        ctx.next_stream += r.streams;
-        makespan += r.makespan;
-        lower_bound += r.lower_bound;
-      }
-    }
-    if (!dynamic && never_worse) {
-      const int64_t mode_estimate = EstimateModelMakespan(m, static_costs);
-      if (default_estimate < mode_estimate) {
-        for (size_t i = 0; i < m.num_nodes(); ++i)
-          m.node(NodeId(static_cast<int32_t>(i))).stream_id = saved_streams[i];
-        for (size_t g = 0; g < m.num_graphs(); ++g) {
-          Graph& graph = m.graph(GraphId(static_cast<int32_t>(g)));
-          graph.nodes = saved_orders[g];
-          for (size_t k = 0; k < graph.nodes.size(); ++k)
-            m.node(graph.nodes[k]).topo_id = static_cast<int64_t>(k);
-        }
-        pctx.log.Record(kName, "AutoModeKeptDefault", "", Field("mode", auto_mode.algorithm),
-                        Field("makespan", mode_estimate),
-                        Field("default_makespan", default_estimate));
-        makespan = default_estimate;
-        lower_bound = std::min(lower_bound, default_estimate);
-      }
-    }
-    //  Dynamic: RefreshContinuousStreamsByNodeIds over the dynamic graphs —
-    //  ids of ordinary nodes first, forced / subgraph-owner / stream-less
-    //  nodes (and a While static body's NetOutput, D5) on 0.
-    if (dynamic_multi) {
-      std::map<int64_t, int64_t> first{{forced, 0}};
-      std::set<int64_t> ordinary;
-      for (GraphId g : dyn.graphs) {
-        for (NodeId id : m.graph(g).nodes) {
-          Node& n = m.node(id);
-          if (n.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(n)) {
-            n.stream_id = forced;
-          } else {
-            ordinary.insert(n.stream_id);
-          }
-        }
-      }
-      for (GraphId g : graph_order) {
-        const Graph& graph = m.graph(g);
-        if (unknown_graphs[g.index()] || graph.IsRoot() || !unknown_graphs[graph.parent_graph.index()]) continue;
-        for (NodeId id : graph.nodes) {
-          if (m.node(id).type == "NetOutput" && m.node(id).stream_id == 0) m.node(id).stream_id = forced;
-        }
-      }
-      // GE renumbers the ordinary ids from 0, sharing 0 with the forced
-      // nodes; when CriticalPath put ordinary nodes on the main stream
-      // itself, the others follow it instead.
-      const bool main_used = ordinary.erase(forced) > 0;
-      for (int64_t v : ordinary) first.emplace(v, static_cast<int64_t>(first.size()) - (main_used ? 0 : 1));
-      ctx.next_stream = RemapStreams(m, first);
+    } else {
+      NPUPLAN_ASSIGN_OR_RETURN(
+          DagStreamAllocator::Result r,
+          DagStreamAllocator::Run(m, g, opts.auto_mode, ctx.next_stream, &pctx.log, costs, home,
+                                  /*main_pin=*/unknown, fresh, opts.never_worse));
+      ctx.next_stream += r.streams;
+      est.makespan += r.makespan;
+      est.lower_bound += r.lower_bound;
     }
   }
+  return est;
+}
 
-  // 4. Continuity.
-  const int64_t count = RefreshContinuousStreams::Run(m, ctx.next_stream, &pctx.log);
+// Dynamic: RefreshContinuousStreamsByNodeIds over the dynamic graphs — ids
+// of ordinary nodes first, forced / subgraph-owner / stream-less nodes (and a
+// While static body's NetOutput, D5) on 0. Returns the stream count.
+int64_t RenumberDynamicStreams(Model& m, const DynamicStreamState& dyn,
+                               const AutoModeSetup& setup) {
+  const int64_t forced = setup.forced;
+  std::map<int64_t, int64_t> first{{forced, 0}};
+  std::set<int64_t> ordinary;
+  for (GraphId g : dyn.graphs) {
+    for (NodeId id : m.graph(g).nodes) {
+      Node& n = m.node(id);
+      if (n.stream_id < 0 || DynamicStreamAllocator::IsForcedMainStreamNode(n)) {
+        n.stream_id = forced;
+      } else {
+        ordinary.insert(n.stream_id);
+      }
+    }
+  }
+  for (GraphId g : setup.graph_order) {
+    const Graph& graph = m.graph(g);
+    if (setup.unknown_graphs[g.index()] || graph.IsRoot() ||
+        !setup.unknown_graphs[graph.parent_graph.index()])
+      continue;
+    for (NodeId id : graph.nodes) {
+      if (m.node(id).type == "NetOutput" && m.node(id).stream_id == 0)
+        m.node(id).stream_id = forced;
+    }
+  }
+  // GE renumbers the ordinary ids from 0, sharing 0 with the forced nodes;
+  // when CriticalPath put ordinary nodes on the main stream itself, the
+  // others follow it instead.
+  const bool main_used = ordinary.erase(forced) > 0;
+  for (int64_t v : ordinary) {
+    first.emplace(v, static_cast<int64_t>(first.size()) - (main_used ? 0 : 1));
+  }
+  return RemapStreams(m, first);
+}
 
-  // 5. Plan fields.
+// 3. Custom "AfterAssignLogicStream" passes: the auto multi-stream DAG modes
+//    and CriticalPath:N, per graph; a static model keeps the default
+//    assignment when the mode's estimates worse (npuplan.autoStreams.neverWorse).
+absl::StatusOr<ModeEstimate> RunAutoMode(const std::vector<GraphId>& graph_order,
+                                         const std::vector<bool>& unknown_graphs, bool dynamic,
+                                         AssignContext& ctx, const DynamicStreamState& dyn,
+                                         PassContext& pctx) {
+  Model& m = ctx.model;
+  const StreamOptions& opts = ctx.stream_options;
+  const bool dynamic_multi = dyn.multi_stream && !dyn.graphs.empty();
+  // neverWorse=false: GE's plans (no home streams, no comparison with the default).
+  AutoModeSetup setup(
+      graph_order, unknown_graphs,
+      HomeStreams(m, graph_order, unknown_graphs, dynamic_multi || !opts.never_worse));
+  // CriticalPath pins the forced nodes to this id while it schedules.
+  setup.forced = dynamic_multi ? ctx.next_stream++ : -1;
+  setup.subtree_costs = dynamic_multi && opts.auto_mode.algorithm == AutoAlgorithm::kCriticalPath;
+  if (setup.subtree_costs) EstimateSubtrees(m, opts, setup);
+  const StreamCostModel static_costs(sim::SimOptions{}, /*sync_nodes=*/true);
+  const bool guard = !dynamic && opts.never_worse;
+  DefaultAssignment saved;
+  if (guard) saved = SaveDefault(m, static_costs);
+  NPUPLAN_ASSIGN_OR_RETURN(ModeEstimate est, RunModeOnGraphs(ctx, dyn, setup, pctx));
+  if (guard) KeepDefaultIfBetter(m, saved, static_costs, opts.auto_mode.algorithm, pctx.log, est);
+  if (dynamic_multi) ctx.next_stream = RenumberDynamicStreams(m, dyn, setup);
+  return est;
+}
+
+// 5. plan.streams: one LogicalStream per id, its user label, its HCCL count.
+void FillStreamResult(Plan& plan, const std::vector<GraphId>& graph_order, int64_t count,
+                      bool dynamic, const StreamOptions& opts, const DynamicStreamState& dyn,
+                      const ModeEstimate& est) {
+  const Model& m = plan.model;
   StreamResult& s = plan.streams;
   s = StreamResult{};
   s.logical = count;
   s.physical = count;
-  s.mode = ctx.enable_single_stream ? StreamMode::kSingle : StreamMode::kMulti;
+  s.mode = opts.single_stream ? StreamMode::kSingle : StreamMode::kMulti;
   if (dynamic) s.mode = dyn.multi_stream ? StreamMode::kDynamicMulti : StreamMode::kDynamicSingle;
-  s.auto_mode = auto_mode.algorithm.empty() ? "" : (auto_mode.streams > 0 ? StrCat(auto_mode.algorithm, ":", auto_mode.streams) : auto_mode.algorithm);
-  s.estimated_makespan = makespan;
-  s.makespan_lower_bound = lower_bound;
+  s.auto_mode = AutoModeText(opts.auto_mode);
+  s.estimated_makespan = est.makespan;
+  s.makespan_lower_bound = est.lower_bound;
   s.streams.resize(count);
   for (int64_t i = 0; i < count; ++i) s.streams[i].id = i;
   for (GraphId g : graph_order) {
@@ -390,9 +407,57 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   }
   const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan, graph_order);
   for (int64_t i = 0; i < count; ++i) s.streams[i].hccl_followed_count = hccl[i];
+}
+
+}  // namespace
+
+}  // namespace stream
+
+LogicalStreamAssignment::LogicalStreamAssignment(const CompileOptions& options)
+    : chain_(stream::DefaultChain(stream::SingleStreamOption(options))) {}
+
+LogicalStreamAssignment::LogicalStreamAssignment(
+    std::vector<std::unique_ptr<stream::LogicalStreamChainPass>> chain)
+    : chain_(std::make_unique<PassPipeline>(std::string(kName))) {
+  for (auto& pass : chain) chain_->AddPass(std::move(pass));
+}
+
+absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx) {
+  using namespace stream;  // NOLINT
+  Model& m = plan.model;
+  // 1. Options.
+  AssignContext ctx(m, pctx.options, pctx.log, pctx.stats);
+  NPUPLAN_ASSIGN_OR_RETURN(ctx.stream_options, ReadStreamOptions(pctx.options, m.root().attrs));
+  const StreamOptions& opts = ctx.stream_options;
+  LogUnknownEngines(m, opts, pctx.log);
+  ClearStreams(m);
+  DynamicStreamState dyn = DynamicStreamAllocator::Init(opts);
+
+  // 2. DoAssign, graph by graph.
+  const std::vector<GraphId> graph_order = m.GraphsPreOrder();
+  std::unique_ptr<PassPipeline> default_chain;
+  if (chain_ == nullptr) default_chain = DefaultChain(opts.single_stream);
+  PassPipeline& chain = chain_ != nullptr ? *chain_ : *default_chain;
+  const std::vector<bool> unknown_graphs = UnknownShapeGraphs(plan);
+  NPUPLAN_RETURN_IF_ERROR(AssignGraphs(plan, graph_order, unknown_graphs, ctx, dyn, chain, pctx));
+  bool dynamic = false;
+  for (GraphId g : graph_order) dynamic = dynamic || unknown_graphs[g.index()];
+
+  // 3. The auto multi-stream mode.
+  ModeEstimate est;
+  if (opts.auto_mode.rewrites_streams() && !opts.single_stream) {
+    NPUPLAN_ASSIGN_OR_RETURN(est,
+                             RunAutoMode(graph_order, unknown_graphs, dynamic, ctx, dyn, pctx));
+  }
+
+  // 4. Continuity.
+  const int64_t count = RefreshContinuousStreams::Run(m, ctx.next_stream, &pctx.log);
+
+  // 5. Plan fields.
+  FillStreamResult(plan, graph_order, count, dynamic, opts, dyn, est);
   pctx.stats.Set(kName, "logical_streams", count);
-  pctx.log.Record(kName, "LogicalStreamsAssigned", "", Field("mode", StreamModeName(s.mode)),
-                  Field("streams", count));
+  pctx.log.Record(kName, "LogicalStreamsAssigned", "",
+                  Field("mode", StreamModeName(plan.streams.mode)), Field("streams", count));
   if (pctx.instrumentation.verify_each) {
     NPUPLAN_RETURN_IF_ERROR(VerifyStreamIdsContinuous(m));
   }

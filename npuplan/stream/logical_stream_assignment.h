@@ -73,8 +73,6 @@ class LogicalStreamAssignment final : public Pass {
 };
 
 namespace stream {
-// ge.enableSingleStream=true: the single-stream chain and mode.
-bool SingleStreamMode(const CompileOptions& options);
 // partition::IsUnknownShapeGraph / UnknownShapeGraphs (unknown_shape_graphs.h):
 // the fact the partition stage stored.
 bool IsUnknownShapeGraph(const Plan& plan, GraphId g);

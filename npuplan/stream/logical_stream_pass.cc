@@ -123,7 +123,8 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
                                                  "' is not in the engine table"));
       }
       int64_t max_parallel_num = 1;
-      if (auto it = ctx.max_parallel.find(std::string(engine)); it != ctx.max_parallel.end()) {
+      if (auto it = ctx.stream_options.max_parallel.find(std::string(engine));
+          it != ctx.stream_options.max_parallel.end()) {
         max_parallel_num = it->second;
       }
       infos.push_back({engine.data(), conf, max_parallel_num});

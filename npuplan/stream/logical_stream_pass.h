@@ -30,6 +30,7 @@
 #include "npuplan/pass/pass.h"
 #include "npuplan/pass/statistics.h"
 #include "npuplan/stream/engine_partition.h"
+#include "npuplan/stream/stream_options.h"
 
 namespace npuplan::stream {
 
@@ -46,7 +47,7 @@ struct StreamSubgraph {
   const EngineSubgraph* info = nullptr;
   const EngineConfig* conf = nullptr;
   int64_t stream_id = -1;        // -1 = unassigned
-  int64_t max_parallel_num = 1;  // from ge.streamMaxParallelNum
+  int64_t max_parallel_num = 1;  // from ge.streamMaxParallelNum (StreamOptions::max_parallel)
   int32_t reused_subgraph = -1;  // owner whose stream this one borrowed (chains collapsed)
   int32_t engine_id = 0;         // index of info->engine in GraphState::engines
   bool visited_by_reuse = false; // CouldReuse's force-attach "first time" flag
@@ -73,10 +74,7 @@ struct AssignContext {
   DecisionLog& log;
   Statistics& stats;
   int64_t next_stream = 0;      // global id counter across root and subgraphs
-  bool enable_single_stream = false;   // ge.enableSingleStream == "true"
-  bool enable_hcom_parallel = false;   // ge.hcomParallel
-  bool memory_priority = false;        // ge.exec.memoryOptimizationPolicy == MemoryPriority
-  std::map<std::string, int64_t> max_parallel;  // ge.streamMaxParallelNum
+  StreamOptions stream_options;  // the run's options, read once (ReadStreamOptions)
 };
 
 // Per-graph state (one DoAssign).

@@ -12,10 +12,8 @@ absl::Status E10056(const CompileOptions& options) {
 }
 
 absl::StatusOr<bool> SingleStreamPass::Run(GraphState& gs, AssignContext& ctx) {
-  // E10056 first: the root graph attribute wins over the option, as GE reads it.
-  std::string mode = GetStringAttr(ctx.model.root().attrs, "ge.autoMultistreamParallelMode")
-                         .value_or(ctx.options.Get("ge.autoMultistreamParallelMode"));
-  if (!mode.empty()) return E10056(ctx.options);
+  // E10056 first (the auto mode is the root graph attribute's, else the option's, as GE reads it).
+  if (ctx.stream_options.auto_mode.set()) return E10056(ctx.options);
   for (const StreamSubgraph& sg : gs.subgraphs) {
     if (sg.info->stream_label.empty()) continue;
     const Node& first = ctx.model.node(sg.info->nodes.front());

@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "npuplan/ir/attribute.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/stream/assign_attached_stream_pass.h"
@@ -14,6 +13,7 @@
 #include "npuplan/stream/engine_partition.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/stream/logical_stream_pass.h"
+#include "npuplan/stream/stream_options.h"
 #include "npuplan/stream/stream_summary.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -34,16 +34,11 @@ namespace {
 // search.
 constexpr int64_t kExactPairWork = 200'000'000;
 
-int64_t OptionInt(const CompileOptions& o, std::string_view key, int64_t fallback) {
-  int64_t v = 0;
-  return absl::SimpleAtoi(o.Get(key), &v) ? v : fallback;
-}
-
 // The split's task limit, or 0 when no split will run.
-int64_t SplitLimit(const Plan& plan, const CompileOptions& o) {
+int64_t SplitLimit(const Plan& plan, const StreamBudgetOptions& o) {
   if (IsDynamicStreamMode(plan.streams.mode) || plan.streams.mode == StreamMode::kSingle) return 0;
-  if (o.GetBool("npuplan.device.unlimitedStreamDepth")) return 0;
-  return OptionInt(o, "npuplan.device.maxTasksPerStream", 1024);
+  if (o.unlimited_stream_depth) return 0;
+  return o.max_tasks_per_stream;
 }
 
 // Why a stream may not merge with streams of another class ("" = fixed: merges with none).
@@ -304,9 +299,9 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
 
 absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
   using namespace stream;  // NOLINT
-  const int64_t budget =
-      BudgetOption(ctx.options, "npuplan.maxStreams", "npuplan.device.maxStreams");
-  const int64_t limit = SplitLimit(plan, ctx.options);
+  const StreamBudgetOptions options = ReadStreamBudgetOptions(ctx.options);
+  const int64_t budget = options.max_streams;
+  const int64_t limit = SplitLimit(plan, options);
   StreamNeed need = EstimateStreamNeed(plan, limit);
   const StreamNeed before = need;
   int64_t merges = 0;

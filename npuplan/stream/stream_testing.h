@@ -62,9 +62,8 @@ struct PassHarness {
     NPUPLAN_ASSIGN_OR_RETURN(h->plan.model, ParseStreamTestGraph(graph));
     h->options = CompileOptions::FromModel(h->plan.model, opts, false);
     h->ctx = std::make_unique<AssignContext>(h->plan.model, h->options, h->log, h->stats);
-    h->ctx->memory_priority = h->options.Get("ge.exec.memoryOptimizationPolicy") == "MemoryPriority";
-    h->ctx->enable_hcom_parallel = h->options.GetBool("ge.hcomParallel");
-    NPUPLAN_ASSIGN_OR_RETURN(h->ctx->max_parallel, ParseStreamMaxParallelNum(h->options.Get("ge.streamMaxParallelNum")));
+    NPUPLAN_ASSIGN_OR_RETURN(h->ctx->stream_options,
+                             ReadStreamOptions(h->options, h->plan.model.root().attrs));
     NPUPLAN_RETURN_IF_ERROR(InitGraphState(h->gs, h->plan.model, kRootGraph, *h->ctx, -1, false));
     return h;
   }
