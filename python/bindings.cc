@@ -218,7 +218,7 @@ void BindValueTypes(py::module_& m) {
       });
 }
 
-void BindModelAndPlan(py::module_& m) {
+void BindModel(py::module_& m) {
   py::class_<api::Model>(m, "Model",
                          "A loaded model (npuplan.load); compile it any number of times")
       .def_property_readonly("name", &api::Model::name)
@@ -237,7 +237,9 @@ void BindModelAndPlan(py::module_& m) {
       .def("__repr__", [](const api::Model& model) {
         return Repr("Model", model.name() + ": " + std::to_string(model.num_nodes()) + " nodes");
       });
+}
 
+void BindPlan(py::module_& m) {
   py::class_<api::Plan>(m, "Plan", "A compiled, verified execution plan")
       .def_static(
           "read",
@@ -336,7 +338,10 @@ void BindModelAndPlan(py::module_& m) {
       .def("__repr__", [](const api::Plan& plan) {
         return Repr("Plan", plan.name() + ": " + std::to_string(plan.num_nodes()) + " nodes");
       });
+}
 
+// After BindModel and BindPlan, so that the signatures name Model and Plan.
+void BindLoadAndCompile(py::module_& m) {
   m.def("_load",
         [](const std::string& kind, const std::string& data, const std::string& source,
            const std::string& model_dir,
@@ -493,7 +498,9 @@ PYBIND11_MODULE(_npuplan, m) {
   });
   py::register_exception_translator(&TranslateStatusError);
   BindValueTypes(m);
-  BindModelAndPlan(m);
+  BindModel(m);
+  BindPlan(m);
+  BindLoadAndCompile(m);
   BindMemplan(m);
   BindKernel(m);
 }

@@ -394,9 +394,8 @@ void StftInference(InferenceContext& ctx) {
   SetOutputDims(ctx, 0, {(*sig)[0], frames, bins, 2});
 }
 
-}  // namespace
-
-void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
+// STFT-17 and LayerNormalization-17: npuplan's checked rules instead of libonnx 1.12's.
+void AddOpset17Replacements(std::vector<OpSchema>& out) {
   {
     OpSchema s = NewSchema("STFT", "", 17);
     s.Input(0, "signal", "", "T").Input(1, "frame_step", "", "T")
@@ -417,6 +416,10 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         .TypeAndShapeInferenceFunction(LayerNormInference);
     out.push_back(std::move(s));
   }
+}
+
+// Reduce*-18, Split-18, Pad-18, Resize-18: axes and sizes as inputs, num_outputs.
+void AddReduceAndShapeOps(std::vector<OpSchema>& out) {
   for (const char* name : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
                            "ReduceMin", "ReduceProd", "ReduceSumSquare"}) {
     out.push_back(Reduce(name));
@@ -463,6 +466,10 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         .TypeAndShapeInferenceFunction(ResizeInference);
     out.push_back(std::move(s));
   }
+}
+
+// LpPool-18, AveragePool-19, DeformConv-19, Col2Im-18.
+void AddPoolConvAndImageOps(std::vector<OpSchema>& out) {
   {
     OpSchema s = NewSchema("LpPool", "", 18);
     PoolAttrs(s).Attr("p", "", AttributeProto::INT, static_cast<int64_t>(2));
@@ -499,6 +506,10 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         .TypeAndShapeInferenceFunction(Col2ImInference);
     out.push_back(std::move(s));
   }
+}
+
+// GroupNormalization-18/21, CenterCropPad-18, Mish-18, Bitwise*-18, Gelu-20.
+void AddNormalizationAndElementwiseOps(std::vector<OpSchema>& out) {
   for (int since : {18, 21}) {  // 21: scale and bias per channel instead of per group
     OpSchema s = NewSchema("GroupNormalization", "", since);
     s.Input(0, "X", "", "T").Input(1, "scale", "", "T").Input(2, "bias", "", "T").Output(0, "Y", "", "T")
@@ -526,6 +537,10 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         .TypeAndShapeInferenceFunction(SameAsInputInference);
     out.push_back(std::move(s));
   }
+}
+
+// Cast-19, CastLike-19 (saturate), QuantizeLinear-19/21, DequantizeLinear-21.
+void AddCastAndQuantizeOps(std::vector<OpSchema>& out) {
   {
     OpSchema s = NewSchema("Cast", "", 19);
     s.Input(0, "input", "", "T").Output(0, "output", "", "T")
@@ -563,6 +578,10 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         .TypeAndShapeInferenceFunction(DequantizeInference);
     out.push_back(std::move(d));
   }
+}
+
+// AffineGrid, DFT, GridSample and the string and image ops of opset 20.
+void AddOpset20Ops(std::vector<OpSchema>& out) {
   {
     OpSchema s = NewSchema("AffineGrid", "", 20);
     s.Input(0, "theta", "", "T").Input(1, "size", "", "tensor(int64)").Output(0, "grid", "", "T")
@@ -627,6 +646,18 @@ void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
         });
     out.push_back(std::move(s));
   }
+}
+
+}  // namespace
+
+// One group per family of ops, always registered in this order.
+void AddNewOpsetSchemas(std::vector<OpSchema>& out) {
+  AddOpset17Replacements(out);
+  AddReduceAndShapeOps(out);
+  AddPoolConvAndImageOps(out);
+  AddNormalizationAndElementwiseOps(out);
+  AddCastAndQuantizeOps(out);
+  AddOpset20Ops(out);
 }
 
 }  // namespace npuplan::onnx_import

@@ -156,201 +156,260 @@ std::optional<int64_t> RangeLength(const onnx::NodeProto& n, const Scope& s) {
   return span % delta != 0 ? q + 1 : q;
 }
 
+// Input `i` of `n` as a tracked value; nullptr when absent or not tracked.
+const Value* TrackedInput(const onnx::NodeProto& n, const Scope& s, int i) {
+  if (i >= n.input_size() || n.input(i).empty()) return nullptr;
+  return s.FindValue(n.input(i));
+}
+
+// The Evaluate* functions below each evaluate one op (or a family of ops
+// sharing a rule); nullopt = the output is not tracked.
+
+std::optional<Value> EvaluateConstant(const onnx::NodeProto& n) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "value" && a.has_t()) return ValueOfTensor(a.t());
+    if (a.name() == "value_int") return Value{{a.i()}, true};
+    if (a.name() == "value_ints" && a.ints_size() <= kMaxTrackedElements) {
+      return Value{std::vector<int64_t>(a.ints().begin(), a.ints().end()), false};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> EvaluateShape(const onnx::NodeProto& n, const Scope& s) {
+  Dims d = n.input_size() > 0 ? DimsOf(s, n.input(0)) : std::nullopt;
+  if (!d) return std::nullopt;
+  int64_t r = static_cast<int64_t>(d->size());
+  int64_t start = IntAttr(n, "start").value_or(0), end = IntAttr(n, "end").value_or(r);
+  start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
+  end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
+  Value out;
+  for (int64_t i = start; i < end; ++i) out.v.push_back((*d)[i]);
+  return out;
+}
+
+std::optional<Value> EvaluateSize(const onnx::NodeProto& n, const Scope& s) {
+  Dims d = n.input_size() > 0 ? DimsOf(s, n.input(0)) : std::nullopt;
+  if (!d) return std::nullopt;
+  int64_t p = 1;
+  for (int64_t x : *d) {
+    if (x == kUnk || __builtin_mul_overflow(p, x, &p)) return Value{{kUnk}, true};
+  }
+  return Value{{p}, true};
+}
+
+// Identity, and a Cast to an integer type.
+std::optional<Value> EvaluateIdentityOrCast(const onnx::NodeProto& n, const Scope& s) {
+  const Value* a = TrackedInput(n, s, 0);
+  if (!a) return std::nullopt;
+  if (n.op_type() == "Cast") {
+    auto to = IntAttr(n, "to");
+    if (!to || !IsIntType(static_cast<int32_t>(*to))) return std::nullopt;
+  }
+  return *a;
+}
+
+// Unsqueeze of a scalar to [1], Squeeze of a 1-element vector to a scalar.
+std::optional<Value> EvaluateUnsqueezeOrSqueeze(const onnx::NodeProto& n, const Scope& s) {
+  const Value* a = TrackedInput(n, s, 0);
+  if (!a) return std::nullopt;
+  Value out = *a;
+  if (n.op_type() == "Unsqueeze") {
+    if (!a->scalar) return std::nullopt;  // only scalar → [1]
+    out.scalar = false;
+  } else {
+    if (a->v.size() != 1) return std::nullopt;
+    out.scalar = true;
+  }
+  return out;
+}
+
+std::optional<Value> EvaluateGather(const onnx::NodeProto& n, const Scope& s) {
+  const Value* data = TrackedInput(n, s, 0);
+  const Value* idx = TrackedInput(n, s, 1);
+  if (!data || !idx || data->scalar || IntAttr(n, "axis").value_or(0) != 0) return std::nullopt;
+  Value out;
+  out.scalar = idx->scalar;
+  int64_t size = static_cast<int64_t>(data->v.size());
+  for (int64_t i : idx->v) {
+    if (i == kUnk) {
+      out.v.push_back(kUnk);
+      continue;
+    }
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) return std::nullopt;
+    out.v.push_back(data->v[i]);
+  }
+  return out;
+}
+
+std::optional<Value> EvaluateSlice(const onnx::NodeProto& n, const Scope& s) {
+  const Value* data = TrackedInput(n, s, 0);
+  if (!data || data->scalar) return std::nullopt;
+  int64_t start, end, step = 1;
+  if (n.input_size() >= 3) {  // opset >= 10: starts/ends/axes/steps inputs
+    const Value *st = TrackedInput(n, s, 1), *en = TrackedInput(n, s, 2),
+                *ax = TrackedInput(n, s, 3), *sp = TrackedInput(n, s, 4);
+    if (!st || !en || st->v.size() != 1 || en->v.size() != 1) return std::nullopt;
+    if (ax && (ax->v.size() != 1 || (ax->v[0] != 0 && ax->v[0] != -1))) return std::nullopt;
+    if (n.input_size() > 4 && !n.input(4).empty() && (!sp || sp->v.size() != 1)) {
+      return std::nullopt;
+    }
+    start = st->v[0];
+    end = en->v[0];
+    if (sp) step = sp->v[0];
+  } else {  // opset 9: attributes
+    auto st = IntsAttr(n, "starts"), en = IntsAttr(n, "ends"), ax = IntsAttr(n, "axes");
+    if (!st || !en || st->size() != 1 || en->size() != 1) return std::nullopt;
+    if (ax && (ax->size() != 1 || ((*ax)[0] != 0 && (*ax)[0] != -1))) return std::nullopt;
+    start = (*st)[0];
+    end = (*en)[0];
+  }
+  if (start == kUnk || end == kUnk || step == kUnk || step == 0) return std::nullopt;
+  int64_t size = static_cast<int64_t>(data->v.size());
+  start = ClampIndex(start, size, step);
+  end = ClampIndex(end, size, step);
+  Value out;
+  for (int64_t i = start; step > 0 ? i < end : i > end; i += step) out.v.push_back(data->v[i]);
+  return out;
+}
+
+std::optional<Value> EvaluateConcat(const onnx::NodeProto& n, const Scope& s) {
+  if (IntAttr(n, "axis").value_or(0) != 0 && IntAttr(n, "axis").value_or(0) != -1) {
+    return std::nullopt;
+  }
+  Value out;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const Value* a = TrackedInput(n, s, i);
+    if (!a || a->scalar) return std::nullopt;
+    out.v.insert(out.v.end(), a->v.begin(), a->v.end());
+  }
+  if (static_cast<int64_t>(out.v.size()) > kMaxTrackedElements) return std::nullopt;
+  return out;
+}
+
+bool IsElementwiseBinary(const std::string& op) {
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Min" || op == "Max" ||
+         op == "Mod" || op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+         op == "GreaterOrEqual" || op == "And" || op == "Or";
+}
+
+std::optional<Value> EvaluateElementwiseBinary(const onnx::NodeProto& n, const Scope& s) {
+  if (n.input_size() != 2) return std::nullopt;
+  const Value *a = TrackedInput(n, s, 0), *b = TrackedInput(n, s, 1);
+  if (!a || !b) return std::nullopt;
+  return Elementwise(n.op_type(), *a, *b);
+}
+
+// Not, Neg, Abs.
+std::optional<Value> EvaluateUnary(const onnx::NodeProto& n, const Scope& s) {
+  const std::string& op = n.op_type();
+  const Value* a = TrackedInput(n, s, 0);
+  if (!a) return std::nullopt;
+  Value out = *a;
+  for (int64_t& x : out.v) {
+    if (x == kUnk) continue;
+    if (op == "Not") {
+      x = x == 0;
+    } else if (x == INT64_MIN) {
+      x = kUnk;
+    } else if (op == "Neg" || x < 0) {
+      x = -x;
+    }
+  }
+  return out;
+}
+
+// Element-wise select with 1-element broadcasting.
+std::optional<Value> EvaluateWhere(const onnx::NodeProto& n, const Scope& s) {
+  const Value *c = TrackedInput(n, s, 0), *x = TrackedInput(n, s, 1), *y = TrackedInput(n, s, 2);
+  if (!c || !x || !y) return std::nullopt;
+  size_t len = std::max({c->v.size(), x->v.size(), y->v.size()});
+  for (const Value* v : {c, x, y}) {
+    if (v->v.size() != len && v->v.size() != 1) return std::nullopt;
+  }
+  Value out;
+  out.scalar = c->scalar && x->scalar && y->scalar;
+  for (size_t i = 0; i < len; ++i) {
+    int64_t ci = c->v[c->v.size() == 1 ? 0 : i], xi = x->v[x->v.size() == 1 ? 0 : i],
+            yi = y->v[y->v.size() == 1 ? 0 : i];
+    out.v.push_back(ci == kUnk ? (xi == yi ? xi : kUnk) : ci != 0 ? xi : yi);
+  }
+  return out;
+}
+
+std::optional<Value> EvaluateRange(const onnx::NodeProto& n, const Scope& s) {
+  auto len = RangeLength(n, s);
+  const Value *st = TrackedInput(n, s, 0), *dt = TrackedInput(n, s, 2);
+  if (!len || *len > kMaxTrackedElements || !st || !dt || st->v[0] == kUnk || dt->v[0] == kUnk) {
+    return std::nullopt;
+  }
+  Value out;
+  for (int64_t i = 0, x = st->v[0]; i < *len; ++i, x += dt->v[0]) out.v.push_back(x);
+  return out;
+}
+
+std::optional<Value> EvaluateConstantOfShape(const onnx::NodeProto& n, const Scope& s) {
+  const Value* shape = TrackedInput(n, s, 0);
+  if (!shape || shape->scalar || shape->v.size() > 1) return std::nullopt;
+  if (shape->v.empty() || shape->v[0] == kUnk || shape->v[0] < 0 ||
+      shape->v[0] > kMaxTrackedElements) {
+    return std::nullopt;
+  }
+  // Only an integer value attribute is tracked (the default is float 0).
+  std::optional<int64_t> fill;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "value" && a.has_t()) {
+      auto v = DecodeInts(a.t(), 1);
+      if (v && v->size() == 1) fill = (*v)[0];
+    }
+  }
+  if (!fill) return std::nullopt;
+  return Value{std::vector<int64_t>(static_cast<size_t>(shape->v[0]), *fill), false};
+}
+
+// A tracked value reshaped to rank 0 or 1 keeps its elements.
+std::optional<Value> EvaluateReshape(const onnx::NodeProto& n, const Scope& s) {
+  const Value *a = TrackedInput(n, s, 0), *shape = TrackedInput(n, s, 1);
+  if (!a || !shape || shape->v.size() > 1) return std::nullopt;
+  Value out = *a;
+  out.scalar = shape->v.empty();
+  return out;
+}
+
+std::optional<Value> EvaluateReduceProd(const onnx::NodeProto& n, const Scope& s) {
+  const Value* a = TrackedInput(n, s, 0);
+  if (!a || a->scalar || n.input_size() > 1) return std::nullopt;
+  int64_t p = 1;
+  for (int64_t x : a->v) {
+    if (x == kUnk || __builtin_mul_overflow(p, x, &p)) {
+      p = kUnk;
+      break;
+    }
+  }
+  bool keep = IntAttr(n, "keepdims").value_or(1) != 0;
+  return Value{{p}, !keep};
+}
+
 // Evaluates node `n` if it computes a tracked value; nullopt otherwise.
 std::optional<Value> Evaluate(const onnx::NodeProto& n, const Scope& s) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
-  auto in = [&](int i) -> const Value* {
-    if (i >= n.input_size() || n.input(i).empty()) return nullptr;
-    return s.FindValue(n.input(i));
-  };
-  if (op == "Constant") {
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "value" && a.has_t()) return ValueOfTensor(a.t());
-      if (a.name() == "value_int") return Value{{a.i()}, true};
-      if (a.name() == "value_ints" && a.ints_size() <= kMaxTrackedElements) {
-        return Value{std::vector<int64_t>(a.ints().begin(), a.ints().end()), false};
-      }
-    }
-    return std::nullopt;
-  }
-  if (op == "Shape") {
-    Dims d = n.input_size() > 0 ? DimsOf(s, n.input(0)) : std::nullopt;
-    if (!d) return std::nullopt;
-    int64_t r = static_cast<int64_t>(d->size());
-    int64_t start = IntAttr(n, "start").value_or(0), end = IntAttr(n, "end").value_or(r);
-    start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
-    end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
-    Value out;
-    for (int64_t i = start; i < end; ++i) out.v.push_back((*d)[i]);
-    return out;
-  }
-  if (op == "Size") {
-    Dims d = n.input_size() > 0 ? DimsOf(s, n.input(0)) : std::nullopt;
-    if (!d) return std::nullopt;
-    int64_t p = 1;
-    for (int64_t x : *d) {
-      if (x == kUnk || __builtin_mul_overflow(p, x, &p)) return Value{{kUnk}, true};
-    }
-    return Value{{p}, true};
-  }
-  if (op == "Identity" || op == "Cast") {
-    const Value* a = in(0);
-    if (!a) return std::nullopt;
-    if (op == "Cast") {
-      auto to = IntAttr(n, "to");
-      if (!to || !IsIntType(static_cast<int32_t>(*to))) return std::nullopt;
-    }
-    return *a;
-  }
-  if (op == "Unsqueeze" || op == "Squeeze") {
-    const Value* a = in(0);
-    if (!a) return std::nullopt;
-    Value out = *a;
-    if (op == "Unsqueeze") {
-      if (!a->scalar) return std::nullopt;  // only scalar → [1]
-      out.scalar = false;
-    } else {
-      if (a->v.size() != 1) return std::nullopt;
-      out.scalar = true;
-    }
-    return out;
-  }
-  if (op == "Gather") {
-    const Value* data = in(0);
-    const Value* idx = in(1);
-    if (!data || !idx || data->scalar || IntAttr(n, "axis").value_or(0) != 0) return std::nullopt;
-    Value out;
-    out.scalar = idx->scalar;
-    int64_t size = static_cast<int64_t>(data->v.size());
-    for (int64_t i : idx->v) {
-      if (i == kUnk) {
-        out.v.push_back(kUnk);
-        continue;
-      }
-      if (i < 0) i += size;
-      if (i < 0 || i >= size) return std::nullopt;
-      out.v.push_back(data->v[i]);
-    }
-    return out;
-  }
-  if (op == "Slice") {
-    const Value* data = in(0);
-    if (!data || data->scalar) return std::nullopt;
-    int64_t start, end, step = 1;
-    if (n.input_size() >= 3) {  // opset >= 10: starts/ends/axes/steps inputs
-      const Value *st = in(1), *en = in(2), *ax = in(3), *sp = in(4);
-      if (!st || !en || st->v.size() != 1 || en->v.size() != 1) return std::nullopt;
-      if (ax && (ax->v.size() != 1 || (ax->v[0] != 0 && ax->v[0] != -1))) return std::nullopt;
-      if (n.input_size() > 4 && !n.input(4).empty() && (!sp || sp->v.size() != 1)) return std::nullopt;
-      start = st->v[0];
-      end = en->v[0];
-      if (sp) step = sp->v[0];
-    } else {  // opset 9: attributes
-      auto st = IntsAttr(n, "starts"), en = IntsAttr(n, "ends"), ax = IntsAttr(n, "axes");
-      if (!st || !en || st->size() != 1 || en->size() != 1) return std::nullopt;
-      if (ax && (ax->size() != 1 || ((*ax)[0] != 0 && (*ax)[0] != -1))) return std::nullopt;
-      start = (*st)[0];
-      end = (*en)[0];
-    }
-    if (start == kUnk || end == kUnk || step == kUnk || step == 0) return std::nullopt;
-    int64_t size = static_cast<int64_t>(data->v.size());
-    start = ClampIndex(start, size, step);
-    end = ClampIndex(end, size, step);
-    Value out;
-    for (int64_t i = start; step > 0 ? i < end : i > end; i += step) out.v.push_back(data->v[i]);
-    return out;
-  }
-  if (op == "Concat") {
-    if (IntAttr(n, "axis").value_or(0) != 0 && IntAttr(n, "axis").value_or(0) != -1) return std::nullopt;
-    Value out;
-    for (int i = 0; i < n.input_size(); ++i) {
-      const Value* a = in(i);
-      if (!a || a->scalar) return std::nullopt;
-      out.v.insert(out.v.end(), a->v.begin(), a->v.end());
-    }
-    if (static_cast<int64_t>(out.v.size()) > kMaxTrackedElements) return std::nullopt;
-    return out;
-  }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Min" || op == "Max" || op == "Mod" ||
-      op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual" ||
-      op == "And" || op == "Or") {
-    if (n.input_size() != 2) return std::nullopt;
-    const Value *a = in(0), *b = in(1);
-    if (!a || !b) return std::nullopt;
-    return Elementwise(op, *a, *b);
-  }
-  if (op == "Not" || op == "Neg" || op == "Abs") {
-    const Value* a = in(0);
-    if (!a) return std::nullopt;
-    Value out = *a;
-    for (int64_t& x : out.v) {
-      if (x == kUnk) continue;
-      if (op == "Not") x = x == 0;
-      else if (x == INT64_MIN) x = kUnk;
-      else if (op == "Neg" || x < 0) x = -x;
-    }
-    return out;
-  }
-  if (op == "Where") {  // element-wise select with 1-element broadcasting
-    const Value *c = in(0), *x = in(1), *y = in(2);
-    if (!c || !x || !y) return std::nullopt;
-    size_t n = std::max({c->v.size(), x->v.size(), y->v.size()});
-    for (const Value* v : {c, x, y}) {
-      if (v->v.size() != n && v->v.size() != 1) return std::nullopt;
-    }
-    Value out;
-    out.scalar = c->scalar && x->scalar && y->scalar;
-    for (size_t i = 0; i < n; ++i) {
-      int64_t ci = c->v[c->v.size() == 1 ? 0 : i], xi = x->v[x->v.size() == 1 ? 0 : i], yi = y->v[y->v.size() == 1 ? 0 : i];
-      out.v.push_back(ci == kUnk ? (xi == yi ? xi : kUnk) : ci != 0 ? xi : yi);
-    }
-    return out;
-  }
-  if (op == "Range") {
-    auto len = RangeLength(n, s);
-    const Value *st = in(0), *dt = in(2);
-    if (!len || *len > kMaxTrackedElements || !st || !dt || st->v[0] == kUnk || dt->v[0] == kUnk) return std::nullopt;
-    Value out;
-    for (int64_t i = 0, x = st->v[0]; i < *len; ++i, x += dt->v[0]) out.v.push_back(x);
-    return out;
-  }
-  if (op == "ConstantOfShape") {
-    const Value* shape = in(0);
-    if (!shape || shape->scalar || shape->v.size() > 1) return std::nullopt;
-    if (shape->v.empty() || shape->v[0] == kUnk || shape->v[0] < 0 || shape->v[0] > kMaxTrackedElements) {
-      return std::nullopt;
-    }
-    std::optional<int64_t> fill;  // only an integer value attribute is tracked (the default is float 0)
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "value" && a.has_t()) {
-        auto v = DecodeInts(a.t(), 1);
-        if (v && v->size() == 1) fill = (*v)[0];
-      }
-    }
-    if (!fill) return std::nullopt;
-    return Value{std::vector<int64_t>(static_cast<size_t>(shape->v[0]), *fill), false};
-  }
-  if (op == "Reshape") {  // a tracked value reshaped to rank 0 or 1 keeps its elements
-    const Value *a = in(0), *shape = in(1);
-    if (!a || !shape || shape->v.size() > 1) return std::nullopt;
-    Value out = *a;
-    out.scalar = shape->v.empty();
-    return out;
-  }
-  if (op == "ReduceProd") {
-    const Value* a = in(0);
-    if (!a || a->scalar || n.input_size() > 1) return std::nullopt;
-    int64_t p = 1;
-    for (int64_t x : a->v) {
-      if (x == kUnk || __builtin_mul_overflow(p, x, &p)) {
-        p = kUnk;
-        break;
-      }
-    }
-    bool keep = IntAttr(n, "keepdims").value_or(1) != 0;
-    return Value{{p}, !keep};
-  }
+  if (op == "Constant") return EvaluateConstant(n);
+  if (op == "Shape") return EvaluateShape(n, s);
+  if (op == "Size") return EvaluateSize(n, s);
+  if (op == "Identity" || op == "Cast") return EvaluateIdentityOrCast(n, s);
+  if (op == "Unsqueeze" || op == "Squeeze") return EvaluateUnsqueezeOrSqueeze(n, s);
+  if (op == "Gather") return EvaluateGather(n, s);
+  if (op == "Slice") return EvaluateSlice(n, s);
+  if (op == "Concat") return EvaluateConcat(n, s);
+  if (IsElementwiseBinary(op)) return EvaluateElementwiseBinary(n, s);
+  if (op == "Not" || op == "Neg" || op == "Abs") return EvaluateUnary(n, s);
+  if (op == "Where") return EvaluateWhere(n, s);
+  if (op == "Range") return EvaluateRange(n, s);
+  if (op == "ConstantOfShape") return EvaluateConstantOfShape(n, s);
+  if (op == "Reshape") return EvaluateReshape(n, s);
+  if (op == "ReduceProd") return EvaluateReduceProd(n, s);
   return std::nullopt;
 }
 

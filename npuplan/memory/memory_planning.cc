@@ -4,10 +4,16 @@
 #include "npuplan/memory/memory_planning.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "npuplan/memory/interval_solver.h"
+#include "npuplan/memory/memory_options.h"
 #include "npuplan/memory/stream_sweep.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
@@ -20,26 +26,7 @@ namespace {
 
 constexpr std::string_view kPass = "memory-planning";
 
-// Parses an option already validated by CompileOptions::Validate.
-absl::StatusOr<double> ParseSeconds(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || !(d >= 0)) {
-    return absl::InvalidArgumentError(StrCat("option ", key, "=\"", v, "\": expected a non-negative number of seconds"));
-  }
-  return d;
-}
-
-absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
-  char* end = nullptr;
-  long long a = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || end != v.c_str() + v.size() || a < 0) {
-    return absl::InvalidArgumentError(StrCat("option ", key, "=\"", v, "\": expected a non-negative integer"));
-  }
-  return static_cast<int64_t>(a);
-}
+using RegionBytes = std::map<std::string, int64_t>;  // region name -> bytes
 
 // Cross-stream conflict pairs listed per buffer before its lifetime is
 // widened to its release point instead (StreamAwareReuse::Conflicts): at
@@ -49,91 +36,81 @@ int64_t MaxPairsPerBuffer(size_t pool) {
   return std::max<int64_t>(64, 2'000'000 / std::max<int64_t>(1, static_cast<int64_t>(pool)));
 }
 
-absl::StatusOr<int64_t> ParseAlignment(const CompileOptions& options) {
-  const std::string v = options.Get("npuplan.memory.alignment");
-  char* end = nullptr;
-  long long a = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || end != v.c_str() + v.size() || a <= 0) {
-    return absl::InvalidArgumentError(StrCat("option npuplan.memory.alignment=\"", v, "\": expected a positive integer"));
-  }
-  return static_cast<int64_t>(a);
-}
-
-}  // namespace
-
-absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
-  const Model& m = plan.model;
-  NPUPLAN_ASSIGN_OR_RETURN(int64_t alignment, ParseAlignment(ctx.options));
-  NPUPLAN_ASSIGN_OR_RETURN(double time_limit, ParseSeconds(ctx.options, "npuplan.memory.timeLimit"));
-  NPUPLAN_ASSIGN_OR_RETURN(int64_t search_steps, ParseCount(ctx.options, "npuplan.memory.searchSteps"));
-
-  // 1. Lifetimes.
-  StepTimer lap;
-  NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt, memory::ComputeTensorLifetimes(m, alignment));
-  lap.Lap(ctx.stats, "memory-planning: lifetimes");
-  memory::StreamAwareReuse reuse(m, lt);
-  lap.Lap(ctx.stats, "memory-planning: happens-before");
-
-  // 2. The activation pool as an interval problem with extra conflicts.
+// The buffers of the activation pool (activations + workspaces), by index.
+std::vector<int> PoolBuffers(const memory::TensorLifetimes& lt) {
   std::vector<int> pool;
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
   }
-  // Cross-stream constraints: exact pairs for buffers with few of them, a
-  // widened lifetime (release point) for the others — linear in size.
-  memory::StreamAwareReuse::PlanningConflicts conflicts = reuse.Conflicts(pool, MaxPairsPerBuffer(pool.size()));
+  return pool;
+}
+
+// The pool as an interval problem: the lifetimes to plan with and the
+// cross-stream conflict pairs (`conflicts`, whose pairs move into it).
+memory::IntervalProblem PoolProblem(const memory::TensorLifetimes& lt, const std::vector<int>& pool,
+                                    memory::StreamAwareReuse::PlanningConflicts& conflicts,
+                                    int64_t alignment) {
   memory::IntervalProblem problem;
   for (size_t i = 0; i < pool.size(); ++i) {
     const memory::LogicalBuffer& buf = lt.buffers[pool[i]];
     problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
-  lap.Lap(ctx.stats, "memory-planning: conflicts");
+  return problem;
+}
 
-  // 3. Solve.
+// Runs the interval solver under the search budget of `options`; its errors
+// name the pool.
+absl::StatusOr<memory::IntervalSolution> SolvePool(const memory::IntervalProblem& problem,
+                                                   const memory::MemoryOptions& options) {
   memory::IntervalSolverOptions solver_options;
-  solver_options.time_limit_seconds = time_limit > 0 ? time_limit : 1e9;
-  solver_options.max_steps = search_steps;
-  solver_options.search = search_steps > 0;
+  solver_options.time_limit_seconds =
+      options.time_limit_seconds > 0 ? options.time_limit_seconds : 1e9;
+  solver_options.max_steps = options.search_steps;
+  solver_options.search = options.search_steps > 0;
   absl::StatusOr<memory::IntervalSolution> solved = memory::SolveIntervals(problem, solver_options);
   if (!solved.ok()) {
     return absl::Status(solved.status().code(),
-                        StrCat("memory-planning: activation pool of ", pool.size(),
+                        StrCat("memory-planning: activation pool of ", problem.buffers.size(),
                                " buffers: ", std::string(solved.status().message())));
   }
-  memory::IntervalSolution sol = *solved;
-  lap.Lap(ctx.stats, "memory-planning: interval solver");
-  // The stream-aware sweep needs no conflict pairs and no widening: it
-  // releases a dead buffer's bytes per stream (stream_sweep.h). Kept when it
-  // beats the solver (the solver keeps ties).
-  std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
-  {
-    memory::SweepResult swept = memory::SweepStreamAware(reuse.SweepInput(pool, alignment),
-                                                         static_cast<int>(reuse.happens_before().num_streams()));
-    if (swept.peak < sol.peak) {
-      sol.assignment.offsets = std::move(swept.offsets);
-      sol.peak = swept.peak;
-      method = "stream-sweep";
-    }
-  }
-  lap.Lap(ctx.stats, "memory-planning: stream sweep");
-  if (conflicts.extended > 0) {
-    // The solver's bound holds for the widened lifetimes only; report one
-    // that holds for every plan: max live bytes over the true lifetimes.
-    memory::IntervalProblem exact;
-    for (int b : pool) {
-      const memory::LogicalBuffer& buf = lt.buffers[b];
-      exact.buffers.push_back({buf.name, buf.lower, buf.upper, buf.size, alignment});
-    }
-    sol.lower_bound = memory::MaxLiveBytes(exact);
-  }
-  sol.lower_bound = std::min(sol.lower_bound, sol.peak);
-  sol.optimal = sol.peak == sol.lower_bound;
-  std::vector<int64_t> offset(lt.buffers.size(), 0);
-  for (size_t i = 0; i < pool.size(); ++i) offset[pool[i]] = sol.assignment.offsets[i];
+  return std::move(solved).value();
+}
 
-  // Inputs and constants: back to back in their own regions.
-  std::map<std::string, int64_t> region_bytes = {{"activation", sol.peak}};
+// The stream-aware sweep needs no conflict pairs and no widening: it
+// releases a dead buffer's bytes per stream (stream_sweep.h). Its plan
+// replaces `sol`'s when it beats it (the solver keeps ties). Returns the
+// method of the plan kept, as MemoryPlanned logs it.
+std::string KeepBetterSweep(const memory::StreamAwareReuse& reuse, const std::vector<int>& pool,
+                            int64_t alignment, memory::IntervalSolution& sol) {
+  std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
+  memory::SweepResult swept = memory::SweepStreamAware(
+      reuse.SweepInput(pool, alignment), static_cast<int>(reuse.happens_before().num_streams()));
+  if (swept.peak < sol.peak) {
+    sol.assignment.offsets = std::move(swept.offsets);
+    sol.peak = swept.peak;
+    method = "stream-sweep";
+  }
+  return method;
+}
+
+// The solver's bound holds for the widened lifetimes only; this one holds for
+// every plan: max live bytes over the true lifetimes.
+int64_t TrueLifetimeBound(const memory::TensorLifetimes& lt, const std::vector<int>& pool,
+                          int64_t alignment) {
+  memory::IntervalProblem exact;
+  for (int b : pool) {
+    const memory::LogicalBuffer& buf = lt.buffers[b];
+    exact.buffers.push_back({buf.name, buf.lower, buf.upper, buf.size, alignment});
+  }
+  return memory::MaxLiveBytes(exact);
+}
+
+// Inputs and constants: back to back in their own regions, after the pool's
+// `peak` bytes of "activation". Fills their `offset`; returns the region sizes.
+absl::StatusOr<RegionBytes> PlaceOutsidePool(const memory::TensorLifetimes& lt, int64_t peak,
+                                             std::vector<int64_t>& offset) {
+  RegionBytes region_bytes = {{"activation", peak}};
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
     if (buf.planned_in_pool()) continue;
@@ -142,22 +119,26 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     std::optional<int64_t> end = CheckedAdd(top, buf.size);
     if (!end) {
       return absl::InvalidArgumentError(
-          StrCat("[", name(), "] tensor '", buf.name, "' (", buf.size, " bytes) makes region '",
+          StrCat("[", kPass, "] tensor '", buf.name, "' (", buf.size, " bytes) makes region '",
                  MemoryRegionName(buf.region), "' larger than int64"));
     }
     top = *end;
   }
+  return region_bytes;
+}
 
-  lap.Lap(ctx.stats, "memory-planning: bound and regions");
-  // 4. plan.memory.
-  MemoryResult& mem = plan.memory;
+// plan.memory: the totals and one placement per tensor, in plan order.
+void WriteMemoryResult(const Model& m, const memory::TensorLifetimes& lt,
+                       const memory::IntervalSolution& sol, int64_t alignment,
+                       RegionBytes region_bytes, const std::vector<int64_t>& offset,
+                       MemoryResult& mem) {
   mem = MemoryResult();
   mem.planned = true;
   mem.alignment = alignment;
   mem.peak = sol.peak;
   mem.lower_bound = sol.lower_bound;
   mem.optimal = sol.optimal;
-  mem.region_bytes = region_bytes;
+  mem.region_bytes = std::move(region_bytes);
   mem.dynamic_tensors = lt.dynamic;
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
@@ -178,13 +159,28 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   std::sort(mem.tensors.begin(), mem.tensors.end(), [&](const TensorPlacement& a, const TensorPlacement& b) {
     return std::make_tuple(lt.position[a.node.index()], a.output) < std::make_tuple(lt.position[b.node.index()], b.output);
   });
+}
 
-  lap.Lap(ctx.stats, "memory-planning: placements");
-  // Decision log: which earlier buffer each pool buffer reuses (the most
-  // recently dead one sharing its byte range; ties: first in plan order), in
-  // plan order. A sweep that paints the address space with the last buffer
-  // placed there: in a valid plan the buffers covering one address are
-  // disjoint in time, so the painter is the latest to die. O(n log n).
+void LogPlaced(DecisionLog& log, const memory::LogicalBuffer& buf, int64_t offset) {
+  log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
+             Field("region", MemoryRegionName(buf.region)), Field("offset", offset),
+             Field("size", buf.size),
+             Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
+}
+
+struct ReuseCounts {
+  int64_t reused = 0;  // pool buffers that reuse an earlier one's bytes
+  int64_t cross = 0;   // of which across streams
+};
+
+// Decision log: which earlier buffer each pool buffer reuses (the most
+// recently dead one sharing its byte range; ties: first in plan order), in
+// plan order. A sweep that paints the address space with the last buffer
+// placed there: in a valid plan the buffers covering one address are
+// disjoint in time, so the painter is the latest to die. O(n log n).
+ReuseCounts LogPoolReuse(const memory::TensorLifetimes& lt, const memory::StreamAwareReuse& reuse,
+                         const std::vector<int>& pool, const std::vector<int64_t>& offset,
+                         DecisionLog& log) {
   std::vector<int> by_lower = pool;
   std::sort(by_lower.begin(), by_lower.end(), [&](int a, int b) {
     return std::make_tuple(lt.buffers[a].lower, lt.buffers[a].name) < std::make_tuple(lt.buffers[b].lower, lt.buffers[b].name);
@@ -196,12 +192,12 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     --it;
     if (it->first != at) painted[at] = it->second;
   };
-  int64_t reused = 0, cross = 0;
+  ReuseCounts counts;
   for (size_t i = 0; i < by_lower.size(); ++i) {
     const int b = by_lower[i];
     const memory::LogicalBuffer& buf = lt.buffers[b];
     if (!buf.pinned.empty()) {
-      ctx.log.Record(kPass, "BufferPinned", "", Field("buffer", buf.name), Field("reason", buf.pinned));
+      log.Record(kPass, "BufferPinned", "", Field("buffer", buf.name), Field("reason", buf.pinned));
     }
     int src = -1;
     if (buf.size > 0) {
@@ -224,25 +220,61 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
     }
     if (src >= 0) {
       const bool cross_stream = !reuse.SameStream(src, b);
-      ++reused;
-      cross += cross_stream ? 1 : 0;
-      ctx.log.Record(kPass, "BufferReused", "", Field("buffer", buf.name), Field("reuses", lt.buffers[src].name),
-                     Field("offset", offset[b]), Field("size", buf.size),
-                     Field("cross_stream", cross_stream ? "true" : "false"));
+      ++counts.reused;
+      counts.cross += cross_stream ? 1 : 0;
+      log.Record(kPass, "BufferReused", "", Field("buffer", buf.name),
+                 Field("reuses", lt.buffers[src].name), Field("offset", offset[b]),
+                 Field("size", buf.size), Field("cross_stream", cross_stream ? "true" : "false"));
     } else {
-      ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
-                     Field("region", MemoryRegionName(buf.region)), Field("offset", offset[b]),
-                     Field("size", buf.size),
-                     Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
+      LogPlaced(log, buf, offset[b]);
     }
   }
+  return counts;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
+  const Model& m = plan.model;
+  NPUPLAN_ASSIGN_OR_RETURN(memory::MemoryOptions options, memory::ReadMemoryOptions(ctx.options));
+  const int64_t alignment = options.alignment;
+
+  // 1. Lifetimes.
+  StepTimer lap;
+  NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt,
+                           memory::ComputeTensorLifetimes(m, alignment));
+  lap.Lap(ctx.stats, "memory-planning: lifetimes");
+  memory::StreamAwareReuse reuse(m, lt);
+  lap.Lap(ctx.stats, "memory-planning: happens-before");
+
+  // 2. The activation pool as an interval problem with extra conflicts.
+  // Cross-stream constraints: exact pairs for buffers with few of them, a
+  // widened lifetime (release point) for the others — linear in size.
+  const std::vector<int> pool = PoolBuffers(lt);
+  memory::StreamAwareReuse::PlanningConflicts conflicts =
+      reuse.Conflicts(pool, MaxPairsPerBuffer(pool.size()));
+  const memory::IntervalProblem problem = PoolProblem(lt, pool, conflicts, alignment);
+  lap.Lap(ctx.stats, "memory-planning: conflicts");
+
+  // 3. Solve, then the stream sweep; bound and regions.
+  NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution sol, SolvePool(problem, options));
+  lap.Lap(ctx.stats, "memory-planning: interval solver");
+  const std::string method = KeepBetterSweep(reuse, pool, alignment, sol);
+  lap.Lap(ctx.stats, "memory-planning: stream sweep");
+  if (conflicts.extended > 0) sol.lower_bound = TrueLifetimeBound(lt, pool, alignment);
+  sol.lower_bound = std::min(sol.lower_bound, sol.peak);
+  sol.optimal = sol.peak == sol.lower_bound;
+  std::vector<int64_t> offset(lt.buffers.size(), 0);
+  for (size_t i = 0; i < pool.size(); ++i) offset[pool[i]] = sol.assignment.offsets[i];
+  NPUPLAN_ASSIGN_OR_RETURN(RegionBytes region_bytes, PlaceOutsidePool(lt, sol.peak, offset));
+  lap.Lap(ctx.stats, "memory-planning: bound and regions");
+
+  // 4. plan.memory and the decision log.
+  WriteMemoryResult(m, lt, sol, alignment, std::move(region_bytes), offset, plan.memory);
+  lap.Lap(ctx.stats, "memory-planning: placements");
+  const ReuseCounts counts = LogPoolReuse(lt, reuse, pool, offset, ctx.log);
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
-    const memory::LogicalBuffer& buf = lt.buffers[b];
-    if (buf.planned_in_pool()) continue;
-    ctx.log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
-                   Field("region", MemoryRegionName(buf.region)), Field("offset", offset[b]),
-                   Field("size", buf.size),
-                   Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
+    if (!lt.buffers[b].planned_in_pool()) LogPlaced(ctx.log, lt.buffers[b], offset[b]);
   }
   for (const std::string& t : lt.dynamic) {
     ctx.log.Record(kPass, "BufferDynamic", "", Field("tensor", t), Field("reason", "unknown-size"));
@@ -262,8 +294,8 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   ctx.stats.Set(kPass, "scalable", sol.stats.scalable ? 1 : 0);
   ctx.stats.Set(kPass, "peak_bytes", sol.peak);
   ctx.stats.Set(kPass, "lower_bound_bytes", sol.lower_bound);
-  ctx.stats.Set(kPass, "reused_buffers", reused);
-  ctx.stats.Set(kPass, "cross_stream_reuses", cross);
+  ctx.stats.Set(kPass, "reused_buffers", counts.reused);
+  ctx.stats.Set(kPass, "cross_stream_reuses", counts.cross);
   return true;
 }
 

@@ -1,0 +1,195 @@
+// Stage 2 of the interval solver (interval_solver.h): greedy first-fit with
+// gap reuse over several buffer orders, and a time sweep with best-fit free
+// blocks; the best plan wins.
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "npuplan/memory/interval_solver_internal.h"
+
+namespace npuplan::memory::interval_internal {
+namespace {
+
+// Places buffers in `order`, each at the lowest aligned offset where it fits
+// between its already placed neighbours. Returns the peak.
+int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<int64_t>& off) {
+  off.assign(c.count(), -1);
+  int64_t peak = 0;
+  std::vector<std::pair<int64_t, int64_t>> busy;
+  for (int b : order) {
+    busy.clear();
+    for (int x : c.adj[b]) {
+      if (off[x] >= 0) busy.emplace_back(off[x], off[x] + c.size[x]);
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (const auto& [start, end] : busy) {
+      if (at + c.size[b] <= start) break;
+      at = std::max(at, AlignUp(end, c.align[b]));
+    }
+    off[b] = at;
+    peak = std::max(peak, at + c.size[b]);
+  }
+  return peak;
+}
+
+// Places buffers in time order (lower, then size descending, then index),
+// freeing each block at its buffer's upper: a buffer takes the smallest free
+// block it fits in (lowest offset on ties) that no placed neighbour in
+// `c.adj` overlaps, else the free block at the top (growing the peak).
+// Free blocks are coalesced. O(n log n) plus the neighbours scanned.
+int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
+  const int m = c.count();
+  off.assign(m, -1);
+  std::vector<int> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    if (c.lower[a] != c.lower[b]) return c.lower[a] < c.lower[b];
+    if (c.size[a] != c.size[b]) return c.size[a] > c.size[b];
+    return a < b;
+  });
+  std::map<int64_t, int64_t> free_at;            // offset -> end, below `top`
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  int64_t top = 0, peak = 0;
+  auto add_free = [&](int64_t from, int64_t to) {
+    if (from >= to) return;
+    auto next = free_at.find(to);
+    if (next != free_at.end()) {
+      to = next->second;
+      by_len.erase({next->second - next->first, next->first});
+      free_at.erase(next);
+    }
+    auto prev = free_at.lower_bound(from);
+    if (prev != free_at.begin() && std::prev(prev)->second == from) {
+      --prev;
+      from = prev->first;
+      by_len.erase({prev->second - prev->first, prev->first});
+      free_at.erase(prev);
+    }
+    if (to == top) {  // merges into the space above the top
+      top = from;
+      return;
+    }
+    free_at[from] = to;
+    by_len.insert({to - from, from});
+  };
+  auto take = [&](int64_t from, int64_t to, int64_t start, int64_t end) {
+    free_at.erase(from);
+    by_len.erase({to - from, from});
+    if (from < start) {
+      free_at[from] = start;
+      by_len.insert({start - from, from});
+    }
+    if (end < to) {
+      free_at[end] = to;
+      by_len.insert({to - end, end});
+    }
+  };
+  // Lowest aligned start >= from avoiding the placed neighbours of b.
+  auto first_clear = [&](int b, int64_t from) {
+    int64_t start = AlignUp(from, c.align[b]);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int x : c.adj[b]) {
+        if (off[x] < 0 || off[x] >= start + c.size[b] || start >= off[x] + c.size[x]) continue;
+        start = AlignUp(off[x] + c.size[x], c.align[b]);
+        moved = true;
+      }
+    }
+    return start;
+  };
+  using Live = std::pair<int64_t, int>;  // (upper, buffer)
+  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  constexpr int kBlocksTried = 8;
+  for (int b : order) {
+    while (!live.empty() && live.top().first <= c.lower[b]) {
+      const int x = live.top().second;
+      live.pop();
+      add_free(off[x], off[x] + c.size[x]);
+    }
+    int64_t at = -1;
+    int tried = 0;
+    for (auto it = by_len.lower_bound({c.size[b], std::numeric_limits<int64_t>::min()});
+         it != by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+      const int64_t from = it->second, to = from + it->first;
+      const int64_t start = first_clear(b, from);
+      if (start + c.size[b] <= to) {
+        take(from, to, start, start + c.size[b]);
+        at = start;
+        break;
+      }
+    }
+    if (at < 0) {
+      // The top: extend the highest free block if it ends there.
+      int64_t from = top;
+      if (!free_at.empty() && std::prev(free_at.end())->second == top) {
+        auto last = std::prev(free_at.end());
+        from = last->first;
+        by_len.erase({last->second - last->first, last->first});
+        free_at.erase(last);
+      }
+      at = first_clear(b, from);
+      if (from < at) {
+        free_at[from] = at;
+        by_len.insert({at - from, from});
+      }
+      top = at + c.size[b];
+    }
+    off[b] = at;
+    top = std::max(top, at + c.size[b]);
+    peak = std::max(peak, at + c.size[b]);
+    live.emplace(c.upper[b], b);
+  }
+  return peak;
+}
+
+}  // namespace
+
+// 2. Greedy over several orders (the sweep alone when scalable): the best
+// plan into `best`, its peak returned.
+int64_t GreedyPlan(const Compact& c, bool scalable, std::vector<int64_t>& best,
+                   IntervalSolution& solution) {
+  int64_t best_peak = std::numeric_limits<int64_t>::max();
+  if (scalable) {
+    best_peak = SweepBestFit(c, best);
+    solution.stats.greedy_order = "sweep-best-fit";
+    solution.stats.greedy_peak = best_peak;
+    return best_peak;
+  }
+  std::vector<int64_t> section_total(c.num_sections, 0);
+  for (int s = 0; s < c.num_sections; ++s) {
+    for (int b : c.live[s]) section_total[s] += c.size[b];
+  }
+  std::vector<int> all(c.count());
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<BufferKeys> keys = ComputeKeys(c, section_total, all);
+  std::vector<int64_t> off;
+  for (const NamedOrder& order : GreedyOrders()) {
+    std::vector<int> sequence = all;
+    SortBy(sequence, keys, order.keys);
+    const int64_t peak = FirstFit(c, sequence, off);
+    if (peak < best_peak) {
+      best_peak = peak;
+      best = off;
+      solution.stats.greedy_order = order.name;
+    }
+  }
+  const int64_t sweep_peak = SweepBestFit(c, off);
+  if (sweep_peak < best_peak) {
+    best_peak = sweep_peak;
+    best = off;
+    solution.stats.greedy_order = "sweep-best-fit";
+  }
+  if (c.count() == 0) best_peak = 0;
+  solution.stats.greedy_peak = best_peak;
+  return best_peak;
+}
+
+}  // namespace npuplan::memory::interval_internal
