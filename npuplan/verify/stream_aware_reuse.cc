@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "npuplan/ir/attached_streams.h"
+
 namespace npuplan::memory {
 namespace {
 
 // Edges whose order the events stage leaves to loop/branch activation.
 bool OrdersNothing(const Node& from) {
   return from.type == "Enter" || from.type == "RefEnter" || from.type == "StreamSwitch";
-}
-
-bool IsSyncNode(const Node& n) {
-  return n.type == "Send" || n.type == "Recv" || n.type == "SendNotify" || n.type == "RecvNotify";
 }
 
 }  // namespace
@@ -27,23 +25,37 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   }
   std::vector<int64_t> seq(n, -1);
   for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
+  Predecessors preds = CollectPredecessors(model, seq);
+  Sweep(order, seq, preds);
+}
 
-  // 1. Predecessor lists: data/control edges, subgraph entry and end.
-  std::vector<std::vector<NodeId>> preds(n);
+// Data and control edges, subgraph end (end node → each successor of the
+// parent) and subgraph entry. Entry is not listed per root: every root of
+// every subgraph of a parent has all of the parent's inputs as predecessors,
+// which listed per root is roots × inputs entries (a partitioned dynamic
+// subgraph has one Data root per call input). The parent's inputs are listed
+// once instead (`entries`) and each root names its parent's entry.
+HappensBefore::Predecessors HappensBefore::CollectPredecessors(
+    const Model& model, const std::vector<int64_t>& seq) const {
+  const size_t n = model.num_nodes();
+  Predecessors out;
+  out.preds.resize(n);
+  out.entry_of.assign(n, -1);
   for (size_t i = 0; i < n; ++i) {
     const Node& v = model.nodes()[i];
     for (const OutputRef& in : v.inputs) {
-      if (!OrdersNothing(model.node(in.node))) preds[i].push_back(in.node);
+      if (!OrdersNothing(model.node(in.node))) out.preds[i].push_back(in.node);
     }
     for (NodeId c : v.control_inputs) {
-      if (!OrdersNothing(model.node(c))) preds[i].push_back(c);
+      if (!OrdersNothing(model.node(c))) out.preds[i].push_back(c);
     }
   }
+  std::vector<int32_t> entry_of_parent(n, -1);
   Adjacency adj(model);
   for (size_t g = 1; g < model.num_graphs(); ++g) {
     const Graph& graph = model.graphs()[g];
     if (!graph.parent_node.valid()) continue;
-    const Node& p = model.node(graph.parent_node);
+    int32_t& entry = entry_of_parent[graph.parent_node.index()];
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
@@ -52,8 +64,8 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
           x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(model.node(c)); });
       if (root) {
-        for (const OutputRef& in : p.inputs) preds[id.index()].push_back(in.node);
-        for (NodeId c : p.control_inputs) preds[id.index()].push_back(c);
+        if (entry < 0) entry = AddEntry(model.node(graph.parent_node), seq, out.entries);
+        out.entry_of[id.index()] = entry;
       }
       if (!end.valid() && GetBoolAttr(x.attrs, "_subgraph_end_node").value_or(false)) end = id;
     }
@@ -67,30 +79,65 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     }
     if (end.valid()) {
       for (size_t e = adj.begin(graph.parent_node); e < adj.end(graph.parent_node); ++e) {
-        preds[adj.succ[e].index()].push_back(end);
+        out.preds[adj.succ[e].index()].push_back(end);
       }
     }
   }
+  return out;
+}
 
-  // 2. One sweep in plan order: clock(v) = join of the inclusive clocks of
-  // v's streamed predecessors and of its stream predecessor.
+// The parent's data and control inputs that can order anything (streamed, in
+// the plan), by plan position: the sweep joins them in that order.
+int32_t HappensBefore::AddEntry(const Node& parent, const std::vector<int64_t>& seq,
+                                std::vector<Entry>& entries) const {
+  Entry e;
+  auto add = [&](NodeId u) {
+    if (stream_[u.index()] >= 0 && seq[u.index()] >= 0) e.inputs.push_back(u);
+  };
+  for (const OutputRef& in : parent.inputs) add(in.node);
+  for (NodeId c : parent.control_inputs) add(c);
+  std::sort(e.inputs.begin(), e.inputs.end(),
+            [&](NodeId a, NodeId b) { return seq[a.index()] < seq[b.index()]; });
+  e.clock.assign(static_cast<size_t>(k_), -1);
+  entries.push_back(std::move(e));
+  return static_cast<int32_t>(entries.size() - 1);
+}
+
+// One sweep in plan order: clock(v) = join of the inclusive clocks of v's
+// streamed predecessors that precede it in the plan and of its stream
+// predecessor. A root's entry predecessors are the parent's inputs before it
+// in the plan; the roots of one parent come in plan order, so its entry clock
+// only grows: each input is joined into it once, and each root joins it once.
+void HappensBefore::Sweep(const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
+                          Predecessors& preds) {
   const size_t k = static_cast<size_t>(k_);
-  clocks_.assign(n * k, -1);
+  clocks_.assign(preds.preds.size() * k, -1);
   std::vector<int32_t> next_pos(k, 0);
   std::vector<NodeId> last_on_stream(k);
+  auto join_into = [&](int32_t* cv, NodeId u) {
+    const int32_t* cu = clocks_.data() + u.index() * k;
+    for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], cu[j]);
+    cv[stream_[u.index()]] = std::max(cv[stream_[u.index()]], pos_[u.index()]);
+  };
   for (NodeId v : order) {
     const int64_t s = stream_[v.index()];
     if (s < 0) continue;
     int32_t* cv = clocks_.data() + v.index() * k;
     auto join = [&](NodeId u) {
-      const int64_t su = stream_[u.index()];
-      if (su < 0 || seq[u.index()] < 0 || seq[u.index()] >= seq[v.index()]) return;
-      const int32_t* cu = clocks_.data() + u.index() * k;
-      for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], cu[j]);
-      cv[su] = std::max(cv[su], pos_[u.index()]);
+      if (stream_[u.index()] < 0 || seq[u.index()] < 0 || seq[u.index()] >= seq[v.index()]) return;
+      join_into(cv, u);
     };
     if (last_on_stream[s].valid()) join(last_on_stream[s]);
-    for (NodeId u : preds[v.index()]) join(u);
+    for (NodeId u : preds.preds[v.index()]) join(u);
+    if (const int32_t e = preds.entry_of[v.index()]; e >= 0) {
+      Entry& entry = preds.entries[static_cast<size_t>(e)];
+      for (; entry.next < entry.inputs.size() &&
+             seq[entry.inputs[entry.next].index()] < seq[v.index()];
+           ++entry.next) {
+        join_into(entry.clock.data(), entry.inputs[entry.next]);
+      }
+      for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
+    }
     pos_[v.index()] = next_pos[s]++;
     last_on_stream[s] = v;
   }

@@ -72,6 +72,24 @@ class HappensBefore {
   bool Before(NodeId a, NodeId b) const;
 
  private:
+  // A parent node's subgraph entry: its inputs by plan position and the join
+  // of the inclusive clocks of those before `next`.
+  struct Entry {
+    std::vector<NodeId> inputs;
+    size_t next = 0;
+    std::vector<int32_t> clock;
+  };
+  struct Predecessors {
+    std::vector<std::vector<NodeId>> preds;  // per node: edges and subgraph end
+    std::vector<int32_t> entry_of;           // per node: its subgraph entry (-1 none)
+    std::vector<Entry> entries;
+  };
+  Predecessors CollectPredecessors(const Model& model, const std::vector<int64_t>& seq) const;
+  int32_t AddEntry(const Node& parent, const std::vector<int64_t>& seq,
+                   std::vector<Entry>& entries) const;
+  void Sweep(const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
+             Predecessors& preds);
+
   int64_t k_ = 0;
   std::vector<int64_t> stream_;
   std::vector<int32_t> pos_;

@@ -123,6 +123,30 @@ class StreamSources {
   std::map<int32_t, std::vector<NodeId>> memo_;
 };
 
+// Per stream of a subgraph root: the parent's inputs (slots) that
+// CollectDeps keeps for it (on another stream), in order, listed once per
+// stream. Trying every input for every root costs roots × inputs even when
+// nothing is kept: a dynamic subgraph has a Data root per input.
+class EntrySources {
+ public:
+  EntrySources(const SyncView& view, const std::vector<NodeId>& parent_in)
+      : view_(view), parent_in_(parent_in) {}
+  const std::vector<int32_t>& For(int64_t s) {
+    auto [it, fresh] = by_stream_.try_emplace(s);
+    if (!fresh) return it->second;
+    for (NodeId x : parent_in_) {
+      const int32_t slot = view_.slot(x, -1);
+      if (view_.stream(slot) >= 0 && view_.stream(slot) != s) it->second.push_back(slot);
+    }
+    return it->second;
+  }
+
+ private:
+  const SyncView& view_;
+  const std::vector<NodeId>& parent_in_;
+  std::map<int64_t, std::vector<int32_t>> by_stream_;
+};
+
 }  // namespace
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
@@ -203,6 +227,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     for (NodeId c : p.control_inputs) {
       if (!IsSyncNode(m.node(c))) parent_in.push_back(c);
     }
+    EntrySources entry_from(view, parent_in);
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
@@ -210,8 +235,9 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       const bool root =
           n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(m.node(c)); });
-      if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index"))) {
-        for (NodeId x : parent_in) add(view.slot(x, -1), view.slot(id, -1), "subgraph-entry");
+      const int32_t to = view.slot(id, -1);
+      if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index")) && view.stream(to) >= 0) {
+        for (int32_t from : entry_from.For(view.stream(to))) add(from, to, "subgraph-entry");
       }
       if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false))
         end = id;

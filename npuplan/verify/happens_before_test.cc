@@ -1,0 +1,209 @@
+// HappensBefore against a brute-force reference: reachability over the
+// relation as its header defines it, with subgraph entry listed explicitly
+// (every input of the parent → every root of each of its subgraphs).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <queue>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "npuplan/support/str_util.h"
+#include "npuplan/verify/stream_aware_reuse.h"
+
+namespace npuplan::memory {
+namespace {
+
+bool IsSync(const Node& n) {
+  return n.type == "Send" || n.type == "Recv" || n.type == "SendNotify" || n.type == "RecvNotify";
+}
+
+bool OrdersNothing(const Node& n) {
+  return n.type == "Enter" || n.type == "RefEnter" || n.type == "StreamSwitch";
+}
+
+// Explicit predecessor lists of H (before transitive closure).
+std::vector<std::vector<NodeId>> ExplicitPreds(const Model& m) {
+  std::vector<std::vector<NodeId>> preds(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& v = m.nodes()[i];
+    for (const OutputRef& in : v.inputs) {
+      if (!OrdersNothing(m.node(in.node))) preds[i].push_back(in.node);
+    }
+    for (NodeId c : v.control_inputs) {
+      if (!OrdersNothing(m.node(c))) preds[i].push_back(c);
+    }
+  }
+  for (size_t g = 1; g < m.num_graphs(); ++g) {
+    const Graph& graph = m.graphs()[g];
+    const NodeId parent = graph.parent_node;
+    const Node& p = m.node(parent);
+    NodeId end;
+    for (NodeId id : graph.nodes) {
+      const Node& x = m.node(id);
+      if (IsSync(x)) continue;
+      bool root = x.inputs.empty();
+      for (NodeId c : x.control_inputs) root = root && IsSync(m.node(c));
+      if (root) {
+        for (const OutputRef& in : p.inputs) preds[id.index()].push_back(in.node);
+        for (NodeId c : p.control_inputs) preds[id.index()].push_back(c);
+      }
+      if (!end.valid() && GetBoolAttr(x.attrs, "_subgraph_end_node").value_or(false)) end = id;
+    }
+    for (NodeId id : graph.nodes) {
+      if (!end.valid() && m.node(id).type == "NetOutput") end = id;
+    }
+    if (!end.valid()) continue;
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      const Node& s = m.nodes()[i];
+      bool succ = std::any_of(s.inputs.begin(), s.inputs.end(),
+                              [&](const OutputRef& r) { return r.node == parent; });
+      succ = succ || std::find(s.control_inputs.begin(), s.control_inputs.end(), parent) !=
+                         s.control_inputs.end();
+      if (succ) preds[i].push_back(end);
+    }
+  }
+  return preds;
+}
+
+// before[a][b]: a path a → … → b of edges that go forward in `order` between
+// streamed nodes, an edge being an explicit predecessor or the previous node
+// on the same stream.
+std::vector<std::vector<char>> Reference(const Model& m, const std::vector<NodeId>& order) {
+  const size_t n = m.num_nodes();
+  std::vector<int64_t> seq(n, -1);
+  for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
+  auto streamed = [&](size_t i) { return m.nodes()[i].stream_id >= 0 && seq[i] >= 0; };
+  std::vector<std::vector<size_t>> succ(n);
+  const std::vector<std::vector<NodeId>> preds = ExplicitPreds(m);
+  for (size_t v = 0; v < n; ++v) {
+    for (NodeId u : preds[v]) {
+      if (streamed(u.index()) && streamed(v) && seq[u.index()] < seq[v])
+        succ[u.index()].push_back(v);
+    }
+  }
+  std::vector<int64_t> last_on_stream(64, -1);
+  for (NodeId v : order) {
+    const int64_t s = m.node(v).stream_id;
+    if (s < 0) continue;
+    if (last_on_stream[s] >= 0) succ[static_cast<size_t>(last_on_stream[s])].push_back(v.index());
+    last_on_stream[s] = v.index();
+  }
+  std::vector<std::vector<char>> before(n, std::vector<char>(n, 0));
+  for (size_t a = 0; a < n; ++a) {
+    if (!streamed(a)) continue;
+    std::queue<size_t> q;
+    q.push(a);
+    while (!q.empty()) {
+      const size_t x = q.front();
+      q.pop();
+      for (size_t y : succ[x]) {
+        if (!before[a][y]) {
+          before[a][y] = 1;
+          q.push(y);
+        }
+      }
+    }
+  }
+  return before;
+}
+
+// Random graph: a root graph whose call nodes own one or two subgraphs
+// (nested up to depth 2) with several input-less roots each (Data nodes, and
+// nodes waiting only on a Recv); calls with many inputs; some streamless
+// nodes, loop-entry and switch edges, subgraph ends by attribute or NetOutput.
+class RandomModel {
+ public:
+  explicit RandomModel(uint32_t seed) : rng_(seed) {}
+
+  Model Build() {
+    streams_ = 1 + Pick(3);
+    FillGraph(kRootGraph, 0, 4 + Pick(10));
+    return std::move(m_);
+  }
+
+ private:
+  int64_t Pick(int64_t n) { return std::uniform_int_distribution<int64_t>(0, n - 1)(rng_); }
+
+  NodeId Add(GraphId g, std::string type, std::vector<NodeId>& pool) {
+    Node node;
+    node.name = StrCat("n", m_.num_nodes());
+    node.type = std::move(type);
+    node.stream_id = Pick(6) == 0 ? -1 : Pick(streams_);
+    node.outputs.resize(1);
+    const NodeId id = m_.AddNode(g, std::move(node));
+    pool.push_back(id);
+    return id;
+  }
+
+  void FillGraph(GraphId g, int depth, int64_t count) {
+    std::vector<NodeId> pool;
+    if (depth > 0) {
+      const int64_t roots = 1 + Pick(5);
+      for (int64_t r = 0; r < roots; ++r) Add(g, "Data", pool);
+      if (Pick(2) == 0) {
+        const NodeId recv = Add(g, "Recv", pool);
+        const NodeId waiting = Add(g, "Add", pool);
+        m_.node(waiting).control_inputs.push_back(recv);
+      }
+    }
+    static const char* const kTypes[] = {"Add", "Add", "Add", "Enter", "StreamSwitch", "Send"};
+    for (int64_t i = 0; i < count; ++i) {
+      std::vector<NodeId> before = pool;
+      const bool call = depth < 2 && Pick(4) == 0;
+      const NodeId id = Add(g, call ? "PartitionedCall" : kTypes[Pick(6)], pool);
+      const int64_t inputs = call ? Pick(6) : Pick(3);
+      for (int64_t j = 0; j < inputs && !before.empty(); ++j) {
+        m_.node(id).inputs.push_back(
+            {before[static_cast<size_t>(Pick(static_cast<int64_t>(before.size())))], 0});
+      }
+      if (!before.empty() && Pick(3) == 0) {
+        m_.node(id).control_inputs.push_back(
+            before[static_cast<size_t>(Pick(static_cast<int64_t>(before.size())))]);
+      }
+      if (call) {
+        for (int64_t s = 1 + Pick(2); s > 0; --s) {
+          FillGraph(m_.AddSubgraph(id, StrCat("g", m_.num_graphs())), depth + 1, 1 + Pick(5));
+        }
+      }
+    }
+    if (depth == 0) return;
+    if (Pick(3) == 0) {
+      m_.node(pool[static_cast<size_t>(Pick(static_cast<int64_t>(pool.size())))])
+          .attrs["_subgraph_end_node"] = true;
+    } else {
+      const NodeId out = Add(g, "NetOutput", pool);
+      m_.node(out).inputs.push_back({pool[pool.size() - 2], 0});
+    }
+  }
+
+  std::mt19937 rng_;
+  int64_t streams_ = 1;
+  Model m_;
+};
+
+TEST(HappensBeforeTest, MatchesReachabilityOverExplicitSubgraphEntry) {
+  int64_t subgraph_queries = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    Model m = RandomModel(seed).Build();
+    std::vector<NodeId> order = m.ExecutionOrder();
+    std::mt19937 rng(seed);
+    if (seed % 3 == 0) std::shuffle(order.begin(), order.end(), rng);  // backward edges too
+    const HappensBefore hb(m, order);
+    const std::vector<std::vector<char>> ref = Reference(m, order);
+    for (size_t a = 0; a < m.num_nodes(); ++a) {
+      for (size_t b = 0; b < m.num_nodes(); ++b) {
+        if (a == b) continue;
+        const NodeId na(static_cast<int32_t>(a)), nb(static_cast<int32_t>(b));
+        ASSERT_EQ(hb.Before(na, nb), ref[a][b] != 0)
+            << "seed " << seed << ": " << m.node(na).name << " before " << m.node(nb).name;
+        if (m.node(nb).graph != kRootGraph) ++subgraph_queries;
+      }
+    }
+  }
+  EXPECT_GT(subgraph_queries, 1000);  // the generator does exercise subgraphs
+}
+
+}  // namespace
+}  // namespace npuplan::memory
