@@ -10,8 +10,6 @@
 
 namespace npuplan::events {
 
-bool IsNotifyMode(const Plan& plan, const std::string& ge_event) { return ge_event == "notify"; }
-
 void RecountIds(EventTable& table) {
   IdsContinuous(table, &table.event_count, &table.notify_count);
 }

@@ -15,9 +15,6 @@
 
 namespace npuplan::events {
 
-// "event" or "notify" from ge.event.
-bool IsNotifyMode(const Plan& plan, const std::string& ge_event);
-
 // GE's event order (RefreshContinuousEvents over NodeCompareKey maps):
 // main-stream events first, then attached ones; by sender node name, then
 // sender graph name (then node index), then old id. Returns the indices of

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "npuplan/importers/import_error.h"
 #include "npuplan/ir/attribute.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -40,10 +41,6 @@ std::vector<const onnx::AttributeProto*> GraphAttributesInBranchOrder(const onnx
                      [&](const auto* a, const auto* b) { return rank(a) < rank(b); });
   }
   return out;
-}
-
-absl::Status Bad(std::string_view src, std::string_view msg) {
-  return absl::InvalidArgumentError(StrCat(src, ": ", msg));
 }
 
 // npuplan dtype name of an ONNX element type ("" when it has none).

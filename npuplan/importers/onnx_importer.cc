@@ -23,6 +23,7 @@
 #include <unordered_set>
 
 #include "google/protobuf/io/coded_stream.h"
+#include "npuplan/importers/import_error.h"
 #include "npuplan/importers/isolated_inference.h"
 #include "npuplan/importers/onnx_graph_builder.h"
 #include "npuplan/importers/onnx_model_checks.h"
@@ -44,6 +45,7 @@
 namespace npuplan {
 namespace {
 
+using onnx_import::Bad;
 using onnx_import::DescFromType;
 using onnx_import::NodeLabel;
 
@@ -52,10 +54,6 @@ using onnx_import::NodeLabel;
 // enough for the stack).
 constexpr int kProtobufDepthLimit = 100;
 constexpr int kDeepParseLimit = 2000;
-
-absl::Status Bad(std::string_view src, std::string_view msg) {
-  return absl::InvalidArgumentError(StrCat(src, ": ", msg));
-}
 
 // ---- step 3: topological order of NodeProtos --------------------------------
 

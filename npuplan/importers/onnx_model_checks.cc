@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "npuplan/importers/import_error.h"
 #include "npuplan/importers/onnx_schemas.h"
 #include "npuplan/importers/onnx_tensor_data.h"
 #include "npuplan/support/status_macros.h"
@@ -16,10 +17,6 @@ namespace npuplan::onnx_import {
 namespace {
 
 namespace fs = std::filesystem;
-
-absl::Status Bad(std::string_view src, std::string_view msg) {
-  return absl::InvalidArgumentError(StrCat(src, ": ", msg));
-}
 
 std::optional<int64_t> ParseNonNegative(const std::string& s) {
   if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;

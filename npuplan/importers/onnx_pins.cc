@@ -4,16 +4,13 @@
 #include <map>
 #include <set>
 
+#include "npuplan/importers/import_error.h"
 #include "npuplan/importers/onnx_tensor_data.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::onnx_import {
 namespace {
-
-absl::Status Bad(std::string_view src, std::string_view msg) {
-  return absl::InvalidArgumentError(StrCat(src, ": ", msg));
-}
 
 // A positive decimal integer of at most 18 digits (so it fits int64).
 bool ParsePositive(const std::string& tok, int64_t& v) {

@@ -356,7 +356,7 @@ OpSchema& PoolAttrs(OpSchema& s) {
 // LayerNormalization-17: libonnx 1.12's inference indexes the input shape
 // with an unchecked axis (a crash for axis -7 on rank 2, onnx_schema_sweep_test),
 // so npuplan replaces it with the same rule, range-checked.
-void LayerNormInference(InferenceContext& ctx) {
+void StandardLayerNormInference(InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
   SameShape(ctx, 0, 0);
   auto in = InputDims(ctx, 0);
@@ -407,13 +407,16 @@ void AddOpset17Replacements(std::vector<OpSchema>& out) {
   }
   {
     OpSchema s = NewSchema("LayerNormalization", "", 17);
-    s.Input(0, "X", "", "T").Input(1, "Scale", "", "T").Input(2, "B", "", "T", OpSchema::Optional)
-        .Output(0, "Y", "", "T").Output(1, "Mean", "", "T", OpSchema::Optional)
+    s.Input(0, "X", "", "T")
+        .Input(1, "Scale", "", "T")
+        .Input(2, "B", "", "T", OpSchema::Optional)
+        .Output(0, "Y", "", "T")
+        .Output(1, "Mean", "", "T", OpSchema::Optional)
         .Output(2, "InvStdDev", "", "T", OpSchema::Optional)
         .Attr("axis", "", AttributeProto::INT, static_cast<int64_t>(-1))
         .Attr("epsilon", "", AttributeProto::FLOAT, 1e-5f)
         .Attr("stash_type", "", AttributeProto::INT, static_cast<int64_t>(1))
-        .TypeAndShapeInferenceFunction(LayerNormInference);
+        .TypeAndShapeInferenceFunction(StandardLayerNormInference);
     out.push_back(std::move(s));
   }
 }

@@ -20,7 +20,7 @@ struct Live {
 
 // One placement decided for a candidate: buffer, offset, and whether it is a
 // reload (SPILL_IN) or a first allocation (ALLOC).
-struct Placement {
+struct BufferPlacement {
   int bi;
   int64_t off;
   bool reload;
@@ -100,13 +100,13 @@ class Pipeliner {
       // predecessors (ALLOCs aside) have run.
       int best = -1;
       int64_t best_t = 0;
-      std::vector<Placement> best_pl;
+      std::vector<BufferPlacement> best_pl;
       bool head_needs_spill = false;
       const size_t last = std::min(ops_.size(), head_ + 1 + static_cast<size_t>(lookahead_));
       for (size_t i = head_; i < last; ++i) {
         const int c = ops_[i];
         if (emitted_[c] || !PredsReady(c) || (i != head_ && L0OutOfTurn(c))) continue;
-        std::vector<Placement> pl;
+        std::vector<BufferPlacement> pl;
         const bool fits = TryPlaceFree(c, pl);
         if (!fits) {
           if (i == head_ && HeadMaySpill(c)) {
@@ -138,7 +138,7 @@ class Pipeliner {
     // Buffers no operation uses: allocate and free them at the end.
     for (int bi = 0; bi < static_cast<int>(g_.buffers.size()); ++bi) {
       if (state_[bi] != State::kNone) continue;
-      std::vector<Placement> pl;
+      std::vector<BufferPlacement> pl;
       NPUPLAN_RETURN_IF_ERROR(PlaceWithSpill(bi, {bi}, pl, g_.buffers[bi].alloc_node));
       EmitPlacements(pl);
       NPUPLAN_RETURN_IF_ERROR(EmitReadyFrees());
@@ -256,7 +256,7 @@ class Pipeliner {
 
   // Places every need of c into free space (tentatively; undone before
   // returning). False when one does not fit.
-  bool TryPlaceFree(int c, std::vector<Placement>& pl) {
+  bool TryPlaceFree(int c, std::vector<BufferPlacement>& pl) {
     bool ok = true;
     for (int bi : Needs(c)) {
       int64_t off;
@@ -267,7 +267,7 @@ class Pipeliner {
       Insert(bi, off);
       pl.push_back({bi, off, state_[bi] == State::kSpilled});
     }
-    for (const Placement& p : pl) Erase(p.bi);
+    for (const BufferPlacement& p : pl) Erase(p.bi);
     return ok;
   }
 
@@ -279,7 +279,7 @@ class Pipeliner {
   }
 
   // Start time of c if issued now with placements pl (mirrors Commit).
-  int64_t Estimate(int c, const std::vector<Placement>& pl) const {
+  int64_t Estimate(int c, const std::vector<BufferPlacement>& pl) const {
     int64_t mte2 = pipe_free_[1];
     int64_t t = pipe_free_[pipe_of_[c]];
     for (int p : g_.pred[c]) {
@@ -289,7 +289,7 @@ class Pipeliner {
       const int bi = g_.buf_index[b];
       if (state_[bi] != State::kSpilled) t = std::max(t, last_in_end_[bi]);
     }
-    for (const Placement& p : pl) {
+    for (const BufferPlacement& p : pl) {
       const int64_t ready = RangeReady(p.bi, p.off);
       if (p.reload) {
         const int id = g_.buffers[p.bi].buf_id;
@@ -323,8 +323,8 @@ class Pipeliner {
     Erase(bi);
   }
 
-  void EmitPlacements(const std::vector<Placement>& pl) {
-    for (const Placement& p : pl) {
+  void EmitPlacements(const std::vector<BufferPlacement>& pl) {
+    for (const BufferPlacement& p : pl) {
       const KernelBuffer& b = g_.buffers[p.bi];
       const int64_t ready = RangeReady(p.bi, p.off);
       if (p.reload) {
@@ -350,7 +350,7 @@ class Pipeliner {
     }
   }
 
-  void Commit(int c, const std::vector<Placement>& pl) {
+  void Commit(int c, const std::vector<BufferPlacement>& pl) {
     EmitPlacements(pl);
     int64_t t = pipe_free_[pipe_of_[c]];
     for (int p : g_.pred[c]) t = std::max(t, end_[p]);
@@ -388,7 +388,8 @@ class Pipeliner {
 
   // Places bi, spilling the cheapest window (sum traffic / distance to next
   // use) when free space does not suffice; L0 buffers and `protect` stay.
-  absl::Status PlaceWithSpill(int bi, const std::vector<int>& protect, std::vector<Placement>& pl, int node) {
+  absl::Status PlaceWithSpill(int bi, const std::vector<int>& protect,
+                              std::vector<BufferPlacement>& pl, int node) {
     const KernelBuffer& b = g_.buffers[bi];
     const bool reload = state_[bi] == State::kSpilled;
     int64_t off;
@@ -449,7 +450,7 @@ class Pipeliner {
     std::vector<int> protect;
     for (int b : g_.nodes[c].bufs) protect.push_back(g_.buf_index[b]);
     for (int bi : Needs(c)) {
-      std::vector<Placement> pl;
+      std::vector<BufferPlacement> pl;
       NPUPLAN_RETURN_IF_ERROR(PlaceWithSpill(bi, protect, pl, c));
       EmitPlacements(pl);
     }
@@ -466,7 +467,7 @@ class Pipeliner {
       ready_frees_.pop_back();
       const int bi = g_.buf_index[g_.nodes[v].buf_id];
       if (state_[bi] == State::kSpilled) {
-        std::vector<Placement> pl;
+        std::vector<BufferPlacement> pl;
         NPUPLAN_RETURN_IF_ERROR(PlaceWithSpill(bi, {bi}, pl, v));
         EmitPlacements(pl);
       }

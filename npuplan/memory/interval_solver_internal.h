@@ -9,13 +9,12 @@
 #include <optional>
 #include <vector>
 
+#include "npuplan/memory/align.h"
 #include "npuplan/memory/interval_solver.h"
 
 namespace npuplan::memory::interval_internal {
 
 using Clock = std::chrono::steady_clock;
-
-inline int64_t AlignUp(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
 // The problem restricted to buffers of positive size, in compact indices,
 // with its sweep-line sections.

@@ -10,10 +10,10 @@
 #include <set>
 #include <tuple>
 
+#include "npuplan/memory/align.h"
+
 namespace npuplan::memory {
 namespace {
-
-int64_t AlignUp(int64_t v, int64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
 // Free blocks of one stream: by offset (for coalescing and range queries) and
 // by (length, offset) for best fit.

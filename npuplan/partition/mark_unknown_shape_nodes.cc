@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "npuplan/partition/op_types.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -17,11 +18,11 @@ namespace npuplan {
 namespace partition {
 namespace {
 
-constexpr std::string_view kPass = MarkUnknownShapeNodes::kName;
+constexpr std::string_view kMarkPass = MarkUnknownShapeNodes::kName;
 
 absl::Status BadAttr(const Node& n, std::string_view attr, std::string_view what) {
   return absl::InvalidArgumentError(
-      StrCat("[", kPass, "] node '", n.name, "' (", n.type, "): attribute ", attr, " ", what));
+      StrCat("[", kMarkPass, "] node '", n.name, "' (", n.type, "): attribute ", attr, " ", what));
 }
 
 // A bool attribute: nullopt when absent; InvalidArgument when not a bool.
@@ -53,8 +54,6 @@ absl::StatusOr<std::vector<std::string>> StringListAttr(const Node& n, std::stri
   return BadAttr(n, key, StrCat("must be a list of engine names, got ", v->TypeName()));
 }
 
-bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
-bool IsDataType(std::string_view t) { return t == "Data" || t == "RefData" || t == "AippData"; }
 bool AlwaysNoTiling(std::string_view t) {
   return t == "MemcpyAsync" || t == "StreamMerge" || t == "PartitionedCall";
 }
@@ -251,8 +250,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
         r = MarkReason::kAddrRefresh;
       }
       if (tiling_dynamic && tiling_sink && r == MarkReason::kKnown) {
-        if (stats) stats->Add(kPass, "tiling_sink");
-        if (logging) log->Record(kPass, "TilingSink", "", Field("node", node.name));
+        if (stats) stats->Add(kMarkPass, "tiling_sink");
+        if (logging) log->Record(kMarkPass, "TilingSink", "", Field("node", node.name));
       }
       res.reason[id.index()] = r;
       if (r == MarkReason::kKnown && dynamic && no_tiling) {
@@ -270,7 +269,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       res.no_tiling[i] = 0;
       res.reason[i] = MarkReason::kNoTilingReverted;
       ++res.trigger_count;
-      if (logging) log->Record(kPass, "NoTilingReverted", "", Field("node", model.nodes()[i].name));
+      if (logging)
+        log->Record(kMarkPass, "NoTilingReverted", "", Field("node", model.nodes()[i].name));
     }
     res.no_tiling_count = 0;
     res.no_tiling_op_count = 0;
@@ -292,7 +292,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       MarkReason r = res.reason[id.index()];
       if (r == MarkReason::kKnown || r == MarkReason::kConstInput) continue;
       for (const OutputRef& in : model.node(id).inputs) {
-        if (IsConstType(model.node(in.node).type) && res.reason[in.node.index()] == MarkReason::kKnown) {
+        if (IsConstType(model.node(in.node).type) &&
+            res.reason[in.node.index()] == MarkReason::kKnown) {
           res.reason[in.node.index()] = MarkReason::kConstInput;
         }
       }
@@ -308,14 +309,16 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       const Node& node = model.node(id);
       if (r != MarkReason::kKnown) {
         ++res.unknown_count;
-        if (stats) stats->Add(kPass, StatName(r));
+        if (stats) stats->Add(kMarkPass, StatName(r));
         if (logging) {
-          log->Record(kPass, "UnknownShapeNode", "", Field("node", node.name), Field("type", node.type),
-                      Field("reason", ReasonText(r)));
+          log->Record(kMarkPass, "UnknownShapeNode", "", Field("node", node.name),
+                      Field("type", node.type), Field("reason", ReasonText(r)));
         }
       } else if (res.no_tiling[id.index()]) {
-        if (stats) stats->Add(kPass, "no_tiling");
-        if (logging) log->Record(kPass, "NoTiling", "", Field("node", node.name), Field("type", node.type));
+        if (stats) stats->Add(kMarkPass, "no_tiling");
+        if (logging)
+          log->Record(kMarkPass, "NoTiling", "", Field("node", node.name),
+                      Field("type", node.type));
       }
     }
   }

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "npuplan/partition/dynamic_shape_partition.h"
+#include "npuplan/partition/op_types.h"
 #include "npuplan/pass/statistics.h"
 #include "npuplan/support/str_util.h"
 
@@ -20,11 +21,6 @@ namespace partition {
 
 // Errors, decision-log records and counters carry the pass name.
 inline constexpr std::string_view kPass = DynamicShapePartition::kName;
-
-inline bool IsDataType(std::string_view t) {
-  return t == "Data" || t == "RefData" || t == "AippData";
-}
-inline bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
 
 inline absl::Status Bad(std::string_view what) {
   return absl::InvalidArgumentError(StrCat("[", kPass, "] ", what));

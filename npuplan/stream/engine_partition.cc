@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/support/big_vector.h"
 #include "npuplan/support/str_util.h"
 
@@ -319,20 +320,11 @@ BigVector<int32_t> Recycle(BigVector<int32_t>& dead, size_t size, int32_t value)
   return v;
 }
 
-const std::string& StringAttrOrEmpty(const Node& node, std::string_view key) {
-  static const std::string kEmpty;
-  if (node.attrs.empty()) return kEmpty;
-  const AttrValue* v = FindAttr(node.attrs, key);
-  if (v == nullptr) return kEmpty;
-  const std::string* s = v->as<std::string>();
-  return s != nullptr ? *s : kEmpty;
-}
-
 // EffectiveStreamLabel without copies; a combined "<user>_<inner>" label is
 // kept in `combined` (stable addresses).
 std::string_view EffectiveLabelView(const Node& node, std::deque<std::string>& combined) {
-  const std::string& inner = StringAttrOrEmpty(node, kAttrStreamLabel);
-  const std::string& user = StringAttrOrEmpty(node, kAttrUserStreamLabel);
+  const std::string& inner = StringAttrOrEmpty(node.attrs, kAttrStreamLabel);
+  const std::string& user = StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel);
   if (user.empty()) return inner;
   if (!inner.empty() && GetBoolAttr(node.attrs, kAttrEnableInnerParallel).value_or(false)) {
     return combined.emplace_back(StrCat(user, "_", inner));
@@ -430,7 +422,7 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
     const bool data = IsInputDataNode(node);
     w.engine[i] = data ? ~intern(node.engine) : intern(node.engine);
     w.label[i] = intern(EffectiveLabelView(node, combined));
-    w.user[i] = data ? w.no_user : intern(StringAttrOrEmpty(node, kAttrUserStreamLabel));
+    w.user[i] = data ? w.no_user : intern(StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel));
     for (const OutputRef& in : node.inputs) w.preds.push_back(topo(in.node));
     if (keep_edges) w.pred_is_control.resize(w.preds.size(), 0);
     for (NodeId c : node.control_inputs) w.preds.push_back(topo(c));

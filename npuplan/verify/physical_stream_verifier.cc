@@ -18,7 +18,7 @@
 namespace npuplan::verify {
 namespace {
 
-absl::Status Fail(std::string_view what) {
+absl::Status PhysicalStreamError(std::string_view what) {
   return absl::InternalError(StrCat("verifier[physical-streams]: ", what));
 }
 
@@ -33,12 +33,13 @@ absl::Status CheckLogicalMapping(const Plan& plan) {
     const Node& n = m.nodes()[i];
     int64_t p = plan.physical_stream[i];
     if (n.stream_id >= 0 && (p < 0 || logical_of(p) != n.stream_id)) {
-      return Fail(StrCat("node '", n.name, "' on logical stream ", n.stream_id,
-                         " has physical stream ", p, " which maps to logical ", logical_of(p)));
+      return PhysicalStreamError(StrCat("node '", n.name, "' on logical stream ", n.stream_id,
+                                        " has physical stream ", p, " which maps to logical ",
+                                        logical_of(p)));
     }
     if (p >= sr.physical) {
-      return Fail(StrCat("node '", n.name, "' uses physical stream ", p, " but the plan has ",
-                         sr.physical, " physical streams"));
+      return PhysicalStreamError(StrCat("node '", n.name, "' uses physical stream ", p,
+                                        " but the plan has ", sr.physical, " physical streams"));
     }
   }
   return absl::OkStatus();
@@ -175,15 +176,15 @@ absl::Status CheckStreamTaskLimit(const Plan& plan, const SyncView& view, int64_
     if (sum) sum = CheckedAdd(*sum, et.extra[slot]);
     if (sum) sum = CheckedAdd(*sum, kReservedTasks);
     if (!sum || et.extra[slot] == INT64_MAX) {
-      return Fail(StrCat("physical stream ", s, ": the task count up to node '", n.name, "' (", t,
-                         " tasks) overflows int64"));
+      return PhysicalStreamError(StrCat("physical stream ", s, ": the task count up to node '",
+                                        n.name, "' (", t, " tasks) overflows int64"));
     }
     running = *sum - kReservedTasks;
     if (!first && running + kReservedTasks > limit && MayOpenStream(n) &&
         !HasAttr(n.attrs, "_continuous_stream_label") && !enclosed[view.node_of(slot).index()]) {
-      return Fail(StrCat("physical stream ", s, " holds ", running, " tasks up to node '", n.name,
-                         "' (+", kReservedTasks, " reserved > limit ", limit,
-                         ") and should have been split there"));
+      return PhysicalStreamError(StrCat(
+          "physical stream ", s, " holds ", running, " tasks up to node '", n.name, "' (+",
+          kReservedTasks, " reserved > limit ", limit, ") and should have been split there"));
     }
   }
   return absl::OkStatus();
@@ -193,7 +194,7 @@ absl::Status CheckStreamTaskLimit(const Plan& plan, const SyncView& view, int64_
 
 absl::Status VerifyPhysicalStreams(const Plan& plan) {
   if (plan.physical_stream.size() < plan.model.num_nodes()) {
-    return Fail("the plan has no physical stream per node");
+    return PhysicalStreamError("the plan has no physical stream per node");
   }
   if (absl::Status s = CheckLogicalMapping(plan); !s.ok()) return s;
   if (plan.streams.task_limit <= 0) return absl::OkStatus();

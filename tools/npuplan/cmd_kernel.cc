@@ -237,7 +237,7 @@ absl::Status RunEval(const KernelFlags& f) {
 }
 
 absl::Status RunGen(const KernelFlags& f) {
-  GeneratorOptions o;
+  kernel::GeneratorOptions o;
   NPUPLAN_ASSIGN_OR_RETURN(o.kind, ParseGraphKind(f.kind));
   o.m = f.m;
   o.n = f.n;
