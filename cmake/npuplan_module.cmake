@@ -27,6 +27,9 @@ function(npuplan_module name)
     target_include_directories(npuplan_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
     target_link_libraries(npuplan_${name} PUBLIC ${deps} ${ARG_LIBS})
+    if(NPUPLAN_UNITY_BUILD)
+      set_target_properties(npuplan_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    endif()
   else()
     add_library(npuplan_${name} INTERFACE)
     target_include_directories(npuplan_${name} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
