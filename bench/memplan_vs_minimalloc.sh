@@ -22,9 +22,13 @@ BIN=$BUILD/bin/npuplan
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mm_vs.XXXXXX"); trap 'rm -rf "$dir"' EXIT
 declare -A BEST=([A]=1048576 [B]=1048576 [C]=1039360 [D]=1031168 [E]=1048576 [F]=1048576
                  [G]=1048576 [H]=1048576 [I]=1048576 [J]=1036288 [K]=1048576)
-cpu() {  # command... -> CPU seconds (user + sys) on stdout
-  /usr/bin/time -f '%U %S' -o "$dir/t" "$@" >/dev/null 2>&1 || { echo fail; return; }
-  awk '{printf "%.3f", $1 + $2}' "$dir/t"
+cpu() {  # command... -> CPU seconds (user + sys, microsecond resolution) on stdout
+  python3 - "$@" <<'PY' || echo fail
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.ru_utime + r.ru_stime:.4f}")
+PY
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 fits() {  # csv capacity -> yes/no
@@ -45,7 +49,7 @@ for f in A B C D E F G H I J K; do
   n=$(median <<<"$tn"); m=$(median <<<"$tm")
   total_n=$(awk -v a="$total_n" -v b="$n" 'BEGIN {print a + b}')
   total_m=$(awk -v a="$total_m" -v b="$m" 'BEGIN {print a + b}')
-  printf "| %s | %s | %s | %s | %.3f | %s | %s |\n" "$f" "$c" "$n" "$m" \
+  printf "| %s | %s | %.3f | %.3f | %.3f | %s | %s |\n" "$f" "$c" "$n" "$m" \
     "$(awk -v a="$n" -v b="$m" 'BEGIN {print (b > 0) ? a / b : 0}')" \
     "$(fits "$dir/n.csv" "$c")" "$(fits "$dir/m.csv" "$c")"
 done

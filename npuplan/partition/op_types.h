@@ -7,7 +7,9 @@
 
 namespace npuplan::partition {
 
-inline bool IsDataType(std::string_view t) { return t == "Data" || t == "RefData" || t == "AippData"; }
+inline bool IsDataType(std::string_view t) {
+  return t == "Data" || t == "RefData" || t == "AippData";
+}
 inline bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
 
 }  // namespace npuplan::partition
