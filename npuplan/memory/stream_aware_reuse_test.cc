@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <random>
+
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -124,6 +128,177 @@ TEST(StreamAwareReuseTest, SubgraphEntryAndEndOrderAcrossStreams) {
   // x:0 (used by x, y on s0) before t_k:0 (t_k on s1 has no inputs: subgraph entry from y).
   EXPECT_TRUE(reuse.MayShare(Buf(plan.model, lt, "x"), Buf(plan.model, lt, "t_k")));
 }
+
+// StreamAwareReuse::Conflicts recomputed from its definition by brute force:
+// every count from the buffer pairs, every round from scratch.
+class ReferenceConflicts {
+ public:
+  ReferenceConflicts(const TensorLifetimes& lt, const StreamAwareReuse& reuse,
+                     const std::vector<int>& pool)
+      : lt_(lt),
+        hb_(reuse.happens_before()),
+        pool_(pool),
+        n_(pool.size()),
+        k_(static_cast<size_t>(hb_.num_streams())),
+        nodes_(k_),
+        release_(reuse.SweepInput(pool, 512)) {
+    for (NodeId v : lt.order) {
+      if (hb_.stream(v) >= 0 && hb_.stream_pos(v) >= 0) nodes_[hb_.stream(v)].push_back(v);
+    }
+    last_.assign(n_, std::vector<int32_t>(k_, -1));
+    meet_.assign(n_, std::vector<int32_t>(k_, std::numeric_limits<int32_t>::max()));
+    first_.assign(n_, std::vector<int64_t>(k_, -1));
+    for (size_t i = 0; i < n_; ++i) {
+      for (NodeId u : B(i).uses) {
+        const size_t s = static_cast<size_t>(hb_.stream(u));
+        last_[i][s] = std::max(last_[i][s], hb_.stream_pos(u));
+        for (size_t t = 0; t < k_; ++t) meet_[i][t] = std::min(meet_[i][t], hb_.clock(u)[t]);
+        const int64_t p = lt.position[u.index()];
+        if (p >= 0 && (first_[i][s] < 0 || p < first_[i][s])) first_[i][s] = p;
+      }
+    }
+  }
+
+  StreamAwareReuse::PlanningConflicts Run(int64_t limit) {
+    out_ = {};
+    up_.assign(n_, 0);
+    low_.assign(n_, 0);
+    for (size_t i = 0; i < n_; ++i) {
+      out_.lower.push_back(B(i).lower);
+      out_.upper.push_back(B(i).upper);
+      if (B(i).size == 0) continue;
+      if (!B(i).pinned.empty() || B(i).uses.empty()) out_.lower[i] = 0;
+      if (!CanPrecede(i)) out_.upper[i] = std::max(out_.upper[i], lt_.num_steps);
+    }
+    for (int round = 0; round < 24; ++round) {
+      std::vector<int64_t> fwd(n_, 0), back(n_, 0), release(n_, 0);
+      int64_t most = 0;
+      for (size_t i = 0; i < n_; ++i) {
+        if (CanPrecede(i) && !up_[i]) release[i] = Forward(i, fwd[i]);
+        if (CanFollow(i) && !low_[i]) back[i] = Backward(i);
+        most = std::max({most, fwd[i], back[i]});
+      }
+      if (most <= limit) break;
+      const int64_t threshold = std::max(limit + 1, most / 2);
+      for (size_t i = 0; i < n_; ++i) {
+        if (fwd[i] >= threshold && fwd[i] >= back[i]) {
+          if (release[i] > out_.upper[i]) out_.upper[i] = release[i], up_[i] = 1;
+        } else if (back[i] >= threshold && Acquire(i) < out_.lower[i]) {
+          out_.lower[i] = Acquire(i), low_[i] = 1;
+        }
+      }
+    }
+    for (size_t i = 0; i < n_; ++i) {
+      int64_t count = 0;
+      if (!CanPrecede(i) || up_[i]) continue;
+      const int64_t e = Forward(i, count);
+      if (count > limit && e > out_.upper[i]) out_.upper[i] = e, up_[i] = 1;
+      if (count == 0 || count > limit) continue;
+      for (size_t j = 0; j < n_; ++j) {
+        if (j == i || !Follows(j) || B(j).lower < out_.upper[i]) continue;
+        for (size_t t = 0; t < k_; ++t) {
+          if (first_[j][t] >= out_.upper[i] && first_[j][t] < Release(i, t)) {
+            out_.pairs.emplace_back(std::min(i, j), std::max(i, j));
+            break;
+          }
+        }
+      }
+    }
+    for (size_t i = 0; i < n_; ++i) out_.extended += up_[i] || low_[i] ? 1 : 0;
+    std::sort(out_.pairs.begin(), out_.pairs.end());
+    out_.pairs.erase(std::unique(out_.pairs.begin(), out_.pairs.end()), out_.pairs.end());
+    return out_;
+  }
+
+ private:
+  const LogicalBuffer& B(size_t i) const { return lt_.buffers[pool_[i]]; }
+  bool CanFollow(size_t i) const {
+    return B(i).size > 0 && B(i).pinned.empty() && !B(i).uses.empty();
+  }
+  bool CanPrecede(size_t i) const { return CanFollow(i) && !B(i).live_to_end; }
+  bool Follows(size_t j) const { return CanFollow(j) && !low_[j]; }
+  int64_t Release(size_t i, size_t t) const { return release_[i].release[t]; }
+  // Later buffers whose first use on some stream comes before a's release there.
+  int64_t Forward(size_t i, int64_t& count) const {
+    count = 0;
+    int64_t e = out_.upper[i];
+    for (size_t t = 0; t < k_; ++t) {
+      int64_t last_first = -1;
+      for (size_t j = 0; j < n_; ++j) {
+        if (!Follows(j) || first_[j][t] < 0) continue;
+        last_first = std::max(last_first, first_[j][t]);
+        count += first_[j][t] >= out_.upper[i] && first_[j][t] < Release(i, t) ? 1 : 0;
+      }
+      if (last_first >= 0) e = std::max(e, std::min(Release(i, t), last_first + 1));
+    }
+    return e;
+  }
+  // Earlier buffers with a last use on some stream that b's uses have not all seen.
+  int64_t Backward(size_t b) const {
+    int64_t count = 0;
+    for (size_t a = 0; a < n_; ++a) {
+      if (!CanPrecede(a) || up_[a] || out_.upper[a] > B(b).lower) continue;
+      for (size_t t = 0; t < k_; ++t)
+        count += last_[a][t] >= 0 && last_[a][t] > meet_[b][t] ? 1 : 0;
+    }
+    return count;
+  }
+  int64_t Acquire(size_t b) const {
+    int64_t at = B(b).lower;
+    for (size_t t = 0; t < k_; ++t) {
+      const int64_t next = static_cast<int64_t>(meet_[b][t]) + 1;
+      if (next >= 0 && next < static_cast<int64_t>(nodes_[t].size()))
+        at = std::min(at, lt_.position[nodes_[t][static_cast<size_t>(next)].index()]);
+    }
+    return at;
+  }
+
+  const TensorLifetimes& lt_;
+  const HappensBefore& hb_;
+  const std::vector<int>& pool_;
+  const size_t n_, k_;
+  std::vector<std::vector<NodeId>> nodes_;
+  const std::vector<SweepBuffer> release_;
+  std::vector<std::vector<int32_t>> last_, meet_;
+  std::vector<std::vector<int64_t>> first_;
+  std::vector<char> up_, low_;
+  StreamAwareReuse::PlanningConflicts out_;
+};
+
+class ConflictsReferenceTest : public ::testing::TestWithParam<int> {};
+
+// The rounds recount only the buffers above the limit, from counts kept
+// between rounds: the same widened lifetimes and pairs as recounting all.
+TEST_P(ConflictsReferenceTest, MatchesBruteForceRounds) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam());
+  Plan plan = events::testing::RandomPlan(seed, 60 + GetParam() % 90, 2 + GetParam() % 4,
+                                          1 + GetParam() % 3, 8 + GetParam() % 40);
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    for (TensorDesc& t : plan.model.node(NodeId(static_cast<int32_t>(i))).outputs)
+      t.shape = {static_cast<int64_t>(rng() % 5 == 0 ? 0 : 1 + rng() % 4096)};
+  }
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  StreamAwareReuse reuse(plan.model, lt);
+  std::vector<int> pool;
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
+  }
+  ReferenceConflicts reference(lt, reuse, pool);
+  int64_t widened = 0;
+  for (int64_t limit : {0, 1, 2, 3, 5, 8, 13, 1 << 30}) {
+    const StreamAwareReuse::PlanningConflicts got = reuse.Conflicts(pool, limit);
+    const StreamAwareReuse::PlanningConflicts want = reference.Run(limit);
+    EXPECT_EQ(got.lower, want.lower) << "limit " << limit;
+    EXPECT_EQ(got.upper, want.upper) << "limit " << limit;
+    EXPECT_EQ(got.pairs, want.pairs) << "limit " << limit;
+    EXPECT_EQ(got.extended, want.extended) << "limit " << limit;
+    widened += want.extended;
+  }
+  EXPECT_GT(widened, 0) << "no round widened anything";
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomDags, ConflictsReferenceTest, ::testing::Range(0, 40));
 
 }  // namespace
 }  // namespace npuplan::memory

@@ -247,9 +247,45 @@ std::vector<std::pair<int, int>> StreamAwareReuse::ExtraConflicts(
 
 namespace {
 
+// Counts over the positions of one stream (a Fenwick tree).
+class StreamCounter {
+ public:
+  void Reset(size_t positions) { tree_.assign(positions + 1, 0); }
+  void Add(int32_t p, int32_t delta) {
+    for (size_t x = static_cast<size_t>(p) + 1; x < tree_.size(); x += x & (~x + 1))
+      tree_[x] += delta;
+  }
+  // Entries at positions < p.
+  int64_t Prefix(int64_t p) const {
+    int64_t sum = 0;
+    for (size_t x =
+             static_cast<size_t>(std::clamp<int64_t>(p, 0, static_cast<int64_t>(tree_.size()) - 1));
+         x > 0; x -= x & (~x + 1)) {
+      sum += tree_[x];
+    }
+    return sum;
+  }
+
+ private:
+  std::vector<int32_t> tree_;
+};
+
+// `items` stably sorted by key(item) in [0, max_key] (a counting sort).
+template <typename Key>
+std::vector<int> SortedByKey(const std::vector<int>& items, int64_t max_key, Key key) {
+  std::vector<int32_t> start(static_cast<size_t>(max_key) + 2, 0);
+  for (int i : items) ++start[static_cast<size_t>(key(i)) + 1];
+  for (size_t x = 1; x < start.size(); ++x) start[x] += start[x - 1];
+  std::vector<int> out(items.size());
+  for (int i : items) out[static_cast<size_t>(start[static_cast<size_t>(key(i))]++)] = i;
+  return out;
+}
+
 // What the steps of StreamAwareReuse::Conflicts share: the buffers, their
 // planning lifetimes (in `out`, widened in place) and the reuse analysis's
-// per-buffer and per-stream data.
+// per-buffer and per-stream data. The rounds only ever remove buffers from
+// the counts (widening), so a count at or below the limit stays there: each
+// round recounts only the buffers still above it.
 class ConflictRounds {
  public:
   using LastUses = std::vector<std::vector<std::pair<int64_t, int32_t>>>;
@@ -269,7 +305,10 @@ class ConflictRounds {
         k_(static_cast<size_t>(hb.num_streams())),
         widened_up_(n_, 0),
         widened_low_(n_, 0),
-        firsts_(k_) {}
+        positions_(k_),
+        below_(k_),
+        last_first_(k_, -1),
+        counters_(k_) {}
 
   // `a` may be ordered before a later buffer / `b` after an earlier one.
   bool CanPrecede(size_t i) const {
@@ -281,14 +320,23 @@ class ConflictRounds {
 
   void WidenUnordered();
   void set_release(std::vector<int64_t> release) { release_ = std::move(release); }
+  void Prepare();
   void Rounds(int64_t limit);
   void ExactPairs(int64_t limit);
 
  private:
   const LogicalBuffer& Buf(size_t i) const { return lt_.buffers[buffers_[i]]; }
-  void BuildFirsts();
+  void CountFirsts();
+  // First uses on stream t of the buffers not widened down, at plan positions < x.
+  int64_t Below(size_t t, int64_t x) const {
+    const std::vector<int64_t>& p = positions_[t];
+    return below_[t][static_cast<size_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin())];
+  }
   int64_t Forward(size_t i, int64_t& count) const;
-  void Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) const;
+  void AddLastUses(int a, int32_t delta);
+  int64_t LaterLastUses(size_t i) const;
+  void Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire);
+  void BackwardAgain(const std::vector<char>& hot, std::vector<int64_t>& count);
   void WidenUp(size_t i, int64_t e) {
     if (e <= out_.upper[i]) return;
     out_.upper[i] = e;
@@ -310,9 +358,21 @@ class ConflictRounds {
   const size_t n_;
   const size_t k_;  // streams
   std::vector<char> widened_up_, widened_low_;
-  // Per stream: (first use on t, position) of the buffers not widened down, sorted.
-  std::vector<std::vector<std::pair<int64_t, int>>> firsts_;
   std::vector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
+  // Per stream: plan positions of its nodes.
+  std::vector<std::vector<int64_t>> positions_;
+  // Per buffer that can follow (first_begin_[i] .. [i+1]): (stream, position
+  // on it) of its first use on each stream it uses.
+  std::vector<int32_t> first_begin_;
+  std::vector<std::pair<int32_t, int32_t>> firsts_;
+  // Per stream, of the buffers not widened down: first uses at stream
+  // positions < q (below_[t][q]) and the plan position of the last one (-1: none).
+  std::vector<std::vector<int32_t>> below_;
+  std::vector<int64_t> last_first_;
+  // Size > 0 buffers by lower; buffers that can precede by upper (both stable).
+  std::vector<int> by_lower_, by_upper_;
+  std::vector<int64_t> first_back_;  // backward counts of the first round
+  std::vector<StreamCounter> counters_;
 };
 
 // Buffers ordered against nothing (pinned, no uses) or that can precede
@@ -327,27 +387,58 @@ void ConflictRounds::WidenUnordered() {
   }
 }
 
+// The fixed inputs of the counts: stream positions, first uses, sort orders.
+// A use outside the plan order (position -1) is no first use.
+void ConflictRounds::Prepare() {
+  for (size_t t = 0; t < k_; ++t) {
+    positions_[t].reserve(stream_nodes_[t].size());
+    for (NodeId v : stream_nodes_[t]) positions_[t].push_back(lt_.position[v.index()]);
+  }
+  first_begin_.assign(n_ + 1, 0);
+  std::vector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
+  std::vector<int> sized, precede;
+  for (size_t i = 0; i < n_; ++i) {
+    first_begin_[i] = static_cast<int32_t>(firsts_.size());
+    if (Buf(i).size > 0) sized.push_back(static_cast<int>(i));
+    if (CanPrecede(i)) precede.push_back(static_cast<int>(i));
+    if (!CanFollow(i)) continue;
+    for (NodeId u : Buf(i).uses) {  // by plan position: the first on t comes first
+      const size_t t = static_cast<size_t>(hb_.stream(u));
+      if (lt_.position[u.index()] < 0 || seen[t] == static_cast<int64_t>(i)) continue;
+      seen[t] = static_cast<int64_t>(i);
+      firsts_.emplace_back(static_cast<int32_t>(t), hb_.stream_pos(u));
+    }
+  }
+  first_begin_[n_] = static_cast<int32_t>(firsts_.size());
+  int64_t max_key = 0;
+  for (int i : sized) max_key = std::max({max_key, Buf(i).lower, out_.upper[i]});
+  by_lower_ = SortedByKey(sized, max_key, [&](int i) { return Buf(i).lower; });
+  by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
+}
+
 // Forward: a later buffer b conflicts with a (disjoint in time) iff some
 // stream t has first_use_t(b) < F_t(a), the plan position of the first
 // node of t whose clock covers all of a's last uses (clocks grow along a
-// stream, so those nodes form a suffix of t). Per stream, (first use on t,
-// position) of the buffers not widened down, sorted.
-void ConflictRounds::BuildFirsts() {
-  for (auto& f : firsts_) f.clear();
-  std::vector<int64_t> first(k_);
+// stream, so those nodes form a suffix of t). Per stream, prefix counts of
+// the first uses of the buffers not widened down.
+void ConflictRounds::CountFirsts() {
+  for (size_t t = 0; t < k_; ++t) {
+    below_[t].assign(stream_nodes_[t].size() + 1, 0);
+    last_first_[t] = -1;
+  }
   for (size_t i = 0; i < n_; ++i) {
     if (!CanFollow(i) || widened_low_[i]) continue;
-    std::fill(first.begin(), first.end(), -1);
-    for (NodeId u : Buf(i).uses) {
-      const int64_t t = hb_.stream(u);
-      const int64_t p = lt_.position[u.index()];
-      if (first[t] < 0 || p < first[t]) first[t] = p;
-    }
-    for (size_t t = 0; t < k_; ++t) {
-      if (first[t] >= 0) firsts_[t].emplace_back(first[t], static_cast<int>(i));
+    for (int32_t f = first_begin_[i]; f < first_begin_[i + 1]; ++f) {
+      const auto [t, q] = firsts_[static_cast<size_t>(f)];
+      ++below_[static_cast<size_t>(t)][static_cast<size_t>(q) + 1];
+      last_first_[static_cast<size_t>(t)] =
+          std::max(last_first_[static_cast<size_t>(t)],
+                   positions_[static_cast<size_t>(t)][static_cast<size_t>(q)]);
     }
   }
-  for (auto& f : firsts_) std::sort(f.begin(), f.end());
+  for (size_t t = 0; t < k_; ++t) {
+    for (size_t q = 1; q < below_[t].size(); ++q) below_[t][q] += below_[t][q - 1];
+  }
 }
 
 // Counts a's forward conflicts (an upper bound) and returns its release
@@ -356,71 +447,80 @@ int64_t ConflictRounds::Forward(size_t i, int64_t& count) const {
   count = 0;
   int64_t e = out_.upper[i];
   for (size_t t = 0; t < k_; ++t) {
-    const auto& f = firsts_[t];
-    if (f.empty()) continue;
+    if (last_first_[t] < 0) continue;
     const int64_t r = release_[i * k_ + t];
-    auto lo = std::lower_bound(f.begin(), f.end(), std::make_pair(out_.upper[i], -1));
-    auto hi = std::lower_bound(f.begin(), f.end(), std::make_pair(r, -1));
-    if (hi > lo) count += hi - lo;
-    e = std::max(e, std::min(r, f.back().first + 1));
+    const int64_t c = Below(t, r) - Below(t, out_.upper[i]);
+    if (c > 0) count += c;
+    e = std::max(e, std::min(r, last_first_[t] + 1));
   }
   return e;
+}
+
+void ConflictRounds::AddLastUses(int a, int32_t delta) {
+  for (const auto& [t, p] : last_[buffers_[a]]) counters_[static_cast<size_t>(t)].Add(p, delta);
+}
+
+// Buffers counted in the stream counters whose last use on some stream s is
+// above meet_b[s]: not ordered before b (one count per stream).
+int64_t ConflictRounds::LaterLastUses(size_t i) const {
+  int64_t count = 0;
+  for (size_t t = 0; t < k_; ++t) {
+    const int32_t seen = meet_[buffers_[i]][t];
+    count += counters_[t].Prefix(static_cast<int64_t>(stream_nodes_[t].size())) -
+             counters_[t].Prefix(static_cast<int64_t>(seen) + 1);
+  }
+  return count;
 }
 
 // Backward: an earlier buffer a (ended by b's lower) conflicts with b iff
 // some stream s has a's last use on s above meet_b[s], the last position of
 // s that all of b's uses have seen. Counted by a sweep in plan order with
-// one Fenwick tree per stream over last-use positions. The acquire point
+// one counter per stream over last-use positions. The acquire point
 // L(b) = the least plan position of a node just past meet_b[s]: every
 // buffer ending by L(b) is ordered before b.
-void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) const {
-  const size_t n = n_, k = k_;
-  count.assign(n, 0);
-  acquire.assign(n, 0);
-  std::vector<std::vector<int32_t>> fenwick(k);
-  for (size_t t = 0; t < k; ++t) fenwick[t].assign(stream_nodes_[t].size() + 1, 0);
-  auto add = [&](size_t t, int32_t p) {
-    for (size_t x = static_cast<size_t>(p) + 1; x < fenwick[t].size(); x += x & (~x + 1))
-      ++fenwick[t][x];
-  };
-  auto prefix = [&](size_t t, int64_t p) {  // entries at positions < p
-    int64_t sum = 0;
-    for (size_t x = static_cast<size_t>(
-             std::clamp<int64_t>(p, 0, static_cast<int64_t>(fenwick[t].size()) - 1));
-         x > 0; x -= x & (~x + 1)) {
-      sum += fenwick[t][x];
-    }
-    return sum;
-  };
-  std::vector<int> by_upper, by_lower;
-  for (size_t i = 0; i < n; ++i) {
-    if (Buf(i).size == 0) continue;
-    by_lower.push_back(static_cast<int>(i));
-    if (CanPrecede(i) && !widened_up_[i]) by_upper.push_back(static_cast<int>(i));
-  }
-  std::stable_sort(by_lower.begin(), by_lower.end(),
-                   [&](int a, int b) { return Buf(a).lower < Buf(b).lower; });
-  std::stable_sort(by_upper.begin(), by_upper.end(),
-                   [&](int a, int b) { return out_.upper[a] < out_.upper[b]; });
+void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) {
+  count.assign(n_, 0);
+  acquire.assign(n_, 0);
+  for (size_t t = 0; t < k_; ++t) counters_[t].Reset(stream_nodes_[t].size());
   size_t next = 0;
-  for (int i : by_lower) {
-    const LogicalBuffer& y = Buf(i);
-    for (; next < by_upper.size() && out_.upper[by_upper[next]] <= y.lower; ++next) {
-      for (const auto& [t, p] : last_[buffers_[by_upper[next]]]) add(static_cast<size_t>(t), p);
+  for (int i : by_lower_) {
+    const LogicalBuffer& y = Buf(static_cast<size_t>(i));
+    for (; next < by_upper_.size() && out_.upper[by_upper_[next]] <= y.lower; ++next) {
+      if (!widened_up_[by_upper_[next]]) AddLastUses(by_upper_[next], 1);
     }
-    if (!CanFollow(i)) continue;
+    if (!CanFollow(static_cast<size_t>(i))) continue;
     acquire[i] = y.lower;
-    for (size_t t = 0; t < k; ++t) {
+    count[i] = LaterLastUses(static_cast<size_t>(i));
+    for (size_t t = 0; t < k_; ++t) {
       const std::vector<NodeId>& nodes = stream_nodes_[t];
       const int32_t seen = meet_[buffers_[i]][t];
-      count[i] +=
-          prefix(t, static_cast<int64_t>(nodes.size())) - prefix(t, static_cast<int64_t>(seen) + 1);
       if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
         acquire[i] =
             std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
       }
     }
   }
+  first_back_ = count;
+  for (size_t t = 0; t < k_; ++t) counters_[t].Reset(stream_nodes_[t].size());
+}
+
+// The backward counts of the `hot` buffers now: those of the first round
+// less the buffers widened up since (their upper is the original one here,
+// as `by_upper_` lists it).
+void ConflictRounds::BackwardAgain(const std::vector<char>& hot, std::vector<int64_t>& count) {
+  std::vector<int> removed;
+  for (int a : by_upper_) {
+    if (widened_up_[a]) removed.push_back(a);
+  }
+  size_t next = 0;
+  for (int i : by_lower_) {
+    if (!hot[i]) continue;
+    const int64_t lower = Buf(static_cast<size_t>(i)).lower;
+    for (; next < removed.size() && Buf(static_cast<size_t>(removed[next])).upper <= lower; ++next)
+      AddLastUses(removed[next], 1);
+    count[i] = first_back_[i] - LaterLastUses(static_cast<size_t>(i));
+  }
+  for (size_t x = 0; x < next; ++x) AddLastUses(removed[x], -1);
 }
 
 // Rounds, like a greedy vertex cover of the conflict pairs: count every
@@ -428,34 +528,63 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
 // widen the buffers with at least half the largest count on that side (an
 // all-reduce input that no later compute waits for; a mask made from
 // nothing on its own stream); repeat until no count exceeds the limit.
+// Counts only fall, so a buffer at or below the limit keeps its (stale)
+// count: it can neither reach the threshold nor be the largest above it.
 void ConflictRounds::Rounds(int64_t limit) {
   constexpr int kMaxRounds = 24;
   std::vector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
+  std::vector<char> hot_back(n_, 0);
+  std::vector<int> hot_fwd;
+  for (size_t i = 0; i < n_; ++i) {
+    if (CanPrecede(i)) hot_fwd.push_back(static_cast<int>(i));
+  }
+  bool any_hot_back = true;
   for (int round = 0; round < kMaxRounds; ++round) {
-    Backward(back_count, acquire);
-    BuildFirsts();
-    int64_t most = 0;
-    for (size_t i = 0; i < n_; ++i) {
-      fwd_count[i] = 0;
-      if (CanPrecede(i) && !widened_up_[i]) fwd_release[i] = Forward(i, fwd_count[i]);
-      if (widened_low_[i]) back_count[i] = 0;
-      most = std::max({most, fwd_count[i], back_count[i]});
+    if (round == 0) {
+      Backward(back_count, acquire);
+    } else if (any_hot_back) {
+      BackwardAgain(hot_back, back_count);
     }
+    CountFirsts();
+    for (int i : hot_fwd) fwd_release[i] = Forward(static_cast<size_t>(i), fwd_count[i]);
+    int64_t most = 0;
+    for (size_t i = 0; i < n_; ++i) most = std::max({most, fwd_count[i], back_count[i]});
     if (most <= limit) break;
     const int64_t threshold = std::max(limit + 1, most / 2);
     for (size_t i = 0; i < n_; ++i) {
       if (fwd_count[i] >= threshold && fwd_count[i] >= back_count[i]) {
         WidenUp(i, fwd_release[i]);
+        if (widened_up_[i]) fwd_count[i] = 0;
       } else if (back_count[i] >= threshold) {
         WidenLow(i, acquire[i]);
+        if (widened_low_[i]) back_count[i] = 0;
       }
+    }
+    std::erase_if(hot_fwd, [&](int i) { return widened_up_[i] || fwd_count[i] <= limit; });
+    any_hot_back = false;
+    for (size_t i = 0; i < n_; ++i) {
+      hot_back[i] = !widened_low_[i] && back_count[i] > limit ? 1 : 0;
+      any_hot_back = any_hot_back || hot_back[i];
     }
   }
 }
 
-// Exact pairs for the rest (widened when still above the limit).
+// Exact pairs for the rest (widened when still above the limit). The first
+// uses of each stream in (position, buffer) order: bucketed by position.
 void ConflictRounds::ExactPairs(int64_t limit) {
-  BuildFirsts();
+  CountFirsts();
+  std::vector<std::vector<int32_t>> by_first(k_);
+  std::vector<std::vector<int32_t>> fill(below_);
+  for (size_t t = 0; t < k_; ++t) by_first[t].resize(static_cast<size_t>(below_[t].back()));
+  for (size_t i = 0; i < n_; ++i) {
+    if (!CanFollow(i) || widened_low_[i]) continue;
+    for (int32_t f = first_begin_[i]; f < first_begin_[i + 1]; ++f) {
+      const auto [t, q] = firsts_[static_cast<size_t>(f)];
+      by_first[static_cast<size_t>(t)]
+              [static_cast<size_t>(fill[static_cast<size_t>(t)][static_cast<size_t>(q)]++)] =
+                  static_cast<int32_t>(i);
+    }
+  }
   for (size_t i = 0; i < n_; ++i) {
     if (!CanPrecede(i) || widened_up_[i]) continue;
     int64_t count = 0;
@@ -466,11 +595,9 @@ void ConflictRounds::ExactPairs(int64_t limit) {
       continue;
     }
     for (size_t t = 0; t < k_; ++t) {
-      const auto& f = firsts_[t];
       const int64_t r = release_[i * k_ + t];
-      for (auto it = std::lower_bound(f.begin(), f.end(), std::make_pair(out_.upper[i], -1));
-           it != f.end() && it->first < r; ++it) {
-        const int j = it->second;
+      for (int64_t x = Below(t, out_.upper[i]); x < Below(t, r); ++x) {
+        const int j = by_first[t][static_cast<size_t>(x)];
         if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
         out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
                                 std::max<int>(static_cast<int>(i), j));
@@ -481,7 +608,6 @@ void ConflictRounds::ExactPairs(int64_t limit) {
   std::sort(out_.pairs.begin(), out_.pairs.end());
   out_.pairs.erase(std::unique(out_.pairs.begin(), out_.pairs.end()), out_.pairs.end());
 }
-
 }  // namespace
 
 StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
@@ -509,6 +635,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     std::copy(r.begin(), r.end(), release.begin() + static_cast<std::ptrdiff_t>(i * k));
   }
   rounds.set_release(std::move(release));
+  rounds.Prepare();
   rounds.Rounds(max_pairs_per_buffer);
   rounds.ExactPairs(max_pairs_per_buffer);
   return out;
