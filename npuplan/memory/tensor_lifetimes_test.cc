@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <stdexcept>
+
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -225,6 +229,46 @@ TEST(TensorLifetimesTest, RejectsBadRefIndexAndWorkspace) {
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0, "_workspace_bytes": -4}, "outputs": [{"shape": [1]}]}]})json");
   EXPECT_THAT(ComputeTensorLifetimes(bad_ws.model, 512).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, "node 'a': _workspace_bytes entry -4 is negative"));
+}
+
+// BufferIndex answers like a std::map built from the buffers' members, for
+// planned tensors, other outputs, workspaces that do not exist and bad ids.
+TEST(TensorLifetimesTest, BufferIndexMatchesAMapOnRandomGraphs) {
+  for (uint32_t seed = 0; seed < 12; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 40 + static_cast<int>(seed) * 7, 3);
+    std::mt19937 rng(seed);
+    Model& m = plan.model;
+    for (size_t i = 1; i < m.num_nodes(); ++i) {
+      Node& node = m.node(NodeId(static_cast<int32_t>(i)));
+      if (rng() % 3 == 0) node.outputs.push_back(TensorDesc{{2}, "float32"});
+      if (rng() % 4 == 0) node.attrs["_workspace_bytes"] = AttrValue(int64_t{64});
+      if (rng() % 5 == 0 && !node.inputs.empty())
+        node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+      if (rng() % 7 == 0) node.outputs[0].shape = {-1};  // dynamic: not planned
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(m, 512));
+    std::map<TensorRef, int> want;
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      for (const TensorRef& r : lt.buffers[b].members) want[r] = static_cast<int>(b);
+    }
+    ASSERT_EQ(lt.buffer_of.size(), want.size());
+    for (int32_t n = -1; n <= static_cast<int32_t>(m.num_nodes()); ++n) {
+      for (int32_t out = -2; out < 4; ++out) {
+        const TensorRef r{NodeId(n), out};
+        auto it = lt.buffer_of.find(r);
+        auto w = want.find(r);
+        ASSERT_EQ(it == lt.buffer_of.end(), w == want.end()) << "node " << n << " output " << out;
+        EXPECT_EQ(lt.buffer_of.count(r), want.count(r));
+        if (w == want.end()) {
+          EXPECT_THROW(lt.buffer_of.at(r), std::out_of_range);
+          continue;
+        }
+        EXPECT_EQ(it->first, r);
+        EXPECT_EQ(it->second, w->second);
+        EXPECT_EQ(lt.buffer_of.at(r), w->second);
+      }
+    }
+  }
 }
 
 }  // namespace

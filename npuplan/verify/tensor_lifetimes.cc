@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <span>
+#include <stdexcept>
 #include <tuple>
 
 #include "npuplan/ir/attached_streams.h"
@@ -145,6 +147,42 @@ std::string TensorName(const Model& model, TensorRef t) {
   return t.output == TensorRef::kWorkspace ? StrCat(n, ":workspace") : StrCat(n, ":", t.output);
 }
 
+BufferIndex::const_iterator BufferIndex::find(TensorRef r) const {
+  if (!r.node.valid() || r.node.index() + 1 >= node_begin_.size()) return end();
+  const value_type* first = entries_.data() + node_begin_[r.node.index()];
+  const value_type* last = entries_.data() + node_begin_[r.node.index() + 1];
+  const value_type* it = std::lower_bound(
+      first, last, r, [](const value_type& e, TensorRef x) { return e.first < x; });
+  return it != last && it->first == r ? it : end();
+}
+
+int BufferIndex::at(TensorRef r) const {
+  const_iterator it = find(r);
+  if (it == end()) throw std::out_of_range("BufferIndex::at: tensor not planned");
+  return it->second;
+}
+
+// Counting placement by node, then each node's few tensors by output.
+void BufferIndex::Build(size_t num_nodes, const std::vector<LogicalBuffer>& buffers) {
+  node_begin_.assign(num_nodes + 1, 0);
+  size_t total = 0;
+  for (const LogicalBuffer& b : buffers) {
+    for (const TensorRef& r : b.members) ++node_begin_[r.node.index() + 1];
+    total += b.members.size();
+  }
+  for (size_t i = 1; i <= num_nodes; ++i) node_begin_[i] += node_begin_[i - 1];
+  std::vector<int32_t> next(node_begin_.begin(), node_begin_.end() - 1);
+  entries_.assign(total, {});
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    for (const TensorRef& r : buffers[i].members)
+      entries_[static_cast<size_t>(next[r.node.index()]++)] = {r, static_cast<int>(i)};
+  }
+  for (size_t n = 0; n < num_nodes; ++n) {
+    if (node_begin_[n + 1] - node_begin_[n] > 1)
+      std::sort(entries_.begin() + node_begin_[n], entries_.begin() + node_begin_[n + 1]);
+  }
+}
+
 namespace {
 
 // The state ComputeTensorLifetimes' steps share; each step is one member function.
@@ -164,9 +202,9 @@ class LifetimeBuilder {
  private:
   int TensorIndex(NodeId node, int32_t out) const { return first_tensor_[node.index()] + out; }
   const std::vector<NodeId>& LoopSpan(NodeId loop);
-  absl::Status AddBuffer(int root, const std::vector<int>& members);
-  bool ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touch) const;
-  void SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch, bool iteration_local);
+  absl::Status AddBuffer(int root, std::span<const int> members);
+  bool ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& touch) const;
+  void SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& touch, bool iteration_local);
 
   const Model& model_;
   const int64_t alignment_;
@@ -177,7 +215,10 @@ class LifetimeBuilder {
   std::vector<int> first_tensor_;
   int num_outputs_ = 0;
   UnionFind uf_;
-  std::vector<std::vector<NodeId>> consumers_;  // of each output tensor
+  // Consumers of each output tensor t: consumers_[consumer_begin_[t] ..[t + 1]).
+  std::vector<int32_t> consumer_begin_;
+  std::vector<NodeId> consumers_;
+  std::vector<int32_t> touch_, uses_;  // per buffer, reused
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
   std::vector<LogicalBuffer> buffers_;
@@ -220,11 +261,13 @@ absl::Status LifetimeBuilder::AliasTensors() {
   for (size_t i = 0; i < n_; ++i) {
     const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
-    NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> refs, RefInputs(node));
-    for (size_t o = 0; o < refs.size(); ++o) {
-      if (refs[o] < 0) continue;
-      const OutputRef& in = node.inputs[refs[o]];
-      uf_.Union(TensorIndex(id, static_cast<int32_t>(o)), TensorIndex(in.node, in.index));
+    if (FindAttr(node.attrs, "_ref_input_index") != nullptr) {
+      NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> refs, RefInputs(node));
+      for (size_t o = 0; o < refs.size(); ++o) {
+        if (refs[o] < 0) continue;
+        const OutputRef& in = node.inputs[refs[o]];
+        uf_.Union(TensorIndex(id, static_cast<int32_t>(o)), TensorIndex(in.node, in.index));
+      }
     }
     const Graph& g = model_.graph(node.graph);
     if (!g.IsRoot() && node.type == "Data" && !node.outputs.empty()) {
@@ -250,10 +293,18 @@ absl::Status LifetimeBuilder::AliasTensors() {
 
 // 4. Consumers of each output tensor.
 void LifetimeBuilder::CollectConsumers() {
-  consumers_.assign(num_outputs_, {});
+  consumer_begin_.assign(static_cast<size_t>(num_outputs_) + 1, 0);
+  for (size_t i = 0; i < n_; ++i) {
+    for (const OutputRef& in : model_.nodes()[i].inputs)
+      ++consumer_begin_[static_cast<size_t>(TensorIndex(in.node, in.index)) + 1];
+  }
+  for (size_t t = 1; t < consumer_begin_.size(); ++t) consumer_begin_[t] += consumer_begin_[t - 1];
+  std::vector<int32_t> next(consumer_begin_.begin(), consumer_begin_.end() - 1);
+  consumers_.resize(static_cast<size_t>(consumer_begin_.back()));
   for (size_t i = 0; i < n_; ++i) {
     for (const OutputRef& in : model_.nodes()[i].inputs) {
-      consumers_[TensorIndex(in.node, in.index)].push_back(NodeId(static_cast<int32_t>(i)));
+      const size_t t = static_cast<size_t>(TensorIndex(in.node, in.index));
+      consumers_[static_cast<size_t>(next[t]++)] = NodeId(static_cast<int32_t>(i));
     }
   }
 }
@@ -288,22 +339,43 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
   return loop_nodes_.emplace(loop.value, std::move(span)).first->second;
 }
 
-// 5. Group into buffers (roots in tensor order = NodeId order).
+// 5. Group into buffers (roots in tensor order = NodeId order; members in
+// tensor order): a counting sort of the tensors by root.
 absl::Status LifetimeBuilder::GroupBuffers() {
-  std::map<int, std::vector<int>> groups;
-  for (size_t t = 0; t < tensors_.size(); ++t)
-    groups[uf_.Find(static_cast<int>(t))].push_back(static_cast<int>(t));
-  for (auto& [root, members] : groups) NPUPLAN_RETURN_IF_ERROR(AddBuffer(root, members));
+  const size_t nt = tensors_.size();
+  std::vector<int> root(nt);
+  std::vector<int32_t> begin(nt + 1, 0);
+  for (size_t t = 0; t < nt; ++t) {
+    root[t] = uf_.Find(static_cast<int>(t));
+    ++begin[static_cast<size_t>(root[t]) + 1];
+  }
+  uf_ = UnionFind(0);
+  for (size_t t = 1; t <= nt; ++t) begin[t] += begin[t - 1];
+  std::vector<int> members(nt);
+  std::vector<int32_t> next(begin.begin(), begin.end() - 1);
+  for (size_t t = 0; t < nt; ++t)
+    members[static_cast<size_t>(next[static_cast<size_t>(root[t])]++)] = static_cast<int>(t);
+  size_t groups = 0;
+  for (size_t r = 0; r < nt; ++r) groups += begin[r + 1] > begin[r] ? 1 : 0;
+  buffers_.reserve(groups);
+  for (size_t r = 0; r < nt; ++r) {
+    if (begin[r + 1] == begin[r]) continue;
+    NPUPLAN_RETURN_IF_ERROR(AddBuffer(
+        static_cast<int>(r), std::span<const int>(members.data() + begin[r],
+                                                  static_cast<size_t>(begin[r + 1] - begin[r]))));
+  }
   return absl::OkStatus();
 }
 
 // The buffer of one alias group (or its tensors' names in lt.dynamic).
-absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& members) {
+absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) {
   const Model& model = model_;
   LogicalBuffer b;
   bool dynamic = false, constant = false, input = false, workspace = false;
   int64_t bytes = 0;
-  std::set<int32_t> touch;  // NodeId values touching the buffer
+  std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
+  touch.clear();
+  b.members.reserve(members.size());
   for (int t : members) {
     TensorRef ref = tensors_[t];
     const Node& node = model.node(ref.node);
@@ -311,7 +383,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& member
     if (ref.output == TensorRef::kWorkspace) {
       workspace = true;
       bytes = std::max(bytes, ws_bytes_[ref.node.index()]);
-      touch.insert(ref.node.value);
+      touch.push_back(ref.node.value);
       continue;
     }
     if (IsConstantLike(node)) constant = true;
@@ -322,9 +394,12 @@ absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& member
     } else {
       bytes = std::max(bytes, *sz);
     }
-    touch.insert(ref.node.value);
-    for (NodeId c : consumers_[t]) touch.insert(c.value);
+    touch.push_back(ref.node.value);
+    for (int32_t c = consumer_begin_[t]; c < consumer_begin_[t + 1]; ++c)
+      touch.push_back(consumers_[static_cast<size_t>(c)].value);
   }
+  std::sort(touch.begin(), touch.end());
+  touch.erase(std::unique(touch.begin(), touch.end()), touch.end());
   std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
     return std::make_pair(lt_.position[x.node.index()], x.output) <
            std::make_pair(lt_.position[y.node.index()], y.output);
@@ -357,7 +432,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, const std::vector<int>& member
 // LogicalBuffer::iteration_loop): every touch in one body graph whose parent
 // is the outermost loop, none of them a Data / NetOutput / parent node, all
 // on one stream without attached streams.
-bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touch) const {
+bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& touch) const {
   const Model& model = model_;
   bool iteration_local = !touch.empty();
   GraphId body;
@@ -385,10 +460,11 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::set<int32_t>& touc
 }
 
 // Uses and lifetime.
-void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& touch,
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& touch,
                                   bool iteration_local) {
   const Model& model = model_;
-  std::set<int32_t> uses;
+  std::vector<int32_t>& uses = uses_;
+  uses.clear();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
   for (int32_t x : touch) {
     NodeId id(x);
@@ -399,7 +475,7 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& tou
         const Node& yn = model.node(y);
         if (IsSyncNode(yn))
           continue;  // Send/Recv touch no memory (and order nothing after them in H)
-        if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.insert(y.value);
+        if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.push_back(y.value);
         lo = std::min(lo, lt_.position[y.index()]);
         hi = std::max(hi, lt_.position[y.index()]);
       }
@@ -413,7 +489,7 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& tou
       if (!node.attached_stream_ids.empty()) {
         b.pinned = StrCat("used by '", node.name, "' which has attached streams");
       } else {
-        uses.insert(x);
+        uses.push_back(x);
       }
       continue;
     }
@@ -429,6 +505,9 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::set<int32_t>& tou
   if (b.live_to_end || !b.pinned.empty()) b.upper = lt_.num_steps;
   if (!b.pinned.empty()) b.lower = 0;
   if (b.upper <= b.lower) b.upper = b.lower + 1;
+  std::sort(uses.begin(), uses.end());
+  uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+  b.uses.reserve(uses.size());
   for (int32_t u : uses) b.uses.push_back(NodeId(u));
   std::sort(b.uses.begin(), b.uses.end(),
             [&](NodeId x, NodeId y) { return lt_.position[x.index()] < lt_.position[y.index()]; });
@@ -442,14 +521,24 @@ void LifetimeBuilder::SortBuffers() {
            : r == MemoryRegion::kInput     ? 2
                                            : 3;
   };
-  std::sort(buffers_.begin(), buffers_.end(), [&](const LogicalBuffer& a, const LogicalBuffer& b) {
-    return std::make_tuple(region_rank(a.region), a.lower, a.name) <
-           std::make_tuple(region_rank(b.region), b.lower, b.name);
+  // Indices by (region, lower), names on ties only (buffer names are unique).
+  struct Key {
+    int rank;
+    int64_t lower;
+    int index;
+  };
+  std::vector<Key> keys(buffers_.size());
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    keys[i] = {region_rank(buffers_[i].region), buffers_[i].lower, static_cast<int>(i)};
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.rank != b.rank || a.lower != b.lower)
+      return std::tie(a.rank, a.lower) < std::tie(b.rank, b.lower);
+    return buffers_[a.index].name < buffers_[b.index].name;
   });
-  lt_.buffers = std::move(buffers_);
-  for (size_t i = 0; i < lt_.buffers.size(); ++i) {
-    for (const TensorRef& r : lt_.buffers[i].members) lt_.buffer_of[r] = static_cast<int>(i);
-  }
+  lt_.buffers.reserve(buffers_.size());
+  for (const Key& k : keys) lt_.buffers.push_back(std::move(buffers_[k.index]));
+  buffers_ = {};
+  lt_.buffer_of.Build(n_, lt_.buffers);
   std::sort(lt_.dynamic.begin(), lt_.dynamic.end());
 }
 

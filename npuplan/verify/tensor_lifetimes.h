@@ -47,7 +47,6 @@
 #define NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +91,27 @@ struct LogicalBuffer {
   bool planned_in_pool() const { return IsPoolRegion(region); }
 };
 
+// Tensor → index in TensorLifetimes::buffers, with std::map's find / at /
+// count: one flat table, the tensors of each node together (by output).
+class BufferIndex {
+ public:
+  using value_type = std::pair<TensorRef, int>;
+  using const_iterator = const value_type*;
+  const_iterator begin() const { return entries_.data(); }
+  const_iterator end() const { return entries_.data() + entries_.size(); }
+  size_t size() const { return entries_.size(); }
+  const_iterator find(TensorRef r) const;
+  size_t count(TensorRef r) const { return find(r) == end() ? 0 : 1; }
+  // std::out_of_range when `r` is not planned.
+  int at(TensorRef r) const;
+  // Fills the table from the buffers' members over `num_nodes` nodes.
+  void Build(size_t num_nodes, const std::vector<LogicalBuffer>& buffers);
+
+ private:
+  std::vector<int32_t> node_begin_;  // per node index: its first entry (size num_nodes + 1)
+  std::vector<value_type> entries_;  // by (node, output)
+};
+
 struct TensorLifetimes {
   int64_t alignment = 512;
   std::vector<NodeId> order;      // plan order
@@ -102,7 +122,7 @@ struct TensorLifetimes {
   // Tensors of dynamic buffers (unknown size), "node:i", sorted; not planned.
   std::vector<std::string> dynamic;
   // Tensor → index in `buffers` (planned tensors only).
-  std::map<TensorRef, int> buffer_of;
+  BufferIndex buffer_of;
   // The graph contains GE's flat loop nodes (NextIteration): iterations are
   // not modelled, so the reuse analysis allows no cross-stream sharing.
   bool flat_loops = false;
