@@ -346,6 +346,7 @@ class ConflictRounds {
     if (l >= out_.lower[i]) return;
     out_.lower[i] = l;
     widened_low_[i] = 1;
+    firsts_changed_ = true;
   }
 
   const std::vector<int>& buffers_;
@@ -369,6 +370,7 @@ class ConflictRounds {
   // positions < q (below_[t][q]) and the plan position of the last one (-1: none).
   std::vector<std::vector<int32_t>> below_;
   std::vector<int64_t> last_first_;
+  bool firsts_changed_ = true;  // below_ and last_first_ are out of date
   // Size > 0 buffers by lower; buffers that can precede by upper (both stable).
   std::vector<int> by_lower_, by_upper_;
   std::vector<int64_t> first_back_;  // backward counts of the first round
@@ -422,12 +424,14 @@ void ConflictRounds::Prepare() {
 // stream, so those nodes form a suffix of t). Per stream, prefix counts of
 // the first uses of the buffers not widened down.
 void ConflictRounds::CountFirsts() {
+  if (!firsts_changed_) return;
+  firsts_changed_ = false;
   for (size_t t = 0; t < k_; ++t) {
     below_[t].assign(stream_nodes_[t].size() + 1, 0);
     last_first_[t] = -1;
   }
   for (size_t i = 0; i < n_; ++i) {
-    if (!CanFollow(i) || widened_low_[i]) continue;
+    if (widened_low_[i]) continue;  // only buffers that can follow list first uses
     for (int32_t f = first_begin_[i]; f < first_begin_[i + 1]; ++f) {
       const auto [t, q] = firsts_[static_cast<size_t>(f)];
       ++below_[static_cast<size_t>(t)][static_cast<size_t>(q) + 1];
@@ -577,7 +581,7 @@ void ConflictRounds::ExactPairs(int64_t limit) {
   std::vector<std::vector<int32_t>> fill(below_);
   for (size_t t = 0; t < k_; ++t) by_first[t].resize(static_cast<size_t>(below_[t].back()));
   for (size_t i = 0; i < n_; ++i) {
-    if (!CanFollow(i) || widened_low_[i]) continue;
+    if (widened_low_[i]) continue;
     for (int32_t f = first_begin_[i]; f < first_begin_[i + 1]; ++f) {
       const auto [t, q] = firsts_[static_cast<size_t>(f)];
       by_first[static_cast<size_t>(t)]
@@ -630,9 +634,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   // F_t(a) per buffer and stream (fixed).
   std::vector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
   for (size_t i = 0; i < n; ++i) {
-    if (!rounds.CanPrecede(i)) continue;
-    const std::vector<int64_t> r = ReleasePositions(buffers[i]);
-    std::copy(r.begin(), r.end(), release.begin() + static_cast<std::ptrdiff_t>(i * k));
+    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k);
   }
   rounds.set_release(std::move(release));
   rounds.Prepare();
@@ -641,13 +643,17 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   return out;
 }
 
-std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
+void StreamAwareReuse::ReleasePositions(int a, int64_t* out) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
-  std::vector<int64_t> out(k, std::numeric_limits<int64_t>::max());
+  std::fill(out, out + k, std::numeric_limits<int64_t>::max());
   for (size_t t = 0; t < k; ++t) {
     const std::vector<NodeId>& nodes = stream_nodes_[t];
     size_t q = 0;
     for (const auto& [s, p] : last_[a]) {
+      if (static_cast<size_t>(s) == t) {  // on its own stream clock(v)[t] = pos(v) - 1
+        q = std::max(q, static_cast<size_t>(p) + 1);
+        continue;
+      }
       auto it = std::partition_point(nodes.begin() + static_cast<std::ptrdiff_t>(q), nodes.end(),
                                      [&, s = s, p = p](NodeId v) { return hb_.clock(v)[s] < p; });
       q = static_cast<size_t>(it - nodes.begin());
@@ -665,13 +671,14 @@ std::vector<int64_t> StreamAwareReuse::ReleasePositions(int a) const {
       }
     }
   }
-  return out;
 }
 
 std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers,
                                                       int64_t alignment) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::vector<SweepBuffer> out(buffers.size());
+  std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
+  std::vector<int64_t> r(k);
   for (size_t i = 0; i < buffers.size(); ++i) {
     const LogicalBuffer& x = lt_.buffers[buffers[i]];
     SweepBuffer& sb = out[i];
@@ -681,7 +688,7 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
     sb.alignment = alignment;
     sb.release.assign(k, SweepBuffer::kNever);
     if (!x.pinned.empty() || x.uses.empty()) continue;  // reuses nothing, released never
-    std::vector<std::pair<int64_t, int>> firsts;        // (first use, stream)
+    firsts.clear();
     for (NodeId u : x.uses) {
       const int t = static_cast<int>(hb_.stream(u));
       const int64_t p = lt_.position[u.index()];
@@ -701,7 +708,7 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
     // Under flat loops only a buffer of one stream may share, with that stream.
     if (lt_.flat_loops && only_stream_[buffers[i]] < 0) continue;
     if (x.live_to_end) continue;
-    const std::vector<int64_t> r = ReleasePositions(buffers[i]);
+    ReleasePositions(buffers[i], r.data());
     for (size_t t = 0; t < k; ++t) {
       if (lt_.flat_loops && static_cast<int64_t>(t) != only_stream_[buffers[i]]) continue;
       if (r[t] != std::numeric_limits<int64_t>::max()) sb.release[t] = r[t];

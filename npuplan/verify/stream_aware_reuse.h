@@ -153,8 +153,8 @@ class StreamAwareReuse {
   // Per loop with iteration-local buffers (NodeId value): plan position just past it.
   std::map<int32_t, int64_t> loop_end_;
 
-  // F_t(a) for every stream t, as plan positions (int64 max when none).
-  std::vector<int64_t> ReleasePositions(int a) const;
+  // F_t(a) for every stream t (out[t]), as plan positions (int64 max when none).
+  void ReleasePositions(int a, int64_t* out) const;
 };
 
 }  // namespace npuplan::memory
