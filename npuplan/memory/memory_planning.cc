@@ -140,21 +140,30 @@ void WriteMemoryResult(const Model& m, const memory::TensorLifetimes& lt,
   mem.optimal = sol.optimal;
   mem.region_bytes = std::move(region_bytes);
   mem.dynamic_tensors = lt.dynamic;
-  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+  auto place = [&](const memory::TensorRef& r, int b) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
-    for (const memory::TensorRef& r : buf.members) {
-      TensorPlacement tp;
-      tp.node = r.node;
-      tp.output = r.output;
-      tp.region = r.output == memory::TensorRef::kWorkspace ? MemoryRegion::kWorkspace : buf.region;
-      tp.offset = offset[b];
-      tp.size = buf.size;
-      tp.first_use = buf.lower;
-      tp.last_use = buf.upper;
-      tp.buffer = buf.name;
-      tp.stream = m.node(r.node).stream_id;
-      mem.tensors.push_back(std::move(tp));
+    TensorPlacement& tp = mem.tensors.emplace_back();
+    tp.node = r.node;
+    tp.output = r.output;
+    tp.region = r.output == memory::TensorRef::kWorkspace ? MemoryRegion::kWorkspace : buf.region;
+    tp.offset = offset[b];
+    tp.size = buf.size;
+    tp.first_use = buf.lower;
+    tp.last_use = buf.upper;
+    tp.buffer = buf.name;
+    tp.stream = m.node(r.node).stream_id;
+  };
+  mem.tensors.reserve(lt.buffer_of.size());
+  if (lt.order.size() == m.num_nodes()) {
+    // Every node once in plan order: its tensors by output are already the
+    // order by (position, output).
+    for (NodeId v : lt.order) {
+      for (const auto& [r, b] : lt.buffer_of.OfNode(v)) place(r, b);
     }
+    return;
+  }
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    for (const memory::TensorRef& r : lt.buffers[b].members) place(r, static_cast<int>(b));
   }
   std::sort(mem.tensors.begin(), mem.tensors.end(), [&](const TensorPlacement& a, const TensorPlacement& b) {
     return std::make_tuple(lt.position[a.node.index()], a.output) < std::make_tuple(lt.position[b.node.index()], b.output);

@@ -133,9 +133,9 @@ absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Nod
 }  // namespace
 
 bool IsConstantLike(const Node& n) {
-  static const std::set<std::string, std::less<>> kTypes = {
-      "Const", "Constant", "Variable", "VariableV2", "ConstPlaceHolder", "FileConstant"};
-  return kTypes.count(n.type) > 0;
+  const std::string& t = n.type;
+  return t == "Const" || t == "Constant" || t == "Variable" || t == "VariableV2" ||
+         t == "ConstPlaceHolder" || t == "FileConstant";
 }
 
 bool IsLoopNode(const Node& n) {
@@ -219,6 +219,7 @@ class LifetimeBuilder {
   std::vector<int32_t> consumer_begin_;
   std::vector<NodeId> consumers_;
   std::vector<int32_t> touch_, uses_;  // per buffer, reused
+  bool has_loops_ = false;             // some node is a loop (IsLoopNode)
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
   std::vector<LogicalBuffer> buffers_;
@@ -245,6 +246,7 @@ absl::Status LifetimeBuilder::CollectTensors() {
       tensors_.push_back({id, static_cast<int32_t>(o)});
     NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
     if (node.type == "NextIteration" || node.type == "RefNextIteration") lt_.flat_loops = true;
+    has_loops_ = has_loops_ || IsLoopNode(node);
   }
   first_tensor_[n_] = static_cast<int>(tensors_.size());
   num_outputs_ = static_cast<int>(tensors_.size());
@@ -433,6 +435,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
 // is the outermost loop, none of them a Data / NetOutput / parent node, all
 // on one stream without attached streams.
 bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& touch) const {
+  if (!has_loops_) return false;  // no loops around anything
   const Model& model = model_;
   bool iteration_local = !touch.empty();
   GraphId body;

@@ -47,6 +47,7 @@
 #define NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +101,10 @@ class BufferIndex {
   const_iterator begin() const { return entries_.data(); }
   const_iterator end() const { return entries_.data() + entries_.size(); }
   size_t size() const { return entries_.size(); }
+  // The planned tensors of one node, by output (workspace first).
+  std::span<const value_type> OfNode(NodeId n) const {
+    return {entries_.data() + node_begin_[n.index()], entries_.data() + node_begin_[n.index() + 1]};
+  }
   const_iterator find(TensorRef r) const;
   size_t count(TensorRef r) const { return find(r) == end() ? 0 : 1; }
   // std::out_of_range when `r` is not planned.
