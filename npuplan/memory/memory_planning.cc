@@ -171,6 +171,7 @@ void WriteMemoryResult(const Model& m, const memory::TensorLifetimes& lt,
 }
 
 void LogPlaced(DecisionLog& log, const memory::LogicalBuffer& buf, int64_t offset) {
+  if (!log.enabled()) return;  // spares the lifetime string
   log.Record(kPass, "BufferPlaced", "", Field("buffer", buf.name),
              Field("region", MemoryRegionName(buf.region)), Field("offset", offset),
              Field("size", buf.size),
@@ -190,10 +191,17 @@ struct ReuseCounts {
 ReuseCounts LogPoolReuse(const memory::TensorLifetimes& lt, const memory::StreamAwareReuse& reuse,
                          const std::vector<int>& pool, const std::vector<int64_t>& offset,
                          DecisionLog& log) {
+  // lt.buffers is sorted by (region, lower, name): the pool is two runs
+  // (activations, workspaces) sorted by (lower, name); names are unique.
   std::vector<int> by_lower = pool;
-  std::sort(by_lower.begin(), by_lower.end(), [&](int a, int b) {
-    return std::make_tuple(lt.buffers[a].lower, lt.buffers[a].name) < std::make_tuple(lt.buffers[b].lower, lt.buffers[b].name);
+  auto by_lower_name = [&](int a, int b) {
+    return std::tie(lt.buffers[a].lower, lt.buffers[a].name) <
+           std::tie(lt.buffers[b].lower, lt.buffers[b].name);
+  };
+  auto runs = std::find_if(by_lower.begin(), by_lower.end(), [&](int b) {
+    return lt.buffers[b].region != lt.buffers[by_lower.front()].region;
   });
+  std::inplace_merge(by_lower.begin(), runs, by_lower.end(), by_lower_name);
   std::map<int64_t, int> painted;  // segment start -> buffer (-1 = none); segments end at the next key
   painted[0] = -1;
   auto split_at = [&](int64_t at) {
