@@ -153,22 +153,27 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
     : lt_(lifetimes), hb_(model, lifetimes.order) {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   const size_t nb = lt_.buffers.size();
-  last_.resize(nb);
-  meet_.assign(nb, std::vector<int32_t>(k, std::numeric_limits<int32_t>::max()));
+  uses_.k = k;
+  uses_.last_begin.assign(nb + 1, 0);
+  uses_.last.reserve(nb);
+  uses_.meet.assign(nb * k, std::numeric_limits<int32_t>::max());
   only_stream_.assign(nb, -1);
+  std::vector<int32_t> last(k, -1);
   for (size_t b = 0; b < nb; ++b) {
-    std::vector<int32_t> last(k, -1);
+    std::fill(last.begin(), last.end(), -1);
     int64_t only = -2;
+    int32_t* meet = uses_.meet.data() + b * k;
     for (NodeId u : lt_.buffers[b].uses) {
       const int64_t s = hb_.stream(u);
       last[s] = std::max(last[s], hb_.stream_pos(u));
       const int32_t* c = hb_.clock(u);
-      for (size_t j = 0; j < k; ++j) meet_[b][j] = std::min(meet_[b][j], c[j]);
+      for (size_t j = 0; j < k; ++j) meet[j] = std::min(meet[j], c[j]);
       only = only == -2 || only == s ? s : -1;
     }
     for (size_t s = 0; s < k; ++s) {
-      if (last[s] >= 0) last_[b].emplace_back(static_cast<int64_t>(s), last[s]);
+      if (last[s] >= 0) uses_.last.emplace_back(static_cast<int32_t>(s), last[s]);
     }
+    uses_.last_begin[b + 1] = static_cast<int32_t>(uses_.last.size());
     only_stream_[b] = only < 0 ? -1 : only;
   }
   // Plan position just past each loop: the loop node and its subgraphs are
@@ -215,8 +220,9 @@ bool StreamAwareReuse::Ordered(int a, int b) const {
   if (x.uses.empty() || y.uses.empty()) return false;
   if (lt_.flat_loops && !SameStream(a, b)) return false;
   if (!SameStream(a, b) && SharesIterations(x, y)) return false;
-  for (const auto& [s, p] : last_[a]) {
-    if (meet_[b][s] < p) return false;
+  const int32_t* meet_b = uses_.Meet(static_cast<size_t>(b));
+  for (const auto& [s, p] : uses_.Last(static_cast<size_t>(a))) {
+    if (meet_b[s] < p) return false;
   }
   return true;
 }
@@ -288,17 +294,14 @@ std::vector<int> SortedByKey(const std::vector<int>& items, int64_t max_key, Key
 // round recounts only the buffers still above it.
 class ConflictRounds {
  public:
-  using LastUses = std::vector<std::vector<std::pair<int64_t, int32_t>>>;
   ConflictRounds(const std::vector<int>& buffers, const TensorLifetimes& lt,
-                 const HappensBefore& hb, const LastUses& last,
-                 const std::vector<std::vector<int32_t>>& meet,
+                 const HappensBefore& hb, const BufferUses& uses,
                  const std::vector<std::vector<NodeId>>& stream_nodes,
                  StreamAwareReuse::PlanningConflicts& out)
       : buffers_(buffers),
         lt_(lt),
         hb_(hb),
-        last_(last),
-        meet_(meet),
+        uses_(uses),
         stream_nodes_(stream_nodes),
         out_(out),
         n_(buffers.size()),
@@ -352,8 +355,7 @@ class ConflictRounds {
   const std::vector<int>& buffers_;
   const TensorLifetimes& lt_;
   const HappensBefore& hb_;
-  const LastUses& last_;
-  const std::vector<std::vector<int32_t>>& meet_;
+  const BufferUses& uses_;
   const std::vector<std::vector<NodeId>>& stream_nodes_;
   StreamAwareReuse::PlanningConflicts& out_;
   const size_t n_;
@@ -461,7 +463,8 @@ int64_t ConflictRounds::Forward(size_t i, int64_t& count) const {
 }
 
 void ConflictRounds::AddLastUses(int a, int32_t delta) {
-  for (const auto& [t, p] : last_[buffers_[a]]) counters_[static_cast<size_t>(t)].Add(p, delta);
+  for (const auto& [t, p] : uses_.Last(static_cast<size_t>(buffers_[a])))
+    counters_[static_cast<size_t>(t)].Add(p, delta);
 }
 
 // Buffers counted in the stream counters whose last use on some stream s is
@@ -469,7 +472,7 @@ void ConflictRounds::AddLastUses(int a, int32_t delta) {
 int64_t ConflictRounds::LaterLastUses(size_t i) const {
   int64_t count = 0;
   for (size_t t = 0; t < k_; ++t) {
-    const int32_t seen = meet_[buffers_[i]][t];
+    const int32_t seen = uses_.Meet(static_cast<size_t>(buffers_[i]))[t];
     count += counters_[t].Prefix(static_cast<int64_t>(stream_nodes_[t].size())) -
              counters_[t].Prefix(static_cast<int64_t>(seen) + 1);
   }
@@ -497,7 +500,7 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
     count[i] = LaterLastUses(static_cast<size_t>(i));
     for (size_t t = 0; t < k_; ++t) {
       const std::vector<NodeId>& nodes = stream_nodes_[t];
-      const int32_t seen = meet_[buffers_[i]][t];
+      const int32_t seen = uses_.Meet(static_cast<size_t>(buffers_[i]))[t];
       if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
         acquire[i] =
             std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
@@ -629,7 +632,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     return out;
   }
   const size_t k = static_cast<size_t>(hb_.num_streams());
-  ConflictRounds rounds(buffers, lt_, hb_, last_, meet_, stream_nodes_, out);
+  ConflictRounds rounds(buffers, lt_, hb_, uses_, stream_nodes_, out);
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   std::vector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
@@ -649,7 +652,7 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out) const {
   for (size_t t = 0; t < k; ++t) {
     const std::vector<NodeId>& nodes = stream_nodes_[t];
     size_t q = 0;
-    for (const auto& [s, p] : last_[a]) {
+    for (const auto& [s, p] : uses_.Last(static_cast<size_t>(a))) {
       if (static_cast<size_t>(s) == t) {  // on its own stream clock(v)[t] = pos(v) - 1
         q = std::max(q, static_cast<size_t>(p) + 1);
         continue;

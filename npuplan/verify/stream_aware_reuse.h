@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -96,6 +97,21 @@ class HappensBefore {
   std::vector<int32_t> clocks_;  // num_nodes × k
 };
 
+// Per buffer of a TensorLifetimes: where its uses sit on the streams, in
+// flat tables (one row per buffer).
+struct BufferUses {
+  size_t k = 0;  // streams
+  // (stream, highest use position on it) per stream it is used on, by stream.
+  std::vector<int32_t> last_begin;  // row b: last[last_begin[b] .. last_begin[b + 1])
+  std::vector<std::pair<int32_t, int32_t>> last;
+  // Elementwise min of its uses' clocks (k entries; int32 max without uses).
+  std::vector<int32_t> meet;
+  std::span<const std::pair<int32_t, int32_t>> Last(size_t b) const {
+    return {last.data() + last_begin[b], last.data() + last_begin[b + 1]};
+  }
+  const int32_t* Meet(size_t b) const { return meet.data() + b * k; }
+};
+
 // Sharing decisions over the buffers of a TensorLifetimes.
 class StreamAwareReuse {
  public:
@@ -142,11 +158,8 @@ class StreamAwareReuse {
  private:
   const TensorLifetimes& lt_;
   HappensBefore hb_;
-  // Per buffer: (stream, highest use position) per stream it is used on.
-  std::vector<std::vector<std::pair<int64_t, int32_t>>> last_;
-  // Per buffer: elementwise min of its uses' clocks (k entries), and the
-  // single stream of all its uses (-1 none / several).
-  std::vector<std::vector<int32_t>> meet_;
+  BufferUses uses_;
+  // Per buffer: the single stream of all its uses (-1 none / several).
   std::vector<int64_t> only_stream_;
   // Per stream: its nodes in stream order.
   std::vector<std::vector<NodeId>> stream_nodes_;

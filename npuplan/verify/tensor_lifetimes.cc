@@ -538,9 +538,19 @@ void LifetimeBuilder::SortBuffers() {
       return std::tie(a.rank, a.lower) < std::tie(b.rank, b.lower);
     return buffers_[a.index].name < buffers_[b.index].name;
   });
-  lt_.buffers.reserve(buffers_.size());
-  for (const Key& k : keys) lt_.buffers.push_back(std::move(buffers_[k.index]));
-  buffers_ = {};
+  // Permute in place, cycle by cycle: no second array of buffers.
+  std::vector<int> dest(keys.size());  // new position of each buffer
+  for (size_t i = 0; i < keys.size(); ++i)
+    dest[static_cast<size_t>(keys[i].index)] = static_cast<int>(i);
+  keys = {};
+  for (size_t i = 0; i < dest.size(); ++i) {
+    while (dest[i] != static_cast<int>(i)) {
+      const size_t j = static_cast<size_t>(dest[i]);
+      std::swap(buffers_[i], buffers_[j]);
+      std::swap(dest[i], dest[j]);
+    }
+  }
+  lt_.buffers = std::move(buffers_);
   lt_.buffer_of.Build(n_, lt_.buffers);
   std::sort(lt_.dynamic.begin(), lt_.dynamic.end());
 }
