@@ -26,7 +26,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   std::vector<int64_t> seq(n, -1);
   for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
   Predecessors preds = CollectPredecessors(model, seq);
-  Sweep(order, seq, preds);
+  Sweep(model, order, seq, preds);
 }
 
 // Data and control edges, subgraph end (end node → each successor of the
@@ -39,17 +39,9 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
     const Model& model, const std::vector<int64_t>& seq) const {
   const size_t n = model.num_nodes();
   Predecessors out;
-  out.preds.resize(n);
   out.entry_of.assign(n, -1);
-  for (size_t i = 0; i < n; ++i) {
-    const Node& v = model.nodes()[i];
-    for (const OutputRef& in : v.inputs) {
-      if (!OrdersNothing(model.node(in.node))) out.preds[i].push_back(in.node);
-    }
-    for (NodeId c : v.control_inputs) {
-      if (!OrdersNothing(model.node(c))) out.preds[i].push_back(c);
-    }
-  }
+  if (model.num_graphs() <= 1) return out;
+  out.ends.resize(n);
   std::vector<int32_t> entry_of_parent(n, -1);
   Adjacency adj(model);
   for (size_t g = 1; g < model.num_graphs(); ++g) {
@@ -79,7 +71,7 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
     }
     if (end.valid()) {
       for (size_t e = adj.begin(graph.parent_node); e < adj.end(graph.parent_node); ++e) {
-        out.preds[adj.succ[e].index()].push_back(end);
+        out.ends[adj.succ[e].index()].push_back(end);
       }
     }
   }
@@ -108,10 +100,10 @@ int32_t HappensBefore::AddEntry(const Node& parent, const std::vector<int64_t>& 
 // predecessor. A root's entry predecessors are the parent's inputs before it
 // in the plan; the roots of one parent come in plan order, so its entry clock
 // only grows: each input is joined into it once, and each root joins it once.
-void HappensBefore::Sweep(const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
-                          Predecessors& preds) {
+void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
+                          const std::vector<int64_t>& seq, Predecessors& preds) {
   const size_t k = static_cast<size_t>(k_);
-  clocks_.assign(preds.preds.size() * k, -1);
+  clocks_.assign(model.num_nodes() * k, -1);
   std::vector<int32_t> next_pos(k, 0);
   std::vector<NodeId> last_on_stream(k);
   auto join_into = [&](int32_t* cv, NodeId u) {
@@ -128,7 +120,16 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const std::vector<in
       join_into(cv, u);
     };
     if (last_on_stream[s].valid()) join(last_on_stream[s]);
-    for (NodeId u : preds.preds[v.index()]) join(u);
+    const Node& node = model.node(v);
+    for (const OutputRef& in : node.inputs) {
+      if (!OrdersNothing(model.node(in.node))) join(in.node);
+    }
+    for (NodeId c : node.control_inputs) {
+      if (!OrdersNothing(model.node(c))) join(c);
+    }
+    if (!preds.ends.empty()) {
+      for (NodeId u : preds.ends[v.index()]) join(u);
+    }
     if (const int32_t e = preds.entry_of[v.index()]; e >= 0) {
       Entry& entry = preds.entries[static_cast<size_t>(e)];
       for (; entry.next < entry.inputs.size() &&

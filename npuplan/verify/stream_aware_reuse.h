@@ -81,14 +81,16 @@ class HappensBefore {
     std::vector<int32_t> clock;
   };
   struct Predecessors {
-    std::vector<std::vector<NodeId>> preds;  // per node: edges and subgraph end
+    // Per node: subgraph end predecessors (empty without subgraphs); its
+    // data and control edges are read from the model.
+    std::vector<std::vector<NodeId>> ends;
     std::vector<int32_t> entry_of;           // per node: its subgraph entry (-1 none)
     std::vector<Entry> entries;
   };
   Predecessors CollectPredecessors(const Model& model, const std::vector<int64_t>& seq) const;
   int32_t AddEntry(const Node& parent, const std::vector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
-  void Sweep(const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
+  void Sweep(const Model& model, const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
              Predecessors& preds);
 
   int64_t k_ = 0;
