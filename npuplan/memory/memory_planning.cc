@@ -51,6 +51,7 @@ memory::IntervalProblem PoolProblem(const memory::TensorLifetimes& lt, const std
                                     memory::StreamAwareReuse::PlanningConflicts& conflicts,
                                     int64_t alignment) {
   memory::IntervalProblem problem;
+  problem.buffers.reserve(pool.size());
   for (size_t i = 0; i < pool.size(); ++i) {
     const memory::LogicalBuffer& buf = lt.buffers[pool[i]];
     problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});

@@ -705,6 +705,8 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
       }
     }
     std::sort(firsts.begin(), firsts.end());
+    sb.streams.reserve(firsts.size());
+    sb.first_use.reserve(firsts.size());
     for (const auto& [p, t] : firsts) {
       sb.streams.push_back(t);
       sb.first_use.push_back(p);
