@@ -285,7 +285,7 @@ std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const Sync
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
   const ActivationInfo act =
-      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     const int32_t from = view.slot(NodeId(a), -1);
     if (view.stream(from) < 0) continue;

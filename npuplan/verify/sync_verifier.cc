@@ -1,7 +1,9 @@
 #include "npuplan/verify/sync_verifier.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -45,34 +47,35 @@ class StreamSources {
       : m_(m), view_(view), dynamic_graphs_(dynamic_graphs) {}
 
   const std::vector<NodeId>& Out(NodeId u) {
-    if (auto it = memo_.find(u.value); it != memo_.end()) return it->second;
+    // Per node: kNew, kOpen (on the walk's stack) or its entry in out_.
+    if (state_.empty()) state_.assign(m_.num_nodes(), kNew);
+    if (state_[u.index()] >= 0) return out_[state_[u.index()]];
     std::vector<std::pair<NodeId, bool>> stack{{u, false}};
-    std::set<int32_t> open;
     while (!stack.empty()) {
       auto [x, expanded] = stack.back();
-      if (memo_.count(x.value)) {
+      if (state_[x.index()] >= 0) {
         stack.pop_back();
         continue;
       }
       if (!expanded) {
         stack.back().second = true;
-        open.insert(x.value);
+        state_[x.index()] = kOpen;
         for (NodeId w : Children(x)) {
-          if (!memo_.count(w.value) && !open.count(w.value)) stack.push_back({w, false});
+          if (state_[w.index()] == kNew) stack.push_back({w, false});
         }
         continue;
       }
       std::set<NodeId> acc;
       if (HasStream(x)) acc.insert(x);
       for (NodeId w : Children(x)) {
-        if (auto it = memo_.find(w.value); it != memo_.end())
-          acc.insert(it->second.begin(), it->second.end());
+        if (state_[w.index()] >= 0)
+          acc.insert(out_[state_[w.index()]].begin(), out_[state_[w.index()]].end());
       }
-      memo_[x.value].assign(acc.begin(), acc.end());
-      open.erase(x.value);
+      state_[x.index()] = static_cast<int32_t>(out_.size());
+      out_.emplace_back(acc.begin(), acc.end());
       stack.pop_back();
     }
-    return memo_[u.value];
+    return out_[state_[u.index()]];
   }
 
  private:
@@ -120,7 +123,9 @@ class StreamSources {
   const Model& m_;
   const SyncView& view_;
   const std::vector<bool>& dynamic_graphs_;
-  std::map<int32_t, std::vector<NodeId>> memo_;
+  static constexpr int32_t kNew = -1, kOpen = -2;
+  std::vector<int32_t> state_;           // by node, sized at the first Out
+  std::deque<std::vector<NodeId>> out_;  // memoised Outs (references stay valid)
 };
 
 // Per stream of a subgraph root: the parent's inputs (slots) that
@@ -205,9 +210,10 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       }
     }
   }
-  // Subgraph boundaries.
-  Adjacency adj(m);
-  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
+  // Subgraph boundaries (the successor lists only when there are subgraphs).
+  std::optional<Adjacency> adj;
+  if (m.num_graphs() > 1) adj.emplace(m);
+  const std::vector<bool>& dynamic_graphs = dynamic_paths;
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
     if (!graph.parent_node.valid() || in_ffts(GraphId(static_cast<int32_t>(g)))) continue;
@@ -251,9 +257,9 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       }
     }
     if (end.valid()) {
-      for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
-        if (IsSyncNode(m.node(adj.succ[k]))) continue;
-        add(view.slot(end, -1), view.slot(adj.succ[k], -1), "subgraph-end");
+      for (size_t k = adj->begin(graph.parent_node); k < adj->end(graph.parent_node); ++k) {
+        if (IsSyncNode(m.node(adj->succ[k]))) continue;
+        add(view.slot(end, -1), view.slot(adj->succ[k], -1), "subgraph-end");
       }
     }
   }
@@ -404,7 +410,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     in_edges.emplace_back(to, from);
   }
   ActivationInfo act =
-      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
     int32_t from = view.slot(an, -1);
