@@ -218,11 +218,11 @@ json SummaryJson(const Plan& plan) {
 
 bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
 
+namespace {
+
 // Streams the plan (byte-identical to nlohmann's dump(1) of the same document
 // with sorted keys); only the small "streams" and "summary" parts are DOMs.
-std::string WritePlanJson(const Plan& plan) {
-  std::string out;
-  JsonWriter w(&out, 1);
+void WritePlan(const Plan& plan, JsonWriter& w) {
   w.BeginObject();
   WriteEvents(plan, w);
   w.Field("format", kPlanFormat);
@@ -237,8 +237,23 @@ std::string WritePlanJson(const Plan& plan) {
   w.Key("summary");
   w.Value(SummaryJson(plan));
   w.EndObject();
-  out.push_back('\n');
+  w.Raw("\n");
+}
+
+}  // namespace
+
+std::string WritePlanJson(const Plan& plan) {
+  std::string out;
+  JsonWriter w(&out, 1);
+  WritePlan(plan, w);
+  w.Flush();
   return out;
+}
+
+absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink) {
+  JsonWriter w(sink, 1);
+  WritePlan(plan, w);
+  return w.Finish();
 }
 
 }  // namespace npuplan
