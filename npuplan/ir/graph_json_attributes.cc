@@ -30,6 +30,7 @@ json AttrToJson(const AttrValue& v) {
   std::string text;
   JsonWriter w(&text, -1);
   WriteAttr(v, w);
+  w.Flush();
   return json::parse(text);
 }
 

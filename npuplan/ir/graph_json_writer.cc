@@ -28,13 +28,7 @@ void WriteNode(const Model& model, const Node& n, JsonWriter& w) {
   if (!n.inputs.empty()) {
     w.Key("inputs");
     w.BeginArray();
-    std::string ref;
-    for (const OutputRef& in : n.inputs) {
-      ref = model.node(in.node).name;
-      ref += ':';
-      ref += std::to_string(in.index);
-      w.String(ref);
-    }
+    for (const OutputRef& in : n.inputs) w.StringWithIndex(model.node(in.node).name, in.index);
     w.EndArray();
   }
   w.Field("name", n.name);
@@ -132,7 +126,8 @@ std::string WriteGraphJson(const Model& model) {
   std::string out;
   JsonWriter w(&out, 1);
   WriteGraph(model, w);
-  out.push_back('\n');
+  w.Raw("\n");
+  w.Flush();
   return out;
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/support/json_document.h"
@@ -73,33 +76,58 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
   w.EndObject();
 }
 
-// Per-node send/recv event ids; node entries keyed (so sorted) by name.
+// The event ids each node sends (or receives), in table order: node i's are
+// ids[begin[i] .. begin[i + 1]).
+struct EventsByNode {
+  std::vector<size_t> begin;
+  std::vector<int64_t> ids;
+
+  EventsByNode(const Plan& plan, NodeId SyncEvent::*end) : begin(plan.model.num_nodes() + 1, 0) {
+    const size_t n = plan.model.num_nodes();
+    for (const SyncEvent& e : plan.events.events) {
+      const NodeId id = e.*end;
+      if (id.valid() && id.index() < n) ++begin[id.index() + 1];
+    }
+    for (size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+    ids.resize(begin[n]);
+    std::vector<size_t> next(begin.begin(), begin.end() - 1);
+    for (const SyncEvent& e : plan.events.events) {
+      const NodeId id = e.*end;
+      if (id.valid() && id.index() < n) ids[next[id.index()]++] = e.id;
+    }
+  }
+  void Write(size_t node, JsonWriter& w) const {
+    w.BeginArray();
+    for (size_t k = begin[node]; k < begin[node + 1]; ++k) w.Int(ids[k]);
+    w.EndArray();
+  }
+};
+
+// Node entries keyed (so sorted) by name.
 void WriteNodes(const Plan& plan, JsonWriter& w) {
   const Model& m = plan.model;
-  std::vector<std::vector<int64_t>> sends(m.num_nodes()), recvs(m.num_nodes());
-  for (const SyncEvent& e : plan.events.events) {
-    if (e.send.valid() && e.send.index() < m.num_nodes()) sends[e.send.index()].push_back(e.id);
-    if (e.recv.valid() && e.recv.index() < m.num_nodes()) recvs[e.recv.index()].push_back(e.id);
-  }
-  std::vector<uint32_t> by_name(m.num_nodes());
-  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<uint32_t>(i);
+  const EventsByNode sends(plan, &SyncEvent::send), recvs(plan, &SyncEvent::recv);
+  // (name, index): sorting the names themselves, not indices into the table.
+  std::vector<std::pair<std::string_view, uint32_t>> by_name(m.num_nodes());
+  for (size_t i = 0; i < by_name.size(); ++i)
+    by_name[i] = {m.nodes()[i].name, static_cast<uint32_t>(i)};
   std::sort(by_name.begin(), by_name.end(),
-            [&](uint32_t a, uint32_t b) { return m.nodes()[a].name < m.nodes()[b].name; });
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   w.Key("nodes");
   w.BeginObject();
-  for (uint32_t i : by_name) {
+  for (const auto& [name, i] : by_name) {
     const Node& n = m.nodes()[i];
     int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;
-    w.Key(n.name);
+    w.Key(name);
     w.BeginObject();
     w.Key("attached_streams");
     w.IntArray(n.attached_stream_ids);
     w.Field("graph", m.graph(n.graph).name);
     w.Field("logical_stream", n.stream_id);
     w.Key("recv_events");
-    w.IntArray(recvs[i]);
+    recvs.Write(i, w);
     w.Key("send_events");
-    w.IntArray(sends[i]);
+    sends.Write(i, w);
     w.Field("stream", physical >= 0 ? physical : n.stream_id);
     w.Field("tasks", i < plan.tasks.size() ? plan.tasks[i] : int64_t{0});
     w.Field("topo_id", n.topo_id);
@@ -218,11 +246,11 @@ json SummaryJson(const Plan& plan) {
 
 bool LooksLikePlan(std::string_view text) { return TopLevelString(text, "format") == kPlanFormat; }
 
+namespace {
+
 // Streams the plan (byte-identical to nlohmann's dump(1) of the same document
 // with sorted keys); only the small "streams" and "summary" parts are DOMs.
-std::string WritePlanJson(const Plan& plan) {
-  std::string out;
-  JsonWriter w(&out, 1);
+void WritePlan(const Plan& plan, JsonWriter& w) {
   w.BeginObject();
   WriteEvents(plan, w);
   w.Field("format", kPlanFormat);
@@ -237,8 +265,23 @@ std::string WritePlanJson(const Plan& plan) {
   w.Key("summary");
   w.Value(SummaryJson(plan));
   w.EndObject();
-  out.push_back('\n');
+  w.Raw("\n");
+}
+
+}  // namespace
+
+std::string WritePlanJson(const Plan& plan) {
+  std::string out;
+  JsonWriter w(&out, 1);
+  WritePlan(plan, w);
+  w.Flush();
   return out;
+}
+
+absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink) {
+  JsonWriter w(sink, 1);
+  WritePlan(plan, w);
+  return w.Finish();
 }
 
 }  // namespace npuplan

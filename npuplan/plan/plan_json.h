@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan.h"
+#include "npuplan/support/json_writer.h"
 
 namespace npuplan {
 
@@ -19,7 +20,11 @@ inline constexpr IrProperty kPlanStages[] = {
     IrProperty::kMemoryPlanned, IrProperty::kTasks,     IrProperty::kSyncEvents,     IrProperty::kPhysicalStreams,
     IrProperty::kActiveStreams, IrProperty::kSyncNodes};
 
+// The plan's whole text.
 std::string WritePlanJson(const Plan& plan);
+// The same text streamed to `sink` in chunks (JsonWriter::kChunkBytes), so a
+// large plan is never whole in memory; the sink's first error is returned.
+absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink);
 // The plan's "graph" goes through the graph reader with `limits`
 // (plan_json_reader.cc). Every other field is typed and range-checked: ids are
 // bounded by what the file's own counts allow (docs/plan-format.md).

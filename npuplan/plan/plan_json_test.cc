@@ -241,6 +241,12 @@ TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
     absl::StatusOr<Plan> plan = ParsePlanJson(*text, path);
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(WritePlanJson(*plan), *text) << path;
+    std::string streamed;
+    EXPECT_TRUE(WritePlanJson(*plan, [&](std::string_view chunk) {
+                  streamed += chunk;
+                  return absl::OkStatus();
+                }).ok());
+    EXPECT_EQ(streamed, *text) << path;
     // Compact, and indented by 3 with every object's keys reversed.
     const nlohmann::json doc = nlohmann::json::parse(*text);
     const nlohmann::ordered_json reversed = Reversed(doc);

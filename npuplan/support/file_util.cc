@@ -256,17 +256,29 @@ absl::Status OutputTransaction::Add(const std::string& path, std::string_view wh
 }
 
 absl::Status OutputTransaction::Write(const std::string& path, std::string_view content) {
+  return WriteChunks(path, [content](const ChunkWriter& write) { return write(content); });
+}
+
+absl::Status OutputTransaction::WriteChunks(
+    const std::string& path, const std::function<absl::Status(const ChunkWriter&)>& produce) {
   Entry* e = Find(path);
   if (e == nullptr || committed_) {
     return absl::FailedPreconditionError(
         StrCat("OutputTransaction::Write: ", path, " was not declared"));
   }
+  e->written = false;
   if (e->target == "-") {
-    e->stdout_content.assign(content.data(), content.size());
+    e->stdout_content.clear();
+    NPUPLAN_RETURN_IF_ERROR(produce([e](std::string_view chunk) {
+      e->stdout_content.append(chunk);
+      return absl::OkStatus();
+    }));
   } else {
     e->fd = ::open(e->temp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (e->fd < 0) return absl::InvalidArgumentError(StrCat(path, ": write failed: ", Errno()));
-    absl::Status written = WriteAll(e->fd, content, path);
+    const int fd = e->fd;
+    absl::Status written =
+        produce([fd, &path](std::string_view chunk) { return WriteAll(fd, chunk, path); });
     const int rc = ::close(e->fd);  // a full disk may only show here
     e->fd = -1;
     NPUPLAN_RETURN_IF_ERROR(written);

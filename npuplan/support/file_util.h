@@ -18,6 +18,7 @@
 #define NPUPLAN_SUPPORT_FILE_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -85,6 +86,14 @@ class OutputTransaction {
   absl::Status Add(const std::string& path, std::string_view what);
   // Sets the content of a declared output (the same `path` string as Add).
   absl::Status Write(const std::string& path, std::string_view content);
+  // Appends the next piece of an output's content; its first error is final.
+  using ChunkWriter = std::function<absl::Status(std::string_view)>;
+  // Write() for content produced in pieces (a large plan is never whole in
+  // memory): `produce` is called once and gives each piece to the writer it
+  // receives; its error (or the writer's) fails the output. Standard output
+  // still receives the whole content at Commit.
+  absl::Status WriteChunks(const std::string& path,
+                           const std::function<absl::Status(const ChunkWriter&)>& produce);
   // Writes standard output, then renames every temporary over its target. An
   // output declared but never written is an error (nothing is renamed). If a
   // rename fails, the targets already replaced are restored where possible.

@@ -157,6 +157,42 @@ TEST(OutputTransactionTest, WritesNothingUntilCommitAndEverythingThen) {
   EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.json", "b.jsonl"}));
 }
 
+TEST(OutputTransactionTest, WritesAnOutputInChunks) {
+  const std::string dir = TestDir();
+  OutputTransaction out;
+  ASSERT_THAT(out.Add(dir + "/a.json", "-o"), IsOk());
+  ASSERT_THAT(out.WriteChunks(dir + "/a.json",
+                              [](const OutputTransaction::ChunkWriter& write) {
+                                for (const char* c : {"ab", "", "cd"}) {
+                                  if (absl::Status s = write(c); !s.ok()) return s;
+                                }
+                                return absl::OkStatus();
+                              }),
+              IsOk());
+  EXPECT_FALSE(fs::exists(dir + "/a.json"));
+  ASSERT_THAT(out.Commit(), IsOk());
+  EXPECT_EQ(Slurp(dir + "/a.json"), "abcd");
+  EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.json"}));
+}
+
+// A producer that fails after writing part of the content: the output is not
+// written, Commit refuses it, and the old file stays as it was.
+TEST(OutputTransactionTest, AFailedChunkedWriteLeavesTheTargetAsItWas) {
+  const std::string dir = TestDir();
+  ASSERT_THAT(WriteFileAtomically(dir + "/a.json", "old"), IsOk());
+  OutputTransaction out;
+  ASSERT_THAT(out.Add(dir + "/a.json", "-o"), IsOk());
+  EXPECT_THAT(out.WriteChunks(dir + "/a.json",
+                              [](const OutputTransaction::ChunkWriter& write) {
+                                if (absl::Status s = write("half"); !s.ok()) return s;
+                                return absl::DataLossError("producer failed");
+                              }),
+              StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_THAT(out.Commit(), StatusIs(absl::StatusCode::kInternal));
+  EXPECT_EQ(Slurp(dir + "/a.json"), "old");
+  EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.json"}));
+}
+
 TEST(OutputTransactionTest, AnAbandonedTransactionLeavesTheTargetsAsTheyWere) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/old.json", "old"), IsOk());

@@ -1,17 +1,102 @@
 #include "npuplan/support/json_writer.h"
 
 #include <charconv>
+#include <cstring>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan {
+namespace {
 
-JsonWriter::JsonWriter(std::string* out, int indent) : out_(out), indent_(indent) {}
+// No JSON escaping needed: printable ASCII other than '"' and '\\'.
+bool IsPlain(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+  }
+  return true;
+}
+
+// Writing to a string: the buffer only batches small appends.
+constexpr size_t kStringBufferBytes = size_t{1} << 12;
+
+}  // namespace
+
+JsonWriter::JsonWriter(std::string* out, int indent)
+    : out_(out), indent_(indent), capacity_(kStringBufferBytes) {
+  Allocate();
+}
+
+JsonWriter::JsonWriter(JsonChunkSink sink, int indent)
+    : indent_(indent), capacity_(kChunkBytes), sink_(std::move(sink)) {
+  Allocate();
+}
+
+JsonWriter::~JsonWriter() {
+  if (out_ != nullptr) Flush();
+}
+
+void JsonWriter::Allocate() {
+  buf_ = std::make_unique_for_overwrite<char[]>(capacity_);
+  pos_ = buf_.get();
+  end_ = buf_.get() + capacity_;
+}
+
+void JsonWriter::Flush() {
+  const size_t n = static_cast<size_t>(pos_ - buf_.get());
+  pos_ = buf_.get();
+  if (out_ != nullptr) {
+    out_->append(buf_.get(), n);
+  } else if (status_.ok() && n > 0) {
+    status_ = sink_(std::string_view(buf_.get(), n));
+  }
+}
+
+void JsonWriter::Grow(size_t n) {
+  Flush();
+  if (capacity_ >= n) return;
+  while (capacity_ < n) capacity_ *= 2;
+  Allocate();
+}
+
+absl::Status JsonWriter::Finish() {
+  Flush();
+  return status_;
+}
+
+void JsonWriter::Put(std::string_view s) {
+  char* p = Room(s.size());
+  std::memcpy(p, s.data(), s.size());
+  pos_ = p + s.size();
+}
+
+void JsonWriter::PutInt(int64_t v) {
+  char* p = Room(kMaxIntChars);
+  pos_ = std::to_chars(p, p + kMaxIntChars, v).ptr;
+}
+
+void JsonWriter::PutEscaped(std::string_view s) {
+  if (!IsPlain(s)) {
+    // Rare: let nlohmann escape it (same rules as its dump), replacing invalid UTF-8.
+    Put(nlohmann::json(std::string(s))
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
+  char* p = Room(s.size() + 2);
+  *p++ = '"';
+  std::memcpy(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  pos_ = p;
+}
 
 void JsonWriter::Newline(size_t level) {
-  out_->push_back('\n');
-  out_->append(level * static_cast<size_t>(indent_), ' ');
+  const size_t n = level * static_cast<size_t>(indent_);
+  char* p = Room(n + 1);
+  *p++ = '\n';
+  std::memset(p, ' ', n);
+  pos_ = p + n;
 }
 
 void JsonWriter::BeforeValue() {
@@ -20,23 +105,23 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (has_member_.empty()) return;  // the top-level value
-  if (has_member_.back()) out_->push_back(',');
-  has_member_.back() = true;
+  if (has_member_.back()) Put(',');
+  has_member_.back() = 1;
   if (indent_ >= 0) Newline(has_member_.size());
 }
 
 void JsonWriter::Key(std::string_view key) {
   NPUPLAN_CHECK(!has_member_.empty() && !after_key_);
   BeforeValue();
-  AppendEscaped(out_, key);
-  out_->append(indent_ >= 0 ? ": " : ":");
+  PutEscaped(key);
+  Put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
   after_key_ = true;
 }
 
 void JsonWriter::BeginObject() {
   BeforeValue();
-  out_->push_back('{');
-  has_member_.push_back(false);
+  Put('{');
+  has_member_.push_back(0);
 }
 
 void JsonWriter::EndObject() {
@@ -44,13 +129,13 @@ void JsonWriter::EndObject() {
   bool any = has_member_.back();
   has_member_.pop_back();
   if (any && indent_ >= 0) Newline(has_member_.size());
-  out_->push_back('}');
+  Put('}');
 }
 
 void JsonWriter::BeginArray() {
   BeforeValue();
-  out_->push_back('[');
-  has_member_.push_back(false);
+  Put('[');
+  has_member_.push_back(0);
 }
 
 void JsonWriter::EndArray() {
@@ -58,42 +143,59 @@ void JsonWriter::EndArray() {
   bool any = has_member_.back();
   has_member_.pop_back();
   if (any && indent_ >= 0) Newline(has_member_.size());
-  out_->push_back(']');
+  Put(']');
 }
 
 void JsonWriter::String(std::string_view s) {
   BeforeValue();
-  AppendEscaped(out_, s);
+  PutEscaped(s);
+}
+
+void JsonWriter::StringWithIndex(std::string_view name, int64_t index) {
+  BeforeValue();
+  if (!IsPlain(name)) {
+    // Rare: escape the whole reference as one string, as String() would.
+    std::string ref(name);
+    ref += ':';
+    ref += std::to_string(index);
+    PutEscaped(ref);
+    return;
+  }
+  char* p = Room(name.size() + kMaxIntChars + 3);
+  *p++ = '"';
+  std::memcpy(p, name.data(), name.size());
+  p += name.size();
+  *p++ = ':';
+  p = std::to_chars(p, p + kMaxIntChars, index).ptr;
+  *p++ = '"';
+  pos_ = p;
 }
 
 void JsonWriter::Int(int64_t v) {
   BeforeValue();
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out_->append(buf, end);
+  PutInt(v);
 }
 
 void JsonWriter::Uint(uint64_t v) {
   BeforeValue();
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out_->append(buf, end);
+  char* p = Room(kMaxIntChars);
+  pos_ = std::to_chars(p, p + kMaxIntChars, v).ptr;
 }
 
 void JsonWriter::Double(double v) {
   BeforeValue();
   // nlohmann's own shortest round-trip formatting ("1.5", "2.0", "1e-05", null for NaN).
-  out_->append(nlohmann::json(v).dump());
+  Put(nlohmann::json(v).dump());
 }
 
 void JsonWriter::Bool(bool v) {
   BeforeValue();
-  out_->append(v ? "true" : "false");
+  Put(v ? std::string_view("true") : std::string_view("false"));
 }
 
 void JsonWriter::Null() {
   BeforeValue();
-  out_->append("null");
+  Put(std::string_view("null"));
 }
 
 void JsonWriter::Value(const nlohmann::json& j) {
@@ -101,21 +203,20 @@ void JsonWriter::Value(const nlohmann::json& j) {
   std::string text = j.dump(indent_, ' ', false, nlohmann::json::error_handler_t::replace);
   size_t level = has_member_.size();
   if (indent_ <= 0 || level == 0) {
-    out_->append(text);
+    Put(text);
     return;
   }
   // Re-indent: JSON text has raw newlines only between tokens (strings escape theirs).
-  std::string pad(level * static_cast<size_t>(indent_), ' ');
-  size_t start = 0;
+  std::string_view rest = text;
   while (true) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) {
-      out_->append(text, start, std::string::npos);
+    size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) {
+      Put(rest);
       break;
     }
-    out_->append(text, start, nl + 1 - start);
-    out_->append(pad);
-    start = nl + 1;
+    Put(rest.substr(0, nl));
+    Newline(level);
+    rest.remove_prefix(nl + 1);
   }
 }
 
@@ -123,24 +224,6 @@ void JsonWriter::StringArray(const std::vector<std::string>& v) {
   BeginArray();
   for (const std::string& s : v) String(s);
   EndArray();
-}
-
-void JsonWriter::AppendEscaped(std::string* out, std::string_view s) {
-  bool plain = true;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
-    out->push_back('"');
-    out->append(s);
-    out->push_back('"');
-    return;
-  }
-  // Rare: let nlohmann escape it (same rules as its dump), replacing invalid UTF-8.
-  out->append(nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace npuplan

@@ -59,6 +59,7 @@ TEST(JsonWriterTest, MatchesNlohmannDumpAtEveryIndent) {
     std::string out;
     JsonWriter w(&out, indent);
     Stream(Sample(), w);
+    w.Flush();
     EXPECT_EQ(out, Sample().dump(indent)) << "indent " << indent;
   }
 }
@@ -76,6 +77,7 @@ TEST(JsonWriterTest, SplicedDomValuesAreReindented) {
     w.Key("b");
     w.Value(Sample()["s"]);
     w.EndObject();
+    w.Flush();
     json expect = {{"a", json::array({Sample()["nested"], Sample()["m"]})}, {"b", Sample()["s"]}};
     EXPECT_EQ(out, expect.dump(indent)) << "indent " << indent;
   }
@@ -85,7 +87,70 @@ TEST(JsonWriterTest, WritesInvalidUtf8AsReplacementCharacter) {
   std::string out;
   JsonWriter w(&out, -1);
   w.String(std::string("a\xff" "b"));
+  w.Flush();
   EXPECT_EQ(out, "\"a\xef\xbf\xbd" "b\"");
+}
+
+// A document a few chunks long, streamed: every chunk but the last is full
+// (cut at most one short value before kChunkBytes) and they add up to the
+// string writer's text.
+TEST(JsonWriterTest, StreamsTheSameTextInChunksOfTheChunkSize) {
+  json doc = json::object();
+  for (int i = 0; i < 50000; ++i) doc["k" + std::to_string(i)] = {i, -i, "v\t" + std::to_string(i)};
+  const std::string whole = doc.dump(1);
+  ASSERT_GT(whole.size(), 2 * JsonWriter::kChunkBytes);
+  std::vector<std::string> chunks;
+  JsonWriter w(
+      [&](std::string_view c) {
+        chunks.emplace_back(c);
+        return absl::OkStatus();
+      },
+      1);
+  Stream(doc, w);
+  EXPECT_GE(chunks.size(), 2u);  // sent while writing, not at the end
+  ASSERT_TRUE(w.Finish().ok());
+  std::string joined;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_LE(chunks[i].size(), JsonWriter::kChunkBytes) << i;
+    if (i + 1 < chunks.size()) {
+      EXPECT_GT(chunks[i].size(), JsonWriter::kChunkBytes - 32) << i;
+    }
+    joined += chunks[i];
+  }
+  EXPECT_EQ(joined, whole);
+}
+
+TEST(JsonWriterTest, TheSinksFirstErrorEndsTheOutput) {
+  int calls = 0;
+  JsonWriter w(
+      [&](std::string_view) {
+        ++calls;
+        return absl::DataLossError(std::to_string(calls));
+      },
+      -1);
+  w.BeginArray();
+  for (int i = 0; i < 1000000; ++i) w.Int(i);
+  w.EndArray();
+  EXPECT_EQ(w.Finish(), absl::DataLossError("1"));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(JsonWriterTest, AStringLongerThanAChunkIsWrittenWhole) {
+  const std::string big(3 * JsonWriter::kChunkBytes, 'x');
+  std::string joined;
+  JsonWriter w(
+      [&](std::string_view c) {
+        joined += c;
+        return absl::OkStatus();
+      },
+      1);
+  w.BeginArray();
+  w.String(big);
+  w.StringWithIndex("a\"b", 7);
+  w.StringWithIndex("n", -1);
+  w.EndArray();
+  ASSERT_TRUE(w.Finish().ok());
+  EXPECT_EQ(joined, json::array({big, "a\"b:7", "n:-1"}).dump(1));
 }
 
 }  // namespace

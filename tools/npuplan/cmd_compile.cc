@@ -78,7 +78,10 @@ int RunCompile(CompileFlags& f) {
   }
   progress.Stage("writing the plan");
   const StepTimer write_timer;
-  auto written = out.Write(f.output, WritePlanJson(*plan));
+  // Streamed to the temporary file: a 1M-node plan is never whole in memory.
+  auto written = out.WriteChunks(f.output, [&](const OutputTransaction::ChunkWriter& write) {
+    return WritePlanJson(*plan, write);
+  });
   write_timer.Record(stats, "write plan");
   progress.Done();
   PrintWarnings(warnings);
