@@ -7,14 +7,14 @@
 # MiniMalloc is not part of npuplan: build it yourself from
 # https://github.com/google/minimalloc (its README) and pass the binary.
 # For each of the 11 files in testdata/minimalloc at its best-known peak
-# capacity, both tools answer "does it fit in C?" RUNS times (default 3),
+# capacity, both tools answer "does it fit in C?" RUNS times (default 5),
 # alternating; the table gives the median CPU seconds (user + sys) of each,
 # their ratio, and whether each answer was a valid plan within C (checked by
 # `npuplan memplan --verify` for both outputs).
 set -euo pipefail
 MM=${1:?usage: memplan_vs_minimalloc.sh MINIMALLOC_BINARY [BUILD_DIR] [RUNS]}
 BUILD=${2:-build}
-RUNS=${3:-3}
+RUNS=${3:-5}
 cd "$(dirname "$0")/.."
 BIN=$BUILD/bin/npuplan
 [[ -x "$MM" ]] || { echo "memplan_vs_minimalloc.sh: no MiniMalloc binary at $MM" >&2; exit 2; }
@@ -23,11 +23,19 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/mm_vs.XXXXXX"); trap 'rm -rf "$dir"' EXIT
 declare -A BEST=([A]=1048576 [B]=1048576 [C]=1039360 [D]=1031168 [E]=1048576 [F]=1048576
                  [G]=1048576 [H]=1048576 [I]=1048576 [J]=1036288 [K]=1048576)
 cpu() {  # command... -> CPU seconds (user + sys, microsecond resolution) on stdout
+  # posix_spawn + wait4: the rusage of exactly that process. Python's
+  # subprocess forks a copy of the interpreter first, and that child's fork,
+  # close-fds and exec teardown would be charged to the tool and swamp the
+  # runs that take a few milliseconds.
   python3 - "$@" <<'PY' || echo fail
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(f"{r.ru_utime + r.ru_stime:.4f}")
+import os, sys
+null = os.open(os.devnull, os.O_WRONLY)
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ,
+                      file_actions=[(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+_, status, ru = os.wait4(pid, 0)
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit(1)
+print(f"{ru.ru_utime + ru.ru_stime:.4f}")
 PY
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -71,7 +71,8 @@ absl::Status ParseList(std::string_view text, size_t& pos, int depth, std::vecto
     const std::string_view name =
         Trim(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
     pos = end == std::string_view::npos ? text.size() : end;
-    PassSpec spec{std::string(name)};
+    PassSpec spec;
+    spec.name = std::string(name);
     if (pos < text.size() && text[pos] == '(') {
       if (name.empty())
         return absl::InvalidArgumentError("--passes: a '(' without a pass name before it");

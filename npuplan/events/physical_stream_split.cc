@@ -23,13 +23,22 @@ class TaskAdder {
       : pass_(pass), m_(m), view_(view) {}
 
   absl::Status Add(int64_t& to, int64_t v, int32_t slot, std::string_view what) const {
-    std::optional<int64_t> sum = CheckedAdd(to, v);
-    if (!sum || *sum > INT64_MAX - events::kReservedTasks) return Overflow(slot, what);
-    to = *sum;
-    return absl::OkStatus();
+    return TryAdd(to, v) ? absl::OkStatus() : Overflow(slot, what);
+  }
+  // The same for a stream's task total; its message is built only on overflow.
+  absl::Status AddToStream(int64_t& to, int64_t v, int32_t slot, int64_t stream) const {
+    return TryAdd(to, v) ? absl::OkStatus()
+                         : Overflow(slot, StrCat("the task count of stream ", stream));
   }
 
  private:
+  // to += v unless the sum (plus the reserved tasks) overflows int64.
+  static bool TryAdd(int64_t& to, int64_t v) {
+    std::optional<int64_t> sum = CheckedAdd(to, v);
+    if (!sum || *sum > INT64_MAX - events::kReservedTasks) return false;
+    to = *sum;
+    return true;
+  }
   absl::Status Overflow(int32_t slot, std::string_view what) const {
     return absl::InvalidArgumentError(
         StrCat("[", pass_, "] node '", m_.node(view_.node_of(slot)).name, "': ", what,
@@ -71,8 +80,8 @@ absl::StatusOr<std::vector<int64_t>> StreamTaskTotals(const events::SyncView& vi
   for (size_t s = 0; s < view.num_slots(); ++s) {
     const int32_t slot = static_cast<int32_t>(s);
     if (view.stream(slot) >= 0) {
-      NPUPLAN_RETURN_IF_ERROR(adder.Add(total[view.stream(slot)], count[s], slot,
-                                        StrCat("the task count of stream ", view.stream(slot))));
+      NPUPLAN_RETURN_IF_ERROR(
+          adder.AddToStream(total[view.stream(slot)], count[s], slot, view.stream(slot)));
     }
   }
   return total;
@@ -165,8 +174,7 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
     const Node& n = m.node(view.node_of(slot));
     const bool first = current[t] < 0;
     if (first) current[t] = t;
-    NPUPLAN_RETURN_IF_ERROR(
-        adder.Add(tasks[t], count[slot], slot, StrCat("the task count of stream ", t)));
+    NPUPLAN_RETURN_IF_ERROR(adder.AddToStream(tasks[t], count[slot], slot, t));
     if (!first && tasks[t] + events::kReservedTasks > stream_limit[t] && events::MayOpenStream(n)) {
       // Nodes of this node's continuous-label run move along (unless that is the whole segment).
       std::vector<int32_t> moved = ContinuousLabelRun(m, view, segment[t], n);
@@ -182,8 +190,7 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       tasks[t] = count[slot];
       for (int32_t mv : moved) {
         st.phys[mv] = id;
-        NPUPLAN_RETURN_IF_ERROR(
-            adder.Add(tasks[t], count[mv], mv, StrCat("the task count of stream ", id)));
+        NPUPLAN_RETURN_IF_ERROR(adder.AddToStream(tasks[t], count[mv], mv, id));
       }
       segment[t].clear();
       segment[t].insert(segment[t].end(), moved.begin(), moved.end());

@@ -256,7 +256,9 @@ TEST(SyncNodeGenerationTest, DynamicOwnerCarriesTheEventsItRecordsAfterItsSubgra
     // The event table names the recorder: p, whose `_send_event_ids` carry
     // the id — not the NetOutput of one of its subgraphs (issue 20, item 11).
     for (const SyncEvent& e : plan.events.events) {
-      if (e.id == p_to_y) EXPECT_EQ(m.node(e.send).name, "p") << mode;
+      if (e.id == p_to_y) {
+        EXPECT_EQ(m.node(e.send).name, "p") << mode;
+      }
     }
     EXPECT_THAT(verify::VerifyDynamicSenders(plan), IsOk()) << mode;
     Plan listed = plan;

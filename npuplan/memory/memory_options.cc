@@ -10,11 +10,19 @@
 namespace npuplan::memory {
 namespace {
 
-// The parsers take what CompileOptions::Validate accepts and also refuse an
-// empty value (the option table's default is never empty), so a pass given
-// unvalidated options still fails with the option's name.
+// An empty value means the option table's default, as CompileOptions::Validate
+// and the other stages read it. The parsers also check what Validate checks,
+// so a pass given unvalidated options still fails with the option's name.
+std::string ValueOrDefault(const CompileOptions& options, std::string_view key) {
+  std::string v = options.Get(key);
+  if (v.empty()) {
+    if (const OptionSpec* spec = FindOptionSpec(key); spec != nullptr) v = spec->default_value;
+  }
+  return v;
+}
+
 absl::StatusOr<double> ParseSeconds(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
+  const std::string v = ValueOrDefault(options, key);
   char* end = nullptr;
   double d = std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || !(d >= 0)) {
@@ -25,7 +33,7 @@ absl::StatusOr<double> ParseSeconds(const CompileOptions& options, std::string_v
 }
 
 absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_view key) {
-  const std::string v = options.Get(key);
+  const std::string v = ValueOrDefault(options, key);
   char* end = nullptr;
   long long a = std::strtoll(v.c_str(), &end, 10);
   if (v.empty() || end != v.c_str() + v.size() || a < 0) {
@@ -36,7 +44,7 @@ absl::StatusOr<int64_t> ParseCount(const CompileOptions& options, std::string_vi
 }
 
 absl::StatusOr<int64_t> ParseAlignment(const CompileOptions& options) {
-  const std::string v = options.Get("npuplan.memory.alignment");
+  const std::string v = ValueOrDefault(options, "npuplan.memory.alignment");
   char* end = nullptr;
   long long a = std::strtoll(v.c_str(), &end, 10);
   if (v.empty() || end != v.c_str() + v.size() || a <= 0) {

@@ -43,16 +43,12 @@ TEST(MemoryOptionsTest, RefusesEachBadValueNamingTheOption) {
        "option npuplan.memory.alignment=\"-512\": expected a positive integer"},
       {"npuplan.memory.alignment", "4k",
        "option npuplan.memory.alignment=\"4k\": expected a positive integer"},
-      {"npuplan.memory.alignment", "",
-       "option npuplan.memory.alignment=\"\": expected a positive integer"},
       {"npuplan.memory.timeLimit", "-1",
        "option npuplan.memory.timeLimit=\"-1\": expected a non-negative number of seconds"},
       {"npuplan.memory.timeLimit", "1s",
        "option npuplan.memory.timeLimit=\"1s\": expected a non-negative number of seconds"},
       {"npuplan.memory.timeLimit", "nan",
        "option npuplan.memory.timeLimit=\"nan\": expected a non-negative number of seconds"},
-      {"npuplan.memory.timeLimit", "",
-       "option npuplan.memory.timeLimit=\"\": expected a non-negative number of seconds"},
       {"npuplan.memory.searchSteps", "-5",
        "option npuplan.memory.searchSteps=\"-5\": expected a non-negative integer"},
       {"npuplan.memory.searchSteps", "many",
@@ -68,6 +64,22 @@ TEST(MemoryOptionsTest, RefusesEachBadValueNamingTheOption) {
     EXPECT_THAT(o, StatusIs(absl::StatusCode::kInvalidArgument));
     EXPECT_EQ(o.status().message(), c.message);
   }
+}
+
+// An empty value is the option table's default, as CompileOptions::Validate
+// accepts it and the event options read it.
+TEST(MemoryOptionsTest, AnEmptyValueMeansTheDefault) {
+  CompileOptions c;
+  c.Set("npuplan.memory.alignment", "");
+  c.Set("npuplan.memory.timeLimit", "");
+  c.Set("npuplan.memory.searchSteps", "");
+  ASSERT_THAT(c.Validate(), testing::IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryOptions o, ReadMemoryOptions(c));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryOptions defaults, ReadMemoryOptions(CompileOptions()));
+  EXPECT_EQ(o.alignment, defaults.alignment);
+  EXPECT_EQ(o.time_limit_seconds, defaults.time_limit_seconds);
+  EXPECT_EQ(o.search_steps, defaults.search_steps);
+  EXPECT_EQ(o.alignment, 512);
 }
 
 // The first bad option in reading order is the one reported.

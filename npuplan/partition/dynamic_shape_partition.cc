@@ -296,9 +296,10 @@ absl::StatusOr<bool> DynamicShapePartition::Run(Plan& plan, PassContext& ctx) {
   // no-tiling node made unknown by its subgraph keeps its no-tiling bit, which
   // the decision reads (test NoTilingCallWithAnUnknownSubgraphKeepsTheGraphStatic).
   const bool log_marks = !plan.partition.marked;
-  NPUPLAN_ASSIGN_OR_RETURN(partition::MarkResult marks,
-                           partition::ComputeUnknownShapeMarks(plan.model, ctx.options, log_marks ? &ctx.log : nullptr,
-                                                               log_marks ? &ctx.stats : nullptr));
+  NPUPLAN_ASSIGN_OR_RETURN(
+      partition::MarkResult marks,
+      partition::ComputeUnknownShapeMarks(plan.model, options, log_marks ? &ctx.log : nullptr,
+                                          log_marks ? &ctx.stats : nullptr));
   NPUPLAN_RETURN_IF_ERROR(partition::PartitionModel(plan.model, marks, options, &ctx.log, &ctx.stats, plan.partition));
   plan.partition.unknown_shape_graphs = partition::ComputeUnknownShapeGraphs(plan);
   plan.EnsureNodeVectors();
