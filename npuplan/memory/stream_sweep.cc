@@ -141,12 +141,14 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     int64_t at = -1;
     if (!buf.streams.empty()) {
       const Pool& primary = pools[static_cast<size_t>(buf.streams.front())];
-      // Best fit, preferring a block no other stream could use now; else the
-      // best fitting one.
+      // Best fit, preferring a block no other stream could use now if it is
+      // at most twice the best fit's length (a longer one is a big block
+      // this stream's later buffers need whole); else the best fitting one.
       int tried = 0;
-      int64_t best_fit = -1;
+      int64_t best_fit = -1, best_fit_length = 0;
       for (auto it = primary.by_len.lower_bound({buf.size, std::numeric_limits<int64_t>::min()});
            it != primary.by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+        if (best_fit >= 0 && it->first - best_fit_length > best_fit_length) break;
         const int64_t start = AlignUp(it->second, buf.alignment);
         if (start + buf.size > it->second + it->first) continue;
         const bool everywhere = buf.streams.size() == 1 || ReleasedInTime(start, start + buf.size, buf);
@@ -155,7 +157,10 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
           at = start;
           break;
         }
-        if (best_fit < 0) best_fit = start;
+        if (best_fit < 0) {
+          best_fit = start;
+          best_fit_length = it->first;
+        }
       }
       if (at < 0) at = best_fit;
       // The top: a single-stream buffer extends its pool's block ending there.
