@@ -134,7 +134,9 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
   const StepTimer final_timer;
-  absl::Status verified = verify::VerifyPlan(plan);
+  StepTimer check_timer;  // each check as a part of the step, as memory-planning's stages
+  absl::Status verified = verify::VerifyPlan(
+      plan, [&](std::string_view check) { check_timer.Lap(stats, StrCat("verify: ", check)); });
   final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));

@@ -69,6 +69,20 @@ TEST(VerifierTest, RejectsDuplicateNames) {
   EXPECT_THAT(VerifyStructure(m), StatusIs(absl::StatusCode::kInternal, "duplicate node name 'a'"));
 }
 
+// The name index only speeds the check up: a name it does not know (a
+// rename that bypassed it) is checked all the same.
+TEST(VerifierTest, NameCheckDoesNotDependOnTheIndex) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kGraph));
+  Node& o = const_cast<Node&>(m.node(m.FindNode("o")));
+  o.name = "o2";  // unique, unknown to the index
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+  o.name = "";
+  EXPECT_THAT(VerifyStructure(m), StatusIs(absl::StatusCode::kInternal, "empty name"));
+  o.name = "o";
+  m.node(m.FindNode("a")).name = "o";  // the index still finds the old 'o' under "o"
+  EXPECT_THAT(VerifyStructure(m), StatusIs(absl::StatusCode::kInternal, "duplicate node name 'o'"));
+}
+
 // The stage check itself (stage_checks.def runs it for logical-streams).
 TEST(VerifierTest, StreamIdCheckFindsHoles) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kGraph));

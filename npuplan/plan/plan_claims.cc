@@ -73,23 +73,32 @@ absl::Status CheckStages(const Plan& plan) {
                                    PropertyNames(missing), "], which it needs first"));
     }
   }
+  // Per node, the message is built only for the node that fails.
   const Model& m = plan.model;
+  auto unclaimed = [&plan](IrProperty stage, bool present) {
+    return !Unclaimed(plan, stage, present, "").ok();
+  };
   for (const Node& n : m.nodes()) {
-    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kLogicalStreams, n.stream_id >= 0,
-                                      StrCat("node ", Name(n), " is on stream ", n.stream_id)));
-    NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kAttachedStreams,
-                                      !n.attached_stream_ids.empty(),
-                                      StrCat("node ", Name(n), " has attached streams")));
+    if (unclaimed(IrProperty::kLogicalStreams, n.stream_id >= 0)) {
+      return Unclaimed(plan, IrProperty::kLogicalStreams, true,
+                       StrCat("node ", Name(n), " is on stream ", n.stream_id));
+    }
+    if (unclaimed(IrProperty::kAttachedStreams, !n.attached_stream_ids.empty())) {
+      return Unclaimed(plan, IrProperty::kAttachedStreams, true,
+                       StrCat("node ", Name(n), " has attached streams"));
+    }
   }
   for (size_t i = 0; i < plan.tasks.size() && i < m.num_nodes(); ++i) {
-    NPUPLAN_RETURN_IF_ERROR(
-        Unclaimed(plan, IrProperty::kTasks, plan.tasks[i] != 0,
-                  StrCat("node ", Name(m.nodes()[i]), " has ", plan.tasks[i], " tasks")));
+    if (unclaimed(IrProperty::kTasks, plan.tasks[i] != 0)) {
+      return Unclaimed(plan, IrProperty::kTasks, true,
+                       StrCat("node ", Name(m.nodes()[i]), " has ", plan.tasks[i], " tasks"));
+    }
   }
   for (size_t i = 0; i < plan.physical_stream.size() && i < m.num_nodes(); ++i) {
-    NPUPLAN_RETURN_IF_ERROR(
-        Unclaimed(plan, IrProperty::kPhysicalStreams, plan.physical_stream[i] >= 0,
-                  StrCat("node ", Name(m.nodes()[i]), " has a physical stream")));
+    if (unclaimed(IrProperty::kPhysicalStreams, plan.physical_stream[i] >= 0)) {
+      return Unclaimed(plan, IrProperty::kPhysicalStreams, true,
+                       StrCat("node ", Name(m.nodes()[i]), " has a physical stream"));
+    }
   }
   const StreamResult& s = plan.streams;
   NPUPLAN_RETURN_IF_ERROR(Unclaimed(

@@ -25,6 +25,7 @@
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/clock_store.h"
 #include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan::verify {
@@ -158,11 +159,12 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   }
   for (const auto& [to, from] : in) ++readers[from];
   // Live clocks: one k-vector per slot still read later, storage reused.
-  std::vector<int32_t> store, spare, handle(n, -1);
-  auto get = [&](int32_t s) { return store.data() + static_cast<size_t>(handle[s]) * k; };
+  ClockStore store(k);
+  std::vector<int32_t> handle(n, -1);
+  auto get = [&](int32_t s) { return store.get(handle[s]); };
   auto release = [&](int32_t s) {
     if (--readers[s] <= 0 && handle[s] >= 0) {
-      spare.push_back(handle[s]);
+      store.Release(handle[s]);
       handle[s] = -1;
     }
   };
@@ -194,13 +196,7 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
     if (pred[s] >= 0) release(pred[s]);
     for (auto it = range.first; it != range.second; ++it) release(it->second);
     if (readers[s] > 0) {  // keep this slot's clock for its readers
-      if (spare.empty()) {
-        handle[s] = static_cast<int32_t>(store.size() / k);
-        store.resize(store.size() + k);
-      } else {
-        handle[s] = spare.back();
-        spare.pop_back();
-      }
+      handle[s] = store.Alloc();
       std::copy(c.begin(), c.end(), get(s));
     }
   }
@@ -285,7 +281,7 @@ std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const Sync
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
   const ActivationInfo act =
-      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     const int32_t from = view.slot(NodeId(a), -1);
     if (view.stream(from) < 0) continue;

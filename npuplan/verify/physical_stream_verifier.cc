@@ -126,6 +126,7 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
 std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, bool materialized) {
   const Model& m = plan.model;
   std::vector<bool> enclosed(m.num_nodes(), false);
+  if (m.num_graphs() == 1) return enclosed;  // no node owns a graph
   const Enclosure encloses(m);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     NodeId prev_real;

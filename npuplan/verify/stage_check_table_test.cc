@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "npuplan/events/event_id_allocation.h"
 #include "npuplan/events/event_reuse.h"
@@ -148,6 +150,26 @@ TEST(StageCheckTableTest, EveryRowRefusesAPlanThatLiesAboutItsFact) {
     EXPECT_TRUE(rest.ok() || std::string(rest.message()).rfind(prefix, 0) != 0) << rest;
   }
   EXPECT_EQ(names.size(), Lies().size()) << "Lies() names a row the table does not have";
+}
+
+// compile --stats times each check by the names VerifyPlan reports: the
+// structure, the claims, then every row that ran, in the table's order; a
+// failing check reports nothing.
+TEST(StageCheckTableTest, VerifyPlanReportsEachCheckItRan) {
+  const Plan good = FullPlan();
+  std::vector<std::string> ran;
+  auto note = [&](std::string_view check) { ran.emplace_back(check); };
+  ASSERT_THAT(VerifyPlan(good, note), IsOk());
+  std::vector<std::string> want = {"structure", "claims"};
+  for (const StageCheck& row : StageCheckTable()) want.emplace_back(row.name);
+  EXPECT_EQ(ran, want);
+
+  Plan bad = good;
+  Lies().at("memory")(bad);
+  ran.clear();
+  EXPECT_FALSE(VerifyPlan(bad, note).ok());
+  want.pop_back();  // memory is the last row and fails
+  EXPECT_EQ(ran, want);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "npuplan/verify/sync_verifier.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/clock_store.h"
 
 namespace npuplan::verify {
 namespace {
@@ -45,34 +48,35 @@ class StreamSources {
       : m_(m), view_(view), dynamic_graphs_(dynamic_graphs) {}
 
   const std::vector<NodeId>& Out(NodeId u) {
-    if (auto it = memo_.find(u.value); it != memo_.end()) return it->second;
+    // Per node: kNew, kOpen (on the walk's stack) or its entry in out_.
+    if (state_.empty()) state_.assign(m_.num_nodes(), kNew);
+    if (state_[u.index()] >= 0) return out_[state_[u.index()]];
     std::vector<std::pair<NodeId, bool>> stack{{u, false}};
-    std::set<int32_t> open;
     while (!stack.empty()) {
       auto [x, expanded] = stack.back();
-      if (memo_.count(x.value)) {
+      if (state_[x.index()] >= 0) {
         stack.pop_back();
         continue;
       }
       if (!expanded) {
         stack.back().second = true;
-        open.insert(x.value);
+        state_[x.index()] = kOpen;
         for (NodeId w : Children(x)) {
-          if (!memo_.count(w.value) && !open.count(w.value)) stack.push_back({w, false});
+          if (state_[w.index()] == kNew) stack.push_back({w, false});
         }
         continue;
       }
       std::set<NodeId> acc;
       if (HasStream(x)) acc.insert(x);
       for (NodeId w : Children(x)) {
-        if (auto it = memo_.find(w.value); it != memo_.end())
-          acc.insert(it->second.begin(), it->second.end());
+        if (state_[w.index()] >= 0)
+          acc.insert(out_[state_[w.index()]].begin(), out_[state_[w.index()]].end());
       }
-      memo_[x.value].assign(acc.begin(), acc.end());
-      open.erase(x.value);
+      state_[x.index()] = static_cast<int32_t>(out_.size());
+      out_.emplace_back(acc.begin(), acc.end());
       stack.pop_back();
     }
-    return memo_[u.value];
+    return out_[state_[u.index()]];
   }
 
  private:
@@ -120,7 +124,9 @@ class StreamSources {
   const Model& m_;
   const SyncView& view_;
   const std::vector<bool>& dynamic_graphs_;
-  std::map<int32_t, std::vector<NodeId>> memo_;
+  static constexpr int32_t kNew = -1, kOpen = -2;
+  std::vector<int32_t> state_;           // by node, sized at the first Out
+  std::deque<std::vector<NodeId>> out_;  // memoised Outs (references stay valid)
 };
 
 // Per stream of a subgraph root: the parent's inputs (slots) that
@@ -147,6 +153,21 @@ class EntrySources {
   std::map<int64_t, std::vector<int32_t>> by_stream_;
 };
 
+// Per node, the type facts CollectDeps tests on both ends of every edge,
+// from one sequential pass: an edge then reads no producer Node.
+enum NodeKind : uint8_t { kEnterNode = 1, kSwitchNode = 2, kSyncNode = 4, kActiveNode = 8 };
+std::vector<uint8_t> NodeKinds(const Model& m) {
+  std::vector<uint8_t> kind(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
+    const Node& n = m.nodes()[i];
+    kind[i] = static_cast<uint8_t>(
+        (IsEnter(n) ? kEnterNode : 0) | (n.type == "StreamSwitch" ? kSwitchNode : 0) |
+        (IsSyncNode(n) ? kSyncNode : 0) | (n.type == "StreamActive" ? kActiveNode : 0));
+  }
+  return kind;
+}
+
 }  // namespace
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
@@ -164,22 +185,22 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
   // which orders them; the owner's own dependencies are checked as usual.
   const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
   auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()] != 0; };
+  const std::vector<uint8_t> kind = NodeKinds(m);
+  auto is = [&kind](NodeId n, NodeKind k) { return (kind[n.index()] & k) != 0; };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
     const Node& v = m.nodes()[i];
     NodeId vid(static_cast<int32_t>(i));
     if (in_ffts(v.graph)) continue;
+    const bool v_active = is(vid, kActiveNode), v_sync = is(vid, kSyncNode);
     auto edge = [&](NodeId u, const char* why) {
-      const Node& un = m.node(u);
-      if (IsEnter(un) && v.type != "StreamActive")
-        return;                               // loop entry: ordered by the loop's activation
-      if (un.type == "StreamSwitch") return;  // the switch activates what follows it
-      if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 &&
-          !IsSyncNode(v)) {
+      if (is(u, kEnterNode) && !v_active) return;  // loop entry: ordered by the loop's activation
+      if (is(u, kSwitchNode)) return;              // the switch activates what follows it
+      if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 && !v_sync) {
         // No task behind u: v reads what u's producers made (a subgraph's Data: the parent's
         // input).
         for (NodeId x : sources.Out(u)) {
-          const Node& xn = m.node(x);
-          if ((IsEnter(xn) && v.type != "StreamActive") || xn.type == "StreamSwitch") continue;
+          if ((is(x, kEnterNode) && !v_active) || is(x, kSwitchNode)) continue;
           add(view.slot(x, -1), view.slot(vid, -1), "subgraph-input");
         }
         return;
@@ -187,8 +208,8 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       int32_t from = view.slot(u, -1), to = view.slot(vid, -1);
       // A node's own Send/Recv nodes sit on the stream of the slot they serve
       // (an attached stream for attached events): the edge orders that slot.
-      if (IsSyncNode(v)) from = SlotOnStream(view, u, view.stream(to));
-      if (IsSyncNode(un)) to = SlotOnStream(view, vid, view.stream(from));
+      if (v_sync) from = SlotOnStream(view, u, view.stream(to));
+      if (is(u, kSyncNode)) to = SlotOnStream(view, vid, view.stream(from));
       add(from, to, why);
     };
     for (const OutputRef& in : v.inputs) edge(in.node, "data-edge");
@@ -205,9 +226,10 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       }
     }
   }
-  // Subgraph boundaries.
-  Adjacency adj(m);
-  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
+  // Subgraph boundaries (the successor lists only when there are subgraphs).
+  std::optional<Adjacency> adj;
+  if (m.num_graphs() > 1) adj.emplace(m);
+  const std::vector<bool>& dynamic_graphs = dynamic_paths;
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
     if (!graph.parent_node.valid() || in_ffts(GraphId(static_cast<int32_t>(g)))) continue;
@@ -251,25 +273,33 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       }
     }
     if (end.valid()) {
-      for (size_t k = adj.begin(graph.parent_node); k < adj.end(graph.parent_node); ++k) {
-        if (IsSyncNode(m.node(adj.succ[k]))) continue;
-        add(view.slot(end, -1), view.slot(adj.succ[k], -1), "subgraph-end");
+      for (size_t k = adj->begin(graph.parent_node); k < adj->end(graph.parent_node); ++k) {
+        if (IsSyncNode(m.node(adj->succ[k]))) continue;
+        add(view.slot(end, -1), view.slot(adj->succ[k], -1), "subgraph-end");
       }
     }
   }
   // Attached streams end before their graph's NetOutput (GE CoverAllStreamByNetoutput).
   std::map<int64_t, int32_t> last_user;  // logical attached id → last slot
   for (NodeId id : view.order()) {
+    if (view.num_attached(id) == 0) continue;  // (the view counts each node's attached ids)
     const Node& n = m.node(id);
     for (size_t a = 0; a < n.attached_stream_ids.size(); ++a) {
       last_user[n.attached_stream_ids[a]] = view.slot(id, static_cast<int32_t>(a));
     }
   }
+  std::map<int32_t, std::vector<NodeId>> net_outputs;  // by graph, in its node order
   for (const auto& [att, slot] : last_user) {
     NodeId id = view.node_of(slot);
-    for (NodeId o : m.graph(m.node(id).graph).nodes) {
-      if (m.node(o).type == "NetOutput" && view.seq(o) > view.seq(id))
-        add(slot, view.slot(o, -1), "attached-end");
+    const GraphId g = m.node(id).graph;
+    auto [outs, fresh] = net_outputs.try_emplace(g.value);
+    if (fresh) {
+      for (NodeId o : m.graph(g).nodes) {
+        if (m.node(o).type == "NetOutput") outs->second.push_back(o);
+      }
+    }
+    for (NodeId o : outs->second) {
+      if (view.seq(o) > view.seq(id)) add(slot, view.slot(o, -1), "attached-end");
     }
   }
   // Logical stream order survives the split — the order of its computing
@@ -280,7 +310,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     for (int64_t s = 0; s < logical->num_streams(); ++s) {
       int32_t prev = -1;
       for (int32_t slot : logical->stream_slots(s)) {
-        if (IsSyncNode(m.node(logical->node_of(slot)))) continue;
+        if (is(logical->node_of(slot), kSyncNode)) continue;
         if (prev >= 0) add(prev, slot, "split-order");
         prev = slot;
       }
@@ -294,32 +324,22 @@ namespace {
 // Vector clocks of live slots; a slot's clock is freed after its last reader.
 class ClockPool {
  public:
-  ClockPool(size_t slots, size_t k) : k_(k), handle_(slots, -1), refs_(slots, 0) {}
+  ClockPool(size_t slots, size_t k) : store_(k), handle_(slots, -1), refs_(slots, 0) {}
   int32_t& refs(int32_t slot) { return refs_[slot]; }
   int32_t* Alloc(int32_t slot) {
-    int32_t h;
-    if (!free_.empty()) {
-      h = free_.back();
-      free_.pop_back();
-    } else {
-      h = static_cast<int32_t>(data_.size() / std::max<size_t>(k_, 1));
-      data_.resize(data_.size() + k_);
-    }
-    handle_[slot] = h;
+    handle_[slot] = store_.Alloc();
     return get(slot);
   }
-  int32_t* get(int32_t slot) { return data_.data() + static_cast<size_t>(handle_[slot]) * k_; }
+  int32_t* get(int32_t slot) { return store_.get(handle_[slot]); }
   void Unref(int32_t slot) {
     if (--refs_[slot] <= 0 && handle_[slot] >= 0) {
-      free_.push_back(handle_[slot]);
+      store_.Release(handle_[slot]);
       handle_[slot] = -1;
     }
   }
 
  private:
-  size_t k_;
-  std::vector<int32_t> data_;
-  std::vector<int32_t> free_;
+  ClockStore store_;
   std::vector<int32_t> handle_;
   std::vector<int32_t> refs_;
 };
@@ -404,7 +424,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     in_edges.emplace_back(to, from);
   }
   ActivationInfo act =
-      ComputeActivation(m, view.order(), physical ? &plan.streams.split_to_logical : nullptr);
+      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
     int32_t from = view.slot(an, -1);
@@ -598,14 +618,19 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       ++node_events;
     }
   }
+  // The wanted lists are walked along with the nodes (keys ascend); a node
+  // without attributes and without wanted ids has nothing to compare.
+  auto next_send = want_send.begin(), next_recv = want_recv.begin();
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& n = m.nodes()[i];
     for (const auto* want : {&want_send, &want_recv}) {
       const char* attr = want == &want_send ? "_send_event_ids" : "_recv_event_ids";
+      auto& it = want == &want_send ? next_send : next_recv;
+      while (it != want->end() && it->first < static_cast<int64_t>(i)) ++it;
+      const bool wanted = it != want->end() && it->first == static_cast<int64_t>(i);
+      if (!wanted && n.attrs.empty()) continue;
       std::vector<int64_t> expect;
-      if (auto it = want->find(static_cast<int32_t>(i)); it != want->end()) {
-        expect.assign(it->second.begin(), it->second.end());
-      }
+      if (wanted) expect.assign(it->second.begin(), it->second.end());
       std::vector<int64_t> got;
       if (const AttrValue* v = FindAttr(n.attrs, attr); v != nullptr) {
         const auto* list = v->as<AttrValue::IntList>();

@@ -7,19 +7,27 @@
 
 namespace npuplan::verify {
 
-absl::Status VerifyStageChecks(const Plan& plan) {
+absl::Status VerifyStageChecks(const Plan& plan,
+                               const std::function<void(std::string_view check)>& after_check) {
   for (const StageCheck& row : StageCheckTable()) {
-    if (Has(plan.established, row.stage)) NPUPLAN_RETURN_IF_ERROR(row.check(plan));
+    if (!Has(plan.established, row.stage)) continue;
+    NPUPLAN_RETURN_IF_ERROR(row.check(plan));
+    if (after_check) after_check(row.name);
   }
   return absl::OkStatus();
 }
 
-absl::Status VerifyPlan(const Plan& plan) {
+absl::Status VerifyPlan(const Plan& plan,
+                        const std::function<void(std::string_view check)>& after_check) {
   NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
+  if (after_check) after_check("structure");
   // The plan's claims before the stage checks: those size their tables by
   // the stream counts and ids checked here.
   NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
-  return VerifyStageChecks(plan);
+  if (after_check) after_check("claims");
+  return VerifyStageChecks(plan, after_check);
 }
+
+absl::Status VerifyPlan(const Plan& plan) { return VerifyPlan(plan, nullptr); }
 
 }  // namespace npuplan::verify

@@ -11,15 +11,24 @@
 #ifndef NPUPLAN_VERIFY_VERIFY_H_
 #define NPUPLAN_VERIFY_VERIFY_H_
 
+#include <functional>
+#include <string_view>
+
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
 
 namespace npuplan::verify {
 
 absl::Status VerifyPlan(const Plan& plan);
+// The same, calling `after_check` with each check's name once it passed:
+// "structure", "claims", then the name of each row of stage_checks.def that
+// ran (compile --stats times them).
+absl::Status VerifyPlan(const Plan& plan,
+                        const std::function<void(std::string_view check)>& after_check);
 
 // The rows of the stages in plan.established only (no structure, no claims).
-absl::Status VerifyStageChecks(const Plan& plan);
+absl::Status VerifyStageChecks(
+    const Plan& plan, const std::function<void(std::string_view check)>& after_check = nullptr);
 
 }  // namespace npuplan::verify
 
