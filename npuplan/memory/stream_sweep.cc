@@ -50,6 +50,12 @@ struct Pool {
     }
     Insert(from, to);
   }
+  // True when some byte of [from, to) is free here.
+  bool Overlaps(int64_t from, int64_t to) const {
+    auto it = at.upper_bound(from);
+    if (it != at.begin() && std::prev(it)->second > from) return true;
+    return it != at.end() && it->first < to;
+  }
   // Removes [from, to) from the pool (splitting blocks it cuts).
   void Remove(int64_t from, int64_t to) {
     auto it = at.upper_bound(from);
@@ -114,6 +120,16 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     }
     return true;
   };
+  // Bytes free to a stream b does not use would be lost to that stream's
+  // next buffers, which may then have to go to the top.
+  auto FreeToOtherStreams = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+    for (size_t t = 0; t < k; ++t) {
+      if (std::find(b.streams.begin(), b.streams.end(), static_cast<int>(t)) != b.streams.end())
+        continue;
+      if (pools[t].Overlaps(from, to)) return true;
+    }
+    return false;
+  };
   constexpr int kBlocksTried = 8;
   for (int b : order) {
     const SweepBuffer& buf = buffers[b];
@@ -125,17 +141,28 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     int64_t at = -1;
     if (!buf.streams.empty()) {
       const Pool& primary = pools[static_cast<size_t>(buf.streams.front())];
+      // Best fit, preferring a block no other stream could use now if it is
+      // at most twice the best fit's length (a longer one is a big block
+      // this stream's later buffers need whole); else the best fitting one.
       int tried = 0;
+      int64_t best_fit = -1, best_fit_length = 0;
       for (auto it = primary.by_len.lower_bound({buf.size, std::numeric_limits<int64_t>::min()});
            it != primary.by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+        if (best_fit >= 0 && it->first - best_fit_length > best_fit_length) break;
         const int64_t start = AlignUp(it->second, buf.alignment);
         if (start + buf.size > it->second + it->first) continue;
         const bool everywhere = buf.streams.size() == 1 || ReleasedInTime(start, start + buf.size, buf);
-        if (everywhere) {
+        if (!everywhere) continue;
+        if (!FreeToOtherStreams(start, start + buf.size, buf)) {
           at = start;
           break;
         }
+        if (best_fit < 0) {
+          best_fit = start;
+          best_fit_length = it->first;
+        }
       }
+      if (at < 0) at = best_fit;
       // The top: a single-stream buffer extends its pool's block ending there.
       if (at < 0 && buf.streams.size() == 1 && !primary.at.empty() && std::prev(primary.at.end())->second == top) {
         const int64_t start = AlignUp(std::prev(primary.at.end())->first, buf.alignment);

@@ -12,11 +12,14 @@
 // The sweep visits buffers by (lower, size descending, index). A dead buffer's
 // bytes enter the free pool of stream t at its R_t; a buffer takes the
 // smallest block (lowest offset on ties) free in the pools of all its streams,
-// else space at the top. Blocks come from the pool of b's first stream
-// (released by b.lower); on b's other streams t each owner a of the bytes
-// must have R_t(a) <= first_use_t(b) (released by the time b runs there). Taking bytes removes them from every pool; a later
-// release only returns bytes its buffer still owns (R_t grows along reuse
-// chains, so the newest owner's release comes last).
+// preferring among the few best fitting blocks one whose bytes are free in no
+// pool of a stream it does not use and at most twice the best fit's length
+// (bytes another stream could use now are left to it), else space at the top.
+// Blocks come from the pool of b's first stream (released by b.lower); on b's
+// other streams t each owner a of the bytes must have R_t(a) <= first_use_t(b)
+// (released by the time b runs there). Taking bytes removes them from every
+// pool; a later release only returns bytes its buffer still owns (R_t grows
+// along reuse chains, so the newest owner's release comes last).
 //
 //   bytes ^   s1: a ──► (a dead, released to s1 at once; to s0 only when
 //         |             s0 waits for a)

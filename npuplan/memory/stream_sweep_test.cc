@@ -141,6 +141,45 @@ TEST(StreamSweepTest, MultiStreamBufferNeedsEveryStreamReleased) {
   EXPECT_EQ(SweepStreamAware(bufs, 2).peak, 1024);
 }
 
+// Of two equally fitting blocks, b on s0 takes the one only s0 may use, so
+// the block also released to s1 is left for c (the lowest offset, first
+// before, sent c to the top: peak 4096).
+TEST(StreamSweepTest, PrefersBytesNoOtherStreamMayUse) {
+  constexpr int64_t kNever = SweepBuffer::kNever;
+  std::vector<SweepBuffer> bufs(5);
+  bufs[0] = {0, 2, 1024, 512, {0}, {0}, {2, 2}};             // a0: released to s0 and s1
+  bufs[1] = {0, 10, 1024, 512, {0}, {0}, {kNever, kNever}};  // x: keeps the two blocks apart
+  bufs[2] = {0, 2, 1024, 512, {0}, {0}, {2, kNever}};        // a1: released to s0 only
+  bufs[3] = {3, 10, 1024, 512, {0}, {3}, {kNever, kNever}};  // b on s0
+  bufs[4] = {4, 10, 1024, 512, {1}, {4}, {kNever, kNever}};  // c on s1
+  const SweepResult r = SweepStreamAware(bufs, 2);
+  EXPECT_EQ(r.offsets[0], 0);
+  EXPECT_EQ(r.offsets[2], 2048);
+  EXPECT_EQ(r.offsets[3], 2048);  // a1's bytes
+  EXPECT_EQ(r.offsets[4], 0);     // a0's bytes
+  EXPECT_EQ(r.peak, 3072);
+}
+
+// ... but not a block more than twice as long as the best fit: b takes the
+// shared 1 KiB block and leaves the exclusive 4 KiB one whole for d (taking
+// it sent d to the top: peak 11264).
+TEST(StreamSweepTest, LeavesLongExclusiveBlocksWhole) {
+  constexpr int64_t kNever = SweepBuffer::kNever;
+  std::vector<SweepBuffer> bufs(7);
+  bufs[0] = {0, 2, 1024, 512, {0}, {0}, {2, 2}};             // a0: released to s0 and s1
+  bufs[1] = {0, 10, 1024, 512, {0}, {0}, {kNever, kNever}};  // x
+  bufs[2] = {1, 2, 4096, 512, {0}, {1}, {2, kNever}};        // a1: released to s0 only
+  bufs[3] = {1, 10, 1024, 512, {0}, {1}, {kNever, kNever}};  // y: keeps a1's block off the top
+  bufs[4] = {3, 10, 1024, 512, {0}, {3}, {kNever, kNever}};  // b on s0
+  bufs[5] = {4, 10, 4096, 512, {0}, {4}, {kNever, kNever}};  // d on s0
+  bufs[6] = {4, 10, 1024, 512, {1}, {4}, {kNever, kNever}};  // c on s1
+  const SweepResult r = SweepStreamAware(bufs, 2);
+  EXPECT_EQ(r.offsets[2], 2048);
+  EXPECT_EQ(r.offsets[4], 0);     // a0's bytes
+  EXPECT_EQ(r.offsets[5], 2048);  // a1's bytes
+  EXPECT_EQ(r.peak, 8192);
+}
+
 TEST(StreamSweepTest, ZeroSizeAndEmptyInputs) {
   EXPECT_EQ(SweepStreamAware({}, 0).peak, 0);
   std::vector<SweepBuffer> bufs(1);
