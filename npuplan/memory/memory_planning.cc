@@ -80,11 +80,14 @@ absl::StatusOr<memory::IntervalSolution> SolvePool(const memory::IntervalProblem
 
 // The stream-aware sweep needs no conflict pairs and no widening: it
 // releases a dead buffer's bytes per stream (stream_sweep.h). Its plan
-// replaces `sol`'s when it beats it (the solver keeps ties). Returns the
-// method of the plan kept, as MemoryPlanned logs it.
+// replaces `sol`'s when it beats it (the solver keeps ties); it is not run
+// when `sol` already reaches `true_bound`, a bound on every plan, since it
+// could not beat it then. Returns the method of the plan kept, as
+// MemoryPlanned logs it.
 std::string KeepBetterSweep(const memory::StreamAwareReuse& reuse, const std::vector<int>& pool,
-                            int64_t alignment, memory::IntervalSolution& sol) {
+                            int64_t alignment, int64_t true_bound, memory::IntervalSolution& sol) {
   std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
+  if (sol.peak <= true_bound) return method;
   memory::SweepResult swept = memory::SweepStreamAware(
       reuse.SweepInput(pool, alignment), static_cast<int>(reuse.happens_before().num_streams()));
   if (swept.peak < sol.peak) {
@@ -102,7 +105,7 @@ int64_t TrueLifetimeBound(const memory::TensorLifetimes& lt, const std::vector<i
   memory::IntervalProblem exact;
   for (int b : pool) {
     const memory::LogicalBuffer& buf = lt.buffers[b];
-    exact.buffers.push_back({buf.name, buf.lower, buf.upper, buf.size, alignment});
+    exact.buffers.push_back({std::string(), buf.lower, buf.upper, buf.size, alignment});
   }
   return memory::MaxLiveBytes(exact);
 }
@@ -277,9 +280,10 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   // 3. Solve, then the stream sweep; bound and regions.
   NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution sol, SolvePool(problem, options));
   lap.Lap(ctx.stats, "memory-planning: interval solver");
-  const std::string method = KeepBetterSweep(reuse, pool, alignment, sol);
+  const int64_t true_bound = TrueLifetimeBound(lt, pool, alignment);
+  const std::string method = KeepBetterSweep(reuse, pool, alignment, true_bound, sol);
   lap.Lap(ctx.stats, "memory-planning: stream sweep");
-  if (conflicts.extended > 0) sol.lower_bound = TrueLifetimeBound(lt, pool, alignment);
+  if (conflicts.extended > 0) sol.lower_bound = true_bound;
   sol.lower_bound = std::min(sol.lower_bound, sol.peak);
   sol.optimal = sol.peak == sol.lower_bound;
   std::vector<int64_t> offset(lt.buffers.size(), 0);
