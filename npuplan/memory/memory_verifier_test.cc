@@ -95,6 +95,17 @@ TEST(MemoryVerifierTest, RejectsWrongSizeAlignmentAndMissingTensor) {
     plan.memory.tensors.pop_back();
     EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "has no placement"));
   }
+  {
+    Plan plan = PlannedTwoStreams();
+    plan.memory.tensors.push_back(plan.memory.tensors.front());
+    EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "is placed twice"));
+  }
+  {
+    Plan plan = PlannedTwoStreams();
+    Placement(plan, "a").output = 7;  // node a has one output
+    EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal,
+                                                 "'a:7' is placed but is not a planned tensor"));
+  }
 }
 
 TEST(MemoryVerifierTest, RejectsWrongPeakAndBound) {

@@ -31,63 +31,34 @@ std::string Describe(const Model& m, const LogicalBuffer& b) {
                 b.live_to_end ? ", graph output" : "", ")");
 }
 
-// Every tensor a placement can name — each node's workspace and outputs —
-// numbered densely, sized by the node and output counts: node i's are
-// begin[i] (workspace), begin[i] + 1 + output.
-class TensorIndex {
- public:
-  explicit TensorIndex(const Model& m) : m_(m) {
-    begin_.reserve(m.num_nodes() + 1);
-    size_t at = 0;
-    for (const Node& n : m.nodes()) {
-      begin_.push_back(at);
-      at += n.outputs.size() + 1;
-    }
-    begin_.push_back(at);
-  }
-  size_t size() const { return begin_.back(); }
-  // Its number, or -1 for an output the node does not have.
-  int64_t Of(TensorRef r) const {
-    if (!r.node.valid() || r.node.index() >= m_.num_nodes() || r.output < TensorRef::kWorkspace ||
-        r.output >= static_cast<int64_t>(m_.node(r.node).outputs.size()))
-      return -1;
-    return static_cast<int64_t>(begin_[r.node.index()]) + 1 + r.output;
-  }
-
- private:
-  const Model& m_;
-  std::vector<size_t> begin_;
-};
-
 // What the placement checks fill: each buffer's offset and how many of its
-// tensors are placed, and which tensors (TensorIndex) are placed.
+// tensors are placed, and which planned tensors (entries of
+// TensorLifetimes::buffer_of) are placed.
 struct Placed {
   std::vector<int64_t> offset;
   std::vector<int> seen;
   std::vector<uint8_t> tensors;
 };
 
-// One placement against its recomputed tensor and buffer (`buffer_of`: by
-// TensorIndex, the recomputed buffer of each planned tensor, else -1).
-absl::Status CheckPlacement(const Model& m, const TensorLifetimes& lt, const TensorIndex& index,
-                            const std::vector<int32_t>& buffer_of, const TensorPlacement& tp,
+// One placement against its recomputed tensor and buffer.
+absl::Status CheckPlacement(const Model& m, const TensorLifetimes& lt, const TensorPlacement& tp,
                             bool order_changed, Placed& placed) {
   if (!tp.node.valid() || tp.node.index() >= m.num_nodes())
     return Fail("memory-tensors", "a placement names no node");
   TensorRef r{tp.node, tp.output};
   // Only a failure names the tensor (no string per placement).
   auto name = [&m, r] { return TensorName(m, r); };
-  // A tensor the node does not have is no planned tensor: it fails below the
-  // first time it is placed, so it is never placed twice.
-  const int64_t t = index.Of(r);
-  if (t >= 0 && placed.tensors[t]++ > 0)
+  // A tensor that is not planned fails below the first time it is placed, so
+  // only planned ones (entries of buffer_of) can be placed twice.
+  const BufferIndex::const_iterator it = lt.buffer_of.find(r);
+  if (it != lt.buffer_of.end() && placed.tensors[it - lt.buffer_of.begin()]++ > 0)
     return Fail("memory-tensors", StrCat("tensor '", name(), "' is placed twice"));
-  if (t < 0 || buffer_of[t] < 0) {
+  if (it == lt.buffer_of.end()) {
     return Fail("memory-tensors",
                 StrCat("tensor '", name(), "' is placed but is not a planned tensor of the graph ",
                        "(no such output, no workspace, or unknown size)"));
   }
-  const int32_t buffer = buffer_of[t];
+  const int32_t buffer = it->second;
   const LogicalBuffer& b = lt.buffers[buffer];
   const MemoryRegion region =
       r.output == TensorRef::kWorkspace ? MemoryRegion::kWorkspace : b.region;
@@ -139,17 +110,9 @@ absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed
   const bool order_changed = Has(plan.established, IrProperty::kSyncNodes);
   placed.offset.assign(lt.buffers.size(), -1);
   placed.seen.assign(lt.buffers.size(), 0);
-  const TensorIndex index(m);
-  placed.tensors.assign(index.size(), 0);
-  // The recomputed tensor → buffer map (TensorLifetimes::buffer_of), dense.
-  std::vector<int32_t> buffer_of(index.size(), -1);
-  for (size_t b = 0; b < lt.buffers.size(); ++b) {
-    for (const TensorRef& r : lt.buffers[b].members) {
-      if (const int64_t t = index.Of(r); t >= 0) buffer_of[t] = static_cast<int32_t>(b);
-    }
-  }
+  placed.tensors.assign(lt.buffer_of.size(), 0);
   for (const TensorPlacement& tp : mem.tensors) {
-    NPUPLAN_RETURN_IF_ERROR(CheckPlacement(m, lt, index, buffer_of, tp, order_changed, placed));
+    NPUPLAN_RETURN_IF_ERROR(CheckPlacement(m, lt, tp, order_changed, placed));
   }
   if (mem.dynamic_tensors != lt.dynamic) {
     return Fail("memory-tensors",
@@ -158,7 +121,8 @@ absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed
   }
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     for (const TensorRef& r : lt.buffers[b].members) {
-      if (const int64_t t = index.Of(r); t < 0 || placed.tensors[t] == 0)
+      if (const auto it = lt.buffer_of.find(r);
+          it == lt.buffer_of.end() || placed.tensors[it - lt.buffer_of.begin()] == 0)
         return Fail("memory-tensors", StrCat("tensor '", TensorName(m, r), "' has no placement"));
     }
   }
