@@ -39,8 +39,11 @@ absl::Status CheckJsonOptions(const SourceOptions& opts) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<LoadedSource> ParseJson(std::string_view text, const std::string& source,
-                                       const EngineTable& table, const SourceOptions& opts) {
+// `owned`, when given, holds `text`: a graph's is then freed as soon as it is
+// parsed (the reader's second phase and the sort never need it).
+absl::StatusOr<LoadedSource> ParseJson(std::string_view text, std::string* owned,
+                                       const std::string& source, const EngineTable& table,
+                                       const SourceOptions& opts) {
   LoadedSource out;
   if (LooksLikePlan(text)) {
     NPUPLAN_ASSIGN_OR_RETURN(out.plan, ParsePlanJson(text, source, opts.limits));
@@ -51,7 +54,11 @@ absl::StatusOr<LoadedSource> ParseJson(std::string_view text, const std::string&
   gopts.engines = &table;
   gopts.limits = opts.limits;
   gopts.topo_sorting_mode = opts.topo_sorting_mode;
-  NPUPLAN_ASSIGN_OR_RETURN(out.plan.model, ParseGraphJson(text, source, gopts));
+  if (owned != nullptr) {
+    NPUPLAN_ASSIGN_OR_RETURN(out.plan.model, ParseGraphJsonOwned(std::move(*owned), source, gopts));
+  } else {
+    NPUPLAN_ASSIGN_OR_RETURN(out.plan.model, ParseGraphJson(text, source, gopts));
+  }
   return out;
 }
 
@@ -83,14 +90,14 @@ absl::StatusOr<LoadedSource> LoadSourceFile(const std::string& path, const Sourc
     return FromImport(ImportOnnxFile(path, OnnxOptions(table, opts)), opts);
   NPUPLAN_RETURN_IF_ERROR(CheckJsonOptions(opts));
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseJson(text, path, table, opts);
+  return ParseJson(text, &text, path, table, opts);
 }
 
 absl::StatusOr<LoadedSource> LoadSourceJson(std::string_view text, const std::string& source,
                                             const SourceOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
   NPUPLAN_RETURN_IF_ERROR(CheckJsonOptions(opts));
-  return ParseJson(text, source, table, opts);
+  return ParseJson(text, nullptr, source, table, opts);
 }
 
 absl::StatusOr<LoadedSource> LoadSourceOnnx(std::string_view bytes, const std::string& source,

@@ -387,6 +387,17 @@ absl::StatusOr<Model> ParseGraphJson(std::string_view text, std::string_view sou
   return graph_json_internal::FinishRead(reader, parsed);
 }
 
+absl::StatusOr<Model> ParseGraphJsonOwned(std::string text, std::string_view source,
+                                          const GraphReadOptions& opts) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, source));
+  GraphReader reader(source, opts);
+  bool parsed = nlohmann::json::sax_parse(text, &reader);
+  // The first phase copied all it needs (errors carry JSON paths, not
+  // offsets): the text's memory goes back to the heap before the build.
+  std::string().swap(text);
+  return graph_json_internal::FinishRead(reader, parsed);
+}
+
 absl::StatusOr<Model> GraphFromJson(const nlohmann::json& j, std::string_view source,
                                     const GraphReadOptions& opts) {
   GraphReader reader(source, opts);
@@ -396,7 +407,7 @@ absl::StatusOr<Model> GraphFromJson(const nlohmann::json& j, std::string_view so
 
 absl::StatusOr<Model> ReadGraphFile(const std::string& path, const GraphReadOptions& opts) {
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseGraphJson(text, path, opts);
+  return ParseGraphJsonOwned(std::move(text), path, opts);
 }
 
 }  // namespace npuplan

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "npuplan/ir/verifier.h"
@@ -76,6 +78,33 @@ TEST(GraphJsonTest, RoundTripIsByteIdentical) {
   std::string once = WriteGraphJson(m);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m2, ParseGraphJson(once, "once.json"));
   EXPECT_EQ(WriteGraphJson(m2), once);
+}
+
+TEST(GraphJsonTest, OwnedTextReadsTheSameModel) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model kept, ParseGraphJson(kWhileGraph, "g.json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model owned, ParseGraphJsonOwned(kWhileGraph, "g.json"));
+  EXPECT_EQ(WriteGraphJson(owned), WriteGraphJson(kept));
+}
+
+// ReadGraphFile frees the text before the build: an error found there (an
+// unknown reference) or in the sort (a cycle) still names the file, the JSON
+// path and the nodes.
+TEST(GraphJsonTest, ReadGraphFileNamesFileAndNodeAfterTheTextIsFreed) {
+  const std::string path = ::testing::TempDir() + "/late_errors.json";
+  auto read = [&](const std::string& nodes) {
+    std::ofstream(path) << "{\"format\": \"npuplan.graph/1\", \"nodes\": [" << nodes << "]}";
+    return ReadGraphFile(path);
+  };
+  EXPECT_THAT(read(R"({"name": "a", "type": "Data", "outputs": [{"shape": [1]}]},
+                      {"name": "b", "type": "Relu", "inputs": ["a:0", "zz:0"]})"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       path + ": $.nodes[1].inputs[1]: unknown node 'zz'"));
+  absl::StatusOr<Model> cycle =
+      read(R"({"name": "a", "type": "Relu", "inputs": ["b:0"], "outputs": [{"shape": [1]}]},
+              {"name": "b", "type": "Relu", "inputs": ["a:0"], "outputs": [{"shape": [1]}]})");
+  EXPECT_THAT(cycle, StatusIs(absl::StatusCode::kInvalidArgument, path + ": graph "));
+  EXPECT_THAT(cycle, StatusIs(absl::StatusCode::kInvalidArgument, "has a cycle: "));
+  std::remove(path.c_str());
 }
 
 TEST(GraphJsonTest, ReadsFieldsInAnyOrder) {
@@ -252,6 +281,15 @@ TEST_P(GraphJsonBadInputTest, RejectsWithClearMessage) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("bad.json"));
   EXPECT_THAT(std::string(result.status().message()), HasSubstr(GetParam().message));
+}
+
+// The reader that frees the text after the first phase reports every error
+// as the one that keeps it: the same code and message, file, path and node.
+TEST_P(GraphJsonBadInputTest, OwnedTextGivesTheSameError) {
+  auto kept = ParseGraphJson(GetParam().text, "bad.json");
+  auto owned = ParseGraphJsonOwned(std::string(GetParam().text), "bad.json");
+  ASSERT_FALSE(owned.ok());
+  EXPECT_EQ(owned.status(), kept.status());
 }
 
 #define G(body) "{\"format\": \"npuplan.graph/1\", \"nodes\": [" body "]}"
