@@ -122,11 +122,8 @@ const std::vector<std::string>& Plan::warnings() const { return impl_->warnings;
 const std::string& Plan::decisions() const { return impl_->decisions; }
 std::string Plan::ToJson() const { return WritePlanJson(impl_->plan); }
 absl::Status Plan::Write(const std::string& path) const {
-  // One transaction named as `compile -o` names it: the same messages.
-  OutputTransaction out;
-  NPUPLAN_RETURN_IF_ERROR(out.Add(path, "-o"));
-  NPUPLAN_RETURN_IF_ERROR(out.Write(path, WritePlanJson(impl_->plan)));
-  return out.Commit();
+  // Named as `compile -o` names it (the same messages), streamed as it writes.
+  return WritePlanFile(impl_->plan, path, "-o");
 }
 
 PlanSummary Plan::summary() const {

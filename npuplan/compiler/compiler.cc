@@ -127,7 +127,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
       if (config.on_pass) config.on_pass(seq, pass);
       if (!dump_re || !std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
       std::string file = fmt::format("{}/{:03d}.{}.plan.json", config.dump_dir, seq, pass);
-      return WriteFileAtomically(file, WritePlanJson(p));
+      return WritePlanFile(p, file, "output");  // the messages of WriteFileAtomically
     };
   }
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());

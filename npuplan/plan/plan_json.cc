@@ -1,14 +1,18 @@
 #include "npuplan/plan/plan_json.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/support/file_util.h"
 #include "npuplan/support/json_document.h"
 #include "npuplan/support/json_writer.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
@@ -103,20 +107,44 @@ struct EventsByNode {
   }
 };
 
+// Node indices in name order. Each name's first 8 bytes, big-endian, are a
+// sort key that orders as the bytes do (std::string compares bytes as
+// unsigned char); only names equal in those bytes are compared whole. A 1M
+// node plan's sort no longer reads each name ~20 times through memcmp.
+std::vector<uint32_t> NodesByName(const Model& m) {
+  struct Entry {
+    uint64_t prefix;
+    uint32_t index;
+  };
+  std::vector<Entry> entries(m.num_nodes());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string& name = m.nodes()[i].name;
+    uint64_t prefix = 0;
+    for (size_t b = 0; b < 8; ++b) {
+      const uint64_t byte = b < name.size() ? static_cast<unsigned char>(name[b]) : 0;
+      prefix = (prefix << 8) | byte;
+    }
+    entries[i] = {prefix, static_cast<uint32_t>(i)};
+  }
+  std::sort(entries.begin(), entries.end(), [&m](const Entry& a, const Entry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return m.nodes()[a.index].name < m.nodes()[b.index].name;
+  });
+  std::vector<uint32_t> order(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].index;
+  return order;
+}
+
 // Node entries keyed (so sorted) by name.
 void WriteNodes(const Plan& plan, JsonWriter& w) {
   const Model& m = plan.model;
   const EventsByNode sends(plan, &SyncEvent::send), recvs(plan, &SyncEvent::recv);
-  // (name, index): sorting the names themselves, not indices into the table.
-  std::vector<std::pair<std::string_view, uint32_t>> by_name(m.num_nodes());
-  for (size_t i = 0; i < by_name.size(); ++i)
-    by_name[i] = {m.nodes()[i].name, static_cast<uint32_t>(i)};
-  std::sort(by_name.begin(), by_name.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const std::vector<uint32_t> by_name = NodesByName(m);
   w.Key("nodes");
   w.BeginObject();
-  for (const auto& [name, i] : by_name) {
+  for (const uint32_t i : by_name) {
     const Node& n = m.nodes()[i];
+    const std::string& name = n.name;
     int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;
     w.Key(name);
     w.BeginObject();
@@ -282,6 +310,15 @@ absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink) {
   JsonWriter w(sink, 1);
   WritePlan(plan, w);
   return w.Finish();
+}
+
+absl::Status WritePlanFile(const Plan& plan, const std::string& path, std::string_view what) {
+  OutputTransaction out;
+  NPUPLAN_RETURN_IF_ERROR(out.Add(path, what));
+  NPUPLAN_RETURN_IF_ERROR(out.WriteChunks(path, [&](const OutputTransaction::ChunkWriter& write) {
+    return WritePlanJson(plan, write);
+  }));
+  return out.Commit();
 }
 
 }  // namespace npuplan

@@ -25,6 +25,10 @@ std::string WritePlanJson(const Plan& plan);
 // The same text streamed to `sink` in chunks (JsonWriter::kChunkBytes), so a
 // large plan is never whole in memory; the sink's first error is returned.
 absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink);
+// The plan written to the file `path` in one OutputTransaction (`what` names
+// it in messages, e.g. "-o"), streamed as above: nothing is left behind on an
+// error.
+absl::Status WritePlanFile(const Plan& plan, const std::string& path, std::string_view what);
 // The plan's "graph" goes through the graph reader with `limits`
 // (plan_json_reader.cc). Every other field is typed and range-checked: ids are
 // bounded by what the file's own counts allow (docs/plan-format.md).

@@ -1,9 +1,11 @@
 #include "npuplan/plan/plan_json.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -45,6 +47,55 @@ TEST(PlanJsonTest, MinimalPlanReadsAndRoundTrips) {
   absl::StatusOr<Plan> again = ParsePlanJson(text, "again.json");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(WritePlanJson(*again), text);
+}
+
+// The node entries are in byte order of the names, whether two names differ
+// in their first 8 bytes (the sort's key), only after them, are shorter than
+// 8, or hold bytes beyond ASCII (ordered as unsigned).
+TEST(PlanJsonTest, WritesNodesInByteOrderOfTheirNames) {
+  const std::vector<std::string> names = {"layer_00_attn_q10", "layer_00_attn_q2",
+                                          "layer_00",          "layer_0",
+                                          "layer_00_attn",     "z",
+                                          "\u00e9t\u00e9",     "a",
+                                          "layer_00_",         "layer_00_attn_k",
+                                          "layer_01",          "B",
+                                          "layer_00_attn_q1"};
+  std::string graph = R"({"format": "npuplan.graph/1", "nodes": [)";
+  for (size_t i = 0; i < names.size(); ++i)
+    graph += StrCatForTest(i ? ", " : "", R"({"type": "Data", "name": ")", names[i], "\"}");
+  absl::StatusOr<Plan> plan = ParsePlanJson(
+      StrCatForTest(R"({"format": "npuplan.plan/1", "graph": )", graph, "]}}"), "p.json");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const auto written = nlohmann::ordered_json::parse(WritePlanJson(*plan));
+  std::vector<std::string> order;
+  for (const auto& [name, entry] : written.at("nodes").items()) order.push_back(name);
+  std::vector<std::string> expected;
+  for (const Node& n : plan->model.nodes()) expected.push_back(n.name);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(order, expected);
+  EXPECT_EQ(order.size(), names.size());
+  EXPECT_EQ(order.front(), "B");
+  EXPECT_EQ(order.back(), "\u00e9t\u00e9");  // 0xC3 sorts after ASCII
+}
+
+// WritePlanFile streams the same text WritePlanJson returns; a file it
+// cannot write is an error naming the path and the output, leaving nothing.
+TEST(PlanJsonTest, WritePlanFileWritesTheTextOrNothing) {
+  absl::StatusOr<Plan> plan = ParsePlanJson(kMinimalPlan, "p.json");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string dir = ::testing::TempDir() + "/write_plan_file";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/plan.json";
+  ASSERT_TRUE(WritePlanFile(*plan, path, "-o").ok());
+  absl::StatusOr<std::string> text = ReadFile(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, WritePlanJson(*plan));
+  const std::string missing = dir + "/no/such/dir/plan.json";
+  absl::Status s = WritePlanFile(*plan, missing, "-o");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr(missing + ": cannot write -o file"));
+  EXPECT_FALSE(std::filesystem::exists(missing));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PlanJsonTest, RejectsTextThatIsNotJson) {
