@@ -17,8 +17,8 @@ using ::testing::HasSubstr;
 constexpr char kGraph[] = R"({
   "format": "npuplan.graph/1", "name": "g",
   "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"dims": [1, 8]}]},
-    {"name": "r", "type": "Relu", "inputs": ["x:0"], "outputs": [{"dims": [1, 8]}],
+    {"name": "x", "type": "Data", "outputs": [{"shape": [1, 8]}]},
+    {"name": "r", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [1, 8]}],
      "attrs": {"alpha": 0.25, "flag": true, "ids": [3, 1, 2]}},
     {"name": "out", "type": "NetOutput", "inputs": ["r:0"]}
   ]
@@ -74,10 +74,13 @@ TEST(OnnxPluginWireTest, AnErrorKeepsItsCodeAndMessage) {
 
 TEST(OnnxPluginWireTest, MalformedMessagesAreInternalErrors) {
   EXPECT_THAT(DecodeRequest("[1]"), StatusIs(absl::StatusCode::kInternal, "malformed request"));
-  EXPECT_THAT(DecodeRequest(R"({"path": "m.onnx"})"), StatusIs(absl::StatusCode::kInternal, "malformed request"));
+  EXPECT_THAT(DecodeRequest(R"({"path": "m.onnx"})"),
+              StatusIs(absl::StatusCode::kInternal, "malformed request"));
   const EngineTable& e = EngineTable::Default();
-  EXPECT_THAT(DecodeResponse("no newline", "m", e), StatusIs(absl::StatusCode::kInternal, "no header line"));
-  EXPECT_THAT(DecodeResponse("{\"code\": 0}\n{}", "m", e), StatusIs(absl::StatusCode::kInternal, "malformed"));
+  EXPECT_THAT(DecodeResponse("no newline", "m", e),
+              StatusIs(absl::StatusCode::kInternal, "no header line"));
+  EXPECT_THAT(DecodeResponse("{\"code\": 0}\n{}", "m", e),
+              StatusIs(absl::StatusCode::kInternal, "malformed"));
   auto bad_graph = DecodeResponse(
       "{\"code\": 0, \"stats\": {\"ir_version\": 0, \"opset\": 0, \"onnx_nodes\": 0, \"nodes\": 0, "
       "\"subgraphs\": 0, \"captures\": 0, \"dynamic_nodes\": 0, \"unknown_tensors_onnx\": 0, "
