@@ -57,8 +57,7 @@ template <typename Lower, typename Upper, typename Size>
 std::optional<int64_t> LiveBytesBound(size_t n, Lower lower, Upper upper, Size size) {
   std::vector<int> by_lower(n);
   for (size_t i = 0; i < n; ++i) by_lower[i] = static_cast<int>(i);
-  std::stable_sort(by_lower.begin(), by_lower.end(),
-                   [&](int a, int b) { return lower(a) < lower(b); });
+  StableSortByKey(by_lower, lower);
   using Live = std::pair<int64_t, int64_t>;  // (upper, size)
   std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
   int64_t total = 0, best = 0;
