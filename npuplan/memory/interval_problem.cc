@@ -1,11 +1,11 @@
 #include "npuplan/memory/interval_problem.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <queue>
 #include <string_view>
-#include <functional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"

@@ -87,7 +87,8 @@ void StableSortByKey(std::vector<int>& items, Key key) {
   for (int i : items) ++begin[static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(lo) + 1];
   for (size_t k = 1; k < begin.size(); ++k) begin[k] += begin[k - 1];
   std::vector<int> sorted(items.size());
-  for (int i : items) sorted[begin[static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(lo)]++] = i;
+  for (int i : items)
+    sorted[begin[static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(lo)]++] = i;
   items = std::move(sorted);
 }
 

@@ -245,7 +245,8 @@ TEST(IntervalProblemTest, FirstDuplicateIdFindsTheFirstRepeat) {
     const int alphabet = 1 + static_cast<int>(rng() % 80);
     for (IntervalBuffer& b : bufs) b.id = absl::StrCat("t", rng() % alphabet);
     int want = static_cast<int>(bufs.size());
-    for (int i = 0; i < static_cast<int>(bufs.size()) && want == static_cast<int>(bufs.size()); ++i) {
+    for (int i = 0; i < static_cast<int>(bufs.size()) && want == static_cast<int>(bufs.size());
+         ++i) {
       for (int j = 0; j < i; ++j) {
         if (bufs[j].id == bufs[i].id) want = i;
       }
