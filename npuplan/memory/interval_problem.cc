@@ -1,11 +1,12 @@
 #include "npuplan/memory/interval_problem.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <queue>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "npuplan/support/checked_math.h"
@@ -45,9 +46,35 @@ std::vector<LiveSet> LiveSetsAtStarts(const IntervalProblem& problem) {
 
 }  // namespace
 
+int FirstDuplicateId(const std::vector<IntervalBuffer>& buffers) {
+  const size_t n = buffers.size();
+  std::vector<std::pair<size_t, int>> hashed(n);  // (hash of id, index)
+  for (size_t i = 0; i < n; ++i)
+    hashed[i] = {std::hash<std::string_view>{}(buffers[i].id), static_cast<int>(i)};
+  std::sort(hashed.begin(), hashed.end());
+  int first = static_cast<int>(n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && hashed[j].first == hashed[i].first) ++j;
+    if (j - i > 1) {
+      // By (id, index): an id's second occurrence follows its first.
+      std::sort(hashed.begin() + i, hashed.begin() + j, [&](const auto& a, const auto& b) {
+        const std::string &x = buffers[a.second].id, &y = buffers[b.second].id;
+        return x != y ? x < y : a.second < b.second;
+      });
+      for (size_t k = i + 1; k < j; ++k) {
+        if (buffers[hashed[k].second].id == buffers[hashed[k - 1].second].id)
+          first = std::min(first, hashed[k].second);
+      }
+    }
+    i = j;
+  }
+  return first;
+}
+
 absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
   const int n = static_cast<int>(problem.buffers.size());
-  std::unordered_map<std::string_view, int> seen;
+  const int first_duplicate = FirstDuplicateId(problem.buffers);
   int64_t total = 0;
   for (int i = 0; i < n; ++i) {
     const IntervalBuffer& b = problem.buffers[i];
@@ -63,8 +90,7 @@ absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
       return absl::InvalidArgumentError(
           absl::StrCat("buffer '", b.id, "': alignment (", b.alignment, ") must be >= 1"));
     }
-    auto [it, inserted] = seen.emplace(b.id, i);
-    if (!inserted) {
+    if (i == first_duplicate) {
       return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id, "'"));
     }
     // The solvers form upper - lower (lengths, areas).
@@ -198,9 +224,7 @@ std::vector<int> ByLower(const IntervalProblem& problem) {
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].size > 0) order.push_back(static_cast<int>(i));
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return problem.buffers[a].lower < problem.buffers[b].lower;
-  });
+  StableSortByKey(order, [&](int b) { return problem.buffers[b].lower; });
   return order;
 }
 

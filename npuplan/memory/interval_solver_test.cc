@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -233,6 +234,64 @@ TEST(IntervalSolverTest, GreedyOnlySkipsSearch) {
   const IntervalSolution s = SolveAndValidate(MinimallocExample(), o);
   EXPECT_EQ(s.stats.nodes, 0);
   EXPECT_EQ(s.peak, s.stats.greedy_peak);
+}
+
+// FirstDuplicateId against a pairwise scan: the first index whose id
+// repeated an earlier one, on ids from a small alphabet (many repeats).
+TEST(IntervalProblemTest, FirstDuplicateIdFindsTheFirstRepeat) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<IntervalBuffer> bufs(1 + rng() % 40);
+    const int alphabet = 1 + static_cast<int>(rng() % 80);
+    for (IntervalBuffer& b : bufs) b.id = absl::StrCat("t", rng() % alphabet);
+    int want = static_cast<int>(bufs.size());
+    for (int i = 0; i < static_cast<int>(bufs.size()) && want == static_cast<int>(bufs.size());
+         ++i) {
+      for (int j = 0; j < i; ++j) {
+        if (bufs[j].id == bufs[i].id) want = i;
+      }
+    }
+    EXPECT_EQ(FirstDuplicateId(bufs), want) << "round " << round;
+  }
+  EXPECT_EQ(FirstDuplicateId({}), 0);
+}
+
+TEST(IntervalProblemTest, DuplicateIsReportedAfterEarlierBuffersErrors) {
+  IntervalProblem p;
+  // Buffer 1 both repeats an id and has a bad lifetime: the lifetime rule
+  // is checked first; a repeat at 2 is reported before a bad size at 3.
+  p.buffers = {{"a", 0, 1, 1}, {"a", 2, 2, 1}};
+  EXPECT_THAT(CheckIntervalProblem(p), StatusIs(absl::StatusCode::kInvalidArgument, "lower (2)"));
+  p.buffers = {{"a", 0, 1, 1}, {"b", 0, 1, 1}, {"b", 0, 1, 1}, {"c", 0, 1, -1}};
+  EXPECT_THAT(CheckIntervalProblem(p),
+              StatusIs(absl::StatusCode::kInvalidArgument, "duplicate buffer id 'b'"));
+}
+
+// StableSortByKey equals std::stable_sort on both of its paths (counting
+// sort for dense keys, stable_sort for sparse or few ones).
+TEST(IntervalProblemTest, StableSortByKeyMatchesStableSort) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 300);
+    const bool sparse = round % 3 == 0;
+    std::vector<int64_t> key(n);
+    for (int64_t& k : key) {
+      k = sparse ? static_cast<int64_t>(rng()) * 1'000'003 - (int64_t{1} << 40)
+                 : static_cast<int64_t>(rng() % (n + 5)) - 7;
+    }
+    if (round == 1 && n >= 2) {  // the widest span: stable_sort
+      key[0] = std::numeric_limits<int64_t>::min();
+      key[1] = std::numeric_limits<int64_t>::max();
+    }
+    std::vector<int> items;
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 4 != 0) items.push_back(i);
+    }
+    std::vector<int> want = items;
+    std::stable_sort(want.begin(), want.end(), [&](int a, int b) { return key[a] < key[b]; });
+    StableSortByKey(items, [&](int i) { return key[i]; });
+    EXPECT_EQ(items, want) << "round " << round;
+  }
 }
 
 TEST(IntervalSolverTest, RejectsInvalidProblemAndOptions) {

@@ -14,7 +14,7 @@
 
 #include "npuplan/memory/interval_solver.h"
 #include "npuplan/memory/memory_options.h"
-#include "npuplan/memory/stream_sweep.h"
+#include "npuplan/memory/pool_planner.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -43,71 +43,6 @@ std::vector<int> PoolBuffers(const memory::TensorLifetimes& lt) {
     if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
   }
   return pool;
-}
-
-// The pool as an interval problem: the lifetimes to plan with and the
-// cross-stream conflict pairs (`conflicts`, whose pairs move into it).
-memory::IntervalProblem PoolProblem(const memory::TensorLifetimes& lt, const std::vector<int>& pool,
-                                    memory::StreamAwareReuse::PlanningConflicts& conflicts,
-                                    int64_t alignment) {
-  memory::IntervalProblem problem;
-  problem.buffers.reserve(pool.size());
-  for (size_t i = 0; i < pool.size(); ++i) {
-    const memory::LogicalBuffer& buf = lt.buffers[pool[i]];
-    problem.buffers.push_back({buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
-  }
-  problem.extra_conflicts = std::move(conflicts.pairs);
-  return problem;
-}
-
-// Runs the interval solver under the search budget of `options`; its errors
-// name the pool.
-absl::StatusOr<memory::IntervalSolution> SolvePool(const memory::IntervalProblem& problem,
-                                                   const memory::MemoryOptions& options) {
-  memory::IntervalSolverOptions solver_options;
-  solver_options.time_limit_seconds =
-      options.time_limit_seconds > 0 ? options.time_limit_seconds : 1e9;
-  solver_options.max_steps = options.search_steps;
-  solver_options.search = options.search_steps > 0;
-  absl::StatusOr<memory::IntervalSolution> solved = memory::SolveIntervals(problem, solver_options);
-  if (!solved.ok()) {
-    return absl::Status(solved.status().code(),
-                        StrCat("memory-planning: activation pool of ", problem.buffers.size(),
-                               " buffers: ", std::string(solved.status().message())));
-  }
-  return std::move(solved).value();
-}
-
-// The stream-aware sweep needs no conflict pairs and no widening: it
-// releases a dead buffer's bytes per stream (stream_sweep.h). Its plan
-// replaces `sol`'s when it beats it (the solver keeps ties); it is not run
-// when `sol` already reaches `true_bound`, a bound on every plan, since it
-// could not beat it then. Returns the method of the plan kept, as
-// MemoryPlanned logs it.
-std::string KeepBetterSweep(const memory::StreamAwareReuse& reuse, const std::vector<int>& pool,
-                            int64_t alignment, int64_t true_bound, memory::IntervalSolution& sol) {
-  std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
-  if (sol.peak <= true_bound) return method;
-  memory::SweepResult swept = memory::SweepStreamAware(
-      reuse.SweepInput(pool, alignment), static_cast<int>(reuse.happens_before().num_streams()));
-  if (swept.peak < sol.peak) {
-    sol.assignment.offsets = std::move(swept.offsets);
-    sol.peak = swept.peak;
-    method = "stream-sweep";
-  }
-  return method;
-}
-
-// The solver's bound holds for the widened lifetimes only; this one holds for
-// every plan: max live bytes over the true lifetimes.
-int64_t TrueLifetimeBound(const memory::TensorLifetimes& lt, const std::vector<int>& pool,
-                          int64_t alignment) {
-  memory::IntervalProblem exact;
-  for (int b : pool) {
-    const memory::LogicalBuffer& buf = lt.buffers[b];
-    exact.buffers.push_back({std::string(), buf.lower, buf.upper, buf.size, alignment});
-  }
-  return memory::MaxLiveBytes(exact);
 }
 
 // Inputs and constants: back to back in their own regions, after the pool's
@@ -274,18 +209,18 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   const std::vector<int> pool = PoolBuffers(lt);
   memory::StreamAwareReuse::PlanningConflicts conflicts =
       reuse.Conflicts(pool, MaxPairsPerBuffer(pool.size()));
-  const memory::IntervalProblem problem = PoolProblem(lt, pool, conflicts, alignment);
-  lap.Lap(ctx.stats, "memory-planning: conflicts");
 
   // 3. Solve, then the stream sweep; bound and regions.
-  NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution sol, SolvePool(problem, options));
-  lap.Lap(ctx.stats, "memory-planning: interval solver");
-  const int64_t true_bound = TrueLifetimeBound(lt, pool, alignment);
-  const std::string method = KeepBetterSweep(reuse, pool, alignment, true_bound, sol);
-  lap.Lap(ctx.stats, "memory-planning: stream sweep");
-  if (conflicts.extended > 0) sol.lower_bound = true_bound;
-  sol.lower_bound = std::min(sol.lower_bound, sol.peak);
-  sol.optimal = sol.peak == sol.lower_bound;
+  memory::PoolPlanOptions pool_options;
+  pool_options.alignment = alignment;
+  pool_options.search_steps = options.search_steps;
+  pool_options.time_limit_seconds = options.time_limit_seconds;
+  NPUPLAN_ASSIGN_OR_RETURN(
+      memory::PoolPlan pool_plan,
+      memory::PlanPool(lt, reuse, pool, conflicts, pool_options,
+                       [&](std::string_view stage) { lap.Lap(ctx.stats, stage); }));
+  const memory::IntervalSolution& sol = pool_plan.solution;
+  const std::string& method = pool_plan.method;
   std::vector<int64_t> offset(lt.buffers.size(), 0);
   for (size_t i = 0; i < pool.size(); ++i) offset[pool[i]] = sol.assignment.offsets[i];
   NPUPLAN_ASSIGN_OR_RETURN(RegionBytes region_bytes, PlaceOutsidePool(lt, sol.peak, offset));
@@ -301,13 +236,13 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   for (const std::string& t : lt.dynamic) {
     ctx.log.Record(kPass, "BufferDynamic", "", Field("tensor", t), Field("reason", "unknown-size"));
   }
-  ctx.log.Record(kPass, "MemoryPlanned", "", Field("peak", sol.peak), Field("lower_bound", sol.lower_bound),
-                 Field("gap", StrCat(sol.gap())), Field("buffers", pool.size()),
-                 Field("extra_conflicts", problem.extra_conflicts.size()),
+  ctx.log.Record(kPass, "MemoryPlanned", "", Field("peak", sol.peak),
+                 Field("lower_bound", sol.lower_bound), Field("gap", StrCat(sol.gap())),
+                 Field("buffers", pool.size()), Field("extra_conflicts", pool_plan.extra_conflicts),
                  Field("optimal", sol.optimal ? "true" : "false"), Field("method", method));
   lap.Lap(ctx.stats, "memory-planning: reuse log");
   ctx.stats.Set(kPass, "pool_buffers", static_cast<int64_t>(pool.size()));
-  ctx.stats.Set(kPass, "extra_conflicts", static_cast<int64_t>(problem.extra_conflicts.size()));
+  ctx.stats.Set(kPass, "extra_conflicts", pool_plan.extra_conflicts);
   ctx.stats.Set(kPass, "dynamic_tensors", static_cast<int64_t>(lt.dynamic.size()));
   ctx.stats.Set(kPass, "widened_lifetimes", conflicts.extended);
   ctx.stats.Set(kPass, "conflict_edges", sol.stats.conflict_edges);

@@ -85,8 +85,7 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
   for (int i = 0; i < n; ++i) {
     if (bufs[i].size > 0) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return bufs[a].lower < bufs[b].lower; });
+  StableSortByKey(order, [&](int b) { return bufs[b].lower; });
   std::set<std::pair<int64_t, int>> live;  // (offset, buffer)
   using Ending = std::pair<int64_t, int>;   // (upper, buffer)
   std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends;

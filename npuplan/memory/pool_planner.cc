@@ -1,0 +1,179 @@
+// The activation pool's plan: interval solver and stream sweep (see
+// pool_planner.h).
+#include "npuplan/memory/pool_planner.h"
+
+#include <algorithm>
+#include <optional>
+#include <queue>
+#include <utility>
+
+#include "npuplan/memory/stream_sweep.h"
+#include "npuplan/support/checked_math.h"
+#include "npuplan/support/status_macros.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::memory {
+namespace {
+
+// The pool as an interval problem: the lifetimes to plan with and the
+// cross-stream conflict pairs (`conflicts`, whose pairs move into it).
+IntervalProblem PoolProblem(const TensorLifetimes& lt, const std::vector<int>& pool,
+                            StreamAwareReuse::PlanningConflicts& conflicts, int64_t alignment) {
+  IntervalProblem problem;
+  problem.buffers.reserve(pool.size());
+  for (size_t i = 0; i < pool.size(); ++i) {
+    const LogicalBuffer& buf = lt.buffers[pool[i]];
+    problem.buffers.push_back(
+        {buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
+  }
+  problem.extra_conflicts = std::move(conflicts.pairs);
+  return problem;
+}
+
+// The solver's or the check's error, naming the pool.
+absl::Status PoolError(size_t buffers, const absl::Status& status) {
+  return absl::Status(status.code(), StrCat("memory-planning: activation pool of ", buffers,
+                                            " buffers: ", std::string(status.message())));
+}
+
+// Runs the interval solver under the search budget of `options`.
+absl::StatusOr<IntervalSolution> SolvePool(const IntervalProblem& problem,
+                                           const PoolPlanOptions& options) {
+  IntervalSolverOptions solver_options;
+  solver_options.time_limit_seconds =
+      options.time_limit_seconds > 0 ? options.time_limit_seconds : 1e9;
+  solver_options.max_steps = options.search_steps;
+  solver_options.search = options.search_steps > 0;
+  solver_options.max_conflict_edges = options.max_conflict_edges;
+  absl::StatusOr<IntervalSolution> solved = SolveIntervals(problem, solver_options);
+  if (!solved.ok()) return PoolError(problem.buffers.size(), solved.status());
+  return std::move(solved).value();
+}
+
+// Max bytes live at one instant over lifetimes [lower(i), upper(i)) of sizes
+// size(i), i < n (MaxLiveBytes without building a problem); nullopt when a
+// sum overflows int64 (the solver's problem check rejects such pools).
+template <typename Lower, typename Upper, typename Size>
+std::optional<int64_t> LiveBytesBound(size_t n, Lower lower, Upper upper, Size size) {
+  std::vector<int> by_lower(n);
+  for (size_t i = 0; i < n; ++i) by_lower[i] = static_cast<int>(i);
+  StableSortByKey(by_lower, lower);
+  using Live = std::pair<int64_t, int64_t>;  // (upper, size)
+  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  int64_t total = 0, best = 0;
+  for (int b : by_lower) {
+    while (!live.empty() && live.top().first <= lower(b)) {
+      total -= live.top().second;
+      live.pop();
+    }
+    if (size(b) <= 0) continue;
+    live.emplace(upper(b), size(b));
+    const std::optional<int64_t> sum = CheckedAdd(total, size(b));
+    if (!sum) return std::nullopt;
+    total = *sum;
+    best = std::max(best, total);
+  }
+  return best;
+}
+
+// The sweep's plan, or nullopt when the solver may still win (run it): the
+// solver's plan is valid for the planning lifetimes, so its peak is at least
+// their max live bytes `widened`; when widened > the sweep's peak, the sweep
+// wins (it replaces the solver's plan when strictly lower). Only when the
+// solver would take its scalable path (too many conflict edges: one sweep
+// with best fit, no search), whose statistics are known without running it.
+// Runs only when some lifetime was widened: otherwise widened is the true
+// bound, which no plan (the sweep's included) beats.
+std::optional<PoolPlan> SweepIfSolverLoses(const IntervalProblem& problem, int64_t widened,
+                                           const SweepResult& swept,
+                                           const PoolPlanOptions& options) {
+  if (widened <= swept.peak) return std::nullopt;
+  PoolPlan plan;
+  IntervalSolverStats& stats = plan.solution.stats;
+  stats.conflict_edges =
+      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
+  stats.scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
+                   stats.conflict_edges > options.max_conflict_edges;
+  if (!stats.scalable) return std::nullopt;  // the search's counters would differ
+  plan.solution.assignment.offsets = swept.offsets;
+  plan.solution.peak = swept.peak;
+  plan.method = "stream-sweep";
+  plan.extra_conflicts = static_cast<int64_t>(problem.extra_conflicts.size());
+  plan.solver_skipped = true;
+  return plan;
+}
+
+// The solver's plan, replaced by the sweep's when that beats it (the solver
+// keeps ties). The sweep is not run when the solver reaches `true_bound`, a
+// bound on every plan (it could not beat it then); `swept` is its plan when
+// it ran already.
+std::string KeepBetterSweep(const StreamAwareReuse& reuse, const std::vector<int>& pool,
+                            int64_t alignment, int64_t true_bound, std::optional<SweepResult> swept,
+                            IntervalSolution& sol) {
+  std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
+  if (sol.peak <= true_bound) return method;
+  if (!swept) {
+    swept = SweepStreamAware(reuse.SweepInput(pool, alignment),
+                             static_cast<int>(reuse.happens_before().num_streams()));
+  }
+  if (swept->peak < sol.peak) {
+    sol.assignment.offsets = std::move(swept->offsets);
+    sol.peak = swept->peak;
+    method = "stream-sweep";
+  }
+  return method;
+}
+
+}  // namespace
+
+absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareReuse& reuse,
+                                  const std::vector<int>& pool,
+                                  StreamAwareReuse::PlanningConflicts& conflicts,
+                                  const PoolPlanOptions& options,
+                                  const std::function<void(std::string_view)>& lap) {
+  const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
+  lap("memory-planning: conflicts");
+  // The bound of every plan: max live bytes over the true lifetimes.
+  const std::optional<int64_t> true_bound = LiveBytesBound(
+      pool.size(), [&](int i) { return lt.buffers[pool[i]].lower; },
+      [&](int i) { return lt.buffers[pool[i]].upper; },
+      [&](int i) { return lt.buffers[pool[i]].size; });
+  std::optional<SweepResult> swept;
+  if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
+    const std::optional<int64_t> widened = LiveBytesBound(
+        problem.buffers.size(), [&](int i) { return problem.buffers[i].lower; },
+        [&](int i) { return problem.buffers[i].upper; },
+        [&](int i) { return problem.buffers[i].size; });
+    // The sweep can only lose to the solver's plan if widened <= its peak,
+    // and its peak is >= true_bound: no early sweep when widened is not above.
+    if (widened && *widened > *true_bound) {
+      if (absl::Status s = CheckIntervalProblem(problem); !s.ok())
+        return PoolError(problem.buffers.size(), s);  // as the solver would
+      swept = SweepStreamAware(reuse.SweepInput(pool, options.alignment),
+                               static_cast<int>(reuse.happens_before().num_streams()));
+      lap("memory-planning: stream sweep");
+      if (std::optional<PoolPlan> plan = SweepIfSolverLoses(problem, *widened, *swept, options)) {
+        plan->solution.lower_bound = *true_bound;  // some lifetime was widened
+        plan->solution.optimal = plan->solution.peak == plan->solution.lower_bound;
+        return std::move(plan).value();
+      }
+    }
+  }
+  const bool swept_early = swept.has_value();
+  PoolPlan plan;
+  NPUPLAN_ASSIGN_OR_RETURN(plan.solution, SolvePool(problem, options));
+  lap("memory-planning: interval solver");
+  // The solver checked the sizes: their sum fits in int64.
+  NPUPLAN_RET_CHECK(true_bound.has_value());
+  IntervalSolution& sol = plan.solution;
+  plan.method = KeepBetterSweep(reuse, pool, options.alignment, *true_bound, std::move(swept), sol);
+  if (!swept_early) lap("memory-planning: stream sweep");
+  // The solver's bound holds for the widened lifetimes only.
+  if (conflicts.extended > 0) sol.lower_bound = *true_bound;
+  sol.lower_bound = std::min(sol.lower_bound, sol.peak);
+  sol.optimal = sol.peak == sol.lower_bound;
+  plan.extra_conflicts = static_cast<int64_t>(problem.extra_conflicts.size());
+  return plan;
+}
+
+}  // namespace npuplan::memory
