@@ -14,6 +14,7 @@
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 namespace {
@@ -194,12 +195,18 @@ absl::Status CheckStreamTaskLimit(const Plan& plan, const SyncView& view, int64_
 }  // namespace
 
 absl::Status VerifyPhysicalStreams(const Plan& plan) {
+  Verification run(plan);
+  return VerifyPhysicalStreams(run);
+}
+
+absl::Status VerifyPhysicalStreams(Verification& run) {
+  const Plan& plan = run.plan();
   if (plan.physical_stream.size() < plan.model.num_nodes()) {
     return PhysicalStreamError("the plan has no physical stream per node");
   }
   if (absl::Status s = CheckLogicalMapping(plan); !s.ok()) return s;
   if (plan.streams.task_limit <= 0) return absl::OkStatus();
-  SyncView view(plan, true);
+  const SyncView& view = run.View(true);
   const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
   EventTasks et{std::vector<int64_t>(view.num_slots(), 0),
                 std::vector<bool>(view.num_slots(), false)};
