@@ -203,13 +203,9 @@ std::map<std::pair<SyncKind, int32_t>, std::vector<size_t>> SharedIdGroups(
 }
 
 // Whether the plan has a loop (a loop event or loop node): the root context may then repeat.
-bool HasLoops(const Plan& plan) {
-  bool loops = false;
+bool HasLoops(const Plan& plan, const NodeTypes& types) {
+  bool loops = types.any(NodeTypes::kLoopMarker);
   for (const SyncEvent& e : plan.events.events) loops |= e.reason == SyncReason::kLoop;
-  for (const Node& n : plan.model.nodes()) {
-    loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" ||
-             n.type == "NextIteration" || n.type == "LoopCond";
-  }
   return loops;
 }
 
@@ -390,7 +386,7 @@ absl::Status VerifyEventIdReuse(Verification& run) {
   const auto& evs = plan.events.events;
   const auto groups = SharedIdGroups(evs);
   if (groups.empty()) return absl::OkStatus();
-  const GraphRuns runs = ComputeGraphRuns(m, HasLoops(plan));
+  const GraphRuns runs = ComputeGraphRuns(m, HasLoops(plan, run.Types()));
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
   const SyncView& view = run.View(physical);
   if (absl::Status s = CheckEventEnds(m, view, evs); !s.ok()) return s;

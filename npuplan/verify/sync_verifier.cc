@@ -530,14 +530,15 @@ absl::Status VerifySyncNodes(Verification& run) {
   std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
   std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
   int64_t send_nodes = 0, recv_nodes = 0;
+  const NodeTypes& types = run.Types();  // only Send/Recv nodes are read below
   for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    bool is_send = n.type == "Send" || n.type == "SendNotify";
-    bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
+    const NodeId nid(static_cast<int32_t>(i));
+    const bool is_send = types.is(nid, NodeTypes::kSend);
+    const bool is_recv = types.is(nid, NodeTypes::kRecv);
     if (!is_send && !is_recv) continue;
-    SyncKind kind =
-        n.type.find("Notify") != std::string::npos ? SyncKind::kNotify : SyncKind::kEvent;
-    auto id = GetIntAttr(n.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
+    const Node& n = m.nodes()[i];
+    SyncKind kind = types.is(nid, NodeTypes::kNotify) ? SyncKind::kNotify : SyncKind::kEvent;
+    auto id = types.sync_id(nid);
     if (!id)
       return Fail("sync-nodes",
                   StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
@@ -556,11 +557,11 @@ absl::Status VerifySyncNodes(Verification& run) {
     }
   }
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
     for (NodeId c : m.nodes()[i].control_inputs) {
-      const Node& r = m.node(c);
-      if (r.type != "Recv" && r.type != "RecvNotify") continue;
-      SyncKind kind = r.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
-      auto id = GetIntAttr(r.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
+      if (!types.is(c, NodeTypes::kRecv)) continue;
+      SyncKind kind = types.is(c, NodeTypes::kNotify) ? SyncKind::kNotify : SyncKind::kEvent;
+      auto id = types.sync_id(c);
       const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
       ++recvs[key];
       recv_named.emplace(key, c);
@@ -639,8 +640,8 @@ absl::Status VerifySyncNodes(Verification& run) {
     }
   }
   for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i]) {
+    if (types.is(NodeId(static_cast<int32_t>(i)), NodeTypes::kRecv) && !awaited[i]) {
+      const Node& n = m.nodes()[i];
       return Fail("sync-nodes",
                   StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
     }

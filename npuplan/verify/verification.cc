@@ -1,30 +1,52 @@
 #include "npuplan/verify/verification.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 
 namespace npuplan::verify {
 
-SyncNodeIndex::SyncNodeIndex(const Plan& plan) {
+NodeTypes::NodeTypes(const Model& m) : bits_(m.num_nodes(), 0), ids_(m.num_nodes(), 0) {
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
+    const Node& n = m.nodes()[i];
+    const std::string_view t = n.type;
+    uint8_t b = 0;
+    if (t == "Send" || t == "SendNotify") b |= kSend;
+    if (t == "Recv" || t == "RecvNotify") b |= kRecv;
+    if (t == "SendNotify" || t == "RecvNotify") b |= kNotify;
+    if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
+        t == "LoopCond") {
+      b |= kLoopMarker;
+    }
+    if ((b & (kSend | kRecv)) != 0) {
+      if (auto id = GetIntAttr(n.attrs, (b & kNotify) != 0 ? "notify_id" : "event_id")) {
+        b |= kSyncId;
+        ids_[i] = *id;
+      }
+    }
+    bits_[i] = b;
+    all_ |= b;
+  }
+}
+
+SyncNodeIndex::SyncNodeIndex(const Plan& plan, const NodeTypes& types) {
   if (!Has(plan.established, IrProperty::kSyncNodes)) return;
   const Model& m = plan.model;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
+    const NodeId id(static_cast<int32_t>(i));
     const Node& n = m.nodes()[i];
-    const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
-    if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
-      if (auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id"))
-        send_.push_back(
-            {{n.control_inputs[0].value, *id, notify}, NodeId(static_cast<int32_t>(i))});
+    if (types.is(id, NodeTypes::kSend) && n.control_inputs.size() == 1) {
+      if (auto sid = types.sync_id(id))
+        send_.push_back({{n.control_inputs[0].value, *sid, types.is(id, NodeTypes::kNotify)}, id});
     }
     for (NodeId c : n.control_inputs) {
-      const Node& r = m.node(c);
-      const bool rn = r.type == "RecvNotify";
-      if (r.type != "Recv" && !rn) continue;
-      if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
-        recv_.push_back({{static_cast<int32_t>(i), *id, rn}, c});
+      if (!types.is(c, NodeTypes::kRecv)) continue;
+      if (auto sid = types.sync_id(c))
+        recv_.push_back({{id.value, *sid, types.is(c, NodeTypes::kNotify)}, c});
     }
   }
   Finish(send_);
@@ -67,8 +89,13 @@ const ActivationInfo& Verification::Activation(bool physical) {
   return *a;
 }
 
+const NodeTypes& Verification::Types() {
+  if (!types_) types_.emplace(plan_.model);
+  return *types_;
+}
+
 const SyncNodeIndex& Verification::SyncNodes() {
-  if (!sync_nodes_) sync_nodes_.emplace(plan_);
+  if (!sync_nodes_) sync_nodes_.emplace(plan_, Types());
   return *sync_nodes_;
 }
 

@@ -3,7 +3,7 @@
 // use and then shared by the checks that need the same thing. At 1M nodes an
 // execution view is a sequential pass over every Node plus its per-stream
 // lists; building it once per run instead of once per check is most of what
-// sharing saves (docs/verifier.md "Shared facts").
+// sharing saves (docs/architecture.md, the verifier).
 //
 // Sharing stays inside the verifier: everything here is recomputed from the
 // plan by the verifier's own code or by the definitions shared with the
@@ -29,6 +29,36 @@ struct ActivationInfo;  // plan/execution_semantics.h
 
 namespace npuplan::verify {
 
+// Per node, the type facts checks test on every node or control edge, and a
+// Send/Recv node's id, from one sequential pass over the nodes: those tests
+// then read no Node.
+class NodeTypes {
+ public:
+  enum Bit : uint8_t {
+    kSend = 1,         // Send or SendNotify
+    kRecv = 2,         // Recv or RecvNotify
+    kNotify = 4,       // SendNotify or RecvNotify
+    kSyncId = 8,       // a Send/Recv node whose event_id (Notify kinds: notify_id) is an int
+    kLoopMarker = 16,  // StreamSwitch, Enter, RefEnter, NextIteration or LoopCond
+  };
+  NodeTypes() = default;
+  explicit NodeTypes(const Model& m);
+  bool is(NodeId n, uint8_t bits) const { return (bits_[n.index()] & bits) != 0; }
+  // A Send or Recv node (IsSyncNode).
+  bool sync(NodeId n) const { return is(n, kSend | kRecv); }
+  // A Send/Recv node's id attribute (GetIntAttr of event_id / notify_id).
+  std::optional<int64_t> sync_id(NodeId n) const {
+    return is(n, kSyncId) ? std::optional<int64_t>(ids_[n.index()]) : std::nullopt;
+  }
+  // Some node has one of `bits`.
+  bool any(uint8_t bits) const { return (all_ & bits) != 0; }
+
+ private:
+  std::vector<uint8_t> bits_;
+  std::vector<int64_t> ids_;  // by node, set where kSyncId
+  uint8_t all_ = 0;
+};
+
 // The Send and Recv nodes of a materialised plan (sync-nodes established),
 // by the node they serve: a Send (Send / SendNotify with exactly one control
 // input and its `event_id` / `notify_id`) under (its control input, id,
@@ -41,8 +71,8 @@ class SyncNodeIndex {
  public:
   using Key = std::tuple<int32_t, int64_t, bool>;  // (computing node, id, notify)
   SyncNodeIndex() = default;
-  // Empty unless the plan claims sync-nodes.
-  explicit SyncNodeIndex(const Plan& plan);
+  // Empty unless the plan claims sync-nodes; `types` of the plan's model.
+  SyncNodeIndex(const Plan& plan, const NodeTypes& types);
   // The Send / Recv node of `key`; invalid when there is none.
   NodeId Send(const Key& key) const { return Find(send_, key); }
   NodeId Recv(const Key& key) const { return Find(recv_, key); }
@@ -70,6 +100,8 @@ class Verification {
   // ComputeActivation over View(physical); physical: with the plan's
   // split_to_logical (each logical stream stands for its pieces).
   const ActivationInfo& Activation(bool physical);
+  // NodeTypes of the plan's model.
+  const NodeTypes& Types();
   // The plan's Send / Recv nodes (SyncNodeIndex).
   const SyncNodeIndex& SyncNodes();
   // DynamicPathGraphs(plan) (execution_semantics.h).
@@ -79,6 +111,7 @@ class Verification {
   const Plan& plan_;
   std::unique_ptr<SyncView> view_[2];              // [physical]
   std::unique_ptr<ActivationInfo> activation_[2];  // [physical]
+  std::optional<NodeTypes> types_;
   std::optional<SyncNodeIndex> sync_nodes_;
   std::optional<std::vector<bool>> dynamic_graphs_;
 };

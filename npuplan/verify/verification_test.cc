@@ -60,7 +60,7 @@ std::pair<std::map<Key, NodeId>, std::map<Key, NodeId>> ReferenceSyncNodes(const
 }
 
 void ExpectIndexMatchesReference(const Plan& plan) {
-  const SyncNodeIndex index(plan);
+  const SyncNodeIndex index(plan, NodeTypes(plan.model));
   const auto [send, recv] = ReferenceSyncNodes(plan);
   EXPECT_EQ(index.num_sends(), send.size());
   EXPECT_EQ(index.num_recvs(), recv.size());
@@ -82,7 +82,7 @@ TEST(SyncNodeIndexTest, FindsWhatAMapAssignedInNodeOrderFinds) {
   for (uint32_t seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE(seed);
     const Plan plan = MaterialisedPlan(seed);
-    ASSERT_GT(SyncNodeIndex(plan).num_sends(), 0u);
+    ASSERT_GT(SyncNodeIndex(plan, NodeTypes(plan.model)).num_sends(), 0u);
     ExpectIndexMatchesReference(plan);
   }
 }
@@ -111,7 +111,7 @@ TEST(SyncNodeIndexTest, KeepsTheLastNodeThatClaimsAKey) {
         v.control_inputs.push_back(copy_of.at(c));
     }
   }
-  const SyncNodeIndex index(plan);
+  const SyncNodeIndex index(plan, NodeTypes(plan.model));
   const auto [send, recv] = ReferenceSyncNodes(plan);
   ASSERT_FALSE(send.empty());
   ASSERT_FALSE(recv.empty());
@@ -123,9 +123,44 @@ TEST(SyncNodeIndexTest, KeepsTheLastNodeThatClaimsAKey) {
 TEST(SyncNodeIndexTest, IsEmptyUntilSyncNodesAreEstablished) {
   Plan plan = MaterialisedPlan(2);
   plan.established &= ~static_cast<IrProperties>(IrProperty::kSyncNodes);
-  const SyncNodeIndex index(plan);
+  const SyncNodeIndex index(plan, NodeTypes(plan.model));
   EXPECT_EQ(index.num_sends(), 0u);
   EXPECT_EQ(index.num_recvs(), 0u);
+}
+
+TEST(NodeTypesTest, AnswersAsTheNodesTypesAndIdAttributesDo) {
+  Plan plan = MaterialisedPlan(5);
+  // A loop marker, a Send without its id and a RecvNotify with a notify id.
+  plan.model.node(NodeId(3)).type = "NextIteration";
+  Node* send = nullptr;
+  for (size_t i = 0; i < plan.model.num_nodes() && send == nullptr; ++i) {
+    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
+    if (n.type == "Send") send = &n;
+  }
+  ASSERT_NE(send, nullptr);
+  send->attrs.erase("event_id");
+  Node notify = *send;
+  notify.name = "recv_notify";
+  notify.type = "RecvNotify";
+  notify.attrs["notify_id"] = int64_t{7};
+  plan.model.AddNode(kRootGraph, std::move(notify));
+  const NodeTypes types(plan.model);
+  EXPECT_TRUE(types.any(NodeTypes::kLoopMarker));
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    const NodeId id(static_cast<int32_t>(i));
+    const Node& n = plan.model.node(id);
+    SCOPED_TRACE(n.name);
+    EXPECT_EQ(types.is(id, NodeTypes::kSend), n.type == "Send" || n.type == "SendNotify");
+    EXPECT_EQ(types.is(id, NodeTypes::kRecv), n.type == "Recv" || n.type == "RecvNotify");
+    EXPECT_EQ(types.sync(id), IsSyncNode(n));
+    EXPECT_EQ(types.is(id, NodeTypes::kLoopMarker), n.type == "NextIteration");
+    const bool notifies = n.type == "SendNotify" || n.type == "RecvNotify";
+    EXPECT_EQ(types.is(id, NodeTypes::kNotify), notifies);
+    const std::optional<int64_t> want =
+        IsSyncNode(n) ? GetIntAttr(n.attrs, notifies ? "notify_id" : "event_id") : std::nullopt;
+    EXPECT_EQ(types.sync_id(id), want);
+  }
+  EXPECT_EQ(types.sync_id(plan.model.FindNode("recv_notify")), std::optional<int64_t>(7));
 }
 
 TEST(VerificationTest, BuildsEachViewOnceAsTheCheckAloneWould) {
@@ -146,6 +181,7 @@ TEST(VerificationTest, BuildsEachViewOnceAsTheCheckAloneWould) {
   EXPECT_EQ(&run.Activation(false), &act);
   EXPECT_EQ(act.activated, ComputeActivation(plan.model, alone).activated);
   EXPECT_EQ(&run.SyncNodes(), &run.SyncNodes());
+  EXPECT_EQ(&run.Types(), &run.Types());
   EXPECT_EQ(run.DynamicGraphs(), DynamicPathGraphs(plan));
 }
 
