@@ -14,6 +14,7 @@
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/echo.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/clock_store.h"
 #include "npuplan/verify/verification.h"
@@ -515,6 +516,45 @@ absl::Status VerifyActiveStreams(const Plan& plan) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Every node's `_send_event_ids` / `_recv_event_ids` are exactly its
+// dynamic-path events (`want_send` / `want_recv`, by node).
+absl::Status CheckDynamicEventAttrs(const Model& m,
+                                    const std::map<int32_t, std::set<int64_t>>& want_send,
+                                    const std::map<int32_t, std::set<int64_t>>& want_recv) {
+  // The wanted lists are walked along with the nodes (keys ascend); a node
+  // without attributes and without wanted ids has nothing to compare.
+  auto next_send = want_send.begin(), next_recv = want_recv.begin();
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    for (const auto* want : {&want_send, &want_recv}) {
+      const char* attr = want == &want_send ? "_send_event_ids" : "_recv_event_ids";
+      auto& it = want == &want_send ? next_send : next_recv;
+      while (it != want->end() && it->first < static_cast<int64_t>(i)) ++it;
+      const bool wanted = it != want->end() && it->first == static_cast<int64_t>(i);
+      if (!wanted && n.attrs.empty()) continue;
+      std::vector<int64_t> expect;
+      if (wanted) expect.assign(it->second.begin(), it->second.end());
+      std::vector<int64_t> got;
+      if (const AttrValue* v = FindAttr(n.attrs, attr); v != nullptr) {
+        const auto* list = v->as<AttrValue::IntList>();
+        if (list == nullptr)
+          return Fail("sync-nodes", StrCat("node '", n.name, "': ", attr, " is not an int list"));
+        got = *list;
+      }
+      if (got != expect) {
+        return Fail("sync-nodes",
+                    StrCat("node '", n.name, "' has ", attr, " [", StrJoin(got, ","),
+                           "] but its dynamic-path events are [", StrJoin(expect, ","), "]"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status VerifySyncNodes(const Plan& plan) {
   Verification run(plan);
   return VerifySyncNodes(run);
@@ -580,33 +620,7 @@ absl::Status VerifySyncNodes(Verification& run) {
       ++node_events;
     }
   }
-  // The wanted lists are walked along with the nodes (keys ascend); a node
-  // without attributes and without wanted ids has nothing to compare.
-  auto next_send = want_send.begin(), next_recv = want_recv.begin();
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    for (const auto* want : {&want_send, &want_recv}) {
-      const char* attr = want == &want_send ? "_send_event_ids" : "_recv_event_ids";
-      auto& it = want == &want_send ? next_send : next_recv;
-      while (it != want->end() && it->first < static_cast<int64_t>(i)) ++it;
-      const bool wanted = it != want->end() && it->first == static_cast<int64_t>(i);
-      if (!wanted && n.attrs.empty()) continue;
-      std::vector<int64_t> expect;
-      if (wanted) expect.assign(it->second.begin(), it->second.end());
-      std::vector<int64_t> got;
-      if (const AttrValue* v = FindAttr(n.attrs, attr); v != nullptr) {
-        const auto* list = v->as<AttrValue::IntList>();
-        if (list == nullptr)
-          return Fail("sync-nodes", StrCat("node '", n.name, "': ", attr, " is not an int list"));
-        got = *list;
-      }
-      if (got != expect) {
-        return Fail("sync-nodes",
-                    StrCat("node '", n.name, "' has ", attr, " [", StrJoin(got, ","),
-                           "] but its dynamic-path events are [", StrJoin(expect, ","), "]"));
-      }
-    }
-  }
+  NPUPLAN_RETURN_IF_ERROR(CheckDynamicEventAttrs(m, want_send, want_recv));
   SendSlots send_slot(
       m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
