@@ -2,6 +2,7 @@
 #
 #   cmake --install build --prefix /opt/npuplan
 #     bin/npuplan                                   the CLI
+#     lib/npuplan/libnpuplan_onnx.so                its ONNX importer, loaded when a command reads .onnx
 #     lib/libnpuplan_<module>.a                     every module library (static, PIC)
 #     include/npuplan/api/*.h                       the public API, nothing else
 #     lib/cmake/npuplan/npuplanConfig.cmake (+ ConfigVersion, Targets)
@@ -27,6 +28,8 @@ install(TARGETS ${npuplan_installed_libs} EXPORT npuplanTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${NPUPLAN_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npuplan/api)
 install(TARGETS npuplan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The CLI's ONNX importer, loaded on demand (tools/npuplan/onnx_plugin/).
+install(TARGETS npuplan_onnx LIBRARY DESTINATION ${NPUPLAN_ONNX_PLUGIN_DIR})
 
 install(EXPORT npuplanTargets NAMESPACE npuplan:: DESTINATION ${NPUPLAN_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/npuplanConfig.cmake.in

@@ -28,7 +28,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/files"
 for f in ./usr/bin/npuplan ./usr/include/npuplan/api/npuplan.h ./usr/include/npuplan/api/version.h \
          ./usr/lib/libnpuplan_api.a ./usr/lib/libnpuplan_compiler.a ./usr/lib/cmake/npuplan/npuplanConfig.cmake \
          ./usr/lib/cmake/npuplan/npuplanConfigVersion.cmake ./usr/lib/cmake/npuplan/npuplanTargets.cmake \
-         ./usr/lib/pkgconfig/npuplan.pc; do
+         ./usr/lib/pkgconfig/npuplan.pc ./usr/lib/npuplan/libnpuplan_onnx.so; do
   grep -qx "$f" "$tmp/files" || fail "the package lacks $f"
 done
 if grep -E '^\./usr/include/' "$tmp/files" | grep -v -E '^\./usr/include/(npuplan/(api/)?)?$|^\./usr/include/npuplan/api/[a-z_]+\.h$'; then
@@ -38,6 +38,8 @@ fi
 # Unpacked: the CMake package and the pkg-config file resolve from there.
 dpkg-deb -x "$deb" "$tmp/root"
 "$tmp/root/usr/bin/npuplan" --version >/dev/null || fail "the packaged CLI does not run"
+# The packaged CLI finds its packaged ONNX plugin (lib/npuplan/, beside bin/).
+"$tmp/root/usr/bin/npuplan" import --list-ops >/dev/null || fail "the packaged CLI does not load its ONNX plugin"
 cmake -S "$root/examples/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/root/usr" \
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "find_package"; }
 grep -q "npuplan_DIR:PATH=$tmp/root/usr/lib/cmake/npuplan" "$tmp/consumer/CMakeCache.txt" || fail "not found in the package"

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "npuplan/importers/onnx_importer.h"
+#include "npuplan/importers/onnx_source.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
@@ -57,30 +57,24 @@ absl::StatusOr<LoadedSource> ParseJson(std::string_view text, const std::string&
 
 }  // namespace
 
-OnnxImportOptions OnnxOptions(const EngineTable& engines, const SourceOptions& opts) {
-  OnnxImportOptions o;
-  o.engines = &engines;
-  o.input_shapes = opts.input_shapes;
-  o.dims = opts.dims;
-  o.strict_shapes = opts.strict_shapes;
-  o.allow_unknown_ops = opts.allow_unknown_ops;
-  return o;
+OnnxSourceRequest OnnxRequest(const std::string& path, const SourceOptions& opts) {
+  OnnxSourceRequest r;
+  r.path = path;
+  r.engines_file = opts.engines_file;
+  r.input_shapes = opts.input_shapes;
+  r.dims = opts.dims;
+  r.strict_shapes = opts.strict_shapes;
+  r.allow_unknown_ops = opts.allow_unknown_ops;
+  return r;
 }
 
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file) {
-  EngineTable table = EngineTable::Default();
-  if (!engines_file.empty()) {
-    NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(engines_file));
-    NPUPLAN_ASSIGN_OR_RETURN(EngineTable extra, EngineTable::Parse(text, engines_file));
-    table.Merge(extra);
-  }
-  return table;
+  return EngineTable::DefaultMergedWith(engines_file);
 }
 
 absl::StatusOr<LoadedSource> LoadSourceFile(const std::string& path, const SourceOptions& opts) {
+  if (EndsWith(path, ".onnx")) return FromImport(ImportOnnxSource(OnnxRequest(path, opts)), opts);
   NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
-  if (EndsWith(path, ".onnx"))
-    return FromImport(ImportOnnxFile(path, OnnxOptions(table, opts)), opts);
   NPUPLAN_RETURN_IF_ERROR(CheckJsonOptions(opts));
   NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ParseJson(text, path, table, opts);
@@ -96,10 +90,10 @@ absl::StatusOr<LoadedSource> LoadSourceJson(std::string_view text, const std::st
 absl::StatusOr<LoadedSource> LoadSourceOnnx(std::string_view bytes, const std::string& source,
                                             const std::string& model_dir,
                                             const SourceOptions& opts) {
-  NPUPLAN_ASSIGN_OR_RETURN(EngineTable table, LoadEngineTable(opts.engines_file));
-  OnnxImportOptions o = OnnxOptions(table, opts);
-  o.model_dir = model_dir;
-  return FromImport(ImportOnnx(bytes, source, o), opts);
+  OnnxSourceRequest r = OnnxRequest(source, opts);
+  r.bytes = bytes;
+  r.model_dir = model_dir;
+  return FromImport(ImportOnnxSource(r), opts);
 }
 
 }  // namespace npuplan::api::internal

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "npuplan/importers/onnx_importer.h"
+#include "npuplan/importers/onnx_source.h"
 #include "npuplan/ir/engine_table.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan.h"
@@ -37,8 +37,8 @@ struct LoadedSource {
   std::vector<std::string> warnings;  // ONNX import warnings, without "warning: "
 };
 
-// The importer's options for these flags (`engines` must outlive them).
-OnnxImportOptions OnnxOptions(const EngineTable& engines, const SourceOptions& opts);
+// The ONNX import of `path` with these flags.
+OnnxSourceRequest OnnxRequest(const std::string& path, const SourceOptions& opts);
 // The built-in engine table, merged with `engines_file` when given.
 absl::StatusOr<EngineTable> LoadEngineTable(const std::string& engines_file);
 // A file: *.onnx → ONNX import, a plan → the plan, else graph JSON.

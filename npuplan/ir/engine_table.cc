@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npuplan/support/file_util.h"
 #include "npuplan/support/json_fields.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -59,6 +60,16 @@ const EngineTable& EngineTable::Default() {
     return new EngineTable(std::move(parsed).value());
   }();
   return *table;
+}
+
+absl::StatusOr<EngineTable> EngineTable::DefaultMergedWith(const std::string& engines_file) {
+  EngineTable table = Default();
+  if (!engines_file.empty()) {
+    NPUPLAN_ASSIGN_OR_RETURN(std::string text, ReadFile(engines_file));
+    NPUPLAN_ASSIGN_OR_RETURN(EngineTable extra, Parse(text, engines_file));
+    table.Merge(extra);
+  }
+  return table;
 }
 
 absl::StatusOr<EngineTable> EngineTable::Parse(std::string_view json_text, std::string_view source) {

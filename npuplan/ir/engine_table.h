@@ -32,6 +32,9 @@ class EngineTable {
   // Parses a table file ({"engines": {...}, "op_engines": {...}, "default_engine": "..."});
   // `source` names the file in errors.
   static absl::StatusOr<EngineTable> Parse(std::string_view json_text, std::string_view source);
+  // The built-in table, merged with the table file `engines_file` when it is
+  // not empty (`--engines FILE`).
+  static absl::StatusOr<EngineTable> DefaultMergedWith(const std::string& engines_file);
 
   // Entries of `other` replace or extend this table's.
   void Merge(const EngineTable& other);

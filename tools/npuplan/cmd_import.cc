@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "npuplan/importers/onnx_importer.h"
-#include "npuplan/importers/onnx_schemas.h"
+#include "npuplan/importers/onnx_source.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/support/echo.h"
@@ -16,6 +15,7 @@
 #include "tools/npuplan/command.h"
 #include "tools/npuplan/flag_checks.h"
 #include "tools/npuplan/model_loader.h"
+#include "tools/npuplan/onnx_plugin_client.h"
 
 namespace npuplan::cli {
 namespace {
@@ -36,8 +36,10 @@ struct ImportFlags {
 
 int RunImport(const ImportFlags& f) {
   if (f.list_ops) {  // the op table of docs/onnx.md
-    std::fputs(onnx_import::OpTableMarkdown(static_cast<int>(kMinOnnxOpset), static_cast<int>(kMaxOnnxOpset)).c_str(),
-               stdout);
+    auto table =
+        OnnxOpTableMarkdown(static_cast<int>(kMinOnnxOpset), static_cast<int>(kMaxOnnxOpset));
+    if (!table.ok()) return ReportStatus(table.status());
+    std::fputs(table->c_str(), stdout);
     return kExitOk;
   }
   if (f.input.empty() || f.output.empty())
@@ -46,10 +48,10 @@ int RunImport(const ImportFlags& f) {
   if (!table.ok()) return ReportStatus(table.status());
   OutputTransaction out;
   if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
-  OnnxImportOptions opts = api::internal::OnnxOptions(*table, f.load);
-  opts.fold_shapes = !f.no_fold;
+  OnnxSourceRequest request = api::internal::OnnxRequest(f.input, f.load);
+  request.fold_shapes = !f.no_fold;
   auto start = std::chrono::steady_clock::now();
-  auto imported = ImportOnnxFile(f.input, opts);
+  auto imported = ImportOnnxSource(request);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!imported.ok()) return ReportStatus(imported.status());
   PrintWarnings(*imported);
