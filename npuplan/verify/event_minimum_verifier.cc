@@ -22,6 +22,7 @@
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/clock_store.h"
 #include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan::verify {
@@ -85,7 +86,8 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
   // Clocks of every counted slot, freed after the last reader.
   std::vector<int32_t> refs(slots, 0);
   for (const auto& x : in) ++refs[x.second.first];
-  std::vector<std::vector<int32_t>> clocks(slots);
+  ClockStore clocks(k);
+  std::vector<int32_t> clock_of(slots, -1);  // handle in `clocks`, -1 none
   std::vector<int32_t> top1(k), top2(k), top1_by(k), mark(slots, -1);
   std::vector<std::pair<int32_t, bool>> entries;
   int64_t needed = 0;
@@ -102,7 +104,7 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
     std::fill(top2.begin(), top2.end(), -1);
     std::fill(top1_by.begin(), top1_by.end(), -1);
     for (const auto& [w, free] : entries) {
-      const std::vector<int32_t>& c = clocks[w];
+      const int32_t* c = clocks.get(clock_of[w]);
       for (size_t x = 0; x < k; ++x) {
         if (w == top1_by[x]) {
           top1[x] = std::max(top1[x], c[x]);
@@ -127,8 +129,9 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
       if ((top1_by[a] == u ? top2[a] : top1[a]) < pos[u]) ++needed;
     }
     pos[v] = next_pos[ls]++;
-    std::vector<int32_t>& c = clocks[v];
-    c = top1;
+    clock_of[v] = clocks.Alloc();
+    int32_t* c = clocks.get(clock_of[v]);
+    std::copy(top1.begin(), top1.end(), c);
     c[ls] = pos[v];
     last_phys[ps] = v;
     last_log[ls] = v;
@@ -136,9 +139,10 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
     // it).
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) --refs[in[j].second.first];
     auto drop = [&](int32_t w) {
-      if (w >= 0 && refs[w] <= 0 && last_phys[view.stream(w)] != w &&
+      if (w >= 0 && clock_of[w] >= 0 && refs[w] <= 0 && last_phys[view.stream(w)] != w &&
           last_log[logical.stream(w)] != w) {
-        std::vector<int32_t>().swap(clocks[w]);
+        clocks.Release(clock_of[w]);
+        clock_of[w] = -1;
       }
     };
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) drop(in[j].second.first);

@@ -27,6 +27,7 @@
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/clock_store.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 namespace {
@@ -145,8 +146,9 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   std::sort(in.begin(), in.end());
   std::sort(proofs.begin(), proofs.end(),
             [](const Proof& a, const Proof& b) { return a.to < b.to; });
-  // Position within the context per stream, predecessor there, readers left per slot.
-  std::vector<int32_t> pos(n, -1), pred(n, -1), readers(n, 0);
+  // Position within the context per stream, predecessor there; readers left per slot.
+  std::vector<int32_t> pos(n, -1), pred(n, -1);
+  ClockPool pool(n, k);
   {
     std::vector<int32_t> last(k, -1), count(k, 0);
     for (int32_t s : slots) {
@@ -154,29 +156,18 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
       pos[s] = count[st]++;
       pred[s] = last[st];
       last[st] = s;
-      if (pred[s] >= 0) ++readers[pred[s]];
+      if (pred[s] >= 0) ++pool.refs(pred[s]);
     }
   }
-  for (const auto& [to, from] : in) ++readers[from];
-  // Live clocks: one k-vector per slot still read later, storage reused.
-  ClockStore store(k);
-  std::vector<int32_t> handle(n, -1);
-  auto get = [&](int32_t s) { return store.get(handle[s]); };
-  auto release = [&](int32_t s) {
-    if (--readers[s] <= 0 && handle[s] >= 0) {
-      store.Release(handle[s]);
-      handle[s] = -1;
-    }
-  };
-  std::vector<int32_t> c(k);
+  for (const auto& [to, from] : in) ++pool.refs(from);
   for (int32_t s : slots) {
-    std::fill(c.begin(), c.end(), -1);
-    if (pred[s] >= 0) std::copy(get(pred[s]), get(pred[s]) + k, c.begin());
+    int32_t* c = pred[s] >= 0 ? pool.CopyOf(s, pred[s]) : pool.Alloc(s);
+    if (pred[s] < 0) std::fill(c, c + k, -1);
     const auto range =
         std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto it = range.first; it != range.second; ++it) {
-      const int32_t* o = get(it->second);
+      const int32_t* o = pool.get(it->second);
       for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
     }
     c[view.stream(s)] = pos[s];
@@ -193,11 +184,10 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
                            "') by the slots that run whenever both run"));
       }
     }
-    if (pred[s] >= 0) release(pred[s]);
-    for (auto it = range.first; it != range.second; ++it) release(it->second);
-    if (readers[s] > 0) {  // keep this slot's clock for its readers
-      handle[s] = store.Alloc();
-      std::copy(c.begin(), c.end(), get(s));
+    for (auto it = range.first; it != range.second; ++it) pool.Unref(it->second);
+    if (pool.refs(s) == 0) {  // nobody reads this slot's clock: free it now
+      ++pool.refs(s);
+      pool.Unref(s);
     }
   }
   return absl::OkStatus();
@@ -213,13 +203,9 @@ std::map<std::pair<SyncKind, int32_t>, std::vector<size_t>> SharedIdGroups(
 }
 
 // Whether the plan has a loop (a loop event or loop node): the root context may then repeat.
-bool HasLoops(const Plan& plan) {
-  bool loops = false;
+bool HasLoops(const Plan& plan, const NodeTypes& types) {
+  bool loops = types.any(NodeTypes::kLoopMarker);
   for (const SyncEvent& e : plan.events.events) loops |= e.reason == SyncReason::kLoop;
-  for (const Node& n : plan.model.nodes()) {
-    loops |= n.type == "StreamSwitch" || n.type == "Enter" || n.type == "RefEnter" ||
-             n.type == "NextIteration" || n.type == "LoopCond";
-  }
   return loops;
 }
 
@@ -235,53 +221,22 @@ absl::Status CheckEventEnds(const Model& m, const SyncView& view, const BigVecto
   return absl::OkStatus();
 }
 
-// Send / Recv nodes of a materialised plan: (computing node, id, notify) → node.
-struct SyncNodes {
-  using Key = std::tuple<int32_t, int64_t, bool>;
-  std::map<Key, NodeId> send, recv;
-};
-
-SyncNodes FindSyncNodes(const Plan& plan) {
-  const Model& m = plan.model;
-  SyncNodes out;
-  if (!Has(plan.established, IrProperty::kSyncNodes)) return out;
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
-    if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
-      if (auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id")) {
-        out.send[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
-      }
-    }
-    for (NodeId c : n.control_inputs) {
-      const Node& r = m.node(c);
-      const bool rn = r.type == "RecvNotify";
-      if (r.type != "Recv" && !rn) continue;
-      if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id"))
-        out.recv[{static_cast<int32_t>(i), *id, rn}] = c;
-    }
-  }
-  return out;
-}
-
 // Ordering edges for the sweeps: events (not loop ones, on their Send/Recv
 // nodes once they exist) and activation.
 std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const SyncView& view,
-                                                    const SyncNodes& sync, bool physical) {
-  const Model& m = plan.model;
+                                                    const SyncNodeIndex& sync,
+                                                    const ActivationInfo& act) {
   std::vector<std::pair<int32_t, int32_t>> order_edges;
   for (const SyncEvent& e : plan.events.events) {
     if (e.reason == SyncReason::kLoop) continue;
     int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
-    if (auto it = sync.send.find({e.send.value, e.id, notify}); it != sync.send.end())
-      from = view.slot(it->second, -1);
-    if (auto it = sync.recv.find({e.recv.value, e.id, notify}); it != sync.recv.end())
-      to = view.slot(it->second, -1);
+    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
+      from = view.slot(sn, -1);
+    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
+      to = view.slot(rn, -1);
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
-  const ActivationInfo act =
-      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
   for (const auto& [a, streams] : act.activated) {
     const int32_t from = view.slot(NodeId(a), -1);
     if (view.stream(from) < 0) continue;
@@ -300,13 +255,12 @@ struct ReuseFacts {
   const GraphRuns& runs;
   const SyncView& view;
   const std::vector<int32_t>& context_of_slot;
-  const SyncNodes& sync;
+  const SyncNodeIndex& sync;
 
   // The slot where e's record happens (its Send node once it exists).
   int32_t RecordSlot(const SyncEvent& e) const {
-    auto it = sync.send.find({e.send.value, e.id, e.kind == SyncKind::kNotify});
-    return it != sync.send.end() ? view.slot(it->second, -1)
-                                 : SendSlots(m, view)(e.send, e.send_attached);
+    const NodeId sn = sync.Send({e.send.value, e.id, e.kind == SyncKind::kNotify});
+    return sn.valid() ? view.slot(sn, -1) : SendSlots(m, view)(e.send, e.send_attached);
   }
   bool InExclusiveBranches(size_t i, size_t j) const {
     return Exclusive(CommonBranches(m, runs, evs[i]), CommonBranches(m, runs, evs[j]));
@@ -422,20 +376,26 @@ absl::Status CheckSharedGroup(const ReuseFacts& f, std::pair<SyncKind, int32_t> 
 }  // namespace
 
 absl::Status VerifyEventIdReuse(const Plan& plan) {
+  Verification run(plan);
+  return VerifyEventIdReuse(run);
+}
+
+absl::Status VerifyEventIdReuse(Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
   const auto& evs = plan.events.events;
   const auto groups = SharedIdGroups(evs);
   if (groups.empty()) return absl::OkStatus();
-  const GraphRuns runs = ComputeGraphRuns(m, HasLoops(plan));
+  const GraphRuns runs = ComputeGraphRuns(m, HasLoops(plan, run.Types()));
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
-  SyncView view(plan, physical);
+  const SyncView& view = run.View(physical);
   if (absl::Status s = CheckEventEnds(m, view, evs); !s.ok()) return s;
   std::vector<int32_t> context_of_slot(view.num_slots(), -1);
   for (size_t s = 0; s < view.num_slots(); ++s) {
     context_of_slot[s] = runs.context[m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
   }
-  const SyncNodes sync = FindSyncNodes(plan);
-  const auto order_edges = OrderEdges(plan, view, sync, physical);
+  const SyncNodeIndex& sync = run.SyncNodes();
+  const auto order_edges = OrderEdges(plan, view, sync, run.Activation(physical));
   const ReuseFacts facts{m, evs, runs, view, context_of_slot, sync};
   std::map<int32_t, std::vector<Proof>> proofs;  // context → orderings to prove
   for (const auto& [key, members] : groups) {

@@ -11,6 +11,7 @@
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 #include "npuplan/verify/tensor_lifetimes.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::memory {
 namespace {
@@ -239,6 +240,12 @@ absl::Status CheckPeak(const MemoryResult& mem, int64_t pool_end,
 }  // namespace
 
 absl::Status VerifyMemoryPlan(const Plan& plan) {
+  verify::Verification run(plan);
+  return VerifyMemoryPlan(run);
+}
+
+absl::Status VerifyMemoryPlan(verify::Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
   if (!mem.planned)

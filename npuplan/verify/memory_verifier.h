@@ -23,9 +23,15 @@
 #include "absl/status/status.h"
 #include "npuplan/plan/plan.h"
 
+namespace npuplan::verify {
+class Verification;  // verification.h
+}  // namespace npuplan::verify
+
 namespace npuplan::memory {
 
 absl::Status VerifyMemoryPlan(const Plan& plan);
+// The same as a check of `run` (verify::VerifyPlan's memory row).
+absl::Status VerifyMemoryPlan(verify::Verification& run);
 
 }  // namespace npuplan::memory
 

@@ -14,6 +14,7 @@
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 namespace {
@@ -59,8 +60,8 @@ struct EventTasks {
 };
 
 // A materialised plan: the Send/Recv nodes' tasks, folded into their owners.
-void FoldSyncNodeTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
-                       EventTasks& et) {
+void FoldSyncNodeTasks(const Plan& plan, const SyncView& view, const NodeTypes& types,
+                       SendSlots& send_slot, EventTasks& et) {
   const Model& m = plan.model;
   std::set<std::tuple<int32_t, int64_t, bool>> split_send, split_recv;  // (owner, id, notify)
   for (const SyncEvent& e : plan.events.events) {
@@ -72,7 +73,7 @@ void FoldSyncNodeTasks(const Plan& plan, const SyncView& view, SendSlots& send_s
   // physical stream (for a Send, where SendSlots says it runs).
   auto fold_into = [&](size_t sync, NodeId owner) {
     const int64_t p = plan.physical_stream[sync];
-    const bool send = m.nodes()[sync].type == "Send" || m.nodes()[sync].type == "SendNotify";
+    const bool send = types.is(NodeId(static_cast<int32_t>(sync)), NodeTypes::kSend);
     for (int32_t a = -1; a < view.num_attached(owner); ++a) {
       const int32_t slot = send ? send_slot(owner, a) : view.slot(owner, a);
       if (view.stream(slot) != p) continue;
@@ -83,10 +84,12 @@ void FoldSyncNodeTasks(const Plan& plan, const SyncView& view, SendSlots& send_s
     }
   };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
+    const NodeId nid(static_cast<int32_t>(i));
     const Node& n = m.nodes()[i];
-    const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
-    if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
-      auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
+    const bool notify = types.is(nid, NodeTypes::kNotify);
+    if (types.is(nid, NodeTypes::kSend) && n.control_inputs.size() == 1) {
+      auto id = types.sync_id(nid);
       if (id && split_send.count({n.control_inputs[0].value, *id, notify})) {
         et.folded[i] = true;
       } else {
@@ -94,10 +97,9 @@ void FoldSyncNodeTasks(const Plan& plan, const SyncView& view, SendSlots& send_s
       }
     }
     for (NodeId c : n.control_inputs) {
-      const Node& r = m.node(c);
-      const bool rn = r.type == "RecvNotify";
-      if (r.type != "Recv" && !rn) continue;
-      auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id");
+      if (!types.is(c, NodeTypes::kRecv)) continue;
+      const bool rn = types.is(c, NodeTypes::kNotify);
+      auto id = types.sync_id(c);
       if (id && split_recv.count({static_cast<int32_t>(i), *id, rn})) {
         et.folded[c.index()] = true;
       } else if (!et.folded[c.index()]) {
@@ -123,7 +125,8 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
 // Per node: the previous node on its stream owns its graph, so it may not
 // open a stream (Enclosure, execution_semantics.h); its Send/Recv nodes go
 // with it.
-std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, bool materialized) {
+std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const NodeTypes& types,
+                                bool materialized) {
   const Model& m = plan.model;
   std::vector<bool> enclosed(m.num_nodes(), false);
   if (m.num_graphs() == 1) return enclosed;  // no node owns a graph
@@ -132,22 +135,23 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, bool mat
     NodeId prev_real;
     for (int32_t slot : view.stream_slots(s)) {
       NodeId n = view.node_of(slot);
-      if (IsSyncNode(m.node(n))) continue;
+      if (types.sync(n)) continue;
       if (prev_real.valid() && encloses(prev_real, n)) enclosed[n.index()] = true;
       prev_real = n;
     }
   }
   if (materialized) {
     for (size_t i = 0; i < m.num_nodes(); ++i) {
-      const Node& n = m.nodes()[i];
-      if (n.type == "Send" || n.type == "SendNotify") {
+      const NodeId nid(static_cast<int32_t>(i));
+      if (types.is(nid, NodeTypes::kSend)) {
+        const Node& n = m.nodes()[i];
         if (n.control_inputs.size() == 1 && enclosed[n.control_inputs[0].index()])
           enclosed[i] = true;
         continue;
       }
       if (!enclosed[i]) continue;
-      for (NodeId c : n.control_inputs) {
-        if (m.node(c).type == "Recv" || m.node(c).type == "RecvNotify") enclosed[c.index()] = true;
+      for (NodeId c : m.nodes()[i].control_inputs) {
+        if (types.is(c, NodeTypes::kRecv)) enclosed[c.index()] = true;
       }
     }
   }
@@ -194,22 +198,29 @@ absl::Status CheckStreamTaskLimit(const Plan& plan, const SyncView& view, int64_
 }  // namespace
 
 absl::Status VerifyPhysicalStreams(const Plan& plan) {
+  Verification run(plan);
+  return VerifyPhysicalStreams(run);
+}
+
+absl::Status VerifyPhysicalStreams(Verification& run) {
+  const Plan& plan = run.plan();
   if (plan.physical_stream.size() < plan.model.num_nodes()) {
     return PhysicalStreamError("the plan has no physical stream per node");
   }
   if (absl::Status s = CheckLogicalMapping(plan); !s.ok()) return s;
   if (plan.streams.task_limit <= 0) return absl::OkStatus();
-  SyncView view(plan, true);
+  const SyncView& view = run.View(true);
   const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
   EventTasks et{std::vector<int64_t>(view.num_slots(), 0),
                 std::vector<bool>(view.num_slots(), false)};
   SendSlots send_slot(plan.model, view);  // where each Send runs (and the split counted it)
+  const NodeTypes& types = run.Types();
   if (materialized) {
-    FoldSyncNodeTasks(plan, view, send_slot, et);
+    FoldSyncNodeTasks(plan, view, types, send_slot, et);
   } else {
     AddEventTasks(plan, view, send_slot, et);
   }
-  const std::vector<bool> enclosed = EnclosedNodes(plan, view, materialized);
+  const std::vector<bool> enclosed = EnclosedNodes(plan, view, types, materialized);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     if (absl::Status st = CheckStreamTaskLimit(plan, view, s, et, enclosed); !st.ok()) return st;
   }

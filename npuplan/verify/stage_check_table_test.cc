@@ -130,13 +130,15 @@ TEST(StageCheckTableTest, EveryRowRefusesAPlanThatLiesAboutItsFact) {
     SCOPED_TRACE(std::string(row.name));
     EXPECT_TRUE(names.insert(std::string(row.name)).second) << "two rows share a name";
     EXPECT_TRUE(Has(good.established, row.stage));
-    EXPECT_THAT(row.check(good), IsOk());
+    Verification good_run(good);
+    EXPECT_THAT(row.check(good_run), IsOk());
     auto lie = Lies().find(std::string(row.name));
     ASSERT_NE(lie, Lies().end()) << "no lying plan for row '" << row.name << "': add one to Lies()";
     Plan bad = good;
     lie->second(bad);
     const std::string prefix = "verifier[" + std::string(row.name);
-    const absl::Status alone = row.check(bad);
+    Verification bad_run(bad);
+    const absl::Status alone = row.check(bad_run);
     EXPECT_EQ(alone.code(), absl::StatusCode::kInternal) << alone;
     EXPECT_EQ(std::string(alone.message()).rfind(prefix, 0), 0u) << alone;
     // Through VerifyPlan (structure, claims, then the table): refused too,

@@ -10,6 +10,7 @@ namespace npuplan::verify {
 absl::Status VerifyStreamIds(const Plan& plan) { return VerifyStreamIdsContinuous(plan.model); }
 
 absl::Status VerifyMemory(const Plan& plan) { return memory::VerifyMemoryPlan(plan); }
+absl::Status VerifyMemory(Verification& run) { return memory::VerifyMemoryPlan(run); }
 
 absl::Status VerifyAttachedStreams(const Plan& plan) {
   const int64_t first = plan.streams.logical;
@@ -42,8 +43,17 @@ absl::Status VerifyAttachedStreams(const Plan& plan) {
 }
 
 std::span<const StageCheck> StageCheckTable() {
+  // A function takes the run when it can (overload resolution picks the
+  // Verification& overload), else the plan; the generic lambda defers that
+  // choice to each row.
   static constexpr StageCheck kTable[] = {
-#define NPUPLAN_STAGE_CHECK(stage, name, function) {IrProperty::stage, name, &function},
+#define NPUPLAN_STAGE_CHECK(stage, name, function)          \
+  {IrProperty::stage, name, [](auto& run) -> absl::Status { \
+     if constexpr (requires { function(run); })             \
+       return function(run);                                \
+     else                                                   \
+       return function(run.plan());                         \
+   }},
 #include "npuplan/verify/stage_checks.def"
   };
   return kTable;

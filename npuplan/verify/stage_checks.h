@@ -12,6 +12,7 @@
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/plan.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 
@@ -22,13 +23,16 @@ absl::Status VerifyStreamIds(const Plan& plan);
 absl::Status VerifyAttachedStreams(const Plan& plan);
 // [memory-…] memory::VerifyMemoryPlan (memory_verifier.h).
 absl::Status VerifyMemory(const Plan& plan);
+absl::Status VerifyMemory(Verification& run);
 // The events checks: sync_verifier.h.
 
-// One row of the table.
+// One row of the table. `check` runs the row's function on the run's plan,
+// with the run itself when the function has a Verification& overload (what
+// it builds is then shared with the later rows).
 struct StageCheck {
   IrProperty stage;
   std::string_view name;
-  absl::Status (*check)(const Plan&);
+  absl::Status (*check)(Verification&);
 };
 // The rows of stage_checks.def, in order.
 std::span<const StageCheck> StageCheckTable();

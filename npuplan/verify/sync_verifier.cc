@@ -14,8 +14,10 @@
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/echo.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/clock_store.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 namespace {
@@ -321,29 +323,6 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
 
 namespace {
 
-// Vector clocks of live slots; a slot's clock is freed after its last reader.
-class ClockPool {
- public:
-  ClockPool(size_t slots, size_t k) : store_(k), handle_(slots, -1), refs_(slots, 0) {}
-  int32_t& refs(int32_t slot) { return refs_[slot]; }
-  int32_t* Alloc(int32_t slot) {
-    handle_[slot] = store_.Alloc();
-    return get(slot);
-  }
-  int32_t* get(int32_t slot) { return store_.get(handle_[slot]); }
-  void Unref(int32_t slot) {
-    if (--refs_[slot] <= 0 && handle_[slot] >= 0) {
-      store_.Release(handle_[slot]);
-      handle_[slot] = -1;
-    }
-  }
-
- private:
-  ClockStore store_;
-  std::vector<int32_t> handle_;
-  std::vector<int32_t> refs_;
-};
-
 std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
   const Node& n = m.node(view.node_of(slot));
   int32_t a = view.attached_of(slot);
@@ -354,36 +333,21 @@ std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
 }  // namespace
 
 absl::Status VerifyHappensBefore(const Plan& plan) {
+  Verification run(plan);
+  return VerifyHappensBefore(run);
+}
+
+absl::Status VerifyHappensBefore(Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
-  SyncView view(plan, physical);
-  std::unique_ptr<SyncView> logical;
-  if (physical) logical = std::make_unique<SyncView>(plan, false);
+  const SyncView& view = run.View(physical);
+  const SyncView* logical = physical ? &run.View(false) : nullptr;
   const size_t slots = view.num_slots();
   const size_t k = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 1));
 
   // Once materialised, an event is recorded by its Send node and awaited by its Recv node.
-  using SyncKey = std::tuple<int32_t, int64_t, bool>;  // (computing node, id, notify)
-  std::map<SyncKey, NodeId> send_node, recv_node;
-  if (Has(plan.established, IrProperty::kSyncNodes)) {
-    for (size_t i = 0; i < m.num_nodes(); ++i) {
-      const Node& n = m.nodes()[i];
-      bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
-      if ((n.type == "Send" || n.type == "SendNotify") && n.control_inputs.size() == 1) {
-        auto id = GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
-        if (id)
-          send_node[{n.control_inputs[0].value, *id, notify}] = NodeId(static_cast<int32_t>(i));
-      }
-      for (NodeId c : n.control_inputs) {
-        const Node& r = m.node(c);
-        bool rn = r.type == "RecvNotify";
-        if (r.type != "Recv" && !rn) continue;
-        if (auto id = GetIntAttr(r.attrs, rn ? "notify_id" : "event_id")) {
-          recv_node[{static_cast<int32_t>(i), *id, rn}] = c;
-        }
-      }
-    }
-  }
+  const SyncNodeIndex& sync = run.SyncNodes();
   // Incoming order edges per slot: events and activations (CSR).
   std::vector<std::pair<int32_t, int32_t>> in_edges;  // (to, from)
   RecordSlots record_slot(plan, view);  // a dynamic-path owner records after its subgraphs
@@ -407,10 +371,10 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     }
     int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
-    if (auto it = send_node.find({e.send.value, e.id, notify}); it != send_node.end())
-      from = view.slot(it->second, -1);
-    if (auto it = recv_node.find({e.recv.value, e.id, notify}); it != recv_node.end())
-      to = view.slot(it->second, -1);
+    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
+      from = view.slot(sn, -1);
+    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
+      to = view.slot(rn, -1);
     if (view.stream(from) < 0 || view.stream(to) < 0) {
       return Fail("happens-before",
                   StrCat("event ", e.id, " between '", m.node(e.send).name, "' and '",
@@ -423,8 +387,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
     }
     in_edges.emplace_back(to, from);
   }
-  ActivationInfo act =
-      ComputeActivation(m, view, physical ? &plan.streams.split_to_logical : nullptr);
+  const ActivationInfo& act = run.Activation(physical);
   for (const auto& [a, streams] : act.activated) {
     NodeId an(a);
     int32_t from = view.slot(an, -1);
@@ -436,7 +399,7 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
   }
   std::sort(in_edges.begin(), in_edges.end());
 
-  std::vector<Dep> deps = CollectDeps(plan, view, logical.get());
+  std::vector<Dep> deps = CollectDeps(plan, view, logical);
   std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
 
   ClockPool pool(slots, k);
@@ -456,18 +419,12 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
   for (int32_t v : view.slot_order()) {
     int64_t s = view.stream(v);
     if (s < 0) continue;
-    int32_t* c = pool.Alloc(v);
     int32_t p = view.pos(v);
-    if (p > 0) {
-      int32_t pred = view.stream_slots(s)[p - 1];
-      std::copy(pool.get(pred), pool.get(pred) + k, c);
-      c = pool.get(v);
-    } else {
-      std::fill(c, c + k, -1);
-    }
+    // v's clock is its stream predecessor's, joined with its incoming edges' clocks.
+    int32_t* c = p > 0 ? pool.CopyOf(v, view.stream_slots(s)[p - 1]) : pool.Alloc(v);
+    if (p == 0) std::fill(c, c + k, -1);
     for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) {
       const int32_t* o = pool.get(in_edges[j].second);
-      c = pool.get(v);
       for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
     }
     c[s] = p;
@@ -480,7 +437,6 @@ absl::Status VerifyHappensBefore(const Plan& plan) {
                            " is not ordered by same-stream order, events or stream activation"));
       }
     }
-    if (p > 0) pool.Unref(view.stream_slots(s)[p - 1]);
     for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) pool.Unref(in_edges[j].second);
     if (pool.refs(v) == 0) {
       ++pool.refs(v);
@@ -560,64 +516,13 @@ absl::Status VerifyActiveStreams(const Plan& plan) {
   return absl::OkStatus();
 }
 
-absl::Status VerifySyncNodes(const Plan& plan) {
-  const Model& m = plan.model;
-  SyncView view(plan, Has(plan.established, IrProperty::kPhysicalStreams));
-  // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
-  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
-  std::map<Key, int64_t> sends, recvs;
-  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
-  std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
-  int64_t send_nodes = 0, recv_nodes = 0;
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    bool is_send = n.type == "Send" || n.type == "SendNotify";
-    bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
-    if (!is_send && !is_recv) continue;
-    SyncKind kind =
-        n.type.find("Notify") != std::string::npos ? SyncKind::kNotify : SyncKind::kEvent;
-    auto id = GetIntAttr(n.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
-    if (!id)
-      return Fail("sync-nodes",
-                  StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
-    int64_t stream = view.stream(static_cast<int32_t>(i));
-    if (is_send) {
-      ++send_nodes;
-      if (n.control_inputs.size() != 1) {
-        return Fail("sync-nodes", StrCat("Send node '", n.name,
-                                         "' must have exactly one control input (its sender)"));
-      }
-      const Key key{n.control_inputs[0].value, kind, *id, stream};
-      ++sends[key];
-      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
-    } else {
-      ++recv_nodes;
-    }
-  }
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    for (NodeId c : m.nodes()[i].control_inputs) {
-      const Node& r = m.node(c);
-      if (r.type != "Recv" && r.type != "RecvNotify") continue;
-      SyncKind kind = r.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
-      auto id = GetIntAttr(r.attrs, kind == SyncKind::kNotify ? "notify_id" : "event_id");
-      const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
-      ++recvs[key];
-      recv_named.emplace(key, c);
-      awaited[c.index()] = true;
-    }
-  }
-  // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
-  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
-  std::map<int32_t, std::set<int64_t>> want_send, want_recv;
-  int64_t node_events = 0;
-  for (const SyncEvent& e : plan.events.events) {
-    if (OnDynamicPath(plan, dynamic_graphs, e)) {
-      want_send[DynamicAttrNode(m, e.send, e.recv).value].insert(e.id);
-      want_recv[e.recv.value].insert(e.id);
-    } else {
-      ++node_events;
-    }
-  }
+namespace {
+
+// Every node's `_send_event_ids` / `_recv_event_ids` are exactly its
+// dynamic-path events (`want_send` / `want_recv`, by node).
+absl::Status CheckDynamicEventAttrs(const Model& m,
+                                    const std::map<int32_t, std::set<int64_t>>& want_send,
+                                    const std::map<int32_t, std::set<int64_t>>& want_recv) {
   // The wanted lists are walked along with the nodes (keys ascend); a node
   // without attributes and without wanted ids has nothing to compare.
   auto next_send = want_send.begin(), next_recv = want_recv.begin();
@@ -645,6 +550,77 @@ absl::Status VerifySyncNodes(const Plan& plan) {
       }
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifySyncNodes(const Plan& plan) {
+  Verification run(plan);
+  return VerifySyncNodes(run);
+}
+
+absl::Status VerifySyncNodes(Verification& run) {
+  const Plan& plan = run.plan();
+  const Model& m = plan.model;
+  const SyncView& view = run.View(Has(plan.established, IrProperty::kPhysicalStreams));
+  // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
+  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
+  std::map<Key, int64_t> sends, recvs;
+  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
+  std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
+  int64_t send_nodes = 0, recv_nodes = 0;
+  const NodeTypes& types = run.Types();  // only Send/Recv nodes are read below
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId nid(static_cast<int32_t>(i));
+    const bool is_send = types.is(nid, NodeTypes::kSend);
+    const bool is_recv = types.is(nid, NodeTypes::kRecv);
+    if (!is_send && !is_recv) continue;
+    const Node& n = m.nodes()[i];
+    SyncKind kind = types.is(nid, NodeTypes::kNotify) ? SyncKind::kNotify : SyncKind::kEvent;
+    auto id = types.sync_id(nid);
+    if (!id)
+      return Fail("sync-nodes",
+                  StrCat("node '", n.name, "' has no ", SyncKindName(kind), "_id attribute"));
+    int64_t stream = view.stream(static_cast<int32_t>(i));
+    if (is_send) {
+      ++send_nodes;
+      if (n.control_inputs.size() != 1) {
+        return Fail("sync-nodes", StrCat("Send node '", n.name,
+                                         "' must have exactly one control input (its sender)"));
+      }
+      const Key key{n.control_inputs[0].value, kind, *id, stream};
+      ++sends[key];
+      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
+    } else {
+      ++recv_nodes;
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
+    for (NodeId c : m.nodes()[i].control_inputs) {
+      if (!types.is(c, NodeTypes::kRecv)) continue;
+      SyncKind kind = types.is(c, NodeTypes::kNotify) ? SyncKind::kNotify : SyncKind::kEvent;
+      auto id = types.sync_id(c);
+      const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
+      ++recvs[key];
+      recv_named.emplace(key, c);
+      awaited[c.index()] = true;
+    }
+  }
+  // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
+  const std::vector<bool>& dynamic_graphs = run.DynamicGraphs();
+  std::map<int32_t, std::set<int64_t>> want_send, want_recv;
+  int64_t node_events = 0;
+  for (const SyncEvent& e : plan.events.events) {
+    if (OnDynamicPath(plan, dynamic_graphs, e)) {
+      want_send[DynamicAttrNode(m, e.send, e.recv).value].insert(e.id);
+      want_recv[e.recv.value].insert(e.id);
+    } else {
+      ++node_events;
+    }
+  }
+  NPUPLAN_RETURN_IF_ERROR(CheckDynamicEventAttrs(m, want_send, want_recv));
   SendSlots send_slot(
       m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
@@ -678,8 +654,8 @@ absl::Status VerifySyncNodes(const Plan& plan) {
     }
   }
   for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i]) {
+    if (types.is(NodeId(static_cast<int32_t>(i)), NodeTypes::kRecv) && !awaited[i]) {
+      const Node& n = m.nodes()[i];
       return Fail("sync-nodes",
                   StrCat("Recv node '", EchoName(n.name), "' is a control input of no node"));
     }
@@ -693,8 +669,14 @@ absl::Status VerifySyncNodes(const Plan& plan) {
 }
 
 absl::Status VerifyDynamicSenders(const Plan& plan) {
+  Verification run(plan);
+  return VerifyDynamicSenders(run);
+}
+
+absl::Status VerifyDynamicSenders(Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
-  const std::vector<bool> dynamic_graphs = DynamicPathGraphs(plan);
+  const std::vector<bool>& dynamic_graphs = run.DynamicGraphs();
   for (const SyncEvent& e : plan.events.events) {
     if (!e.send.valid() || e.send.index() >= m.num_nodes() || !e.recv.valid() ||
         e.recv.index() >= m.num_nodes()) {

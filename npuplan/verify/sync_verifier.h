@@ -54,14 +54,24 @@ struct ActivationInfo;  // plan/execution_semantics.h
 
 namespace npuplan::verify {
 
+class Verification;  // verification.h
+
+// Each check that reads an execution view, the activation or the Send/Recv
+// nodes also takes the run it belongs to (verify::VerifyPlan shares those
+// between its checks); the Plan overload runs it alone.
 absl::Status VerifyHappensBefore(const Plan& plan);
+absl::Status VerifyHappensBefore(Verification& run);
 absl::Status VerifyEventIds(const Plan& plan);
 absl::Status VerifyPhysicalStreams(const Plan& plan);
+absl::Status VerifyPhysicalStreams(Verification& run);
 absl::Status VerifyActiveStreams(const Plan& plan);
 absl::Status VerifySyncNodes(const Plan& plan);
+absl::Status VerifySyncNodes(Verification& run);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).
 absl::Status VerifyEventIdReuse(const Plan& plan);
+absl::Status VerifyEventIdReuse(Verification& run);
 absl::Status VerifyDynamicSenders(const Plan& plan);
+absl::Status VerifyDynamicSenders(Verification& run);
 
 // One ordering the plan must guarantee: slot `from` before slot `to`.
 struct Dep {

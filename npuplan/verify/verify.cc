@@ -4,14 +4,17 @@
 #include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/verify/stage_checks.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 
 absl::Status VerifyStageChecks(const Plan& plan,
                                const std::function<void(std::string_view check)>& after_check) {
+  // One run for all rows: what one row builds (views, activation, …) the next reuses.
+  Verification run(plan);
   for (const StageCheck& row : StageCheckTable()) {
     if (!Has(plan.established, row.stage)) continue;
-    NPUPLAN_RETURN_IF_ERROR(row.check(plan));
+    NPUPLAN_RETURN_IF_ERROR(row.check(run));
     if (after_check) after_check(row.name);
   }
   return absl::OkStatus();
