@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "npuplan/events/events_test_util.h"
+#include "npuplan/memory/pool_test_util.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 #include "npuplan/verify/tensor_lifetimes.h"
@@ -13,29 +13,10 @@
 namespace npuplan::memory {
 namespace {
 
-// A random multi-stream plan with random tensor sizes and its lifetimes.
-struct Case {
-  Plan plan;
-  TensorLifetimes lt;
-  std::vector<int> pool;
-};
+using Case = testing::PoolCase;
 
 Case MakeCase(uint32_t seed, int nodes, int streams) {
-  Case c;
-  c.plan = events::testing::RandomPlan(seed, nodes, streams);
-  std::mt19937 rng(seed * 13 + 5);
-  for (size_t i = 0; i < c.plan.model.num_nodes(); ++i) {
-    for (TensorDesc& t : c.plan.model.node(NodeId(static_cast<int32_t>(i))).outputs) {
-      t.shape = {static_cast<int64_t>(1 + rng() % 8192)};
-    }
-  }
-  auto lt = ComputeTensorLifetimes(c.plan.model, 512);
-  EXPECT_TRUE(lt.ok()) << lt.status();
-  c.lt = std::move(lt).value();
-  for (size_t b = 0; b < c.lt.buffers.size(); ++b) {
-    if (c.lt.buffers[b].planned_in_pool()) c.pool.push_back(static_cast<int>(b));
-  }
-  return c;
+  return testing::RandomPoolCase(seed, nodes, streams, seed * 13 + 5, 8192);
 }
 
 // Plans c's pool with `max_pairs` exact pairs per buffer (fewer: more
