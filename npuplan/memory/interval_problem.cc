@@ -232,19 +232,11 @@ std::vector<int> ByLower(const IntervalProblem& problem) {
 
 int64_t MaxLiveBytes(const IntervalProblem& problem) {
   const auto& bufs = problem.buffers;
-  // Min-heap of (upper, size) of the live buffers.
-  std::priority_queue<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>, std::greater<>> live;
-  int64_t total = 0, best = 0;
-  for (int b : ByLower(problem)) {
-    while (!live.empty() && live.top().first <= bufs[b].lower) {
-      total -= live.top().second;
-      live.pop();
-    }
-    live.emplace(bufs[b].upper, bufs[b].size);
-    total += bufs[b].size;
-    best = std::max(best, total);
-  }
-  return best;
+  // CheckIntervalProblem bounds the total size, so the sum cannot overflow here.
+  return MaxLiveBytesOf(
+             bufs.size(), [&](int i) { return bufs[i].lower; },
+             [&](int i) { return bufs[i].upper; }, [&](int i) { return bufs[i].size; })
+      .value_or(std::numeric_limits<int64_t>::max());
 }
 
 int64_t CountTimeOverlaps(const IntervalProblem& problem) {

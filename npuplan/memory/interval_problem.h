@@ -23,11 +23,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "npuplan/support/checked_math.h"
 
 namespace npuplan::memory {
 
@@ -90,6 +92,32 @@ void StableSortByKey(std::vector<int>& items, Key key) {
   for (int i : items)
     sorted[begin[static_cast<uint64_t>(key(i)) - static_cast<uint64_t>(lo)]++] = i;
   items = std::move(sorted);
+}
+
+// Max bytes live at one instant over lifetimes [lower(i), upper(i)) of sizes
+// size(i), i < n (positive sizes only), without building a problem; nullopt
+// when a sum overflows int64.
+template <typename Lower, typename Upper, typename Size>
+std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size size) {
+  std::vector<int> by_lower(n);
+  for (size_t i = 0; i < n; ++i) by_lower[i] = static_cast<int>(i);
+  StableSortByKey(by_lower, lower);
+  using Live = std::pair<int64_t, int64_t>;  // (upper, size)
+  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  int64_t total = 0, best = 0;
+  for (int b : by_lower) {
+    while (!live.empty() && live.top().first <= lower(b)) {
+      total -= live.top().second;
+      live.pop();
+    }
+    if (size(b) <= 0) continue;
+    live.emplace(upper(b), size(b));
+    const std::optional<int64_t> sum = CheckedAdd(total, size(b));
+    if (!sum) return std::nullopt;
+    total = *sum;
+    best = std::max(best, total);
+  }
+  return best;
 }
 
 // Index of the first buffer whose id repeats an earlier buffer's; the number

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <optional>
-#include <queue>
 #include <utility>
 
 #include "npuplan/memory/stream_sweep.h"
-#include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -48,32 +46,6 @@ absl::StatusOr<IntervalSolution> SolvePool(const IntervalProblem& problem,
   absl::StatusOr<IntervalSolution> solved = SolveIntervals(problem, solver_options);
   if (!solved.ok()) return PoolError(problem.buffers.size(), solved.status());
   return std::move(solved).value();
-}
-
-// Max bytes live at one instant over lifetimes [lower(i), upper(i)) of sizes
-// size(i), i < n (MaxLiveBytes without building a problem); nullopt when a
-// sum overflows int64 (the solver's problem check rejects such pools).
-template <typename Lower, typename Upper, typename Size>
-std::optional<int64_t> LiveBytesBound(size_t n, Lower lower, Upper upper, Size size) {
-  std::vector<int> by_lower(n);
-  for (size_t i = 0; i < n; ++i) by_lower[i] = static_cast<int>(i);
-  StableSortByKey(by_lower, lower);
-  using Live = std::pair<int64_t, int64_t>;  // (upper, size)
-  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
-  int64_t total = 0, best = 0;
-  for (int b : by_lower) {
-    while (!live.empty() && live.top().first <= lower(b)) {
-      total -= live.top().second;
-      live.pop();
-    }
-    if (size(b) <= 0) continue;
-    live.emplace(upper(b), size(b));
-    const std::optional<int64_t> sum = CheckedAdd(total, size(b));
-    if (!sum) return std::nullopt;
-    total = *sum;
-    best = std::max(best, total);
-  }
-  return best;
 }
 
 // The sweep's plan, or nullopt when the solver may still win (run it): the
@@ -134,13 +106,13 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
   const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
   lap("memory-planning: conflicts");
   // The bound of every plan: max live bytes over the true lifetimes.
-  const std::optional<int64_t> true_bound = LiveBytesBound(
+  const std::optional<int64_t> true_bound = MaxLiveBytesOf(
       pool.size(), [&](int i) { return lt.buffers[pool[i]].lower; },
       [&](int i) { return lt.buffers[pool[i]].upper; },
       [&](int i) { return lt.buffers[pool[i]].size; });
   std::optional<SweepResult> swept;
   if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
-    const std::optional<int64_t> widened = LiveBytesBound(
+    const std::optional<int64_t> widened = MaxLiveBytesOf(
         problem.buffers.size(), [&](int i) { return problem.buffers[i].lower; },
         [&](int i) { return problem.buffers[i].upper; },
         [&](int i) { return problem.buffers[i].size; });
