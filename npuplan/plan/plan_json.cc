@@ -109,8 +109,8 @@ struct EventsByNode {
 
 // Node indices in name order. Each name's first 8 bytes, big-endian, are a
 // sort key that orders as the bytes do (std::string compares bytes as
-// unsigned char); only names equal in those bytes are compared whole. A 1M
-// node plan's sort no longer reads each name ~20 times through memcmp.
+// unsigned char); only names equal in those bytes are compared whole, so
+// the sort rarely reads the names themselves.
 std::vector<uint32_t> NodesByName(const Model& m) {
   struct Entry {
     uint64_t prefix;
