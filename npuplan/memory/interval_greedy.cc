@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <queue>
 #include <set>
 #include <utility>
 #include <vector>
@@ -105,13 +104,17 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     return start;
   };
-  using Live = std::pair<int64_t, int>;  // (upper, buffer)
-  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  // Buffers die in order of upper: one dead by b's lower started (and was
+  // placed) before b, and the free blocks after a batch of frees are the
+  // coalesced union whatever their order, so no heap is needed.
+  std::vector<int> by_upper(m);
+  std::iota(by_upper.begin(), by_upper.end(), 0);
+  StableSortByKey(by_upper, [&](int x) { return c.upper[x]; });
+  size_t dead = 0;
   constexpr int kBlocksTried = 8;
   for (int b : order) {
-    while (!live.empty() && live.top().first <= c.lower[b]) {
-      const int x = live.top().second;
-      live.pop();
+    for (; dead < by_upper.size() && c.upper[by_upper[dead]] <= c.lower[b]; ++dead) {
+      const int x = by_upper[dead];
       add_free(off[x], off[x] + c.size[x]);
     }
     int64_t at = -1;
@@ -145,7 +148,6 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     off[b] = at;
     top = std::max(top, at + c.size[b]);
     peak = std::max(peak, at + c.size[b]);
-    live.emplace(c.upper[b], b);
   }
   return peak;
 }

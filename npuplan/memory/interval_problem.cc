@@ -241,9 +241,25 @@ int64_t MaxLiveBytes(const IntervalProblem& problem) {
 
 int64_t CountTimeOverlaps(const IntervalProblem& problem) {
   const auto& bufs = problem.buffers;
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> live;
+  const std::vector<int> by_lower = ByLower(problem);
+  // Ends in order of upper, as in MaxLiveBytesOf (a buffer that ends by the
+  // time b starts started before b); the heap only for lower >= upper.
+  const bool proper = std::all_of(by_lower.begin(), by_lower.end(),
+                                  [&](int b) { return bufs[b].lower < bufs[b].upper; });
   int64_t pairs = 0;
-  for (int b : ByLower(problem)) {
+  if (proper) {
+    std::vector<int> by_upper = by_lower;
+    StableSortByKey(by_upper, [&](int b) { return bufs[b].upper; });
+    size_t dead = 0;
+    for (size_t i = 0; i < by_lower.size(); ++i) {
+      const int b = by_lower[i];
+      while (dead < by_upper.size() && bufs[by_upper[dead]].upper <= bufs[b].lower) ++dead;
+      pairs += static_cast<int64_t>(i - dead);
+    }
+    return pairs;
+  }
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> live;
+  for (int b : by_lower) {
     while (!live.empty() && live.top() <= bufs[b].lower) live.pop();
     pairs += static_cast<int64_t>(live.size());
     live.push(bufs[b].upper);

@@ -96,22 +96,44 @@ void StableSortByKey(std::vector<int>& items, Key key) {
 
 // Max bytes live at one instant over lifetimes [lower(i), upper(i)) of sizes
 // size(i), i < n (positive sizes only), without building a problem; nullopt
-// when a sum overflows int64.
+// when a sum overflows int64. Buffers die in order of upper (one more
+// counting sort) instead of through a heap: one dead by the time b starts
+// started before b. A lifetime with lower >= upper, which that argument does
+// not cover, takes the heap.
 template <typename Lower, typename Upper, typename Size>
 std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size size) {
   std::vector<int> by_lower(n);
-  for (size_t i = 0; i < n; ++i) by_lower[i] = static_cast<int>(i);
+  bool proper = true;
+  for (size_t i = 0; i < n; ++i) {
+    by_lower[i] = static_cast<int>(i);
+    proper = proper && (size(static_cast<int>(i)) <= 0 ||
+                        lower(static_cast<int>(i)) < upper(static_cast<int>(i)));
+  }
   StableSortByKey(by_lower, lower);
+  std::vector<int> by_upper;
+  if (proper) {
+    for (int b : by_lower) {
+      if (size(b) > 0) by_upper.push_back(b);
+    }
+    StableSortByKey(by_upper, upper);
+  }
   using Live = std::pair<int64_t, int64_t>;  // (upper, size)
   std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  size_t dead = 0;
   int64_t total = 0, best = 0;
   for (int b : by_lower) {
-    while (!live.empty() && live.top().first <= lower(b)) {
-      total -= live.top().second;
-      live.pop();
+    if (proper) {
+      for (; dead < by_upper.size() && upper(by_upper[dead]) <= lower(b); ++dead) {
+        total -= size(by_upper[dead]);
+      }
+    } else {
+      while (!live.empty() && live.top().first <= lower(b)) {
+        total -= live.top().second;
+        live.pop();
+      }
     }
     if (size(b) <= 0) continue;
-    live.emplace(upper(b), size(b));
+    if (!proper) live.emplace(upper(b), size(b));
     const std::optional<int64_t> sum = CheckedAdd(total, size(b));
     if (!sum) return std::nullopt;
     total = *sum;

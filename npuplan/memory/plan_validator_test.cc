@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::memory {
@@ -100,6 +104,62 @@ TEST(PlanValidatorTest, RejectsPeakAboveCapacity) {
   const ValidationResult r = ValidateIntervalAssignment(p, {{0, 4, 8}});
   EXPECT_EQ(r.violation, Violation::kOverCapacity);
   EXPECT_THAT(r.status, StatusIs(absl::StatusCode::kInternal, "capacity 8"));
+}
+
+// Random problems with offsets from a first fit, some then moved: the
+// validator's verdict on time overlaps must be the pairwise check's, and a
+// rejection must name a pair that really overlaps.
+TEST(PlanValidatorTest, AgreesWithPairwiseCheckOnRandomAssignments) {
+  std::mt19937 rng(11);
+  int rejected = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 150);
+    IntervalProblem p;
+    IntervalAssignment s;
+    for (int i = 0; i < n; ++i) {
+      const int64_t lower = static_cast<int64_t>(rng() % 40);
+      const int64_t size = rng() % 8 == 0 ? 0 : 4 * (1 + static_cast<int64_t>(rng() % 4));
+      p.buffers.push_back(
+          {absl::StrCat("b", i), lower, lower + 1 + static_cast<int64_t>(rng() % 12), size});
+    }
+    auto overlap = [&](int a, int b) {
+      const IntervalBuffer &x = p.buffers[a], &y = p.buffers[b];
+      return x.size > 0 && y.size > 0 && LifetimesOverlap(x, y) &&
+             s.offsets[a] < s.offsets[b] + y.size && s.offsets[b] < s.offsets[a] + x.size;
+    };
+    for (int i = 0; i < n; ++i) {  // first fit against the buffers placed so far
+      s.offsets.push_back(0);
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (int j = 0; j < i; ++j) {
+          if (overlap(i, j)) {
+            s.offsets[i] = s.offsets[j] + p.buffers[j].size;
+            moved = true;
+          }
+        }
+      }
+    }
+    if (trial % 2 == 1) s.offsets[rng() % n] = 4 * static_cast<int64_t>(rng() % 10);
+    std::vector<std::pair<int, int>> bad;
+    for (int a = 0; a < n; ++a) {
+      for (int b = a + 1; b < n; ++b) {
+        if (overlap(a, b)) bad.push_back({a, b});
+      }
+    }
+    const ValidationResult r = ValidateIntervalAssignment(p, s);
+    ASSERT_EQ(r.ok(), bad.empty()) << "trial " << trial << ": " << r.status;
+    if (bad.empty()) continue;
+    ++rejected;
+    EXPECT_EQ(r.violation, Violation::kOverlap);
+    const std::string message(r.status.message());
+    bool named = false;
+    for (const auto& [a, b] : bad) {
+      named = named || (message.find(absl::StrCat("'b", a, "' ")) != std::string::npos &&
+                        message.find(absl::StrCat("'b", b, "' ")) != std::string::npos);
+    }
+    EXPECT_TRUE(named) << "trial " << trial << ": " << message;
+  }
+  EXPECT_GT(rejected, 50);  // the moved buffers do collide often
 }
 
 }  // namespace
