@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "npuplan/memory/address_painter.h"
 #include "npuplan/memory/interval_solver.h"
 #include "npuplan/memory/memory_options.h"
 #include "npuplan/memory/pool_planner.h"
@@ -117,6 +119,20 @@ void LogPlaced(DecisionLog& log, const memory::LogicalBuffer& buf, int64_t offse
              Field("lifetime", StrCat("[", buf.lower, ",", buf.upper, ")")));
 }
 
+// The pool's address space for LogPoolReuse: slots of the gcd of the
+// placed offsets and sizes when there are at most a few per buffer.
+memory::AddressPainter PoolPainter(const memory::TensorLifetimes& lt, const std::vector<int>& pool,
+                                   const std::vector<int64_t>& offset) {
+  int64_t end = 0, unit = 0;
+  for (int b : pool) {
+    if (lt.buffers[b].size <= 0) continue;
+    end = std::max(end, offset[b] + lt.buffers[b].size);
+    unit = std::gcd(std::gcd(unit, offset[b]), lt.buffers[b].size);
+  }
+  return memory::AddressPainter(end, std::max<int64_t>(unit, 1),
+                                4 * static_cast<int64_t>(pool.size()) + 64);
+}
+
 struct ReuseCounts {
   int64_t reused = 0;  // pool buffers that reuse an earlier one's bytes
   int64_t cross = 0;   // of which across streams
@@ -126,7 +142,8 @@ struct ReuseCounts {
 // recently dead one sharing its byte range; ties: first in plan order), in
 // plan order. A sweep that paints the address space with the last buffer
 // placed there: in a valid plan the buffers covering one address are
-// disjoint in time, so the painter is the latest to die. O(n log n).
+// disjoint in time, so the painter is the latest to die. O(n log n)
+// (AddressPainter).
 ReuseCounts LogPoolReuse(const memory::TensorLifetimes& lt, const memory::StreamAwareReuse& reuse,
                          const std::vector<int>& pool, const std::vector<int64_t>& offset,
                          DecisionLog& log) {
@@ -141,13 +158,7 @@ ReuseCounts LogPoolReuse(const memory::TensorLifetimes& lt, const memory::Stream
     return lt.buffers[b].region != lt.buffers[by_lower.front()].region;
   });
   std::inplace_merge(by_lower.begin(), runs, by_lower.end(), by_lower_name);
-  std::map<int64_t, int> painted;  // segment start -> buffer (-1 = none); segments end at the next key
-  painted[0] = -1;
-  auto split_at = [&](int64_t at) {
-    auto it = painted.upper_bound(at);
-    --it;
-    if (it->first != at) painted[at] = it->second;
-  };
+  memory::AddressPainter painted = PoolPainter(lt, pool, offset);
   ReuseCounts counts;
   for (size_t i = 0; i < by_lower.size(); ++i) {
     const int b = by_lower[i];
@@ -157,22 +168,15 @@ ReuseCounts LogPoolReuse(const memory::TensorLifetimes& lt, const memory::Stream
     }
     int src = -1;
     if (buf.size > 0) {
-      split_at(offset[b]);
-      split_at(offset[b] + buf.size);
-      auto first = painted.find(offset[b]);
-      auto last = painted.find(offset[b] + buf.size);
-      for (auto it = first; it != last; ++it) {
-        const int a = it->second;
-        if (a < 0 || lt.buffers[a].upper > buf.lower) continue;
+      painted.Paint(offset[b], offset[b] + buf.size, b, [&](int a) {
+        if (a < 0 || lt.buffers[a].upper > buf.lower) return;
         if (src < 0 || lt.buffers[a].upper > lt.buffers[src].upper ||
             (lt.buffers[a].upper == lt.buffers[src].upper &&
-             std::make_tuple(lt.buffers[a].lower, lt.buffers[a].name) <
-                 std::make_tuple(lt.buffers[src].lower, lt.buffers[src].name))) {
+             std::tie(lt.buffers[a].lower, lt.buffers[a].name) <
+                 std::tie(lt.buffers[src].lower, lt.buffers[src].name))) {
           src = a;
         }
-      }
-      painted.erase(std::next(first), last);
-      first->second = b;
+      });
     }
     if (src >= 0) {
       const bool cross_stream = !reuse.SameStream(src, b);
