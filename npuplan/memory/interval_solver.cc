@@ -113,7 +113,8 @@ double SecondsSince(Clock::time_point t) {
 
 // Builds the compact problem from a checked problem and its conflict graph.
 // Without `with_sections` (the scalable path) only the buffers, the
-// adjacency and the granularity are filled.
+// adjacency (the extra pairs; `adj` is not read) and the granularity are
+// filled.
 Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vector<int>>& adj,
                      bool with_sections = true) {
   Compact c;
@@ -131,7 +132,15 @@ Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vect
   }
   const int m = c.count();
   c.adj.resize(m);
-  for (int i = 0; i < m; ++i) {
+  if (!with_sections) {
+    // Scalable: the extra pairs are the whole adjacency (no n-sized copy).
+    for (const auto& [a, b] : problem.extra_conflicts) {
+      if (to_compact[a] < 0 || to_compact[b] < 0) continue;
+      c.adj[to_compact[a]].push_back(to_compact[b]);
+      c.adj[to_compact[b]].push_back(to_compact[a]);
+    }
+  }
+  for (int i = 0; i < m && with_sections; ++i) {
     for (int j : adj[c.orig[i]]) {
       if (to_compact[j] >= 0) c.adj[i].push_back(to_compact[j]);
     }
@@ -202,16 +211,11 @@ absl::Status CheckSolverOptions(const IntervalSolverOptions& options) {
   return absl::OkStatus();
 }
 
-// Conflict adjacency; large problems (scalable) keep only the extra pairs.
+// Conflict adjacency; none for large problems (scalable), whose extra pairs
+// BuildCompact reads itself.
 std::vector<std::vector<int>> SolverConflicts(const IntervalProblem& problem, bool scalable) {
   if (!scalable) return BuildConflictGraph(problem);
-  std::vector<std::vector<int>> conflicts(problem.buffers.size());
-  for (const auto& [a, b] : problem.extra_conflicts) {
-    if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
-    conflicts[a].push_back(b);
-    conflicts[b].push_back(a);
-  }
-  return conflicts;
+  return {};
 }
 
 // 4. Expand to the full problem and validate independently.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "npuplan/memory/stream_sweep.h"
 #include "npuplan/support/status_macros.h"
@@ -105,11 +106,16 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
                                   const std::function<void(std::string_view)>& lap) {
   const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
   lap("memory-planning: conflicts");
-  // The bound of every plan: max live bytes over the true lifetimes.
+  // The bound of every plan: max live bytes over the true lifetimes (copied
+  // out of the buffers, which the sweep's sorts would visit at random).
+  std::vector<std::pair<int64_t, int64_t>> lifetime(pool.size());
+  for (size_t i = 0; i < pool.size(); ++i) {
+    lifetime[i] = {lt.buffers[pool[i]].lower, lt.buffers[pool[i]].upper};
+  }
   const std::optional<int64_t> true_bound = MaxLiveBytesOf(
-      pool.size(), [&](int i) { return lt.buffers[pool[i]].lower; },
-      [&](int i) { return lt.buffers[pool[i]].upper; },
-      [&](int i) { return lt.buffers[pool[i]].size; });
+      pool.size(), [&](int i) { return lifetime[i].first; },
+      [&](int i) { return lifetime[i].second; }, [&](int i) { return problem.buffers[i].size; });
+  lifetime = {};
   std::optional<SweepResult> swept;
   if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
     const std::optional<int64_t> widened = MaxLiveBytesOf(
