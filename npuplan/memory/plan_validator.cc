@@ -78,6 +78,40 @@ ValidationResult SweepTimeOverlaps(const IntervalProblem& p, const IntervalAssig
   return {Violation::kNone, absl::OkStatus()};
 }
 
+// Ranks of the (non-negative) offsets of `buffers`, in offset order: the
+// offset over their gcd when that leaves at most a few slots per buffer (a
+// plan aligned to 512 bytes: no sort), else the rank among distinct offsets.
+struct OffsetRanks {
+  std::vector<int32_t> rank;            // per buffer index (0 for others)
+  std::vector<int64_t> offset_of_rank;  // increasing
+
+  OffsetRanks(const std::vector<int>& buffers, const std::vector<int64_t>& offs)
+      : rank(offs.size(), 0) {
+    int64_t unit = 0, top = 0;
+    for (int b : buffers) {
+      unit = std::gcd(unit, offs[b]);
+      top = std::max(top, offs[b]);
+    }
+    unit = std::max<int64_t>(unit, 1);
+    if (top / unit < 4 * static_cast<int64_t>(buffers.size()) + 64) {
+      for (int b : buffers) rank[b] = static_cast<int32_t>(offs[b] / unit);
+      offset_of_rank.resize(static_cast<size_t>(top / unit + 1));
+      for (size_t r = 0; r < offset_of_rank.size(); ++r)
+        offset_of_rank[r] = static_cast<int64_t>(r) * unit;
+      return;
+    }
+    std::vector<std::pair<int64_t, int>> by_offset;  // (offset, buffer)
+    by_offset.reserve(buffers.size());
+    for (int b : buffers) by_offset.emplace_back(offs[b], b);
+    std::sort(by_offset.begin(), by_offset.end());
+    for (const auto& [offset, b] : by_offset) {
+      if (offset_of_rank.empty() || offset_of_rank.back() != offset)
+        offset_of_rank.push_back(offset);
+      rank[b] = static_cast<int32_t>(offset_of_rank.size() - 1);
+    }
+  }
+};
+
 // The same verdict as SweepTimeOverlaps without a tree node per buffer (a
 // million buffers, 60k live, spent half a second there): offsets become
 // ranks, the live ranks a BitsetTree, and buffers die in order of `upper`
@@ -88,20 +122,12 @@ ValidationResult CheckTimeOverlaps(const IntervalProblem& p, const IntervalAssig
   const auto& bufs = p.buffers;
   const auto& offs = s.offsets;
   const std::vector<int> by_lower = SizedByLower(p);
-  std::vector<std::pair<int64_t, int>> by_offset;  // (offset, buffer)
-  by_offset.reserve(by_lower.size());
   for (int b : by_lower) {
     if (bufs[b].lower >= bufs[b].upper) return SweepTimeOverlaps(p, s);
-    by_offset.emplace_back(offs[b], b);
   }
-  std::sort(by_offset.begin(), by_offset.end());
-  std::vector<int32_t> rank(bufs.size(), 0);
-  std::vector<int64_t> offset_of_rank;
-  for (const auto& [offset, b] : by_offset) {
-    if (offset_of_rank.empty() || offset_of_rank.back() != offset) offset_of_rank.push_back(offset);
-    rank[b] = static_cast<int32_t>(offset_of_rank.size() - 1);
-  }
-  by_offset = {};
+  const OffsetRanks ranks(by_lower, offs);
+  const std::vector<int32_t>& rank = ranks.rank;
+  const std::vector<int64_t>& offset_of_rank = ranks.offset_of_rank;
   std::vector<int> by_upper = by_lower;
   StableSortByKey(by_upper, [&](int b) { return bufs[b].upper; });
   BitsetTree live(offset_of_rank.size());

@@ -140,6 +140,13 @@ TEST(PlanValidatorTest, AgreesWithPairwiseCheckOnRandomAssignments) {
       }
     }
     if (trial % 2 == 1) s.offsets[rng() % n] = 4 * static_cast<int64_t>(rng() % 10);
+    if (trial % 3 == 2) {  // sparse offsets (gcd 1): ranks by sorting
+      for (int i = 0; i < n; ++i) {
+        p.buffers[i].size *= 1000;
+        s.offsets[i] *= 1000;
+      }
+      s.offsets[rng() % n] += 1;
+    }
     std::vector<std::pair<int, int>> bad;
     for (int a = 0; a < n; ++a) {
       for (int b = a + 1; b < n; ++b) {
