@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "npuplan/memory/interval_solver_internal.h"
+#include "npuplan/support/sort_util.h"
 
 namespace npuplan::memory::interval_internal {
 namespace {
@@ -37,6 +38,17 @@ int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<in
     peak = std::max(peak, at + c.size[b]);
   }
   return peak;
+}
+
+// The buffers in order of upper: SweepBestFit frees them in this order
+// instead of through a heap, as one dead by b's lower started (and was
+// placed) before b, and the free blocks after a batch of frees are the
+// coalesced union whatever their order.
+std::vector<int> ByUpper(const Compact& c) {
+  std::vector<int> by_upper(c.count());
+  std::iota(by_upper.begin(), by_upper.end(), 0);
+  StableSortByKey(by_upper, [&](int x) { return c.upper[x]; });
+  return by_upper;
 }
 
 // Places buffers in time order (lower, then size descending, then index),
@@ -104,12 +116,7 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     return start;
   };
-  // Buffers die in order of upper: one dead by b's lower started (and was
-  // placed) before b, and the free blocks after a batch of frees are the
-  // coalesced union whatever their order, so no heap is needed.
-  std::vector<int> by_upper(m);
-  std::iota(by_upper.begin(), by_upper.end(), 0);
-  StableSortByKey(by_upper, [&](int x) { return c.upper[x]; });
+  const std::vector<int> by_upper = ByUpper(c);
   size_t dead = 0;
   constexpr int kBlocksTried = 8;
   for (int b : order) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "npuplan/memory/bitset_tree.h"
+#include "npuplan/support/sort_util.h"
 
 namespace npuplan::memory {
 namespace {
