@@ -365,8 +365,8 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
   return loop_nodes_.emplace(loop.value, std::move(span)).first->second;
 }
 
-// 5. Group into buffers (roots in tensor order = NodeId order; members in
-// tensor order): a counting sort of the tensors by root.
+// 5. Group into buffers (members in tensor order): a counting sort of the
+// tensors by root.
 absl::Status LifetimeBuilder::GroupBuffers() {
   const size_t nt = tensors_.size();
   std::vector<int> root(nt);
@@ -381,16 +381,21 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   std::vector<int32_t> next(begin.begin(), begin.end() - 1);
   for (size_t t = 0; t < nt; ++t)
     members[static_cast<size_t>(next[static_cast<size_t>(root[t])]++)] = static_cast<int>(t);
-  size_t groups = 0;
-  for (size_t r = 0; r < nt; ++r) groups += begin[r + 1] > begin[r] ? 1 : 0;
-  buffers_.reserve(groups);
-  ranges_.reserve(groups);
-  lt_.member_store.reserve(nt);
+  // Made in the plan order of their owners (the roots), which is nearly the
+  // order SortBuffers settles on (by first touch): its permutation then moves
+  // each buffer a short way, not across a million-entry array.
+  std::vector<int> roots;
   for (size_t r = 0; r < nt; ++r) {
-    if (begin[r + 1] == begin[r]) continue;
-    NPUPLAN_RETURN_IF_ERROR(AddBuffer(
-        static_cast<int>(r), std::span<const int>(members.data() + begin[r],
-                                                  static_cast<size_t>(begin[r + 1] - begin[r]))));
+    if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
+  }
+  StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
+  buffers_.reserve(roots.size());
+  ranges_.reserve(roots.size());
+  lt_.member_store.reserve(nt);
+  for (int r : roots) {
+    NPUPLAN_RETURN_IF_ERROR(
+        AddBuffer(r, std::span<const int>(members.data() + begin[r],
+                                          static_cast<size_t>(begin[r + 1] - begin[r]))));
   }
   return absl::OkStatus();
 }
