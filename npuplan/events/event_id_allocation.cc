@@ -88,6 +88,12 @@ class ChainCover final : public ReuseVisitor {
       rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
       flat_.clear();
       right_edges_.clear();
+      // At most k entries per collected edge: reserved up front (address
+      // space; pages come as Right writes them), so the vector never grows
+      // by copies, which held old and new buffers at once.
+      size_t collected = 0;
+      for (int kind = 0; kind < kKinds; ++kind) collected += collect_[kind] ? count[kind] : 0;
+      flat_.reserve(std::min<size_t>(collected * k_, size_t{1} << 27));
       order_.Sweep(c, *this);
       for (int kind = 0; kind < kKinds; ++kind) {
         if (collect_[kind]) {
@@ -97,6 +103,8 @@ class ChainCover final : public ReuseVisitor {
         }
       }
     }
+    flat_ = {};
+    for (ReadyLists& r : sorted_) r = {};
     return std::move(m_);
   }
 
