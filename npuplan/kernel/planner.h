@@ -13,7 +13,9 @@
 //                   operation order is allocated again and re-sequenced
 //                   (`realloc_rounds`); then PipelinedSchedule on the
 //                   least-traffic orders (kept at no more traffic than its
-//                   base) and a perturbed-priority improvement search.
+//                   base), a local search over the unit order
+//                   (UnitOrderSearch) and a perturbed-priority improvement
+//                   search.
 //   objective     : traffic  = min extra movement, then makespan
 //                   time     = min makespan, then extra movement
 //                   balanced = among candidates moving no more than the seed
@@ -65,6 +67,13 @@ struct PlanOptions {
   // steps (at most improve_max_steps), never a clock.
   int64_t improve_budget = 1'000'000;
   int improve_max_steps = 100;
+  // Unit-order search (best only) from the plan the objective ranks first and
+  // from the least-traffic plan: moves of units evaluated as full plans
+  // (UnitOrderSearch), kept at no more traffic than the start plan.
+  // Deterministic: unit_search_budget / nodes evaluations per start (at most
+  // unit_search_max_steps).
+  int64_t unit_search_budget = 400'000;
+  int unit_search_max_steps = 600;
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
   DecisionLog* log = nullptr;
