@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include "npuplan/kernel/allocator.h"
@@ -45,6 +46,8 @@ class UnitOrderSearch {
 
  private:
   std::optional<Evaluated> Evaluate(const std::vector<int>& units) const;
+  std::tuple<int64_t, int64_t, int64_t> Key(const Evaluated& e) const;
+  void Record(const Evaluated& e, const std::vector<int>& units, UnitSearchResult& best) const;
   std::vector<int> Neighbour(const std::vector<int>& units);
   uint32_t Draw(uint32_t n) { return n == 0 ? 0 : static_cast<uint32_t>(rng_() % n); }
 
@@ -56,7 +59,7 @@ class UnitOrderSearch {
 };
 
 // The plan the planner would build from this unit order, or nothing when the
-// allocator fails or the plan moves more than allowed.
+// allocator fails.
 std::optional<Evaluated> UnitOrderSearch::Evaluate(const std::vector<int>& units) const {
   const std::vector<int> order = DemandDrivenOrder(g_, TargetsFromUnits(p_, units));
   BestOptions bo;
@@ -65,7 +68,6 @@ std::optional<Evaluated> UnitOrderSearch::Evaluate(const std::vector<int>& units
   if (!sol.ok()) return std::nullopt;
   int64_t extra = 0;
   for (const SpillRecord& s : sol->spills) extra += g_.SpillTraffic(s.buf_id);
-  if (extra > options_.max_extra_movement) return std::nullopt;
   absl::StatusOr<ReorderResult> rr = ReorderForMakespan(g_, *sol, config_);
   if (!rr.ok()) return std::nullopt;
   // The list scheduler is a heuristic: the allocator's order is sometimes shorter.
@@ -92,38 +94,49 @@ std::vector<int> UnitOrderSearch::Neighbour(const std::vector<int>& units) {
   return next;
 }
 
+// Search key, smaller is better: traffic above the cap first (a start above
+// the cap descends towards it), then makespan, then traffic.
+std::tuple<int64_t, int64_t, int64_t> UnitOrderSearch::Key(const Evaluated& e) const {
+  return {std::max<int64_t>(0, e.extra_movement - options_.max_extra_movement), e.makespan,
+          e.extra_movement};
+}
+
+void UnitOrderSearch::Record(const Evaluated& e, const std::vector<int>& units,
+                             UnitSearchResult& best) const {
+  if (e.extra_movement > options_.max_extra_movement) return;
+  if (!best.unit_order.empty() && Key(e) >= std::make_tuple(int64_t{0}, best.makespan,
+                                                             best.extra_movement)) {
+    return;
+  }
+  best.solution = e.solution;
+  best.unit_order = units;
+  best.extra_movement = e.extra_movement;
+  best.makespan = e.makespan;
+}
+
 absl::StatusOr<UnitSearchResult> UnitOrderSearch::Run(const std::vector<int>& start) {
   UnitSearchResult best;
   std::vector<int> cur = start;
   std::optional<Evaluated> cur_eval = Evaluate(cur);
-  bool have = cur_eval.has_value();
-  if (have) {
-    best.start_makespan = cur_eval->makespan;
-    best.solution = cur_eval->solution;
-    best.unit_order = cur;
-    best.extra_movement = cur_eval->extra_movement;
-    best.makespan = cur_eval->makespan;
+  if (cur_eval) {
+    if (cur_eval->extra_movement <= options_.max_extra_movement) {
+      best.start_makespan = cur_eval->makespan;
+    }
+    Record(*cur_eval, cur, best);
   }
+  int64_t since_gain = 0;  // steps since the current key last went down
   for (int64_t step = 0; step < options_.max_steps && cur.size() > 1; ++step) {
+    if (options_.patience > 0 && since_gain >= options_.patience) break;
+    ++since_gain;
+    ++best.steps;
     std::vector<int> cand = Neighbour(cur);
     std::optional<Evaluated> e = Evaluate(cand);
-    if (!e) continue;
-    if (have &&
-        (e->makespan > cur_eval->makespan ||
-         (e->makespan == cur_eval->makespan && e->extra_movement > cur_eval->extra_movement))) {
-      continue;
-    }
+    if (!e || (cur_eval && Key(*e) > Key(*cur_eval))) continue;
+    if (!cur_eval || Key(*e) < Key(*cur_eval)) since_gain = 0;
     ++best.accepted;
+    Record(*e, cand, best);
     cur = std::move(cand);
     cur_eval = std::move(e);
-    have = true;
-    if (best.unit_order.empty() || cur_eval->makespan < best.makespan ||
-        (cur_eval->makespan == best.makespan && cur_eval->extra_movement < best.extra_movement)) {
-      best.solution = cur_eval->solution;
-      best.unit_order = cur;
-      best.extra_movement = cur_eval->extra_movement;
-      best.makespan = cur_eval->makespan;
-    }
   }
   if (best.unit_order.empty()) {
     return absl::NotFoundError("unit-order-search: no unit order within the movement cap");

@@ -9,11 +9,12 @@
 // (positions drawn from a std::mt19937 seeded with `seed`), then evaluates
 // the order as the planner builds plans: demand-driven expansion,
 // AllocateBest with oldest-free placement, then ReorderForMakespan (the
-// allocator's own order when that is shorter). A move is kept
-// when the plan is valid, moves no more data than `max_extra_movement`, and
-// its makespan is not larger than the current one (equal makespan: not more
-// traffic), so the search also walks plateaus. The number of evaluations is
-// `max_steps`: a deterministic budget, never a clock.
+// allocator's own order when that is shorter). A move is kept when its key
+// (traffic above `max_extra_movement`, makespan, traffic) is not larger than
+// the current one: a start above the cap descends towards it, and plateaus
+// are walked. Only plans within the cap are returned. The search stops after
+// `max_steps` evaluations, or after `patience` steps in a row that did not
+// lower the key: a deterministic budget, never a clock.
 //
 // Requires: a valid graph, a unit partition of it and a permutation of its
 // units. Provides: the best plan found (the start order's plan when nothing
@@ -40,6 +41,7 @@ struct UnitSearchOptions {
   int64_t max_steps = 100;         // evaluated moves (the start order is evaluated too)
   uint32_t seed = 1;               // of the move generator
   int64_t max_extra_movement = 0;  // plans moving more data are rejected
+  int64_t patience = 300;          // stop after this many steps without a lower key (0: never)
 };
 
 struct UnitSearchResult {
@@ -49,6 +51,7 @@ struct UnitSearchResult {
   int64_t makespan = 0;
   int64_t start_makespan = -1;  // of the start order's plan (-1: it was rejected)
   int64_t accepted = 0;         // moves kept
+  int64_t steps = 0;            // moves evaluated
 };
 
 // The units of `p` in the order their first operation appears in `ops`
