@@ -7,6 +7,9 @@
 // cross-stream reuses. Time = whole compile.
 // BM_RandomStreams/<k>: 2,000-node random DAGs (fan-in ≤ 3, sizes 1–64 KiB)
 // with every node on a random stream out of k, memory-planning only.
+// BM_TensorLifetimes/<nodes>: ComputeTensorLifetimes alone (memory planning
+// and the memory verifier each run it once per compile) on a random DAG
+// (fan-in <= 3) with every node on one of 8 streams.
 // Results: docs/benchmarks.md ("Device memory (graphs)").
 //
 //   build-memg/bin/memgraph_bench --benchmark_min_time=1
@@ -29,6 +32,7 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/verify/tensor_lifetimes.h"
 #include "npuplan/verify/verify.h"
 
 namespace npuplan {
@@ -107,6 +111,28 @@ void BM_RandomStreams(benchmark::State& state) {
   Report(state, plan, stats);
 }
 BENCHMARK(BM_RandomStreams)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
+
+void BM_TensorLifetimes(benchmark::State& state) {
+  Model model = GenerateRandomDag(static_cast<int>(state.range(0)), 3, /*seed=*/7);
+  std::mt19937 rng(11);
+  for (size_t i = 0; i < model.num_nodes(); ++i) {
+    Node& n = model.node(NodeId(static_cast<int32_t>(i)));
+    n.stream_id = static_cast<int64_t>(rng() % 8);
+    for (TensorDesc& t : n.outputs)
+      t = TensorDesc{{static_cast<int64_t>(256 + rng() % 16384)}, "float32"};
+  }
+  size_t buffers = 0;
+  for (auto _ : state) {
+    absl::StatusOr<memory::TensorLifetimes> lt = memory::ComputeTensorLifetimes(model, 512);
+    if (!lt.ok()) {
+      state.SkipWithError(std::string(lt.status().message()).c_str());
+      return;
+    }
+    buffers = lt->buffers.size();
+  }
+  state.counters["buffers"] = static_cast<double>(buffers);
+}
+BENCHMARK(BM_TensorLifetimes)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 double CpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 

@@ -222,33 +222,40 @@ SearchEngine::Marks SearchEngine::Place(int b, int64_t offset) {
   // 2. Sections whose floor may rise: floor_[s] is kept >= the lowest minimum
   // offset of its unplaced buffers, so a raised x matters only where its old
   // value was at or below the floor and its new value is above it.
-  ++stamp_now_;
+  // The hottest loops of the search: locals instead of members, so that the
+  // compiler need not reload them after every store.
+  const int now = ++stamp_now_;
+  int* const stamp = stamp_.data();
+  const int64_t* const floors = floor_.data();
   std::vector<int>& dirty = dirty_;
   dirty.clear();
   for (size_t i = marks.minoffs; i < minoff_trail_.size(); ++i) {
     const int x = minoff_trail_[i].index;
     const int64_t before = minoff_trail_[i].old_value;
-    for (int s = c_.sec_lo[x]; s < c_.sec_hi[x]; ++s) {
-      if (stamp_[s] == stamp_now_ || before > floor_[s] || floor_[s] >= minoff_[x]) continue;
-      stamp_[s] = stamp_now_;
+    const int64_t raised = minoff_[x];
+    for (int s = c_.sec_lo[x], end = c_.sec_hi[x]; s < end; ++s) {
+      if (stamp[s] == now || before > floors[s] || floors[s] >= raised) continue;
+      stamp[s] = now;
       dirty.push_back(s);
     }
   }
-  for (int s = c_.sec_lo[b]; s < c_.sec_hi[b]; ++s) {
-    if (stamp_[s] != stamp_now_) dirty.push_back(s);
+  for (int s = c_.sec_lo[b], end = c_.sec_hi[b]; s < end; ++s) {
+    if (stamp[s] != now) dirty.push_back(s);
   }
   // 3. Raise them to that lowest minimum offset (stop scanning at the first
   // unplaced buffer that could sit at or below the floor: no raise then).
+  const int64_t* const off = off_.data();
+  const int64_t* const minoff = minoff_.data();
   for (int s : dirty) {
     int64_t lowest = std::numeric_limits<int64_t>::max();
     const int64_t floor = floor_[s];
     for (int y : c_.live[s]) {
-      if (off_[y] >= 0) continue;
-      if (minoff_[y] <= floor) {
+      if (off[y] >= 0) continue;
+      if (minoff[y] <= floor) {
         lowest = floor;
         break;
       }
-      lowest = std::min(lowest, minoff_[y]);
+      lowest = std::min(lowest, minoff[y]);
     }
     if (lowest != std::numeric_limits<int64_t>::max() && lowest > floor_[s]) {
       floor_trail_.push_back({s, floor_[s]});
@@ -280,10 +287,13 @@ bool SearchEngine::Check(const Partition& p, int64_t offset, const Marks& marks)
     const int x = minoff_trail_[i].index;
     if (minoff_[x] + c_.size[x] > cap_) return false;
   }
+  const bool canonical = options_.canonical_only, inference = options_.section_inference;
+  const int64_t* const floors = floor_.data();
+  const int64_t* const totals = total_.data();
   for (int s = p.lo; s < p.hi; ++s) {
-    int64_t floor = floor_[s];
-    if (options_.canonical_only) floor = std::max(floor, offset);
-    if (options_.section_inference) floor += total_[s];
+    int64_t floor = floors[s];
+    if (canonical) floor = std::max(floor, offset);
+    if (inference) floor += totals[s];
     if (floor > cap_) return false;
   }
   return true;
@@ -305,14 +315,15 @@ Outcome SearchEngine::Search(const Partition& p, const std::vector<int>& pre,
   }
   // Unplaced buffers by (minimum offset, rank); minimum offsets only grow, so
   // an insertion sort of the parent's order is nearly linear.
-  std::vector<Candidate> ordering;
-  ordering.reserve(prev.size());
+  std::vector<Candidate> ordering(prev.size());
+  size_t unplaced = 0;
+  const int64_t* const off = off_.data();
+  const int64_t* const minoff = minoff_.data();
   for (const Candidate& cand : prev) {
     const int b = pre[cand.rank];
-    if (off_[b] >= 0) continue;
-    Candidate now{minoff_[b], cand.rank};
-    size_t i = ordering.size();
-    ordering.push_back(now);
+    if (off[b] >= 0) continue;
+    const Candidate now{minoff[b], cand.rank};
+    size_t i = unplaced++;
     while (i > 0 && (ordering[i - 1].offset > now.offset ||
                      (ordering[i - 1].offset == now.offset && ordering[i - 1].rank > now.rank))) {
       ordering[i] = ordering[i - 1];
@@ -320,6 +331,7 @@ Outcome SearchEngine::Search(const Partition& p, const std::vector<int>& pre,
     }
     ordering[i] = now;
   }
+  ordering.resize(unplaced);
   if (ordering.empty()) return Outcome::kFound;
   int64_t min_top = std::numeric_limits<int64_t>::max();
   for (const Candidate& cand : ordering) {

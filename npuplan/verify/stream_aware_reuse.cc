@@ -202,7 +202,7 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
 // One is iteration-local in a loop the other touches: the same body
 // position of another iteration may run concurrently on another stream.
 bool SharesIterations(const LogicalBuffer& x, const LogicalBuffer& y) {
-  auto in = [](const std::vector<int32_t>& loops, int32_t loop) {
+  auto in = [](std::span<const int32_t> loops, int32_t loop) {
     return std::binary_search(loops.begin(), loops.end(), loop);
   };
   return (x.iteration_loop >= 0 && in(y.loops, x.iteration_loop)) ||

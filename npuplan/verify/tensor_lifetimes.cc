@@ -1,18 +1,22 @@
 #include "npuplan/verify/tensor_lifetimes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
+#include <map>
 #include <numeric>
-#include <set>
 #include <span>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::memory {
+using namespace std::string_view_literals;
 namespace {
 
 // Union-find over tensor indices; the smaller index (earlier tensor) is the root.
@@ -120,9 +124,9 @@ absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Nod
     }
     return map;
   }
-  const bool while_cond =
-      (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
-      parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
+  const bool while_cond = (parent.type == "While"sv || parent.type == "_While"sv ||
+                           parent.type == "StatelessWhile"sv) &&
+                          parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
   map.assign(net.inputs.size(), -1);
   if (while_cond) return map;
   for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k)
@@ -133,18 +137,28 @@ absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Nod
 }  // namespace
 
 bool IsConstantLike(const Node& n) {
-  const std::string& t = n.type;
-  return t == "Const" || t == "Constant" || t == "Variable" || t == "VariableV2" ||
-         t == "ConstPlaceHolder" || t == "FileConstant";
+  const std::string_view t = n.type;  // string_view == checks the length first
+  return t == "Const"sv || t == "Constant"sv || t == "Variable"sv || t == "VariableV2"sv ||
+         t == "ConstPlaceHolder"sv || t == "FileConstant"sv;
 }
 
 bool IsLoopNode(const Node& n) {
-  return n.type == "While" || n.type == "_While" || n.type == "StatelessWhile" || n.type == "For";
+  return n.type == "While"sv || n.type == "_While"sv || n.type == "StatelessWhile"sv ||
+         n.type == "For"sv;
 }
 
+// Once per buffer (twice per compile): appends the digits directly rather
+// than through StrCat's formatter.
 std::string TensorName(const Model& model, TensorRef t) {
   const std::string& n = model.node(t.node).name;
-  return t.output == TensorRef::kWorkspace ? StrCat(n, ":workspace") : StrCat(n, ":", t.output);
+  if (t.output == TensorRef::kWorkspace) return StrCat(n, ":workspace");
+  char digits[16];
+  char* end = std::to_chars(digits, digits + sizeof(digits), t.output).ptr;
+  std::string name;
+  name.reserve(n.size() + 1 + static_cast<size_t>(end - digits));
+  name.append(n).push_back(':');
+  name.append(digits, end);
+  return name;
 }
 
 BufferIndex::const_iterator BufferIndex::find(TensorRef r) const {
@@ -202,9 +216,18 @@ class LifetimeBuilder {
  private:
   int TensorIndex(NodeId node, int32_t out) const { return first_tensor_[node.index()] + out; }
   const std::vector<NodeId>& LoopSpan(NodeId loop);
+  // Where one buffer's members / uses / loops sit in lt_'s storage while
+  // the storage still grows; SortBuffers turns them into the spans.
+  struct Ranges {
+    size_t member_begin = 0, member_count = 0;
+    size_t use_begin = 0, use_count = 0;
+    size_t loop_begin = 0, loop_count = 0;
+  };
+
   absl::Status AddBuffer(int root, std::span<const int> members);
-  bool ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& touch) const;
-  void SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& touch, bool iteration_local);
+  bool ScopeLoops(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch) const;
+  void SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
+                   bool iteration_local);
 
   const Model& model_;
   const int64_t alignment_;
@@ -218,11 +241,12 @@ class LifetimeBuilder {
   // Consumers of each output tensor t: consumers_[consumer_begin_[t] ..[t + 1]).
   std::vector<int32_t> consumer_begin_;
   std::vector<NodeId> consumers_;
-  std::vector<int32_t> touch_, uses_;  // per buffer, reused
+  std::vector<int32_t> touch_;         // per buffer, reused
   bool has_loops_ = false;             // some node is a loop (IsLoopNode)
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
   std::vector<LogicalBuffer> buffers_;
+  std::vector<Ranges> ranges_;  // parallel to buffers_
 };
 
 // 1. Plan order and positions.
@@ -245,7 +269,7 @@ absl::Status LifetimeBuilder::CollectTensors() {
     for (size_t o = 0; o < node.outputs.size(); ++o)
       tensors_.push_back({id, static_cast<int32_t>(o)});
     NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
-    if (node.type == "NextIteration" || node.type == "RefNextIteration") lt_.flat_loops = true;
+    if (node.type == "NextIteration"sv || node.type == "RefNextIteration"sv) lt_.flat_loops = true;
     has_loops_ = has_loops_ || IsLoopNode(node);
   }
   first_tensor_[n_] = static_cast<int>(tensors_.size());
@@ -272,7 +296,7 @@ absl::Status LifetimeBuilder::AliasTensors() {
       }
     }
     const Graph& g = model_.graph(node.graph);
-    if (!g.IsRoot() && node.type == "Data" && !node.outputs.empty()) {
+    if (!g.IsRoot() && node.type == "Data"sv && !node.outputs.empty()) {
       if (auto k = GetIntAttr(node.attrs, "_parent_node_index")) {
         const Node& parent = model_.node(g.parent_node);
         if (*k >= 0 && *k < static_cast<int64_t>(parent.inputs.size())) {
@@ -281,7 +305,7 @@ absl::Status LifetimeBuilder::AliasTensors() {
         }
       }
     }
-    if (!g.IsRoot() && node.type == "NetOutput") {
+    if (!g.IsRoot() && node.type == "NetOutput"sv) {
       NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> to_parent, ParentOutputs(model_, node));
       for (size_t k = 0; k < to_parent.size(); ++k) {
         if (to_parent[k] < 0) continue;
@@ -341,8 +365,8 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
   return loop_nodes_.emplace(loop.value, std::move(span)).first->second;
 }
 
-// 5. Group into buffers (roots in tensor order = NodeId order; members in
-// tensor order): a counting sort of the tensors by root.
+// 5. Group into buffers (members in tensor order): a counting sort of the
+// tensors by root.
 absl::Status LifetimeBuilder::GroupBuffers() {
   const size_t nt = tensors_.size();
   std::vector<int> root(nt);
@@ -357,14 +381,21 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   std::vector<int32_t> next(begin.begin(), begin.end() - 1);
   for (size_t t = 0; t < nt; ++t)
     members[static_cast<size_t>(next[static_cast<size_t>(root[t])]++)] = static_cast<int>(t);
-  size_t groups = 0;
-  for (size_t r = 0; r < nt; ++r) groups += begin[r + 1] > begin[r] ? 1 : 0;
-  buffers_.reserve(groups);
+  // Made in the plan order of their owners (the roots), which is nearly the
+  // order SortBuffers settles on (by first touch): its permutation then moves
+  // each buffer a short way, not across a million-entry array.
+  std::vector<int> roots;
   for (size_t r = 0; r < nt; ++r) {
-    if (begin[r + 1] == begin[r]) continue;
-    NPUPLAN_RETURN_IF_ERROR(AddBuffer(
-        static_cast<int>(r), std::span<const int>(members.data() + begin[r],
-                                                  static_cast<size_t>(begin[r + 1] - begin[r]))));
+    if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
+  }
+  StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
+  buffers_.reserve(roots.size());
+  ranges_.reserve(roots.size());
+  lt_.member_store.reserve(nt);
+  for (int r : roots) {
+    NPUPLAN_RETURN_IF_ERROR(
+        AddBuffer(r, std::span<const int>(members.data() + begin[r],
+                                          static_cast<size_t>(begin[r + 1] - begin[r]))));
   }
   return absl::OkStatus();
 }
@@ -372,17 +403,19 @@ absl::Status LifetimeBuilder::GroupBuffers() {
 // The buffer of one alias group (or its tensors' names in lt.dynamic).
 absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) {
   const Model& model = model_;
-  // Built in place: moving it in would touch a fresh ~170-byte slot twice.
+  // Built in place: moving it in would touch a fresh slot twice.
   LogicalBuffer& b = buffers_.emplace_back();
+  Ranges& r = ranges_.emplace_back();
   bool dynamic = false, constant = false, input = false, workspace = false;
   int64_t bytes = 0;
   std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
   touch.clear();
-  b.members.reserve(members.size());
+  std::vector<TensorRef>& store = lt_.member_store;
+  r.member_begin = store.size();
   for (int t : members) {
     TensorRef ref = tensors_[t];
     const Node& node = model.node(ref.node);
-    b.members.push_back(ref);
+    store.push_back(ref);
     if (ref.output == TensorRef::kWorkspace) {
       workspace = true;
       bytes = std::max(bytes, ws_bytes_[ref.node.index()]);
@@ -390,7 +423,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
       continue;
     }
     if (IsConstantLike(node)) constant = true;
-    if (node.type == "Data" && model.graph(node.graph).IsRoot()) input = true;
+    if (node.type == "Data"sv && model.graph(node.graph).IsRoot()) input = true;
     std::optional<int64_t> sz = node.outputs[ref.output].ByteSize();
     if (!sz) {
       dynamic = true;
@@ -403,19 +436,24 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   }
   std::sort(touch.begin(), touch.end());
   touch.erase(std::unique(touch.begin(), touch.end()), touch.end());
-  std::sort(b.members.begin(), b.members.end(), [&](const TensorRef& x, const TensorRef& y) {
+  const auto first = store.begin() + static_cast<std::ptrdiff_t>(r.member_begin);
+  std::sort(first, store.end(), [&](const TensorRef& x, const TensorRef& y) {
     return std::make_pair(lt_.position[x.node.index()], x.output) <
            std::make_pair(lt_.position[y.node.index()], y.output);
   });
   // Keep the first-defined tensor as the owner (the union root is the smallest index).
-  auto owner = std::find(b.members.begin(), b.members.end(), tensors_[root]);
-  std::rotate(b.members.begin(), owner, owner + 1);
-  b.name = TensorName(model, b.members[0]);
+  auto owner = std::find(first, store.end(), tensors_[root]);
+  std::rotate(first, owner, owner + 1);
+  const TensorRef owner_ref = *first;
   if (dynamic) {
-    for (const TensorRef& r : b.members) lt_.dynamic.push_back(TensorName(model, r));
+    for (auto it = first; it != store.end(); ++it) lt_.dynamic.push_back(TensorName(model, *it));
+    store.resize(r.member_begin);
     buffers_.pop_back();
+    ranges_.pop_back();
     return absl::OkStatus();
   }
+  r.member_count = store.size() - r.member_begin;
+  b.name = TensorName(model, owner_ref);
   b.region = constant    ? MemoryRegion::kConstant
              : input     ? MemoryRegion::kInput
              : workspace ? MemoryRegion::kWorkspace
@@ -423,11 +461,11 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   b.bytes = bytes;
   std::optional<int64_t> aligned = AlignUp(bytes, alignment_);
   if (!aligned)
-    return Bad(model.node(b.members[0].node),
+    return Bad(model.node(owner_ref.node),
                StrCat("tensor size ", bytes, " overflows int64 when aligned"));
   b.size = *aligned;
-  const bool iteration_local = ScopeLoops(b, touch);
-  SetLifetime(b, touch, iteration_local);
+  const bool iteration_local = ScopeLoops(b, r, touch);
+  SetLifetime(b, r, touch, iteration_local);
   return absl::OkStatus();
 }
 
@@ -435,7 +473,8 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
 // LogicalBuffer::iteration_loop): every touch in one body graph whose parent
 // is the outermost loop, none of them a Data / NetOutput / parent node, all
 // on one stream without attached streams.
-bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& touch) const {
+bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
+                                 const std::vector<int32_t>& touch) const {
   if (!has_loops_) return false;  // no loops around anything
   const Model& model = model_;
   bool iteration_local = !touch.empty();
@@ -446,29 +485,33 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const std::vector<int32_t>& t
     if (!body.valid()) body = node.graph;
     const NodeId loop = loop_of_graph_[node.graph.index()];
     iteration_local = iteration_local && node.graph == body && loop.valid() &&
-                      model.graph(body).parent_node == loop && node.type != "Data" &&
-                      node.type != "NetOutput" && node.subgraphs.empty() && node.stream_id >= 0 &&
+                      model.graph(body).parent_node == loop && node.type != "Data"sv &&
+                      node.type != "NetOutput"sv && node.subgraphs.empty() && node.stream_id >= 0 &&
                       node.attached_stream_ids.empty() &&
                       (only_stream < 0 || node.stream_id == only_stream);
     only_stream = node.stream_id;
   }
-  std::set<int32_t> loops;
+  std::vector<int32_t>& loops = lt_.loop_store;
+  r.loop_begin = loops.size();
   for (int32_t x : touch) {
     const Node& node = model.node(NodeId(x));
-    if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid()) loops.insert(loop.value);
-    if (IsLoopNode(node) && !loop_of_graph_[node.graph.index()].valid()) loops.insert(x);
+    if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid()) loops.push_back(loop.value);
+    if (IsLoopNode(node) && !loop_of_graph_[node.graph.index()].valid()) loops.push_back(x);
   }
-  b.loops.assign(loops.begin(), loops.end());
+  const auto first = loops.begin() + static_cast<std::ptrdiff_t>(r.loop_begin);
+  std::sort(first, loops.end());
+  loops.erase(std::unique(first, loops.end()), loops.end());
+  r.loop_count = loops.size() - r.loop_begin;
   if (iteration_local) b.iteration_loop = model.graph(body).parent_node.value;
   return iteration_local;
 }
 
 // Uses and lifetime.
-void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& touch,
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
                                   bool iteration_local) {
   const Model& model = model_;
-  std::vector<int32_t>& uses = uses_;
-  uses.clear();
+  std::vector<NodeId>& uses = lt_.use_store;
+  r.use_begin = uses.size();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
   for (int32_t x : touch) {
     NodeId id(x);
@@ -479,7 +522,7 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& 
         const Node& yn = model.node(y);
         if (IsSyncNode(yn))
           continue;  // Send/Recv touch no memory (and order nothing after them in H)
-        if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.push_back(y.value);
+        if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.push_back(y);
         lo = std::min(lo, lt_.position[y.index()]);
         hi = std::max(hi, lt_.position[y.index()]);
       }
@@ -487,19 +530,19 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& 
     }
     lo = std::min(lo, lt_.position[id.index()]);
     hi = std::max(hi, lt_.position[id.index()]);
-    if (node.type == "NetOutput" && g.IsRoot())
+    if (node.type == "NetOutput"sv && g.IsRoot())
       b.live_to_end = true;  // graph outputs outlive the plan
     if (node.stream_id >= 0) {
       if (!node.attached_stream_ids.empty()) {
         b.pinned = StrCat("used by '", node.name, "' which has attached streams");
       } else {
-        uses.push_back(x);
+        uses.push_back(id);
       }
       continue;
     }
     // Streamless nodes run no task.
-    if (node.type == "NetOutput") continue;
-    if (!node.subgraphs.empty() || node.type == "Data" || IsConstantLike(node)) continue;
+    if (node.type == "NetOutput"sv) continue;
+    if (!node.subgraphs.empty() || node.type == "Data"sv || IsConstantLike(node)) continue;
     if (IsPoolRegion(b.region)) {
       b.pinned = StrCat("used by '", node.name, "' which has no stream");
     }
@@ -509,12 +552,14 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const std::vector<int32_t>& 
   if (b.live_to_end || !b.pinned.empty()) b.upper = lt_.num_steps;
   if (!b.pinned.empty()) b.lower = 0;
   if (b.upper <= b.lower) b.upper = b.lower + 1;
-  std::sort(uses.begin(), uses.end());
-  uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
-  b.uses.reserve(uses.size());
-  for (int32_t u : uses) b.uses.push_back(NodeId(u));
-  std::sort(b.uses.begin(), b.uses.end(),
-            [&](NodeId x, NodeId y) { return lt_.position[x.index()] < lt_.position[y.index()]; });
+  // Unique by position (nodes in the order have distinct positions).
+  const auto first = uses.begin() + static_cast<std::ptrdiff_t>(r.use_begin);
+  std::sort(first, uses.end(), [&](NodeId x, NodeId y) {
+    return std::make_pair(lt_.position[x.index()], x.value) <
+           std::make_pair(lt_.position[y.index()], y.value);
+  });
+  uses.erase(std::unique(first, uses.end()), uses.end());
+  r.use_count = uses.size() - r.use_begin;
 }
 
 // 6. Deterministic order and the tensor index.
@@ -525,32 +570,52 @@ void LifetimeBuilder::SortBuffers() {
            : r == MemoryRegion::kInput     ? 2
                                            : 3;
   };
-  // Indices by (region, lower), names on ties only (buffer names are unique).
-  struct Key {
-    int rank;
-    int64_t lower;
-    int index;
-  };
-  std::vector<Key> keys(buffers_.size());
-  for (size_t i = 0; i < buffers_.size(); ++i)
-    keys[i] = {region_rank(buffers_[i].region), buffers_[i].lower, static_cast<int>(i)};
-  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-    if (a.rank != b.rank || a.lower != b.lower)
-      return std::tie(a.rank, a.lower) < std::tie(b.rank, b.lower);
-    return buffers_[a.index].name < buffers_[b.index].name;
+  // Indices by (region, lower) with two stable counting sorts (lower is a
+  // plan position), then names within each tie (buffer names are unique).
+  std::vector<int> order(buffers_.size());
+  std::iota(order.begin(), order.end(), 0);
+  StableSortByKey(order, [&](int i) { return buffers_[static_cast<size_t>(i)].lower; });
+  StableSortByKey(order, [&](int i) {
+    return static_cast<int64_t>(region_rank(buffers_[static_cast<size_t>(i)].region));
   });
+  auto same_key = [&](int a, int b) {
+    const LogicalBuffer &x = buffers_[static_cast<size_t>(a)],
+                        &y = buffers_[static_cast<size_t>(b)];
+    return region_rank(x.region) == region_rank(y.region) && x.lower == y.lower;
+  };
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && same_key(order[i], order[j])) ++j;
+    if (j - i > 1) {
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(j), [&](int a, int b) {
+                  return buffers_[static_cast<size_t>(a)].name <
+                         buffers_[static_cast<size_t>(b)].name;
+                });
+    }
+    i = j;
+  }
   // Permute in place, cycle by cycle: no second array of buffers.
-  std::vector<int> dest(keys.size());  // new position of each buffer
-  for (size_t i = 0; i < keys.size(); ++i)
-    dest[static_cast<size_t>(keys[i].index)] = static_cast<int>(i);
-  keys = {};
+  std::vector<int> dest(order.size());  // new position of each buffer
+  for (size_t i = 0; i < order.size(); ++i)
+    dest[static_cast<size_t>(order[i])] = static_cast<int>(i);
+  order = {};
   for (size_t i = 0; i < dest.size(); ++i) {
     while (dest[i] != static_cast<int>(i)) {
       const size_t j = static_cast<size_t>(dest[i]);
       std::swap(buffers_[i], buffers_[j]);
+      std::swap(ranges_[i], ranges_[j]);
       std::swap(dest[i], dest[j]);
     }
   }
+  // The storage is final: point the spans into it.
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const Ranges& r = ranges_[i];
+    buffers_[i].members = {lt_.member_store.data() + r.member_begin, r.member_count};
+    buffers_[i].uses = {lt_.use_store.data() + r.use_begin, r.use_count};
+    buffers_[i].loops = {lt_.loop_store.data() + r.loop_begin, r.loop_count};
+  }
+  ranges_ = {};
   lt_.buffers = std::move(buffers_);
   lt_.buffer_of.Build(n_, lt_.buffers);
   std::sort(lt_.dynamic.begin(), lt_.dynamic.end());

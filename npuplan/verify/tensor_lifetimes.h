@@ -69,20 +69,21 @@ struct TensorRef {
 // "node:0" or "node:workspace".
 std::string TensorName(const Model& model, TensorRef t);
 
-// About a million of these at 1M nodes, faulted in twice per compile
-// (memory planning, then the memory verifier): the small fields sit
-// together so that no padding follows them.
+// About a million of these at 1M nodes, built twice per compile (memory
+// planning, then the memory verifier): the variable-length fields are spans
+// into TensorLifetimes' shared storage, not a heap block each, and the small
+// fields sit together so that no padding follows them.
 struct LogicalBuffer {
-  std::string name;                // TensorName of the owner (first member)
-  std::vector<TensorRef> members;  // owner first, then aliases, by (position, output)
-  int64_t bytes = 0;               // max member ByteSize
-  int64_t size = 0;                // bytes rounded up to the alignment
-  int64_t lower = 0;               // first touch in plan order
-  int64_t upper = 0;               // last touch + 1 (num_steps when live_to_end / pinned)
-  std::vector<NodeId> uses;        // streamed nodes that touch it, by position, unique
-  std::string pinned;              // non-empty: why it is live for the whole plan
-  // Loops (NodeId values of outermost loop nodes) whose nodes touch it.
-  std::vector<int32_t> loops;
+  std::string name;                    // TensorName of the owner (first member)
+  std::span<const TensorRef> members;  // owner first, then aliases, by (position, output)
+  int64_t bytes = 0;                   // max member ByteSize
+  int64_t size = 0;                    // bytes rounded up to the alignment
+  int64_t lower = 0;                   // first touch in plan order
+  int64_t upper = 0;                   // last touch + 1 (num_steps when live_to_end / pinned)
+  std::span<const NodeId> uses;        // streamed nodes that touch it, by position, unique
+  std::string pinned;                  // non-empty: why it is live for the whole plan
+  // Loops (NodeId values of outermost loop nodes) whose nodes touch it, ascending.
+  std::span<const int32_t> loops;
   // Iteration-local: made and used only inside one iteration of a loop body
   // (all touches in the body graph of that loop, none its Data / NetOutput,
   // all on one stream): its lifetime is its real span in the body and it may
@@ -121,6 +122,13 @@ class BufferIndex {
 };
 
 struct TensorLifetimes {
+  TensorLifetimes() = default;
+  TensorLifetimes(TensorLifetimes&&) = default;
+  TensorLifetimes& operator=(TensorLifetimes&&) = default;
+  // The buffers' spans point into this object's storage: a copy would alias it.
+  TensorLifetimes(const TensorLifetimes&) = delete;
+  TensorLifetimes& operator=(const TensorLifetimes&) = delete;
+
   int64_t alignment = 512;
   std::vector<NodeId> order;      // plan order
   std::vector<int64_t> position;  // by NodeId index (-1 = not in the order)
@@ -134,6 +142,11 @@ struct TensorLifetimes {
   // The graph contains GE's flat loop nodes (NextIteration): iterations are
   // not modelled, so the reuse analysis allows no cross-stream sharing.
   bool flat_loops = false;
+  // What the buffers' members / uses / loops spans point into (a moved
+  // vector keeps its elements where they are).
+  std::vector<TensorRef> member_store;
+  std::vector<NodeId> use_store;
+  std::vector<int32_t> loop_store;
 };
 
 // Builds the buffers. InvalidArgument naming the node and rule for a bad
