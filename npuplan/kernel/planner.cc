@@ -460,8 +460,8 @@ absl::Status KernelPlanner::AddUnitSearchCandidates() {
     if (sm.makespan * 50 <= busiest * 51) continue;
     UnitSearchOptions uo;
     uo.max_steps = steps;
-    uo.patience = std::max<int64_t>(
-        20, options_.unit_search_patience_budget / std::max(1, g_.num_nodes()));
+    uo.patience =
+        std::max<int64_t>(20, options_.unit_search_patience_budget / std::max(1, g_.num_nodes()));
     uo.seed = static_cast<uint32_t>(1 + start);
     uo.max_extra_movement = cands_[start].metrics.extra_movement;
     auto sr = SearchUnitOrder(g_, config_, parts,

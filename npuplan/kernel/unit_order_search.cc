@@ -104,8 +104,8 @@ std::tuple<int64_t, int64_t, int64_t> UnitOrderSearch::Key(const Evaluated& e) c
 void UnitOrderSearch::Record(const Evaluated& e, const std::vector<int>& units,
                              UnitSearchResult& best) const {
   if (e.extra_movement > options_.max_extra_movement) return;
-  if (!best.unit_order.empty() && Key(e) >= std::make_tuple(int64_t{0}, best.makespan,
-                                                             best.extra_movement)) {
+  if (!best.unit_order.empty() &&
+      Key(e) >= std::make_tuple(int64_t{0}, best.makespan, best.extra_movement)) {
     return;
   }
   best.solution = e.solution;
