@@ -447,6 +447,7 @@ std::vector<size_t> KernelPlanner::SearchStarts() const {
 // 5b. Unit-order search from the search starts, each capped at its start's
 // traffic (so no objective's traffic rises).
 absl::Status KernelPlanner::AddUnitSearchCandidates() {
+  if (g_.num_nodes() > options_.unit_search_max_nodes) return absl::OkStatus();
   const UnitPartition parts = PartitionUnits(g_, config_);
   if (parts.units.size() < 2) return absl::OkStatus();
   const int64_t steps = std::min<int64_t>(

@@ -76,6 +76,9 @@ struct PlanOptions {
   int64_t unit_search_budget = 4'000'000;
   // ... and stops after max(20, this / nodes) steps without a lower key.
   int64_t unit_search_patience_budget = 2'000'000;
+  // Each step re-plans the whole graph: above this many nodes the search is
+  // off (the 30,976-node matmul keeps its 2 s planning budget).
+  int unit_search_max_nodes = 20'000;
   int unit_search_max_steps = 600;
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
