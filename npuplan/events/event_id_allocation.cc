@@ -6,9 +6,11 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 
 #include "absl/strings/numbers.h"
 #include "npuplan/events/event_options.h"
+#include "npuplan/events/ready_lists.h"
 #include "npuplan/events/reuse_order.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/support/status_macros.h"
@@ -44,11 +46,11 @@ struct Matching {
   bool exact[kKinds] = {true, true};  // every context's cover is a minimum
 };
 
-// The rights of one (kind, stream), sorted by ready value (descending): a
-// left at position p is ≺ the prefix with ready >= p.
+// The rights of one (kind, stream), sorted by ready value (descending), then
+// edge: a left at position p is ≺ the prefix with ready >= p.
 struct RightList {
-  std::vector<std::pair<int32_t, int32_t>> entries;  // (ready, edge)
-  std::vector<int32_t> next;                         // lazy skip over visited rights
+  std::span<std::pair<int32_t, int32_t>> entries;  // (ready, edge), in ChainCover::sorted_
+  std::vector<int32_t> next;                       // lazy skip over visited rights
   int32_t Bound(int32_t p) const {
     return static_cast<int32_t>(std::partition_point(entries.begin(), entries.end(),
                                                      [&](const auto& x) { return x.first >= p; }) -
@@ -67,6 +69,8 @@ class ChainCover final : public ReuseVisitor {
     left_pos_.assign(n, -1);
     left_stream_.assign(n, -1);
     visited_.assign(n, 0);
+    right_begin_.assign(n, 0);
+    right_end_.assign(n, 0);
   }
 
   // One context at a time: its chain cover is independent of the others'.
@@ -82,6 +86,14 @@ class ChainCover final : public ReuseVisitor {
       k_ = order_.Prepare(c);
       lefts_.assign(kKinds * k_, LeftList{});
       rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
+      flat_.clear();
+      right_edges_.clear();
+      // At most k entries per collected edge: reserved up front (address
+      // space; pages come as Right writes them), so the vector never grows
+      // by copies, which held old and new buffers at once.
+      size_t collected = 0;
+      for (int kind = 0; kind < kKinds; ++kind) collected += collect_[kind] ? count[kind] : 0;
+      flat_.reserve(std::min<size_t>(collected * k_, size_t{1} << 27));
       order_.Sweep(c, *this);
       for (int kind = 0; kind < kKinds; ++kind) {
         if (collect_[kind]) {
@@ -91,6 +103,8 @@ class ChainCover final : public ReuseVisitor {
         }
       }
     }
+    flat_ = {};
+    for (ReadyLists& r : sorted_) r = {};
     return std::move(m_);
   }
 
@@ -110,17 +124,23 @@ class ChainCover final : public ReuseVisitor {
     const int kind = Kind(e);
     int32_t best = -1;
     int64_t best_rank = -1;
+    if (collect_[kind]) {
+      right_edges_.push_back(static_cast<int32_t>(e));
+      right_begin_[e] = flat_.size();
+    }
     for (size_t s = 0; s < k_; ++s) {
-      if (ready[s] < 0) continue;
-      if (collect_[kind])
-        rights_[kind * k_ + s].entries.emplace_back(ready[s], static_cast<int32_t>(e));
+      // Lefts arrive in position order, and every left at or before
+      // ready[s] has arrived (its slot ran before this one): with none of
+      // them yet, no left of this stream precedes e, and Augment needs no
+      // entry for it.
       LeftList& l = lefts_[kind * k_ + s];
-      if (l.pos.empty()) continue;
+      if (l.pos.empty() || ready[s] < l.pos[0]) continue;
+      if (collect_[kind]) flat_.emplace_back(static_cast<int32_t>(s), ready[s]);
       const int32_t i =
           static_cast<int32_t>(std::upper_bound(l.pos.begin(), l.pos.end(), ready[s]) -
                                l.pos.begin()) -
           1;
-      const int32_t alive = i >= 0 ? l.FindAlive(i) : -1;
+      const int32_t alive = l.FindAlive(i);
       if (alive < 0) continue;
       const int32_t cand = l.edge[alive];
       const int64_t rank = f_.end[cand];
@@ -129,6 +149,7 @@ class ChainCover final : public ReuseVisitor {
         best_rank = rank;
       }
     }
+    if (collect_[kind]) right_end_[e] = flat_.size();
     if (best < 0) return;
     m_.succ[best] = static_cast<int32_t>(e);
     m_.pred[e] = best;
@@ -142,14 +163,9 @@ class ChainCover final : public ReuseVisitor {
   // Augmenting phases (Kuhn, one visited set per phase) from the greedy
   // matching until a phase finds no augmenting path: then it is maximum.
   void Augment(int kind) {
+    SortRights(kind);
     std::vector<RightList*> lists;
-    for (size_t s = 0; s < k_; ++s) {
-      RightList& r = rights_[kind * k_ + s];
-      std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-      });
-      lists.push_back(&r);
-    }
+    for (size_t s = 0; s < k_; ++s) lists.push_back(&rights_[kind * k_ + s]);
     std::vector<int32_t> free_lefts;
     for (size_t s = 0; s < k_; ++s) {
       for (int32_t e : lefts_[kind * k_ + s].edge) free_lefts.push_back(e);
@@ -167,6 +183,16 @@ class ChainCover final : public ReuseVisitor {
         if (m_.succ[u] < 0 && TryAugment(u, lists)) any = true;
       }
     }
+  }
+
+  // Fills each stream's RightList of `kind` from what Right recorded.
+  void SortRights(int kind) {
+    std::vector<int32_t> edges;
+    for (int32_t e : right_edges_) {
+      if (Kind(static_cast<uint32_t>(e)) == kind) edges.push_back(e);
+    }
+    sorted_[kind] = BuildReadyLists(flat_, right_begin_, right_end_, std::move(edges), k_);
+    for (size_t s = 0; s < k_; ++s) rights_[kind * k_ + s].entries = sorted_[kind].list(s);
   }
 
   // First unvisited entry at or after i in list r.
@@ -228,6 +254,12 @@ class ChainCover final : public ReuseVisitor {
   std::vector<LeftList> lefts_;
   std::vector<RightList> rights_;
   std::vector<uint8_t> visited_;  // rights visited in the current phase
+  // What Right saw, for Augment: per right (in right_edges_), its
+  // (stream, ready) pairs flat_[right_begin_[e], right_end_[e]).
+  std::vector<std::pair<int32_t, int32_t>> flat_;
+  std::vector<size_t> right_begin_, right_end_;
+  std::vector<int32_t> right_edges_;
+  ReadyLists sorted_[kKinds];  // storage of rights_' entries
 };
 
 // Largest number of pairwise-overlapping intervals [start, end) of `kind`'s

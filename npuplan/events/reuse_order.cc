@@ -76,6 +76,7 @@ class ReuseOrder::Clocks {
   void ReleaseIfUnused(int32_t slot) {
     if (refs_[slot] <= 0 && handle_[slot] >= 0) Release(slot);
   }
+  bool Referenced(int32_t slot) const { return refs_[slot] > 0; }
 
  private:
   void Release(int32_t slot) {
@@ -342,7 +343,6 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
   }
   Clocks& clocks = *clocks_;
   for (int32_t slot : slots) {
-    if (pred_[slot] >= 0) clocks.Ref(pred_[slot]);
     for (uint32_t j = in_begin_[slot]; j < in_begin_[slot + 1]; ++j) {
       const uint32_t i = in_edges_[j];
       clocks.Ref(f_.own[i]);
@@ -352,15 +352,14 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
     for (uint32_t b = act_begin_[slot]; b < act_begin_[slot + 1]; ++b) clocks.Ref(act_from_[b]);
   }
   std::vector<int32_t> ready(k);
+  // The clock of each dimension's last slot, updated in place: a slot's
+  // clock starts as its predecessor's, so only slots that others read (an
+  // edge's ends, activators) are copied out — k ints per sync edge, not
+  // per slot.
+  std::vector<int32_t> running(k * k, -1);
   for (int32_t v : slots) {
     const int64_t s = dim_[v];
-    int32_t* c = clocks.Alloc(v);
-    const int32_t p = pred_[v];
-    if (p >= 0) {
-      std::copy(clocks.get(p), clocks.get(p) + k, c);
-    } else {
-      std::fill(c, c + k, -1);
-    }
+    int32_t* c = running.data() + static_cast<size_t>(s) * k;
     // An event releases its receiver after its record, which follows both the
     // sender's slot (plan program) and the slot its Send runs after
     // (materialised): what both know.
@@ -388,7 +387,7 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
       const uint32_t i = in_edges_[j];
       if (f_.eligible[i]) visitor.Left(i, static_cast<int32_t>(s), c[s]);
     }
-    if (p >= 0) clocks.Unref(p);
+    if (clocks.Referenced(v)) std::copy(c, c + k, clocks.Alloc(v));
     for (uint32_t j = in_begin_[v]; j < in_begin_[v + 1]; ++j) {
       const uint32_t i = in_edges_[j];
       clocks.Unref(f_.own[i]);
@@ -396,7 +395,6 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
       if (f_.eligible[i] && f_.has_pred[i]) clocks.Unref(f_.before_recv[i]);
     }
     for (uint32_t b = act_begin_[v]; b < act_begin_[v + 1]; ++b) clocks.Unref(act_from_[b]);
-    clocks.ReleaseIfUnused(v);
   }
 }
 

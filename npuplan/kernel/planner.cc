@@ -7,6 +7,7 @@
 #include "npuplan/kernel/allocator.h"
 #include "npuplan/kernel/makespan_reorder.h"
 #include "npuplan/kernel/pipelined_schedule.h"
+#include "npuplan/kernel/unit_order_search.h"
 #include "npuplan/support/status_macros.h"
 
 namespace npuplan::kernel {
@@ -104,11 +105,15 @@ class KernelPlanner {
   absl::Status AddReallocatedCandidates();
   absl::Status AddPipelinedCandidates();
   absl::Status AddImprovedCandidates();
+  absl::Status AddUnitSearchCandidates();
   PlanResult Choose() &&;
 
  private:
   absl::Status Add(std::string name, absl::StatusOr<KernelSolution> sol);
   std::vector<size_t> Rank(const std::vector<Candidate>& cs) const;
+  std::vector<size_t> SearchStarts() const;
+  absl::Status AddAllocatedReordered(std::string name, const std::vector<int>& order,
+                                     Placement placement);
 
   const KernelGraph& g_;
   const CacheConfig& config_;
@@ -303,29 +308,37 @@ absl::Status KernelPlanner::AddReallocatedCandidates() {
     const std::string base = cands_[top].name;
     for (auto [placement, tag] : {std::make_pair(Placement::kOldestFree, "oldest"),
                                   std::make_pair(Placement::kBestFit, "bestfit")}) {
-      BestOptions bo;
-      bo.log = local_log_;
-      bo.placement = placement;
-      const size_t before = cands_.size();
       NPUPLAN_RETURN_IF_ERROR(
-          Add(StrCat(base, "+realloc-", tag), AllocateBest(g_, order, config_, bo)));
-      if (cands_.size() == before) continue;
-      NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr,
-                               ReorderForMakespan(g_, cands_.back().solution, config_));
-      const std::string name = StrCat(cands_.back().name, "+reorder-cp");
-      NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g_, rr.solution, config_, name));
-      result_.candidates.push_back({name, m.extra_movement, m.makespan, ""});
-      Candidate c{name, std::move(rr.solution), std::move(m), cands_.back().remarks};
-      c.remarks.push_back(Remark{"makespan-reorder",
-                                 "ScheduleReordered",
-                                 "",
-                                 {{"candidate", cands_.back().name},
-                                  {"priority", "cp"},
-                                  {"makespan_before", StrCat(rr.makespan_before)},
-                                  {"makespan_after", StrCat(c.metrics.makespan)}}});
-      cands_.push_back(std::move(c));
+          AddAllocatedReordered(StrCat(base, "+realloc-", tag), order, placement));
     }
   }
+  return absl::OkStatus();
+}
+
+// AllocateBest on `order` (candidate `name`), then that plan re-sequenced by
+// ReorderForMakespan (candidate `name`+reorder-cp), both verified.
+absl::Status KernelPlanner::AddAllocatedReordered(std::string name, const std::vector<int>& order,
+                                                  Placement placement) {
+  BestOptions bo;
+  bo.log = local_log_;
+  bo.placement = placement;
+  const size_t before = cands_.size();
+  NPUPLAN_RETURN_IF_ERROR(Add(std::move(name), AllocateBest(g_, order, config_, bo)));
+  if (cands_.size() == before) return absl::OkStatus();
+  NPUPLAN_ASSIGN_OR_RETURN(ReorderResult rr,
+                           ReorderForMakespan(g_, cands_.back().solution, config_));
+  const std::string rname = StrCat(cands_.back().name, "+reorder-cp");
+  NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g_, rr.solution, config_, rname));
+  result_.candidates.push_back({rname, m.extra_movement, m.makespan, ""});
+  Candidate c{rname, std::move(rr.solution), std::move(m), cands_.back().remarks};
+  c.remarks.push_back(Remark{"makespan-reorder",
+                             "ScheduleReordered",
+                             "",
+                             {{"candidate", cands_.back().name},
+                              {"priority", "cp"},
+                              {"makespan_before", StrCat(rr.makespan_before)},
+                              {"makespan_after", StrCat(c.metrics.makespan)}}});
+  cands_.push_back(std::move(c));
   return absl::OkStatus();
 }
 
@@ -387,17 +400,7 @@ absl::Status KernelPlanner::AddPipelinedCandidates() {
 absl::Status KernelPlanner::AddImprovedCandidates() {
   const int64_t steps = std::min<int64_t>(options_.improve_max_steps,
                                           options_.improve_budget / std::max(1, g_.num_nodes()));
-  const std::vector<size_t> ranked = Rank(cands_);
-  std::vector<size_t> starts = {ranked[0]};
-  size_t least = ranked[0];
-  for (size_t i = 0; i < cands_.size(); ++i) {
-    const KernelMetrics &x = cands_[i].metrics, &y = cands_[least].metrics;
-    if (x.extra_movement < y.extra_movement ||
-        (x.extra_movement == y.extra_movement && x.makespan < y.makespan)) {
-      least = i;
-    }
-  }
-  if (least != starts[0]) starts.push_back(least);
+  const std::vector<size_t> starts = SearchStarts();
   for (size_t si = 0; si < starts.size(); ++si) {
     const size_t start = starts[si];
     int64_t best_ms = cands_[start].metrics.makespan;
@@ -420,6 +423,61 @@ absl::Status KernelPlanner::AddImprovedCandidates() {
     NPUPLAN_ASSIGN_OR_RETURN(KernelMetrics m, Verify(g_, best_sol, config_, name));
     result_.candidates.push_back({name, m.extra_movement, m.makespan, ""});
     cands_.push_back({name, std::move(best_sol), std::move(m), cands_[start].remarks});
+  }
+  return absl::OkStatus();
+}
+
+// The plan the objective ranks first and the least-traffic plan (least
+// makespan among equals).
+std::vector<size_t> KernelPlanner::SearchStarts() const {
+  const std::vector<size_t> ranked = Rank(cands_);
+  std::vector<size_t> starts = {ranked[0]};
+  size_t least = ranked[0];
+  for (size_t i = 0; i < cands_.size(); ++i) {
+    const KernelMetrics &x = cands_[i].metrics, &y = cands_[least].metrics;
+    if (x.extra_movement < y.extra_movement ||
+        (x.extra_movement == y.extra_movement && x.makespan < y.makespan)) {
+      least = i;
+    }
+  }
+  if (least != starts[0]) starts.push_back(least);
+  return starts;
+}
+
+// 5b. Unit-order search from the search starts, each capped at its start's
+// traffic (so no objective's traffic rises).
+absl::Status KernelPlanner::AddUnitSearchCandidates() {
+  if (g_.num_nodes() > options_.unit_search_max_nodes) return absl::OkStatus();
+  const UnitPartition parts = PartitionUnits(g_, config_);
+  if (parts.units.size() < 2) return absl::OkStatus();
+  const int64_t steps = std::min<int64_t>(
+      options_.unit_search_max_steps, options_.unit_search_budget / std::max(1, g_.num_nodes()));
+  for (size_t start : SearchStarts()) {
+    // Within 2 % of its busiest pipe's work a plan has no idle time to win
+    // back at this traffic (the 16x16x16 matmul): skip the costly search.
+    const KernelMetrics& sm = cands_[start].metrics;
+    int64_t busiest = 0;
+    for (const auto& [pipe, busy] : sm.pipe_busy) busiest = std::max(busiest, busy);
+    if (sm.makespan * 50 <= busiest * 51) continue;
+    UnitSearchOptions uo;
+    uo.max_steps = steps;
+    uo.patience =
+        std::max<int64_t>(20, options_.unit_search_patience_budget / std::max(1, g_.num_nodes()));
+    uo.seed = static_cast<uint32_t>(1 + start);
+    uo.max_extra_movement = cands_[start].metrics.extra_movement;
+    auto sr = SearchUnitOrder(g_, config_, parts,
+                              UnitOrderOf(parts, OpsOf(g_, cands_[start].solution)), uo);
+    if (!sr.ok()) continue;
+    if (local_log_ != nullptr) {
+      local_log_->Record(
+          "unit-order-search", "UnitOrderSearched", "", Field("candidate", cands_[start].name),
+          Field("start_makespan", sr->start_makespan), Field("makespan", sr->makespan),
+          Field("steps", sr->steps), Field("accepted", sr->accepted));
+    }
+    // Rebuilt with the decision log on: the same inputs give the same plan.
+    NPUPLAN_RETURN_IF_ERROR(AddAllocatedReordered(
+        StrCat(cands_[start].name, "+unit-search"),
+        DemandDrivenOrder(g_, TargetsFromUnits(parts, sr->unit_order)), Placement::kOldestFree));
   }
   return absl::OkStatus();
 }
@@ -458,6 +516,8 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
   }
   if (best && !options.pipeline_lookaheads.empty())
     NPUPLAN_RETURN_IF_ERROR(planner.AddPipelinedCandidates());
+  if (best && options.unit_search_max_steps > 0)
+    NPUPLAN_RETURN_IF_ERROR(planner.AddUnitSearchCandidates());
   if (best && options.improve_max_steps > 0)
     NPUPLAN_RETURN_IF_ERROR(planner.AddImprovedCandidates());
   return std::move(planner).Choose();

@@ -13,7 +13,9 @@
 //                   operation order is allocated again and re-sequenced
 //                   (`realloc_rounds`); then PipelinedSchedule on the
 //                   least-traffic orders (kept at no more traffic than its
-//                   base) and a perturbed-priority improvement search.
+//                   base), a local search over the unit order
+//                   (UnitOrderSearch) and a perturbed-priority improvement
+//                   search.
 //   objective     : traffic  = min extra movement, then makespan
 //                   time     = min makespan, then extra movement
 //                   balanced = among candidates moving no more than the seed
@@ -65,6 +67,19 @@ struct PlanOptions {
   // steps (at most improve_max_steps), never a clock.
   int64_t improve_budget = 1'000'000;
   int improve_max_steps = 100;
+  // Unit-order search (best only) from the plan the objective ranks first and
+  // from the least-traffic plan: moves of units evaluated as full plans
+  // (UnitOrderSearch), kept at no more traffic than the start plan; skipped
+  // for a start whose makespan is within 2 % of its busiest pipe's work.
+  // Deterministic: unit_search_budget / nodes evaluations per start (at most
+  // unit_search_max_steps).
+  int64_t unit_search_budget = 4'000'000;
+  // ... and stops after max(20, this / nodes) steps without a lower key.
+  int64_t unit_search_patience_budget = 2'000'000;
+  // Each step re-plans the whole graph: above this many nodes the search is
+  // off (the 30,976-node matmul keeps its 2 s planning budget).
+  int unit_search_max_nodes = 20'000;
+  int unit_search_max_steps = 600;
   // Decisions of the chosen candidate (allocator, reorder) and CandidateChosen
   // go here when non-null and enabled.
   DecisionLog* log = nullptr;

@@ -164,6 +164,10 @@ TEST_P(GeneratedCaseTest, ReorderNeverLengthensAndKeepsTraffic) {
     PlanOptions without;
     without.objective = obj;
     without.reorder_candidates = 0;
+    // The unit-order search starts from whichever plan ranks first, so its
+    // result is not monotone in the candidates before it; this test is about
+    // reordering alone.
+    without.unit_search_max_steps = 0;
     NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r0, PlanKernel(g, config, without));
     PlanOptions with = without;
     with.reorder_candidates = 3;
@@ -239,6 +243,27 @@ struct Official {
   int64_t extra;
   int64_t makespan;
 };
+
+// The 4x4x4 matmul fits in L1: its makespan is all scheduling, and the
+// unit-order search shortens it at the same (zero) traffic, under every
+// objective; the chosen plan is the search's.
+TEST(PlannerTest, UnitOrderSearchShortensTheMatmulWithoutTraffic) {
+  GeneratorOptions go;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(KernelGraph g, GenerateKernelGraph(go, CacheConfig{}));
+  for (Objective obj : {Objective::kTraffic, Objective::kBalanced, Objective::kTime}) {
+    PlanOptions off;
+    off.objective = obj;
+    off.unit_search_max_steps = 0;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r0, PlanKernel(g, CacheConfig{}, off));
+    PlanOptions on = off;
+    on.unit_search_max_steps = PlanOptions{}.unit_search_max_steps;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r1, PlanKernel(g, CacheConfig{}, on));
+    EXPECT_EQ(r1.metrics.extra_movement, 0);
+    EXPECT_EQ(r0.metrics.extra_movement, 0);
+    EXPECT_LT(r1.metrics.makespan, r0.metrics.makespan);
+    EXPECT_NE(r1.chosen.find("+unit-search"), std::string::npos) << r1.chosen;
+  }
+}
 
 TEST(ParetoFrontierTest, KeepsOnlyNonDominatedVerifiedPoints) {
   std::vector<CandidateReport> c = {{"a", 10, 100, ""}, {"b", 10, 90, ""}, {"c", 20, 80, ""},
