@@ -332,6 +332,10 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
   const size_t k = k_;
   // Positions within the context, and each slot's predecessor on its stream
   // there (a slot belongs to one context: the arrays need no reset).
+  // Also a row of running clocks per dimension that has slots here (a
+  // context of few streams among many needs few rows).
+  std::vector<int32_t> row(k, -1);
+  size_t rows = 0;
   {
     std::vector<int32_t> count(k, 0), last(k, -1);
     for (int32_t slot : slots) {
@@ -339,6 +343,7 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
       local_pos_[slot] = count[s]++;
       pred_[slot] = last[s];
       last[s] = slot;
+      if (row[s] < 0) row[s] = static_cast<int32_t>(rows++);
     }
   }
   Clocks& clocks = *clocks_;
@@ -356,10 +361,10 @@ void ReuseOrder::Sweep(int32_t context, ReuseVisitor& visitor) {
   // clock starts as its predecessor's, so only slots that others read (an
   // edge's ends, activators) are copied out — k ints per sync edge, not
   // per slot.
-  std::vector<int32_t> running(k * k, -1);
+  std::vector<int32_t> running(rows * k, -1);
   for (int32_t v : slots) {
     const int64_t s = dim_[v];
-    int32_t* c = running.data() + static_cast<size_t>(s) * k;
+    int32_t* c = running.data() + static_cast<size_t>(row[s]) * k;
     // An event releases its receiver after its record, which follows both the
     // sender's slot (plan program) and the slot its Send runs after
     // (materialised): what both know.
