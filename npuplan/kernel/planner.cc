@@ -467,7 +467,8 @@ absl::Status KernelPlanner::AddUnitSearchCandidates() {
     uo.max_extra_movement = cands_[start].metrics.extra_movement;
     auto sr = SearchUnitOrder(g_, config_, parts,
                               UnitOrderOf(parts, OpsOf(g_, cands_[start].solution)), uo);
-    if (!sr.ok()) continue;
+    if (absl::IsNotFound(sr.status())) continue;  // no order within the cap
+    NPUPLAN_RETURN_IF_ERROR(sr.status());
     if (local_log_ != nullptr) {
       local_log_->Record(
           "unit-order-search", "UnitOrderSearched", "", Field("candidate", cands_[start].name),

@@ -8,6 +8,7 @@
 
 #include "npuplan/kernel/allocator.h"
 #include "npuplan/kernel/makespan_reorder.h"
+#include "npuplan/support/checked_math.h"
 
 namespace npuplan::kernel {
 
@@ -67,7 +68,13 @@ std::optional<Evaluated> UnitOrderSearch::Evaluate(const std::vector<int>& units
   absl::StatusOr<KernelSolution> sol = AllocateBest(g_, order, config_, bo);
   if (!sol.ok()) return std::nullopt;
   int64_t extra = 0;
-  for (const SpillRecord& s : sol->spills) extra += g_.SpillTraffic(s.buf_id);
+  for (const SpillRecord& s : sol->spills) {
+    // Traffic comes from the case file's sizes: an overflowing sum is no plan
+    // (the evaluator rejects it too).
+    const std::optional<int64_t> sum = CheckedAdd(extra, g_.SpillTraffic(s.buf_id));
+    if (!sum) return std::nullopt;
+    extra = *sum;
+  }
   absl::StatusOr<ReorderResult> rr = ReorderForMakespan(g_, *sol, config_);
   if (!rr.ok()) return std::nullopt;
   // The list scheduler is a heuristic: the allocator's order is sometimes shorter.
