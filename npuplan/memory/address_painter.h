@@ -1,10 +1,11 @@
 // The address space of a pool as segments, each painted with the buffer
 // placed there last (-1: none): the reuse log asks, for each buffer in
 // lifetime order, which buffers held its bytes before it (memory_planning.cc,
-// LogPoolReuse). A million buffers spent a quarter second in a std::map of
-// segment starts; when the addresses are few multiples of one unit (a pool
-// aligned to 512 bytes), the starts are bits of a BitsetTree over those
-// slots instead. Both answer alike (address_painter_test.cc).
+// LogPoolReuse). A std::map of segment starts costs a tree node per split,
+// a million of them on a million-buffer pool; when the addresses are few
+// multiples of one unit (a pool aligned to 512 bytes), the starts are bits of
+// a BitsetTree over those slots instead. Both answer alike
+// (address_painter_test.cc).
 //
 //   [0          )[b1     )[b2 )[0    )    paint [x, y) with b3:
 //   [0          )[b1 )[b3     )[0    )    sees b1, b2; splits b1's segment
