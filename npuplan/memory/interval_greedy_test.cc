@@ -21,7 +21,7 @@
 namespace npuplan::memory {
 namespace {
 
-// The sweep as it was (a heap of live buffers), over the positive-size
+// Reference: the same best-fit sweep freeing through a heap of live buffers, over the positive-size
 // buffers of `p` with its extra pairs as the only conflicts; zero-size
 // buffers at 0.
 std::vector<int64_t> ReferenceSweep(const IntervalProblem& p) {
