@@ -22,7 +22,8 @@ struct PoolCase {
 };
 
 // Tensor sizes are 1..max_size elements, drawn from `size_seed`.
-inline PoolCase RandomPoolCase(uint32_t seed, int nodes, int streams, uint32_t size_seed, uint32_t max_size) {
+inline PoolCase RandomPoolCase(uint32_t seed, int nodes, int streams, uint32_t size_seed,
+                               uint32_t max_size) {
   PoolCase c;
   c.plan = events::testing::RandomPlan(seed, nodes, streams);
   std::mt19937 rng(size_seed);
