@@ -15,7 +15,9 @@
 # archives from the executable's own link closure, so a module that starts
 # using another absl component needs no edit here. When an archive is missing
 # (a non-Debian abseil), the executable keeps the shared libraries.
+# Sets NPUPLAN_<target>_STATIC_ABSL in the caller's scope (tests/ checks it).
 function(npuplan_link_absl_statically target)
+  set(NPUPLAN_${target}_STATIC_ABSL OFF PARENT_SCOPE)
   get_target_property(queue ${target} LINK_LIBRARIES)
   set(seen "")
   set(archives "")
@@ -54,6 +56,7 @@ function(npuplan_link_absl_statically target)
   list(SORT archives)  # a stable command line; whole archives need no order
   list(JOIN archives " " joined)
   target_link_options(${target} PRIVATE "SHELL:-Wl,--whole-archive ${joined} -Wl,--no-whole-archive")
+  set(NPUPLAN_${target}_STATIC_ABSL ON PARENT_SCOPE)
   list(LENGTH archives count)
   message(STATUS "npuplan: ${target} links ${count} abseil archives statically")
 endfunction()
