@@ -35,8 +35,6 @@ int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
   return view.slot(n, -1);
 }
 
-bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; }
-
 // What a node's output stands for, as nodes with a stream (Out): the node
 // itself when it has a stream; otherwise — it has no task — what its own
 // producers stand for, looked through recursively, a subgraph Data node with
@@ -155,25 +153,11 @@ class EntrySources {
   std::map<int64_t, std::vector<int32_t>> by_stream_;
 };
 
-// Per node, the type facts CollectDeps tests on both ends of every edge,
-// from one sequential pass: an edge then reads no producer Node.
-enum NodeKind : uint8_t { kEnterNode = 1, kSwitchNode = 2, kSyncNode = 4, kActiveNode = 8 };
-std::vector<uint8_t> NodeKinds(const Model& m) {
-  std::vector<uint8_t> kind(m.num_nodes());
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    PrefetchNode(m, i + kNodePrefetch);
-    const Node& n = m.nodes()[i];
-    kind[i] = static_cast<uint8_t>(
-        (IsEnter(n) ? kEnterNode : 0) | (n.type == "StreamSwitch" ? kSwitchNode : 0) |
-        (IsSyncNode(n) ? kSyncNode : 0) | (n.type == "StreamActive" ? kActiveNode : 0));
-  }
-  return kind;
-}
-
 }  // namespace
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
-std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical) {
+std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical,
+                             const NodeTypes& types, const std::vector<bool>& dynamic_paths) {
   const Model& m = plan.model;
   std::vector<Dep> deps;
   auto add = [&](int32_t from, int32_t to, const char* why) {
@@ -181,14 +165,17 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       return;
     deps.push_back({from, to, why});
   };
-  const std::vector<bool> dynamic_paths = DynamicPathGraphs(plan);
   StreamSources sources(m, view, dynamic_paths);
   // FFTS / FFTS+ subgraphs: their nodes run inside the owner's FFTS task,
   // which orders them; the owner's own dependencies are checked as usual.
   const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
   auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()] != 0; };
-  const std::vector<uint8_t> kind = NodeKinds(m);
-  auto is = [&kind](NodeId n, NodeKind k) { return (kind[n.index()] & k) != 0; };
+  // The type facts tested on both ends of every edge come from the run's
+  // NodeTypes: an edge then reads no producer Node.
+  constexpr uint8_t kEnterNode = NodeTypes::kEnter, kSwitchNode = NodeTypes::kStreamSwitch,
+                    kSyncNode = NodeTypes::kSend | NodeTypes::kRecv,
+                    kActiveNode = NodeTypes::kStreamActive;
+  auto is = [&types](NodeId n, uint8_t k) { return types.is(n, k); };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
     const Node& v = m.nodes()[i];
@@ -399,7 +386,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
   }
   std::sort(in_edges.begin(), in_edges.end());
 
-  std::vector<Dep> deps = CollectDeps(plan, view, logical);
+  std::vector<Dep> deps = CollectDeps(plan, view, logical, run.Types(), run.DynamicGraphs());
   std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
 
   ClockPool pool(slots, k);
@@ -444,7 +431,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
     }
   }
   if (plan.events.counts.count("minimum")) {
-    return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps);
+    return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps, run.Types());
   }
   return absl::OkStatus();
 }
