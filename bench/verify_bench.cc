@@ -146,8 +146,7 @@ int Main(int argc, char** argv) {
           return absl::OkStatus();
         });
         const int64_t i1 = counter.Read();
-        record(StrCat("write plan (", bytes, " bytes)"), CpuSeconds() - c0,
-               i0 < 0 ? -1 : i1 - i0);
+        record(StrCat("write plan (", bytes, " bytes)"), CpuSeconds() - c0, i0 < 0 ? -1 : i1 - i0);
         if (!s.ok()) return 1;
       }
     }
