@@ -153,9 +153,8 @@ absl::Status ReferenceSyncNodes(const Plan& plan) {
   for (const auto* table : {&sends, &recvs}) {
     for (const auto& [key, left] : *table) {
       if (left > 0) {
-        return absl::InternalError(
-            StrCat(m.node((table == &sends ? send_named : recv_named).at(key)).name,
-                   " matches nothing"));
+        return absl::InternalError(StrCat(
+            m.node((table == &sends ? send_named : recv_named).at(key)).name, " matches nothing"));
       }
     }
   }
@@ -178,8 +177,9 @@ TEST(SyncVerifierTest, SyncNodeMatchingAgreesWithMapCountsOnRandomPlans) {
   int rejected = 0;
   for (uint32_t seed = 0; seed < 150; ++seed) {
     Plan plan = events::testing::RandomPlan(seed, 50, 3);
-    ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncNodeGeneration>()),
-                IsOk());
+    ASSERT_THAT(
+        RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncNodeGeneration>()),
+        IsOk());
     Model& m = plan.model;
     std::vector<NodeId> sync;
     for (size_t i = 0; i < m.num_nodes(); ++i) {
