@@ -478,9 +478,19 @@ absl::Status VerifyEventIds(const Plan& plan) {
 }
 
 absl::Status VerifyActiveStreams(const Plan& plan) {
+  Verification run(plan);
+  return VerifyActiveStreams(run);
+}
+
+absl::Status VerifyActiveStreams(Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
+  // Only a node with attributes can carry a list: the view's per-node flag
+  // spares reading the others.
+  const SyncView& view = run.View(Has(plan.established, IrProperty::kPhysicalStreams));
   int64_t streams = plan.streams.physical;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (!view.has_flag(NodeId(static_cast<int32_t>(i)), SyncView::kHasAttrs)) continue;
     const Node& n = m.nodes()[i];
     const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
     if (v == nullptr) continue;

@@ -66,6 +66,7 @@ absl::Status VerifyEventIds(const Plan& plan);
 absl::Status VerifyPhysicalStreams(const Plan& plan);
 absl::Status VerifyPhysicalStreams(Verification& run);
 absl::Status VerifyActiveStreams(const Plan& plan);
+absl::Status VerifyActiveStreams(Verification& run);
 absl::Status VerifySyncNodes(const Plan& plan);
 absl::Status VerifySyncNodes(Verification& run);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).
