@@ -148,13 +148,15 @@ ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
 // The first 8 bytes of a name, zero-padded, as a big-endian integer: integer
 // order is the names' byte order on those bytes (std::string::compare order
 // when they differ).
-uint64_t NamePrefix(const std::string& name) {
+uint64_t NamePrefix(const std::string& name) { return NamePrefixAt(name, 0); }
+
+uint64_t NamePrefixAt(const std::string& name, size_t offset) {
   uint64_t prefix = 0;
-  if (std::endian::native == std::endian::little && name.size() >= 8) {
-    std::memcpy(&prefix, name.data(), 8);
+  if (std::endian::native == std::endian::little && name.size() >= offset + 8) {
+    std::memcpy(&prefix, name.data() + offset, 8);
     return __builtin_bswap64(prefix);
   }
-  for (size_t b = 0; b < 8; ++b)
+  for (size_t b = offset; b < offset + 8; ++b)
     prefix = (prefix << 8) | (b < name.size() ? static_cast<unsigned char>(name[b]) : 0u);
   return prefix;
 }

@@ -169,6 +169,9 @@ ActivationInfo ComputeActivation(const Model& model, const SyncView& view,
 // when they differ). SyncView keeps them per node on request (GE's sender
 // order sorts by name).
 uint64_t NamePrefix(const std::string& name);
+// The same for the name's bytes [offset, offset + 8) (zero-padded past its
+// end): names with equal earlier bytes order as these integers do, when they differ.
+uint64_t NamePrefixAt(const std::string& name, size_t offset);
 
 // Where the Send of an event sent from slot (owner, attached) runs. A Send
 // node follows its owner in its graph, so in execution order it comes after

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/json_document.h"
 #include "npuplan/support/json_writer.h"
@@ -19,6 +20,11 @@ namespace npuplan {
 namespace {
 
 using json = nlohmann::json;
+
+// How many entries ahead the writers fetch what an entry reads from a Node
+// visited out of order (a name-ordered or tensor-ordered walk over 1M Nodes
+// misses the cache on nearly every one).
+constexpr size_t kWritePrefetch = 8;
 
 // The writers of the plan's top-level keys, in the document's (sorted) key
 // order; each streams into `w`.
@@ -63,7 +69,22 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
   w.EndObject();
   w.Key("tensors");
   w.BeginArray();
-  for (const TensorPlacement& t : mem.tensors) {
+  const std::vector<TensorPlacement>& tensors = mem.tensors;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    // The tensors' nodes come in no useful order: fetch a node (then its
+    // name's text, and the buffer's) ahead of its turn.
+    if (k + 2 * kWritePrefetch < tensors.size()) {
+      const TensorPlacement& ahead = tensors[k + 2 * kWritePrefetch];
+      if (ahead.node.valid() && ahead.node.index() < m.num_nodes())
+        __builtin_prefetch(&m.node(ahead.node));
+    }
+    if (k + kWritePrefetch < tensors.size()) {
+      const TensorPlacement& ahead = tensors[k + kWritePrefetch];
+      if (ahead.node.valid() && ahead.node.index() < m.num_nodes())
+        __builtin_prefetch(m.node(ahead.node).name.data());
+      __builtin_prefetch(ahead.buffer.data());
+    }
+    const TensorPlacement& t = tensors[k];
     w.BeginObject();
     w.Field("buffer", t.buffer);
     w.Field("first_use", t.first_use);
@@ -100,6 +121,7 @@ struct EventsByNode {
       if (id.valid() && id.index() < n) ids[next[id.index()]++] = e.id;
     }
   }
+  void Prefetch(size_t node) const { __builtin_prefetch(&begin[node]); }
   void Write(size_t node, JsonWriter& w) const {
     w.BeginArray();
     for (size_t k = begin[node]; k < begin[node + 1]; ++k) w.Int(ids[k]);
@@ -107,27 +129,26 @@ struct EventsByNode {
   }
 };
 
-// Node indices in name order. Each name's first 8 bytes, big-endian, are a
-// sort key that orders as the bytes do (std::string compares bytes as
-// unsigned char); only names equal in those bytes are compared whole, so
-// the sort rarely reads the names themselves.
+// Node indices in name order. Each name's first 16 bytes, as two
+// big-endian integers (NamePrefix), are a sort key that orders as the bytes
+// do (std::string compares bytes as unsigned char); only names equal in
+// those bytes are compared whole, so the sort rarely reads the names
+// themselves (generated names share long prefixes: "l1234_attn_…").
 std::vector<uint32_t> NodesByName(const Model& m) {
   struct Entry {
-    uint64_t prefix;
+    uint64_t prefix[2];
     uint32_t index;
   };
   std::vector<Entry> entries(m.num_nodes());
   for (size_t i = 0; i < entries.size(); ++i) {
+    PrefetchNode(m, i + kNodePrefetch);
     const std::string& name = m.nodes()[i].name;
-    uint64_t prefix = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      const uint64_t byte = b < name.size() ? static_cast<unsigned char>(name[b]) : 0;
-      prefix = (prefix << 8) | byte;
-    }
-    entries[i] = {prefix, static_cast<uint32_t>(i)};
+    entries[i] = {{NamePrefix(name), name.size() > 8 ? NamePrefixAt(name, 8) : 0},
+                  static_cast<uint32_t>(i)};
   }
   std::sort(entries.begin(), entries.end(), [&m](const Entry& a, const Entry& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    if (a.prefix[0] != b.prefix[0]) return a.prefix[0] < b.prefix[0];
+    if (a.prefix[1] != b.prefix[1]) return a.prefix[1] < b.prefix[1];
     return m.nodes()[a.index].name < m.nodes()[b.index].name;
   });
   std::vector<uint32_t> order(entries.size());
@@ -142,7 +163,24 @@ void WriteNodes(const Plan& plan, JsonWriter& w) {
   const std::vector<uint32_t> by_name = NodesByName(m);
   w.Key("nodes");
   w.BeginObject();
-  for (const uint32_t i : by_name) {
+  for (size_t k = 0; k < by_name.size(); ++k) {
+    // Name order visits the nodes and their per-node entries out of order:
+    // fetch what a node's entry reads ahead of its turn (the name's text a
+    // step later, once the Node is in cache).
+    if (k + 2 * kWritePrefetch < by_name.size()) {
+      const uint32_t j = by_name[k + 2 * kWritePrefetch];
+      const Node& ahead = m.nodes()[j];
+      __builtin_prefetch(&ahead.name);
+      __builtin_prefetch(&ahead.topo_id);
+      __builtin_prefetch(&ahead.stream_id);
+      if (j < plan.physical_stream.size()) __builtin_prefetch(&plan.physical_stream[j]);
+      if (j < plan.tasks.size()) __builtin_prefetch(&plan.tasks[j]);
+      recvs.Prefetch(j);
+      sends.Prefetch(j);
+    }
+    if (k + kWritePrefetch < by_name.size())
+      __builtin_prefetch(m.nodes()[by_name[k + kWritePrefetch]].name.data());
+    const uint32_t i = by_name[k];
     const Node& n = m.nodes()[i];
     const std::string& name = n.name;
     int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +78,46 @@ TEST(PlanJsonTest, WritesNodesInByteOrderOfTheirNames) {
   EXPECT_EQ(order.size(), names.size());
   EXPECT_EQ(order.front(), "B");
   EXPECT_EQ(order.back(), "\u00e9t\u00e9");  // 0xC3 sorts after ASCII
+}
+
+// Random names that share prefixes of every length around the sort's
+// 16-byte key (equal in the first 8 or 16 bytes, a prefix of each other,
+// non-ASCII bytes on either side of the key's end) come out in byte order
+// (std::sort of the names themselves, the reference).
+TEST(PlanJsonTest, WritesRandomNamesSharingLongPrefixesInByteOrder) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> stems = {"",
+                                          "l",
+                                          "layer_00",
+                                          "layer_00_attn_q",
+                                          "layer_00_attn_q_",
+                                          "layer_00_attn_qk_proj",
+                                          "\u00e9t\u00e9_layer_0"};
+  const std::string alphabet = "aAz_9";
+  std::set<std::string> unique;
+  while (unique.size() < 300) {
+    std::string name = stems[rng() % stems.size()];
+    for (size_t i = rng() % 5; i > 0; --i) {
+      name += rng() % 6 == 0 ? std::string("\u00e9")
+                             : std::string(1, alphabet[rng() % alphabet.size()]);
+    }
+    if (!name.empty()) unique.insert(name);
+  }
+  std::vector<std::string> names(unique.begin(), unique.end());
+  std::shuffle(names.begin(), names.end(), rng);
+  std::string graph = R"({"format": "npuplan.graph/1", "nodes": [)";
+  for (size_t i = 0; i < names.size(); ++i)
+    graph += StrCatForTest(i ? ", " : "", R"({"type": "Data", "name": ")", names[i], "\"}");
+  absl::StatusOr<Plan> plan = ParsePlanJson(
+      StrCatForTest(R"({"format": "npuplan.plan/1", "graph": )", graph, "]}}"), "p.json");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const auto written = nlohmann::ordered_json::parse(WritePlanJson(*plan));
+  std::vector<std::string> order;
+  for (const auto& [name, entry] : written.at("nodes").items()) order.push_back(name);
+  std::vector<std::string> expected;
+  for (const Node& n : plan->model.nodes()) expected.push_back(n.name);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(order, expected);
 }
 
 // WritePlanFile streams the same text WritePlanJson returns; a file it

@@ -10,13 +10,39 @@
 namespace npuplan {
 namespace {
 
+// Bytes JSON text cannot hold as they are: control bytes, '"', '\\', and
+// (so that nlohmann validates or replaces them) every non-ASCII byte.
+constexpr bool NeedsCare(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
+
+// Whether one of the 8 bytes of `w` needs care (NeedsCare), all at once:
+// the classic "has a byte less than n" and "has a zero byte" bit tricks,
+// exact as a yes/no answer.
+constexpr bool WordNeedsCare(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((w & kHigh) | ((w - kOnes * 0x20) & ~w & kHigh) | has_zero(w ^ (kOnes * '"')) |
+          has_zero(w ^ (kOnes * '\\'))) != 0;
+}
+
 // No JSON escaping needed: printable ASCII other than '"' and '\\'.
 bool IsPlain(std::string_view s) {
   for (unsigned char c : s) {
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+    if (NeedsCare(c)) return false;
   }
   return true;
 }
+
+// A newline and the deepest indentation written by one fixed-size copy
+// (the block is copied whole, only the needed prefix kept).
+constexpr size_t kNewlineBlock = 64;
+struct NewlineBlock {
+  char text[kNewlineBlock];
+  constexpr NewlineBlock() : text() {
+    text[0] = '\n';
+    for (size_t i = 1; i < kNewlineBlock; ++i) text[i] = ' ';
+  }
+};
+constexpr NewlineBlock kNewline;
 
 // Writing to a string: the buffer only batches small appends.
 constexpr size_t kStringBufferBytes = size_t{1} << 12;
@@ -76,23 +102,67 @@ void JsonWriter::PutInt(int64_t v) {
   pos_ = std::to_chars(p, p + kMaxIntChars, v).ptr;
 }
 
-void JsonWriter::PutEscaped(std::string_view s) {
-  if (!IsPlain(s)) {
+// Copies `s` between quotes, checking 8 bytes at a time that it needs no
+// escaping; `kKey` appends the key separator in the same reservation.
+template <bool kKey>
+void JsonWriter::PutQuoted(std::string_view s) {
+  const size_t n = s.size();
+  char* p = Room(n + 4);
+  const char* src = s.data();
+  bool plain = true;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, src + i, 8);
+    if (WordNeedsCare(w)) {
+      plain = false;
+      break;
+    }
+    std::memcpy(p + 1 + i, &w, 8);
+  }
+  if (plain && i < n) {
+    if (n >= 8) {  // the last 8 bytes, overlapping what is copied already
+      uint64_t w;
+      std::memcpy(&w, src + n - 8, 8);
+      plain = !WordNeedsCare(w);
+      std::memcpy(p + 1 + n - 8, &w, 8);
+    } else {
+      for (; i < n; ++i) {
+        if (NeedsCare(static_cast<unsigned char>(src[i]))) {
+          plain = false;
+          break;
+        }
+        p[1 + i] = src[i];
+      }
+    }
+  }
+  if (!plain) {
     // Rare: let nlohmann escape it (same rules as its dump), replacing invalid UTF-8.
     Put(nlohmann::json(std::string(s))
             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (kKey) Put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
     return;
   }
-  char* p = Room(s.size() + 2);
+  p[0] = '"';
+  p += n + 1;
   *p++ = '"';
-  std::memcpy(p, s.data(), s.size());
-  p += s.size();
-  *p++ = '"';
+  if (kKey) {
+    *p++ = ':';
+    if (indent_ >= 0) *p++ = ' ';
+  }
   pos_ = p;
 }
 
+void JsonWriter::PutEscaped(std::string_view s) { PutQuoted<false>(s); }
+
 void JsonWriter::Newline(size_t level) {
   const size_t n = level * static_cast<size_t>(indent_);
+  // The block only where it fits: a chunk is still filled to the byte.
+  if (n < kNewlineBlock && static_cast<size_t>(end_ - pos_) >= kNewlineBlock) {
+    std::memcpy(pos_, kNewline.text, kNewlineBlock);
+    pos_ += n + 1;
+    return;
+  }
   char* p = Room(n + 1);
   *p++ = '\n';
   std::memset(p, ' ', n);
@@ -105,16 +175,28 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (has_member_.empty()) return;  // the top-level value
-  if (has_member_.back()) Put(',');
-  has_member_.back() = 1;
-  if (indent_ >= 0) Newline(has_member_.size());
+  uint8_t& any = has_member_.back();
+  const size_t level = has_member_.size();
+  const size_t n = indent_ >= 0 ? level * static_cast<size_t>(indent_) : 0;
+  if (indent_ < 0 || n >= kNewlineBlock || static_cast<size_t>(end_ - pos_) < kNewlineBlock + 1) {
+    if (any) Put(',');
+    any = 1;
+    if (indent_ >= 0) Newline(level);
+    return;
+  }
+  // The separator and the newline in one reservation.
+  char* p = pos_;
+  *p = ',';
+  p += any;
+  any = 1;
+  std::memcpy(p, kNewline.text, kNewlineBlock);
+  pos_ = p + n + 1;
 }
 
 void JsonWriter::Key(std::string_view key) {
   NPUPLAN_CHECK(!has_member_.empty() && !after_key_);
   BeforeValue();
-  PutEscaped(key);
-  Put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
+  PutQuoted<true>(key);
   after_key_ = true;
 }
 

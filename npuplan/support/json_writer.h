@@ -96,6 +96,8 @@ class JsonWriter {
   void Put(std::string_view s);
   void PutInt(int64_t v);
   void PutEscaped(std::string_view s);
+  template <bool kKey>
+  void PutQuoted(std::string_view s);
   void Allocate();
   void Grow(size_t n);
   void BeforeValue();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <random>
 
 namespace npuplan {
 namespace {
@@ -61,6 +62,54 @@ TEST(JsonWriterTest, MatchesNlohmannDumpAtEveryIndent) {
     Stream(Sample(), w);
     w.Flush();
     EXPECT_EQ(out, Sample().dump(indent)) << "indent " << indent;
+  }
+}
+
+// Strings and keys of every length around the 8-byte word the writer checks
+// at a time, each byte drawn mostly from the plain ones but also from every
+// kind that needs care (control bytes, '"', '\\', DEL, UTF-8 lead and
+// continuation bytes, invalid UTF-8): the text is nlohmann's dump of the
+// same document (its strict dump replaced by U+FFFD where nlohmann's
+// replace handler would).
+TEST(JsonWriterTest, RandomStringsAndKeysMatchNlohmann) {
+  std::mt19937 rng(12345);
+  const std::string special =
+      std::string("\"\\\x01\x1f\x7f\n\t ~") + "\xc3\xa9\xe4\xb8\xad\x80\xff";
+  for (int round = 0; round < 3000; ++round) {
+    const size_t len = rng() % 40;
+    std::string s;
+    for (size_t i = 0; i < len; ++i) {
+      s += rng() % 8 == 0 ? special[rng() % special.size()] : static_cast<char>('a' + rng() % 26);
+    }
+    for (int indent : {-1, 1}) {
+      std::string out;
+      JsonWriter w(&out, indent);
+      w.BeginObject();
+      w.Key(s);
+      w.BeginArray();
+      w.String(s);
+      w.EndArray();
+      w.EndObject();
+      w.Flush();
+      json doc = json::object();
+      doc[s] = json::array({s});
+      EXPECT_EQ(out, doc.dump(indent, ' ', false, json::error_handler_t::replace))
+          << "round " << round << " indent " << indent;
+    }
+  }
+}
+
+// Indentation deeper than the writer's one-copy newline block (64 bytes).
+TEST(JsonWriterTest, DeepIndentationMatchesNlohmann) {
+  json doc = json::array({1, "x"});
+  for (int depth = 0; depth < 80; ++depth)
+    doc = json::object({{"k", doc}, {"a", json::array({depth})}});
+  for (int indent : {1, 2, 3}) {
+    std::string out;
+    JsonWriter w(&out, indent);
+    Stream(doc, w);
+    w.Flush();
+    EXPECT_EQ(out, doc.dump(indent)) << "indent " << indent;
   }
 }
 

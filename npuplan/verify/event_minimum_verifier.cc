@@ -24,11 +24,13 @@
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/clock_store.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 
 absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
-                                const ActivationInfo& act, const std::vector<Dep>& deps) {
+                                const ActivationInfo& act, const std::vector<Dep>& deps,
+                                const NodeTypes& types) {
   auto fail = [](std::string_view what) {
     return absl::InternalError(StrCat("verifier[event-minimum]: ", what));
   };
@@ -43,7 +45,7 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
                          m.node(logical.node_of(slot)).name,
                          "' has a physical stream and no logical one (or the reverse)"));
     }
-    counted[s] = logical.stream(slot) >= 0 && !IsSyncNode(m.node(logical.node_of(slot)));
+    counted[s] = logical.stream(slot) >= 0 && !types.sync(logical.node_of(slot));
   }
   // Entries per receiving slot: (sender slot, free?).
   std::vector<std::pair<int32_t, std::pair<int32_t, bool>>> in;

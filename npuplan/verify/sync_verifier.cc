@@ -35,8 +35,6 @@ int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
   return view.slot(n, -1);
 }
 
-bool IsEnter(const Node& n) { return n.type == "Enter" || n.type == "RefEnter"; }
-
 // What a node's output stands for, as nodes with a stream (Out): the node
 // itself when it has a stream; otherwise — it has no task — what its own
 // producers stand for, looked through recursively, a subgraph Data node with
@@ -155,25 +153,11 @@ class EntrySources {
   std::map<int64_t, std::vector<int32_t>> by_stream_;
 };
 
-// Per node, the type facts CollectDeps tests on both ends of every edge,
-// from one sequential pass: an edge then reads no producer Node.
-enum NodeKind : uint8_t { kEnterNode = 1, kSwitchNode = 2, kSyncNode = 4, kActiveNode = 8 };
-std::vector<uint8_t> NodeKinds(const Model& m) {
-  std::vector<uint8_t> kind(m.num_nodes());
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    PrefetchNode(m, i + kNodePrefetch);
-    const Node& n = m.nodes()[i];
-    kind[i] = static_cast<uint8_t>(
-        (IsEnter(n) ? kEnterNode : 0) | (n.type == "StreamSwitch" ? kSwitchNode : 0) |
-        (IsSyncNode(n) ? kSyncNode : 0) | (n.type == "StreamActive" ? kActiveNode : 0));
-  }
-  return kind;
-}
-
 }  // namespace
 
 // The verifier's own enumeration of what must be ordered (docs/events.md, "Dependencies").
-std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical) {
+std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical,
+                             const NodeTypes& types, const std::vector<bool>& dynamic_paths) {
   const Model& m = plan.model;
   std::vector<Dep> deps;
   auto add = [&](int32_t from, int32_t to, const char* why) {
@@ -181,14 +165,17 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       return;
     deps.push_back({from, to, why});
   };
-  const std::vector<bool> dynamic_paths = DynamicPathGraphs(plan);
   StreamSources sources(m, view, dynamic_paths);
   // FFTS / FFTS+ subgraphs: their nodes run inside the owner's FFTS task,
   // which orders them; the owner's own dependencies are checked as usual.
   const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
   auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()] != 0; };
-  const std::vector<uint8_t> kind = NodeKinds(m);
-  auto is = [&kind](NodeId n, NodeKind k) { return (kind[n.index()] & k) != 0; };
+  // The type facts tested on both ends of every edge come from the run's
+  // NodeTypes: an edge then reads no producer Node.
+  constexpr uint8_t kEnterNode = NodeTypes::kEnter, kSwitchNode = NodeTypes::kStreamSwitch,
+                    kSyncNode = NodeTypes::kSend | NodeTypes::kRecv,
+                    kActiveNode = NodeTypes::kStreamActive;
+  auto is = [&types](NodeId n, uint8_t k) { return types.is(n, k); };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
     const Node& v = m.nodes()[i];
@@ -399,7 +386,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
   }
   std::sort(in_edges.begin(), in_edges.end());
 
-  std::vector<Dep> deps = CollectDeps(plan, view, logical);
+  std::vector<Dep> deps = CollectDeps(plan, view, logical, run.Types(), run.DynamicGraphs());
   std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
 
   ClockPool pool(slots, k);
@@ -444,7 +431,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
     }
   }
   if (plan.events.counts.count("minimum")) {
-    return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps);
+    return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps, run.Types());
   }
   return absl::OkStatus();
 }
@@ -491,9 +478,19 @@ absl::Status VerifyEventIds(const Plan& plan) {
 }
 
 absl::Status VerifyActiveStreams(const Plan& plan) {
+  Verification run(plan);
+  return VerifyActiveStreams(run);
+}
+
+absl::Status VerifyActiveStreams(Verification& run) {
+  const Plan& plan = run.plan();
   const Model& m = plan.model;
+  // Only a node with attributes can carry a list: the view's per-node flag
+  // spares reading the others.
+  const SyncView& view = run.View(Has(plan.established, IrProperty::kPhysicalStreams));
   int64_t streams = plan.streams.physical;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (!view.has_flag(NodeId(static_cast<int32_t>(i)), SyncView::kHasAttrs)) continue;
     const Node& n = m.nodes()[i];
     const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
     if (v == nullptr) continue;
@@ -520,20 +517,22 @@ namespace {
 
 // Every node's `_send_event_ids` / `_recv_event_ids` are exactly its
 // dynamic-path events (`want_send` / `want_recv`, by node).
-absl::Status CheckDynamicEventAttrs(const Model& m,
+absl::Status CheckDynamicEventAttrs(const Model& m, const SyncView& view,
                                     const std::map<int32_t, std::set<int64_t>>& want_send,
                                     const std::map<int32_t, std::set<int64_t>>& want_recv) {
   // The wanted lists are walked along with the nodes (keys ascend); a node
-  // without attributes and without wanted ids has nothing to compare.
+  // without attributes (the view's per-node flag: its Node is not read) and
+  // without wanted ids has nothing to compare.
   auto next_send = want_send.begin(), next_recv = want_recv.begin();
   for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
+    const bool has_attrs = view.has_flag(NodeId(static_cast<int32_t>(i)), SyncView::kHasAttrs);
     for (const auto* want : {&want_send, &want_recv}) {
       const char* attr = want == &want_send ? "_send_event_ids" : "_recv_event_ids";
       auto& it = want == &want_send ? next_send : next_recv;
       while (it != want->end() && it->first < static_cast<int64_t>(i)) ++it;
       const bool wanted = it != want->end() && it->first == static_cast<int64_t>(i);
-      if (!wanted && n.attrs.empty()) continue;
+      if (!wanted && !has_attrs) continue;
+      const Node& n = m.nodes()[i];
       std::vector<int64_t> expect;
       if (wanted) expect.assign(it->second.begin(), it->second.end());
       std::vector<int64_t> got;
@@ -553,6 +552,54 @@ absl::Status CheckDynamicEventAttrs(const Model& m,
   return absl::OkStatus();
 }
 
+// Send (or Recv) nodes counted by key (peer node, kind, id, stream), each
+// key with the first node that claimed it: what a std::map incremented in
+// claim order holds, as one sorted table (tens of thousands of keys at 1M
+// nodes; a tree node per key cost more than the rest of the check).
+class KeyCounts {
+ public:
+  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
+  void Add(const Key& key, NodeId node) { claims_.push_back({key, node}); }
+  // Sorts the claims (stably: the first claim of a key stays first) into counts.
+  void Finish() {
+    std::stable_sort(claims_.begin(), claims_.end(),
+                     [](const Claim& a, const Claim& b) { return a.key < b.key; });
+    for (size_t i = 0; i < claims_.size(); ++i) {
+      if (i > 0 && claims_[i].key == claims_[i - 1].key) {
+        ++counts_.back();
+      } else {
+        keys_.push_back(claims_[i]);
+        counts_.push_back(1);
+      }
+    }
+    claims_.clear();
+    claims_.shrink_to_fit();
+  }
+  // Uses one claim of `key`; false when none is left (a map's count would go below 0).
+  bool Take(const Key& key) {
+    auto it = std::lower_bound(keys_.begin(), keys_.end(), key,
+                               [](const Claim& c, const Key& k) { return c.key < k; });
+    if (it == keys_.end() || it->key != key) return false;
+    return --counts_[it - keys_.begin()] >= 0;
+  }
+  // The smallest key with claims left, and its first claimant.
+  std::optional<std::pair<Key, NodeId>> FirstLeft() const {
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (counts_[i] > 0) return std::pair(keys_[i].key, keys_[i].node);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Claim {
+    Key key;
+    NodeId node;
+  };
+  std::vector<Claim> claims_;  // before Finish
+  std::vector<Claim> keys_;    // after: one per key, its first claimant
+  std::vector<int64_t> counts_;
+};
+
 }  // namespace
 
 absl::Status VerifySyncNodes(const Plan& plan) {
@@ -565,9 +612,8 @@ absl::Status VerifySyncNodes(Verification& run) {
   const Model& m = plan.model;
   const SyncView& view = run.View(Has(plan.established, IrProperty::kPhysicalStreams));
   // (peer node, kind, id, stream) → count, for generated Send and Recv nodes.
-  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
-  std::map<Key, int64_t> sends, recvs;
-  std::map<Key, NodeId> send_named, recv_named;     // a node of each key, to name a leftover
+  using Key = KeyCounts::Key;
+  KeyCounts sends, recvs;
   std::vector<bool> awaited(m.num_nodes(), false);  // Recv nodes some node waits for
   int64_t send_nodes = 0, recv_nodes = 0;
   const NodeTypes& types = run.Types();  // only Send/Recv nodes are read below
@@ -589,9 +635,7 @@ absl::Status VerifySyncNodes(Verification& run) {
         return Fail("sync-nodes", StrCat("Send node '", n.name,
                                          "' must have exactly one control input (its sender)"));
       }
-      const Key key{n.control_inputs[0].value, kind, *id, stream};
-      ++sends[key];
-      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
+      sends.Add(Key{n.control_inputs[0].value, kind, *id, stream}, NodeId(static_cast<int32_t>(i)));
     } else {
       ++recv_nodes;
     }
@@ -602,12 +646,12 @@ absl::Status VerifySyncNodes(Verification& run) {
       if (!types.is(c, NodeTypes::kRecv)) continue;
       SyncKind kind = types.is(c, NodeTypes::kNotify) ? SyncKind::kNotify : SyncKind::kEvent;
       auto id = types.sync_id(c);
-      const Key key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)};
-      ++recvs[key];
-      recv_named.emplace(key, c);
+      recvs.Add(Key{static_cast<int32_t>(i), kind, id.value_or(-1), view.stream(c.value)}, c);
       awaited[c.index()] = true;
     }
   }
+  sends.Finish();
+  recvs.Finish();
   // Dynamic path: events as `_send_event_ids` / `_recv_event_ids`, exactly.
   const std::vector<bool>& dynamic_graphs = run.DynamicGraphs();
   std::map<int32_t, std::set<int64_t>> want_send, want_recv;
@@ -620,19 +664,19 @@ absl::Status VerifySyncNodes(Verification& run) {
       ++node_events;
     }
   }
-  NPUPLAN_RETURN_IF_ERROR(CheckDynamicEventAttrs(m, want_send, want_recv));
+  NPUPLAN_RETURN_IF_ERROR(CheckDynamicEventAttrs(m, view, want_send, want_recv));
   SendSlots send_slot(
       m, view);  // a subgraph owner's Send runs on the piece current after its subgraphs
   for (const SyncEvent& e : plan.events.events) {
     if (OnDynamicPath(plan, dynamic_graphs, e)) continue;
     Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
     Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
-    if (--sends[sk] < 0) {
+    if (!sends.Take(sk)) {
       return Fail("sync-nodes",
                   StrCat(SyncKindName(e.kind), " ", e.id, " from '", m.node(e.send).name,
                          "' has no Send node on its stream after the sender"));
     }
-    if (--recvs[rk] < 0) {
+    if (!recvs.Take(rk)) {
       return Fail("sync-nodes",
                   StrCat(SyncKindName(e.kind), " ", e.id, " to '", m.node(e.recv).name,
                          "' has no Recv node on its stream before the receiver"));
@@ -640,11 +684,11 @@ absl::Status VerifySyncNodes(Verification& run) {
   }
   // Send/Recv nodes no event accounts for (written by hand into the graph, or
   // left by a pass): named, with what they claim.
-  for (const auto* table : {&sends, &recvs}) {
+  for (const KeyCounts* table : {&sends, &recvs}) {
     const bool send = table == &sends;
-    for (const auto& [key, left] : *table) {
-      if (left <= 0) continue;
-      const Node& n = m.node((send ? send_named : recv_named).at(key));
+    if (const auto left = table->FirstLeft()) {
+      const auto& [key, node] = *left;
+      const Node& n = m.node(node);
       const Node& peer = m.node(NodeId(std::get<0>(key)));
       return Fail("sync-nodes", StrCat(send ? "Send" : "Recv", " node '", EchoName(n.name), "' (",
                                        SyncKindName(std::get<1>(key)), "_id ", std::get<2>(key),

@@ -55,6 +55,7 @@ struct ActivationInfo;  // plan/execution_semantics.h
 namespace npuplan::verify {
 
 class Verification;  // verification.h
+class NodeTypes;     // verification.h
 
 // Each check that reads an execution view, the activation or the Send/Recv
 // nodes also takes the run it belongs to (verify::VerifyPlan shares those
@@ -65,6 +66,7 @@ absl::Status VerifyEventIds(const Plan& plan);
 absl::Status VerifyPhysicalStreams(const Plan& plan);
 absl::Status VerifyPhysicalStreams(Verification& run);
 absl::Status VerifyActiveStreams(const Plan& plan);
+absl::Status VerifyActiveStreams(Verification& run);
 absl::Status VerifySyncNodes(const Plan& plan);
 absl::Status VerifySyncNodes(Verification& run);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).
@@ -81,15 +83,18 @@ struct Dep {
 };
 // The verifier's own enumeration of what must be ordered (docs/events.md,
 // "Dependencies") on `view`'s slots; with `logical`, also the logical order
-// across a split.
-std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical);
+// across a split. `types` and `dynamic_graphs` are the run's NodeTypes and
+// DynamicPathGraphs of the plan.
+std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncView* logical,
+                             const NodeTypes& types, const std::vector<bool>& dynamic_graphs);
 // [event-minimum] (event_minimum_verifier.cc): `event_counts.minimum` is the
 // size of the transitive reduction of the plan's orderings and the table holds
 // exactly that many events. Called by VerifyHappensBefore (after it proved
 // every dependency ordered) with its views, activation and dependencies
 // (`view` physical once split, `logical` the logical view, else the same).
 absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const SyncView& logical,
-                                const ActivationInfo& act, const std::vector<Dep>& deps);
+                                const ActivationInfo& act, const std::vector<Dep>& deps,
+                                const NodeTypes& types);
 
 }  // namespace npuplan::verify
 

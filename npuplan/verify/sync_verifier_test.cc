@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <tuple>
+
 #include "npuplan/events/event_id_allocation.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"
@@ -11,7 +15,11 @@
 #include "npuplan/events/stream_activation.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/attached_streams.h"
+#include "npuplan/plan/execution_view.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -86,6 +94,134 @@ TEST(SyncVerifierTest, IdReuseAloneToleratesABackwardEvent) {
   events::RecountIds(plan.events);
   EXPECT_THAT(VerifyEventIdReuse(plan), IsOk());
   EXPECT_FALSE(VerifyHappensBefore(plan).ok());
+}
+
+// The reference for [sync-nodes]' matching of Send/Recv nodes to events: the
+// counts kept in std::maps incremented in claim order (the check's earlier
+// form), read from the type strings and id attributes directly. A plan
+// without a dynamic path only (the dynamic-path attributes are not modelled).
+absl::Status ReferenceSyncNodes(const Plan& plan) {
+  const Model& m = plan.model;
+  const SyncView view(plan, false);
+  using Key = std::tuple<int32_t, SyncKind, int64_t, int64_t>;
+  std::map<Key, int64_t> sends, recvs;
+  std::map<Key, NodeId> send_named, recv_named;
+  auto sync_id = [](const Node& n) {
+    const bool notify = n.type == "SendNotify" || n.type == "RecvNotify";
+    return GetIntAttr(n.attrs, notify ? "notify_id" : "event_id");
+  };
+  auto kind_of = [](const Node& n) {
+    return n.type == "SendNotify" || n.type == "RecvNotify" ? SyncKind::kNotify : SyncKind::kEvent;
+  };
+  std::vector<bool> awaited(m.num_nodes(), false);
+  int64_t send_nodes = 0, recv_nodes = 0;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    const bool is_send = n.type == "Send" || n.type == "SendNotify";
+    const bool is_recv = n.type == "Recv" || n.type == "RecvNotify";
+    if (!is_send && !is_recv) continue;
+    if (!sync_id(n)) return absl::InternalError("no id");
+    if (is_send) {
+      ++send_nodes;
+      if (n.control_inputs.size() != 1) return absl::InternalError("control inputs");
+      const Key key{n.control_inputs[0].value, kind_of(n), *sync_id(n),
+                    view.stream(static_cast<int32_t>(i))};
+      ++sends[key];
+      send_named.emplace(key, NodeId(static_cast<int32_t>(i)));
+    } else {
+      ++recv_nodes;
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    for (NodeId c : m.nodes()[i].control_inputs) {
+      const Node& r = m.node(c);
+      if (r.type != "Recv" && r.type != "RecvNotify") continue;
+      const Key key{static_cast<int32_t>(i), kind_of(r), sync_id(r).value_or(-1),
+                    view.stream(c.value)};
+      ++recvs[key];
+      recv_named.emplace(key, c);
+      awaited[c.index()] = true;
+    }
+  }
+  SendSlots send_slot(m, view);
+  for (const SyncEvent& e : plan.events.events) {
+    const Key sk{e.send.value, e.kind, e.id, view.stream(send_slot.ForEvent(e))};
+    const Key rk{e.recv.value, e.kind, e.id, view.stream(view.slot(e.recv, e.recv_attached))};
+    if (--sends[sk] < 0) return absl::InternalError(StrCat("no Send for ", e.id));
+    if (--recvs[rk] < 0) return absl::InternalError(StrCat("no Recv for ", e.id));
+  }
+  for (const auto* table : {&sends, &recvs}) {
+    for (const auto& [key, left] : *table) {
+      if (left > 0) {
+        return absl::InternalError(StrCat(
+            m.node((table == &sends ? send_named : recv_named).at(key)).name, " matches nothing"));
+      }
+    }
+  }
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if ((n.type == "Recv" || n.type == "RecvNotify") && !awaited[i])
+      return absl::InternalError("not awaited");
+  }
+  if (send_nodes != recv_nodes || send_nodes != static_cast<int64_t>(plan.events.events.size()))
+    return absl::InternalError("counts");
+  return absl::OkStatus();
+}
+
+// Random materialised plans, each broken in one random way (an id changed, a
+// Send or Recv node moved to another stream or duplicated, a control edge
+// dropped, an event removed or duplicated): [sync-nodes] accepts exactly the
+// plans the reference accepts.
+TEST(SyncVerifierTest, SyncNodeMatchingAgreesWithMapCountsOnRandomPlans) {
+  std::mt19937 rng(99);
+  int rejected = 0;
+  for (uint32_t seed = 0; seed < 150; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 50, 3);
+    ASSERT_THAT(
+        RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncNodeGeneration>()),
+        IsOk());
+    Model& m = plan.model;
+    std::vector<NodeId> sync;
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      if (IsSyncNode(m.nodes()[i])) sync.push_back(NodeId(static_cast<int32_t>(i)));
+    }
+    if (sync.empty() || plan.events.events.empty()) continue;
+    Node& n = m.node(sync[rng() % sync.size()]);
+    switch (seed % 6) {
+      case 0:
+        n.attrs["event_id"] = int64_t{GetIntAttr(n.attrs, "event_id").value_or(0) + 1};
+        break;
+      case 1:
+        n.stream_id = (n.stream_id + 1) % 3;
+        break;
+      case 2: {
+        Node copy = n;
+        copy.name += "_copy";
+        m.AddNode(n.graph, std::move(copy));
+        break;
+      }
+      case 3:
+        for (size_t i = 0; i < m.num_nodes(); ++i) {
+          auto& c = m.node(NodeId(static_cast<int32_t>(i))).control_inputs;
+          if (!c.empty() && rng() % 4 == 0) {
+            c.pop_back();
+            break;
+          }
+        }
+        break;
+      case 4:
+        plan.events.events.erase(plan.events.events.begin() + rng() % plan.events.events.size());
+        break;
+      case 5:
+        plan.events.events.push_back(plan.events.events[rng() % plan.events.events.size()]);
+        break;
+    }
+    const absl::Status want = ReferenceSyncNodes(plan);
+    const absl::Status got = VerifySyncNodes(plan);
+    EXPECT_EQ(got.ok(), want.ok()) << "seed " << seed << ": " << got << " vs " << want;
+    if (!want.ok()) ++rejected;
+  }
+  EXPECT_GT(rejected, 50);
 }
 
 }  // namespace

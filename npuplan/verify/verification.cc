@@ -17,8 +17,10 @@ NodeTypes::NodeTypes(const Model& m) : bits_(m.num_nodes(), 0), ids_(m.num_nodes
     if (t == "Send" || t == "SendNotify") b |= kSend;
     if (t == "Recv" || t == "RecvNotify") b |= kRecv;
     if (t == "SendNotify" || t == "RecvNotify") b |= kNotify;
-    if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
-        t == "LoopCond") {
+    if (t == "Enter" || t == "RefEnter") b |= kEnter;
+    if (t == "StreamSwitch") b |= kStreamSwitch;
+    if (t == "StreamActive") b |= kStreamActive;
+    if ((b & (kEnter | kStreamSwitch)) != 0 || t == "NextIteration" || t == "LoopCond") {
       b |= kLoopMarker;
     }
     if ((b & (kSend | kRecv)) != 0) {

@@ -35,11 +35,14 @@ namespace npuplan::verify {
 class NodeTypes {
  public:
   enum Bit : uint8_t {
-    kSend = 1,         // Send or SendNotify
-    kRecv = 2,         // Recv or RecvNotify
-    kNotify = 4,       // SendNotify or RecvNotify
-    kSyncId = 8,       // a Send/Recv node whose event_id (Notify kinds: notify_id) is an int
-    kLoopMarker = 16,  // StreamSwitch, Enter, RefEnter, NextIteration or LoopCond
+    kSend = 1,            // Send or SendNotify
+    kRecv = 2,            // Recv or RecvNotify
+    kNotify = 4,          // SendNotify or RecvNotify
+    kSyncId = 8,          // a Send/Recv node whose event_id (Notify kinds: notify_id) is an int
+    kLoopMarker = 16,     // StreamSwitch, Enter, RefEnter, NextIteration or LoopCond
+    kEnter = 32,          // Enter or RefEnter
+    kStreamSwitch = 64,   // StreamSwitch
+    kStreamActive = 128,  // StreamActive
   };
   NodeTypes() = default;
   explicit NodeTypes(const Model& m);

@@ -130,8 +130,14 @@ TEST(SyncNodeIndexTest, IsEmptyUntilSyncNodesAreEstablished) {
 
 TEST(NodeTypesTest, AnswersAsTheNodesTypesAndIdAttributesDo) {
   Plan plan = MaterialisedPlan(5);
-  // A loop marker, a Send without its id and a RecvNotify with a notify id.
+  // Loop markers and activation (the bits CollectDeps tests on every
+  // edge), a Send without its id and a RecvNotify with a notify id.
   plan.model.node(NodeId(3)).type = "NextIteration";
+  plan.model.node(NodeId(4)).type = "Enter";
+  plan.model.node(NodeId(5)).type = "RefEnter";
+  plan.model.node(NodeId(6)).type = "StreamSwitch";
+  plan.model.node(NodeId(7)).type = "StreamActive";
+  plan.model.node(NodeId(8)).type = "LoopCond";
   Node* send = nullptr;
   for (size_t i = 0; i < plan.model.num_nodes() && send == nullptr; ++i) {
     Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
@@ -153,7 +159,13 @@ TEST(NodeTypesTest, AnswersAsTheNodesTypesAndIdAttributesDo) {
     EXPECT_EQ(types.is(id, NodeTypes::kSend), n.type == "Send" || n.type == "SendNotify");
     EXPECT_EQ(types.is(id, NodeTypes::kRecv), n.type == "Recv" || n.type == "RecvNotify");
     EXPECT_EQ(types.sync(id), IsSyncNode(n));
-    EXPECT_EQ(types.is(id, NodeTypes::kLoopMarker), n.type == "NextIteration");
+    const bool enter = n.type == "Enter" || n.type == "RefEnter";
+    EXPECT_EQ(types.is(id, NodeTypes::kEnter), enter);
+    EXPECT_EQ(types.is(id, NodeTypes::kStreamSwitch), n.type == "StreamSwitch");
+    EXPECT_EQ(types.is(id, NodeTypes::kStreamActive), n.type == "StreamActive");
+    EXPECT_EQ(types.is(id, NodeTypes::kLoopMarker), enter || n.type == "StreamSwitch" ||
+                                                        n.type == "NextIteration" ||
+                                                        n.type == "LoopCond");
     const bool notifies = n.type == "SendNotify" || n.type == "RecvNotify";
     EXPECT_EQ(types.is(id, NodeTypes::kNotify), notifies);
     const std::optional<int64_t> want =
