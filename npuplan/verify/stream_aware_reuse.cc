@@ -334,17 +334,23 @@ class ConflictRounds {
   void WidenUnordered();
   void set_release(BigVector<int64_t> release) { release_ = std::move(release); }
   void Prepare();
+  void AtIndices();  // after Prepare
   void Rounds(int64_t limit);
   void ExactPairs(int64_t limit);
 
  private:
   const LogicalBuffer& Buf(size_t i) const { return lt_.buffers[buffers_[i]]; }
   void CountFirsts();
-  // First uses on stream t of the buffers not widened down, at plan positions < x.
-  int64_t Below(size_t t, int64_t x) const {
+  // The first node of stream t at plan position >= x (index into positions_[t]).
+  int32_t At(size_t t, int64_t x) const {
     const BigVector<int64_t>& p = positions_[t];
-    return below_[t][static_cast<size_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin())];
+    return static_cast<int32_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin());
   }
+  // First uses on stream t of the buffers not widened down, at plan positions
+  // < release_[i][t] (ReleaseBelow) or < out_.upper[i] (UpperBelow). The
+  // positions are looked up once (AtIndices, WidenUp), not in every round.
+  int64_t ReleaseBelow(size_t i, size_t t) const { return below_[t][release_at_[i * k_ + t]]; }
+  int64_t UpperBelow(size_t i, size_t t) const { return below_[t][upper_at_[i * k_ + t]]; }
   int64_t Forward(size_t i, int64_t& count) const;
   void AddLastUses(int a, int32_t delta);
   int64_t LaterLastUses(size_t i) const;
@@ -354,6 +360,7 @@ class ConflictRounds {
     if (e <= out_.upper[i]) return;
     out_.upper[i] = e;
     widened_up_[i] = 1;
+    for (size_t t = 0; t < k_; ++t) upper_at_[i * k_ + t] = At(t, e);
   }
   void WidenLow(size_t i, int64_t l) {
     if (l >= out_.lower[i]) return;
@@ -372,6 +379,8 @@ class ConflictRounds {
   const size_t k_;  // streams
   BigVector<char> widened_up_, widened_low_;
   BigVector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
+  // At(t, release_) and At(t, out_.upper) per buffer that can precede and stream (n x k).
+  BigVector<int32_t> release_at_, upper_at_;
   // Per stream: plan positions of its nodes.
   std::vector<BigVector<int64_t>> positions_;
   // Per buffer that can follow (first_begin_[i] .. [i+1]): (stream, position
@@ -430,6 +439,18 @@ void ConflictRounds::Prepare() {
   by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
 }
 
+void ConflictRounds::AtIndices() {
+  release_at_.assign(n_ * k_, 0);
+  upper_at_.assign(n_ * k_, 0);
+  for (size_t i = 0; i < n_; ++i) {
+    if (!CanPrecede(i)) continue;  // the only ones Forward and ExactPairs count
+    for (size_t t = 0; t < k_; ++t) {
+      release_at_[i * k_ + t] = At(t, release_[i * k_ + t]);
+      upper_at_[i * k_ + t] = At(t, out_.upper[i]);
+    }
+  }
+}
+
 // Forward: a later buffer b conflicts with a (disjoint in time) iff some
 // stream t has first_use_t(b) < F_t(a), the plan position of the first
 // node of t whose clock covers all of a's last uses (clocks grow along a
@@ -465,7 +486,7 @@ int64_t ConflictRounds::Forward(size_t i, int64_t& count) const {
   for (size_t t = 0; t < k_; ++t) {
     if (last_first_[t] < 0) continue;
     const int64_t r = release_[i * k_ + t];
-    const int64_t c = Below(t, r) - Below(t, out_.upper[i]);
+    const int64_t c = ReleaseBelow(i, t) - UpperBelow(i, t);
     if (c > 0) count += c;
     e = std::max(e, std::min(r, last_first_[t] + 1));
   }
@@ -612,8 +633,7 @@ void ConflictRounds::ExactPairs(int64_t limit) {
       continue;
     }
     for (size_t t = 0; t < k_; ++t) {
-      const int64_t r = release_[i * k_ + t];
-      for (int64_t x = Below(t, out_.upper[i]); x < Below(t, r); ++x) {
+      for (int64_t x = UpperBelow(i, t); x < ReleaseBelow(i, t); ++x) {
         const int j = by_first[t][static_cast<size_t>(x)];
         if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
         out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
@@ -651,6 +671,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   }
   rounds.set_release(std::move(release));
   rounds.Prepare();
+  rounds.AtIndices();
   rounds.Rounds(max_pairs_per_buffer);
   rounds.ExactPairs(max_pairs_per_buffer);
   return out;
