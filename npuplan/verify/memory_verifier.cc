@@ -7,6 +7,7 @@
 #include "npuplan/ir/verifier.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
+#include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/stream_aware_reuse.h"
@@ -139,9 +140,10 @@ absl::StatusOr<int64_t> CheckPoolOverlap(const Model& m, const TensorLifetimes& 
                                          const std::vector<int64_t>& offset,
                                          std::vector<int>& list) {
   int64_t region_end = 0;
-  std::sort(list.begin(), list.end(), [&](int a, int b) {
-    return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
-  });
+  // By (lower, index): `list` is in index order, so a stable sort by lower
+  // (a counting sort over plan positions).
+  NPUPLAN_RET_CHECK(std::is_sorted(list.begin(), list.end()));
+  StableSortByKey(list, [&](int b) { return lt.buffers[b].lower; });
   std::map<int64_t, int> painted = {
       {std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
   auto split_at = [&](int64_t at) {
