@@ -31,6 +31,8 @@ using CommandSetup = std::function<void(CLI::App& app, Invocation& inv)>;
 
 bool RegisterCommand(const std::string& name, CommandSetup setup);
 void AddRegisteredCommands(CLI::App& app, Invocation& inv);
+// Adds only the command registered as `name`; false when there is none.
+bool AddRegisteredCommand(CLI::App& app, Invocation& inv, std::string_view name);
 
 // Prints "error: <message>" to stderr — one line: control characters and NUL
 // escaped, a very long message shortened (EchoMessage) — and returns
