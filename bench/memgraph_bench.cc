@@ -28,11 +28,11 @@
 //
 //   build/bin/memgraph_bench --memory-stages /tmp/r1m.json 3
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
 #include <cstring>
 #include <ctime>
 #include <random>

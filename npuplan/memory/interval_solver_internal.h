@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "npuplan/memory/align.h"
-#include "npuplan/support/big_vector.h"
 #include "npuplan/memory/interval_solver.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::memory::interval_internal {
 
@@ -24,7 +24,7 @@ struct Compact {
   // scalable path, on pages reused across passes.
   BigVector<int> orig;  // compact index -> problem index
   BigVector<int64_t> size, align, lower, upper;
-  BigVector<std::vector<int>> adj;  // conflict graph
+  BigVector<std::vector<int>> adj;     // conflict graph
   int num_sections = 0;                // section k = [times[k], times[k+1])
   std::vector<int> sec_lo, sec_hi;     // buffer spans sections [sec_lo, sec_hi)
   std::vector<std::vector<int>> live;  // buffers live in each section

@@ -238,13 +238,13 @@ class LifetimeBuilder {
   // per node: its consumers are nodes anywhere in the graph, and a miss on
   // this array is cheaper than one on the full Node.
   enum NodeFlag : uint8_t {
-    kStreamed = 1,         // stream_id >= 0
-    kAttached = 2,         // has attached streams
-    kNetOutput = 4,        // type NetOutput
-    kRootGraph = 8,        // in the root graph
-    kForwardsOnly = 16,    // subgraphs, Data or constant-like: a streamless one adds no use
-    kConstantLike = 32,    // IsConstantLike
-    kData = 64,            // type Data
+    kStreamed = 1,       // stream_id >= 0
+    kAttached = 2,       // has attached streams
+    kNetOutput = 4,      // type NetOutput
+    kRootGraph = 8,      // in the root graph
+    kForwardsOnly = 16,  // subgraphs, Data or constant-like: a streamless one adds no use
+    kConstantLike = 32,  // IsConstantLike
+    kData = 64,          // type Data
   };
   struct NodeFacts {
     int32_t position = -1;  // in the plan order (-1: not in it)
@@ -379,12 +379,13 @@ void LifetimeBuilder::CollectFacts() {
     f.position = static_cast<int32_t>(lt_.position[i]);
     f.loop = loop_of_graph_[node.graph.index()].value;
     const bool data = node.type == "Data"sv, constant = IsConstantLike(node);
-    f.flags = static_cast<uint8_t>(
-        (node.stream_id >= 0 ? kStreamed : 0) | (!node.attached_stream_ids.empty() ? kAttached : 0) |
-        (node.type == "NetOutput"sv ? kNetOutput : 0) |
-        (model_.graph(node.graph).IsRoot() ? kRootGraph : 0) |
-        (!node.subgraphs.empty() || data || constant ? kForwardsOnly : 0) |
-        (constant ? kConstantLike : 0) | (data ? kData : 0));
+    f.flags =
+        static_cast<uint8_t>((node.stream_id >= 0 ? kStreamed : 0) |
+                             (!node.attached_stream_ids.empty() ? kAttached : 0) |
+                             (node.type == "NetOutput"sv ? kNetOutput : 0) |
+                             (model_.graph(node.graph).IsRoot() ? kRootGraph : 0) |
+                             (!node.subgraphs.empty() || data || constant ? kForwardsOnly : 0) |
+                             (constant ? kConstantLike : 0) | (data ? kData : 0));
   }
 }
 

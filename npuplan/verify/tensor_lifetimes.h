@@ -132,7 +132,7 @@ struct TensorLifetimes {
 
   int64_t alignment = 512;
   std::vector<NodeId> order;      // plan order
-  BigVector<int64_t> position;  // by NodeId index (-1 = not in the order)
+  BigVector<int64_t> position;    // by NodeId index (-1 = not in the order)
   int64_t num_steps = 0;
   // Sorted by (region, lower, name); excludes dynamic buffers. The large
   // arrays are BigVectors: built twice per compile (planner, verifier), they
