@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/stream/engine_partition.h"
@@ -80,6 +81,23 @@ void BM_EnginePartition(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * m.num_nodes());
 }
 
+// `npuplan gen --random-dag --nodes N`: fan-in 1..3, mostly local inputs
+// with 1/8 uniform long skips, an HCCL node every 97th; the long skips make
+// the merge's second-path test the partition's largest step.
+void BM_EnginePartitionRandomDag(benchmark::State& state) {
+  Model m = GenerateRandomDag(state.range(0), 3, /*seed=*/1, /*hccl_every=*/97);
+  int64_t reads = 0;
+  for (auto _ : state) {
+    auto p = stream::PartitionByEngine(m, kRootGraph);
+    reads = p.second_path_reads;
+    benchmark::DoNotOptimize(p.subgraphs.size());
+  }
+  state.counters["nodes"] = static_cast<double>(m.num_nodes());
+  state.counters["reads_per_node"] =
+      static_cast<double>(reads) / static_cast<double>(m.num_nodes());
+  state.SetItemsProcessed(state.iterations() * m.num_nodes());
+}
+
 void BM_LogicalStreamAssignment(benchmark::State& state) {
   Plan plan;
   plan.model = MakeLayeredGraph(state.range(0));
@@ -100,6 +118,12 @@ void BM_LogicalStreamAssignment(benchmark::State& state) {
 }
 
 BENCHMARK(BM_EnginePartition)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EnginePartitionRandomDag)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Arg(300000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LogicalStreamAssignment)
     ->Args({100000, 0})->Args({1000000, 0})->Args({1000000, 1})
     ->Unit(benchmark::kMillisecond);

@@ -19,10 +19,13 @@ namespace {
 // lists live in one pool (offset, size, capacity per cluster): no allocation
 // per node; a merged list moves to the pool's end when it outgrows its slot.
 //
-// The second-path test first looks for a certificate: another input of succ
-// that descends from pred in a spanning forest of the cluster graph (Settle;
-// on a layered model this answers the long paths a control edge to an early
-// layer asks about). Else it searches both ways at once, breadth-first, one
+// The second-path test first looks for certificates: a landmark node between
+// pred and succ (Landmarks: a random DAG's long skip edges ask whether an old
+// cluster reaches a recent one, which a search answers only after meeting in
+// the middle of a window holding a share of the whole graph); another input
+// of succ that descends from pred in a spanning forest of the cluster graph
+// (Settle; on a layered model this answers the long paths a control edge to
+// an early layer asks about). Else it searches both ways at once, breadth-first, one
 // list entry at a time: forward from pred over clusters ranked before succ,
 // backward from succ over clusters ranked after pred; a path is found when
 // either side reaches the other end or a cluster the other side reached. The
@@ -45,7 +48,9 @@ class ClusterGraph {
         in_(n),
         tree_parent_(n, -1),
         depth_(n, 0),
-        jump_(n, 0) {
+        jump_(n, 0),
+        deg_low_(n, 0),
+        deg_at_(n, 0) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
       parent_[i] = rank_[i] = jump_[i] = i;
@@ -88,7 +93,52 @@ class ClusterGraph {
   // Distinct successor clusters of cluster c (compacts its list).
   size_t OutDegree(int32_t c) {
     Compact(out_[c], c);
+    NoteDegree(c);
     return out_[c].size;
+  }
+  // Bounds of OutDegree(c) without reading its list. Upper: the list's
+  // length (each successor cluster appears at least once). Lower: the
+  // degree at its last compaction less one per merge since — a merge of two
+  // successor clusters, or of c with one, removes at most one (Join keeps
+  // the bound of the merged list).
+  uint32_t OutDegreeHigh(int32_t c) const { return out_[c].size; }
+  uint32_t OutDegreeLow(int32_t c) const {
+    const uint32_t since = merges_ - deg_at_[c];
+    return deg_low_[c] > since ? deg_low_[c] - since : 0;
+  }
+
+  // Reachability labels over 64 landmark nodes, one per equal slice of the
+  // topological order (the one with the most consumers among its first
+  // few, so that its descendants reach far): for every node, the landmarks
+  // it reaches and those that reach it; a cluster holds the union over its
+  // members, and which landmarks it contains. Node paths are cluster paths,
+  // so a landmark outside pred and succ that pred reaches and that reaches
+  // succ proves a path pred → L → … → succ besides the direct edge. The
+  // labels only grow stale (merges add paths), never wrong.
+  void Landmarks(const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first,
+                 const BigVector<int32_t>& preds) {
+    const int64_t n = static_cast<int64_t>(parent_.size());
+    reaches_.assign(n, 0);
+    reached_.assign(n, 0);
+    holds_.assign(n, 0);
+    for (int64_t j = 0; j < kLandmarks; ++j) {
+      const int64_t lo = j * n / kLandmarks, hi = (j + 1) * n / kLandmarks;
+      if (lo >= hi) continue;
+      int64_t best = lo;
+      for (int64_t x = lo + 1; x < std::min(hi, lo + kLandmarkCandidates); ++x) {
+        if (count_out[x] > count_out[best]) best = x;
+      }
+      holds_[best] |= uint64_t{1} << j;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = holds_[i];
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= reached_[preds[e]];
+      reached_[i] = bits;
+    }
+    for (int64_t i = n - 1; i >= 0; --i) {
+      reaches_[i] |= holds_[i];
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) reaches_[preds[e]] |= reaches_[i];
+    }
   }
 
   // Merges `succ` into `pred` (a direct edge pred → succ) unless a path
@@ -96,6 +146,7 @@ class ClusterGraph {
   // cluster (the smaller index), or -1 when refused; keeps the rank order
   // topological.
   int32_t TryMerge(int32_t pred, int32_t succ) {
+    if ((reaches_[pred] & reached_[succ] & ~holds_[pred] & ~holds_[succ]) != 0) return -1;
     Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
     // A forest certificate answers many second-path questions at once (see
     // Settle): another input Q of succ that descends from pred.
@@ -147,7 +198,15 @@ class ClusterGraph {
       for (int32_t x : fwd.found) rank_[x] = slots_[k++];
     }
     parent_[gone] = keep;
-    Join(out_[keep], out_[gone], keep);
+    reaches_[keep] |= reaches_[gone];
+    reached_[keep] |= reached_[gone];
+    holds_[keep] |= holds_[gone];
+    // The merged successors: those of either side but the other.
+    const uint32_t low = std::max(OutDegreeLow(keep), OutDegreeLow(gone));
+    ++merges_;
+    deg_low_[keep] = low > 0 ? low - 1 : 0;
+    deg_at_[keep] = merges_;
+    if (Join(out_[keep], out_[gone], keep)) NoteDegree(keep);
     Join(in_[keep], in_[gone], keep);
     return keep;
   }
@@ -204,6 +263,14 @@ class ClusterGraph {
   };
   enum class Step { kMore, kPath, kDone };
   static constexpr uint32_t kShortList = 64;
+  static constexpr int64_t kLandmarks = 64;  // the bits of a uint64_t
+  static constexpr int64_t kLandmarkCandidates = 32;
+
+  // c's out-list was just compacted: its length is its degree.
+  void NoteDegree(int32_t c) {
+    deg_low_[c] = out_[c].size;
+    deg_at_[c] = merges_;
+  }
 
   // Reads one list entry of `side`, which starts at `origin` and looks for
   // `target` through other clusters ranked strictly between lower and upper.
@@ -231,12 +298,15 @@ class ClusterGraph {
 
   // dst += src (src emptied), keeping the longer list in place: its entries
   // are not copied again. Compacts once the list has doubled since its last
-  // compaction, so stale entries stay a bounded share.
-  void Join(List& dst, List& src, int32_t self) {
+  // compaction, so stale entries stay a bounded share. Returns whether it
+  // compacted.
+  bool Join(List& dst, List& src, int32_t self) {
     if (src.size > dst.size) std::swap(dst, src);
     Append(dst, src);
     src.size = src.clean = 0;
-    if (dst.size > 2 * dst.clean + 16) Compact(dst, self);
+    if (dst.size <= 2 * dst.clean + 16) return false;
+    Compact(dst, self);
+    return true;
   }
 
   // dst += src, moving dst to the pool's end (doubled capacity) when full.
@@ -276,6 +346,11 @@ class ClusterGraph {
   BigVector<int32_t> pool_;
   std::vector<int32_t> slots_;
   BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
+  // Landmark bits (Landmarks): reached from the cluster, reaching it, in it.
+  BigVector<uint64_t> reaches_, reached_, holds_;
+  // OutDegreeLow: the degree at the last compaction and merges_ then.
+  BigVector<uint32_t> deg_low_, deg_at_;
+  uint32_t merges_ = 0;
   uint32_t stamp_ = 0, back_stamp_ = 0;
   int64_t reads_ = 0;  // list entries the second-path tests read
 };
@@ -440,6 +515,7 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
   BigVector<int32_t> count_out(n, 0);
   for (int32_t p : w.preds) ++count_out[p];
   ClusterGraph cg(n, count_out, w.pred_first);
+  cg.Landmarks(count_out, w.pred_first, w.preds);
   BigVector<int32_t>().swap(count_out);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
@@ -452,6 +528,14 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
   };
   std::vector<int32_t> parents;
   std::vector<std::pair<size_t, int32_t>> order;
+  struct DegreeBounds {
+    uint32_t low, high;
+    int32_t cluster;
+  };
+  std::vector<DegreeBounds> bounds;
+  // Past this many parents, every degree is computed (the pairwise check of
+  // bounds is quadratic in the parents).
+  constexpr size_t kBoundedParents = 8;
   for (int32_t i = 0; i < n; ++i) {
     parents.clear();
     for (int32_t p : w.Preds(i)) parents.push_back(cg.Find(p));
@@ -459,9 +543,29 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
     order.clear();
-    // The out-degrees only order two or more parents (and cost a compaction
-    // of each one's list: a hub's would be read once per consumer).
-    for (int32_t p : parents) order.emplace_back(parents.size() > 1 ? cg.OutDegree(p) : 0, p);
+    // The out-degrees only order two or more parents, and an exact one
+    // costs a compaction of the parent's list (a hub's would be read once
+    // per consumer): bounds order most pairs. A parent's degree is computed
+    // when its bounds overlap another's; else any value within them sorts
+    // it right (its lower bound).
+    if (parents.size() == 1) {
+      order.emplace_back(0, parents[0]);
+    } else if (parents.size() > kBoundedParents) {
+      for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
+    } else {
+      bounds.clear();
+      for (int32_t p : parents) bounds.push_back({cg.OutDegreeLow(p), cg.OutDegreeHigh(p), p});
+      for (size_t a = 0; a < bounds.size(); ++a) {
+        for (size_t b = a + 1; b < bounds.size(); ++b) {
+          if (bounds[a].high < bounds[b].low || bounds[b].high < bounds[a].low) continue;
+          for (DegreeBounds* x : {&bounds[a], &bounds[b]}) {
+            if (x->low != x->high)
+              x->low = x->high = static_cast<uint32_t>(cg.OutDegree(x->cluster));
+          }
+        }
+      }
+      for (const DegreeBounds& x : bounds) order.emplace_back(x.low, x.cluster);
+    }
     std::sort(order.begin(), order.end());
     int32_t self = i;
     for (const auto& [deg, p0] : order) {

@@ -18,8 +18,12 @@
 // incrementally maintained topological order (Pearce–Kelly), so each test
 // only explores the clusters ranked between P and C, searching from both
 // ends at once (a hub's consumers cost their own in-lists, not the hub's
-// out-list), after a spanning-forest certificate that answers the long
-// paths of layered models in O(log n): near-linear in practice.
+// out-list), after two certificates: reachability labels over 64 landmark
+// nodes (a random DAG's long skip edges, whose paths a search finds only
+// after reading a share of the graph that grows with it) and a
+// spanning-forest one that answers the long paths of layered models in
+// O(log n): near-linear in practice. The out-degrees that order the inputs
+// come from bounds when those decide, else from a compaction of the list.
 // Subgraphs are then numbered in topological order of the cluster graph, ties
 // by smallest member topo id.
 //

@@ -316,6 +316,47 @@ TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
   }
 }
 
+// `gen --random-dag` in small (mostly local inputs, one in eight a long skip
+// to any earlier node, a node of another engine every so often), where most
+// second paths run through a long skip: big clusters, sparse landmarks,
+// out-degrees ordered by their bounds, and nodes with more parents than the
+// bounds are checked for. The same clusters as the plain MarkClusters.
+TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
+  for (uint32_t seed = 1; seed <= 16; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 150 + static_cast<int>(rng() % 150);
+    const int other_every = 5 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      const bool other = i % other_every == other_every - 1;
+      nlohmann::json node = {{"name", "n" + std::to_string(i)},
+                             {"type", i == 0 ? "Data" : "Op"},
+                             {"engine", other ? "DNN_HCCL" : "AIcoreEngine"}};
+      nlohmann::json ins = nlohmann::json::array();
+      const int fan_in = i == 0 ? 0 : (rng() % 25 == 0 ? 12 : 1 + static_cast<int>(rng() % 3));
+      for (int k = 0; k < fan_in; ++k) {
+        const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
+                                        : 1 + static_cast<int>(rng() % std::min(i, 16));
+        ins.push_back("n" + std::to_string(i - back));
+      }
+      node["inputs"] = ins;
+      nodes.push_back(node);
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EnginePartition p = PartitionByEngine(m, kRootGraph);
+    std::vector<std::vector<int32_t>> got;
+    for (const EngineSubgraph& sg : p.subgraphs) {
+      std::vector<int32_t> vs;
+      for (NodeId id : sg.nodes) vs.push_back(static_cast<int32_t>(m.node(id).topo_id));
+      std::sort(vs.begin(), vs.end());
+      got.push_back(vs);
+    }
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, ReferenceClusters(m)) << "seed " << seed;
+  }
+}
+
 // GraphEdges (topo indices) hold the same edges, in the same order, as the
 // model-wide Adjacency: per node its data inputs then control inputs, and its
 // data consumers before its control consumers.
