@@ -19,9 +19,20 @@
 // JSON) of `npuplan gen --nodes N` transformers, one run each:
 //
 //   build/bin/memgraph_bench --whole-compile 10000,100000,1000000
+//
+// Memory stages of one graph file: compiles it once with the default
+// pipeline, then runs memory planning (on the plan as it was before that
+// pass) and the final plan's memory check `reps` times each; prints the CPU
+// seconds of every run and of memory planning's stages (a target for
+// `perf record`, which then sees little besides these stages):
+//
+//   build/bin/memgraph_bench --memory-stages /tmp/r1m.json 3
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
@@ -30,8 +41,10 @@
 
 #include "npuplan/compiler/compiler.h"
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/verify/memory_verifier.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 #include "npuplan/verify/verify.h"
 
@@ -136,6 +149,19 @@ BENCHMARK(BM_TensorLifetimes)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMilli
 
 double CpuSeconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
+// System CPU seconds and minor page faults of the process so far: fresh
+// memory is faulted in and zeroed by the kernel, which CpuSeconds counts too.
+struct Kernel {
+  double sys = 0;
+  long faults = 0;
+};
+Kernel KernelNow() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return {static_cast<double>(u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_stime.tv_usec),
+          u.ru_minflt};
+}
+
 // One whole compile with CPU time per stage, printed as a markdown table row.
 int WholeCompile(int64_t target_nodes) {
   std::vector<std::pair<std::string, double>> stages;
@@ -189,6 +215,80 @@ int WholeCompile(int64_t target_nodes) {
   return 0;
 }
 
+// Leaf passes in the order they run; a pipeline after its own passes (the
+// order of PassInstrumentation::after_pass calls).
+void RunOrder(const PassPipeline& p, std::vector<std::string>& out) {
+  for (const auto& pass : p.passes()) {
+    if (const PassPipeline* nested = pass->nested()) RunOrder(*nested, out);
+    out.emplace_back(pass->name());
+  }
+}
+
+int MemoryStages(const std::string& path, int reps) {
+  absl::StatusOr<Model> model = ReadGraphFile(path);
+  if (!model.ok()) {
+    std::fprintf(stderr, "read: %s\n", std::string(model.status().message()).c_str());
+    return 1;
+  }
+  CompileOptions options = CompileOptions::FromModel(*model, {}, /*read_environment=*/false);
+  absl::StatusOr<std::unique_ptr<PassPipeline>> pipeline = BuildDefaultPipeline(options);
+  if (!pipeline.ok()) return 1;
+  std::vector<std::string> order;
+  RunOrder(**pipeline, order);
+  const auto mem = std::find(order.begin(), order.end(), "memory-planning");
+  if (mem == order.begin() || mem == order.end()) {
+    std::fprintf(stderr, "no memory-planning pass after another\n");
+    return 1;
+  }
+  // The after_pass call just before memory planning's.
+  const int64_t before_calls = mem - order.begin();
+  Plan plan;
+  plan.model = std::move(model).value();
+  plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
+  plan.EnsureNodeVectors();
+  Plan before;
+  int64_t calls = 0;
+  DecisionLog log;
+  Statistics stats;
+  PassContext ctx{options, log, stats};
+  ctx.instrumentation.after_pass = [&](int, std::string_view, const Plan& p) {
+    if (++calls == before_calls) before = p;
+    return absl::OkStatus();
+  };
+  if (absl::Status run = (*pipeline)->Run(plan, ctx).status(); !run.ok()) {
+    std::fprintf(stderr, "compile: %s\n", std::string(run.message()).c_str());
+    return 1;
+  }
+  plan.EnsureNodeVectors();
+  for (int r = 0; r < reps; ++r) {
+    Plan p = before;
+    Statistics s;
+    PassContext c{options, log, s};
+    MemoryPlanning pass;
+    const double t = CpuSeconds();
+    const Kernel k = KernelNow();
+    absl::StatusOr<bool> ran = pass.Run(p, c);
+    const Kernel k2 = KernelNow();
+    std::printf("memory-planning %.3f s (sys %.3f s, %ld faults):", CpuSeconds() - t,
+                k2.sys - k.sys, k2.faults - k.faults);
+    if (!ran.ok()) std::printf(" %s", std::string(ran.status().message()).c_str());
+    for (const Statistics::StepTime& st : s.times())
+      std::printf(" %s %.3f", st.step.substr(st.step.find(':') + 2).c_str(), st.cpu);
+    std::printf("\n");
+  }
+  for (int r = 0; r < reps; ++r) {
+    const double t = CpuSeconds();
+    const Kernel k = KernelNow();
+    absl::Status verified = memory::VerifyMemoryPlan(plan);
+    const Kernel k2 = KernelNow();
+    std::printf("verify: memory %.3f s (sys %.3f s, %ld faults) %s\n", CpuSeconds() - t,
+                k2.sys - k.sys, k2.faults - k.faults,
+                verified.ok() ? "ok" : std::string(verified.message()).c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
 }  // namespace npuplan
 
@@ -204,6 +304,10 @@ int main(int argc, char** argv) {
       start = comma + 1;
     }
     return rc;
+  }
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--memory-stages") != 0) continue;
+    return npuplan::MemoryStages(argv[i + 1], i + 2 < argc ? std::atoi(argv[i + 2]) : 1);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

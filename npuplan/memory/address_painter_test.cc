@@ -1,4 +1,4 @@
-#include "npuplan/memory/address_painter.h"
+#include "npuplan/verify/address_painter.h"
 
 #include <gtest/gtest.h>
 

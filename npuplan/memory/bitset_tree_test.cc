@@ -1,4 +1,4 @@
-#include "npuplan/memory/bitset_tree.h"
+#include "npuplan/verify/bitset_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -61,11 +61,20 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
   off.assign(m, -1);
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    if (c.lower[a] != c.lower[b]) return c.lower[a] < c.lower[b];
-    if (c.size[a] != c.size[b]) return c.size[a] > c.size[b];
-    return a < b;
-  });
+  // By (lower, size descending, index): a counting sort by lower (a plan
+  // position), then the few buffers of each lower by size.
+  StableSortByKey(order, [&](int x) { return c.lower[x]; });
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && c.lower[order[j]] == c.lower[order[i]]) ++j;
+    if (j - i > 1) {
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(j), [&](int a, int b) {
+                  return c.size[a] != c.size[b] ? c.size[a] > c.size[b] : a < b;
+                });
+    }
+    i = j;
+  }
   std::map<int64_t, int64_t> free_at;            // offset -> end, below `top`
   std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
   int64_t top = 0, peak = 0;

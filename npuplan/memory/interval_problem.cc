@@ -46,7 +46,7 @@ std::vector<LiveSet> LiveSetsAtStarts(const IntervalProblem& problem) {
 
 }  // namespace
 
-int FirstDuplicateId(const std::vector<IntervalBuffer>& buffers) {
+int FirstDuplicateId(std::span<const IntervalBuffer> buffers) {
   const size_t n = buffers.size();
   std::vector<std::pair<size_t, int>> hashed(n);  // (hash of id, index)
   for (size_t i = 0; i < n; ++i)

@@ -24,11 +24,13 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/sort_util.h"
 
@@ -47,7 +49,7 @@ struct IntervalBuffer {
 // The packing problem. Conflict = time overlap OR an extra conflict pair OR
 // `forbid_sharing` returning true.
 struct IntervalProblem {
-  std::vector<IntervalBuffer> buffers;
+  BigVector<IntervalBuffer> buffers;  // a million at 1M nodes: on reusable pages
   // Upper bound on the peak (max offset + size); nullopt = unbounded.
   std::optional<int64_t> capacity;
   // Explicit conflicts between buffers (indices), typically buffers disjoint in
@@ -116,7 +118,7 @@ std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size s
 // Index of the first buffer whose id repeats an earlier buffer's; the number
 // of buffers when the ids are unique. O(n log n) without a hash map of
 // strings: ids are compared only within runs of equal hashes.
-int FirstDuplicateId(const std::vector<IntervalBuffer>& buffers);
+int FirstDuplicateId(std::span<const IntervalBuffer> buffers);
 
 // True when buffers a and b of `problem` overlap in time (half-open).
 inline bool LifetimesOverlap(const IntervalBuffer& a, const IntervalBuffer& b) {

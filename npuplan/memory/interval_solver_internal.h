@@ -11,6 +11,7 @@
 
 #include "npuplan/memory/align.h"
 #include "npuplan/memory/interval_solver.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::memory::interval_internal {
 
@@ -19,9 +20,11 @@ using Clock = std::chrono::steady_clock;
 // The problem restricted to buffers of positive size, in compact indices,
 // with its sweep-line sections.
 struct Compact {
-  std::vector<int> orig;  // compact index -> problem index
-  std::vector<int64_t> size, align, lower, upper;
-  std::vector<std::vector<int>> adj;   // conflict graph
+  // Buffer-sized arrays are BigVectors: a million entries each on the
+  // scalable path, on pages reused across passes.
+  BigVector<int> orig;  // compact index -> problem index
+  BigVector<int64_t> size, align, lower, upper;
+  BigVector<std::vector<int>> adj;     // conflict graph
   int num_sections = 0;                // section k = [times[k], times[k+1])
   std::vector<int> sec_lo, sec_hi;     // buffer spans sections [sec_lo, sec_hi)
   std::vector<std::vector<int>> live;  // buffers live in each section

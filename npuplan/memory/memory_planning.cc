@@ -13,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "npuplan/memory/address_painter.h"
 #include "npuplan/memory/interval_solver.h"
 #include "npuplan/memory/memory_options.h"
 #include "npuplan/memory/pool_planner.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/address_painter.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 

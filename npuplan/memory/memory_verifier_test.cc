@@ -3,10 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/memory/memory_planning.h"
+#include "npuplan/memory/pool_test_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/stream_aware_reuse.h"
 #include "npuplan/verify/verify.h"
 
 namespace npuplan::memory {
@@ -115,6 +120,46 @@ TEST(MemoryVerifierTest, RejectsWrongPeakAndBound) {
   plan.memory.peak -= 512;
   plan.memory.lower_bound = plan.memory.peak + 1;
   EXPECT_THAT(VerifyMemoryPlan(plan), StatusIs(absl::StatusCode::kInternal, "lower bound"));
+}
+
+// The pool overlap check (a sweep painting the address space with the
+// latest buffer) against every pair: on random multi-stream plans whose pool
+// buffers are moved to one of a few offsets, it fails exactly when two
+// buffers sharing an address may not share. Offsets near 0 (slots of the
+// gcd) and spread over 1e9 (the std::map painter) alternate.
+TEST(MemoryVerifierTest, PoolOverlapMatchesThePairwiseCheck) {
+  int failures = 0;
+  for (uint32_t seed = 1; seed <= 80; ++seed) {
+    testing::PoolCase c = testing::RandomPoolCase(seed, 30, 3, seed * 5 + 3, 300);
+    Plan& plan = c.plan;
+    ASSERT_THAT(RunPasses(plan, Passes<MemoryPlanning>()), IsOk());
+    std::mt19937 rng(seed);
+    const int64_t spread = seed % 2 == 0 ? 0 : 512 * int64_t{2'000'000};
+    std::vector<int64_t> offset(c.lt.buffers.size(), -1);
+    for (int b : c.pool) {
+      offset[b] = 512 * static_cast<int64_t>(rng() % 400) + (rng() % 2 == 0 ? 0 : spread);
+    }
+    for (TensorPlacement& t : plan.memory.tensors) {
+      const int b = c.lt.buffer_of.at(TensorRef{t.node, t.output});
+      if (offset[b] >= 0) t.offset = offset[b];
+    }
+    StreamAwareReuse reuse(plan.model, c.lt);
+    bool want = false;
+    for (int a : c.pool) {
+      for (int b : c.pool) {
+        const LogicalBuffer &x = c.lt.buffers[a], &y = c.lt.buffers[b];
+        if (a >= b || x.size == 0 || y.size == 0) continue;
+        const bool shared = offset[a] < offset[b] + y.size && offset[b] < offset[a] + x.size;
+        want = want || (shared && !reuse.MayShare(a, b));
+      }
+    }
+    const absl::Status got = VerifyMemoryPlan(plan);
+    EXPECT_EQ(std::string(got.message()).find("memory-overlap") != std::string::npos, want)
+        << "seed " << seed << ": " << got;
+    failures += want ? 1 : 0;
+  }
+  EXPECT_GT(failures, 10) << failures;  // both verdicts occur
+  EXPECT_LT(failures, 70) << failures;
 }
 
 TEST(MemoryVerifierTest, RunsAsTheMemoryStageCheck) {

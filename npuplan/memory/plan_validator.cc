@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "npuplan/memory/bitset_tree.h"
 #include "npuplan/support/sort_util.h"
+#include "npuplan/verify/bitset_tree.h"
 
 namespace npuplan::memory {
 namespace {

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "npuplan/memory/align.h"
+#include "npuplan/support/sort_util.h"
 
 namespace npuplan::memory {
 namespace {
@@ -81,12 +82,21 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
   for (int i = 0; i < n; ++i) {
     if (buffers[i].size > 0) order.push_back(i);
   }
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const SweepBuffer &x = buffers[a], &y = buffers[b];
-    if (x.lower != y.lower) return x.lower < y.lower;
-    if (x.size != y.size) return x.size > y.size;
-    return a < b;
-  });
+  // By (lower, size descending, index): a counting sort by lower (a plan
+  // position; `order` is by index), then the few buffers of each lower by size.
+  StableSortByKey(order, [&](int x) { return buffers[x].lower; });
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && buffers[order[j]].lower == buffers[order[i]].lower) ++j;
+    if (j - i > 1) {
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(j), [&](int a, int b) {
+                  return buffers[a].size != buffers[b].size ? buffers[a].size > buffers[b].size
+                                                            : a < b;
+                });
+    }
+    i = j;
+  }
   std::vector<Pool> pools(k);
   std::map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
   int64_t top = 0;

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 
 #include "npuplan/ir/verifier.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
+#include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/verify/address_painter.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 #include "npuplan/verify/verification.h"
@@ -133,41 +136,39 @@ absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed
 // The pool: every address-overlapping pair must be ordered by H. Ordered is
 // transitive, so it suffices that each buffer is ordered after the last
 // buffer (by plan order) on every byte it covers: sweep by lower and paint
-// the address space with the owner. O(n log n). Returns the pool's end.
+// the address space with the owner (slots of the gcd of the offsets and
+// sizes when there are at most a few per buffer, else a std::map).
+// O(n log n). Returns the pool's end.
 absl::StatusOr<int64_t> CheckPoolOverlap(const Model& m, const TensorLifetimes& lt,
                                          const StreamAwareReuse& reuse,
                                          const std::vector<int64_t>& offset,
                                          std::vector<int>& list) {
-  int64_t region_end = 0;
-  std::sort(list.begin(), list.end(), [&](int a, int b) {
-    return std::make_pair(lt.buffers[a].lower, a) < std::make_pair(lt.buffers[b].lower, b);
-  });
-  std::map<int64_t, int> painted = {
-      {std::numeric_limits<int64_t>::min(), -1}};  // segment start -> owner
-  auto split_at = [&](int64_t at) {
-    auto it = std::prev(painted.upper_bound(at));
-    if (it->first != at) painted[at] = it->second;
-  };
+  int64_t region_end = 0, unit = 0;
+  for (int b : list) {
+    region_end = std::max(region_end, offset[b] + lt.buffers[b].size);
+    unit = std::gcd(std::gcd(unit, offset[b]), lt.buffers[b].size);
+  }
+  // By (lower, index): `list` is in index order, so a stable sort by lower
+  // (a counting sort over plan positions).
+  NPUPLAN_RET_CHECK(std::is_sorted(list.begin(), list.end()));
+  StableSortByKey(list, [&](int b) { return lt.buffers[b].lower; });
+  AddressPainter painted(region_end, std::max<int64_t>(unit, 1),
+                         4 * static_cast<int64_t>(list.size()) + 64);
   for (int b : list) {
     const int64_t end_b = offset[b] + lt.buffers[b].size;
-    region_end = std::max(region_end, end_b);
-    split_at(offset[b]);
-    split_at(end_b);
-    auto first = painted.find(offset[b]);
-    auto last = painted.find(end_b);
-    for (auto it = first; it != last; ++it) {
-      const int a = it->second;
-      if (a < 0 || reuse.Ordered(a, b)) continue;
-      return Fail("memory-overlap",
-                  StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",",
-                         offset[a] + lt.buffers[a].size, ") and ", Describe(m, lt.buffers[b]),
-                         " at [", offset[b], ",", end_b,
-                         ") share memory, but neither's uses provably happen before the other's "
-                         "(stream order + "
-                         "dependencies)"));
-    }
-    painted.erase(std::next(first), last);
-    first->second = b;
+    int unordered = -1;  // the first buffer on b's bytes not ordered before it
+    painted.Paint(offset[b], end_b, b, [&](int a) {
+      if (unordered < 0 && a >= 0 && !reuse.Ordered(a, b)) unordered = a;
+    });
+    if (unordered < 0) continue;
+    const int a = unordered;
+    return Fail(
+        "memory-overlap",
+        StrCat(Describe(m, lt.buffers[a]), " at [", offset[a], ",", offset[a] + lt.buffers[a].size,
+               ") and ", Describe(m, lt.buffers[b]), " at [", offset[b], ",", end_b,
+               ") share memory, but neither's uses provably happen before the other's "
+               "(stream order + "
+               "dependencies)"));
   }
   return region_end;
 }

@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 #include "npuplan/ir/attached_streams.h"
 
 namespace npuplan::memory {
+using namespace std::string_view_literals;
 namespace {
 
 // Edges whose order the events stage leaves to loop/branch activation.
 bool OrdersNothing(const Node& from) {
-  return from.type == "Enter" || from.type == "RefEnter" || from.type == "StreamSwitch";
+  const std::string_view t = from.type;  // string_view == checks the length first
+  return t == "Enter"sv || t == "RefEnter"sv || t == "StreamSwitch"sv;
 }
 
 }  // namespace
@@ -19,14 +22,19 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   const size_t n = model.num_nodes();
   stream_.assign(n, -1);
   pos_.assign(n, -1);
+  // Whether each node's out-edges order anything, read here in node order:
+  // the sweep meets a node's predecessors anywhere in the graph.
+  BigVector<uint8_t> orders(n);
   for (size_t i = 0; i < n; ++i) {
-    stream_[i] = model.nodes()[i].stream_id;
+    const Node& node = model.nodes()[i];
+    stream_[i] = node.stream_id;
     k_ = std::max(k_, stream_[i] + 1);
+    orders[i] = OrdersNothing(node) ? 0 : 1;
   }
-  std::vector<int64_t> seq(n, -1);
+  BigVector<int64_t> seq(n, -1);
   for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
   Predecessors preds = CollectPredecessors(model, seq);
-  Sweep(model, order, seq, preds);
+  Sweep(model, order, seq, orders, preds);
 }
 
 // Data and control edges, subgraph end (end node → each successor of the
@@ -36,7 +44,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
 // subgraph has one Data root per call input). The parent's inputs are listed
 // once instead (`entries`) and each root names its parent's entry.
 HappensBefore::Predecessors HappensBefore::CollectPredecessors(
-    const Model& model, const std::vector<int64_t>& seq) const {
+    const Model& model, const BigVector<int64_t>& seq) const {
   const size_t n = model.num_nodes();
   Predecessors out;
   out.entry_of.assign(n, -1);
@@ -80,7 +88,7 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
 
 // The parent's data and control inputs that can order anything (streamed, in
 // the plan), by plan position: the sweep joins them in that order.
-int32_t HappensBefore::AddEntry(const Node& parent, const std::vector<int64_t>& seq,
+int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                                 std::vector<Entry>& entries) const {
   Entry e;
   auto add = [&](NodeId u) {
@@ -101,7 +109,8 @@ int32_t HappensBefore::AddEntry(const Node& parent, const std::vector<int64_t>& 
 // in the plan; the roots of one parent come in plan order, so its entry clock
 // only grows: each input is joined into it once, and each root joins it once.
 void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
-                          const std::vector<int64_t>& seq, Predecessors& preds) {
+                          const BigVector<int64_t>& seq, const BigVector<uint8_t>& orders,
+                          Predecessors& preds) {
   const size_t k = static_cast<size_t>(k_);
   clocks_.assign(model.num_nodes() * k, -1);
   std::vector<int32_t> next_pos(k, 0);
@@ -122,10 +131,10 @@ void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
     if (last_on_stream[s].valid()) join(last_on_stream[s]);
     const Node& node = model.node(v);
     for (const OutputRef& in : node.inputs) {
-      if (!OrdersNothing(model.node(in.node))) join(in.node);
+      if (orders[in.node.index()]) join(in.node);
     }
     for (NodeId c : node.control_inputs) {
-      if (!OrdersNothing(model.node(c))) join(c);
+      if (orders[c.index()]) join(c);
     }
     if (!preds.ends.empty()) {
       for (NodeId u : preds.ends[v.index()]) join(u);
@@ -274,16 +283,16 @@ class StreamCounter {
   }
 
  private:
-  std::vector<int32_t> tree_;
+  BigVector<int32_t> tree_;
 };
 
 // `items` stably sorted by key(item) in [0, max_key] (a counting sort).
 template <typename Key>
-std::vector<int> SortedByKey(const std::vector<int>& items, int64_t max_key, Key key) {
-  std::vector<int32_t> start(static_cast<size_t>(max_key) + 2, 0);
+BigVector<int> SortedByKey(const BigVector<int>& items, int64_t max_key, Key key) {
+  BigVector<int32_t> start(static_cast<size_t>(max_key) + 2, 0);
   for (int i : items) ++start[static_cast<size_t>(key(i)) + 1];
   for (size_t x = 1; x < start.size(); ++x) start[x] += start[x - 1];
-  std::vector<int> out(items.size());
+  BigVector<int> out(items.size());
   for (int i : items) out[static_cast<size_t>(start[static_cast<size_t>(key(i))]++)] = i;
   return out;
 }
@@ -323,28 +332,35 @@ class ConflictRounds {
   }
 
   void WidenUnordered();
-  void set_release(std::vector<int64_t> release) { release_ = std::move(release); }
+  void set_release(BigVector<int64_t> release) { release_ = std::move(release); }
   void Prepare();
+  void AtIndices();  // after Prepare
   void Rounds(int64_t limit);
   void ExactPairs(int64_t limit);
 
  private:
   const LogicalBuffer& Buf(size_t i) const { return lt_.buffers[buffers_[i]]; }
   void CountFirsts();
-  // First uses on stream t of the buffers not widened down, at plan positions < x.
-  int64_t Below(size_t t, int64_t x) const {
-    const std::vector<int64_t>& p = positions_[t];
-    return below_[t][static_cast<size_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin())];
+  // The first node of stream t at plan position >= x (index into positions_[t]).
+  int32_t At(size_t t, int64_t x) const {
+    const BigVector<int64_t>& p = positions_[t];
+    return static_cast<int32_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin());
   }
+  // First uses on stream t of the buffers not widened down, at plan positions
+  // < release_[i][t] (ReleaseBelow) or < out_.upper[i] (UpperBelow). The
+  // positions are looked up once (AtIndices, WidenUp), not in every round.
+  int64_t ReleaseBelow(size_t i, size_t t) const { return below_[t][release_at_[i * k_ + t]]; }
+  int64_t UpperBelow(size_t i, size_t t) const { return below_[t][upper_at_[i * k_ + t]]; }
   int64_t Forward(size_t i, int64_t& count) const;
   void AddLastUses(int a, int32_t delta);
   int64_t LaterLastUses(size_t i) const;
-  void Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire);
-  void BackwardAgain(const std::vector<char>& hot, std::vector<int64_t>& count);
+  void Backward(BigVector<int64_t>& count, BigVector<int64_t>& acquire);
+  void BackwardAgain(const BigVector<char>& hot, BigVector<int64_t>& count);
   void WidenUp(size_t i, int64_t e) {
     if (e <= out_.upper[i]) return;
     out_.upper[i] = e;
     widened_up_[i] = 1;
+    for (size_t t = 0; t < k_; ++t) upper_at_[i * k_ + t] = At(t, e);
   }
   void WidenLow(size_t i, int64_t l) {
     if (l >= out_.lower[i]) return;
@@ -361,22 +377,24 @@ class ConflictRounds {
   StreamAwareReuse::PlanningConflicts& out_;
   const size_t n_;
   const size_t k_;  // streams
-  std::vector<char> widened_up_, widened_low_;
-  std::vector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
+  BigVector<char> widened_up_, widened_low_;
+  BigVector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
+  // At(t, release_) and At(t, out_.upper) per buffer that can precede and stream (n x k).
+  BigVector<int32_t> release_at_, upper_at_;
   // Per stream: plan positions of its nodes.
-  std::vector<std::vector<int64_t>> positions_;
+  std::vector<BigVector<int64_t>> positions_;
   // Per buffer that can follow (first_begin_[i] .. [i+1]): (stream, position
   // on it) of its first use on each stream it uses.
-  std::vector<int32_t> first_begin_;
-  std::vector<std::pair<int32_t, int32_t>> firsts_;
+  BigVector<int32_t> first_begin_;
+  BigVector<std::pair<int32_t, int32_t>> firsts_;
   // Per stream, of the buffers not widened down: first uses at stream
   // positions < q (below_[t][q]) and the plan position of the last one (-1: none).
-  std::vector<std::vector<int32_t>> below_;
-  std::vector<int64_t> last_first_;
+  std::vector<BigVector<int32_t>> below_;
+  BigVector<int64_t> last_first_;
   bool firsts_changed_ = true;  // below_ and last_first_ are out of date
   // Size > 0 buffers by lower; buffers that can precede by upper (both stable).
-  std::vector<int> by_lower_, by_upper_;
-  std::vector<int64_t> first_back_;  // backward counts of the first round
+  BigVector<int> by_lower_, by_upper_;
+  BigVector<int64_t> first_back_;  // backward counts of the first round
   std::vector<StreamCounter> counters_;
 };
 
@@ -400,8 +418,8 @@ void ConflictRounds::Prepare() {
     for (NodeId v : stream_nodes_[t]) positions_[t].push_back(lt_.position[v.index()]);
   }
   first_begin_.assign(n_ + 1, 0);
-  std::vector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
-  std::vector<int> sized, precede;
+  BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
+  BigVector<int> sized, precede;
   for (size_t i = 0; i < n_; ++i) {
     first_begin_[i] = static_cast<int32_t>(firsts_.size());
     if (Buf(i).size > 0) sized.push_back(static_cast<int>(i));
@@ -419,6 +437,18 @@ void ConflictRounds::Prepare() {
   for (int i : sized) max_key = std::max({max_key, Buf(i).lower, out_.upper[i]});
   by_lower_ = SortedByKey(sized, max_key, [&](int i) { return Buf(i).lower; });
   by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
+}
+
+void ConflictRounds::AtIndices() {
+  release_at_.assign(n_ * k_, 0);
+  upper_at_.assign(n_ * k_, 0);
+  for (size_t i = 0; i < n_; ++i) {
+    if (!CanPrecede(i)) continue;  // the only ones Forward and ExactPairs count
+    for (size_t t = 0; t < k_; ++t) {
+      release_at_[i * k_ + t] = At(t, release_[i * k_ + t]);
+      upper_at_[i * k_ + t] = At(t, out_.upper[i]);
+    }
+  }
 }
 
 // Forward: a later buffer b conflicts with a (disjoint in time) iff some
@@ -456,7 +486,7 @@ int64_t ConflictRounds::Forward(size_t i, int64_t& count) const {
   for (size_t t = 0; t < k_; ++t) {
     if (last_first_[t] < 0) continue;
     const int64_t r = release_[i * k_ + t];
-    const int64_t c = Below(t, r) - Below(t, out_.upper[i]);
+    const int64_t c = ReleaseBelow(i, t) - UpperBelow(i, t);
     if (c > 0) count += c;
     e = std::max(e, std::min(r, last_first_[t] + 1));
   }
@@ -486,7 +516,7 @@ int64_t ConflictRounds::LaterLastUses(size_t i) const {
 // one counter per stream over last-use positions. The acquire point
 // L(b) = the least plan position of a node just past meet_b[s]: every
 // buffer ending by L(b) is ordered before b.
-void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>& acquire) {
+void ConflictRounds::Backward(BigVector<int64_t>& count, BigVector<int64_t>& acquire) {
   count.assign(n_, 0);
   acquire.assign(n_, 0);
   for (size_t t = 0; t < k_; ++t) counters_[t].Reset(stream_nodes_[t].size());
@@ -515,8 +545,8 @@ void ConflictRounds::Backward(std::vector<int64_t>& count, std::vector<int64_t>&
 // The backward counts of the `hot` buffers now: those of the first round
 // less the buffers widened up since (their upper is the original one here,
 // as `by_upper_` lists it).
-void ConflictRounds::BackwardAgain(const std::vector<char>& hot, std::vector<int64_t>& count) {
-  std::vector<int> removed;
+void ConflictRounds::BackwardAgain(const BigVector<char>& hot, BigVector<int64_t>& count) {
+  BigVector<int> removed;
   for (int a : by_upper_) {
     if (widened_up_[a]) removed.push_back(a);
   }
@@ -540,9 +570,9 @@ void ConflictRounds::BackwardAgain(const std::vector<char>& hot, std::vector<int
 // count: it can neither reach the threshold nor be the largest above it.
 void ConflictRounds::Rounds(int64_t limit) {
   constexpr int kMaxRounds = 24;
-  std::vector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
-  std::vector<char> hot_back(n_, 0);
-  std::vector<int> hot_fwd;
+  BigVector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
+  BigVector<char> hot_back(n_, 0);
+  BigVector<int> hot_fwd;
   for (size_t i = 0; i < n_; ++i) {
     if (CanPrecede(i)) hot_fwd.push_back(static_cast<int>(i));
   }
@@ -581,8 +611,8 @@ void ConflictRounds::Rounds(int64_t limit) {
 // uses of each stream in (position, buffer) order: bucketed by position.
 void ConflictRounds::ExactPairs(int64_t limit) {
   CountFirsts();
-  std::vector<std::vector<int32_t>> by_first(k_);
-  std::vector<std::vector<int32_t>> fill(below_);
+  std::vector<BigVector<int32_t>> by_first(k_);
+  std::vector<BigVector<int32_t>> fill(below_);
   for (size_t t = 0; t < k_; ++t) by_first[t].resize(static_cast<size_t>(below_[t].back()));
   for (size_t i = 0; i < n_; ++i) {
     if (widened_low_[i]) continue;
@@ -603,8 +633,7 @@ void ConflictRounds::ExactPairs(int64_t limit) {
       continue;
     }
     for (size_t t = 0; t < k_; ++t) {
-      const int64_t r = release_[i * k_ + t];
-      for (int64_t x = Below(t, out_.upper[i]); x < Below(t, r); ++x) {
+      for (int64_t x = UpperBelow(i, t); x < ReleaseBelow(i, t); ++x) {
         const int j = by_first[t][static_cast<size_t>(x)];
         if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
         out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
@@ -636,12 +665,13 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   ConflictRounds rounds(buffers, lt_, hb_, uses_, stream_nodes_, out);
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
-  std::vector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
+  BigVector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
   for (size_t i = 0; i < n; ++i) {
     if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k);
   }
   rounds.set_release(std::move(release));
   rounds.Prepare();
+  rounds.AtIndices();
   rounds.Rounds(max_pairs_per_buffer);
   rounds.ExactPairs(max_pairs_per_buffer);
   return out;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "npuplan/ir/graph.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
@@ -87,16 +88,19 @@ class HappensBefore {
     std::vector<int32_t> entry_of;           // per node: its subgraph entry (-1 none)
     std::vector<Entry> entries;
   };
-  Predecessors CollectPredecessors(const Model& model, const std::vector<int64_t>& seq) const;
-  int32_t AddEntry(const Node& parent, const std::vector<int64_t>& seq,
+  Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
+  int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
-  void Sweep(const Model& model, const std::vector<NodeId>& order, const std::vector<int64_t>& seq,
-             Predecessors& preds);
+  // orders[v]: v's data and control out-edges order their targets (see OrdersNothing).
+  void Sweep(const Model& model, const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
+             const BigVector<uint8_t>& orders, Predecessors& preds);
 
+  // Node-sized arrays are BigVectors: built twice per compile (planner,
+  // verifier), they reuse freed blocks instead of faulting in fresh pages.
   int64_t k_ = 0;
-  std::vector<int64_t> stream_;
-  std::vector<int32_t> pos_;
-  std::vector<int32_t> clocks_;  // num_nodes × k
+  BigVector<int64_t> stream_;
+  BigVector<int32_t> pos_;
+  BigVector<int32_t> clocks_;  // num_nodes × k
 };
 
 // Per buffer of a TensorLifetimes: where its uses sit on the streams, in
@@ -104,10 +108,10 @@ class HappensBefore {
 struct BufferUses {
   size_t k = 0;  // streams
   // (stream, highest use position on it) per stream it is used on, by stream.
-  std::vector<int32_t> last_begin;  // row b: last[last_begin[b] .. last_begin[b + 1])
-  std::vector<std::pair<int32_t, int32_t>> last;
+  BigVector<int32_t> last_begin;  // row b: last[last_begin[b] .. last_begin[b + 1])
+  BigVector<std::pair<int32_t, int32_t>> last;
   // Elementwise min of its uses' clocks (k entries; int32 max without uses).
-  std::vector<int32_t> meet;
+  BigVector<int32_t> meet;
   std::span<const std::pair<int32_t, int32_t>> Last(size_t b) const {
     return {last.data() + last_begin[b], last.data() + last_begin[b + 1]};
   }
@@ -162,7 +166,7 @@ class StreamAwareReuse {
   HappensBefore hb_;
   BufferUses uses_;
   // Per buffer: the single stream of all its uses (-1 none / several).
-  std::vector<int64_t> only_stream_;
+  BigVector<int64_t> only_stream_;
   // Per stream: its nodes in stream order.
   std::vector<std::vector<NodeId>> stream_nodes_;
   // Per loop with iteration-local buffers (NodeId value): plan position just past it.

@@ -34,7 +34,7 @@ class UnionFind {
   }
 
  private:
-  std::vector<int> parent_;
+  BigVector<int> parent_;
 };
 
 absl::Status Bad(const Node& n, std::string_view rule) {
@@ -177,7 +177,7 @@ int BufferIndex::at(TensorRef r) const {
 }
 
 // Counting placement by node, then each node's few tensors by output.
-void BufferIndex::Build(size_t num_nodes, const std::vector<LogicalBuffer>& buffers) {
+void BufferIndex::Build(size_t num_nodes, const BigVector<LogicalBuffer>& buffers) {
   node_begin_.assign(num_nodes + 1, 0);
   size_t total = 0;
   for (const LogicalBuffer& b : buffers) {
@@ -185,7 +185,7 @@ void BufferIndex::Build(size_t num_nodes, const std::vector<LogicalBuffer>& buff
     total += b.members.size();
   }
   for (size_t i = 1; i <= num_nodes; ++i) node_begin_[i] += node_begin_[i - 1];
-  std::vector<int32_t> next(node_begin_.begin(), node_begin_.end() - 1);
+  BigVector<int32_t> next(node_begin_.begin(), node_begin_.end() - 1);
   entries_.assign(total, {});
   for (size_t i = 0; i < buffers.size(); ++i) {
     for (const TensorRef& r : buffers[i].members)
@@ -210,6 +210,7 @@ class LifetimeBuilder {
   absl::Status AliasTensors();
   void CollectConsumers();
   void FindLoops();
+  void CollectFacts();
   absl::Status GroupBuffers();
   void SortBuffers();
 
@@ -233,20 +234,40 @@ class LifetimeBuilder {
   const int64_t alignment_;
   const size_t n_;
   TensorLifetimes& lt_;
-  std::vector<TensorRef> tensors_;
-  std::vector<int64_t> ws_bytes_;
-  std::vector<int> first_tensor_;
+  // What AddBuffer reads of the nodes a buffer touches, one compact entry
+  // per node: its consumers are nodes anywhere in the graph, and a miss on
+  // this array is cheaper than one on the full Node.
+  enum NodeFlag : uint8_t {
+    kStreamed = 1,       // stream_id >= 0
+    kAttached = 2,       // has attached streams
+    kNetOutput = 4,      // type NetOutput
+    kRootGraph = 8,      // in the root graph
+    kForwardsOnly = 16,  // subgraphs, Data or constant-like: a streamless one adds no use
+    kConstantLike = 32,  // IsConstantLike
+    kData = 64,          // type Data
+  };
+  struct NodeFacts {
+    int32_t position = -1;  // in the plan order (-1: not in it)
+    int32_t loop = -1;      // loop_of_graph_ of its graph (NodeId value, -1 none)
+    uint8_t flags = 0;
+  };
+  BigVector<NodeFacts> facts_;
+  BigVector<TensorRef> tensors_;
+  // Per output tensor: ByteSize (-1: unknown), read in node order.
+  BigVector<int64_t> tensor_bytes_;
+  BigVector<int64_t> ws_bytes_;
+  BigVector<int> first_tensor_;
   int num_outputs_ = 0;
   UnionFind uf_;
   // Consumers of each output tensor t: consumers_[consumer_begin_[t] ..[t + 1]).
-  std::vector<int32_t> consumer_begin_;
-  std::vector<NodeId> consumers_;
+  BigVector<int32_t> consumer_begin_;
+  BigVector<NodeId> consumers_;
   std::vector<int32_t> touch_;         // per buffer, reused
   bool has_loops_ = false;             // some node is a loop (IsLoopNode)
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
-  std::vector<LogicalBuffer> buffers_;
-  std::vector<Ranges> ranges_;  // parallel to buffers_
+  BigVector<LogicalBuffer> buffers_;
+  BigVector<Ranges> ranges_;  // parallel to buffers_
 };
 
 // 1. Plan order and positions.
@@ -266,8 +287,10 @@ absl::Status LifetimeBuilder::CollectTensors() {
     const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
     first_tensor_[i] = static_cast<int>(tensors_.size());
-    for (size_t o = 0; o < node.outputs.size(); ++o)
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
       tensors_.push_back({id, static_cast<int32_t>(o)});
+      tensor_bytes_.push_back(node.outputs[o].ByteSize().value_or(-1));
+    }
     NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
     if (node.type == "NextIteration"sv || node.type == "RefNextIteration"sv) lt_.flat_loops = true;
     has_loops_ = has_loops_ || IsLoopNode(node);
@@ -325,7 +348,7 @@ void LifetimeBuilder::CollectConsumers() {
       ++consumer_begin_[static_cast<size_t>(TensorIndex(in.node, in.index)) + 1];
   }
   for (size_t t = 1; t < consumer_begin_.size(); ++t) consumer_begin_[t] += consumer_begin_[t - 1];
-  std::vector<int32_t> next(consumer_begin_.begin(), consumer_begin_.end() - 1);
+  BigVector<int32_t> next(consumer_begin_.begin(), consumer_begin_.end() - 1);
   consumers_.resize(static_cast<size_t>(consumer_begin_.back()));
   for (size_t i = 0; i < n_; ++i) {
     for (const OutputRef& in : model_.nodes()[i].inputs) {
@@ -345,6 +368,24 @@ void LifetimeBuilder::FindLoops() {
     loop_of_graph_[g.index()] =
         outer.valid() ? outer
                       : (IsLoopNode(model_.node(graph.parent_node)) ? graph.parent_node : NodeId());
+  }
+}
+
+void LifetimeBuilder::CollectFacts() {
+  facts_.resize(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    const Node& node = model_.nodes()[i];
+    NodeFacts& f = facts_[i];
+    f.position = static_cast<int32_t>(lt_.position[i]);
+    f.loop = loop_of_graph_[node.graph.index()].value;
+    const bool data = node.type == "Data"sv, constant = IsConstantLike(node);
+    f.flags =
+        static_cast<uint8_t>((node.stream_id >= 0 ? kStreamed : 0) |
+                             (!node.attached_stream_ids.empty() ? kAttached : 0) |
+                             (node.type == "NetOutput"sv ? kNetOutput : 0) |
+                             (model_.graph(node.graph).IsRoot() ? kRootGraph : 0) |
+                             (!node.subgraphs.empty() || data || constant ? kForwardsOnly : 0) |
+                             (constant ? kConstantLike : 0) | (data ? kData : 0));
   }
 }
 
@@ -369,16 +410,16 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
 // tensors by root.
 absl::Status LifetimeBuilder::GroupBuffers() {
   const size_t nt = tensors_.size();
-  std::vector<int> root(nt);
-  std::vector<int32_t> begin(nt + 1, 0);
+  BigVector<int> root(nt);
+  BigVector<int32_t> begin(nt + 1, 0);
   for (size_t t = 0; t < nt; ++t) {
     root[t] = uf_.Find(static_cast<int>(t));
     ++begin[static_cast<size_t>(root[t]) + 1];
   }
   uf_ = UnionFind(0);
   for (size_t t = 1; t <= nt; ++t) begin[t] += begin[t - 1];
-  std::vector<int> members(nt);
-  std::vector<int32_t> next(begin.begin(), begin.end() - 1);
+  BigVector<int> members(nt);
+  BigVector<int32_t> next(begin.begin(), begin.end() - 1);
   for (size_t t = 0; t < nt; ++t)
     members[static_cast<size_t>(next[static_cast<size_t>(root[t])]++)] = static_cast<int>(t);
   // Made in the plan order of their owners (the roots), which is nearly the
@@ -392,6 +433,9 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   buffers_.reserve(roots.size());
   ranges_.reserve(roots.size());
   lt_.member_store.reserve(nt);
+  // Without loops a buffer's uses are among its members' nodes and
+  // consumers: no reallocation (each would copy and fault in a larger block).
+  if (!has_loops_) lt_.use_store.reserve(nt + consumers_.size());
   for (int r : roots) {
     NPUPLAN_RETURN_IF_ERROR(
         AddBuffer(r, std::span<const int>(members.data() + begin[r],
@@ -410,11 +454,10 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   int64_t bytes = 0;
   std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
   touch.clear();
-  std::vector<TensorRef>& store = lt_.member_store;
+  BigVector<TensorRef>& store = lt_.member_store;
   r.member_begin = store.size();
   for (int t : members) {
     TensorRef ref = tensors_[t];
-    const Node& node = model.node(ref.node);
     store.push_back(ref);
     if (ref.output == TensorRef::kWorkspace) {
       workspace = true;
@@ -422,13 +465,14 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
       touch.push_back(ref.node.value);
       continue;
     }
-    if (IsConstantLike(node)) constant = true;
-    if (node.type == "Data"sv && model.graph(node.graph).IsRoot()) input = true;
-    std::optional<int64_t> sz = node.outputs[ref.output].ByteSize();
-    if (!sz) {
+    const uint8_t flags = facts_[ref.node.index()].flags;
+    if (flags & kConstantLike) constant = true;
+    if ((flags & kData) && (flags & kRootGraph)) input = true;
+    const int64_t sz = tensor_bytes_[static_cast<size_t>(t)];
+    if (sz < 0) {
       dynamic = true;
     } else {
-      bytes = std::max(bytes, *sz);
+      bytes = std::max(bytes, sz);
     }
     touch.push_back(ref.node.value);
     for (int32_t c = consumer_begin_[t]; c < consumer_begin_[t + 1]; ++c)
@@ -437,10 +481,12 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   std::sort(touch.begin(), touch.end());
   touch.erase(std::unique(touch.begin(), touch.end()), touch.end());
   const auto first = store.begin() + static_cast<std::ptrdiff_t>(r.member_begin);
-  std::sort(first, store.end(), [&](const TensorRef& x, const TensorRef& y) {
-    return std::make_pair(lt_.position[x.node.index()], x.output) <
-           std::make_pair(lt_.position[y.node.index()], y.output);
-  });
+  if (members.size() > 1) {
+    std::sort(first, store.end(), [&](const TensorRef& x, const TensorRef& y) {
+      return std::make_pair(facts_[x.node.index()].position, x.output) <
+             std::make_pair(facts_[y.node.index()].position, y.output);
+    });
+  }
   // Keep the first-defined tensor as the owner (the union root is the smallest index).
   auto owner = std::find(first, store.end(), tensors_[root]);
   std::rotate(first, owner, owner + 1);
@@ -491,7 +537,7 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
                       (only_stream < 0 || node.stream_id == only_stream);
     only_stream = node.stream_id;
   }
-  std::vector<int32_t>& loops = lt_.loop_store;
+  BigVector<int32_t>& loops = lt_.loop_store;
   r.loop_begin = loops.size();
   for (int32_t x : touch) {
     const Node& node = model.node(NodeId(x));
@@ -510,14 +556,13 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
 void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
                                   bool iteration_local) {
   const Model& model = model_;
-  std::vector<NodeId>& uses = lt_.use_store;
+  BigVector<NodeId>& uses = lt_.use_store;
   r.use_begin = uses.size();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
   for (int32_t x : touch) {
     NodeId id(x);
-    const Node& node = model.node(id);
-    const Graph& g = model.graph(node.graph);
-    if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid() && !iteration_local) {
+    const NodeFacts& f = facts_[id.index()];
+    if (NodeId loop(f.loop); loop.valid() && !iteration_local) {
       for (NodeId y : LoopSpan(loop)) {
         const Node& yn = model.node(y);
         if (IsSyncNode(yn))
@@ -528,23 +573,23 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector
       }
       continue;
     }
-    lo = std::min(lo, lt_.position[id.index()]);
-    hi = std::max(hi, lt_.position[id.index()]);
-    if (node.type == "NetOutput"sv && g.IsRoot())
+    lo = std::min<int64_t>(lo, f.position);
+    hi = std::max<int64_t>(hi, f.position);
+    if ((f.flags & kNetOutput) && (f.flags & kRootGraph))
       b.live_to_end = true;  // graph outputs outlive the plan
-    if (node.stream_id >= 0) {
-      if (!node.attached_stream_ids.empty()) {
-        b.pinned = StrCat("used by '", node.name, "' which has attached streams");
+    if (f.flags & kStreamed) {
+      if (f.flags & kAttached) {
+        b.pinned = StrCat("used by '", model.node(id).name, "' which has attached streams");
       } else {
         uses.push_back(id);
       }
       continue;
     }
     // Streamless nodes run no task.
-    if (node.type == "NetOutput"sv) continue;
-    if (!node.subgraphs.empty() || node.type == "Data"sv || IsConstantLike(node)) continue;
+    if (f.flags & kNetOutput) continue;
+    if (f.flags & kForwardsOnly) continue;
     if (IsPoolRegion(b.region)) {
-      b.pinned = StrCat("used by '", node.name, "' which has no stream");
+      b.pinned = StrCat("used by '", model.node(id).name, "' which has no stream");
     }
   }
   b.lower = lo == std::numeric_limits<int64_t>::max() ? 0 : lo;
@@ -555,8 +600,8 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector
   // Unique by position (nodes in the order have distinct positions).
   const auto first = uses.begin() + static_cast<std::ptrdiff_t>(r.use_begin);
   std::sort(first, uses.end(), [&](NodeId x, NodeId y) {
-    return std::make_pair(lt_.position[x.index()], x.value) <
-           std::make_pair(lt_.position[y.index()], y.value);
+    return std::make_pair(facts_[x.index()].position, x.value) <
+           std::make_pair(facts_[y.index()].position, y.value);
   });
   uses.erase(std::unique(first, uses.end()), uses.end());
   r.use_count = uses.size() - r.use_begin;
@@ -596,7 +641,7 @@ void LifetimeBuilder::SortBuffers() {
     i = j;
   }
   // Permute in place, cycle by cycle: no second array of buffers.
-  std::vector<int> dest(order.size());  // new position of each buffer
+  BigVector<int> dest(order.size());  // new position of each buffer
   for (size_t i = 0; i < order.size(); ++i)
     dest[static_cast<size_t>(order[i])] = static_cast<int>(i);
   order = {};
@@ -634,6 +679,7 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
   NPUPLAN_RETURN_IF_ERROR(builder.AliasTensors());
   builder.CollectConsumers();
   builder.FindLoops();
+  builder.CollectFacts();
   NPUPLAN_RETURN_IF_ERROR(builder.GroupBuffers());
   builder.SortBuffers();
   return lt;

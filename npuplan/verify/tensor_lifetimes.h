@@ -55,6 +55,7 @@
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan_enums.h"
+#include "npuplan/support/big_vector.h"
 
 namespace npuplan::memory {
 
@@ -114,11 +115,11 @@ class BufferIndex {
   // std::out_of_range when `r` is not planned.
   int at(TensorRef r) const;
   // Fills the table from the buffers' members over `num_nodes` nodes.
-  void Build(size_t num_nodes, const std::vector<LogicalBuffer>& buffers);
+  void Build(size_t num_nodes, const BigVector<LogicalBuffer>& buffers);
 
  private:
-  std::vector<int32_t> node_begin_;  // per node index: its first entry (size num_nodes + 1)
-  std::vector<value_type> entries_;  // by (node, output)
+  BigVector<int32_t> node_begin_;  // per node index: its first entry (size num_nodes + 1)
+  BigVector<value_type> entries_;  // by (node, output)
 };
 
 struct TensorLifetimes {
@@ -131,10 +132,12 @@ struct TensorLifetimes {
 
   int64_t alignment = 512;
   std::vector<NodeId> order;      // plan order
-  std::vector<int64_t> position;  // by NodeId index (-1 = not in the order)
+  BigVector<int64_t> position;    // by NodeId index (-1 = not in the order)
   int64_t num_steps = 0;
-  // Sorted by (region, lower, name); excludes dynamic buffers.
-  std::vector<LogicalBuffer> buffers;
+  // Sorted by (region, lower, name); excludes dynamic buffers. The large
+  // arrays are BigVectors: built twice per compile (planner, verifier), they
+  // reuse the blocks freed in between instead of faulting in fresh pages.
+  BigVector<LogicalBuffer> buffers;
   // Tensors of dynamic buffers (unknown size), "node:i", sorted; not planned.
   std::vector<std::string> dynamic;
   // Tensor → index in `buffers` (planned tensors only).
@@ -144,9 +147,9 @@ struct TensorLifetimes {
   bool flat_loops = false;
   // What the buffers' members / uses / loops spans point into (a moved
   // vector keeps its elements where they are).
-  std::vector<TensorRef> member_store;
-  std::vector<NodeId> use_store;
-  std::vector<int32_t> loop_store;
+  BigVector<TensorRef> member_store;
+  BigVector<NodeId> use_store;
+  BigVector<int32_t> loop_store;
 };
 
 // Builds the buffers. InvalidArgument naming the node and rule for a bad

@@ -5,8 +5,8 @@
 //
 //   level 1:  [0 1 ...]            bit w: word w of level 0 is not zero
 //   level 0:  [word 0][word 1] ... bit i % 64 of word i / 64: i is in the set
-#ifndef NPUPLAN_MEMORY_BITSET_TREE_H_
-#define NPUPLAN_MEMORY_BITSET_TREE_H_
+#ifndef NPUPLAN_VERIFY_BITSET_TREE_H_
+#define NPUPLAN_VERIFY_BITSET_TREE_H_
 
 #include <bit>
 #include <cstddef>
@@ -101,4 +101,4 @@ class BitsetTree {
 
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_BITSET_TREE_H_
+#endif  // NPUPLAN_VERIFY_BITSET_TREE_H_

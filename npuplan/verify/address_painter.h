@@ -1,23 +1,24 @@
 // The address space of a pool as segments, each painted with the buffer
-// placed there last (-1: none): the reuse log asks, for each buffer in
-// lifetime order, which buffers held its bytes before it (memory_planning.cc,
-// LogPoolReuse). A std::map of segment starts costs a tree node per split,
-// a million of them on a million-buffer pool; when the addresses are few
-// multiples of one unit (a pool aligned to 512 bytes), the starts are bits of
-// a BitsetTree over those slots instead. Both answer alike
-// (address_painter_test.cc).
+// placed there last (-1: none): the reuse log (memory_planning.cc,
+// LogPoolReuse) and the memory verifier's pool overlap check ask, for each
+// buffer in lifetime order, which buffers held its bytes before it (here in
+// verify/ so that the verifier may use it too). A std::map of segment starts
+// costs a tree node per split, a million of them on a million-buffer pool;
+// when the addresses are few multiples of one unit (a pool aligned to 512
+// bytes), the starts are bits of a BitsetTree over those slots instead. Both
+// answer alike (npuplan/memory/address_painter_test.cc).
 //
 //   [0          )[b1     )[b2 )[0    )    paint [x, y) with b3:
 //   [0          )[b1 )[b3     )[0    )    sees b1, b2; splits b1's segment
-#ifndef NPUPLAN_MEMORY_ADDRESS_PAINTER_H_
-#define NPUPLAN_MEMORY_ADDRESS_PAINTER_H_
+#ifndef NPUPLAN_VERIFY_ADDRESS_PAINTER_H_
+#define NPUPLAN_VERIFY_ADDRESS_PAINTER_H_
 
 #include <cstdint>
 #include <iterator>
 #include <map>
 #include <vector>
 
-#include "npuplan/memory/bitset_tree.h"
+#include "npuplan/verify/bitset_tree.h"
 
 namespace npuplan::memory {
 
@@ -80,4 +81,4 @@ class AddressPainter {
 
 }  // namespace npuplan::memory
 
-#endif  // NPUPLAN_MEMORY_ADDRESS_PAINTER_H_
+#endif  // NPUPLAN_VERIFY_ADDRESS_PAINTER_H_
