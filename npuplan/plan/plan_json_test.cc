@@ -51,9 +51,25 @@ TEST(PlanJsonTest, MinimalPlanReadsAndRoundTrips) {
   EXPECT_EQ(WritePlanJson(*again), text);
 }
 
+// The order in which WritePlanJson writes the "nodes" of a plan whose graph
+// holds Data nodes of these names.
+std::vector<std::string> WrittenNodeOrder(const std::vector<std::string>& names) {
+  std::string graph = R"({"format": "npuplan.graph/1", "nodes": [)";
+  for (size_t i = 0; i < names.size(); ++i)
+    graph += StrCatForTest(i ? ", " : "", R"({"type": "Data", "name": ")", names[i], "\"}");
+  absl::StatusOr<Plan> plan = ParsePlanJson(
+      StrCatForTest(R"({"format": "npuplan.plan/1", "graph": )", graph, "]}}"), "p.json");
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return {};
+  const auto written = nlohmann::ordered_json::parse(WritePlanJson(*plan));
+  std::vector<std::string> order;
+  for (const auto& [name, entry] : written.at("nodes").items()) order.push_back(name);
+  return order;
+}
+
 // The node entries are in byte order of the names, whether two names differ
-// in their first 8 bytes (the sort's key), only after them, are shorter than
-// 8, or hold bytes beyond ASCII (ordered as unsigned).
+// in their first bytes (the sort's prefix key), only after them, are shorter
+// than the key, or hold bytes beyond ASCII (ordered as unsigned).
 TEST(PlanJsonTest, WritesNodesInByteOrderOfTheirNames) {
   const std::vector<std::string> names = {"layer_00_attn_q10", "layer_00_attn_q2",
                                           "layer_00",          "layer_0",
@@ -62,17 +78,8 @@ TEST(PlanJsonTest, WritesNodesInByteOrderOfTheirNames) {
                                           "layer_00_",         "layer_00_attn_k",
                                           "layer_01",          "B",
                                           "layer_00_attn_q1"};
-  std::string graph = R"({"format": "npuplan.graph/1", "nodes": [)";
-  for (size_t i = 0; i < names.size(); ++i)
-    graph += StrCatForTest(i ? ", " : "", R"({"type": "Data", "name": ")", names[i], "\"}");
-  absl::StatusOr<Plan> plan = ParsePlanJson(
-      StrCatForTest(R"({"format": "npuplan.plan/1", "graph": )", graph, "]}}"), "p.json");
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  const auto written = nlohmann::ordered_json::parse(WritePlanJson(*plan));
-  std::vector<std::string> order;
-  for (const auto& [name, entry] : written.at("nodes").items()) order.push_back(name);
-  std::vector<std::string> expected;
-  for (const Node& n : plan->model.nodes()) expected.push_back(n.name);
+  const std::vector<std::string> order = WrittenNodeOrder(names);
+  std::vector<std::string> expected = names;
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(order, expected);
   EXPECT_EQ(order.size(), names.size());
@@ -105,17 +112,8 @@ TEST(PlanJsonTest, WritesRandomNamesSharingLongPrefixesInByteOrder) {
   }
   std::vector<std::string> names(unique.begin(), unique.end());
   std::shuffle(names.begin(), names.end(), rng);
-  std::string graph = R"({"format": "npuplan.graph/1", "nodes": [)";
-  for (size_t i = 0; i < names.size(); ++i)
-    graph += StrCatForTest(i ? ", " : "", R"({"type": "Data", "name": ")", names[i], "\"}");
-  absl::StatusOr<Plan> plan = ParsePlanJson(
-      StrCatForTest(R"({"format": "npuplan.plan/1", "graph": )", graph, "]}}"), "p.json");
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  const auto written = nlohmann::ordered_json::parse(WritePlanJson(*plan));
-  std::vector<std::string> order;
-  for (const auto& [name, entry] : written.at("nodes").items()) order.push_back(name);
-  std::vector<std::string> expected;
-  for (const Node& n : plan->model.nodes()) expected.push_back(n.name);
+  const std::vector<std::string> order = WrittenNodeOrder(names);
+  std::vector<std::string> expected = names;
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(order, expected);
 }

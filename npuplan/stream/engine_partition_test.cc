@@ -201,6 +201,21 @@ TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
   }
 }
 
+// PartitionByEngine's subgraphs as sorted lists of topological indices, sorted
+// (the shape ReferenceClusters returns).
+std::vector<std::vector<int32_t>> PartitionClusters(const Model& m) {
+  EnginePartition p = PartitionByEngine(m, kRootGraph);
+  std::vector<std::vector<int32_t>> got;
+  for (const EngineSubgraph& sg : p.subgraphs) {
+    std::vector<int32_t> vs;
+    for (NodeId id : sg.nodes) vs.push_back(static_cast<int32_t>(m.node(id).topo_id));
+    std::sort(vs.begin(), vs.end());
+    got.push_back(vs);
+  }
+  std::sort(got.begin(), got.end());
+  return got;
+}
+
 // GE's MarkClusters written plainly (clusters as node sets, out-degrees and
 // second paths recomputed from scratch by search): the subgraphs the fast
 // version forms, as sets of topo indices in subgraph order.
@@ -303,16 +318,7 @@ TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
       nodes.push_back(node);
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
-    EnginePartition p = PartitionByEngine(m, kRootGraph);
-    std::vector<std::vector<int32_t>> got;
-    for (const EngineSubgraph& sg : p.subgraphs) {
-      std::vector<int32_t> vs;
-      for (NodeId id : sg.nodes) vs.push_back(static_cast<int32_t>(m.node(id).topo_id));
-      std::sort(vs.begin(), vs.end());
-      got.push_back(vs);
-    }
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, ReferenceClusters(m)) << "seed " << seed;
+    EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
   }
 }
 
@@ -344,16 +350,7 @@ TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
-    EnginePartition p = PartitionByEngine(m, kRootGraph);
-    std::vector<std::vector<int32_t>> got;
-    for (const EngineSubgraph& sg : p.subgraphs) {
-      std::vector<int32_t> vs;
-      for (NodeId id : sg.nodes) vs.push_back(static_cast<int32_t>(m.node(id).topo_id));
-      std::sort(vs.begin(), vs.end());
-      got.push_back(vs);
-    }
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, ReferenceClusters(m)) << "seed " << seed;
+    EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
   }
 }
 
