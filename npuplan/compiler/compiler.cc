@@ -1,13 +1,17 @@
 #include "npuplan/compiler/compiler.h"
 
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <system_error>
+#include <thread>
 
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/support/thread_time.h"
 #include "npuplan/verify/verify.h"
 
 namespace npuplan {
@@ -44,8 +48,9 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   // which stream-budget meets by merging) whose plan fits: too few streams
   // fail in stream-budget, too many in the id budget; bisect between.
   const Model spare = model;
-  CompileConfig quiet = config;  // the attempts print no warnings
+  CompileConfig quiet = config;  // the attempts print no warnings and write nothing
   quiet.warnings = nullptr;
+  quiet.alongside_final_verification = nullptr;
   DecisionLog first_log(false);
   Statistics first_stats;
   absl::StatusOr<Plan> first = CompileOnce(Model(spare), quiet, first_log, first_stats);
@@ -134,13 +139,43 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.EnsureNodeVectors();
   // The final plan is always verified, whatever --verify-each says.
   const StepTimer final_timer;
-  StepTimer check_timer;  // each check as a part of the step, as memory-planning's stages
-  absl::Status verified = verify::VerifyPlan(
-      plan, [&](std::string_view check) { check_timer.Lap(stats, StrCat("verify: ", check)); });
+  absl::Status alongside_status;
+  double alongside_wall = 0, alongside_cpu = 0;
+  auto run_alongside = [&] {
+    const ThreadTimer timer;
+    try {
+      alongside_status = config.alongside_final_verification(plan);
+    } catch (const std::exception& e) {  // must not leave its thread
+      alongside_status =
+          absl::ResourceExhaustedError(StrCat(config.alongside_name, ": ", e.what()));
+    }
+    alongside_wall = timer.WallSeconds();
+    alongside_cpu = timer.CpuSeconds();
+  };
+  std::jthread alongside;  // joins on every way out
+  bool alongside_later = false;
+  if (config.alongside_final_verification) {
+    try {
+      alongside = std::jthread(run_alongside);
+    } catch (const std::system_error&) {  // no thread to be had: after the verification
+      alongside_later = true;
+    }
+  }
+  // Each check as a part of the step (as memory-planning's stages), timed on
+  // the thread that ran it.
+  absl::Status verified = verify::VerifyPlan(plan, [&](const verify::CheckTime& t) {
+    stats.AddSeconds(StrCat("verify: ", t.check), t.wall_seconds, t.cpu_seconds, /*part=*/true);
+  });
+  if (alongside.joinable()) alongside.join();
+  if (alongside_later && verified.ok()) run_alongside();
+  if (config.alongside_final_verification) {
+    stats.AddSeconds(config.alongside_name, alongside_wall, alongside_cpu, /*part=*/true);
+  }
   final_timer.Record(stats, "verify (final plan)");
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }
+  NPUPLAN_RETURN_IF_ERROR(alongside_status);
   return plan;
 }
 

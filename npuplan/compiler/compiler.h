@@ -38,6 +38,15 @@ struct CompileConfig {
   // Called after every leaf pass with its sequence number and name (progress
   // on a terminal); may be empty.
   std::function<void(int seq, std::string_view pass)> on_pass;
+  // Work on the final plan that overlaps its verification: it runs on a
+  // second thread while the final verification runs (reading the same const
+  // plan, so it must not touch the log or the statistics), and Compile
+  // returns its error when the plan verified but it failed. Its output must
+  // not be used when Compile fails (the CLI writes the plan to a temporary
+  // file and renames it only on success). `alongside_name` names it in the
+  // statistics, as a part of "verify (final plan)".
+  std::function<absl::Status(const Plan&)> alongside_final_verification;
+  std::string alongside_name = "alongside";
 };
 
 absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionLog& log, Statistics& stats);

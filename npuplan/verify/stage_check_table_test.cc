@@ -21,6 +21,8 @@
 #include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/memory/memory_planning.h"
+#include "npuplan/plan/plan_claims.h"
+#include "npuplan/support/status_macros.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/stage_checks.h"
@@ -36,8 +38,8 @@ using ::npuplan::testing::IsOk;
 using ::npuplan::testing::ParseVerifiedGraph;
 
 // a feeds b and c on two other streams, d joins them; mc2 uses an attached
-// stream. Every stage of the events and memory passes runs on it.
-Plan FullPlan() {
+// stream.
+Plan StreamedPlan() {
   auto m = ParseVerifiedGraph(R"json({"name": "g", "nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [64]}]},
     {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [64]}]},
@@ -49,7 +51,12 @@ Plan FullPlan() {
      "outputs": [{"shape": [64]}]},
     {"name": "o", "type": "NetOutput", "inputs": ["d:0"], "attrs": {"_test_stream": 0}}]})json");
   EXPECT_TRUE(m.ok()) << m.status();
-  Plan plan = PlanFromModel(std::move(m).value());
+  return PlanFromModel(std::move(m).value());
+}
+
+// Every stage of the events and memory passes runs on StreamedPlan.
+Plan FullPlan() {
+  Plan plan = StreamedPlan();
   EXPECT_THAT(RunPasses(plan, Passes<MemoryPlanning, TaskCountAssignment, SyncEventInsertion,
                                      SyncEventOptimization, EventReuse, PhysicalStreamSplit,
                                      StreamActivation, EventIdAllocation, SyncNodeGeneration>()),
@@ -160,7 +167,7 @@ TEST(StageCheckTableTest, EveryRowRefusesAPlanThatLiesAboutItsFact) {
 TEST(StageCheckTableTest, VerifyPlanReportsEachCheckItRan) {
   const Plan good = FullPlan();
   std::vector<std::string> ran;
-  auto note = [&](std::string_view check) { ran.emplace_back(check); };
+  auto note = [&](const CheckTime& t) { ran.emplace_back(t.check); };
   ASSERT_THAT(VerifyPlan(good, note), IsOk());
   std::vector<std::string> want = {"structure", "claims"};
   for (const StageCheck& row : StageCheckTable()) want.emplace_back(row.name);
@@ -172,6 +179,66 @@ TEST(StageCheckTableTest, VerifyPlanReportsEachCheckItRan) {
   EXPECT_FALSE(VerifyPlan(bad, note).ok());
   want.pop_back();  // memory is the last row and fails
   EXPECT_EQ(ran, want);
+}
+
+// The memory row runs on a second thread alongside the sync rows; the
+// result must be what running the rows one by one gives. Every pair of lies
+// (a plan can break several rules): the same status as the rows in order.
+absl::Status OneByOne(const Plan& plan) {
+  NPUPLAN_RETURN_IF_ERROR(VerifyStructure(plan.model));
+  NPUPLAN_RETURN_IF_ERROR(VerifyPlanClaims(plan));
+  Verification run(plan);
+  for (const StageCheck& row : StageCheckTable()) {
+    if (Has(plan.established, row.stage)) NPUPLAN_RETURN_IF_ERROR(row.check(run));
+  }
+  return absl::OkStatus();
+}
+
+TEST(StageCheckTableTest, RowsAlongsideReportWhatRowsOneByOneReport) {
+  const Plan good = FullPlan();
+  int alongside_rows = 0;
+  for (const StageCheck& row : StageCheckTable()) {
+    alongside_rows += row.alongside;
+    EXPECT_FALSE(row.alongside && row.takes_run) << row.name;
+  }
+  ASSERT_GE(alongside_rows, 1) << "no row runs alongside: this test checks nothing";
+  int refused = 0;
+  for (const auto& [first, lie_first] : Lies()) {
+    for (const auto& [second, lie_second] : Lies()) {
+      if (first == second) continue;  // some lies undo themselves
+      SCOPED_TRACE(first + " + " + second);
+      Plan bad = good;
+      lie_first(bad);
+      lie_second(bad);
+      const absl::Status want = OneByOne(bad);
+      const absl::Status got = VerifyPlan(bad);
+      EXPECT_EQ(got, want);
+      refused += !want.ok();
+    }
+  }
+  EXPECT_EQ(refused, static_cast<int>(Lies().size() * (Lies().size() - 1)));
+}
+
+// The memory row is reported as having run alongside when sync rows ran
+// (it overlaps them), in its table place either way.
+TEST(StageCheckTableTest, TheMemoryRowRunsAlongsideTheSyncRows) {
+  const Plan good = FullPlan();
+  std::vector<std::pair<std::string, bool>> ran;
+  ASSERT_THAT(VerifyPlan(good, [&](const CheckTime& t) { ran.emplace_back(t.check, t.alongside); }),
+              IsOk());
+  ASSERT_FALSE(ran.empty());
+  EXPECT_EQ(ran.back(), (std::pair<std::string, bool>("memory", true)));
+  for (size_t i = 0; i + 1 < ran.size(); ++i) EXPECT_FALSE(ran[i].second) << ran[i].first;
+
+  // Memory planned, no events: nothing to overlap, it runs in order.
+  Plan memory_only = StreamedPlan();
+  ASSERT_THAT(RunPasses(memory_only, Passes<MemoryPlanning>()), IsOk());
+  ran.clear();
+  EXPECT_THAT(VerifyStageChecks(
+                  memory_only, [&](const CheckTime& t) { ran.emplace_back(t.check, t.alongside); }),
+              IsOk());
+  ASSERT_FALSE(ran.empty());
+  EXPECT_EQ(ran.back(), (std::pair<std::string, bool>("memory", false)));
 }
 
 }  // namespace

@@ -10,7 +10,6 @@ namespace npuplan::verify {
 absl::Status VerifyStreamIds(const Plan& plan) { return VerifyStreamIdsContinuous(plan.model); }
 
 absl::Status VerifyMemory(const Plan& plan) { return memory::VerifyMemoryPlan(plan); }
-absl::Status VerifyMemory(Verification& run) { return memory::VerifyMemoryPlan(run); }
 
 absl::Status VerifyAttachedStreams(const Plan& plan) {
   const int64_t first = plan.streams.logical;
@@ -47,13 +46,23 @@ std::span<const StageCheck> StageCheckTable() {
   // Verification& overload), else the plan; the generic lambda defers that
   // choice to each row.
   static constexpr StageCheck kTable[] = {
-#define NPUPLAN_STAGE_CHECK(stage, name, function)          \
-  {IrProperty::stage, name, [](auto& run) -> absl::Status { \
-     if constexpr (requires { function(run); })             \
-       return function(run);                                \
-     else                                                   \
-       return function(run.plan());                         \
-   }},
+#define NPUPLAN_STAGE_CHECK(stage, name, function, alongside)                     \
+  {IrProperty::stage, name,                                                       \
+   [](auto& run) -> absl::Status {                                                \
+     static_assert(!(alongside && requires { function(run); }),                   \
+                   "a row that runs alongside must not take the Verification&");  \
+     if constexpr (requires { function(run); })                                   \
+       return function(run);                                                      \
+     else                                                                         \
+       return function(run.plan());                                               \
+   },                                                                             \
+   alongside, []<typename R = Verification>(){return requires(R & r){function(r); \
+  }                                                                               \
+  ;                                                                               \
+  }                                                                               \
+  ()                                                                              \
+  }                                                                               \
+  ,
 #include "npuplan/verify/stage_checks.def"
   };
   return kTable;

@@ -22,17 +22,22 @@ absl::Status VerifyStreamIds(const Plan& plan);
 // used by a node, and listed in plan.streams.
 absl::Status VerifyAttachedStreams(const Plan& plan);
 // [memory-…] memory::VerifyMemoryPlan (memory_verifier.h).
+// Reads only the plan (no Verification& overload): it runs alongside the
+// sync checks (stage_checks.def).
 absl::Status VerifyMemory(const Plan& plan);
-absl::Status VerifyMemory(Verification& run);
 // The events checks: sync_verifier.h.
 
 // One row of the table. `check` runs the row's function on the run's plan,
 // with the run itself when the function has a Verification& overload (what
-// it builds is then shared with the later rows).
+// it builds is then shared with the later rows). `alongside`: the row may run
+// on a second thread (stage_checks.def); such a row never touches the run.
+// `takes_run`: the function has the Verification& overload.
 struct StageCheck {
   IrProperty stage;
   std::string_view name;
   absl::Status (*check)(Verification&);
+  bool alongside = false;
+  bool takes_run = false;
 };
 // The rows of stage_checks.def, in order.
 std::span<const StageCheck> StageCheckTable();

@@ -1,6 +1,8 @@
 // The verifier of a plan (SPEC G4): what `npuplan verify`, the compile driver
 // and --verify-each run. It trusts neither the passes nor the plan's claims
 // about itself; every check is a function of the plan, linked always.
+// The memory check runs on a second thread alongside the sync checks
+// (stage_checks.def "alongside"); the result is the same as one by one.
 //
 //   VerifyPlan  = VerifyStructure (ir/verifier.h)
 //               → VerifyPlanClaims (plan/plan_claims.h): the claimed stages
@@ -20,15 +22,23 @@
 namespace npuplan::verify {
 
 absl::Status VerifyPlan(const Plan& plan);
-// The same, calling `after_check` with each check's name once it passed:
-// "structure", "claims", then the name of each row of stage_checks.def that
-// ran (compile --stats times them).
-absl::Status VerifyPlan(const Plan& plan,
-                        const std::function<void(std::string_view check)>& after_check);
+
+// One check that passed, and what it cost on the thread that ran it.
+struct CheckTime {
+  std::string_view check;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;  // that thread's CPU time
+  bool alongside = false;  // ran on the second thread (stage_checks.def)
+};
+// The same, calling `after_check` on the calling thread with each check that
+// passed, in order: "structure", "claims", then each row of stage_checks.def
+// that ran (compile --stats times them). Rows that run alongside are
+// reported in their table place once the second thread is done.
+absl::Status VerifyPlan(const Plan& plan, const std::function<void(const CheckTime&)>& after_check);
 
 // The rows of the stages in plan.established only (no structure, no claims).
-absl::Status VerifyStageChecks(
-    const Plan& plan, const std::function<void(std::string_view check)>& after_check = nullptr);
+absl::Status VerifyStageChecks(const Plan& plan,
+                               const std::function<void(const CheckTime&)>& after_check = nullptr);
 
 }  // namespace npuplan::verify
 

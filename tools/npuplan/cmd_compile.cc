@@ -70,22 +70,20 @@ int RunCompile(CompileFlags& f) {
       progress.Stage(StrCat("pass ", seq, " done: ", pass));
     };
   }
+  // The plan is written while the final verification runs (a second
+  // thread); the temporary file becomes the output only if it verified.
+  // Streamed: a 1M-node plan is never whole in memory.
+  f.config.alongside_name = "write plan";
+  f.config.alongside_final_verification = [&](const Plan& p) {
+    progress.Stage("verifying and writing the plan");
+    return out.WriteChunks(f.output, [&](const OutputTransaction::ChunkWriter& write) {
+      return WritePlanJson(p, write);
+    });
+  };
   auto plan = Compile(std::move(model).value(), f.config, log, stats);
-  if (!plan.ok()) {
-    progress.Done();
-    PrintWarnings(warnings);
-    return ReportStatus(plan.status());
-  }
-  progress.Stage("writing the plan");
-  const StepTimer write_timer;
-  // Streamed to the temporary file: a 1M-node plan is never whole in memory.
-  auto written = out.WriteChunks(f.output, [&](const OutputTransaction::ChunkWriter& write) {
-    return WritePlanJson(*plan, write);
-  });
-  write_timer.Record(stats, "write plan");
   progress.Done();
   PrintWarnings(warnings);
-  if (!written.ok()) return ReportStatus(written);
+  if (!plan.ok()) return ReportStatus(plan.status());
   if (!f.remarks.empty()) {
     if (auto s = out.Write(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
   }
