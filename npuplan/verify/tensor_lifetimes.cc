@@ -226,6 +226,7 @@ class LifetimeBuilder {
   };
 
   absl::Status AddBuffer(int root, std::span<const int> members);
+  int8_t RegionRank(std::span<const int> members) const;
   bool ScopeLoops(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch) const;
   void SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
                    bool iteration_local);
@@ -430,18 +431,63 @@ absl::Status LifetimeBuilder::GroupBuffers() {
     if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
   }
   StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
+  // Made region by region too (SortBuffers' first key): otherwise its
+  // permutation would carry each workspace / input / constant buffer across
+  // the activations, a cache miss per buffer. An error is still the one the
+  // plain plan order would meet first: the earliest root in that order.
+  std::vector<int> rank_of(roots.size());  // root's index in plan order, by position in `roots`
+  {
+    std::vector<int8_t> region(roots.size());
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const int r = roots[i];
+      region[i] = RegionRank(std::span<const int>(members.data() + begin[r],
+                                                  static_cast<size_t>(begin[r + 1] - begin[r])));
+    }
+    std::vector<int> plan_rank(roots.size());
+    std::iota(plan_rank.begin(), plan_rank.end(), 0);
+    StableSortByKey(plan_rank, [&](int i) { return int64_t{region[static_cast<size_t>(i)]}; });
+    std::vector<int> by_region(roots.size());
+    for (size_t i = 0; i < plan_rank.size(); ++i) {
+      by_region[i] = roots[static_cast<size_t>(plan_rank[i])];
+      rank_of[i] = plan_rank[i];
+    }
+    roots = std::move(by_region);
+  }
   buffers_.reserve(roots.size());
   ranges_.reserve(roots.size());
   lt_.member_store.reserve(nt);
   // Without loops a buffer's uses are among its members' nodes and
   // consumers: no reallocation (each would copy and fault in a larger block).
   if (!has_loops_) lt_.use_store.reserve(nt + consumers_.size());
-  for (int r : roots) {
-    NPUPLAN_RETURN_IF_ERROR(
-        AddBuffer(r, std::span<const int>(members.data() + begin[r],
-                                          static_cast<size_t>(begin[r + 1] - begin[r]))));
+  absl::Status first_error;
+  int first_error_rank = std::numeric_limits<int>::max();
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const int r = roots[i];
+    absl::Status s = AddBuffer(
+        r, std::span<const int>(members.data() + begin[r], static_cast<size_t>(begin[r + 1] - begin[r])));
+    if (!s.ok() && rank_of[i] < first_error_rank) {
+      first_error = std::move(s);
+      first_error_rank = rank_of[i];
+    }
   }
-  return absl::OkStatus();
+  return first_error;
+}
+
+// The region of an alias group as AddBuffer sets it, as SortBuffers ranks
+// it: activation 0, workspace 1, input 2, constant 3.
+int8_t LifetimeBuilder::RegionRank(std::span<const int> members) const {
+  bool constant = false, input = false, workspace = false;
+  for (int t : members) {
+    const TensorRef ref = tensors_[t];
+    if (ref.output == TensorRef::kWorkspace) {
+      workspace = true;
+      continue;
+    }
+    const uint8_t flags = facts_[ref.node.index()].flags;
+    if (flags & kConstantLike) constant = true;
+    if ((flags & kData) && (flags & kRootGraph)) input = true;
+  }
+  return constant ? 3 : input ? 2 : workspace ? 1 : 0;
 }
 
 // The buffer of one alias group (or its tensors' names in lt.dynamic).
