@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/testing/graph_testing.h"
@@ -266,6 +267,68 @@ TEST(TensorLifetimesTest, BufferIndexMatchesAMapOnRandomGraphs) {
         EXPECT_EQ(it->first, r);
         EXPECT_EQ(it->second, w->second);
         EXPECT_EQ(lt.buffer_of.at(r), w->second);
+      }
+    }
+  }
+}
+
+// Buffers are made region by region (an internal order); the first error is
+// still the one of the earliest buffer in plan order: here the constant 'w'
+// (made after the activation 'a').
+TEST(TensorLifetimesTest, ReportsTheEarliestOverflowInPlanOrder) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "w", "type": "Const", "outputs": [{"shape": [9223372036854775807], "dtype": "int8"}]},
+    {"name": "a", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [9223372036854775807], "dtype": "int8"}]}]})json");
+  EXPECT_THAT(ComputeTensorLifetimes(plan.model, 512).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "node 'w': tensor size 9223372036854775807 overflows"));
+}
+
+int RegionRankOf(MemoryRegion r) {
+  return r == MemoryRegion::kActivation ? 0 : r == MemoryRegion::kWorkspace ? 1 : r == MemoryRegion::kInput ? 2 : 3;
+}
+
+// Against a brute force on random graphs with every region: each buffer's
+// region follows its members (constant > input > workspace > activation),
+// the buffers are sorted by (region, lower, name), and each buffer's spans
+// are its own (members point back to it, the owner first).
+TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
+  for (uint32_t seed = 0; seed < 16; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 60 + static_cast<int>(seed) * 11, 3);
+    std::mt19937 rng(seed * 31 + 5);
+    Model& m = plan.model;
+    for (size_t i = 1; i < m.num_nodes(); ++i) {
+      Node& node = m.node(NodeId(static_cast<int32_t>(i)));
+      if (rng() % 4 == 0) node.attrs["_workspace_bytes"] = AttrValue(int64_t{64 + rng() % 3000});
+      if (rng() % 5 == 0 && !node.inputs.empty()) node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+      if (node.inputs.empty() && rng() % 2 == 0) node.type = rng() % 2 == 0 ? "Const" : "Data";
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(m, 512));
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      const LogicalBuffer& buf = lt.buffers[b];
+      bool constant = false, input = false, workspace = false;
+      for (const TensorRef& r : buf.members) {
+        EXPECT_EQ(lt.buffer_of.at(r), static_cast<int>(b));
+        const Node& node = m.node(r.node);
+        if (r.output == TensorRef::kWorkspace) {
+          workspace = true;
+        } else {
+          constant = constant || IsConstantLike(node);
+          input = input || (node.type == "Data" && m.graph(node.graph).IsRoot());
+        }
+      }
+      ASSERT_FALSE(buf.members.empty());
+      EXPECT_EQ(buf.name, TensorName(m, buf.members.front()));
+      const MemoryRegion want = constant ? MemoryRegion::kConstant
+                                : input  ? MemoryRegion::kInput
+                                : workspace ? MemoryRegion::kWorkspace
+                                            : MemoryRegion::kActivation;
+      EXPECT_EQ(buf.region, want) << buf.name;
+      if (b > 0) {
+        const LogicalBuffer& prev = lt.buffers[b - 1];
+        EXPECT_LT(std::make_tuple(RegionRankOf(prev.region), prev.lower, prev.name),
+                  std::make_tuple(RegionRankOf(buf.region), buf.lower, buf.name))
+            << "seed " << seed << " buffer " << b;
       }
     }
   }

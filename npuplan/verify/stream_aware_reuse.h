@@ -34,7 +34,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/support/big_vector.h"
 #include "npuplan/verify/tensor_lifetimes.h"
@@ -47,13 +46,11 @@ struct SweepBuffer {
   int64_t lower = 0, upper = 0;  // plan-order lifetime, half-open
   int64_t size = 0;              // bytes (0: placed at 0, conflicts with nothing)
   int64_t alignment = 1;
-  // Inline for a few streams: about a million of these at 1M nodes, and
-  // three heap blocks each would cost more than the sweep's own work.
-  absl::InlinedVector<int, 4> streams;  // streams of its uses, by first use (empty: reuses nothing)
-  absl::InlinedVector<int64_t, 4> first_use;  // per entry of `streams`: first use on it (plan position)
+  std::vector<int> streams;        // streams of its uses, by first use (empty: reuses nothing)
+  std::vector<int64_t> first_use;  // per entry of `streams`: first use on it (plan position)
   // Per stream (index = stream, size = num_streams): release time R_t;
   // kNever when t never waits for it.
-  absl::InlinedVector<int64_t, 4> release;
+  std::vector<int64_t> release;
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 };
 
