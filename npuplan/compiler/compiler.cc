@@ -140,14 +140,14 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   // The final plan is always verified, whatever --verify-each says.
   const StepTimer final_timer;
   absl::Status alongside_status;
+  std::exception_ptr alongside_thrown;  // rethrown here, as if it ran on this thread
   double alongside_wall = 0, alongside_cpu = 0;
   auto run_alongside = [&] {
     const ThreadTimer timer;
     try {
       alongside_status = config.alongside_final_verification(plan);
-    } catch (const std::exception& e) {  // must not leave its thread
-      alongside_status =
-          absl::ResourceExhaustedError(StrCat(config.alongside_name, ": ", e.what()));
+    } catch (...) {
+      alongside_thrown = std::current_exception();
     }
     alongside_wall = timer.WallSeconds();
     alongside_cpu = timer.CpuSeconds();
@@ -175,6 +175,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   if (!verified.ok()) {
     return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
   }
+  if (alongside_thrown) std::rethrow_exception(alongside_thrown);
   NPUPLAN_RETURN_IF_ERROR(alongside_status);
   return plan;
 }

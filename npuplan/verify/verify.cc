@@ -31,19 +31,21 @@ absl::Status Timed(F&& check, CheckTime& time) {
 struct RowRun {
   const StageCheck* row;
   CheckTime time;
-  std::optional<absl::Status> status;  // empty: not run (an earlier row failed)
+  std::optional<absl::Status> status;  // empty: not run (an earlier row failed) or threw
+  std::exception_ptr thrown;           // an alongside row's exception (std::bad_alloc)
 };
 
 // The alongside rows, in order, until one fails; on their own Verification
-// (they read only the plan). An exception (std::bad_alloc) becomes a status:
-// it must not leave the thread.
+// (they read only the plan). An exception (std::bad_alloc) cannot leave the
+// thread: it is kept and rethrown on the caller's thread in the row's place.
 void RunAlongside(const Plan& plan, std::vector<RowRun*>& rows) {
   for (RowRun* r : rows) {
     try {
       Verification own(plan);
       r->status = Timed([&] { return r->row->check(own); }, r->time);
-    } catch (const std::exception& e) {
-      r->status = absl::ResourceExhaustedError(StrCat("verifier[", r->row->name, "]: ", e.what()));
+    } catch (...) {
+      r->thrown = std::current_exception();
+      return;
     }
     if (!r->status->ok()) return;
   }
@@ -55,7 +57,7 @@ absl::Status VerifyStageChecks(const Plan& plan,
                                const std::function<void(const CheckTime&)>& after_check) {
   std::vector<RowRun> runs;
   for (const StageCheck& row : StageCheckTable()) {
-    if (Has(plan.established, row.stage)) runs.push_back({&row, {row.name, 0, 0, false}, {}});
+    if (Has(plan.established, row.stage)) runs.push_back({&row, {row.name, 0, 0, false}, {}, {}});
   }
   // One run for the rows in order: what one builds (views, activation, …)
   // the next reuses. From the first row that takes the run onward, the
@@ -91,6 +93,7 @@ absl::Status VerifyStageChecks(const Plan& plan,
   }
   // The first failure in table order, as if the rows ran one by one.
   for (const RowRun& r : runs) {
+    if (r.thrown) std::rethrow_exception(r.thrown);
     if (!r.status) break;
     if (!r.status->ok()) return *r.status;
     if (after_check) after_check(r.time);
