@@ -285,7 +285,10 @@ TEST(TensorLifetimesTest, ReportsTheEarliestOverflowInPlanOrder) {
 }
 
 int RegionRankOf(MemoryRegion r) {
-  return r == MemoryRegion::kActivation ? 0 : r == MemoryRegion::kWorkspace ? 1 : r == MemoryRegion::kInput ? 2 : 3;
+  return r == MemoryRegion::kActivation  ? 0
+         : r == MemoryRegion::kWorkspace ? 1
+         : r == MemoryRegion::kInput     ? 2
+                                         : 3;
 }
 
 // Against a brute force on random graphs with every region: each buffer's
@@ -300,7 +303,8 @@ TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
     for (size_t i = 1; i < m.num_nodes(); ++i) {
       Node& node = m.node(NodeId(static_cast<int32_t>(i)));
       if (rng() % 4 == 0) node.attrs["_workspace_bytes"] = AttrValue(int64_t{64 + rng() % 3000});
-      if (rng() % 5 == 0 && !node.inputs.empty()) node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+      if (rng() % 5 == 0 && !node.inputs.empty())
+        node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
       if (node.inputs.empty() && rng() % 2 == 0) node.type = rng() % 2 == 0 ? "Const" : "Data";
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(m, 512));
@@ -319,8 +323,8 @@ TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
       }
       ASSERT_FALSE(buf.members.empty());
       EXPECT_EQ(buf.name, TensorName(m, buf.members.front()));
-      const MemoryRegion want = constant ? MemoryRegion::kConstant
-                                : input  ? MemoryRegion::kInput
+      const MemoryRegion want = constant    ? MemoryRegion::kConstant
+                                : input     ? MemoryRegion::kInput
                                 : workspace ? MemoryRegion::kWorkspace
                                             : MemoryRegion::kActivation;
       EXPECT_EQ(buf.region, want) << buf.name;

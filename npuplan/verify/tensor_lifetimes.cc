@@ -463,8 +463,9 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   int first_error_rank = std::numeric_limits<int>::max();
   for (size_t i = 0; i < roots.size(); ++i) {
     const int r = roots[i];
-    absl::Status s = AddBuffer(
-        r, std::span<const int>(members.data() + begin[r], static_cast<size_t>(begin[r + 1] - begin[r])));
+    absl::Status s =
+        AddBuffer(r, std::span<const int>(members.data() + begin[r],
+                                          static_cast<size_t>(begin[r + 1] - begin[r])));
     if (!s.ok() && rank_of[i] < first_error_rank) {
       first_error = std::move(s);
       first_error_rank = rank_of[i];
