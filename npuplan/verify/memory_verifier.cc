@@ -123,6 +123,10 @@ absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed
                 StrCat("dynamic_tensors lists [", EchoName(StrJoin(mem.dynamic_tensors, ",")),
                        "] but the unknown-size tensors are [", StrJoin(lt.dynamic, ","), "]"));
   }
+  // Every member of a buffer is an entry of buffer_of: only when some entry
+  // is unplaced is the first such member (by buffer) looked for.
+  if (std::find(placed.tensors.begin(), placed.tensors.end(), uint8_t{0}) == placed.tensors.end())
+    return absl::OkStatus();
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     for (const TensorRef& r : lt.buffers[b].members) {
       if (const auto it = lt.buffer_of.find(r);
@@ -266,12 +270,21 @@ absl::Status VerifyMemoryPlan(verify::Verification& run) {
 
   // 2. Address overlap: pool buffers by offset, then a sweep.
   StreamAwareReuse reuse(m, lt);
-  std::map<std::string, std::vector<int>> by_region;
+  // Listed per region enum first (a map lookup per buffer would cost more
+  // than the lists), then keyed by name, "pool" for the pool's regions.
+  std::vector<int> listed[std::size(kMemoryRegionNames)];
   for (size_t b = 0; b < lt.buffers.size(); ++b) {
     if (lt.buffers[b].size == 0) continue;
-    by_region[lt.buffers[b].planned_in_pool() ? std::string("pool")
-                                              : std::string(MemoryRegionName(lt.buffers[b].region))]
-        .push_back(static_cast<int>(b));
+    const MemoryRegion r =
+        lt.buffers[b].planned_in_pool() ? MemoryRegion::kActivation : lt.buffers[b].region;
+    listed[static_cast<size_t>(r)].push_back(static_cast<int>(b));
+  }
+  std::map<std::string, std::vector<int>> by_region;
+  for (size_t r = 0; r < std::size(listed); ++r) {
+    if (listed[r].empty()) continue;
+    const MemoryRegion region = static_cast<MemoryRegion>(r);
+    by_region[IsPoolRegion(region) ? std::string("pool") : std::string(MemoryRegionName(region))] =
+        std::move(listed[r]);
   }
   int64_t pool_end = 0;
   for (auto& [region, list] : by_region) {
