@@ -57,7 +57,7 @@ absl::Status VerifyStageChecks(const Plan& plan,
                                const std::function<void(const CheckTime&)>& after_check) {
   std::vector<RowRun> runs;
   for (const StageCheck& row : StageCheckTable()) {
-    if (Has(plan.established, row.stage)) runs.push_back({&row, {row.name, 0, 0, false}, {}});
+    if (Has(plan.established, row.stage)) runs.push_back({&row, {row.name, 0, 0, false}, {}, {}});
   }
   // One run for the rows in order: what one builds (views, activation, …)
   // the next reuses. From the first row that takes the run onward, the
