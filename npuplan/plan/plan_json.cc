@@ -1,8 +1,10 @@
 #include "npuplan/plan/plan_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +27,64 @@ using json = nlohmann::json;
 // visited out of order (a name-ordered or tensor-ordered walk over 1M Nodes
 // misses the cache on nearly every one).
 constexpr size_t kWritePrefetch = 8;
+
+// The members after the first of an entry whose layout is fixed (the memory
+// tensors, the node entries: at 1M entries the writer's per-member
+// bookkeeping is most of their cost), as one piece of text for
+// JsonWriter::Raw: each key's separator, newline, indentation and quotes are
+// constants. The writer still opens and closes the entry and writes its
+// first member, so its own state stays right. A string that needs escaping
+// makes Plain() false: that entry then goes through the writer, member by
+// member, instead. The writers below use indent 1, which these constants
+// assume.
+class EntryText {
+ public:
+  void Clear() { text_.clear(), plain_ = true; }
+  // `sep` is ",\n<indent>\"key\": ".
+  void Int(std::string_view sep, int64_t v) {
+    text_ += sep;
+    char digits[24];
+    text_.append(digits, std::to_chars(digits, digits + sizeof(digits), v).ptr);
+  }
+  void String(std::string_view sep, std::string_view s) {
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == '"' || u == '\\' || u >= 0x80) plain_ = false;
+    }
+    text_ += sep;
+    text_ += '"';
+    text_ += s;
+    text_ += '"';
+  }
+  // An array of integers whose elements sit at `indent` spaces (nlohmann's
+  // "[]" when empty).
+  template <typename T>
+  void IntArray(std::string_view sep, std::span<const T> v, std::string_view close) {
+    text_ += sep;
+    if (v.empty()) {
+      text_ += "[]";
+      return;
+    }
+    text_ += '[';
+    for (size_t k = 0; k < v.size(); ++k) {
+      text_ += k == 0 ? kElementNewline : kElementSeparator;
+      char digits[24];
+      text_.append(digits,
+                   std::to_chars(digits, digits + sizeof(digits), static_cast<int64_t>(v[k])).ptr);
+    }
+    text_ += close;
+  }
+  bool Plain() const { return plain_; }
+  std::string_view text() const { return text_; }
+
+  // Node entries' arrays: elements at 4 spaces, the bracket at 3.
+  static constexpr std::string_view kElementNewline = "\n    ";
+  static constexpr std::string_view kElementSeparator = ",\n    ";
+
+ private:
+  std::string text_;
+  bool plain_ = true;
+};
 
 // The writers of the plan's top-level keys, in the document's (sorted) key
 // order; each streams into `w`.
@@ -70,6 +130,7 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
   w.Key("tensors");
   w.BeginArray();
   const std::vector<TensorPlacement>& tensors = mem.tensors;
+  EntryText entry;
   for (size_t k = 0; k < tensors.size(); ++k) {
     // The tensors' nodes come in no useful order: fetch a node (then its
     // name's text, and the buffer's) ahead of its turn.
@@ -87,6 +148,21 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
     const TensorPlacement& t = tensors[k];
     w.BeginObject();
     w.Field("buffer", t.buffer);
+    // Members at 4 spaces: top object, "memory", "tensors", the entry.
+    entry.Clear();
+    entry.Int(",\n    \"first_use\": ", t.first_use);
+    entry.Int(",\n    \"last_use\": ", t.last_use);
+    entry.String(",\n    \"node\": ", m.node(t.node).name);
+    entry.Int(",\n    \"offset\": ", t.offset);
+    entry.Int(",\n    \"output\": ", int64_t{t.output});
+    entry.String(",\n    \"region\": ", MemoryRegionName(t.region));
+    entry.Int(",\n    \"size\": ", t.size);
+    entry.Int(",\n    \"stream\": ", t.stream);
+    if (entry.Plain()) {
+      w.Raw(entry.text());
+      w.EndObject();
+      continue;
+    }
     w.Field("first_use", t.first_use);
     w.Field("last_use", t.last_use);
     w.Field("node", m.node(t.node).name);
@@ -122,6 +198,9 @@ struct EventsByNode {
     }
   }
   void Prefetch(size_t node) const { __builtin_prefetch(&begin[node]); }
+  std::span<const int64_t> Of(size_t node) const {
+    return {ids.data() + begin[node], ids.data() + begin[node + 1]};
+  }
   void Write(size_t node, JsonWriter& w) const {
     w.BeginArray();
     for (size_t k = begin[node]; k < begin[node + 1]; ++k) w.Int(ids[k]);
@@ -161,6 +240,7 @@ void WriteNodes(const Plan& plan, JsonWriter& w) {
   const Model& m = plan.model;
   const EventsByNode sends(plan, &SyncEvent::send), recvs(plan, &SyncEvent::recv);
   const std::vector<uint32_t> by_name = NodesByName(m);
+  EntryText entry;
   w.Key("nodes");
   w.BeginObject();
   for (size_t k = 0; k < by_name.size(); ++k) {
@@ -188,6 +268,21 @@ void WriteNodes(const Plan& plan, JsonWriter& w) {
     w.BeginObject();
     w.Key("attached_streams");
     w.IntArray(n.attached_stream_ids);
+    // Members at 3 spaces: top object, "nodes", the entry.
+    const int64_t tasks = i < plan.tasks.size() ? plan.tasks[i] : int64_t{0};
+    entry.Clear();
+    entry.String(",\n   \"graph\": ", m.graph(n.graph).name);
+    entry.Int(",\n   \"logical_stream\": ", n.stream_id);
+    entry.IntArray(",\n   \"recv_events\": ", recvs.Of(i), "\n   ]");
+    entry.IntArray(",\n   \"send_events\": ", sends.Of(i), "\n   ]");
+    entry.Int(",\n   \"stream\": ", physical >= 0 ? physical : n.stream_id);
+    entry.Int(",\n   \"tasks\": ", tasks);
+    entry.Int(",\n   \"topo_id\": ", n.topo_id);
+    if (entry.Plain()) {
+      w.Raw(entry.text());
+      w.EndObject();
+      continue;
+    }
     w.Field("graph", m.graph(n.graph).name);
     w.Field("logical_stream", n.stream_id);
     w.Key("recv_events");
@@ -195,7 +290,7 @@ void WriteNodes(const Plan& plan, JsonWriter& w) {
     w.Key("send_events");
     sends.Write(i, w);
     w.Field("stream", physical >= 0 ? physical : n.stream_id);
-    w.Field("tasks", i < plan.tasks.size() ? plan.tasks[i] : int64_t{0});
+    w.Field("tasks", tasks);
     w.Field("topo_id", n.topo_id);
     w.EndObject();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -348,6 +349,105 @@ TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
     }
   }
   EXPECT_GT(plans, 5);
+}
+
+// The tensors and node entries are written as whole pieces of text when
+// their strings need no escaping, member by member otherwise. Against the
+// reference — nlohmann's dump(1) of the written document, whose values must
+// be the plan's — on golden plans whose node and graph names, tensor fields,
+// streams, task counts and topo ids are randomised (names sometimes with
+// quotes, backslashes, control bytes or non-ASCII, integers at the extremes).
+TEST(PlanJsonTest, WritesRandomTensorAndNodeEntriesAsNlohmannDumps) {
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> pieces = {"a", "_", "9", "\"", "\\", "\n", "\x01", "\u00e9", "/"};
+  auto random_int = [&rng]() -> int64_t {
+    switch (rng() % 5) {
+      case 0:
+        return std::numeric_limits<int64_t>::min();
+      case 1:
+        return std::numeric_limits<int64_t>::max();
+      case 2:
+        return -1;
+      case 3:
+        return static_cast<int64_t>(rng() % 1000);
+      default:
+        return static_cast<int64_t>(rng());
+    }
+  };
+  int checked = 0;
+  for (const char* dir :
+       {"transformer_split_full", "multistream_notify_full", "dynamic_multistream_full"}) {
+    const std::string path = StrCatForTest(std::string(NPUPLAN_SOURCE_DIR "/testdata/plans/"), dir,
+                                           "/expected.plan.json");
+    absl::StatusOr<std::string> text = ReadFile(path);
+    ASSERT_TRUE(text.ok()) << text.status();
+    for (int trial = 0; trial < 20; ++trial) {
+      absl::StatusOr<Plan> parsed = ParsePlanJson(*text, path);
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      Plan& plan = *parsed;
+      Model& m = plan.model;
+      const bool escapes = trial % 2 == 1;  // half the trials: plain names only
+      for (size_t i = 0; i < m.num_nodes(); ++i) {
+        if (rng() % 3 != 0) continue;
+        std::string name = StrCatForTest(std::string("n"), std::to_string(i), "_");
+        for (size_t k = rng() % 12; k > 0; --k)
+          name += pieces[rng() % (escapes ? pieces.size() : 3)];
+        m.RenameNode(NodeId(static_cast<int32_t>(i)), name);
+        Node& node = m.node(NodeId(static_cast<int32_t>(i)));
+        node.topo_id = random_int();
+        node.stream_id = random_int();
+      }
+      if (escapes && rng() % 2 == 0) m.graph(GraphId(0)).name += "\"\u00e9";
+      for (int64_t& t : plan.tasks) t = random_int();
+      for (int64_t& s : plan.physical_stream) s = random_int();
+      for (TensorPlacement& t : plan.memory.tensors) {
+        t.first_use = random_int();
+        t.last_use = random_int();
+        t.offset = random_int();
+        t.size = random_int();
+        t.stream = random_int();
+        t.output = static_cast<int32_t>(random_int());
+      }
+      const std::string written = WritePlanJson(plan);
+      const nlohmann::json doc = nlohmann::json::parse(written);
+      ASSERT_EQ(doc.dump(1) + "\n", written) << dir << " trial " << trial;
+      const auto& tensors = doc.at("memory").at("tensors");
+      ASSERT_EQ(tensors.size(), plan.memory.tensors.size());
+      for (size_t k = 0; k < tensors.size(); ++k) {
+        const TensorPlacement& t = plan.memory.tensors[k];
+        const auto& e = tensors[k];
+        EXPECT_EQ(e.at("buffer"), t.buffer);
+        EXPECT_EQ(e.at("first_use").get<int64_t>(), t.first_use);
+        EXPECT_EQ(e.at("last_use").get<int64_t>(), t.last_use);
+        EXPECT_EQ(e.at("node"), m.node(t.node).name);
+        EXPECT_EQ(e.at("offset").get<int64_t>(), t.offset);
+        EXPECT_EQ(e.at("output").get<int64_t>(), t.output);
+        EXPECT_EQ(e.at("size").get<int64_t>(), t.size);
+        EXPECT_EQ(e.at("stream").get<int64_t>(), t.stream);
+      }
+      const auto& nodes = doc.at("nodes");
+      ASSERT_EQ(nodes.size(), m.num_nodes());
+      for (size_t i = 0; i < m.num_nodes(); ++i) {
+        const Node& node = m.nodes()[i];
+        const auto& e = nodes.at(node.name);
+        std::vector<int64_t> sends, recvs;
+        for (const SyncEvent& ev : plan.events.events) {
+          if (ev.send.valid() && ev.send.index() == i) sends.push_back(ev.id);
+          if (ev.recv.valid() && ev.recv.index() == i) recvs.push_back(ev.id);
+        }
+        EXPECT_EQ(e.at("graph"), m.graph(node.graph).name);
+        EXPECT_EQ(e.at("logical_stream").get<int64_t>(), node.stream_id);
+        EXPECT_EQ(e.at("send_events").get<std::vector<int64_t>>(), sends);
+        EXPECT_EQ(e.at("recv_events").get<std::vector<int64_t>>(), recvs);
+        const int64_t physical = i < plan.physical_stream.size() ? plan.physical_stream[i] : -1;
+        EXPECT_EQ(e.at("stream").get<int64_t>(), physical >= 0 ? physical : node.stream_id);
+        EXPECT_EQ(e.at("tasks").get<int64_t>(), i < plan.tasks.size() ? plan.tasks[i] : 0);
+        EXPECT_EQ(e.at("topo_id").get<int64_t>(), node.topo_id);
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 60);
 }
 
 // A key twice is refused where it is, with the path of its object, in the
