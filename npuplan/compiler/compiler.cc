@@ -92,6 +92,52 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
 
 namespace {
 
+// The final plan is always verified, whatever --verify-each says. The
+// caller's alongside work (the CLI writes the plan) runs meanwhile on a
+// second thread; its error counts only when the plan verified.
+absl::Status VerifyFinalPlan(const Plan& plan, const CompileConfig& config, Statistics& stats) {
+  const StepTimer final_timer;
+  absl::Status alongside_status;
+  std::exception_ptr alongside_thrown;  // rethrown here, as if it ran on this thread
+  double alongside_wall = 0, alongside_cpu = 0;
+  auto run_alongside = [&] {
+    const ThreadTimer timer;
+    try {
+      alongside_status = config.alongside_final_verification(plan);
+    } catch (...) {
+      alongside_thrown = std::current_exception();
+    }
+    alongside_wall = timer.WallSeconds();
+    alongside_cpu = timer.CpuSeconds();
+  };
+  std::jthread alongside;  // joins on every way out
+  bool alongside_later = false;
+  if (config.alongside_final_verification) {
+    try {
+      alongside = std::jthread(run_alongside);
+    } catch (const std::system_error&) {  // no thread to be had: after the verification
+      alongside_later = true;
+    }
+  }
+  // Each check as a part of the step (as memory-planning's stages), timed on
+  // the thread that ran it.
+  absl::Status verified = verify::VerifyPlan(plan, [&](const verify::CheckTime& t) {
+    stats.AddSeconds(StrCat("verify: ", t.check), t.wall_seconds, t.cpu_seconds, /*part=*/true);
+  });
+  if (alongside.joinable()) alongside.join();
+  if (alongside_later && verified.ok()) run_alongside();
+  if (config.alongside_final_verification) {
+    stats.AddSeconds(config.alongside_name, alongside_wall, alongside_cpu, /*part=*/true);
+  }
+  final_timer.Record(stats, "verify (final plan)");
+  if (!verified.ok()) {
+    return absl::InternalError(
+        StrCat("the final plan failed verification: ", std::string(verified.message())));
+  }
+  if (alongside_thrown) std::rethrow_exception(alongside_thrown);
+  return alongside_status;
+}
+
 absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
                                  Statistics& stats) {
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
@@ -137,46 +183,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   }
   NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
   plan.EnsureNodeVectors();
-  // The final plan is always verified, whatever --verify-each says.
-  const StepTimer final_timer;
-  absl::Status alongside_status;
-  std::exception_ptr alongside_thrown;  // rethrown here, as if it ran on this thread
-  double alongside_wall = 0, alongside_cpu = 0;
-  auto run_alongside = [&] {
-    const ThreadTimer timer;
-    try {
-      alongside_status = config.alongside_final_verification(plan);
-    } catch (...) {
-      alongside_thrown = std::current_exception();
-    }
-    alongside_wall = timer.WallSeconds();
-    alongside_cpu = timer.CpuSeconds();
-  };
-  std::jthread alongside;  // joins on every way out
-  bool alongside_later = false;
-  if (config.alongside_final_verification) {
-    try {
-      alongside = std::jthread(run_alongside);
-    } catch (const std::system_error&) {  // no thread to be had: after the verification
-      alongside_later = true;
-    }
-  }
-  // Each check as a part of the step (as memory-planning's stages), timed on
-  // the thread that ran it.
-  absl::Status verified = verify::VerifyPlan(plan, [&](const verify::CheckTime& t) {
-    stats.AddSeconds(StrCat("verify: ", t.check), t.wall_seconds, t.cpu_seconds, /*part=*/true);
-  });
-  if (alongside.joinable()) alongside.join();
-  if (alongside_later && verified.ok()) run_alongside();
-  if (config.alongside_final_verification) {
-    stats.AddSeconds(config.alongside_name, alongside_wall, alongside_cpu, /*part=*/true);
-  }
-  final_timer.Record(stats, "verify (final plan)");
-  if (!verified.ok()) {
-    return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
-  }
-  if (alongside_thrown) std::rethrow_exception(alongside_thrown);
-  NPUPLAN_RETURN_IF_ERROR(alongside_status);
+  NPUPLAN_RETURN_IF_ERROR(VerifyFinalPlan(plan, config, stats));
   return plan;
 }
 
