@@ -302,7 +302,8 @@ TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
     Model& m = plan.model;
     for (size_t i = 1; i < m.num_nodes(); ++i) {
       Node& node = m.node(NodeId(static_cast<int32_t>(i)));
-      if (rng() % 4 == 0) node.attrs["_workspace_bytes"] = AttrValue(int64_t{64 + rng() % 3000});
+      if (rng() % 4 == 0)
+        node.attrs["_workspace_bytes"] = AttrValue(static_cast<int64_t>(64 + rng() % 3000));
       if (rng() % 5 == 0 && !node.inputs.empty())
         node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
       if (node.inputs.empty() && rng() % 2 == 0) node.type = rng() % 2 == 0 ? "Const" : "Data";
