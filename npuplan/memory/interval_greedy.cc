@@ -7,7 +7,9 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -38,17 +40,6 @@ int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<in
     peak = std::max(peak, at + c.size[b]);
   }
   return peak;
-}
-
-// The buffers in order of upper: SweepBestFit frees them in this order
-// instead of through a heap, as one dead by b's lower started (and was
-// placed) before b, and the free blocks after a batch of frees are the
-// coalesced union whatever their order.
-std::vector<int> ByUpper(const Compact& c) {
-  std::vector<int> by_upper(c.count());
-  std::iota(by_upper.begin(), by_upper.end(), 0);
-  StableSortByKey(by_upper, [&](int x) { return c.upper[x]; });
-  return by_upper;
 }
 
 // Places buffers in time order (lower, then size descending, then index),
@@ -125,13 +116,19 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     return start;
   };
-  const std::vector<int> by_upper = ByUpper(c);
-  size_t dead = 0;
+  // Placed blocks by upper: (upper, offset, end). The blocks dead by b's
+  // lower were placed before b (lower < upper), and the free blocks after a
+  // batch of frees are the coalesced union whatever their order. The heap
+  // holds only the live blocks, with their bytes: freeing reads no
+  // buffer-sized array at random.
+  using Placed = std::tuple<int64_t, int64_t, int64_t>;
+  std::priority_queue<Placed, std::vector<Placed>, std::greater<>> placed;
   constexpr int kBlocksTried = 8;
   for (int b : order) {
-    for (; dead < by_upper.size() && c.upper[by_upper[dead]] <= c.lower[b]; ++dead) {
-      const int x = by_upper[dead];
-      add_free(off[x], off[x] + c.size[x]);
+    while (!placed.empty() && std::get<0>(placed.top()) <= c.lower[b]) {
+      const auto [upper, from, to] = placed.top();
+      placed.pop();
+      add_free(from, to);
     }
     int64_t at = -1;
     int tried = 0;
@@ -164,6 +161,7 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     off[b] = at;
     top = std::max(top, at + c.size[b]);
     peak = std::max(peak, at + c.size[b]);
+    placed.emplace(c.upper[b], at, at + c.size[b]);
   }
   return peak;
 }
