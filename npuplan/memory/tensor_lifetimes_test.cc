@@ -3,10 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/testing/graph_testing.h"
@@ -334,6 +338,78 @@ TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
         EXPECT_LT(std::make_tuple(RegionRankOf(prev.region), prev.lower, prev.name),
                   std::make_tuple(RegionRankOf(buf.region), buf.lower, buf.name))
             << "seed " << seed << " buffer " << b;
+      }
+    }
+  }
+}
+
+
+// The member, use and loop spans of all buffers tile their stores (each
+// buffer its own range), and a buffer's uses are, by brute force, the
+// streamed nodes producing or consuming its members, by position.
+TEST(TensorLifetimesTest, SpansTileTheStoresAndUsesAreTheTouchingNodesOnRandomGraphs) {
+  for (uint32_t seed = 0; seed < 16; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 50 + static_cast<int>(seed) * 9, 4);
+    std::mt19937 rng(seed * 17 + 3);
+    Model& m = plan.model;
+    for (size_t i = 1; i < m.num_nodes(); ++i) {
+      Node& node = m.node(NodeId(static_cast<int32_t>(i)));
+      if (rng() % 3 == 0) node.outputs.push_back(TensorDesc{{2}, "float32"});
+      if (rng() % 4 == 0) node.attrs["_workspace_bytes"] = AttrValue(int64_t{64});
+      if (rng() % 5 == 0 && !node.inputs.empty())
+        node.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+      if (rng() % 9 == 0) node.outputs[0].shape = {-1};  // dynamic: not planned
+      if (rng() % 11 == 0) node.stream_id = -1;          // pins what it touches
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(m, 512));
+    auto tiles = [&](auto span_of, const auto& store) {
+      std::vector<std::pair<const void*, size_t>> ranges;
+      for (const LogicalBuffer& buf : lt.buffers) {
+        const auto span = span_of(buf);
+        ranges.emplace_back(static_cast<const void*>(span.data()), span.size());
+      }
+      std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) {
+        return std::less<const void*>()(a.first, b.first);
+      });
+      size_t covered = 0;
+      for (const auto& [data, size] : ranges) {
+        if (size == 0) continue;
+        EXPECT_EQ(data, static_cast<const void*>(store.data() + covered)) << "seed " << seed;
+        covered += size;
+      }
+      EXPECT_EQ(covered, store.size()) << "seed " << seed;
+    };
+    tiles([](const LogicalBuffer& b) { return b.members; }, lt.member_store);
+    tiles([](const LogicalBuffer& b) { return b.uses; }, lt.use_store);
+    tiles([](const LogicalBuffer& b) { return b.loops; }, lt.loop_store);
+    for (const LogicalBuffer& buf : lt.buffers) {
+      std::vector<std::pair<int64_t, int32_t>> want;  // (position, node) of streamed touches
+      bool streamless = false;
+      auto touch = [&](NodeId x) {
+        const Node& node = m.node(x);
+        if (node.stream_id >= 0 && node.attached_stream_ids.empty()) {
+          want.emplace_back(lt.position[x.index()], x.value);
+        } else if (node.stream_id < 0 && node.type != "NetOutput") {
+          streamless = true;
+        }
+      };
+      for (const TensorRef& r : buf.members) {
+        touch(r.node);
+        if (r.output == TensorRef::kWorkspace) continue;
+        for (size_t i = 0; i < m.num_nodes(); ++i) {
+          for (const OutputRef& in : m.nodes()[i].inputs) {
+            if (in.node == r.node && in.index == r.output) touch(NodeId(static_cast<int32_t>(i)));
+          }
+        }
+      }
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+      std::vector<std::pair<int64_t, int32_t>> got;
+      for (NodeId u : buf.uses) got.emplace_back(lt.position[u.index()], u.value);
+      EXPECT_EQ(got, want) << "seed " << seed << " buffer " << buf.name;
+      if (streamless && buf.planned_in_pool()) {
+        EXPECT_THAT(std::string(buf.pinned), ::testing::HasSubstr("which has no stream"))
+            << buf.name;
       }
     }
   }

@@ -217,18 +217,18 @@ class LifetimeBuilder {
  private:
   int TensorIndex(NodeId node, int32_t out) const { return first_tensor_[node.index()] + out; }
   const std::vector<NodeId>& LoopSpan(NodeId loop);
-  // Where one buffer's members / uses / loops sit in lt_'s storage while
-  // the storage still grows; SortBuffers turns them into the spans.
+  // Where one buffer's members / uses / loops start in lt_'s storage while
+  // the storage still grows. Buffers append to each store in the order they
+  // are made, so a range ends where the next buffer's begins; GroupBuffers
+  // turns them into the spans.
   struct Ranges {
-    size_t member_begin = 0, member_count = 0;
-    size_t use_begin = 0, use_count = 0;
-    size_t loop_begin = 0, loop_count = 0;
+    size_t member_begin = 0, use_begin = 0, loop_begin = 0;
   };
 
   absl::Status AddBuffer(int root, std::span<const int> members);
   int8_t RegionRank(std::span<const int> members) const;
-  bool ScopeLoops(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch) const;
-  void SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
+  bool ScopeLoops(LogicalBuffer& b, const Ranges& r, const std::vector<int32_t>& touch) const;
+  void SetLifetime(LogicalBuffer& b, const Ranges& r, const std::vector<int32_t>& touch,
                    bool iteration_local);
 
   const Model& model_;
@@ -268,7 +268,7 @@ class LifetimeBuilder {
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
   BigVector<LogicalBuffer> buffers_;
-  BigVector<Ranges> ranges_;  // parallel to buffers_
+  BigVector<Ranges> ranges_;  // parallel to buffers_ while GroupBuffers makes them
 };
 
 // 1. Plan order and positions.
@@ -471,7 +471,21 @@ absl::Status LifetimeBuilder::GroupBuffers() {
       first_error_rank = rank_of[i];
     }
   }
-  return first_error;
+  if (!first_error.ok()) return first_error;
+  // The storage is final: point the spans into it (before SortBuffers
+  // permutes the buffers, which then carry them along).
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const Ranges& r = ranges_[i];
+    const bool last = i + 1 == buffers_.size();
+    const size_t member_end = last ? lt_.member_store.size() : ranges_[i + 1].member_begin;
+    const size_t use_end = last ? lt_.use_store.size() : ranges_[i + 1].use_begin;
+    const size_t loop_end = last ? lt_.loop_store.size() : ranges_[i + 1].loop_begin;
+    buffers_[i].members = {lt_.member_store.data() + r.member_begin, member_end - r.member_begin};
+    buffers_[i].uses = {lt_.use_store.data() + r.use_begin, use_end - r.use_begin};
+    buffers_[i].loops = {lt_.loop_store.data() + r.loop_begin, loop_end - r.loop_begin};
+  }
+  FreeStorage(ranges_);
+  return absl::OkStatus();
 }
 
 // The region of an alias group as AddBuffer sets it, as SortBuffers ranks
@@ -496,13 +510,13 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   const Model& model = model_;
   // Built in place: moving it in would touch a fresh slot twice.
   LogicalBuffer& b = buffers_.emplace_back();
-  Ranges& r = ranges_.emplace_back();
+  const Ranges& r = ranges_.emplace_back(
+      Ranges{lt_.member_store.size(), lt_.use_store.size(), lt_.loop_store.size()});
   bool dynamic = false, constant = false, input = false, workspace = false;
   int64_t bytes = 0;
   std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
   touch.clear();
   BigVector<TensorRef>& store = lt_.member_store;
-  r.member_begin = store.size();
   for (int t : members) {
     TensorRef ref = tensors_[t];
     store.push_back(ref);
@@ -545,7 +559,6 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
     ranges_.pop_back();
     return absl::OkStatus();
   }
-  r.member_count = store.size() - r.member_begin;
   b.name = TensorName(model, owner_ref);
   b.region = constant    ? MemoryRegion::kConstant
              : input     ? MemoryRegion::kInput
@@ -566,7 +579,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
 // LogicalBuffer::iteration_loop): every touch in one body graph whose parent
 // is the outermost loop, none of them a Data / NetOutput / parent node, all
 // on one stream without attached streams.
-bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
+bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const Ranges& r,
                                  const std::vector<int32_t>& touch) const {
   if (!has_loops_) return false;  // no loops around anything
   const Model& model = model_;
@@ -585,7 +598,6 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
     only_stream = node.stream_id;
   }
   BigVector<int32_t>& loops = lt_.loop_store;
-  r.loop_begin = loops.size();
   for (int32_t x : touch) {
     const Node& node = model.node(NodeId(x));
     if (NodeId loop = loop_of_graph_[node.graph.index()]; loop.valid()) loops.push_back(loop.value);
@@ -594,17 +606,15 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, Ranges& r,
   const auto first = loops.begin() + static_cast<std::ptrdiff_t>(r.loop_begin);
   std::sort(first, loops.end());
   loops.erase(std::unique(first, loops.end()), loops.end());
-  r.loop_count = loops.size() - r.loop_begin;
   if (iteration_local) b.iteration_loop = model.graph(body).parent_node.value;
   return iteration_local;
 }
 
 // Uses and lifetime.
-void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector<int32_t>& touch,
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const Ranges& r, const std::vector<int32_t>& touch,
                                   bool iteration_local) {
   const Model& model = model_;
   BigVector<NodeId>& uses = lt_.use_store;
-  r.use_begin = uses.size();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
   for (int32_t x : touch) {
     NodeId id(x);
@@ -626,7 +636,8 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector
       b.live_to_end = true;  // graph outputs outlive the plan
     if (f.flags & kStreamed) {
       if (f.flags & kAttached) {
-        b.pinned = StrCat("used by '", model.node(id).name, "' which has attached streams");
+        b.pinned = lt_.pinned_store.emplace_back(
+            StrCat("used by '", model.node(id).name, "' which has attached streams"));
       } else {
         uses.push_back(id);
       }
@@ -636,7 +647,8 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector
     if (f.flags & kNetOutput) continue;
     if (f.flags & kForwardsOnly) continue;
     if (IsPoolRegion(b.region)) {
-      b.pinned = StrCat("used by '", model.node(id).name, "' which has no stream");
+      b.pinned = lt_.pinned_store.emplace_back(
+          StrCat("used by '", model.node(id).name, "' which has no stream"));
     }
   }
   b.lower = lo == std::numeric_limits<int64_t>::max() ? 0 : lo;
@@ -651,7 +663,6 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, Ranges& r, const std::vector
            std::make_pair(facts_[y.index()].position, y.value);
   });
   uses.erase(std::unique(first, uses.end()), uses.end());
-  r.use_count = uses.size() - r.use_begin;
 }
 
 // 6. Deterministic order and the tensor index.
@@ -696,18 +707,9 @@ void LifetimeBuilder::SortBuffers() {
     while (dest[i] != static_cast<int>(i)) {
       const size_t j = static_cast<size_t>(dest[i]);
       std::swap(buffers_[i], buffers_[j]);
-      std::swap(ranges_[i], ranges_[j]);
       std::swap(dest[i], dest[j]);
     }
   }
-  // The storage is final: point the spans into it.
-  for (size_t i = 0; i < buffers_.size(); ++i) {
-    const Ranges& r = ranges_[i];
-    buffers_[i].members = {lt_.member_store.data() + r.member_begin, r.member_count};
-    buffers_[i].uses = {lt_.use_store.data() + r.use_begin, r.use_count};
-    buffers_[i].loops = {lt_.loop_store.data() + r.loop_begin, r.loop_count};
-  }
-  ranges_ = {};
   lt_.buffers = std::move(buffers_);
   lt_.buffer_of.Build(n_, lt_.buffers);
   std::sort(lt_.dynamic.begin(), lt_.dynamic.end());

@@ -47,8 +47,10 @@
 #define NPUPLAN_VERIFY_TENSOR_LIFETIMES_H_
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -82,7 +84,9 @@ struct LogicalBuffer {
   int64_t lower = 0;                   // first touch in plan order
   int64_t upper = 0;                   // last touch + 1 (num_steps when live_to_end / pinned)
   std::span<const NodeId> uses;        // streamed nodes that touch it, by position, unique
-  std::string pinned;                  // non-empty: why it is live for the whole plan
+  // Non-empty: why it is live for the whole plan (in TensorLifetimes::pinned_store;
+  // a view: most buffers have none, and a string would add 16 bytes to each).
+  std::string_view pinned;
   // Loops (NodeId values of outermost loop nodes) whose nodes touch it, ascending.
   std::span<const int32_t> loops;
   // Iteration-local: made and used only inside one iteration of a loop body
@@ -150,6 +154,7 @@ struct TensorLifetimes {
   BigVector<TensorRef> member_store;
   BigVector<NodeId> use_store;
   BigVector<int32_t> loop_store;
+  std::deque<std::string> pinned_store;  // what LogicalBuffer::pinned views (stable addresses)
 };
 
 // Builds the buffers. InvalidArgument naming the node and rule for a bad
