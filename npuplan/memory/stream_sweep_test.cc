@@ -3,8 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
 #include <random>
 #include <set>
+#include <tuple>
+#include <vector>
+
+#include "npuplan/memory/align.h"
+#include "npuplan/support/sort_util.h"
 
 #include "npuplan/memory/pool_test_util.h"
 #include "npuplan/verify/stream_aware_reuse.h"
@@ -18,6 +28,192 @@ using Case = testing::PoolCase;
 Case MakeCase(uint32_t seed, int nodes, int streams) {
   return testing::RandomPoolCase(seed, nodes, streams, seed * 7 + 1, 4096);
 }
+
+// Reference: the sweep as it was on std::map / std::set (the b-tree version
+// must place every buffer at the same offset).
+// Free blocks of one stream: by offset (for coalescing and range queries) and
+// by (length, offset) for best fit.
+struct RefPool {
+  std::map<int64_t, int64_t> at;               // offset -> end
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+
+  void Insert(int64_t from, int64_t to) {
+    at[from] = to;
+    by_len.insert({to - from, from});
+  }
+  void Erase(std::map<int64_t, int64_t>::iterator it) {
+    by_len.erase({it->second - it->first, it->first});
+    at.erase(it);
+  }
+  // Adds [from, to), merging with adjacent blocks.
+  void Add(int64_t from, int64_t to) {
+    if (from >= to) return;
+    auto next = at.lower_bound(from);
+    // Merge any blocks overlapping or touching [from, to) (overlap cannot
+    // happen for released bytes; touching is the common case).
+    if (next != at.begin()) {
+      auto prev = std::prev(next);
+      if (prev->second >= from) {
+        from = prev->first;
+        to = std::max(to, prev->second);
+        Erase(prev);
+      }
+    }
+    for (auto it = at.lower_bound(from); it != at.end() && it->first <= to;) {
+      to = std::max(to, it->second);
+      auto dead = it++;
+      Erase(dead);
+    }
+    Insert(from, to);
+  }
+  // True when some byte of [from, to) is free here.
+  bool Overlaps(int64_t from, int64_t to) const {
+    auto it = at.upper_bound(from);
+    if (it != at.begin() && std::prev(it)->second > from) return true;
+    return it != at.end() && it->first < to;
+  }
+  // Removes [from, to) from the pool (splitting blocks it cuts).
+  void Remove(int64_t from, int64_t to) {
+    auto it = at.upper_bound(from);
+    if (it != at.begin() && std::prev(it)->second > from) --it;
+    while (it != at.end() && it->first < to) {
+      const int64_t s = it->first, e = it->second;
+      auto dead = it++;
+      Erase(dead);
+      if (s < from) Insert(s, from);
+      if (to < e) Insert(to, e);
+    }
+  }
+};
+
+SweepResult ReferenceSweep(const std::vector<SweepBuffer>& buffers, int num_streams) {
+  const int n = static_cast<int>(buffers.size());
+  const size_t k = static_cast<size_t>(std::max(num_streams, 0));
+  SweepResult result;
+  result.offsets.assign(n, 0);
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    if (buffers[i].size > 0) order.push_back(i);
+  }
+  // By (lower, size descending, index): a counting sort by lower (a plan
+  // position; `order` is by index), then the few buffers of each lower by size.
+  StableSortByKey(order, [&](int x) { return buffers[x].lower; });
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && buffers[order[j]].lower == buffers[order[i]].lower) ++j;
+    if (j - i > 1) {
+      std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
+                order.begin() + static_cast<std::ptrdiff_t>(j), [&](int a, int b) {
+                  return buffers[a].size != buffers[b].size ? buffers[a].size > buffers[b].size
+                                                            : a < b;
+                });
+    }
+    i = j;
+  }
+  std::vector<RefPool> pools(k);
+  std::map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
+  int64_t top = 0;
+  using Release = std::tuple<int64_t, int, int>;  // (time, buffer, stream)
+  std::priority_queue<Release, std::vector<Release>, std::greater<>> pending;
+  auto split_at = [&](int64_t at) {
+    auto it = std::prev(owner.upper_bound(at));
+    if (it->first != at) owner[at] = it->second;
+  };
+  auto release = [&](int a, size_t t) {
+    const int64_t from = result.offsets[a], to = from + buffers[a].size;
+    auto it = std::prev(owner.upper_bound(from));
+    for (; it != owner.end() && it->first < to; ++it) {
+      if (it->second != a) continue;
+      const int64_t s = std::max(it->first, from);
+      auto next = std::next(it);
+      const int64_t e = std::min(next == owner.end() ? to : next->first, to);
+      pools[t].Add(s, e);
+    }
+  };
+  // On b's other streams, every owner of [from, to) is released by the time
+  // b first runs there.
+  auto ReleasedInTime = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+    for (auto it = std::prev(owner.upper_bound(from)); it != owner.end() && it->first < to; ++it) {
+      if (it->second < 0) continue;
+      const SweepBuffer& a = buffers[it->second];
+      for (size_t s = 1; s < b.streams.size(); ++s) {
+        const int64_t r = a.release[static_cast<size_t>(b.streams[s])];
+        if (r == SweepBuffer::kNever || std::max(r, a.upper) > b.first_use[s]) return false;
+      }
+    }
+    return true;
+  };
+  // Bytes free to a stream b does not use would be lost to that stream's
+  // next buffers, which may then have to go to the top.
+  auto FreeToOtherStreams = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+    for (size_t t = 0; t < k; ++t) {
+      if (std::find(b.streams.begin(), b.streams.end(), static_cast<int>(t)) != b.streams.end())
+        continue;
+      if (pools[t].Overlaps(from, to)) return true;
+    }
+    return false;
+  };
+  constexpr int kBlocksTried = 8;
+  for (int b : order) {
+    const SweepBuffer& buf = buffers[b];
+    while (!pending.empty() && std::get<0>(pending.top()) <= buf.lower) {
+      const auto [time, a, t] = pending.top();
+      pending.pop();
+      release(a, static_cast<size_t>(t));
+    }
+    int64_t at = -1;
+    if (!buf.streams.empty()) {
+      const RefPool& primary = pools[static_cast<size_t>(buf.streams.front())];
+      // Best fit, preferring a block no other stream could use now if it is
+      // at most twice the best fit's length (a longer one is a big block
+      // this stream's later buffers need whole); else the best fitting one.
+      int tried = 0;
+      int64_t best_fit = -1, best_fit_length = 0;
+      for (auto it = primary.by_len.lower_bound({buf.size, std::numeric_limits<int64_t>::min()});
+           it != primary.by_len.end() && tried < kBlocksTried; ++it, ++tried) {
+        if (best_fit >= 0 && it->first - best_fit_length > best_fit_length) break;
+        const int64_t start = AlignUp(it->second, buf.alignment);
+        if (start + buf.size > it->second + it->first) continue;
+        const bool everywhere = buf.streams.size() == 1 || ReleasedInTime(start, start + buf.size, buf);
+        if (!everywhere) continue;
+        if (!FreeToOtherStreams(start, start + buf.size, buf)) {
+          at = start;
+          break;
+        }
+        if (best_fit < 0) {
+          best_fit = start;
+          best_fit_length = it->first;
+        }
+      }
+      if (at < 0) at = best_fit;
+      // The top: a single-stream buffer extends its pool's block ending there.
+      if (at < 0 && buf.streams.size() == 1 && !primary.at.empty() && std::prev(primary.at.end())->second == top) {
+        const int64_t start = AlignUp(std::prev(primary.at.end())->first, buf.alignment);
+        if (start <= top) at = start;
+      }
+    }
+    if (at < 0) at = AlignUp(top, buf.alignment);
+    const int64_t end = at + buf.size;
+    if (at > top) {
+      for (RefPool& p : pools) p.Add(top, at);  // alignment gap above the old top: free for all
+    }
+    for (RefPool& p : pools) p.Remove(at, end);
+    top = std::max(top, end);
+    split_at(at);
+    split_at(end);
+    auto first = owner.find(at);
+    owner.erase(std::next(first), owner.find(end));
+    first->second = b;
+    result.offsets[b] = at;
+    result.peak = std::max(result.peak, end);
+    for (size_t t = 0; t < k && t < buf.release.size(); ++t) {
+      if (buf.release[t] == SweepBuffer::kNever) continue;
+      pending.emplace(std::max(buf.upper, buf.release[t]), b, static_cast<int>(t));
+    }
+  }
+  return result;
+}
+
 
 bool AddressesOverlap(int64_t oa, int64_t sa, int64_t ob, int64_t sb) {
   return sa > 0 && sb > 0 && oa < ob + sb && ob < oa + sa;
@@ -94,6 +290,40 @@ INSTANTIATE_TEST_SUITE_P(RandomDags, StreamSweepPropertyTest, ::testing::Range(0
 
 // Hand-made: b on stream 0 may take a's bytes only once stream 0 has waited
 // for a's last use; c on a's own stream may take them right away.
+// The sweep on b-trees against the std::map / std::set reference, on random
+// buffers (streams, first uses, releases).
+TEST(StreamSweepTest, PlacesLikeTheReferenceOnRandomBuffers) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int k = 1 + static_cast<int>(rng() % 5);
+    const int n = static_cast<int>(rng() % 160);
+    const int64_t horizon = 1 + static_cast<int64_t>(rng() % 80);
+    std::vector<SweepBuffer> buffers(static_cast<size_t>(n));
+    for (SweepBuffer& b : buffers) {
+      b.lower = static_cast<int64_t>(rng() % static_cast<uint64_t>(horizon));
+      b.upper = b.lower + 1 + static_cast<int64_t>(rng() % 12);
+      b.size = rng() % 10 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 96);
+      b.alignment = int64_t{1} << (rng() % 4);
+      std::vector<int> streams(static_cast<size_t>(k));
+      std::iota(streams.begin(), streams.end(), 0);
+      std::shuffle(streams.begin(), streams.end(), rng);
+      streams.resize(rng() % 7 == 0 ? 0 : 1 + rng() % static_cast<uint32_t>(k));
+      for (int s : streams) {
+        b.streams.push_back(s);
+        b.first_use.push_back(b.lower + static_cast<int64_t>(rng() % static_cast<uint64_t>(b.upper - b.lower)));
+      }
+      b.release.assign(static_cast<size_t>(k), SweepBuffer::kNever);
+      for (int64_t& r : b.release) {
+        if (rng() % 4 != 0) r = b.upper + static_cast<int64_t>(rng() % 6) - 2;
+      }
+    }
+    const SweepResult got = SweepStreamAware(buffers, k);
+    const SweepResult want = ReferenceSweep(buffers, k);
+    ASSERT_EQ(got.offsets, want.offsets) << "trial " << trial;
+    EXPECT_EQ(got.peak, want.peak) << "trial " << trial;
+  }
+}
+
 TEST(StreamSweepTest, ReleasesBytesPerStream) {
   std::vector<SweepBuffer> bufs(3);
   bufs[0] = {0, 2, 1024, 512, {1}, {0}, {10, 2}};   // a on s1; s0 waits for it from 10
