@@ -131,19 +131,29 @@ Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vect
     c.upper.push_back(b.upper);
   }
   const int m = c.count();
-  c.adj.resize(m);
+  c.adj.begin.assign(static_cast<size_t>(m) + 1, 0);
   if (!with_sections) {
-    // Scalable: the extra pairs are the whole adjacency (no n-sized copy).
+    // Scalable: the extra pairs are the whole adjacency (no n-sized copy),
+    // each row in pair order: counted, then filled.
     for (const auto& [a, b] : problem.extra_conflicts) {
       if (to_compact[a] < 0 || to_compact[b] < 0) continue;
-      c.adj[to_compact[a]].push_back(to_compact[b]);
-      c.adj[to_compact[b]].push_back(to_compact[a]);
+      ++c.adj.begin[static_cast<size_t>(to_compact[a]) + 1];
+      ++c.adj.begin[static_cast<size_t>(to_compact[b]) + 1];
+    }
+    for (int i = 0; i < m; ++i) c.adj.begin[i + 1] += c.adj.begin[i];
+    c.adj.list.resize(static_cast<size_t>(c.adj.begin[m]));
+    BigVector<int64_t> next(c.adj.begin.begin(), c.adj.begin.end() - 1);
+    for (const auto& [a, b] : problem.extra_conflicts) {
+      if (to_compact[a] < 0 || to_compact[b] < 0) continue;
+      c.adj.list[static_cast<size_t>(next[to_compact[a]]++)] = to_compact[b];
+      c.adj.list[static_cast<size_t>(next[to_compact[b]]++)] = to_compact[a];
     }
   }
   for (int i = 0; i < m && with_sections; ++i) {
     for (int j : adj[c.orig[i]]) {
-      if (to_compact[j] >= 0) c.adj[i].push_back(to_compact[j]);
+      if (to_compact[j] >= 0) c.adj.list.push_back(to_compact[j]);
     }
+    c.adj.begin[i + 1] = static_cast<int64_t>(c.adj.list.size());
   }
   // Canonical offsets are sums of sizes, rounded up to alignments where
   // those exceed 1: multiples of the gcd of sizes and alignments > 1.

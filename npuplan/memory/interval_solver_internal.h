@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "npuplan/memory/align.h"
@@ -17,6 +18,18 @@ namespace npuplan::memory::interval_internal {
 
 using Clock = std::chrono::steady_clock;
 
+// Neighbour lists in one flat array (row i: list[begin[i] .. begin[i + 1])):
+// on the scalable path a million rows, most of them empty, would each be a
+// vector (24 bytes, and a heap block when not empty).
+struct Adjacency {
+  BigVector<int64_t> begin = BigVector<int64_t>(1, 0);
+  BigVector<int> list;
+  std::span<const int> operator[](int i) const {
+    return {list.data() + begin[static_cast<size_t>(i)],
+            static_cast<size_t>(begin[static_cast<size_t>(i) + 1] - begin[static_cast<size_t>(i)])};
+  }
+};
+
 // The problem restricted to buffers of positive size, in compact indices,
 // with its sweep-line sections.
 struct Compact {
@@ -24,7 +37,7 @@ struct Compact {
   // scalable path, on pages reused across passes.
   BigVector<int> orig;  // compact index -> problem index
   BigVector<int64_t> size, align, lower, upper;
-  BigVector<std::vector<int>> adj;     // conflict graph
+  Adjacency adj;                       // conflict graph
   int num_sections = 0;                // section k = [times[k], times[k+1])
   std::vector<int> sec_lo, sec_hi;     // buffer spans sections [sec_lo, sec_hi)
   std::vector<std::vector<int>> live;  // buffers live in each section
