@@ -5,14 +5,14 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
-#include "absl/container/btree_set.h"
 #include "npuplan/memory/interval_solver_internal.h"
 #include "npuplan/support/sort_util.h"
 
@@ -66,10 +66,8 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     i = j;
   }
-  // B-trees: an insert or erase invalidates their iterators (none is used
-  // across one).
-  absl::btree_map<int64_t, int64_t> free_at;            // offset -> end, below `top`
-  absl::btree_set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  std::map<int64_t, int64_t> free_at;            // offset -> end, below `top`
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
   int64_t top = 0, peak = 0;
   auto add_free = [&](int64_t from, int64_t to) {
     if (from >= to) return;

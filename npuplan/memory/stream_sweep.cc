@@ -4,13 +4,11 @@
 #include "npuplan/memory/stream_sweep.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <tuple>
-#include <utility>
-
-#include "absl/container/btree_map.h"
-#include "absl/container/btree_set.h"
 
 #include "npuplan/memory/align.h"
 #include "npuplan/support/sort_util.h"
@@ -19,21 +17,18 @@ namespace npuplan::memory {
 namespace {
 
 // Free blocks of one stream: by offset (for coalescing and range queries) and
-// by (length, offset) for best fit. B-trees (a million buffers each take,
-// split and return blocks): an insert or erase invalidates their iterators.
+// by (length, offset) for best fit.
 struct Pool {
-  using At = absl::btree_map<int64_t, int64_t>;
-  At at;                                              // offset -> end
-  absl::btree_set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  std::map<int64_t, int64_t> at;               // offset -> end
+  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
 
   void Insert(int64_t from, int64_t to) {
     at[from] = to;
     by_len.insert({to - from, from});
   }
-  // Returns the block after `it`.
-  At::iterator Erase(At::iterator it) {
+  void Erase(std::map<int64_t, int64_t>::iterator it) {
     by_len.erase({it->second - it->first, it->first});
-    return at.erase(it);
+    at.erase(it);
   }
   // Adds [from, to), merging with adjacent blocks.
   void Add(int64_t from, int64_t to) {
@@ -51,7 +46,8 @@ struct Pool {
     }
     for (auto it = at.lower_bound(from); it != at.end() && it->first <= to;) {
       to = std::max(to, it->second);
-      it = Erase(it);
+      auto dead = it++;
+      Erase(dead);
     }
     Insert(from, to);
   }
@@ -67,12 +63,10 @@ struct Pool {
     if (it != at.begin() && std::prev(it)->second > from) --it;
     while (it != at.end() && it->first < to) {
       const int64_t s = it->first, e = it->second;
-      it = Erase(it);
-      if (s < from || to < e) {
-        if (s < from) Insert(s, from);
-        if (to < e) Insert(to, e);
-        it = at.lower_bound(e);  // the next block (blocks are disjoint)
-      }
+      auto dead = it++;
+      Erase(dead);
+      if (s < from) Insert(s, from);
+      if (to < e) Insert(to, e);
     }
   }
 };
@@ -104,16 +98,13 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     i = j;
   }
   std::vector<Pool> pools(k);
-  absl::btree_map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
+  std::map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
   int64_t top = 0;
   using Release = std::tuple<int64_t, int, int>;  // (time, buffer, stream)
   std::priority_queue<Release, std::vector<Release>, std::greater<>> pending;
   auto split_at = [&](int64_t at) {
     auto it = std::prev(owner.upper_bound(at));
-    if (it->first != at) {
-      const int owned_by = it->second;
-      owner[at] = owned_by;
-    }
+    if (it->first != at) owner[at] = it->second;
   };
   auto release = [&](int a, size_t t) {
     const int64_t from = result.offsets[a], to = from + buffers[a].size;
@@ -197,8 +188,9 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     top = std::max(top, end);
     split_at(at);
     split_at(end);
-    owner.erase(owner.upper_bound(at), owner.find(end));
-    owner.find(at)->second = b;
+    auto first = owner.find(at);
+    owner.erase(std::next(first), owner.find(end));
+    first->second = b;
     result.offsets[b] = at;
     result.peak = std::max(result.peak, end);
     for (size_t t = 0; t < k && t < buf.release.size(); ++t) {
