@@ -343,7 +343,6 @@ TEST(TensorLifetimesTest, BuffersAreInRegionLowerNameOrderOnRandomGraphs) {
   }
 }
 
-
 // The member, use and loop spans of all buffers tile their stores (each
 // buffer its own range), and a buffer's uses are, by brute force, the
 // streamed nodes producing or consuming its members, by position.

@@ -611,8 +611,8 @@ bool LifetimeBuilder::ScopeLoops(LogicalBuffer& b, const Ranges& r,
 }
 
 // Uses and lifetime.
-void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const Ranges& r, const std::vector<int32_t>& touch,
-                                  bool iteration_local) {
+void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const Ranges& r,
+                                  const std::vector<int32_t>& touch, bool iteration_local) {
   const Model& model = model_;
   BigVector<NodeId>& uses = lt_.use_store;
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
