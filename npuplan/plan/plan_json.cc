@@ -236,8 +236,7 @@ std::vector<uint32_t> NodesByName(const Model& m) {
   for (size_t i = 0; i < entries.size(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
     const std::string& n = m.nodes()[i].name;
-    entries[i] = {{NamePrefix(n), n.size() > 8 ? NamePrefixAt(n, 8) : 0},
-                  static_cast<uint32_t>(i)};
+    entries[i] = {{NamePrefix(n), n.size() > 8 ? NamePrefixAt(n, 8) : 0}, static_cast<uint32_t>(i)};
   }
   struct Run {
     size_t begin, end, offset;  // entries [begin, end) sorted by bytes [0, offset)

@@ -478,7 +478,8 @@ TEST(PlanJsonTest, NodesByNameSortsAsStdStringCompares) {
   for (int round = 0; round < 40; ++round) {
     Model m;
     std::set<std::string> used;
-    const std::string stems[] = {"", "transformer_l3846_Send_", "abcdefghijklmnopqrstuvwxyz0123456789_",
+    const std::string stems[] = {"", "transformer_l3846_Send_",
+                                 "abcdefghijklmnopqrstuvwxyz0123456789_",
                                  std::string("ab\0cd\0\0efghijklmnop", 20)};
     const int n = 1 + static_cast<int>(rng() % 300);
     while (static_cast<int>(used.size()) < n) {

@@ -234,11 +234,12 @@ TEST(SyncVerifierTest, HappensBeforeAgreesWithReachabilityWhenAnEventIsRemoved) 
   int rejected = 0, accepted = 0;
   for (uint32_t seed = 0; seed < 120; ++seed) {
     // Some plans with more streams than one clock chunk holds (ClockPool::kChunk).
-    const int streams = seed % 3 == 0 ? 33 + static_cast<int>(seed % 20) : 2 + static_cast<int>(seed % 5);
+    const int streams =
+        seed % 3 == 0 ? 33 + static_cast<int>(seed % 20) : 2 + static_cast<int>(seed % 5);
     Plan plan = events::testing::RandomPlan(seed, 40 + static_cast<int>(seed % 160), streams);
-    ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion,
-                                       SyncEventOptimization>()),
-                IsOk());
+    ASSERT_THAT(
+        RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization>()),
+        IsOk());
     if (!plan.events.events.empty() && seed % 4 != 0) {
       plan.events.events.erase(plan.events.events.begin() +
                                static_cast<std::ptrdiff_t>(rng() % plan.events.events.size()));
@@ -264,8 +265,7 @@ TEST(SyncVerifierTest, HappensBeforeAgreesWithReachabilityWhenAnEventIsRemoved) 
       }
     }
     bool want = true;
-    for (const Dep& d :
-         CollectDeps(plan, view, nullptr, run.Types(), run.DynamicGraphs())) {
+    for (const Dep& d : CollectDeps(plan, view, nullptr, run.Types(), run.DynamicGraphs())) {
       std::vector<char> seen(n, 0);
       std::vector<int32_t> todo{d.from};
       seen[d.from] = 1;
