@@ -208,38 +208,83 @@ struct EventsByNode {
   }
 };
 
-// Node indices in name order. Each name's first 16 bytes, as two
-// big-endian integers (NamePrefix), are a sort key that orders as the bytes
-// do (std::string compares bytes as unsigned char); only names equal in
-// those bytes are compared whole, so the sort rarely reads the names
-// themselves (generated names share long prefixes: "l1234_attn_…").
+}  // namespace
+
+namespace plan_json_internal {
+
+// Node indices in name order (ties, only between equal names, by index).
+// Sorted 16 bytes at a time, most significant first: entries sort by their
+// names' bytes [0, 16) as two big-endian integers (NamePrefixAt, zero-padded:
+// integer order is std::string's unsigned byte order wherever they differ),
+// then each run equal there by bytes [16, 32), and so on; a run whose names
+// all end within the bytes compared so far differs only in trailing zero
+// bytes and length, and is sorted by whole names. So the sort rarely reads a
+// name twice: generated names share long prefixes ("transformer_l3846_Send_…"
+// for every Send node), which compared whole cost a cache miss per compare.
 std::vector<uint32_t> NodesByName(const Model& m) {
   struct Entry {
     uint64_t prefix[2];
     uint32_t index;
   };
+  auto by_key = [](const Entry& a, const Entry& b) {
+    if (a.prefix[0] != b.prefix[0]) return a.prefix[0] < b.prefix[0];
+    if (a.prefix[1] != b.prefix[1]) return a.prefix[1] < b.prefix[1];
+    return a.index < b.index;
+  };
+  auto name = [&m](const Entry& e) -> const std::string& { return m.nodes()[e.index].name; };
   std::vector<Entry> entries(m.num_nodes());
   for (size_t i = 0; i < entries.size(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
-    const std::string& name = m.nodes()[i].name;
-    entries[i] = {{NamePrefix(name), name.size() > 8 ? NamePrefixAt(name, 8) : 0},
-                  static_cast<uint32_t>(i)};
+    const std::string& n = m.nodes()[i].name;
+    entries[i] = {{NamePrefix(n), n.size() > 8 ? NamePrefixAt(n, 8) : 0}, static_cast<uint32_t>(i)};
   }
-  std::sort(entries.begin(), entries.end(), [&m](const Entry& a, const Entry& b) {
-    if (a.prefix[0] != b.prefix[0]) return a.prefix[0] < b.prefix[0];
-    if (a.prefix[1] != b.prefix[1]) return a.prefix[1] < b.prefix[1];
-    return m.nodes()[a.index].name < m.nodes()[b.index].name;
-  });
+  struct Run {
+    size_t begin, end, offset;  // entries [begin, end) sorted by bytes [0, offset)
+  };
+  std::vector<Run> todo{{0, entries.size(), 0}};
+  while (!todo.empty()) {
+    const Run r = todo.back();
+    todo.pop_back();
+    const auto first = entries.begin() + static_cast<std::ptrdiff_t>(r.begin);
+    const auto last = entries.begin() + static_cast<std::ptrdiff_t>(r.end);
+    if (r.offset > 0) {
+      if (std::all_of(first, last, [&](const Entry& e) { return name(e).size() <= r.offset; })) {
+        std::sort(first, last, [&](const Entry& a, const Entry& b) {
+          const int c = name(a).compare(name(b));
+          return c != 0 ? c < 0 : a.index < b.index;
+        });
+        continue;
+      }
+      for (auto it = first; it != last; ++it) {
+        const std::string& n = name(*it);
+        it->prefix[0] = n.size() > r.offset ? NamePrefixAt(n, r.offset) : 0;
+        it->prefix[1] = n.size() > r.offset + 8 ? NamePrefixAt(n, r.offset + 8) : 0;
+      }
+    }
+    std::sort(first, last, by_key);
+    for (size_t b = r.begin; b < r.end;) {
+      size_t e = b + 1;
+      while (e < r.end && entries[e].prefix[0] == entries[b].prefix[0] &&
+             entries[e].prefix[1] == entries[b].prefix[1])
+        ++e;
+      if (e - b > 1) todo.push_back({b, e, r.offset + 16});
+      b = e;
+    }
+  }
   std::vector<uint32_t> order(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) order[i] = entries[i].index;
   return order;
 }
 
+}  // namespace plan_json_internal
+
+namespace {
+
 // Node entries keyed (so sorted) by name.
 void WriteNodes(const Plan& plan, JsonWriter& w) {
   const Model& m = plan.model;
   const EventsByNode sends(plan, &SyncEvent::send), recvs(plan, &SyncEvent::recv);
-  const std::vector<uint32_t> by_name = NodesByName(m);
+  const std::vector<uint32_t> by_name = plan_json_internal::NodesByName(m);
   EntryText entry;
   w.Key("nodes");
   w.BeginObject();

@@ -3,8 +3,10 @@
 #ifndef NPUPLAN_PLAN_PLAN_JSON_H_
 #define NPUPLAN_PLAN_PLAN_JSON_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "npuplan/ir/graph_json.h"
@@ -39,6 +41,12 @@ absl::StatusOr<Plan> ReadPlanFile(const std::string& path, const GraphReadLimits
 // True when the top-level "format" member is npuplan.plan/1 (read without
 // parsing the document; a "format" string anywhere else never counts).
 bool LooksLikePlan(std::string_view text);
+
+namespace plan_json_internal {
+// The model's node indices in the writer's "nodes" order: by name
+// (std::string order), equal names by index. Exposed for its test.
+std::vector<uint32_t> NodesByName(const Model& m);
+}  // namespace plan_json_internal
 
 }  // namespace npuplan
 

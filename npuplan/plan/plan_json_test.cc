@@ -470,5 +470,35 @@ TEST(PlanJsonTest, RefusesADuplicateKeyInsideASectionNamingItsPath) {
   }
 }
 
+// The writer's name order against std::string order: random names over a
+// few bytes (zero bytes included), many sharing long prefixes, some a prefix
+// of another.
+TEST(PlanJsonTest, NodesByNameSortsAsStdStringCompares) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 40; ++round) {
+    Model m;
+    std::set<std::string> used;
+    const std::string stems[] = {"", "transformer_l3846_Send_",
+                                 "abcdefghijklmnopqrstuvwxyz0123456789_",
+                                 std::string("ab\0cd\0\0efghijklmnop", 20)};
+    const int n = 1 + static_cast<int>(rng() % 300);
+    while (static_cast<int>(used.size()) < n) {
+      std::string name = stems[rng() % 4];
+      const size_t len = rng() % 40;
+      for (size_t i = 0; i < len; ++i) name += "\0a_\x80\xffz"[rng() % 6];
+      if (name.empty() || !used.insert(name).second) continue;
+      Node node;
+      node.name = name;
+      node.type = "Add";
+      m.AddNode(GraphId(0), std::move(node));
+    }
+    std::vector<uint32_t> want(m.num_nodes());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<uint32_t>(i);
+    std::sort(want.begin(), want.end(),
+              [&](uint32_t a, uint32_t b) { return m.nodes()[a].name < m.nodes()[b].name; });
+    EXPECT_EQ(plan_json_internal::NodesByName(m), want) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace npuplan

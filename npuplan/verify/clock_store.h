@@ -4,7 +4,8 @@
 // once released. Fixed blocks: growing never moves or copies a clock, and
 // only as many clocks as are live at once are ever touched.
 //
-// ClockPool keeps one clock per slot of a sweep, freed after its last reader.
+// ClockPool keeps one clock per slot of a sweep, freed after its last reader,
+// its entries in chunks shared copy-on-write.
 #ifndef NPUPLAN_VERIFY_CLOCK_STORE_H_
 #define NPUPLAN_VERIFY_CLOCK_STORE_H_
 
@@ -43,46 +44,127 @@ class ClockStore {
 };
 
 // Clocks by slot, each freed once its readers (counted in refs() before the
-// sweep) are done with it.
+// sweep) are done with it. A clock is a row of chunks of kChunk entries,
+// shared between clocks copy-on-write: a slot's clock is most often its
+// stream predecessor's with one entry changed, and a clock kept for a later
+// reader (an event's sender) then costs one chunk instead of k entries —
+// hundreds of streams and tens of thousands of pending senders at 1M nodes.
+// A join skips the chunks both clocks share and takes over a chunk the other
+// clock dominates. Entries read as the flat clocks' would (clock_store_test).
 class ClockPool {
  public:
-  ClockPool(size_t slots, size_t k) : store_(k), handle_(slots, -1), refs_(slots, 0) {}
+  static constexpr size_t kChunk = 32;
+  ClockPool(size_t slots, size_t k)
+      : k_(std::max<size_t>(k, 1)),
+        rows_((k_ + kChunk - 1) / kChunk),
+        chunks_(kChunk),
+        handle_(slots, -1),
+        refs_(slots, 0) {
+    unset_ = NewChunk();
+    std::fill(chunks_.get(unset_), chunks_.get(unset_) + kChunk, -1);
+  }
   // Readers of a slot's clock still to come.
   int32_t& refs(int32_t slot) { return refs_[slot]; }
-  // A fresh clock for `slot` (entries not initialised).
-  int32_t* Alloc(int32_t slot) {
-    handle_[slot] = store_.Alloc();
-    return get(slot);
-  }
-  int32_t* get(int32_t slot) { return store_.get(handle_[slot]); }
-  // One reader of `slot` is done: the clock is freed after the last.
-  void Unref(int32_t slot) {
-    if (--refs_[slot] <= 0 && handle_[slot] >= 0) {
-      store_.Release(handle_[slot]);
-      handle_[slot] = -1;
-    }
+  // A fresh clock for `slot`, every entry -1.
+  void Fresh(int32_t slot) {
+    const int32_t h = rows_.Alloc();
+    handle_[slot] = h;
+    int32_t* row = rows_.get(h);
+    std::fill(row, row + rows_.k(), unset_);
+    chunk_refs_[unset_] += static_cast<int32_t>(rows_.k());
   }
   // `slot`'s clock, starting as a copy of `from`'s, read once (Unref(from)).
   // When `slot` is the last reader (a stream's next slot, most of the time)
-  // it takes over `from`'s clock instead of copying its k entries.
-  int32_t* CopyOf(int32_t slot, int32_t from) {
+  // it takes over `from`'s clock.
+  void CopyOf(int32_t slot, int32_t from) {
     if (refs_[from] == 1 && handle_[from] >= 0) {
       refs_[from] = 0;
       handle_[slot] = handle_[from];
       handle_[from] = -1;
-      return get(slot);
+      return;
     }
-    int32_t* c = Alloc(slot);
-    const int32_t* f = get(from);
-    std::copy(f, f + store_.k(), c);
+    const int32_t h = rows_.Alloc();
+    handle_[slot] = h;
+    const int32_t* f = rows_.get(handle_[from]);
+    int32_t* row = rows_.get(h);
+    for (size_t i = 0; i < rows_.k(); ++i) {
+      row[i] = f[i];
+      ++chunk_refs_[f[i]];
+    }
     Unref(from);
-    return c;
+  }
+  // `slot`'s clock becomes its entrywise maximum with `from`'s.
+  void Join(int32_t slot, int32_t from) {
+    int32_t* row = rows_.get(handle_[slot]);
+    const int32_t* other = rows_.get(handle_[from]);
+    for (size_t i = 0; i < rows_.k(); ++i) {
+      if (row[i] == other[i]) continue;
+      const int32_t* a = chunks_.get(row[i]);
+      const int32_t* b = chunks_.get(other[i]);
+      bool a_more = false, b_more = false;
+      for (size_t j = 0; j < kChunk; ++j) {
+        a_more |= a[j] > b[j];
+        b_more |= b[j] > a[j];
+      }
+      if (!b_more) continue;
+      if (!a_more) {  // the other chunk dominates: share it
+        ++chunk_refs_[other[i]];
+        DropChunk(row[i]);
+        row[i] = other[i];
+        continue;
+      }
+      int32_t* w = Writable(row[i]);
+      for (size_t j = 0; j < kChunk; ++j) w[j] = std::max(w[j], b[j]);
+    }
+  }
+  // Entry x of `slot`'s clock.
+  int32_t Get(int32_t slot, size_t x) {
+    return chunks_.get(rows_.get(handle_[slot])[x / kChunk])[x % kChunk];
+  }
+  void Set(int32_t slot, size_t x, int32_t v) {
+    int32_t& h = rows_.get(handle_[slot])[x / kChunk];
+    if (chunks_.get(h)[x % kChunk] == v) return;
+    Writable(h)[x % kChunk] = v;
+  }
+  // One reader of `slot` is done: the clock is freed after the last.
+  void Unref(int32_t slot) {
+    if (--refs_[slot] <= 0 && handle_[slot] >= 0) {
+      const int32_t* row = rows_.get(handle_[slot]);
+      for (size_t i = 0; i < rows_.k(); ++i) DropChunk(row[i]);
+      rows_.Release(handle_[slot]);
+      handle_[slot] = -1;
+    }
   }
   // Whether `slot` holds a clock.
   bool live(int32_t slot) const { return handle_[slot] >= 0; }
+  size_t k() const { return k_; }
 
  private:
-  ClockStore store_;
+  int32_t NewChunk() {
+    const int32_t c = chunks_.Alloc();
+    if (static_cast<size_t>(c) >= chunk_refs_.size()) chunk_refs_.resize(c + 1, 0);
+    chunk_refs_[c] = 1;
+    return c;
+  }
+  void DropChunk(int32_t c) {
+    if (--chunk_refs_[c] == 0) chunks_.Release(c);
+  }
+  // Chunk `h` (a clock's row entry), copied first when other clocks share it.
+  int32_t* Writable(int32_t& h) {
+    if (chunk_refs_[h] == 1) return chunks_.get(h);
+    const int32_t c = NewChunk();
+    const int32_t* from = chunks_.get(h);
+    std::copy(from, from + kChunk, chunks_.get(c));
+    --chunk_refs_[h];  // still shared: never the last reference
+    h = c;
+    return chunks_.get(c);
+  }
+
+  size_t k_;
+  ClockStore rows_;    // per clock: its chunks' handles
+  ClockStore chunks_;  // kChunk entries each
+  std::vector<int32_t> chunk_refs_;
+  int32_t unset_ = -1;  // the all -1 chunk (one reference of its own: never freed)
   std::vector<int32_t> handle_;
   std::vector<int32_t> refs_;
 };

@@ -167,21 +167,22 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   }
   for (const auto& [to, from] : in) ++pool.refs(from);
   for (int32_t s : slots) {
-    int32_t* c = pred[s] >= 0 ? pool.CopyOf(s, pred[s]) : pool.Alloc(s);
-    if (pred[s] < 0) std::fill(c, c + k, -1);
+    if (pred[s] >= 0) {
+      pool.CopyOf(s, pred[s]);
+    } else {
+      pool.Fresh(s);
+    }
     const auto range =
         std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto it = range.first; it != range.second; ++it) {
-      const int32_t* o = pool.get(it->second);
-      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
-    }
-    c[view.stream(s)] = pos[s];
+    for (auto it = range.first; it != range.second; ++it) pool.Join(s, it->second);
+    pool.Set(s, static_cast<size_t>(view.stream(s)), pos[s]);
     auto p = std::lower_bound(proofs.begin(), proofs.end(), s,
                               [](const Proof& a, int32_t v) { return a.to < v; });
     for (; p != proofs.end() && p->to == s; ++p) {
       const int64_t fs = view.stream(p->from);
-      if (context_of_slot[p->from] != context || pos[p->from] < 0 || c[fs] < pos[p->from]) {
+      if (context_of_slot[p->from] != context || pos[p->from] < 0 ||
+          pool.Get(s, static_cast<size_t>(fs)) < pos[p->from]) {
         const SyncEvent &e1 = plan.events.events[p->first], &e2 = plan.events.events[p->second];
         return Fail(StrCat(SyncKindName(e1.kind), " id ", e1.id, " is shared by ", EdgeName(m, e1),
                            " and ", EdgeName(m, e2), ", but the wait of the first (before '",

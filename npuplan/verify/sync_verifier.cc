@@ -408,16 +408,16 @@ absl::Status VerifyHappensBefore(Verification& run) {
     if (s < 0) continue;
     int32_t p = view.pos(v);
     // v's clock is its stream predecessor's, joined with its incoming edges' clocks.
-    int32_t* c = p > 0 ? pool.CopyOf(v, view.stream_slots(s)[p - 1]) : pool.Alloc(v);
-    if (p == 0) std::fill(c, c + k, -1);
-    for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) {
-      const int32_t* o = pool.get(in_edges[j].second);
-      for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], o[x]);
+    if (p > 0) {
+      pool.CopyOf(v, view.stream_slots(s)[p - 1]);
+    } else {
+      pool.Fresh(v);
     }
-    c[s] = p;
+    for (uint32_t j = in_begin[v]; j < in_begin[v + 1]; ++j) pool.Join(v, in_edges[j].second);
+    pool.Set(v, static_cast<size_t>(s), p);
     for (uint32_t j = dep_begin[v]; j < dep_begin[v + 1]; ++j) {
       const Dep& d = deps[j];
-      if (c[view.stream(d.from)] < view.pos(d.from)) {
+      if (pool.Get(v, static_cast<size_t>(view.stream(d.from))) < view.pos(d.from)) {
         return Fail("happens-before",
                     StrCat(d.why, " dependency ", SlotName(m, view, d.from), " -> ",
                            SlotName(m, view, d.to),

@@ -22,6 +22,7 @@
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/verification.h"
 
 namespace npuplan::verify {
 namespace {
@@ -222,6 +223,73 @@ TEST(SyncVerifierTest, SyncNodeMatchingAgreesWithMapCountsOnRandomPlans) {
     if (!want.ok()) ++rejected;
   }
   EXPECT_GT(rejected, 50);
+}
+
+// Random plans with their events, then one event removed (or none):
+// [happens-before] accepts exactly when every dependency CollectDeps lists is
+// reachable over same-stream order, events and activation (a breadth-first
+// search per dependency, no clocks).
+TEST(SyncVerifierTest, HappensBeforeAgreesWithReachabilityWhenAnEventIsRemoved) {
+  std::mt19937 rng(5);
+  int rejected = 0, accepted = 0;
+  for (uint32_t seed = 0; seed < 120; ++seed) {
+    // Some plans with more streams than one clock chunk holds (ClockPool::kChunk).
+    const int streams =
+        seed % 3 == 0 ? 33 + static_cast<int>(seed % 20) : 2 + static_cast<int>(seed % 5);
+    Plan plan = events::testing::RandomPlan(seed, 40 + static_cast<int>(seed % 160), streams);
+    ASSERT_THAT(
+        RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization>()),
+        IsOk());
+    if (!plan.events.events.empty() && seed % 4 != 0) {
+      plan.events.events.erase(plan.events.events.begin() +
+                               static_cast<std::ptrdiff_t>(rng() % plan.events.events.size()));
+      events::RecountIds(plan.events);
+    }
+    Verification run(plan);
+    const SyncView& view = run.View(false);
+    const size_t n = view.num_slots();
+    std::vector<std::vector<int32_t>> succ(n);
+    for (int64_t s = 0; s < view.num_streams(); ++s) {
+      const auto slots = view.stream_slots(s);
+      for (size_t i = 0; i + 1 < slots.size(); ++i) succ[slots[i]].push_back(slots[i + 1]);
+    }
+    for (const SyncEvent& e : plan.events.events) {
+      succ[view.slot(e.send, e.send_attached)].push_back(view.slot(e.recv, e.recv_attached));
+    }
+    for (const auto& [a, streams] : run.Activation(false).activated) {
+      const int32_t from = view.slot(NodeId(a), -1);
+      if (view.stream(from) < 0) continue;
+      for (int64_t s : streams) {
+        const int32_t to = view.FirstSlotAfter(s, NodeId(a));
+        if (to >= 0) succ[from].push_back(to);
+      }
+    }
+    bool want = true;
+    for (const Dep& d : CollectDeps(plan, view, nullptr, run.Types(), run.DynamicGraphs())) {
+      std::vector<char> seen(n, 0);
+      std::vector<int32_t> todo{d.from};
+      seen[d.from] = 1;
+      while (!todo.empty() && !seen[d.to]) {
+        const int32_t x = todo.back();
+        todo.pop_back();
+        for (int32_t y : succ[x]) {
+          if (!seen[y]) {
+            seen[y] = 1;
+            todo.push_back(y);
+          }
+        }
+      }
+      want = want && seen[d.to];
+    }
+    const absl::Status got = VerifyHappensBefore(plan);
+    EXPECT_EQ(got.ok(), want) << "seed " << seed << ": " << got;
+    if (!got.ok()) {
+      EXPECT_THAT(got, StatusIs(absl::StatusCode::kInternal, "dependency")) << "seed " << seed;
+    }
+    ++(want ? accepted : rejected);
+  }
+  EXPECT_GT(rejected, 20);
+  EXPECT_GT(accepted, 20);
 }
 
 }  // namespace
