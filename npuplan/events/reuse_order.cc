@@ -160,8 +160,7 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
       if (static_cast<size_t>(stream) >= table.size()) table.resize(stream + 1, -1);
       at = &table[stream];
     } else {
-      const uint64_t key =
-          (static_cast<uint64_t>(context) << 32) | static_cast<uint32_t>(stream);
+      const uint64_t key = (static_cast<uint64_t>(context) << 32) | static_cast<uint32_t>(stream);
       at = &last.try_emplace(key, -1).first->second;
     }
     prev[slot] = *at;

@@ -16,7 +16,8 @@ namespace events {
 // The graph of the first slot (a node's main stream, then its attached ones,
 // in execution order) of each split physical stream that has one: what the
 // physical SyncView's per-stream slot lists give, without building them.
-std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan, std::span<const NodeId> order) {
+std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan,
+                                                    std::span<const NodeId> order) {
   std::map<int64_t, GraphId> out;
   const auto& split = plan.streams.split_to_logical;
   if (split.empty()) return out;
@@ -25,7 +26,8 @@ std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan, std::span<
   // small (as the split numbers them), else a set.
   const int64_t max_split = split.rbegin()->first;
   const bool dense = max_split < (int64_t{1} << 22);
-  std::vector<uint8_t> wanted(dense ? static_cast<size_t>(std::max<int64_t>(max_split + 1, 0)) : 0, 0);
+  std::vector<uint8_t> wanted(dense ? static_cast<size_t>(std::max<int64_t>(max_split + 1, 0)) : 0,
+                              0);
   std::set<int64_t> wanted_set;
   for (const auto& [p, l] : split) {
     if (p < 0) continue;
@@ -35,8 +37,8 @@ std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan, std::span<
       wanted_set.insert(p);
     }
   }
-  size_t left = dense ? static_cast<size_t>(std::count(wanted.begin(), wanted.end(), 1))
-                      : wanted_set.size();
+  size_t left =
+      dense ? static_cast<size_t>(std::count(wanted.begin(), wanted.end(), 1)) : wanted_set.size();
   auto visit = [&](int64_t stream, GraphId g) {
     const int32_t s = static_cast<int32_t>(stream);  // as SyncView stores it
     if (s < 0) return;
@@ -60,7 +62,8 @@ std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan, std::span<
       phys = &it->second;
     }
     for (size_t a = 0; a < node.attached_stream_ids.size(); ++a)
-      visit(phys != nullptr && a < phys->size() ? (*phys)[a] : node.attached_stream_ids[a], node.graph);
+      visit(phys != nullptr && a < phys->size() ? (*phys)[a] : node.attached_stream_ids[a],
+            node.graph);
   }
   return out;
 }
@@ -83,7 +86,8 @@ struct Activation {
 std::vector<NodeId> NodesWithAttrs(const Model& m, std::span<const NodeId> order) {
   std::vector<NodeId> out;
   for (size_t i = 0; i < order.size(); ++i) {
-    if (i + kNodePrefetch < order.size()) __builtin_prefetch(&m.node(order[i + kNodePrefetch]).attrs);
+    if (i + kNodePrefetch < order.size())
+      __builtin_prefetch(&m.node(order[i + kNodePrefetch]).attrs);
     if (!m.node(order[i]).attrs.empty()) out.push_back(order[i]);
   }
   return out;

@@ -36,7 +36,8 @@ namespace events {
 // `order`, the execution order) of each split physical stream in
 // plan.streams.split_to_logical that has a slot (the physical SyncView's
 // stream_slots(p).front()).
-std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan, std::span<const NodeId> order);
+std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan,
+                                                    std::span<const NodeId> order);
 }  // namespace events
 
 class StreamActivation final : public Pass {

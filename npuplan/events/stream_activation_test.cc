@@ -1,10 +1,10 @@
 #include "npuplan/events/stream_activation.h"
 
-#include <map>
-#include <random>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <random>
 
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"

@@ -376,8 +376,8 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
                              {"engine", engines[rng() % engines_used]}};
       nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
       if (!data) {
-        const int fan_in = rng() % 12 == 0 ? 1 + static_cast<int>(rng() % 12)
-                                           : 1 + static_cast<int>(rng() % 3);
+        const int fan_in =
+            rng() % 12 == 0 ? 1 + static_cast<int>(rng() % 12) : 1 + static_cast<int>(rng() % 3);
         for (int k = 0; k < fan_in; ++k) {
           const int back = rng() % 6 == 0 ? 1 + static_cast<int>(rng() % i)
                                           : 1 + static_cast<int>(rng() % std::min(i, 8));
