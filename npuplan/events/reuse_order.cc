@@ -205,7 +205,7 @@ ReuseOrder::~ReuseOrder() = default;
 
 ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts,
                        const EdgeFacts& facts)
-    : plan_(plan), view_(view), f_(facts) {
+    : view_(view), f_(facts) {
   const Model& m = plan.model;
   const size_t slots = view.num_slots();
   clocks_ = std::make_unique<Clocks>(slots, 1);
