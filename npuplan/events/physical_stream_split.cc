@@ -95,7 +95,8 @@ absl::Status AddActivationTasks(Plan& plan, const events::SyncView& view,
                                 const TaskAdder& adder) {
   const Model& m = plan.model;
   const int64_t streams = view.num_streams();
-  events::ActivationInfo act = events::ComputeActivation(m, view.order());
+  // The view's overload reads only the nodes with attributes.
+  events::ActivationInfo act = events::ComputeActivation(m, view);
   for (const auto& [a, list] : act.activated) {
     const Node& n = m.node(NodeId(a));
     if (n.type != "StreamActive") continue;

@@ -31,6 +31,12 @@ bool PlanLoops(const Plan& plan) {
   return false;
 }
 
+// IsSyncNode, most nodes told apart by the length of their type alone.
+bool IsSync(const Node& node) {
+  const size_t len = node.type.size();
+  return (len == 4 || len == 10) && IsSyncNode(node);
+}
+
 // Physical stream of a slot (the logical one before the split).
 int64_t PhysicalStream(const Plan& plan, const SyncView& view, int32_t slot, bool split) {
   if (!split) return view.stream(slot);
@@ -134,17 +140,31 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
   const bool split = Has(plan.established, IrProperty::kPhysicalStreams) &&
                      plan.physical_stream.size() >= view.num_nodes();
   std::vector<int32_t> prev(view.num_slots(), -1);
-  std::unordered_map<uint64_t, int32_t> last;  // (context, physical stream) → slot
-  for (int32_t slot : view.slot_order()) {
+  // (context, physical stream) → last slot: a table per context indexed by
+  // the stream (ids are small and dense), a map for any other id.
+  constexpr int64_t kDenseStreams = int64_t{1} << 20;
+  std::vector<std::vector<int32_t>> last_dense(contexts.size());
+  std::unordered_map<uint64_t, int32_t> last;
+  const SyncView::SlotOrder slot_order = view.slot_order();
+  for (size_t k = 0; k < slot_order.size(); ++k) {
+    if (k + kNodePrefetch < slot_order.size())
+      __builtin_prefetch(&m.node(view.node_of(slot_order[k + kNodePrefetch])).type);
+    const int32_t slot = slot_order[k];
     const Node& node = m.node(view.node_of(slot));
-    if (view.stream(slot) < 0 || IsSyncNode(node)) continue;
-    const uint64_t key = (static_cast<uint64_t>(contexts.of_graph[node.graph.index()]) << 32) |
-                         static_cast<uint32_t>(PhysicalStream(plan, view, slot, split));
-    auto [it, fresh] = last.try_emplace(key, slot);
-    if (!fresh) {
-      prev[slot] = it->second;
-      it->second = slot;
+    if (view.stream(slot) < 0 || IsSync(node)) continue;
+    const int32_t context = contexts.of_graph[node.graph.index()];
+    const int64_t stream = PhysicalStream(plan, view, slot, split);
+    int32_t* at;
+    if (stream >= 0 && stream < kDenseStreams) {
+      std::vector<int32_t>& table = last_dense[context];
+      if (static_cast<size_t>(stream) >= table.size()) table.resize(stream + 1, -1);
+      at = &table[stream];
+    } else {
+      const uint64_t key = (static_cast<uint64_t>(context) << 32) | static_cast<uint32_t>(stream);
+      at = &last.try_emplace(key, -1).first->second;
     }
+    prev[slot] = *at;
+    *at = slot;
   }
   SendSlots send_slots(m, view);
   auto context_of = [&](NodeId id) { return contexts.of_graph[m.node(id).graph.index()]; };
@@ -185,7 +205,7 @@ ReuseOrder::~ReuseOrder() = default;
 
 ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts& contexts,
                        const EdgeFacts& facts)
-    : plan_(plan), view_(view), f_(facts) {
+    : view_(view), f_(facts) {
   const Model& m = plan.model;
   const size_t slots = view.num_slots();
   clocks_ = std::make_unique<Clocks>(slots, 1);
@@ -294,32 +314,47 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
 size_t ReuseOrder::Prepare(int32_t context) {
   const std::span<const int32_t> slots(bucket_.data() + bucket_begin_[context],
                                        bucket_.data() + bucket_begin_[context + 1]);
-  // The context's span (first and last rank) on each logical stream.
-  std::unordered_map<int64_t, std::pair<int64_t, int64_t>> span;
+  // The context's span (first and last rank) on each logical stream (a
+  // slot's stream is in [0, num_streams)).
+  std::vector<std::pair<int64_t, int64_t>> span(view_.num_streams(), {-1, -1});
   for (int32_t slot : slots) {
-    auto [it, fresh] = span.try_emplace(view_.stream(slot), view_.rank(slot), view_.rank(slot));
-    if (!fresh) it->second.second = view_.rank(slot);
+    std::pair<int64_t, int64_t>& sp = span[view_.stream(slot)];
+    if (sp.first < 0) sp.first = view_.rank(slot);
+    sp.second = view_.rank(slot);
   }
   bool logical = true;
   for (const Split& sp : splits_) {
-    auto it = span.find(sp.stream);
-    if (sp.context != context && it != span.end() && it->second.first < sp.recv_rank &&
-        sp.send_rank < it->second.second) {
+    if (sp.context != context && sp.stream >= 0 && sp.stream < view_.num_streams() &&
+        span[sp.stream].first >= 0 && span[sp.stream].first < sp.recv_rank &&
+        sp.send_rank < span[sp.stream].second) {
       logical = false;
       break;
     }
   }
-  std::unordered_map<int64_t, int32_t> index;  // physical stream → dimension
+  // Physical stream → dimension, numbered by first appearance: a table for
+  // the usual small ids, a map for any other.
+  constexpr int64_t kDenseStreams = int64_t{1} << 20;
+  std::vector<int32_t> dense;
+  std::unordered_map<int64_t, int32_t> index;
+  int32_t dims = 0;
   for (int32_t slot : slots) {
     if (logical) {
       dim_[slot] = static_cast<int32_t>(view_.stream(slot));
-    } else {
-      dim_[slot] =
-          index.try_emplace(physical_[slot], static_cast<int32_t>(index.size())).first->second;
+      continue;
     }
+    const int64_t p = physical_[slot];
+    int32_t* at;
+    if (p >= 0 && p < kDenseStreams) {
+      if (static_cast<size_t>(p) >= dense.size()) dense.resize(p + 1, -1);
+      at = &dense[p];
+    } else {
+      at = &index.try_emplace(p, -1).first->second;
+    }
+    if (*at < 0) *at = dims++;
+    dim_[slot] = *at;
   }
   k_ = logical ? static_cast<size_t>(std::max<int64_t>(view_.num_streams(), 1))
-               : std::max<size_t>(index.size(), 1);
+               : std::max<size_t>(static_cast<size_t>(dims), 1);
   prepared_ = context;
   clocks_->Reset(k_);
   return k_;

@@ -81,7 +81,6 @@ class ReuseOrder {
   void Sweep(int32_t context, ReuseVisitor& visitor);
 
  private:
-  const Plan& plan_;
   const SyncView& view_;
   const EdgeFacts& f_;
   size_t k_ = 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 
 #include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
@@ -10,6 +11,65 @@
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
+namespace events {
+
+// The graph of the first slot (a node's main stream, then its attached ones,
+// in execution order) of each split physical stream that has one: what the
+// physical SyncView's per-stream slot lists give, without building them.
+std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan,
+                                                    std::span<const NodeId> order) {
+  std::map<int64_t, GraphId> out;
+  const auto& split = plan.streams.split_to_logical;
+  if (split.empty()) return out;
+  const Model& m = plan.model;
+  // The split streams still without a slot: a flag per id when the ids are
+  // small (as the split numbers them), else a set.
+  const int64_t max_split = split.rbegin()->first;
+  const bool dense = max_split < (int64_t{1} << 22);
+  std::vector<uint8_t> wanted(dense ? static_cast<size_t>(std::max<int64_t>(max_split + 1, 0)) : 0,
+                              0);
+  std::set<int64_t> wanted_set;
+  for (const auto& [p, l] : split) {
+    if (p < 0) continue;
+    if (dense) {
+      wanted[p] = 1;
+    } else {
+      wanted_set.insert(p);
+    }
+  }
+  size_t left =
+      dense ? static_cast<size_t>(std::count(wanted.begin(), wanted.end(), 1)) : wanted_set.size();
+  auto visit = [&](int64_t stream, GraphId g) {
+    const int32_t s = static_cast<int32_t>(stream);  // as SyncView stores it
+    if (s < 0) return;
+    if (dense) {
+      if (s > max_split || !wanted[s]) return;
+      wanted[s] = 0;
+    } else if (wanted_set.erase(s) == 0) {
+      return;
+    }
+    --left;
+    out[s] = g;
+  };
+  for (size_t k = 0; k < order.size() && left > 0; ++k) {
+    const size_t i = order[k].index();
+    const Node& node = m.nodes()[i];
+    visit(i < plan.physical_stream.size() ? plan.physical_stream[i] : node.stream_id, node.graph);
+    if (node.attached_stream_ids.empty()) continue;
+    const std::vector<int64_t>* phys = nullptr;
+    if (auto it = plan.streams.attached_physical.find(static_cast<int64_t>(i));
+        it != plan.streams.attached_physical.end()) {
+      phys = &it->second;
+    }
+    for (size_t a = 0; a < node.attached_stream_ids.size(); ++a)
+      visit(phys != nullptr && a < phys->size() ? (*phys)[a] : node.attached_stream_ids[a],
+            node.graph);
+  }
+  return out;
+}
+
+}  // namespace events
+
 namespace {
 
 std::string Join(const std::vector<int64_t>& v) { return StrJoin(v, ","); }
@@ -21,20 +81,25 @@ struct Activation {
   std::map<int32_t, std::set<int64_t>> lists;        // activator → streams
 };
 
+// The nodes with attributes, in execution order (every rule of this pass
+// reads an attribute: the others need not be visited again).
+std::vector<NodeId> NodesWithAttrs(const Model& m, std::span<const NodeId> order) {
+  std::vector<NodeId> out;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kNodePrefetch < order.size())
+      __builtin_prefetch(&m.node(order[i + kNodePrefetch]).attrs);
+    if (!m.node(order[i]).attrs.empty()) out.push_back(order[i]);
+  }
+  return out;
+}
+
 // Step 1: logical activation (labels, subgraph first-active), expanded to
 // split streams in the activator's graph.
-Activation PhysicalActivation(const Plan& plan, const std::vector<NodeId>& order) {
+Activation PhysicalActivation(const Plan& plan, std::span<const NodeId> order,
+                              const std::vector<NodeId>& with_attrs) {
   const Model& m = plan.model;
-  events::ActivationInfo act = events::ComputeActivation(m, order);
-  std::map<int64_t, GraphId> opening_graph;  // split physical stream → graph of its first node
-  {
-    events::SyncView view(plan, /*physical=*/true);
-    for (const auto& [p, l] : plan.streams.split_to_logical) {
-      if (p < view.num_streams() && !view.stream_slots(p).empty()) {
-        opening_graph[p] = m.node(view.node_of(view.stream_slots(p).front())).graph;
-      }
-    }
-  }
+  events::ActivationInfo act = events::ComputeActivation(m, with_attrs);
+  std::map<int64_t, GraphId> opening_graph = events::SplitStreamOpeningGraphs(plan, order);
   auto expand = [&](NodeId a, const std::vector<int64_t>& logical) {
     std::set<int64_t> out;
     for (int64_t t : logical) {
@@ -102,10 +167,10 @@ NodeId InsertLabelStreamActive(Plan& plan, NodeId sw, const std::vector<std::str
 // Step 2: StreamSwitch labels spanning several streams get their own
 // StreamActive. Returns whether it created any.
 absl::StatusOr<bool> SplitSwitchLabels(std::string_view pass, Plan& plan, PassContext& ctx,
-                                       const std::vector<NodeId>& order, Activation& act) {
+                                       const std::vector<NodeId>& with_attrs, Activation& act) {
   Model& m = plan.model;
   bool changed = false;
-  for (NodeId sw : order) {
+  for (NodeId sw : with_attrs) {
     if (m.node(sw).type != "StreamSwitch") continue;
     const AttrValue* v = FindAttr(m.node(sw).attrs, "_active_label_list");
     if (v == nullptr || !v->is<AttrValue::StringList>()) continue;
@@ -188,9 +253,9 @@ void AddLoopEvents(std::string_view pass, Plan& plan, PassContext& ctx, NodeId s
 // Step 3: the first loop-activating node (GE: that one only) activates
 // every stream no list names but its own.
 void AddLoopActivation(std::string_view pass, Plan& plan, PassContext& ctx,
-                       const std::vector<NodeId>& order, bool notify, Activation& act) {
+                       const std::vector<NodeId>& with_attrs, bool notify, Activation& act) {
   const Model& m = plan.model;
-  for (NodeId id : order) {
+  for (NodeId id : with_attrs) {
     const Node& n = m.node(id);
     if (!GetBoolAttr(n.attrs, "is_loop_active").value_or(false) || HasAttr(n.attrs, "_active_label_list")) continue;
     std::set<int64_t> loop;
@@ -237,14 +302,21 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
   plan.EnsureNodeVectors();
   Model& m = plan.model;
-  std::vector<NodeId> order = m.ExecutionOrder();
-  Activation act = PhysicalActivation(plan, order);
-  NPUPLAN_ASSIGN_OR_RETURN(const bool created, SplitSwitchLabels(name(), plan, ctx, order, act));
+  // One graph: the execution order is the root's node list.
+  std::vector<NodeId> storage;
+  if (m.num_graphs() != 1) storage = m.ExecutionOrder();
+  std::span<const NodeId> order = m.num_graphs() == 1 ? std::span<const NodeId>(m.root().nodes)
+                                                      : std::span<const NodeId>(storage);
+  std::vector<NodeId> with_attrs = NodesWithAttrs(m, order);
+  Activation act = PhysicalActivation(plan, order, with_attrs);
+  NPUPLAN_ASSIGN_OR_RETURN(const bool created,
+                           SplitSwitchLabels(name(), plan, ctx, with_attrs, act));
   if (created) {
     RenumberTopoIds(m);
-    order = m.ExecutionOrder();
+    storage = m.ExecutionOrder();
+    with_attrs = NodesWithAttrs(m, storage);
   }
-  AddLoopActivation(name(), plan, ctx, order, opts.notify, act);
+  AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
   return created || written;
 }

@@ -24,9 +24,21 @@
 #ifndef NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 #define NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 
+#include <map>
+#include <span>
+
 #include "npuplan/pass/pass.h"
 
 namespace npuplan {
+
+namespace events {
+// The graph of the first slot (main stream, then attached ones, per node in
+// `order`, the execution order) of each split physical stream in
+// plan.streams.split_to_logical that has a slot (the physical SyncView's
+// stream_slots(p).front()).
+std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan,
+                                                    std::span<const NodeId> order);
+}  // namespace events
 
 class StreamActivation final : public Pass {
  public:

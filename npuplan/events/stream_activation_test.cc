@@ -3,12 +3,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/physical_stream_split.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -155,6 +159,43 @@ TEST(StreamActivationTest, LoopActiveActivatesTheRestAndLastNodesSignalTheSwitch
     EXPECT_EQ(plan.model.node(e.recv).name, "sw");
   }
   EXPECT_EQ(loop_events, 2);
+}
+
+// SplitStreamOpeningGraphs against the physical SyncView's per-stream slot
+// lists, on random split plans with random attached streams (some with
+// physical ids of their own) and split ids with and without slots.
+TEST(StreamActivationTest, OpeningGraphsMatchTheFirstSlotOfEachSplitStream) {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed);
+    Plan plan = events::testing::RandomPlan(seed, 30 + static_cast<int>(seed % 60), 2 + seed % 4);
+    ASSERT_THAT(RunPasses(plan,
+                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                                 EventReuse, PhysicalStreamSplit>(),
+                          {{"npuplan.device.maxTasksPerStream", "40"}}),
+                IsOk())
+        << "seed " << seed;
+    const int64_t physical = plan.streams.physical;
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      if (rng() % 5 != 0) continue;
+      Node& node = plan.model.node(NodeId(static_cast<int32_t>(i)));
+      node.attached_stream_ids = {static_cast<int64_t>(rng() % (physical + 2))};
+      if (rng() % 2 == 0) {
+        plan.streams.attached_physical[static_cast<int64_t>(i)] = {
+            static_cast<int64_t>(rng() % (physical + 2))};
+      }
+    }
+    for (int64_t p = 0; p < physical + 3; ++p) {
+      if (rng() % 3 == 0) plan.streams.split_to_logical[p] = 0;
+    }
+    const SyncView view(plan, /*physical=*/true);
+    std::map<int64_t, GraphId> want;
+    for (const auto& [p, l] : plan.streams.split_to_logical) {
+      if (p < view.num_streams() && !view.stream_slots(p).empty())
+        want[p] = plan.model.node(view.node_of(view.stream_slots(p).front())).graph;
+    }
+    const std::vector<NodeId> order = plan.model.ExecutionOrder();
+    EXPECT_EQ(events::SplitStreamOpeningGraphs(plan, order), want) << "seed " << seed;
+  }
 }
 
 }  // namespace

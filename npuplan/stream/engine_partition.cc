@@ -50,7 +50,7 @@ class ClusterGraph {
         depth_(n, 0),
         jump_(n, 0),
         deg_low_(n, 0),
-        deg_at_(n, 0) {
+        deg_exact_(n, 0) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
       parent_[i] = rank_[i] = jump_[i] = i;
@@ -92,19 +92,35 @@ class ClusterGraph {
 
   // Distinct successor clusters of cluster c (compacts its list).
   size_t OutDegree(int32_t c) {
+    if (deg_exact_[c]) return deg_low_[c];
     Compact(out_[c], c);
     NoteDegree(c);
     return out_[c].size;
   }
-  // Bounds of OutDegree(c) without reading its list. Upper: the list's
-  // length (each successor cluster appears at least once). Lower: the
-  // degree at its last compaction less one per merge since — a merge of two
-  // successor clusters, or of c with one, removes at most one (Join keeps
-  // the bound of the merged list).
-  uint32_t OutDegreeHigh(int32_t c) const { return out_[c].size; }
-  uint32_t OutDegreeLow(int32_t c) const {
-    const uint32_t since = merges_ - deg_at_[c];
-    return deg_low_[c] > since ? deg_low_[c] - since : 0;
+  // Bounds of OutDegree(c) without reading its list: exact when known
+  // (deg_exact_). Else upper: the list's length (each successor cluster
+  // appears at least once); lower: deg_low_, which every merge that may
+  // remove a successor of c lowers by one (see TryMerge).
+  uint32_t OutDegreeHigh(int32_t c) const { return deg_exact_[c] ? deg_low_[c] : out_[c].size; }
+  uint32_t OutDegreeLow(int32_t c) const { return deg_low_[c]; }
+
+  // The out-degree by brute force (no list is changed): for tests of the
+  // bounds.
+  uint32_t BruteOutDegree(int32_t c) {
+    const uint32_t stamp = ++stamp_;
+    uint32_t count = 0;
+    for (uint32_t e = out_[c].off; e < out_[c].off + out_[c].size; ++e) {
+      const int32_t y = Find(pool_[e]);
+      if (y == c || mark_[y] == stamp) continue;
+      mark_[y] = stamp;
+      ++count;
+    }
+    return count;
+  }
+  // Whether c's bounds hold its out-degree (exact ones equal it).
+  bool BoundsHold(int32_t c) {
+    const uint32_t d = BruteOutDegree(c);
+    return OutDegreeLow(c) <= d && d <= OutDegreeHigh(c) && (!deg_exact_[c] || deg_low_[c] == d);
   }
 
   // Reachability labels over 64 landmark nodes, one per equal slice of the
@@ -145,7 +161,9 @@ class ClusterGraph {
   // pred → … → succ exists besides the direct edge. Returns the surviving
   // cluster (the smaller index), or -1 when refused; keeps the rank order
   // topological.
-  int32_t TryMerge(int32_t pred, int32_t succ) {
+  // `succ_fresh`: succ is the node being placed, alone in its cluster (its
+  // successors are later nodes, each alone in its cluster too).
+  int32_t TryMerge(int32_t pred, int32_t succ, bool succ_fresh) {
     if ((reaches_[pred] & reached_[succ] & ~holds_[pred] & ~holds_[succ]) != 0) return -1;
     Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
     // A forest certificate answers many second-path questions at once (see
@@ -197,15 +215,11 @@ class ClusterGraph {
       rank_[keep] = slots_[k++];
       for (int32_t x : fwd.found) rank_[x] = slots_[k++];
     }
+    UpdateDegrees(pred, succ, keep, gone, succ_fresh);
     parent_[gone] = keep;
     reaches_[keep] |= reaches_[gone];
     reached_[keep] |= reached_[gone];
     holds_[keep] |= holds_[gone];
-    // The merged successors: those of either side but the other.
-    const uint32_t low = std::max(OutDegreeLow(keep), OutDegreeLow(gone));
-    ++merges_;
-    deg_low_[keep] = low > 0 ? low - 1 : 0;
-    deg_at_[keep] = merges_;
     if (Join(out_[keep], out_[gone], keep)) NoteDegree(keep);
     Join(in_[keep], in_[gone], keep);
     return keep;
@@ -269,7 +283,49 @@ class ClusterGraph {
   // c's out-list was just compacted: its length is its degree.
   void NoteDegree(int32_t c) {
     deg_low_[c] = out_[c].size;
-    deg_at_[c] = merges_;
+    deg_exact_[c] = 1;
+  }
+
+  // Out-degree bookkeeping for merging succ into pred (before the union).
+  // A cluster x other than the two loses at most one successor, and only
+  // when both are its successors: x is then in both in-lists, so lowering
+  // the bound of every cluster in the shorter in-list covers them. The
+  // merged cluster has at least max(both) - 1 successors (each side loses
+  // at most the other). When succ is the fresh node and pred's degree is
+  // exact, the merged degree is exact too: pred loses succ and gains each
+  // successor of succ it did not have (later nodes, each alone, so "had"
+  // is one of its inputs lying in pred).
+  void UpdateDegrees(int32_t pred, int32_t succ, int32_t keep, int32_t gone, bool succ_fresh) {
+    const List& shorter = in_[pred].size <= in_[succ].size ? in_[pred] : in_[succ];
+    for (uint32_t e = shorter.off; e < shorter.off + shorter.size; ++e) {
+      const int32_t x = Find(pool_[e]);
+      if (x == pred || x == succ) continue;
+      deg_exact_[x] = 0;
+      if (deg_low_[x] > 0) --deg_low_[x];
+    }
+    uint32_t merged;
+    bool exact = false;
+    if (succ_fresh && deg_exact_[pred]) {
+      merged = deg_low_[pred] - 1;
+      const uint32_t stamp = ++stamp_;
+      const List& out = out_[succ];
+      for (uint32_t e = out.off; e < out.off + out.size; ++e) {
+        const int32_t y = pool_[e];
+        if (mark_[y] == stamp) continue;
+        mark_[y] = stamp;
+        bool had = false;
+        for (uint32_t f = in_[y].off; f < in_[y].off + in_[y].size && !had; ++f)
+          had = Find(pool_[f]) == pred;
+        merged += had ? 0 : 1;
+      }
+      exact = true;
+    } else {
+      const uint32_t low = std::max(deg_low_[pred], deg_low_[succ]);
+      merged = low > 0 ? low - 1 : 0;
+    }
+    deg_low_[keep] = merged;
+    deg_exact_[keep] = exact ? 1 : 0;
+    (void)gone;
   }
 
   // Reads one list entry of `side`, which starts at `origin` and looks for
@@ -348,9 +404,9 @@ class ClusterGraph {
   BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
   // Landmark bits (Landmarks): reached from the cluster, reaching it, in it.
   BigVector<uint64_t> reaches_, reached_, holds_;
-  // OutDegreeLow: the degree at the last compaction and merges_ then.
-  BigVector<uint32_t> deg_low_, deg_at_;
-  uint32_t merges_ = 0;
+  // OutDegreeLow: a lower bound of the out-degree, exact when deg_exact_.
+  BigVector<uint32_t> deg_low_;
+  BigVector<uint8_t> deg_exact_;
   uint32_t stamp_ = 0, back_stamp_ = 0;
   int64_t reads_ = 0;  // list entries the second-path tests read
 };
@@ -462,6 +518,7 @@ struct PartitionWork {
   BigVector<int32_t> engine, label, user, pred_first, preds;
   BigVector<uint8_t> pred_is_control;
   int32_t no_user = 0;  // the id of ""
+  bool any_user = false;  // some non-Data node has a user stream label
   // 2. MarkClusters: the cluster of each node.
   BigVector<int32_t> rep;
   // 3. BuildClusterEdges: CSR by source cluster (`len` deduplicated targets
@@ -498,6 +555,7 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
     w.engine[i] = data ? ~intern(node.engine) : intern(node.engine);
     w.label[i] = intern(EffectiveLabelView(node, combined));
     w.user[i] = data ? w.no_user : intern(StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel));
+    w.any_user |= w.user[i] != w.no_user;
     for (const OutputRef& in : node.inputs) w.preds.push_back(topo(in.node));
     if (keep_edges) w.pred_is_control.resize(w.preds.size(), 0);
     for (NodeId c : node.control_inputs) w.preds.push_back(topo(c));
@@ -510,7 +568,9 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
 //    The cluster graph lives only until every node's cluster is known: the
 //    later arrays then reuse its memory (fresh pages are the dearest part of
 //    PartitionByEngine on a 1M-node graph).
-void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
+// `bound_failures` (tests): counts the out-degree bounds found not to hold,
+// checked for every parent of every node and every merged cluster.
+void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_failures = nullptr) {
   const int32_t n = w.n;
   BigVector<int32_t> count_out(n, 0);
   for (int32_t p : w.preds) ++count_out[p];
@@ -536,25 +596,47 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
   // Past this many parents, every degree is computed (the pairwise check of
   // bounds is quadratic in the parents).
   constexpr size_t kBoundedParents = 8;
+  // Without user labels, Mergeable is an equivalence on non-Data nodes
+  // ((engine, label) equal), a cluster holds one class, and a merge keeps
+  // the class of `self`: a parent of another class is skipped wherever it
+  // sorts. So only the parents of i's class are ordered (the order of a
+  // subset of a sorted list is the same), and one such parent needs no
+  // out-degree (whose exact value costs a compaction of its list). A
+  // Data-like parent never merges, with or without labels.
+  std::vector<int32_t> candidates;
+  // Every input before its consumer (a topological order): then, at node
+  // i, the nodes after i are still alone in their clusters (TryMerge's
+  // `succ_fresh`).
+  bool inputs_first = true;
+  for (int32_t i = 0; i < n && inputs_first; ++i) {
+    for (int32_t p : w.Preds(i)) inputs_first &= p < i;
+  }
   for (int32_t i = 0; i < n; ++i) {
     parents.clear();
     for (int32_t p : w.Preds(i)) parents.push_back(cg.Find(p));
     if (parents.empty()) continue;
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    if (bound_failures != nullptr) {
+      for (int32_t p : parents) *bound_failures += cg.BoundsHold(p) ? 0 : 1;
+    }
+    candidates.clear();
+    for (int32_t p : parents) {
+      if ((w.engine[p] >= 0 && (w.any_user || Mergeable(p, i)))) candidates.push_back(p);
+    }
     order.clear();
     // The out-degrees only order two or more parents, and an exact one
     // costs a compaction of the parent's list (a hub's would be read once
     // per consumer): bounds order most pairs. A parent's degree is computed
     // when its bounds overlap another's; else any value within them sorts
     // it right (its lower bound).
-    if (parents.size() == 1) {
-      order.emplace_back(0, parents[0]);
-    } else if (parents.size() > kBoundedParents) {
-      for (int32_t p : parents) order.emplace_back(cg.OutDegree(p), p);
+    if (candidates.size() <= 1) {
+      if (!candidates.empty()) order.emplace_back(0, candidates[0]);
+    } else if (candidates.size() > kBoundedParents) {
+      for (int32_t p : candidates) order.emplace_back(cg.OutDegree(p), p);
     } else {
       bounds.clear();
-      for (int32_t p : parents) bounds.push_back({cg.OutDegreeLow(p), cg.OutDegreeHigh(p), p});
+      for (int32_t p : candidates) bounds.push_back({cg.OutDegreeLow(p), cg.OutDegreeHigh(p), p});
       for (size_t a = 0; a < bounds.size(); ++a) {
         for (size_t b = a + 1; b < bounds.size(); ++b) {
           if (bounds[a].high < bounds[b].low || bounds[b].high < bounds[a].low) continue;
@@ -572,7 +654,10 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads) {
       int32_t p = cg.Find(p0);
       self = cg.Find(self);
       if (p == self || !Mergeable(p, self)) continue;
-      if (const int32_t kept = cg.TryMerge(p, self); kept >= 0) self = kept;
+      if (const int32_t kept = cg.TryMerge(p, self, inputs_first && self == i); kept >= 0) {
+        self = kept;
+        if (bound_failures != nullptr) *bound_failures += cg.BoundsHold(kept) ? 0 : 1;
+      }
     }
     cg.Settle(i, parents);
   }
@@ -717,6 +802,19 @@ void BuildSubgraphs(const Graph& graph, const Interner& intern, PartitionWork& w
 }
 
 }  // namespace
+
+int64_t OutDegreeBoundFailuresForTesting(const Model& model, GraphId g) {
+  const Graph& graph = model.graph(g);
+  std::deque<std::string> strings;
+  Interner intern(strings);
+  PartitionWork w;
+  w.n = static_cast<int32_t>(graph.nodes.size());
+  if (w.n == 0) return 0;
+  ReadNodeKeys(model, graph, /*keep_edges=*/false, intern, w);
+  int64_t reads = 0, failures = 0;
+  MarkClusters(w, reads, &failures);
+  return failures;
+}
 
 EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
   const Graph& graph = model.graph(g);

@@ -162,6 +162,11 @@ bool IsInputDataNode(const Node& node);
 // predecessor lists are moved into it (successors: BuildSuccessors).
 EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges = nullptr);
 
+// Tests: runs PartitionByEngine's cluster marking on graph g, checking the
+// out-degree bounds it orders parents by against a brute-force count after
+// every step; returns how many did not hold (0 when correct).
+int64_t OutDegreeBoundFailuresForTesting(const Model& model, GraphId g);
+
 }  // namespace npuplan::stream
 
 template <>

@@ -319,6 +319,7 @@ TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+    EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
   }
 }
 
@@ -351,6 +352,47 @@ TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+    EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
+  }
+}
+
+// Without user labels (merge classes are (engine, label) alone), several
+// engines and labels, Data inputs, hubs, and nodes with up to 12 inputs
+// (past the parents whose out-degree bounds are compared pairwise): the
+// same clusters as the plain MarkClusters. Exercises the out-degrees kept
+// exact through merges of a node into one input and lowered through the
+// others.
+TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters) {
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 20 + static_cast<int>(rng() % 120);
+    const int engines_used = 1 + static_cast<int>(rng() % 3);
+    const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_HCCL"};
+    for (int i = 0; i < n; ++i) {
+      const bool data = i == 0 || rng() % 40 == 0;
+      nlohmann::json node = {{"name", "n" + std::to_string(i)},
+                             {"type", data ? "Data" : "Op"},
+                             {"engine", engines[rng() % engines_used]}};
+      nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
+      if (!data) {
+        const int fan_in =
+            rng() % 12 == 0 ? 1 + static_cast<int>(rng() % 12) : 1 + static_cast<int>(rng() % 3);
+        for (int k = 0; k < fan_in; ++k) {
+          const int back = rng() % 6 == 0 ? 1 + static_cast<int>(rng() % i)
+                                          : 1 + static_cast<int>(rng() % std::min(i, 8));
+          (rng() % 8 == 0 ? ctrl : ins).push_back("n" + std::to_string(i - back));
+        }
+      }
+      node["inputs"] = ins;
+      node["control_inputs"] = ctrl;
+      if (rng() % 13 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      nodes.push_back(node);
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+    EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
   }
 }
 
