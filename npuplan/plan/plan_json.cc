@@ -32,14 +32,13 @@ constexpr size_t kWritePrefetch = 8;
 // tensors, the node entries: at 1M entries the writer's per-member
 // bookkeeping is most of their cost), as one piece of text for
 // JsonWriter::Raw: each key's separator, newline, indentation and quotes are
-// constants. The writer still opens and closes the entry and writes its
-// first member, so its own state stays right. A string that needs escaping
-// makes Plain() false: that entry then goes through the writer, member by
-// member, instead. The writers below use indent 1, which these constants
-// assume.
+// constants, strings quoted as the writer quotes them (AppendJsonString).
+// The writer still opens and closes the entry and writes its first member,
+// so its own state stays right. The writers below use indent 1, which these
+// constants assume.
 class EntryText {
  public:
-  void Clear() { text_.clear(), plain_ = true; }
+  void Clear() { text_.clear(); }
   // `sep` is ",\n<indent>\"key\": ".
   void Int(std::string_view sep, int64_t v) {
     text_ += sep;
@@ -47,14 +46,8 @@ class EntryText {
     text_.append(digits, std::to_chars(digits, digits + sizeof(digits), v).ptr);
   }
   void String(std::string_view sep, std::string_view s) {
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u == '"' || u == '\\' || u >= 0x80) plain_ = false;
-    }
     text_ += sep;
-    text_ += '"';
-    text_ += s;
-    text_ += '"';
+    AppendJsonString(text_, s);
   }
   // An array of integers whose elements sit at `indent` spaces (nlohmann's
   // "[]" when empty).
@@ -74,7 +67,6 @@ class EntryText {
     }
     text_ += close;
   }
-  bool Plain() const { return plain_; }
   std::string_view text() const { return text_; }
 
   // Node entries' arrays: elements at 4 spaces, the bracket at 3.
@@ -83,7 +75,6 @@ class EntryText {
 
  private:
   std::string text_;
-  bool plain_ = true;
 };
 
 // The writers of the plan's top-level keys, in the document's (sorted) key
@@ -158,19 +149,7 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
     entry.String(",\n    \"region\": ", MemoryRegionName(t.region));
     entry.Int(",\n    \"size\": ", t.size);
     entry.Int(",\n    \"stream\": ", t.stream);
-    if (entry.Plain()) {
-      w.Raw(entry.text());
-      w.EndObject();
-      continue;
-    }
-    w.Field("first_use", t.first_use);
-    w.Field("last_use", t.last_use);
-    w.Field("node", m.node(t.node).name);
-    w.Field("offset", t.offset);
-    w.Field("output", int64_t{t.output});
-    w.Field("region", MemoryRegionName(t.region));
-    w.Field("size", t.size);
-    w.Field("stream", t.stream);
+    w.Raw(entry.text());
     w.EndObject();
   }
   w.EndArray();
@@ -200,11 +179,6 @@ struct EventsByNode {
   void Prefetch(size_t node) const { __builtin_prefetch(&begin[node]); }
   std::span<const int64_t> Of(size_t node) const {
     return {ids.data() + begin[node], ids.data() + begin[node + 1]};
-  }
-  void Write(size_t node, JsonWriter& w) const {
-    w.BeginArray();
-    for (size_t k = begin[node]; k < begin[node + 1]; ++k) w.Int(ids[k]);
-    w.EndArray();
   }
 };
 
@@ -323,20 +297,7 @@ void WriteNodes(const Plan& plan, JsonWriter& w) {
     entry.Int(",\n   \"stream\": ", physical >= 0 ? physical : n.stream_id);
     entry.Int(",\n   \"tasks\": ", tasks);
     entry.Int(",\n   \"topo_id\": ", n.topo_id);
-    if (entry.Plain()) {
-      w.Raw(entry.text());
-      w.EndObject();
-      continue;
-    }
-    w.Field("graph", m.graph(n.graph).name);
-    w.Field("logical_stream", n.stream_id);
-    w.Key("recv_events");
-    recvs.Write(i, w);
-    w.Key("send_events");
-    sends.Write(i, w);
-    w.Field("stream", physical >= 0 ? physical : n.stream_id);
-    w.Field("tasks", tasks);
-    w.Field("topo_id", n.topo_id);
+    w.Raw(entry.text());
     w.EndObject();
   }
   w.EndObject();

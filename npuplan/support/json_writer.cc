@@ -47,7 +47,24 @@ constexpr NewlineBlock kNewline;
 // Writing to a string: the buffer only batches small appends.
 constexpr size_t kStringBufferBytes = size_t{1} << 12;
 
+// Rare strings (NeedsCare): nlohmann escapes them (same rules as its dump),
+// replacing invalid UTF-8.
+std::string NlohmannQuoted(std::string_view s) {
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  if (!IsPlain(s)) {
+    out += NlohmannQuoted(s);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
 
 JsonWriter::JsonWriter(std::string* out, int indent)
     : out_(out), indent_(indent), capacity_(kStringBufferBytes) {
@@ -137,9 +154,7 @@ void JsonWriter::PutQuoted(std::string_view s) {
     }
   }
   if (!plain) {
-    // Rare: let nlohmann escape it (same rules as its dump), replacing invalid UTF-8.
-    Put(nlohmann::json(std::string(s))
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    Put(NlohmannQuoted(s));
     if (kKey) Put(indent_ >= 0 ? std::string_view(": ") : std::string_view(":"));
     return;
   }

@@ -32,6 +32,11 @@ namespace npuplan {
 // returns ends the output: later text is dropped and Finish() returns it.
 using JsonChunkSink = std::function<absl::Status(std::string_view)>;
 
+// Appends `s` as a JSON string, quotes included, exactly as JsonWriter writes
+// it (nlohmann's escaping; invalid UTF-8 replaced): for text built outside a
+// writer and handed to JsonWriter::Raw.
+void AppendJsonString(std::string& out, std::string_view s);
+
 class JsonWriter {
  public:
   // The sink's chunks are at most this long (a longer string aside).

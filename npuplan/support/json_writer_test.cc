@@ -96,6 +96,10 @@ TEST(JsonWriterTest, RandomStringsAndKeysMatchNlohmann) {
       EXPECT_EQ(out, doc.dump(indent, ' ', false, json::error_handler_t::replace))
           << "round " << round << " indent " << indent;
     }
+    std::string quoted = "x";  // appends: keeps what is there
+    AppendJsonString(quoted, s);
+    EXPECT_EQ(quoted, "x" + json(s).dump(-1, ' ', false, json::error_handler_t::replace))
+        << "round " << round;
   }
 }
 
