@@ -7,9 +7,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <queue>
 #include <set>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -116,20 +114,31 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     return start;
   };
-  // Placed blocks by upper: (upper, offset, end). The blocks dead by b's
-  // lower were placed before b (lower < upper), and the free blocks after a
-  // batch of frees are the coalesced union whatever their order. The heap
-  // holds only the live blocks, with their bytes: freeing reads no
-  // buffer-sized array at random.
-  using Placed = std::tuple<int64_t, int64_t, int64_t>;
-  std::priority_queue<Placed, std::vector<Placed>, std::greater<>> placed;
+  // The blocks dead by b's lower are freed before b is placed: every buffer
+  // with upper <= lower(b) (lower < upper, as CheckIntervalProblem ensures,
+  // so it was placed before b), and the free blocks after a batch of frees
+  // are the coalesced union whatever their order. So the blocks are freed in
+  // a fixed order by upper: each buffer's block goes to its slot in that
+  // order when placed, and freeing reads the slots in sequence (no heap, no
+  // buffer-sized array read at random).
+  std::vector<int> by_upper(m);
+  std::iota(by_upper.begin(), by_upper.end(), 0);
+  StableSortByKey(by_upper, [&](int x) { return c.upper[x]; });
+  struct Block {
+    int64_t upper, from, to;
+  };
+  BigVector<Block> blocks(static_cast<size_t>(m));  // by position in by_upper
+  BigVector<int32_t> slot(static_cast<size_t>(m));  // per buffer: its position in by_upper
+  for (int i = 0; i < m; ++i) {
+    slot[static_cast<size_t>(by_upper[static_cast<size_t>(i)])] = i;
+    blocks[static_cast<size_t>(i)].upper = c.upper[by_upper[static_cast<size_t>(i)]];
+  }
+  FreeStorage(by_upper);
+  size_t freed = 0;
   constexpr int kBlocksTried = 8;
   for (int b : order) {
-    while (!placed.empty() && std::get<0>(placed.top()) <= c.lower[b]) {
-      const auto [upper, from, to] = placed.top();
-      placed.pop();
-      add_free(from, to);
-    }
+    for (; freed < blocks.size() && blocks[freed].upper <= c.lower[b]; ++freed)
+      add_free(blocks[freed].from, blocks[freed].to);
     int64_t at = -1;
     int tried = 0;
     for (auto it = by_len.lower_bound({c.size[b], std::numeric_limits<int64_t>::min()});
@@ -161,7 +170,8 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     off[b] = at;
     top = std::max(top, at + c.size[b]);
     peak = std::max(peak, at + c.size[b]);
-    placed.emplace(c.upper[b], at, at + c.size[b]);
+    blocks[static_cast<size_t>(slot[static_cast<size_t>(b)])].from = at;
+    blocks[static_cast<size_t>(slot[static_cast<size_t>(b)])].to = at + c.size[b];
   }
   return peak;
 }

@@ -267,6 +267,40 @@ int64_t CountTimeOverlaps(const IntervalProblem& problem) {
   return pairs;
 }
 
+TimeProfile ComputeTimeProfile(const IntervalProblem& problem) {
+  const auto& bufs = problem.buffers;
+  const std::vector<int> by_lower = ByLower(problem);
+  const bool proper = std::all_of(by_lower.begin(), by_lower.end(),
+                                  [&](int b) { return bufs[b].lower < bufs[b].upper; });
+  if (!proper) {
+    return {CountTimeOverlaps(problem),
+            MaxLiveBytesOf(
+                bufs.size(), [&](int i) { return bufs[i].lower; },
+                [&](int i) { return bufs[i].upper; }, [&](int i) { return bufs[i].size; })};
+  }
+  // As in CountTimeOverlaps and MaxLiveBytesOf: a buffer that ends by the
+  // time b starts started before b.
+  std::vector<int> by_upper = by_lower;
+  StableSortByKey(by_upper, [&](int b) { return bufs[b].upper; });
+  TimeProfile out;
+  size_t dead = 0;
+  int64_t total = 0, best = 0;
+  bool overflow = false;
+  for (size_t i = 0; i < by_lower.size(); ++i) {
+    const int b = by_lower[i];
+    for (; dead < by_upper.size() && bufs[by_upper[dead]].upper <= bufs[b].lower; ++dead)
+      total -= bufs[by_upper[dead]].size;
+    out.overlaps += static_cast<int64_t>(i - dead);
+    if (overflow) continue;
+    const std::optional<int64_t> sum = CheckedAdd(total, bufs[b].size);
+    overflow = !sum;
+    total = sum.value_or(0);
+    best = std::max(best, total);
+  }
+  if (!overflow) out.max_live = best;
+  return out;
+}
+
 int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment) {
   int64_t peak = 0;
   for (size_t i = 0; i < problem.buffers.size() && i < assignment.offsets.size(); ++i) {

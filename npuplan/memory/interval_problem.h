@@ -151,6 +151,15 @@ int64_t MaxLiveBytes(const IntervalProblem& problem);
 // interval part of the conflict graph's edges), in O(n log n).
 int64_t CountTimeOverlaps(const IntervalProblem& problem);
 
+// CountTimeOverlaps and the max live bytes of MaxLiveBytesOf (nullopt when a
+// sum overflows int64) in one sweep: the orders by lower and by upper are
+// sorted once for both.
+struct TimeProfile {
+  int64_t overlaps = 0;
+  std::optional<int64_t> max_live;
+};
+TimeProfile ComputeTimeProfile(const IntervalProblem& problem);
+
 // max(offset + size) over buffers (0 for none). Requires matching sizes.
 int64_t ComputePeak(const IntervalProblem& problem, const IntervalAssignment& assignment);
 

@@ -47,6 +47,9 @@ TEST(IntervalProblemTest, MaxLiveBytesAndOverlapsMatchPairwiseCounts) {
     }
     ASSERT_EQ(MaxLiveBytes(p), best) << "trial " << trial;
     ASSERT_EQ(CountTimeOverlaps(p), pairs) << "trial " << trial;
+    const TimeProfile profile = ComputeTimeProfile(p);
+    ASSERT_EQ(profile.max_live, best) << "trial " << trial;
+    ASSERT_EQ(profile.overlaps, pairs) << "trial " << trial;
   }
 }
 
@@ -61,7 +64,14 @@ TEST(IntervalProblemTest, MaxLiveBytesOfReportsOverflow) {
                    100, [&](int i) { return lower[i]; }, [&](int i) { return upper[i]; },
                    [&](int i) { return size[i]; })
                    .has_value());
+  IntervalProblem p;
+  for (int i = 0; i < 100; ++i)
+    p.buffers.push_back({"b" + std::to_string(i), lower[i], upper[i], big});
+  EXPECT_FALSE(ComputeTimeProfile(p).max_live.has_value());
+  EXPECT_EQ(ComputeTimeProfile(p).overlaps, 99);
   for (int i = 0; i < 100; ++i) upper[i] = 2 * i + 2;  // one at a time
+  for (int i = 0; i < 100; ++i) p.buffers[i].upper = upper[i];
+  EXPECT_EQ(ComputeTimeProfile(p).max_live, big);
   EXPECT_EQ(MaxLiveBytesOf(
                 100, [&](int i) { return lower[i]; }, [&](int i) { return upper[i]; },
                 [&](int i) { return size[i]; }),

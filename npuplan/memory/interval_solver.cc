@@ -120,6 +120,8 @@ Compact BuildCompact(const IntervalProblem& problem, const std::vector<std::vect
   Compact c;
   const int n = static_cast<int>(problem.buffers.size());
   std::vector<int> to_compact(n, -1);
+  for (BigVector<int64_t>* v : {&c.size, &c.align, &c.lower, &c.upper}) v->reserve(n);
+  c.orig.reserve(n);
   for (int i = 0; i < n; ++i) {
     const IntervalBuffer& b = problem.buffers[i];
     if (b.size == 0) continue;
@@ -266,8 +268,9 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   // 1. Preprocessing and the lower bound. Large problems (scalable) keep only
   // the extra pairs as adjacency and bound by the max live bytes.
   IntervalSolution solution;
+  const TimeProfile profile = ComputeTimeProfile(problem);
   solution.stats.conflict_edges =
-      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
+      profile.overlaps + static_cast<int64_t>(problem.extra_conflicts.size());
   const bool scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
                         solution.stats.conflict_edges > options.max_conflict_edges;
   solution.stats.scalable = scalable;
@@ -275,7 +278,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   const Compact c = BuildCompact(problem, conflicts, /*with_sections=*/!scalable);
   const int64_t g = c.granularity;
   // Canonical plans put every offset on a multiple of g, so optima are too.
-  int64_t lower_bound = scalable ? MaxLiveBytes(problem) : ComputeLowerBound(problem, conflicts);
+  int64_t lower_bound = scalable ? profile.max_live.value_or(std::numeric_limits<int64_t>::max())
+                                 : ComputeLowerBound(problem, conflicts);
   lower_bound = (lower_bound + g - 1) / g * g;
   const std::optional<int64_t> capacity = problem.capacity;
   if (capacity.has_value() && lower_bound > *capacity) {

@@ -23,7 +23,7 @@ IntervalProblem PoolProblem(const TensorLifetimes& lt, const std::vector<int>& p
   for (size_t i = 0; i < pool.size(); ++i) {
     const LogicalBuffer& buf = lt.buffers[pool[i]];
     problem.buffers.push_back(
-        {buf.name, conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
+        {std::string(buf.name), conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
   return problem;
@@ -57,14 +57,14 @@ absl::StatusOr<IntervalSolution> SolvePool(const IntervalProblem& problem,
 // with best fit, no search), whose statistics are known without running it.
 // Runs only when some lifetime was widened: otherwise widened is the true
 // bound, which no plan (the sweep's included) beats.
-std::optional<PoolPlan> SweepIfSolverLoses(const IntervalProblem& problem, int64_t widened,
+std::optional<PoolPlan> SweepIfSolverLoses(const IntervalProblem& problem,
+                                           const TimeProfile& profile, int64_t widened,
                                            const SweepResult& swept,
                                            const PoolPlanOptions& options) {
   if (widened <= swept.peak) return std::nullopt;
   PoolPlan plan;
   IntervalSolverStats& stats = plan.solution.stats;
-  stats.conflict_edges =
-      CountTimeOverlaps(problem) + static_cast<int64_t>(problem.extra_conflicts.size());
+  stats.conflict_edges = profile.overlaps + static_cast<int64_t>(problem.extra_conflicts.size());
   stats.scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&
                    stats.conflict_edges > options.max_conflict_edges;
   if (!stats.scalable) return std::nullopt;  // the search's counters would differ
@@ -86,8 +86,7 @@ std::string KeepBetterSweep(const StreamAwareReuse& reuse, const std::vector<int
   std::string method = sol.stats.scalable ? "sweep" : (sol.stats.nodes > 0 ? "search" : "greedy");
   if (sol.peak <= true_bound) return method;
   if (!swept) {
-    swept = SweepStreamAware(reuse.SweepInput(pool, alignment),
-                             static_cast<int>(reuse.happens_before().num_streams()));
+    swept = SweepStreamAware(reuse.SweepInputTable(pool, alignment));
   }
   if (swept->peak < sol.peak) {
     sol.assignment.offsets = std::move(swept->offsets);
@@ -118,19 +117,17 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
   lifetime = {};
   std::optional<SweepResult> swept;
   if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
-    const std::optional<int64_t> widened = MaxLiveBytesOf(
-        problem.buffers.size(), [&](int i) { return problem.buffers[i].lower; },
-        [&](int i) { return problem.buffers[i].upper; },
-        [&](int i) { return problem.buffers[i].size; });
+    const TimeProfile profile = ComputeTimeProfile(problem);
+    const std::optional<int64_t> widened = profile.max_live;
     // The sweep can only lose to the solver's plan if widened <= its peak,
     // and its peak is >= true_bound: no early sweep when widened is not above.
     if (widened && *widened > *true_bound) {
       if (absl::Status s = CheckIntervalProblem(problem); !s.ok())
         return PoolError(problem.buffers.size(), s);  // as the solver would
-      swept = SweepStreamAware(reuse.SweepInput(pool, options.alignment),
-                               static_cast<int>(reuse.happens_before().num_streams()));
+      swept = SweepStreamAware(reuse.SweepInputTable(pool, options.alignment));
       lap("memory-planning: stream sweep");
-      if (std::optional<PoolPlan> plan = SweepIfSolverLoses(problem, *widened, *swept, options)) {
+      if (std::optional<PoolPlan> plan =
+              SweepIfSolverLoses(problem, profile, *widened, *swept, options)) {
         plan->solution.lower_bound = *true_bound;  // some lifetime was widened
         plan->solution.optimal = plan->solution.peak == plan->solution.lower_bound;
         return std::move(plan).value();

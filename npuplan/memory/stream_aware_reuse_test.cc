@@ -300,5 +300,57 @@ TEST_P(ConflictsReferenceTest, MatchesBruteForceRounds) {
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, ConflictsReferenceTest, ::testing::Range(0, 40));
 
+class ReleaseReferenceTest : public ::testing::TestWithParam<int> {};
+
+// SweepInput's release times F_t(a) (searched from hints kept between
+// buffers) against a scan of every stream: the plan position of the first
+// node of t that is after all of a's uses in H (or a's own later node on
+// t), kNever when none.
+TEST_P(ReleaseReferenceTest, MatchesScanOfEveryStream) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam());
+  Plan plan = events::testing::RandomPlan(seed, 60 + GetParam() % 140, 2 + GetParam() % 5,
+                                          1 + GetParam() % 3, 8 + GetParam() % 40);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  StreamAwareReuse reuse(plan.model, lt);
+  const HappensBefore& hb = reuse.happens_before();
+  std::vector<int> pool;
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
+  }
+  // Out of order too: the hints must not depend on it.
+  std::vector<int> shuffled = pool;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(seed));
+  const size_t k = static_cast<size_t>(hb.num_streams());
+  int64_t released = 0;
+  for (const std::vector<int>* buffers : {&pool, &shuffled}) {
+    const std::vector<SweepBuffer> got = reuse.SweepInput(*buffers, 512);
+    for (size_t i = 0; i < buffers->size(); ++i) {
+      const LogicalBuffer& x = lt.buffers[(*buffers)[i]];
+      ASSERT_EQ(got[i].release.size(), k);
+      if (!x.pinned.empty() || x.uses.empty() || x.live_to_end || lt.flat_loops ||
+          x.iteration_loop >= 0)
+        continue;
+      for (size_t t = 0; t < k; ++t) {
+        int64_t want = SweepBuffer::kNever;
+        for (NodeId v : lt.order) {
+          if (hb.stream(v) != static_cast<int64_t>(t) || hb.stream_pos(v) < 0) continue;
+          bool after_all = true;
+          for (NodeId u : x.uses) after_all = after_all && (u != v && hb.Before(u, v));
+          if (after_all) {
+            want = lt.position[v.index()];
+            break;
+          }
+        }
+        EXPECT_EQ(got[i].release[t], want)
+            << "seed " << seed << " buffer " << x.name << " stream " << t;
+        released += want != SweepBuffer::kNever ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(released, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomDags, ReleaseReferenceTest, ::testing::Range(0, 30));
+
 }  // namespace
 }  // namespace npuplan::memory

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <queue>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "npuplan/memory/align.h"
@@ -74,26 +75,33 @@ struct Pool {
 }  // namespace
 
 SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_streams) {
-  const int n = static_cast<int>(buffers.size());
-  const size_t k = static_cast<size_t>(std::max(num_streams, 0));
+  SweepBuffers table;
+  table.k = static_cast<size_t>(std::max(num_streams, 0));
+  for (const SweepBuffer& b : buffers) table.Append(b);
+  return SweepStreamAware(table);
+}
+
+SweepResult SweepStreamAware(const SweepBuffers& buffers) {
+  const int n = static_cast<int>(buffers.count());
+  const size_t k = buffers.k;
+  const BigVector<int64_t>& lower = buffers.lower;
+  const BigVector<int64_t>& size = buffers.size;
   SweepResult result;
   result.offsets.assign(n, 0);
   std::vector<int> order;
   for (int i = 0; i < n; ++i) {
-    if (buffers[i].size > 0) order.push_back(i);
+    if (size[i] > 0) order.push_back(i);
   }
   // By (lower, size descending, index): a counting sort by lower (a plan
   // position; `order` is by index), then the few buffers of each lower by size.
-  StableSortByKey(order, [&](int x) { return buffers[x].lower; });
+  StableSortByKey(order, [&](int x) { return lower[x]; });
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
-    while (j < order.size() && buffers[order[j]].lower == buffers[order[i]].lower) ++j;
+    while (j < order.size() && lower[order[j]] == lower[order[i]]) ++j;
     if (j - i > 1) {
       std::sort(order.begin() + static_cast<std::ptrdiff_t>(i),
-                order.begin() + static_cast<std::ptrdiff_t>(j), [&](int a, int b) {
-                  return buffers[a].size != buffers[b].size ? buffers[a].size > buffers[b].size
-                                                            : a < b;
-                });
+                order.begin() + static_cast<std::ptrdiff_t>(j),
+                [&](int a, int b) { return size[a] != size[b] ? size[a] > size[b] : a < b; });
     }
     i = j;
   }
@@ -107,7 +115,7 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     if (it->first != at) owner[at] = it->second;
   };
   auto release = [&](int a, size_t t) {
-    const int64_t from = result.offsets[a], to = from + buffers[a].size;
+    const int64_t from = result.offsets[a], to = from + size[a];
     auto it = std::prev(owner.upper_bound(from));
     for (; it != owner.end() && it->first < to; ++it) {
       if (it->second != a) continue;
@@ -119,22 +127,24 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
   };
   // On b's other streams, every owner of [from, to) is released by the time
   // b first runs there.
-  auto ReleasedInTime = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+  auto ReleasedInTime = [&](int64_t from, int64_t to, std::span<const int32_t> streams,
+                            std::span<const int64_t> first_use) {
     for (auto it = std::prev(owner.upper_bound(from)); it != owner.end() && it->first < to; ++it) {
       if (it->second < 0) continue;
-      const SweepBuffer& a = buffers[it->second];
-      for (size_t s = 1; s < b.streams.size(); ++s) {
-        const int64_t r = a.release[static_cast<size_t>(b.streams[s])];
-        if (r == SweepBuffer::kNever || std::max(r, a.upper) > b.first_use[s]) return false;
+      const size_t a = static_cast<size_t>(it->second);
+      const int64_t* a_release = buffers.Release(a);
+      for (size_t s = 1; s < streams.size(); ++s) {
+        const int64_t r = a_release[static_cast<size_t>(streams[s])];
+        if (r == SweepBuffer::kNever || std::max(r, buffers.upper[a]) > first_use[s]) return false;
       }
     }
     return true;
   };
   // Bytes free to a stream b does not use would be lost to that stream's
   // next buffers, which may then have to go to the top.
-  auto FreeToOtherStreams = [&](int64_t from, int64_t to, const SweepBuffer& b) {
+  auto FreeToOtherStreams = [&](int64_t from, int64_t to, std::span<const int32_t> streams) {
     for (size_t t = 0; t < k; ++t) {
-      if (std::find(b.streams.begin(), b.streams.end(), static_cast<int>(t)) != b.streams.end())
+      if (std::find(streams.begin(), streams.end(), static_cast<int32_t>(t)) != streams.end())
         continue;
       if (pools[t].Overlaps(from, to)) return true;
     }
@@ -142,28 +152,32 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
   };
   constexpr int kBlocksTried = 8;
   for (int b : order) {
-    const SweepBuffer& buf = buffers[b];
-    while (!pending.empty() && std::get<0>(pending.top()) <= buf.lower) {
+    const size_t bi = static_cast<size_t>(b);
+    const int64_t buf_lower = lower[bi], buf_size = size[bi], buf_alignment = buffers.alignment[bi];
+    const std::span<const int32_t> streams = buffers.Streams(bi);
+    while (!pending.empty() && std::get<0>(pending.top()) <= buf_lower) {
       const auto [time, a, t] = pending.top();
       pending.pop();
       release(a, static_cast<size_t>(t));
     }
     int64_t at = -1;
-    if (!buf.streams.empty()) {
-      const Pool& primary = pools[static_cast<size_t>(buf.streams.front())];
+    if (!streams.empty()) {
+      const Pool& primary = pools[static_cast<size_t>(streams.front())];
       // Best fit, preferring a block no other stream could use now if it is
       // at most twice the best fit's length (a longer one is a big block
       // this stream's later buffers need whole); else the best fitting one.
       int tried = 0;
       int64_t best_fit = -1, best_fit_length = 0;
-      for (auto it = primary.by_len.lower_bound({buf.size, std::numeric_limits<int64_t>::min()});
+      for (auto it = primary.by_len.lower_bound({buf_size, std::numeric_limits<int64_t>::min()});
            it != primary.by_len.end() && tried < kBlocksTried; ++it, ++tried) {
         if (best_fit >= 0 && it->first - best_fit_length > best_fit_length) break;
-        const int64_t start = AlignUp(it->second, buf.alignment);
-        if (start + buf.size > it->second + it->first) continue;
-        const bool everywhere = buf.streams.size() == 1 || ReleasedInTime(start, start + buf.size, buf);
+        const int64_t start = AlignUp(it->second, buf_alignment);
+        if (start + buf_size > it->second + it->first) continue;
+        const bool everywhere =
+            streams.size() == 1 ||
+            ReleasedInTime(start, start + buf_size, streams, buffers.FirstUse(bi));
         if (!everywhere) continue;
-        if (!FreeToOtherStreams(start, start + buf.size, buf)) {
+        if (!FreeToOtherStreams(start, start + buf_size, streams)) {
           at = start;
           break;
         }
@@ -174,13 +188,14 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
       }
       if (at < 0) at = best_fit;
       // The top: a single-stream buffer extends its pool's block ending there.
-      if (at < 0 && buf.streams.size() == 1 && !primary.at.empty() && std::prev(primary.at.end())->second == top) {
-        const int64_t start = AlignUp(std::prev(primary.at.end())->first, buf.alignment);
+      if (at < 0 && streams.size() == 1 && !primary.at.empty() &&
+          std::prev(primary.at.end())->second == top) {
+        const int64_t start = AlignUp(std::prev(primary.at.end())->first, buf_alignment);
         if (start <= top) at = start;
       }
     }
-    if (at < 0) at = AlignUp(top, buf.alignment);
-    const int64_t end = at + buf.size;
+    if (at < 0) at = AlignUp(top, buf_alignment);
+    const int64_t end = at + buf_size;
     if (at > top) {
       for (Pool& p : pools) p.Add(top, at);  // alignment gap above the old top: free for all
     }
@@ -193,9 +208,10 @@ SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_st
     first->second = b;
     result.offsets[b] = at;
     result.peak = std::max(result.peak, end);
-    for (size_t t = 0; t < k && t < buf.release.size(); ++t) {
-      if (buf.release[t] == SweepBuffer::kNever) continue;
-      pending.emplace(std::max(buf.upper, buf.release[t]), b, static_cast<int>(t));
+    const int64_t* buf_release = buffers.Release(bi);
+    for (size_t t = 0; t < k; ++t) {
+      if (buf_release[t] == SweepBuffer::kNever) continue;
+      pending.emplace(std::max(buffers.upper[bi], buf_release[t]), b, static_cast<int>(t));
     }
   }
   return result;

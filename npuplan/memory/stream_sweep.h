@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "npuplan/verify/stream_aware_reuse.h"  // SweepBuffer
+#include "npuplan/verify/stream_aware_reuse.h"  // SweepBuffer, SweepBuffers
 
 namespace npuplan::memory {
 
@@ -44,6 +44,9 @@ struct SweepResult {
 // Places `buffers` (num_streams streams). O(n log n) plus the blocks split
 // by releases. Deterministic.
 SweepResult SweepStreamAware(const std::vector<SweepBuffer>& buffers, int num_streams);
+// The same over flat tables (StreamAwareReuse::SweepInputTable), with
+// buffers.k streams.
+SweepResult SweepStreamAware(const SweepBuffers& buffers);
 
 }  // namespace npuplan::memory
 

@@ -90,6 +90,30 @@ TEST_P(StreamSweepPropertyTest, ConflictsAreExactUnlimitedAndSoundWhenWidened) {
   }
 }
 
+// The flat tables the planner sweeps hold the same buffers as the vector
+// form and give the same placement.
+TEST_P(StreamSweepPropertyTest, TableInputPlacesLikeVectorInput) {
+  Case c = MakeCase(static_cast<uint32_t>(GetParam()), 80 + GetParam() % 60, 1 + GetParam() % 5);
+  StreamAwareReuse reuse(c.plan.model, c.lt);
+  const std::vector<SweepBuffer> input = reuse.SweepInput(c.pool, 512);
+  const SweepBuffers table = reuse.SweepInputTable(c.pool, 512);
+  ASSERT_EQ(table.count(), input.size());
+  for (size_t i = 0; i < input.size(); ++i) {
+    EXPECT_EQ(table.lower[i], input[i].lower);
+    EXPECT_EQ(table.upper[i], input[i].upper);
+    EXPECT_EQ(table.size[i], input[i].size);
+    EXPECT_EQ(std::vector<int>(table.Streams(i).begin(), table.Streams(i).end()), input[i].streams);
+    EXPECT_EQ(std::vector<int64_t>(table.FirstUse(i).begin(), table.FirstUse(i).end()),
+              input[i].first_use);
+    EXPECT_EQ(std::vector<int64_t>(table.Release(i), table.Release(i) + table.k), input[i].release);
+  }
+  const SweepResult from_vector =
+      SweepStreamAware(input, static_cast<int>(reuse.happens_before().num_streams()));
+  const SweepResult from_table = SweepStreamAware(table);
+  EXPECT_EQ(from_table.offsets, from_vector.offsets);
+  EXPECT_EQ(from_table.peak, from_vector.peak);
+}
+
 INSTANTIATE_TEST_SUITE_P(RandomDags, StreamSweepPropertyTest, ::testing::Range(0, 20));
 
 // Hand-made: b on stream 0 may take a's bytes only once stream 0 has waited

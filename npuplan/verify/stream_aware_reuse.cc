@@ -20,21 +20,29 @@ bool OrdersNothing(const Node& from) {
 
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order) {
   const size_t n = model.num_nodes();
-  stream_.assign(n, -1);
-  pos_.assign(n, -1);
-  // Whether each node's out-edges order anything, read here in node order:
-  // the sweep meets a node's predecessors anywhere in the graph.
-  BigVector<uint8_t> orders(n);
+  // Streams and whether each node's out-edges order anything, read here in
+  // node order: the sweep meets a node's predecessors anywhere in the graph.
+  BigVector<int32_t> stream(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = model.nodes()[i];
-    stream_[i] = node.stream_id;
-    k_ = std::max(k_, stream_[i] + 1);
-    orders[i] = OrdersNothing(node) ? 0 : 1;
+    k_ = std::max(k_, node.stream_id + 1);
+    stream[i] = node.stream_id < 0    ? -1
+                : OrdersNothing(node) ? static_cast<int32_t>(node.stream_id) | kOrdersNothing
+                                      : static_cast<int32_t>(node.stream_id);
   }
-  BigVector<int64_t> seq(n, -1);
-  for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
+  stride_ = kClock + static_cast<size_t>(k_);
+  rows_.assign(n * stride_, -1);
+  for (size_t i = 0; i < n; ++i) rows_[i * stride_ + kStream] = stream[i];
+  FreeStorage(stream);
+  // Plan positions: only subgraph entries compare them (the sweep itself
+  // tells predecessors earlier in the plan by their assigned stream position).
+  BigVector<int64_t> seq;
+  if (model.num_graphs() > 1) {
+    seq.assign(n, -1);
+    for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
+  }
   Predecessors preds = CollectPredecessors(model, seq);
-  Sweep(model, order, seq, orders, preds);
+  Sweep(model, order, seq, preds);
 }
 
 // Data and control edges, subgraph end (end node → each successor of the
@@ -92,7 +100,7 @@ int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& se
                                 std::vector<Entry>& entries) const {
   Entry e;
   auto add = [&](NodeId u) {
-    if (stream_[u.index()] >= 0 && seq[u.index()] >= 0) e.inputs.push_back(u);
+    if (stream(u) >= 0 && seq[u.index()] >= 0) e.inputs.push_back(u);
   };
   for (const OutputRef& in : parent.inputs) add(in.node);
   for (NodeId c : parent.control_inputs) add(c);
@@ -108,36 +116,37 @@ int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& se
 // predecessor. A root's entry predecessors are the parent's inputs before it
 // in the plan; the roots of one parent come in plan order, so its entry clock
 // only grows: each input is joined into it once, and each root joins it once.
+// A streamed node gets its stream position when the sweep reaches it: a
+// predecessor with none yet (-1) is not before v in the plan (or not in it).
 void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
-                          const BigVector<int64_t>& seq, const BigVector<uint8_t>& orders,
-                          Predecessors& preds) {
+                          const BigVector<int64_t>& seq, Predecessors& preds) {
   const size_t k = static_cast<size_t>(k_);
-  clocks_.assign(model.num_nodes() * k, -1);
   std::vector<int32_t> next_pos(k, 0);
   std::vector<NodeId> last_on_stream(k);
+  // Joins u's inclusive clock into cv; false when u has no position yet.
   auto join_into = [&](int32_t* cv, NodeId u) {
-    const int32_t* cu = clocks_.data() + u.index() * k;
+    const int32_t* ru = Row(u);
+    if (ru[kPos] < 0) return;
+    const int32_t* cu = ru + kClock;
     for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], cu[j]);
-    cv[stream_[u.index()]] = std::max(cv[stream_[u.index()]], pos_[u.index()]);
+    const size_t su = static_cast<size_t>(ru[kStream] & ~kOrdersNothing);
+    cv[su] = std::max(cv[su], ru[kPos]);
   };
   for (NodeId v : order) {
-    const int64_t s = stream_[v.index()];
-    if (s < 0) continue;
-    int32_t* cv = clocks_.data() + v.index() * k;
-    auto join = [&](NodeId u) {
-      if (stream_[u.index()] < 0 || seq[u.index()] < 0 || seq[u.index()] >= seq[v.index()]) return;
-      join_into(cv, u);
-    };
-    if (last_on_stream[s].valid()) join(last_on_stream[s]);
+    int32_t* rv = Row(v);
+    if (rv[kStream] < 0) continue;
+    const size_t s = static_cast<size_t>(rv[kStream] & ~kOrdersNothing);
+    int32_t* cv = rv + kClock;
+    if (last_on_stream[s].valid()) join_into(cv, last_on_stream[s]);
     const Node& node = model.node(v);
-    for (const OutputRef& in : node.inputs) {
-      if (orders[in.node.index()]) join(in.node);
-    }
-    for (NodeId c : node.control_inputs) {
-      if (orders[c.index()]) join(c);
-    }
+    // An edge out of a node that orders nothing joins nothing.
+    auto join_edge = [&](NodeId u) {
+      if (!(Row(u)[kStream] & kOrdersNothing)) join_into(cv, u);
+    };
+    for (const OutputRef& in : node.inputs) join_edge(in.node);
+    for (NodeId c : node.control_inputs) join_edge(c);
     if (!preds.ends.empty()) {
-      for (NodeId u : preds.ends[v.index()]) join(u);
+      for (NodeId u : preds.ends[v.index()]) join_into(cv, u);
     }
     if (const int32_t e = preds.entry_of[v.index()]; e >= 0) {
       Entry& entry = preds.entries[static_cast<size_t>(e)];
@@ -148,15 +157,15 @@ void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
       }
       for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
     }
-    pos_[v.index()] = next_pos[s]++;
+    rv[kPos] = next_pos[s]++;
     last_on_stream[s] = v;
   }
 }
 
 bool HappensBefore::Before(NodeId a, NodeId b) const {
-  const int64_t sa = stream_[a.index()];
-  if (sa < 0 || stream_[b.index()] < 0 || a == b) return false;
-  return clock(b)[sa] >= pos_[a.index()];
+  const int64_t sa = stream(a);
+  if (sa < 0 || stream(b) < 0 || a == b) return false;
+  return clock(b)[sa] >= stream_pos(a);
 }
 
 StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes)
@@ -321,15 +330,19 @@ class ConflictRounds {
         positions_(k_),
         below_(k_),
         last_first_(k_, -1),
-        counters_(k_) {}
+        counters_(k_),
+        kind_(n_) {
+    for (size_t i = 0; i < n_; ++i) {
+      const LogicalBuffer& b = Buf(i);
+      const bool follow = b.size > 0 && b.pinned.empty() && !b.uses.empty();
+      kind_[i] = static_cast<uint8_t>((b.size > 0 ? kSized : 0) | (follow ? kFollow : 0) |
+                                      (follow && !b.live_to_end ? kPrecede : 0));
+    }
+  }
 
   // `a` may be ordered before a later buffer / `b` after an earlier one.
-  bool CanPrecede(size_t i) const {
-    return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty() && !Buf(i).live_to_end;
-  }
-  bool CanFollow(size_t i) const {
-    return Buf(i).size > 0 && Buf(i).pinned.empty() && !Buf(i).uses.empty();
-  }
+  bool CanPrecede(size_t i) const { return kind_[i] & kPrecede; }
+  bool CanFollow(size_t i) const { return kind_[i] & kFollow; }
 
   void WidenUnordered();
   void set_release(BigVector<int64_t> release) { release_ = std::move(release); }
@@ -396,6 +409,10 @@ class ConflictRounds {
   BigVector<int> by_lower_, by_upper_;
   BigVector<int64_t> first_back_;  // backward counts of the first round
   std::vector<StreamCounter> counters_;
+  // Per buffer: kSized | kFollow | kPrecede, read in every step (the
+  // buffers' fields are spread over two cache lines of each LogicalBuffer).
+  enum : uint8_t { kSized = 1, kFollow = 2, kPrecede = 4 };
+  BigVector<uint8_t> kind_;
 };
 
 // Buffers ordered against nothing (pinned, no uses) or that can precede
@@ -403,9 +420,8 @@ class ConflictRounds {
 void ConflictRounds::WidenUnordered() {
   const int64_t end = lt_.num_steps;
   for (size_t i = 0; i < n_; ++i) {
-    if (Buf(i).size == 0) continue;
-    if (!Buf(i).pinned.empty() || Buf(i).uses.empty())
-      out_.lower[i] = 0;  // ordered against nothing
+    if (!(kind_[i] & kSized)) continue;
+    if (!CanFollow(i)) out_.lower[i] = 0;  // ordered against nothing
     if (!CanPrecede(i)) out_.upper[i] = std::max(out_.upper[i], end);
   }
 }
@@ -422,7 +438,7 @@ void ConflictRounds::Prepare() {
   BigVector<int> sized, precede;
   for (size_t i = 0; i < n_; ++i) {
     first_begin_[i] = static_cast<int32_t>(firsts_.size());
-    if (Buf(i).size > 0) sized.push_back(static_cast<int>(i));
+    if (kind_[i] & kSized) sized.push_back(static_cast<int>(i));
     if (CanPrecede(i)) precede.push_back(static_cast<int>(i));
     if (!CanFollow(i)) continue;
     for (NodeId u : Buf(i).uses) {  // by plan position: the first on t comes first
@@ -666,8 +682,9 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   BigVector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
+  std::vector<size_t> hints(k * k, 0);
   for (size_t i = 0; i < n; ++i) {
-    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k);
+    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k, hints);
   }
   rounds.set_release(std::move(release));
   rounds.Prepare();
@@ -677,7 +694,47 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   return out;
 }
 
-void StreamAwareReuse::ReleasePositions(int a, int64_t* out) const {
+namespace {
+
+// The first index r of `nodes` with !below(r) (nodes.size() when none),
+// for a predicate true on a prefix: an exponential search outward from
+// `hint`, which it then sets to r. The same answer as std::partition_point.
+template <typename Below>
+size_t PartitionFrom(size_t n, Below below, size_t& hint) {
+  size_t lo = 0, hi = std::min(hint, n);  // the answer lies in [lo, hi]
+  if (hi < n && below(hi)) {
+    lo = hi + 1;
+    for (size_t step = 1;; step *= 2) {
+      hi = std::min(n, lo + step - 1);
+      if (hi == n || !below(hi)) break;
+      lo = hi + 1;
+    }
+  } else {
+    for (size_t step = 1; hi > 0; step *= 2) {
+      const size_t probe = hi > step ? hi - step : 0;
+      if (below(probe)) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+    }
+  }
+  // below(lo - 1) (or lo == 0), and hi == n or !below(hi).
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (below(mid)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  hint = lo;
+  return lo;
+}
+
+}  // namespace
+
+void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::fill(out, out + k, std::numeric_limits<int64_t>::max());
   for (size_t t = 0; t < k; ++t) {
@@ -688,9 +745,12 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out) const {
         q = std::max(q, static_cast<size_t>(p) + 1);
         continue;
       }
-      auto it = std::partition_point(nodes.begin() + static_cast<std::ptrdiff_t>(q), nodes.end(),
-                                     [&, s = s, p = p](NodeId v) { return hb_.clock(v)[s] < p; });
-      q = static_cast<size_t>(it - nodes.begin());
+      // Clocks grow along a stream: the first node at or after q whose
+      // clock covers p is the later of q and the first such node overall.
+      const size_t first = PartitionFrom(
+          nodes.size(), [&, s = s, p = p](size_t i) { return hb_.clock(nodes[i])[s] < p; },
+          hints[t * k + static_cast<size_t>(s)]);
+      q = std::max(q, first);
     }
     if (q < nodes.size()) out[t] = lt_.position[nodes[q].index()];
   }
@@ -707,20 +767,60 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out) const {
   }
 }
 
+void SweepBuffers::Append(const SweepBuffer& b) {
+  lower.push_back(b.lower);
+  upper.push_back(b.upper);
+  size.push_back(b.size);
+  alignment.push_back(b.alignment);
+  for (size_t s = 0; s < b.streams.size(); ++s) {
+    streams.push_back(b.streams[s]);
+    first_use.push_back(s < b.first_use.size() ? b.first_use[s] : 0);
+  }
+  stream_begin.push_back(static_cast<int32_t>(streams.size()));
+  for (size_t t = 0; t < k; ++t)
+    release.push_back(t < b.release.size() ? b.release[t] : SweepBuffer::kNever);
+}
+
 std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& buffers,
                                                       int64_t alignment) const {
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const SweepBuffers table = SweepInputTable(buffers, alignment);
   std::vector<SweepBuffer> out(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    SweepBuffer& sb = out[i];
+    sb.lower = table.lower[i];
+    sb.upper = table.upper[i];
+    sb.size = table.size[i];
+    sb.alignment = table.alignment[i];
+    for (int32_t t : table.Streams(i)) sb.streams.push_back(t);
+    for (int64_t p : table.FirstUse(i)) sb.first_use.push_back(p);
+    sb.release.assign(table.Release(i), table.Release(i) + table.k);
+  }
+  return out;
+}
+
+SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
+                                               int64_t alignment) const {
+  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t n = buffers.size();
+  SweepBuffers out;
+  out.k = k;
+  out.lower.resize(n);
+  out.upper.resize(n);
+  out.size.resize(n);
+  out.alignment.assign(n, alignment);
+  out.stream_begin.assign(n + 1, 0);
+  out.release.assign(n * k, SweepBuffer::kNever);
+  out.streams.reserve(n);
+  out.first_use.reserve(n);
   std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
   std::vector<int64_t> r(k);
-  for (size_t i = 0; i < buffers.size(); ++i) {
+  std::vector<size_t> hints(k * k, 0);
+  for (size_t i = 0; i < n; ++i) {
     const LogicalBuffer& x = lt_.buffers[buffers[i]];
-    SweepBuffer& sb = out[i];
-    sb.lower = x.lower;
-    sb.upper = x.upper;
-    sb.size = x.size;
-    sb.alignment = alignment;
-    sb.release.assign(k, SweepBuffer::kNever);
+    out.lower[i] = x.lower;
+    out.upper[i] = x.upper;
+    out.size[i] = x.size;
+    out.stream_begin[i] = static_cast<int32_t>(out.streams.size());
     if (!x.pinned.empty() || x.uses.empty()) continue;  // reuses nothing, released never
     firsts.clear();
     for (NodeId u : x.uses) {
@@ -735,21 +835,21 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
       }
     }
     std::sort(firsts.begin(), firsts.end());
-    sb.streams.reserve(firsts.size());
-    sb.first_use.reserve(firsts.size());
     for (const auto& [p, t] : firsts) {
-      sb.streams.push_back(t);
-      sb.first_use.push_back(p);
+      out.streams.push_back(t);
+      out.first_use.push_back(p);
     }
     // Under flat loops only a buffer of one stream may share, with that stream.
     if (lt_.flat_loops && only_stream_[buffers[i]] < 0) continue;
     if (x.live_to_end) continue;
-    ReleasePositions(buffers[i], r.data());
+    ReleasePositions(buffers[i], r.data(), hints);
+    int64_t* release = out.release.data() + i * k;
     for (size_t t = 0; t < k; ++t) {
       if (lt_.flat_loops && static_cast<int64_t>(t) != only_stream_[buffers[i]]) continue;
-      if (r[t] != std::numeric_limits<int64_t>::max()) sb.release[t] = r[t];
+      if (r[t] != std::numeric_limits<int64_t>::max()) release[t] = r[t];
     }
   }
+  out.stream_begin[n] = static_cast<int32_t>(out.streams.size());
   return out;
 }
 

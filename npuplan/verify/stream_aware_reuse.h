@@ -54,6 +54,28 @@ struct SweepBuffer {
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 };
 
+// The same buffers in flat tables (one row per buffer), as SweepInputTable
+// fills them for the planner: a million buffers would otherwise be three
+// small heap blocks each.
+struct SweepBuffers {
+  size_t k = 0;  // streams: each row of `release` has k entries
+  BigVector<int64_t> lower, upper, size, alignment;
+  BigVector<int32_t> stream_begin = BigVector<int32_t>(1, 0);  // row i: [stream_begin[i], [i + 1])
+  BigVector<int32_t> streams;                                  // as SweepBuffer::streams
+  BigVector<int64_t> first_use;                                // parallel to `streams`
+  BigVector<int64_t> release;                                  // n x k, as SweepBuffer::release
+  size_t count() const { return lower.size(); }
+  std::span<const int32_t> Streams(size_t i) const {
+    return {streams.data() + stream_begin[i], streams.data() + stream_begin[i + 1]};
+  }
+  std::span<const int64_t> FirstUse(size_t i) const {
+    return {first_use.data() + stream_begin[i], first_use.data() + stream_begin[i + 1]};
+  }
+  const int64_t* Release(size_t i) const { return release.data() + i * k; }
+  // Appends one buffer (its release padded with kNever, or cut, to k entries).
+  void Append(const SweepBuffer& b);
+};
+
 // The happens-before relation H over the nodes of a model (see above).
 class HappensBefore {
  public:
@@ -63,13 +85,14 @@ class HappensBefore {
 
   int64_t num_streams() const { return k_; }
   // Logical stream of a node (-1 = none: runs no task, orders nothing).
-  int64_t stream(NodeId n) const { return stream_[n.index()]; }
-  // Position of a node on its stream (-1 when streamless).
-  int32_t stream_pos(NodeId n) const { return pos_[n.index()]; }
-  // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
-  const int32_t* clock(NodeId n) const {
-    return clocks_.data() + n.index() * static_cast<size_t>(k_);
+  int64_t stream(NodeId n) const {
+    const int32_t s = Row(n)[kStream];
+    return s < 0 ? -1 : s & ~kOrdersNothing;
   }
+  // Position of a node on its stream (-1 when streamless).
+  int32_t stream_pos(NodeId n) const { return Row(n)[kPos]; }
+  // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
+  const int32_t* clock(NodeId n) const { return Row(n) + kClock; }
   // True when a's task finishes before b's starts in every execution (a != b).
   bool Before(NodeId a, NodeId b) const;
 
@@ -91,16 +114,23 @@ class HappensBefore {
   Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
   int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
-  // orders[v]: v's data and control out-edges order their targets (see OrdersNothing).
+  // `seq` (plan position by node) is only filled for models with subgraphs.
   void Sweep(const Model& model, const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
-             const BigVector<uint8_t>& orders, Predecessors& preds);
+             Predecessors& preds);
 
-  // Node-sized arrays are BigVectors: built twice per compile (planner,
-  // verifier), they reuse freed blocks instead of faulting in fresh pages.
+  // One row per node: its stream position, its stream (with kOrdersNothing
+  // when its data and control out-edges order nothing, see OrdersNothing),
+  // then its clock. The sweep reads all three of every predecessor, which
+  // sits anywhere in the graph: one row is one cache miss, not three.
+  // Built twice per compile (planner, verifier): a BigVector reuses the
+  // freed block instead of faulting in fresh pages.
+  static constexpr size_t kPos = 0, kStream = 1, kClock = 2;
+  static constexpr int32_t kOrdersNothing = int32_t{1} << 30;
+  const int32_t* Row(NodeId n) const { return rows_.data() + n.index() * stride_; }
+  int32_t* Row(NodeId n) { return rows_.data() + n.index() * stride_; }
   int64_t k_ = 0;
-  BigVector<int64_t> stream_;
-  BigVector<int32_t> pos_;
-  BigVector<int32_t> clocks_;  // num_nodes × k
+  size_t stride_ = kClock;
+  BigVector<int32_t> rows_;  // num_nodes × (kClock + k)
 };
 
 // Per buffer of a TensorLifetimes: where its uses sit on the streams, in
@@ -160,6 +190,8 @@ class StreamAwareReuse {
   // uses (kNever if none, or if a can precede nothing: pinned, no uses, graph
   // output; under flat loops only a single-stream buffer's own stream).
   std::vector<SweepBuffer> SweepInput(const std::vector<int>& buffers, int64_t alignment) const;
+  // The same in flat tables.
+  SweepBuffers SweepInputTable(const std::vector<int>& buffers, int64_t alignment) const;
 
  private:
   const TensorLifetimes& lt_;
@@ -173,7 +205,10 @@ class StreamAwareReuse {
   std::map<int32_t, int64_t> loop_end_;
 
   // F_t(a) for every stream t (out[t]), as plan positions (int64 max when none).
-  void ReleasePositions(int a, int64_t* out) const;
+  // `hints` (k x k entries, any values): where the last search on stream t
+  // for a use on stream s ended; callers going through buffers in plan order
+  // keep it between calls, so each search starts next to its answer.
+  void ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const;
 };
 
 }  // namespace npuplan::memory

@@ -161,6 +161,32 @@ std::string TensorName(const Model& model, TensorRef t) {
   return name;
 }
 
+namespace {
+
+// Appends TensorName(model, t) to the last block of `store` (a new block when
+// it does not fit) and returns a view of it.
+std::string_view StoreTensorName(const Model& model, TensorRef t,
+                                 std::vector<BigVector<char>>& store) {
+  const std::string& node = model.node(t.node).name;
+  char suffix[16] = {':'};
+  std::string_view tail = ":workspace";
+  if (t.output != TensorRef::kWorkspace) {
+    char* end = std::to_chars(suffix + 1, suffix + sizeof(suffix), t.output).ptr;
+    tail = std::string_view(suffix, static_cast<size_t>(end - suffix));
+  }
+  const size_t length = node.size() + tail.size();
+  if (store.empty() || store.back().capacity() - store.back().size() < length) {
+    store.emplace_back().reserve(std::max(kHugePageBytes, length));
+  }
+  BigVector<char>& block = store.back();
+  const size_t at = block.size();
+  block.insert(block.end(), node.begin(), node.end());
+  block.insert(block.end(), tail.begin(), tail.end());
+  return {block.data() + at, length};
+}
+
+}  // namespace
+
 BufferIndex::const_iterator BufferIndex::find(TensorRef r) const {
   if (!r.node.valid() || r.node.index() + 1 >= node_begin_.size()) return end();
   const value_type* first = entries_.data() + node_begin_[r.node.index()];
@@ -284,6 +310,10 @@ void LifetimeBuilder::OrderNodes() {
 absl::Status LifetimeBuilder::CollectTensors() {
   ws_bytes_.assign(n_, 0);
   first_tensor_.assign(n_ + 1, 0);
+  // Most nodes have one output: no growth (each step would copy the array
+  // into a larger, freshly faulted block).
+  tensors_.reserve(n_);
+  tensor_bytes_.reserve(n_);
   for (size_t i = 0; i < n_; ++i) {
     const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
@@ -427,6 +457,7 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   // order SortBuffers settles on (by first touch): its permutation then moves
   // each buffer a short way, not across a million-entry array.
   std::vector<int> roots;
+  roots.reserve(nt);
   for (size_t r = 0; r < nt; ++r) {
     if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
   }
@@ -559,7 +590,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
     ranges_.pop_back();
     return absl::OkStatus();
   }
-  b.name = TensorName(model, owner_ref);
+  b.name = StoreTensorName(model, owner_ref, lt_.name_store);
   b.region = constant    ? MemoryRegion::kConstant
              : input     ? MemoryRegion::kInput
              : workspace ? MemoryRegion::kWorkspace
@@ -673,6 +704,24 @@ void LifetimeBuilder::SortBuffers() {
            : r == MemoryRegion::kInput     ? 2
                                            : 3;
   };
+  // GroupBuffers makes the buffers region by region in the plan order of
+  // their owners, which is usually the final order already (names are
+  // unique: the key is a total order).
+  auto before = [&](const LogicalBuffer& x, const LogicalBuffer& y) {
+    const int rx = region_rank(x.region), ry = region_rank(y.region);
+    if (rx != ry) return rx < ry;
+    if (x.lower != y.lower) return x.lower < y.lower;
+    return x.name < y.name;
+  };
+  bool sorted = true;
+  for (size_t i = 1; i < buffers_.size() && sorted; ++i)
+    sorted = before(buffers_[i - 1], buffers_[i]);
+  if (sorted) {
+    lt_.buffers = std::move(buffers_);
+    lt_.buffer_of.Build(n_, lt_.buffers);
+    std::sort(lt_.dynamic.begin(), lt_.dynamic.end());
+    return;
+  }
   // Indices by (region, lower) with two stable counting sorts (lower is a
   // plan position), then names within each tie (buffer names are unique).
   std::vector<int> order(buffers_.size());

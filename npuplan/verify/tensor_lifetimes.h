@@ -77,7 +77,10 @@ std::string TensorName(const Model& model, TensorRef t);
 // into TensorLifetimes' shared storage, not a heap block each, and the small
 // fields sit together so that no padding follows them.
 struct LogicalBuffer {
-  std::string name;                    // TensorName of the owner (first member)
+  // TensorName of the owner (first member), in TensorLifetimes::name_store:
+  // one block for all names instead of a std::string (and for long node
+  // names a heap block) per buffer.
+  std::string_view name;
   std::span<const TensorRef> members;  // owner first, then aliases, by (position, output)
   int64_t bytes = 0;                   // max member ByteSize
   int64_t size = 0;                    // bytes rounded up to the alignment
@@ -154,6 +157,9 @@ struct TensorLifetimes {
   BigVector<TensorRef> member_store;
   BigVector<NodeId> use_store;
   BigVector<int32_t> loop_store;
+  // What LogicalBuffer::name views: blocks filled up to their capacity, never
+  // reallocated (a moved vector keeps its block).
+  std::vector<BigVector<char>> name_store;
   std::deque<std::string> pinned_store;  // what LogicalBuffer::pinned views (stable addresses)
 };
 
