@@ -16,6 +16,42 @@ bool OrdersNothing(const Node& from) {
   return t == "Enter"sv || t == "RefEnter"sv || t == "StreamSwitch"sv;
 }
 
+// The first index r < n with !below(r) (nodes.size() when none),
+// for a predicate true on a prefix: an exponential search outward from
+// `hint`, which it then sets to r. The same answer as std::partition_point.
+template <typename Below>
+size_t PartitionFrom(size_t n, Below below, size_t& hint) {
+  size_t lo = 0, hi = std::min(hint, n);  // the answer lies in [lo, hi]
+  if (hi < n && below(hi)) {
+    lo = hi + 1;
+    for (size_t step = 1;; step *= 2) {
+      hi = std::min(n, lo + step - 1);
+      if (hi == n || !below(hi)) break;
+      lo = hi + 1;
+    }
+  } else {
+    for (size_t step = 1; hi > 0; step *= 2) {
+      const size_t probe = hi > step ? hi - step : 0;
+      if (below(probe)) {
+        lo = probe + 1;
+        break;
+      }
+      hi = probe;
+    }
+  }
+  // below(lo - 1) (or lo == 0), and hi == n or !below(hi).
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (below(mid)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  hint = lo;
+  return lo;
+}
+
 }  // namespace
 
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order) {
@@ -455,14 +491,21 @@ void ConflictRounds::Prepare() {
   by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
 }
 
+// At() for every buffer and stream, searched from the previous buffer's
+// answers (buffers come by lower: the positions looked up mostly grow).
 void ConflictRounds::AtIndices() {
   release_at_.assign(n_ * k_, 0);
   upper_at_.assign(n_ * k_, 0);
+  std::vector<size_t> release_hint(k_, 0), upper_hint(k_, 0);
   for (size_t i = 0; i < n_; ++i) {
     if (!CanPrecede(i)) continue;  // the only ones Forward and ExactPairs count
     for (size_t t = 0; t < k_; ++t) {
-      release_at_[i * k_ + t] = At(t, release_[i * k_ + t]);
-      upper_at_[i * k_ + t] = At(t, out_.upper[i]);
+      const BigVector<int64_t>& p = positions_[t];
+      const int64_t release = release_[i * k_ + t], upper = out_.upper[i];
+      release_at_[i * k_ + t] = static_cast<int32_t>(PartitionFrom(
+          p.size(), [&](size_t j) { return p[j] < release; }, release_hint[t]));
+      upper_at_[i * k_ + t] = static_cast<int32_t>(
+          PartitionFrom(p.size(), [&](size_t j) { return p[j] < upper; }, upper_hint[t]));
     }
   }
 }
@@ -693,46 +736,6 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   rounds.ExactPairs(max_pairs_per_buffer);
   return out;
 }
-
-namespace {
-
-// The first index r of `nodes` with !below(r) (nodes.size() when none),
-// for a predicate true on a prefix: an exponential search outward from
-// `hint`, which it then sets to r. The same answer as std::partition_point.
-template <typename Below>
-size_t PartitionFrom(size_t n, Below below, size_t& hint) {
-  size_t lo = 0, hi = std::min(hint, n);  // the answer lies in [lo, hi]
-  if (hi < n && below(hi)) {
-    lo = hi + 1;
-    for (size_t step = 1;; step *= 2) {
-      hi = std::min(n, lo + step - 1);
-      if (hi == n || !below(hi)) break;
-      lo = hi + 1;
-    }
-  } else {
-    for (size_t step = 1; hi > 0; step *= 2) {
-      const size_t probe = hi > step ? hi - step : 0;
-      if (below(probe)) {
-        lo = probe + 1;
-        break;
-      }
-      hi = probe;
-    }
-  }
-  // below(lo - 1) (or lo == 0), and hi == n or !below(hi).
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (below(mid)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  hint = lo;
-  return lo;
-}
-
-}  // namespace
 
 void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
