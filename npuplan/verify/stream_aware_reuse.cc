@@ -16,30 +16,32 @@ bool OrdersNothing(const Node& from) {
   return t == "Enter"sv || t == "RefEnter"sv || t == "StreamSwitch"sv;
 }
 
-// The first index r < n with !below(r) (nodes.size() when none),
-// for a predicate true on a prefix: an exponential search outward from
-// `hint`, which it then sets to r. The same answer as std::partition_point.
+// The first index r < n with !below(r) (n when none), for a predicate true
+// on a prefix: within the kNear indices past (or before) `hint` when two
+// probes show it is there, else a binary search of all n (whose first probes
+// are the same every call: cached); `hint` becomes r. The same answer as
+// std::partition_point, in a few probes when the answers of consecutive
+// calls are close, two more than a binary search when not.
 template <typename Below>
 size_t PartitionFrom(size_t n, Below below, size_t& hint) {
-  size_t lo = 0, hi = std::min(hint, n);  // the answer lies in [lo, hi]
-  if (hi < n && below(hi)) {
-    lo = hi + 1;
-    for (size_t step = 1;; step *= 2) {
-      hi = std::min(n, lo + step - 1);
-      if (hi == n || !below(hi)) break;
-      lo = hi + 1;
+  constexpr size_t kNear = 16;
+  size_t lo = 0, hi = n;  // the answer lies in [lo, hi]
+  const size_t h = std::min(hint, n);
+  if (h < n && below(h)) {
+    const size_t near = std::min(n, h + 1 + kNear);
+    if (near == n || !below(near)) {
+      lo = h + 1;
+      hi = near;
+    }
+  } else if (h > 0) {
+    const size_t near = h > kNear ? h - kNear : 0;
+    if (below(near)) {
+      lo = near + 1;
+      hi = h;
     }
   } else {
-    for (size_t step = 1; hi > 0; step *= 2) {
-      const size_t probe = hi > step ? hi - step : 0;
-      if (below(probe)) {
-        lo = probe + 1;
-        break;
-      }
-      hi = probe;
-    }
+    hi = 0;  // h == 0 and !below(0) (or n == 0)
   }
-  // below(lo - 1) (or lo == 0), and hi == n or !below(hi).
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (below(mid)) {
@@ -59,17 +61,18 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   // Streams and whether each node's out-edges order anything, read here in
   // node order: the sweep meets a node's predecessors anywhere in the graph.
   BigVector<int32_t> stream(n);
+  size_t edges = 0;
   for (size_t i = 0; i < n; ++i) {
     const Node& node = model.nodes()[i];
     k_ = std::max(k_, node.stream_id + 1);
     stream[i] = node.stream_id < 0    ? -1
                 : OrdersNothing(node) ? static_cast<int32_t>(node.stream_id) | kOrdersNothing
                                       : static_cast<int32_t>(node.stream_id);
+    if (node.stream_id >= 0) edges += node.inputs.size() + node.control_inputs.size();
   }
   stride_ = kClock + static_cast<size_t>(k_);
   rows_.assign(n * stride_, -1);
   for (size_t i = 0; i < n; ++i) rows_[i * stride_ + kStream] = stream[i];
-  FreeStorage(stream);
   // Plan positions: only subgraph entries compare them (the sweep itself
   // tells predecessors earlier in the plan by their assigned stream position).
   BigVector<int64_t> seq;
@@ -78,7 +81,25 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
   }
   Predecessors preds = CollectPredecessors(model, seq);
-  Sweep(model, order, seq, preds);
+  // A streamless predecessor never gets a stream position (the sweep would
+  // skip it), nor does one whose out-edges order nothing join.
+  preds.edge_begin.assign(n + 1, 0);
+  preds.edges.reserve(edges);
+  auto orders = [&](NodeId u) { return stream[u.index()] >= 0 && !(stream[u.index()] & kOrdersNothing); };
+  for (size_t i = 0; i < n; ++i) {
+    preds.edge_begin[i] = static_cast<int32_t>(preds.edges.size());
+    if (stream[i] < 0) continue;
+    const Node& node = model.nodes()[i];
+    for (const OutputRef& in : node.inputs) {
+      if (orders(in.node)) preds.edges.push_back(in.node);
+    }
+    for (NodeId c : node.control_inputs) {
+      if (orders(c)) preds.edges.push_back(c);
+    }
+  }
+  preds.edge_begin[n] = static_cast<int32_t>(preds.edges.size());
+  FreeStorage(stream);
+  Sweep(order, seq, preds);
 }
 
 // Data and control edges, subgraph end (end node → each successor of the
@@ -154,8 +175,8 @@ int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& se
 // only grows: each input is joined into it once, and each root joins it once.
 // A streamed node gets its stream position when the sweep reaches it: a
 // predecessor with none yet (-1) is not before v in the plan (or not in it).
-void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
-                          const BigVector<int64_t>& seq, Predecessors& preds) {
+void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
+                          Predecessors& preds) {
   const size_t k = static_cast<size_t>(k_);
   std::vector<int32_t> next_pos(k, 0);
   std::vector<NodeId> last_on_stream(k);
@@ -174,13 +195,8 @@ void HappensBefore::Sweep(const Model& model, const std::vector<NodeId>& order,
     const size_t s = static_cast<size_t>(rv[kStream] & ~kOrdersNothing);
     int32_t* cv = rv + kClock;
     if (last_on_stream[s].valid()) join_into(cv, last_on_stream[s]);
-    const Node& node = model.node(v);
-    // An edge out of a node that orders nothing joins nothing.
-    auto join_edge = [&](NodeId u) {
-      if (!(Row(u)[kStream] & kOrdersNothing)) join_into(cv, u);
-    };
-    for (const OutputRef& in : node.inputs) join_edge(in.node);
-    for (NodeId c : node.control_inputs) join_edge(c);
+    for (int32_t e = preds.edge_begin[v.index()]; e < preds.edge_begin[v.index() + 1]; ++e)
+      join_into(cv, preds.edges[static_cast<size_t>(e)]);
     if (!preds.ends.empty()) {
       for (NodeId u : preds.ends[v.index()]) join_into(cv, u);
     }
@@ -491,8 +507,8 @@ void ConflictRounds::Prepare() {
   by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
 }
 
-// At() for every buffer and stream, searched from the previous buffer's
-// answers (buffers come by lower: the positions looked up mostly grow).
+// At() for every buffer and stream, searched near the previous buffer's
+// answers first (buffers come by lower: the positions looked up mostly grow).
 void ConflictRounds::AtIndices() {
   release_at_.assign(n_ * k_, 0);
   upper_at_.assign(n_ * k_, 0);

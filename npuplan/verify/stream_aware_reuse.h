@@ -110,13 +110,18 @@ class HappensBefore {
     std::vector<std::vector<NodeId>> ends;
     std::vector<int32_t> entry_of;           // per node: its subgraph entry (-1 none)
     std::vector<Entry> entries;
+    // Per streamed node (by index): its data and control predecessors that
+    // can order it (streamed, out-edges ordering something), read from the
+    // model in node order: the sweep goes in plan order, where each node's
+    // own entry in the node table would be a cache miss.
+    BigVector<int32_t> edge_begin;  // num_nodes + 1
+    BigVector<NodeId> edges;
   };
   Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
   int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
   // `seq` (plan position by node) is only filled for models with subgraphs.
-  void Sweep(const Model& model, const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
-             Predecessors& preds);
+  void Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq, Predecessors& preds);
 
   // One row per node: its stream position, its stream (with kOrdersNothing
   // when its data and control out-edges order nothing, see OrdersNothing),
