@@ -173,10 +173,12 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
     std::filesystem::create_directories(config.dump_dir, ec);
     if (ec) return absl::InvalidArgumentError(StrCat("--dump-dir ", config.dump_dir, ": ", ec.message()));
   }
-  if (dump_re || config.on_pass) {
-    ctx.instrumentation.after_pass = [&](int seq, std::string_view pass, const Plan& p) -> absl::Status {
-      if (config.on_pass) config.on_pass(seq, pass);
-      if (!dump_re || !std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
+  // Progress sees no plan: passes may still run alongside (pass.h).
+  if (config.on_pass) ctx.instrumentation.progress = config.on_pass;
+  if (dump_re) {
+    ctx.instrumentation.after_pass = [&](int seq, std::string_view pass,
+                                         const Plan& p) -> absl::Status {
+      if (!std::regex_search(std::string(pass), *dump_re)) return absl::OkStatus();
       std::string file = fmt::format("{}/{:03d}.{}.plan.json", config.dump_dir, seq, pass);
       return WritePlanFile(p, file, "output");  // the messages of WriteFileAtomically
     };

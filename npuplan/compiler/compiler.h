@@ -36,7 +36,8 @@ struct CompileConfig {
   // null: dropped.
   std::vector<std::string>* warnings = nullptr;
   // Called after every leaf pass with its sequence number and name (progress
-  // on a terminal); may be empty.
+  // on a terminal), in the order the passes finish: memory-planning, which
+  // runs beside the events passes after it, when it is joined; may be empty.
   std::function<void(int seq, std::string_view pass)> on_pass;
   // Work on the final plan that overlaps its verification: it runs on a
   // second thread while the final verification runs (reading the same const

@@ -7,10 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <new>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -111,6 +116,100 @@ TEST(CompileTest, IdBudgetAttemptsDoNoAlongsideWork) {
       << "the budget did not make Compile bisect: the test no longer covers the attempts";
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(written, WritePlanJson(*plan));
+}
+
+// npuplan.passThreads=2 (memory-planning beside the events passes) and =1
+// (one thread) give the same plan, decision log, counters, timed steps and
+// warnings: the compile of `model` under both, compared.
+void ExpectSameWithAndWithoutPassThreads(const Model& model, CompileConfig config) {
+  struct Run {
+    absl::StatusOr<Plan> plan = absl::UnknownError("not run");
+    std::string log, plan_json;
+    std::map<std::string, std::map<std::string, int64_t>> counters;
+    std::vector<std::string> steps, warnings;
+  };
+  auto compile = [&](std::string threads) {
+    Run r;
+    CompileConfig c = config;
+    c.option_overrides["npuplan.passThreads"] = threads;
+    c.warnings = &r.warnings;
+    DecisionLog log(true);
+    Statistics stats;
+    r.plan = Compile(Model(model), c, log, stats);
+    r.log = log.ToJsonLines();
+    if (r.plan.ok()) r.plan_json = WritePlanJson(*r.plan);
+    r.counters = stats.counters();
+    for (const Statistics::StepTime& t : stats.times())
+      r.steps.push_back((t.part ? "  " : "") + t.step);
+    return r;
+  };
+  const Run one = compile("1"), two = compile("2");
+  ASSERT_THAT(one.plan.status(), IsOk());
+  EXPECT_EQ(two.plan.status(), one.plan.status());
+  EXPECT_EQ(two.plan_json, one.plan_json);
+  EXPECT_EQ(two.log, one.log);
+  EXPECT_EQ(two.counters, one.counters);
+  EXPECT_EQ(two.steps, one.steps);
+  EXPECT_EQ(two.warnings, one.warnings);
+}
+
+std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(CompilePassThreadsTest, GoldenCasesCompileTheSameOnOneOrTwoThreads) {
+  namespace fs = std::filesystem;
+  int cases = 0, full = 0;
+  for (const auto& dir : fs::directory_iterator(fs::path(NPUPLAN_SOURCE_DIR) / "testdata/plans")) {
+    if (!fs::exists(dir.path() / "input.json")) continue;
+    SCOPED_TRACE(dir.path().filename().string());
+    CompileConfig config;
+    config.read_environment =
+        false;  // the cases pass ENABLE_DYNAMIC_SHAPE_MULTI_STREAM as an option
+    std::istringstream args(fs::exists(dir.path() / "args") ? Slurp(dir.path() / "args") : "");
+    std::string flag, value;
+    while (args >> flag >> value) {
+      if (flag == "--passes") config.passes = value;
+      if (flag == "--option")
+        config.option_overrides[value.substr(0, value.find('='))] =
+            value.substr(value.find('=') + 1);
+    }
+    absl::StatusOr<Model> model = ReadGraphFile((dir.path() / "input.json").string());
+    ASSERT_THAT(model.status(), IsOk());
+    ExpectSameWithAndWithoutPassThreads(*model, config);
+    ++cases;
+    full += config.passes.empty();
+  }
+  EXPECT_GE(cases, 10);
+  EXPECT_GE(full, 5);  // cases that run memory-planning beside the events passes
+}
+
+TEST(CompilePassThreadsTest, LargeGraphsCompileTheSameOnOneOrTwoThreads) {
+  GeneratorOptions o;
+  o.target_nodes = 100000;
+  o.if_every = 7;
+  o.while_every = 11;
+  absl::StatusOr<Model> transformer = GenerateTransformer(o);
+  ASSERT_THAT(transformer.status(), IsOk());
+  {
+    SCOPED_TRACE("transformer");
+    ExpectSameWithAndWithoutPassThreads(*transformer, CompileConfig{});
+  }
+  SCOPED_TRACE("random DAG");
+  ExpectSameWithAndWithoutPassThreads(GenerateRandomDag(100000, 3, /*seed=*/7, /*hccl_every=*/97),
+                                      CompileConfig{});
+}
+
+TEST(CompilePassThreadsTest, PassThreadsIsValidated) {
+  CompileConfig config;
+  config.option_overrides["npuplan.passThreads"] = "3";
+  DecisionLog log(false);
+  Statistics stats;
+  EXPECT_THAT(Compile(Transformer(1), config, log, stats).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "npuplan.passThreads"));
 }
 
 }  // namespace

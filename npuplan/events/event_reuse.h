@@ -30,6 +30,9 @@ class EventReuse final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
   bool preserves_structure() const override { return true; }
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory, PlanPart::kEvents};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

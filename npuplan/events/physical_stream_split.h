@@ -41,6 +41,10 @@ class PhysicalStreamSplit final : public Pass {
   IrProperties required() const override { return IrProperty::kTasks | IrProperty::kSyncEvents; }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kPhysicalStreams); }
   bool preserves_structure() const override { return true; }
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory,
+            PlanPart::kTasks | PlanPart::kEvents | PlanPart::kStreams | PlanPart::kPhysicalStream};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

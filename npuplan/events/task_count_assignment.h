@@ -30,6 +30,9 @@ class TaskCountAssignment final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kTasks); }
   bool preserves_structure() const override { return true; }
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory, PlanPart::kTasks | PlanPart::kPhysicalStream};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

@@ -43,6 +43,8 @@ class MemoryPlanning final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kMemoryPlanned); }
   bool preserves_structure() const override { return true; }
+  PlanAccess access() const override { return {PlanPart::kModel, PlanPart::kMemory}; }
+  bool runs_alongside() const override { return true; }  // beside the events passes
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

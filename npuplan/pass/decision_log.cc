@@ -30,6 +30,11 @@ void DecisionLog::Add(Remark remark) {
   if (keep_) remarks_.push_back(std::move(remark));
 }
 
+void DecisionLog::AppendFrom(DecisionLog&& buffer) {
+  for (Remark& r : buffer.remarks_) Add(std::move(r));
+  buffer.remarks_.clear();
+}
+
 std::vector<const Remark*> DecisionLog::WithKeyword(std::string_view keyword) const {
   std::vector<const Remark*> out;
   for (const Remark& r : remarks_) {

@@ -44,6 +44,12 @@ class DecisionLog {
     Add(std::move(r));
   }
 
+  // A log for a pass that runs beside others (PassPipeline): keeps what
+  // `this` keeps or echoes, echoes nothing; AppendFrom adds it here later.
+  DecisionLog Buffer() const { return DecisionLog(enabled(), nullptr); }
+  // Adds the buffer's remarks, in order, as if they were recorded now.
+  void AppendFrom(DecisionLog&& buffer);
+
   const std::vector<Remark>& remarks() const { return remarks_; }
   // Remarks of one keyword (tests).
   std::vector<const Remark*> WithKeyword(std::string_view keyword) const;

@@ -39,6 +39,12 @@ absl::Status ValidateZeroOne(std::string_view name, std::string_view v) {
   if (v == "0" || v == "1" || v.empty()) return absl::OkStatus();
   return BadValue(name, v, "expected \"0\" or \"1\"");
 }
+absl::Status ValidatePassThreads(std::string_view name, std::string_view v) {
+  if (v == "1" || v == "2") return absl::OkStatus();
+  return BadValue(
+      name, v,
+      "expected 1 (every pass on one thread) or 2 (a pass may run alongside the next ones)");
+}
 absl::Status ValidateTopoMode(std::string_view name, std::string_view v) {
   if (v.empty() || v == "0" || v == "1" || v == "2" || v == "3") return absl::OkStatus();
   return BadValue(name, v, "expected 0 (BFS), 1 (DFS), 2 (RDFS) or 3 (stable RDFS)");
@@ -286,6 +292,11 @@ const std::vector<OptionSpec>& KnownOptions() {
          "\"true\": CriticalPath:N may also rewrite each graph's execution (topological) order to "
          "its schedule's (npuplan extension; needs CriticalPath:N)",
          ValidateTrueFalse},
+        {"npuplan.passThreads", "2",
+         "2: a pass that declares it (memory-planning) runs on a second thread beside the passes "
+         "after it that do not touch its data, with the same plan, log and statistics; 1: every "
+         "pass on the calling thread",
+         ValidatePassThreads},
         {"npuplan.partition.mergeKnownFirst", "false",
          "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path "
          "absorption; limit default 6)",

@@ -1,5 +1,11 @@
 #include "npuplan/pass/pass.h"
 
+#include <exception>
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <utility>
+
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/verify.h"
@@ -21,6 +27,117 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h;
 }
 uint64_t HashStr(std::string_view s) { return std::hash<std::string_view>()(s); }
+
+// Passes may run alongside others (pass.h): not while instrumentation looks
+// at the plan between passes, nor under npuplan.passThreads=1.
+bool AlongsideAllowed(const PassContext& ctx) {
+  return !ctx.instrumentation.verify_each && !ctx.instrumentation.after_pass &&
+         ctx.options.Get("npuplan.passThreads") != "1";
+}
+
+// Rules (a)-(c) of pass.h: may `later` run while `alongside` runs?
+bool MayOverlap(const Pass& alongside, const Pass& later) {
+  if (later.runs_alongside()) return false;  // one alongside pass at a time
+  if ((later.required() & alongside.provided()) != 0) return false;
+  if (!later.preserves_structure()) return false;
+  const PlanAccess a = alongside.access(), l = later.access();
+  return (l.writes & (a.reads | a.writes)) == 0 && (l.reads & a.writes) == 0;
+}
+
+// One pass running on a second thread with its own log, statistics and
+// warnings, and the buffers of the passes that run meanwhile on the calling
+// thread (`during()`); Join appends both, in pipeline order, to the
+// pipeline's context.
+class AlongsideRun {
+ public:
+  AlongsideRun(Pass& pass, PassContext& ctx)
+      : pass_(pass),
+        main_(ctx),
+        log_(ctx.log.Buffer()),
+        stats_(ctx.stats.Buffer()),
+        ctx_{ctx.options, log_, stats_},
+        during_log_(ctx.log.Buffer()),
+        during_stats_(ctx.stats.Buffer()),
+        during_{ctx.options, during_log_, during_stats_} {
+    ctx_.sequence = ctx.sequence;
+    ctx_.sub_passes = ctx.sub_passes;
+    ctx_.warnings = ctx.warnings != nullptr ? &warnings_ : nullptr;
+    during_.sequence = ctx.sequence + 1;  // the alongside pass is the one before
+    during_.sub_passes = ctx.sub_passes;
+    during_.warnings = ctx.warnings != nullptr ? &during_warnings_ : nullptr;
+    during_.instrumentation.progress = ctx.instrumentation.progress;
+  }
+  AlongsideRun(const AlongsideRun&) = delete;
+  AlongsideRun& operator=(const AlongsideRun&) = delete;
+
+  const Pass& pass() const { return pass_; }
+  PassContext& during() { return during_; }
+
+  // Starts the pass on a second thread; false when no thread can be had.
+  bool Start(Plan& plan) {
+    try {
+      thread_ = std::jthread([this, &plan] {
+        const ThreadCpuTiming thread_cpu;  // its own CPU, and its stages' (StepTimer)
+        const StepTimer timer;
+        try {
+          result_ = pass_.Run(plan, ctx_);
+        } catch (...) {
+          thrown_ = std::current_exception();
+          return;  // untimed, as when it throws on the calling thread
+        }
+        timer.Record(stats_, pass_.name(), /*part=*/ctx_.sub_passes);
+      });
+    } catch (const std::system_error&) {
+      return false;
+    }
+    main_cpu_.emplace();  // the passes overlapping it: this thread's CPU only
+    return true;
+  }
+
+  // Waits for the pass and appends its log, statistics and warnings to the
+  // pipeline's; then, when it succeeded, those of the passes that ran
+  // meanwhile. Returns its result (its error: theirs are dropped, as a
+  // sequential run never reaches them); rethrows its exception.
+  absl::StatusOr<bool> Join() {
+    thread_.join();
+    main_cpu_.reset();
+    Append(log_, stats_, warnings_);
+    if (thrown_) std::rethrow_exception(thrown_);
+    if (!result_.ok()) return AnnotateAfter(result_.status(), pass_.name());
+    Append(during_log_, during_stats_, during_warnings_);
+    main_.sequence = during_.sequence;
+    if (main_.instrumentation.progress)
+      main_.instrumentation.progress(ctx_.sequence + 1, pass_.name());
+    return *result_;
+  }
+
+ private:
+  void Append(DecisionLog& log, const Statistics& stats, std::vector<std::string>& warnings) {
+    main_.log.AppendFrom(std::move(log));
+    main_.stats.AppendFrom(stats);
+    if (main_.warnings != nullptr) {
+      main_.warnings->insert(main_.warnings->end(), std::make_move_iterator(warnings.begin()),
+                             std::make_move_iterator(warnings.end()));
+    }
+  }
+
+  Pass& pass_;
+  PassContext& main_;
+  // The alongside pass's.
+  DecisionLog log_;
+  Statistics stats_;
+  std::vector<std::string> warnings_;
+  PassContext ctx_;
+  absl::StatusOr<bool> result_ = false;
+  std::exception_ptr thrown_;
+  // The overlapping passes'.
+  DecisionLog during_log_;
+  Statistics during_stats_;
+  std::vector<std::string> during_warnings_;
+  PassContext during_;
+  std::optional<ThreadCpuTiming> main_cpu_;
+  std::jthread thread_;  // last: joined (on every way out) before the rest is destroyed
+};
 
 }  // namespace
 
@@ -52,47 +169,97 @@ uint64_t OrderFingerprint(const Model& model) {
 
 absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
   bool changed_any = false;
+  const bool alongside_allowed = AlongsideAllowed(ctx);
+  std::optional<AlongsideRun> alongside;
+  // Waits for the alongside pass, if any: its error, else OK.
+  auto join = [&]() -> absl::Status {
+    if (!alongside) return absl::OkStatus();
+    absl::StatusOr<bool> r = alongside->Join();
+    alongside.reset();
+    NPUPLAN_RETURN_IF_ERROR(r.status());
+    changed_any |= *r;
+    return absl::OkStatus();
+  };
+  // A pass's error: the alongside pass ran before it, so its error wins.
+  auto fail = [&](absl::Status s) -> absl::Status {
+    NPUPLAN_RETURN_IF_ERROR(join());
+    return s;
+  };
   for (const auto& pass : passes_) {
+    if (alongside && !MayOverlap(alongside->pass(), *pass)) NPUPLAN_RETURN_IF_ERROR(join());
+    PassContext& run_ctx = alongside ? alongside->during() : ctx;
     const bool is_pipeline = dynamic_cast<const PassPipeline*>(pass.get()) != nullptr;
     if ((pass->required() & ~plan.established) != 0) {
-      return absl::FailedPreconditionError(
-          StrCat("pass '", pass->name(), "' requires stage(s) [", PropertyNames(pass->required() & ~plan.established),
-                 "] that have not run"));
+      return fail(absl::FailedPreconditionError(
+          StrCat("pass '", pass->name(), "' requires stage(s) [",
+                 PropertyNames(pass->required() & ~plan.established), "] that have not run")));
     }
-    const bool verify = ctx.instrumentation.verify_each && !is_pipeline;
+    if (alongside_allowed && !is_pipeline && pass->runs_alongside()) {
+      alongside.emplace(*pass, ctx);
+      if (alongside->Start(plan)) {
+        // Claimed now, as a sequential run would have it after the pass: the
+        // passes that could see its results missing join it first.
+        plan.established |= pass->provided();
+        ++ctx.sequence;
+        continue;
+      }
+      alongside.reset();  // no second thread: it runs here
+    }
+    const bool verify = run_ctx.instrumentation.verify_each && !is_pipeline;
     uint64_t before = 0, order_before = 0;
     if (verify && pass->preserves_structure()) {
       before = StructuralFingerprint(plan.model);
       if (!pass->may_reorder()) order_before = OrderFingerprint(plan.model);
     }
     const StepTimer timer;
-    auto changed = pass->Run(plan, ctx);
-    if (!is_pipeline) timer.Record(ctx.stats, pass->name(), /*part=*/ctx.sub_passes);
-    if (!changed.ok()) return AnnotateAfter(changed.status(), pass->name());
+    absl::StatusOr<bool> changed = false;
+    if (alongside) {
+      try {
+        changed = pass->Run(plan, run_ctx);
+      } catch (...) {
+        // Sequentially the alongside pass ran first: its error or exception wins.
+        const std::exception_ptr thrown = std::current_exception();
+        NPUPLAN_RETURN_IF_ERROR(join());
+        std::rethrow_exception(thrown);
+      }
+    } else {
+      changed = pass->Run(plan, run_ctx);
+    }
+    if (!is_pipeline) timer.Record(run_ctx.stats, pass->name(), /*part=*/run_ctx.sub_passes);
+    if (!changed.ok()) return fail(AnnotateAfter(changed.status(), pass->name()));
     plan.established |= pass->provided();
     changed_any |= *changed;
     if (is_pipeline) continue;
-    ++ctx.sequence;
+    ++run_ctx.sequence;
     const StepTimer verify_timer;
     if (verify) {
       if (pass->preserves_structure() && StructuralFingerprint(plan.model) != before) {
-        return absl::InternalError(StrCat("verifier[frozen-graph]: pass '", pass->name(),
-                                          "' changed the graph structure while it must be frozen (SPEC G5)"));
+        return fail(absl::InternalError(
+            StrCat("verifier[frozen-graph]: pass '", pass->name(),
+                   "' changed the graph structure while it must be frozen (SPEC G5)")));
       }
       if (pass->preserves_structure() && !pass->may_reorder() && OrderFingerprint(plan.model) != order_before) {
-        return absl::InternalError(StrCat("verifier[frozen-order]: pass '", pass->name(),
-                                          "' changed a graph's execution order and does not declare may_reorder"));
+        return fail(absl::InternalError(
+            StrCat("verifier[frozen-order]: pass '", pass->name(),
+                   "' changed a graph's execution order and does not declare may_reorder")));
       }
       // After a sub-pass the plan is inside its holder's stage
       // (plan.in_progress): the claims allow that stage's partial results.
-      NPUPLAN_RETURN_IF_ERROR(AnnotateAfter(verify::VerifyPlan(plan), pass->name()));
-      if (!ctx.sub_passes)
-        verify_timer.Record(ctx.stats, "verify-each");  // else in the holder's time
+      if (absl::Status s = AnnotateAfter(verify::VerifyPlan(plan), pass->name()); !s.ok())
+        return fail(s);
+      if (!run_ctx.sub_passes)
+        verify_timer.Record(run_ctx.stats, "verify-each");  // else in the holder's time
     }
-    if (ctx.instrumentation.after_pass) {
-      NPUPLAN_RETURN_IF_ERROR(ctx.instrumentation.after_pass(ctx.sequence, pass->name(), plan));
+    if (run_ctx.instrumentation.progress)
+      run_ctx.instrumentation.progress(run_ctx.sequence, pass->name());
+    if (run_ctx.instrumentation.after_pass) {
+      if (absl::Status s = run_ctx.instrumentation.after_pass(run_ctx.sequence, pass->name(), plan);
+          !s.ok()) {
+        return fail(s);
+      }
     }
   }
+  NPUPLAN_RETURN_IF_ERROR(join());
   return changed_any;
 }
 

@@ -3,6 +3,38 @@
 // A pass has a stable kebab-case name used on the CLI, in logs and in dumps;
 // it declares the stage facts it requires and provides; Run returns whether
 // it changed the plan, or an error. Pipelines are passes and nest.
+//
+// Passes alongside (Pass::runs_alongside): a pass that declares it runs on a
+// second thread while the passes after it run on the calling thread, as long
+// as each of them
+//   (a) requires no stage the alongside pass provides,
+//   (b) preserves structure (no node added, removed or rewired: the node
+//       table and the per-node vectors are not reallocated), and
+//   (c) by the Plan parts both declare (Pass::access, a PlanPart bitmask),
+//       writes nothing the alongside pass reads or writes and reads nothing
+//       it writes.
+// The pipeline joins the alongside pass before the first pass that does not
+// pass (a)-(c), at the end of the pipeline and on every error; a pass that
+// declares no access (the default: the whole plan) always joins it. The run
+// is otherwise the sequential one: the alongside pass's stages are claimed in
+// Plan::established when it starts (written by this thread only; the
+// alongside pass must not read it), its sequence number is the one it has in
+// order, and the decision log, statistics and warnings of the alongside pass
+// and of the passes overlapping it are buffered and appended at the join in
+// pipeline order (log lines echoed live, --log-decisions, come at the join:
+// the same text, later). Errors: the first in pipeline order, i.e. the
+// alongside pass's error wins over that of a pass overlapping it, whose log
+// and statistics are then dropped, as if it had never run; an exception on the
+// second thread is rethrown on the calling thread at the join. Everything
+// runs on the calling thread, one pass after the other, when instrumentation
+// observes the plan between passes (verify_each, after_pass), when
+// npuplan.passThreads=1, or when no thread can be started.
+// In the default pipeline memory-planning (reads the model, writes
+// plan.memory) overlaps task-count-assignment, sync-event-insertion,
+// sync-event-optimization, event-reuse and physical-stream-split (they read
+// the model through a const reference and write tasks, events, streams,
+// physical_stream); stream-activation adds nodes and joins it
+// (docs/architecture.md, "Passes alongside").
 #ifndef NPUPLAN_PASS_PASS_H_
 #define NPUPLAN_PASS_PASS_H_
 
@@ -22,11 +54,40 @@
 
 namespace npuplan {
 
+// Parts of a Plan, for what a pass reads and writes (Pass::access), as a
+// bitmask: `PlanPart::kTasks | PlanPart::kEvents`. kModel is the whole model:
+// graphs, nodes, their attributes and stage fields.
+using PlanParts = uint32_t;
+struct PlanPart {
+  enum : PlanParts {
+    kModel = 1u << 0,
+    kPartition = 1u << 1,
+    kStreams = 1u << 2,
+    kEvents = 1u << 3,
+    kMemory = 1u << 4,
+    kTasks = 1u << 5,
+    kPhysicalStream = 1u << 6,
+  };
+};
+constexpr PlanParts kAllPlanParts = (1u << 7) - 1;
+// The parts a pass reads and writes (a part written is usually read too: list
+// it in both). Over-approximations are safe; a part missing is a data race
+// when the pass runs beside an alongside pass.
+struct PlanAccess {
+  PlanParts reads = kAllPlanParts;
+  PlanParts writes = kAllPlanParts;
+};
+
 // Instrumentation of a pipeline run (verify-each, dumps).
 struct PassInstrumentation {
   bool verify_each = false;
   // Called after each leaf pass with its sequence number (dump-after).
   std::function<absl::Status(int seq, std::string_view pass, const Plan&)> after_pass;
+  // Called after each leaf pass with its sequence number, on the calling
+  // thread, before after_pass (progress on a terminal). It does not see the
+  // plan, so passes may still run alongside: an alongside pass is reported
+  // when it is joined, after the passes that overlapped it.
+  std::function<void(int seq, std::string_view pass)> progress;
 };
 
 struct PassContext {
@@ -59,6 +120,16 @@ class Pass {
   // graph's nodes (another topological order; npuplan.stream.reorder). The
   // order is checked with its own fingerprint otherwise.
   virtual bool may_reorder() const { return false; }
+  // The Plan parts the pass reads and writes, besides Plan::established
+  // (written by the pipeline alone). Default: all of them, so a pass that
+  // does not declare its access never runs beside an alongside pass.
+  virtual PlanAccess access() const { return {}; }
+  // True when the pass may run on a second thread while the passes after it
+  // run (the rules: top of this file). Such a pass must declare its access,
+  // preserve structure, must not read Plan::established, and may share with
+  // the other thread only what is safe to read concurrently (the options,
+  // the process-wide caches behind locks).
+  virtual bool runs_alongside() const { return false; }
   // The passes this one runs inside itself, if any (a pipeline; a pass with
   // a chain of sub-passes): Describe() prints them as `name(a,b)`.
   virtual const PassPipeline* nested() const { return nullptr; }

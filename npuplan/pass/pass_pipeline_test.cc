@@ -1,9 +1,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "npuplan/pass/pass.h"
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/pass/pass.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -191,6 +200,309 @@ TEST_F(PassPipelineTest, AfterPassHookSeesEveryLeafPass) {
   EXPECT_THAT(seen, ::testing::ElementsAre("1:assign-all", "2:assign-all"));
 }
 
+// Passes alongside (pass.h). What the fake alongside pass and the passes
+// after it share: the follower that releases it, and what each follower saw.
+struct Overlap {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  std::atomic<bool> alongside_done{false};
+  std::atomic<bool> alongside_waited{false};  // it waited and was released
+  std::thread::id alongside_thread;
+  std::vector<std::string> seen;  // "<follower>:during|after", written on the calling thread
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      released = true;
+    }
+    cv.notify_all();
+  }
+  // False when nobody released it within a minute: no pass ran beside it.
+  bool AwaitRelease() {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, std::chrono::minutes(1), [&] { return released; });
+  }
+};
+
+enum class Outcome { kOk, kError, kThrow };
+
+// A memory planner stand-in: reads the model, writes plan.memory, logs one
+// remark per node, sets counters (one also touched by the followers), a
+// stage time and a warning. With `wait`, it finishes only after a follower
+// released it, which proves the follower ran meanwhile.
+class FakeAlongside : public Pass {
+ public:
+  FakeAlongside(Overlap& o, Outcome outcome, bool wait) : o_(o), outcome_(outcome), wait_(wait) {}
+  std::string_view name() const override { return "fake-memory"; }
+  IrProperties provided() const override {
+    return static_cast<IrProperties>(IrProperty::kMemoryPlanned);
+  }
+  bool preserves_structure() const override { return true; }
+  PlanAccess access() const override { return {PlanPart::kModel, PlanPart::kMemory}; }
+  bool runs_alongside() const override { return true; }
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override {
+    o_.alongside_thread = std::this_thread::get_id();
+    StepTimer lap;
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      ctx.log.Record(name(), "Placed", "", Field("node", plan.model.nodes()[i].name));
+    }
+    lap.Lap(ctx.stats, "fake-memory: stage");
+    ctx.stats.Set(name(), "buffers", static_cast<int64_t>(plan.model.num_nodes()));
+    ctx.stats.Set("shared", "counter", 10);
+    if (ctx.warnings != nullptr) ctx.warnings->push_back("fake-memory: a warning");
+    if (wait_) o_.alongside_waited = o_.AwaitRelease();
+    plan.memory.planned = true;
+    plan.memory.peak = 42;
+    o_.alongside_done = true;
+    if (outcome_ == Outcome::kThrow) throw std::bad_alloc();
+    if (outcome_ == Outcome::kError) return absl::ResourceExhaustedError("no memory plan fits");
+    return true;
+  }
+
+ private:
+  Overlap& o_;
+  Outcome outcome_;
+  bool wait_;
+};
+
+struct FollowerSpec {
+  std::string name;
+  PlanAccess access{kAllPlanParts & ~PlanPart::kMemory, PlanPart::kEvents};  // an events pass
+  IrProperties required = 0;
+  bool preserves_structure = true;
+  bool release = false;  // releases the waiting alongside pass
+  Outcome outcome = Outcome::kOk;
+};
+
+class Follower : public Pass {
+ public:
+  Follower(Overlap& o, FollowerSpec spec) : o_(o), spec_(std::move(spec)) {}
+  std::string_view name() const override { return spec_.name; }
+  IrProperties required() const override { return spec_.required; }
+  bool preserves_structure() const override { return spec_.preserves_structure; }
+  PlanAccess access() const override { return spec_.access; }
+  absl::StatusOr<bool> Run(Plan&, PassContext& ctx) override {
+    o_.seen.push_back(spec_.name + (o_.alongside_done ? ":after" : ":during"));
+    if (spec_.release) o_.Release();
+    ctx.log.Record(name(), "Ran", "", Field("seq", ctx.sequence));
+    ctx.stats.Add("shared", "counter", 1);
+    ctx.stats.Set(name(), "runs", 1);
+    if (ctx.warnings != nullptr) ctx.warnings->push_back(spec_.name + ": a warning");
+    if (spec_.outcome == Outcome::kThrow) throw std::bad_alloc();
+    if (spec_.outcome == Outcome::kError) return absl::InvalidArgumentError(spec_.name + " failed");
+    return false;
+  }
+
+ private:
+  Overlap& o_;
+  FollowerSpec spec_;
+};
+
+// One run of [fake-memory, followers...]: what a caller can observe.
+struct AlongsideRunResult {
+  bool threw = false;
+  absl::Status status;
+  IrProperties established = 0;
+  std::vector<std::string> lines;  // the decision log
+  std::map<std::string, std::map<std::string, int64_t>> counters;
+  std::vector<std::string> steps;  // timed steps in order ("part:" prefix for parts)
+  std::vector<std::string> warnings;
+  std::vector<std::string> seen;
+  bool same_thread = false;  // fake-memory ran on the calling thread
+  bool waited = false;
+};
+
+AlongsideRunResult RunAlongsidePipeline(Outcome alongside,
+                                        const std::vector<FollowerSpec>& followers, bool threads,
+                                        bool wait,
+                                        std::function<void(PassContext&)> instrument = nullptr) {
+  AlongsideRunResult r;
+  Overlap o;
+  Plan plan;
+  auto m = ParseVerifiedGraph(kChain);
+  EXPECT_TRUE(m.ok());
+  plan.model = std::move(m).value();
+  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  plan.EnsureNodeVectors();
+  CompileOptions options;
+  if (!threads) options.Set("npuplan.passThreads", "1");
+  DecisionLog log(true);
+  Statistics stats;
+  PassPipeline p("p");
+  p.AddPass<FakeAlongside>(o, alongside, wait);
+  for (const FollowerSpec& f : followers) p.AddPass<Follower>(o, f);
+  PassContext ctx{options, log, stats};
+  ctx.warnings = &r.warnings;
+  if (instrument) instrument(ctx);
+  try {
+    r.status = p.Run(plan, ctx).status();
+  } catch (const std::bad_alloc&) {
+    r.threw = true;
+  }
+  r.established = plan.established;
+  for (const Remark& rm : log.remarks()) r.lines.push_back(rm.ToLine());
+  r.counters = stats.counters();
+  for (const Statistics::StepTime& t : stats.times())
+    r.steps.push_back((t.part ? "part:" : "") + t.step);
+  r.seen = o.seen;
+  r.same_thread = o.alongside_thread == std::this_thread::get_id();
+  r.waited = o.alongside_waited;
+  return r;
+}
+
+FollowerSpec Releasing(std::string name, Outcome outcome = Outcome::kOk) {
+  FollowerSpec f;
+  f.name = std::move(name);
+  f.release = true;
+  f.outcome = outcome;
+  return f;
+}
+FollowerSpec Plain(std::string name, Outcome outcome = Outcome::kOk) {
+  FollowerSpec f;
+  f.name = std::move(name);
+  f.outcome = outcome;
+  return f;
+}
+
+TEST(PassAlongsideTest, RunsBesideThePassesThatKeepOffItsData) {
+  AlongsideRunResult r =
+      RunAlongsidePipeline(Outcome::kOk, {Releasing("f1"), Plain("f2")}, true, true);
+  ASSERT_THAT(r.status, IsOk());
+  EXPECT_TRUE(r.waited);
+  EXPECT_FALSE(r.same_thread);
+  EXPECT_EQ(r.seen.front(), "f1:during");
+  EXPECT_TRUE(Has(r.established, IrProperty::kMemoryPlanned));
+  // The log in pipeline order, sequence numbers as on one thread.
+  EXPECT_THAT(r.lines, ::testing::ElementsAre(
+                           "[fake-memory] Placed node=a", "[fake-memory] Placed node=b",
+                           "[fake-memory] Placed node=c", "[f1] Ran seq=1", "[f2] Ran seq=2"));
+  EXPECT_EQ(r.counters["shared"]["counter"], 12);  // Set(10) first, then two Add(1)
+  EXPECT_THAT(r.steps,
+              ::testing::ElementsAre("part:fake-memory: stage", "fake-memory", "f1", "f2"));
+  EXPECT_THAT(r.warnings,
+              ::testing::ElementsAre("fake-memory: a warning", "f1: a warning", "f2: a warning"));
+}
+
+// Each rule of pass.h that makes the pipeline wait for the alongside pass.
+TEST(PassAlongsideTest, JoinsBeforeAPassThatNeedsItsResultOrChangesWhatItReads) {
+  FollowerSpec requires_memory = Plain("needs-memory");
+  requires_memory.required = static_cast<IrProperties>(IrProperty::kMemoryPlanned);
+  FollowerSpec rewires = Plain("rewires");
+  rewires.preserves_structure = false;
+  FollowerSpec writes_model = Plain("writes-model");
+  writes_model.access.writes = PlanPart::kModel;
+  FollowerSpec reads_memory = Plain("reads-memory");
+  reads_memory.access.reads = kAllPlanParts;
+  FollowerSpec writes_memory = Plain("writes-memory");
+  writes_memory.access = {PlanPart::kEvents, PlanPart::kMemory};
+  FollowerSpec undeclared = Plain("undeclared");
+  undeclared.access = PlanAccess{};
+  for (const FollowerSpec& joiner :
+       {requires_memory, rewires, writes_model, reads_memory, writes_memory, undeclared}) {
+    SCOPED_TRACE(joiner.name);
+    AlongsideRunResult r =
+        RunAlongsidePipeline(Outcome::kOk, {Releasing("f1"), joiner, Plain("f3")}, true, true);
+    ASSERT_THAT(r.status, IsOk());
+    EXPECT_TRUE(r.waited);
+    EXPECT_THAT(r.seen, ::testing::ElementsAre("f1:during", joiner.name + ":after", "f3:after"));
+  }
+}
+
+TEST(PassAlongsideTest, JoinsAtTheEndOfThePipeline) {
+  AlongsideRunResult r = RunAlongsidePipeline(Outcome::kOk, {Releasing("f1")}, true, true);
+  ASSERT_THAT(r.status, IsOk());
+  EXPECT_THAT(r.seen, ::testing::ElementsAre("f1:during"));
+  EXPECT_EQ(r.lines.size(), 4u);  // its log is in before Run returns
+  EXPECT_EQ(r.counters["fake-memory"]["buffers"], 3);
+}
+
+TEST(PassAlongsideTest, RunsOnTheCallingThreadUnderInstrumentationOrPassThreads1) {
+  AlongsideRunResult one = RunAlongsidePipeline(Outcome::kOk, {Plain("f1")}, false, false);
+  EXPECT_TRUE(one.same_thread);
+  EXPECT_THAT(one.seen, ::testing::ElementsAre("f1:after"));
+  AlongsideRunResult hooked =
+      RunAlongsidePipeline(Outcome::kOk, {Plain("f1")}, true, false, [](PassContext& ctx) {
+        ctx.instrumentation.after_pass = [](int, std::string_view, const Plan&) {
+          return absl::OkStatus();
+        };
+      });
+  EXPECT_TRUE(hooked.same_thread);
+  EXPECT_THAT(hooked.seen, ::testing::ElementsAre("f1:after"));
+}
+
+// Whatever fails where, on two threads the caller sees what one thread
+// gives: the first error in pipeline order (the alongside pass's before that
+// of a pass overlapping it), the same log, counters, steps and warnings.
+TEST(PassAlongsideTest, ErrorsLogsAndStatisticsAreThoseOfASequentialRun) {
+  FollowerSpec needs_events = Plain("needs-events");  // may overlap, but its stage is missing
+  needs_events.required = static_cast<IrProperties>(IrProperty::kSyncEvents);
+  FollowerSpec needs_memory = Plain("needs-memory");
+  needs_memory.required = static_cast<IrProperties>(IrProperty::kMemoryPlanned);
+  FollowerSpec after_join = needs_memory;
+  after_join.outcome = Outcome::kError;
+  struct Case {
+    std::string name;
+    Outcome alongside;
+    std::vector<FollowerSpec> followers;
+  };
+  const std::vector<Case> cases = {
+      {"all-ok", Outcome::kOk, {Releasing("f1"), Plain("f2"), needs_memory, Plain("f4")}},
+      {"alongside-fails", Outcome::kError, {Releasing("f1"), Plain("f2")}},
+      {"both-fail", Outcome::kError, {Releasing("f1", Outcome::kError), Plain("f2")}},
+      {"overlapping-fails",
+       Outcome::kOk,
+       {Releasing("f1"), Plain("f2", Outcome::kError), Plain("f3")}},
+      {"fails-after-join", Outcome::kOk, {Releasing("f1"), after_join, Plain("f3")}},
+      {"precondition", Outcome::kOk, {Releasing("f1"), needs_events, Plain("f3")}},
+      {"precondition-and-alongside", Outcome::kError, {Releasing("f1"), needs_events, Plain("f3")}},
+      {"overlapping-throws", Outcome::kOk, {Releasing("f1", Outcome::kThrow), Plain("f2")}},
+      {"alongside-fails-overlapping-throws", Outcome::kError, {Releasing("f1", Outcome::kThrow)}},
+      {"alongside-throws", Outcome::kThrow, {Releasing("f1"), Plain("f2")}},
+      {"alongside-throws-overlapping-fails", Outcome::kThrow, {Releasing("f1", Outcome::kError)}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    AlongsideRunResult seq = RunAlongsidePipeline(c.alongside, c.followers, false, false);
+    AlongsideRunResult par = RunAlongsidePipeline(c.alongside, c.followers, true, true);
+    EXPECT_TRUE(par.waited) << "the first follower did not run beside the alongside pass";
+    EXPECT_EQ(par.threw, seq.threw);
+    EXPECT_EQ(par.status, seq.status);
+    EXPECT_EQ(par.lines, seq.lines);
+    EXPECT_EQ(par.counters, seq.counters);
+    EXPECT_EQ(par.steps, seq.steps);
+    EXPECT_EQ(par.warnings, seq.warnings);
+  }
+  // The precedence itself, spelled out.
+  EXPECT_THAT(
+      RunAlongsidePipeline(Outcome::kError, {Releasing("f1", Outcome::kError)}, true, true).status,
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               "no memory plan fits (after pass 'fake-memory')"));
+  EXPECT_THAT(
+      RunAlongsidePipeline(Outcome::kOk, {Releasing("f1", Outcome::kError)}, true, true).status,
+      StatusIs(absl::StatusCode::kInvalidArgument, "f1 failed (after pass 'f1')"));
+  EXPECT_TRUE(RunAlongsidePipeline(Outcome::kThrow, {Releasing("f1")}, true, true).threw);
+}
+
+TEST(StatisticsTest, ABufferAppendedGivesWhatRecordingDirectlyGives) {
+  Statistics direct, merged;
+  for (Statistics* s : {&direct, &merged}) {
+    s->Set("a", "x", 5);
+    s->AddSeconds("a", 1, 1);
+  }
+  Statistics buffer = merged.Buffer();
+  EXPECT_EQ(buffer.Get("a", "x"), 5);  // what the buffered pass may read
+  for (Statistics* s : {&direct, &buffer}) {
+    s->Add("a", "x", 2);
+    s->Set("b", "y", 7);
+    s->Add("b", "y");
+    s->AddSeconds("b: part", 0.5, 0.5, /*part=*/true);
+    s->AddSeconds("b", 2, 2);
+    s->AddSeconds("a", 1, 1);  // a repeated step adds up
+  }
+  merged.AppendFrom(buffer);
+  EXPECT_EQ(merged.ToText(), direct.ToText());
+}
+
 TEST(DecisionLogTest, JsonLinesCarryKeywordAndFields) {
   DecisionLog log(true);
   log.Record("dynamic-shape-partition", "MarkNode", "Mark node[a,Relu] attr[_is_unknown_shape] to 1.",
@@ -201,6 +513,18 @@ TEST(DecisionLogTest, JsonLinesCarryKeywordAndFields) {
   EXPECT_EQ(log.ToJsonLines(),
             "{\"pass\":\"dynamic-shape-partition\",\"keyword\":\"MarkNode\",\"text\":\"Mark "
             "node[a,Relu] attr[_is_unknown_shape] to 1.\",\"fields\":{\"reason\":\"dynamic shape\"}}\n");
+}
+
+TEST(DecisionLogTest, ABufferAppendedEchoesAndKeepsInOrder) {
+  DecisionLog log(true);
+  log.Record("p", "First", "");
+  DecisionLog buffer = log.Buffer();
+  buffer.Record("q", "Second", "", Field("x", 1));
+  EXPECT_EQ(log.remarks().size(), 1u);
+  log.AppendFrom(std::move(buffer));
+  ASSERT_EQ(log.remarks().size(), 2u);
+  EXPECT_EQ(log.remarks()[1].ToLine(), "[q] Second x=1");
+  EXPECT_FALSE(DecisionLog().Buffer().enabled());  // a disabled log's buffer spares the work
 }
 
 TEST(DecisionLogTest, DisabledLogRecordsNothing) {

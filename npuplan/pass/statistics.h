@@ -14,15 +14,40 @@
 #include <utility>
 #include <vector>
 
+#include "npuplan/support/thread_time.h"
+
 namespace npuplan {
 
 class Statistics {
  public:
   void Add(std::string_view pass, std::string_view counter, int64_t delta = 1) {
     counters_[std::string(pass)][std::string(counter)] += delta;
+    if (journal_) ops_.push_back({std::string(pass), std::string(counter), delta, /*set=*/false});
   }
   void Set(std::string_view pass, std::string_view counter, int64_t value) {
     counters_[std::string(pass)][std::string(counter)] = value;
+    if (journal_) ops_.push_back({std::string(pass), std::string(counter), value, /*set=*/true});
+  }
+  // Statistics for passes that run beside others (PassPipeline): the
+  // counters `this` has now (what they may read), no times, and a journal
+  // of every counter change, so that AppendFrom later gives what recording
+  // them here directly would have given.
+  Statistics Buffer() const {
+    Statistics b;
+    b.counters_ = counters_;
+    b.journal_ = true;
+    return b;
+  }
+  // Replays a Buffer()'s counter changes and times, in the order recorded.
+  void AppendFrom(const Statistics& buffer) {
+    for (const CounterOp& op : buffer.ops_) {
+      if (op.set) {
+        Set(op.pass, op.counter, op.value);
+      } else {
+        Add(op.pass, op.counter, op.value);
+      }
+    }
+    for (const StepTime& t : buffer.times_) AddSeconds(t.step, t.wall, t.cpu, t.part);
   }
   int64_t Get(std::string_view pass, std::string_view counter) const {
     auto p = counters_.find(std::string(pass));
@@ -86,19 +111,49 @@ class Statistics {
   }
 
  private:
+  struct CounterOp {
+    std::string pass, counter;
+    int64_t value = 0;
+    bool set = false;  // Set, else Add
+  };
   std::map<std::string, std::map<std::string, int64_t>> counters_;
   std::vector<StepTime> times_;
+  bool journal_ = false;
+  std::vector<CounterOp> ops_;
+};
+
+// While one exists on a thread, the StepTimers made on that thread measure
+// the thread's own CPU time instead of the process's: its passes run beside
+// another thread's (PassPipeline), whose work is not theirs.
+class ThreadCpuTiming {
+ public:
+  ThreadCpuTiming() : was_(Flag()) { Flag() = true; }
+  ~ThreadCpuTiming() { Flag() = was_; }
+  ThreadCpuTiming(const ThreadCpuTiming&) = delete;
+  ThreadCpuTiming& operator=(const ThreadCpuTiming&) = delete;
+  static bool Active() { return Flag(); }
+
+ private:
+  static bool& Flag() {
+    thread_local bool on = false;
+    return on;
+  }
+  bool was_;
 };
 
 // Measures one step for Statistics::AddSeconds: wall time (steady clock)
-// and the process's CPU time (std::clock; the passes are single-threaded).
+// and the process's CPU time (std::clock; the passes are single-threaded),
+// or the thread's under ThreadCpuTiming.
 class StepTimer {
  public:
-  StepTimer() : wall_(std::chrono::steady_clock::now()), cpu_(std::clock()) {}
+  StepTimer()
+      : wall_(std::chrono::steady_clock::now()),
+        thread_cpu_(ThreadCpuTiming::Active()),
+        cpu_(CpuSeconds(thread_cpu_)) {}
   void Record(Statistics& stats, std::string_view step, bool part = false) const {
     stats.AddSeconds(
         step, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count(),
-        static_cast<double>(std::clock() - cpu_) / CLOCKS_PER_SEC, part);
+        CpuSeconds(thread_cpu_) - cpu_, part);
   }
   // Records the time since the last mark (or construction) as a part, then
   // restarts: consecutive stages of one pass.
@@ -108,8 +163,12 @@ class StepTimer {
   }
 
  private:
+  static double CpuSeconds(bool thread) {
+    return thread ? ThreadCpuSeconds() : static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+  }
   std::chrono::steady_clock::time_point wall_;
-  std::clock_t cpu_;
+  bool thread_cpu_;
+  double cpu_;
 };
 
 }  // namespace npuplan
