@@ -17,7 +17,7 @@ ReadyLists BuildReadyLists(std::span<const std::pair<int32_t, int32_t>> flat,
   }
   std::vector<size_t> base(k + 1, 0);
   for (size_t s = 0; s < k; ++s) base[s + 1] = base[s] + static_cast<size_t>(top[s] + 1);
-  std::vector<size_t> at(base[k] + 1, 0);
+  BigVector<size_t> at(base[k] + 1, 0);
   auto counter = [&](const std::pair<int32_t, int32_t>& x) {
     return base[x.first] + static_cast<size_t>(top[x.first] - x.second);
   };

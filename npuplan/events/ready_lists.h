@@ -16,10 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include "npuplan/support/big_vector.h"
+
 namespace npuplan::events {
 
 struct ReadyLists {
-  std::vector<std::pair<int32_t, int32_t>> entries;  // (ready, edge), stream after stream
+  // k × rights entries, written once: huge pages (in 4 KiB pages their first
+  // touch cost more than the sort).
+  BigVector<std::pair<int32_t, int32_t>> entries;    // (ready, edge), stream after stream
   std::vector<size_t> first;                         // k + 1 offsets into entries
   std::span<std::pair<int32_t, int32_t>> list(size_t s) {
     return {entries.data() + first[s], entries.data() + first[s + 1]};

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <tuple>
+#include <vector>
 
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
@@ -32,7 +33,16 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
     const SyncEvent& y = plan.events.events[b];
     return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
   });
-  std::vector<std::vector<NodeId>> before(original), after(original);
+  // The Send/Recv nodes placed around their owners, in creation order: a
+  // few per event, where two per-node list arrays cost a million empty
+  // vectors (and their pages) on a large graph.
+  struct Placed {
+    int32_t owner;
+    uint8_t after;        // 0: a Recv right before its owner; 1: a Send right after
+    uint8_t split_order;  // within one side: split ones first before, last after
+    NodeId id;
+  };
+  std::vector<Placed> placed;
   // The first free "<base>_Reuse_<k>" (k from 1); a shared device id gives
   // many Send/Recv nodes one base, so each base remembers where it stopped
   // (every name below it is taken: the same names as a search from 1).
@@ -51,7 +61,6 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
   };
   events::SendSlots send_slot(m, view);
   int64_t sends = 0, recvs = 0, attr_events = 0;
-  std::set<int32_t> split_nodes;
   const std::vector<bool> dynamic_graphs = events::DynamicPathGraphs(plan);
   std::map<int32_t, std::vector<int64_t>> send_ids, recv_ids;  // dynamic path: node → ids
   for (size_t i : by_id) {
@@ -81,33 +90,44 @@ absl::StatusOr<bool> SyncNodeGeneration::Run(Plan& plan, PassContext& ctx) {
       int64_t stream = view.stream(send ? send_slot.ForEvent(e) : view.slot(owner, attached));
       GraphId g = on.graph;
       NodeId id = m.AddNode(g, std::move(sync));
-      if (e.reason == SyncReason::kSplit) split_nodes.insert(id.value);
       m.graph(g).nodes.pop_back();  // placed below
       plan.EnsureNodeVectors();
       plan.physical_stream[id.index()] = physical ? stream : -1;
       plan.tasks[id.index()] = NodeTasks(m.node(id), m.engine_table);
+      const bool split = e.reason == SyncReason::kSplit;
+      placed.push_back({owner.value, static_cast<uint8_t>(send ? 1 : 0),
+                        static_cast<uint8_t>(split == !send ? 0 : 1), id});
       if (send) {
-        after[owner.index()].push_back(id);
         ++sends;
       } else {
         m.node(owner).control_inputs.push_back(id);
-        before[owner.index()].push_back(id);
         ++recvs;
       }
     }
   }
   // A split's Send is the last node of the old physical stream and its Recv
   // the first of the new one, so the split event alone bridges the two.
-  auto is_split = [&](NodeId id) { return split_nodes.count(id.value) > 0; };
-  for (auto& v : before) std::stable_partition(v.begin(), v.end(), is_split);
-  for (auto& v : after) std::stable_partition(v.begin(), v.end(), [&](NodeId id) { return !is_split(id); });
+  // (A stable sort keeps the creation order within each owner and side.)
+  auto key = [](const Placed& p) { return std::tuple(p.owner, p.after, p.split_order); };
+  std::stable_sort(placed.begin(), placed.end(),
+                   [&](const Placed& a, const Placed& b) { return key(a) < key(b); });
+  std::vector<uint8_t> has_placed(original, 0);
+  for (const Placed& p : placed) has_placed[p.owner] = 1;
   // Recvs right before, Sends right after their node (GE ReorderEventNodes).
   for (GraphId g : m.GraphsPreOrder()) {
     std::vector<NodeId> nodes;
+    nodes.reserve(m.graph(g).nodes.size());
     for (NodeId id : m.graph(g).nodes) {
-      if (id.index() < original) nodes.insert(nodes.end(), before[id.index()].begin(), before[id.index()].end());
+      if (id.index() >= original || !has_placed[id.index()]) {
+        nodes.push_back(id);
+        continue;
+      }
+      auto it = std::lower_bound(placed.begin(), placed.end(), id.value,
+                                 [](const Placed& p, int32_t owner) { return p.owner < owner; });
+      for (; it != placed.end() && it->owner == id.value && !it->after; ++it)
+        nodes.push_back(it->id);
       nodes.push_back(id);
-      if (id.index() < original) nodes.insert(nodes.end(), after[id.index()].begin(), after[id.index()].end());
+      for (; it != placed.end() && it->owner == id.value; ++it) nodes.push_back(it->id);
     }
     m.graph(g).nodes = std::move(nodes);
   }

@@ -12,6 +12,40 @@ namespace {
 
 using graph_json_internal::WriteAttrMap;
 
+// The writer's time is cache misses: per node its struct, its heap arrays
+// (outputs and their shapes, inputs, attributes) and its producers' names,
+// most of them scattered over the heap. Prefetching them in stages ahead of
+// the node being written (struct, then its arrays, then what those point at)
+// overlaps the misses of several nodes.
+constexpr size_t kStructAhead = 16, kArraysAhead = 8, kTargetsAhead = 4;
+
+void PrefetchStruct(const Node& n) {
+  const char* p = reinterpret_cast<const char*>(&n);
+  for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
+}
+
+void PrefetchArrays(const Node& n) {
+  if (!n.outputs.empty()) __builtin_prefetch(n.outputs.data());
+  if (!n.inputs.empty()) __builtin_prefetch(n.inputs.data());
+  if (!n.control_inputs.empty()) __builtin_prefetch(n.control_inputs.data());
+  if (!n.attrs.empty()) __builtin_prefetch(&*n.attrs.begin());
+}
+
+void PrefetchTargets(const Model& model, const Node& n) {
+  for (const TensorDesc& t : n.outputs) {
+    if (!t.shape.empty()) __builtin_prefetch(t.shape.data());
+  }
+  for (const OutputRef& in : n.inputs) __builtin_prefetch(&model.node(in.node).name);
+  for (NodeId c : n.control_inputs) __builtin_prefetch(&model.node(c).name);
+}
+
+void PrefetchAhead(const Model& model, const std::vector<NodeId>& nodes, size_t i) {
+  if (i + kStructAhead < nodes.size()) PrefetchStruct(model.node(nodes[i + kStructAhead]));
+  if (i + kArraysAhead < nodes.size()) PrefetchArrays(model.node(nodes[i + kArraysAhead]));
+  if (i + kTargetsAhead < nodes.size())
+    PrefetchTargets(model, model.node(nodes[i + kTargetsAhead]));
+}
+
 void WriteNode(const Model& model, const Node& n, JsonWriter& w) {
   w.BeginObject();
   if (!n.attrs.empty()) {
@@ -79,7 +113,10 @@ void WriteSubgraph(const Model& model, const Graph& graph, JsonWriter& w) {
   w.Field("name", graph.name);
   w.Key("nodes");
   w.BeginArray();
-  for (NodeId n : graph.nodes) WriteNode(model, model.node(n), w);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    PrefetchAhead(model, graph.nodes, i);
+    WriteNode(model, model.node(graph.nodes[i]), w);
+  }
   w.EndArray();
   w.Field("parent", model.node(graph.parent_node).name);
   w.EndObject();
@@ -101,7 +138,11 @@ void WriteGraph(const Model& model, JsonWriter& w) {
   w.Field("name", model.name());
   w.Key("nodes");
   w.BeginArray();
-  for (NodeId n : model.root().nodes) WriteNode(model, model.node(n), w);
+  const std::vector<NodeId>& nodes = model.root().nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    PrefetchAhead(model, nodes, i);
+    WriteNode(model, model.node(nodes[i]), w);
+  }
   w.EndArray();
   if (!model.options.empty()) {
     w.Key("options");

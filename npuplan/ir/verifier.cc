@@ -1,10 +1,15 @@
 #include "npuplan/ir/verifier.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <deque>
+#include <functional>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -229,6 +234,95 @@ absl::Status CheckTopoOrder(const Model& model) {
   return absl::OkStatus();
 }
 
+// Whether every node name is non-empty and unique, from the names alone
+// (not the model's name index): their hashes are radix-sorted and only names
+// of equal hash are compared.
+bool NamesUnique(const Model& model) {
+  const size_t n = model.num_nodes();
+  // (hash << 32 | index): sorting by the high half groups equal hashes.
+  BigVector<uint64_t> keys(n), tmp(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = model.nodes()[i].name;
+    if (name.empty()) return false;
+    const uint64_t h = std::hash<std::string_view>{}(name);
+    keys[i] = (static_cast<uint64_t>(static_cast<uint32_t>(h ^ (h >> 32))) << 32) | i;
+  }
+  // LSD radix sort on the hash, 16 bits a round.
+  for (int shift = 32; shift < 64; shift += 16) {
+    std::vector<size_t> start((size_t{1} << 16) + 1, 0);
+    for (uint64_t k : keys) ++start[((k >> shift) & 0xffff) + 1];
+    for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    for (uint64_t k : keys) tmp[start[(k >> shift) & 0xffff]++] = k;
+    keys.swap(tmp);
+  }
+  std::vector<std::string_view> run;
+  for (size_t i = 0; i + 1 < n;) {
+    size_t j = i + 1;
+    while (j < n && (keys[j] >> 32) == (keys[i] >> 32)) ++j;
+    if (j - i > 1) {
+      run.clear();
+      for (size_t k = i; k < j; ++k) run.push_back(model.nodes()[keys[k] & 0xffffffffu].name);
+      std::sort(run.begin(), run.end());
+      if (std::adjacent_find(run.begin(), run.end()) != run.end()) return false;
+    }
+    i = j;
+  }
+  return true;
+}
+
+// Whether checks 1, 2, 3 and 6 (names, membership, edges, topo order) all
+// hold. Linear passes over the nodes and graph lists that read each
+// producer's facts from one compact array, where the checks one by one read
+// every producer's node twice (edges, topo order). On false the checks run
+// one by one, for the first failure's message.
+bool NodeChecksHold(const Model& model) {
+  const size_t n = model.num_nodes();
+  const size_t ng = model.num_graphs();
+  if (n > static_cast<size_t>(INT32_MAX) || !NamesUnique(model)) return false;
+  struct Facts {
+    int64_t topo;
+    int32_t graph;
+    int32_t outputs;
+  };
+  BigVector<Facts> facts(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = model.nodes()[i];
+    if (node.outputs.size() > static_cast<size_t>(INT32_MAX)) return false;
+    facts[i] = {node.topo_id, node.graph.value, static_cast<int32_t>(node.outputs.size())};
+  }
+  // Membership and positions: each node listed once, by its own graph, at
+  // the position of its topo id.
+  BigVector<uint8_t> listed(n, 0);
+  for (size_t g = 0; g < ng; ++g) {
+    const std::vector<NodeId>& list = model.graphs()[g].nodes;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const NodeId id = list[i];
+      if (!id.valid() || id.index() >= n || listed[id.index()]) return false;
+      const Facts& f = facts[id.index()];
+      if (f.graph != static_cast<int32_t>(g) || f.topo != static_cast<int64_t>(i)) return false;
+      listed[id.index()] = 1;
+    }
+  }
+  if (std::find(listed.begin(), listed.end(), 0) != listed.end()) return false;
+  // Edges: existing producers and anchors in the same graph, earlier in topo order.
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = model.nodes()[i];
+    const Facts& f = facts[i];
+    for (const OutputRef& in : node.inputs) {
+      if (!in.node.valid() || in.node.index() >= n) return false;
+      const Facts& p = facts[in.node.index()];
+      if (in.index < 0 || in.index >= p.outputs || p.graph != f.graph || p.topo >= f.topo)
+        return false;
+    }
+    for (NodeId c : node.control_inputs) {
+      if (!c.valid() || c.index() >= n) return false;
+      const Facts& p = facts[c.index()];
+      if (p.graph != f.graph || p.topo >= f.topo) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string PropertyNames(IrProperties props) {
@@ -240,6 +334,15 @@ std::string PropertyNames(IrProperties props) {
 }
 
 absl::Status VerifyStructure(const Model& model) {
+  if (NodeChecksHold(model)) {
+    NPUPLAN_RETURN_IF_ERROR(CheckOwnership(model));
+    NPUPLAN_RETURN_IF_ERROR(CheckOwnershipAcyclic(model));
+    return CheckParentIndex(model);
+  }
+  return VerifyStructureCheckByCheck(model);
+}
+
+absl::Status VerifyStructureCheckByCheck(const Model& model) {
   NPUPLAN_RETURN_IF_ERROR(CheckNames(model));
   NPUPLAN_RETURN_IF_ERROR(CheckMembership(model));
   NPUPLAN_RETURN_IF_ERROR(CheckEdges(model));

@@ -45,6 +45,10 @@ constexpr bool Has(IrProperties set, IrProperty p) { return (set & static_cast<u
 std::string PropertyNames(IrProperties props);
 
 absl::Status VerifyStructure(const Model& model);
+// The same checks one by one, each reporting its own first failure: what
+// VerifyStructure runs when its combined pass finds a failure (so the
+// message is this one's), and the reference its tests compare it with.
+absl::Status VerifyStructureCheckByCheck(const Model& model);
 
 // Stream ids form 0..k-1 without holes over all nodes of root and subgraphs
 // (SPEC S6; the logical-streams row "stream-ids" of verify/stage_checks.def).

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -92,6 +95,110 @@ TEST(VerifierTest, StreamIdCheckFindsHoles) {
               StatusIs(absl::StatusCode::kInternal, "no node is on stream 1"));
   m.node(m.FindNode("f")).stream_id = 1;
   EXPECT_THAT(VerifyStreamIdsContinuous(m), IsOk());
+}
+
+// VerifyStructure's combined pass against the checks one by one on random
+// models, well-formed or with one or two random defects: the same verdict
+// and, on failure, the same message.
+TEST(VerifierTest, CombinedPassMatchesCheckByCheckOnRandomModels) {
+  std::mt19937 rng(22);
+  auto pick = [&rng](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  int failures = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Model m;
+    const size_t n = 2 + pick(12);
+    std::vector<NodeId> ids;
+    for (size_t i = 0; i < n; ++i) {
+      Node node;
+      node.name = "n" + std::to_string(i);
+      node.type = "Op";
+      node.outputs.resize(1 + pick(2));
+      for (size_t k = 0; k < 3 && !ids.empty(); ++k) {
+        if (pick(2) == 0) node.inputs.push_back({ids[pick(ids.size())], 0});
+      }
+      if (!ids.empty() && pick(3) == 0) node.control_inputs.push_back(ids[pick(ids.size())]);
+      ids.push_back(m.AddNode(kRootGraph, std::move(node)));
+    }
+    std::vector<NodeId> sub_ids;
+    if (pick(2) == 0) {
+      const GraphId g = m.AddSubgraph(ids[pick(n)], "sub");
+      for (size_t i = 0; i < 3; ++i) {
+        Node node;
+        node.name = "s" + std::to_string(i);
+        node.outputs.resize(1);
+        if (!sub_ids.empty()) node.inputs.push_back({sub_ids.back(), 0});
+        sub_ids.push_back(m.AddNode(g, std::move(node)));
+      }
+    }
+    RenumberTopoIds(m);
+    const size_t defects = pick(3);
+    for (size_t d = 0; d < defects; ++d) {
+      Node& x = m.node(ids[pick(n)]);
+      const NodeId other = ids[pick(n)];
+      switch (pick(10)) {
+        case 0:
+          x.name = m.node(other).name;
+          break;
+        case 1:
+          x.name.clear();
+          break;
+        case 2:
+          x.inputs.push_back({other, static_cast<int32_t>(pick(4)) - 1});
+          break;
+        case 3:
+          x.control_inputs.push_back(other);
+          break;
+        case 4:
+          x.topo_id = static_cast<int64_t>(pick(n + 2));
+          break;
+        case 5:
+          std::swap(m.root().nodes[pick(n)], m.root().nodes[pick(n)]);
+          break;
+        case 6:
+          m.root().nodes.push_back(other);
+          break;
+        case 7:
+          x.inputs.push_back({NodeId(static_cast<int32_t>(pick(n + 6))), 0});
+          break;
+        case 8:
+          if (!sub_ids.empty()) x.inputs.push_back({sub_ids[pick(sub_ids.size())], 0});
+          break;
+        case 9:
+          if (!sub_ids.empty()) m.node(sub_ids[pick(sub_ids.size())]).topo_id = 0;
+          break;
+      }
+    }
+    const absl::Status combined = VerifyStructure(m);
+    const absl::Status one_by_one = VerifyStructureCheckByCheck(m);
+    ASSERT_EQ(combined.ok(), one_by_one.ok()) << one_by_one;
+    ASSERT_EQ(combined.message(), one_by_one.message());
+    failures += combined.ok() ? 0 : 1;
+  }
+  // The defects reach the failure paths, and the well-formed rounds pass.
+  EXPECT_GT(failures, 500);
+  EXPECT_LT(failures, 2900);
+}
+
+// Many nodes (several hash-sort rounds) and one duplicate pair anywhere.
+TEST(VerifierTest, CombinedPassFindsOneDuplicateNameAmongMany) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 4; ++round) {
+    Model m;
+    const size_t n = 20000;
+    std::vector<NodeId> ids;
+    for (size_t i = 0; i < n; ++i) {
+      Node node;
+      node.name = "node_" + std::to_string(i * 7919 % 100003);
+      ids.push_back(m.AddNode(kRootGraph, std::move(node)));
+    }
+    RenumberTopoIds(m);
+    EXPECT_THAT(VerifyStructure(m), IsOk());
+    const size_t a = rng() % n, b = (a + 1 + rng() % (n - 1)) % n;
+    m.node(ids[a]).name = m.node(ids[b]).name;
+    const absl::Status s = VerifyStructure(m);
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal, "duplicate node name"));
+    EXPECT_EQ(s.message(), VerifyStructureCheckByCheck(m).message());
+  }
 }
 
 }  // namespace

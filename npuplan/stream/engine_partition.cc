@@ -549,7 +549,26 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
   w.pred_first.assign(n + 1, 0);
   w.preds.reserve(static_cast<size_t>(n) * 2);
   if (keep_edges) w.pred_is_control.reserve(static_cast<size_t>(n) * 2);
+  // The loop's time is cache misses: each node's struct and arrays, and the
+  // topo id of every producer (scattered). Fetched in stages ahead of the
+  // node being read: the struct, then its arrays, then its producers.
+  constexpr int32_t kStructAhead = 16, kArraysAhead = 8, kProducersAhead = 4;
   for (int32_t i = 0; i < n; ++i) {
+    if (i + kStructAhead < n) {
+      const char* p = reinterpret_cast<const char*>(&model.node(graph.nodes[i + kStructAhead]));
+      for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
+    }
+    if (i + kArraysAhead < n) {
+      const Node& ahead = model.node(graph.nodes[i + kArraysAhead]);
+      if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
+      if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
+      if (!ahead.attrs.empty()) __builtin_prefetch(&*ahead.attrs.begin());
+    }
+    if (i + kProducersAhead < n) {
+      const Node& ahead = model.node(graph.nodes[i + kProducersAhead]);
+      for (const OutputRef& in : ahead.inputs) __builtin_prefetch(&model.node(in.node).topo_id);
+      for (NodeId c : ahead.control_inputs) __builtin_prefetch(&model.node(c).topo_id);
+    }
     const Node& node = model.node(graph.nodes[i]);
     const bool data = IsInputDataNode(node);
     w.engine[i] = data ? ~intern(node.engine) : intern(node.engine);
