@@ -85,7 +85,9 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   // skip it), nor does one whose out-edges order nothing join.
   preds.edge_begin.assign(n + 1, 0);
   preds.edges.reserve(edges);
-  auto orders = [&](NodeId u) { return stream[u.index()] >= 0 && !(stream[u.index()] & kOrdersNothing); };
+  auto orders = [&](NodeId u) {
+    return stream[u.index()] >= 0 && !(stream[u.index()] & kOrdersNothing);
+  };
   for (size_t i = 0; i < n; ++i) {
     preds.edge_begin[i] = static_cast<int32_t>(preds.edges.size());
     if (stream[i] < 0) continue;
@@ -520,8 +522,8 @@ void ConflictRounds::AtIndices() {
       const int64_t release = release_[i * k_ + t], upper = out_.upper[i];
       release_at_[i * k_ + t] = static_cast<int32_t>(PartitionFrom(
           p.size(), [&](size_t j) { return p[j] < release; }, release_hint[t]));
-      upper_at_[i * k_ + t] = static_cast<int32_t>(
-          PartitionFrom(p.size(), [&](size_t j) { return p[j] < upper; }, upper_hint[t]));
+      upper_at_[i * k_ + t] = static_cast<int32_t>(PartitionFrom(
+          p.size(), [&](size_t j) { return p[j] < upper; }, upper_hint[t]));
     }
   }
 }
