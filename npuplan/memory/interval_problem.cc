@@ -288,8 +288,10 @@ TimeProfile ComputeTimeProfile(const IntervalProblem& problem) {
   bool overflow = false;
   for (size_t i = 0; i < by_lower.size(); ++i) {
     const int b = by_lower[i];
+    // Once the sum has overflowed it is no longer tracked: subtracting from
+    // it then would itself overflow.
     for (; dead < by_upper.size() && bufs[by_upper[dead]].upper <= bufs[b].lower; ++dead)
-      total -= bufs[by_upper[dead]].size;
+      if (!overflow) total -= bufs[by_upper[dead]].size;
     out.overlaps += static_cast<int64_t>(i - dead);
     if (overflow) continue;
     const std::optional<int64_t> sum = CheckedAdd(total, bufs[b].size);
