@@ -11,6 +11,7 @@
 # Each harness has a dictionary fuzz/dicts/<harness>.dict; the text harnesses'
 # are joined with the boundary values of fuzz/dicts/_numbers.inc (2^31-1,
 # 2^32, 2^62, 2^63-1, NaN, -0, ...), onnx_fuzz's encodes them as protobuf does.
+# A new tree compiles with SAN_CXXFLAGS (default -O1 -g1, as scripts/sanitize.sh).
 # Default harnesses: all six; libFuzzer seed FUZZ_SEED (default 1). Prints
 # "fuzz: N passed, N failed".
 set -uo pipefail
@@ -24,6 +25,7 @@ GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 LAUNCHER=(); command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [[ ! -f "$dir/CMakeCache.txt" ]]; then
   cmake -S . -B "$dir" "${GEN[@]}" "${LAUNCHER[@]}" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${SAN_CXXFLAGS:--O1 -g1} -DNDEBUG" \
     -DNPUPLAN_FUZZ=ON -DNPUPLAN_BUILD_TESTS=ON -DNPUPLAN_BUILD_BENCH=OFF >/dev/null || exit 1
 fi
 cmake --build "$dir" -j "${JOBS:-2}" --target make_seeds "${harnesses[@]}" || exit 1
