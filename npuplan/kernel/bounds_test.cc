@@ -457,7 +457,8 @@ TEST(KernelBoundsTest, BracketTheExactOptimaOfTinyGeneratedCases) {
 // A product-shaped graph without MOVEs: one operation per (i, j, k) reads
 // A(i,k) (L1), B(k,j) (UB) and accumulates into C(i,j) (L0C), the k steps of
 // one C chained. Sizes 1; the caller sets the capacities.
-KernelGraph DirectMatmul(int m, int n, int k, const CacheConfig& config) {
+KernelGraph DirectMatmul(int m, int n, int k, const CacheConfig& config,
+                         const std::string& b_type = "UB") {
   KernelGraph g;
   auto node = [&](NodeKind kind, const std::string& op, int buf, const std::string& type) {
     KernelNode v;
@@ -485,7 +486,7 @@ KernelGraph DirectMatmul(int m, int n, int k, const CacheConfig& config) {
     return buf;
   };
   for (int& b : a_buf) b = declare("L1");
-  for (int& b : b_buf) b = declare("UB");
+  for (int& b : b_buf) b = declare(b_type);
   for (int& b : c_buf) b = declare("L0C");
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -514,9 +515,9 @@ KernelGraph DirectMatmul(int m, int n, int k, const CacheConfig& config) {
 }
 
 // Exact minimum number of reloads of DirectMatmul(3,3,3) over every order and
-// every spill set when each cache holds one tile (sizes only, addresses
-// ignored, which can only lower it): at each operation its three tiles are
-// the only residents of their caches, so a tile is reloaded once per run of
+// every spill set when each operation's three tiles fill their caches (sizes
+// only, addresses ignored, which can only lower it): at each operation its
+// three tiles are the only residents of their caches, so a tile is reloaded once per run of
 // its cache's label sequence after the first, and the state of a dynamic
 // program over orders is (down-set of the C chains, last operation).
 int64_t ExactDirectMatmulReloads3() {
@@ -563,10 +564,16 @@ int64_t ExactDirectMatmulReloads3() {
   return best - 27;  // segments minus the 27 first ALLOCs
 }
 
-TEST(KernelBoundsTest, ProductBoundBracketsTheExactReloadsOfATinyMatmul) {
+// A and B in three caches of one tile each (A L1, B UB, C L0C: three pools,
+// two merged), or A and B sharing an L1 of two tiles (one pool of two roles):
+// in both, the residents at each operation are exactly its three tiles.
+class ProductBoundTinyTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ProductBoundTinyTest, BracketsTheExactReloadsOfATinyMatmul) {
+  const bool shared_l1 = GetParam();
   CacheConfig config;
-  for (CacheLevel& l : config.levels) l.capacity = 1;
-  const KernelGraph g = DirectMatmul(3, 3, 3, config);
+  for (CacheLevel& l : config.levels) l.capacity = l.name == "L1" && shared_l1 ? 2 : 1;
+  const KernelGraph g = DirectMatmul(3, 3, 3, config, shared_l1 ? "L1" : "UB");
   const KernelBounds b = ComputeKernelBounds(g, config);
   const int64_t exact = ExactDirectMatmulReloads3();
   // Every step of an order changes at least two of the three tiles: 3 + 2 x 26
@@ -584,6 +591,8 @@ TEST(KernelBoundsTest, ProductBoundBracketsTheExactReloadsOfATinyMatmul) {
   EXPECT_GE(r.metrics.extra_movement, 2 * exact);
   EXPECT_GE(r.metrics.makespan, b.makespan);
 }
+
+INSTANTIATE_TEST_SUITE_P(Caches, ProductBoundTinyTest, ::testing::Bool());
 
 // Generated tiled matmuls: anchors reach their L1 tiles through MOVEs into
 // L0A/L0B. 12x12x12 and 16x16x16 need reloads in every order; 8x8x8 is too
