@@ -302,7 +302,9 @@ double SolveProductPools(const std::vector<ProductPool>& pools, int64_t anchors,
   // Smallest integer R >= 0 with (base + R) >= v, v computed in long double.
   auto need = [](long double v, long double base) -> int64_t {
     const long double r = v - base;
-    if (r <= 0) return 0;
+    if (!(r > 0)) return 0;
+    // Saturate before the conversion: a smaller R keeps the bound valid.
+    if (r >= 1e18L) return int64_t{1'000'000'000'000'000'000};
     return static_cast<int64_t>(
         std::ceil(static_cast<double>(r - 1e-9L * std::max<long double>(1, v))));
   };
