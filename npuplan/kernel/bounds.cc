@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <tuple>
 
 namespace npuplan::kernel {
 namespace {
@@ -241,6 +242,246 @@ std::vector<CoverRow> Q1AndCoverRows(BoundsState& st) {
   return rows;
 }
 
+// ------------------------------------------------ product (Loomis-Whitney) bound
+//
+// docs/kernel.md, "Reload bound for product-shaped graphs", has the proof.
+// An anchor is an operation with three buffers; each buffer is either used
+// directly (its label is the buffer itself) or fed: its only other user is a
+// feeder f -> anchor with exactly two buffers, and its label is the feeder's
+// other buffer. Anchors whose labels, projected on the three coordinate
+// classes found by union-find, form a product set, cannot run more than
+// mu * sqrt(|A||B||C|) per schedule window touching |A|, |B|, |C| labels.
+
+int64_t FitCount(std::vector<int64_t> sizes, int64_t capacity) {
+  std::sort(sizes.begin(), sizes.end());
+  int64_t used = 0, k = 0;
+  for (int64_t s : sizes) {
+    if (used + s > capacity) break;
+    used += s;
+    ++k;
+  }
+  return k;
+}
+
+struct UnionFind {
+  explicit UnionFind(int n) : parent(n) {
+    for (int i = 0; i < n; ++i) parent[i] = i;
+  }
+  int Find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void Join(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+  std::vector<int> parent;
+};
+
+struct ProductAnchor {
+  int label[3];
+  int fed[3];  // fed buffer index, or -1 when the label is used directly
+};
+
+// One pool: the roles whose labels share a cache level. X0 = labels plus fed
+// buffers resident at a window's start at most; N = labels (first ALLOCs).
+struct ProductPool {
+  int roles = 0;  // exponent in the Hoelder product
+  int64_t x0 = 0, labels = 0;
+  double w_traffic = 0, w_cycles = 0;
+};
+
+// min sum_q w_q R_q  s.t. for every window length T (P = W / T full windows):
+// prod_q ((P X0_q + N_q + R_q) / e_q)^{e_q} >= P^3 T^2 / mu^2.
+double SolveProductPools(const std::vector<ProductPool>& pools, int64_t anchors, int64_t mu,
+                         bool traffic) {
+  std::vector<int64_t> ts;
+  for (int64_t t = 1; t <= anchors; t = std::max(t + 1, t * 33 / 32)) ts.push_back(t);
+  auto w = [&](const ProductPool& q) { return traffic ? q.w_traffic : q.w_cycles; };
+  // Smallest integer R >= 0 with (base + R) >= v, v computed in long double.
+  auto need = [](long double v, long double base) -> int64_t {
+    const long double r = v - base;
+    if (!(r > 0)) return 0;
+    // Saturate before the conversion: a smaller R keeps the bound valid.
+    if (r >= 1e18L) return int64_t{1'000'000'000'000'000'000};
+    return static_cast<int64_t>(
+        std::ceil(static_cast<double>(r - 1e-9L * std::max<long double>(1, v))));
+  };
+  const long double mu2 = static_cast<long double>(mu) * static_cast<long double>(mu);
+  if (pools.size() == 1) {
+    const ProductPool& q = pools[0];
+    int64_t r = 0;
+    for (int64_t t : ts) {
+      const long double p = static_cast<long double>(anchors / t);
+      const long double rhs =
+          p * p * p * static_cast<long double>(t) * static_cast<long double>(t) / mu2;
+      // (x / 3)^3 >= rhs: x >= 3 rhs^(1/3).
+      r = std::max(r, need(3 * std::cbrt(rhs), p * static_cast<long double>(q.x0) +
+                                                   static_cast<long double>(q.labels)));
+    }
+    return w(q) * static_cast<double>(r);
+  }
+  // Two pools: the pair (exponent 2) and the single (exponent 1); scan R_a.
+  const ProductPool& a = pools[0].roles == 2 ? pools[0] : pools[1];
+  const ProductPool& b = pools[0].roles == 2 ? pools[1] : pools[0];
+  constexpr int64_t kMaxScan = 200'000;
+  double best = w(a) * static_cast<double>(kMaxScan);  // every R_a >= kMaxScan costs at least this
+  for (int64_t ra = 0; ra < kMaxScan; ++ra) {
+    int64_t rb = 0;
+    for (int64_t t : ts) {
+      const long double p = static_cast<long double>(anchors / t);
+      const long double rhs =
+          4 * p * p * p * static_cast<long double>(t) * static_cast<long double>(t) / mu2;
+      const long double xa = p * static_cast<long double>(a.x0) +
+                             static_cast<long double>(a.labels) + static_cast<long double>(ra);
+      rb = std::max(rb, need(rhs / (xa * xa), p * static_cast<long double>(b.x0) +
+                                                  static_cast<long double>(b.labels)));
+    }
+    best = std::min(best, w(a) * static_cast<double>(ra) + w(b) * static_cast<double>(rb));
+    if (rb == 0) break;
+  }
+  return best;
+}
+
+void ProductBound(BoundsState& st) {
+  const KernelGraph& g = st.g;
+  const CacheConfig& config = st.config;
+  std::vector<std::vector<int>> must_sorted(st.must);
+  for (auto& m : must_sorted) std::sort(m.begin(), m.end());
+  auto must = [&](int v, int bi) {
+    return std::binary_search(must_sorted[v].begin(), must_sorted[v].end(), bi);
+  };
+  auto has_edge = [&](int u, int v) {
+    return std::find(g.pred[v].begin(), g.pred[v].end(), u) != g.pred[v].end();
+  };
+  // Group anchors by the levels of their roles.
+  std::map<std::vector<int>, std::vector<ProductAnchor>> groups;
+  for (int m = 0; m < st.n; ++m) {
+    const KernelNode& node = g.nodes[m];
+    if (node.kind != NodeKind::kOp || node.bufs.size() != 3) continue;
+    std::vector<int> bis;
+    for (int id : node.bufs) bis.push_back(g.buf_index[id]);
+    if (bis[0] == bis[1] || bis[0] == bis[2] || bis[1] == bis[2]) continue;
+    // Role key: (label level, fed level or -1, position in Bufs).
+    std::vector<std::tuple<int, int, int, int, int>> roles;  // key..., label, fed
+    bool ok = true;
+    for (int pos = 0; pos < 3 && ok; ++pos) {
+      const int x = bis[pos];
+      const KernelBuffer& xb = g.buffers[x];
+      int label = x, fed = -1;
+      if (xb.users.size() == 2) {
+        const int f = xb.users[0] == m ? xb.users[1] : xb.users[0];
+        const KernelNode& fn = g.nodes[f];
+        if (f != m && fn.bufs.size() == 2 && has_edge(f, m)) {
+          const int s = g.buf_index[fn.bufs[0] == xb.buf_id ? fn.bufs[1] : fn.bufs[0]];
+          if (s != x && must(f, x) && must(f, s) && must(m, x)) {
+            label = s;
+            fed = x;
+          }
+        }
+      }
+      if (fed < 0 && !must(m, x)) ok = false;  // not provably resident at m
+      roles.emplace_back(g.buffers[label].level, fed < 0 ? -1 : g.buffers[fed].level, pos, label,
+                         fed);
+    }
+    if (!ok) continue;
+    std::sort(roles.begin(), roles.end());
+    std::vector<int> sig;
+    ProductAnchor a{};
+    for (int r = 0; r < 3; ++r) {
+      sig.push_back(std::get<0>(roles[r]));
+      sig.push_back(std::get<1>(roles[r]));
+      a.label[r] = std::get<3>(roles[r]);
+      a.fed[r] = std::get<4>(roles[r]);
+    }
+    groups[sig].push_back(a);
+  }
+  for (const auto& [sig, anchors] : groups) {
+    // Labels of different roles must be distinct buffers (each label is
+    // counted once per window), and so must fed buffers.
+    std::vector<int> role_of(st.nb, -1);
+    bool ok = true;
+    std::vector<std::vector<int>> labels(3), feds(3);
+    for (const ProductAnchor& a : anchors) {
+      for (int r = 0; r < 3 && ok; ++r) {
+        for (int bi : {a.label[r], a.fed[r]}) {
+          if (bi < 0) continue;
+          const int tag = bi == a.label[r] ? r : 3 + r;
+          if (role_of[bi] == -1) {
+            role_of[bi] = tag;
+            (tag < 3 ? labels[r] : feds[r]).push_back(bi);
+          } else if (role_of[bi] != tag) {
+            ok = false;
+          }
+        }
+      }
+    }
+    if (!ok) continue;
+    // Coordinates: role 0 and 1 share k, 0 and 2 share i, 1 and 2 share j.
+    UnionFind uf01(st.nb), uf02(st.nb), uf12(st.nb);
+    for (const ProductAnchor& a : anchors) {
+      uf01.Join(a.label[0], a.label[1]);
+      uf02.Join(a.label[0], a.label[2]);
+      uf12.Join(a.label[1], a.label[2]);
+    }
+    std::map<std::tuple<int, int, int>, int64_t> mult;
+    int64_t mu = 0;
+    for (const ProductAnchor& a : anchors) {
+      mu = std::max(mu,
+                    ++mult[{uf02.Find(a.label[0]), uf12.Find(a.label[1]), uf01.Find(a.label[0])}]);
+    }
+    // Pools by label level; three distinct levels: roles 0 and 1 merge
+    // (x1 x2 <= ((x1 + x2) / 2)^2).
+    const int l0 = sig[0], l1 = sig[2], l2 = sig[4];
+    std::vector<std::vector<int>> pool_roles;
+    if (l0 == l1 && l1 == l2) {
+      pool_roles = {{0, 1, 2}};
+    } else if (l0 == l1) {
+      pool_roles = {{0, 1}, {2}};
+    } else if (l1 == l2) {
+      pool_roles = {{1, 2}, {0}};
+    } else if (l0 == l2) {
+      pool_roles = {{0, 2}, {1}};
+    } else {
+      pool_roles = {{0, 1}, {2}};
+    }
+    std::vector<ProductPool> pools;
+    for (const std::vector<int>& rs : pool_roles) {
+      ProductPool q;
+      q.roles = static_cast<int>(rs.size());
+      q.w_traffic = q.w_cycles = 1e300;
+      auto weigh = [&](int bi) {
+        const int id = g.buffers[bi].buf_id;
+        q.w_traffic = std::min(q.w_traffic, static_cast<double>(g.SpillTraffic(id)));
+        q.w_cycles = std::min(q.w_cycles, static_cast<double>(g.SpillInCycles(id, config)));
+      };
+      // Labels per cache level (merged roles may sit in different levels).
+      std::map<int, std::vector<int64_t>> label_sizes;
+      for (int r : rs) {
+        for (int bi : labels[r]) {
+          label_sizes[g.buffers[bi].level].push_back(g.buffers[bi].size);
+          weigh(bi);
+        }
+        q.labels += static_cast<int64_t>(labels[r].size());
+        std::map<int, std::vector<int64_t>> fed_sizes;
+        for (int bi : feds[r]) {
+          fed_sizes[g.buffers[bi].level].push_back(g.buffers[bi].size);
+          weigh(bi);
+        }
+        for (const auto& [l, sizes] : fed_sizes) q.x0 += FitCount(sizes, config.levels[l].capacity);
+      }
+      for (const auto& [l, sizes] : label_sizes) q.x0 += FitCount(sizes, config.levels[l].capacity);
+      pools.push_back(q);
+    }
+    const int64_t w = static_cast<int64_t>(anchors.size());
+    const int64_t traffic = CeilBound(SolveProductPools(pools, w, mu, true));
+    const int64_t cycles = CeilBound(SolveProductPools(pools, w, mu, false));
+    st.out.traffic_product = std::max(st.out.traffic_product, traffic);
+    st.out.spill_in_cycles_product = std::max(st.out.spill_in_cycles_product, cycles);
+  }
+}
+
 // The LP bounds on traffic and on the spill pipes' cycles.
 void SpillBounds(BoundsState& st, const std::vector<CoverRow>& rows) {
   const KernelGraph& g = st.g;
@@ -255,6 +496,10 @@ void SpillBounds(BoundsState& st, const std::vector<CoverRow>& rows) {
   }
   st.out.traffic_free_order = CeilBound(CoverLpDualBound(rows, size, w_traffic));
   st.out.spill_in_cycles = CeilBound(CoverLpDualBound(rows, size, w_in));
+  // Each is a lower bound on its own: the larger one counts.
+  ProductBound(st);
+  st.out.traffic_free_order = std::max(st.out.traffic_free_order, st.out.traffic_product);
+  st.out.spill_in_cycles = std::max(st.out.spill_in_cycles, st.out.spill_in_cycles_product);
   st.out.spill_out_cycles = CeilBound(CoverLpDualBound(rows, size, w_out));
 }
 

@@ -17,6 +17,9 @@
 //              gaps between a buffer's uses in that order. Both LPs are bounded
 //              by a feasible dual built greedily (dual ascent), so no LP
 //              solver is needed and the value is always a valid bound.
+//              Also, for product-shaped graphs (matmul: anchors reading an
+//              A, a B and a C tile), a Hong-Kung style window argument with
+//              the Loomis-Whitney inequality: reloads every order needs.
 //   Q1         max V_stay >= the largest must-live total at an operation.
 //
 // Cost: reachability per buffer, bounded by `max_reach_steps` (a buffer not
@@ -45,6 +48,10 @@ struct KernelBounds {
   int64_t traffic_free_order = 0;
   int64_t spill_in_cycles = 0;
   int64_t spill_out_cycles = 0;
+  // The product (Loomis-Whitney) reload bound alone, already folded into
+  // traffic_free_order and spill_in_cycles (0 when no product structure).
+  int64_t traffic_product = 0;
+  int64_t spill_in_cycles_product = 0;
   // Makespan bounds and their maximum.
   int64_t pipe_work = 0;  // max over pipes of own work (+ the unavoidable spill cycles)
   std::string pipe_work_pipe;

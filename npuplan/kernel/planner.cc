@@ -106,6 +106,7 @@ class KernelPlanner {
   absl::Status AddPipelinedCandidates();
   absl::Status AddImprovedCandidates();
   absl::Status AddUnitSearchCandidates();
+  absl::Status AddPairedCandidates();
   PlanResult Choose() &&;
 
  private:
@@ -483,6 +484,50 @@ absl::Status KernelPlanner::AddUnitSearchCandidates() {
   return absl::OkStatus();
 }
 
+// 5b. Paired band orders: two accumulators live at once, so an input shared
+// by both is used twice in a row (on a matmul, a B tile serves two rows of C
+// per load while the A rows stay resident). Kept only when they win without
+// raising traffic over the choice made without them.
+absl::Status KernelPlanner::AddPairedCandidates() {
+  const size_t num_old = cands_.size();
+  const size_t prev_best = Rank(cands_)[0];
+  const int64_t cap = cands_[prev_best].metrics.extra_movement;
+  UnitPartition parts = PartitionUnits(g_, config_);
+  for (const UnitOrder& uo : CandidateUnitOrders(g_, parts, options_.max_band_width)) {
+    if (uo.name == "natural") continue;
+    NPUPLAN_RETURN_IF_ERROR(AddAllocatedReordered(
+        StrCat("best/", uo.name, "/pairs/oldest"),
+        DemandDrivenOrder(g_, PairInterleavedTargets(g_, config_, parts, uo.units)),
+        Placement::kOldestFree));
+  }
+  // One re-allocation round from the best of them (the order after re-sequencing).
+  std::vector<Candidate> fresh(
+      std::make_move_iterator(cands_.begin() + static_cast<std::ptrdiff_t>(num_old)),
+      std::make_move_iterator(cands_.end()));
+  cands_.resize(num_old);
+  std::erase_if(fresh, [&](const Candidate& c) { return c.metrics.extra_movement > cap; });
+  if (fresh.empty()) return absl::OkStatus();
+  const size_t top = Rank(fresh)[0];
+  std::vector<int> targets;
+  for (int v : fresh[top].solution.schedule) {
+    if (v < g_.num_nodes() && g_.nodes[v].kind == NodeKind::kOp) targets.push_back(v);
+  }
+  const std::string base = fresh[top].name;
+  for (Candidate& c : fresh) cands_.push_back(std::move(c));
+  const size_t before_round = cands_.size();
+  NPUPLAN_RETURN_IF_ERROR(AddAllocatedReordered(
+      StrCat(base, "+realloc-oldest"), DemandDrivenOrder(g_, targets), Placement::kOldestFree));
+  for (size_t i = cands_.size(); i-- > before_round;) {
+    if (cands_[i].metrics.extra_movement > cap)
+      cands_.erase(cands_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  // Another old plan on top would mean the new ones only shifted the balanced
+  // weights: keep the choice made without them.
+  const size_t now = Rank(cands_)[0];
+  if (now < num_old && now != prev_best) cands_.resize(num_old);
+  return absl::OkStatus();
+}
+
 // 6. Choose.
 PlanResult KernelPlanner::Choose() && {
   result_.pareto = ParetoFrontier(result_.candidates);
@@ -521,6 +566,7 @@ absl::StatusOr<PlanResult> PlanKernel(const KernelGraph& g, const CacheConfig& c
     NPUPLAN_RETURN_IF_ERROR(planner.AddUnitSearchCandidates());
   if (best && options.improve_max_steps > 0)
     NPUPLAN_RETURN_IF_ERROR(planner.AddImprovedCandidates());
+  if (best && options.paired_orders) NPUPLAN_RETURN_IF_ERROR(planner.AddPairedCandidates());
   return std::move(planner).Choose();
 }
 

@@ -53,6 +53,12 @@ struct PlanOptions {
   // are re-sequenced by ReorderForMakespan with both priorities; 0 = off.
   int reorder_candidates = 3;
   int realloc_rounds = 2;         // re-allocation rounds after reordering (best only)
+  // Paired band orders (best only, after every other stage): each band order
+  // with consecutive units interleaved chunk by chunk (PairInterleavedTargets),
+  // allocated oldest-free and re-sequenced, the best one re-allocated once.
+  // Results join only at no more traffic than the plan chosen without them,
+  // and only if one of them is chosen (else the choice stays as it was).
+  bool paired_orders = true;
   // Software pipelining (best only): the operation orders of the
   // `pipeline_bases` least-traffic plans are re-scheduled by PipelinedSchedule
   // with each lookahead. A result joins the candidates only when it moves no

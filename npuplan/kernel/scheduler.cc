@@ -249,6 +249,48 @@ std::vector<int> TargetsFromUnits(const UnitPartition& p, const std::vector<int>
   return t;
 }
 
+std::vector<int> PairInterleavedTargets(const KernelGraph& g, const CacheConfig& config,
+                                        const UnitPartition& p,
+                                        const std::vector<int>& unit_order) {
+  // Chunks of a unit: its ops up to and including each use of its most used L0 buffer.
+  auto chunks = [&](int u) {
+    std::map<int, int> uses;
+    for (int v : p.units[u]) {
+      for (int b : g.nodes[v].bufs) {
+        if (config.levels[g.buffer(b).level].is_l0) ++uses[b];
+      }
+    }
+    int acc = -1, best = 0;
+    for (auto [b, c] : uses) {
+      if (c > best) {
+        best = c;
+        acc = b;
+      }
+    }
+    std::vector<std::vector<int>> out(1);
+    for (int v : p.units[u]) {
+      out.back().push_back(v);
+      const auto& bufs = g.nodes[v].bufs;
+      if (std::find(bufs.begin(), bufs.end(), acc) != bufs.end()) out.emplace_back();
+    }
+    if (out.back().empty()) out.pop_back();
+    return out;
+  };
+  std::vector<int> t;
+  for (size_t i = 0; i < unit_order.size(); i += 2) {
+    if (i + 1 == unit_order.size()) {
+      t.insert(t.end(), p.units[unit_order[i]].begin(), p.units[unit_order[i]].end());
+      break;
+    }
+    auto a = chunks(unit_order[i]), b = chunks(unit_order[i + 1]);
+    for (size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
+      if (k < a.size()) t.insert(t.end(), a[k].begin(), a[k].end());
+      if (k < b.size()) t.insert(t.end(), b[k].begin(), b[k].end());
+    }
+  }
+  return t;
+}
+
 std::vector<UnitOrder> CandidateUnitOrders(const KernelGraph& g, const UnitPartition& p, int max_width) {
   const int num_units = static_cast<int>(p.units.size());
   std::vector<UnitOrder> out;

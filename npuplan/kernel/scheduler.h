@@ -71,6 +71,12 @@ std::vector<UnitOrder> CandidateUnitOrders(const KernelGraph& g, const UnitParti
 // Expands a unit order into targets (ops of each unit, ascending) for DemandDrivenOrder.
 std::vector<int> TargetsFromUnits(const UnitPartition& p, const std::vector<int>& unit_order);
 
+// Like TargetsFromUnits, but consecutive pairs of units run interleaved: chunk
+// by chunk, a chunk ending at each use of the unit's most used L0 buffer (two
+// accumulators live at once, so an input shared by both is used twice in a row).
+std::vector<int> PairInterleavedTargets(const KernelGraph& g, const CacheConfig& config,
+                                        const UnitPartition& p, const std::vector<int>& unit_order);
+
 }  // namespace npuplan::kernel
 
 #endif  // NPUPLAN_KERNEL_SCHEDULER_H_
