@@ -352,5 +352,30 @@ TEST_P(ReleaseReferenceTest, MatchesScanOfEveryStream) {
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, ReleaseReferenceTest, ::testing::Range(0, 30));
 
+// PositionRanks against std::lower_bound on random ascending position lists,
+// queried inside and outside [0, steps].
+TEST(PositionRanksTest, MatchesLowerBound) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t steps = std::uniform_int_distribution<int64_t>(0, 60)(rng);
+    std::vector<int64_t> positions;
+    const int percent = std::uniform_int_distribution<int>(0, 100)(rng);
+    for (int64_t p = 0; p < steps; ++p) {
+      if (std::uniform_int_distribution<int>(0, 99)(rng) < percent) positions.push_back(p);
+    }
+    PositionRanks ranks;
+    ranks.Build(positions, steps);
+    for (int64_t x = -3; x <= steps + 3; ++x) {
+      const auto want = std::lower_bound(positions.begin(), positions.end(), x) - positions.begin();
+      EXPECT_EQ(ranks.Below(x), want) << "trial " << trial << " x " << x;
+    }
+    for (int64_t x : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+      const auto want = std::lower_bound(positions.begin(), positions.end(), x) - positions.begin();
+      EXPECT_EQ(ranks.Below(x), want) << "trial " << trial << " x " << x;
+    }
+  }
+  EXPECT_EQ(PositionRanks().Below(5), 0);  // never built: empty
+}
+
 }  // namespace
 }  // namespace npuplan::memory

@@ -56,6 +56,17 @@ size_t PartitionFrom(size_t n, Below below, size_t& hint) {
 
 }  // namespace
 
+void PositionRanks::Build(std::span<const int64_t> positions, int64_t steps) {
+  steps_ = std::max<int64_t>(steps, 0);
+  below_.assign(static_cast<size_t>(steps_) + 1, 0);
+  // below_[x] = entries < x: each entry p raises the counts above it.
+  size_t next = 0;
+  for (size_t x = 0; x <= static_cast<size_t>(steps_); ++x) {
+    while (next < positions.size() && positions[next] < static_cast<int64_t>(x)) ++next;
+    below_[x] = static_cast<int32_t>(next);
+  }
+}
+
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order) {
   const size_t n = model.num_nodes();
   // Streams and whether each node's out-edges order anything, read here in
@@ -410,6 +421,7 @@ class ConflictRounds {
   void CountFirsts();
   // The first node of stream t at plan position >= x (index into positions_[t]).
   int32_t At(size_t t, int64_t x) const {
+    if (!ranks_.empty()) return ranks_[t].Below(x);
     const BigVector<int64_t>& p = positions_[t];
     return static_cast<int32_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin());
   }
@@ -448,8 +460,10 @@ class ConflictRounds {
   BigVector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
   // At(t, release_) and At(t, out_.upper) per buffer that can precede and stream (n x k).
   BigVector<int32_t> release_at_, upper_at_;
-  // Per stream: plan positions of its nodes.
+  // Per stream: plan positions of its nodes; with few streams also as
+  // PositionRanks (At() in one lookup), empty otherwise.
   std::vector<BigVector<int64_t>> positions_;
+  std::vector<PositionRanks> ranks_;
   // Per buffer that can follow (first_begin_[i] .. [i+1]): (stream, position
   // on it) of its first use on each stream it uses.
   BigVector<int32_t> first_begin_;
@@ -487,6 +501,13 @@ void ConflictRounds::Prepare() {
     positions_[t].reserve(stream_nodes_[t].size());
     for (NodeId v : stream_nodes_[t]) positions_[t].push_back(lt_.position[v.index()]);
   }
+  // A table of num_steps + 1 entries per stream: only while that is no
+  // larger than the n x k lookups it answers (release_at_, upper_at_).
+  const int64_t steps = lt_.num_steps;
+  if (static_cast<uint64_t>(steps) + 1 <= 2 * static_cast<uint64_t>(n_) + 1024) {
+    ranks_.resize(k_);
+    for (size_t t = 0; t < k_; ++t) ranks_[t].Build(positions_[t], steps);
+  }
   first_begin_.assign(n_ + 1, 0);
   BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
   BigVector<int> sized, precede;
@@ -514,6 +535,16 @@ void ConflictRounds::Prepare() {
 void ConflictRounds::AtIndices() {
   release_at_.assign(n_ * k_, 0);
   upper_at_.assign(n_ * k_, 0);
+  if (!ranks_.empty()) {
+    for (size_t i = 0; i < n_; ++i) {
+      if (!CanPrecede(i)) continue;
+      for (size_t t = 0; t < k_; ++t) {
+        release_at_[i * k_ + t] = At(t, release_[i * k_ + t]);
+        upper_at_[i * k_ + t] = At(t, out_.upper[i]);
+      }
+    }
+    return;
+  }
   std::vector<size_t> release_hint(k_, 0), upper_hint(k_, 0);
   for (size_t i = 0; i < n_; ++i) {
     if (!CanPrecede(i)) continue;  // the only ones Forward and ExactPairs count
