@@ -774,10 +774,11 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   BigVector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
-  std::vector<size_t> hints(k * k, 0);
+  ReleaseSearch search = MakeReleaseSearch(n);
   for (size_t i = 0; i < n; ++i) {
-    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k, hints);
+    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k, search);
   }
+  search = {};
   rounds.set_release(std::move(release));
   rounds.Prepare();
   rounds.AtIndices();
@@ -786,7 +787,46 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   return out;
 }
 
-void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const {
+StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffers) const {
+  const size_t k = static_cast<size_t>(hb_.num_streams());
+  ReleaseSearch search;
+  size_t nodes = 0;
+  for (const std::vector<NodeId>& on : stream_nodes_) nodes += on.size();
+  if (k == 0 || (k - 1) * nodes + k * k > 4 * buffers + 1024) {
+    search.hints.assign(k * k, 0);
+    return search;
+  }
+  search.cover.resize(k * k);
+  search.positions.resize(k);
+  std::vector<size_t> next(k);  // per stream s: the first p not yet answered
+  for (size_t t = 0; t < k; ++t) {
+    const std::vector<NodeId>& on_t = stream_nodes_[t];
+    for (size_t s = 0; s < k; ++s) {
+      if (s != t) search.cover[t * k + s].resize(stream_nodes_[s].size() + 1);
+    }
+    std::fill(next.begin(), next.end(), 0);
+    search.positions[t].resize(on_t.size());
+    for (size_t i = 0; i < on_t.size(); ++i) {
+      search.positions[t][i] = lt_.position[on_t[i].index()];
+      const int32_t* c = hb_.clock(on_t[i]);
+      for (size_t s = 0; s < k; ++s) {
+        if (s == t) continue;
+        BigVector<int32_t>& cover = search.cover[t * k + s];
+        // Node i is the first whose clock reaches every p <= c[s] not yet reached.
+        for (; next[s] < cover.size() && static_cast<int64_t>(next[s]) <= c[s]; ++next[s])
+          cover[next[s]] = static_cast<int32_t>(i);
+      }
+    }
+    for (size_t s = 0; s < k; ++s) {
+      if (s == t) continue;
+      BigVector<int32_t>& cover = search.cover[t * k + s];
+      for (; next[s] < cover.size(); ++next[s]) cover[next[s]] = static_cast<int32_t>(on_t.size());
+    }
+  }
+  return search;
+}
+
+void StreamAwareReuse::ReleasePositions(int a, int64_t* out, ReleaseSearch& search) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::fill(out, out + k, std::numeric_limits<int64_t>::max());
   for (size_t t = 0; t < k; ++t) {
@@ -799,12 +839,21 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>
       }
       // Clocks grow along a stream: the first node at or after q whose
       // clock covers p is the later of q and the first such node overall.
-      const size_t first = PartitionFrom(
-          nodes.size(), [&, s = s, p = p](size_t i) { return hb_.clock(nodes[i])[s] < p; },
-          hints[t * k + static_cast<size_t>(s)]);
+      size_t first;
+      if (!search.cover.empty()) {
+        // A p past stream s (never, for a use's position) is covered by no node: the last entry.
+        const BigVector<int32_t>& cover = search.cover[t * k + static_cast<size_t>(s)];
+        first = static_cast<size_t>(cover[std::min(static_cast<size_t>(p), cover.size() - 1)]);
+      } else {
+        first = PartitionFrom(
+            nodes.size(), [&, s = s, p = p](size_t i) { return hb_.clock(nodes[i])[s] < p; },
+            search.hints[t * k + static_cast<size_t>(s)]);
+      }
       q = std::max(q, first);
     }
-    if (q < nodes.size()) out[t] = lt_.position[nodes[q].index()];
+    if (q < nodes.size()) {
+      out[t] = search.positions.empty() ? lt_.position[nodes[q].index()] : search.positions[t][q];
+    }
   }
   // An iteration-local buffer's bytes go to its other streams only after the
   // loop: their nodes in the loop may belong to an earlier iteration.
@@ -866,7 +915,7 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
   out.first_use.reserve(n);
   std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
   std::vector<int64_t> r(k);
-  std::vector<size_t> hints(k * k, 0);
+  ReleaseSearch search = MakeReleaseSearch(n);
   for (size_t i = 0; i < n; ++i) {
     const LogicalBuffer& x = lt_.buffers[buffers[i]];
     out.lower[i] = x.lower;
@@ -894,7 +943,7 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
     // Under flat loops only a buffer of one stream may share, with that stream.
     if (lt_.flat_loops && only_stream_[buffers[i]] < 0) continue;
     if (x.live_to_end) continue;
-    ReleasePositions(buffers[i], r.data(), hints);
+    ReleasePositions(buffers[i], r.data(), search);
     int64_t* release = out.release.data() + i * k;
     for (size_t t = 0; t < k; ++t) {
       if (lt_.flat_loops && static_cast<int64_t>(t) != only_stream_[buffers[i]]) continue;
