@@ -377,5 +377,30 @@ TEST(PositionRanksTest, MatchesLowerBound) {
   EXPECT_EQ(PositionRanks().Below(5), 0);  // never built: empty
 }
 
+// The release times of a whole pool (per-stream-pair cover tables) against
+// those of one buffer at a time (too few buffers for the tables: binary
+// searches from hints) on random DAGs of a few thousand nodes.
+TEST(ReleaseSearchTest, TablesMatchSearches) {
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 1500 + 300 * seed, 3 + seed % 3, 1 + seed % 3,
+                                            8 + seed % 20);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+    StreamAwareReuse reuse(plan.model, lt);
+    std::vector<int> pool;
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
+    }
+    const std::vector<SweepBuffer> all = reuse.SweepInput(pool, 512);
+    int64_t released = 0;
+    for (size_t i = 0; i < pool.size(); ++i) {
+      const std::vector<SweepBuffer> one = reuse.SweepInput({pool[i]}, 512);
+      ASSERT_EQ(one.size(), 1u);
+      EXPECT_EQ(one[0].release, all[i].release) << "seed " << seed << " buffer " << i;
+      for (int64_t r : all[i].release) released += r != SweepBuffer::kNever ? 1 : 0;
+    }
+    EXPECT_GT(released, 0) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace npuplan::memory
