@@ -402,5 +402,35 @@ TEST(ReleaseSearchTest, TablesMatchSearches) {
   }
 }
 
+// A few hundred buffers of a graph with thousands of plan steps: too few for
+// ConflictRounds' rank tables (binary searches instead), against the brute
+// force.
+TEST(ConflictsSubsetTest, SearchesMatchBruteForce) {
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 3000, 2 + seed % 3, 1 + seed % 3, 8 + seed % 20);
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      for (TensorDesc& t : plan.model.node(NodeId(static_cast<int32_t>(i))).outputs)
+        t.shape = {static_cast<int64_t>(rng() % 5 == 0 ? 0 : 1 + rng() % 4096)};
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+    StreamAwareReuse reuse(plan.model, lt);
+    std::vector<int> pool;
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      if (lt.buffers[b].planned_in_pool() && rng() % 12 == 0) pool.push_back(static_cast<int>(b));
+    }
+    ASSERT_LT(2 * pool.size() + 1024, static_cast<size_t>(lt.num_steps) + 1) << "seed " << seed;
+    ReferenceConflicts reference(lt, reuse, pool);
+    for (int64_t limit : {0, 1, 3, 1 << 30}) {
+      const StreamAwareReuse::PlanningConflicts got = reuse.Conflicts(pool, limit);
+      const StreamAwareReuse::PlanningConflicts want = reference.Run(limit);
+      EXPECT_EQ(got.lower, want.lower) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.upper, want.upper) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.pairs, want.pairs) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.extended, want.extended) << "seed " << seed << " limit " << limit;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npuplan::memory
