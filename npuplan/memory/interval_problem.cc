@@ -48,23 +48,38 @@ std::vector<LiveSet> LiveSetsAtStarts(const IntervalProblem& problem) {
 
 int FirstDuplicateId(std::span<const IntervalBuffer> buffers) {
   const size_t n = buffers.size();
-  std::vector<std::pair<size_t, int>> hashed(n);  // (hash of id, index)
-  for (size_t i = 0; i < n; ++i)
-    hashed[i] = {std::hash<std::string_view>{}(buffers[i].id), static_cast<int>(i)};
-  std::sort(hashed.begin(), hashed.end());
+  // (32-bit hash of id) << 32 | index, sorted with two 16-bit counting
+  // passes (a million ids: a comparison sort of (hash, index) pairs cost
+  // several times more). Equal ids have equal keys' high halves; ids are
+  // compared only within such runs (a few, by chance, at a million ids).
+  BigVector<uint64_t> keys(n), sorted(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = std::hash<std::string_view>{}(buffers[i].id);
+    keys[i] = ((h ^ (h >> 32)) << 32) | static_cast<uint64_t>(i);
+  }
+  for (int shift : {32, 48}) {
+    std::vector<int32_t> start((size_t{1} << 16) + 1, 0);
+    for (uint64_t k : keys) ++start[((k >> shift) & 0xffff) + 1];
+    for (size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+    for (uint64_t k : keys) sorted[static_cast<size_t>(start[(k >> shift) & 0xffff]++)] = k;
+    keys.swap(sorted);
+  }
+  FreeStorage(sorted);
   int first = static_cast<int>(n);
+  std::vector<int> run;
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
-    while (j < n && hashed[j].first == hashed[i].first) ++j;
+    while (j < n && (keys[j] >> 32) == (keys[i] >> 32)) ++j;
     if (j - i > 1) {
+      run.clear();
+      for (size_t x = i; x < j; ++x) run.push_back(static_cast<int>(keys[x] & 0xffffffffu));
       // By (id, index): an id's second occurrence follows its first.
-      std::sort(hashed.begin() + i, hashed.begin() + j, [&](const auto& a, const auto& b) {
-        const std::string &x = buffers[a.second].id, &y = buffers[b.second].id;
-        return x != y ? x < y : a.second < b.second;
+      std::sort(run.begin(), run.end(), [&](int a, int b) {
+        const std::string &x = buffers[a].id, &y = buffers[b].id;
+        return x != y ? x < y : a < b;
       });
-      for (size_t k = i + 1; k < j; ++k) {
-        if (buffers[hashed[k].second].id == buffers[hashed[k - 1].second].id)
-          first = std::min(first, hashed[k].second);
+      for (size_t k = 1; k < run.size(); ++k) {
+        if (buffers[run[k]].id == buffers[run[k - 1]].id) first = std::min(first, run[k]);
       }
     }
     i = j;

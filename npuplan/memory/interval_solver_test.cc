@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
@@ -254,6 +255,30 @@ TEST(IntervalProblemTest, FirstDuplicateIdFindsTheFirstRepeat) {
     EXPECT_EQ(FirstDuplicateId(bufs), want) << "round " << round;
   }
   EXPECT_EQ(FirstDuplicateId({}), 0);
+}
+
+// The same on thousands of mostly distinct ids with a few repeats planted at
+// random indices (and none), against a std::map of first occurrences.
+TEST(IntervalProblemTest, FirstDuplicateIdOnLargeProblems) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<IntervalBuffer> bufs(1000 + rng() % 20000);
+    for (size_t i = 0; i < bufs.size(); ++i) bufs[i].id = absl::StrCat("n", i, ":", rng() % 3);
+    const int repeats = static_cast<int>(rng() % 4);
+    for (int r = 0; r < repeats; ++r) {
+      const size_t from = rng() % bufs.size(), to = rng() % bufs.size();
+      bufs[to].id = bufs[from].id;
+    }
+    std::map<std::string, int> seen;
+    int want = static_cast<int>(bufs.size());
+    for (int i = 0; i < static_cast<int>(bufs.size()); ++i) {
+      if (!seen.emplace(bufs[i].id, i).second) {
+        want = i;
+        break;
+      }
+    }
+    EXPECT_EQ(FirstDuplicateId(bufs), want) << "round " << round;
+  }
 }
 
 TEST(IntervalProblemTest, DuplicateIsReportedAfterEarlierBuffersErrors) {

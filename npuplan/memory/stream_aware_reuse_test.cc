@@ -352,5 +352,85 @@ TEST_P(ReleaseReferenceTest, MatchesScanOfEveryStream) {
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, ReleaseReferenceTest, ::testing::Range(0, 30));
 
+// PositionRanks against std::lower_bound on random ascending position lists,
+// queried inside and outside [0, steps].
+TEST(PositionRanksTest, MatchesLowerBound) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t steps = std::uniform_int_distribution<int64_t>(0, 60)(rng);
+    std::vector<int64_t> positions;
+    const int percent = std::uniform_int_distribution<int>(0, 100)(rng);
+    for (int64_t p = 0; p < steps; ++p) {
+      if (std::uniform_int_distribution<int>(0, 99)(rng) < percent) positions.push_back(p);
+    }
+    PositionRanks ranks;
+    ranks.Build(positions, steps);
+    for (int64_t x = -3; x <= steps + 3; ++x) {
+      const auto want = std::lower_bound(positions.begin(), positions.end(), x) - positions.begin();
+      EXPECT_EQ(ranks.Below(x), want) << "trial " << trial << " x " << x;
+    }
+    for (int64_t x : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+      const auto want = std::lower_bound(positions.begin(), positions.end(), x) - positions.begin();
+      EXPECT_EQ(ranks.Below(x), want) << "trial " << trial << " x " << x;
+    }
+  }
+  EXPECT_EQ(PositionRanks().Below(5), 0);  // never built: empty
+}
+
+// The release times of a whole pool (per-stream-pair cover tables) against
+// those of one buffer at a time (too few buffers for the tables: binary
+// searches from hints) on random DAGs of a few thousand nodes.
+TEST(ReleaseSearchTest, TablesMatchSearches) {
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 1500 + 300 * seed, 3 + seed % 3, 1 + seed % 3,
+                                            8 + seed % 20);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+    StreamAwareReuse reuse(plan.model, lt);
+    std::vector<int> pool;
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
+    }
+    const std::vector<SweepBuffer> all = reuse.SweepInput(pool, 512);
+    int64_t released = 0;
+    for (size_t i = 0; i < pool.size(); ++i) {
+      const std::vector<SweepBuffer> one = reuse.SweepInput({pool[i]}, 512);
+      ASSERT_EQ(one.size(), 1u);
+      EXPECT_EQ(one[0].release, all[i].release) << "seed " << seed << " buffer " << i;
+      for (int64_t r : all[i].release) released += r != SweepBuffer::kNever ? 1 : 0;
+    }
+    EXPECT_GT(released, 0) << "seed " << seed;
+  }
+}
+
+// A few hundred buffers of a graph with thousands of plan steps: too few for
+// ConflictRounds' rank tables (binary searches instead), against the brute
+// force.
+TEST(ConflictsSubsetTest, SearchesMatchBruteForce) {
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    Plan plan = events::testing::RandomPlan(seed, 3000, 2 + seed % 3, 1 + seed % 3, 8 + seed % 20);
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      for (TensorDesc& t : plan.model.node(NodeId(static_cast<int32_t>(i))).outputs)
+        t.shape = {static_cast<int64_t>(rng() % 5 == 0 ? 0 : 1 + rng() % 4096)};
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+    StreamAwareReuse reuse(plan.model, lt);
+    std::vector<int> pool;
+    for (size_t b = 0; b < lt.buffers.size(); ++b) {
+      if (lt.buffers[b].planned_in_pool() && rng() % 12 == 0) pool.push_back(static_cast<int>(b));
+    }
+    ASSERT_LT(2 * pool.size() + 1024, static_cast<size_t>(lt.num_steps) + 1) << "seed " << seed;
+    ReferenceConflicts reference(lt, reuse, pool);
+    for (int64_t limit : {0, 1, 3, 1 << 30}) {
+      const StreamAwareReuse::PlanningConflicts got = reuse.Conflicts(pool, limit);
+      const StreamAwareReuse::PlanningConflicts want = reference.Run(limit);
+      EXPECT_EQ(got.lower, want.lower) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.upper, want.upper) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.pairs, want.pairs) << "seed " << seed << " limit " << limit;
+      EXPECT_EQ(got.extended, want.extended) << "seed " << seed << " limit " << limit;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npuplan::memory

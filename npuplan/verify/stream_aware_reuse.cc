@@ -56,6 +56,17 @@ size_t PartitionFrom(size_t n, Below below, size_t& hint) {
 
 }  // namespace
 
+void PositionRanks::Build(std::span<const int64_t> positions, int64_t steps) {
+  steps_ = std::max<int64_t>(steps, 0);
+  below_.assign(static_cast<size_t>(steps_) + 1, 0);
+  // below_[x] = entries < x: each entry p raises the counts above it.
+  size_t next = 0;
+  for (size_t x = 0; x <= static_cast<size_t>(steps_); ++x) {
+    while (next < positions.size() && positions[next] < static_cast<int64_t>(x)) ++next;
+    below_[x] = static_cast<int32_t>(next);
+  }
+}
+
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order) {
   const size_t n = model.num_nodes();
   // Streams and whether each node's out-edges order anything, read here in
@@ -410,6 +421,7 @@ class ConflictRounds {
   void CountFirsts();
   // The first node of stream t at plan position >= x (index into positions_[t]).
   int32_t At(size_t t, int64_t x) const {
+    if (!ranks_.empty()) return ranks_[t].Below(x);
     const BigVector<int64_t>& p = positions_[t];
     return static_cast<int32_t>(std::lower_bound(p.begin(), p.end(), x) - p.begin());
   }
@@ -448,8 +460,10 @@ class ConflictRounds {
   BigVector<int64_t> release_;  // F_t(a) per buffer and stream (n x k, fixed)
   // At(t, release_) and At(t, out_.upper) per buffer that can precede and stream (n x k).
   BigVector<int32_t> release_at_, upper_at_;
-  // Per stream: plan positions of its nodes.
+  // Per stream: plan positions of its nodes; with few streams also as
+  // PositionRanks (At() in one lookup), empty otherwise.
   std::vector<BigVector<int64_t>> positions_;
+  std::vector<PositionRanks> ranks_;
   // Per buffer that can follow (first_begin_[i] .. [i+1]): (stream, position
   // on it) of its first use on each stream it uses.
   BigVector<int32_t> first_begin_;
@@ -487,6 +501,13 @@ void ConflictRounds::Prepare() {
     positions_[t].reserve(stream_nodes_[t].size());
     for (NodeId v : stream_nodes_[t]) positions_[t].push_back(lt_.position[v.index()]);
   }
+  // A table of num_steps + 1 entries per stream: only while that is no
+  // larger than the n x k lookups it answers (release_at_, upper_at_).
+  const int64_t steps = lt_.num_steps;
+  if (static_cast<uint64_t>(steps) + 1 <= 2 * static_cast<uint64_t>(n_) + 1024) {
+    ranks_.resize(k_);
+    for (size_t t = 0; t < k_; ++t) ranks_[t].Build(positions_[t], steps);
+  }
   first_begin_.assign(n_ + 1, 0);
   BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
   BigVector<int> sized, precede;
@@ -514,6 +535,16 @@ void ConflictRounds::Prepare() {
 void ConflictRounds::AtIndices() {
   release_at_.assign(n_ * k_, 0);
   upper_at_.assign(n_ * k_, 0);
+  if (!ranks_.empty()) {
+    for (size_t i = 0; i < n_; ++i) {
+      if (!CanPrecede(i)) continue;
+      for (size_t t = 0; t < k_; ++t) {
+        release_at_[i * k_ + t] = At(t, release_[i * k_ + t]);
+        upper_at_[i * k_ + t] = At(t, out_.upper[i]);
+      }
+    }
+    return;
+  }
   std::vector<size_t> release_hint(k_, 0), upper_hint(k_, 0);
   for (size_t i = 0; i < n_; ++i) {
     if (!CanPrecede(i)) continue;  // the only ones Forward and ExactPairs count
@@ -743,10 +774,11 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   BigVector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());
-  std::vector<size_t> hints(k * k, 0);
+  ReleaseSearch search = MakeReleaseSearch(n);
   for (size_t i = 0; i < n; ++i) {
-    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k, hints);
+    if (rounds.CanPrecede(i)) ReleasePositions(buffers[i], release.data() + i * k, search);
   }
+  search = {};
   rounds.set_release(std::move(release));
   rounds.Prepare();
   rounds.AtIndices();
@@ -755,7 +787,46 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
   return out;
 }
 
-void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const {
+StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffers) const {
+  const size_t k = static_cast<size_t>(hb_.num_streams());
+  ReleaseSearch search;
+  size_t nodes = 0;
+  for (const std::vector<NodeId>& on : stream_nodes_) nodes += on.size();
+  if (k == 0 || (k - 1) * nodes + k * k > 4 * buffers + 1024) {
+    search.hints.assign(k * k, 0);
+    return search;
+  }
+  search.cover.resize(k * k);
+  search.positions.resize(k);
+  std::vector<size_t> next(k);  // per stream s: the first p not yet answered
+  for (size_t t = 0; t < k; ++t) {
+    const std::vector<NodeId>& on_t = stream_nodes_[t];
+    for (size_t s = 0; s < k; ++s) {
+      if (s != t) search.cover[t * k + s].resize(stream_nodes_[s].size() + 1);
+    }
+    std::fill(next.begin(), next.end(), 0);
+    search.positions[t].resize(on_t.size());
+    for (size_t i = 0; i < on_t.size(); ++i) {
+      search.positions[t][i] = lt_.position[on_t[i].index()];
+      const int32_t* c = hb_.clock(on_t[i]);
+      for (size_t s = 0; s < k; ++s) {
+        if (s == t) continue;
+        BigVector<int32_t>& cover = search.cover[t * k + s];
+        // Node i is the first whose clock reaches every p <= c[s] not yet reached.
+        for (; next[s] < cover.size() && static_cast<int64_t>(next[s]) <= c[s]; ++next[s])
+          cover[next[s]] = static_cast<int32_t>(i);
+      }
+    }
+    for (size_t s = 0; s < k; ++s) {
+      if (s == t) continue;
+      BigVector<int32_t>& cover = search.cover[t * k + s];
+      for (; next[s] < cover.size(); ++next[s]) cover[next[s]] = static_cast<int32_t>(on_t.size());
+    }
+  }
+  return search;
+}
+
+void StreamAwareReuse::ReleasePositions(int a, int64_t* out, ReleaseSearch& search) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::fill(out, out + k, std::numeric_limits<int64_t>::max());
   for (size_t t = 0; t < k; ++t) {
@@ -768,12 +839,21 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out, std::vector<size_t>
       }
       // Clocks grow along a stream: the first node at or after q whose
       // clock covers p is the later of q and the first such node overall.
-      const size_t first = PartitionFrom(
-          nodes.size(), [&, s = s, p = p](size_t i) { return hb_.clock(nodes[i])[s] < p; },
-          hints[t * k + static_cast<size_t>(s)]);
+      size_t first;
+      if (!search.cover.empty()) {
+        // A p past stream s (never, for a use's position) is covered by no node: the last entry.
+        const BigVector<int32_t>& cover = search.cover[t * k + static_cast<size_t>(s)];
+        first = static_cast<size_t>(cover[std::min(static_cast<size_t>(p), cover.size() - 1)]);
+      } else {
+        first = PartitionFrom(
+            nodes.size(), [&, s = s, p = p](size_t i) { return hb_.clock(nodes[i])[s] < p; },
+            search.hints[t * k + static_cast<size_t>(s)]);
+      }
       q = std::max(q, first);
     }
-    if (q < nodes.size()) out[t] = lt_.position[nodes[q].index()];
+    if (q < nodes.size()) {
+      out[t] = search.positions.empty() ? lt_.position[nodes[q].index()] : search.positions[t][q];
+    }
   }
   // An iteration-local buffer's bytes go to its other streams only after the
   // loop: their nodes in the loop may belong to an earlier iteration.
@@ -835,7 +915,7 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
   out.first_use.reserve(n);
   std::vector<std::pair<int64_t, int>> firsts;  // (first use, stream)
   std::vector<int64_t> r(k);
-  std::vector<size_t> hints(k * k, 0);
+  ReleaseSearch search = MakeReleaseSearch(n);
   for (size_t i = 0; i < n; ++i) {
     const LogicalBuffer& x = lt_.buffers[buffers[i]];
     out.lower[i] = x.lower;
@@ -863,7 +943,7 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
     // Under flat loops only a buffer of one stream may share, with that stream.
     if (lt_.flat_loops && only_stream_[buffers[i]] < 0) continue;
     if (x.live_to_end) continue;
-    ReleasePositions(buffers[i], r.data(), hints);
+    ReleasePositions(buffers[i], r.data(), search);
     int64_t* release = out.release.data() + i * k;
     for (size_t t = 0; t < k; ++t) {
       if (lt_.flat_loops && static_cast<int64_t>(t) != only_stream_[buffers[i]]) continue;

@@ -27,6 +27,7 @@
 #ifndef NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 #define NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -74,6 +75,23 @@ struct SweepBuffers {
   const int64_t* Release(size_t i) const { return release.data() + i * k; }
   // Appends one buffer (its release padded with kNever, or cut, to k entries).
   void Append(const SweepBuffer& b);
+};
+
+// The number of entries of an ascending list of plan positions (each in
+// [0, steps)) below a position, in one table lookup instead of a binary
+// search over the list (a cache miss per probe at a million nodes).
+class PositionRanks {
+ public:
+  void Build(std::span<const int64_t> positions, int64_t steps);
+  // Entries < x (x may lie outside [0, steps]).
+  int32_t Below(int64_t x) const {
+    if (x <= 0) return 0;
+    return below_[static_cast<size_t>(std::min<int64_t>(x, steps_))];
+  }
+
+ private:
+  int64_t steps_ = 0;
+  BigVector<int32_t> below_ = BigVector<int32_t>(1, 0);  // below_[x] for x in [0, steps]
 };
 
 // The happens-before relation H over the nodes of a model (see above).
@@ -209,11 +227,24 @@ class StreamAwareReuse {
   // Per loop with iteration-local buffers (NodeId value): plan position just past it.
   std::map<int32_t, int64_t> loop_end_;
 
+  // What ReleasePositions searches with. With few streams, per stream pair
+  // (t, s) the answer for every position p on s: cover[t * k + s][p] = the
+  // first node of t whose clock covers position p of s (clocks grow along a
+  // stream: one merge per stream builds it), and each stream's plan
+  // positions; otherwise (both empty) binary searches from `hints` (k x k
+  // entries): where the last search on stream t for a use on stream s ended
+  // (callers going through buffers in plan order keep them between calls, so
+  // each search starts next to its answer).
+  struct ReleaseSearch {
+    std::vector<size_t> hints;
+    std::vector<BigVector<int32_t>> cover;
+    std::vector<BigVector<int64_t>> positions;
+  };
+  // `buffers`: how many buffers it will serve (the tables are built only
+  // while their size stays within a few entries per buffer).
+  ReleaseSearch MakeReleaseSearch(size_t buffers) const;
   // F_t(a) for every stream t (out[t]), as plan positions (int64 max when none).
-  // `hints` (k x k entries, any values): where the last search on stream t
-  // for a use on stream s ended; callers going through buffers in plan order
-  // keep it between calls, so each search starts next to its answer.
-  void ReleasePositions(int a, int64_t* out, std::vector<size_t>& hints) const;
+  void ReleasePositions(int a, int64_t* out, ReleaseSearch& search) const;
 };
 
 }  // namespace npuplan::memory

@@ -247,8 +247,10 @@ class LifetimeBuilder {
   // the storage still grows. Buffers append to each store in the order they
   // are made, so a range ends where the next buffer's begins; GroupBuffers
   // turns them into the spans.
+  // 32-bit (the stores are indexed by int elsewhere): a million of these
+  // are fresh pages while the buffers are made.
   struct Ranges {
-    size_t member_begin = 0, use_begin = 0, loop_begin = 0;
+    uint32_t member_begin = 0, use_begin = 0, loop_begin = 0;
   };
 
   absl::Status AddBuffer(int root, std::span<const int> members);
@@ -437,6 +439,9 @@ const std::vector<NodeId>& LifetimeBuilder::LoopSpan(NodeId loop) {
   return loop_nodes_.emplace(loop.value, std::move(span)).first->second;
 }
 
+// Buffers ahead whose owner node GroupBuffers prefetches.
+constexpr size_t kPrefetchAhead = 8;
+
 // 5. Group into buffers (members in tensor order): a counting sort of the
 // tensors by root.
 absl::Status LifetimeBuilder::GroupBuffers() {
@@ -494,6 +499,11 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   int first_error_rank = std::numeric_limits<int>::max();
   for (size_t i = 0; i < roots.size(); ++i) {
     const int r = roots[i];
+    // The owner's name (StoreTensorName) is a cache miss per buffer: the
+    // node record of an owner a few buffers ahead is fetched meanwhile.
+    if (i + kPrefetchAhead < roots.size()) {
+      __builtin_prefetch(&model_.node(tensors_[roots[i + kPrefetchAhead]].node).name);
+    }
     absl::Status s =
         AddBuffer(r, std::span<const int>(members.data() + begin[r],
                                           static_cast<size_t>(begin[r + 1] - begin[r])));
@@ -541,8 +551,14 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   const Model& model = model_;
   // Built in place: moving it in would touch a fresh slot twice.
   LogicalBuffer& b = buffers_.emplace_back();
-  const Ranges& r = ranges_.emplace_back(
-      Ranges{lt_.member_store.size(), lt_.use_store.size(), lt_.loop_store.size()});
+  constexpr size_t kMaxStore = std::numeric_limits<uint32_t>::max();
+  if (lt_.member_store.size() > kMaxStore || lt_.use_store.size() > kMaxStore ||
+      lt_.loop_store.size() > kMaxStore) {
+    return absl::InvalidArgumentError("memory: more than 2^32 buffer members, uses or loops");
+  }
+  const Ranges& r = ranges_.emplace_back(Ranges{static_cast<uint32_t>(lt_.member_store.size()),
+                                                static_cast<uint32_t>(lt_.use_store.size()),
+                                                static_cast<uint32_t>(lt_.loop_store.size())});
   bool dynamic = false, constant = false, input = false, workspace = false;
   int64_t bytes = 0;
   std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
