@@ -118,7 +118,7 @@ struct PassContext {
   // assignment): their times are --stats parts of that pass's step.
   bool sub_passes = false;
   // Set by the pipeline for a pass running alongside: called by ReleaseParts.
-  std::function<void()> on_release;
+  std::function<void()> on_release = nullptr;
   // The pass is done with the parts its PlanAccess::released names: passes
   // waiting for them may run now. Once is enough; a no-op when the pass does
   // not run alongside.

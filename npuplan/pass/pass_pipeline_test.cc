@@ -246,7 +246,7 @@ class FakeAlongside : public Pass {
   bool preserves_structure() const override { return true; }
   PlanAccess access() const override {
     return {PlanPart::kModel, PlanPart::kMemory,
-            release_ == FakeRelease::kNone ? 0 : PlanPart::kModel};
+            release_ == FakeRelease::kNone ? PlanParts{0} : PlanParts{PlanPart::kModel}};
   }
   bool runs_alongside() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override {
@@ -498,7 +498,9 @@ TEST(PassAlongsideTest, APassWaitingForTheReleaseJoinsWhenTheAlongsidePassEndsWi
       EXPECT_EQ(par.counters, seq.counters);
       EXPECT_EQ(par.steps, seq.steps);
       EXPECT_EQ(par.warnings, seq.warnings);
-      if (release == FakeRelease::kDeclaredOnly) EXPECT_TRUE(par.seen.empty());
+      if (release == FakeRelease::kDeclaredOnly) {
+        EXPECT_TRUE(par.seen.empty());
+      }
     }
   }
 }
