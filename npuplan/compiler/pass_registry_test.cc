@@ -15,6 +15,7 @@
 #include "npuplan/pass/pass.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/stream/logical_stream_pass.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/plan_complete.h"
 #include "npuplan/verify/verify.h"
@@ -113,6 +114,34 @@ TEST(PassRegistryTest, TheDefaultPipelineIsTheRegistryInOrder) {
     Leaves(*pipeline, got);
     EXPECT_THAT(got, ElementsAreArray(want)) << (single ? "single" : "multi");
   }
+}
+
+// What may run beside memory-planning in the default pipeline (pass.h,
+// "Passes alongside"), pass by pass: from its start; once it has released the
+// model (the passes that add nodes); only after it (the limit check reads
+// plan.memory). The pipeline joins it before the first "join".
+TEST(PassRegistryTest, MemoryPlanningRunsBesideTheEventsPasses) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto pipeline, BuildDefaultPipeline(Options()));
+  const Pass* memory = nullptr;
+  std::vector<std::string> after;
+  for (const auto& pass : pipeline->passes()) {
+    if (pass->runs_alongside()) {
+      ASSERT_EQ(memory, nullptr) << "a second alongside pass: " << pass->name();
+      memory = pass.get();
+      EXPECT_EQ(pass->name(), "memory-planning");
+    } else if (memory != nullptr) {
+      const char* when = MayRunAlongside(*memory, *pass, /*released=*/false)  ? "start"
+                         : MayRunAlongside(*memory, *pass, /*released=*/true) ? "released"
+                                                                              : "join";
+      after.push_back(StrCat(pass->name(), ":", when));
+    }
+  }
+  EXPECT_THAT(after,
+              ElementsAreArray({"task-count-assignment:start", "sync-event-insertion:start",
+                                "sync-event-optimization:start", "event-reuse:start",
+                                "physical-stream-split:start", "stream-activation:released",
+                                "event-minimization:start", "event-id-allocation:start",
+                                "sync-node-generation:released", "device-limit-check:join"}));
 }
 
 TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {

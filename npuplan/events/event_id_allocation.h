@@ -91,6 +91,9 @@ class EventIdAllocation final : public Pass {
     return static_cast<IrProperties>(IrProperty::kSyncEvents);
   }
   bool preserves_structure() const override { return true; }
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory, PlanPart::kEvents};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

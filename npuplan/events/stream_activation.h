@@ -45,6 +45,13 @@ class StreamActivation final : public Pass {
   std::string_view name() const override { return "stream-activation"; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kPhysicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kActiveStreams); }
+  // Adds StreamActive nodes (their stream, tasks, physical stream) and loop
+  // events, writes active_stream_list attributes.
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory, PlanPart::kModel | PlanPart::kStreams |
+                                                    PlanPart::kEvents | PlanPart::kTasks |
+                                                    PlanPart::kPhysicalStream};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

@@ -33,6 +33,12 @@ class SyncNodeGeneration final : public Pass {
   std::string_view name() const override { return "sync-node-generation"; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kSyncNodes); }
+  // Adds Send / Recv nodes (their tasks and physical stream) or writes the
+  // ids as attributes.
+  PlanAccess access() const override {
+    return {kAllPlanParts & ~PlanPart::kMemory,
+            PlanPart::kModel | PlanPart::kTasks | PlanPart::kPhysicalStream};
+  }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

@@ -69,7 +69,7 @@ absl::StatusOr<RegionBytes> PlaceOutsidePool(const memory::TensorLifetimes& lt, 
 }
 
 // plan.memory: the totals and one placement per tensor, in plan order.
-void WriteMemoryResult(const Model& m, const memory::TensorLifetimes& lt,
+void WriteMemoryResult(const std::vector<int64_t>& node_stream, const memory::TensorLifetimes& lt,
                        const memory::IntervalSolution& sol, int64_t alignment,
                        RegionBytes region_bytes, const std::vector<int64_t>& offset,
                        MemoryResult& mem) {
@@ -92,10 +92,10 @@ void WriteMemoryResult(const Model& m, const memory::TensorLifetimes& lt,
     tp.first_use = buf.lower;
     tp.last_use = buf.upper;
     tp.buffer = buf.name;
-    tp.stream = m.node(r.node).stream_id;
+    tp.stream = node_stream[r.node.index()];
   };
   mem.tensors.reserve(lt.buffer_of.size());
-  if (lt.order.size() == m.num_nodes()) {
+  if (lt.order.size() == node_stream.size()) {
     // Every node once in plan order: its tensors by output are already the
     // order by (position, output).
     for (size_t i = 0; i < lt.order.size(); ++i) {
@@ -209,6 +209,11 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   lap.Lap(ctx.stats, "memory-planning: lifetimes");
   memory::StreamAwareReuse reuse(m, lt);
   lap.Lap(ctx.stats, "memory-planning: happens-before");
+  // The last read of the model (PlanAccess::released): the placements take
+  // the nodes' streams from here while later passes may add nodes.
+  std::vector<int64_t> node_stream(m.num_nodes());
+  for (size_t i = 0; i < node_stream.size(); ++i) node_stream[i] = m.nodes()[i].stream_id;
+  ctx.ReleaseParts();
 
   // 2. The activation pool as an interval problem with extra conflicts.
   // Cross-stream constraints: exact pairs for buffers with few of them, a
@@ -234,7 +239,7 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   lap.Lap(ctx.stats, "memory-planning: bound and regions");
 
   // 4. plan.memory and the decision log.
-  WriteMemoryResult(m, lt, sol, alignment, std::move(region_bytes), offset, plan.memory);
+  WriteMemoryResult(node_stream, lt, sol, alignment, std::move(region_bytes), offset, plan.memory);
   lap.Lap(ctx.stats, "memory-planning: placements");
   const ReuseCounts counts = LogPoolReuse(lt, reuse, pool, offset, ctx.log);
   for (size_t b = 0; b < lt.buffers.size(); ++b) {

@@ -43,7 +43,11 @@ class MemoryPlanning final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kLogicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kMemoryPlanned); }
   bool preserves_structure() const override { return true; }
-  PlanAccess access() const override { return {PlanPart::kModel, PlanPart::kMemory}; }
+  // The model only until it has built its lifetimes and happens-before facts
+  // (PassContext::ReleaseParts: the passes that add nodes may run then).
+  PlanAccess access() const override {
+    return {PlanPart::kModel, PlanPart::kMemory, /*released=*/PlanPart::kModel};
+  }
   bool runs_alongside() const override { return true; }  // beside the events passes
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };

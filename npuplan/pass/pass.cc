@@ -1,5 +1,6 @@
 #include "npuplan/pass/pass.h"
 
+#include <atomic>
 #include <exception>
 #include <optional>
 #include <system_error>
@@ -35,15 +36,6 @@ bool AlongsideAllowed(const PassContext& ctx) {
          ctx.options.Get("npuplan.passThreads") != "1";
 }
 
-// Rules (a)-(c) of pass.h: may `later` run while `alongside` runs?
-bool MayOverlap(const Pass& alongside, const Pass& later) {
-  if (later.runs_alongside()) return false;  // one alongside pass at a time
-  if ((later.required() & alongside.provided()) != 0) return false;
-  if (!later.preserves_structure()) return false;
-  const PlanAccess a = alongside.access(), l = later.access();
-  return (l.writes & (a.reads | a.writes)) == 0 && (l.reads & a.writes) == 0;
-}
-
 // One pass running on a second thread with its own log, statistics and
 // warnings, and the buffers of the passes that run meanwhile on the calling
 // thread (`during()`); Join appends both, in pipeline order, to the
@@ -66,6 +58,10 @@ class AlongsideRun {
     during_.sub_passes = ctx.sub_passes;
     during_.warnings = ctx.warnings != nullptr ? &during_warnings_ : nullptr;
     during_.instrumentation.progress = ctx.instrumentation.progress;
+    ctx_.on_release = [this] {
+      state_.fetch_or(kReleased, std::memory_order_release);
+      state_.notify_all();
+    };
   }
   AlongsideRun(const AlongsideRun&) = delete;
   AlongsideRun& operator=(const AlongsideRun&) = delete;
@@ -83,15 +79,26 @@ class AlongsideRun {
           result_ = pass_.Run(plan, ctx_);
         } catch (...) {
           thrown_ = std::current_exception();
+          Finish();
           return;  // untimed, as when it throws on the calling thread
         }
         timer.Record(stats_, pass_.name(), /*part=*/ctx_.sub_passes);
+        Finish();
       });
     } catch (const std::system_error&) {
       return false;
     }
     main_cpu_.emplace();  // the passes overlapping it: this thread's CPU only
     return true;
+  }
+
+  // Waits until the pass has released its PlanAccess::released parts or has
+  // ended; true when it released them (the partial join of pass.h).
+  bool AwaitRelease() {
+    int state;
+    while ((state = state_.load(std::memory_order_acquire)) == 0)
+      state_.wait(0, std::memory_order_acquire);
+    return (state & kReleased) != 0;
   }
 
   // Waits for the pass and appends its log, statistics and warnings to the
@@ -121,8 +128,15 @@ class AlongsideRun {
     }
   }
 
+  void Finish() {
+    state_.fetch_or(kEnded, std::memory_order_release);
+    state_.notify_all();
+  }
+
+  static constexpr int kReleased = 1, kEnded = 2;
   Pass& pass_;
   PassContext& main_;
+  std::atomic<int> state_{0};  // kReleased | kEnded, set by the pass's thread
   // The alongside pass's.
   DecisionLog log_;
   Statistics stats_;
@@ -140,6 +154,20 @@ class AlongsideRun {
 };
 
 }  // namespace
+
+bool MayRunAlongside(const Pass& alongside, const Pass& later, bool released) {
+  if (later.runs_alongside()) return false;  // one alongside pass at a time
+  if ((later.required() & alongside.provided()) != 0) return false;
+  PlanAccess a = alongside.access();
+  if (released) {
+    a.reads &= ~a.released;
+    a.writes &= ~a.released;
+  }
+  constexpr PlanParts kPerNode = PlanPart::kModel | PlanPart::kTasks | PlanPart::kPhysicalStream;
+  if (!later.preserves_structure() && ((a.reads | a.writes) & kPerNode) != 0) return false;
+  const PlanAccess l = later.access();
+  return (l.writes & (a.reads | a.writes)) == 0 && (l.reads & a.writes) == 0;
+}
 
 uint64_t StructuralFingerprint(const Model& model) {
   // Independent of each graph's node order: nodes in id order, each with its
@@ -186,7 +214,13 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
     return s;
   };
   for (const auto& pass : passes_) {
-    if (alongside && !MayOverlap(alongside->pass(), *pass)) NPUPLAN_RETURN_IF_ERROR(join());
+    if (alongside && !MayRunAlongside(alongside->pass(), *pass, /*released=*/false)) {
+      // A partial join when the pass only needs what the alongside pass
+      // releases; a full one when it ended without releasing it.
+      if (!MayRunAlongside(alongside->pass(), *pass, /*released=*/true) ||
+          !alongside->AwaitRelease())
+        NPUPLAN_RETURN_IF_ERROR(join());
+    }
     PassContext& run_ctx = alongside ? alongside->during() : ctx;
     const bool is_pipeline = dynamic_cast<const PassPipeline*>(pass.get()) != nullptr;
     if ((pass->required() & ~plan.established) != 0) {

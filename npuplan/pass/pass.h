@@ -9,10 +9,20 @@
 // as each of them
 //   (a) requires no stage the alongside pass provides,
 //   (b) preserves structure (no node added, removed or rewired: the node
-//       table and the per-node vectors are not reallocated), and
+//       table and the per-node vectors are not reallocated), unless the
+//       alongside pass touches none of the per-node parts (kModel, kTasks,
+//       kPhysicalStream), and
 //   (c) by the Plan parts both declare (Pass::access, a PlanPart bitmask),
 //       writes nothing the alongside pass reads or writes and reads nothing
 //       it writes.
+// Partial join: an alongside pass may declare parts it touches only in its
+// first stage (PlanAccess::released) and call PassContext::ReleaseParts()
+// once it is done with them. A pass that fails (b)-(c) against the whole
+// access but passes them against what is left waits for that call (not for
+// the end of the pass) and then runs beside the rest of it; if the pass ends
+// without the call, the pipeline joins it. The call is a release store, the
+// wait an acquire load: everything the alongside pass did with those parts
+// happens before what the waiting pass does with them.
 // The pipeline joins the alongside pass before the first pass that does not
 // pass (a)-(c), at the end of the pipeline and on every error; a pass that
 // declares no access (the default: the whole plan) always joins it. The run
@@ -29,12 +39,14 @@
 // runs on the calling thread, one pass after the other, when instrumentation
 // observes the plan between passes (verify_each, after_pass), when
 // npuplan.passThreads=1, or when no thread can be started.
-// In the default pipeline memory-planning (reads the model, writes
-// plan.memory) overlaps task-count-assignment, sync-event-insertion,
-// sync-event-optimization, event-reuse and physical-stream-split (they read
-// the model through a const reference and write tasks, events, streams,
-// physical_stream); stream-activation adds nodes and joins it
-// (docs/architecture.md, "Passes alongside").
+// In the default pipeline memory-planning (reads the model until it has
+// built its lifetimes and happens-before facts, writes plan.memory) overlaps
+// task-count-assignment, sync-event-insertion, sync-event-optimization,
+// event-reuse and physical-stream-split (they read the model through a const
+// reference and write tasks, events, streams, physical_stream); then, once it
+// has released the model, stream-activation and sync-node-generation (they
+// add nodes), event-minimization and event-id-allocation; device-limit-check
+// reads plan.memory and joins it (docs/architecture.md, "Passes alongside").
 #ifndef NPUPLAN_PASS_PASS_H_
 #define NPUPLAN_PASS_PASS_H_
 
@@ -76,6 +88,9 @@ constexpr PlanParts kAllPlanParts = (1u << 7) - 1;
 struct PlanAccess {
   PlanParts reads = kAllPlanParts;
   PlanParts writes = kAllPlanParts;
+  // Parts of reads / writes the pass no longer touches once it has called
+  // PassContext::ReleaseParts() (an alongside pass: the partial join above).
+  PlanParts released = 0;
 };
 
 // Instrumentation of a pipeline run (verify-each, dumps).
@@ -102,6 +117,14 @@ struct PassContext {
   // True while a pass runs its own chain of sub-passes (logical-stream-
   // assignment): their times are --stats parts of that pass's step.
   bool sub_passes = false;
+  // Set by the pipeline for a pass running alongside: called by ReleaseParts.
+  std::function<void()> on_release = nullptr;
+  // The pass is done with the parts its PlanAccess::released names: passes
+  // waiting for them may run now. Once is enough; a no-op when the pass does
+  // not run alongside.
+  void ReleaseParts() const {
+    if (on_release) on_release();
+  }
 };
 
 class PassPipeline;
@@ -160,6 +183,10 @@ class PassPipeline final : public Pass {
   std::string name_;
   std::vector<std::unique_ptr<Pass>> passes_;
 };
+
+// Rules (a)-(c) above: may `later` run while the alongside pass `alongside`
+// runs (with `released`: once it has called PassContext::ReleaseParts)?
+bool MayRunAlongside(const Pass& alongside, const Pass& later, bool released);
 
 // Fingerprint of the graph structure (nodes, names, edges, subgraphs; not the
 // order of each graph's nodes); equal before and after a pass that preserves

@@ -225,6 +225,11 @@ struct Overlap {
 };
 
 enum class Outcome { kOk, kError, kThrow };
+// The fake alongside pass's partial join (PlanAccess::released): none; it
+// declares the model released and calls PassContext::ReleaseParts once it
+// has read it; it declares it but ends without the call (then fails, with
+// kError: a pass waiting for the release must see that error first).
+enum class FakeRelease { kNone, kCalls, kDeclaredOnly };
 
 // A memory planner stand-in: reads the model, writes plan.memory, logs one
 // remark per node, sets counters (one also touched by the followers), a
@@ -232,13 +237,17 @@ enum class Outcome { kOk, kError, kThrow };
 // released it, which proves the follower ran meanwhile.
 class FakeAlongside : public Pass {
  public:
-  FakeAlongside(Overlap& o, Outcome outcome, bool wait) : o_(o), outcome_(outcome), wait_(wait) {}
+  FakeAlongside(Overlap& o, Outcome outcome, bool wait, FakeRelease release)
+      : o_(o), outcome_(outcome), wait_(wait), release_(release) {}
   std::string_view name() const override { return "fake-memory"; }
   IrProperties provided() const override {
     return static_cast<IrProperties>(IrProperty::kMemoryPlanned);
   }
   bool preserves_structure() const override { return true; }
-  PlanAccess access() const override { return {PlanPart::kModel, PlanPart::kMemory}; }
+  PlanAccess access() const override {
+    return {PlanPart::kModel, PlanPart::kMemory,
+            release_ == FakeRelease::kNone ? PlanParts{0} : PlanParts{PlanPart::kModel}};
+  }
   bool runs_alongside() const override { return true; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override {
     o_.alongside_thread = std::this_thread::get_id();
@@ -248,6 +257,9 @@ class FakeAlongside : public Pass {
     }
     lap.Lap(ctx.stats, "fake-memory: stage");
     ctx.stats.Set(name(), "buffers", static_cast<int64_t>(plan.model.num_nodes()));
+    if (release_ == FakeRelease::kDeclaredOnly && outcome_ == Outcome::kError)
+      return absl::ResourceExhaustedError("no memory plan fits");
+    if (release_ == FakeRelease::kCalls) ctx.ReleaseParts();  // the model is not read below
     ctx.stats.Set("shared", "counter", 10);
     if (ctx.warnings != nullptr) ctx.warnings->push_back("fake-memory: a warning");
     if (wait_) o_.alongside_waited = o_.AwaitRelease();
@@ -263,6 +275,7 @@ class FakeAlongside : public Pass {
   Overlap& o_;
   Outcome outcome_;
   bool wait_;
+  FakeRelease release_;
 };
 
 struct FollowerSpec {
@@ -271,6 +284,7 @@ struct FollowerSpec {
   IrProperties required = 0;
   bool preserves_structure = true;
   bool release = false;  // releases the waiting alongside pass
+  bool adds_node = false;  // adds a node to the model (and the per-node vectors)
   Outcome outcome = Outcome::kOk;
 };
 
@@ -281,8 +295,15 @@ class Follower : public Pass {
   IrProperties required() const override { return spec_.required; }
   bool preserves_structure() const override { return spec_.preserves_structure; }
   PlanAccess access() const override { return spec_.access; }
-  absl::StatusOr<bool> Run(Plan&, PassContext& ctx) override {
+  absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override {
     o_.seen.push_back(spec_.name + (o_.alongside_done ? ":after" : ":during"));
+    if (spec_.adds_node) {
+      Node n;
+      n.name = spec_.name;
+      n.type = "StreamActive";
+      plan.model.AddNode(GraphId(0), std::move(n));
+      plan.EnsureNodeVectors();
+    }
     if (spec_.release) o_.Release();
     ctx.log.Record(name(), "Ran", "", Field("seq", ctx.sequence));
     ctx.stats.Add("shared", "counter", 1);
@@ -315,7 +336,8 @@ struct AlongsideRunResult {
 AlongsideRunResult RunAlongsidePipeline(Outcome alongside,
                                         const std::vector<FollowerSpec>& followers, bool threads,
                                         bool wait,
-                                        std::function<void(PassContext&)> instrument = nullptr) {
+                                        std::function<void(PassContext&)> instrument = nullptr,
+                                        FakeRelease release = FakeRelease::kNone) {
   AlongsideRunResult r;
   Overlap o;
   Plan plan;
@@ -329,7 +351,7 @@ AlongsideRunResult RunAlongsidePipeline(Outcome alongside,
   DecisionLog log(true);
   Statistics stats;
   PassPipeline p("p");
-  p.AddPass<FakeAlongside>(o, alongside, wait);
+  p.AddPass<FakeAlongside>(o, alongside, wait, release);
   for (const FollowerSpec& f : followers) p.AddPass<Follower>(o, f);
   PassContext ctx{options, log, stats};
   ctx.warnings = &r.warnings;
@@ -405,6 +427,81 @@ TEST(PassAlongsideTest, JoinsBeforeAPassThatNeedsItsResultOrChangesWhatItReads) 
     ASSERT_THAT(r.status, IsOk());
     EXPECT_TRUE(r.waited);
     EXPECT_THAT(r.seen, ::testing::ElementsAre("f1:during", joiner.name + ":after", "f3:after"));
+  }
+}
+
+// The partial join: once the alongside pass has released the model, a pass
+// that adds nodes runs beside the rest of it (and only then: it is the one
+// that lets the alongside pass finish); one that reads or writes what the
+// alongside pass still writes joins it.
+TEST(PassAlongsideTest, PassesThatNeedWhatItReleasesWaitOnlyForTheRelease) {
+  FollowerSpec adds_node = Releasing("adds-node");
+  adds_node.preserves_structure = false;
+  adds_node.adds_node = true;
+  adds_node.access.writes = PlanPart::kModel | PlanPart::kTasks | PlanPart::kPhysicalStream;
+  FollowerSpec needs_memory = Plain("needs-memory");
+  needs_memory.required = static_cast<IrProperties>(IrProperty::kMemoryPlanned);
+  const std::vector<FollowerSpec> followers = {adds_node, Plain("f2"), needs_memory, Plain("f4")};
+  AlongsideRunResult par =
+      RunAlongsidePipeline(Outcome::kOk, followers, true, true, nullptr, FakeRelease::kCalls);
+  ASSERT_THAT(par.status, IsOk());
+  EXPECT_TRUE(par.waited);
+  EXPECT_FALSE(par.same_thread);
+  ASSERT_EQ(par.seen.size(), 4u);
+  EXPECT_EQ(par.seen[0], "adds-node:during");
+  EXPECT_EQ(par.seen[2], "needs-memory:after");
+  AlongsideRunResult seq =
+      RunAlongsidePipeline(Outcome::kOk, followers, false, false, nullptr, FakeRelease::kCalls);
+  EXPECT_EQ(par.lines, seq.lines);
+  EXPECT_EQ(par.counters, seq.counters);
+  EXPECT_EQ(par.steps, seq.steps);
+  EXPECT_EQ(par.warnings, seq.warnings);
+
+  FollowerSpec reads_memory = Plain("reads-memory");
+  reads_memory.access.reads = kAllPlanParts;
+  FollowerSpec writes_memory = Plain("writes-memory");
+  writes_memory.access = {PlanPart::kEvents, PlanPart::kMemory};
+  FollowerSpec undeclared = Plain("undeclared");
+  undeclared.access = PlanAccess{};
+  for (const FollowerSpec& joiner : {needs_memory, reads_memory, writes_memory, undeclared}) {
+    SCOPED_TRACE(joiner.name);
+    AlongsideRunResult r =
+        RunAlongsidePipeline(Outcome::kOk, {Releasing("f1"), joiner, Plain("f3")}, true, true,
+                             nullptr, FakeRelease::kCalls);
+    ASSERT_THAT(r.status, IsOk());
+    EXPECT_THAT(r.seen, ::testing::ElementsAre("f1:during", joiner.name + ":after", "f3:after"));
+  }
+}
+
+// A pass waiting for a release that never comes joins the alongside pass:
+// after its end, and after its error, which wins as on one thread.
+TEST(PassAlongsideTest, APassWaitingForTheReleaseJoinsWhenTheAlongsidePassEndsWithoutIt) {
+  FollowerSpec adds_node = Plain("adds-node");
+  adds_node.preserves_structure = false;
+  adds_node.adds_node = true;
+  adds_node.access.writes = PlanPart::kModel | PlanPart::kTasks | PlanPart::kPhysicalStream;
+  AlongsideRunResult ok = RunAlongsidePipeline(Outcome::kOk, {adds_node, Plain("f2")}, true, false,
+                                               nullptr, FakeRelease::kDeclaredOnly);
+  ASSERT_THAT(ok.status, IsOk());
+  EXPECT_THAT(ok.seen, ::testing::ElementsAre("adds-node:after", "f2:after"));
+  for (const FakeRelease release : {FakeRelease::kDeclaredOnly, FakeRelease::kCalls}) {
+    for (const Outcome outcome : {Outcome::kError, Outcome::kThrow}) {
+      const std::vector<FollowerSpec> followers = {adds_node, Plain("f2", Outcome::kError)};
+      AlongsideRunResult par =
+          RunAlongsidePipeline(outcome, followers, true, false, nullptr, release);
+      AlongsideRunResult seq =
+          RunAlongsidePipeline(outcome, followers, false, false, nullptr, release);
+      EXPECT_EQ(par.threw, seq.threw);
+      EXPECT_EQ(par.threw, outcome == Outcome::kThrow);
+      EXPECT_EQ(par.status, seq.status);
+      EXPECT_EQ(par.lines, seq.lines);
+      EXPECT_EQ(par.counters, seq.counters);
+      EXPECT_EQ(par.steps, seq.steps);
+      EXPECT_EQ(par.warnings, seq.warnings);
+      if (release == FakeRelease::kDeclaredOnly) {
+        EXPECT_TRUE(par.seen.empty());
+      }
+    }
   }
 }
 
