@@ -101,7 +101,7 @@ void WriteMemoryResult(const std::vector<int64_t>& node_stream, const memory::Te
     for (size_t i = 0; i < lt.order.size(); ++i) {
       // Each node's stream is read in plan order: a cache miss per node
       // unless fetched a few nodes ahead.
-      if (i + 8 < lt.order.size()) __builtin_prefetch(&m.node(lt.order[i + 8]).stream_id);
+      if (i + 8 < lt.order.size()) __builtin_prefetch(&node_stream[lt.order[i + 8].index()]);
       for (const auto& [r, b] : lt.buffer_of.OfNode(lt.order[i])) place(r, b);
     }
     return;
