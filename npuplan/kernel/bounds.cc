@@ -5,6 +5,8 @@
 #include <queue>
 #include <tuple>
 
+#include "npuplan/support/union_find.h"
+
 namespace npuplan::kernel {
 namespace {
 
@@ -263,22 +265,6 @@ int64_t FitCount(std::vector<int64_t> sizes, int64_t capacity) {
   return k;
 }
 
-struct UnionFind {
-  explicit UnionFind(int n) : parent(n) {
-    for (int i = 0; i < n; ++i) parent[i] = i;
-  }
-  int Find(int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void Join(int a, int b) {
-    a = Find(a);
-    b = Find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
-  std::vector<int> parent;
-};
-
 struct ProductAnchor {
   int label[3];
   int fed[3];  // fed buffer index, or -1 when the label is used directly
@@ -419,11 +405,12 @@ void ProductBound(BoundsState& st) {
     }
     if (!ok) continue;
     // Coordinates: role 0 and 1 share k, 0 and 2 share i, 1 and 2 share j.
-    UnionFind uf01(st.nb), uf02(st.nb), uf12(st.nb);
+    UnionFind uf01(static_cast<size_t>(st.nb)), uf02(static_cast<size_t>(st.nb)),
+        uf12(static_cast<size_t>(st.nb));
     for (const ProductAnchor& a : anchors) {
-      uf01.Join(a.label[0], a.label[1]);
-      uf02.Join(a.label[0], a.label[2]);
-      uf12.Join(a.label[1], a.label[2]);
+      uf01.Union(a.label[0], a.label[1]);
+      uf02.Union(a.label[0], a.label[2]);
+      uf12.Union(a.label[1], a.label[2]);
     }
     std::map<std::tuple<int, int, int>, int64_t> mult;
     int64_t mu = 0;

@@ -14,28 +14,11 @@
 #include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/support/union_find.h"
 
 namespace npuplan::memory {
 using namespace std::string_view_literals;
 namespace {
-
-// Union-find over tensor indices; the smaller index (earlier tensor) is the root.
-class UnionFind {
- public:
-  explicit UnionFind(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  int Find(int x) {
-    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
-    return x;
-  }
-  void Union(int a, int b) {
-    a = Find(a);
-    b = Find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  BigVector<int> parent_;
-};
 
 absl::Status Bad(const Node& n, std::string_view rule) {
   return absl::InvalidArgumentError(StrCat("memory: node '", n.name, "': ", rule));
