@@ -84,13 +84,15 @@ int RunCompile(CompileFlags& f) {
   progress.Done();
   PrintWarnings(warnings);
   if (!plan.ok()) return ReportStatus(plan.status());
+  auto kept = std::make_shared<const Plan>(std::move(plan).value());
+  KeepUntilExit(kept);
+  const Plan& p = *kept;
   if (!f.remarks.empty()) {
     if (auto s = out.Write(f.remarks, log.ToJsonLines()); !s.ok()) return ReportStatus(s);
   }
   if (auto s = out.Commit(); !s.ok()) return ReportStatus(s);
   if (f.stats) std::fprintf(stderr, "%s", stats.ToText().c_str());
   if (!f.quiet) {
-    const Plan& p = *plan;
     // Device ids, and the sync edges behind them when event-id-allocation
     // recorded its counts (npuplan.eventIdReuse min / none).
     long long edges[2] = {0, 0};

@@ -46,7 +46,9 @@ int RunPartitionCommand(const PartitionFlags& f) {
   if (!f.remarks.empty()) {
     if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
   }
-  Plan plan;
+  auto kept = std::make_shared<Plan>();
+  KeepUntilExit(kept);
+  Plan& plan = *kept;
   plan.model = std::move(model).value();
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();

@@ -76,8 +76,10 @@ int RunVerifyBundle(const VerifyFlags& f) {
 
 int RunVerify(const VerifyFlags& f) {
   if (LooksLikeBundle(f.input)) return RunVerifyBundle(f);
-  auto in = LoadInput(f.input, f.load);
-  if (!in.ok()) return ReportStatus(in.status());
+  auto loaded = LoadInput(f.input, f.load);
+  if (!loaded.ok()) return ReportStatus(loaded.status());
+  auto in = std::make_shared<const LoadedInput>(std::move(loaded).value());
+  KeepUntilExit(in);
   const Plan& plan = in->plan;
   // A graph has no stage facts yet: VerifyPlan then checks the structure only.
   absl::Status s = verify::VerifyPlan(plan);

@@ -6,6 +6,7 @@
 #define NPUPLAN_TOOLS_NPUPLAN_COMMAND_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,14 @@ bool AddRegisteredCommand(CLI::App& app, Invocation& inv, std::string_view name)
 int ReportStatus(const absl::Status& status);
 // The same line for a usage error; returns kExitUsage.
 int ReportUsage(std::string_view message);
+
+// Keeps `value` alive until the process exits and never destroys it: the
+// operating system takes back a command's large result (a million-node plan:
+// millions of small heap blocks) at once, where freeing it block by block
+// costs a few hundred milliseconds after the work is done (the same choice as
+// clang's -disable-free). Reachable from a static, so LeakSanitizer does not
+// report it. Call it only once the value is no longer needed.
+void KeepUntilExit(std::shared_ptr<const void> value);
 
 }  // namespace npuplan::cli
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <new>
 #include <string_view>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "npuplan/support/echo.h"
@@ -35,6 +36,11 @@ bool AddRegisteredCommand(CLI::App& app, Invocation& inv, std::string_view name)
   if (it == Registry().end()) return false;
   it->second(app, inv);
   return true;
+}
+
+void KeepUntilExit(std::shared_ptr<const void> value) {
+  static auto* const kept = new std::vector<std::shared_ptr<const void>>();  // never deleted
+  kept->push_back(std::move(value));
 }
 
 void PrintError(std::string_view message) {
