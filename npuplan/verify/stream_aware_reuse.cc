@@ -67,7 +67,8 @@ void PositionRanks::Build(std::span<const int64_t> positions, int64_t steps) {
   }
 }
 
-HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order) {
+HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order,
+                             const std::function<void()>& model_read) {
   const size_t n = model.num_nodes();
   // Streams and whether each node's out-edges order anything, read here in
   // node order: the sweep meets a node's predecessors anywhere in the graph.
@@ -112,6 +113,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   }
   preds.edge_begin[n] = static_cast<int32_t>(preds.edges.size());
   FreeStorage(stream);
+  if (model_read) model_read();
   Sweep(order, seq, preds);
 }
 
@@ -233,8 +235,36 @@ bool HappensBefore::Before(NodeId a, NodeId b) const {
   return clock(b)[sa] >= stream_pos(a);
 }
 
-StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes)
-    : lt_(lifetimes), hb_(model, lifetimes.order) {
+namespace {
+
+// Plan position just past each loop with iteration-local buffers: the loop
+// node and its subgraphs are contiguous in plan order (pre-order).
+std::map<int32_t, int64_t> LoopEnds(const Model& model, const TensorLifetimes& lt) {
+  std::map<int32_t, int64_t> loop_end;
+  for (const LogicalBuffer& b : lt.buffers) {
+    if (b.iteration_loop < 0 || loop_end.count(b.iteration_loop) > 0) continue;
+    int64_t end = lt.position[static_cast<size_t>(b.iteration_loop)] + 1;
+    std::vector<GraphId> stack(model.node(NodeId(b.iteration_loop)).subgraphs);
+    while (!stack.empty()) {
+      const GraphId g = stack.back();
+      stack.pop_back();
+      for (NodeId v : model.graph(g).nodes) {
+        end = std::max(end, lt.position[v.index()] + 1);
+        for (GraphId sg : model.node(v).subgraphs) stack.push_back(sg);
+      }
+    }
+    loop_end[b.iteration_loop] = end;
+  }
+  return loop_end;
+}
+
+}  // namespace
+
+StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes,
+                                   const std::function<void()>& model_read)
+    : lt_(lifetimes),
+      loop_end_(LoopEnds(model, lifetimes)),
+      hb_(model, lifetimes.order, model_read) {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   const size_t nb = lt_.buffers.size();
   uses_.k = k;
@@ -259,22 +289,6 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
     }
     uses_.last_begin[b + 1] = static_cast<int32_t>(uses_.last.size());
     only_stream_[b] = only < 0 ? -1 : only;
-  }
-  // Plan position just past each loop: the loop node and its subgraphs are
-  // contiguous in plan order (pre-order).
-  for (const LogicalBuffer& b : lt_.buffers) {
-    if (b.iteration_loop < 0 || loop_end_.count(b.iteration_loop) > 0) continue;
-    int64_t end = lt_.position[static_cast<size_t>(b.iteration_loop)] + 1;
-    std::vector<GraphId> stack(model.node(NodeId(b.iteration_loop)).subgraphs);
-    while (!stack.empty()) {
-      const GraphId g = stack.back();
-      stack.pop_back();
-      for (NodeId v : model.graph(g).nodes) {
-        end = std::max(end, lt_.position[v.index()] + 1);
-        for (GraphId sg : model.node(v).subgraphs) stack.push_back(sg);
-      }
-    }
-    loop_end_[b.iteration_loop] = end;
   }
   stream_nodes_.resize(k);
   for (NodeId v : lt_.order) {
