@@ -187,7 +187,14 @@ void ConflictRounds::Prepare() {
   first_begin_.assign(n_ + 1, 0);
   BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
   BigVector<int> sized, precede;
+  constexpr size_t kAhead = 8;  // buffers whose uses' rows are fetched ahead (cache misses)
   for (size_t i = 0; i < n_; ++i) {
+    if (i + kAhead < n_ && CanFollow(i + kAhead)) {
+      for (NodeId u : Buf(i + kAhead).uses) {
+        __builtin_prefetch(hb_.clock(u));
+        __builtin_prefetch(&lt_.position[u.index()]);
+      }
+    }
     first_begin_[i] = static_cast<int32_t>(firsts_.size());
     if (kind_[i] & kSized) sized.push_back(static_cast<int>(i));
     if (CanPrecede(i)) precede.push_back(static_cast<int>(i));

@@ -48,7 +48,14 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
   uses_.meet.assign(nb * k, std::numeric_limits<int32_t>::max());
   only_stream_.assign(nb, -1);
   std::vector<int32_t> last(k, -1);
+  // Each use's row of the happens-before table (its stream, position and
+  // clock) is a cache miss: the uses sit anywhere in the graph. The rows of
+  // a buffer a few ahead are fetched meanwhile.
+  constexpr size_t kAhead = 8;
   for (size_t b = 0; b < nb; ++b) {
+    if (b + kAhead < nb) {
+      for (NodeId u : lt_.buffers[b + kAhead].uses) __builtin_prefetch(hb_.clock(u));
+    }
     std::fill(last.begin(), last.end(), -1);
     int64_t only = -2;
     int32_t* meet = uses_.meet.data() + b * k;
