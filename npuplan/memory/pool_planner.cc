@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "npuplan/memory/stream_sweep.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -108,15 +109,16 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
   const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
   lap("memory-planning: conflicts");
   // The bound of every plan: max live bytes over the true lifetimes (copied
-  // out of the buffers, which the sweep's sorts would visit at random).
-  std::vector<std::pair<int64_t, int64_t>> lifetime(pool.size());
+  // out of the buffers, which the sweep's sorts would visit at random; on
+  // reused pages: 16 bytes per buffer).
+  BigVector<std::pair<int64_t, int64_t>> lifetime(pool.size());
   for (size_t i = 0; i < pool.size(); ++i) {
     lifetime[i] = {lt.buffers[pool[i]].lower, lt.buffers[pool[i]].upper};
   }
   const std::optional<int64_t> true_bound = MaxLiveBytesOf(
       pool.size(), [&](int i) { return lifetime[i].first; },
       [&](int i) { return lifetime[i].second; }, [&](int i) { return problem.buffers[i].size; });
-  lifetime = {};
+  FreeStorage(lifetime);
   std::optional<SweepResult> swept;
   std::optional<TimeProfile> time_profile;  // the solver's too, when computed here
   if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
