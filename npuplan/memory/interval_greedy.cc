@@ -5,12 +5,12 @@
 #include <functional>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <numeric>
-#include <set>
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "npuplan/memory/interval_solver_internal.h"
 #include "npuplan/support/sort_util.h"
 
@@ -64,8 +64,11 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     }
     i = j;
   }
-  std::map<int64_t, int64_t> free_at;            // offset -> end, below `top`
-  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  // B-trees, not red-black trees: a million buffers each take and free a
+  // block, several tree updates apiece, and a node allocation and a few
+  // cache misses each in a std::map / std::set. Same order, same answers.
+  absl::btree_map<int64_t, int64_t> free_at;            // offset -> end, below `top`
+  absl::btree_set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
   int64_t top = 0, peak = 0;
   auto add_free = [&](int64_t from, int64_t to) {
     if (from >= to) return;

@@ -268,7 +268,8 @@ absl::StatusOr<IntervalSolution> SolveIntervals(const IntervalProblem& problem,
   // 1. Preprocessing and the lower bound. Large problems (scalable) keep only
   // the extra pairs as adjacency and bound by the max live bytes.
   IntervalSolution solution;
-  const TimeProfile profile = ComputeTimeProfile(problem);
+  const TimeProfile profile =
+      options.time_profile ? *options.time_profile : ComputeTimeProfile(problem);
   solution.stats.conflict_edges =
       profile.overlaps + static_cast<int64_t>(problem.extra_conflicts.size());
   const bool scalable = !problem.forbid_sharing && options.max_conflict_edges > 0 &&

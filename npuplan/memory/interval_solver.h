@@ -43,6 +43,7 @@
 #define NPUPLAN_MEMORY_INTERVAL_SOLVER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -85,6 +86,10 @@ struct IntervalSolverOptions {
   // O(n log n + extra pairs), and the bound is the max live bytes
   // (`stats.scalable`). 0 = never. A count, so the choice is deterministic.
   int64_t max_conflict_edges = 1'000'000;
+  // ComputeTimeProfile(problem) when the caller has it already (the pool
+  // planner computes it to decide whether to run the solver at all): one
+  // sweep over a million buffers instead of two. Must be that problem's.
+  std::optional<TimeProfile> time_profile;
 };
 
 // Counters and timings of one solve, for benchmarks and the CLI.

@@ -207,13 +207,15 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   NPUPLAN_ASSIGN_OR_RETURN(memory::TensorLifetimes lt,
                            memory::ComputeTensorLifetimes(m, alignment));
   lap.Lap(ctx.stats, "memory-planning: lifetimes");
-  memory::StreamAwareReuse reuse(m, lt);
-  lap.Lap(ctx.stats, "memory-planning: happens-before");
-  // The last read of the model (PlanAccess::released): the placements take
-  // the nodes' streams from here while later passes may add nodes.
+  // The placements take the nodes' streams from here while later passes may
+  // add nodes.
   std::vector<int64_t> node_stream(m.num_nodes());
   for (size_t i = 0; i < node_stream.size(); ++i) node_stream[i] = m.nodes()[i].stream_id;
-  ctx.ReleaseParts();
+  // The last read of the model (PlanAccess::released) is the happens-before
+  // relation's predecessor lists: its sweep and the reuse tables run beside
+  // the passes that wait for the release.
+  memory::StreamAwareReuse reuse(m, lt, [&ctx] { ctx.ReleaseParts(); });
+  lap.Lap(ctx.stats, "memory-planning: happens-before");
 
   // 2. The activation pool as an interval problem with extra conflicts.
   // Cross-stream constraints: exact pairs for buffers with few of them, a

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "npuplan/memory/stream_sweep.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -37,8 +38,10 @@ absl::Status PoolError(size_t buffers, const absl::Status& status) {
 
 // Runs the interval solver under the search budget of `options`.
 absl::StatusOr<IntervalSolution> SolvePool(const IntervalProblem& problem,
-                                           const PoolPlanOptions& options) {
+                                           const PoolPlanOptions& options,
+                                           std::optional<TimeProfile> profile) {
   IntervalSolverOptions solver_options;
+  solver_options.time_profile = std::move(profile);
   solver_options.time_limit_seconds =
       options.time_limit_seconds > 0 ? options.time_limit_seconds : 1e9;
   solver_options.max_steps = options.search_steps;
@@ -106,18 +109,20 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
   const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
   lap("memory-planning: conflicts");
   // The bound of every plan: max live bytes over the true lifetimes (copied
-  // out of the buffers, which the sweep's sorts would visit at random).
-  std::vector<std::pair<int64_t, int64_t>> lifetime(pool.size());
+  // out of the buffers, which the sweep's sorts would visit at random; on
+  // reused pages: 16 bytes per buffer).
+  BigVector<std::pair<int64_t, int64_t>> lifetime(pool.size());
   for (size_t i = 0; i < pool.size(); ++i) {
     lifetime[i] = {lt.buffers[pool[i]].lower, lt.buffers[pool[i]].upper};
   }
   const std::optional<int64_t> true_bound = MaxLiveBytesOf(
       pool.size(), [&](int i) { return lifetime[i].first; },
       [&](int i) { return lifetime[i].second; }, [&](int i) { return problem.buffers[i].size; });
-  lifetime = {};
+  FreeStorage(lifetime);
   std::optional<SweepResult> swept;
+  std::optional<TimeProfile> time_profile;  // the solver's too, when computed here
   if (options.skip_losing_solver && conflicts.extended > 0 && true_bound) {
-    const TimeProfile profile = ComputeTimeProfile(problem);
+    const TimeProfile& profile = time_profile.emplace(ComputeTimeProfile(problem));
     const std::optional<int64_t> widened = profile.max_live;
     // The sweep can only lose to the solver's plan if widened <= its peak,
     // and its peak is >= true_bound: no early sweep when widened is not above.
@@ -136,7 +141,7 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
   }
   const bool swept_early = swept.has_value();
   PoolPlan plan;
-  NPUPLAN_ASSIGN_OR_RETURN(plan.solution, SolvePool(problem, options));
+  NPUPLAN_ASSIGN_OR_RETURN(plan.solution, SolvePool(problem, options, std::move(time_profile)));
   lap("memory-planning: interval solver");
   // The solver checked the sizes: their sum fits in int64.
   NPUPLAN_RET_CHECK(true_bound.has_value());

@@ -300,6 +300,58 @@ TEST_P(ConflictsReferenceTest, MatchesBruteForceRounds) {
 
 INSTANTIATE_TEST_SUITE_P(RandomDags, ConflictsReferenceTest, ::testing::Range(0, 40));
 
+class ModelReadTest : public ::testing::TestWithParam<int> {};
+
+// Memory planning releases the model (later passes then change it) from
+// StreamAwareReuse's `model_read` callback: called once, and nothing the
+// analysis answers afterwards reads the model. The callback here wipes the
+// nodes' streams and edges; every answer must match an analysis of the
+// intact model.
+TEST_P(ModelReadTest, NothingReadsTheModelAfterTheCallback) {
+  const uint32_t seed = static_cast<uint32_t>(GetParam());
+  auto random_plan = [&] {
+    return events::testing::RandomPlan(seed, 40 + GetParam() % 60, 2 + GetParam() % 4,
+                                       1 + GetParam() % 3, 8 + GetParam() % 40);
+  };
+  Plan plan = random_plan(), copy = random_plan();
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt_copy, ComputeTensorLifetimes(copy.model, 512));
+  const StreamAwareReuse want(copy.model, lt_copy);
+  int calls = 0;
+  const StreamAwareReuse got(plan.model, lt, [&] {
+    ++calls;
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      Node& node = plan.model.node(NodeId(static_cast<int32_t>(i)));
+      node.stream_id = -1;
+      node.inputs.clear();
+      node.control_inputs.clear();
+      node.subgraphs.clear();
+    }
+  });
+  EXPECT_EQ(calls, 1);
+  std::vector<int> pool;
+  for (size_t b = 0; b < lt.buffers.size(); ++b) {
+    if (lt.buffers[b].planned_in_pool()) pool.push_back(static_cast<int>(b));
+    for (size_t c = 0; c < lt.buffers.size(); ++c) {
+      ASSERT_EQ(got.Ordered(static_cast<int>(b), static_cast<int>(c)),
+                want.Ordered(static_cast<int>(b), static_cast<int>(c)));
+    }
+  }
+  for (int64_t limit : {0, 2, 1 << 30}) {
+    const StreamAwareReuse::PlanningConflicts g = got.Conflicts(pool, limit);
+    const StreamAwareReuse::PlanningConflicts w = want.Conflicts(pool, limit);
+    EXPECT_EQ(g.lower, w.lower);
+    EXPECT_EQ(g.upper, w.upper);
+    EXPECT_EQ(g.pairs, w.pairs);
+  }
+  const SweepBuffers gs = got.SweepInputTable(pool, 512), ws = want.SweepInputTable(pool, 512);
+  EXPECT_EQ(gs.release, ws.release);
+  EXPECT_EQ(gs.streams, ws.streams);
+  EXPECT_EQ(gs.first_use, ws.first_use);
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomDags, ModelReadTest, ::testing::Range(0, 20));
+
 class ReleaseReferenceTest : public ::testing::TestWithParam<int> {};
 
 // SweepInput's release times F_t(a) (searched from hints kept between

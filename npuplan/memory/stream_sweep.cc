@@ -4,13 +4,13 @@
 #include "npuplan/memory/stream_sweep.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <queue>
-#include <set>
 #include <span>
 #include <tuple>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "npuplan/memory/align.h"
 #include "npuplan/support/sort_util.h"
 
@@ -18,18 +18,23 @@ namespace npuplan::memory {
 namespace {
 
 // Free blocks of one stream: by offset (for coalescing and range queries) and
-// by (length, offset) for best fit.
+// by (length, offset) for best fit. B-trees, not red-black trees: every
+// buffer placed and released updates them, a node allocation and a few
+// cache misses per update in a std::map / std::set. A b-tree's insert and
+// erase invalidate its iterators: erase returns the next one.
 struct Pool {
-  std::map<int64_t, int64_t> at;               // offset -> end
-  std::set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  absl::btree_map<int64_t, int64_t> at;                 // offset -> end
+  absl::btree_set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
 
   void Insert(int64_t from, int64_t to) {
     at[from] = to;
     by_len.insert({to - from, from});
   }
-  void Erase(std::map<int64_t, int64_t>::iterator it) {
+  // Returns the block after `it`.
+  absl::btree_map<int64_t, int64_t>::iterator Erase(
+      absl::btree_map<int64_t, int64_t>::iterator it) {
     by_len.erase({it->second - it->first, it->first});
-    at.erase(it);
+    return at.erase(it);
   }
   // Adds [from, to), merging with adjacent blocks.
   void Add(int64_t from, int64_t to) {
@@ -47,8 +52,7 @@ struct Pool {
     }
     for (auto it = at.lower_bound(from); it != at.end() && it->first <= to;) {
       to = std::max(to, it->second);
-      auto dead = it++;
-      Erase(dead);
+      it = Erase(it);
     }
     Insert(from, to);
   }
@@ -64,10 +68,12 @@ struct Pool {
     if (it != at.begin() && std::prev(it)->second > from) --it;
     while (it != at.end() && it->first < to) {
       const int64_t s = it->first, e = it->second;
-      auto dead = it++;
-      Erase(dead);
+      Erase(it);
       if (s < from) Insert(s, from);
       if (to < e) Insert(to, e);
+      // The blocks are disjoint: the next one starts at or after e (the
+      // pieces just inserted start before e).
+      it = at.lower_bound(e);
     }
   }
 };
@@ -106,13 +112,15 @@ SweepResult SweepStreamAware(const SweepBuffers& buffers) {
     i = j;
   }
   std::vector<Pool> pools(k);
-  std::map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
+  absl::btree_map<int64_t, int> owner = {{0, -1}};  // segment start -> owning buffer
   int64_t top = 0;
   using Release = std::tuple<int64_t, int, int>;  // (time, buffer, stream)
   std::priority_queue<Release, std::vector<Release>, std::greater<>> pending;
   auto split_at = [&](int64_t at) {
-    auto it = std::prev(owner.upper_bound(at));
-    if (it->first != at) owner[at] = it->second;
+    const auto it = std::prev(owner.upper_bound(at));
+    if (it->first == at) return;
+    const int holder = it->second;
+    owner[at] = holder;
   };
   auto release = [&](int a, size_t t) {
     const int64_t from = result.offsets[a], to = from + size[a];
@@ -203,9 +211,10 @@ SweepResult SweepStreamAware(const SweepBuffers& buffers) {
     top = std::max(top, end);
     split_at(at);
     split_at(end);
+    // The range erase invalidates `first`: the segment at `at` is the one
+    // before the iterator it returns.
     auto first = owner.find(at);
-    owner.erase(std::next(first), owner.find(end));
-    first->second = b;
+    std::prev(owner.erase(std::next(first), owner.find(end)))->second = b;
     result.offsets[b] = at;
     result.peak = std::max(result.peak, end);
     const int64_t* buf_release = buffers.Release(bi);

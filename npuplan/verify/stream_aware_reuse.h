@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <span>
@@ -99,7 +100,10 @@ class HappensBefore {
  public:
   // `order`: the plan order (Model::ExecutionOrder). Edges that do not go
   // forward in it are ignored (they cannot be dependencies of a valid plan).
-  HappensBefore(const Model& model, const std::vector<NodeId>& order);
+  // `model_read` (optional) is called once the model is no longer read,
+  // before the sweep: memory planning releases the model there.
+  HappensBefore(const Model& model, const std::vector<NodeId>& order,
+                const std::function<void()>& model_read = nullptr);
 
   int64_t num_streams() const { return k_; }
   // Logical stream of a node (-1 = none: runs no task, orders nothing).
@@ -174,7 +178,11 @@ struct BufferUses {
 // Sharing decisions over the buffers of a TensorLifetimes.
 class StreamAwareReuse {
  public:
-  StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes);
+  // `model_read` (optional) is called once the model is no longer read
+  // (neither here nor by any other member): the happens-before sweep and
+  // the tables built from it read only `lifetimes` and their own data.
+  StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes,
+                   const std::function<void()>& model_read = nullptr);
 
   const HappensBefore& happens_before() const { return hb_; }
   // Every use of buffer a happens before every use of buffer b (indices into
@@ -218,14 +226,15 @@ class StreamAwareReuse {
 
  private:
   const TensorLifetimes& lt_;
+  // Per loop with iteration-local buffers (NodeId value): plan position just
+  // past it. Before hb_: read from the model before hb_'s sweep.
+  std::map<int32_t, int64_t> loop_end_;
   HappensBefore hb_;
   BufferUses uses_;
   // Per buffer: the single stream of all its uses (-1 none / several).
   BigVector<int64_t> only_stream_;
   // Per stream: its nodes in stream order.
   std::vector<std::vector<NodeId>> stream_nodes_;
-  // Per loop with iteration-local buffers (NodeId value): plan position just past it.
-  std::map<int32_t, int64_t> loop_end_;
 
   // What ReleasePositions searches with. With few streams, per stream pair
   // (t, s) the answer for every position p on s: cover[t * k + s][p] = the
