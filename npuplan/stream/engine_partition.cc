@@ -157,6 +157,20 @@ class ClusterGraph {
     }
   }
 
+  // The smallest input of every node (itself when it has none), in
+  // `storage`'s memory.
+  void MinInputs(BigVector<int32_t> storage, const BigVector<int32_t>& pred_first,
+                 const BigVector<int32_t>& preds) {
+    const int32_t n = static_cast<int32_t>(parent_.size());
+    min_input_ = std::move(storage);
+    min_input_.resize(n);
+    for (int32_t i = 0; i < n; ++i) {
+      int32_t m = i;
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) m = std::min(m, preds[e]);
+      min_input_[i] = m;
+    }
+  }
+
   // Merges `succ` into `pred` (a direct edge pred → succ) unless a path
   // pred → … → succ exists besides the direct edge. Returns the surviving
   // cluster (the smaller index), or -1 when refused; keeps the rank order
@@ -307,15 +321,24 @@ class ClusterGraph {
     bool exact = false;
     if (succ_fresh && deg_exact_[pred]) {
       merged = deg_low_[pred] - 1;
-      const uint32_t stamp = ++stamp_;
+      // succ's out-list is still its own edges in AddEdge order: ascending,
+      // a repeated successor in adjacent entries.
       const List& out = out_[succ];
+      int32_t last = -1;
       for (uint32_t e = out.off; e < out.off + out.size; ++e) {
         const int32_t y = pool_[e];
-        if (mark_[y] == stamp) continue;
-        mark_[y] = stamp;
+        if (y == last) continue;
+        last = y;
+        // Only an input before succ can lie in pred (succ and the later
+        // nodes are alone): none when succ is y's first input, which spares
+        // reading the lists of far successors (a random DAG's long edges).
         bool had = false;
-        for (uint32_t f = in_[y].off; f < in_[y].off + in_[y].size && !had; ++f)
-          had = Find(pool_[f]) == pred;
+        if (min_input_[y] < succ) {
+          for (uint32_t f = in_[y].off; f < in_[y].off + in_[y].size && !had; ++f) {
+            const int32_t x = pool_[f];
+            had = x < succ && Find(x) == pred;
+          }
+        }
         merged += had ? 0 : 1;
       }
       exact = true;
@@ -407,6 +430,7 @@ class ClusterGraph {
   // OutDegreeLow: a lower bound of the out-degree, exact when deg_exact_.
   BigVector<uint32_t> deg_low_;
   BigVector<uint8_t> deg_exact_;
+  BigVector<int32_t> min_input_;  // MinInputs
   uint32_t stamp_ = 0, back_stamp_ = 0;
   int64_t reads_ = 0;  // list entries the second-path tests read
 };
@@ -595,7 +619,7 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
   for (int32_t p : w.preds) ++count_out[p];
   ClusterGraph cg(n, count_out, w.pred_first);
   cg.Landmarks(count_out, w.pred_first, w.preds);
-  BigVector<int32_t>().swap(count_out);
+  cg.MinInputs(std::move(count_out), w.pred_first, w.preds);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
   }
