@@ -126,7 +126,8 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
     std::map<std::string, std::map<std::string, std::vector<std::pair<NodeId, int32_t>>>> groups;
     const std::vector<NodeId>& graph_nodes = m.graph(g).nodes;
     for (size_t k = 0; k < graph_nodes.size(); ++k) {
-      if (k + kAhead < graph_nodes.size()) __builtin_prefetch(&m.node(graph_nodes[k + kAhead]).attrs);
+      if (k + kAhead < graph_nodes.size())
+        __builtin_prefetch(&m.node(graph_nodes[k + kAhead]).attrs);
       const NodeId id = graph_nodes[k];
       const Node& n = m.node(id);
       if (n.attrs.empty()) continue;
