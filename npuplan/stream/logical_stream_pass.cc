@@ -86,7 +86,10 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   const Graph& graph = model.graph(g);
   const size_t n = graph.nodes.size();
   gs.node_flags.assign(n, 0);
+  // One cache miss per node struct: fetched 16 nodes ahead.
+  constexpr size_t kAhead = 16;
   for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(&model.node(graph.nodes[i + kAhead]).attrs);
     const Node& node = model.node(graph.nodes[i]);
     if (node.attrs.empty()) continue;
     uint8_t f = 0;

@@ -21,7 +21,16 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
   const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
   for (GraphId g : graphs) {
     if (unknown_graphs[g.index()]) continue;
-    for (NodeId id : m.graph(g).nodes) {
+    // One or two cache misses per node struct: fetched 16 nodes ahead.
+    constexpr size_t kAhead = 16;
+    const std::vector<NodeId>& nodes = m.graph(g).nodes;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (k + kAhead < nodes.size()) {
+        const Node& ahead = m.node(nodes[k + kAhead]);
+        __builtin_prefetch(&ahead.stream_id);
+        __builtin_prefetch(&ahead.attrs);
+      }
+      const NodeId id = nodes[k];
       const Node& n = m.node(id);
       if (n.stream_id < 0 || n.attrs.empty()) continue;
       const int64_t used = GetIntAttr(n.attrs, kAttrUsedStreamNum).value_or(0);

@@ -1,0 +1,443 @@
+// The cluster graph behind PartitionByEngine's MarkClusters
+// (engine_partition.h): union-find clusters, their edge lists, and the
+// "second path" test that decides whether an input cluster may merge into a
+// node's cluster. Internal to the stream module (engine_partition.cc).
+#ifndef NPUPLAN_STREAM_ENGINE_CLUSTER_GRAPH_H_
+#define NPUPLAN_STREAM_ENGINE_CLUSTER_GRAPH_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "npuplan/support/big_vector.h"
+
+namespace npuplan::stream::engine_internal {
+
+// The cluster graph of one graph with an incrementally maintained
+// topological order (Pearce–Kelly ranks) for the "second path" test. Edge
+// lists live in one pool (offset, size, capacity per cluster): no allocation
+// per node; a merged list moves to the pool's end when it outgrows its slot.
+//
+// The second-path test first looks for certificates: a landmark node between
+// pred and succ (Landmarks: a random DAG's long skip edges ask whether an old
+// cluster reaches a recent one, which a search answers only after meeting in
+// the middle of a window holding a share of the whole graph); another input
+// of succ that descends from pred in a spanning forest of the cluster graph
+// (Settle; on a layered model this answers the long paths a control edge to
+// an early layer asks about). Else it searches both ways at once, breadth-first, one
+// list entry at a time: forward from pred over clusters ranked before succ,
+// backward from succ over clusters ranked after pred; a path is found when
+// either side reaches the other end or a cluster the other side reached. The
+// first side to run out answers. When the side that ran out found nothing, the
+// merged cluster can take that end's rank and nothing moves (the common case
+// of a node with one producer: its backward side is empty at once); only
+// otherwise both sides are completed and reordered as in Pearce–Kelly. So a
+// hub with many consumers costs each consumer its own in-list, not the hub's
+// out-list (which held every earlier consumer: quadratic in the fan-out).
+class ClusterGraph {
+ public:
+  // `count_out[i]`: number of edges leaving node i; `pred_first`: CSR offsets
+  // of the edges entering each node.
+  ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first)
+      : parent_(n),
+        rank_(n),
+        mark_(n, 0),
+        back_mark_(n, 0),
+        out_(n),
+        in_(n),
+        tree_parent_(n, -1),
+        depth_(n, 0),
+        jump_(n, 0),
+        deg_low_(n, 0),
+        deg_exact_(n, 0) {
+    size_t off = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      parent_[i] = rank_[i] = jump_[i] = i;
+      out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i]), 0};
+      off += count_out[i];
+      const int32_t count_in = pred_first[i + 1] - pred_first[i];
+      in_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_in), 0};
+      off += count_in;
+    }
+    // Merged lists move to the pool's end (Append): room for about as much
+    // again as the initial lists, reserved up front so the pool is not copied
+    // into fresh memory while it grows (untouched reserve costs no pages).
+    pool_.reserve(3 * off + 1024);
+    pool_.resize(off);
+  }
+
+  // The root of every node (moves the union-find array out: the graph is
+  // unusable afterwards).
+  int64_t reads() const { return reads_; }
+  BigVector<int32_t> TakeRoots() {
+    for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) parent_[i] = Find(i);
+    return std::move(parent_);
+  }
+
+  // Union-find root with path halving.
+  int32_t Find(int32_t x) {
+    while (parent_[x] != x) {
+      parent_[x] = parent_[parent_[x]];
+      x = parent_[x];
+    }
+    return x;
+  }
+
+  // Within the capacities given to the constructor.
+  void AddEdge(int32_t from, int32_t to) {
+    pool_[out_[from].off + out_[from].size++] = to;
+    pool_[in_[to].off + in_[to].size++] = from;
+  }
+
+  // Distinct successor clusters of cluster c (compacts its list).
+  size_t OutDegree(int32_t c) {
+    if (deg_exact_[c]) return deg_low_[c];
+    Compact(out_[c], c);
+    NoteDegree(c);
+    return out_[c].size;
+  }
+  // Bounds of OutDegree(c) without reading its list: exact when known
+  // (deg_exact_). Else upper: the list's length (each successor cluster
+  // appears at least once); lower: deg_low_, which every merge that may
+  // remove a successor of c lowers by one (see TryMerge).
+  uint32_t OutDegreeHigh(int32_t c) const { return deg_exact_[c] ? deg_low_[c] : out_[c].size; }
+  uint32_t OutDegreeLow(int32_t c) const { return deg_low_[c]; }
+
+  // The out-degree by brute force (no list is changed): for tests of the
+  // bounds.
+  uint32_t BruteOutDegree(int32_t c) {
+    const uint32_t stamp = ++stamp_;
+    uint32_t count = 0;
+    for (uint32_t e = out_[c].off; e < out_[c].off + out_[c].size; ++e) {
+      const int32_t y = Find(pool_[e]);
+      if (y == c || mark_[y] == stamp) continue;
+      mark_[y] = stamp;
+      ++count;
+    }
+    return count;
+  }
+  // Whether c's bounds hold its out-degree (exact ones equal it).
+  bool BoundsHold(int32_t c) {
+    const uint32_t d = BruteOutDegree(c);
+    return OutDegreeLow(c) <= d && d <= OutDegreeHigh(c) && (!deg_exact_[c] || deg_low_[c] == d);
+  }
+
+  // Reachability labels over 64 landmark nodes, one per equal slice of the
+  // topological order (the one with the most consumers among its first
+  // few, so that its descendants reach far): for every node, the landmarks
+  // it reaches and those that reach it; a cluster holds the union over its
+  // members, and which landmarks it contains. Node paths are cluster paths,
+  // so a landmark outside pred and succ that pred reaches and that reaches
+  // succ proves a path pred → L → … → succ besides the direct edge. The
+  // labels only grow stale (merges add paths), never wrong.
+  void Landmarks(const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first,
+                 const BigVector<int32_t>& preds) {
+    const int64_t n = static_cast<int64_t>(parent_.size());
+    reaches_.assign(n, 0);
+    reached_.assign(n, 0);
+    holds_.assign(n, 0);
+    for (int64_t j = 0; j < kLandmarks; ++j) {
+      const int64_t lo = j * n / kLandmarks, hi = (j + 1) * n / kLandmarks;
+      if (lo >= hi) continue;
+      int64_t best = lo;
+      for (int64_t x = lo + 1; x < std::min(hi, lo + kLandmarkCandidates); ++x) {
+        if (count_out[x] > count_out[best]) best = x;
+      }
+      holds_[best] |= uint64_t{1} << j;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = holds_[i];
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= reached_[preds[e]];
+      reached_[i] = bits;
+    }
+    for (int64_t i = n - 1; i >= 0; --i) {
+      reaches_[i] |= holds_[i];
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) reaches_[preds[e]] |= reaches_[i];
+    }
+  }
+
+  // The smallest input of every node (itself when it has none), in
+  // `storage`'s memory.
+  void MinInputs(BigVector<int32_t> storage, const BigVector<int32_t>& pred_first,
+                 const BigVector<int32_t>& preds) {
+    const int32_t n = static_cast<int32_t>(parent_.size());
+    min_input_ = std::move(storage);
+    min_input_.resize(n);
+    for (int32_t i = 0; i < n; ++i) {
+      int32_t m = i;
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) m = std::min(m, preds[e]);
+      min_input_[i] = m;
+    }
+  }
+
+  // Merges `succ` into `pred` (a direct edge pred → succ) unless a path
+  // pred → … → succ exists besides the direct edge. Returns the surviving
+  // cluster (the smaller index), or -1 when refused; keeps the rank order
+  // topological.
+  // `succ_fresh`: succ is the node being placed, alone in its cluster (its
+  // successors are later nodes, each alone in its cluster too).
+  int32_t TryMerge(int32_t pred, int32_t succ, bool succ_fresh) {
+    if ((reaches_[pred] & reached_[succ] & ~holds_[pred] & ~holds_[succ]) != 0) return -1;
+    Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
+    // A forest certificate answers many second-path questions at once (see
+    // Settle): another input Q of succ that descends from pred.
+    if (in_[succ].size <= kShortList) {
+      for (uint32_t e = in_[succ].off; e < in_[succ].off + in_[succ].size; ++e) {
+        const int32_t y = Find(pool_[e]);
+        if (y != pred && y != succ && IsAncestor(pred, y)) return -1;
+      }
+    }
+    const int32_t lower = rank_[pred], upper = rank_[succ];
+    int32_t rank_of_merged = -1;
+    for (;;) {
+      const Step f = Advance(fwd, bwd, /*forward=*/true, pred, succ, lower, upper);
+      if (f == Step::kPath) return -1;
+      if (f == Step::kDone) {
+        if (fwd.found.empty())
+          rank_of_merged = upper;  // nothing between: the merged cluster sits at succ
+        break;
+      }
+      const Step b = Advance(bwd, fwd, /*forward=*/false, succ, pred, lower, upper);
+      if (b == Step::kPath) return -1;
+      if (b == Step::kDone) {
+        if (bwd.found.empty())
+          rank_of_merged = lower;  // nothing between: the merged cluster sits at pred
+        break;
+      }
+    }
+    const int32_t keep = std::min(pred, succ);
+    const int32_t gone = std::max(pred, succ);
+    if (rank_of_merged >= 0) {
+      rank_[keep] = rank_of_merged;
+    } else {
+      // Both sides hold clusters: complete them (no path remains to be
+      // found) and give backward, merged, forward the same rank slots.
+      while (Advance(fwd, bwd, true, pred, succ, lower, upper) == Step::kMore) {
+      }
+      while (Advance(bwd, fwd, false, succ, pred, lower, upper) == Step::kMore) {
+      }
+      auto by_rank = [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; };
+      std::sort(bwd.found.begin(), bwd.found.end(), by_rank);
+      std::sort(fwd.found.begin(), fwd.found.end(), by_rank);
+      slots_.clear();
+      for (int32_t x : bwd.found) slots_.push_back(rank_[x]);
+      for (int32_t x : fwd.found) slots_.push_back(rank_[x]);
+      slots_.push_back(lower);
+      slots_.push_back(upper);
+      std::sort(slots_.begin(), slots_.end());
+      size_t k = 0;
+      for (int32_t x : bwd.found) rank_[x] = slots_[k++];
+      rank_[keep] = slots_[k++];
+      for (int32_t x : fwd.found) rank_[x] = slots_[k++];
+    }
+    UpdateDegrees(pred, succ, keep, gone, succ_fresh);
+    parent_[gone] = keep;
+    reaches_[keep] |= reaches_[gone];
+    reached_[keep] |= reached_[gone];
+    holds_[keep] |= holds_[gone];
+    if (Join(out_[keep], out_[gone], keep)) NoteDegree(keep);
+    Join(in_[keep], in_[gone], keep);
+    return keep;
+  }
+
+  // Node i's step is over: when it formed a cluster of its own (it merged
+  // into no input), the cluster joins a spanning forest of the cluster graph
+  // under its deepest input. A forest path is a path of the cluster graph,
+  // and stays one through merges (a merged cluster keeps the survivor's id),
+  // so "P is a forest ancestor of Q" proves P ⇝ Q without a search: an
+  // O(log n) climb with jump pointers (Myers' skew-binary scheme: one
+  // pointer per cluster).
+  void Settle(int32_t i, const std::vector<int32_t>& inputs) {
+    if (Find(i) != i) return;  // joined an older cluster, which keeps its place
+    int32_t up = -1;
+    for (int32_t p0 : inputs) {
+      const int32_t y = Find(p0);
+      if (y != i && (up < 0 || depth_[y] > depth_[up] || (depth_[y] == depth_[up] && y < up)))
+        up = y;
+    }
+    tree_parent_[i] = up;
+    if (up < 0) {
+      depth_[i] = 0;
+      jump_[i] = i;
+      return;
+    }
+    depth_[i] = depth_[up] + 1;
+    const int32_t j = jump_[up];
+    jump_[i] = depth_[up] - depth_[j] == depth_[j] - depth_[jump_[j]] && j != up ? jump_[j] : up;
+  }
+
+  // True when a is a proper forest ancestor of b.
+  bool IsAncestor(int32_t a, int32_t b) const {
+    if (depth_[a] >= depth_[b]) return false;
+    while (depth_[b] > depth_[a]) b = depth_[jump_[b]] >= depth_[a] ? jump_[b] : tree_parent_[b];
+    return a == b;
+  }
+
+ private:
+  struct List {
+    uint32_t off = 0, size = 0, cap = 0;
+    uint32_t clean = 0;  // size after the last compaction
+  };
+  // One side of the second-path search: the list being read and the
+  // clusters still to read (stack) or read (found).
+  struct Side {
+    Side(const List& first, uint32_t s, BigVector<uint32_t>& m)
+        : next(first.off), end(first.off + first.size), stamp(s), mark(m) {}
+    uint32_t next, end;  // pool positions of the list being read
+    bool first_level = true;
+    uint32_t stamp;
+    BigVector<uint32_t>& mark;
+    std::vector<int32_t> found;  // clusters reached, in breadth-first order
+    size_t head = 0;             // found[head..] are still to be read
+  };
+  enum class Step { kMore, kPath, kDone };
+  static constexpr uint32_t kShortList = 64;
+  static constexpr int64_t kLandmarks = 64;  // the bits of a uint64_t
+  static constexpr int64_t kLandmarkCandidates = 32;
+
+  // c's out-list was just compacted: its length is its degree.
+  void NoteDegree(int32_t c) {
+    deg_low_[c] = out_[c].size;
+    deg_exact_[c] = 1;
+  }
+
+  // Out-degree bookkeeping for merging succ into pred (before the union).
+  // A cluster x other than the two loses at most one successor, and only
+  // when both are its successors: x is then in both in-lists, so lowering
+  // the bound of every cluster in the shorter in-list covers them. The
+  // merged cluster has at least max(both) - 1 successors (each side loses
+  // at most the other). When succ is the fresh node and pred's degree is
+  // exact, the merged degree is exact too: pred loses succ and gains each
+  // successor of succ it did not have (later nodes, each alone, so "had"
+  // is one of its inputs lying in pred).
+  void UpdateDegrees(int32_t pred, int32_t succ, int32_t keep, int32_t gone, bool succ_fresh) {
+    const List& shorter = in_[pred].size <= in_[succ].size ? in_[pred] : in_[succ];
+    for (uint32_t e = shorter.off; e < shorter.off + shorter.size; ++e) {
+      const int32_t x = Find(pool_[e]);
+      if (x == pred || x == succ) continue;
+      deg_exact_[x] = 0;
+      if (deg_low_[x] > 0) --deg_low_[x];
+    }
+    uint32_t merged;
+    bool exact = false;
+    if (succ_fresh && deg_exact_[pred]) {
+      merged = deg_low_[pred] - 1;
+      // succ's out-list is still its own edges in AddEdge order: ascending,
+      // a repeated successor in adjacent entries.
+      const List& out = out_[succ];
+      int32_t last = -1;
+      for (uint32_t e = out.off; e < out.off + out.size; ++e) {
+        const int32_t y = pool_[e];
+        if (y == last) continue;
+        last = y;
+        // Only an input before succ can lie in pred (succ and the later
+        // nodes are alone): none when succ is y's first input, which spares
+        // reading the lists of far successors (a random DAG's long edges).
+        bool had = false;
+        if (min_input_[y] < succ) {
+          for (uint32_t f = in_[y].off; f < in_[y].off + in_[y].size && !had; ++f) {
+            const int32_t x = pool_[f];
+            had = x < succ && Find(x) == pred;
+          }
+        }
+        merged += had ? 0 : 1;
+      }
+      exact = true;
+    } else {
+      const uint32_t low = std::max(deg_low_[pred], deg_low_[succ]);
+      merged = low > 0 ? low - 1 : 0;
+    }
+    deg_low_[keep] = merged;
+    deg_exact_[keep] = exact ? 1 : 0;
+    (void)gone;
+  }
+
+  // Reads one list entry of `side`, which starts at `origin` and looks for
+  // `target` through other clusters ranked strictly between lower and upper.
+  Step Advance(Side& side, const Side& other, bool forward, int32_t origin, int32_t target,
+               int32_t lower, int32_t upper) {
+    while (side.next == side.end) {
+      if (side.head == side.found.size()) return Step::kDone;
+      const int32_t x = side.found[side.head++];
+      const List& l = forward ? out_[x] : in_[x];
+      side.next = l.off;
+      side.end = l.off + l.size;
+      side.first_level = false;
+    }
+    ++reads_;
+    const int32_t y = Find(pool_[side.next++]);
+    if (y == target)
+      return side.first_level ? Step::kMore : Step::kPath;  // the direct edge, or a second path
+    if (y == origin || side.mark[y] == side.stamp || rank_[y] <= lower || rank_[y] >= upper)
+      return Step::kMore;
+    // The other side reached y too: pred ⇝ y ⇝ succ through a cluster y
+    // that is neither end (the searches meet in the middle).
+    if (other.mark[y] == other.stamp) return Step::kPath;
+    side.mark[y] = side.stamp;
+    side.found.push_back(y);
+    return Step::kMore;
+  }
+
+  // dst += src (src emptied), keeping the longer list in place: its entries
+  // are not copied again. Compacts once the list has doubled since its last
+  // compaction, so stale entries stay a bounded share. Returns whether it
+  // compacted.
+  bool Join(List& dst, List& src, int32_t self) {
+    if (src.size > dst.size) std::swap(dst, src);
+    Append(dst, src);
+    src.size = src.clean = 0;
+    if (dst.size <= 2 * dst.clean + 16) return false;
+    Compact(dst, self);
+    return true;
+  }
+
+  // dst += src, moving dst to the pool's end (doubled capacity) when full.
+  void Append(List& dst, const List& src) {
+    if (src.size == 0) return;
+    if (dst.size + src.size > dst.cap) {
+      const uint32_t cap = 2 * (dst.size + src.size);
+      const size_t off = pool_.size();
+      pool_.resize(off + cap);
+      std::copy_n(pool_.begin() + dst.off, dst.size, pool_.begin() + off);
+      dst.off = static_cast<uint32_t>(off);
+      dst.cap = cap;
+    }
+    std::copy_n(pool_.begin() + src.off, src.size, pool_.begin() + dst.off + dst.size);
+    dst.size += src.size;
+  }
+
+  // Resolves every entry to its cluster, drops `self` and duplicates.
+  void Compact(List& list, int32_t self) {
+    const uint32_t stamp = ++stamp_;
+    int32_t* data = pool_.data() + list.off;
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < list.size; ++r) {
+      int32_t y = Find(data[r]);
+      if (y == self || mark_[y] == stamp) continue;
+      mark_[y] = stamp;
+      data[w++] = y;
+    }
+    list.size = list.clean = w;
+  }
+
+  BigVector<int32_t> parent_;
+  BigVector<int32_t> rank_;
+  BigVector<uint32_t> mark_, back_mark_;
+  BigVector<List> out_;
+  BigVector<List> in_;
+  BigVector<int32_t> pool_;
+  std::vector<int32_t> slots_;
+  BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
+  // Landmark bits (Landmarks): reached from the cluster, reaching it, in it.
+  BigVector<uint64_t> reaches_, reached_, holds_;
+  // OutDegreeLow: a lower bound of the out-degree, exact when deg_exact_.
+  BigVector<uint32_t> deg_low_;
+  BigVector<uint8_t> deg_exact_;
+  BigVector<int32_t> min_input_;  // MinInputs
+  uint32_t stamp_ = 0, back_stamp_ = 0;
+  int64_t reads_ = 0;  // list entries the second-path tests read
+};
+
+}  // namespace npuplan::stream::engine_internal
+
+#endif  // NPUPLAN_STREAM_ENGINE_CLUSTER_GRAPH_H_
