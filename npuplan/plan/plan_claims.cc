@@ -78,7 +78,14 @@ absl::Status CheckStages(const Plan& plan) {
   auto unclaimed = [&plan](IrProperty stage, bool present) {
     return !Unclaimed(plan, stage, present, "").ok();
   };
-  for (const Node& n : m.nodes()) {
+  // A stage the plan claims (or is inside) cannot be unclaimed by any node:
+  // the walks below run only for the stages it does not claim.
+  auto open = [&plan](IrProperty stage) {
+    return !Has(plan.established, stage) && !Has(plan.in_progress, stage);
+  };
+  const bool node_walk = open(IrProperty::kLogicalStreams) || open(IrProperty::kAttachedStreams);
+  for (size_t i = 0; node_walk && i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
     if (unclaimed(IrProperty::kLogicalStreams, n.stream_id >= 0)) {
       return Unclaimed(plan, IrProperty::kLogicalStreams, true,
                        StrCat("node ", Name(n), " is on stream ", n.stream_id));
@@ -88,13 +95,15 @@ absl::Status CheckStages(const Plan& plan) {
                        StrCat("node ", Name(n), " has attached streams"));
     }
   }
-  for (size_t i = 0; i < plan.tasks.size() && i < m.num_nodes(); ++i) {
+  for (size_t i = 0; open(IrProperty::kTasks) && i < plan.tasks.size() && i < m.num_nodes(); ++i) {
     if (unclaimed(IrProperty::kTasks, plan.tasks[i] != 0)) {
       return Unclaimed(plan, IrProperty::kTasks, true,
                        StrCat("node ", Name(m.nodes()[i]), " has ", plan.tasks[i], " tasks"));
     }
   }
-  for (size_t i = 0; i < plan.physical_stream.size() && i < m.num_nodes(); ++i) {
+  for (size_t i = 0;
+       open(IrProperty::kPhysicalStreams) && i < plan.physical_stream.size() && i < m.num_nodes();
+       ++i) {
     if (unclaimed(IrProperty::kPhysicalStreams, plan.physical_stream[i] >= 0)) {
       return Unclaimed(plan, IrProperty::kPhysicalStreams, true,
                        StrCat("node ", Name(m.nodes()[i]), " has a physical stream"));

@@ -175,6 +175,30 @@ TEST(NodeTypesTest, AnswersAsTheNodesTypesAndIdAttributesDo) {
   EXPECT_EQ(types.sync_id(plan.model.FindNode("recv_notify")), std::optional<int64_t>(7));
 }
 
+TEST(SyncViewFlagsTest, AnswerAsTheNodesTypesDo) {
+  Plan plan = MaterialisedPlan(5);
+  // Types of every length the kSync test tells apart first (4 and 10
+  // bytes), beside the Send/Recv nodes the plan already has.
+  const char* const kTypes[] = {"Send",  "Recv",        "SendNotify", "RecvNotify",
+                                "Cast",  "Enter",       "RefEnter",   "StreamSwitch",
+                                "Sendx", "RecvNotifyX", "Conv2DTran", "Add"};
+  ASSERT_GE(plan.model.num_nodes(), std::size(kTypes) + 3);
+  for (size_t i = 0; i < std::size(kTypes); ++i)
+    plan.model.node(NodeId(static_cast<int32_t>(i + 3))).type = kTypes[i];
+  for (const bool physical : {false, true}) {
+    const SyncView view(plan, physical);
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      const NodeId id(static_cast<int32_t>(i));
+      const Node& n = plan.model.node(id);
+      SCOPED_TRACE(n.type);
+      EXPECT_EQ(view.has_flag(id, SyncView::kSync), IsSyncNode(n));
+      EXPECT_EQ(view.has_flag(id, SyncView::kEnter), n.type == "Enter" || n.type == "RefEnter");
+      EXPECT_EQ(view.has_flag(id, SyncView::kStreamSwitch), n.type == "StreamSwitch");
+      EXPECT_EQ(view.has_flag(id, SyncView::kHasAttrs), !n.attrs.empty());
+    }
+  }
+}
+
 TEST(VerificationTest, BuildsEachViewOnceAsTheCheckAloneWould) {
   const Plan plan = MaterialisedPlan(4);
   Verification run(plan);
