@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -195,6 +196,34 @@ TEST(SyncViewFlagsTest, AnswerAsTheNodesTypesDo) {
       EXPECT_EQ(view.has_flag(id, SyncView::kEnter), n.type == "Enter" || n.type == "RefEnter");
       EXPECT_EQ(view.has_flag(id, SyncView::kStreamSwitch), n.type == "StreamSwitch");
       EXPECT_EQ(view.has_flag(id, SyncView::kHasAttrs), !n.attrs.empty());
+    }
+  }
+}
+
+// The view's per-stream slot lists and positions against the order itself:
+// a root order that is a random permutation of the nodes (the lists then
+// come from a pass in node-id order), and one that leaves a node out.
+TEST(SyncViewListsTest, FollowTheExecutionOrderWhateverTheNodeIds) {
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    Plan plan = MaterialisedPlan(seed);
+    std::mt19937 rng(seed);
+    std::vector<NodeId>& root = plan.model.graph(kRootGraph).nodes;
+    std::shuffle(root.begin(), root.end(), rng);
+    if (seed % 2 == 1) root.erase(root.begin() + static_cast<std::ptrdiff_t>(rng() % root.size()));
+    for (const bool physical : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " physical " << physical);
+      const SyncView view(plan, physical);
+      std::map<int64_t, std::vector<int32_t>> want;  // stream → slots in execution order
+      for (int32_t slot : view.slot_order()) {
+        if (view.stream(slot) >= 0) want[view.stream(slot)].push_back(slot);
+      }
+      for (int64_t s = 0; s < view.num_streams(); ++s) {
+        const auto got = view.stream_slots(s);
+        const std::vector<int32_t>& w = want[s];
+        ASSERT_EQ(std::vector<int32_t>(got.begin(), got.end()), w) << "stream " << s;
+        for (size_t p = 0; p < w.size(); ++p) EXPECT_EQ(view.pos(w[p]), static_cast<int32_t>(p));
+      }
+      for (const auto& [s, slots] : want) EXPECT_LT(s, view.num_streams());
     }
   }
 }
