@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
@@ -173,7 +174,15 @@ absl::StatusOr<MainStreams> CollectMainStreams(const Plan& plan, int64_t logical
   MainStreams out;
   out.labels.resize(static_cast<size_t>(logical));
   out.attached_of_main.resize(static_cast<size_t>(logical));
-  for (const Node& n : plan.model.nodes()) {
+  const Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: attrs, streams
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.attrs);
+      __builtin_prefetch(&ahead.stream_id);
+      __builtin_prefetch(&ahead.attached_stream_ids);
+    }
+    const Node& n = m.nodes()[i];
     if (n.stream_id < 0) continue;
     if (n.stream_id >= logical + attached) {
       return Fail("streams", StrCat("node ", Name(n), " is on stream ", n.stream_id,
@@ -482,10 +491,22 @@ absl::Status CheckTasks(const Plan& plan) {
   if (plan.tasks.size() < m.num_nodes())
     return Fail("tasks", "the plan has no task count per node");
   const bool split = Has(plan.established, IrProperty::kPhysicalStreams);
+  // Consecutive nodes mostly share an engine: looked up once per run of it.
+  std::string_view last_engine;
+  const EngineConfig* engine = nullptr;
+  bool looked_up = false;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: type, engine, attrs
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.type);
+      __builtin_prefetch(&ahead.engine);
+      __builtin_prefetch(&ahead.attrs);
+    }
     const Node& n = m.nodes()[i];
-    if (absl::Status s = CheckTaskAttributes(n); !s.ok())
-      return Fail("tasks", std::string(s.message()));
+    if (!n.attrs.empty()) {  // every task attribute is an attribute
+      if (absl::Status s = CheckTaskAttributes(n); !s.ok())
+        return Fail("tasks", std::string(s.message()));
+    }
     const int64_t t = plan.tasks[i];
     if (split && n.type == "StreamActive") {
       // One activation per physical stream of each activated stream (the split's count).
@@ -497,7 +518,12 @@ absl::Status CheckTasks(const Plan& plan) {
       continue;
     }
     std::string_view rule;
-    const int64_t want = NodeTasks(n, m.engine_table, &rule);
+    if (!looked_up || n.engine != last_engine) {
+      last_engine = n.engine;
+      engine = m.engine_table.Find(n.engine);
+      looked_up = true;
+    }
+    const int64_t want = NodeTasks(n, engine, &rule);
     if (t != want) {
       return Fail("tasks", StrCat("node ", Name(n), " has ", t, " tasks but the task model gives ",
                                   want, " (rule ", rule, ")"));
