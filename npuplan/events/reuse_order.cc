@@ -22,7 +22,10 @@ bool PlanLoops(const Plan& plan) {
   for (const SyncEvent& e : plan.events.events) {
     if (e.reason == SyncReason::kLoop) return true;
   }
-  for (const Node& n : plan.model.nodes()) {
+  const Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + kNodePrefetch].type);
+    const Node& n = m.nodes()[i];
     const std::string_view t = n.type;
     if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
         t == "LoopCond")
