@@ -22,19 +22,16 @@ bool PlanLoops(const Plan& plan) {
   for (const SyncEvent& e : plan.events.events) {
     if (e.reason == SyncReason::kLoop) return true;
   }
-  for (const Node& n : plan.model.nodes()) {
+  const Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) __builtin_prefetch(&m.nodes()[i + kNodePrefetch].type);
+    const Node& n = m.nodes()[i];
     const std::string_view t = n.type;
     if (t == "StreamSwitch" || t == "Enter" || t == "RefEnter" || t == "NextIteration" ||
         t == "LoopCond")
       return true;
   }
   return false;
-}
-
-// IsSyncNode, most nodes told apart by the length of their type alone.
-bool IsSync(const Node& node) {
-  const size_t len = node.type.size();
-  return (len == 4 || len == 10) && IsSyncNode(node);
 }
 
 // Physical stream of a slot (the logical one before the split).
@@ -146,13 +143,16 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
   std::vector<std::vector<int32_t>> last_dense(contexts.size());
   std::unordered_map<uint64_t, int32_t> last;
   const SyncView::SlotOrder slot_order = view.slot_order();
+  // One graph: every slot is in context of_graph[0], and the view's flags
+  // tell the Send/Recv nodes, so the walk reads no Node.
+  const bool one_graph = m.num_graphs() == 1;
   for (size_t k = 0; k < slot_order.size(); ++k) {
-    if (k + kNodePrefetch < slot_order.size())
-      __builtin_prefetch(&m.node(view.node_of(slot_order[k + kNodePrefetch])).type);
+    if (!one_graph && k + kNodePrefetch < slot_order.size())
+      __builtin_prefetch(&m.node(view.node_of(slot_order[k + kNodePrefetch])).graph);
     const int32_t slot = slot_order[k];
-    const Node& node = m.node(view.node_of(slot));
-    if (view.stream(slot) < 0 || IsSync(node)) continue;
-    const int32_t context = contexts.of_graph[node.graph.index()];
+    const NodeId id = view.node_of(slot);
+    if (view.stream(slot) < 0 || view.has_flag(id, SyncView::kSync)) continue;
+    const int32_t context = contexts.of_graph[one_graph ? 0 : m.node(id).graph.index()];
     const int64_t stream = PhysicalStream(plan, view, slot, split);
     int32_t* at;
     if (stream >= 0 && stream < kDenseStreams) {
@@ -251,9 +251,11 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
   // Slots by context, each in execution order (a counting sort).
   context_of_slot_.assign(slots, -1);
   bucket_begin_.assign(contexts.size() + 1, 0);
+  const bool one_graph = m.num_graphs() == 1;  // one context: no Node to read
   for (int32_t slot : view.slot_order()) {
     if (view.stream(slot) < 0) continue;
-    context_of_slot_[slot] = contexts.of_graph[m.node(view.node_of(slot)).graph.index()];
+    context_of_slot_[slot] =
+        contexts.of_graph[one_graph ? 0 : m.node(view.node_of(slot)).graph.index()];
     ++bucket_begin_[context_of_slot_[slot] + 1];
   }
   for (size_t c = 0; c < contexts.size(); ++c) bucket_begin_[c + 1] += bucket_begin_[c];

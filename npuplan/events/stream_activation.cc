@@ -52,6 +52,12 @@ std::map<int64_t, GraphId> SplitStreamOpeningGraphs(const Plan& plan,
     out[s] = g;
   };
   for (size_t k = 0; k < order.size() && left > 0; ++k) {
+    // A walk over up to every Node: fetch the lines it reads ahead.
+    if (k + kNodePrefetch < order.size()) {
+      const Node& ahead = m.nodes()[order[k + kNodePrefetch].index()];
+      __builtin_prefetch(&ahead.graph);
+      __builtin_prefetch(&ahead.attached_stream_ids);
+    }
     const size_t i = order[k].index();
     const Node& node = m.nodes()[i];
     visit(i < plan.physical_stream.size() ? plan.physical_stream[i] : node.stream_id, node.graph);

@@ -3,7 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 #include "npuplan/events/events_test_util.h"
+#include "npuplan/plan/task_model.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -41,6 +47,33 @@ TEST(TaskCountAssignmentTest, CountsByEngineAndHonoursOverrides) {
   EXPECT_EQ(tasks("o"), 0);
   EXPECT_EQ(r.log.WithKeyword("TaskCountOverridden").size(), 2u);
   EXPECT_EQ(r.stats.Get("task-count-assignment", "tasks_total"), 16);
+}
+
+// Each node's count is the task model's for its own engine, with engines in
+// random runs (the pass looks an engine up once per run of equal engines).
+TEST(TaskCountAssignmentTest, CountsEachNodeByItsOwnEngine) {
+  std::string nodes;
+  for (int i = 0; i < 200; ++i) {
+    nodes += StrCat(i == 0 ? "" : ",", R"({"name": "n)", i, R"(", "type": ")",
+                    i % 7 == 3 ? "Recv" : "Relu", R"(", "attrs": {"_test_stream": 0)",
+                    i % 11 == 5 ? R"(, "_node_sqe_num": 3)" : "", "}}");
+  }
+  auto m = ParseVerifiedGraph(StrCat(R"json({"nodes": [)json", nodes, "]}"));
+  ASSERT_THAT(m, IsOk());
+  Plan plan = PlanFromModel(std::move(m).value());
+  std::vector<std::string> engines = {"NoSuchEngine"};
+  for (const auto& [name, config] : plan.model.engine_table.engines()) engines.push_back(name);
+  std::mt19937 rng(7);
+  std::string engine = engines[0];
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    if (rng() % 3 == 0) engine = engines[rng() % engines.size()];
+    plan.model.node(NodeId(static_cast<int32_t>(i))).engine = engine;
+  }
+  ASSERT_THAT(RunPasses(plan, Passes<TaskCountAssignment>()), IsOk());
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    const Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
+    EXPECT_EQ(plan.tasks[i], NodeTasks(n, plan.model.engine_table)) << n.name << " " << n.engine;
+  }
 }
 
 // A negative task count is bad input: an error naming the node and the

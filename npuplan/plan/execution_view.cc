@@ -46,9 +46,14 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name
     stream_[i] = static_cast<int32_t>(main);
     extra += node.attached_stream_ids.size();
     const std::string_view type = node.type;
-    flags_[i] = static_cast<uint8_t>((node.attrs.empty() ? 0 : kHasAttrs) |
-                                     (type == "StreamSwitch" ? kStreamSwitch : 0) |
-                                     (type == "Enter" || type == "RefEnter" ? kEnter : 0));
+    // Most types are told apart by their length alone (Send/Recv: 4,
+    // SendNotify/RecvNotify: 10).
+    const bool sync =
+        (type.size() == 4 || type.size() == 10) &&
+        (type == "Send" || type == "Recv" || type == "SendNotify" || type == "RecvNotify");
+    flags_[i] = static_cast<uint8_t>(
+        (node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
+        (type == "Enter" || type == "RefEnter" ? kEnter : 0) | (sync ? kSync : 0));
     all_flags_ |= flags_[i];
     if (name_prefixes) name_prefix_[i] = NamePrefix(node.name);
   }
@@ -102,12 +107,22 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name
   int32_t max_stream = -1;
   for (int32_t s : stream_) max_stream = std::max(max_stream, s);
   stream_slot_begin_.assign(static_cast<size_t>(max_stream) + 2, 0);
+  // When the order lists every node once (so every slot once), the counts
+  // come from a sequential pass over stream_ instead of one in execution
+  // order, whose reads of stream_ scatter when node ids are not in order.
+  bool every_slot_once = order_.size() == n;
+  for (size_t i = 0; every_slot_once && !seq_.empty() && i < n; ++i) every_slot_once = seq_[i] >= 0;
   size_t listed = 0;
-  for (int32_t sl : slot_order()) {
-    if (const int32_t s = stream_[sl]; s >= 0) {
+  auto count = [&](int32_t s) {
+    if (s >= 0) {
       ++stream_slot_begin_[static_cast<size_t>(s) + 1];
       ++listed;
     }
+  };
+  if (every_slot_once) {
+    for (int32_t s : stream_) count(s);
+  } else {
+    for (int32_t sl : slot_order()) count(stream_[sl]);
   }
   for (size_t s = 0; s + 1 < stream_slot_begin_.size(); ++s)
     stream_slot_begin_[s + 1] += stream_slot_begin_[s];

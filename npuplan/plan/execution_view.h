@@ -123,7 +123,12 @@ class SyncView {
   }
   // Per node, from the same pass: a few type/attribute facts the events
   // passes test for every node or event, so they need not read the Node.
-  enum NodeFlag : uint8_t { kHasAttrs = 1, kStreamSwitch = 2, kEnter = 4 /* Enter or RefEnter */ };
+  enum NodeFlag : uint8_t {
+    kHasAttrs = 1,
+    kStreamSwitch = 2,
+    kEnter = 4,  // Enter or RefEnter
+    kSync = 8,   // Send, Recv, SendNotify or RecvNotify (IsSyncNode)
+  };
   bool has_flag(NodeId n, NodeFlag f) const { return (flags_[n.index()] & f) != 0; }
   // True when some node has flag f.
   bool any_flag(NodeFlag f) const { return (all_flags_ & f) != 0; }

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
@@ -78,7 +79,14 @@ absl::Status CheckStages(const Plan& plan) {
   auto unclaimed = [&plan](IrProperty stage, bool present) {
     return !Unclaimed(plan, stage, present, "").ok();
   };
-  for (const Node& n : m.nodes()) {
+  // A stage the plan claims (or is inside) cannot be unclaimed by any node:
+  // the walks below run only for the stages it does not claim.
+  auto open = [&plan](IrProperty stage) {
+    return !Has(plan.established, stage) && !Has(plan.in_progress, stage);
+  };
+  const bool node_walk = open(IrProperty::kLogicalStreams) || open(IrProperty::kAttachedStreams);
+  for (size_t i = 0; node_walk && i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
     if (unclaimed(IrProperty::kLogicalStreams, n.stream_id >= 0)) {
       return Unclaimed(plan, IrProperty::kLogicalStreams, true,
                        StrCat("node ", Name(n), " is on stream ", n.stream_id));
@@ -88,13 +96,15 @@ absl::Status CheckStages(const Plan& plan) {
                        StrCat("node ", Name(n), " has attached streams"));
     }
   }
-  for (size_t i = 0; i < plan.tasks.size() && i < m.num_nodes(); ++i) {
+  for (size_t i = 0; open(IrProperty::kTasks) && i < plan.tasks.size() && i < m.num_nodes(); ++i) {
     if (unclaimed(IrProperty::kTasks, plan.tasks[i] != 0)) {
       return Unclaimed(plan, IrProperty::kTasks, true,
                        StrCat("node ", Name(m.nodes()[i]), " has ", plan.tasks[i], " tasks"));
     }
   }
-  for (size_t i = 0; i < plan.physical_stream.size() && i < m.num_nodes(); ++i) {
+  for (size_t i = 0;
+       open(IrProperty::kPhysicalStreams) && i < plan.physical_stream.size() && i < m.num_nodes();
+       ++i) {
     if (unclaimed(IrProperty::kPhysicalStreams, plan.physical_stream[i] >= 0)) {
       return Unclaimed(plan, IrProperty::kPhysicalStreams, true,
                        StrCat("node ", Name(m.nodes()[i]), " has a physical stream"));
@@ -164,7 +174,15 @@ absl::StatusOr<MainStreams> CollectMainStreams(const Plan& plan, int64_t logical
   MainStreams out;
   out.labels.resize(static_cast<size_t>(logical));
   out.attached_of_main.resize(static_cast<size_t>(logical));
-  for (const Node& n : plan.model.nodes()) {
+  const Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: attrs, streams
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.attrs);
+      __builtin_prefetch(&ahead.stream_id);
+      __builtin_prefetch(&ahead.attached_stream_ids);
+    }
+    const Node& n = m.nodes()[i];
     if (n.stream_id < 0) continue;
     if (n.stream_id >= logical + attached) {
       return Fail("streams", StrCat("node ", Name(n), " is on stream ", n.stream_id,
@@ -473,10 +491,22 @@ absl::Status CheckTasks(const Plan& plan) {
   if (plan.tasks.size() < m.num_nodes())
     return Fail("tasks", "the plan has no task count per node");
   const bool split = Has(plan.established, IrProperty::kPhysicalStreams);
+  // Consecutive nodes mostly share an engine: looked up once per run of it.
+  std::string_view last_engine;
+  const EngineConfig* engine = nullptr;
+  bool looked_up = false;
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: type, engine, attrs
+      const Node& ahead = m.nodes()[i + kNodePrefetch];
+      __builtin_prefetch(&ahead.type);
+      __builtin_prefetch(&ahead.engine);
+      __builtin_prefetch(&ahead.attrs);
+    }
     const Node& n = m.nodes()[i];
-    if (absl::Status s = CheckTaskAttributes(n); !s.ok())
-      return Fail("tasks", std::string(s.message()));
+    if (!n.attrs.empty()) {  // every task attribute is an attribute
+      if (absl::Status s = CheckTaskAttributes(n); !s.ok())
+        return Fail("tasks", std::string(s.message()));
+    }
     const int64_t t = plan.tasks[i];
     if (split && n.type == "StreamActive") {
       // One activation per physical stream of each activated stream (the split's count).
@@ -488,7 +518,12 @@ absl::Status CheckTasks(const Plan& plan) {
       continue;
     }
     std::string_view rule;
-    const int64_t want = NodeTasks(n, m.engine_table, &rule);
+    if (!looked_up || n.engine != last_engine) {
+      last_engine = n.engine;
+      engine = m.engine_table.Find(n.engine);
+      looked_up = true;
+    }
+    const int64_t want = NodeTasks(n, engine, &rule);
     if (t != want) {
       return Fail("tasks", StrCat("node ", Name(n), " has ", t, " tasks but the task model gives ",
                                   want, " (rule ", rule, ")"));

@@ -218,6 +218,32 @@ TEST(PlanClaimsTest, TaskCountsAreWhatTheTaskModelGives) {
               StatusIs(absl::StatusCode::kInternal, "does not claim stage 'tasks'"));
 }
 
+// Each node's engine decides its count, whatever engine the node before it
+// has (the check looks an engine up once per run of equal engines).
+TEST(PlanClaimsTest, TaskCountsFollowEachNodesOwnEngine) {
+  Plan plan = *ParsePlanJson(TwoStreamPlan(R"("topo-sorted", "logical-streams", "tasks")",
+                                           R"(, "streams": {"logical": 2, "physical": 2})",
+                                           R"(, "tasks": 0)", R"(, "tasks": 1)"),
+                             "p.json");
+  Node& a = plan.model.node(plan.model.FindNode("a"));
+  Node& b = plan.model.node(plan.model.FindNode("b"));
+  const EngineConfig* local = plan.model.engine_table.Find("DNN_VM_GE_LOCAL");
+  ASSERT_NE(local, nullptr);
+  ASSERT_TRUE(local->skip_assign_stream);
+  a.engine = "DNN_VM_GE_LOCAL";  // no task
+  EXPECT_THAT(VerifyPlanClaims(plan), IsOk());
+  plan.tasks[plan.model.FindNode("b").index()] = 0;
+  EXPECT_THAT(VerifyPlanClaims(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "node 'b' has 0 tasks but the task model gives 1 (rule default)"));
+  b.engine = "DNN_VM_GE_LOCAL";
+  EXPECT_THAT(VerifyPlanClaims(plan), IsOk());
+  a.engine = "AIcoreEngine";
+  EXPECT_THAT(VerifyPlanClaims(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "node 'a' has 0 tasks but the task model gives 1 (rule default)"));
+}
+
 TEST(PlanClaimsTest, APartitionSectionIsChecked) {
   const std::string stages = R"("topo-sorted", "partitioned")";
   const std::string plan =

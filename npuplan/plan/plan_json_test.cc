@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "npuplan/support/file_util.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
@@ -498,6 +499,27 @@ TEST(PlanJsonTest, NodesByNameSortsAsStdStringCompares) {
               [&](uint32_t a, uint32_t b) { return m.nodes()[a].name < m.nodes()[b].name; });
     EXPECT_EQ(plan_json_internal::NodesByName(m), want) << "round " << round;
   }
+}
+
+// Generated names ("n<id>", the random DAG's, in random order) in a list
+// long enough for the radix sort.
+TEST(PlanJsonTest, NodesByNameSortsGeneratedNamesAsStdStringCompares) {
+  std::mt19937 rng(5);
+  Model m;
+  std::set<uint32_t> used;
+  while (used.size() < 5000) {
+    const uint32_t id = rng() % (used.size() % 2 == 0 ? 1000000 : 3000);
+    if (!used.insert(id).second) continue;
+    Node node;
+    node.name = StrCat("n", id);
+    node.type = "Add";
+    m.AddNode(GraphId(0), std::move(node));
+  }
+  std::vector<uint32_t> want(m.num_nodes());
+  for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<uint32_t>(i);
+  std::stable_sort(want.begin(), want.end(),
+                   [&](uint32_t a, uint32_t b) { return m.nodes()[a].name < m.nodes()[b].name; });
+  EXPECT_EQ(plan_json_internal::NodesByName(m), want);
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ bool IsRecv(const Node& node) {
 }  // namespace
 
 int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view* rule) {
+  return NodeTasks(node, engines.Find(node.engine), rule);
+}
+
+int64_t NodeTasks(const Node& node, const EngineConfig* engine, std::string_view* rule) {
   auto decided = [&](std::string_view r, int64_t tasks) {
     if (rule) *rule = r;
     return std::max<int64_t>(0, tasks);
@@ -23,8 +27,8 @@ int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view
   const int64_t reset = IsRecv(node) ? 1 : 0;
   // The sums saturate: CheckTaskAttributes refuses the values that overflow.
   auto plus_reset = [&](int64_t n) { return CheckedAdd(n, reset).value_or(INT64_MAX); };
-  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num")) return decided("_node_sqe_num", plus_reset(*sqe));
-  const EngineConfig* engine = engines.Find(node.engine);
+  if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num"))
+    return decided("_node_sqe_num", plus_reset(*sqe));
   if (engine != nullptr && engine->skip_assign_stream) return decided("skip-engine", 0);
   if (node.engine == "DNN_HCCL") {
     if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return decided("_hccl_task_num", plus_reset(*n));

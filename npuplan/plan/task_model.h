@@ -28,6 +28,9 @@ namespace npuplan {
 // Main-stream tasks of `node`; `rule` (optional) receives the rule that
 // decided: "_node_sqe_num", "skip-engine", "_hccl_task_num" or "default".
 int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view* rule = nullptr);
+// The same with `engine` = engines.Find(node.engine), looked up by the
+// caller (a walk over many nodes of few engines looks each up once).
+int64_t NodeTasks(const Node& node, const EngineConfig* engine, std::string_view* rule = nullptr);
 
 // Tasks on each attached stream of `node`.
 int64_t AttachedNodeTasks(const Node& node);

@@ -152,6 +152,11 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   std::sort(in.begin(), in.end());
   std::sort(proofs.begin(), proofs.end(),
             [](const Proof& a, const Proof& b) { return a.to < b.to; });
+  // Where each slot's run of `in` and of `proofs` starts (-1: none): the
+  // sweep visits every slot, a lookup per slot instead of two binary searches.
+  std::vector<int32_t> in_first(n, -1), proof_first(n, -1);
+  for (size_t j = in.size(); j-- > 0;) in_first[in[j].first] = static_cast<int32_t>(j);
+  for (size_t j = proofs.size(); j-- > 0;) proof_first[proofs[j].to] = static_cast<int32_t>(j);
   // Position within the context per stream, predecessor there; readers left per slot.
   std::vector<int32_t> pos(n, -1), pred(n, -1);
   ClockPool pool(n, k);
@@ -172,13 +177,12 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
     } else {
       pool.Fresh(s);
     }
-    const auto range =
-        std::equal_range(in.begin(), in.end(), std::pair<int32_t, int32_t>(s, 0),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto it = range.first; it != range.second; ++it) pool.Join(s, it->second);
+    auto in_it = in_first[s] < 0 ? in.end() : in.begin() + in_first[s];
+    auto in_end = in_it;
+    while (in_end != in.end() && in_end->first == s) ++in_end;
+    for (auto it = in_it; it != in_end; ++it) pool.Join(s, it->second);
     pool.Set(s, static_cast<size_t>(view.stream(s)), pos[s]);
-    auto p = std::lower_bound(proofs.begin(), proofs.end(), s,
-                              [](const Proof& a, int32_t v) { return a.to < v; });
+    auto p = proof_first[s] < 0 ? proofs.end() : proofs.begin() + proof_first[s];
     for (; p != proofs.end() && p->to == s; ++p) {
       const int64_t fs = view.stream(p->from);
       if (context_of_slot[p->from] != context || pos[p->from] < 0 ||
@@ -191,7 +195,7 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
                            "') by the slots that run whenever both run"));
       }
     }
-    for (auto it = range.first; it != range.second; ++it) pool.Unref(it->second);
+    for (auto it = in_it; it != in_end; ++it) pool.Unref(it->second);
     if (pool.refs(s) == 0) {  // nobody reads this slot's clock: free it now
       ++pool.refs(s);
       pool.Unref(s);
@@ -398,8 +402,10 @@ absl::Status VerifyEventIdReuse(Verification& run) {
   const SyncView& view = run.View(physical);
   if (absl::Status s = CheckEventEnds(m, view, evs); !s.ok()) return s;
   std::vector<int32_t> context_of_slot(view.num_slots(), -1);
+  const bool one_graph = m.num_graphs() == 1;  // every node in the root: no Node to read
   for (size_t s = 0; s < view.num_slots(); ++s) {
-    context_of_slot[s] = runs.context[m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
+    context_of_slot[s] =
+        runs.context[one_graph ? 0 : m.node(view.node_of(static_cast<int32_t>(s))).graph.index()];
   }
   const SyncNodeIndex& sync = run.SyncNodes();
   const auto order_edges = OrderEdges(plan, view, sync, run.Activation(physical));

@@ -31,6 +31,8 @@ absl::Status CheckLogicalMapping(const Plan& plan) {
     return it == sr.split_to_logical.end() ? p : it->second;
   };
   for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes())
+      __builtin_prefetch(&m.nodes()[i + kNodePrefetch].stream_id);
     const Node& n = m.nodes()[i];
     int64_t p = plan.physical_stream[i];
     if (n.stream_id >= 0 && (p < 0 || logical_of(p) != n.stream_id)) {

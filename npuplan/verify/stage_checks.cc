@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "npuplan/plan/execution_view.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/memory_verifier.h"
 
@@ -22,7 +23,11 @@ absl::Status VerifyAttachedStreams(const Plan& plan) {
     }
   }
   std::vector<uint8_t> used(ids.size(), 0);
-  for (const Node& n : plan.model.nodes()) {
+  const Model& m = plan.model;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    if (i + kNodePrefetch < m.num_nodes())
+      __builtin_prefetch(&m.nodes()[i + kNodePrefetch].attached_stream_ids);
+    const Node& n = m.nodes()[i];
     for (int64_t a : n.attached_stream_ids) {
       if (a < first || a >= first + static_cast<int64_t>(ids.size())) {
         return absl::InternalError(StrCat("verifier[attached-streams]: node '", n.name,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -173,6 +174,58 @@ TEST(NodeTypesTest, AnswersAsTheNodesTypesAndIdAttributesDo) {
     EXPECT_EQ(types.sync_id(id), want);
   }
   EXPECT_EQ(types.sync_id(plan.model.FindNode("recv_notify")), std::optional<int64_t>(7));
+}
+
+TEST(SyncViewFlagsTest, AnswerAsTheNodesTypesDo) {
+  Plan plan = MaterialisedPlan(5);
+  // Types of every length the kSync test tells apart first (4 and 10
+  // bytes), beside the Send/Recv nodes the plan already has.
+  const char* const kTypes[] = {"Send",  "Recv",        "SendNotify", "RecvNotify",
+                                "Cast",  "Enter",       "RefEnter",   "StreamSwitch",
+                                "Sendx", "RecvNotifyX", "Conv2DTran", "Add"};
+  ASSERT_GE(plan.model.num_nodes(), std::size(kTypes) + 3);
+  for (size_t i = 0; i < std::size(kTypes); ++i)
+    plan.model.node(NodeId(static_cast<int32_t>(i + 3))).type = kTypes[i];
+  for (const bool physical : {false, true}) {
+    const SyncView view(plan, physical);
+    for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+      const NodeId id(static_cast<int32_t>(i));
+      const Node& n = plan.model.node(id);
+      SCOPED_TRACE(n.type);
+      EXPECT_EQ(view.has_flag(id, SyncView::kSync), IsSyncNode(n));
+      EXPECT_EQ(view.has_flag(id, SyncView::kEnter), n.type == "Enter" || n.type == "RefEnter");
+      EXPECT_EQ(view.has_flag(id, SyncView::kStreamSwitch), n.type == "StreamSwitch");
+      EXPECT_EQ(view.has_flag(id, SyncView::kHasAttrs), !n.attrs.empty());
+    }
+  }
+}
+
+// The view's per-stream slot lists and positions against the order itself:
+// a root order that is a random permutation of the nodes (the lists then
+// come from a pass in node-id order), and one that leaves a node out.
+TEST(SyncViewListsTest, FollowTheExecutionOrderWhateverTheNodeIds) {
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    Plan plan = MaterialisedPlan(seed);
+    std::mt19937 rng(seed);
+    std::vector<NodeId>& root = plan.model.graph(kRootGraph).nodes;
+    std::shuffle(root.begin(), root.end(), rng);
+    if (seed % 2 == 1) root.erase(root.begin() + static_cast<std::ptrdiff_t>(rng() % root.size()));
+    for (const bool physical : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "seed " << seed << " physical " << physical);
+      const SyncView view(plan, physical);
+      std::map<int64_t, std::vector<int32_t>> want;  // stream → slots in execution order
+      for (int32_t slot : view.slot_order()) {
+        if (view.stream(slot) >= 0) want[view.stream(slot)].push_back(slot);
+      }
+      for (int64_t s = 0; s < view.num_streams(); ++s) {
+        const auto got = view.stream_slots(s);
+        const std::vector<int32_t>& w = want[s];
+        ASSERT_EQ(std::vector<int32_t>(got.begin(), got.end()), w) << "stream " << s;
+        for (size_t p = 0; p < w.size(); ++p) EXPECT_EQ(view.pos(w[p]), static_cast<int32_t>(p));
+      }
+      for (const auto& [s, slots] : want) EXPECT_LT(s, view.num_streams());
+    }
+  }
 }
 
 TEST(VerificationTest, BuildsEachViewOnceAsTheCheckAloneWould) {
