@@ -17,10 +17,7 @@ absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
   const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
   int64_t total = 0;
   bool changed = false;
-  // Consecutive nodes mostly share an engine: looked up once per run of it.
-  std::string_view last_engine;
-  const EngineConfig* engine = nullptr;
-  bool looked_up = false;
+  EngineRunLookup engines(m.engine_table);
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: type, engine, attrs
       const Node& ahead = m.nodes()[i + kNodePrefetch];
@@ -29,19 +26,10 @@ absl::StatusOr<bool> TaskCountAssignment::Run(Plan& plan, PassContext& ctx) {
       __builtin_prefetch(&ahead.attrs);
     }
     const Node& n = m.nodes()[i];
-    if (!n.attrs.empty()) {  // every task attribute is an attribute
-      if (absl::Status s = CheckTaskAttributes(n); !s.ok()) return s;
-    }
+    if (absl::Status s = CheckTaskAttributes(n); !s.ok()) return s;
     std::string_view rule;
     int64_t t = 0;
-    if (ffts.empty() || !ffts[n.graph.index()]) {
-      if (!looked_up || n.engine != last_engine) {
-        last_engine = n.engine;
-        engine = m.engine_table.Find(n.engine);
-        looked_up = true;
-      }
-      t = NodeTasks(n, engine, &rule);
-    }
+    if (ffts.empty() || !ffts[n.graph.index()]) t = NodeTasks(n, engines.Find(n.engine), &rule);
     if (rule == "_node_sqe_num" || rule == "_hccl_task_num") {
       ctx.log.Record(name(), "TaskCountOverridden", "", Field("node", n.name), Field("tasks", t),
                      Field("attr", rule));

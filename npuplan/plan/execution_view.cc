@@ -46,14 +46,9 @@ SyncView::SyncView(const Plan& plan, bool physical, bool stream_order, bool name
     stream_[i] = static_cast<int32_t>(main);
     extra += node.attached_stream_ids.size();
     const std::string_view type = node.type;
-    // Most types are told apart by their length alone (Send/Recv: 4,
-    // SendNotify/RecvNotify: 10).
-    const bool sync =
-        (type.size() == 4 || type.size() == 10) &&
-        (type == "Send" || type == "Recv" || type == "SendNotify" || type == "RecvNotify");
     flags_[i] = static_cast<uint8_t>(
         (node.attrs.empty() ? 0 : kHasAttrs) | (type == "StreamSwitch" ? kStreamSwitch : 0) |
-        (type == "Enter" || type == "RefEnter" ? kEnter : 0) | (sync ? kSync : 0));
+        (type == "Enter" || type == "RefEnter" ? kEnter : 0) | (IsSyncNode(node) ? kSync : 0));
     all_flags_ |= flags_[i];
     if (name_prefixes) name_prefix_[i] = NamePrefix(node.name);
   }

@@ -491,10 +491,7 @@ absl::Status CheckTasks(const Plan& plan) {
   if (plan.tasks.size() < m.num_nodes())
     return Fail("tasks", "the plan has no task count per node");
   const bool split = Has(plan.established, IrProperty::kPhysicalStreams);
-  // Consecutive nodes mostly share an engine: looked up once per run of it.
-  std::string_view last_engine;
-  const EngineConfig* engine = nullptr;
-  bool looked_up = false;
+  EngineRunLookup engines(m.engine_table);
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     if (i + kNodePrefetch < m.num_nodes()) {  // the lines read below: type, engine, attrs
       const Node& ahead = m.nodes()[i + kNodePrefetch];
@@ -503,10 +500,8 @@ absl::Status CheckTasks(const Plan& plan) {
       __builtin_prefetch(&ahead.attrs);
     }
     const Node& n = m.nodes()[i];
-    if (!n.attrs.empty()) {  // every task attribute is an attribute
-      if (absl::Status s = CheckTaskAttributes(n); !s.ok())
-        return Fail("tasks", std::string(s.message()));
-    }
+    if (absl::Status s = CheckTaskAttributes(n); !s.ok())
+      return Fail("tasks", std::string(s.message()));
     const int64_t t = plan.tasks[i];
     if (split && n.type == "StreamActive") {
       // One activation per physical stream of each activated stream (the split's count).
@@ -518,12 +513,7 @@ absl::Status CheckTasks(const Plan& plan) {
       continue;
     }
     std::string_view rule;
-    if (!looked_up || n.engine != last_engine) {
-      last_engine = n.engine;
-      engine = m.engine_table.Find(n.engine);
-      looked_up = true;
-    }
-    const int64_t want = NodeTasks(n, engine, &rule);
+    const int64_t want = NodeTasks(n, engines.Find(n.engine), &rule);
     if (t != want) {
       return Fail("tasks", StrCat("node ", Name(n), " has ", t, " tasks but the task model gives ",
                                   want, " (rule ", rule, ")"));

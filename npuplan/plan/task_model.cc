@@ -41,6 +41,7 @@ int64_t AttachedNodeTasks(const Node& node) {
 }
 
 absl::Status CheckTaskAttributes(const Node& node) {
+  if (node.attrs.empty()) return absl::OkStatus();  // every task attribute is an attribute
   for (const char* attr : {"_node_sqe_num", "_hccl_task_num", "_hccl_attached_task_num"}) {
     auto v = GetIntAttr(node.attrs, attr);
     if (v && *v < 0) {

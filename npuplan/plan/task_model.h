@@ -32,6 +32,28 @@ int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view
 // caller (a walk over many nodes of few engines looks each up once).
 int64_t NodeTasks(const Node& node, const EngineConfig* engine, std::string_view* rule = nullptr);
 
+// EngineTable::Find for a walk over many nodes: consecutive nodes mostly
+// share an engine, so each run of equal names is looked up once. `name`
+// must stay alive until the next call (a Node's engine, not written meanwhile).
+class EngineRunLookup {
+ public:
+  explicit EngineRunLookup(const EngineTable& engines) : engines_(engines) {}
+  const EngineConfig* Find(std::string_view name) {
+    if (!found_ || name != last_) {
+      last_ = name;
+      engine_ = engines_.Find(name);
+      found_ = true;
+    }
+    return engine_;
+  }
+
+ private:
+  const EngineTable& engines_;
+  std::string_view last_;
+  const EngineConfig* engine_ = nullptr;
+  bool found_ = false;
+};
+
 // Tasks on each attached stream of `node`.
 int64_t AttachedNodeTasks(const Node& node);
 
