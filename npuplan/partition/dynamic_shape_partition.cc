@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/partition/cluster_merge.h"
 #include "npuplan/partition/frame_builder.h"
@@ -171,11 +172,10 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   const bool io_only_no_tiling = marks.no_tiling_count > 0 && marks.no_tiling_op_count == 0;
   if (marks.trigger_count == 0 && !io_only_no_tiling) {
     // One cache miss per node struct: fetched ahead.
-    constexpr size_t kAhead = 16;
     bool special = false;
     for (size_t k = 0; k < root.nodes.size() && !special; ++k) {
-      if (k + kAhead < root.nodes.size()) {
-        const Node& ahead = model.node(root.nodes[k + kAhead]);
+      if (k + kNodePrefetch < root.nodes.size()) {
+        const Node& ahead = model.node(root.nodes[k + kNodePrefetch]);
         __builtin_prefetch(&ahead.type);
         __builtin_prefetch(&ahead.subgraphs);
       }

@@ -25,18 +25,12 @@
 #include <vector>
 
 #include "npuplan/ir/graph.h"
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/plan.h"
 #include "npuplan/support/big_vector.h"
 
 namespace npuplan {
-
-// Sequential passes over the ~250-byte Nodes are latency-bound (one line
-// or two per node, 1M nodes): prefetch this many nodes ahead.
-inline constexpr size_t kNodePrefetch = 16;
-inline void PrefetchNode(const Model& m, size_t i) {
-  if (i < m.num_nodes()) __builtin_prefetch(&m.nodes()[i]);
-}
 
 class SyncView {
  public:

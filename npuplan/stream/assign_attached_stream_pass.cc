@@ -6,6 +6,7 @@
 #include <set>
 #include <variant>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -112,11 +113,11 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
   // Both walks read a line or two of each node's struct, cache misses that
   // are fetched ahead; a list already empty is not written (its line stays
   // clean).
-  constexpr size_t kAhead = 16;
   const size_t count = m.num_nodes();
   for (size_t i = 0; i < count; ++i) {
-    if (i + kAhead < count)
-      __builtin_prefetch(&m.node(NodeId(static_cast<int32_t>(i + kAhead))).attached_stream_ids);
+    if (i + kNodePrefetch < count)
+      __builtin_prefetch(
+          &m.node(NodeId(static_cast<int32_t>(i + kNodePrefetch))).attached_stream_ids);
     std::vector<int64_t>& ids = m.node(NodeId(static_cast<int32_t>(i))).attached_stream_ids;
     if (!ids.empty()) ids.clear();
   }
@@ -126,8 +127,8 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
     std::map<std::string, std::map<std::string, std::vector<std::pair<NodeId, int32_t>>>> groups;
     const std::vector<NodeId>& graph_nodes = m.graph(g).nodes;
     for (size_t k = 0; k < graph_nodes.size(); ++k) {
-      if (k + kAhead < graph_nodes.size())
-        __builtin_prefetch(&m.node(graph_nodes[k + kAhead]).attrs);
+      if (k + kNodePrefetch < graph_nodes.size())
+        __builtin_prefetch(&m.node(graph_nodes[k + kNodePrefetch]).attrs);
       const NodeId id = graph_nodes[k];
       const Node& n = m.node(id);
       if (n.attrs.empty()) continue;

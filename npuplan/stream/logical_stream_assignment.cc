@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/partition/unknown_shape_graphs.h"
 #include "npuplan/stream/critical_path_streams.h"
 #include "npuplan/stream/cv_parallel_marking.h"
@@ -184,16 +185,12 @@ void LogUnknownEngines(const Model& m, const StreamOptions& opts, DecisionLog& l
   }
 }
 
-// The node walks of this file read one or two lines of each node's struct,
-// a cache miss each: fetched this many nodes ahead.
-constexpr size_t kNodesAhead = 16;
-
 // A stream already -1 (a fresh model's) is not written: its line stays clean.
 void ClearStreams(Model& m) {
   const size_t count = m.num_nodes();
   for (size_t i = 0; i < count; ++i) {
-    if (i + kNodesAhead < count)
-      __builtin_prefetch(&m.node(NodeId(static_cast<int32_t>(i + kNodesAhead))).stream_id);
+    if (i + kNodePrefetch < count)
+      __builtin_prefetch(&m.node(NodeId(static_cast<int32_t>(i + kNodePrefetch))).stream_id);
     int64_t& s = m.node(NodeId(static_cast<int32_t>(i))).stream_id;
     if (s != -1) s = -1;
   }
@@ -411,8 +408,8 @@ void FillStreamResult(Plan& plan, const std::vector<GraphId>& graph_order, int64
   for (GraphId g : graph_order) {
     const std::vector<NodeId>& nodes = m.graph(g).nodes;
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (k + kNodesAhead < nodes.size()) {
-        const Node& ahead = m.node(nodes[k + kNodesAhead]);
+      if (k + kNodePrefetch < nodes.size()) {
+        const Node& ahead = m.node(nodes[k + kNodePrefetch]);
         __builtin_prefetch(&ahead.stream_id);
         __builtin_prefetch(&ahead.attrs);
       }

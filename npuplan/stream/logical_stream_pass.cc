@@ -1,5 +1,6 @@
 #include "npuplan/stream/logical_stream_pass.h"
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/stream/all_reduce_parallel_pass.h"
 #include "npuplan/stream/assign_by_dependency_pass.h"
 #include "npuplan/stream/assign_by_label_pass.h"
@@ -86,10 +87,10 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   const Graph& graph = model.graph(g);
   const size_t n = graph.nodes.size();
   gs.node_flags.assign(n, 0);
-  // One cache miss per node struct: fetched 16 nodes ahead.
-  constexpr size_t kAhead = 16;
+  // One cache miss per node struct: fetched ahead.
   for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) __builtin_prefetch(&model.node(graph.nodes[i + kAhead]).attrs);
+    if (i + kNodePrefetch < n)
+      __builtin_prefetch(&model.node(graph.nodes[i + kNodePrefetch]).attrs);
     const Node& node = model.node(graph.nodes[i]);
     if (node.attrs.empty()) continue;
     uint8_t f = 0;

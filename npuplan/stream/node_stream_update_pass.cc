@@ -1,5 +1,6 @@
 #include "npuplan/stream/node_stream_update_pass.h"
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::stream {
@@ -24,11 +25,10 @@ absl::StatusOr<bool> NodeStreamUpdatePass::Run(GraphState& gs, AssignContext& ct
   // one engine subgraph, so each is written once, sequentially); the rare
   // special nodes are then handled, and logged, in subgraph order.
   bool special = false;
-  // The write is a cache miss per node struct: fetched 16 nodes ahead.
-  constexpr size_t kAhead = 16;
+  // The write is a cache miss per node struct: fetched ahead.
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (i + kAhead < graph.nodes.size())
-      __builtin_prefetch(&ctx.model.node(graph.nodes[i + kAhead]).stream_id, 1);
+    if (i + kNodePrefetch < graph.nodes.size())
+      __builtin_prefetch(&ctx.model.node(graph.nodes[i + kNodePrefetch]).stream_id, 1);
     Node& node = ctx.model.node(graph.nodes[i]);
     node.stream_id = gs.subgraphs[gs.partition.subgraph_of[i]].stream_id;
     special |= (gs.node_flags[i] & kNodeRtsLabel) != 0 || (while_body && node.type == "NetOutput");

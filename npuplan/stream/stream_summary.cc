@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/support/str_util.h"
 
@@ -21,12 +22,11 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
   const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
   for (GraphId g : graphs) {
     if (unknown_graphs[g.index()]) continue;
-    // One or two cache misses per node struct: fetched 16 nodes ahead.
-    constexpr size_t kAhead = 16;
+    // One or two cache misses per node struct: fetched ahead.
     const std::vector<NodeId>& nodes = m.graph(g).nodes;
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (k + kAhead < nodes.size()) {
-        const Node& ahead = m.node(nodes[k + kAhead]);
+      if (k + kNodePrefetch < nodes.size()) {
+        const Node& ahead = m.node(nodes[k + kNodePrefetch]);
         __builtin_prefetch(&ahead.stream_id);
         __builtin_prefetch(&ahead.attrs);
       }
