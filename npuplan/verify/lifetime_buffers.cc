@@ -159,9 +159,8 @@ absl::Status LifetimeBuilder::GroupBuffers() {
           __builtin_prefetch(&facts_[consumers_[static_cast<size_t>(c)].index()]);
       }
     }
-    absl::Status s =
-        AddBuffer(r, std::span<const int>(members.data() + groups[i].begin,
-                                          static_cast<size_t>(groups[i].count)));
+    absl::Status s = AddBuffer(r, std::span<const int>(members.data() + groups[i].begin,
+                                                       static_cast<size_t>(groups[i].count)));
     if (!s.ok() && rank_of[i] < first_error_rank) {
       first_error = std::move(s);
       first_error_rank = rank_of[i];
