@@ -191,6 +191,11 @@ void ConflictRounds::Prepare() {
   first_begin_.assign(n_ + 1, 0);
   BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
   BigVector<int> sized, precede;
+  // Sized up front: growing a million-entry vector step by step copies it
+  // into ever larger blocks (fresh pages when the cache has none).
+  sized.reserve(n_);
+  precede.reserve(n_);
+  firsts_.reserve(n_);          // most buffers list one first use (one per stream used)
   constexpr size_t kAhead = 8;  // buffers whose uses' rows are fetched ahead (cache misses)
   for (size_t i = 0; i < n_; ++i) {
     if (i + kAhead < n_ && CanFollow(i + kAhead)) {
@@ -386,6 +391,7 @@ void ConflictRounds::Rounds(int64_t limit) {
   BigVector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
   BigVector<char> hot_back(n_, 0);
   BigVector<int> hot_fwd;
+  hot_fwd.reserve(n_);
   for (size_t i = 0; i < n_; ++i) {
     if (CanPrecede(i)) hot_fwd.push_back(static_cast<int>(i));
   }
