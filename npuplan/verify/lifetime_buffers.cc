@@ -92,22 +92,37 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   // the activations, a cache miss per buffer. An error is still the one the
   // plain plan order would meet first: the earliest root in that order.
   std::vector<int> rank_of(roots.size());  // root's index in plan order, by position in `roots`
+  // Per position in `roots`: its alias group (where its members start in
+  // `members`, how many) and its owner's node. The roots sit anywhere in the
+  // tensor arrays: gathered in one short loop, whose independent loads
+  // overlap, instead of a cache miss at a time in the long loop below.
+  struct Group {
+    int32_t begin, count;
+    NodeId owner;
+  };
+  BigVector<Group> groups(roots.size());
   {
-    std::vector<int8_t> region(roots.size());
     for (size_t i = 0; i < roots.size(); ++i) {
       const int r = roots[i];
-      region[i] = RegionRank(std::span<const int>(members.data() + begin[r],
-                                                  static_cast<size_t>(begin[r + 1] - begin[r])));
+      groups[i] = {begin[r], begin[r + 1] - begin[r], tensors_[r].node};
+    }
+    std::vector<int8_t> region(roots.size());
+    for (size_t i = 0; i < roots.size(); ++i) {
+      region[i] = RegionRank(std::span<const int>(members.data() + groups[i].begin,
+                                                  static_cast<size_t>(groups[i].count)));
     }
     std::vector<int> plan_rank(roots.size());
     std::iota(plan_rank.begin(), plan_rank.end(), 0);
     StableSortByKey(plan_rank, [&](int i) { return int64_t{region[static_cast<size_t>(i)]}; });
     std::vector<int> by_region(roots.size());
+    BigVector<Group> groups_by_region(roots.size());
     for (size_t i = 0; i < plan_rank.size(); ++i) {
       by_region[i] = roots[static_cast<size_t>(plan_rank[i])];
+      groups_by_region[i] = groups[static_cast<size_t>(plan_rank[i])];
       rank_of[i] = plan_rank[i];
     }
     roots = std::move(by_region);
+    groups = std::move(groups_by_region);
   }
   buffers_.reserve(roots.size());
   ranges_.reserve(roots.size());
@@ -122,11 +137,30 @@ absl::Status LifetimeBuilder::GroupBuffers() {
     // The owner's name (StoreTensorName) is a cache miss per buffer: the
     // node record of an owner a few buffers ahead is fetched meanwhile.
     if (i + kPrefetchAhead < roots.size()) {
-      __builtin_prefetch(&model_.node(tensors_[roots[i + kPrefetchAhead]].node).name);
+      const NodeId owner = groups[i + kPrefetchAhead].owner;
+      __builtin_prefetch(&model_.node(owner).name);
+      // What AddBuffer reads of the owner tensor (the root) and its node.
+      const size_t t = static_cast<size_t>(roots[i + kPrefetchAhead]);
+      __builtin_prefetch(&tensor_bytes_[std::min(t, tensor_bytes_.size() - 1)]);
+      __builtin_prefetch(&consumer_begin_[std::min(t, consumer_begin_.size() - 1)]);
+      __builtin_prefetch(&facts_[owner.index()]);
     }
-    absl::Status s =
-        AddBuffer(r, std::span<const int>(members.data() + begin[r],
-                                          static_cast<size_t>(begin[r + 1] - begin[r])));
+    // Its consumers a few buffers later (their range is in cache by then),
+    // and their facts (SetLifetime) later still.
+    if (i + kPrefetchAhead / 2 < roots.size()) {
+      const size_t t = static_cast<size_t>(roots[i + kPrefetchAhead / 2]);
+      if (t + 1 < consumer_begin_.size() && consumer_begin_[t] < consumer_begin_[t + 1])
+        __builtin_prefetch(&consumers_[static_cast<size_t>(consumer_begin_[t])]);
+    }
+    if (i + kPrefetchAhead / 4 < roots.size()) {
+      const size_t t = static_cast<size_t>(roots[i + kPrefetchAhead / 4]);
+      if (t + 1 < consumer_begin_.size()) {
+        for (int32_t c = consumer_begin_[t]; c < consumer_begin_[t + 1]; ++c)
+          __builtin_prefetch(&facts_[consumers_[static_cast<size_t>(c)].index()]);
+      }
+    }
+    absl::Status s = AddBuffer(r, std::span<const int>(members.data() + groups[i].begin,
+                                                       static_cast<size_t>(groups[i].count)));
     if (!s.ok() && rank_of[i] < first_error_rank) {
       first_error = std::move(s);
       first_error_rank = rank_of[i];

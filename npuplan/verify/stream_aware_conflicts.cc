@@ -72,9 +72,11 @@ class ConflictRounds {
         below_(k_),
         last_first_(k_, -1),
         counters_(k_),
-        kind_(n_) {
+        kind_(n_),
+        lower_(n_) {
     for (size_t i = 0; i < n_; ++i) {
       const LogicalBuffer& b = Buf(i);
+      lower_[i] = b.lower;
       const bool follow = b.size > 0 && b.pinned.empty() && !b.uses.empty();
       kind_[i] = static_cast<uint8_t>((b.size > 0 ? kSized : 0) | (follow ? kFollow : 0) |
                                       (follow && !b.live_to_end ? kPrecede : 0));
@@ -157,6 +159,8 @@ class ConflictRounds {
   // buffers' fields are spread over two cache lines of each LogicalBuffer).
   enum : uint8_t { kSized = 1, kFollow = 2, kPrecede = 4 };
   BigVector<uint8_t> kind_;
+  // Per buffer: its own lower (LogicalBuffer::lower), read in several sweeps.
+  BigVector<int64_t> lower_;
 };
 
 // Buffers ordered against nothing (pinned, no uses) or that can precede
@@ -187,6 +191,11 @@ void ConflictRounds::Prepare() {
   first_begin_.assign(n_ + 1, 0);
   BigVector<int64_t> seen(k_, -1);  // buffer whose first use on t is listed
   BigVector<int> sized, precede;
+  // Sized up front: growing a million-entry vector step by step copies it
+  // into ever larger blocks (fresh pages when the cache has none).
+  sized.reserve(n_);
+  precede.reserve(n_);
+  firsts_.reserve(n_);          // most buffers list one first use (one per stream used)
   constexpr size_t kAhead = 8;  // buffers whose uses' rows are fetched ahead (cache misses)
   for (size_t i = 0; i < n_; ++i) {
     if (i + kAhead < n_ && CanFollow(i + kAhead)) {
@@ -208,8 +217,8 @@ void ConflictRounds::Prepare() {
   }
   first_begin_[n_] = static_cast<int32_t>(firsts_.size());
   int64_t max_key = 0;
-  for (int i : sized) max_key = std::max({max_key, Buf(i).lower, out_.upper[i]});
-  by_lower_ = SortedByKey(sized, max_key, [&](int i) { return Buf(i).lower; });
+  for (int i : sized) max_key = std::max({max_key, lower_[i], out_.upper[i]});
+  by_lower_ = SortedByKey(sized, max_key, [&](int i) { return lower_[i]; });
   by_upper_ = SortedByKey(precede, max_key, [&](int i) { return out_.upper[i]; });
 }
 
@@ -311,22 +320,40 @@ void ConflictRounds::Backward(BigVector<int64_t>& count, BigVector<int64_t>& acq
   count.assign(n_, 0);
   acquire.assign(n_, 0);
   for (size_t t = 0; t < k_; ++t) counters_[t].Reset(stream_nodes_[t].size());
+  // The uppers of the buffers in `by_upper_` order, and whether each is
+  // counted: gathered first (a short loop whose loads overlap) instead of
+  // read at random in the sweep.
+  struct End {
+    int64_t upper;
+    bool counted;
+  };
+  BigVector<End> ends(by_upper_.size());
+  for (size_t j = 0; j < by_upper_.size(); ++j) {
+    const int a = by_upper_[j];
+    ends[j] = {out_.upper[a], !widened_up_[a]};
+  }
+  constexpr size_t kAhead = 16;
   size_t next = 0;
   for (int i : by_lower_) {
-    const LogicalBuffer& y = Buf(static_cast<size_t>(i));
-    for (; next < by_upper_.size() && out_.upper[by_upper_[next]] <= y.lower; ++next) {
-      if (!widened_up_[by_upper_[next]]) AddLastUses(by_upper_[next], 1);
+    const int64_t lower = lower_[static_cast<size_t>(i)];
+    for (; next < ends.size() && ends[next].upper <= lower; ++next) {
+      // Each one's use table row is a cache miss: fetched a few ahead.
+      if (next + kAhead < ends.size()) {
+        __builtin_prefetch(
+            &uses_.last_begin[static_cast<size_t>(buffers_[by_upper_[next + kAhead]])]);
+      }
+      if (ends[next].counted) AddLastUses(by_upper_[next], 1);
     }
     if (!CanFollow(static_cast<size_t>(i))) continue;
-    acquire[i] = y.lower;
+    acquire[i] = lower;
     count[i] = LaterLastUses(static_cast<size_t>(i));
+    const int32_t* meet = uses_.Meet(static_cast<size_t>(buffers_[i]));
     for (size_t t = 0; t < k_; ++t) {
-      const std::vector<NodeId>& nodes = stream_nodes_[t];
-      const int32_t seen = uses_.Meet(static_cast<size_t>(buffers_[i]))[t];
-      if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < nodes.size()) {
-        acquire[i] =
-            std::min(acquire[i], lt_.position[nodes[static_cast<size_t>(seen + 1)].index()]);
-      }
+      // positions_[t][j]: the plan position of the j-th node of stream t.
+      const BigVector<int64_t>& positions = positions_[t];
+      const int32_t seen = meet[t];
+      if (seen + 1 >= 0 && static_cast<size_t>(seen + 1) < positions.size())
+        acquire[i] = std::min(acquire[i], positions[static_cast<size_t>(seen + 1)]);
     }
   }
   first_back_ = count;
@@ -344,7 +371,7 @@ void ConflictRounds::BackwardAgain(const BigVector<char>& hot, BigVector<int64_t
   size_t next = 0;
   for (int i : by_lower_) {
     if (!hot[i]) continue;
-    const int64_t lower = Buf(static_cast<size_t>(i)).lower;
+    const int64_t lower = lower_[static_cast<size_t>(i)];
     for (; next < removed.size() && Buf(static_cast<size_t>(removed[next])).upper <= lower; ++next)
       AddLastUses(removed[next], 1);
     count[i] = first_back_[i] - LaterLastUses(static_cast<size_t>(i));
@@ -364,6 +391,7 @@ void ConflictRounds::Rounds(int64_t limit) {
   BigVector<int64_t> back_count, acquire, fwd_count(n_, 0), fwd_release(n_, 0);
   BigVector<char> hot_back(n_, 0);
   BigVector<int> hot_fwd;
+  hot_fwd.reserve(n_);
   for (size_t i = 0; i < n_; ++i) {
     if (CanPrecede(i)) hot_fwd.push_back(static_cast<int>(i));
   }
@@ -426,7 +454,7 @@ void ConflictRounds::ExactPairs(int64_t limit) {
     for (size_t t = 0; t < k_; ++t) {
       for (int64_t x = UpperBelow(i, t); x < ReleaseBelow(i, t); ++x) {
         const int j = by_first[t][static_cast<size_t>(x)];
-        if (Buf(static_cast<size_t>(j)).lower < out_.upper[i]) continue;  // overlapping in time
+        if (lower_[static_cast<size_t>(j)] < out_.upper[i]) continue;  // overlapping in time
         out_.pairs.emplace_back(std::min<int>(static_cast<int>(i), j),
                                 std::max<int>(static_cast<int>(i), j));
       }

@@ -16,6 +16,9 @@ namespace {
 // node and its subgraphs are contiguous in plan order (pre-order).
 std::map<int32_t, int64_t> LoopEnds(const Model& model, const TensorLifetimes& lt) {
   std::map<int32_t, int64_t> loop_end;
+  // An iteration-local buffer lists its loop among its loops: with no loop
+  // listed at all, no buffer is one (no pass over the million records).
+  if (lt.loop_store.empty()) return loop_end;
   for (const LogicalBuffer& b : lt.buffers) {
     if (b.iteration_loop < 0 || loop_end.count(b.iteration_loop) > 0) continue;
     int64_t end = lt.position[static_cast<size_t>(b.iteration_loop)] + 1;
