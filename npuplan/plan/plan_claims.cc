@@ -255,13 +255,16 @@ absl::StatusOr<int64_t> CheckPhysicalCount(const Plan& plan, int64_t logical, in
   const int64_t physical = physical_claimed ? split_end : logical;
   // Before the split the count is the logical one (0 where no pass set it).
   const int64_t activation = physical_claimed ? s.physical - split_end : 0;
-  const int64_t activation_nodes =
-      Has(plan.established, IrProperty::kActiveStreams)
-          ? std::count_if(m.nodes().begin(), m.nodes().end(),
-                          [](const Node& n) { return n.type == "StreamActive" && n.stream_id < 0; })
-          : 0;
-  const bool activation_streams = activation > 0 && activation <= activation_nodes;
+  // A pass over every node: only when there are activation streams to
+  // account for, or for the message.
+  auto count_activation_nodes = [&]() -> int64_t {
+    if (!Has(plan.established, IrProperty::kActiveStreams)) return 0;
+    return std::count_if(m.nodes().begin(), m.nodes().end(),
+                         [](const Node& n) { return n.stream_id < 0 && n.type == "StreamActive"; });
+  };
+  const bool activation_streams = activation > 0 && activation <= count_activation_nodes();
   if (s.physical != physical && (physical_claimed || s.physical != 0) && !activation_streams) {
+    const int64_t activation_nodes = count_activation_nodes();
     return Fail(
         "streams",
         StrCat("streams.physical is ", s.physical, " but the plan has ", physical,

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -158,23 +159,25 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
 }
 
 // The event ids each node sends (or receives), in table order: node i's are
-// ids[begin[i] .. begin[i + 1]).
+// ids[begin[i] .. begin[i + 1]). 32-bit offsets, filled in place (no second
+// cursor array): a table per node of a 1M-node plan is fresh memory, and
+// there are only tens of thousands of events.
 struct EventsByNode {
-  std::vector<size_t> begin;
+  std::vector<uint32_t> begin;
   std::vector<int64_t> ids;
 
-  EventsByNode(const Plan& plan, NodeId SyncEvent::*end) : begin(plan.model.num_nodes() + 1, 0) {
+  EventsByNode(const Plan& plan, NodeId SyncEvent::*end) : begin(plan.model.num_nodes() + 2, 0) {
     const size_t n = plan.model.num_nodes();
     for (const SyncEvent& e : plan.events.events) {
       const NodeId id = e.*end;
-      if (id.valid() && id.index() < n) ++begin[id.index() + 1];
+      if (id.valid() && id.index() < n) ++begin[id.index() + 2];
     }
-    for (size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
-    ids.resize(begin[n]);
-    std::vector<size_t> next(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < n; ++i) begin[i + 2] += begin[i + 1];
+    ids.resize(begin[n + 1]);
+    // begin[i + 1] is node i's start until its ids are placed, then its end.
     for (const SyncEvent& e : plan.events.events) {
       const NodeId id = e.*end;
-      if (id.valid() && id.index() < n) ids[next[id.index()]++] = e.id;
+      if (id.valid() && id.index() < n) ids[begin[id.index() + 1]++] = e.id;
     }
   }
   void Prefetch(size_t node) const { __builtin_prefetch(&begin[node]); }
@@ -197,10 +200,15 @@ namespace plan_json_internal {
 // name twice: generated names share long prefixes ("transformer_l3846_Send_…"
 // for every Send node), which compared whole cost a cache miss per compare.
 namespace {
+// 20 bytes, not 24 (no tail padding): the sort's two arrays of a 1M-node
+// plan are fresh memory.
+#pragma pack(push, 4)
 struct NameKey {
   uint64_t prefix[2];
   uint32_t index;
 };
+#pragma pack(pop)
+static_assert(sizeof(NameKey) == 20);
 // Byte d of the key (prefix[0], prefix[1]), least significant first.
 inline uint32_t NameKeyByte(const NameKey& e, int d) {
   return static_cast<uint32_t>(e.prefix[d < 8 ? 1 : 0] >> (8 * (d & 7))) & 0xff;
@@ -230,17 +238,22 @@ std::vector<uint32_t> NodesByName(const Model& m) {
   // leaves in index order): a stable LSD radix sort by the 16 key bytes,
   // skipping the bytes every entry shares (most of them, on generated
   // names), in place of a comparison sort's cache-missing compares.
-  std::vector<NameKey> scratch;
-  auto radix_sort = [&scratch](std::vector<NameKey>::iterator first,
-                               std::vector<NameKey>::iterator last) {
+  // Left uninitialised: every pass writes all of it before reading it.
+  std::unique_ptr<NameKey[]> scratch;
+  size_t scratch_size = 0;
+  auto radix_sort = [&scratch, &scratch_size](std::vector<NameKey>::iterator first,
+                                              std::vector<NameKey>::iterator last) {
     const size_t n = static_cast<size_t>(last - first);
     std::vector<std::array<uint32_t, 256>> count(16, std::array<uint32_t, 256>{});
     for (auto it = first; it != last; ++it) {
       for (int d = 0; d < 16; ++d) ++count[d][NameKeyByte(*it, d)];
     }
-    scratch.resize(n);
+    if (scratch_size < n) {
+      scratch = std::make_unique_for_overwrite<NameKey[]>(n);
+      scratch_size = n;
+    }
     NameKey* from = &*first;
-    NameKey* to = scratch.data();
+    NameKey* to = scratch.get();
     for (int d = 0; d < 16; ++d) {
       std::array<uint32_t, 256>& c = count[d];
       if (c[NameKeyByte(*from, d)] == n) continue;  // one digit for all: the order stands

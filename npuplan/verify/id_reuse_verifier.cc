@@ -137,17 +137,18 @@ absl::Status ProveInContext(const Plan& plan, const SyncView& view,
   for (int32_t s : view.slot_order()) {
     if (view.stream(s) >= 0 && context_of_slot[s] == context) slots.push_back(s);
   }
-  std::vector<int32_t> rank(n, -1);  // index in `slots`
-  for (size_t i = 0; i < slots.size(); ++i) rank[slots[i]] = static_cast<int32_t>(i);
+  // Whether a slot is one of `slots`; those run in the view's rank order
+  // (no table of places in `slots`: an array per slot is fresh memory).
+  auto listed = [&](int32_t s) {
+    return context_of_slot[s] == context && view.stream(s) >= 0 && view.rank(s) >= 0;
+  };
   // Incoming orderings and proofs per slot (sorted lists, looked up by range).
   // An ordering from a slot that runs later (a backward event: happens-before
   // rejects the plan) orders nothing in this sweep, whose clock it has not
   // made yet.
   std::vector<std::pair<int32_t, int32_t>> in;  // (to, from)
   for (const auto& [from, to] : order_edges) {
-    if (context_of_slot[from] == context && context_of_slot[to] == context && rank[from] >= 0 &&
-        rank[from] < rank[to])
-      in.emplace_back(to, from);
+    if (listed(from) && listed(to) && view.rank(from) < view.rank(to)) in.emplace_back(to, from);
   }
   std::sort(in.begin(), in.end());
   std::sort(proofs.begin(), proofs.end(),

@@ -8,7 +8,7 @@
 
 namespace npuplan::verify {
 
-NodeTypes::NodeTypes(const Model& m) : bits_(m.num_nodes(), 0), ids_(m.num_nodes(), 0) {
+NodeTypes::NodeTypes(const Model& m) : bits_(m.num_nodes(), 0) {
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     PrefetchNode(m, i + kNodePrefetch);
     const Node& n = m.nodes()[i];
@@ -26,7 +26,8 @@ NodeTypes::NodeTypes(const Model& m) : bits_(m.num_nodes(), 0), ids_(m.num_nodes
     if ((b & (kSend | kRecv)) != 0) {
       if (auto id = GetIntAttr(n.attrs, (b & kNotify) != 0 ? "notify_id" : "event_id")) {
         b |= kSyncId;
-        ids_[i] = *id;
+        id_nodes_.push_back(static_cast<int32_t>(i));
+        ids_.push_back(*id);
       }
     }
     bits_[i] = b;
