@@ -148,16 +148,28 @@ struct PartitionWork {
 //    pseudo-engine DATA, which never merges. Predecessors (data inputs, then
 //    control inputs) as topo indices, CSR: every later step reads these flat
 //    arrays, not the nodes.
-void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
-                  PartitionWork& w) {
+//    When the graph holds every node of the model in index order, a
+//    producer's topo id is its index (topo ids number the positions in
+//    graph.nodes), and the producers' structs are not read: each node's own
+//    topo id is checked on the way (returns false on a mismatch, which the
+//    caller answers with the general walk).
+template <bool kIndexIsTopo>
+bool ReadNodeKeysWalk(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
+                      PartitionWork& w) {
   const int32_t n = w.n;
-  auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
+  auto topo = [&](NodeId id) {
+    return kIndexIsTopo ? id.value : static_cast<int32_t>(model.node(id).topo_id);
+  };
   std::deque<std::string> combined;
   w.no_user = intern("");
+  w.any_user = false;
   w.keys.resize(n);
   w.pred_first.assign(n + 1, 0);
+  w.preds.clear();
   w.preds.reserve(static_cast<size_t>(n) * 2);
+  w.pred_is_control.clear();
   if (keep_edges) w.pred_is_control.reserve(static_cast<size_t>(n) * 2);
+  bool topo_ok = true;
   // The loop's time is cache misses: each node's struct and arrays, and the
   // topo id of every producer (scattered). Fetched in stages ahead of the
   // node being read: the struct, then its arrays, then its producers.
@@ -173,12 +185,13 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
       if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
       if (!ahead.attrs.empty()) __builtin_prefetch(&*ahead.attrs.begin());
     }
-    if (i + kProducersAhead < n) {
+    if (!kIndexIsTopo && i + kProducersAhead < n) {
       const Node& ahead = model.node(graph.nodes[i + kProducersAhead]);
       for (const OutputRef& in : ahead.inputs) __builtin_prefetch(&model.node(in.node).topo_id);
       for (NodeId c : ahead.control_inputs) __builtin_prefetch(&model.node(c).topo_id);
     }
     const Node& node = model.node(graph.nodes[i]);
+    if (kIndexIsTopo) topo_ok &= node.topo_id == i;
     const bool data = IsInputDataNode(node);
     PartitionWork::Keys& k = w.keys[i];
     k.engine = data ? ~intern(node.engine) : intern(node.engine);
@@ -191,6 +204,15 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
     if (keep_edges) w.pred_is_control.resize(w.preds.size(), 1);
     w.pred_first[i + 1] = static_cast<int32_t>(w.preds.size());
   }
+  return topo_ok;
+}
+
+void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
+                  PartitionWork& w) {
+  bool index_is_topo = graph.nodes.size() == model.num_nodes();
+  for (int32_t i = 0; i < w.n && index_is_topo; ++i) index_is_topo = graph.nodes[i].value == i;
+  if (index_is_topo && ReadNodeKeysWalk<true>(model, graph, keep_edges, intern, w)) return;
+  ReadNodeKeysWalk<false>(model, graph, keep_edges, intern, w);
 }
 
 // 2. MarkClusters: merge input clusters into each cluster in index order.

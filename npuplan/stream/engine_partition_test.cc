@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -353,6 +354,37 @@ TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
     EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
+  }
+}
+
+// The skip DAGs above with their nodes listed in reverse in the file: node
+// ids then differ from topo indices (the partition reads the producers'
+// topo ids instead of taking their ids), and the clusters are still the
+// plain MarkClusters'.
+TEST(EnginePartitionTest, ReversedFileOrderGivesTheClustersOfPlainMarkClusters) {
+  for (uint32_t seed = 1; seed <= 16; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 150 + static_cast<int>(rng() % 150);
+    for (int i = 0; i < n; ++i) {
+      nlohmann::json node = {{"name", "n" + std::to_string(i)},
+                             {"type", i == 0 ? "Data" : "Op"},
+                             {"engine", i % 7 == 6 ? "DNN_HCCL" : "AIcoreEngine"}};
+      nlohmann::json ins = nlohmann::json::array();
+      const int fan_in = i == 0 ? 0 : 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < fan_in; ++k) {
+        const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
+                                        : 1 + static_cast<int>(rng() % std::min(i, 16));
+        ins.push_back("n" + std::to_string(i - back));
+      }
+      node["inputs"] = ins;
+      nodes.push_back(node);
+    }
+    std::reverse(nodes.begin(), nodes.end());
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    ASSERT_NE(m.root().nodes.front().value, 0) << "seed " << seed;  // ids are not topo indices
+    EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
   }
 }
 
