@@ -251,6 +251,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       const NodeId id = nodes[k];
       const Node& node = model.node(id);
       owns_graphs[id.index()] = !node.subgraphs.empty();
+      if (g == kRootGraph && !res.root_special)
+        res.root_special = owns_graphs[id.index()] || IsSpecialType(node.type);
       // The attribute rules need attributes (most nodes of a large graph
       // have none: four lookups saved per node).
       std::optional<bool> is_unknown, force, addr;
