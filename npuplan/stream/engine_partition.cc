@@ -119,6 +119,7 @@ namespace {
 // the step named beside it. Steps hand dead arrays' storage on (Recycle).
 struct PartitionWork {
   int32_t n = 0;
+  std::vector<int32_t> attr_nodes;  // topo indices of nodes with attributes
   // 1. ReadNodeKeys: engine (complemented for Data-like inputs), label and
   //    user label ids, side by side (the merge loop reads all three of a
   //    cluster: one cache miss); predecessors (data, then control) as a CSR.
@@ -168,6 +169,7 @@ bool ReadNodeKeysWalk(const Model& model, const Graph& graph, bool keep_edges, I
   w.preds.clear();
   w.preds.reserve(static_cast<size_t>(n) * 2);
   w.pred_is_control.clear();
+  w.attr_nodes.clear();
   if (keep_edges) w.pred_is_control.reserve(static_cast<size_t>(n) * 2);
   bool topo_ok = true;
   // The loop's time is cache misses: each node's struct and arrays, and the
@@ -192,6 +194,7 @@ bool ReadNodeKeysWalk(const Model& model, const Graph& graph, bool keep_edges, I
     }
     const Node& node = model.node(graph.nodes[i]);
     if (kIndexIsTopo) topo_ok &= node.topo_id == i;
+    if (!node.attrs.empty()) w.attr_nodes.push_back(i);
     const bool data = IsInputDataNode(node);
     PartitionWork::Keys& k = w.keys[i];
     k.engine = data ? ~intern(node.engine) : intern(node.engine);
@@ -487,6 +490,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   BuildClusterEdges(w);
   OrderClusters(w);
   BuildSubgraphs(graph, intern, w, result);
+  result.attr_nodes = std::move(w.attr_nodes);
   if (edges != nullptr) {
     edges->pred_first = std::move(w.pred_first);
     edges->preds = std::move(w.preds);

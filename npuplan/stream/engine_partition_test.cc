@@ -424,6 +424,12 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+    // attr_nodes: the topo indices of exactly the nodes with attributes.
+    std::vector<int32_t> with_attrs;
+    for (size_t k = 0; k < m.root().nodes.size(); ++k) {
+      if (!m.node(m.root().nodes[k]).attrs.empty()) with_attrs.push_back(static_cast<int32_t>(k));
+    }
+    EXPECT_EQ(PartitionByEngine(m, kRootGraph).attr_nodes, with_attrs) << "seed " << seed;
     EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
   }
 }
