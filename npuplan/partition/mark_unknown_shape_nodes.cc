@@ -191,45 +191,43 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
   std::reverse(order.begin(), order.end());  // subgraphs before their owners
   const bool logging = log != nullptr && log->enabled();
 
-  // Which outputs are dynamic, per node (bit k = output k, for k < 6; bit 6 =
-  // more outputs, checked directly; bit 7 = computed): rule (a) then reads
-  // one byte per producer instead of its tensor's shape. Filled during the
-  // rules walk (a node's own outputs, read with its struct; a producer not
-  // visited yet is read then), so the node table is walked once.
-  constexpr uint8_t kComputed = 0x80, kMore = 0x40;
-  constexpr size_t kBitOutputs = 6;
+  // Which outputs are dynamic, per node, in one sequential pass (bit k =
+  // output k, for k < 7; bit 7 = more outputs, checked directly): rule (a)
+  // then reads one byte per producer instead of its tensor's shape.
   std::vector<uint8_t> dyn_out(n, 0);
   std::vector<uint8_t> owns_graphs(n, 0);  // phase 3 reads only these nodes again
-  auto dyn_bits = [&](size_t i) {
-    uint8_t bits = dyn_out[i];
-    if (bits & kComputed) return bits;
-    const std::vector<TensorDesc>& outs = model.nodes()[i].outputs;
-    bits = kComputed | (outs.size() > kBitOutputs ? kMore : 0);
-    for (size_t k = 0; k < outs.size() && k < kBitOutputs; ++k) {
-      if (outs[k].IsDynamic()) bits |= static_cast<uint8_t>(1u << k);
-    }
-    dyn_out[i] = bits;
-    return bits;
-  };
-  // The walk is cache misses on each node's struct and the arrays it points
-  // to: fetched in stages ahead of the node being read.
+  // Both walks below are cache misses on each node's struct and the arrays
+  // it points to: fetched in stages ahead of the node being read.
   constexpr size_t kStructAhead = 16, kArraysAhead = 8, kShapeAhead = 4;
   auto prefetch_struct = [](const Node& node) {
     const char* p = reinterpret_cast<const char*>(&node);
     for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
   };
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kStructAhead < n) prefetch_struct(model.nodes()[i + kStructAhead]);
+    if (i + kArraysAhead < n && !model.nodes()[i + kArraysAhead].outputs.empty())
+      __builtin_prefetch(model.nodes()[i + kArraysAhead].outputs.data());
+    if (i + kShapeAhead < n && !model.nodes()[i + kShapeAhead].outputs.empty() &&
+        !model.nodes()[i + kShapeAhead].outputs[0].shape.empty())
+      __builtin_prefetch(model.nodes()[i + kShapeAhead].outputs[0].shape.data());
+    owns_graphs[i] = !model.nodes()[i].subgraphs.empty();
+    const std::vector<TensorDesc>& outs = model.nodes()[i].outputs;
+    uint8_t bits = outs.size() > 7 ? 0x80 : 0;
+    for (size_t k = 0; k < outs.size() && k < 7; ++k) {
+      if (outs[k].IsDynamic()) bits |= static_cast<uint8_t>(1u << k);
+    }
+    dyn_out[i] = bits;
+  }
   auto has_dynamic_shape = [&](const Node& node, NodeId id) {
-    const uint8_t own = dyn_bits(id.index());
-    if ((own & 0x3f) != 0 || ((own & kMore) && HasDynamicShape(model, node))) return true;
+    const uint8_t own = dyn_out[id.index()];
+    if ((own & 0x7f) != 0 || ((own & 0x80) && HasDynamicShape(model, node))) return true;
     for (const OutputRef& in : node.inputs) {
       if (in.index < 0 || !in.node.valid() || in.node.index() >= n) {
         if (InputDynamic(model, in)) return true;
         continue;
       }
-      const uint8_t bits = dyn_bits(in.node.index());
-      if (static_cast<size_t>(in.index) < kBitOutputs ? ((bits >> in.index) & 1) != 0
-                                                      : (bits & kMore) && InputDynamic(model, in))
-        return true;
+      const uint8_t bits = dyn_out[in.node.index()];
+      if (in.index < 7 ? ((bits >> in.index) & 1) != 0 : (bits & 0x80) && InputDynamic(model, in)) return true;
     }
     return false;
   };
@@ -241,16 +239,9 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       if (k + kArraysAhead < nodes.size()) {
         const Node& ahead = model.node(nodes[k + kArraysAhead]);
         if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
-        if (!ahead.outputs.empty()) __builtin_prefetch(ahead.outputs.data());
-      }
-      if (k + kShapeAhead < nodes.size()) {
-        const Node& ahead = model.node(nodes[k + kShapeAhead]);
-        if (!ahead.outputs.empty() && !ahead.outputs[0].shape.empty())
-          __builtin_prefetch(ahead.outputs[0].shape.data());
       }
       const NodeId id = nodes[k];
       const Node& node = model.node(id);
-      owns_graphs[id.index()] = !node.subgraphs.empty();
       if (g == kRootGraph && !res.root_special)
         res.root_special = owns_graphs[id.index()] || IsSpecialType(node.type);
       // The attribute rules need attributes (most nodes of a large graph
