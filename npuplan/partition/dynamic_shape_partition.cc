@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/partition/cluster_merge.h"
 #include "npuplan/partition/frame_builder.h"
@@ -20,13 +19,6 @@
 namespace npuplan {
 namespace partition {
 namespace {
-
-bool IsSpecialType(std::string_view t) {
-  static constexpr std::string_view kTypes[] = {
-      "PartitionedCall", "StatefulPartitionedCall", "Case", "If", "StatelessIf", "While", "StatelessWhile",
-      "StreamActive", "StreamSwitch", "StreamMerge", "Enter", "RefEnter", "NextIteration", "RefNextIteration"};
-  return std::find(std::begin(kTypes), std::end(kTypes), t) != std::end(kTypes);
-}
 
 // A root-level bool attribute, false when absent; an error when not a bool.
 absl::StatusOr<bool> GraphFlag(const Graph& g, std::string_view key) {
@@ -171,17 +163,8 @@ absl::Status PartitionRoot(Model& model, const MarkResult& marks, const Partitio
   // when the only no-tiling nodes are Data-like nodes and NetOutputs.
   const bool io_only_no_tiling = marks.no_tiling_count > 0 && marks.no_tiling_op_count == 0;
   if (marks.trigger_count == 0 && !io_only_no_tiling) {
-    // One cache miss per node struct: fetched ahead.
-    bool special = false;
-    for (size_t k = 0; k < root.nodes.size() && !special; ++k) {
-      if (k + kNodePrefetch < root.nodes.size()) {
-        const Node& ahead = model.node(root.nodes[k + kNodePrefetch]);
-        __builtin_prefetch(&ahead.type);
-        __builtin_prefetch(&ahead.subgraphs);
-      }
-      const Node& n = model.node(root.nodes[k]);
-      special = !n.subgraphs.empty() || IsSpecialType(n.type);
-    }
+    // Read by the marking's walk over the nodes (MarkResult::root_special).
+    const bool special = marks.root_special;
     const int64_t known = static_cast<int64_t>(root.nodes.size());
     if (known < options.host_scheduling_threshold && !special) {
       MarkWholeGraphDynamic(model);

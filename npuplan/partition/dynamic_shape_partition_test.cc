@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "npuplan/partition/op_types.h"
 #include "npuplan/partition/partition_test_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
@@ -28,6 +29,20 @@ void Chain(GraphBuilder& b, const std::string& p, const std::string& from, int n
     b.Op(p + std::to_string(i), {prev});
     prev = p + std::to_string(i);
   }
+}
+
+// IsSpecialType's length filter keeps every listed type and nothing else.
+TEST(DynamicShapePartitionTest, SpecialTypesAreExactlyTheListedOnes) {
+  for (const char* t : {"PartitionedCall", "StatefulPartitionedCall", "Case", "If", "StatelessIf",
+                        "While", "StatelessWhile", "StreamActive", "StreamSwitch", "StreamMerge",
+                        "Enter", "RefEnter", "NextIteration", "RefNextIteration"}) {
+    EXPECT_TRUE(IsSpecialType(t)) << t;
+    EXPECT_FALSE(IsSpecialType(std::string(t) + "x")) << t;
+    EXPECT_FALSE(IsSpecialType(std::string(t).substr(1))) << t;
+  }
+  for (const char* t : {"", "Add", "Relu", "MatMul", "Data", "NetOutput", "case", "IF",
+                        "AVeryLongOperatorTypeNameBeyondThirtyTwoChars"})
+    EXPECT_FALSE(IsSpecialType(t)) << t;
 }
 
 TEST(DynamicShapePartitionTest, KeepsStaticGraphWhole) {

@@ -242,6 +242,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
       }
       const NodeId id = nodes[k];
       const Node& node = model.node(id);
+      if (g == kRootGraph && !res.root_special)
+        res.root_special = owns_graphs[id.index()] || IsSpecialType(node.type);
       // The attribute rules need attributes (most nodes of a large graph
       // have none: four lookups saved per node).
       std::optional<bool> is_unknown, force, addr;

@@ -76,6 +76,10 @@ struct MarkResult {
   int64_t trigger_count = 0;       // nodes with an (a)–(d) reason
   int64_t no_tiling_count = 0;     // no-tiling nodes kept static
   int64_t no_tiling_op_count = 0;  // of those, nodes other than Data-like and NetOutput (GE has_no_tiling_)
+  // A root-graph node owns a subgraph or has a call / control-flow type
+  // (IsSpecialType): read by the dynamic-shape partition's host-scheduling
+  // decision, so that it does not walk the nodes again.
+  bool root_special = false;
   bool IsUnknown(NodeId n) const { return reason[n.index()] != MarkReason::kKnown; }
 };
 

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <string>
+
 #include "npuplan/partition/partition_test_util.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -25,6 +29,51 @@ absl::StatusOr<MarkResult> Mark(const GraphBuilder& b, const std::map<std::strin
 
 std::string ReasonOf(const Model& m, const MarkResult& r, std::string_view name) {
   return std::string(ReasonText(r.reason[m.FindNode(name).index()]));
+}
+
+// Rule (a) on random graphs: nodes with up to 9 outputs (past the per-node
+// bit summary), inputs naming any output index (some past the producer's
+// outputs), graph order shuffled (producers read after their consumers):
+// the marks equal a direct check of the tensors.
+TEST(MarkUnknownShapeNodesTest, DynamicShapeRuleMatchesADirectCheckOnRandomGraphs) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 40; ++round) {
+    Model m;
+    const int n = 1 + static_cast<int>(rng() % 120);
+    std::vector<std::vector<bool>> dynamic(n);
+    for (int i = 0; i < n; ++i) {
+      Node node;
+      node.name = "n" + std::to_string(i);
+      node.type = "Relu";
+      node.engine = "AIcoreEngine";
+      const int outs = static_cast<int>(rng() % 10);
+      for (int k = 0; k < outs; ++k) {
+        const bool dyn = rng() % 9 == 0;
+        dynamic[i].push_back(dyn);
+        node.outputs.push_back(TensorDesc{{dyn ? int64_t{-1} : int64_t{4}}, "float16"});
+      }
+      m.AddNode(kRootGraph, std::move(node));
+    }
+    for (int i = 0; i < n; ++i) {
+      for (int e = static_cast<int>(rng() % 4); e > 0; --e) {
+        m.node(NodeId(i)).inputs.push_back(
+            OutputRef{NodeId(static_cast<int32_t>(rng() % n)), static_cast<int32_t>(rng() % 10)});
+      }
+    }
+    std::shuffle(m.root().nodes.begin(), m.root().nodes.end(), rng);
+    CompileOptions o = CompileOptions::FromModel(m, {}, false);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(MarkResult r, ComputeUnknownShapeMarks(m, o));
+    for (int i = 0; i < n; ++i) {
+      bool want = false;
+      for (bool d : dynamic[i]) want |= d;
+      for (const OutputRef& in : m.node(NodeId(i)).inputs) {
+        const auto& d = dynamic[in.node.index()];
+        want |= in.index >= 0 && static_cast<size_t>(in.index) < d.size() && d[in.index];
+      }
+      EXPECT_EQ(r.reason[i], want ? MarkReason::kDynamicShape : MarkReason::kKnown)
+          << "round " << round << " node " << i;
+    }
+  }
 }
 
 TEST(MarkUnknownShapeNodesTest, MarksNodeWithDynamicOutput) {

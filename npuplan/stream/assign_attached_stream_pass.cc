@@ -122,6 +122,7 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
     if (!ids.empty()) ids.clear();
   }
   int64_t next = plan.streams.logical;
+  std::vector<NodeId> attached_nodes;  // the only nodes with attached ids after the walks
   for (GraphId g : m.GraphsPreOrder()) {
     std::vector<std::string> group_order;
     std::map<std::string, std::map<std::string, std::vector<std::pair<NodeId, int32_t>>>> groups;
@@ -148,6 +149,7 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
         const int64_t s = next++;
         for (const auto& [id, entry] : nodes) {
           m.node(id).attached_stream_ids.push_back(s);
+          attached_nodes.push_back(id);
           WriteBack(m.node(id), entry, s);
           ctx.log.Record(kName, "AttachedStream", "", Field("node", m.node(id).name), Field("group", group),
                          Field("key", key), Field("stream", s));
@@ -159,7 +161,8 @@ absl::StatusOr<bool> AssignAttachedStreamPass::Run(Plan& plan, PassContext& ctx)
   sr.attached.clear();
   for (int64_t s = sr.logical; s < next; ++s) sr.attached.push_back(s);
   std::vector<std::set<int64_t>> per_main(sr.streams.size());
-  for (const Node& n : m.nodes()) {
+  for (NodeId id : attached_nodes) {
+    const Node& n = m.node(id);
     if (n.stream_id < 0 || n.stream_id >= static_cast<int64_t>(per_main.size())) continue;
     per_main[n.stream_id].insert(n.attached_stream_ids.begin(), n.attached_stream_ids.end());
   }

@@ -39,20 +39,11 @@ class ClusterGraph {
   // `count_out[i]`: number of edges leaving node i; `pred_first`: CSR offsets
   // of the edges entering each node.
   ClusterGraph(int32_t n, const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first)
-      : parent_(n),
-        rank_(n),
-        mark_(n, 0),
-        back_mark_(n, 0),
-        out_(n),
-        in_(n),
-        tree_parent_(n, -1),
-        depth_(n, 0),
-        jump_(n, 0),
-        deg_low_(n, 0),
-        deg_exact_(n, 0) {
+      : slot_(n), out_(n), in_(n), forest_(n), deg_low_(n, 0), deg_exact_(n, 0) {
     size_t off = 0;
     for (int32_t i = 0; i < n; ++i) {
-      parent_[i] = rank_[i] = jump_[i] = i;
+      slot_[i] = {i, i, 0, 0};
+      forest_[i] = {-1, 0, i};
       out_[i] = {static_cast<uint32_t>(off), 0, static_cast<uint32_t>(count_out[i]), 0};
       off += count_out[i];
       const int32_t count_in = pred_first[i + 1] - pred_first[i];
@@ -69,16 +60,20 @@ class ClusterGraph {
   // The root of every node (moves the union-find array out: the graph is
   // unusable afterwards).
   int64_t reads() const { return reads_; }
+  // The roots land in MinInputs' storage (dead by now: no fresh pages).
   BigVector<int32_t> TakeRoots() {
-    for (int32_t i = 0; i < static_cast<int32_t>(parent_.size()); ++i) parent_[i] = Find(i);
-    return std::move(parent_);
+    const int32_t n = static_cast<int32_t>(slot_.size());
+    BigVector<int32_t> roots = std::move(min_input_);
+    roots.resize(n);
+    for (int32_t i = 0; i < n; ++i) roots[i] = Find(i);
+    return roots;
   }
 
   // Union-find root with path halving.
   int32_t Find(int32_t x) {
-    while (parent_[x] != x) {
-      parent_[x] = parent_[parent_[x]];
-      x = parent_[x];
+    while (slot_[x].parent != x) {
+      slot_[x].parent = slot_[slot_[x].parent].parent;
+      x = slot_[x].parent;
     }
     return x;
   }
@@ -110,8 +105,8 @@ class ClusterGraph {
     uint32_t count = 0;
     for (uint32_t e = out_[c].off; e < out_[c].off + out_[c].size; ++e) {
       const int32_t y = Find(pool_[e]);
-      if (y == c || mark_[y] == stamp) continue;
-      mark_[y] = stamp;
+      if (y == c || slot_[y].mark == stamp) continue;
+      slot_[y].mark = stamp;
       ++count;
     }
     return count;
@@ -132,10 +127,8 @@ class ClusterGraph {
   // labels only grow stale (merges add paths), never wrong.
   void Landmarks(const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first,
                  const BigVector<int32_t>& preds) {
-    const int64_t n = static_cast<int64_t>(parent_.size());
-    reaches_.assign(n, 0);
-    reached_.assign(n, 0);
-    holds_.assign(n, 0);
+    const int64_t n = static_cast<int64_t>(slot_.size());
+    lm_.assign(n, Landmark{});
     for (int64_t j = 0; j < kLandmarks; ++j) {
       const int64_t lo = j * n / kLandmarks, hi = (j + 1) * n / kLandmarks;
       if (lo >= hi) continue;
@@ -143,16 +136,17 @@ class ClusterGraph {
       for (int64_t x = lo + 1; x < std::min(hi, lo + kLandmarkCandidates); ++x) {
         if (count_out[x] > count_out[best]) best = x;
       }
-      holds_[best] |= uint64_t{1} << j;
+      lm_[best].holds |= uint64_t{1} << j;
     }
     for (int64_t i = 0; i < n; ++i) {
-      uint64_t bits = holds_[i];
-      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= reached_[preds[e]];
-      reached_[i] = bits;
+      uint64_t bits = lm_[i].holds;
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= lm_[preds[e]].reached;
+      lm_[i].reached = bits;
     }
     for (int64_t i = n - 1; i >= 0; --i) {
-      reaches_[i] |= holds_[i];
-      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) reaches_[preds[e]] |= reaches_[i];
+      lm_[i].reaches |= lm_[i].holds;
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e)
+        lm_[preds[e]].reaches |= lm_[i].reaches;
     }
   }
 
@@ -160,7 +154,7 @@ class ClusterGraph {
   // `storage`'s memory.
   void MinInputs(BigVector<int32_t> storage, const BigVector<int32_t>& pred_first,
                  const BigVector<int32_t>& preds) {
-    const int32_t n = static_cast<int32_t>(parent_.size());
+    const int32_t n = static_cast<int32_t>(slot_.size());
     min_input_ = std::move(storage);
     min_input_.resize(n);
     for (int32_t i = 0; i < n; ++i) {
@@ -177,8 +171,10 @@ class ClusterGraph {
   // `succ_fresh`: succ is the node being placed, alone in its cluster (its
   // successors are later nodes, each alone in its cluster too).
   int32_t TryMerge(int32_t pred, int32_t succ, bool succ_fresh) {
-    if ((reaches_[pred] & reached_[succ] & ~holds_[pred] & ~holds_[succ]) != 0) return -1;
-    Side fwd(out_[pred], ++stamp_, mark_), bwd(in_[succ], ++back_stamp_, back_mark_);
+    const Landmark& lp = lm_[pred];
+    const Landmark& ls = lm_[succ];
+    if ((lp.reaches & ls.reached & ~lp.holds & ~ls.holds) != 0) return -1;
+    Side fwd(out_[pred], ++stamp_, &Slot::mark), bwd(in_[succ], ++back_stamp_, &Slot::back_mark);
     // A forest certificate answers many second-path questions at once (see
     // Settle): another input Q of succ that descends from pred.
     if (in_[succ].size <= kShortList) {
@@ -187,7 +183,7 @@ class ClusterGraph {
         if (y != pred && y != succ && IsAncestor(pred, y)) return -1;
       }
     }
-    const int32_t lower = rank_[pred], upper = rank_[succ];
+    const int32_t lower = slot_[pred].rank, upper = slot_[succ].rank;
     int32_t rank_of_merged = -1;
     for (;;) {
       const Step f = Advance(fwd, bwd, /*forward=*/true, pred, succ, lower, upper);
@@ -208,7 +204,7 @@ class ClusterGraph {
     const int32_t keep = std::min(pred, succ);
     const int32_t gone = std::max(pred, succ);
     if (rank_of_merged >= 0) {
-      rank_[keep] = rank_of_merged;
+      slot_[keep].rank = rank_of_merged;
     } else {
       // Both sides hold clusters: complete them (no path remains to be
       // found) and give backward, merged, forward the same rank slots.
@@ -216,25 +212,25 @@ class ClusterGraph {
       }
       while (Advance(bwd, fwd, false, succ, pred, lower, upper) == Step::kMore) {
       }
-      auto by_rank = [&](int32_t a, int32_t b) { return rank_[a] < rank_[b]; };
+      auto by_rank = [&](int32_t a, int32_t b) { return slot_[a].rank < slot_[b].rank; };
       std::sort(bwd.found.begin(), bwd.found.end(), by_rank);
       std::sort(fwd.found.begin(), fwd.found.end(), by_rank);
       slots_.clear();
-      for (int32_t x : bwd.found) slots_.push_back(rank_[x]);
-      for (int32_t x : fwd.found) slots_.push_back(rank_[x]);
+      for (int32_t x : bwd.found) slots_.push_back(slot_[x].rank);
+      for (int32_t x : fwd.found) slots_.push_back(slot_[x].rank);
       slots_.push_back(lower);
       slots_.push_back(upper);
       std::sort(slots_.begin(), slots_.end());
       size_t k = 0;
-      for (int32_t x : bwd.found) rank_[x] = slots_[k++];
-      rank_[keep] = slots_[k++];
-      for (int32_t x : fwd.found) rank_[x] = slots_[k++];
+      for (int32_t x : bwd.found) slot_[x].rank = slots_[k++];
+      slot_[keep].rank = slots_[k++];
+      for (int32_t x : fwd.found) slot_[x].rank = slots_[k++];
     }
     UpdateDegrees(pred, succ, keep, gone, succ_fresh);
-    parent_[gone] = keep;
-    reaches_[keep] |= reaches_[gone];
-    reached_[keep] |= reached_[gone];
-    holds_[keep] |= holds_[gone];
+    slot_[gone].parent = keep;
+    lm_[keep].reaches |= lm_[gone].reaches;
+    lm_[keep].reached |= lm_[gone].reached;
+    lm_[keep].holds |= lm_[gone].holds;
     if (Join(out_[keep], out_[gone], keep)) NoteDegree(keep);
     Join(in_[keep], in_[gone], keep);
     return keep;
@@ -252,24 +248,32 @@ class ClusterGraph {
     int32_t up = -1;
     for (int32_t p0 : inputs) {
       const int32_t y = Find(p0);
-      if (y != i && (up < 0 || depth_[y] > depth_[up] || (depth_[y] == depth_[up] && y < up)))
+      if (y != i && (up < 0 || forest_[y].depth > forest_[up].depth ||
+                     (forest_[y].depth == forest_[up].depth && y < up)))
         up = y;
     }
-    tree_parent_[i] = up;
+    Forest& f = forest_[i];
+    f.tree_parent = up;
     if (up < 0) {
-      depth_[i] = 0;
-      jump_[i] = i;
+      f.depth = 0;
+      f.jump = i;
       return;
     }
-    depth_[i] = depth_[up] + 1;
-    const int32_t j = jump_[up];
-    jump_[i] = depth_[up] - depth_[j] == depth_[j] - depth_[jump_[j]] && j != up ? jump_[j] : up;
+    const Forest& u = forest_[up];
+    const Forest& j = forest_[u.jump];
+    f.depth = u.depth + 1;
+    f.jump = u.depth - j.depth == j.depth - forest_[j.jump].depth && u.jump != up ? j.jump : up;
   }
 
   // True when a is a proper forest ancestor of b.
   bool IsAncestor(int32_t a, int32_t b) const {
-    if (depth_[a] >= depth_[b]) return false;
-    while (depth_[b] > depth_[a]) b = depth_[jump_[b]] >= depth_[a] ? jump_[b] : tree_parent_[b];
+    const int32_t da = forest_[a].depth;
+    if (da >= forest_[b].depth) return false;
+    for (;;) {
+      const Forest& f = forest_[b];
+      if (f.depth <= da) break;
+      b = forest_[f.jump].depth >= da ? f.jump : f.tree_parent;
+    }
     return a == b;
   }
 
@@ -280,13 +284,28 @@ class ClusterGraph {
   };
   // One side of the second-path search: the list being read and the
   // clusters still to read (stack) or read (found).
+  // Per node: what a union-find step and a search step read, in one line.
+  struct Slot {
+    int32_t parent;      // union-find parent
+    int32_t rank;        // topological rank of the cluster (roots)
+    uint32_t mark;       // forward search / compaction stamp
+    uint32_t back_mark;  // backward search stamp
+  };
+  // The landmark bits of a cluster: reached from it, reaching it, in it.
+  struct Landmark {
+    uint64_t reaches = 0, reached = 0, holds = 0;
+  };
+  // The spanning forest (Settle): parent, depth, skew-binary jump pointer.
+  struct Forest {
+    int32_t tree_parent, depth, jump;
+  };
   struct Side {
-    Side(const List& first, uint32_t s, BigVector<uint32_t>& m)
+    Side(const List& first, uint32_t s, uint32_t Slot::*m)
         : next(first.off), end(first.off + first.size), stamp(s), mark(m) {}
     uint32_t next, end;  // pool positions of the list being read
     bool first_level = true;
     uint32_t stamp;
-    BigVector<uint32_t>& mark;
+    uint32_t Slot::*mark;
     std::vector<int32_t> found;  // clusters reached, in breadth-first order
     size_t head = 0;             // found[head..] are still to be read
   };
@@ -368,12 +387,13 @@ class ClusterGraph {
     const int32_t y = Find(pool_[side.next++]);
     if (y == target)
       return side.first_level ? Step::kMore : Step::kPath;  // the direct edge, or a second path
-    if (y == origin || side.mark[y] == side.stamp || rank_[y] <= lower || rank_[y] >= upper)
+    Slot& sy = slot_[y];
+    if (y == origin || sy.*side.mark == side.stamp || sy.rank <= lower || sy.rank >= upper)
       return Step::kMore;
     // The other side reached y too: pred ⇝ y ⇝ succ through a cluster y
     // that is neither end (the searches meet in the middle).
-    if (other.mark[y] == other.stamp) return Step::kPath;
-    side.mark[y] = side.stamp;
+    if (sy.*other.mark == other.stamp) return Step::kPath;
+    sy.*side.mark = side.stamp;
     side.found.push_back(y);
     return Step::kMore;
   }
@@ -413,23 +433,20 @@ class ClusterGraph {
     uint32_t w = 0;
     for (uint32_t r = 0; r < list.size; ++r) {
       int32_t y = Find(data[r]);
-      if (y == self || mark_[y] == stamp) continue;
-      mark_[y] = stamp;
+      if (y == self || slot_[y].mark == stamp) continue;
+      slot_[y].mark = stamp;
       data[w++] = y;
     }
     list.size = list.clean = w;
   }
 
-  BigVector<int32_t> parent_;
-  BigVector<int32_t> rank_;
-  BigVector<uint32_t> mark_, back_mark_;
+  BigVector<Slot> slot_;
   BigVector<List> out_;
   BigVector<List> in_;
   BigVector<int32_t> pool_;
   std::vector<int32_t> slots_;
-  BigVector<int32_t> tree_parent_, depth_, jump_;  // the spanning forest (Settle)
-  // Landmark bits (Landmarks): reached from the cluster, reaching it, in it.
-  BigVector<uint64_t> reaches_, reached_, holds_;
+  BigVector<Forest> forest_;  // Settle
+  BigVector<Landmark> lm_;    // Landmarks
   // OutDegreeLow: a lower bound of the out-degree, exact when deg_exact_.
   BigVector<uint32_t> deg_low_;
   BigVector<uint8_t> deg_exact_;

@@ -119,9 +119,15 @@ namespace {
 // the step named beside it. Steps hand dead arrays' storage on (Recycle).
 struct PartitionWork {
   int32_t n = 0;
+  std::vector<int32_t> attr_nodes;  // topo indices of nodes with attributes
   // 1. ReadNodeKeys: engine (complemented for Data-like inputs), label and
-  //    user label ids; predecessors (data, then control) as a CSR.
-  BigVector<int32_t> engine, label, user, pred_first, preds;
+  //    user label ids, side by side (the merge loop reads all three of a
+  //    cluster: one cache miss); predecessors (data, then control) as a CSR.
+  struct Keys {
+    int32_t engine, label, user;
+  };
+  BigVector<Keys> keys;
+  BigVector<int32_t> pred_first, preds;
   BigVector<uint8_t> pred_is_control;
   int32_t no_user = 0;  // the id of ""
   bool any_user = false;  // some non-Data node has a user stream label
@@ -143,18 +149,29 @@ struct PartitionWork {
 //    pseudo-engine DATA, which never merges. Predecessors (data inputs, then
 //    control inputs) as topo indices, CSR: every later step reads these flat
 //    arrays, not the nodes.
-void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
-                  PartitionWork& w) {
+//    When the graph holds every node of the model in index order, a
+//    producer's topo id is its index (topo ids number the positions in
+//    graph.nodes), and the producers' structs are not read: each node's own
+//    topo id is checked on the way (returns false on a mismatch, which the
+//    caller answers with the general walk).
+template <bool kIndexIsTopo>
+bool ReadNodeKeysWalk(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
+                      PartitionWork& w) {
   const int32_t n = w.n;
-  auto topo = [&](NodeId id) { return static_cast<int32_t>(model.node(id).topo_id); };
+  auto topo = [&](NodeId id) {
+    return kIndexIsTopo ? id.value : static_cast<int32_t>(model.node(id).topo_id);
+  };
   std::deque<std::string> combined;
   w.no_user = intern("");
-  w.engine.resize(n);
-  w.label.resize(n);
-  w.user.resize(n);
+  w.any_user = false;
+  w.keys.resize(n);
   w.pred_first.assign(n + 1, 0);
+  w.preds.clear();
   w.preds.reserve(static_cast<size_t>(n) * 2);
+  w.pred_is_control.clear();
+  w.attr_nodes.clear();
   if (keep_edges) w.pred_is_control.reserve(static_cast<size_t>(n) * 2);
+  bool topo_ok = true;
   // The loop's time is cache misses: each node's struct and arrays, and the
   // topo id of every producer (scattered). Fetched in stages ahead of the
   // node being read: the struct, then its arrays, then its producers.
@@ -170,23 +187,35 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
       if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
       if (!ahead.attrs.empty()) __builtin_prefetch(&*ahead.attrs.begin());
     }
-    if (i + kProducersAhead < n) {
+    if (!kIndexIsTopo && i + kProducersAhead < n) {
       const Node& ahead = model.node(graph.nodes[i + kProducersAhead]);
       for (const OutputRef& in : ahead.inputs) __builtin_prefetch(&model.node(in.node).topo_id);
       for (NodeId c : ahead.control_inputs) __builtin_prefetch(&model.node(c).topo_id);
     }
     const Node& node = model.node(graph.nodes[i]);
+    if (kIndexIsTopo) topo_ok &= node.topo_id == i;
+    if (!node.attrs.empty()) w.attr_nodes.push_back(i);
     const bool data = IsInputDataNode(node);
-    w.engine[i] = data ? ~intern(node.engine) : intern(node.engine);
-    w.label[i] = intern(EffectiveLabelView(node, combined));
-    w.user[i] = data ? w.no_user : intern(StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel));
-    w.any_user |= w.user[i] != w.no_user;
+    PartitionWork::Keys& k = w.keys[i];
+    k.engine = data ? ~intern(node.engine) : intern(node.engine);
+    k.label = intern(EffectiveLabelView(node, combined));
+    k.user = data ? w.no_user : intern(StringAttrOrEmpty(node.attrs, kAttrUserStreamLabel));
+    w.any_user |= k.user != w.no_user;
     for (const OutputRef& in : node.inputs) w.preds.push_back(topo(in.node));
     if (keep_edges) w.pred_is_control.resize(w.preds.size(), 0);
     for (NodeId c : node.control_inputs) w.preds.push_back(topo(c));
     if (keep_edges) w.pred_is_control.resize(w.preds.size(), 1);
     w.pred_first[i + 1] = static_cast<int32_t>(w.preds.size());
   }
+  return topo_ok;
+}
+
+void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Interner& intern,
+                  PartitionWork& w) {
+  bool index_is_topo = graph.nodes.size() == model.num_nodes();
+  for (int32_t i = 0; i < w.n && index_is_topo; ++i) index_is_topo = graph.nodes[i].value == i;
+  if (index_is_topo && ReadNodeKeysWalk<true>(model, graph, keep_edges, intern, w)) return;
+  ReadNodeKeysWalk<false>(model, graph, keep_edges, intern, w);
 }
 
 // 2. MarkClusters: merge input clusters into each cluster in index order.
@@ -207,9 +236,11 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
   }
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
-    if (w.engine[a] < 0 || w.engine[b] < 0) return false;
-    if (w.user[a] != w.no_user && w.user[a] == w.user[b]) return true;
-    return w.engine[a] == w.engine[b] && w.label[a] == w.label[b];
+    const PartitionWork::Keys& ka = w.keys[a];
+    const PartitionWork::Keys& kb = w.keys[b];
+    if (ka.engine < 0 || kb.engine < 0) return false;
+    if (ka.user != w.no_user && ka.user == kb.user) return true;
+    return ka.engine == kb.engine && ka.label == kb.label;
   };
   std::vector<int32_t> parents;
   std::vector<std::pair<size_t, int32_t>> order;
@@ -247,7 +278,7 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
     }
     candidates.clear();
     for (int32_t p : parents) {
-      if ((w.engine[p] >= 0 && (w.any_user || Mergeable(p, i)))) candidates.push_back(p);
+      if ((w.keys[p].engine >= 0 && (w.any_user || Mergeable(p, i)))) candidates.push_back(p);
     }
     order.clear();
     // The out-degrees only order two or more parents, and an exact one
@@ -415,10 +446,10 @@ void BuildSubgraphs(const Graph& graph, const Interner& intern, PartitionWork& w
     sg.index = s;
     // A cluster is named by its smallest member: its first node.
     const int32_t first_topo = cluster_at[s];
-    const int32_t engine = w.engine[first_topo];
-    sg.engine = intern.view(engine < 0 ? ~engine : engine);
-    sg.stream_label = intern.view(w.label[first_topo]);
-    sg.user_stream_label = intern.view(w.user[first_topo]);
+    const PartitionWork::Keys& k = w.keys[first_topo];
+    sg.engine = intern.view(k.engine < 0 ? ~k.engine : k.engine);
+    sg.stream_label = intern.view(k.label);
+    sg.user_stream_label = intern.view(k.user);
     sg.graph_name = &graph.name;
     sg.nodes = {members + member_first[s], members + member_first[s + 1]};
     sg.producers = {prod + prod_first[s], prod + prod_first[s + 1]};
@@ -459,6 +490,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   BuildClusterEdges(w);
   OrderClusters(w);
   BuildSubgraphs(graph, intern, w, result);
+  result.attr_nodes = std::move(w.attr_nodes);
   if (edges != nullptr) {
     edges->pred_first = std::move(w.pred_first);
     edges->preds = std::move(w.preds);

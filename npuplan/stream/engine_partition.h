@@ -123,6 +123,10 @@ struct EnginePartition {
   // Cluster-list entries the merge's second-path tests read: the work a
   // hub's consumers cost (tests check it stays linear in the edges).
   int64_t second_path_reads = 0;
+  // Topo indices of the nodes with attributes, ascending (the partition's
+  // walk reads every node's attributes: later per-node attribute checks
+  // visit only these).
+  std::vector<int32_t> attr_nodes;
 };
 
 // The edges of one graph as topological indices (Node::topo_id), read in the

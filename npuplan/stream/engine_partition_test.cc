@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -356,6 +357,37 @@ TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
   }
 }
 
+// The skip DAGs above with their nodes listed in reverse in the file: node
+// ids then differ from topo indices (the partition reads the producers'
+// topo ids instead of taking their ids), and the clusters are still the
+// plain MarkClusters'.
+TEST(EnginePartitionTest, ReversedFileOrderGivesTheClustersOfPlainMarkClusters) {
+  for (uint32_t seed = 1; seed <= 16; ++seed) {
+    std::mt19937 rng(seed);
+    nlohmann::json nodes = nlohmann::json::array();
+    const int n = 150 + static_cast<int>(rng() % 150);
+    for (int i = 0; i < n; ++i) {
+      nlohmann::json node = {{"name", "n" + std::to_string(i)},
+                             {"type", i == 0 ? "Data" : "Op"},
+                             {"engine", i % 7 == 6 ? "DNN_HCCL" : "AIcoreEngine"}};
+      nlohmann::json ins = nlohmann::json::array();
+      const int fan_in = i == 0 ? 0 : 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < fan_in; ++k) {
+        const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
+                                        : 1 + static_cast<int>(rng() % std::min(i, 16));
+        ins.push_back("n" + std::to_string(i - back));
+      }
+      node["inputs"] = ins;
+      nodes.push_back(node);
+    }
+    std::reverse(nodes.begin(), nodes.end());
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
+                                 ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
+    ASSERT_NE(m.root().nodes.front().value, 0) << "seed " << seed;  // ids are not topo indices
+    EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+  }
+}
+
 // Without user labels (merge classes are (engine, label) alone), several
 // engines and labels, Data inputs, hubs, and nodes with up to 12 inputs
 // (past the parents whose out-degree bounds are compared pairwise): the
@@ -392,6 +424,12 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
+    // attr_nodes: the topo indices of exactly the nodes with attributes.
+    std::vector<int32_t> with_attrs;
+    for (size_t k = 0; k < m.root().nodes.size(); ++k) {
+      if (!m.node(m.root().nodes[k]).attrs.empty()) with_attrs.push_back(static_cast<int32_t>(k));
+    }
+    EXPECT_EQ(PartitionByEngine(m, kRootGraph).attr_nodes, with_attrs) << "seed " << seed;
     EXPECT_EQ(OutDegreeBoundFailuresForTesting(m, kRootGraph), 0) << "seed " << seed;
   }
 }

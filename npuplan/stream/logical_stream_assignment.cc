@@ -60,6 +60,10 @@ absl::Status RunChain(PassPipeline& chain, Plan& plan, GraphState& gs, AssignCon
   return s;
 }
 
+void NoteAttrNodes(const Graph& graph, const GraphState& gs, AssignContext& ctx) {
+  for (int32_t i : gs.partition.attr_nodes) ctx.attr_nodes.push_back(graph.nodes[i]);
+}
+
 // GE's DoAssign for one graph (unknown-shape graphs: the dynamic allocator).
 absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, GraphId g,
                       AssignContext& ctx, DynamicStreamState& dyn, bool cv_mode,
@@ -81,10 +85,12 @@ absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, Graph
     if (dyn.multi_stream) {
       GraphState gs;
       NPUPLAN_RETURN_IF_ERROR(InitGraphState(gs, m, g, ctx, -1, owner_unknown));
+      NoteAttrNodes(graph, gs, ctx);
       return DynamicStreamAllocator::AssignGraph(gs, ctx, dyn);
     }
     int64_t s = parent_stream >= 0 ? parent_stream : dyn.main_stream;
     for (NodeId id : graph.nodes) m.node(id).stream_id = s;
+    ctx.attr_nodes_complete = false;
     ctx.log.Record(LogicalStreamAssignment::kName, "UnknownShapeSingleStream", "", Field("graph", graph.name),
                    Field("stream", s));
     return absl::OkStatus();
@@ -94,6 +100,7 @@ absl::Status DoAssign(Plan& plan, const std::vector<bool>& unknown_graphs, Graph
   if (!init.ok()) {
     return absl::InvalidArgumentError(StrCat("[", LogicalStreamAssignment::kName, "] ", std::string(init.message())));
   }
+  NoteAttrNodes(graph, gs, ctx);
   ctx.log.Record(LogicalStreamAssignment::kName, "EnginePartition", "", Field("graph", graph.name),
                  Field("subgraphs", gs.partition.subgraphs.size()));
   ctx.stats.Add(LogicalStreamAssignment::kName, "engine_subgraphs", static_cast<int64_t>(gs.partition.subgraphs.size()));
@@ -390,9 +397,11 @@ absl::StatusOr<ModeEstimate> RunAutoMode(const std::vector<GraphId>& graph_order
 }
 
 // 5. plan.streams: one LogicalStream per id, its user label, its HCCL count.
+// `attr_nodes`: every node with attributes of graph_order, in its order
+// (only those can carry a label), or null.
 void FillStreamResult(Plan& plan, const std::vector<GraphId>& graph_order, int64_t count,
                       bool dynamic, const StreamOptions& opts, const DynamicStreamState& dyn,
-                      const ModeEstimate& est) {
+                      const ModeEstimate& est, const std::vector<NodeId>* attr_nodes) {
   const Model& m = plan.model;
   StreamResult& s = plan.streams;
   s = StreamResult{};
@@ -405,6 +414,17 @@ void FillStreamResult(Plan& plan, const std::vector<GraphId>& graph_order, int64
   s.makespan_lower_bound = est.lower_bound;
   s.streams.resize(count);
   for (int64_t i = 0; i < count; ++i) s.streams[i].id = i;
+  auto note_label = [&](const Node& n) {
+    if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty()) return;
+    if (IsInputDataNode(n)) return;  // GE cleared its user label
+    s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
+  };
+  if (attr_nodes != nullptr) {
+    for (NodeId id : *attr_nodes) note_label(m.node(id));
+    const std::vector<int64_t> hccl = HcclFollowedStreamCountsOf(plan, *attr_nodes);
+    for (int64_t i = 0; i < count; ++i) s.streams[i].hccl_followed_count = hccl[i];
+    return;
+  }
   for (GraphId g : graph_order) {
     const std::vector<NodeId>& nodes = m.graph(g).nodes;
     for (size_t k = 0; k < nodes.size(); ++k) {
@@ -413,10 +433,7 @@ void FillStreamResult(Plan& plan, const std::vector<GraphId>& graph_order, int64
         __builtin_prefetch(&ahead.stream_id);
         __builtin_prefetch(&ahead.attrs);
       }
-      const Node& n = m.node(nodes[k]);
-      if (n.stream_id < 0 || n.attrs.empty() || !s.streams[n.stream_id].user_label.empty()) continue;
-      if (IsInputDataNode(n)) continue;  // GE cleared its user label
-      s.streams[n.stream_id].user_label = StringAttrOrEmpty(n.attrs, kAttrUserStreamLabel);
+      note_label(m.node(nodes[k]));
     }
   }
   const std::vector<int64_t> hccl = HcclFollowedStreamCounts(plan, graph_order);
@@ -459,7 +476,8 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
 
   // 3. The auto multi-stream mode.
   ModeEstimate est;
-  if (opts.auto_mode.rewrites_streams() && !opts.single_stream) {
+  const bool ran_auto_mode = opts.auto_mode.rewrites_streams() && !opts.single_stream;
+  if (ran_auto_mode) {
     NPUPLAN_ASSIGN_OR_RETURN(est,
                              RunAutoMode(graph_order, unknown_graphs, dynamic, ctx, dyn, pctx));
   }
@@ -468,7 +486,10 @@ absl::StatusOr<bool> LogicalStreamAssignment::Run(Plan& plan, PassContext& pctx)
   const int64_t count = RefreshContinuousStreams::Run(m, ctx.next_stream, &pctx.log);
 
   // 5. Plan fields.
-  FillStreamResult(plan, graph_order, count, dynamic, opts, dyn, est);
+  // The auto modes may reorder nodes: then the nodes are read in their new order.
+  const bool attr_nodes_valid = ctx.attr_nodes_complete && !ran_auto_mode;
+  FillStreamResult(plan, graph_order, count, dynamic, opts, dyn, est,
+                   attr_nodes_valid ? &ctx.attr_nodes : nullptr);
   pctx.stats.Set(kName, "logical_streams", count);
   pctx.log.Record(kName, "LogicalStreamsAssigned", "",
                   Field("mode", StreamModeName(plan.streams.mode)), Field("streams", count));

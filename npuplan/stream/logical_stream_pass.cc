@@ -1,6 +1,5 @@
 #include "npuplan/stream/logical_stream_pass.h"
 
-#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/stream/all_reduce_parallel_pass.h"
 #include "npuplan/stream/assign_by_dependency_pass.h"
 #include "npuplan/stream/assign_by_label_pass.h"
@@ -87,12 +86,9 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   const Graph& graph = model.graph(g);
   const size_t n = graph.nodes.size();
   gs.node_flags.assign(n, 0);
-  // One cache miss per node struct: fetched ahead.
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kNodePrefetch < n)
-      __builtin_prefetch(&model.node(graph.nodes[i + kNodePrefetch]).attrs);
+  // Every flag is an attribute: only the nodes with attributes are read.
+  for (int32_t i : gs.partition.attr_nodes) {
     const Node& node = model.node(graph.nodes[i]);
-    if (node.attrs.empty()) continue;
     uint8_t f = 0;
     if (HasStreamLabel(node)) f |= kNodeLabelled;
     if (HasAttr(node.attrs, kAttrNewStreamId)) f |= kNodeNewStreamId;
@@ -138,7 +134,7 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
     sg.max_parallel_num = infos[e].max_parallel_num;
     sg.engine_id = static_cast<int32_t>(e);
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (int32_t i : gs.partition.attr_nodes) {
     if (gs.node_flags[i] & kNodeForceAttach) gs.subgraphs[gs.partition.subgraph_of[i]].force_attach = true;
   }
   return absl::OkStatus();

@@ -75,6 +75,11 @@ struct AssignContext {
   Statistics& stats;
   int64_t next_stream = 0;      // global id counter across root and subgraphs
   StreamOptions stream_options;  // the run's options, read once (ReadStreamOptions)
+  // The nodes with attributes of the graphs assigned so far, in graph order
+  // then node order (the engine partitions' attr_nodes); incomplete when a
+  // graph was assigned without a partition.
+  std::vector<NodeId> attr_nodes;
+  bool attr_nodes_complete = true;
 };
 
 // Per-graph state (one DoAssign).

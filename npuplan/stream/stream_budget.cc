@@ -7,6 +7,7 @@
 #include <string>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/stream/assign_attached_stream_pass.h"
 #include "npuplan/stream/dag_stream_allocator.h"
@@ -257,34 +258,84 @@ void Renumber(Plan& plan) {
 
 StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   const Model& m = plan.model;
+  const size_t n = m.num_nodes();
   StreamNeed need;
-  // Main streams in use (ids may have holes while streams are being merged).
-  std::map<int64_t, size_t> index;
-  for (const Node& n : m.nodes()) {
-    if (n.stream_id >= 0) index.emplace(n.stream_id, 0);
-  }
-  size_t next = 0;
-  for (auto& [id, i] : index) i = next++;
-  need.main = index.empty() ? plan.streams.logical : static_cast<int64_t>(index.size());
   need.attached = static_cast<int64_t>(plan.streams.attached.size());
-  if (task_limit <= 0 || index.empty()) return need;
-  std::vector<int64_t> tasks(index.size(), 0);
+  // Main streams in use (ids may have holes while streams are being merged),
+  // numbered in id order; every node's number in one compact array, so that
+  // the producers' streams below are read there and not from their (scattered)
+  // node structs.
+  std::vector<int32_t> own(n, -1);
+  int64_t max_id = -1;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kNodePrefetch < n) __builtin_prefetch(&m.nodes()[i + kNodePrefetch].stream_id);
+    const int64_t s = m.nodes()[i].stream_id;
+    max_id = std::max(max_id, s);
+    if (s >= 0) own[i] = static_cast<int32_t>(std::min<int64_t>(s, INT32_MAX));
+  }
+  std::vector<int64_t> used;  // the ids in use, ascending
+  if (max_id >= 0 && max_id <= 4 * static_cast<int64_t>(n) + 1024) {
+    std::vector<int32_t> dense(static_cast<size_t>(max_id) + 1, -1);
+    for (int32_t s : own) {
+      if (s >= 0) dense[s] = 0;
+    }
+    for (int64_t s = 0; s <= max_id; ++s) {
+      if (dense[s] < 0) continue;
+      dense[s] = static_cast<int32_t>(used.size());
+      used.push_back(s);
+    }
+    for (int32_t& s : own) {
+      if (s >= 0) s = dense[s];
+    }
+  } else if (max_id >= 0) {  // sparse ids (never from the passes)
+    for (size_t i = 0; i < n; ++i) {
+      if (m.nodes()[i].stream_id >= 0) used.push_back(m.nodes()[i].stream_id);
+    }
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = m.nodes()[i].stream_id;
+      if (s >= 0)
+        own[i] = static_cast<int32_t>(std::lower_bound(used.begin(), used.end(), s) - used.begin());
+    }
+  }
+  need.main = used.empty() ? plan.streams.logical : static_cast<int64_t>(used.size());
+  if (task_limit <= 0 || used.empty()) return need;
+  std::vector<int64_t> tasks(used.size(), 0);
   std::vector<int32_t> producers;
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    if (n.stream_id < 0) continue;
-    const size_t own = index.at(n.stream_id);
-    tasks[own] = SaturatingAdd(tasks[own], NodeTasks(n, m.engine_table));
+  // The engine of the previous node, looked up again only when it changes.
+  std::string_view last_engine;
+  const EngineConfig* last_conf = nullptr;
+  bool have_conf = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kNodePrefetch < n) {
+      const char* p = reinterpret_cast<const char*>(&m.nodes()[i + kNodePrefetch]);
+      for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
+    }
+    if (i + kNodePrefetch / 2 < n) {
+      const Node& ahead = m.nodes()[i + kNodePrefetch / 2];
+      if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
+      if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
+    }
+    if (own[i] < 0) continue;
+    const Node& node = m.nodes()[i];
+    const size_t self = static_cast<size_t>(own[i]);
+    if (!have_conf || node.engine != last_engine) {
+      last_engine = node.engine;
+      last_conf = m.engine_table.Find(node.engine);
+      have_conf = true;
+    }
+    tasks[self] = SaturatingAdd(tasks[self], NodeTasks(node, last_conf));
     producers.clear();  // one event per (producer, consumer)
-    for (const OutputRef& in : n.inputs) producers.push_back(in.node.value);
-    for (NodeId c : n.control_inputs) producers.push_back(c.value);
+    for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
+    for (NodeId c : node.control_inputs) producers.push_back(c.value);
     std::sort(producers.begin(), producers.end());
     producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
     for (int32_t p : producers) {
-      const int64_t ps = m.node(NodeId(p)).stream_id;
-      if (ps < 0 || ps == n.stream_id) continue;
-      tasks[index.at(ps)] = SaturatingAdd(tasks[index.at(ps)], 1);
-      tasks[own] = SaturatingAdd(tasks[own], 2);
+      const int32_t ps = own[p];
+      if (ps < 0 || static_cast<size_t>(ps) == self) continue;
+      tasks[ps] = SaturatingAdd(tasks[ps], 1);
+      tasks[self] = SaturatingAdd(tasks[self], 2);
     }
   }
   const int64_t cap = std::max<int64_t>(task_limit - 27, 1);

@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <set>
 
+#include "npuplan/plan/task_model.h"
 #include "npuplan/stream/stream_testing.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
@@ -125,6 +128,87 @@ TEST(StreamBudgetTest, AttachedStreamsAreRenumberedAfterTheMergedMainStreams) {
   EXPECT_EQ(plan.streams.attached, (std::vector<int64_t>{2}));
   EXPECT_EQ(plan.model.node(plan.model.FindNode("b1")).attached_stream_ids,
             (std::vector<int64_t>{2}));
+}
+
+// EstimateStreamNeed as first written: the streams in a map, every
+// producer's stream read from its node.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+stream::StreamNeed ReferenceStreamNeed(const Plan& plan, int64_t task_limit) {
+  const Model& m = plan.model;
+  stream::StreamNeed need;
+  std::map<int64_t, size_t> index;
+  for (const Node& n : m.nodes()) {
+    if (n.stream_id >= 0) index.emplace(n.stream_id, 0);
+  }
+  size_t next = 0;
+  for (auto& [id, i] : index) i = next++;
+  need.main = index.empty() ? plan.streams.logical : static_cast<int64_t>(index.size());
+  need.attached = static_cast<int64_t>(plan.streams.attached.size());
+  if (task_limit <= 0 || index.empty()) return need;
+  std::vector<int64_t> tasks(index.size(), 0);
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if (n.stream_id < 0) continue;
+    const size_t own = index.at(n.stream_id);
+    tasks[own] = SatAdd(tasks[own], NodeTasks(n, m.engine_table));
+    std::set<int32_t> producers;
+    for (const OutputRef& in : n.inputs) producers.insert(in.node.value);
+    for (NodeId c : n.control_inputs) producers.insert(c.value);
+    for (int32_t p : producers) {
+      const int64_t ps = m.node(NodeId(p)).stream_id;
+      if (ps < 0 || ps == n.stream_id) continue;
+      tasks[index.at(ps)] = SatAdd(tasks[index.at(ps)], 1);
+      tasks[own] = SatAdd(tasks[own], 2);
+    }
+  }
+  const int64_t cap = std::max<int64_t>(task_limit - 27, 1);
+  for (int64_t t : tasks) {
+    if (t == INT64_MAX) continue;
+    need.split_extra = SatAdd(need.split_extra, std::max<int64_t>(0, t / cap + (t % cap != 0) - 1));
+  }
+  return need;
+}
+
+// Random graphs with random stream ids (holes, sparse huge ids, nodes
+// without a stream, several engines, task attributes): the compact-array
+// estimate equals the reference.
+TEST(StreamBudgetTest, EstimateStreamNeedMatchesTheReferenceOnRandomPlans) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 60; ++round) {
+    Plan plan;
+    Model& m = plan.model;
+    const int n = 1 + static_cast<int>(rng() % 200);
+    const int streams = 1 + static_cast<int>(rng() % 12);
+    const bool sparse = round % 5 == 4;
+    for (int i = 0; i < n; ++i) {
+      Node node;
+      node.name = StrCat("n", i);
+      const int kind = static_cast<int>(rng() % 6);
+      node.type = kind == 0 ? "Recv" : kind == 1 ? "HcomAllReduce" : "Relu";
+      node.engine = kind == 1 ? "DNN_HCCL" : kind == 2 ? "DNN_VM_GE_LOCAL" : "AIcoreEngine";
+      if (kind == 1 && rng() % 2 == 0) node.attrs["_hccl_task_num"] = int64_t{3};
+      if (rng() % 10 == 0) node.attrs["_node_sqe_num"] = static_cast<int64_t>(rng() % 5);
+      for (int e = 0; i > 0 && e < static_cast<int>(rng() % 4); ++e)
+        node.inputs.push_back(OutputRef{NodeId(static_cast<int32_t>(rng() % i)), 0});
+      if (i > 0 && rng() % 4 == 0)
+        node.control_inputs.push_back(NodeId(static_cast<int32_t>(rng() % i)));
+      const int64_t s = static_cast<int64_t>(rng() % (streams + 1)) - 1;  // -1: none
+      node.stream_id = s < 0 ? -1 : (sparse ? s * 1'000'000'007LL : 3 * s);
+      m.AddNode(kRootGraph, std::move(node));
+    }
+    plan.streams.logical = streams;
+    for (int64_t limit : {0, 28, 30, 40, 100000}) {
+      const stream::StreamNeed got = stream::EstimateStreamNeed(plan, limit);
+      const stream::StreamNeed want = ReferenceStreamNeed(plan, limit);
+      EXPECT_EQ(got.main, want.main) << "round " << round << " limit " << limit;
+      EXPECT_EQ(got.attached, want.attached) << "round " << round << " limit " << limit;
+      EXPECT_EQ(got.split_extra, want.split_extra) << "round " << round << " limit " << limit;
+    }
+  }
 }
 
 TEST(StreamBudgetTest, CountsThePiecesThePhysicalSplitWillOpen) {

@@ -13,11 +13,40 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan) {
   return HcclFollowedStreamCounts(plan, plan.model.GraphsPreOrder());
 }
 
+namespace {
+
+// One node's share of HcclFollowedStreamCounts.
+void NoteHcclFollowed(const Plan& plan, NodeId id, std::map<int64_t, int64_t>& min_per_physical) {
+  const Node& n = plan.model.node(id);
+  if (n.stream_id < 0 || n.attrs.empty()) return;
+  const int64_t used = GetIntAttr(n.attrs, kAttrUsedStreamNum).value_or(0);
+  if (used <= 0) return;
+  int64_t physical = n.stream_id;
+  if (id.index() < plan.physical_stream.size() && plan.physical_stream[id.index()] >= 0) {
+    physical = plan.physical_stream[id.index()];
+  }
+  auto [it, inserted] = min_per_physical.emplace(physical, used);
+  if (!inserted) it->second = std::min(it->second, used);
+}
+
+std::vector<int64_t> HcclCounts(const Plan& plan,
+                                const std::map<int64_t, int64_t>& min_per_physical) {
+  const StreamResult& sr = plan.streams;
+  std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
+  for (const auto& [physical, used] : min_per_physical) {
+    int64_t logical = physical;
+    if (auto it = sr.split_to_logical.find(physical); it != sr.split_to_logical.end())
+      logical = it->second;
+    if (logical >= 0 && logical < static_cast<int64_t>(counts.size())) counts[logical] += used;
+  }
+  return counts;
+}
+
+}  // namespace
+
 std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
                                               const std::vector<GraphId>& graphs) {
   const Model& m = plan.model;
-  const StreamResult& sr = plan.streams;
-  std::vector<int64_t> counts(std::max<int64_t>(sr.logical, 0), 0);
   std::map<int64_t, int64_t> min_per_physical;
   const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
   for (GraphId g : graphs) {
@@ -30,26 +59,21 @@ std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan,
         __builtin_prefetch(&ahead.stream_id);
         __builtin_prefetch(&ahead.attrs);
       }
-      const NodeId id = nodes[k];
-      const Node& n = m.node(id);
-      if (n.stream_id < 0 || n.attrs.empty()) continue;
-      const int64_t used = GetIntAttr(n.attrs, kAttrUsedStreamNum).value_or(0);
-      if (used <= 0) continue;
-      int64_t physical = n.stream_id;
-      if (id.index() < plan.physical_stream.size() && plan.physical_stream[id.index()] >= 0) {
-        physical = plan.physical_stream[id.index()];
-      }
-      auto [it, inserted] = min_per_physical.emplace(physical, used);
-      if (!inserted) it->second = std::min(it->second, used);
+      NoteHcclFollowed(plan, nodes[k], min_per_physical);
     }
   }
-  for (const auto& [physical, used] : min_per_physical) {
-    int64_t logical = physical;
-    if (auto it = sr.split_to_logical.find(physical); it != sr.split_to_logical.end())
-      logical = it->second;
-    if (logical >= 0 && logical < static_cast<int64_t>(counts.size())) counts[logical] += used;
+  return HcclCounts(plan, min_per_physical);
+}
+
+std::vector<int64_t> HcclFollowedStreamCountsOf(const Plan& plan,
+                                                const std::vector<NodeId>& candidates) {
+  std::map<int64_t, int64_t> min_per_physical;
+  const std::vector<bool> unknown_graphs = stream::UnknownShapeGraphs(plan);
+  for (NodeId id : candidates) {
+    if (!unknown_graphs[plan.model.node(id).graph.index()])
+      NoteHcclFollowed(plan, id, min_per_physical);
   }
-  return counts;
+  return HcclCounts(plan, min_per_physical);
 }
 
 absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& plan) {

@@ -49,6 +49,10 @@ absl::StatusOr<StreamAllocationSummary> GetStreamAllocationSummary(const Plan& p
 std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan);
 // The same over `graphs` (the model's GraphsPreOrder(), when the caller has it).
 std::vector<int64_t> HcclFollowedStreamCounts(const Plan& plan, const std::vector<GraphId>& graphs);
+// The same read from `candidates` alone: every node with attributes of the
+// graphs counted (a node without counts nothing).
+std::vector<int64_t> HcclFollowedStreamCountsOf(const Plan& plan,
+                                                const std::vector<NodeId>& candidates);
 inline constexpr char kAttrUsedStreamNum[] = "used_stream_num";
 // Human-readable text, one block per logical stream.
 std::string StreamSummaryToText(const StreamAllocationSummary& summary);
