@@ -324,32 +324,40 @@ TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
   }
 }
 
-// `gen --random-dag` in small (mostly local inputs, one in eight a long skip
-// to any earlier node, a node of another engine every so often), where most
-// second paths run through a long skip: big clusters, sparse landmarks,
-// out-degrees ordered by their bounds, and nodes with more parents than the
-// bounds are checked for. The same clusters as the plain MarkClusters.
+// `gen --random-dag` in small: 150–299 nodes, mostly local inputs, one in
+// eight a long skip to any earlier node, a node of another engine every so
+// often; with `hubs`, one node in 25 has 12 inputs.
+nlohmann::json RandomSkipDagNodes(std::mt19937& rng, bool hubs) {
+  nlohmann::json nodes = nlohmann::json::array();
+  const int n = 150 + static_cast<int>(rng() % 150);
+  const int other_every = 5 + static_cast<int>(rng() % 30);
+  for (int i = 0; i < n; ++i) {
+    const bool other = i % other_every == other_every - 1;
+    nlohmann::json node = {{"name", "n" + std::to_string(i)},
+                           {"type", i == 0 ? "Data" : "Op"},
+                           {"engine", other ? "DNN_HCCL" : "AIcoreEngine"}};
+    nlohmann::json ins = nlohmann::json::array();
+    const int fan_in =
+        i == 0 ? 0 : (hubs && rng() % 25 == 0 ? 12 : 1 + static_cast<int>(rng() % 3));
+    for (int k = 0; k < fan_in; ++k) {
+      const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
+                                      : 1 + static_cast<int>(rng() % std::min(i, 16));
+      ins.push_back("n" + std::to_string(i - back));
+    }
+    node["inputs"] = ins;
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+// The skip DAGs, where most second paths run through a long skip: big
+// clusters, sparse landmarks, out-degrees ordered by their bounds, and nodes
+// with more parents than the bounds are checked for. The same clusters as
+// the plain MarkClusters.
 TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
   for (uint32_t seed = 1; seed <= 16; ++seed) {
     std::mt19937 rng(seed);
-    nlohmann::json nodes = nlohmann::json::array();
-    const int n = 150 + static_cast<int>(rng() % 150);
-    const int other_every = 5 + static_cast<int>(rng() % 30);
-    for (int i = 0; i < n; ++i) {
-      const bool other = i % other_every == other_every - 1;
-      nlohmann::json node = {{"name", "n" + std::to_string(i)},
-                             {"type", i == 0 ? "Data" : "Op"},
-                             {"engine", other ? "DNN_HCCL" : "AIcoreEngine"}};
-      nlohmann::json ins = nlohmann::json::array();
-      const int fan_in = i == 0 ? 0 : (rng() % 25 == 0 ? 12 : 1 + static_cast<int>(rng() % 3));
-      for (int k = 0; k < fan_in; ++k) {
-        const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
-                                        : 1 + static_cast<int>(rng() % std::min(i, 16));
-        ins.push_back("n" + std::to_string(i - back));
-      }
-      node["inputs"] = ins;
-      nodes.push_back(node);
-    }
+    const nlohmann::json nodes = RandomSkipDagNodes(rng, /*hubs=*/true);
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     EXPECT_EQ(PartitionClusters(m), ReferenceClusters(m)) << "seed " << seed;
@@ -357,29 +365,14 @@ TEST(EnginePartitionTest, RandomSkipDagsGiveTheClustersOfPlainMarkClusters) {
   }
 }
 
-// The skip DAGs above with their nodes listed in reverse in the file: node
-// ids then differ from topo indices (the partition reads the producers'
-// topo ids instead of taking their ids), and the clusters are still the
-// plain MarkClusters'.
+// The skip DAGs with their nodes listed in reverse in the file: node ids
+// then differ from topo indices (the partition reads the producers' topo ids
+// instead of taking their ids), and the clusters are still the plain
+// MarkClusters'.
 TEST(EnginePartitionTest, ReversedFileOrderGivesTheClustersOfPlainMarkClusters) {
   for (uint32_t seed = 1; seed <= 16; ++seed) {
     std::mt19937 rng(seed);
-    nlohmann::json nodes = nlohmann::json::array();
-    const int n = 150 + static_cast<int>(rng() % 150);
-    for (int i = 0; i < n; ++i) {
-      nlohmann::json node = {{"name", "n" + std::to_string(i)},
-                             {"type", i == 0 ? "Data" : "Op"},
-                             {"engine", i % 7 == 6 ? "DNN_HCCL" : "AIcoreEngine"}};
-      nlohmann::json ins = nlohmann::json::array();
-      const int fan_in = i == 0 ? 0 : 1 + static_cast<int>(rng() % 3);
-      for (int k = 0; k < fan_in; ++k) {
-        const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
-                                        : 1 + static_cast<int>(rng() % std::min(i, 16));
-        ins.push_back("n" + std::to_string(i - back));
-      }
-      node["inputs"] = ins;
-      nodes.push_back(node);
-    }
+    nlohmann::json nodes = RandomSkipDagNodes(rng, /*hubs=*/false);
     std::reverse(nodes.begin(), nodes.end());
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
                                  ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
