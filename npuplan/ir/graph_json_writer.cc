@@ -6,6 +6,7 @@
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/ir/graph_json_internal.h"
+#include "npuplan/ir/node_prefetch.h"
 
 namespace npuplan {
 namespace {
@@ -18,11 +19,6 @@ using graph_json_internal::WriteAttrMap;
 // the node being written (struct, then its arrays, then what those point at)
 // overlaps the misses of several nodes.
 constexpr size_t kStructAhead = 16, kArraysAhead = 8, kTargetsAhead = 4;
-
-void PrefetchStruct(const Node& n) {
-  const char* p = reinterpret_cast<const char*>(&n);
-  for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
-}
 
 void PrefetchArrays(const Node& n) {
   if (!n.outputs.empty()) __builtin_prefetch(n.outputs.data());
@@ -40,7 +36,7 @@ void PrefetchTargets(const Model& model, const Node& n) {
 }
 
 void PrefetchAhead(const Model& model, const std::vector<NodeId>& nodes, size_t i) {
-  if (i + kStructAhead < nodes.size()) PrefetchStruct(model.node(nodes[i + kStructAhead]));
+  if (i + kStructAhead < nodes.size()) PrefetchNodeRecord(model.node(nodes[i + kStructAhead]));
   if (i + kArraysAhead < nodes.size()) PrefetchArrays(model.node(nodes[i + kArraysAhead]));
   if (i + kTargetsAhead < nodes.size())
     PrefetchTargets(model, model.node(nodes[i + kTargetsAhead]));

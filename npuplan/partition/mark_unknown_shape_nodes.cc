@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/partition/op_types.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -199,12 +200,8 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
   // Both walks below are cache misses on each node's struct and the arrays
   // it points to: fetched in stages ahead of the node being read.
   constexpr size_t kStructAhead = 16, kArraysAhead = 8, kShapeAhead = 4;
-  auto prefetch_struct = [](const Node& node) {
-    const char* p = reinterpret_cast<const char*>(&node);
-    for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
-  };
   for (size_t i = 0; i < n; ++i) {
-    if (i + kStructAhead < n) prefetch_struct(model.nodes()[i + kStructAhead]);
+    if (i + kStructAhead < n) PrefetchNodeRecord(model.nodes()[i + kStructAhead]);
     if (i + kArraysAhead < n && !model.nodes()[i + kArraysAhead].outputs.empty())
       __builtin_prefetch(model.nodes()[i + kArraysAhead].outputs.data());
     if (i + kShapeAhead < n && !model.nodes()[i + kShapeAhead].outputs.empty() &&
@@ -235,7 +232,7 @@ absl::StatusOr<MarkResult> ComputeUnknownShapeMarks(const Model& model,
   for (GraphId g : order) {
     const std::vector<NodeId>& nodes = model.graph(g).nodes;
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (k + kStructAhead < nodes.size()) prefetch_struct(model.node(nodes[k + kStructAhead]));
+      if (k + kStructAhead < nodes.size()) PrefetchNodeRecord(model.node(nodes[k + kStructAhead]));
       if (k + kArraysAhead < nodes.size()) {
         const Node& ahead = model.node(nodes[k + kArraysAhead]);
         if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/stream/engine_cluster_graph.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/support/big_vector.h"
@@ -177,10 +178,7 @@ bool ReadNodeKeysWalk(const Model& model, const Graph& graph, bool keep_edges, I
   // node being read: the struct, then its arrays, then its producers.
   constexpr int32_t kStructAhead = 16, kArraysAhead = 8, kProducersAhead = 4;
   for (int32_t i = 0; i < n; ++i) {
-    if (i + kStructAhead < n) {
-      const char* p = reinterpret_cast<const char*>(&model.node(graph.nodes[i + kStructAhead]));
-      for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
-    }
+    if (i + kStructAhead < n) PrefetchNodeRecord(model.node(graph.nodes[i + kStructAhead]));
     if (i + kArraysAhead < n) {
       const Node& ahead = model.node(graph.nodes[i + kArraysAhead]);
       if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());

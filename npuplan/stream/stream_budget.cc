@@ -303,15 +303,9 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   if (task_limit <= 0 || used.empty()) return need;
   std::vector<int64_t> tasks(used.size(), 0);
   std::vector<int32_t> producers;
-  // The engine of the previous node, looked up again only when it changes.
-  std::string_view last_engine;
-  const EngineConfig* last_conf = nullptr;
-  bool have_conf = false;
+  EngineRunLookup engines(m.engine_table);
   for (size_t i = 0; i < n; ++i) {
-    if (i + kNodePrefetch < n) {
-      const char* p = reinterpret_cast<const char*>(&m.nodes()[i + kNodePrefetch]);
-      for (size_t off = 0; off < sizeof(Node); off += 64) __builtin_prefetch(p + off);
-    }
+    if (i + kNodePrefetch < n) PrefetchNodeRecord(m.nodes()[i + kNodePrefetch]);
     if (i + kNodePrefetch / 2 < n) {
       const Node& ahead = m.nodes()[i + kNodePrefetch / 2];
       if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
@@ -320,12 +314,7 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
     if (own[i] < 0) continue;
     const Node& node = m.nodes()[i];
     const size_t self = static_cast<size_t>(own[i]);
-    if (!have_conf || node.engine != last_engine) {
-      last_engine = node.engine;
-      last_conf = m.engine_table.Find(node.engine);
-      have_conf = true;
-    }
-    tasks[self] = SaturatingAdd(tasks[self], NodeTasks(node, last_conf));
+    tasks[self] = SaturatingAdd(tasks[self], NodeTasks(node, engines.Find(node.engine)));
     producers.clear();  // one event per (producer, consumer)
     for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
     for (NodeId c : node.control_inputs) producers.push_back(c.value);
