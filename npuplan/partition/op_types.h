@@ -14,28 +14,30 @@ inline bool IsDataType(std::string_view t) {
 inline bool IsConstType(std::string_view t) { return t == "Const" || t == "Constant"; }
 // Call and control-flow types: a root graph holding one is never made wholly
 // dynamic by the host-scheduling threshold.
+inline constexpr std::string_view kSpecialTypes[] = {"PartitionedCall",
+                                                     "StatefulPartitionedCall",
+                                                     "Case",
+                                                     "If",
+                                                     "StatelessIf",
+                                                     "While",
+                                                     "StatelessWhile",
+                                                     "StreamActive",
+                                                     "StreamSwitch",
+                                                     "StreamMerge",
+                                                     "Enter",
+                                                     "RefEnter",
+                                                     "NextIteration",
+                                                     "RefNextIteration"};
+// Bit L is set when a special type has length L: most types are turned away
+// by their length (the marking asks this of every root node).
+inline constexpr uint32_t kSpecialTypeLengths = [] {
+  uint32_t bits = 0;
+  for (std::string_view t : kSpecialTypes) bits |= 1u << t.size();
+  return bits;
+}();
 inline bool IsSpecialType(std::string_view t) {
-  // The lengths of the names below: most types are turned away by theirs
-  // (the marking asks this of every root node).
-  constexpr uint32_t kLengths = (1u << 2) | (1u << 4) | (1u << 5) | (1u << 8) | (1u << 11) |
-                                (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15) | (1u << 16) |
-                                (1u << 23);
-  if (t.size() > 31 || ((kLengths >> t.size()) & 1u) == 0) return false;
-  static constexpr std::string_view kTypes[] = {"PartitionedCall",
-                                                "StatefulPartitionedCall",
-                                                "Case",
-                                                "If",
-                                                "StatelessIf",
-                                                "While",
-                                                "StatelessWhile",
-                                                "StreamActive",
-                                                "StreamSwitch",
-                                                "StreamMerge",
-                                                "Enter",
-                                                "RefEnter",
-                                                "NextIteration",
-                                                "RefNextIteration"};
-  for (std::string_view k : kTypes) {
+  if (t.size() > 31 || ((kSpecialTypeLengths >> t.size()) & 1u) == 0) return false;
+  for (std::string_view k : kSpecialTypes) {
     if (k == t) return true;
   }
   return false;
