@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <set>
 #include <tuple>
 
 #include "npuplan/support/union_find.h"
@@ -265,6 +266,61 @@ int64_t FitCount(std::vector<int64_t> sizes, int64_t capacity) {
   return k;
 }
 
+// ------------------------------------------------ cut bound (one instant)
+//
+// docs/kernel.md, "Cut bound for full matmul grids", has the proof. At the
+// instant just after the s-th output tile's last anchor, the done tiles D
+// (s of them), the started ones W (an anchor done, not all: their output
+// buffer is live) and the rest F: a label of a row or column holding a D and
+// an F tile is live (read before, read after, or its fed buffer is live), so
+// k * (split lines) - x0 of them are reloaded after the instant, and W beyond
+// the output buffers L0C holds besides the s-th's are reloaded output tiles.
+// With a (b) rows holding no F (no D) tile and a2, b2 the same for columns,
+// every solution satisfies s <= (m-b)(n-b2), |W| >= a*b2 + b*a2 and
+// |F| = mn - s - |W| <= (m-a)(n-a2); the bound is the largest over s of the
+// least cost over such (a, b, a2, b2, |W|).
+struct CutGrid {
+  int m = 0, n = 0;
+  int64_t k = 0;       // labels per line
+  int64_t x0 = 0;      // labels and fed buffers resident at once
+  int64_t free_c = 0;  // output tiles resident besides the s-th's
+};
+constexpr int64_t kMaxCutCells = 576;
+
+double CutBound(const CutGrid& c, double w_label, double w_out) {
+  const int64_t m = c.m, n = c.n, mn = m * n;
+  double best = 0;
+  for (int64_t s = 1; s < mn; ++s) {
+    double low = 1e300;
+    for (int64_t a = 0; a <= m; ++a) {
+      for (int64_t b = 0; a + b <= m; ++b) {
+        for (int64_t a2 = 0; a2 <= n; ++a2) {
+          for (int64_t b2 = 0; a2 + b2 <= n; ++b2) {
+            if (s > (m - b) * (n - b2)) continue;
+            const int64_t t = std::max({a * b2 + b * a2, mn - s - (m - a) * (n - a2), int64_t{0}});
+            if (t > mn - s) continue;
+            const int64_t live = c.k * ((m - a - b) + (n - a2 - b2));
+            const double v = w_label * static_cast<double>(std::max<int64_t>(0, live - c.x0)) +
+                             w_out * static_cast<double>(std::max<int64_t>(0, t - c.free_c));
+            low = std::min(low, v);
+          }
+        }
+      }
+    }
+    if (low < 1e300) best = std::max(best, low);
+  }
+  return best;
+}
+
+}  // namespace
+
+int64_t MatmulCutReloads(int m, int n, int64_t k, int64_t x0, int64_t free_c) {
+  if (static_cast<int64_t>(m) * n > kMaxCutCells) return 0;
+  return CeilBound(CutBound(CutGrid{m, n, k, x0, free_c}, 1.0, 1.0));
+}
+
+namespace {
+
 struct ProductAnchor {
   int label[3];
   int fed[3];  // fed buffer index, or -1 when the label is used directly
@@ -462,6 +518,31 @@ void ProductBound(BoundsState& st) {
       pools.push_back(q);
     }
     const int64_t w = static_cast<int64_t>(anchors.size());
+    if (pools.size() == 2 && pool_roles[1] == std::vector<int>{2} && mu == 1) {
+      // The cut bound needs a full grid: every (i, j, k) once, one label per
+      // (i, k), (k, j), (i, j), and output labels used directly.
+      std::set<int> is, js, ks;
+      bool direct = true;
+      for (const ProductAnchor& a : anchors) {
+        is.insert(uf02.Find(a.label[0]));
+        js.insert(uf12.Find(a.label[1]));
+        ks.insert(uf01.Find(a.label[0]));
+        direct = direct && a.fed[2] < 0;
+      }
+      const int64_t gi = static_cast<int64_t>(is.size()), gj = static_cast<int64_t>(js.size()),
+                    gk = static_cast<int64_t>(ks.size());
+      if (direct && w == gi * gj * gk && static_cast<int64_t>(labels[0].size()) == gi * gk &&
+          static_cast<int64_t>(labels[1].size()) == gk * gj &&
+          static_cast<int64_t>(labels[2].size()) == gi * gj && gi * gj <= kMaxCutCells) {
+        const CutGrid grid{static_cast<int>(gi), static_cast<int>(gj), gk, pools[0].x0,
+                           pools[1].x0 - 1};
+        st.out.traffic_cut = std::max(
+            st.out.traffic_cut, CeilBound(CutBound(grid, pools[0].w_traffic, pools[1].w_traffic)));
+        st.out.spill_in_cycles_cut =
+            std::max(st.out.spill_in_cycles_cut,
+                     CeilBound(CutBound(grid, pools[0].w_cycles, pools[1].w_cycles)));
+      }
+    }
     const int64_t traffic = CeilBound(SolveProductPools(pools, w, mu, true));
     const int64_t cycles = CeilBound(SolveProductPools(pools, w, mu, false));
     st.out.traffic_product = std::max(st.out.traffic_product, traffic);
@@ -485,8 +566,10 @@ void SpillBounds(BoundsState& st, const std::vector<CoverRow>& rows) {
   st.out.spill_in_cycles = CeilBound(CoverLpDualBound(rows, size, w_in));
   // Each is a lower bound on its own: the larger one counts.
   ProductBound(st);
-  st.out.traffic_free_order = std::max(st.out.traffic_free_order, st.out.traffic_product);
-  st.out.spill_in_cycles = std::max(st.out.spill_in_cycles, st.out.spill_in_cycles_product);
+  st.out.traffic_free_order =
+      std::max({st.out.traffic_free_order, st.out.traffic_product, st.out.traffic_cut});
+  st.out.spill_in_cycles = std::max(
+      {st.out.spill_in_cycles, st.out.spill_in_cycles_product, st.out.spill_in_cycles_cut});
   st.out.spill_out_cycles = CeilBound(CoverLpDualBound(rows, size, w_out));
 }
 

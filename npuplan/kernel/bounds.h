@@ -19,7 +19,9 @@
 //              solver is needed and the value is always a valid bound.
 //              Also, for product-shaped graphs (matmul: anchors reading an
 //              A, a B and a C tile), a Hong-Kung style window argument with
-//              the Loomis-Whitney inequality: reloads every order needs.
+//              the Loomis-Whitney inequality: reloads every order needs;
+//              and on full matmul grids a cut at one instant (the labels
+//              between two reads there cannot all be resident).
 //   Q1         max V_stay >= the largest must-live total at an operation.
 //
 // Cost: reachability per buffer, bounded by `max_reach_steps` (a buffer not
@@ -52,6 +54,10 @@ struct KernelBounds {
   // traffic_free_order and spill_in_cycles (0 when no product structure).
   int64_t traffic_product = 0;
   int64_t spill_in_cycles_product = 0;
+  // The cut bound for full matmul grids (one instant, live labels against
+  // the cache), also folded in (0 when the group is not a full grid).
+  int64_t traffic_cut = 0;
+  int64_t spill_in_cycles_cut = 0;
   // Makespan bounds and their maximum.
   int64_t pipe_work = 0;  // max over pipes of own work (+ the unavoidable spill cycles)
   std::string pipe_work_pipe;
@@ -76,6 +82,12 @@ KernelBounds ComputeKernelBounds(const KernelGraph& g, const CacheConfig& config
 // extra data movement of every solution whose original nodes run in that order.
 int64_t FixedOrderTrafficBound(const KernelGraph& g, const CacheConfig& config,
                                const std::vector<int>& schedule);
+
+// The cut bound on an m x n grid of output tiles with k labels per line, x0
+// labels resident at once and free_c output tiles resident besides the one
+// just finished: the SPILL_INs (of labels, fed buffers and output tiles)
+// every order needs. 0 above 576 output tiles. Exposed for tests.
+int64_t MatmulCutReloads(int m, int n, int64_t k, int64_t x0, int64_t free_c);
 
 // Dual ascent for  min sum_b w_b z_b  s.t.  sum_{b in A_k} s_b z_b >= D_k,
 // 0 <= z <= 1: returns the value of a feasible dual, a lower bound on the LP

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -11,6 +12,7 @@
 
 #include "npuplan/kernel/evaluator.h"
 #include "npuplan/kernel/generator.h"
+#include "npuplan/kernel/matmul_exact_test_util.h"
 #include "npuplan/kernel/planner.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -616,6 +618,63 @@ TEST(KernelBoundsTest, ProductBoundOnGeneratedMatmuls) {
       EXPECT_GT(b.spill_in_cycles_product, 0);
       EXPECT_GE(b.spill_in_cycles, b.spill_in_cycles_product);
     }
+  }
+}
+
+// The cut bound (docs/kernel.md, "Cut bound for full matmul grids") never
+// exceeds the exact optimum of the relaxed tile model (cache X + 4 for the
+// L0A/L0B buffers, output tiles may be spilled, every SPILL_IN one load),
+// whose solutions include every plan of the generated matmul with an L1 of X
+// tiles; and on generated matmuls it never exceeds the plan.
+TEST(CutBoundTest, NeverExceedsTheExactOptimumOfTinyMatmuls) {
+  for (int x : {4, 6}) {
+    SCOPED_TRACE(x);
+    const int64_t cut = MatmulCutReloads(3, 3, 3, x + 4, 1);
+    const auto exact = testing::ExactMinLoads(testing::TinyMatmul{3, 3, 3, x + 4, 2, true});
+    ASSERT_GE(exact.loads, 0);
+    EXPECT_LE(cut, exact.reloads());
+    // Graph and planner: the bound found in the generated graph is the same
+    // cut, and the plan pays at least it.
+    CacheConfig config;
+    for (CacheLevel& l : config.levels) {
+      if (l.name == "L1") l.capacity = 128 * x;
+    }
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(
+        KernelGraph g, GenerateKernelGraph(GeneratorOptions{GraphKind::kMatmul, 3, 3, 3}, config));
+    const KernelBounds b = ComputeKernelBounds(g, config);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r, PlanKernel(g, config));
+    EXPECT_LE(b.traffic_cut, r.metrics.extra_movement);
+    EXPECT_LE(b.spill_in_cycles_cut, 406 * static_cast<int64_t>(r.solution.spills.size()));
+    EXPECT_LE(b.traffic_free_order, r.metrics.extra_movement);
+  }
+  // Small caches and other shapes (m, n, k, cache): the cut stays at or
+  // below the exact optimum (e.g. 3x3x3 with a cache of 2: cut 4, exact 23).
+  for (auto [m, n, k, cache] :
+       {std::array{3, 3, 3, 2}, std::array{2, 3, 3, 2}, std::array{3, 3, 2, 2},
+        std::array{4, 2, 2, 2}, std::array{2, 2, 3, 2}, std::array{3, 3, 2, 4}}) {
+    SCOPED_TRACE(::testing::PrintToString(std::array{m, n, k, cache}));
+    const int64_t cut = MatmulCutReloads(m, n, k, cache, 1);
+    const auto exact = testing::ExactMinLoads(testing::TinyMatmul{m, n, k, cache, 2, true});
+    ASSERT_GE(exact.loads, 0);
+    EXPECT_GT(cut, 0);
+    EXPECT_LE(cut, exact.reloads());
+  }
+}
+
+TEST(CutBoundTest, HoldsForThePlansOfGeneratedMatmuls) {
+  CacheConfig config;
+  for (int size : {8, 12, 16}) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(
+        KernelGraph g,
+        GenerateKernelGraph(GeneratorOptions{GraphKind::kMatmul, size, size, size}, config));
+    SCOPED_TRACE(g.name);
+    const KernelBounds b = ComputeKernelBounds(g, config);
+    EXPECT_GT(b.traffic_cut, 0);
+    EXPECT_GE(b.traffic_free_order, b.traffic_cut);
+    EXPECT_GE(b.spill_in_cycles, b.spill_in_cycles_cut);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(PlanResult r, PlanKernel(g, config));
+    EXPECT_LE(b.traffic_cut, r.metrics.extra_movement);
+    EXPECT_LE(b.makespan, r.metrics.makespan);
   }
 }
 

@@ -73,6 +73,8 @@ nlohmann::json BoundsJson(const KernelGraph& g, const CacheConfig& config, const
   j["traffic_free_order"] = b.traffic_free_order;
   j["spill_in_cycles"] = b.spill_in_cycles;
   j["spill_out_cycles"] = b.spill_out_cycles;
+  j["traffic_cut"] = b.traffic_cut;  // full matmul grids (docs/kernel.md, "Cut bound")
+  j["spill_in_cycles_cut"] = b.spill_in_cycles_cut;
   j["vstay"] = b.vstay;
   j["vstay_combined"] = b.vstay_combined;
   j["complete"] = b.complete;
@@ -97,6 +99,11 @@ void PrintBounds(const nlohmann::json& b, const KernelMetrics& m, FILE* to = std
                b["makespan_by"].get<std::string>().c_str());
   std::fprintf(to, "bound.traffic_free_order %lld\n",
                static_cast<long long>(b["traffic_free_order"].get<int64_t>()));
+  if (b.value("traffic_cut", int64_t{0}) > 0) {
+    std::fprintf(to, "bound.traffic_cut %lld\nbound.spill_in_cycles_cut %lld\n",
+                 static_cast<long long>(b["traffic_cut"].get<int64_t>()),
+                 static_cast<long long>(b["spill_in_cycles_cut"].get<int64_t>()));
+  }
   if (b.contains("traffic_fixed_order")) {
     std::fprintf(to, "bound.traffic_fixed_order %lld\n",
                  static_cast<long long>(b["traffic_fixed_order"].get<int64_t>()));
