@@ -28,7 +28,7 @@ bool AddressesOverlap(int64_t oa, int64_t sa, int64_t ob, int64_t sb) {
 
 // Describes one buffer as "'id' [lower,upper) at [offset,offset+size)".
 std::string Describe(const IntervalBuffer& b, int64_t offset) {
-  return absl::StrCat("'", b.id, "' live [", b.lower, ",", b.upper, ") at [", offset, ",",
+  return absl::StrCat("'", b.id.str(), "' live [", b.lower, ",", b.upper, ") at [", offset, ",",
                       offset + b.size, ")");
 }
 
@@ -182,16 +182,16 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
   for (int i = 0; i < n; ++i) {
     if (offs[i] < 0) {
       return Fail(Violation::kNegativeOffset,
-                  absl::StrCat("buffer '", bufs[i].id, "' has offset ", offs[i]));
+                  absl::StrCat("buffer '", bufs[i].id.str(), "' has offset ", offs[i]));
     }
     if (bufs[i].size > std::numeric_limits<int64_t>::max() - offs[i]) {
       return Fail(Violation::kOffsetOverflow,
-                  absl::StrCat("buffer '", bufs[i].id, "': offset ", offs[i], " + size ",
+                  absl::StrCat("buffer '", bufs[i].id.str(), "': offset ", offs[i], " + size ",
                                bufs[i].size, " overflows"));
     }
     if (bufs[i].alignment > 1 && offs[i] % bufs[i].alignment != 0) {
       return Fail(Violation::kMisaligned,
-                  absl::StrCat("buffer '", bufs[i].id, "' offset ", offs[i],
+                  absl::StrCat("buffer '", bufs[i].id.str(), "' offset ", offs[i],
                                " is not a multiple of alignment ", bufs[i].alignment));
     }
   }
@@ -220,7 +220,7 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
     for (int i = 0; i < n; ++i) {
       if (offs[i] + bufs[i].size > *problem.capacity) {
         return Fail(Violation::kOverCapacity,
-                    absl::StrCat("buffer '", bufs[i].id, "' ends at ", offs[i] + bufs[i].size,
+                    absl::StrCat("buffer '", bufs[i].id.str(), "' ends at ", offs[i] + bufs[i].size,
                                  " > capacity ", *problem.capacity));
       }
     }

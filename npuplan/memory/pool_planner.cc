@@ -16,7 +16,8 @@ namespace npuplan::memory {
 namespace {
 
 // The pool as an interval problem: the lifetimes to plan with and the
-// cross-stream conflict pairs (`conflicts`, whose pairs move into it).
+// cross-stream conflict pairs (`conflicts`, whose pairs move into it). Its
+// ids view the buffers' names (`lt` outlives it).
 IntervalProblem PoolProblem(const TensorLifetimes& lt, const std::vector<int>& pool,
                             StreamAwareReuse::PlanningConflicts& conflicts, int64_t alignment) {
   IntervalProblem problem;
@@ -24,7 +25,7 @@ IntervalProblem PoolProblem(const TensorLifetimes& lt, const std::vector<int>& p
   for (size_t i = 0; i < pool.size(); ++i) {
     const LogicalBuffer& buf = lt.buffers[pool[i]];
     problem.buffers.push_back(
-        {std::string(buf.name), conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
+        {BufferId::View(buf.name), conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
   return problem;
