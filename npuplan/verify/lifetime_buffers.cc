@@ -2,6 +2,7 @@
 // alias groups become buffers (members, size, region, uses, loops,
 // lifetime), then the buffers' deterministic order and the tensor index.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <numeric>
@@ -90,7 +91,13 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   for (size_t r = 0; r < nt; ++r) {
     if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
   }
-  StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
+  // Usually in that order already (tensors in node order, nodes in plan
+  // order): then the sort (and its arrays, fresh pages) is skipped.
+  auto root_position = [&](int r) { return lt_.position[tensors_[r].node.index()]; };
+  bool in_plan_order = true;
+  for (size_t i = 1; i < roots.size() && in_plan_order; ++i)
+    in_plan_order = root_position(roots[i - 1]) <= root_position(roots[i]);
+  if (!in_plan_order) StableSortByKey(roots, root_position);
   // Made region by region too (SortBuffers' first key): otherwise its
   // permutation would carry each workspace / input / constant buffer across
   // the activations, a cache miss per buffer. An error is still the one the
@@ -115,15 +122,17 @@ absl::Status LifetimeBuilder::GroupBuffers() {
       region[i] = RegionRank(std::span<const int>(members.data() + groups[i].begin,
                                                   static_cast<size_t>(groups[i].count)));
     }
-    std::vector<int> plan_rank(roots.size());
-    std::iota(plan_rank.begin(), plan_rank.end(), 0);
-    StableSortByKey(plan_rank, [&](int i) { return int64_t{region[static_cast<size_t>(i)]}; });
+    // A stable counting sort by region (four ranks), straight into place.
+    std::array<size_t, 5> region_at = {};
+    for (int8_t r : region) ++region_at[static_cast<size_t>(r) + 1];
+    for (size_t k = 1; k < region_at.size(); ++k) region_at[k] += region_at[k - 1];
     std::vector<int> by_region(roots.size());
     BigVector<Group> groups_by_region(roots.size());
-    for (size_t i = 0; i < plan_rank.size(); ++i) {
-      by_region[i] = roots[static_cast<size_t>(plan_rank[i])];
-      groups_by_region[i] = groups[static_cast<size_t>(plan_rank[i])];
-      rank_of[i] = plan_rank[i];
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const size_t d = region_at[static_cast<size_t>(region[i])]++;
+      by_region[d] = roots[i];
+      groups_by_region[d] = groups[i];
+      rank_of[d] = static_cast<int>(i);
     }
     roots = std::move(by_region);
     groups = std::move(groups_by_region);
