@@ -76,9 +76,15 @@ int64_t SweepBestFitWith(const Compact& c, const Keys& keys, std::vector<int64_t
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
   // By (lower, size descending, index): a counting sort by lower (a plan
-  // position), then the few buffers of each lower by size.
-  StableSortByKey(order, [&](int x) { return c.lower[x]; });
-  for (size_t i = 0; i < order.size();) {
+  // position), then the few buffers of each lower by size. The memory
+  // planner's buffers usually come in that order already: then no sort.
+  bool in_order = true;
+  for (int i = 1; i < m && in_order; ++i) {
+    in_order =
+        c.lower[i - 1] < c.lower[i] || (c.lower[i - 1] == c.lower[i] && c.size[i - 1] >= c.size[i]);
+  }
+  if (!in_order) StableSortByKey(order, [&](int x) { return c.lower[x]; });
+  for (size_t i = 0; i < order.size() && !in_order;) {
     size_t j = i + 1;
     while (j < order.size() && c.lower[order[j]] == c.lower[order[i]]) ++j;
     if (j - i > 1) {

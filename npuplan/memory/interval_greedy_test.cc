@@ -139,7 +139,10 @@ std::vector<int64_t> ReferenceSweep(const IntervalProblem& p) {
 
 // Random problems whose positive sizes come from `size_of`, solved on the
 // scalable path and compared with ReferenceSweep; returns how many were.
-int CompareWithReference(std::mt19937& rng, const std::function<int64_t()>& size_of) {
+// With `sorted`, the buffers come by (lower, size descending), as the
+// memory planner's do (the sweep then skips its sort).
+int CompareWithReference(std::mt19937& rng, const std::function<int64_t()>& size_of,
+                         bool sorted = false) {
   int compared = 0;
   for (int trial = 0; trial < 300; ++trial) {
     IntervalProblem p;
@@ -152,6 +155,12 @@ int CompareWithReference(std::mt19937& rng, const std::function<int64_t()>& size
       p.buffers.push_back({"b" + std::to_string(i), lower,
                            lower + 1 + static_cast<int64_t>(rng() % (horizon / 3 + 2)), size,
                            alignment});
+    }
+    if (sorted) {
+      std::stable_sort(p.buffers.begin(), p.buffers.end(),
+                       [](const IntervalBuffer& a, const IntervalBuffer& b) {
+                         return a.lower != b.lower ? a.lower < b.lower : a.size > b.size;
+                       });
     }
     for (int k = static_cast<int>(rng() % (2 * n)); k > 0; --k) {
       const int a = static_cast<int>(rng() % n), b = static_cast<int>(rng() % n);
@@ -173,6 +182,14 @@ int CompareWithReference(std::mt19937& rng, const std::function<int64_t()>& size
 TEST(IntervalGreedyTest, ScalableSweepPlacesLikeTheHeapSweep) {
   std::mt19937 rng(3);
   EXPECT_GT(CompareWithReference(rng, [&] { return 1 + static_cast<int64_t>(rng() % 64); }), 250);
+}
+
+// Buffers already in the sweep's order.
+TEST(IntervalGreedyTest, ScalableSweepOnSortedBuffersPlacesLikeTheHeapSweep) {
+  std::mt19937 rng(6);
+  EXPECT_GT(CompareWithReference(
+                rng, [&] { return 1 + static_cast<int64_t>(rng() % 64); }, /*sorted=*/true),
+            250);
 }
 
 // Equal sizes (the 1M-node graphs' common case: many blocks of one length).
