@@ -237,10 +237,11 @@ namespace {
 // Positive-size buffers by (lower, index).
 std::vector<int> ByLower(const IntervalProblem& problem) {
   std::vector<int> order;
+  order.reserve(problem.buffers.size());
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].size > 0) order.push_back(static_cast<int>(i));
   }
-  StableSortByKey(order, [&](int b) { return problem.buffers[b].lower; });
+  StableSortByKeyUnlessSorted(order, [&](int b) { return problem.buffers[b].lower; });
   return order;
 }
 
