@@ -40,20 +40,51 @@ int64_t FirstFit(const Compact& c, const std::vector<int>& order, std::vector<in
   return peak;
 }
 
+// Free blocks by (length, offset) as SweepBestFit orders them: the pair, or
+// both in one 64-bit key (PackedBlockKeys).
+struct PairBlockKeys {
+  using Key = std::pair<int64_t, int64_t>;
+  Key Make(int64_t length, int64_t offset) const { return {length, offset}; }
+  int64_t Length(const Key& k) const { return k.first; }
+  int64_t Offset(const Key& k) const { return k.second; }
+};
+// Every block boundary is a multiple of the granularity g (offsets are
+// sums of sizes rounded up to alignments, all multiples of g): when every
+// offset over g fits in 32 bits, (length / g) << 32 | offset / g orders the
+// blocks as the pair does. The by-length set is the sweep's busiest
+// structure (a million buffers, several updates each), and a B-tree of
+// 8-byte keys holds twice as many per node as one of pairs.
+struct PackedBlockKeys {
+  using Key = uint64_t;
+  int64_t g;
+  Key Make(int64_t length, int64_t offset) const {
+    return static_cast<uint64_t>(length / g) << 32 | static_cast<uint64_t>(offset / g);
+  }
+  int64_t Length(Key k) const { return static_cast<int64_t>(k >> 32) * g; }
+  int64_t Offset(Key k) const { return static_cast<int64_t>(k & 0xffffffffu) * g; }
+};
+
 // Places buffers in time order (lower, then size descending, then index),
 // freeing each block at its buffer's upper: a buffer takes the smallest free
 // block it fits in (lowest offset on ties) that no placed neighbour in
 // `c.adj` overlaps, else the free block at the top (growing the peak).
 // Free blocks are coalesced. O(n log n) plus the neighbours scanned.
-int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
+template <typename Keys>
+int64_t SweepBestFitWith(const Compact& c, const Keys& keys, std::vector<int64_t>& off) {
   const int m = c.count();
   off.assign(m, -1);
   std::vector<int> order(m);
   std::iota(order.begin(), order.end(), 0);
   // By (lower, size descending, index): a counting sort by lower (a plan
-  // position), then the few buffers of each lower by size.
-  StableSortByKey(order, [&](int x) { return c.lower[x]; });
-  for (size_t i = 0; i < order.size();) {
+  // position), then the few buffers of each lower by size. The memory
+  // planner's buffers usually come in that order already: then no sort.
+  bool in_order = true;
+  for (int i = 1; i < m && in_order; ++i) {
+    in_order =
+        c.lower[i - 1] < c.lower[i] || (c.lower[i - 1] == c.lower[i] && c.size[i - 1] >= c.size[i]);
+  }
+  if (!in_order) StableSortByKey(order, [&](int x) { return c.lower[x]; });
+  for (size_t i = 0; i < order.size() && !in_order;) {
     size_t j = i + 1;
     while (j < order.size() && c.lower[order[j]] == c.lower[order[i]]) ++j;
     if (j - i > 1) {
@@ -68,21 +99,21 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
   // block, several tree updates apiece, and a node allocation and a few
   // cache misses each in a std::map / std::set. Same order, same answers.
   absl::btree_map<int64_t, int64_t> free_at;            // offset -> end, below `top`
-  absl::btree_set<std::pair<int64_t, int64_t>> by_len;  // (length, offset)
+  absl::btree_set<typename Keys::Key> by_len;           // (length, offset)
   int64_t top = 0, peak = 0;
   auto add_free = [&](int64_t from, int64_t to) {
     if (from >= to) return;
     auto next = free_at.find(to);
     if (next != free_at.end()) {
       to = next->second;
-      by_len.erase({next->second - next->first, next->first});
+      by_len.erase(keys.Make(next->second - next->first, next->first));
       free_at.erase(next);
     }
     auto prev = free_at.lower_bound(from);
     if (prev != free_at.begin() && std::prev(prev)->second == from) {
       --prev;
       from = prev->first;
-      by_len.erase({prev->second - prev->first, prev->first});
+      by_len.erase(keys.Make(prev->second - prev->first, prev->first));
       free_at.erase(prev);
     }
     if (to == top) {  // merges into the space above the top
@@ -90,18 +121,18 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
       return;
     }
     free_at[from] = to;
-    by_len.insert({to - from, from});
+    by_len.insert(keys.Make(to - from, from));
   };
   auto take = [&](int64_t from, int64_t to, int64_t start, int64_t end) {
     free_at.erase(from);
-    by_len.erase({to - from, from});
+    by_len.erase(keys.Make(to - from, from));
     if (from < start) {
       free_at[from] = start;
-      by_len.insert({start - from, from});
+      by_len.insert(keys.Make(start - from, from));
     }
     if (end < to) {
       free_at[end] = to;
-      by_len.insert({to - end, end});
+      by_len.insert(keys.Make(to - end, end));
     }
   };
   // Lowest aligned start >= from avoiding the placed neighbours of b.
@@ -144,9 +175,9 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
       add_free(blocks[freed].from, blocks[freed].to);
     int64_t at = -1;
     int tried = 0;
-    for (auto it = by_len.lower_bound({c.size[b], std::numeric_limits<int64_t>::min()});
+    for (auto it = by_len.lower_bound(keys.Make(c.size[b], 0));
          it != by_len.end() && tried < kBlocksTried; ++it, ++tried) {
-      const int64_t from = it->second, to = from + it->first;
+      const int64_t from = keys.Offset(*it), to = from + keys.Length(*it);
       const int64_t start = first_clear(b, from);
       if (start + c.size[b] <= to) {
         take(from, to, start, start + c.size[b]);
@@ -160,13 +191,13 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
       if (!free_at.empty() && std::prev(free_at.end())->second == top) {
         auto last = std::prev(free_at.end());
         from = last->first;
-        by_len.erase({last->second - last->first, last->first});
+        by_len.erase(keys.Make(last->second - last->first, last->first));
         free_at.erase(last);
       }
       at = first_clear(b, from);
       if (from < at) {
         free_at[from] = at;
-        by_len.insert({at - from, from});
+        by_len.insert(keys.Make(at - from, from));
       }
       top = at + c.size[b];
     }
@@ -177,6 +208,17 @@ int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
     blocks[static_cast<size_t>(slot[static_cast<size_t>(b)])].to = at + c.size[b];
   }
   return peak;
+}
+
+// SweepBestFitWith on packed keys when every offset fits them: offsets
+// stay below the sum of the sizes padded to their alignments.
+int64_t SweepBestFit(const Compact& c, std::vector<int64_t>& off) {
+  const int64_t g = std::max<int64_t>(c.granularity, 1);
+  // CheckIntervalProblem bounds this sum to int64.
+  int64_t bound = 0;
+  for (int i = 0; i < c.count(); ++i) bound += c.size[i] + c.align[i] - 1;
+  if (bound / g < (int64_t{1} << 32) - 1) return SweepBestFitWith(c, PackedBlockKeys{g}, off);
+  return SweepBestFitWith(c, PairBlockKeys{}, off);
 }
 
 }  // namespace

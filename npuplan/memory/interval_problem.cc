@@ -75,7 +75,7 @@ int FirstDuplicateId(std::span<const IntervalBuffer> buffers) {
       for (size_t x = i; x < j; ++x) run.push_back(static_cast<int>(keys[x] & 0xffffffffu));
       // By (id, index): an id's second occurrence follows its first.
       std::sort(run.begin(), run.end(), [&](int a, int b) {
-        const std::string &x = buffers[a].id, &y = buffers[b].id;
+        const std::string_view x = buffers[a].id, y = buffers[b].id;
         return x != y ? x < y : a < b;
       });
       for (size_t k = 1; k < run.size(); ++k) {
@@ -94,30 +94,31 @@ absl::Status CheckIntervalProblem(const IntervalProblem& problem) {
   for (int i = 0; i < n; ++i) {
     const IntervalBuffer& b = problem.buffers[i];
     if (b.lower >= b.upper) {
-      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id, "': lower (", b.lower,
+      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id.str(), "': lower (", b.lower,
                                                      ") must be < upper (", b.upper, ")"));
     }
     if (b.size < 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("buffer '", b.id, "': size (", b.size, ") must be >= 0"));
+          absl::StrCat("buffer '", b.id.str(), "': size (", b.size, ") must be >= 0"));
     }
     if (b.alignment < 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("buffer '", b.id, "': alignment (", b.alignment, ") must be >= 1"));
+          absl::StrCat("buffer '", b.id.str(), "': alignment (", b.alignment, ") must be >= 1"));
     }
     if (i == first_duplicate) {
-      return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id, "'"));
+      return absl::InvalidArgumentError(absl::StrCat("duplicate buffer id '", b.id.str(), "'"));
     }
     // The solvers form upper - lower (lengths, areas).
     if (!CheckedSub(b.upper, b.lower)) {
-      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id, "': lifetime [", b.lower, ", ", b.upper,
+      return absl::InvalidArgumentError(absl::StrCat("buffer '", b.id.str(), "': lifetime [",
+                                                     b.lower, ", ", b.upper,
                                                      ") is longer than int64"));
     }
     std::optional<int64_t> padded = CheckedAdd(b.size, b.alignment - 1);
     std::optional<int64_t> sum = padded ? CheckedAdd(total, *padded) : std::nullopt;
     if (!sum) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "buffer '", b.id, "': total size of all buffers overflows a 64-bit offset"));
+          "buffer '", b.id.str(), "': total size of all buffers overflows a 64-bit offset"));
     }
     total = *sum;
   }
@@ -236,10 +237,11 @@ namespace {
 // Positive-size buffers by (lower, index).
 std::vector<int> ByLower(const IntervalProblem& problem) {
   std::vector<int> order;
+  order.reserve(problem.buffers.size());
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].size > 0) order.push_back(static_cast<int>(i));
   }
-  StableSortByKey(order, [&](int b) { return problem.buffers[b].lower; });
+  StableSortByKeyUnlessSorted(order, [&](int b) { return problem.buffers[b].lower; });
   return order;
 }
 

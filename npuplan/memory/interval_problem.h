@@ -23,9 +23,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <queue>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,10 +38,65 @@
 
 namespace npuplan::memory {
 
+// A buffer's id: its own copy of the characters, or (View) a view of
+// characters that outlive it. 16 bytes instead of a std::string's 32: the
+// memory planner's problems hold a million buffers named by views of its
+// tensor names, and every pass of the solver reads the whole array.
+class BufferId {
+ public:
+  BufferId() = default;
+  BufferId(std::string_view s) { Assign(s); }  // NOLINT: copies, like a std::string
+  BufferId(const std::string& s) : BufferId(std::string_view(s)) {}  // NOLINT
+  BufferId(const char* s) : BufferId(std::string_view(s)) {}         // NOLINT
+  // Does not copy: `s` must outlive the id and its copies.
+  static BufferId View(std::string_view s) {
+    BufferId id;
+    id.data_ = s.data();
+    id.meta_ = static_cast<uint64_t>(s.size()) << 1;
+    return id;
+  }
+  BufferId(const BufferId& o) : data_(o.data_), meta_(o.meta_) {
+    if (o.owned()) Assign(o.view());
+  }
+  BufferId(BufferId&& o) noexcept : data_(o.data_), meta_(o.meta_) {
+    o.data_ = "";
+    o.meta_ = 0;
+  }
+  BufferId& operator=(BufferId o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(meta_, o.meta_);
+    return *this;
+  }
+  ~BufferId() {
+    if (owned()) delete[] data_;
+  }
+  std::string_view view() const { return {data_, size()}; }
+  std::string str() const { return std::string(view()); }  // for absl::StrCat
+  operator std::string_view() const { return view(); }     // NOLINT
+  bool empty() const { return size() == 0; }
+  size_t size() const { return static_cast<size_t>(meta_ >> 1); }
+  friend bool operator==(const BufferId& a, const BufferId& b) { return a.view() == b.view(); }
+  friend auto operator<=>(const BufferId& a, const BufferId& b) { return a.view() <=> b.view(); }
+  friend std::ostream& operator<<(std::ostream& os, const BufferId& id) { return os << id.view(); }
+
+ private:
+  bool owned() const { return (meta_ & 1) != 0; }
+  // Replaces the characters by an owned copy of `s` (the old ones are not freed).
+  void Assign(std::string_view s) {
+    char* p = new char[s.size() + 1];
+    std::copy(s.begin(), s.end(), p);
+    p[s.size()] = '\0';
+    data_ = p;
+    meta_ = static_cast<uint64_t>(s.size()) << 1 | 1;
+  }
+  const char* data_ = "";
+  uint64_t meta_ = 0;  // size << 1 | owned
+};
+
 // One buffer to place. Indices into IntervalProblem::buffers identify buffers
 // everywhere else (extra conflicts, solutions, violations).
 struct IntervalBuffer {
-  std::string id;         // Stable name (CSV id, tensor name); unique in a problem.
+  BufferId id;            // Stable name (CSV id, tensor name); unique in a problem.
   int64_t lower = 0;      // First time step the buffer is live (inclusive).
   int64_t upper = 0;      // First time step it is dead again (exclusive); > lower.
   int64_t size = 0;       // Bytes; >= 0. Zero-size buffers are placed at offset 0.
@@ -73,6 +130,19 @@ struct IntervalAssignment {
 // counting sort) instead of through a heap: one dead by the time b starts
 // started before b. A lifetime with lower >= upper, which that argument does
 // not cover, takes the heap.
+// Sorts `items` stably by key(item) unless they are in that order already
+// (the memory planner's buffers usually are, by lower: then one pass
+// instead of a counting sort's three and its two arrays).
+template <typename Key>
+void StableSortByKeyUnlessSorted(std::vector<int>& items, Key key) {
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (key(items[i]) < key(items[i - 1])) {
+      StableSortByKey(items, key);
+      return;
+    }
+  }
+}
+
 template <typename Lower, typename Upper, typename Size>
 std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size size) {
   std::vector<int> by_lower(n);
@@ -82,7 +152,7 @@ std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size s
     proper = proper && (size(static_cast<int>(i)) <= 0 ||
                         lower(static_cast<int>(i)) < upper(static_cast<int>(i)));
   }
-  StableSortByKey(by_lower, lower);
+  StableSortByKeyUnlessSorted(by_lower, lower);
   std::vector<int> by_upper;
   if (proper) {
     for (int b : by_lower) {

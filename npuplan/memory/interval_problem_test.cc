@@ -78,5 +78,59 @@ TEST(IntervalProblemTest, MaxLiveBytesOfReportsOverflow) {
             big);
 }
 
+// BufferId against std::string on random operations: owned copies, views,
+// copies and moves of both, assignments, comparisons.
+TEST(BufferIdTest, BehavesLikeAStringOnRandomOperations) {
+  std::mt19937 rng(11);
+  std::vector<std::string> backing;  // what the views look at; outlives them
+  for (int i = 0; i < 64; ++i) {
+    std::string s(rng() % 24, 'a');
+    for (char& c : s) c = static_cast<char>('a' + rng() % 3);
+    backing.push_back(s);
+  }
+  std::vector<BufferId> ids(16);
+  std::vector<std::string> want(16);
+  for (int step = 0; step < 4000; ++step) {
+    const size_t i = rng() % ids.size(), j = rng() % ids.size();
+    const std::string& s = backing[rng() % backing.size()];
+    switch (rng() % 6) {
+      case 0:
+        ids[i] = BufferId(s), want[i] = s;
+        break;
+      case 1:
+        ids[i] = BufferId::View(s), want[i] = s;
+        break;
+      case 2:
+        ids[i] = ids[j], want[i] = want[j];
+        break;
+      case 3: {
+        BufferId moved = std::move(ids[j]);
+        ids[j] = BufferId();
+        ids[i] = std::move(moved);
+        std::string w = std::move(want[j]);
+        want[j].clear();
+        want[i] = std::move(w);
+        break;
+      }
+      case 4:
+        ids[i] = s.c_str(), want[i] = s;
+        break;
+      default: {
+        BufferId copy(ids[j]);
+        ids[i] = copy;
+        want[i] = want[j];
+      }
+    }
+    for (size_t k = 0; k < ids.size(); ++k) {
+      ASSERT_EQ(ids[k].view(), want[k]) << "step " << step;
+      ASSERT_EQ(ids[k].size(), want[k].size());
+      ASSERT_EQ(ids[k].empty(), want[k].empty());
+    }
+    ASSERT_EQ(ids[i] == ids[j], want[i] == want[j]);
+    ASSERT_EQ(ids[i] < ids[j], want[i] < want[j]);
+  }
+  EXPECT_EQ(sizeof(BufferId), 16u);
+}
+
 }  // namespace
 }  // namespace npuplan::memory

@@ -99,21 +99,23 @@ absl::StatusOr<MinimallocCsv> ParseMinimallocCsv(std::string_view text_in,
     // Per-buffer rules here, so that the message carries the line number.
     if (b.lower >= b.upper) {
       return LineError(source, line_no,
-                       absl::StrCat("buffer '", b.id, "': lower (", b.lower,
+                       absl::StrCat("buffer '", b.id.str(), "': lower (", b.lower,
                                     ") must be < upper (", b.upper, ")"));
     }
     if (b.size < 0) {
       return LineError(source, line_no,
-                       absl::StrCat("buffer '", b.id, "': size (", b.size, ") is negative"));
+                       absl::StrCat("buffer '", b.id.str(), "': size (", b.size, ") is negative"));
     }
     if (b.alignment < 1) {
-      return LineError(source, line_no, absl::StrCat("buffer '", b.id, "': alignment (",
-                                                     b.alignment, ") must be >= 1"));
+      return LineError(
+          source, line_no,
+          absl::StrCat("buffer '", b.id.str(), "': alignment (", b.alignment, ") must be >= 1"));
     }
-    auto [it, inserted] = id_line.emplace(b.id, line_no);
+    auto [it, inserted] = id_line.emplace(b.id.view(), line_no);
     if (!inserted) {
-      return LineError(source, line_no, absl::StrCat("duplicate id '", b.id,
-                                                     "' (first on line ", it->second, ")"));
+      return LineError(
+          source, line_no,
+          absl::StrCat("duplicate id '", b.id.str(), "' (first on line ", it->second, ")"));
     }
     csv.problem.buffers.push_back(std::move(b));
   }
@@ -136,7 +138,7 @@ std::string PrintMinimallocCsv(const IntervalProblem& problem,
                             : "id,lower,upper,size,offset\n";
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const IntervalBuffer& b = problem.buffers[i];
-    absl::StrAppend(&out, b.id, ",", b.lower, ",", b.upper, ",", b.size, ",");
+    absl::StrAppend(&out, b.id.str(), ",", b.lower, ",", b.upper, ",", b.size, ",");
     if (aligned) absl::StrAppend(&out, b.alignment, ",");
     absl::StrAppend(&out, i < assignment.offsets.size() ? assignment.offsets[i] : -1, "\n");
   }

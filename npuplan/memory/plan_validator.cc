@@ -28,7 +28,7 @@ bool AddressesOverlap(int64_t oa, int64_t sa, int64_t ob, int64_t sb) {
 
 // Describes one buffer as "'id' [lower,upper) at [offset,offset+size)".
 std::string Describe(const IntervalBuffer& b, int64_t offset) {
-  return absl::StrCat("'", b.id, "' live [", b.lower, ",", b.upper, ") at [", offset, ",",
+  return absl::StrCat("'", b.id.str(), "' live [", b.lower, ",", b.upper, ") at [", offset, ",",
                       offset + b.size, ")");
 }
 
@@ -43,10 +43,15 @@ ValidationResult OverlapFailure(const IntervalProblem& p, const IntervalAssignme
 // Positive-size buffers by (lower, index).
 std::vector<int> SizedByLower(const IntervalProblem& p) {
   std::vector<int> order;
+  order.reserve(p.buffers.size());
   for (int i = 0; i < static_cast<int>(p.buffers.size()); ++i) {
     if (p.buffers[i].size > 0) order.push_back(i);
   }
-  StableSortByKey(order, [&](int b) { return p.buffers[b].lower; });
+  // Usually in that order already (the memory planner's pool): then no sort.
+  bool sorted = true;
+  for (size_t i = 1; i < order.size() && sorted; ++i)
+    sorted = p.buffers[order[i - 1]].lower <= p.buffers[order[i]].lower;
+  if (!sorted) StableSortByKey(order, [&](int b) { return p.buffers[b].lower; });
   return order;
 }
 
@@ -182,16 +187,16 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
   for (int i = 0; i < n; ++i) {
     if (offs[i] < 0) {
       return Fail(Violation::kNegativeOffset,
-                  absl::StrCat("buffer '", bufs[i].id, "' has offset ", offs[i]));
+                  absl::StrCat("buffer '", bufs[i].id.str(), "' has offset ", offs[i]));
     }
     if (bufs[i].size > std::numeric_limits<int64_t>::max() - offs[i]) {
       return Fail(Violation::kOffsetOverflow,
-                  absl::StrCat("buffer '", bufs[i].id, "': offset ", offs[i], " + size ",
+                  absl::StrCat("buffer '", bufs[i].id.str(), "': offset ", offs[i], " + size ",
                                bufs[i].size, " overflows"));
     }
     if (bufs[i].alignment > 1 && offs[i] % bufs[i].alignment != 0) {
       return Fail(Violation::kMisaligned,
-                  absl::StrCat("buffer '", bufs[i].id, "' offset ", offs[i],
+                  absl::StrCat("buffer '", bufs[i].id.str(), "' offset ", offs[i],
                                " is not a multiple of alignment ", bufs[i].alignment));
     }
   }
@@ -220,7 +225,7 @@ ValidationResult ValidateIntervalAssignment(const IntervalProblem& problem,
     for (int i = 0; i < n; ++i) {
       if (offs[i] + bufs[i].size > *problem.capacity) {
         return Fail(Violation::kOverCapacity,
-                    absl::StrCat("buffer '", bufs[i].id, "' ends at ", offs[i] + bufs[i].size,
+                    absl::StrCat("buffer '", bufs[i].id.str(), "' ends at ", offs[i] + bufs[i].size,
                                  " > capacity ", *problem.capacity));
       }
     }

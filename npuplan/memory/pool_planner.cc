@@ -16,15 +16,21 @@ namespace npuplan::memory {
 namespace {
 
 // The pool as an interval problem: the lifetimes to plan with and the
-// cross-stream conflict pairs (`conflicts`, whose pairs move into it).
+// cross-stream conflict pairs (`conflicts`, whose pairs move into it). Its
+// ids view the buffers' names (`lt` outlives it).
+// Also copies the buffers' true lifetimes into `lifetime` (by position in
+// the pool), in the same pass over the buffers.
 IntervalProblem PoolProblem(const TensorLifetimes& lt, const std::vector<int>& pool,
-                            StreamAwareReuse::PlanningConflicts& conflicts, int64_t alignment) {
+                            StreamAwareReuse::PlanningConflicts& conflicts, int64_t alignment,
+                            BigVector<std::pair<int64_t, int64_t>>& lifetime) {
   IntervalProblem problem;
   problem.buffers.reserve(pool.size());
+  lifetime.resize(pool.size());
   for (size_t i = 0; i < pool.size(); ++i) {
     const LogicalBuffer& buf = lt.buffers[pool[i]];
     problem.buffers.push_back(
-        {std::string(buf.name), conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
+        {BufferId::View(buf.name), conflicts.lower[i], conflicts.upper[i], buf.size, alignment});
+    lifetime[i] = {buf.lower, buf.upper};
   }
   problem.extra_conflicts = std::move(conflicts.pairs);
   return problem;
@@ -106,15 +112,13 @@ absl::StatusOr<PoolPlan> PlanPool(const TensorLifetimes& lt, const StreamAwareRe
                                   StreamAwareReuse::PlanningConflicts& conflicts,
                                   const PoolPlanOptions& options,
                                   const std::function<void(std::string_view)>& lap) {
-  const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment);
+  // The true lifetimes, copied out of the buffers (which the sweep's sorts
+  // would visit at random; on reused pages: 16 bytes per buffer) while the
+  // problem is made (one pass over the large buffer records, not two).
+  BigVector<std::pair<int64_t, int64_t>> lifetime;
+  const IntervalProblem problem = PoolProblem(lt, pool, conflicts, options.alignment, lifetime);
   lap("memory-planning: conflicts");
-  // The bound of every plan: max live bytes over the true lifetimes (copied
-  // out of the buffers, which the sweep's sorts would visit at random; on
-  // reused pages: 16 bytes per buffer).
-  BigVector<std::pair<int64_t, int64_t>> lifetime(pool.size());
-  for (size_t i = 0; i < pool.size(); ++i) {
-    lifetime[i] = {lt.buffers[pool[i]].lower, lt.buffers[pool[i]].upper};
-  }
+  // The bound of every plan: max live bytes over the true lifetimes.
   const std::optional<int64_t> true_bound = MaxLiveBytesOf(
       pool.size(), [&](int i) { return lifetime[i].first; },
       [&](int i) { return lifetime[i].second; }, [&](int i) { return problem.buffers[i].size; });

@@ -2,6 +2,7 @@
 // alias groups become buffers (members, size, region, uses, loops,
 // lifetime), then the buffers' deterministic order and the tensor index.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <numeric>
@@ -78,6 +79,10 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   BigVector<int32_t> next(begin.begin(), begin.end() - 1);
   for (size_t t = 0; t < nt; ++t)
     members[static_cast<size_t>(next[static_cast<size_t>(root[t])]++)] = static_cast<int>(t);
+  // Back to the block cache for the arrays below (fresh pages cost more
+  // than the work on them).
+  FreeStorage(next);
+  FreeStorage(root);
   // Made in the plan order of their owners (the roots), which is nearly the
   // order SortBuffers settles on (by first touch): its permutation then moves
   // each buffer a short way, not across a million-entry array.
@@ -86,7 +91,13 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   for (size_t r = 0; r < nt; ++r) {
     if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
   }
-  StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
+  // Usually in that order already (tensors in node order, nodes in plan
+  // order): then the sort (and its arrays, fresh pages) is skipped.
+  auto root_position = [&](int r) { return lt_.position[tensors_[r].node.index()]; };
+  bool in_plan_order = true;
+  for (size_t i = 1; i < roots.size() && in_plan_order; ++i)
+    in_plan_order = root_position(roots[i - 1]) <= root_position(roots[i]);
+  if (!in_plan_order) StableSortByKey(roots, root_position);
   // Made region by region too (SortBuffers' first key): otherwise its
   // permutation would carry each workspace / input / constant buffer across
   // the activations, a cache miss per buffer. An error is still the one the
@@ -111,25 +122,36 @@ absl::Status LifetimeBuilder::GroupBuffers() {
       region[i] = RegionRank(std::span<const int>(members.data() + groups[i].begin,
                                                   static_cast<size_t>(groups[i].count)));
     }
-    std::vector<int> plan_rank(roots.size());
-    std::iota(plan_rank.begin(), plan_rank.end(), 0);
-    StableSortByKey(plan_rank, [&](int i) { return int64_t{region[static_cast<size_t>(i)]}; });
+    // A stable counting sort by region (four ranks), straight into place.
+    std::array<size_t, 5> region_at = {};
+    for (int8_t r : region) ++region_at[static_cast<size_t>(r) + 1];
+    for (size_t k = 1; k < region_at.size(); ++k) region_at[k] += region_at[k - 1];
     std::vector<int> by_region(roots.size());
     BigVector<Group> groups_by_region(roots.size());
-    for (size_t i = 0; i < plan_rank.size(); ++i) {
-      by_region[i] = roots[static_cast<size_t>(plan_rank[i])];
-      groups_by_region[i] = groups[static_cast<size_t>(plan_rank[i])];
-      rank_of[i] = plan_rank[i];
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const size_t d = region_at[static_cast<size_t>(region[i])]++;
+      by_region[d] = roots[i];
+      groups_by_region[d] = groups[i];
+      rank_of[d] = static_cast<int>(i);
     }
     roots = std::move(by_region);
     groups = std::move(groups_by_region);
   }
   buffers_.reserve(roots.size());
-  ranges_.reserve(roots.size());
   lt_.member_store.reserve(nt);
   // Without loops a buffer's uses are among its members' nodes and
-  // consumers: no reallocation (each would copy and fault in a larger block).
-  if (!has_loops_) lt_.use_store.reserve(nt + consumers_.size());
+  // consumers: no reallocation (each would copy and fault in a larger block),
+  // and no loops. Then no store moves while the buffers are made, and
+  // AddBuffer points their spans into the stores at once (no Ranges per
+  // buffer, no second pass over the buffers).
+  direct_spans_ = !has_loops_;
+  if (direct_spans_) {
+    lt_.use_store.reserve(nt + consumers_.size());
+  } else {
+    ranges_.reserve(roots.size());
+  }
+  const TensorRef* const member_base = lt_.member_store.data();
+  const NodeId* const use_base = lt_.use_store.data();
   absl::Status first_error;
   int first_error_rank = std::numeric_limits<int>::max();
   for (size_t i = 0; i < roots.size(); ++i) {
@@ -167,6 +189,14 @@ absl::Status LifetimeBuilder::GroupBuffers() {
     }
   }
   if (!first_error.ok()) return first_error;
+  if (direct_spans_) {
+    // The reservations above bound what the buffers append.
+    if (lt_.member_store.data() != member_base || lt_.use_store.data() != use_base ||
+        !lt_.loop_store.empty()) {
+      return absl::InternalError("memory: a buffer store grew past its reservation");
+    }
+    return absl::OkStatus();
+  }
   // The storage is final: point the spans into it (before SortBuffers
   // permutes the buffers, which then carry them along).
   for (size_t i = 0; i < buffers_.size(); ++i) {
@@ -210,9 +240,10 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
       lt_.loop_store.size() > kMaxStore) {
     return absl::InvalidArgumentError("memory: more than 2^32 buffer members, uses or loops");
   }
-  const Ranges& r = ranges_.emplace_back(Ranges{static_cast<uint32_t>(lt_.member_store.size()),
-                                                static_cast<uint32_t>(lt_.use_store.size()),
-                                                static_cast<uint32_t>(lt_.loop_store.size())});
+  const Ranges r{static_cast<uint32_t>(lt_.member_store.size()),
+                 static_cast<uint32_t>(lt_.use_store.size()),
+                 static_cast<uint32_t>(lt_.loop_store.size())};
+  if (!direct_spans_) ranges_.push_back(r);
   bool dynamic = false, constant = false, input = false, workspace = false;
   int64_t bytes = 0;
   std::vector<int32_t>& touch = touch_;  // NodeId values touching the buffer
@@ -257,7 +288,7 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
     for (auto it = first; it != store.end(); ++it) lt_.dynamic.push_back(TensorName(model, *it));
     store.resize(r.member_begin);
     buffers_.pop_back();
-    ranges_.pop_back();
+    if (!direct_spans_) ranges_.pop_back();
     return absl::OkStatus();
   }
   b.name = StoreTensorName(model, owner_ref, lt_.name_store);
@@ -273,6 +304,10 @@ absl::Status LifetimeBuilder::AddBuffer(int root, std::span<const int> members) 
   b.size = *aligned;
   const bool iteration_local = ScopeLoops(b, r, touch);
   SetLifetime(b, r, touch, iteration_local);
+  if (direct_spans_) {
+    b.members = {store.data() + r.member_begin, store.size() - r.member_begin};
+    b.uses = {lt_.use_store.data() + r.use_begin, lt_.use_store.size() - r.use_begin};
+  }
   return absl::OkStatus();
 }
 

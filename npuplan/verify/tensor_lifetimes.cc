@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/ir/node_prefetch.h"
 #include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -187,15 +188,22 @@ void LifetimeBuilder::OrderNodes() {
   lt_.num_steps = static_cast<int64_t>(lt_.order.size());
 }
 
-// 2. Tensors: every output anchor, plus workspaces.
-absl::Status LifetimeBuilder::CollectTensors() {
+// 2. One walk over the node table (its records are large and the walk is
+// latency-bound, so each further walk cost about as much as this one):
+// every output anchor and workspace, the nodes' facts, their input edges
+// (turned into consumers below) and which nodes may alias tensors.
+absl::Status LifetimeBuilder::WalkNodes() {
   ws_bytes_.assign(n_, 0);
   first_tensor_.assign(n_ + 1, 0);
+  facts_.resize(n_);
   // Most nodes have one output: no growth (each step would copy the array
   // into a larger, freshly faulted block).
   tensors_.reserve(n_);
   tensor_bytes_.reserve(n_);
+  edge_begin_.assign(n_ + 1, 0);
+  edges_.reserve(3 * n_);
   for (size_t i = 0; i < n_; ++i) {
+    if (i + kNodePrefetch < n_) PrefetchNode(model_, i + kNodePrefetch);
     const Node& node = model_.nodes()[i];
     NodeId id(static_cast<int32_t>(i));
     first_tensor_[i] = static_cast<int>(tensors_.size());
@@ -203,10 +211,33 @@ absl::Status LifetimeBuilder::CollectTensors() {
       tensors_.push_back({id, static_cast<int32_t>(o)});
       tensor_bytes_.push_back(node.outputs[o].ByteSize().value_or(-1));
     }
-    NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
-    if (node.type == "NextIteration"sv || node.type == "RefNextIteration"sv) lt_.flat_loops = true;
+    edge_begin_[i] = static_cast<int64_t>(edges_.size());
+    edges_.insert(edges_.end(), node.inputs.begin(), node.inputs.end());
+    if (!node.attrs.empty()) {
+      NPUPLAN_ASSIGN_OR_RETURN(ws_bytes_[i], WorkspaceBytes(node, alignment_));
+    }
+    const std::string_view type = node.type;
+    if (type == "NextIteration"sv || type == "RefNextIteration"sv) lt_.flat_loops = true;
     has_loops_ = has_loops_ || IsLoopNode(node);
+    const bool root = model_.graph(node.graph).IsRoot();
+    const bool data = type == "Data"sv, constant = IsConstantLike(node);
+    const bool net_output = type == "NetOutput"sv;
+    // AliasTensors' nodes: a ref output, or a subgraph's Data / NetOutput.
+    if ((!root && (data || net_output)) ||
+        (!node.attrs.empty() && FindAttr(node.attrs, "_ref_input_index") != nullptr)) {
+      aliasing_.push_back(id);
+    }
+    NodeFacts& f = facts_[i];
+    f.position = static_cast<int32_t>(lt_.position[i]);
+    f.loop = loop_of_graph_[node.graph.index()].value;
+    f.flags =
+        static_cast<uint8_t>((node.stream_id >= 0 ? kStreamed : 0) |
+                             (!node.attached_stream_ids.empty() ? kAttached : 0) |
+                             (net_output ? kNetOutput : 0) | (root ? kRootGraph : 0) |
+                             (!node.subgraphs.empty() || data || constant ? kForwardsOnly : 0) |
+                             (constant ? kConstantLike : 0) | (data ? kData : 0));
   }
+  edge_begin_[n_] = static_cast<int64_t>(edges_.size());
   first_tensor_[n_] = static_cast<int>(tensors_.size());
   num_outputs_ = static_cast<int>(tensors_.size());
   for (size_t i = 0; i < n_; ++i) {
@@ -216,12 +247,12 @@ absl::Status LifetimeBuilder::CollectTensors() {
   return absl::OkStatus();
 }
 
-// 3. Aliases: ref outputs and subgraph boundaries.
+// 3. Aliases: ref outputs and subgraph boundaries, on the nodes WalkNodes
+// listed (in node order, so the first error is the same).
 absl::Status LifetimeBuilder::AliasTensors() {
   uf_ = UnionFind(tensors_.size());
-  for (size_t i = 0; i < n_; ++i) {
-    const Node& node = model_.nodes()[i];
-    NodeId id(static_cast<int32_t>(i));
+  for (NodeId id : aliasing_) {
+    const Node& node = model_.node(id);
     if (FindAttr(node.attrs, "_ref_input_index") != nullptr) {
       NPUPLAN_ASSIGN_OR_RETURN(std::vector<int64_t> refs, RefInputs(node));
       for (size_t o = 0; o < refs.size(); ++o) {
@@ -249,25 +280,32 @@ absl::Status LifetimeBuilder::AliasTensors() {
       }
     }
   }
+  FreeStorage(aliasing_);
   return absl::OkStatus();
 }
 
-// 4. Consumers of each output tensor.
+// 4. Consumers of each output tensor, from the edges WalkNodes copied (no
+// second walk over the nodes).
 void LifetimeBuilder::CollectConsumers() {
   consumer_begin_.assign(static_cast<size_t>(num_outputs_) + 1, 0);
-  for (size_t i = 0; i < n_; ++i) {
-    for (const OutputRef& in : model_.nodes()[i].inputs)
-      ++consumer_begin_[static_cast<size_t>(TensorIndex(in.node, in.index)) + 1];
+  // Each edge's tensor index, in place of the edge.
+  BigVector<int32_t> edge_tensor(edges_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const int32_t t = TensorIndex(edges_[e].node, edges_[e].index);
+    edge_tensor[e] = t;
+    ++consumer_begin_[static_cast<size_t>(t) + 1];
   }
+  FreeStorage(edges_);
   for (size_t t = 1; t < consumer_begin_.size(); ++t) consumer_begin_[t] += consumer_begin_[t - 1];
   BigVector<int32_t> next(consumer_begin_.begin(), consumer_begin_.end() - 1);
   consumers_.resize(static_cast<size_t>(consumer_begin_.back()));
   for (size_t i = 0; i < n_; ++i) {
-    for (const OutputRef& in : model_.nodes()[i].inputs) {
-      const size_t t = static_cast<size_t>(TensorIndex(in.node, in.index));
+    for (int64_t e = edge_begin_[i]; e < edge_begin_[i + 1]; ++e) {
+      const size_t t = static_cast<size_t>(edge_tensor[static_cast<size_t>(e)]);
       consumers_[static_cast<size_t>(next[t]++)] = NodeId(static_cast<int32_t>(i));
     }
   }
+  FreeStorage(edge_begin_);
 }
 
 // Outermost loop node enclosing each graph (invalid = none).
@@ -283,24 +321,6 @@ void LifetimeBuilder::FindLoops() {
   }
 }
 
-void LifetimeBuilder::CollectFacts() {
-  facts_.resize(n_);
-  for (size_t i = 0; i < n_; ++i) {
-    const Node& node = model_.nodes()[i];
-    NodeFacts& f = facts_[i];
-    f.position = static_cast<int32_t>(lt_.position[i]);
-    f.loop = loop_of_graph_[node.graph.index()].value;
-    const bool data = node.type == "Data"sv, constant = IsConstantLike(node);
-    f.flags =
-        static_cast<uint8_t>((node.stream_id >= 0 ? kStreamed : 0) |
-                             (!node.attached_stream_ids.empty() ? kAttached : 0) |
-                             (node.type == "NetOutput"sv ? kNetOutput : 0) |
-                             (model_.graph(node.graph).IsRoot() ? kRootGraph : 0) |
-                             (!node.subgraphs.empty() || data || constant ? kForwardsOnly : 0) |
-                             (constant ? kConstantLike : 0) | (data ? kData : 0));
-  }
-}
-
 }  // namespace lifetimes_internal
 
 absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64_t alignment) {
@@ -310,11 +330,10 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
   lt.alignment = alignment;
   lifetimes_internal::LifetimeBuilder builder(model, alignment, lt);
   builder.OrderNodes();
-  NPUPLAN_RETURN_IF_ERROR(builder.CollectTensors());
+  builder.FindLoops();
+  NPUPLAN_RETURN_IF_ERROR(builder.WalkNodes());
   NPUPLAN_RETURN_IF_ERROR(builder.AliasTensors());
   builder.CollectConsumers();
-  builder.FindLoops();
-  builder.CollectFacts();
   NPUPLAN_RETURN_IF_ERROR(builder.GroupBuffers());
   builder.SortBuffers();
   return lt;

@@ -37,12 +37,12 @@ class LifetimeBuilder {
   LifetimeBuilder(const Model& model, int64_t alignment, TensorLifetimes& lt)
       : model_(model), alignment_(alignment), n_(model.num_nodes()), lt_(lt), uf_(0) {}
 
+  // In this order.
   void OrderNodes();
-  absl::Status CollectTensors();
+  void FindLoops();
+  absl::Status WalkNodes();
   absl::Status AliasTensors();
   void CollectConsumers();
-  void FindLoops();
-  void CollectFacts();
   absl::Status GroupBuffers();
   void SortBuffers();
 
@@ -94,6 +94,12 @@ class LifetimeBuilder {
   BigVector<int> first_tensor_;
   int num_outputs_ = 0;
   UnionFind uf_;
+  // The nodes' data inputs, copied by WalkNodes: node i's are
+  // edges_[edge_begin_[i] .. [i + 1]).
+  BigVector<int64_t> edge_begin_;
+  BigVector<OutputRef> edges_;
+  // Nodes that may alias tensors (see AliasTensors), in node order.
+  std::vector<NodeId> aliasing_;
   // Consumers of each output tensor t: consumers_[consumer_begin_[t] ..[t + 1]).
   BigVector<int32_t> consumer_begin_;
   BigVector<NodeId> consumers_;
@@ -102,7 +108,9 @@ class LifetimeBuilder {
   std::vector<NodeId> loop_of_graph_;
   std::map<int32_t, std::vector<NodeId>> loop_nodes_;
   BigVector<LogicalBuffer> buffers_;
-  BigVector<Ranges> ranges_;  // parallel to buffers_ while GroupBuffers makes them
+  // Parallel to buffers_ while GroupBuffers makes them, unless direct_spans_.
+  BigVector<Ranges> ranges_;
+  bool direct_spans_ = false;  // AddBuffer sets the spans (see GroupBuffers)
 };
 
 }  // namespace npuplan::memory::lifetimes_internal
