@@ -241,7 +241,7 @@ std::vector<int> ByLower(const IntervalProblem& problem) {
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     if (problem.buffers[i].size > 0) order.push_back(static_cast<int>(i));
   }
-  StableSortByKeyUnlessSorted(order, [&](int b) { return problem.buffers[b].lower; });
+  StableSortByKey(order, [&](int b) { return problem.buffers[b].lower; });
   return order;
 }
 

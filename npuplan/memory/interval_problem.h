@@ -130,19 +130,6 @@ struct IntervalAssignment {
 // counting sort) instead of through a heap: one dead by the time b starts
 // started before b. A lifetime with lower >= upper, which that argument does
 // not cover, takes the heap.
-// Sorts `items` stably by key(item) unless they are in that order already
-// (the memory planner's buffers usually are, by lower: then one pass
-// instead of a counting sort's three and its two arrays).
-template <typename Key>
-void StableSortByKeyUnlessSorted(std::vector<int>& items, Key key) {
-  for (size_t i = 1; i < items.size(); ++i) {
-    if (key(items[i]) < key(items[i - 1])) {
-      StableSortByKey(items, key);
-      return;
-    }
-  }
-}
-
 template <typename Lower, typename Upper, typename Size>
 std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size size) {
   std::vector<int> by_lower(n);
@@ -152,7 +139,7 @@ std::optional<int64_t> MaxLiveBytesOf(size_t n, Lower lower, Upper upper, Size s
     proper = proper && (size(static_cast<int>(i)) <= 0 ||
                         lower(static_cast<int>(i)) < upper(static_cast<int>(i)));
   }
-  StableSortByKeyUnlessSorted(by_lower, lower);
+  StableSortByKey(by_lower, lower);
   std::vector<int> by_upper;
   if (proper) {
     for (int b : by_lower) {

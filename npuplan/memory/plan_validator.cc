@@ -47,11 +47,7 @@ std::vector<int> SizedByLower(const IntervalProblem& p) {
   for (int i = 0; i < static_cast<int>(p.buffers.size()); ++i) {
     if (p.buffers[i].size > 0) order.push_back(i);
   }
-  // Usually in that order already (the memory planner's pool): then no sort.
-  bool sorted = true;
-  for (size_t i = 1; i < order.size() && sorted; ++i)
-    sorted = p.buffers[order[i - 1]].lower <= p.buffers[order[i]].lower;
-  if (!sorted) StableSortByKey(order, [&](int b) { return p.buffers[b].lower; });
+  StableSortByKey(order, [&](int b) { return p.buffers[b].lower; });
   return order;
 }
 

@@ -11,8 +11,8 @@
 namespace npuplan {
 namespace {
 
-// StableSortByKey equals std::stable_sort on both of its paths (counting
-// sort for dense keys, stable_sort for sparse or few ones).
+// StableSortByKey equals std::stable_sort on all of its paths (items already
+// in order, counting sort for dense keys, stable_sort for sparse or few ones).
 TEST(SortUtilTest, StableSortByKeyMatchesStableSort) {
   std::mt19937 rng(5);
   for (int round = 0; round < 200; ++round) {
@@ -30,6 +30,15 @@ TEST(SortUtilTest, StableSortByKeyMatchesStableSort) {
     std::vector<int> items;
     for (int i = 0; i < n; ++i) {
       if (rng() % 4 != 0) items.push_back(i);
+    }
+    // Already in key order (the early return), or in order but for one
+    // swapped pair anywhere (the first inversion found late).
+    if (round % 4 == 1) {
+      std::stable_sort(items.begin(), items.end(), [&](int a, int b) { return key[a] < key[b]; });
+      if (round % 8 == 5 && items.size() >= 2) {
+        const size_t at = 1 + rng() % (items.size() - 1);
+        std::swap(items[at - 1], items[at]);
+      }
     }
     std::vector<int> want = items;
     std::stable_sort(want.begin(), want.end(), [&](int a, int b) { return key[a] < key[b]; });

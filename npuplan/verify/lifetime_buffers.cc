@@ -91,13 +91,8 @@ absl::Status LifetimeBuilder::GroupBuffers() {
   for (size_t r = 0; r < nt; ++r) {
     if (begin[r + 1] > begin[r]) roots.push_back(static_cast<int>(r));
   }
-  // Usually in that order already (tensors in node order, nodes in plan
-  // order): then the sort (and its arrays, fresh pages) is skipped.
-  auto root_position = [&](int r) { return lt_.position[tensors_[r].node.index()]; };
-  bool in_plan_order = true;
-  for (size_t i = 1; i < roots.size() && in_plan_order; ++i)
-    in_plan_order = root_position(roots[i - 1]) <= root_position(roots[i]);
-  if (!in_plan_order) StableSortByKey(roots, root_position);
+  // Usually in plan order already (tensors in node order): one pass then.
+  StableSortByKey(roots, [&](int r) { return lt_.position[tensors_[r].node.index()]; });
   // Made region by region too (SortBuffers' first key): otherwise its
   // permutation would carry each workspace / input / constant buffer across
   // the activations, a cache miss per buffer. An error is still the one the
