@@ -78,6 +78,22 @@ class ClusterGraph {
     return x;
   }
 
+  // Prefetches: node x's union-find entry; what a merge reads of cluster c;
+  // what UpdateDegrees reads of node j's consumers (its initial out-list).
+  void PrefetchNode(int32_t x) const { __builtin_prefetch(&slot_[x]); }
+  int32_t ParentOf(int32_t x) const { return slot_[x].parent; }
+  void PrefetchCluster(int32_t c) const {
+    __builtin_prefetch(&lm_[c]);
+    __builtin_prefetch(&forest_[c]);
+    __builtin_prefetch(&out_[c]);
+    __builtin_prefetch(&slot_[c]);
+  }
+  void PrefetchConsumers(int32_t j) const {
+    const List& out = out_[j];
+    for (uint32_t e = out.off; e < out.off + out.size; ++e)
+      __builtin_prefetch(&min_input_[pool_[e]]);
+  }
+
   // Within the capacities given to the constructor.
   void AddEdge(int32_t from, int32_t to) {
     pool_[out_[from].off + out_[from].size++] = to;

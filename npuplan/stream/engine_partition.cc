@@ -258,6 +258,10 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
   // out-degree (whose exact value costs a compaction of its list). A
   // Data-like parent never merges, with or without labels.
   std::vector<int32_t> candidates;
+  // The loop's time is cache misses on the clusters of long edges' ends:
+  // the nodes (union-find entries) are fetched far ahead, the clusters they
+  // point to (their union-find parent then) near.
+  constexpr int32_t kFarAhead = 32, kNearAhead = 12;
   // Every input before its consumer (a topological order): then, at node
   // i, the nodes after i are still alone in their clusters (TryMerge's
   // `succ_fresh`).
@@ -266,6 +270,18 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
     for (int32_t p : w.Preds(i)) inputs_first &= p < i;
   }
   for (int32_t i = 0; i < n; ++i) {
+    if (i + kFarAhead < n) {
+      const int32_t j = i + kFarAhead;
+      for (int32_t p : w.Preds(j)) cg.PrefetchNode(p);
+      cg.PrefetchConsumers(j);
+    }
+    if (i + kNearAhead < n) {
+      for (int32_t p : w.Preds(i + kNearAhead)) {
+        const int32_t up = cg.ParentOf(p);
+        cg.PrefetchCluster(up);
+        __builtin_prefetch(&w.keys[up]);
+      }
+    }
     parents.clear();
     for (int32_t p : w.Preds(i)) parents.push_back(cg.Find(p));
     if (parents.empty()) continue;
