@@ -5,6 +5,8 @@
 #include <functional>
 #include <queue>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "npuplan/ir/node_prefetch.h"
@@ -216,6 +218,30 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
   ReadNodeKeysWalk<false>(model, graph, keep_edges, intern, w);
 }
 
+// Faults in blocks of the given sizes and hands them to BigVector's cache of
+// freed blocks, from which the next requests of those sizes are served: a
+// thread otherwise idle pays the first touch of pages (the kernel's zeroing)
+// instead of the thread that will fill them.
+void WarmHugeBlocks(const std::vector<size_t>& sizes) {
+  std::vector<void*> blocks;
+  blocks.reserve(sizes.size());
+  for (size_t bytes : sizes) {
+    char* p = static_cast<char*>(AllocateHugeBlock(bytes));
+    for (size_t off = 0; off < bytes; off += 4096) p[off] = 0;
+    blocks.push_back(p);
+  }
+  for (size_t k = 0; k < sizes.size(); ++k) FreeHugeBlock(blocks[k], sizes[k]);
+}
+
+// The blocks MarkClusters takes for n nodes: the out-degree counts, then the
+// cluster graph's.
+std::vector<size_t> MarkClustersBlocks(int32_t n) {
+  std::vector<size_t> sizes = ClusterGraph::BlockSizes(n);
+  const size_t count_out = sizeof(int32_t) * static_cast<size_t>(n);
+  if (count_out >= kHugeFromBytes) sizes.push_back(HugePageAllocator<char>::Rounded(count_out));
+  return sizes;
+}
+
 // 2. MarkClusters: merge input clusters into each cluster in index order.
 //    The cluster graph lives only until every node's cluster is known: the
 //    later arrays then reuse its memory (fresh pages are the dearest part of
@@ -226,12 +252,27 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
   const int32_t n = w.n;
   BigVector<int32_t> count_out(n, 0);
   for (int32_t p : w.preds) ++count_out[p];
+  // The landmark labels (two walks over the edges, and their fresh pages)
+  // are built on a second thread while this one builds the graph.
+  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  BigVector<ClusterGraph::Landmark> labels;
+  auto label = [&] { labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds); };
+  std::jthread beside;  // joins on every way out
+  try {
+    beside = std::jthread(label);
+  } catch (const std::system_error&) {  // no thread to be had: labelled here below
+  }
   ClusterGraph cg(n, count_out, w.pred_first);
-  cg.Landmarks(count_out, w.pred_first, w.preds);
   cg.MinInputs(std::move(count_out), w.pred_first, w.preds);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
   }
+  if (beside.joinable()) {
+    beside.join();
+  } else {
+    label();
+  }
+  cg.SetLandmarks(std::move(labels));
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
     const PartitionWork::Keys& ka = w.keys[a];
@@ -499,7 +540,16 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     return result;
   }
   Interner intern(result.strings);
-  ReadNodeKeys(model, graph, edges != nullptr, intern, w);
+  {
+    // The fresh pages of MarkClusters' per-node arrays are faulted in on a
+    // second thread while this one reads the nodes (WarmHugeBlocks).
+    std::jthread warm;  // joins on every way out
+    try {
+      warm = std::jthread(WarmHugeBlocks, MarkClustersBlocks(w.n));
+    } catch (const std::system_error&) {  // no thread to be had: faulted where used
+    }
+    ReadNodeKeys(model, graph, edges != nullptr, intern, w);
+  }
   MarkClusters(w, result.second_path_reads);
   BuildClusterEdges(w);
   OrderClusters(w);
