@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <future>
 #include <queue>
 #include <string_view>
 #include <system_error>
@@ -89,8 +90,12 @@ std::string EffectiveStreamLabel(const Node& node) {
   return user;
 }
 
-void GraphEdges::BuildSuccessors() {
-  const int32_t n = num_nodes();
+namespace {
+
+void BuildSuccessorLists(const BigVector<int32_t>& pred_first, const BigVector<int32_t>& preds,
+                         const BigVector<uint8_t>& pred_is_control, BigVector<int32_t>& succ_first,
+                         BigVector<int32_t>& succs, BigVector<uint8_t>& succ_is_control) {
+  const int32_t n = pred_first.empty() ? 0 : static_cast<int32_t>(pred_first.size()) - 1;
   succ_first.assign(static_cast<size_t>(n) + 1, 0);
   for (int32_t p : preds) ++succ_first[p + 1];
   for (int32_t i = 0; i < n; ++i) succ_first[i + 1] += succ_first[i];
@@ -109,6 +114,12 @@ void GraphEdges::BuildSuccessors() {
       }
     }
   }
+}
+
+}  // namespace
+
+void GraphEdges::BuildSuccessors() {
+  BuildSuccessorLists(pred_first, preds, pred_is_control, succ_first, succs, succ_is_control);
 }
 
 std::string EngineSubgraphName::str() const {
@@ -246,33 +257,27 @@ std::vector<size_t> MarkClustersBlocks(int32_t n) {
 //    The cluster graph lives only until every node's cluster is known: the
 //    later arrays then reuse its memory (fresh pages are the dearest part of
 //    PartitionByEngine on a 1M-node graph).
+//    `count_out`: each node's out-edge count (CountOut); `await_labels`:
+//    returns the landmark labels (ClusterGraph::LandmarkLabels), which may
+//    be built on another thread meanwhile: asked for after the graph is.
 // `bound_failures` (tests): counts the out-degree bounds found not to hold,
 // checked for every parent of every node and every merged cluster.
-void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_failures = nullptr) {
-  const int32_t n = w.n;
-  BigVector<int32_t> count_out(n, 0);
+BigVector<int32_t> CountOut(const PartitionWork& w) {
+  BigVector<int32_t> count_out(w.n, 0);
   for (int32_t p : w.preds) ++count_out[p];
-  // The landmark labels (two walks over the edges, and their fresh pages)
-  // are built on a second thread while this one builds the graph.
-  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
-  BigVector<ClusterGraph::Landmark> labels;
-  auto label = [&] { labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds); };
-  std::jthread beside;  // joins on every way out
-  try {
-    beside = std::jthread(label);
-  } catch (const std::system_error&) {  // no thread to be had: labelled here below
-  }
+  return count_out;
+}
+
+void MarkClusters(PartitionWork& w, BigVector<int32_t> count_out,
+                  const std::function<BigVector<ClusterGraph::Landmark>()>& await_labels,
+                  int64_t& second_path_reads, int64_t* bound_failures = nullptr) {
+  const int32_t n = w.n;
   ClusterGraph cg(n, count_out, w.pred_first);
   cg.MinInputs(std::move(count_out), w.pred_first, w.preds);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
   }
-  if (beside.joinable()) {
-    beside.join();
-  } else {
-    label();
-  }
-  cg.SetLandmarks(std::move(labels));
+  cg.SetLandmarks(await_labels());
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
     const PartitionWork::Keys& ka = w.keys[a];
@@ -523,7 +528,12 @@ int64_t OutDegreeBoundFailuresForTesting(const Model& model, GraphId g) {
   if (w.n == 0) return 0;
   ReadNodeKeys(model, graph, /*keep_edges=*/false, intern, w);
   int64_t reads = 0, failures = 0;
-  MarkClusters(w, reads, &failures);
+  BigVector<int32_t> count_out = CountOut(w);
+  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  MarkClusters(
+      w, std::move(count_out),
+      [&] { return ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds); }, reads,
+      &failures);
   return failures;
 }
 
@@ -536,7 +546,10 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   result.subgraph_of.assign(w.n, -1);
   if (w.n == 0) {
     if (edges != nullptr) *edges = GraphEdges{};
-    if (edges != nullptr) edges->pred_first.assign(1, 0);
+    if (edges != nullptr) {
+      edges->pred_first.assign(1, 0);
+      edges->succ_first.assign(1, 0);
+    }
     return result;
   }
   Interner intern(result.strings);
@@ -550,10 +563,41 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     }
     ReadNodeKeys(model, graph, edges != nullptr, intern, w);
   }
-  MarkClusters(w, result.second_path_reads);
-  BuildClusterEdges(w);
-  OrderClusters(w);
-  BuildSubgraphs(graph, intern, w, result);
+  // A second thread builds what does not depend on the clusters while this
+  // one merges them: the landmark labels (two walks over the edges, and
+  // their fresh pages), handed over before the merge loop, then the
+  // successor lists of `edges`. Both only read the predecessor CSR.
+  BigVector<int32_t> count_out = CountOut(w);
+  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  BigVector<ClusterGraph::Landmark> labels;
+  std::promise<void> labelled;
+  std::future<void> labels_ready = labelled.get_future();
+  auto beside_work = [&] {
+    labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds);
+    labelled.set_value();
+    if (edges != nullptr) {
+      BuildSuccessorLists(w.pred_first, w.preds, w.pred_is_control, edges->succ_first, edges->succs,
+                          edges->succ_is_control);
+    }
+  };
+  {
+    std::jthread beside;  // joins on every way out
+    try {
+      beside = std::jthread(beside_work);
+    } catch (const std::system_error&) {  // no thread to be had: built here first
+      beside_work();
+    }
+    MarkClusters(
+        w, std::move(count_out),
+        [&] {
+          labels_ready.wait();
+          return std::move(labels);
+        },
+        result.second_path_reads);
+    BuildClusterEdges(w);
+    OrderClusters(w);
+    BuildSubgraphs(graph, intern, w, result);
+  }
   result.attr_nodes = std::move(w.attr_nodes);
   if (edges != nullptr) {
     edges->pred_first = std::move(w.pred_first);
