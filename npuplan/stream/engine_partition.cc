@@ -537,7 +537,8 @@ int64_t OutDegreeBoundFailuresForTesting(const Model& model, GraphId g) {
   return failures;
 }
 
-EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
+EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges,
+                                  int32_t second_thread_from_nodes) {
   const Graph& graph = model.graph(g);
   EnginePartition result;
   result.graph = g;
@@ -558,7 +559,8 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     // second thread while this one reads the nodes (WarmHugeBlocks).
     std::jthread warm;  // joins on every way out
     try {
-      warm = std::jthread(WarmHugeBlocks, MarkClustersBlocks(w.n));
+      if (w.n >= second_thread_from_nodes)
+        warm = std::jthread(WarmHugeBlocks, MarkClustersBlocks(w.n));
     } catch (const std::system_error&) {  // no thread to be had: faulted where used
     }
     ReadNodeKeys(model, graph, edges != nullptr, intern, w);
@@ -583,10 +585,10 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   {
     std::jthread beside;  // joins on every way out
     try {
-      beside = std::jthread(beside_work);
+      if (w.n >= second_thread_from_nodes) beside = std::jthread(beside_work);
     } catch (const std::system_error&) {  // no thread to be had: built here first
-      beside_work();
     }
+    if (!beside.joinable()) beside_work();
     MarkClusters(
         w, std::move(count_out),
         [&] {

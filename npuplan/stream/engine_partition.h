@@ -164,7 +164,13 @@ bool IsInputDataNode(const Node& node);
 // graphs (Node::topo_id = position in Graph::nodes) whose inputs are nodes of
 // the same graph (the verifier's rule). When `edges` is given, the graph's
 // predecessor lists are moved into it, and its successor lists built.
-EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges = nullptr);
+// Graphs of `second_thread_from_nodes` nodes or more get a second thread for
+// the work that does not depend on the clusters (on smaller ones its start
+// costs more than it saves; tests pass 0 to have it on any graph).
+inline constexpr int32_t kPartitionSecondThreadFromNodes = 1 << 15;
+EnginePartition PartitionByEngine(
+    const Model& model, GraphId g, GraphEdges* edges = nullptr,
+    int32_t second_thread_from_nodes = kPartitionSecondThreadFromNodes);
 
 // Tests: runs PartitionByEngine's cluster marking on graph g, checking the
 // out-degree bounds it orders parents by against a brute-force count after
