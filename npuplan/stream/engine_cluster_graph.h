@@ -57,6 +57,19 @@ class ClusterGraph {
     pool_.resize(off);
   }
 
+  // The huge-page blocks the constructor takes for n nodes (the edge pool
+  // aside), for warming them ahead (engine_partition.cc).
+  static std::vector<size_t> BlockSizes(int32_t n) {
+    std::vector<size_t> sizes;
+    const size_t count = static_cast<size_t>(n);
+    for (size_t bytes :
+         {sizeof(Slot) * count, sizeof(List) * count, sizeof(List) * count, sizeof(Forest) * count,
+          sizeof(uint32_t) * count, sizeof(uint8_t) * count}) {
+      if (bytes >= kHugeFromBytes) sizes.push_back(HugePageAllocator<char>::Rounded(bytes));
+    }
+    return sizes;
+  }
+
   // The root of every node (moves the union-find array out: the graph is
   // unusable afterwards).
   int64_t reads() const { return reads_; }
@@ -76,6 +89,22 @@ class ClusterGraph {
       x = slot_[x].parent;
     }
     return x;
+  }
+
+  // Prefetches: node x's union-find entry; what a merge reads of cluster c;
+  // what UpdateDegrees reads of node j's consumers (its initial out-list).
+  void PrefetchNode(int32_t x) const { __builtin_prefetch(&slot_[x]); }
+  int32_t ParentOf(int32_t x) const { return slot_[x].parent; }
+  void PrefetchCluster(int32_t c) const {
+    __builtin_prefetch(&lm_[c]);
+    __builtin_prefetch(&forest_[c]);
+    __builtin_prefetch(&out_[c]);
+    __builtin_prefetch(&slot_[c]);
+  }
+  void PrefetchConsumers(int32_t j) const {
+    const List& out = out_[j];
+    for (uint32_t e = out.off; e < out.off + out.size; ++e)
+      __builtin_prefetch(&min_input_[pool_[e]]);
   }
 
   // Within the capacities given to the constructor.
@@ -125,10 +154,20 @@ class ClusterGraph {
   // so a landmark outside pred and succ that pred reaches and that reaches
   // succ proves a path pred → L → … → succ besides the direct edge. The
   // labels only grow stale (merges add paths), never wrong.
+  struct Landmark {
+    uint64_t reaches = 0, reached = 0, holds = 0;
+  };
   void Landmarks(const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first,
                  const BigVector<int32_t>& preds) {
-    const int64_t n = static_cast<int64_t>(slot_.size());
-    lm_.assign(n, Landmark{});
+    SetLandmarks(LandmarkLabels(ChooseLandmarks(count_out), pred_first, preds));
+  }
+  // The same in steps that need no ClusterGraph (another thread can label
+  // while this one builds the graph): the landmark node of each bit (-1:
+  // none), the labels of the n = pred_first.size() - 1 nodes, and handing
+  // them to the graph.
+  static std::vector<int32_t> ChooseLandmarks(const BigVector<int32_t>& count_out) {
+    const int64_t n = static_cast<int64_t>(count_out.size());
+    std::vector<int32_t> chosen(kLandmarks, -1);
     for (int64_t j = 0; j < kLandmarks; ++j) {
       const int64_t lo = j * n / kLandmarks, hi = (j + 1) * n / kLandmarks;
       if (lo >= hi) continue;
@@ -136,19 +175,31 @@ class ClusterGraph {
       for (int64_t x = lo + 1; x < std::min(hi, lo + kLandmarkCandidates); ++x) {
         if (count_out[x] > count_out[best]) best = x;
       }
-      lm_[best].holds |= uint64_t{1} << j;
+      chosen[j] = static_cast<int32_t>(best);
+    }
+    return chosen;
+  }
+  static BigVector<Landmark> LandmarkLabels(const std::vector<int32_t>& chosen,
+                                            const BigVector<int32_t>& pred_first,
+                                            const BigVector<int32_t>& preds) {
+    const int64_t n = static_cast<int64_t>(pred_first.size()) - 1;
+    BigVector<Landmark> lm(n);
+    for (int64_t j = 0; j < kLandmarks; ++j) {
+      if (chosen[j] >= 0) lm[chosen[j]].holds |= uint64_t{1} << j;
     }
     for (int64_t i = 0; i < n; ++i) {
-      uint64_t bits = lm_[i].holds;
-      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= lm_[preds[e]].reached;
-      lm_[i].reached = bits;
+      uint64_t bits = lm[i].holds;
+      for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e) bits |= lm[preds[e]].reached;
+      lm[i].reached = bits;
     }
     for (int64_t i = n - 1; i >= 0; --i) {
-      lm_[i].reaches |= lm_[i].holds;
+      lm[i].reaches |= lm[i].holds;
       for (int32_t e = pred_first[i]; e < pred_first[i + 1]; ++e)
-        lm_[preds[e]].reaches |= lm_[i].reaches;
+        lm[preds[e]].reaches |= lm[i].reaches;
     }
+    return lm;
   }
+  void SetLandmarks(BigVector<Landmark> lm) { lm_ = std::move(lm); }
 
   // The smallest input of every node (itself when it has none), in
   // `storage`'s memory.
@@ -290,10 +341,6 @@ class ClusterGraph {
     int32_t rank;        // topological rank of the cluster (roots)
     uint32_t mark;       // forward search / compaction stamp
     uint32_t back_mark;  // backward search stamp
-  };
-  // The landmark bits of a cluster: reached from it, reaching it, in it.
-  struct Landmark {
-    uint64_t reaches = 0, reached = 0, holds = 0;
   };
   // The spanning forest (Settle): parent, depth, skew-binary jump pointer.
   struct Forest {

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <future>
 #include <queue>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 #include "npuplan/ir/node_prefetch.h"
@@ -87,8 +90,12 @@ std::string EffectiveStreamLabel(const Node& node) {
   return user;
 }
 
-void GraphEdges::BuildSuccessors() {
-  const int32_t n = num_nodes();
+namespace {
+
+void BuildSuccessorLists(const BigVector<int32_t>& pred_first, const BigVector<int32_t>& preds,
+                         const BigVector<uint8_t>& pred_is_control, BigVector<int32_t>& succ_first,
+                         BigVector<int32_t>& succs, BigVector<uint8_t>& succ_is_control) {
+  const int32_t n = pred_first.empty() ? 0 : static_cast<int32_t>(pred_first.size()) - 1;
   succ_first.assign(static_cast<size_t>(n) + 1, 0);
   for (int32_t p : preds) ++succ_first[p + 1];
   for (int32_t i = 0; i < n; ++i) succ_first[i + 1] += succ_first[i];
@@ -107,6 +114,12 @@ void GraphEdges::BuildSuccessors() {
       }
     }
   }
+}
+
+}  // namespace
+
+void GraphEdges::BuildSuccessors() {
+  BuildSuccessorLists(pred_first, preds, pred_is_control, succ_first, succs, succ_is_control);
 }
 
 std::string EngineSubgraphName::str() const {
@@ -216,22 +229,55 @@ void ReadNodeKeys(const Model& model, const Graph& graph, bool keep_edges, Inter
   ReadNodeKeysWalk<false>(model, graph, keep_edges, intern, w);
 }
 
+// Faults in blocks of the given sizes and hands them to BigVector's cache of
+// freed blocks, from which the next requests of those sizes are served: a
+// thread otherwise idle pays the first touch of pages (the kernel's zeroing)
+// instead of the thread that will fill them.
+void WarmHugeBlocks(const std::vector<size_t>& sizes) {
+  std::vector<void*> blocks;
+  blocks.reserve(sizes.size());
+  for (size_t bytes : sizes) {
+    char* p = static_cast<char*>(AllocateHugeBlock(bytes));
+    for (size_t off = 0; off < bytes; off += 4096) p[off] = 0;
+    blocks.push_back(p);
+  }
+  for (size_t k = 0; k < sizes.size(); ++k) FreeHugeBlock(blocks[k], sizes[k]);
+}
+
+// The blocks MarkClusters takes for n nodes: the out-degree counts, then the
+// cluster graph's.
+std::vector<size_t> MarkClustersBlocks(int32_t n) {
+  std::vector<size_t> sizes = ClusterGraph::BlockSizes(n);
+  const size_t count_out = sizeof(int32_t) * static_cast<size_t>(n);
+  if (count_out >= kHugeFromBytes) sizes.push_back(HugePageAllocator<char>::Rounded(count_out));
+  return sizes;
+}
+
 // 2. MarkClusters: merge input clusters into each cluster in index order.
 //    The cluster graph lives only until every node's cluster is known: the
 //    later arrays then reuse its memory (fresh pages are the dearest part of
 //    PartitionByEngine on a 1M-node graph).
+//    `count_out`: each node's out-edge count (CountOut); `await_labels`:
+//    returns the landmark labels (ClusterGraph::LandmarkLabels), which may
+//    be built on another thread meanwhile: asked for after the graph is.
 // `bound_failures` (tests): counts the out-degree bounds found not to hold,
 // checked for every parent of every node and every merged cluster.
-void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_failures = nullptr) {
-  const int32_t n = w.n;
-  BigVector<int32_t> count_out(n, 0);
+BigVector<int32_t> CountOut(const PartitionWork& w) {
+  BigVector<int32_t> count_out(w.n, 0);
   for (int32_t p : w.preds) ++count_out[p];
+  return count_out;
+}
+
+void MarkClusters(PartitionWork& w, BigVector<int32_t> count_out,
+                  const std::function<BigVector<ClusterGraph::Landmark>()>& await_labels,
+                  int64_t& second_path_reads, int64_t* bound_failures = nullptr) {
+  const int32_t n = w.n;
   ClusterGraph cg(n, count_out, w.pred_first);
-  cg.Landmarks(count_out, w.pred_first, w.preds);
   cg.MinInputs(std::move(count_out), w.pred_first, w.preds);
   for (int32_t i = 0; i < n; ++i) {
     for (int32_t p : w.Preds(i)) cg.AddEdge(p, i);
   }
+  cg.SetLandmarks(await_labels());
   // Keys of a cluster are those of its smallest member (its first node).
   auto Mergeable = [&](int32_t a, int32_t b) {
     const PartitionWork::Keys& ka = w.keys[a];
@@ -258,6 +304,10 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
   // out-degree (whose exact value costs a compaction of its list). A
   // Data-like parent never merges, with or without labels.
   std::vector<int32_t> candidates;
+  // The loop's time is cache misses on the clusters of long edges' ends:
+  // the nodes (union-find entries) are fetched far ahead, the clusters they
+  // point to (their union-find parent then) near.
+  constexpr int32_t kFarAhead = 32, kNearAhead = 12;
   // Every input before its consumer (a topological order): then, at node
   // i, the nodes after i are still alone in their clusters (TryMerge's
   // `succ_fresh`).
@@ -266,6 +316,18 @@ void MarkClusters(PartitionWork& w, int64_t& second_path_reads, int64_t* bound_f
     for (int32_t p : w.Preds(i)) inputs_first &= p < i;
   }
   for (int32_t i = 0; i < n; ++i) {
+    if (i + kFarAhead < n) {
+      const int32_t j = i + kFarAhead;
+      for (int32_t p : w.Preds(j)) cg.PrefetchNode(p);
+      cg.PrefetchConsumers(j);
+    }
+    if (i + kNearAhead < n) {
+      for (int32_t p : w.Preds(i + kNearAhead)) {
+        const int32_t up = cg.ParentOf(p);
+        cg.PrefetchCluster(up);
+        __builtin_prefetch(&w.keys[up]);
+      }
+    }
     parents.clear();
     for (int32_t p : w.Preds(i)) parents.push_back(cg.Find(p));
     if (parents.empty()) continue;
@@ -466,11 +528,17 @@ int64_t OutDegreeBoundFailuresForTesting(const Model& model, GraphId g) {
   if (w.n == 0) return 0;
   ReadNodeKeys(model, graph, /*keep_edges=*/false, intern, w);
   int64_t reads = 0, failures = 0;
-  MarkClusters(w, reads, &failures);
+  BigVector<int32_t> count_out = CountOut(w);
+  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  MarkClusters(
+      w, std::move(count_out),
+      [&] { return ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds); }, reads,
+      &failures);
   return failures;
 }
 
-EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges) {
+EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges,
+                                  int32_t second_thread_from_nodes) {
   const Graph& graph = model.graph(g);
   EnginePartition result;
   result.graph = g;
@@ -479,15 +547,59 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   result.subgraph_of.assign(w.n, -1);
   if (w.n == 0) {
     if (edges != nullptr) *edges = GraphEdges{};
-    if (edges != nullptr) edges->pred_first.assign(1, 0);
+    if (edges != nullptr) {
+      edges->pred_first.assign(1, 0);
+      edges->succ_first.assign(1, 0);
+    }
     return result;
   }
   Interner intern(result.strings);
-  ReadNodeKeys(model, graph, edges != nullptr, intern, w);
-  MarkClusters(w, result.second_path_reads);
-  BuildClusterEdges(w);
-  OrderClusters(w);
-  BuildSubgraphs(graph, intern, w, result);
+  {
+    // The fresh pages of MarkClusters' per-node arrays are faulted in on a
+    // second thread while this one reads the nodes (WarmHugeBlocks).
+    std::jthread warm;  // joins on every way out
+    try {
+      if (w.n >= second_thread_from_nodes)
+        warm = std::jthread(WarmHugeBlocks, MarkClustersBlocks(w.n));
+    } catch (const std::system_error&) {  // no thread to be had: faulted where used
+    }
+    ReadNodeKeys(model, graph, edges != nullptr, intern, w);
+  }
+  // A second thread builds what does not depend on the clusters while this
+  // one merges them: the landmark labels (two walks over the edges, and
+  // their fresh pages), handed over before the merge loop, then the
+  // successor lists of `edges`. Both only read the predecessor CSR.
+  BigVector<int32_t> count_out = CountOut(w);
+  const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  BigVector<ClusterGraph::Landmark> labels;
+  std::promise<void> labelled;
+  std::future<void> labels_ready = labelled.get_future();
+  auto beside_work = [&] {
+    labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds);
+    labelled.set_value();
+    if (edges != nullptr) {
+      BuildSuccessorLists(w.pred_first, w.preds, w.pred_is_control, edges->succ_first, edges->succs,
+                          edges->succ_is_control);
+    }
+  };
+  {
+    std::jthread beside;  // joins on every way out
+    try {
+      if (w.n >= second_thread_from_nodes) beside = std::jthread(beside_work);
+    } catch (const std::system_error&) {  // no thread to be had: built here first
+    }
+    if (!beside.joinable()) beside_work();
+    MarkClusters(
+        w, std::move(count_out),
+        [&] {
+          labels_ready.wait();
+          return std::move(labels);
+        },
+        result.second_path_reads);
+    BuildClusterEdges(w);
+    OrderClusters(w);
+    BuildSubgraphs(graph, intern, w, result);
+  }
   result.attr_nodes = std::move(w.attr_nodes);
   if (edges != nullptr) {
     edges->pred_first = std::move(w.pred_first);

@@ -147,7 +147,7 @@ struct GraphEdges {
   ConstRange<int32_t> Preds(int32_t i) const {
     return {preds.data() + pred_first[i], preds.data() + pred_first[i + 1]};
   }
-  // Successors: valid after BuildSuccessors().
+  // Successors: valid after BuildSuccessors() (PartitionByEngine builds them).
   ConstRange<int32_t> Succs(int32_t i) const {
     return {succs.data() + succ_first[i], succs.data() + succ_first[i + 1]};
   }
@@ -163,8 +163,14 @@ bool IsInputDataNode(const Node& node);
 // Forms the engine subgraphs of graph `g`. Requires topologically sorted
 // graphs (Node::topo_id = position in Graph::nodes) whose inputs are nodes of
 // the same graph (the verifier's rule). When `edges` is given, the graph's
-// predecessor lists are moved into it (successors: BuildSuccessors).
-EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edges = nullptr);
+// predecessor lists are moved into it, and its successor lists built.
+// Graphs of `second_thread_from_nodes` nodes or more get a second thread for
+// the work that does not depend on the clusters (on smaller ones its start
+// costs more than it saves; tests pass 0 to have it on any graph).
+inline constexpr int32_t kPartitionSecondThreadFromNodes = 1 << 15;
+EnginePartition PartitionByEngine(
+    const Model& model, GraphId g, GraphEdges* edges = nullptr,
+    int32_t second_thread_from_nodes = kPartitionSecondThreadFromNodes);
 
 // Tests: runs PartitionByEngine's cluster marking on graph g, checking the
 // out-degree bounds it orders parents by against a brute-force count after

@@ -429,7 +429,8 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
 
 // GraphEdges (topo indices) hold the same edges, in the same order, as the
 // model-wide Adjacency: per node its data inputs then control inputs, and its
-// data consumers before its control consumers.
+// data consumers before its control consumers. The successors are the ones
+// PartitionByEngine built (on its second thread), checked against a rebuild.
 TEST(EnginePartitionTest, EdgesMatchTheModelAdjacencyInTopoIndices) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
@@ -448,8 +449,18 @@ TEST(EnginePartitionTest, EdgesMatchTheModelAdjacencyInTopoIndices) {
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
     GraphEdges edges;
-    PartitionByEngine(m, kRootGraph, &edges);
-    edges.BuildSuccessors();
+    const EnginePartition threaded =
+        PartitionByEngine(m, kRootGraph, &edges, /*second_thread_from_nodes=*/0);
+    EXPECT_EQ(threaded.subgraph_of, PartitionByEngine(m, kRootGraph).subgraph_of)
+        << "seed " << seed;
+    GraphEdges rebuilt;
+    rebuilt.pred_first = edges.pred_first;
+    rebuilt.preds = edges.preds;
+    rebuilt.pred_is_control = edges.pred_is_control;
+    rebuilt.BuildSuccessors();
+    EXPECT_EQ(edges.succ_first, rebuilt.succ_first) << "seed " << seed;
+    EXPECT_EQ(edges.succs, rebuilt.succs) << "seed " << seed;
+    EXPECT_EQ(edges.succ_is_control, rebuilt.succ_is_control) << "seed " << seed;
     const Adjacency adj(m);
     const std::vector<NodeId>& order = m.graph(kRootGraph).nodes;
     ASSERT_EQ(edges.num_nodes(), static_cast<int32_t>(order.size()));
@@ -479,9 +490,9 @@ TEST(EnginePartitionTest, EdgesOfAnEmptyGraphAreEmpty) {
   Model m;
   GraphEdges edges;
   EnginePartition p = PartitionByEngine(m, kRootGraph, &edges);
-  edges.BuildSuccessors();
   EXPECT_TRUE(p.subgraphs.empty());
   EXPECT_EQ(edges.num_nodes(), 0);
+  EXPECT_EQ(edges.succ_first.size(), 1u);
   EXPECT_TRUE(edges.succs.empty());
 }
 

@@ -81,8 +81,7 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   gs.graph = g;
   gs.default_stream = default_stream;
   gs.owner_graph_unknown = owner_graph_unknown;
-  gs.partition = PartitionByEngine(model, g, &gs.edges);
-  gs.edges.BuildSuccessors();
+  gs.partition = PartitionByEngine(model, g, &gs.edges);  // with successors
   const Graph& graph = model.graph(g);
   const size_t n = graph.nodes.size();
   gs.node_flags.assign(n, 0);
