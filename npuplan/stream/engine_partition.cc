@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <future>
 #include <queue>
@@ -571,15 +572,26 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
   // successor lists of `edges`. Both only read the predecessor CSR.
   BigVector<int32_t> count_out = CountOut(w);
   const std::vector<int32_t> landmarks = ClusterGraph::ChooseLandmarks(count_out);
+  // An exception there (bad_alloc) is carried over and rethrown here, as on
+  // this thread, instead of terminating the process.
   BigVector<ClusterGraph::Landmark> labels;
   std::promise<void> labelled;
   std::future<void> labels_ready = labelled.get_future();
+  std::exception_ptr successors_failed;
   auto beside_work = [&] {
-    labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds);
+    try {
+      labels = ClusterGraph::LandmarkLabels(landmarks, w.pred_first, w.preds);
+    } catch (...) {
+      labelled.set_exception(std::current_exception());
+      return;
+    }
     labelled.set_value();
-    if (edges != nullptr) {
+    if (edges == nullptr) return;
+    try {
       BuildSuccessorLists(w.pred_first, w.preds, w.pred_is_control, edges->succ_first, edges->succs,
                           edges->succ_is_control);
+    } catch (...) {
+      successors_failed = std::current_exception();
     }
   };
   {
@@ -592,7 +604,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     MarkClusters(
         w, std::move(count_out),
         [&] {
-          labels_ready.wait();
+          labels_ready.get();
           return std::move(labels);
         },
         result.second_path_reads);
@@ -600,6 +612,7 @@ EnginePartition PartitionByEngine(const Model& model, GraphId g, GraphEdges* edg
     OrderClusters(w);
     BuildSubgraphs(graph, intern, w, result);
   }
+  if (successors_failed) std::rethrow_exception(successors_failed);
   result.attr_nodes = std::move(w.attr_nodes);
   if (edges != nullptr) {
     edges->pred_first = std::move(w.pred_first);
