@@ -1,5 +1,7 @@
 #include "npuplan/stream/logical_stream_pass.h"
 
+#include <limits>
+
 #include "npuplan/stream/all_reduce_parallel_pass.h"
 #include "npuplan/stream/assign_by_dependency_pass.h"
 #include "npuplan/stream/assign_by_label_pass.h"
@@ -81,7 +83,11 @@ absl::Status InitGraphState(GraphState& gs, const Model& model, GraphId g, const
   gs.graph = g;
   gs.default_stream = default_stream;
   gs.owner_graph_unknown = owner_graph_unknown;
-  gs.partition = PartitionByEngine(model, g, &gs.edges);  // with successors
+  // npuplan.passThreads=1: one thread for the whole compile, here too.
+  const int32_t second_thread_from = ctx.options.Get("npuplan.passThreads") == "1"
+                                         ? std::numeric_limits<int32_t>::max()
+                                         : kPartitionSecondThreadFromNodes;
+  gs.partition = PartitionByEngine(model, g, &gs.edges, second_thread_from);  // with successors
   const Graph& graph = model.graph(g);
   const size_t n = graph.nodes.size();
   gs.node_flags.assign(n, 0);
