@@ -9,11 +9,13 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <vector>
 
 #include "npuplan/kernel/evaluator.h"
 #include "npuplan/kernel/generator.h"
 #include "npuplan/kernel/matmul_exact_test_util.h"
 #include "npuplan/kernel/planner.h"
+#include "npuplan/testing/sanitized.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::kernel {
@@ -627,7 +629,12 @@ TEST(KernelBoundsTest, ProductBoundOnGeneratedMatmuls) {
 // whose solutions include every plan of the generated matmul with an L1 of X
 // tiles; and on generated matmuls it never exceeds the plan.
 TEST(CutBoundTest, NeverExceedsTheExactOptimumOfTinyMatmuls) {
-  for (int x : {4, 6}) {
+#ifdef NPUPLAN_TEST_SANITIZED
+  const std::vector<int> l1_tiles = {};  // exact searches of seconds: the shapes below only
+#else
+  const std::vector<int> l1_tiles = {4, 6};
+#endif
+  for (int x : l1_tiles) {
     SCOPED_TRACE(x);
     const int64_t cut = MatmulCutReloads(3, 3, 3, x + 4, 1);
     const auto exact = testing::ExactMinLoads(testing::TinyMatmul{3, 3, 3, x + 4, 2, true});
@@ -663,7 +670,12 @@ TEST(CutBoundTest, NeverExceedsTheExactOptimumOfTinyMatmuls) {
 
 TEST(CutBoundTest, HoldsForThePlansOfGeneratedMatmuls) {
   CacheConfig config;
-  for (int size : {8, 12, 16}) {
+#ifdef NPUPLAN_TEST_SANITIZED
+  const std::vector<int> sizes = {8};  // the larger plans take minutes there
+#else
+  const std::vector<int> sizes = {8, 12, 16};
+#endif
+  for (int size : sizes) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(
         KernelGraph g,
         GenerateKernelGraph(GeneratorOptions{GraphKind::kMatmul, size, size, size}, config));

@@ -8,6 +8,7 @@
 #include "npuplan/kernel/generator.h"
 #include "npuplan/kernel/matmul_exact_test_util.h"
 #include "npuplan/kernel/planner.h"
+#include "npuplan/testing/sanitized.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::kernel {
@@ -24,6 +25,9 @@ TEST(ExactMatmulTest, MatchesTheDynamicProgramOfOneTilePerCache) {
 }
 
 TEST(ExactMatmulTest, KnownOptimaOf3x3x3) {
+#ifdef NPUPLAN_TEST_SANITIZED
+  GTEST_SKIP() << "exact searches of seconds; checked in the unsanitized build";
+#endif
   // Cache of A/B tiles -> fewest reloads, two output tiles open, no C spills.
   for (auto [cache, reloads] : {std::pair{2, 24}, {4, 12}, {6, 7}, {8, 4}, {12, 0}}) {
     SCOPED_TRACE(cache);
@@ -67,6 +71,9 @@ PlanVsExact PlanAndExact(int size, int l1_tiles) {
 }
 
 TEST(ExactMatmulTest, BracketsThePlannersReloads) {
+#ifdef NPUPLAN_TEST_SANITIZED
+  GTEST_SKIP() << "exact searches of seconds; checked in the unsanitized build";
+#endif
   for (int x : {4, 6}) {
     SCOPED_TRACE(x);
     const PlanVsExact p = PlanAndExact(3, x);

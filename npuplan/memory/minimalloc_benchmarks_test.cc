@@ -18,19 +18,11 @@
 #include "npuplan/memory/plan_validator.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
+#include "npuplan/testing/sanitized.h"
 #include "npuplan/testing/status_matchers.h"
 
-// Sanitized builds (CI's ASan/UBSan stage) skip the searches below the
-// best-known peaks: they test a search result, not memory safety (the 11
-// benchmarks above run the same code under the sanitizers), and take minutes
-// there instead of seconds.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NPUPLAN_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define NPUPLAN_TEST_SANITIZED 1
-#endif
-#endif
+// Sanitized builds skip the searches below the best-known peaks (the 11
+// benchmarks above run the same code under the sanitizers).
 
 namespace npuplan::memory {
 namespace {
