@@ -157,14 +157,10 @@ class ClusterGraph {
   struct Landmark {
     uint64_t reaches = 0, reached = 0, holds = 0;
   };
-  void Landmarks(const BigVector<int32_t>& count_out, const BigVector<int32_t>& pred_first,
-                 const BigVector<int32_t>& preds) {
-    SetLandmarks(LandmarkLabels(ChooseLandmarks(count_out), pred_first, preds));
-  }
-  // The same in steps that need no ClusterGraph (another thread can label
-  // while this one builds the graph): the landmark node of each bit (-1:
-  // none), the labels of the n = pred_first.size() - 1 nodes, and handing
-  // them to the graph.
+  // In steps that need no ClusterGraph (another thread can label while this
+  // one builds the graph): the landmark node of each bit (-1: none), the
+  // labels of the n = pred_first.size() - 1 nodes, and handing them to the
+  // graph.
   static std::vector<int32_t> ChooseLandmarks(const BigVector<int32_t>& count_out) {
     const int64_t n = static_cast<int64_t>(count_out.size());
     std::vector<int32_t> chosen(kLandmarks, -1);
