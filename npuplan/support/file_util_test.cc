@@ -22,15 +22,34 @@ using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 namespace fs = std::filesystem;
 
-// A fresh empty folder per test.
-std::string TestDir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir =
-      fs::path(::testing::TempDir()) / StrCat("npuplan_file_util_", info->name(), "_", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+// Each test gets fresh empty folders from TestDir(), removed again when it
+// ends so that repeated runs leave nothing in the temporary directory.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  std::string TestDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    fs::path dir = fs::path(::testing::TempDir()) /
+                   StrCat("npuplan_file_util_", info->name(), "_", ::getpid(), "_", dirs_.size());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    dirs_.push_back(dir);
+    return dir.string();
+  }
+
+  void TearDown() override {
+    for (const fs::path& dir : dirs_) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+      EXPECT_FALSE(fs::exists(dir)) << dir;
+    }
+  }
+
+ private:
+  std::vector<fs::path> dirs_;
+};
+
+using FileUtilTest = ScratchDirTest;
+using OutputTransactionTest = ScratchDirTest;
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,7 +64,7 @@ std::vector<std::string> Entries(const std::string& dir) {
   return out;
 }
 
-TEST(FileUtilTest, WritesAndReadsBack) {
+TEST_F(FileUtilTest, WritesAndReadsBack) {
   std::string path = ::testing::TempDir() + "/npuplan_file_util_test.txt";
   ASSERT_THAT(WriteFileAtomically(path, "hello"), IsOk());
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string text, ReadFile(path));
@@ -55,7 +74,7 @@ TEST(FileUtilTest, WritesAndReadsBack) {
 
 // The buffer is the file's size: finding the end must not double it (a
 // zero-filled second copy of a 141 MB plan was resident until it was freed).
-TEST(FileUtilTest, ReadsAFileIntoABufferOfItsSize) {
+TEST_F(FileUtilTest, ReadsAFileIntoABufferOfItsSize) {
   const std::string path = ::testing::TempDir() + "/npuplan_file_util_size_test.txt";
   const std::string content(1 << 20, 'x');
   ASSERT_THAT(WriteFileAtomically(path, content), IsOk());
@@ -65,36 +84,36 @@ TEST(FileUtilTest, ReadsAFileIntoABufferOfItsSize) {
   std::remove(path.c_str());
 }
 
-TEST(FileUtilTest, MissingFileNamesPath) {
+TEST_F(FileUtilTest, MissingFileNamesPath) {
   EXPECT_THAT(ReadFile("/nonexistent/x.json"),
               StatusIs(absl::StatusCode::kNotFound, "/nonexistent/x.json"));
 }
 
-TEST(FileUtilTest, UnwritableDirectoryLeavesNothing) {
+TEST_F(FileUtilTest, UnwritableDirectoryLeavesNothing) {
   EXPECT_FALSE(WriteFileAtomically("/nonexistent/dir/out.json", "x").ok());
   EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir/out.json"));
 }
 // Inputs that never end or never arrive are refused before they are read:
 // opening a FIFO nobody writes used to block, /dev/zero used to be read until
 // memory ran out.
-TEST(FileUtilTest, RefusesAFifoWithoutWaitingForAWriter) {
+TEST_F(FileUtilTest, RefusesAFifoWithoutWaitingForAWriter) {
   const std::string fifo = TestDir() + "/in.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_THAT(ReadFile(fifo), StatusIs(absl::StatusCode::kInvalidArgument,
                                        "is a FIFO (named pipe), not a regular file"));
 }
 
-TEST(FileUtilTest, RefusesACharacterDevice) {
+TEST_F(FileUtilTest, RefusesACharacterDevice) {
   EXPECT_THAT(ReadFile("/dev/zero"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "/dev/zero: is a character device, not a regular file"));
 }
 
-TEST(FileUtilTest, RefusesADirectory) {
+TEST_F(FileUtilTest, RefusesADirectory) {
   EXPECT_THAT(ReadFile(TestDir()), StatusIs(absl::StatusCode::kInvalidArgument, "is a directory"));
 }
 
-TEST(FileUtilTest, RefusesAFileBeyondTheByteLimit) {
+TEST_F(FileUtilTest, RefusesAFileBeyondTheByteLimit) {
   const std::string path = TestDir() + "/big.json";
   ASSERT_THAT(WriteFileAtomically(path, std::string(1000, ' ')), IsOk());
   EXPECT_THAT(
@@ -105,14 +124,14 @@ TEST(FileUtilTest, RefusesAFileBeyondTheByteLimit) {
 }
 
 // /proc files say size 0 and are read in chunks: still bounded.
-TEST(FileUtilTest, BoundsAFileWhoseSizeIsUnknown) {
+TEST_F(FileUtilTest, BoundsAFileWhoseSizeIsUnknown) {
   EXPECT_THAT(ReadFile("/proc/self/maps", {.max_bytes = 10}),
               StatusIs(absl::StatusCode::kInvalidArgument, "more than the limit of 10"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string maps, ReadFile("/proc/self/maps"));
   EXPECT_FALSE(maps.empty());
 }
 
-TEST(FileUtilTest, TheProcessWideLimitAppliesToEveryRead) {
+TEST_F(FileUtilTest, TheProcessWideLimitAppliesToEveryRead) {
   const std::string path = TestDir() + "/x.json";
   ASSERT_THAT(WriteFileAtomically(path, "12345"), IsOk());
   SetDefaultMaxFileBytes(4);
@@ -123,7 +142,7 @@ TEST(FileUtilTest, TheProcessWideLimitAppliesToEveryRead) {
 
 // The library's calls (api::ReadLimits::max_file_bytes) set a limit for
 // their own thread and duration, never the process's.
-TEST(FileUtilTest, AScopedLimitHoldsOnItsThreadUntilItEnds) {
+TEST_F(FileUtilTest, AScopedLimitHoldsOnItsThreadUntilItEnds) {
   const int64_t process = DefaultMaxFileBytes();
   {
     ScopedMaxFileBytes outer(100);
@@ -142,7 +161,7 @@ TEST(FileUtilTest, AScopedLimitHoldsOnItsThreadUntilItEnds) {
   EXPECT_EQ(DefaultMaxFileBytes(), process);
 }
 
-TEST(OutputTransactionTest, WritesNothingUntilCommitAndEverythingThen) {
+TEST_F(OutputTransactionTest, WritesNothingUntilCommitAndEverythingThen) {
   const std::string dir = TestDir();
   OutputTransaction out;
   ASSERT_THAT(out.Add(dir + "/a.json", "-o"), IsOk());
@@ -157,7 +176,7 @@ TEST(OutputTransactionTest, WritesNothingUntilCommitAndEverythingThen) {
   EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.json", "b.jsonl"}));
 }
 
-TEST(OutputTransactionTest, WritesAnOutputInChunks) {
+TEST_F(OutputTransactionTest, WritesAnOutputInChunks) {
   const std::string dir = TestDir();
   OutputTransaction out;
   ASSERT_THAT(out.Add(dir + "/a.json", "-o"), IsOk());
@@ -177,7 +196,7 @@ TEST(OutputTransactionTest, WritesAnOutputInChunks) {
 
 // A producer that fails after writing part of the content: the output is not
 // written, Commit refuses it, and the old file stays as it was.
-TEST(OutputTransactionTest, AFailedChunkedWriteLeavesTheTargetAsItWas) {
+TEST_F(OutputTransactionTest, AFailedChunkedWriteLeavesTheTargetAsItWas) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/a.json", "old"), IsOk());
   OutputTransaction out;
@@ -193,7 +212,7 @@ TEST(OutputTransactionTest, AFailedChunkedWriteLeavesTheTargetAsItWas) {
   EXPECT_EQ(Entries(dir), (std::vector<std::string>{"a.json"}));
 }
 
-TEST(OutputTransactionTest, AnAbandonedTransactionLeavesTheTargetsAsTheyWere) {
+TEST_F(OutputTransactionTest, AnAbandonedTransactionLeavesTheTargetsAsTheyWere) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/old.json", "old"), IsOk());
   {
@@ -208,7 +227,7 @@ TEST(OutputTransactionTest, AnAbandonedTransactionLeavesTheTargetsAsTheyWere) {
 
 // An unwritable second output fails when it is declared, before any work,
 // and the first output's temporary goes with the transaction.
-TEST(OutputTransactionTest, AnUnwritableOutputFailsAtAddAndLeavesNothing) {
+TEST_F(OutputTransactionTest, AnUnwritableOutputFailsAtAddAndLeavesNothing) {
   const std::string dir = TestDir();
   {
     OutputTransaction out;
@@ -221,7 +240,7 @@ TEST(OutputTransactionTest, AnUnwritableOutputFailsAtAddAndLeavesNothing) {
 
 // Several files of one call (kernel solution files, the API's WriteFiles):
 // one that cannot be written leaves the others unwritten and unchanged.
-TEST(OutputTransactionTest, WriteFilesAtomicallyWritesAllOrNone) {
+TEST_F(OutputTransactionTest, WriteFilesAtomicallyWritesAllOrNone) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/a.txt", "old"), IsOk());
   fs::create_directories(dir + "/c.txt");
@@ -237,7 +256,7 @@ TEST(OutputTransactionTest, WriteFilesAtomicallyWritesAllOrNone) {
   EXPECT_EQ(Slurp(dir + "/a.txt") + Slurp(dir + "/b.txt") + Slurp(dir + "/c.txt"), "ABC");
 }
 
-TEST(OutputTransactionTest, CommitRefusesAnOutputThatWasNeverWritten) {
+TEST_F(OutputTransactionTest, CommitRefusesAnOutputThatWasNeverWritten) {
   const std::string dir = TestDir();
   OutputTransaction out;
   ASSERT_THAT(out.Add(dir + "/a", "-o"), IsOk());
@@ -247,7 +266,7 @@ TEST(OutputTransactionTest, CommitRefusesAnOutputThatWasNeverWritten) {
   EXPECT_TRUE(Entries(dir).empty());
 }
 
-TEST(OutputTransactionTest, RefusesTargetsThatAreNotRegularFiles) {
+TEST_F(OutputTransactionTest, RefusesTargetsThatAreNotRegularFiles) {
   const std::string dir = TestDir();
   ASSERT_EQ(::mkfifo((dir + "/f").c_str(), 0600), 0);
   fs::create_directory(dir + "/d");
@@ -265,7 +284,7 @@ TEST(OutputTransactionTest, RefusesTargetsThatAreNotRegularFiles) {
 
 // -o through a link replaces the link's target, in the target's folder; the
 // link stays a link.
-TEST(OutputTransactionTest, WritesThroughASymbolicLinkToItsTarget) {
+TEST_F(OutputTransactionTest, WritesThroughASymbolicLinkToItsTarget) {
   const std::string dir = TestDir();
   fs::create_directory(dir + "/real");
   ASSERT_THAT(WriteFileAtomically(dir + "/real/plan.json", "old"), IsOk());
@@ -286,7 +305,7 @@ TEST(OutputTransactionTest, WritesThroughASymbolicLinkToItsTarget) {
               StatusIs(absl::StatusCode::kInvalidArgument, "too many levels of symbolic links"));
 }
 
-TEST(OutputTransactionTest, RefusesTheSameFileUnderTwoNames) {
+TEST_F(OutputTransactionTest, RefusesTheSameFileUnderTwoNames) {
   const std::string dir = TestDir();
   fs::create_symlink("a.json", dir + "/alias.json");
   OutputTransaction out;
@@ -301,7 +320,7 @@ TEST(OutputTransactionTest, RefusesTheSameFileUnderTwoNames) {
   EXPECT_TRUE(out.writes_stdout());
 }
 
-TEST(OutputTransactionTest, AReplacedFileKeepsItsPermissions) {
+TEST_F(OutputTransactionTest, AReplacedFileKeepsItsPermissions) {
   const std::string dir = TestDir();
   ASSERT_THAT(WriteFileAtomically(dir + "/a", "old"), IsOk());
   ASSERT_EQ(::chmod((dir + "/a").c_str(), 0640), 0);
