@@ -7,9 +7,11 @@
 #include <map>
 #include <set>
 
+#include "npuplan/events/event_minimization.h"
 #include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/reuse_order.h"
 #include "npuplan/events/stream_activation.h"
 #include "npuplan/events/sync_event_insertion.h"
 #include "npuplan/events/sync_event_optimization.h"
@@ -27,6 +29,7 @@ using ::npuplan::events::testing::PlanFromModel;
 using ::npuplan::events::testing::RandomPlan;
 using ::npuplan::events::testing::RunPasses;
 using ::npuplan::events::testing::RunResult;
+using ::npuplan::events::testing::SplitImpliedByEvents;
 using ::npuplan::testing::IsOk;
 using ::npuplan::testing::ParseVerifiedGraph;
 using ::npuplan::testing::StatusIs;
@@ -293,6 +296,50 @@ int64_t BruteForceMinimum(const Plan& base) {
   return best[full];
 }
 
+// Every events pass up to the ids, with the split events other events imply
+// dropped by event-minimization first (compile's order).
+absl::Status AllocateAfterMinimization(Plan& plan, std::map<std::string, std::string> options) {
+  return RunPasses(
+      plan,
+      Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization, EventReuse,
+             PhysicalStreamSplit, StreamActivation, EventMinimization, EventIdAllocation>(),
+      options);
+}
+
+// Split events in the table, and physical-stream boundaries along the
+// logical streams (each needs a split event unless others order it).
+std::pair<int64_t, int64_t> SplitEventsAndBoundaries(const Plan& plan) {
+  int64_t events = 0, boundaries = 0;
+  for (const SyncEvent& e : plan.events.events) events += e.reason == SyncReason::kSplit;
+  std::map<int64_t, int64_t> last;  // logical stream → physical stream of its last node
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    const int64_t logical = plan.model.node(NodeId(i)).stream_id;
+    if (logical < 0 || i >= plan.physical_stream.size()) continue;
+    auto [it, first] = last.try_emplace(logical, plan.physical_stream[i]);
+    if (!first && it->second != plan.physical_stream[i]) ++boundaries;
+    it->second = plan.physical_stream[i];
+  }
+  return {events, boundaries};
+}
+
+// A plan of one context whose split event other events imply: the reuse
+// order keeps its clocks over the logical streams (the boundary is ordered
+// inside the context), not one dimension per physical stream.
+TEST(EventIdAllocationTest, ADroppedSplitEventKeepsTheClocksLogicalInAPlanOfOneContext) {
+  Plan plan = SplitImpliedByEvents();
+  ASSERT_THAT(AllocateAfterMinimization(plan, {{"npuplan.device.maxTasksPerStream", "40"}}),
+              IsOk());
+  ASSERT_EQ(plan.streams.split_to_logical, (std::map<int64_t, int64_t>{{2, 0}}));
+  EXPECT_EQ(SplitEventsAndBoundaries(plan), std::make_pair(int64_t{0}, int64_t{1}));
+  const events::SyncView view(plan, /*physical=*/false);
+  const events::RunContexts contexts = events::ComputeRunContexts(plan);
+  ASSERT_EQ(contexts.size(), 1u);
+  const events::EdgeFacts facts = events::CollectFacts(plan, view, contexts);
+  events::ReuseOrder order(plan, view, contexts, facts);
+  EXPECT_EQ(order.Prepare(0), static_cast<size_t>(view.num_streams()));
+  EXPECT_THAT(verify::VerifyEventIdReuse(plan), IsOk());
+}
+
 // Random plans: the min allocation is valid (verify-each), never above
 // none, at most the greedy allocator's, equal to the brute-force minimum on
 // small plans (including ones where the greedy allocator alone is not
@@ -344,6 +391,48 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
   EXPECT_GT(brute_checked, 150);
   EXPECT_GE(greedy_beaten, 2);  // seeds 42, 136: the augmenting phases are exercised
   EXPECT_GT(shared, 300);
+}
+
+// The same on plans split into many physical streams after event-minimization
+// dropped the split events others imply (the clocks stay logical there): the
+// allocation is accepted by the verifier, equals the brute-force minimum on
+// small plans, and merging any two of its ids breaks it.
+TEST(EventIdAllocationPropertyTest, MinIsValidAndMinimalAfterDroppedSplitEvents) {
+  int brute_checked = 0, dropped_plans = 0;
+  for (uint32_t seed = 1; seed <= 150; ++seed) {
+    const int nodes = 12 + static_cast<int>(seed % 24);
+    const int streams = 2 + static_cast<int>(seed % 3);
+    const std::map<std::string, std::string> opts = {
+        {"npuplan.device.maxTasksPerStream", std::to_string(36 + seed % 12)}};
+    Plan none = RandomPlan(seed, nodes, streams, 3, 3 + static_cast<int>(seed % 6));
+    Plan min = none;
+    auto none_opts = opts;
+    none_opts["npuplan.eventIdReuse"] = "none";
+    ASSERT_THAT(AllocateAfterMinimization(none, none_opts), IsOk()) << "seed " << seed;
+    ASSERT_THAT(AllocateAfterMinimization(min, opts), IsOk()) << "seed " << seed;
+    const auto [split_events, boundaries] = SplitEventsAndBoundaries(min);
+    if (split_events == boundaries) continue;
+    ++dropped_plans;
+    EXPECT_LE(min.events.event_count, none.events.event_count) << "seed " << seed;
+    ASSERT_EQ(min.events.counts.at("device_event_ids_exact"), 1) << "seed " << seed;
+    EXPECT_THAT(verify::VerifyEventIdReuse(min), IsOk()) << "seed " << seed;
+    if (min.events.events.size() <= 13) {
+      EXPECT_EQ(min.events.event_count, BruteForceMinimum(none)) << "seed " << seed;
+      ++brute_checked;
+    }
+    for (int32_t a = 0; a < min.events.event_count; ++a) {
+      for (int32_t b = a + 1; b < min.events.event_count; ++b) {
+        Plan p = min;
+        for (SyncEvent& e : p.events.events) {
+          if (e.id == b) e.id = a;
+        }
+        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
+            << "seed " << seed << ": ids " << a << " and " << b;
+      }
+    }
+  }
+  EXPECT_GT(dropped_plans, 20);
+  EXPECT_GT(brute_checked, 10);
 }
 
 // The same for notify ids (ge.event=notify): min never above none, accepted by

@@ -25,6 +25,7 @@ using ::npuplan::events::testing::PlanFromModel;
 using ::npuplan::events::testing::RandomPlan;
 using ::npuplan::events::testing::RunPasses;
 using ::npuplan::events::testing::RunResult;
+using ::npuplan::events::testing::SplitImpliedByEvents;
 using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 
@@ -35,19 +36,6 @@ absl::Status UpToMinimum(Plan& plan, std::map<std::string, std::string> options,
                    Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
                           EventReuse, PhysicalStreamSplit, StreamActivation, EventMinimization>(),
                    options, r);
-}
-
-// s0: a0 → a1 → a2, s1: x with a1 → x → a2. At a task limit of 40, a2 (5 + 2
-// for its Recv, 18 + 27 reserved > 40) opens physical stream 2 and the split
-// adds a1 → a2, which a1 → x → a2 already orders.
-Plan SplitImpliedByEvents() {
-  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
-    {"name": "a0", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]},
-    {"name": "a1", "type": "Add", "inputs": ["a0:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]},
-    {"name": "x", "type": "Add", "inputs": ["a1:0"], "attrs": {"_test_stream": 1, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
-    {"name": "a2", "type": "Add", "inputs": ["a1:0", "x:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]}]})json");
-  EXPECT_TRUE(m.ok()) << m.status();
-  return PlanFromModel(std::move(m).value());
 }
 
 const std::map<std::string, std::string> kLimit40 = {{"npuplan.device.maxTasksPerStream", "40"}};

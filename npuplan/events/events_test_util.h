@@ -117,6 +117,18 @@ inline Plan RandomPlan(uint32_t seed, int n, int k, int max_inputs = 3, int wind
   return plan;
 }
 
+// s0: a0 → a1 → a2, s1: x with a1 → x → a2. At a task limit of 40, a2 (5 + 2
+// for its Recv, 18 + 27 reserved > 40) opens physical stream 2 and the split
+// adds a1 → a2, which a1 → x → a2 already orders.
+inline Plan SplitImpliedByEvents() {
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "a0", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]},
+    {"name": "a1", "type": "Add", "inputs": ["a0:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]},
+    {"name": "x", "type": "Add", "inputs": ["a1:0"], "attrs": {"_test_stream": 1, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "a2", "type": "Add", "inputs": ["a1:0", "x:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]}]})json");
+  return PlanFromModel(std::move(m).value());
+}
+
 }  // namespace npuplan::events::testing
 
 #endif  // NPUPLAN_EVENTS_EVENTS_TEST_UTIL_H_

@@ -233,7 +233,11 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
   }
   // A piece boundary whose split event event-minimization dropped is ordered
   // by other events, maybe through another context: counted as a split from
-  // no context, so a context spanning it takes physical positions.
+  // no context, so a context spanning it takes physical positions. In a plan
+  // of one context those events are all in it, so the boundary is ordered
+  // there and the logical positions stay (physical ones would make the
+  // clocks as wide as the split made streams: ~1 per 1,000 nodes).
+  const int32_t dropped_split_context = contexts.size() == 1 ? 0 : -1;
   if (split) {
     std::set<std::pair<int64_t, int64_t>> opened;  // (sender rank, receiver rank)
     for (const Split& sp : splits_) opened.insert({sp.send_rank, sp.recv_rank});
@@ -242,7 +246,7 @@ ReuseOrder::ReuseOrder(const Plan& plan, const SyncView& view, const RunContexts
       for (size_t p = 1; p < ss.size(); ++p) {
         if (physical_[ss[p - 1]] != physical_[ss[p]] &&
             !opened.count({view.rank(ss[p - 1]), view.rank(ss[p])})) {
-          splits_.push_back({ls, view.rank(ss[p - 1]), view.rank(ss[p]), -1});
+          splits_.push_back({ls, view.rank(ss[p - 1]), view.rank(ss[p]), dropped_split_context});
         }
       }
     }
