@@ -181,6 +181,33 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
   }
 }
 
+// Stream positions are given in plan order, so node v is entry
+// stream_pos(v) of its stream: the rows are read in node order (one pass
+// over the table, sized lists, no growth) rather than in plan order (a
+// cache miss per node).
+std::vector<std::vector<NodeId>> HappensBefore::StreamOrders() const {
+  const size_t k = static_cast<size_t>(k_);
+  const size_t n = stride_ == 0 ? 0 : rows_.size() / stride_;
+  std::vector<size_t> count(k, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t* r = rows_.data() + i * stride_;
+    if (r[kStream] >= 0 && r[kPos] >= 0) {
+      const size_t s = static_cast<size_t>(r[kStream] & ~kOrdersNothing);
+      count[s] = std::max(count[s], static_cast<size_t>(r[kPos]) + 1);
+    }
+  }
+  std::vector<std::vector<NodeId>> out(k);
+  for (size_t s = 0; s < k; ++s) out[s].resize(count[s]);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t* r = rows_.data() + i * stride_;
+    if (r[kStream] >= 0 && r[kPos] >= 0) {
+      out[static_cast<size_t>(r[kStream] & ~kOrdersNothing)][static_cast<size_t>(r[kPos])] =
+          NodeId(static_cast<int32_t>(i));
+    }
+  }
+  return out;
+}
+
 bool HappensBefore::Before(NodeId a, NodeId b) const {
   const int64_t sa = stream(a);
   if (sa < 0 || stream(b) < 0 || a == b) return false;
