@@ -179,6 +179,7 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
     rv[kPos] = next_pos[s]++;
     last_on_stream[s] = v;
   }
+  stream_size_ = std::move(next_pos);
 }
 
 // Stream positions are given in plan order, so node v is entry
@@ -186,18 +187,9 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
 // over the table, sized lists, no growth) rather than in plan order (a
 // cache miss per node).
 std::vector<std::vector<NodeId>> HappensBefore::StreamOrders() const {
-  const size_t k = static_cast<size_t>(k_);
   const size_t n = stride_ == 0 ? 0 : rows_.size() / stride_;
-  std::vector<size_t> count(k, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t* r = rows_.data() + i * stride_;
-    if (r[kStream] >= 0 && r[kPos] >= 0) {
-      const size_t s = static_cast<size_t>(r[kStream] & ~kOrdersNothing);
-      count[s] = std::max(count[s], static_cast<size_t>(r[kPos]) + 1);
-    }
-  }
-  std::vector<std::vector<NodeId>> out(k);
-  for (size_t s = 0; s < k; ++s) out[s].resize(count[s]);
+  std::vector<std::vector<NodeId>> out(stream_size_.size());
+  for (size_t s = 0; s < out.size(); ++s) out[s].resize(static_cast<size_t>(stream_size_[s]));
   for (size_t i = 0; i < n; ++i) {
     const int32_t* r = rows_.data() + i * stride_;
     if (r[kStream] >= 0 && r[kPos] >= 0) {

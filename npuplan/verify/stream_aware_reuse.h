@@ -161,6 +161,7 @@ class HappensBefore {
   int64_t k_ = 0;
   size_t stride_ = kClock;
   BigVector<int32_t> rows_;  // num_nodes × (kClock + k)
+  std::vector<int32_t> stream_size_;  // per stream: its nodes with a position
 };
 
 // Per buffer of a TensorLifetimes: where its uses sit on the streams, in
