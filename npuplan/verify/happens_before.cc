@@ -179,6 +179,25 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
     rv[kPos] = next_pos[s]++;
     last_on_stream[s] = v;
   }
+  stream_size_ = std::move(next_pos);
+}
+
+// Stream positions are given in plan order, so node v is entry
+// stream_pos(v) of its stream: the rows are read in node order (one pass
+// over the table, sized lists, no growth) rather than in plan order (a
+// cache miss per node).
+std::vector<std::vector<NodeId>> HappensBefore::StreamOrders() const {
+  const size_t n = stride_ == 0 ? 0 : rows_.size() / stride_;
+  std::vector<std::vector<NodeId>> out(stream_size_.size());
+  for (size_t s = 0; s < out.size(); ++s) out[s].resize(static_cast<size_t>(stream_size_[s]));
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t* r = rows_.data() + i * stride_;
+    if (r[kStream] >= 0 && r[kPos] >= 0) {
+      out[static_cast<size_t>(r[kStream] & ~kOrdersNothing)][static_cast<size_t>(r[kPos])] =
+          NodeId(static_cast<int32_t>(i));
+    }
+  }
+  return out;
 }
 
 bool HappensBefore::Before(NodeId a, NodeId b) const {

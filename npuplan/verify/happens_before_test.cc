@@ -205,5 +205,24 @@ TEST(HappensBeforeTest, MatchesReachabilityOverExplicitSubgraphEntry) {
   EXPECT_GT(subgraph_queries, 1000);  // the generator does exercise subgraphs
 }
 
+// StreamOrders (read from the rows in node order) against the plan order
+// filtered per stream, on random models, orders with nodes left out, and
+// shuffled orders.
+TEST(HappensBeforeTest, StreamOrdersListEachStreamInPlanOrder) {
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    Model m = RandomModel(seed).Build();
+    std::vector<NodeId> order = m.ExecutionOrder();
+    std::mt19937 rng(seed);
+    if (seed % 3 == 0) std::shuffle(order.begin(), order.end(), rng);
+    if (seed % 4 == 1 && !order.empty()) order.erase(order.begin() + rng() % order.size());
+    const HappensBefore hb(m, order);
+    std::vector<std::vector<NodeId>> want(static_cast<size_t>(hb.num_streams()));
+    for (NodeId v : order) {
+      if (hb.stream(v) >= 0 && hb.stream_pos(v) >= 0) want[hb.stream(v)].push_back(v);
+    }
+    EXPECT_EQ(hb.StreamOrders(), want) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace npuplan::memory

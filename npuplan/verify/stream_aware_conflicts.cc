@@ -481,7 +481,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     return out;
   }
   const size_t k = static_cast<size_t>(hb_.num_streams());
-  ConflictRounds rounds(buffers, lt_, hb_, uses_, stream_nodes_, out);
+  ConflictRounds rounds(buffers, lt_, hb_, uses_, StreamNodes(), out);
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).
   BigVector<int64_t> release(n * k, std::numeric_limits<int64_t>::max());

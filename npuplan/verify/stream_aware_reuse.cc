@@ -73,12 +73,13 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
       if (last[s] >= 0) uses_.last.emplace_back(static_cast<int32_t>(s), last[s]);
     }
     uses_.last_begin[b + 1] = static_cast<int32_t>(uses_.last.size());
-    only_stream_[b] = only < 0 ? -1 : only;
+    only_stream_[b] = only < 0 ? -1 : static_cast<int32_t>(only);
   }
-  stream_nodes_.resize(k);
-  for (NodeId v : lt_.order) {
-    if (hb_.stream(v) >= 0 && hb_.stream_pos(v) >= 0) stream_nodes_[hb_.stream(v)].push_back(v);
-  }
+}
+
+const std::vector<std::vector<NodeId>>& StreamAwareReuse::StreamNodes() const {
+  std::call_once(stream_nodes_once_, [this] { stream_nodes_ = hb_.StreamOrders(); });
+  return stream_nodes_;
 }
 
 // One is iteration-local in a loop the other touches: the same body

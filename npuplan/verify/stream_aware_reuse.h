@@ -32,6 +32,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <span>
 #include <utility>
 #include <vector>
@@ -117,6 +118,8 @@ class HappensBefore {
   const int32_t* clock(NodeId n) const { return Row(n) + kClock; }
   // True when a's task finishes before b's starts in every execution (a != b).
   bool Before(NodeId a, NodeId b) const;
+  // Per stream: its nodes in stream order (the nodes with a stream position).
+  std::vector<std::vector<NodeId>> StreamOrders() const;
 
  private:
   // A parent node's subgraph entry: its inputs by plan position and the join
@@ -158,6 +161,7 @@ class HappensBefore {
   int64_t k_ = 0;
   size_t stride_ = kClock;
   BigVector<int32_t> rows_;  // num_nodes × (kClock + k)
+  std::vector<int32_t> stream_size_;  // per stream: its nodes with a position
 };
 
 // Per buffer of a TensorLifetimes: where its uses sit on the streams, in
@@ -232,9 +236,13 @@ class StreamAwareReuse {
   HappensBefore hb_;
   BufferUses uses_;
   // Per buffer: the single stream of all its uses (-1 none / several).
-  BigVector<int64_t> only_stream_;
-  // Per stream: its nodes in stream order.
-  std::vector<std::vector<NodeId>> stream_nodes_;
+  BigVector<int32_t> only_stream_;
+  // Per stream: its nodes in stream order. Made on first use (StreamNodes):
+  // the conflicts and release times need them, the pairwise tests
+  // (the memory verifier's) do not.
+  const std::vector<std::vector<NodeId>>& StreamNodes() const;
+  mutable std::once_flag stream_nodes_once_;
+  mutable std::vector<std::vector<NodeId>> stream_nodes_;
 
   // What ReleasePositions searches with. With few streams, per stream pair
   // (t, s) the answer for every position p on s: cover[t * k + s][p] = the

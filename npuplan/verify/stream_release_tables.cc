@@ -27,7 +27,8 @@ StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffe
   const size_t k = static_cast<size_t>(hb_.num_streams());
   ReleaseSearch search;
   size_t nodes = 0;
-  for (const std::vector<NodeId>& on : stream_nodes_) nodes += on.size();
+  const std::vector<std::vector<NodeId>>& stream_nodes = StreamNodes();
+  for (const std::vector<NodeId>& on : stream_nodes) nodes += on.size();
   if (k == 0 || (k - 1) * nodes + k * k > 4 * buffers + 1024) {
     search.hints.assign(k * k, 0);
     return search;
@@ -36,9 +37,9 @@ StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffe
   search.positions.resize(k);
   std::vector<size_t> next(k);  // per stream s: the first p not yet answered
   for (size_t t = 0; t < k; ++t) {
-    const std::vector<NodeId>& on_t = stream_nodes_[t];
+    const std::vector<NodeId>& on_t = stream_nodes[t];
     for (size_t s = 0; s < k; ++s) {
-      if (s != t) search.cover[t * k + s].resize(stream_nodes_[s].size() + 1);
+      if (s != t) search.cover[t * k + s].resize(stream_nodes[s].size() + 1);
     }
     std::fill(next.begin(), next.end(), 0);
     search.positions[t].resize(on_t.size());
@@ -65,8 +66,9 @@ StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffe
 void StreamAwareReuse::ReleasePositions(int a, int64_t* out, ReleaseSearch& search) const {
   const size_t k = static_cast<size_t>(hb_.num_streams());
   std::fill(out, out + k, std::numeric_limits<int64_t>::max());
+  const std::vector<std::vector<NodeId>>& stream_nodes = StreamNodes();
   for (size_t t = 0; t < k; ++t) {
-    const std::vector<NodeId>& nodes = stream_nodes_[t];
+    const std::vector<NodeId>& nodes = stream_nodes[t];
     size_t q = 0;
     for (const auto& [s, p] : uses_.Last(static_cast<size_t>(a))) {
       if (static_cast<size_t>(s) == t) {  // on its own stream clock(v)[t] = pos(v) - 1
