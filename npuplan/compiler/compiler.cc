@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/support/big_vector.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -138,8 +139,16 @@ absl::Status VerifyFinalPlan(const Plan& plan, const CompileConfig& config, Stat
   return alongside_status;
 }
 
+// The passes' freed per-node arrays stay cached (BigVector) until the final
+// verification has reused them — the same sizes, where fresh pages would cost
+// faults and zeroing — and go back to the system however the compile ends.
+struct ReleaseCachedPagesOnExit {
+  ~ReleaseCachedPagesOnExit() { ReleaseCachedHugePages(); }
+};
+
 absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
                                  Statistics& stats) {
+  const ReleaseCachedPagesOnExit release_cached_pages;
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
   NPUPLAN_RETURN_IF_ERROR(options.Validate(config.warnings));
 

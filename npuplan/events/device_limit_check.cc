@@ -4,7 +4,6 @@
 #include <tuple>
 
 #include "npuplan/events/event_options.h"
-#include "npuplan/support/big_vector.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -15,7 +14,6 @@ int64_t DeviceStreamsUsed(const Plan& plan) {
 }
 
 absl::StatusOr<bool> DeviceLimitCheck::Run(Plan& plan, PassContext& ctx) {
-  ReleaseCachedHugePages();  // the stage is done with its cached blocks
   NPUPLAN_ASSIGN_OR_RETURN(const events::EventOptions opts, events::ReadEventOptions(ctx.options));
   const int64_t max_streams = opts.device_max_streams;
   const int64_t max_events = opts.device_max_events;
