@@ -1,7 +1,11 @@
 // The graph writer: npuplan.graph/1 through JsonWriter, byte-identical to
 // nlohmann's dump(1) of the document with sorted keys (so every object's
 // fields are written in key order). Empty optional fields are left out.
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "npuplan/ir/graph_json.h"
@@ -27,22 +31,61 @@ void PrefetchArrays(const Node& n) {
   if (!n.attrs.empty()) __builtin_prefetch(&*n.attrs.begin());
 }
 
-void PrefetchTargets(const Model& model, const Node& n) {
+// The nodes' names by index, short ones (most generated names) in 16-byte
+// slots: a node's inputs name producers anywhere in the model, and reading a
+// producer's name from its Node is a cache miss in hundreds of megabytes of
+// Nodes; the slots are a table of 16 bytes per node, filled by one
+// sequential walk.
+class NameTable {
+ public:
+  explicit NameTable(const Model& model)
+      : model_(model), slots_(std::make_unique_for_overwrite<Slot[]>(model.num_nodes())) {
+    for (size_t i = 0; i < model.num_nodes(); ++i) {
+      PrefetchNode(model, i + kNodePrefetch);
+      const std::string& name = model.nodes()[i].name;
+      Slot& slot = slots_[i];
+      if (name.size() < sizeof(slot.text)) {
+        std::memcpy(slot.text, name.data(), name.size());
+        slot.size = static_cast<uint8_t>(name.size());
+      } else {
+        slot.size = kLong;
+      }
+    }
+  }
+  std::string_view Of(NodeId id) const {
+    const Slot& slot = slots_[id.index()];
+    if (slot.size == kLong) return model_.node(id).name;
+    return {slot.text, slot.size};
+  }
+  void Prefetch(NodeId id) const { __builtin_prefetch(&slots_[id.index()]); }
+
+ private:
+  struct alignas(16) Slot {
+    char text[15];
+    uint8_t size;  // kLong: the name is the Node's
+  };
+  static constexpr uint8_t kLong = 0xff;
+  const Model& model_;
+  std::unique_ptr<Slot[]> slots_;
+};
+
+void PrefetchTargets(const NameTable& names, const Node& n) {
   for (const TensorDesc& t : n.outputs) {
     if (!t.shape.empty()) __builtin_prefetch(t.shape.data());
   }
-  for (const OutputRef& in : n.inputs) __builtin_prefetch(&model.node(in.node).name);
-  for (NodeId c : n.control_inputs) __builtin_prefetch(&model.node(c).name);
+  for (const OutputRef& in : n.inputs) names.Prefetch(in.node);
+  for (NodeId c : n.control_inputs) names.Prefetch(c);
 }
 
-void PrefetchAhead(const Model& model, const std::vector<NodeId>& nodes, size_t i) {
+void PrefetchAhead(const Model& model, const NameTable& names, const std::vector<NodeId>& nodes,
+                   size_t i) {
   if (i + kStructAhead < nodes.size()) PrefetchNodeRecord(model.node(nodes[i + kStructAhead]));
   if (i + kArraysAhead < nodes.size()) PrefetchArrays(model.node(nodes[i + kArraysAhead]));
   if (i + kTargetsAhead < nodes.size())
-    PrefetchTargets(model, model.node(nodes[i + kTargetsAhead]));
+    PrefetchTargets(names, model.node(nodes[i + kTargetsAhead]));
 }
 
-void WriteNode(const Model& model, const Node& n, JsonWriter& w) {
+void WriteNode(const Model& model, const NameTable& names, const Node& n, JsonWriter& w) {
   w.BeginObject();
   if (!n.attrs.empty()) {
     w.Key("attrs");
@@ -51,14 +94,14 @@ void WriteNode(const Model& model, const Node& n, JsonWriter& w) {
   if (!n.control_inputs.empty()) {
     w.Key("control_inputs");
     w.BeginArray();
-    for (NodeId c : n.control_inputs) w.String(model.node(c).name);
+    for (NodeId c : n.control_inputs) w.String(names.Of(c));
     w.EndArray();
   }
   w.Field("engine", n.engine);
   if (!n.inputs.empty()) {
     w.Key("inputs");
     w.BeginArray();
-    for (const OutputRef& in : n.inputs) w.StringWithIndex(model.node(in.node).name, in.index);
+    for (const OutputRef& in : n.inputs) w.StringWithIndex(names.Of(in.node), in.index);
     w.EndArray();
   }
   w.Field("name", n.name);
@@ -100,7 +143,7 @@ void WriteEngineOverrides(const Model& model, JsonWriter& w) {
   w.EndObject();
 }
 
-void WriteSubgraph(const Model& model, const Graph& graph, JsonWriter& w) {
+void WriteSubgraph(const Model& model, const NameTable& names, const Graph& graph, JsonWriter& w) {
   w.BeginObject();
   if (!graph.attrs.empty()) {
     w.Key("attrs");
@@ -110,8 +153,8 @@ void WriteSubgraph(const Model& model, const Graph& graph, JsonWriter& w) {
   w.Key("nodes");
   w.BeginArray();
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    PrefetchAhead(model, graph.nodes, i);
-    WriteNode(model, model.node(graph.nodes[i]), w);
+    PrefetchAhead(model, names, graph.nodes, i);
+    WriteNode(model, names, model.node(graph.nodes[i]), w);
   }
   w.EndArray();
   w.Field("parent", model.node(graph.parent_node).name);
@@ -135,9 +178,10 @@ void WriteGraph(const Model& model, JsonWriter& w) {
   w.Key("nodes");
   w.BeginArray();
   const std::vector<NodeId>& nodes = model.root().nodes;
+  const NameTable names(model);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    PrefetchAhead(model, nodes, i);
-    WriteNode(model, model.node(nodes[i]), w);
+    PrefetchAhead(model, names, nodes, i);
+    WriteNode(model, names, model.node(nodes[i]), w);
   }
   w.EndArray();
   if (!model.options.empty()) {
@@ -152,7 +196,7 @@ void WriteGraph(const Model& model, JsonWriter& w) {
     w.Key("subgraphs");
     w.BeginArray();
     for (GraphId g : order) {
-      if (g != kRootGraph) WriteSubgraph(model, model.graph(g), w);
+      if (g != kRootGraph) WriteSubgraph(model, names, model.graph(g), w);
     }
     w.EndArray();
   }
