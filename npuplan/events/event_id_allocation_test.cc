@@ -340,6 +340,22 @@ TEST(EventIdAllocationTest, ADroppedSplitEventKeepsTheClocksLogicalInAPlanOfOneC
   EXPECT_THAT(verify::VerifyEventIdReuse(plan), IsOk());
 }
 
+// A minimum cover: merging any two of its ids of `kind` must break it.
+void ExpectEveryMergeOfTwoIdsBreaks(const Plan& min, SyncKind kind, uint32_t seed) {
+  const int64_t ids = kind == SyncKind::kEvent ? min.events.event_count : min.events.notify_count;
+  for (int32_t a = 0; a < ids; ++a) {
+    for (int32_t b = a + 1; b < ids; ++b) {
+      Plan p = min;
+      for (SyncEvent& e : p.events.events) {
+        if (e.kind == kind && e.id == b) e.id = a;
+      }
+      EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
+          << "seed " << seed << ": " << (kind == SyncKind::kEvent ? "ids " : "notify ids ") << a
+          << " and " << b;
+    }
+  }
+}
+
 // Random plans: the min allocation is valid (verify-each), never above
 // none, at most the greedy allocator's, equal to the brute-force minimum on
 // small plans (including ones where the greedy allocator alone is not
@@ -376,17 +392,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
       ++brute_checked;
       greedy_beaten += greedy.events.event_count > min.events.event_count;
     }
-    // A minimum cover: merging any two of its ids must break it.
-    for (int32_t a = 0; a < min.events.event_count; ++a) {
-      for (int32_t b = a + 1; b < min.events.event_count; ++b) {
-        Plan p = min;
-        for (SyncEvent& e : p.events.events) {
-          if (e.id == b) e.id = a;
-        }
-        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
-            << "seed " << seed << ": ids " << a << " and " << b;
-      }
-    }
+    ExpectEveryMergeOfTwoIdsBreaks(min, SyncKind::kEvent, seed);
   }
   EXPECT_GT(brute_checked, 150);
   EXPECT_GE(greedy_beaten, 2);  // seeds 42, 136: the augmenting phases are exercised
@@ -420,16 +426,7 @@ TEST(EventIdAllocationPropertyTest, MinIsValidAndMinimalAfterDroppedSplitEvents)
       EXPECT_EQ(min.events.event_count, BruteForceMinimum(none)) << "seed " << seed;
       ++brute_checked;
     }
-    for (int32_t a = 0; a < min.events.event_count; ++a) {
-      for (int32_t b = a + 1; b < min.events.event_count; ++b) {
-        Plan p = min;
-        for (SyncEvent& e : p.events.events) {
-          if (e.id == b) e.id = a;
-        }
-        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
-            << "seed " << seed << ": ids " << a << " and " << b;
-      }
-    }
+    ExpectEveryMergeOfTwoIdsBreaks(min, SyncKind::kEvent, seed);
   }
   EXPECT_GT(dropped_plans, 20);
   EXPECT_GT(brute_checked, 10);
@@ -458,16 +455,7 @@ TEST(EventIdAllocationPropertyTest, MinNotifyIdsAreValidMinimalAndNeverAboveNone
     EXPECT_LE(min.events.counts.at("device_notify_ids_lower_bound"), min.events.notify_count);
     ASSERT_EQ(min.events.counts.at("device_notify_ids_exact"), 1);
     shared += static_cast<int>(none.events.notify_count - min.events.notify_count);
-    for (int32_t a = 0; a < min.events.notify_count; ++a) {
-      for (int32_t b = a + 1; b < min.events.notify_count; ++b) {
-        Plan p = min;
-        for (SyncEvent& e : p.events.events) {
-          if (e.kind == SyncKind::kNotify && e.id == b) e.id = a;
-        }
-        EXPECT_FALSE(verify::VerifyEventIdReuse(p).ok())
-            << "seed " << seed << ": notify ids " << a << " and " << b;
-      }
-    }
+    ExpectEveryMergeOfTwoIdsBreaks(min, SyncKind::kNotify, seed);
   }
   EXPECT_GT(shared, 50);
 }

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/testing/random_json_values.h"
 
 namespace npuplan {
 namespace {
@@ -26,22 +28,8 @@ struct RandomModel {
 };
 
 RandomModel MakeRandomModel(std::mt19937_64& rng, bool escapes) {
-  const std::vector<std::string> pieces = {"a", "_", "9", "\"", "\\", "\n", "\x01", "\u00e9", "/"};
-  auto piece = [&] { return pieces[rng() % (escapes ? pieces.size() : 3)]; };
-  auto random_int = [&rng]() -> int64_t {
-    switch (rng() % 5) {
-      case 0:
-        return std::numeric_limits<int64_t>::min();
-      case 1:
-        return std::numeric_limits<int64_t>::max();
-      case 2:
-        return -1;
-      case 3:
-        return static_cast<int64_t>(rng() % 1000);
-      default:
-        return static_cast<int64_t>(rng());
-    }
-  };
+  auto piece = [&] { return npuplan::testing::RandomNamePiece(rng, escapes); };
+  auto random_int = [&rng] { return npuplan::testing::RandomExtremeInt(rng); };
   RandomModel r;
   Model& m = r.model;
   m.set_name("g" + piece());
@@ -50,13 +38,13 @@ RandomModel MakeRandomModel(std::mt19937_64& rng, bool escapes) {
   for (size_t i = 0; i < n; ++i) {
     const GraphId g = graphs[rng() % graphs.size()];
     Node node;
-    node.name = "n" + std::to_string(i) + "_";
+    node.name = StrCat("n", i, "_");
     for (size_t k = rng() % 4; k > 0; --k) node.name += piece();
     if (rng() % 3 == 0) node.name += std::string(rng() % 20, 'x');  // near and past 15 bytes
-    node.type = rng() % 4 == 0 ? "Data" : "Op" + piece();
-    node.engine = rng() % 3 == 0 ? "" : "E" + piece();
-    if (rng() % 3 == 0) node.attrs["a" + piece()] = AttrValue(random_int());
-    if (rng() % 5 == 0) node.attrs["s"] = AttrValue(std::string("v") + piece());
+    node.type = rng() % 4 == 0 ? "Data" : StrCat("Op", piece());
+    node.engine = rng() % 3 == 0 ? "" : StrCat("E", piece());
+    if (rng() % 3 == 0) node.attrs[StrCat("a", piece())] = AttrValue(random_int());
+    if (rng() % 5 == 0) node.attrs["s"] = AttrValue(StrCat("v", piece()));
     // Inputs and control inputs from earlier nodes of any graph (the writer
     // writes names; it does not check ownership).
     for (size_t k = r.all.empty() ? 0 : rng() % 4; k > 0; --k) {
@@ -67,7 +55,7 @@ RandomModel MakeRandomModel(std::mt19937_64& rng, bool escapes) {
     }
     for (size_t k = rng() % 3; k > 0; --k) {
       TensorDesc t;
-      t.dtype = rng() % 4 == 0 ? "d" + piece() : "float16";
+      t.dtype = rng() % 4 == 0 ? StrCat("d", piece()) : "float16";
       for (size_t d = rng() % 4; d > 0; --d) t.shape.push_back(random_int());
       node.outputs.push_back(std::move(t));
     }

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "npuplan/support/file_util.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/testing/random_json_values.h"
 
 namespace npuplan {
 namespace {
@@ -360,21 +361,7 @@ TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
 // quotes, backslashes, control bytes or non-ASCII, integers at the extremes).
 TEST(PlanJsonTest, WritesRandomTensorAndNodeEntriesAsNlohmannDumps) {
   std::mt19937_64 rng(11);
-  const std::vector<std::string> pieces = {"a", "_", "9", "\"", "\\", "\n", "\x01", "\u00e9", "/"};
-  auto random_int = [&rng]() -> int64_t {
-    switch (rng() % 5) {
-      case 0:
-        return std::numeric_limits<int64_t>::min();
-      case 1:
-        return std::numeric_limits<int64_t>::max();
-      case 2:
-        return -1;
-      case 3:
-        return static_cast<int64_t>(rng() % 1000);
-      default:
-        return static_cast<int64_t>(rng());
-    }
-  };
+  auto random_int = [&rng] { return npuplan::testing::RandomExtremeInt(rng); };
   int checked = 0;
   for (const char* dir :
        {"transformer_split_full", "multistream_notify_full", "dynamic_multistream_full"}) {
@@ -392,7 +379,7 @@ TEST(PlanJsonTest, WritesRandomTensorAndNodeEntriesAsNlohmannDumps) {
         if (rng() % 3 != 0) continue;
         std::string name = StrCatForTest(std::string("n"), std::to_string(i), "_");
         for (size_t k = rng() % 12; k > 0; --k)
-          name += pieces[rng() % (escapes ? pieces.size() : 3)];
+          name += npuplan::testing::RandomNamePiece(rng, escapes);
         m.RenameNode(NodeId(static_cast<int32_t>(i)), name);
         Node& node = m.node(NodeId(static_cast<int32_t>(i)));
         node.topo_id = random_int();
