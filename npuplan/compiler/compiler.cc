@@ -7,6 +7,7 @@
 #include <system_error>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/big_vector.h"
 #include "npuplan/support/file_util.h"
@@ -139,16 +140,12 @@ absl::Status VerifyFinalPlan(const Plan& plan, const CompileConfig& config, Stat
   return alongside_status;
 }
 
-// The passes' freed per-node arrays stay cached (BigVector) until the final
-// verification has reused them — the same sizes, where fresh pages would cost
-// faults and zeroing — and go back to the system however the compile ends.
-struct ReleaseCachedPagesOnExit {
-  ~ReleaseCachedPagesOnExit() { ReleaseCachedHugePages(); }
-};
-
 absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
                                  Statistics& stats) {
-  const ReleaseCachedPagesOnExit release_cached_pages;
+  // The passes' freed per-node arrays stay cached (BigVector) until the final
+  // verification has reused them — the same sizes, where fresh pages would
+  // cost faults and zeroing — and go back to the system however this ends.
+  const absl::Cleanup release_cached_pages = [] { ReleaseCachedHugePages(); };
   CompileOptions options = CompileOptions::FromModel(model, config.option_overrides, config.read_environment);
   NPUPLAN_RETURN_IF_ERROR(options.Validate(config.warnings));
 
