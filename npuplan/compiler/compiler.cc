@@ -6,6 +6,7 @@
 #include <regex>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "npuplan/plan/plan_json.h"
@@ -92,53 +93,125 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
   return CompileOnce(std::move(model), c, log, stats);
 }
 
-namespace {
-
-// The final plan is always verified, whatever --verify-each says. The
+// The final plan is always verified, whatever --verify-each says, and the
 // caller's alongside work (the CLI writes the plan) runs meanwhile on a
 // second thread; its error counts only when the plan verified.
-absl::Status VerifyFinalPlan(const Plan& plan, const CompileConfig& config, Statistics& stats) {
-  const StepTimer final_timer;
-  absl::Status alongside_status;
-  std::exception_ptr alongside_thrown;  // rethrown here, as if it ran on this thread
-  double alongside_wall = 0, alongside_cpu = 0;
-  auto run_alongside = [&] {
+// When the pipeline's last join waits only for memory-planning — the passes
+// still running or to run may write plan.memory and nothing else, and add no
+// stage (PassInstrumentation::before_join) — the alongside work starts then,
+// up to where it needs plan.memory (FinalPlanGate), and everything but the
+// memory check runs on the calling thread, in the time it would otherwise
+// wait. The memory check runs once the pipeline has ended. The
+// checks are the same and see the same final data: only when they run
+// changes. If the early part fails, the whole verification runs again at the
+// end, so the message is the one a verification in one piece gives.
+class FinalVerification {
+ public:
+  FinalVerification(const Plan& plan, const CompileConfig& config) : plan_(plan), config_(config) {}
+  FinalVerification(const FinalVerification&) = delete;
+  FinalVerification& operator=(const FinalVerification&) = delete;
+  // However the compile ends, the alongside work is not left waiting.
+  ~FinalVerification() {
+    if (!gate_.opened()) gate_.Open(false);
+  }
+
+  // PassInstrumentation::before_join.
+  void BeforeJoin(PlanParts may_still_write, IrProperties stages_to_come) {
+    if (early_ran_ || (may_still_write & ~PlanParts{PlanPart::kMemory}) != 0 || stages_to_come != 0 ||
+        !NodeVectorsSized()) {
+      return;
+    }
+    early_ran_ = true;
+    early_established_ = plan_.established;
+    // First: the writing is the longest of the three jobs left (memory-planning's
+    // rest, these checks and it), and what it cannot write yet waits at the gate.
+    StartAlongside();
+    const ThreadTimer timer;
+    early_ = verify::VerifyPlanButMemory(plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); });
+    wall_ += timer.WallSeconds();
+  }
+
+  // The pipeline failed: the alongside work stops at the gate.
+  void Abandon() { gate_.Open(false); }
+
+  // After the pipeline: the rest of the verification, then the alongside work's result.
+  absl::Status Finish(Statistics& stats) {
+    const ThreadTimer timer;
+    gate_.Open(true);
+    if (!alongside_.joinable()) StartAlongside();
+    absl::Status verified;
+    auto record = [this](const verify::CheckTime& t) { checks_.push_back(t); };
+    if (early_ran_ && early_.ok() && plan_.established == early_established_ && NodeVectorsSized()) {
+      verified = verify::VerifyPlanMemory(plan_, record);
+    } else {
+      checks_.clear();
+      verified = verify::VerifyPlan(plan_, record);
+    }
+    if (alongside_.joinable()) alongside_.join();
+    if (alongside_later_ && verified.ok()) RunAlongside();
+    wall_ += timer.WallSeconds();
+    // Each check as a part of the step (as memory-planning's stages), timed
+    // on the thread that ran it; the step's CPU is theirs and the alongside
+    // work's, its wall the time this thread spent on it.
+    double cpu = 0;
+    for (const verify::CheckTime& t : checks_) {
+      stats.AddSeconds(StrCat("verify: ", t.check), t.wall_seconds, t.cpu_seconds, /*part=*/true);
+      cpu += t.cpu_seconds;
+    }
+    if (config_.alongside_final_verification) {
+      stats.AddSeconds(config_.alongside_name, alongside_wall_, alongside_cpu_, /*part=*/true);
+      cpu += alongside_cpu_;
+    }
+    stats.AddSeconds("verify (final plan)", wall_, cpu);
+    if (!verified.ok()) {
+      return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
+    }
+    if (alongside_thrown_) std::rethrow_exception(alongside_thrown_);
+    return alongside_status_;
+  }
+
+ private:
+  // The per-node vectors are not resized after the pipeline (Plan::EnsureNodeVectors).
+  bool NodeVectorsSized() const {
+    return plan_.tasks.size() == plan_.model.num_nodes() && plan_.physical_stream.size() == plan_.model.num_nodes();
+  }
+
+  void StartAlongside() {
+    if (!config_.alongside_final_verification || alongside_later_) return;
+    try {
+      alongside_ = std::jthread([this] { RunAlongside(); });
+    } catch (const std::system_error&) {  // no thread to be had: after the verification
+      alongside_later_ = true;
+    }
+  }
+
+  void RunAlongside() {
     const ThreadTimer timer;
     try {
-      alongside_status = config.alongside_final_verification(plan);
+      alongside_status_ = config_.alongside_final_verification(plan_, gate_);
     } catch (...) {
-      alongside_thrown = std::current_exception();
+      alongside_thrown_ = std::current_exception();
     }
-    alongside_wall = timer.WallSeconds();
-    alongside_cpu = timer.CpuSeconds();
-  };
-  std::jthread alongside;  // joins on every way out
-  bool alongside_later = false;
-  if (config.alongside_final_verification) {
-    try {
-      alongside = std::jthread(run_alongside);
-    } catch (const std::system_error&) {  // no thread to be had: after the verification
-      alongside_later = true;
-    }
+    alongside_wall_ = timer.WallSeconds();
+    alongside_cpu_ = timer.CpuSeconds();
   }
-  // Each check as a part of the step (as memory-planning's stages), timed on
-  // the thread that ran it.
-  absl::Status verified = verify::VerifyPlan(plan, [&](const verify::CheckTime& t) {
-    stats.AddSeconds(StrCat("verify: ", t.check), t.wall_seconds, t.cpu_seconds, /*part=*/true);
-  });
-  if (alongside.joinable()) alongside.join();
-  if (alongside_later && verified.ok()) run_alongside();
-  if (config.alongside_final_verification) {
-    stats.AddSeconds(config.alongside_name, alongside_wall, alongside_cpu, /*part=*/true);
-  }
-  final_timer.Record(stats, "verify (final plan)");
-  if (!verified.ok()) {
-    return absl::InternalError(
-        StrCat("the final plan failed verification: ", std::string(verified.message())));
-  }
-  if (alongside_thrown) std::rethrow_exception(alongside_thrown);
-  return alongside_status;
-}
+
+  const Plan& plan_;
+  const CompileConfig& config_;
+  FinalPlanGate gate_;
+  bool early_ran_ = false;
+  IrProperties early_established_ = 0;
+  absl::Status early_;
+  std::vector<verify::CheckTime> checks_;
+  double wall_ = 0;
+  absl::Status alongside_status_;
+  std::exception_ptr alongside_thrown_;  // rethrown on the calling thread
+  double alongside_wall_ = 0, alongside_cpu_ = 0;
+  bool alongside_later_ = false;
+  std::jthread alongside_;  // last: joined (on every way out) before the rest is destroyed
+};
+
+namespace {
 
 absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
                                  Statistics& stats) {
@@ -189,9 +262,17 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
       return WritePlanFile(p, file, "output");  // the messages of WriteFileAtomically
     };
   }
-  NPUPLAN_RETURN_IF_ERROR(pipeline->Run(plan, ctx).status());
+  FinalVerification final_verification(plan, config);
+  ctx.instrumentation.before_join = [&final_verification](const Plan&, PlanParts may_still_write,
+                                                          IrProperties stages_to_come) {
+    final_verification.BeforeJoin(may_still_write, stages_to_come);
+  };
+  if (absl::Status ran = pipeline->Run(plan, ctx).status(); !ran.ok()) {
+    final_verification.Abandon();
+    return ran;
+  }
   plan.EnsureNodeVectors();
-  NPUPLAN_RETURN_IF_ERROR(VerifyFinalPlan(plan, config, stats));
+  NPUPLAN_RETURN_IF_ERROR(final_verification.Finish(stats));
   return plan;
 }
 

@@ -6,6 +6,7 @@
 #ifndef NPUPLAN_COMPILER_COMPILER_H_
 #define NPUPLAN_COMPILER_COMPILER_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +20,30 @@
 #include "npuplan/plan/plan.h"
 
 namespace npuplan {
+
+// Handed to CompileConfig::alongside_final_verification, which may start
+// while memory-planning still runs (when no pass left writes anything else:
+// compiler.cc). Until AwaitFinal() returns true the work may read only
+// plan.model and plan.events; then the whole plan. False: the compile failed
+// and the work should stop (its output is not used).
+class FinalPlanGate {
+ public:
+  bool AwaitFinal() const {
+    int s;
+    while ((s = state_.load(std::memory_order_acquire)) == kPending) state_.wait(kPending, std::memory_order_acquire);
+    return s == kFinal;
+  }
+
+ private:
+  friend class FinalVerification;
+  void Open(bool final) {
+    state_.store(final ? kFinal : kAbandoned, std::memory_order_release);
+    state_.notify_all();
+  }
+  bool opened() const { return state_.load(std::memory_order_acquire) != kPending; }
+  static constexpr int kPending = 0, kFinal = 1, kAbandoned = 2;
+  mutable std::atomic<int> state_{kPending};
+};
 
 struct CompileConfig {
   // --option KEY=VALUE overrides (win over the graph file's "options").
@@ -42,11 +67,13 @@ struct CompileConfig {
   // Work on the final plan that overlaps its verification: it runs on a
   // second thread while the final verification runs (reading the same const
   // plan, so it must not touch the log or the statistics), and Compile
-  // returns its error when the plan verified but it failed. Its output must
-  // not be used when Compile fails (the CLI writes the plan to a temporary
-  // file and renames it only on success). `alongside_name` names it in the
-  // statistics, as a part of "verify (final plan)".
-  std::function<absl::Status(const Plan&)> alongside_final_verification;
+  // returns its error when the plan verified but it failed. It may start
+  // before the passes have ended: it reads what FinalPlanGate allows until
+  // AwaitFinal() says the plan is final. Its output must not be used when
+  // Compile fails (the CLI writes the plan to a temporary file and renames it
+  // only on success). `alongside_name` names it in the statistics, as a part
+  // of "verify (final plan)".
+  std::function<absl::Status(const Plan&, const FinalPlanGate&)> alongside_final_verification;
   std::string alongside_name = "alongside";
 };
 

@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <string>
@@ -47,8 +50,9 @@ TEST(CompileTest, AlongsideWorkSeesTheFinalPlanOnce) {
   std::atomic<int> calls = 0;
   std::string written;
   config.alongside_name = "write plan";
-  config.alongside_final_verification = [&](const Plan& p) {
+  config.alongside_final_verification = [&](const Plan& p, const FinalPlanGate& gate) {
     ++calls;
+    if (!gate.AwaitFinal()) return absl::CancelledError("compile failed");
     written = WritePlanJson(p);
     return absl::OkStatus();
   };
@@ -72,9 +76,84 @@ TEST(CompileTest, AlongsideWorkSeesTheFinalPlanOnce) {
   EXPECT_FALSE(HasStep(stats2, "write plan", true));
 }
 
+// Two threads (the default): everything but the memory check runs while
+// memory-planning still runs, at the pipeline's last join, and the alongside
+// work starts then: before memory-planning is joined (its progress call waits
+// for that start; a minute means it never came). One thread: the
+// verification in one piece, then the work. The same plan, the same text.
+TEST(CompileTest, TheFinalVerificationBeginsBesideMemoryPlanning) {
+  for (const char* threads : {"2", "1"}) {
+    SCOPED_TRACE(std::string("npuplan.passThreads=") + threads);
+    const bool two = std::string_view(threads) == "2";
+    CompileConfig config;
+    config.option_overrides = {{"npuplan.passThreads", threads}};
+    std::mutex mu;
+    std::condition_variable cv;
+    bool work_started = false, started_before_join = false;
+    config.on_pass = [&](int, std::string_view pass) {
+      if (pass != "memory-planning" || !two) return;
+      std::unique_lock<std::mutex> lock(mu);
+      started_before_join = cv.wait_for(lock, std::chrono::minutes(1), [&] { return work_started; });
+    };
+    std::string written;
+    config.alongside_name = "write plan";
+    config.alongside_final_verification = [&](const Plan& p, const FinalPlanGate& gate) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        work_started = true;
+      }
+      cv.notify_all();
+      std::string text;
+      absl::Status s = WritePlanJson(
+          p,
+          [&](std::string_view chunk) {
+            text.append(chunk);
+            return absl::OkStatus();
+          },
+          [&] { return gate.AwaitFinal(); });
+      written = text;
+      return s;
+    };
+    DecisionLog log(false);
+    Statistics stats;
+    absl::StatusOr<Plan> plan = Compile(Transformer(3), config, log, stats);
+    ASSERT_THAT(plan.status(), IsOk());
+    EXPECT_EQ(written, WritePlanJson(*plan));
+    EXPECT_EQ(started_before_join, two);
+    EXPECT_TRUE(HasStep(stats, "verify: claims", true));
+    EXPECT_TRUE(HasStep(stats, "verify: memory", true));
+    EXPECT_TRUE(HasStep(stats, "verify: happens-before", true));
+  }
+}
+
+// memory-planning fails after the early part has started the alongside
+// work: that work hears the compile failed, and the error is the pass's.
+TEST(CompileTest, AMemoryPlanningErrorStopsTheAlongsideWorkAtTheGate) {
+  absl::StatusOr<Model> m = ParseGraphJson(R"json({"format": "npuplan.graph/1", "nodes": [
+    {"name": "w1", "type": "Const", "outputs": [{"shape": [1152921504606846976], "dtype": "int32"}]},
+    {"name": "w2", "type": "Const", "outputs": [{"shape": [1152921504606846976], "dtype": "int32"}]},
+    {"name": "x", "type": "Add", "inputs": ["w1:0", "w2:0"], "outputs": [{"shape": [8]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["x:0"]}]})json",
+                                           "huge.json");
+  ASSERT_THAT(m.status(), IsOk());
+  CompileConfig config;
+  std::atomic<int> calls = 0, final = -1;
+  config.alongside_final_verification = [&](const Plan&, const FinalPlanGate& gate) {
+    ++calls;
+    final = gate.AwaitFinal() ? 1 : 0;
+    return absl::CancelledError("stopped");
+  };
+  DecisionLog log(false);
+  Statistics stats;
+  EXPECT_THAT(Compile(*std::move(m), config, log, stats).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "larger than int64"));
+  EXPECT_EQ(calls, 1) << "the early part no longer starts the alongside work: this test checks nothing";
+  EXPECT_EQ(final, 0);
+}
+
 TEST(CompileTest, AnAlongsideErrorIsTheCompilesError) {
   CompileConfig config;
-  config.alongside_final_verification = [](const Plan&) {
+  config.alongside_final_verification = [](const Plan&, const FinalPlanGate&) {
     return absl::DataLossError("-o /full/disk: no space left");
   };
   DecisionLog log(false);
@@ -87,7 +166,9 @@ TEST(CompileTest, AnAlongsideErrorIsTheCompilesError) {
 // one thread (the CLI: "error: out of memory", exit 1), not as a crash.
 TEST(CompileTest, AnAlongsideExceptionIsRethrownOnTheCallersThread) {
   CompileConfig config;
-  config.alongside_final_verification = [](const Plan&) -> absl::Status { throw std::bad_alloc(); };
+  config.alongside_final_verification = [](const Plan&, const FinalPlanGate&) -> absl::Status {
+    throw std::bad_alloc();
+  };
   DecisionLog log(false);
   Statistics stats;
   EXPECT_THROW(Compile(Transformer(2), config, log, stats).IgnoreError(), std::bad_alloc);
@@ -102,8 +183,9 @@ TEST(CompileTest, IdBudgetAttemptsDoNoAlongsideWork) {
                              {"npuplan.maxEventIds", "15"}};
   std::atomic<int> calls = 0;
   std::string written;
-  config.alongside_final_verification = [&](const Plan& p) {
+  config.alongside_final_verification = [&](const Plan& p, const FinalPlanGate& gate) {
     ++calls;
+    if (!gate.AwaitFinal()) return absl::CancelledError("compile failed");
     written = WritePlanJson(p);
     return absl::OkStatus();
   };

@@ -141,7 +141,7 @@ TEST(PassRegistryTest, MemoryPlanningRunsBesideTheEventsPasses) {
                                 "sync-event-optimization:start", "event-reuse:start",
                                 "physical-stream-split:start", "stream-activation:released",
                                 "event-minimization:start", "event-id-allocation:start",
-                                "sync-node-generation:released", "device-limit-check:join"}));
+                                "sync-node-generation:released", "device-limit-check:start"}));
 }
 
 TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {

@@ -14,9 +14,6 @@
 // Budgets (issue 23): npuplan.maxStreams / maxEventIds / maxNotifyIds, when
 // set, are checked the same way (stream-budget and event-id-allocation fit
 // the plan into them; this is the final check, in every id mode).
-// As the stage's last pass it also returns the huge-page blocks the passes
-// kept cached for each other (support/big_vector.h) to the system, so later
-// stages do not run with them held.
 //
 // Requires: sync-events. Provides: nothing (a check; never changes the plan).
 // Decision keywords: DeviceLimits streams= events= notifies= max_streams= max_events= max_notifies=
@@ -38,6 +35,9 @@ class DeviceLimitCheck final : public Pass {
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kSyncEvents); }
   IrProperties provided() const override { return 0; }
   bool preserves_structure() const override { return true; }
+  // Reads the counts only (and Plan::established): it runs beside
+  // memory-planning, which the pipeline then joins at its end.
+  PlanAccess access() const override { return {PlanPart::kStreams | PlanPart::kEvents, 0}; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override;
 };
 

@@ -7,6 +7,8 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
+
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/verify.h"
@@ -94,6 +96,8 @@ class AlongsideRun {
 
   // Waits until the pass has released its PlanAccess::released parts or has
   // ended; true when it released them (the partial join of pass.h).
+  bool Released() const { return (state_.load(std::memory_order_acquire) & kReleased) != 0; }
+
   bool AwaitRelease() {
     int state;
     while ((state = state_.load(std::memory_order_acquire)) == 0)
@@ -213,16 +217,39 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
     NPUPLAN_RETURN_IF_ERROR(join());
     return s;
   };
-  for (const auto& pass : passes_) {
+  // PassInstrumentation::before_join, before a blocking join ahead of
+  // passes_[next] (or at the end): what may still change, by the declared
+  // accesses (a nested pipeline declares none: everything).
+  auto before_join = [&](size_t next) {
+    if (!alongside || !ctx.instrumentation.before_join) return;
+    const PlanAccess a = alongside->pass().access();
+    PlanParts writes = alongside->Released() ? a.writes & ~a.released : a.writes;
+    IrProperties stages = 0;
+    for (size_t k = next; k < passes_.size(); ++k) {
+      writes |= passes_[k]->access().writes;
+      stages |= passes_[k]->provided();
+    }
+    ctx.instrumentation.before_join(plan, writes, stages & ~plan.established);
+  };
+  for (size_t index = 0; index < passes_.size(); ++index) {
+    const std::unique_ptr<Pass>& pass = passes_[index];
     if (alongside && !MayRunAlongside(alongside->pass(), *pass, /*released=*/false)) {
       // A partial join when the pass only needs what the alongside pass
       // releases; a full one when it ended without releasing it.
       if (!MayRunAlongside(alongside->pass(), *pass, /*released=*/true) ||
-          !alongside->AwaitRelease())
+          !alongside->AwaitRelease()) {
+        before_join(index);
         NPUPLAN_RETURN_IF_ERROR(join());
+      }
     }
     PassContext& run_ctx = alongside ? alongside->during() : ctx;
     const bool is_pipeline = dynamic_cast<const PassPipeline*>(pass.get()) != nullptr;
+    // A nested pipeline runs without the hook (it does not know what follows it).
+    auto hook = is_pipeline ? std::exchange(run_ctx.instrumentation.before_join, nullptr)
+                            : decltype(run_ctx.instrumentation.before_join)();
+    const absl::Cleanup restore_hook = [&] {
+      if (hook) run_ctx.instrumentation.before_join = std::move(hook);
+    };
     if ((pass->required() & ~plan.established) != 0) {
       return fail(absl::FailedPreconditionError(
           StrCat("pass '", pass->name(), "' requires stage(s) [",
@@ -293,6 +320,7 @@ absl::StatusOr<bool> PassPipeline::Run(Plan& plan, PassContext& ctx) {
       }
     }
   }
+  before_join(passes_.size());
   NPUPLAN_RETURN_IF_ERROR(join());
   return changed_any;
 }

@@ -45,8 +45,11 @@
 // event-reuse and physical-stream-split (they read the model through a const
 // reference and write tasks, events, streams, physical_stream); then, once it
 // has released the model, stream-activation and sync-node-generation (they
-// add nodes), event-minimization and event-id-allocation; device-limit-check
-// reads plan.memory and joins it (docs/architecture.md, "Passes alongside").
+// add nodes), event-minimization, event-id-allocation and device-limit-check
+// (it reads the counts only); the pipeline joins it at its end, where the
+// compile driver has begun the final verification of everything but
+// plan.memory (PassInstrumentation::before_join; docs/architecture.md,
+// "Passes alongside").
 #ifndef NPUPLAN_PASS_PASS_H_
 #define NPUPLAN_PASS_PASS_H_
 
@@ -103,6 +106,15 @@ struct PassInstrumentation {
   // plan, so passes may still run alongside: an alongside pass is reported
   // when it is joined, after the passes that overlapped it.
   std::function<void(int seq, std::string_view pass)> progress;
+  // Called on the calling thread just before the pipeline blocks to join its
+  // alongside pass (before a pass that needs it joined, or at the end), with
+  // the Plan parts that pass and the passes still to run may write and the
+  // stages they still add. The plan is final but for those: the compile
+  // driver starts the final verification of the rest here (compiler.cc).
+  // Top-level pipeline only: a nested pipeline does not know the passes
+  // after it, so it runs without the hook.
+  std::function<void(const Plan&, PlanParts may_still_write, IrProperties stages_to_come)>
+      before_join;
 };
 
 struct PassContext {

@@ -282,6 +282,7 @@ struct FollowerSpec {
   std::string name;
   PlanAccess access{kAllPlanParts & ~PlanPart::kMemory, PlanPart::kEvents};  // an events pass
   IrProperties required = 0;
+  IrProperties provided = 0;
   bool preserves_structure = true;
   bool release = false;  // releases the waiting alongside pass
   bool adds_node = false;  // adds a node to the model (and the per-node vectors)
@@ -293,6 +294,7 @@ class Follower : public Pass {
   Follower(Overlap& o, FollowerSpec spec) : o_(o), spec_(std::move(spec)) {}
   std::string_view name() const override { return spec_.name; }
   IrProperties required() const override { return spec_.required; }
+  IrProperties provided() const override { return spec_.provided; }
   bool preserves_structure() const override { return spec_.preserves_structure; }
   PlanAccess access() const override { return spec_.access; }
   absl::StatusOr<bool> Run(Plan& plan, PassContext& ctx) override {
@@ -511,6 +513,82 @@ TEST(PassAlongsideTest, JoinsAtTheEndOfThePipeline) {
   EXPECT_THAT(r.seen, ::testing::ElementsAre("f1:during"));
   EXPECT_EQ(r.lines.size(), 4u);  // its log is in before Run returns
   EXPECT_EQ(r.counters["fake-memory"]["buffers"], 3);
+}
+
+// PassInstrumentation::before_join: before each blocking join, on the
+// calling thread, what the alongside pass and the passes still to run may
+// write and the stages they still add (the compile driver starts the final
+// verification when that is plan.memory alone).
+struct BeforeJoinCall {
+  PlanParts may_still_write;
+  IrProperties stages_to_come;
+  bool calling_thread;
+  bool memory_claimed;
+  bool operator==(const BeforeJoinCall&) const = default;
+};
+
+std::vector<BeforeJoinCall> BeforeJoinCalls(const std::vector<FollowerSpec>& followers, bool threads,
+                                            FakeRelease release = FakeRelease::kCalls) {
+  std::vector<BeforeJoinCall> calls;
+  const std::thread::id caller = std::this_thread::get_id();
+  AlongsideRunResult r = RunAlongsidePipeline(
+      Outcome::kOk, followers, threads, /*wait=*/false,
+      [&](PassContext& ctx) {
+        ctx.instrumentation.before_join = [&](const Plan& p, PlanParts writes, IrProperties stages) {
+          calls.push_back({writes, stages, std::this_thread::get_id() == caller,
+                           Has(p.established, IrProperty::kMemoryPlanned)});
+        };
+      },
+      release);
+  EXPECT_THAT(r.status, IsOk());
+  return calls;
+}
+
+TEST(PassAlongsideTest, BeforeAJoinTheHookHearsWhatMayStillChange) {
+  // At the end: the alongside pass's writes alone (it has released the model).
+  EXPECT_THAT(BeforeJoinCalls({Releasing("f1"), Plain("f2")}, true),
+              ::testing::ElementsAre(BeforeJoinCall{PlanPart::kMemory, 0, true, true}));
+  // Before a pass that reads plan.memory: that pass's and the later passes'
+  // writes too, and the stages they add.
+  FollowerSpec reads_memory = Plain("reads-memory");
+  reads_memory.access = {kAllPlanParts, PlanPart::kTasks};
+  reads_memory.provided = static_cast<IrProperties>(IrProperty::kTasks);
+  FollowerSpec last = Plain("last");
+  last.access = {PlanPart::kEvents, 0};
+  EXPECT_THAT(BeforeJoinCalls({Releasing("f1"), reads_memory, last}, true),
+              ::testing::ElementsAre(BeforeJoinCall{PlanPart::kMemory | PlanPart::kTasks,
+                                                    static_cast<IrProperties>(IrProperty::kTasks),
+                                                    true, true}));
+  // No alongside pass to wait for (one thread): no call.
+  EXPECT_TRUE(BeforeJoinCalls({Releasing("f1")}, false).empty());
+}
+
+// A nested pipeline does not know the passes after it: it runs without the
+// hook, and the outer one has no alongside pass of its own to join.
+TEST(PassAlongsideTest, ANestedPipelineRunsWithoutTheHook) {
+  Overlap o;
+  Plan plan;
+  auto m = ParseVerifiedGraph(kChain);
+  ASSERT_TRUE(m.ok());
+  plan.model = std::move(m).value();
+  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  plan.EnsureNodeVectors();
+  CompileOptions options;
+  DecisionLog log(false);
+  Statistics stats;
+  PassPipeline outer("outer");
+  PassPipeline& inner = outer.AddPass<PassPipeline>("inner");
+  inner.AddPass<FakeAlongside>(o, Outcome::kOk, /*wait=*/false, FakeRelease::kNone);
+  inner.AddPass<Follower>(o, Plain("f1"));
+  FollowerSpec writes_model = Plain("writes-model");
+  writes_model.access.writes = PlanPart::kModel;
+  outer.AddPass<Follower>(o, writes_model);
+  PassContext ctx{options, log, stats};
+  int calls = 0;
+  ctx.instrumentation.before_join = [&](const Plan&, PlanParts, IrProperties) { ++calls; };
+  ASSERT_THAT(outer.Run(plan, ctx).status(), IsOk());
+  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(ctx.instrumentation.before_join) << "the outer context keeps its hook";
 }
 
 TEST(PassAlongsideTest, RunsOnTheCallingThreadUnderInstrumentationOrPassThreads1) {

@@ -64,7 +64,11 @@ absl::Status CheckInProgress(const Plan& plan) {
   return absl::OkStatus();
 }
 
-absl::Status CheckStages(const Plan& plan) {
+absl::Status CheckMemorySection(const Plan& plan) {
+  return Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned, "the plan has a memory section");
+}
+
+absl::Status CheckStages(const Plan& plan, bool memory_section) {
   NPUPLAN_RETURN_IF_ERROR(CheckInProgress(plan));
   for (IrProperty s : kAllStages) {
     if (!Has(plan.established, s)) continue;
@@ -128,8 +132,7 @@ absl::Status CheckStages(const Plan& plan) {
       !ev.events.empty() || ev.event_count != 0 || ev.notify_count != 0 || !ev.counts.empty(),
       StrCat("the plan has ", ev.events.size(), " events (summary: ", ev.event_count,
              " event ids, ", ev.notify_count, " notify ids)")));
-  NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned,
-                                    "the plan has a memory section"));
+  if (memory_section) NPUPLAN_RETURN_IF_ERROR(CheckMemorySection(plan));
   // A partition section is checked whether or not the stage is claimed
   // (CheckPartition; no stage check reads it), so it needs no claim.
   if (Has(plan.established, IrProperty::kPartitioned) && !plan.partition.ran) {
@@ -609,12 +612,24 @@ IrProperties StageNeeds(IrProperty stage) {
   return 0;
 }
 
-absl::Status VerifyPlanClaims(const Plan& plan) {
-  NPUPLAN_RETURN_IF_ERROR(CheckStages(plan));
+namespace {
+
+absl::Status VerifyClaims(const Plan& plan, bool memory_section) {
+  NPUPLAN_RETURN_IF_ERROR(CheckStages(plan, memory_section));
   NPUPLAN_RETURN_IF_ERROR(CheckStreams(plan));
   NPUPLAN_RETURN_IF_ERROR(CheckEvents(plan));
   NPUPLAN_RETURN_IF_ERROR(CheckTasks(plan));
   return CheckPartition(plan);
 }
+
+}  // namespace
+
+absl::Status VerifyPlanClaims(const Plan& plan) { return VerifyClaims(plan, /*memory_section=*/true); }
+
+absl::Status VerifyPlanClaimsButMemory(const Plan& plan) {
+  return VerifyClaims(plan, /*memory_section=*/false);
+}
+
+absl::Status VerifyMemorySectionClaim(const Plan& plan) { return CheckMemorySection(plan); }
 
 }  // namespace npuplan

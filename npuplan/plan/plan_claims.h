@@ -47,6 +47,16 @@ IrProperties StageNeeds(IrProperty stage);
 
 absl::Status VerifyPlanClaims(const Plan& plan);
 
+// The same in two parts, for a plan whose memory section is still being
+// written on another thread (the compile driver's final verification): the
+// first reads nothing of plan.memory; the second is the one claim that does
+// ([stages]: a memory section requires memory-planned). Both pass exactly
+// when VerifyPlanClaims does; when both fail, VerifyPlanClaims reports the
+// first part's failure only if it comes first in its order, so a caller that
+// wants its message runs it.
+absl::Status VerifyPlanClaimsButMemory(const Plan& plan);
+absl::Status VerifyMemorySectionClaim(const Plan& plan);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_PLAN_PLAN_CLAIMS_H_

@@ -470,12 +470,14 @@ namespace {
 
 // Streams the plan (byte-identical to nlohmann's dump(1) of the same document
 // with sorted keys); only the small "streams" and "summary" parts are DOMs.
-void WritePlan(const Plan& plan, JsonWriter& w) {
+// The keys before `await_rest` read only plan.model and plan.events.
+bool WritePlan(const Plan& plan, JsonWriter& w, const std::function<bool()>& await_rest = nullptr) {
   w.BeginObject();
   WriteEvents(plan, w);
   w.Field("format", kPlanFormat);
   w.Key("graph");
   WriteGraph(plan.model, w);
+  if (await_rest && !await_rest()) return false;
   if (plan.memory.planned) WriteMemory(plan, w);
   WriteNodes(plan, w);
   if (plan.partition.ran) WritePartition(plan, w);
@@ -486,6 +488,7 @@ void WritePlan(const Plan& plan, JsonWriter& w) {
   w.Value(SummaryJson(plan));
   w.EndObject();
   w.Raw("\n");
+  return true;
 }
 
 }  // namespace
@@ -501,6 +504,13 @@ std::string WritePlanJson(const Plan& plan) {
 absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink) {
   JsonWriter w(sink, 1);
   WritePlan(plan, w);
+  return w.Finish();
+}
+
+absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink,
+                           const std::function<bool()>& await_rest) {
+  JsonWriter w(sink, 1);
+  if (!WritePlan(plan, w, await_rest)) return absl::CancelledError("the plan was not finished");
   return w.Finish();
 }
 

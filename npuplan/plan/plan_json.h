@@ -4,6 +4,7 @@
 #define NPUPLAN_PLAN_PLAN_JSON_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,13 @@ std::string WritePlanJson(const Plan& plan);
 // The same text streamed to `sink` in chunks (JsonWriter::kChunkBytes), so a
 // large plan is never whole in memory; the sink's first error is returned.
 absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink);
+// The same, for a plan still being finished on another thread: it writes the
+// keys that read only plan.model and plan.events ("event_counts", "events",
+// "format", "graph"), then calls `await_rest` and writes the rest once it
+// returns true; false stops it with a Cancelled error (the plan will not be
+// used). The text is the same as above.
+absl::Status WritePlanJson(const Plan& plan, const JsonChunkSink& sink,
+                           const std::function<bool()>& await_rest);
 // The plan written to the file `path` in one OutputTransaction (`what` names
 // it in messages, e.g. "-o"), streamed as above: nothing is left behind on an
 // error.

@@ -341,6 +341,24 @@ TEST(PlanJsonTest, GoldenPlansReadSectionBySectionRoundTripByteForByte) {
                   return absl::OkStatus();
                 }).ok());
     EXPECT_EQ(streamed, *text) << path;
+    // Gated (the compile driver's writer, started while memory-planning
+    // runs): the same text, the gate asked once; a closed gate stops it.
+    std::string gated;
+    int asked = 0;
+    auto gated_sink = [&](std::string_view chunk) {
+      gated += chunk;
+      return absl::OkStatus();
+    };
+    EXPECT_TRUE(WritePlanJson(*plan, gated_sink, [&] {
+                  ++asked;
+                  return true;
+                }).ok());
+    EXPECT_EQ(asked, 1);
+    EXPECT_EQ(gated, *text) << path;
+    gated.clear();
+    EXPECT_EQ(WritePlanJson(*plan, gated_sink, [] { return false; }).code(),
+              absl::StatusCode::kCancelled);
+    EXPECT_EQ(text->find(gated), 0u) << "a stopped write is a prefix of the text";
     // Compact, and indented by 3 with every object's keys reversed.
     const nlohmann::json doc = nlohmann::json::parse(*text);
     const nlohmann::ordered_json reversed = Reversed(doc);

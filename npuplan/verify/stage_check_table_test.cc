@@ -219,6 +219,49 @@ TEST(StageCheckTableTest, RowsAlongsideReportWhatRowsOneByOneReport) {
   EXPECT_EQ(refused, static_cast<int>(Lies().size() * (Lies().size() - 1)));
 }
 
+// The compile driver's two parts (VerifyPlanButMemory while memory-planning
+// still writes plan.memory, VerifyPlanMemory after): both pass exactly when
+// VerifyPlan does, on every lie and pair of lies and on a memory section the
+// plan does not claim; when the first passes, the second reports VerifyPlan's
+// failure word for word; the first never looks at the memory section.
+TEST(StageCheckTableTest, TheTwoPartsPassExactlyWhenVerifyPlanDoes) {
+  const Plan good = FullPlan();
+  std::vector<std::pair<std::string, std::function<void(Plan&)>>> lies(Lies().begin(), Lies().end());
+  lies.emplace_back("memory section unclaimed", [](Plan& p) {
+    p.established &= ~static_cast<IrProperties>(IrProperty::kMemoryPlanned);
+  });
+  std::vector<std::vector<const std::function<void(Plan&)>*>> cases = {{}};
+  for (const auto& [name, lie] : lies) {
+    cases.push_back({&lie});
+    for (const auto& [other_name, other] : lies) {
+      if (name != other_name) cases.push_back({&lie, &other});
+    }
+  }
+  int split_refusals = 0;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(c);
+    Plan bad = good;
+    for (const auto* lie : cases[c]) (*lie)(bad);
+    const absl::Status whole = VerifyPlan(bad);
+    const absl::Status first = VerifyPlanButMemory(bad);
+    if (!first.ok()) {
+      EXPECT_FALSE(whole.ok()) << first;
+      continue;
+    }
+    const absl::Status second = VerifyPlanMemory(bad);
+    EXPECT_EQ(second, whole);
+    split_refusals += !second.ok();
+  }
+  EXPECT_GE(split_refusals, 2) << "no plan fails only the memory part: the test checks little";
+
+  // A memory section still being written is not read: no claim, no row.
+  Plan unfinished = good;
+  unfinished.memory = MemoryResult{};
+  unfinished.memory.tensors.resize(3);  // garbage a reader would refuse
+  EXPECT_THAT(VerifyPlanButMemory(unfinished), IsOk());
+  EXPECT_FALSE(VerifyPlanMemory(unfinished).ok());
+}
+
 // The memory row is reported as having run alongside when sync rows ran
 // (it overlaps them), in its table place either way.
 TEST(StageCheckTableTest, TheMemoryRowRunsAlongsideTheSyncRows) {

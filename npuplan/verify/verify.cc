@@ -51,13 +51,21 @@ void RunAlongside(const Plan& plan, std::vector<RowRun*>& rows) {
   }
 }
 
-}  // namespace
+// Which rows of the table a run takes: the memory row is the one that reads
+// plan.memory (VerifyPlanButMemory / VerifyPlanMemory).
+enum class Rows { kAll, kButMemory, kMemoryOnly };
 
-absl::Status VerifyStageChecks(const Plan& plan,
-                               const std::function<void(const CheckTime&)>& after_check) {
+bool Takes(Rows rows, const StageCheck& row) {
+  const bool memory = row.stage == IrProperty::kMemoryPlanned;
+  return rows == Rows::kAll || (rows == Rows::kMemoryOnly) == memory;
+}
+
+absl::Status RunStageChecks(const Plan& plan, Rows rows,
+                            const std::function<void(const CheckTime&)>& after_check) {
   std::vector<RowRun> runs;
   for (const StageCheck& row : StageCheckTable()) {
-    if (Has(plan.established, row.stage)) runs.push_back({&row, {row.name, 0, 0, false}, {}, {}});
+    if (Has(plan.established, row.stage) && Takes(rows, row))
+      runs.push_back({&row, {row.name, 0, 0, false}, {}, {}});
   }
   // One run for the rows in order: what one builds (views, activation, …)
   // the next reuses. From the first row that takes the run onward, the
@@ -101,17 +109,46 @@ absl::Status VerifyStageChecks(const Plan& plan,
   return absl::OkStatus();
 }
 
-absl::Status VerifyPlan(const Plan& plan,
-                        const std::function<void(const CheckTime&)>& after_check) {
+// Structure, claims, then the rows: `rows` kAll is VerifyPlan, kButMemory
+// its part that reads nothing of plan.memory.
+absl::Status VerifyPlanRows(const Plan& plan, Rows rows,
+                            const std::function<void(const CheckTime&)>& after_check) {
   CheckTime time{"structure"};
   NPUPLAN_RETURN_IF_ERROR(Timed([&] { return VerifyStructure(plan.model); }, time));
   if (after_check) after_check(time);
   // The plan's claims before the stage checks: those size their tables by
   // the stream counts and ids checked here.
   time = CheckTime{"claims"};
-  NPUPLAN_RETURN_IF_ERROR(Timed([&] { return VerifyPlanClaims(plan); }, time));
+  NPUPLAN_RETURN_IF_ERROR(Timed(
+      [&] { return rows == Rows::kAll ? VerifyPlanClaims(plan) : VerifyPlanClaimsButMemory(plan); },
+      time));
   if (after_check) after_check(time);
-  return VerifyStageChecks(plan, after_check);
+  return RunStageChecks(plan, rows, after_check);
+}
+
+}  // namespace
+
+absl::Status VerifyStageChecks(const Plan& plan,
+                               const std::function<void(const CheckTime&)>& after_check) {
+  return RunStageChecks(plan, Rows::kAll, after_check);
+}
+
+absl::Status VerifyPlan(const Plan& plan,
+                        const std::function<void(const CheckTime&)>& after_check) {
+  return VerifyPlanRows(plan, Rows::kAll, after_check);
+}
+
+absl::Status VerifyPlanButMemory(const Plan& plan,
+                                 const std::function<void(const CheckTime&)>& after_check) {
+  return VerifyPlanRows(plan, Rows::kButMemory, after_check);
+}
+
+absl::Status VerifyPlanMemory(const Plan& plan,
+                              const std::function<void(const CheckTime&)>& after_check) {
+  CheckTime time{"claims"};  // the rest of the claims: one row in --stats
+  NPUPLAN_RETURN_IF_ERROR(Timed([&] { return VerifyMemorySectionClaim(plan); }, time));
+  if (after_check) after_check(time);
+  return RunStageChecks(plan, Rows::kMemoryOnly, after_check);
 }
 
 absl::Status VerifyPlan(const Plan& plan) { return VerifyPlan(plan, nullptr); }

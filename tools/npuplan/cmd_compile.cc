@@ -71,13 +71,17 @@ int RunCompile(CompileFlags& f) {
     };
   }
   // The plan is written while the final verification runs (a second
-  // thread); the temporary file becomes the output only if it verified.
-  // Streamed: a 1M-node plan is never whole in memory.
+  // thread; its first keys while memory-planning still runs, FinalPlanGate);
+  // the temporary file becomes the output only if it verified. Streamed: a
+  // 1M-node plan is never whole in memory.
   f.config.alongside_name = "write plan";
-  f.config.alongside_final_verification = [&](const Plan& p) {
-    progress.Stage("verifying and writing the plan");
+  f.config.alongside_final_verification = [&](const Plan& p, const FinalPlanGate& gate) {
     return out.WriteChunks(f.output, [&](const OutputTransaction::ChunkWriter& write) {
-      return WritePlanJson(p, write);
+      return WritePlanJson(p, write, [&] {
+        if (!gate.AwaitFinal()) return false;
+        progress.Stage("verifying and writing the plan");  // the passes' progress has ended
+        return true;
+      });
     });
   };
   auto plan = Compile(std::move(model).value(), f.config, log, stats);
