@@ -294,8 +294,12 @@ const std::vector<OptionSpec>& KnownOptions() {
          ValidateTrueFalse},
         {"npuplan.passThreads", "2",
          "2: a pass that declares it (memory-planning) runs on a second thread beside the passes "
-         "after it that do not touch its data, with the same plan, log and statistics; 1: every "
-         "pass on the calling thread",
+         "after it that do not touch its data, with the same plan, log and statistics, and the "
+         "engine partition of a graph of 32,768 nodes or more builds its reachability labels and "
+         "successor lists on a second thread, and the final verification (all but its memory "
+         "check) and the writing of the plan begin beside memory-planning's end; 1: every pass on "
+         "the calling thread, the engine partition too, and the final verification after the "
+         "passes",
          ValidatePassThreads},
         {"npuplan.partition.mergeKnownFirst", "false",
          "\"true\": GE's merge-known-first partition variant (known TryMerge first, no path "

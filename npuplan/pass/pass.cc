@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
-
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/verify.h"
@@ -94,10 +93,11 @@ class AlongsideRun {
     return true;
   }
 
-  // Waits until the pass has released its PlanAccess::released parts or has
-  // ended; true when it released them (the partial join of pass.h).
+  // Whether the pass has released its PlanAccess::released parts yet.
   bool Released() const { return (state_.load(std::memory_order_acquire) & kReleased) != 0; }
 
+  // Waits until the pass has released its PlanAccess::released parts or has
+  // ended; true when it released them (the partial join of pass.h).
   bool AwaitRelease() {
     int state;
     while ((state = state_.load(std::memory_order_acquire)) == 0)
