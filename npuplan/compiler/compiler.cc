@@ -117,8 +117,8 @@ class FinalVerification {
 
   // PassInstrumentation::before_join.
   void BeforeJoin(PlanParts may_still_write, IrProperties stages_to_come) {
-    if (early_ran_ || (may_still_write & ~PlanParts{PlanPart::kMemory}) != 0 || stages_to_come != 0 ||
-        !NodeVectorsSized()) {
+    if (early_ran_ || (may_still_write & ~PlanParts{PlanPart::kMemory}) != 0 ||
+        stages_to_come != 0 || !NodeVectorsSized()) {
       return;
     }
     early_ran_ = true;
@@ -127,7 +127,8 @@ class FinalVerification {
     // rest, these checks and it), and what it cannot write yet waits at the gate.
     StartAlongside();
     const ThreadTimer timer;
-    early_ = verify::VerifyPlanButMemory(plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); });
+    early_ = verify::VerifyPlanButMemory(
+        plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); });
     wall_ += timer.WallSeconds();
   }
 
@@ -141,7 +142,8 @@ class FinalVerification {
     if (!alongside_.joinable()) StartAlongside();
     absl::Status verified;
     auto record = [this](const verify::CheckTime& t) { checks_.push_back(t); };
-    if (early_ran_ && early_.ok() && plan_.established == early_established_ && NodeVectorsSized()) {
+    if (early_ran_ && early_.ok() && plan_.established == early_established_ &&
+        NodeVectorsSized()) {
       verified = verify::VerifyPlanMemory(plan_, record);
     } else {
       checks_.clear();
@@ -164,7 +166,8 @@ class FinalVerification {
     }
     stats.AddSeconds("verify (final plan)", wall_, cpu);
     if (!verified.ok()) {
-      return absl::InternalError(StrCat("the final plan failed verification: ", std::string(verified.message())));
+      return absl::InternalError(
+          StrCat("the final plan failed verification: ", std::string(verified.message())));
     }
     if (alongside_thrown_) std::rethrow_exception(alongside_thrown_);
     return alongside_status_;
@@ -173,7 +176,8 @@ class FinalVerification {
  private:
   // The per-node vectors are not resized after the pipeline (Plan::EnsureNodeVectors).
   bool NodeVectorsSized() const {
-    return plan_.tasks.size() == plan_.model.num_nodes() && plan_.physical_stream.size() == plan_.model.num_nodes();
+    return plan_.tasks.size() == plan_.model.num_nodes() &&
+           plan_.physical_stream.size() == plan_.model.num_nodes();
   }
 
   void StartAlongside() {

@@ -30,7 +30,8 @@ class FinalPlanGate {
  public:
   bool AwaitFinal() const {
     int s;
-    while ((s = state_.load(std::memory_order_acquire)) == kPending) state_.wait(kPending, std::memory_order_acquire);
+    while ((s = state_.load(std::memory_order_acquire)) == kPending)
+      state_.wait(kPending, std::memory_order_acquire);
     return s == kFinal;
   }
 

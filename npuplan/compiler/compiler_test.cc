@@ -93,7 +93,8 @@ TEST(CompileTest, TheFinalVerificationBeginsBesideMemoryPlanning) {
     config.on_pass = [&](int, std::string_view pass) {
       if (pass != "memory-planning" || !two) return;
       std::unique_lock<std::mutex> lock(mu);
-      started_before_join = cv.wait_for(lock, std::chrono::minutes(1), [&] { return work_started; });
+      started_before_join =
+          cv.wait_for(lock, std::chrono::minutes(1), [&] { return work_started; });
     };
     std::string written;
     config.alongside_name = "write plan";
@@ -147,7 +148,8 @@ TEST(CompileTest, AMemoryPlanningErrorStopsTheAlongsideWorkAtTheGate) {
   Statistics stats;
   EXPECT_THAT(Compile(*std::move(m), config, log, stats).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, "larger than int64"));
-  EXPECT_EQ(calls, 1) << "the early part no longer starts the alongside work: this test checks nothing";
+  EXPECT_EQ(calls, 1)
+      << "the early part no longer starts the alongside work: this test checks nothing";
   EXPECT_EQ(final, 0);
 }
 

@@ -527,14 +527,16 @@ struct BeforeJoinCall {
   bool operator==(const BeforeJoinCall&) const = default;
 };
 
-std::vector<BeforeJoinCall> BeforeJoinCalls(const std::vector<FollowerSpec>& followers, bool threads,
+std::vector<BeforeJoinCall> BeforeJoinCalls(const std::vector<FollowerSpec>& followers,
+                                            bool threads,
                                             FakeRelease release = FakeRelease::kCalls) {
   std::vector<BeforeJoinCall> calls;
   const std::thread::id caller = std::this_thread::get_id();
   AlongsideRunResult r = RunAlongsidePipeline(
       Outcome::kOk, followers, threads, /*wait=*/false,
       [&](PassContext& ctx) {
-        ctx.instrumentation.before_join = [&](const Plan& p, PlanParts writes, IrProperties stages) {
+        ctx.instrumentation.before_join = [&](const Plan& p, PlanParts writes,
+                                              IrProperties stages) {
           calls.push_back({writes, stages, std::this_thread::get_id() == caller,
                            Has(p.established, IrProperty::kMemoryPlanned)});
         };

@@ -65,7 +65,8 @@ absl::Status CheckInProgress(const Plan& plan) {
 }
 
 absl::Status CheckMemorySection(const Plan& plan) {
-  return Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned, "the plan has a memory section");
+  return Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned,
+                   "the plan has a memory section");
 }
 
 absl::Status CheckStages(const Plan& plan, bool memory_section) {
@@ -624,7 +625,9 @@ absl::Status VerifyClaims(const Plan& plan, bool memory_section) {
 
 }  // namespace
 
-absl::Status VerifyPlanClaims(const Plan& plan) { return VerifyClaims(plan, /*memory_section=*/true); }
+absl::Status VerifyPlanClaims(const Plan& plan) {
+  return VerifyClaims(plan, /*memory_section=*/true);
+}
 
 absl::Status VerifyPlanClaimsButMemory(const Plan& plan) {
   return VerifyClaims(plan, /*memory_section=*/false);

@@ -226,7 +226,8 @@ TEST(StageCheckTableTest, RowsAlongsideReportWhatRowsOneByOneReport) {
 // failure word for word; the first never looks at the memory section.
 TEST(StageCheckTableTest, TheTwoPartsPassExactlyWhenVerifyPlanDoes) {
   const Plan good = FullPlan();
-  std::vector<std::pair<std::string, std::function<void(Plan&)>>> lies(Lies().begin(), Lies().end());
+  std::vector<std::pair<std::string, std::function<void(Plan&)>>> lies(Lies().begin(),
+                                                                       Lies().end());
   lies.emplace_back("memory section unclaimed", [](Plan& p) {
     p.established &= ~static_cast<IrProperties>(IrProperty::kMemoryPlanned);
   });

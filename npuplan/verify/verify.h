@@ -43,8 +43,8 @@ absl::Status VerifyPlan(const Plan& plan, const std::function<void(const CheckTi
 // Both pass exactly when VerifyPlan does. When the first fails, VerifyPlan's
 // own message may differ (its claims check the memory section before other
 // claims): run VerifyPlan for it. Both report their claims as "claims".
-absl::Status VerifyPlanButMemory(const Plan& plan,
-                                 const std::function<void(const CheckTime&)>& after_check = nullptr);
+absl::Status VerifyPlanButMemory(
+    const Plan& plan, const std::function<void(const CheckTime&)>& after_check = nullptr);
 absl::Status VerifyPlanMemory(const Plan& plan,
                               const std::function<void(const CheckTime&)>& after_check = nullptr);
 
