@@ -335,6 +335,18 @@ struct AlongsideRunResult {
   bool waited = false;
 };
 
+// kChain with its streams assigned: what memory-planning and the events
+// passes start from.
+Plan ChainWithStreams() {
+  Plan plan;
+  auto m = ParseVerifiedGraph(kChain);
+  EXPECT_TRUE(m.ok());
+  plan.model = std::move(m).value();
+  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
+  plan.EnsureNodeVectors();
+  return plan;
+}
+
 AlongsideRunResult RunAlongsidePipeline(Outcome alongside,
                                         const std::vector<FollowerSpec>& followers, bool threads,
                                         bool wait,
@@ -342,12 +354,7 @@ AlongsideRunResult RunAlongsidePipeline(Outcome alongside,
                                         FakeRelease release = FakeRelease::kNone) {
   AlongsideRunResult r;
   Overlap o;
-  Plan plan;
-  auto m = ParseVerifiedGraph(kChain);
-  EXPECT_TRUE(m.ok());
-  plan.model = std::move(m).value();
-  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
-  plan.EnsureNodeVectors();
+  Plan plan = ChainWithStreams();
   CompileOptions options;
   if (!threads) options.Set("npuplan.passThreads", "1");
   DecisionLog log(true);
@@ -569,12 +576,7 @@ TEST(PassAlongsideTest, BeforeAJoinTheHookHearsWhatMayStillChange) {
 // hook, and the outer one has no alongside pass of its own to join.
 TEST(PassAlongsideTest, ANestedPipelineRunsWithoutTheHook) {
   Overlap o;
-  Plan plan;
-  auto m = ParseVerifiedGraph(kChain);
-  ASSERT_TRUE(m.ok());
-  plan.model = std::move(m).value();
-  plan.established = IrProperty::kTopoSorted | IrProperty::kLogicalStreams;
-  plan.EnsureNodeVectors();
+  Plan plan = ChainWithStreams();
   CompileOptions options;
   DecisionLog log(false);
   Statistics stats;
