@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "npuplan/support/str_util.h"
+
 namespace npuplan {
 namespace {
 
@@ -95,7 +97,7 @@ TEST(AttrMapTest, NestsMapsAsValues) {
 
 TEST(AttrMapTest, FromUnsortedSortsOnce) {
   std::vector<std::pair<std::string, AttrValue>> entries;
-  for (int i = 99; i >= 0; --i) entries.emplace_back("k" + std::to_string(1000 + i), i);
+  for (int i = 99; i >= 0; --i) entries.emplace_back(StrCat("k", 1000 + i), i);
   AttrMap m = AttrMap::FromUnsorted(std::move(entries));
   ASSERT_EQ(m.size(), 100u);
   EXPECT_EQ(std::string(m.begin()->first), "k1000");

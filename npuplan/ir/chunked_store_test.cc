@@ -1,12 +1,13 @@
 #include "npuplan/ir/chunked_store.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "npuplan/ir/graph.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan {
 namespace {
@@ -101,7 +102,7 @@ TEST(ChunkedStoreTest, ModelNodeReferencesSurviveAddNode) {
   Model m;
   NodeId a = m.AddNode(kRootGraph, Named("a"));
   Node& ref = m.node(a);
-  for (int i = 0; i < 2000; ++i) m.AddNode(kRootGraph, Named("n" + std::to_string(i)));
+  for (int i = 0; i < 2000; ++i) m.AddNode(kRootGraph, Named(StrCat("n", i)));
   EXPECT_EQ(&ref, &m.node(a));
   EXPECT_EQ(ref.name, "a");
   EXPECT_EQ(m.FindNode("n1999").index(), 2000u);

@@ -8,6 +8,7 @@
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -68,11 +69,17 @@ TEST(TopoSortTest, TopoIdsAreContinuousPerGraph) {
 
 TEST(TopoSortTest, NamesTheNodesOfACycle) {
   Model m;
-  Node a{.name = "a", .type = "Relu"};
+  auto relu = [](const char* name) {
+    Node n;
+    n.name = name;
+    n.type = "Relu";
+    return n;
+  };
+  Node a = relu("a");
   a.outputs.push_back({});
-  Node b{.name = "b", .type = "Relu"};
+  Node b = relu("b");
   b.outputs.push_back({});
-  Node c{.name = "c", .type = "Relu"};
+  Node c = relu("c");
   NodeId ia = m.AddNode(kRootGraph, a), ib = m.AddNode(kRootGraph, b), ic = m.AddNode(kRootGraph, c);
   m.node(ib).inputs.push_back({ia, 0});
   m.node(ia).inputs.push_back({ib, 0});
@@ -93,7 +100,9 @@ TEST(TopoSortTest, EveryModeSortsRandomDags) {
     int n = 1 + rng() % 60;
     std::vector<NodeId> ids;
     for (int i = 0; i < n; ++i) {
-      Node node{.name = "n" + std::to_string(i), .type = "Relu"};
+      Node node;
+      node.name = StrCat("n", i);
+      node.type = "Relu";
       node.outputs.push_back({});
       ids.push_back(m.AddNode(kRootGraph, node));
     }

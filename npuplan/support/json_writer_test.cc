@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "npuplan/support/str_util.h"
+
 namespace npuplan {
 namespace {
 
@@ -98,7 +100,7 @@ TEST(JsonWriterTest, RandomStringsAndKeysMatchNlohmann) {
     }
     std::string quoted = "x";  // appends: keeps what is there
     AppendJsonString(quoted, s);
-    EXPECT_EQ(quoted, "x" + json(s).dump(-1, ' ', false, json::error_handler_t::replace))
+    EXPECT_EQ(quoted, StrCat("x", json(s).dump(-1, ' ', false, json::error_handler_t::replace)))
         << "round " << round;
   }
 }
@@ -149,7 +151,7 @@ TEST(JsonWriterTest, WritesInvalidUtf8AsReplacementCharacter) {
 // string writer's text.
 TEST(JsonWriterTest, StreamsTheSameTextInChunksOfTheChunkSize) {
   json doc = json::object();
-  for (int i = 0; i < 50000; ++i) doc["k" + std::to_string(i)] = {i, -i, "v\t" + std::to_string(i)};
+  for (int i = 0; i < 50000; ++i) doc[StrCat("k", i)] = {i, -i, StrCat("v\t", i)};
   const std::string whole = doc.dump(1);
   ASSERT_GT(whole.size(), 2 * JsonWriter::kChunkBytes);
   std::vector<std::string> chunks;
