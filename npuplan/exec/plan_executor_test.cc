@@ -406,8 +406,9 @@ constexpr char kWhileGraph[] = R"json({"name": "g", "nodes": [
    {"name": "b_out", "type": "NetOutput", "inputs": ["b2"]}]}]})json";
 
 absl::StatusOr<Plan> WhilePlan(int b1_stream) {
-  std::string text = kWhileGraph;
-  text.replace(text.find("STREAM"), 6, std::to_string(b1_stream));
+  const std::string_view graph = kWhileGraph;
+  const size_t at = graph.find("STREAM");
+  const std::string text = StrCat(graph.substr(0, at), b1_stream, graph.substr(at + 6));
   NPUPLAN_ASSIGN_OR_RETURN(Plan plan, PlanFromGraph(text));
   if (b1_stream != 0) {
     AddEvent(plan, "x", "b1", 0);

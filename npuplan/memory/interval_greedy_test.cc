@@ -17,6 +17,7 @@
 
 #include "npuplan/memory/align.h"
 #include "npuplan/memory/interval_solver.h"
+#include "npuplan/support/str_util.h"
 
 namespace npuplan::memory {
 namespace {
@@ -152,7 +153,7 @@ int CompareWithReference(std::mt19937& rng, const std::function<int64_t()>& size
       const int64_t lower = static_cast<int64_t>(rng() % horizon);
       const int64_t size = rng() % 12 == 0 ? 0 : size_of();
       const int64_t alignment = int64_t{1} << (rng() % 4);
-      p.buffers.push_back({"b" + std::to_string(i), lower,
+      p.buffers.push_back({StrCat("b", i), lower,
                            lower + 1 + static_cast<int64_t>(rng() % (horizon / 3 + 2)), size,
                            alignment});
     }

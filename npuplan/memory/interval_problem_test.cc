@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "npuplan/support/str_util.h"
+
 namespace npuplan::memory {
 namespace {
 
@@ -20,7 +22,7 @@ IntervalProblem RandomLifetimes(std::mt19937& rng, int n, int horizon, int64_t m
     const int64_t lower = static_cast<int64_t>(rng() % horizon);
     const int64_t length = 1 + static_cast<int64_t>(rng() % (horizon / 4 + 1));
     const int64_t size = rng() % 10 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % max_size);
-    p.buffers.push_back({"b" + std::to_string(i), lower, lower + length, size});
+    p.buffers.push_back({StrCat("b", i), lower, lower + length, size});
   }
   return p;
 }
@@ -65,8 +67,7 @@ TEST(IntervalProblemTest, MaxLiveBytesOfReportsOverflow) {
                    [&](int i) { return size[i]; })
                    .has_value());
   IntervalProblem p;
-  for (int i = 0; i < 100; ++i)
-    p.buffers.push_back({"b" + std::to_string(i), lower[i], upper[i], big});
+  for (int i = 0; i < 100; ++i) p.buffers.push_back({StrCat("b", i), lower[i], upper[i], big});
   EXPECT_FALSE(ComputeTimeProfile(p).max_live.has_value());
   EXPECT_EQ(ComputeTimeProfile(p).overlaps, 99);
   for (int i = 0; i < 100; ++i) upper[i] = 2 * i + 2;  // one at a time

@@ -5,6 +5,7 @@
 
 #include "npuplan/partition/op_types.h"
 #include "npuplan/partition/partition_test_util.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 
@@ -323,7 +324,7 @@ TEST(DynamicShapePartitionTest, DemotesKnownClustersBelowTheLimitOnly) {
     GraphBuilder b;
     b.Data("x").Unk("d", {"x"});
     Chain(b, "k", "d", n);
-    b.Output({"k" + std::to_string(n)});
+    b.Output({StrCat("k", n)});
     NPUPLAN_ASSERT_OK_AND_ASSIGN(auto run, RunPartition(b.Json()));
     if (n == 3) {
       EXPECT_EQ(run->KindOf("k1"), "unknown");

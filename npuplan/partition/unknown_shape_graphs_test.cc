@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "npuplan/partition/partition_test_util.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::partition {
@@ -19,8 +20,8 @@ std::string PartitionedGraph() {
   b.Data("x").Unk("d", {"x"});
   std::string prev = "x";
   for (int i = 1; i <= 4; ++i) {
-    b.Op("k" + std::to_string(i), {prev});
-    prev = "k" + std::to_string(i);
+    b.Op(StrCat("k", i), {prev});
+    prev = StrCat("k", i);
   }
   b.Output({"d", prev});
   return b.Json();

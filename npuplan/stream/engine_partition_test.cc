@@ -105,17 +105,18 @@ TEST(EnginePartitionTest, ControlEdgesLinkSubgraphs) {
 TEST(EnginePartitionTest, SplitsByLabelWithManyDistinctLabels) {
   nlohmann::json nodes = nlohmann::json::array();
   for (int i = 0; i < 40; ++i) {
-    nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Relu"},
-                           {"attrs", {{"_stream_label", "L" + std::to_string(i / 2)}}}};
-    if (i > 0) node["inputs"] = {"n" + std::to_string(i - 1)};
+    nlohmann::json node = {{"name", StrCat("n", i)},
+                           {"type", "Relu"},
+                           {"attrs", {{"_stream_label", StrCat("L", i / 2)}}}};
+    if (i > 0) node["inputs"] = {StrCat("n", i - 1)};
     nodes.push_back(node);
   }
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
   EnginePartition p = PartitionByEngine(m, kRootGraph);
   ASSERT_EQ(p.subgraphs.size(), 20u);
   for (int s = 0; s < 20; ++s) {
-    EXPECT_EQ(p.subgraphs[s].stream_label, "L" + std::to_string(s));
-    EXPECT_THAT(Names(m, p.subgraphs[s]), ElementsAre("n" + std::to_string(2 * s), "n" + std::to_string(2 * s + 1)));
+    EXPECT_EQ(p.subgraphs[s].stream_label, StrCat("L", s));
+    EXPECT_THAT(Names(m, p.subgraphs[s]), ElementsAre(StrCat("n", 2 * s), StrCat("n", 2 * s + 1)));
   }
 }
 
@@ -151,11 +152,11 @@ TEST(EnginePartitionTest, SecondPathTestsReadLinearlyManyEntries) {
     nodes.push_back({{"name", "hub"}, {"type", "Relu"}, {"inputs", {"x"}}});
     nlohmann::json outs = nlohmann::json::array();
     for (int i = 0; i < n; ++i) {
-      const std::string c = "c" + std::to_string(i);
+      const std::string c = StrCat("c", i);
       // Every other consumer also reads the previous one (a second path from
       // the hub), on another engine every third (merges refused and tried).
       nlohmann::json ins = {"hub"};
-      if (i > 0 && i % 2 == 0) ins.push_back("c" + std::to_string(i - 1));
+      if (i > 0 && i % 2 == 0) ins.push_back(StrCat("c", i - 1));
       nodes.push_back({{"name", c},
                        {"type", "Relu"},
                        {"inputs", ins},
@@ -177,13 +178,14 @@ TEST(EnginePartitionTest, RandomDagsGiveAcyclicTopologicallyNumberedSubgraphs) {
     const int n = 60;
     const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_VM_AICPU", "DNN_HCCL"};
     for (int i = 0; i < n; ++i) {
-      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Op"}, {"engine", engines[rng() % 4]}};
+      nlohmann::json node = {
+          {"name", StrCat("n", i)}, {"type", "Op"}, {"engine", engines[rng() % 4]}};
       nlohmann::json ins = nlohmann::json::array();
       for (int k = 0; k < 3 && i > 0; ++k) {
-        if (rng() % 2) ins.push_back("n" + std::to_string(rng() % i));
+        if (rng() % 2) ins.push_back(StrCat("n", rng() % i));
       }
       node["inputs"] = ins;
-      if (rng() % 7 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      if (rng() % 7 == 0) node["attrs"] = {{"_stream_label", StrCat("L", rng() % 2)}};
       nodes.push_back(node);
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseStreamTestGraph(nlohmann::json{{"nodes", nodes}}.dump()));
@@ -302,19 +304,20 @@ TEST(EnginePartitionTest, RandomGraphsGiveTheClustersOfPlainMarkClusters) {
     const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_VM_AICPU"};
     for (int i = 0; i < n; ++i) {
       const bool data = i < 2 || rng() % 15 == 0;
-      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", data ? "Data" : "Op"},
+      nlohmann::json node = {{"name", StrCat("n", i)},
+                             {"type", data ? "Data" : "Op"},
                              {"engine", engines[rng() % (seed % 2 == 0 ? 2 : 3)]}};
       nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
       if (!data) {
         const int fan_in = i > 0 && rng() % 10 == 0 ? 8 : 1 + static_cast<int>(rng() % 3);
         for (int k = 0; k < fan_in; ++k) {
           const int from = rng() % 3 == 0 ? static_cast<int>(rng() % std::min(i, hubs + 2)) : static_cast<int>(rng() % i);
-          (rng() % 6 == 0 ? ctrl : ins).push_back("n" + std::to_string(from));
+          (rng() % 6 == 0 ? ctrl : ins).push_back(StrCat("n", from));
         }
       }
       node["inputs"] = ins;
       node["control_inputs"] = ctrl;
-      if (rng() % 9 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      if (rng() % 9 == 0) node["attrs"] = {{"_stream_label", StrCat("L", rng() % 2)}};
       if (rng() % 11 == 0) node["attrs"] = {{"_user_stream_label", "U"}};
       nodes.push_back(node);
     }
@@ -333,7 +336,7 @@ nlohmann::json RandomSkipDagNodes(std::mt19937& rng, bool hubs) {
   const int other_every = 5 + static_cast<int>(rng() % 30);
   for (int i = 0; i < n; ++i) {
     const bool other = i % other_every == other_every - 1;
-    nlohmann::json node = {{"name", "n" + std::to_string(i)},
+    nlohmann::json node = {{"name", StrCat("n", i)},
                            {"type", i == 0 ? "Data" : "Op"},
                            {"engine", other ? "DNN_HCCL" : "AIcoreEngine"}};
     nlohmann::json ins = nlohmann::json::array();
@@ -342,7 +345,7 @@ nlohmann::json RandomSkipDagNodes(std::mt19937& rng, bool hubs) {
     for (int k = 0; k < fan_in; ++k) {
       const int back = rng() % 8 == 0 ? 1 + static_cast<int>(rng() % i)
                                       : 1 + static_cast<int>(rng() % std::min(i, 16));
-      ins.push_back("n" + std::to_string(i - back));
+      ins.push_back(StrCat("n", i - back));
     }
     node["inputs"] = ins;
     nodes.push_back(node);
@@ -396,7 +399,7 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
     const char* engines[] = {"AIcoreEngine", "VectorEngine", "DNN_HCCL"};
     for (int i = 0; i < n; ++i) {
       const bool data = i == 0 || rng() % 40 == 0;
-      nlohmann::json node = {{"name", "n" + std::to_string(i)},
+      nlohmann::json node = {{"name", StrCat("n", i)},
                              {"type", data ? "Data" : "Op"},
                              {"engine", engines[rng() % engines_used]}};
       nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
@@ -406,12 +409,12 @@ TEST(EnginePartitionTest, RandomUnlabelledDagsGiveTheClustersOfPlainMarkClusters
         for (int k = 0; k < fan_in; ++k) {
           const int back = rng() % 6 == 0 ? 1 + static_cast<int>(rng() % i)
                                           : 1 + static_cast<int>(rng() % std::min(i, 8));
-          (rng() % 8 == 0 ? ctrl : ins).push_back("n" + std::to_string(i - back));
+          (rng() % 8 == 0 ? ctrl : ins).push_back(StrCat("n", i - back));
         }
       }
       node["inputs"] = ins;
       node["control_inputs"] = ctrl;
-      if (rng() % 13 == 0) node["attrs"] = {{"_stream_label", "L" + std::to_string(rng() % 2)}};
+      if (rng() % 13 == 0) node["attrs"] = {{"_stream_label", StrCat("L", rng() % 2)}};
       nodes.push_back(node);
     }
     NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m,
@@ -437,11 +440,11 @@ TEST(EnginePartitionTest, EdgesMatchTheModelAdjacencyInTopoIndices) {
     nlohmann::json nodes = nlohmann::json::array();
     const int n = 40;
     for (int i = 0; i < n; ++i) {
-      nlohmann::json node = {{"name", "n" + std::to_string(i)}, {"type", "Op"}};
+      nlohmann::json node = {{"name", StrCat("n", i)}, {"type", "Op"}};
       nlohmann::json ins = nlohmann::json::array(), ctrl = nlohmann::json::array();
       for (int k = 0; k < 3 && i > 0; ++k) {
-        if (rng() % 2) ins.push_back("n" + std::to_string(rng() % i));
-        if (rng() % 4 == 0) ctrl.push_back("n" + std::to_string(rng() % i));
+        if (rng() % 2) ins.push_back(StrCat("n", rng() % i));
+        if (rng() % 4 == 0) ctrl.push_back(StrCat("n", rng() % i));
       }
       node["inputs"] = ins;
       node["control_inputs"] = ctrl;

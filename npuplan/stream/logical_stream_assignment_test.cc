@@ -6,6 +6,7 @@
 #include <random>
 
 #include "npuplan/stream/stream_testing.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/verify.h"
 
@@ -83,7 +84,7 @@ std::string RandomGraph(uint32_t seed) {
       node["inputs"] = ins;
       node["control_inputs"] = ctrl;
       nlohmann::json attrs = nlohmann::json::object();
-      if (rng() % 9 == 0) attrs["_stream_label"] = "L" + std::to_string(rng() % 2);
+      if (rng() % 9 == 0) attrs["_stream_label"] = StrCat("L", rng() % 2);
       if (rng() % 13 == 0) attrs["_user_stream_label"] = "U";
       if (rng() % 11 == 0) attrs["_parallel_group"] = rng() % 2 ? "g" : "-1";
       if (rng() % 17 == 0) attrs["NewStreamId"] = static_cast<int>(rng() % 3);
