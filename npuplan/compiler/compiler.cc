@@ -122,7 +122,6 @@ class FinalVerification {
       return;
     }
     early_ran_ = true;
-    early_established_ = plan_.established;
     // First: the writing is the longest of the three jobs left (memory-planning's
     // rest, these checks and it), and what it cannot write yet waits at the gate.
     StartAlongside();
@@ -142,8 +141,9 @@ class FinalVerification {
     if (!alongside_.joinable()) StartAlongside();
     absl::Status verified;
     auto record = [this](const verify::CheckTime& t) { checks_.push_back(t); };
-    if (early_ran_ && early_.ok() && plan_.established == early_established_ &&
-        NodeVectorsSized()) {
+    // Nothing but plan.memory changed since (BeforeJoin's conditions; the
+    // node vectors were sized, so EnsureNodeVectors changed nothing either).
+    if (early_ran_ && early_.ok()) {
       verified = verify::VerifyPlanMemory(plan_, record);
     } else {
       checks_.clear();
@@ -204,7 +204,6 @@ class FinalVerification {
   const CompileConfig& config_;
   FinalPlanGate gate_;
   bool early_ran_ = false;
-  IrProperties early_established_ = 0;
   absl::Status early_;
   std::vector<verify::CheckTime> checks_;
   double wall_ = 0;

@@ -64,11 +64,6 @@ absl::Status CheckInProgress(const Plan& plan) {
   return absl::OkStatus();
 }
 
-absl::Status CheckMemorySection(const Plan& plan) {
-  return Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned,
-                   "the plan has a memory section");
-}
-
 absl::Status CheckStages(const Plan& plan, bool memory_section) {
   NPUPLAN_RETURN_IF_ERROR(CheckInProgress(plan));
   for (IrProperty s : kAllStages) {
@@ -133,7 +128,7 @@ absl::Status CheckStages(const Plan& plan, bool memory_section) {
       !ev.events.empty() || ev.event_count != 0 || ev.notify_count != 0 || !ev.counts.empty(),
       StrCat("the plan has ", ev.events.size(), " events (summary: ", ev.event_count,
              " event ids, ", ev.notify_count, " notify ids)")));
-  if (memory_section) NPUPLAN_RETURN_IF_ERROR(CheckMemorySection(plan));
+  if (memory_section) NPUPLAN_RETURN_IF_ERROR(VerifyMemorySectionClaim(plan));
   // A partition section is checked whether or not the stage is claimed
   // (CheckPartition; no stage check reads it), so it needs no claim.
   if (Has(plan.established, IrProperty::kPartitioned) && !plan.partition.ran) {
@@ -633,6 +628,9 @@ absl::Status VerifyPlanClaimsButMemory(const Plan& plan) {
   return VerifyClaims(plan, /*memory_section=*/false);
 }
 
-absl::Status VerifyMemorySectionClaim(const Plan& plan) { return CheckMemorySection(plan); }
+absl::Status VerifyMemorySectionClaim(const Plan& plan) {
+  return Unclaimed(plan, IrProperty::kMemoryPlanned, plan.memory.planned,
+                   "the plan has a memory section");
+}
 
 }  // namespace npuplan
