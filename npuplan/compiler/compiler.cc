@@ -1,7 +1,9 @@
 #include "npuplan/compiler/compiler.h"
 
+#include <atomic>
 #include <exception>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <regex>
 #include <system_error>
@@ -216,6 +218,44 @@ class FinalVerification {
 
 namespace {
 
+// From the input check to memory-planning, the passes run on one thread and
+// take about 500 bytes per node of fresh per-node arrays (BigVector; 1M-node
+// generated graphs). A second thread faults that much in meanwhile, so the
+// faults and the zeroing of those pages leave the passes' thread. Not for
+// small graphs (a thread for a few MB), nor under npuplan.passThreads=1.
+constexpr size_t kPrefaultBytesPerNode = 512;
+constexpr size_t kPrefaultFromNodes = size_t{1} << 15;
+
+// PrefaultHugePages on a second thread from construction until destruction
+// (or until done).
+class PagePrefault {
+ public:
+  explicit PagePrefault(size_t bytes) {
+    if (bytes == 0) return;
+    try {
+      thread_ = std::jthread([this, bytes] {
+        try {
+          PrefaultHugePages(bytes, stop_);
+        } catch (const std::bad_alloc&) {  // the passes fault their pages themselves
+        }
+      });
+    } catch (const std::system_error&) {  // no thread to be had: the same
+    }
+  }
+  PagePrefault(const PagePrefault&) = delete;
+  PagePrefault& operator=(const PagePrefault&) = delete;
+  ~PagePrefault() { stop_.store(true, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::jthread thread_;  // after stop_: joined before stop_ is destroyed
+};
+
+size_t PrefaultBytes(const Model& model, const CompileOptions& options) {
+  if (model.num_nodes() < kPrefaultFromNodes || options.Get("npuplan.passThreads") == "1") return 0;
+  return kPrefaultBytesPerNode * model.num_nodes();
+}
+
 absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, DecisionLog& log,
                                  Statistics& stats) {
   // The passes' freed per-node arrays stay cached (BigVector) until the final
@@ -236,6 +276,7 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
   plan.model = std::move(model);
   plan.established = static_cast<IrProperties>(IrProperty::kTopoSorted);
   plan.EnsureNodeVectors();
+  const PagePrefault prefault(PrefaultBytes(plan.model, options));
   const StepTimer input_timer;
   NPUPLAN_RETURN_IF_ERROR(verify::VerifyPlan(plan));
   input_timer.Record(stats, "verify (input graph)");

@@ -10,12 +10,17 @@
 // graphs (docs/benchmarks.md). A freed block is kept for the next request it
 // fits instead of going back to the system: consecutive passes each allocate
 // and free 100+ MB of per-node arrays, and a reused page costs neither a fault
-// nor zeroing. At most kHugeCacheBytes stay cached (the oldest blocks are
-// freed first); ReleaseCachedHugePages() empties the cache. Thread-safe.
+// nor zeroing. Blocks are mappings of their own, so a cached block larger
+// than a request is split (the request takes its front) and freed neighbours
+// are merged. At most kHugeCacheBytes stay cached (the oldest blocks are
+// freed first); ReleaseCachedHugePages() empties the cache. PrefaultHugePages
+// fills the cache with pages faulted in ahead, on a thread that would
+// otherwise idle. Thread-safe.
 // Smaller allocations are plain operator new.
 #ifndef NPUPLAN_SUPPORT_BIG_VECTOR_H_
 #define NPUPLAN_SUPPORT_BIG_VECTOR_H_
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -28,10 +33,16 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 inline constexpr size_t kHugeFromBytes = size_t{512} << 10;
 inline constexpr size_t kHugeCacheBytes = size_t{512} << 20;
 
-// A block of `bytes` (a multiple of kHugePageBytes): the smallest cached block
-// that fits and is at most about twice the request, else a fresh one.
+// A block of `bytes` (a multiple of kHugePageBytes): the front of the smallest
+// cached block that fits, else a fresh one.
 void* AllocateHugeBlock(size_t bytes);
 void FreeHugeBlock(void* p, size_t bytes);
+// Takes up to `bytes` (rounded down to whole huge pages, and no more than the
+// cache has room for) fresh from the system, faults them in and caches them,
+// 16 MiB at a time, until done or `stop` is set; returns the bytes cached. For
+// a thread that would otherwise idle: later requests are served from pages
+// already faulted in (the cache splits and merges blocks).
+size_t PrefaultHugePages(size_t bytes, const std::atomic<bool>& stop);
 // Returns every cached block to the system; returns the bytes released.
 size_t ReleaseCachedHugePages();
 // Bytes of blocks taken from the system so far (not served by the cache). For

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace npuplan {
@@ -43,18 +44,83 @@ TEST(BigVectorTest, SmallVectorsDoNotUseTheCache) {
   EXPECT_EQ(ReleaseCachedHugePages(), 0u);
 }
 
-TEST(BigVectorTest, ABlockMuchLargerThanTheRequestIsNotHandedOut) {
+TEST(BigVectorTest, ALargerCachedBlockIsSplitAndTheRestStaysCached) {
   ReleaseCachedHugePages();
+  const size_t fresh = HugePageFreshBytes();
   const char* big = nullptr;
   {
     BigVector<char> v(size_t{64} << 20);
     big = v.data();
   }
   {
-    BigVector<char> small(size_t{2} << 20);  // 64 MiB > 2 × 2 MiB + 2 MiB: a new block
-    EXPECT_NE(small.data(), big);
+    BigVector<char> small(size_t{2} << 20);  // the big block's first 2 MiB
+    EXPECT_EQ(small.data(), big);
+    BigVector<char> next(size_t{6} << 20);  // the 6 MiB after them
+    EXPECT_EQ(next.data(), big + (size_t{2} << 20));
   }
-  EXPECT_EQ(ReleaseCachedHugePages(), (size_t{64} << 20) + (size_t{2} << 20));
+  EXPECT_EQ(HugePageFreshBytes() - fresh, size_t{64} << 20);
+  // Freed, the three parts are one block again: a request for all of it fits.
+  {
+    BigVector<char> whole(size_t{64} << 20);
+    EXPECT_EQ(whole.data(), big);
+  }
+  EXPECT_EQ(HugePageFreshBytes() - fresh, size_t{64} << 20);
+  EXPECT_EQ(ReleaseCachedHugePages(), size_t{64} << 20);
+}
+
+TEST(BigVectorTest, TheSmallestCachedBlockThatFitsIsTaken) {
+  ReleaseCachedHugePages();
+  BigVector<char> a(size_t{8} << 20), gap1(size_t{2} << 20), b(size_t{4} << 20),
+      gap2(size_t{2} << 20);
+  const char* small = b.data();
+  FreeStorage(a);
+  FreeStorage(b);  // the gaps keep the two apart
+  BigVector<char> c(size_t{4} << 20);
+  EXPECT_EQ(c.data(), small);
+  FreeStorage(c);
+  FreeStorage(gap1);
+  FreeStorage(gap2);
+  ReleaseCachedHugePages();
+}
+
+TEST(BigVectorTest, PrefaultedPagesServeLaterRequestsWithoutFreshOnes) {
+  ReleaseCachedHugePages();
+  const std::atomic<bool> keep_going{false};
+  const size_t faulted = PrefaultHugePages((size_t{40} << 20) + 12345, keep_going);
+  EXPECT_EQ(faulted, size_t{40} << 20);  // whole huge pages
+  const size_t fresh = HugePageFreshBytes();
+  {
+    BigVector<int32_t> v(size_t{5} << 20, 3);  // 20 MiB
+    BigVector<int64_t> w(size_t{1} << 21, 4);  // 16 MiB
+    EXPECT_EQ(v[12345], 3);
+    EXPECT_EQ(w.back(), 4);
+  }
+  EXPECT_EQ(HugePageFreshBytes(), fresh);
+  EXPECT_EQ(ReleaseCachedHugePages(), size_t{40} << 20);
+}
+
+TEST(BigVectorTest, PrefaultStopsWhenToldAndStaysWithinTheCache) {
+  ReleaseCachedHugePages();
+  const std::atomic<bool> stop{true};
+  EXPECT_EQ(PrefaultHugePages(size_t{32} << 20, stop), 0u);
+  EXPECT_EQ(ReleaseCachedHugePages(), 0u);
+  const std::atomic<bool> keep_going{false};
+  EXPECT_EQ(PrefaultHugePages(kHugeCacheBytes + (size_t{64} << 20), keep_going), kHugeCacheBytes);
+  EXPECT_EQ(PrefaultHugePages(size_t{4} << 20, keep_going), 0u);  // no room left
+  EXPECT_EQ(ReleaseCachedHugePages(), kHugeCacheBytes);
+}
+
+TEST(BigVectorTest, OverTheCapOnlyTheExcessOfTheOldestBlockGoes) {
+  ReleaseCachedHugePages();
+  BigVector<char> extra(size_t{6} << 20);
+  const char* extra_block = extra.data();
+  const std::atomic<bool> keep_going{false};
+  ASSERT_EQ(PrefaultHugePages(kHugeCacheBytes, keep_going), kHugeCacheBytes);
+  FreeStorage(extra);  // 6 MiB over: the prefaulted block, older, gives up 6 MiB
+  BigVector<char> again(size_t{6} << 20);
+  EXPECT_EQ(again.data(), extra_block);  // the newer block stayed whole
+  FreeStorage(again);
+  EXPECT_EQ(ReleaseCachedHugePages(), kHugeCacheBytes);
 }
 
 TEST(BigVectorTest, FreeStorageReturnsTheBlockAtOnce) {
