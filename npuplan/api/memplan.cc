@@ -34,6 +34,7 @@ absl::StatusOr<MemplanResult> Solve(memory::IntervalProblem problem,
   o.target_peak = options.target;
   o.max_nodes = options.max_nodes;
   o.max_steps = options.max_steps;
+  o.validate = false;  // validated below, with memplan's message
   NPUPLAN_ASSIGN_OR_RETURN(memory::IntervalSolution s, memory::SolveIntervals(problem, o));
   const memory::ValidationResult valid = memory::ValidateIntervalAssignment(problem, s.assignment);
   if (!valid.ok()) {

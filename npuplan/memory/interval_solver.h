@@ -90,6 +90,12 @@ struct IntervalSolverOptions {
   // planner computes it to decide whether to run the solver at all): one
   // sweep over a million buffers instead of two. Must be that problem's.
   std::optional<TimeProfile> time_profile;
+  // Check the result with ValidateIntervalAssignment (an internal error when
+  // it fails). Callers that check what they use independently turn it off:
+  // memplan validates the packing itself, and memory-planning's placements
+  // are checked by the final plan verification (VerifyMemoryPlan), under the
+  // real lifetimes and stream order rather than the planning ones.
+  bool validate = true;
 };
 
 // Counters and timings of one solve, for benchmarks and the CLI.

@@ -340,6 +340,27 @@ TEST(IntervalSolverTest, ValidatesOnRandomMediumProblems) {
   }
 }
 
+// `validate = false` drops only the solver's own check of its result: the
+// plan is the same (the callers that turn it off check it themselves).
+TEST(IntervalSolverTest, WithoutItsOwnCheckTheSolverReturnsTheSamePlan) {
+  std::mt19937 rng(17);
+  for (int iter = 0; iter < 10; ++iter) {
+    const IntervalProblem p = RandomProblem(rng, 60, 40, 64, iter % 2 ? 0.05 : 0.0);
+    IntervalSolverOptions checked;
+    checked.max_nodes = 2000;
+    IntervalSolverOptions unchecked = checked;
+    unchecked.validate = false;
+    SCOPED_TRACE(absl::StrCat("iteration ", iter));
+    const absl::StatusOr<IntervalSolution> a = SolveIntervals(p, checked);
+    const absl::StatusOr<IntervalSolution> b = SolveIntervals(p, unchecked);
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(a->assignment.offsets, b->assignment.offsets);
+    EXPECT_EQ(a->peak, b->peak);
+    EXPECT_TRUE(ValidateIntervalAssignment(p, b->assignment).ok());
+  }
+}
+
 // The search runs on node budgets, not the clock: two solves of the same
 // problem explore the same nodes and return the same plan.
 TEST(IntervalSolverTest, IsDeterministic) {

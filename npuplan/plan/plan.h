@@ -163,7 +163,7 @@ struct TensorPlacement {
 struct MemoryResult {
   bool planned = false;
   int64_t alignment = 512;
-  std::vector<TensorPlacement> tensors;
+  BigVector<TensorPlacement> tensors;  // ~1M at 1M nodes: from the huge-page cache
   std::map<std::string, int64_t> region_bytes;
   int64_t peak = 0;         // activation region size
   int64_t lower_bound = 0;  // max live bytes at one instant

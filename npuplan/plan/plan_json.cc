@@ -122,7 +122,7 @@ void WriteMemory(const Plan& plan, JsonWriter& w) {
   w.EndObject();
   w.Key("tensors");
   w.BeginArray();
-  const std::vector<TensorPlacement>& tensors = mem.tensors;
+  const BigVector<TensorPlacement>& tensors = mem.tensors;
   EntryText entry;
   for (size_t k = 0; k < tensors.size(); ++k) {
     // The tensors' nodes come in no useful order: fetch a node (then its
