@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
-#include <unordered_map>
 #include <vector>
 
 namespace npuplan {
@@ -32,8 +31,7 @@ struct Block {
 
 struct BlockCache {
   std::mutex mu;
-  std::vector<Block> free_blocks;          // no two adjacent: neighbours are merged
-  std::unordered_map<void*, size_t> live;  // handed out → size
+  std::vector<Block> free_blocks;  // no two adjacent: neighbours are merged
   size_t cached_bytes = 0;
   uint64_t clock = 0;
 };
@@ -69,9 +67,9 @@ void UnmapBlock(const Block& b) { munmap(b.p, b.bytes); }
 // LeakSanitizer scans the heap, not mappings: what a live block points to
 // (the node table's strings and vectors) would look leaked at exit, where
 // the CLI leaves its result to the OS (KeepUntilExit). A handed-out block is
-// a root region until it is freed.
-void HandOut(BlockCache& c, char* p, size_t bytes) {
-  c.live.emplace(p, bytes);
+// a root region until it is freed. (A block is handed out at exactly the
+// size asked for, so the size its owner frees it with is the one registered.)
+void HandOut([[maybe_unused]] void* p, [[maybe_unused]] size_t bytes) {
 #if defined(NPUPLAN_LSAN_ROOTS)
   __lsan_register_root_region(p, bytes);
 #endif
@@ -144,14 +142,13 @@ void* AllocateHugeBlock(size_t bytes) {
         b.bytes -= bytes;
       }
       c.cached_bytes -= bytes;
-      HandOut(c, p, bytes);
+      HandOut(p, bytes);
       return p;
     }
   }
   char* p = MapBlock(bytes);
   fresh_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(c.mu);
-  HandOut(c, p, bytes);
+  HandOut(p, bytes);
   return p;
 }
 
@@ -160,11 +157,7 @@ void FreeHugeBlock(void* p, size_t bytes) {
   std::vector<Block> drop;
   {
     std::lock_guard<std::mutex> lock(c.mu);
-    if (auto it = c.live.find(p); it != c.live.end()) {
-      bytes = it->second;
-      c.live.erase(it);
-      TakeBack(p, bytes);
-    }
+    TakeBack(p, bytes);
     drop = CacheBlock(c, {static_cast<char*>(p), bytes, ++c.clock});
   }
   for (const Block& b : drop) UnmapBlock(b);

@@ -36,6 +36,7 @@ inline constexpr size_t kHugeCacheBytes = size_t{512} << 20;
 // A block of `bytes` (a multiple of kHugePageBytes): the front of the smallest
 // cached block that fits, else a fresh one.
 void* AllocateHugeBlock(size_t bytes);
+// `bytes`: the size the block was allocated with.
 void FreeHugeBlock(void* p, size_t bytes);
 // Takes up to `bytes` (rounded down to whole huge pages, and no more than the
 // cache has room for) fresh from the system, faults them in and caches them,
