@@ -102,11 +102,24 @@ absl::StatusOr<Plan> Compile(Model model, const CompileConfig& config, DecisionL
 // still running or to run may write plan.memory and nothing else, and add no
 // stage (PassInstrumentation::before_join) — the alongside work starts then,
 // up to where it needs plan.memory (FinalPlanGate), and everything but the
-// memory check runs on the calling thread, in the time it would otherwise
-// wait. The memory check runs once the pipeline has ended. The
-// checks are the same and see the same final data: only when they run
-// changes. If the early part fails, the whole verification runs again at the
-// end, so the message is the one a verification in one piece gives.
+// memory check starts on a thread of its own: the calling thread joins
+// memory-planning as soon as it ends and opens the gate, so the writing does
+// not wait for those checks. The memory check runs once memory-planning has
+// ended and the checks VerifyPlan runs before its memory row have passed
+// (it assumes what they establish), beside the rest. The checks are the same and
+// see the same final data: only when they run changes. If the early part
+// fails, the whole verification runs again at the end, so the message is the
+// one a verification in one piece gives.
+namespace {
+
+// Whether Plan::EnsureNodeVectors would change nothing.
+bool NodeVectorsSized(const Plan& plan) {
+  return plan.tasks.size() == plan.model.num_nodes() &&
+         plan.physical_stream.size() == plan.model.num_nodes();
+}
+
+}  // namespace
+
 class FinalVerification {
  public:
   FinalVerification(const Plan& plan, const CompileConfig& config) : plan_(plan), config_(config) {}
@@ -120,17 +133,18 @@ class FinalVerification {
   // PassInstrumentation::before_join.
   void BeforeJoin(PlanParts may_still_write, IrProperties stages_to_come) {
     if (early_ran_ || (may_still_write & ~PlanParts{PlanPart::kMemory}) != 0 ||
-        stages_to_come != 0 || !NodeVectorsSized()) {
+        stages_to_come != 0 || !NodeVectorsSized(plan_)) {
       return;
     }
     early_ran_ = true;
-    // First: the writing is the longest of the three jobs left (memory-planning's
+    // First: the writing is the longest of the jobs left (memory-planning's
     // rest, these checks and it), and what it cannot write yet waits at the gate.
     StartAlongside();
-    const ThreadTimer timer;
-    early_ = verify::VerifyPlanButMemory(
-        plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); });
-    wall_ += timer.WallSeconds();
+    try {
+      early_thread_ = std::jthread([this] { RunEarly(); });
+    } catch (const std::system_error&) {  // no thread to be had: here
+      RunEarly();
+    }
   }
 
   // The pipeline failed: the alongside work stops at the gate.
@@ -141,15 +155,24 @@ class FinalVerification {
     const ThreadTimer timer;
     gate_.Open(true);
     if (!alongside_.joinable()) StartAlongside();
-    absl::Status verified;
-    auto record = [this](const verify::CheckTime& t) { checks_.push_back(t); };
     // Nothing but plan.memory changed since (BeforeJoin's conditions; the
-    // node vectors were sized, so EnsureNodeVectors changed nothing either).
-    if (early_ran_ && early_.ok()) {
-      verified = verify::VerifyPlanMemory(plan_, record);
+    // node vectors were sized, so CompileOnce left them alone).
+    absl::Status verified;
+    std::vector<verify::CheckTime> memory_checks;
+    bool memory_ran = false;
+    if (early_ran_ && (AwaitEarly() & kMemoryMayStart) != 0) {
+      // Beside the rest of the early checks, as the memory row runs in VerifyPlan.
+      verified = verify::VerifyPlanMemory(
+          plan_, [&memory_checks](const verify::CheckTime& t) { memory_checks.push_back(t); });
+      memory_ran = true;
+    }
+    if (early_thread_.joinable()) early_thread_.join();
+    if (memory_ran && early_.ok()) {
+      checks_.insert(checks_.end(), memory_checks.begin(), memory_checks.end());
     } else {
       checks_.clear();
-      verified = verify::VerifyPlan(plan_, record);
+      verified =
+          verify::VerifyPlan(plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); });
     }
     if (alongside_.joinable()) alongside_.join();
     if (alongside_later_ && verified.ok()) RunAlongside();
@@ -176,10 +199,23 @@ class FinalVerification {
   }
 
  private:
-  // The per-node vectors are not resized after the pipeline (Plan::EnsureNodeVectors).
-  bool NodeVectorsSized() const {
-    return plan_.tasks.size() == plan_.model.num_nodes() &&
-           plan_.physical_stream.size() == plan_.model.num_nodes();
+  // The checks but the memory check, on the early thread (or here).
+  void RunEarly() {
+    early_ = verify::VerifyPlanButMemory(
+        plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); },
+        [this] { MarkEarly(kMemoryMayStart); });
+    MarkEarly(kEarlyEnded);
+  }
+  void MarkEarly(int bit) {
+    early_state_.fetch_or(bit, std::memory_order_release);
+    early_state_.notify_all();
+  }
+  // Until the memory check may start or the early checks have ended.
+  int AwaitEarly() const {
+    int s;
+    while ((s = early_state_.load(std::memory_order_acquire)) == 0)
+      early_state_.wait(0, std::memory_order_acquire);
+    return s;
   }
 
   void StartAlongside() {
@@ -206,14 +242,18 @@ class FinalVerification {
   const CompileConfig& config_;
   FinalPlanGate gate_;
   bool early_ran_ = false;
-  absl::Status early_;
-  std::vector<verify::CheckTime> checks_;
+  static constexpr int kMemoryMayStart = 1, kEarlyEnded = 2;
+  std::atomic<int> early_state_{0};
+  absl::Status early_;                     // written by the early thread: read after its join
+  std::vector<verify::CheckTime> checks_;  // the early thread's, then the memory check's
   double wall_ = 0;
   absl::Status alongside_status_;
   std::exception_ptr alongside_thrown_;  // rethrown on the calling thread
   double alongside_wall_ = 0, alongside_cpu_ = 0;
   bool alongside_later_ = false;
-  std::jthread alongside_;  // last: joined (on every way out) before the rest is destroyed
+  // Last: joined (on every way out) before the rest is destroyed.
+  std::jthread early_thread_;
+  std::jthread alongside_;
 };
 
 namespace {
@@ -315,7 +355,8 @@ absl::StatusOr<Plan> CompileOnce(Model model, const CompileConfig& config, Decis
     final_verification.Abandon();
     return ran;
   }
-  plan.EnsureNodeVectors();
+  // Not even a same-size resize while the early checks may read the plan.
+  if (!NodeVectorsSized(plan)) plan.EnsureNodeVectors();
   NPUPLAN_RETURN_IF_ERROR(final_verification.Finish(stats));
   return plan;
 }

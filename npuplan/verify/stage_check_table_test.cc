@@ -194,6 +194,20 @@ absl::Status OneByOne(const Plan& plan) {
   return absl::OkStatus();
 }
 
+// Whether the checks VerifyPlan runs before its memory row pass: structure,
+// the claims but the memory section's, the rows before the first that takes
+// the run.
+bool BeforeTheMemoryRowPasses(const Plan& plan) {
+  if (!VerifyStructure(plan.model).ok() || !VerifyPlanClaimsButMemory(plan).ok()) return false;
+  Verification run(plan);
+  for (const StageCheck& row : StageCheckTable()) {
+    if (!Has(plan.established, row.stage) || row.stage == IrProperty::kMemoryPlanned) continue;
+    if (row.takes_run) break;
+    if (!row.check(run).ok()) return false;
+  }
+  return true;
+}
+
 TEST(StageCheckTableTest, RowsAlongsideReportWhatRowsOneByOneReport) {
   const Plan good = FullPlan();
   int alongside_rows = 0;
@@ -223,7 +237,10 @@ TEST(StageCheckTableTest, RowsAlongsideReportWhatRowsOneByOneReport) {
 // still writes plan.memory, VerifyPlanMemory after): both pass exactly when
 // VerifyPlan does, on every lie and pair of lies and on a memory section the
 // plan does not claim; when the first passes, the second reports VerifyPlan's
-// failure word for word; the first never looks at the memory section.
+// failure word for word; the first never looks at the memory section. The
+// first says when the second may start beside it (the driver runs it then):
+// on every plan VerifyPlan accepts, and the second gives the same answer
+// there, also on plans whose first part goes on to fail.
 TEST(StageCheckTableTest, TheTwoPartsPassExactlyWhenVerifyPlanDoes) {
   const Plan good = FullPlan();
   std::vector<std::pair<std::string, std::function<void(Plan&)>>> lies(Lies().begin(),
@@ -238,22 +255,41 @@ TEST(StageCheckTableTest, TheTwoPartsPassExactlyWhenVerifyPlanDoes) {
       if (name != other_name) cases.push_back({&lie, &other});
     }
   }
-  int split_refusals = 0;
+  int split_refusals = 0, started_beside_a_failing_first = 0, failed_before_start = 0;
   for (size_t c = 0; c < cases.size(); ++c) {
     SCOPED_TRACE(c);
     Plan bad = good;
     for (const auto* lie : cases[c]) (*lie)(bad);
     const absl::Status whole = VerifyPlan(bad);
-    const absl::Status first = VerifyPlanButMemory(bad);
-    if (!first.ok()) {
-      EXPECT_FALSE(whole.ok()) << first;
-      continue;
+    bool may_start = false;
+    absl::Status beside;
+    const absl::Status first = VerifyPlanButMemory(bad, nullptr, [&] {
+      EXPECT_FALSE(may_start) << "called twice";
+      may_start = true;
+      beside = VerifyPlanMemory(bad);
+    });
+    EXPECT_EQ(may_start, BeforeTheMemoryRowPasses(bad));
+    if (whole.ok()) {
+      EXPECT_TRUE(may_start);
     }
     const absl::Status second = VerifyPlanMemory(bad);
+    if (may_start) {
+      EXPECT_EQ(beside, second);
+    }
+    if (!first.ok()) {
+      EXPECT_FALSE(whole.ok()) << first;
+      started_beside_a_failing_first += may_start;
+      failed_before_start += !may_start;
+      continue;
+    }
+    EXPECT_TRUE(may_start);
     EXPECT_EQ(second, whole);
     split_refusals += !second.ok();
   }
   EXPECT_GE(split_refusals, 2) << "no plan fails only the memory part: the test checks little";
+  EXPECT_GE(started_beside_a_failing_first, 1)
+      << "no first part fails after the second may start: the test checks little";
+  EXPECT_GE(failed_before_start, 1) << "the second may start before the claims have passed";
 
   // A memory section still being written is not read: no claim, no row.
   Plan unfinished = good;

@@ -61,7 +61,8 @@ bool Takes(Rows rows, const StageCheck& row) {
 }
 
 absl::Status RunStageChecks(const Plan& plan, Rows rows,
-                            const std::function<void(const CheckTime&)>& after_check) {
+                            const std::function<void(const CheckTime&)>& after_check,
+                            const std::function<void()>& before_alongside = nullptr) {
   std::vector<RowRun> runs;
   for (const StageCheck& row : StageCheckTable()) {
     if (Has(plan.established, row.stage) && Takes(rows, row))
@@ -78,6 +79,7 @@ absl::Status RunStageChecks(const Plan& plan, Rows rows,
   size_t i = 0;
   bool ok = true;
   for (; i < runs.size() && ok && !runs[i].row->takes_run; ++i) ok = run_here(runs[i]);
+  if (ok && before_alongside) before_alongside();
   std::vector<RowRun*> alongside;
   for (size_t j = i; ok && j < runs.size(); ++j) {
     if (!runs[j].row->alongside) continue;
@@ -112,7 +114,8 @@ absl::Status RunStageChecks(const Plan& plan, Rows rows,
 // Structure, claims, then the rows: `rows` kAll is VerifyPlan, kButMemory
 // its part that reads nothing of plan.memory.
 absl::Status VerifyPlanRows(const Plan& plan, Rows rows,
-                            const std::function<void(const CheckTime&)>& after_check) {
+                            const std::function<void(const CheckTime&)>& after_check,
+                            const std::function<void()>& before_alongside = nullptr) {
   CheckTime time{"structure"};
   NPUPLAN_RETURN_IF_ERROR(Timed([&] { return VerifyStructure(plan.model); }, time));
   if (after_check) after_check(time);
@@ -123,7 +126,7 @@ absl::Status VerifyPlanRows(const Plan& plan, Rows rows,
       [&] { return rows == Rows::kAll ? VerifyPlanClaims(plan) : VerifyPlanClaimsButMemory(plan); },
       time));
   if (after_check) after_check(time);
-  return RunStageChecks(plan, rows, after_check);
+  return RunStageChecks(plan, rows, after_check, before_alongside);
 }
 
 }  // namespace
@@ -139,8 +142,9 @@ absl::Status VerifyPlan(const Plan& plan,
 }
 
 absl::Status VerifyPlanButMemory(const Plan& plan,
-                                 const std::function<void(const CheckTime&)>& after_check) {
-  return VerifyPlanRows(plan, Rows::kButMemory, after_check);
+                                 const std::function<void(const CheckTime&)>& after_check,
+                                 const std::function<void()>& memory_may_start) {
+  return VerifyPlanRows(plan, Rows::kButMemory, after_check, memory_may_start);
 }
 
 absl::Status VerifyPlanMemory(const Plan& plan,

@@ -43,8 +43,13 @@ absl::Status VerifyPlan(const Plan& plan, const std::function<void(const CheckTi
 // Both pass exactly when VerifyPlan does. When the first fails, VerifyPlan's
 // own message may differ (its claims check the memory section before other
 // claims): run VerifyPlan for it. Both report their claims as "claims".
-absl::Status VerifyPlanButMemory(
-    const Plan& plan, const std::function<void(const CheckTime&)>& after_check = nullptr);
+// `memory_may_start`, when set, is called (on the calling thread) once what
+// VerifyPlan runs before its memory row has passed — structure, claims and
+// the rows before the first that takes the run — so the second part may run
+// beside the rest of the first, as the memory row does in VerifyPlan.
+absl::Status VerifyPlanButMemory(const Plan& plan,
+                                 const std::function<void(const CheckTime&)>& after_check = nullptr,
+                                 const std::function<void()>& memory_may_start = nullptr);
 absl::Status VerifyPlanMemory(const Plan& plan,
                               const std::function<void(const CheckTime&)>& after_check = nullptr);
 
