@@ -165,7 +165,9 @@ TEST(ControlFlowTest, LoopBodyReadsThePreviousIterationsValue) {
   const auto& dy = deps[plan.model.FindNode("y").index()];
   ASSERT_GE(dy.size(), 1u);
   for (const Dependency& dep : dy) {
-    if (dep.producer == b2) EXPECT_EQ(RequiredRuns(cf, dep, 0, 1, 0), 3);
+    if (dep.producer == b2) {
+      EXPECT_EQ(RequiredRuns(cf, dep, 0, 1, 0), 3);
+    }
   }
 }
 
