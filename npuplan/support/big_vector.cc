@@ -3,13 +3,14 @@
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define NPUPLAN_LSAN_ROOTS 1
+#define NPUPLAN_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define NPUPLAN_LSAN_ROOTS 1
+#define NPUPLAN_ASAN 1
 #endif
 #endif
-#if defined(NPUPLAN_LSAN_ROOTS)
+#if defined(NPUPLAN_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -62,22 +63,42 @@ char* MapBlock(size_t bytes) {
 #endif
   return p;
 }
-void UnmapBlock(const Block& b) { munmap(b.p, b.bytes); }
+// AddressSanitizer does not see into mappings either: a cached block is
+// poisoned, so a read or write through a pointer into freed storage is
+// reported (use-after-poison), and unpoisoned when it is handed out or goes
+// back to the system (the addresses may be mapped again for anything).
+void Poison([[maybe_unused]] const char* p, [[maybe_unused]] size_t bytes) {
+#if defined(NPUPLAN_ASAN)
+  ASAN_POISON_MEMORY_REGION(p, bytes);
+#endif
+}
+void Unpoison([[maybe_unused]] const char* p, [[maybe_unused]] size_t bytes) {
+#if defined(NPUPLAN_ASAN)
+  ASAN_UNPOISON_MEMORY_REGION(p, bytes);
+#endif
+}
+
+void UnmapBlock(const Block& b) {
+  Unpoison(b.p, b.bytes);
+  munmap(b.p, b.bytes);
+}
 
 // LeakSanitizer scans the heap, not mappings: what a live block points to
 // (the node table's strings and vectors) would look leaked at exit, where
 // the CLI leaves its result to the OS (KeepUntilExit). A handed-out block is
 // a root region until it is freed. (A block is handed out at exactly the
 // size asked for, so the size its owner frees it with is the one registered.)
-void HandOut([[maybe_unused]] void* p, [[maybe_unused]] size_t bytes) {
-#if defined(NPUPLAN_LSAN_ROOTS)
+void HandOut(char* p, size_t bytes) {
+  Unpoison(p, bytes);
+#if defined(NPUPLAN_ASAN)
   __lsan_register_root_region(p, bytes);
 #endif
 }
-void TakeBack([[maybe_unused]] void* p, [[maybe_unused]] size_t bytes) {
-#if defined(NPUPLAN_LSAN_ROOTS)
+void TakeBack(char* p, size_t bytes) {
+#if defined(NPUPLAN_ASAN)
   __lsan_unregister_root_region(p, bytes);
 #endif
+  Poison(p, bytes);
 }
 
 // Caches `b`, merged with the cached blocks that touch it; returns what is
@@ -157,7 +178,7 @@ void FreeHugeBlock(void* p, size_t bytes) {
   std::vector<Block> drop;
   {
     std::lock_guard<std::mutex> lock(c.mu);
-    TakeBack(p, bytes);
+    TakeBack(static_cast<char*>(p), bytes);
     drop = CacheBlock(c, {static_cast<char*>(p), bytes, ++c.clock});
   }
   for (const Block& b : drop) UnmapBlock(b);
@@ -177,6 +198,7 @@ size_t PrefaultHugePages(size_t bytes, const std::atomic<bool>& stop) {
   while (done < bytes && !stop.load(std::memory_order_relaxed)) {
     const size_t chunk = std::min(kChunk, bytes - done);
     for (size_t off = 0; off < chunk; off += 4096) p[done + off] = 0;
+    Poison(p + done, chunk);
     std::vector<Block> drop;
     {
       std::lock_guard<std::mutex> lock(c.mu);
