@@ -167,6 +167,10 @@ class FinalVerification {
       memory_ran = true;
     }
     if (early_thread_.joinable()) early_thread_.join();
+    if (early_thrown_) {
+      if (alongside_.joinable()) alongside_.join();
+      std::rethrow_exception(early_thrown_);
+    }
     if (memory_ran && early_.ok()) {
       checks_.insert(checks_.end(), memory_checks.begin(), memory_checks.end());
     } else {
@@ -201,9 +205,13 @@ class FinalVerification {
  private:
   // The checks but the memory check, on the early thread (or here).
   void RunEarly() {
-    early_ = verify::VerifyPlanButMemory(
-        plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); },
-        [this] { MarkEarly(kMemoryMayStart); });
+    try {
+      early_ = verify::VerifyPlanButMemory(
+          plan_, [this](const verify::CheckTime& t) { checks_.push_back(t); },
+          [this] { MarkEarly(kMemoryMayStart); });
+    } catch (...) {
+      early_thrown_ = std::current_exception();  // rethrown on the calling thread
+    }
     MarkEarly(kEarlyEnded);
   }
   void MarkEarly(int bit) {
@@ -245,6 +253,7 @@ class FinalVerification {
   static constexpr int kMemoryMayStart = 1, kEarlyEnded = 2;
   std::atomic<int> early_state_{0};
   absl::Status early_;                     // written by the early thread: read after its join
+  std::exception_ptr early_thrown_;        // the same
   std::vector<verify::CheckTime> checks_;  // the early thread's, then the memory check's
   double wall_ = 0;
   absl::Status alongside_status_;
