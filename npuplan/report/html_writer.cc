@@ -48,7 +48,7 @@ std::string Num(double v, int decimals) {
     while (!s.empty() && s.back() == '0') s.pop_back();
     if (!s.empty() && s.back() == '.') s.pop_back();
   }
-  if (s == "-0") s = "0";
+  if (s == "-0") return "0";  // (an assignment here trips gcc 12's -Wrestrict)
   return s;
 }
 

@@ -93,7 +93,8 @@ TEST(ReusableStreamPoolTest, BreaksTiesBySmallerLoadThenOlderStream) {
 
 TEST(ReusableStreamPoolTest, SkipsStreamsThatWouldExceedTheTaskCap) {
   CpuDevice device;
-  ReusableStreamPool pool(device, ReusableStreamPoolOptions{.max_tasks_per_stream = 1024});
+  ReusableStreamPool pool(
+      device, ReusableStreamPoolOptions{.max_tasks_per_stream = 1024, .observer = nullptr});
   NPUPLAN_ASSERT_OK_AND_ASSIGN(StreamRef a, pool.GetOrCreateStream(1, 0, 0, 1000));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(StreamRef b, pool.GetOrCreateStream(2, 0, 0, 100));
   EXPECT_NE(a, b);
@@ -164,7 +165,7 @@ TEST(ReusableStreamPoolTest, CreationFailureLeavesThePoolUnchanged) {
 
 TEST(ReusableStreamPoolTest, EnforcesItsStreamCap) {
   CpuDevice device;
-  ReusableStreamPool pool(device, ReusableStreamPoolOptions{.max_streams = 2});
+  ReusableStreamPool pool(device, ReusableStreamPoolOptions{.max_streams = 2, .observer = nullptr});
   ASSERT_THAT(pool.GetOrCreateStream(1, 0, 0), IsOk());
   ASSERT_THAT(pool.GetOrCreateStream(1, 0, 0), IsOk());
   EXPECT_THAT(pool.GetOrCreateStream(1, 0, 0), StatusIs(absl::StatusCode::kResourceExhausted,
