@@ -15,11 +15,12 @@
 # parse + topological sort + graph checks — the issue's floor) run
 # alternately --runs times (--large-runs times for sizes >= --large: 1M-node
 # compiles take ~30 s CPU and ~2 GB). Medians of user+sys CPU and of wall
-# time (the child's rusage, microseconds). Prints a markdown table — nodes (as generated), compile,
-# verify, their ratio, the three stages with the most CPU in the median
-# compile's --stats — then per generator the growth exponents of compile and
-# verify CPU: the least-squares slope of log(time) on log(nodes) over all
-# sizes, and the end-to-end slope from the smallest to the largest size.
+# time (the child's rusage, microseconds). Prints a markdown table — nodes
+# (as generated), compile, verify, their ratio, the three stages with the
+# most CPU in the median compile's --stats — then per generator the growth
+# exponents of compile and verify CPU: the least-squares slope of log(time)
+# on log(nodes) over all sizes, and the end-to-end slope from the smallest
+# to the largest size.
 set -euo pipefail
 BIN=build/bin/npuplan
 SIZES=10000,100000,1000000
@@ -43,8 +44,9 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/compile_vs_verify.XXXXXX"); trap 'rm -rf "$dir"
 
 # timed OUT ERR CMD...: runs CMD (stdout dropped, stderr to ERR) and writes
 # "cpu wall rss_kb" to OUT: the child's user+sys CPU from its rusage and the
-# wall time, in microseconds' resolution (GNU time prints hundredths, which at
-# 10k nodes — 0.05 s — moves the growth exponent by ±0.02).
+# wall time, in microseconds' resolution (GNU time truncates user and sys to
+# hundredths each, which understated the ~0.07 s of a 10k compile and raised
+# the growth exponent by up to ~0.05).
 timed() {
   python3 - "$@" <<'PY'
 import os, sys, time

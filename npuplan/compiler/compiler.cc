@@ -180,7 +180,7 @@ class FinalVerification {
     }
     if (alongside_.joinable()) alongside_.join();
     if (alongside_later_ && verified.ok()) RunAlongside();
-    wall_ += timer.WallSeconds();
+    const double wall = timer.WallSeconds();
     // Each check as a part of the step (as memory-planning's stages), timed
     // on the thread that ran it; the step's CPU is theirs and the alongside
     // work's, its wall the time this thread spent on it.
@@ -193,7 +193,7 @@ class FinalVerification {
       stats.AddSeconds(config_.alongside_name, alongside_wall_, alongside_cpu_, /*part=*/true);
       cpu += alongside_cpu_;
     }
-    stats.AddSeconds("verify (final plan)", wall_, cpu);
+    stats.AddSeconds("verify (final plan)", wall, cpu);
     if (!verified.ok()) {
       return absl::InternalError(
           StrCat("the final plan failed verification: ", std::string(verified.message())));
@@ -255,7 +255,6 @@ class FinalVerification {
   absl::Status early_;                     // written by the early thread: read after its join
   std::exception_ptr early_thrown_;        // the same
   std::vector<verify::CheckTime> checks_;  // the early thread's, then the memory check's
-  double wall_ = 0;
   absl::Status alongside_status_;
   std::exception_ptr alongside_thrown_;  // rethrown on the calling thread
   double alongside_wall_ = 0, alongside_cpu_ = 0;
