@@ -20,7 +20,9 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan {
 namespace {
@@ -43,6 +45,67 @@ bool HasStep(const Statistics& stats, std::string_view step, bool part) {
     if (t.step == step && t.part == part) return true;
   }
   return false;
+}
+
+// A loop body reads the loop's input in every iteration. ONNX's Loop was not
+// a loop to the tensor lifetimes (the simulator's list had it, theirs did
+// not), so the planner gave 'pre:0' (b_in's memory) to b_tanh's output, which
+// the next iteration's b_relu and b_sig then read as their input, and the
+// memory verifier, reading the same lifetimes, agreed.
+std::string LoopMemoryGraph(std::string_view owner_type) {
+  std::string text = R"({"format": "npuplan.graph/1", "name": "loopmem", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [T]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [T]},
+    {"name": "loop", "type": "OWNER", "inputs": ["pre:0"], "subgraphs": ["body"], "outputs": [T]},
+    {"name": "post", "type": "Relu", "inputs": ["loop:0"], "outputs": [T]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [{"name": "body", "parent": "loop", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [T]},
+      {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [T]},
+      {"name": "b_sig", "type": "Sigmoid", "inputs": ["b_in:0"], "outputs": [T]},
+      {"name": "b_tanh", "type": "Tanh", "inputs": ["b_relu:0"], "outputs": [T]},
+      {"name": "b_add", "type": "Add", "inputs": ["b_tanh:0", "b_sig:0"], "outputs": [T]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["b_add:0"]}]}]})";
+  text.replace(text.find("OWNER"), 5, owner_type);
+  for (size_t at; (at = text.find("[T]")) != std::string::npos;)
+    text.replace(at, 3, R"([{"shape": [256, 256], "dtype": "float32"}])");
+  return text;
+}
+
+TEST(CompileTest, AnOnnxLoopIsPlannedAndVerifiedAsAWhile) {
+  std::vector<Plan> plans;
+  for (std::string_view type : {"While", "Loop"}) {
+    absl::StatusOr<Model> m = ParseGraphJson(LoopMemoryGraph(type), "loopmem.json");
+    ASSERT_THAT(m.status(), IsOk());
+    DecisionLog log(false);
+    Statistics stats;
+    absl::StatusOr<Plan> plan = Compile(*std::move(m), CompileConfig{}, log, stats);
+    ASSERT_THAT(plan.status(), IsOk()) << type;
+    plans.push_back(*std::move(plan));
+  }
+  const BigVector<TensorPlacement>& w = plans[0].memory.tensors;
+  const BigVector<TensorPlacement>& l = plans[1].memory.tensors;
+  ASSERT_EQ(w.size(), l.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    EXPECT_EQ(w[i].buffer, l[i].buffer);
+    EXPECT_EQ(w[i].offset, l[i].offset) << w[i].buffer;
+    EXPECT_EQ(w[i].first_use, l[i].first_use) << w[i].buffer;
+    EXPECT_EQ(w[i].last_use, l[i].last_use) << w[i].buffer;
+  }
+  // The sharing the planner used to make: b_tanh:0 at pre:0's offset.
+  Plan& loop = plans[1];
+  int64_t pre_offset = -1;
+  for (const TensorPlacement& p : loop.memory.tensors)
+    if (p.buffer == "pre:0") pre_offset = p.offset;
+  ASSERT_GE(pre_offset, 0);
+  for (TensorPlacement& p : loop.memory.tensors)
+    if (p.buffer == "b_tanh:0") p.offset = pre_offset;
+  const absl::Status rejected = verify::VerifyPlan(loop);
+  EXPECT_FALSE(rejected.ok());
+  EXPECT_THAT(
+      std::string(rejected.message()),
+      ::testing::AllOf(::testing::HasSubstr("memory-overlap"), ::testing::HasSubstr("'pre:0'"),
+                       ::testing::HasSubstr("'b_tanh:0'")));
 }
 
 TEST(CompileTest, AlongsideWorkSeesTheFinalPlanOnce) {

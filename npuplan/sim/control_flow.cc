@@ -9,16 +9,6 @@
 
 namespace npuplan::sim {
 
-bool IsBranchNode(const Node& n) {
-  return n.type == "If" || n.type == "_If" || n.type == "StatelessIf" || n.type == "Case" ||
-         n.type == "StatelessCase";
-}
-
-bool IsLoopNode(const Node& n) {
-  return n.type == "While" || n.type == "_While" || n.type == "StatelessWhile" || n.type == "For" ||
-         n.type == "Loop";
-}
-
 int64_t ControlFlow::Pow(size_t d) const {
   int64_t p = 1;
   for (size_t i = 0; i < d; ++i) p *= options.loop_iterations;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/plan/plan.h"
 #include "npuplan/sim/cost_model.h"
 
@@ -41,8 +42,8 @@ struct ControlFlowOptions {
   int64_t max_runs = 20'000'000;
 };
 
-bool IsBranchNode(const Node& n);
-bool IsLoopNode(const Node& n);
+using ::npuplan::IsBranchNode;  // npuplan/ir/control_flow_types.h
+using ::npuplan::IsLoopNode;
 
 struct BranchChoice {
   NodeId node;

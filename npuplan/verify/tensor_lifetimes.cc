@@ -123,11 +123,6 @@ bool IsConstantLike(const Node& n) {
          t == "ConstPlaceHolder"sv || t == "FileConstant"sv;
 }
 
-bool IsLoopNode(const Node& n) {
-  return n.type == "While"sv || n.type == "_While"sv || n.type == "StatelessWhile"sv ||
-         n.type == "For"sv;
-}
-
 // Once per buffer (twice per compile): appends the digits directly rather
 // than through StrCat's formatter.
 std::string TensorName(const Model& model, TensorRef t) {

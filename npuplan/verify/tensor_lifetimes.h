@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph.h"
 #include "npuplan/plan/plan_enums.h"
 #include "npuplan/support/big_vector.h"
@@ -170,8 +171,9 @@ absl::StatusOr<TensorLifetimes> ComputeTensorLifetimes(const Model& model, int64
 
 // Node types treated as weights (region "constant").
 bool IsConstantLike(const Node& node);
-// Loop parents whose subgraphs repeat (While, _While, StatelessWhile, For).
-bool IsLoopNode(const Node& node);
+// Loop parents whose subgraphs repeat: npuplan/ir/control_flow_types.h (the
+// simulator's list too).
+using ::npuplan::IsLoopNode;
 
 }  // namespace npuplan::memory
 

@@ -1,0 +1,28 @@
+// The control-flow owner types, written once: the simulator repeats a loop
+// owner's subgraphs, and tensor lifetimes keep what a loop body touches alive
+// across iterations. Two lists once disagreed on ONNX's Loop, so the planner
+// and the memory verifier shared memory across iterations that the simulator
+// ran.
+#ifndef NPUPLAN_IR_CONTROL_FLOW_TYPES_H_
+#define NPUPLAN_IR_CONTROL_FLOW_TYPES_H_
+
+#include <string_view>
+
+#include "npuplan/ir/graph.h"
+
+namespace npuplan {
+
+// Owners that run one of their subgraphs (If/Case families).
+inline bool IsBranchType(std::string_view t) {
+  return t == "If" || t == "_If" || t == "StatelessIf" || t == "Case" || t == "StatelessCase";
+}
+// Owners whose subgraphs repeat: GE's While family and For, ONNX's Loop.
+inline bool IsLoopType(std::string_view t) {
+  return t == "While" || t == "_While" || t == "StatelessWhile" || t == "For" || t == "Loop";
+}
+inline bool IsBranchNode(const Node& n) { return IsBranchType(n.type); }
+inline bool IsLoopNode(const Node& n) { return IsLoopType(n.type); }
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_IR_CONTROL_FLOW_TYPES_H_
