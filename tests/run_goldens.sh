@@ -7,13 +7,7 @@ set -uo pipefail
 npuplan=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0; known=0
-# Plans whose loop iterations are known not to be ordered (a finding of the
-# loop-carried check, 2026-12-02): the physical split cuts a While between
-# its cond (stream 1) and body (stream 3) with a forward split event only, so
-# the next iteration's cond may start before the body of the one before ended.
-# Listed here until the events stage orders iterations; still run and shown.
-loop_known="transformer_split_full"
+pass=0; fail=0
 for dir in "$root"/testdata/plans/*/; do
   case=$(basename "$dir")
   [[ -f "$dir/args" ]] && grep -q -- "--passes" "$dir/args" && continue
@@ -23,28 +17,21 @@ for dir in "$root"/testdata/plans/*/; do
     echo "FAIL $case: npuplan run reported violations or failed:"; head -20 "$tmp/$case.run"
     fail=$((fail+1)); continue
   fi
-  is_known=0
   # Loops iterated: loop-carried values must be ordered across iterations too.
   if grep -q '"type": "While"' "$plan" &&
      ! "$npuplan" run "$plan" --loop-iterations 3 --jitter 7 --repeat 10 --jitter-max-us 100 --stream-skew-us 500 -q \
        > "$tmp/$case.loop.run" 2>&1; then
-    if [[ " $loop_known " == *" $case "* ]]; then
-      echo "KNOWN $case: with 3 loop iterations: $(grep -c '^violation' "$tmp/$case.loop.run") violations shown, e.g."
-      grep -m1 '^violation' "$tmp/$case.loop.run"
-      known=$((known+1)); is_known=1
-    else
-      echo "FAIL $case: npuplan run --loop-iterations 3 reported violations or failed:"; head -20 "$tmp/$case.loop.run"
-      fail=$((fail+1)); continue
-    fi
+    echo "FAIL $case: npuplan run --loop-iterations 3 reported violations or failed:"; head -20 "$tmp/$case.loop.run"
+    fail=$((fail+1)); continue
   fi
   if ! "$npuplan" simulate "$plan" > "$tmp/$case.sim" 2>&1; then
     echo "FAIL $case: npuplan simulate failed:"; head -20 "$tmp/$case.sim"
     fail=$((fail+1)); continue
   fi
-  [[ $is_known -eq 1 ]] || pass=$((pass+1))
+  pass=$((pass+1))
 done
-echo "run_goldens: $pass full-pipeline plans ran with 0 violations, $fail failed, $known with known loop-iteration violations"
-if [[ $pass -eq 0 && $fail -eq 0 && $known -eq 0 ]]; then
+echo "run_goldens: $pass full-pipeline plans ran with 0 violations, $fail failed"
+if [[ $pass -eq 0 && $fail -eq 0 ]]; then
   echo "run_goldens: no full-pipeline golden plan found (testdata/plans/*/args all use --passes)"
   exit 1
 fi

@@ -91,6 +91,88 @@ TEST(PhysicalStreamSplitTest, SubgraphNodeAfterItsOwnerDoesNotOpenAStream) {
   EXPECT_EQ(plan.model.node(e.recv).name, "b2");
 }
 
+// x → While(cond: c1; body: b1 → b2 → b3) → y → z on one stream, 3 tasks
+// per node (limit 27 + 9: three nodes fit).
+Model LoopOnOneStream(std::string_view owner_type) {
+  std::string text = R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "OWNER", "inputs": ["x:0"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "z", "type": "Add", "inputs": ["y:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "cd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "c1", "type": "Less", "inputs": ["cd:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "co", "type": "NetOutput", "inputs": ["c1:0"], "attrs": {"_test_stream": 0}}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "b1", "type": "Add", "inputs": ["bd:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "b3", "type": "Add", "inputs": ["b2:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "bo", "type": "NetOutput", "inputs": ["b3:0"], "attrs": {"_test_stream": 0}}]}]})json";
+  text.replace(text.find("OWNER"), 5, owner_type);
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *std::move(m);
+}
+
+// A physical stream opening inside a loop body, or right after one, would
+// leave the iterations unordered: its split event orders one pass only (the
+// next iteration's cond on the old stream would not wait for this one's body
+// on the new), and one recorded in every iteration is waited once. So the
+// stream overflows inside the loop and the first node after the loop's last
+// slot does not open either; the next one does. A PartitionedCall (no loop)
+// splits inside its subgraph as before.
+TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrRightAfterIt) {
+  for (std::string_view type : {"While", "Loop"}) {
+    SCOPED_TRACE(type);
+    Plan plan = PlanFromModel(LoopOnOneStream(type));
+    RunResult r;
+    ASSERT_THAT(RunPasses(plan,
+                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                                 EventReuse, PhysicalStreamSplit, SyncNodeGeneration>(),
+                          {{"npuplan.device.maxTasksPerStream", "36"}}, &r),
+                IsOk());
+    auto phys = [&](const char* n) { return plan.physical_stream[plan.model.FindNode(n).index()]; };
+    for (const char* n : {"w", "c1", "b1", "b2", "b3", "y"}) EXPECT_EQ(phys(n), phys("x")) << n;
+    EXPECT_NE(phys("z"), phys("x"));
+    ASSERT_EQ(r.log.WithKeyword("StreamSplit").size(), 1u);
+    EXPECT_THAT(r.log.WithKeyword("StreamSplit")[0]->ToLine(), ::testing::HasSubstr("at=z "));
+    EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  }
+  Plan call = PlanFromModel(LoopOnOneStream("PartitionedCall"));
+  ASSERT_THAT(RunPasses(call,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                               EventReuse, PhysicalStreamSplit, SyncNodeGeneration>(),
+                        {{"npuplan.device.maxTasksPerStream", "36"}}),
+              IsOk());
+  EXPECT_NE(call.physical_stream[call.model.FindNode("b3").index()],
+            call.physical_stream[call.model.FindNode("x").index()]);
+}
+
+// The verifier refuses a split inside a loop (a plan the split did not
+// write: the loop's body moved to a stream of its own).
+TEST(PhysicalStreamSplitTest, VerifierRefusesAStreamOpeningInsideALoop) {
+  Plan plan = PlanFromModel(LoopOnOneStream("While"));
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                               EventReuse, PhysicalStreamSplit>(),
+                        {{"npuplan.device.maxTasksPerStream", "36"}}),
+              IsOk());
+  ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
+  const int64_t fresh = plan.streams.physical;
+  for (const char* n : {"b1", "b2", "b3", "bo"})
+    plan.physical_stream[plan.model.FindNode(n).index()] = fresh;
+  plan.streams.split_to_logical[fresh] = 0;
+  plan.streams.physical = fresh + 1;
+  EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "logical stream 0 moves from physical stream 0 at node 'co' to " +
+                           std::to_string(fresh) +
+                           " at node 'b1': a physical stream may not open "
+                           "inside a loop body or right after one"));
+}
+
 TEST(PhysicalStreamSplitTest, Keeps332NodesOfThreeTasksOnOneStream) {
   Plan plan = Chain(332, 3);
   ASSERT_THAT(Compile(plan), IsOk());

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/support/big_vector.h"
 
 namespace npuplan {
@@ -89,6 +90,16 @@ Enclosure::Enclosure(const Model& model)
     int32_t& up = last_[g.parent_graph.index()];
     up = std::max(up, last_[it->index()]);
   }
+  // Parents precede their subgraphs in pre-order.
+  std::vector<uint8_t> in_loop(model.num_graphs(), 0);
+  bool any = false;
+  for (GraphId id : order) {
+    const Graph& g = model.graph(id);
+    if (!g.parent_graph.valid() || !g.parent_node.valid()) continue;
+    in_loop[id.index()] = in_loop[g.parent_graph.index()] || IsLoopNode(model.node(g.parent_node));
+    any = any || in_loop[id.index()];
+  }
+  if (any) in_loop_ = std::move(in_loop);
 }
 
 bool Enclosure::operator()(NodeId owner, NodeId n) const {

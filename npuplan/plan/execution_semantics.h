@@ -75,11 +75,29 @@ class Enclosure {
  public:
   explicit Enclosure(const Model& model);
   bool operator()(NodeId owner, NodeId n) const;
+  // True when `n` lies in a subgraph of a loop owner (IsLoopNode, at any
+  // depth). No physical stream opens at such a node, nor at a node whose
+  // previous slot on its logical stream is one (MayOpenAfter): the split
+  // event orders one pass, not the iterations — the next iteration's work on
+  // the old stream would not wait for this one's on the new stream — and
+  // one recorded in every iteration would be waited once. GE splits there
+  // and orders iterations through its loop labels; npuplan has no such
+  // order yet (docs/events.md "Known limitation"), so it keeps a loop whole.
+  bool InLoop(NodeId n) const {
+    return !in_loop_.empty() && in_loop_[model_.node(n).graph.index()];
+  }
+  bool AnyLoop() const { return !in_loop_.empty(); }
+  // Whether `open` may begin a physical stream after `pre`, its previous
+  // slot's node on the logical stream (the two rules above).
+  bool MayOpenAfter(NodeId pre, NodeId open) const {
+    return !(*this)(pre, open) && !InLoop(open) && !InLoop(pre);
+  }
 
  private:
   const Model& model_;
   std::vector<int32_t> first_,
       last_;  // per graph: pre-order index of itself and of its last descendant
+  std::vector<uint8_t> in_loop_;  // per graph; empty when no graph is in a loop
 };
 
 // Whether each graph is unknown-shape (runs on GE's dynamic-shape path in a

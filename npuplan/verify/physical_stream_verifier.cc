@@ -3,8 +3,10 @@
 // limit where the split should have opened a new one. The task count is
 // recomputed here (sync_verifier.h says what is shared with the passes).
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "npuplan/ir/attached_streams.h"
@@ -124,9 +126,9 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
   }
 }
 
-// Per node: the previous node on its stream owns its graph, so it may not
-// open a stream (Enclosure, execution_semantics.h); its Send/Recv nodes go
-// with it.
+// Per node: the previous node on its stream owns its graph, or one of the two
+// lies in a loop body, so it may not open a stream (Enclosure,
+// execution_semantics.h); its Send/Recv nodes go with it.
 std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const NodeTypes& types,
                                 bool materialized) {
   const Model& m = plan.model;
@@ -138,7 +140,7 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
     for (int32_t slot : view.stream_slots(s)) {
       NodeId n = view.node_of(slot);
       if (types.sync(n)) continue;
-      if (prev_real.valid() && encloses(prev_real, n)) enclosed[n.index()] = true;
+      if (prev_real.valid() && !encloses.MayOpenAfter(prev_real, n)) enclosed[n.index()] = true;
       prev_real = n;
     }
   }
@@ -158,6 +160,37 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
     }
   }
   return enclosed;
+}
+
+// No logical stream continues on another physical stream inside a loop body
+// or right after one: the split never opens there (Enclosure::InLoop says
+// why), and a plan that does leaves the loop's iterations unordered, which
+// no other check sees (the events are checked for one pass of the order).
+absl::Status CheckNoSplitAtLoops(const Plan& plan, const SyncView& view, const NodeTypes& types,
+                                 const Enclosure& encloses) {
+  const Model& m = plan.model;
+  std::map<int64_t, std::pair<int64_t, NodeId>>
+      last;  // logical → (physical, node) of its last slot
+  for (int32_t slot : view.slot_order()) {
+    const int64_t p = view.stream(slot);
+    const NodeId id = view.node_of(slot);
+    if (p < 0 || types.sync(id)) continue;
+    const Node& n = m.node(id);
+    const int32_t a = view.attached_of(slot);
+    const int64_t t = a < 0 ? n.stream_id : n.attached_stream_ids[a];
+    auto [it, fresh] = last.try_emplace(t, p, id);
+    if (fresh) continue;
+    const auto [prev_p, prev] = it->second;
+    if (prev_p != p && (encloses.InLoop(id) || encloses.InLoop(prev))) {
+      return PhysicalStreamError(StrCat(
+          "logical stream ", t, " moves from physical stream ", prev_p, " at node '",
+          m.node(prev).name, "' to ", p, " at node '", n.name,
+          "': a physical stream may not open inside a loop body or right after one (the loop's "
+          "iterations would go unordered)"));
+    }
+    it->second = {p, id};
+  }
+  return absl::OkStatus();
 }
 
 // Physical stream s's running task count stays within its limit wherever a
@@ -210,6 +243,13 @@ absl::Status VerifyPhysicalStreams(Verification& run) {
     return PhysicalStreamError("the plan has no physical stream per node");
   }
   if (absl::Status s = CheckLogicalMapping(plan); !s.ok()) return s;
+  if (plan.model.num_graphs() > 1) {
+    const Enclosure encloses(plan.model);
+    if (encloses.AnyLoop()) {
+      absl::Status s = CheckNoSplitAtLoops(plan, run.View(true), run.Types(), encloses);
+      if (!s.ok()) return s;
+    }
+  }
   if (plan.streams.task_limit <= 0) return absl::OkStatus();
   const SyncView& view = run.View(true);
   const bool materialized = Has(plan.established, IrProperty::kSyncNodes);
