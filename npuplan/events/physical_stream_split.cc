@@ -181,8 +181,8 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       std::vector<int32_t> moved = ContinuousLabelRun(m, view, segment[t], n);
       const int32_t open = moved.empty() ? slot : moved.front();
       const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
-      // An enclosing owner: the event would run backwards; a loop: it would
-      // not order the iterations (Enclosure::InLoop).
+      // An enclosing owner: the event would run backwards; a loop body or
+      // branch: it would not order every run (Enclosure::InConditional).
       if (!encloses.MayOpenAfter(view.node_of(pre), view.node_of(open))) {
         st.phys[slot] = current[t];
         segment[t].push_back(slot);

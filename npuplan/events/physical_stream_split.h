@@ -12,9 +12,9 @@
 // subgraph's first StreamActive, or is LabelSet/LabelGotoEx/
 // LabelSwitchByIndex (GE NeedSplitNewStream), or the node before it on its
 // logical stream owns its graph (the split event would run backwards;
-// events::Enclosure), or either of the two lies inside a loop body (the split
-// event would not order the iterations; Enclosure::InLoop: a deliberate
-// difference from GE, whose loop labels order them). A run of nodes with the same
+// events::Enclosure), or either of the two lies inside a loop body or If/Case
+// branch (the split event would not order every run; Enclosure::InConditional:
+// a deliberate difference from GE, whose labels order the runs). A run of nodes with the same
 // `_continuous_stream_label` right before the overflow moves along.
 //
 //   limit 1024, 3 tasks/node: s0 = n0…n331 (332·3+27 = 1023) │ s2 = n332…

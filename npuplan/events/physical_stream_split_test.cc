@@ -91,8 +91,9 @@ TEST(PhysicalStreamSplitTest, SubgraphNodeAfterItsOwnerDoesNotOpenAStream) {
   EXPECT_EQ(plan.model.node(e.recv).name, "b2");
 }
 
-// x → While(cond: c1; body: b1 → b2 → b3) → y → z on one stream, 3 tasks
-// per node (limit 27 + 9: three nodes fit).
+// x → While(cond: c1; body: b1 → b2 → b3) → y → z on one stream (or an
+// If/Case with those two branches), 3 tasks per node (limit 27 + 9: three
+// nodes fit).
 Model LoopOnOneStream(std::string_view owner_type) {
   std::string text = R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Add", "attrs": {"_test_stream": 0, "_node_sqe_num": 3}, "outputs": [{"shape": [1]}]},
@@ -116,15 +117,17 @@ Model LoopOnOneStream(std::string_view owner_type) {
   return *std::move(m);
 }
 
-// A physical stream opening inside a loop body, or right after one, would
-// leave the iterations unordered: its split event orders one pass only (the
-// next iteration's cond on the old stream would not wait for this one's body
-// on the new), and one recorded in every iteration is waited once. So the
-// stream overflows inside the loop and the first node after the loop's last
-// slot does not open either; the next one does. A PartitionedCall (no loop)
-// splits inside its subgraph as before.
-TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrRightAfterIt) {
-  for (std::string_view type : {"While", "Loop"}) {
+// A physical stream opening inside a loop body or branch, or right after
+// one, would order one run only: the next iteration's cond on the old stream
+// would not wait for this one's body on the new, a split event recorded in
+// every iteration would be waited once, and a stream opened in one branch
+// carries on after the owner ordered behind that branch only (property seeds
+// 205, 232, 537, 1303: races when the other branch ran). So the stream
+// overflows inside the subgraphs, and the first node after the owner's last
+// slot does not open either; the next one does. A PartitionedCall (always
+// runs once) splits inside its subgraph as before.
+TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrBranchOrRightAfterIt) {
+  for (std::string_view type : {"While", "Loop", "If", "Case"}) {
     SCOPED_TRACE(type);
     Plan plan = PlanFromModel(LoopOnOneStream(type));
     RunResult r;
@@ -150,27 +153,30 @@ TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrRightAfterIt) {
             call.physical_stream[call.model.FindNode("x").index()]);
 }
 
-// The verifier refuses a split inside a loop (a plan the split did not
-// write: the loop's body moved to a stream of its own).
-TEST(PhysicalStreamSplitTest, VerifierRefusesAStreamOpeningInsideALoop) {
-  Plan plan = PlanFromModel(LoopOnOneStream("While"));
-  ASSERT_THAT(RunPasses(plan,
-                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
-                               EventReuse, PhysicalStreamSplit>(),
-                        {{"npuplan.device.maxTasksPerStream", "36"}}),
-              IsOk());
-  ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
-  const int64_t fresh = plan.streams.physical;
-  for (const char* n : {"b1", "b2", "b3", "bo"})
-    plan.physical_stream[plan.model.FindNode(n).index()] = fresh;
-  plan.streams.split_to_logical[fresh] = 0;
-  plan.streams.physical = fresh + 1;
-  EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
-              StatusIs(absl::StatusCode::kInternal,
-                       "logical stream 0 moves from physical stream 0 at node 'co' to " +
-                           std::to_string(fresh) +
-                           " at node 'b1': a physical stream may not open "
-                           "inside a loop body or right after one"));
+// The verifier refuses a split inside a loop or branch (a plan the split did
+// not write: the body moved to a stream of its own).
+TEST(PhysicalStreamSplitTest, VerifierRefusesAStreamOpeningInsideALoopOrBranch) {
+  for (std::string_view type : {"While", "If"}) {
+    SCOPED_TRACE(type);
+    Plan plan = PlanFromModel(LoopOnOneStream(type));
+    ASSERT_THAT(RunPasses(plan,
+                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                                 EventReuse, PhysicalStreamSplit>(),
+                          {{"npuplan.device.maxTasksPerStream", "36"}}),
+                IsOk());
+    ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
+    const int64_t fresh = plan.streams.physical;
+    for (const char* n : {"b1", "b2", "b3", "bo"})
+      plan.physical_stream[plan.model.FindNode(n).index()] = fresh;
+    plan.streams.split_to_logical[fresh] = 0;
+    plan.streams.physical = fresh + 1;
+    EXPECT_THAT(verify::VerifyPhysicalStreams(plan),
+                StatusIs(absl::StatusCode::kInternal,
+                         "logical stream 0 moves from physical stream 0 at node 'co' to " +
+                             std::to_string(fresh) +
+                             " at node 'b1': a physical stream may not open "
+                             "inside a loop body or If/Case branch"));
+  }
 }
 
 TEST(PhysicalStreamSplitTest, Keeps332NodesOfThreeTasksOnOneStream) {

@@ -91,15 +91,17 @@ Enclosure::Enclosure(const Model& model)
     up = std::max(up, last_[it->index()]);
   }
   // Parents precede their subgraphs in pre-order.
-  std::vector<uint8_t> in_loop(model.num_graphs(), 0);
+  std::vector<uint8_t> conditional(model.num_graphs(), 0);
   bool any = false;
   for (GraphId id : order) {
     const Graph& g = model.graph(id);
     if (!g.parent_graph.valid() || !g.parent_node.valid()) continue;
-    in_loop[id.index()] = in_loop[g.parent_graph.index()] || IsLoopNode(model.node(g.parent_node));
-    any = any || in_loop[id.index()];
+    const Node& owner = model.node(g.parent_node);
+    conditional[id.index()] =
+        conditional[g.parent_graph.index()] || IsLoopNode(owner) || IsBranchNode(owner);
+    any = any || conditional[id.index()];
   }
-  if (any) in_loop_ = std::move(in_loop);
+  if (any) conditional_ = std::move(conditional);
 }
 
 bool Enclosure::operator()(NodeId owner, NodeId n) const {

@@ -75,29 +75,32 @@ class Enclosure {
  public:
   explicit Enclosure(const Model& model);
   bool operator()(NodeId owner, NodeId n) const;
-  // True when `n` lies in a subgraph of a loop owner (IsLoopNode, at any
-  // depth). No physical stream opens at such a node, nor at a node whose
-  // previous slot on its logical stream is one (MayOpenAfter): the split
-  // event orders one pass, not the iterations — the next iteration's work on
-  // the old stream would not wait for this one's on the new stream — and
-  // one recorded in every iteration would be waited once. GE splits there
-  // and orders iterations through its loop labels; npuplan has no such
-  // order yet (docs/events.md "Known limitation"), so it keeps a loop whole.
-  bool InLoop(NodeId n) const {
-    return !in_loop_.empty() && in_loop_[model_.node(n).graph.index()];
+  // True when `n` lies in a loop body or If/Case branch (a subgraph of an
+  // IsLoopNode / IsBranchNode owner, at any depth). No physical stream opens
+  // at such a node, nor at the node after one on its logical stream
+  // (MayOpenAfter): a split event orders one run, not every run. In a loop
+  // the next iteration's work on the old stream would not wait for this
+  // one's on the new stream, and an event recorded in every iteration would
+  // be waited once; in a branch, the stream opened there carries on after
+  // the owner ordered only behind that branch, so when the other branch
+  // runs nothing orders it (and the events optimisation, reading one pass of
+  // the order, drops events such a path seemed to imply; property seeds 205,
+  // 232, 537, 1303). GE splits there and orders runs through its labels.
+  bool InConditional(NodeId n) const {
+    return !conditional_.empty() && conditional_[model_.node(n).graph.index()];
   }
-  bool AnyLoop() const { return !in_loop_.empty(); }
+  bool AnyConditional() const { return !conditional_.empty(); }
   // Whether `open` may begin a physical stream after `pre`, its previous
-  // slot's node on the logical stream (the two rules above).
+  // slot's node on the logical stream (the rule above and operator()).
   bool MayOpenAfter(NodeId pre, NodeId open) const {
-    return !(*this)(pre, open) && !InLoop(open) && !InLoop(pre);
+    return !(*this)(pre, open) && !InConditional(open) && !InConditional(pre);
   }
 
  private:
   const Model& model_;
   std::vector<int32_t> first_,
       last_;  // per graph: pre-order index of itself and of its last descendant
-  std::vector<uint8_t> in_loop_;  // per graph; empty when no graph is in a loop
+  std::vector<uint8_t> conditional_;  // per graph; empty when there is no loop body or branch
 };
 
 // Whether each graph is unknown-shape (runs on GE's dynamic-shape path in a

@@ -127,8 +127,9 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
 }
 
 // Per node: the previous node on its stream owns its graph, or one of the two
-// lies in a loop body, so it may not open a stream (Enclosure,
-// execution_semantics.h); its Send/Recv nodes go with it.
+// lies in a loop body or branch, so it may not open a stream
+// (Enclosure::MayOpenAfter, execution_semantics.h); its Send/Recv nodes go
+// with it.
 std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const NodeTypes& types,
                                 bool materialized) {
   const Model& m = plan.model;
@@ -163,11 +164,12 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
 }
 
 // No logical stream continues on another physical stream inside a loop body
-// or right after one: the split never opens there (Enclosure::InLoop says
-// why), and a plan that does leaves the loop's iterations unordered, which
-// no other check sees (the events are checked for one pass of the order).
-absl::Status CheckNoSplitAtLoops(const Plan& plan, const SyncView& view, const NodeTypes& types,
-                                 const Enclosure& encloses) {
+// or If/Case branch, nor right after one: the split never opens there
+// (Enclosure::InConditional says why), and a plan that does orders one run
+// where every run needs ordering, which no other check sees (the events are
+// checked for one pass of the order).
+absl::Status CheckSplitsOrderEveryRun(const Plan& plan, const SyncView& view,
+                                      const NodeTypes& types, const Enclosure& encloses) {
   const Model& m = plan.model;
   std::map<int64_t, std::pair<int64_t, NodeId>>
       last;  // logical → (physical, node) of its last slot
@@ -181,12 +183,12 @@ absl::Status CheckNoSplitAtLoops(const Plan& plan, const SyncView& view, const N
     auto [it, fresh] = last.try_emplace(t, p, id);
     if (fresh) continue;
     const auto [prev_p, prev] = it->second;
-    if (prev_p != p && (encloses.InLoop(id) || encloses.InLoop(prev))) {
+    if (prev_p != p && (encloses.InConditional(id) || encloses.InConditional(prev))) {
       return PhysicalStreamError(StrCat(
           "logical stream ", t, " moves from physical stream ", prev_p, " at node '",
           m.node(prev).name, "' to ", p, " at node '", n.name,
-          "': a physical stream may not open inside a loop body or right after one (the loop's "
-          "iterations would go unordered)"));
+          "': a physical stream may not open inside a loop body or If/Case branch, nor right after "
+          "one (the split event would not order every run)"));
     }
     it->second = {p, id};
   }
@@ -245,8 +247,8 @@ absl::Status VerifyPhysicalStreams(Verification& run) {
   if (absl::Status s = CheckLogicalMapping(plan); !s.ok()) return s;
   if (plan.model.num_graphs() > 1) {
     const Enclosure encloses(plan.model);
-    if (encloses.AnyLoop()) {
-      absl::Status s = CheckNoSplitAtLoops(plan, run.View(true), run.Types(), encloses);
+    if (encloses.AnyConditional()) {
+      absl::Status s = CheckSplitsOrderEveryRun(plan, run.View(true), run.Types(), encloses);
       if (!s.ok()) return s;
     }
   }
