@@ -83,6 +83,24 @@ TEST(CriticalPathStreamsTest, StaysWithinTheListSchedulingBoundOnRandomDags) {
   }
 }
 
+// Serial labels keep streams apart beyond N: four independent labelled
+// MatMuls under CriticalPath:2 run on four streams. work / 2 then bounds no
+// plan the mode can choose, and the claimed bound must stay under the
+// estimate (property seed 693: verifier[streams] refused the plan).
+TEST(CriticalPathStreamsTest, TheBoundCountsTheStreamsSerialLabelsAdd) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan, CompileStreams(R"json({"nodes": [
+    {"name": "x", "type": "Data"},
+    {"name": "a", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 30, "_user_stream_label": "A"}},
+    {"name": "b", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 30, "_user_stream_label": "B"}},
+    {"name": "c", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 30, "_user_stream_label": "C"}},
+    {"name": "d", "type": "MatMul", "inputs": ["x"], "attrs": {"_cost": 30, "_user_stream_label": "D"}}]})json",
+                                {{"ge.autoMultistreamParallelMode", "CriticalPath:2"}}));
+  EXPECT_GE(plan.streams.logical, 4);
+  EXPECT_GT(plan.streams.makespan_lower_bound, 0);
+  EXPECT_LE(plan.streams.makespan_lower_bound, plan.streams.estimated_makespan);
+}
+
 TEST(CriticalPathStreamsTest, ChoosesNoWorseThanOneStreamOrTheGeMerges) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileStreams(R"json({"nodes": [
     {"name": "x", "type": "Data"},
