@@ -17,7 +17,9 @@
 # A clone without that history (depth 1) cannot be checked: the script says
 # so and exits 0 unless FORMAT_REQUIRED=1.
 # Exit 0: clean; 1: lines to reformat (the diff is printed; `git
-# clang-format-14 --binary clang-format-14 BASE` applies it); 2: cannot run.
+# clang-format-14 --binary clang-format-14 --extensions cc,h BASE` applies it;
+# without --extensions it also reindents staged JSON such as golden plans);
+# 2: cannot run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format-14}
@@ -64,7 +66,7 @@ short=$(git rev-parse --short "$base")
 if grep -q '^diff --git' <<<"$out"; then
   echo "$out"
   echo "check_format: lines changed since $short ($how) are not clang-formatted;" \
-       "fix with: git clang-format-14 --binary clang-format-14 $short" >&2
+       "fix with: git clang-format-14 --binary clang-format-14 --extensions cc,h $short" >&2
   exit 1
 fi
 echo "check_format: lines changed since $short ($how) are clang-formatted"
