@@ -20,7 +20,6 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
-#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/verify.h"
 

@@ -144,11 +144,7 @@ TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrBranchOrRightAfterIt) {
     EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
   }
   Plan call = PlanFromModel(LoopOnOneStream("PartitionedCall"));
-  ASSERT_THAT(RunPasses(call,
-                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
-                               EventReuse, PhysicalStreamSplit, SyncNodeGeneration>(),
-                        {{"npuplan.device.maxTasksPerStream", "36"}}),
-              IsOk());
+  ASSERT_THAT(Compile(call, {{"npuplan.device.maxTasksPerStream", "36"}}), IsOk());
   EXPECT_NE(call.physical_stream[call.model.FindNode("b3").index()],
             call.physical_stream[call.model.FindNode("x").index()]);
 }
@@ -159,11 +155,7 @@ TEST(PhysicalStreamSplitTest, VerifierRefusesAStreamOpeningInsideALoopOrBranch) 
   for (std::string_view type : {"While", "If"}) {
     SCOPED_TRACE(type);
     Plan plan = PlanFromModel(LoopOnOneStream(type));
-    ASSERT_THAT(RunPasses(plan,
-                          Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
-                                 EventReuse, PhysicalStreamSplit>(),
-                          {{"npuplan.device.maxTasksPerStream", "36"}}),
-                IsOk());
+    ASSERT_THAT(Compile(plan, {{"npuplan.device.maxTasksPerStream", "36"}}), IsOk());
     ASSERT_THAT(verify::VerifyPhysicalStreams(plan), IsOk());
     const int64_t fresh = plan.streams.physical;
     for (const char* n : {"b1", "b2", "b3", "bo"})
