@@ -6,6 +6,7 @@
 #include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/plan/loop_order.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
@@ -62,12 +63,19 @@ absl::StatusOr<std::vector<int64_t>> SlotTaskCounts(const Plan& plan, const even
     count[s] = AttachedNodeTasks(m.node(view.node_of(static_cast<int32_t>(s))));
   }
   events::SendSlots send_slot(m, view);  // a subgraph owner's Send runs after its subgraphs
-  for (const SyncEvent& e : plan.events.events) {
+  auto add = [&](const SyncEvent& e) -> absl::Status {
     const int32_t send = send_slot.ForEvent(e), recv = view.slot(e.recv, e.recv_attached);
     NPUPLAN_RETURN_IF_ERROR(
         adder.Add(count[send], events::kSendTasks, send, "its task count with the event's Send"));
-    NPUPLAN_RETURN_IF_ERROR(
-        adder.Add(count[recv], events::kRecvTasks, recv, "its task count with the event's Recv"));
+    return adder.Add(count[recv], events::kRecvTasks, recv, "its task count with the event's Recv");
+  };
+  for (const SyncEvent& e : plan.events.events) NPUPLAN_RETURN_IF_ERROR(add(e));
+  // The loop-order events stream-activation adds later (plan/loop_order.h):
+  // their tasks count here, where the split is decided. A loop is never
+  // split, so the logical view gives the slots they will have.
+  if (HasLoopSubgraph(m) && !HasLoopOrderEvents(plan)) {
+    for (const LoopOrderEvent& l : LoopOrderEvents(LoopsToOrder(plan, view), view))
+      NPUPLAN_RETURN_IF_ERROR(add(l.event));
   }
   return count;
 }

@@ -6,7 +6,9 @@
 // Counting, per slot in execution order: Plan::tasks (StreamActive: one
 // activation per future physical stream of each stream it activates), +1 per
 // event it records (a subgraph owner's on the slot where its Send runs:
-// events::SendSlots), +2 per event it waits for; attached streams count
+// events::SendSlots), +2 per event it waits for — the events in the table
+// and the loop-order events stream-activation will add (plan/loop_order.h);
+// attached streams count
 // `_hccl_attached_task_num` (default 1). The node that overflows opens the
 // new stream, unless it is its stream's first node, owns subgraphs, is a
 // subgraph's first StreamActive, or is LabelSet/LabelGotoEx/

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "npuplan/events/event_options.h"
+#include "npuplan/events/loop_order_events.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/support/status_macros.h"
@@ -324,7 +325,8 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   }
   AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
-  return created || written;
+  const bool ordered = events::AddLoopOrderEvents(name(), plan, ctx);
+  return created || written || ordered;
 }
 
 }  // namespace npuplan

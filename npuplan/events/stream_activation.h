@@ -17,10 +17,13 @@
 //     signals the loop's StreamSwitch (reason "loop", a loop-carried event
 //     the happens-before check does not use).
 // A node activating its own stream is an error (GE CheckStreamActived).
+// Then loop-order events (loop_order_events.h): a static loop whose runs use
+// several streams gets "loop-fork" / "loop-next" events between its runs.
 //
 // Requires: physical-streams. Provides: active-streams.
 // Decision keywords: StreamsActivated node= streams= reason=
 //                    StreamActiveCreated node= stream= label=   LoopEvent from= to=
+//                    LoopOrderEvent loop= kind=fork|next from= to=
 #ifndef NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 #define NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 

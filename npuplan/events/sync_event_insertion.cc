@@ -3,6 +3,7 @@
 #include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_event_fast_path.h"
 #include "npuplan/events/sync_event_rules.h"
+#include "npuplan/plan/loop_order.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -29,17 +30,22 @@ absl::StatusOr<bool> SyncEventInsertion::Run(Plan& plan, PassContext& ctx) {
   if (n >= (size_t{1} << 30)) {
     return absl::InvalidArgumentError(StrCat("[", name(), "] ", n, " nodes: at most 2^30 are supported"));
   }
+  // With notifies, an event between two loop levels stays an event; the
+  // fast path's numbering makes every edge event one kind.
+  const std::vector<int32_t> loop_of_graph =
+      notify ? InnermostLoopOwners(m) : std::vector<int32_t>();
   // The usual graph takes the one-pass walk: no producer-ordered copy, no candidate list.
-  const events::EdgeWalk edge_events = fast_path_ && events::FastPathApplies(st)
-                                           ? events::FastEdgeEvents
-                                           : events::GeneralEdgeEvents;
+  const events::EdgeWalk edge_events =
+      fast_path_ && loop_of_graph.empty() && events::FastPathApplies(st)
+          ? events::FastEdgeEvents
+          : events::GeneralEdgeEvents;
   events::FoundEvents found;
   NPUPLAN_RETURN_IF_ERROR(edge_events(st, found));                                  // 1
   const std::vector<NodeId> end_of = events::SubgraphEntryAndEndEvents(st, found);  // 2
   events::SubgraphInputEvents(st, end_of, found);                                   // 2b
   events::AttachedStreamEvents(st, found);                                          // 3
   events::DropRepeatedPairs(found);                                                 // 4
-  EventTable table = events::NumberEvents(st, found, notify);
+  EventTable table = events::NumberEvents(st, found, notify, loop_of_graph);
 
   bool changed = table.events.size() != plan.events.events.size() || !plan.events.events.empty();
   plan.events = std::move(table);

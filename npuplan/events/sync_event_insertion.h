@@ -31,7 +31,10 @@
 // not descend into them: the owner's FFTS task runs them, and the owner's own
 // edge events stand for them.
 // Duplicate pairs (a data and a control edge) give one event. ge.event=notify
-// makes main-stream events notifies (static graphs only). Ids are then made
+// makes main-stream events notifies (static graphs only), but for one whose
+// ends lie at different loop levels (into or out of a loop body: one end
+// runs every iteration, the other once), which a notify's k-th-wait-to-k-th-
+// record pairing cannot express: it stays an event (docs/events.md). Ids are then made
 // continuous in GE's order (sender node name).
 //
 // The steps, one function per numbered rule, are in sync_event_rules.h.

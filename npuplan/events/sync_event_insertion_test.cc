@@ -417,5 +417,43 @@ TEST(SyncEventInsertionTest, FastAndGeneralEdgeWalksAgree) {
   EXPECT_GT(errors, 0);     // and some take the rule-4 error
 }
 
+// ge.event=notify: a notify pairs its k-th wait with its k-th record, but an
+// event into a loop body is recorded once and waited every iteration, one out
+// of it the reverse. Those stay events (kind "event"); the rest are notifies.
+TEST(SyncEventInsertionTest, NotifyModeKeepsEventsThatCrossALoopLevel) {
+  auto m = ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "x2", "type": "Add", "inputs": ["x:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "While", "inputs": ["x:0"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "cd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "c1", "type": "Less", "inputs": ["cd:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "co", "type": "NetOutput", "inputs": ["c1:0"], "attrs": {"_test_stream": 0}}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "b1", "type": "Add", "inputs": ["bd:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "bo", "type": "NetOutput", "inputs": ["b2:0"], "attrs": {"_test_stream": 0}}]}]})json");
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (bool fast : {true, false}) {
+    SCOPED_TRACE(fast ? "fast path asked for" : "general path");
+    Plan plan = PlanFromModel(*m);
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<SyncEventInsertion>(fast));
+    ASSERT_THAT(RunPasses(plan, std::move(passes), {{"ge.event", "notify"}}), IsOk());
+    std::map<std::string, std::string> kind;  // "from->to" → kind
+    for (const SyncEvent& e : plan.events.events)
+      kind[StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name)] =
+          SyncKindName(e.kind);
+    EXPECT_EQ(kind["x->x2"], "notify");   // same loop level (none)
+    EXPECT_EQ(kind["b1->b2"], "notify");  // both inside the body
+    EXPECT_EQ(kind["x->c1"], "event");    // into the loop (subgraph input)
+    EXPECT_EQ(kind["bo->y"], "event");    // out of it (subgraph end)
+    EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
+  }
+}
+
 }  // namespace
 }  // namespace npuplan

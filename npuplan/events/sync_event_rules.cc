@@ -375,12 +375,15 @@ void NumberGeneralEvents(const InsertionState& st, FoundEvents& found, TableWrit
 // The table in (kind, id) order: buckets (kind, sent from an attached stream,
 // sender rank), within a bucket by candidate index (the old id GE breaks ties
 // with); an event's id is its position within its kind.
-EventTable NumberEvents(const InsertionState& st, FoundEvents& found, bool notify) {
+EventTable NumberEvents(const InsertionState& st, FoundEvents& found, bool notify,
+                        const std::vector<int32_t>& loop_of_graph) {
   const size_t count = found.edges.size() + found.cands.size();
   EventTable table;
   table.counts = st.plan.events.counts;
   table.events.resize(count);  // on 2 MiB pages (BigVector)
   TableWriter w{st.view, table, notify};
+  w.model = &st.m;
+  w.loop_of_graph = &loop_of_graph;
   if (found.fast) {
     NumberFastEvents(found, w);
   } else {

@@ -113,7 +113,10 @@ void DropRepeatedPairs(FoundEvents& out);
 //    numbered separately): the table, built directly in (kind, id) order.
 //    `notify`: main-stream events are notifies. The numbering follows the
 //    form the edge walk left (FoundEvents::fast). Consumes `found`.
-EventTable NumberEvents(const InsertionState& st, FoundEvents& found, bool notify);
+// `loop_of_graph` (InnermostLoopOwners; only with notify): an event between
+// two loop levels stays an event (the general numbering only).
+EventTable NumberEvents(const InsertionState& st, FoundEvents& found, bool notify,
+                        const std::vector<int32_t>& loop_of_graph = {});
 
 // NumberEvents' two numberings write the table through this.
 struct TableWriter {
@@ -122,9 +125,22 @@ struct TableWriter {
   bool notify;
   size_t num_events = 0;  // positions from here on are notifies
   // Bucket of an event: is_notify * 2 + sent from an attached stream.
+  // Per graph, the innermost loop around it (InnermostLoopOwners,
+  // plan/loop_order.h); empty: no loop. An event between two loop levels
+  // stays an event: a notify pairs its k-th wait with its k-th record, and
+  // one end runs once per iteration, the other not.
+  const Model* model = nullptr;
+  const std::vector<int32_t>* loop_of_graph = nullptr;
+  bool SameLoop(int32_t from, int32_t to) const {
+    if (loop_of_graph == nullptr || loop_of_graph->empty()) return true;
+    const auto& loops = *loop_of_graph;
+    return loops[model->node(view.node_of(from)).graph.index()] ==
+           loops[model->node(view.node_of(to)).graph.index()];
+  }
   uint32_t GroupOf(int32_t from, int32_t to) const {
     const bool from_attached = view.attached_of(from) >= 0;
-    const bool is_notify = notify && !from_attached && view.attached_of(to) < 0;
+    const bool is_notify =
+        notify && !from_attached && view.attached_of(to) < 0 && SameLoop(from, to);
     return static_cast<uint32_t>(is_notify) * 2 + static_cast<uint32_t>(from_attached);
   }
   // Writes the event at `position` (inline: once per event).

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <random>
 
+#include "npuplan/compiler/compiler.h"
+#include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/sim/sim_testing.h"
@@ -442,6 +444,86 @@ TEST(PlanExecutorTest, ChecksLoopCarriedDependenciesWhenLoopsIterate) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto ordered, PlanExecutor::Create(serial, o));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*ordered, device, 10));
   EXPECT_EQ(first, "");
+}
+
+// The same plan with a loop-next event b2 → b1 (plan/loop_order.h): it runs
+// backwards in the order, so its wait binds to the previous iteration's
+// record — none in the first iteration — and b1 no longer overtakes b2.
+TEST(PlanExecutorTest, ALoopNextEventOrdersTheNextIteration) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, WhilePlan(1));
+  AddEvent(plan, "b2", "b1", 2);
+  plan.events.events.back().reason = SyncReason::kLoopNext;
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  o.stream_skew_us = 200;
+  o.control_flow.loop_iterations = 3;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  EXPECT_TRUE(exec->program().skipped.empty());
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  // Any other event that runs backwards is still skipped.
+  plan.events.events.back().reason = SyncReason::kDataEdge;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto backward, PlanExecutor::Create(plan, o));
+  ASSERT_EQ(backward->program().skipped.size(), 1u);
+  EXPECT_EQ(backward->program().skipped[0].reason, "backward");
+}
+
+// Compiled end to end: an HcomAllReduce in a While body runs on a stream of
+// its own, and the compiler's loop-order events keep three jittered
+// iterations free of races (without them the next iteration's cond read the
+// loop variable before the all-reduce wrote it).
+TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_relu:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
+  DecisionLog log(false);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), CompileConfig{}, log, stats));
+  const auto stream = [&](const char* n) {
+    return plan.physical_stream[plan.model.FindNode(n).index()];
+  };
+  ASSERT_NE(stream("b_ar"), stream("c_less"));
+  // b_ar's loop-next event to c_less, and one from the body's NetOutput (on a
+  // stream of its own) to it.
+  std::vector<std::string> next;
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoopNext)
+      next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
+  }
+  EXPECT_THAT(next, ::testing::Contains("b_ar->c_less"));
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  o.stream_skew_us = 200;
+  o.control_flow.loop_iterations = 3;
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  // The same plan without its loop-next event races in some run.
+  std::erase_if(plan.events.events,
+                [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*racy, device, 20));
+  EXPECT_THAT(first, HasSubstr("[loop-carried"));
 }
 
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {

@@ -105,11 +105,23 @@ enum class SyncReason : uint8_t {
   kAttachedEnd,    // "attached-end"
   kSplit,          // "split"
   kLoop,           // "loop"
+  kLoopFork,  // "loop-fork": one run of a static loop's cond/body to the next (plan/loop_order.h)
+  kLoopNext,  // "loop-next": the loop's last run to its first run of the next iteration
 };
 inline constexpr std::string_view kSyncKindNames[] = {"event", "notify"};
 inline constexpr std::string_view kSyncReasonNames[] = {
-    "", "data-edge", "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input", "attached", "attached-end", "split", "loop"};
-static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoop) + 1, "one name per SyncReason");
+    "",         "data-edge",    "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input",
+    "attached", "attached-end", "split",        "loop",           "loop-fork",    "loop-next"};
+static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoopNext) + 1,
+              "one name per SyncReason");
+// An event that orders a loop's next iteration, not the pass it is in: GE's
+// FpBp loop event to a StreamSwitch ("loop") or a static loop's "loop-next",
+// recorded after the slot that waits for it in execution order, whose wait
+// binds to the previous iteration's record. One-pass orderings (the
+// happens-before sweep, the events optimisation) leave them out.
+constexpr bool OrdersNextIteration(SyncReason r) {
+  return r == SyncReason::kLoop || r == SyncReason::kLoopNext;
+}
 constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
 constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }
 // nullopt for a name that is not in the table.

@@ -93,6 +93,12 @@ class ProgramBuilder {
   // in the subtree of owner a.
   NodeId OwnerOf(NodeId v) const { return m_.graph(m_.node(v).graph).parent_node; }
   bool Inside(NodeId v, NodeId a) const;
+  // Whether some loop encloses both nodes (the unrolled order repeats both).
+  bool SharesLoop(NodeId a, NodeId b) const {
+    const auto& la = prog_.control_flow.loop_chain[m_.node(a).graph.index()];
+    const auto& lb = prog_.control_flow.loop_chain[m_.node(b).graph.index()];
+    return !la.empty() && !lb.empty() && la.front() == lb.front();
+  }
   SlotKey Completion(const SyncEvent& e, bool dynamic, const std::vector<int>& depth);
   NodeId OwnerRecord(NodeId send, NodeId recv) const;
   absl::Status PlaceEvent(size_t i, bool dynamic, const std::vector<int>& depth);
@@ -252,7 +258,10 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
                                              EchoName(rn.name),
                                              "' touches a node without a stream"));
   }
-  if (seq_[from.node] < 0 || seq_[to.node] < 0 || !RankLess(from, to)) {
+  // A loop-next event runs backwards in the order by design: inside a loop
+  // around both ends, its wait binds to the previous iteration's record.
+  const bool next_iteration = e.reason == SyncReason::kLoopNext && SharesLoop(e.send, e.recv);
+  if (seq_[from.node] < 0 || seq_[to.node] < 0 || (!next_iteration && !RankLess(from, to))) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "backward"});
     return absl::OkStatus();
   }

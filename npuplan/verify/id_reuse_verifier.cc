@@ -240,7 +240,7 @@ std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const Sync
                                                     const ActivationInfo& act) {
   std::vector<std::pair<int32_t, int32_t>> order_edges;
   for (const SyncEvent& e : plan.events.events) {
-    if (e.reason == SyncReason::kLoop) continue;
+    if (OrdersNextIteration(e.reason)) continue;
     int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
     const bool notify = e.kind == SyncKind::kNotify;
     if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
@@ -371,7 +371,7 @@ absl::Status CheckSharedGroup(const ReuseFacts& f, std::pair<SyncKind, int32_t> 
     const SyncEvent& e = evs[i];
     const int32_t c = f.runs.context[m.node(e.send).graph.index()];
     if (c == f.runs.context[m.node(e.recv).graph.index()] &&
-        !f.runs.repeats[m.node(e.send).graph.index()] && e.reason != SyncReason::kLoop) {
+        !f.runs.repeats[m.node(e.send).graph.index()] && !OrdersNextIteration(e.reason)) {
       by_context[c].push_back(i);
     } else {
       loose.push_back(i);

@@ -15,18 +15,29 @@ absl::Status VerifyPlanComplete(const Plan& plan) {
                "' (--dump-after of a sub-pass), not a complete plan (`npuplan verify --partial` "
                "checks it)"));
   }
-  if (Has(plan.established, IrProperty::kSyncEvents))
-    return absl::OkStatus();  // checked by VerifyPlan
-  // VerifyPlan's claims check proved the plan has no events and no physical
-  // split: the dependencies must be ordered by same-stream order alone.
-  const absl::Status ordered = VerifyHappensBefore(plan);
-  if (ordered.ok()) return ordered;
-  std::string why(ordered.message());
-  if (why.rfind("verifier[happens-before]: ", 0) == 0) why = why.substr(26);
-  return absl::InternalError(
-      StrCat("verifier[stages]: stage 'sync-events' is missing: ", why,
-             " (a plan of a partial pipeline: `npuplan verify --partial` checks only the "
-             "stages it claims)"));
+  // A check that did not run because its stage is not claimed runs here; a
+  // failure names the missing stage.
+  auto missing = [](std::string_view stage, const absl::Status& s, std::string_view rule) {
+    std::string why(s.message());
+    if (why.rfind(rule, 0) == 0) why = why.substr(rule.size());
+    return absl::InternalError(
+        StrCat("verifier[stages]: stage '", stage, "' is missing: ", why,
+               " (a plan of a partial pipeline: `npuplan verify --partial` checks only the "
+               "stages it claims)"));
+  };
+  if (!Has(plan.established, IrProperty::kSyncEvents)) {
+    // VerifyPlan's claims check proved the plan has no events and no physical
+    // split: the dependencies must be ordered by same-stream order alone.
+    const absl::Status ordered = VerifyHappensBefore(plan);
+    if (!ordered.ok()) return missing("sync-events", ordered, "verifier[happens-before]: ");
+  }
+  if (!Has(plan.established, IrProperty::kActiveStreams)) {
+    // Without the stage that adds loop-order events, a loop across streams
+    // must still run its iterations in order.
+    const absl::Status loops = VerifyLoopOrder(plan);
+    if (!loops.ok()) return missing("active-streams", loops, "verifier[loop-order]: ");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace npuplan::verify

@@ -7,6 +7,9 @@
 // failure names the missing stage:
 //   verifier[stages]: stage 'sync-events' is missing: data-edge dependency
 //   'a' on stream 0 -> 'b' on stream 1 is not ordered …
+// Likewise without active-streams (the stage that adds loop-order events),
+// verifier[loop-order] runs anyway: a loop whose runs use several streams
+// must run its iterations in order.
 #ifndef NPUPLAN_VERIFY_PLAN_COMPLETE_H_
 #define NPUPLAN_VERIFY_PLAN_COMPLETE_H_
 

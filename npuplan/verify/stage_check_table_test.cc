@@ -38,7 +38,7 @@ using ::npuplan::testing::IsOk;
 using ::npuplan::testing::ParseVerifiedGraph;
 
 // a feeds b and c on two other streams, d joins them; mc2 uses an attached
-// stream.
+// stream; the Loop w repeats a body on streams 2 and 0.
 Plan StreamedPlan() {
   auto m = ParseVerifiedGraph(R"json({"name": "g", "nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [64]}]},
@@ -49,7 +49,13 @@ Plan StreamedPlan() {
                "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
     {"name": "d", "type": "Add", "inputs": ["mc2:0", "c:0"], "attrs": {"_test_stream": 0},
      "outputs": [{"shape": [64]}]},
-    {"name": "o", "type": "NetOutput", "inputs": ["d:0"], "attrs": {"_test_stream": 0}}]})json");
+    {"name": "w", "type": "Loop", "inputs": ["d:0"], "subgraphs": ["body"], "attrs": {"_test_stream": 0},
+     "outputs": [{"shape": [64]}]},
+    {"name": "o", "type": "NetOutput", "inputs": ["w:0"], "attrs": {"_test_stream": 0}}],
+   "subgraphs": [{"name": "body", "parent": "w", "nodes": [
+    {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64]}]},
+    {"name": "bb", "type": "Add", "inputs": ["bd:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [64]}]},
+    {"name": "bo", "type": "NetOutput", "inputs": ["bb:0"], "attrs": {"_test_stream": 0}}]}]})json");
   EXPECT_TRUE(m.ok()) << m.status();
   return PlanFromModel(std::move(m).value());
 }
@@ -92,6 +98,15 @@ const std::map<std::string, std::function<void(Plan&)>>& Lies() {
          const NodeId a = Named(p, "a");
          p.model.node(a).attrs["active_stream_list"] =
              AttrValue::IntList{p.physical_stream.at(a.index())};
+       }},
+      {"loop-order",
+       [](Plan& p) {  // a loop-next event turned round: it no longer orders the next iteration
+         for (SyncEvent& e : p.events.events) {
+           if (e.reason != SyncReason::kLoopNext) continue;
+           std::swap(e.send, e.recv);
+           std::swap(e.send_attached, e.recv_attached);
+           break;
+         }
        }},
       {"sync-nodes",
        [](Plan& p) {

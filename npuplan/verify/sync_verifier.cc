@@ -351,6 +351,8 @@ absl::Status VerifyHappensBefore(Verification& run) {
       }
       continue;
     }
+    // Orders the next iteration of a static loop (verifier[loop-order] checks it).
+    if (e.reason == SyncReason::kLoopNext) continue;
     if (e.send_attached >= view.num_attached(e.send) ||
         e.recv_attached >= view.num_attached(e.recv)) {
       return Fail("happens-before",

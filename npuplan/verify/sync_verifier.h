@@ -34,7 +34,10 @@
 //                       that maps back to its logical one; task limits hold
 //                       (physical_stream_verifier.cc)
 //   active-streams    → [active-streams] lists name existing streams; no node
-//                       activates its own stream
+//                       activates its own stream; [loop-order] each run of a
+//                       static loop with tasks on several streams follows
+//                       the run before it, also into the next iteration
+//                       (loop_order_verifier.cc)
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
 //                       (id attr, control edge, stream) and nothing else does;
 //                       [dynamic-senders] every dynamic-path event's listed
@@ -67,6 +70,10 @@ absl::Status VerifyPhysicalStreams(const Plan& plan);
 absl::Status VerifyPhysicalStreams(Verification& run);
 absl::Status VerifyActiveStreams(const Plan& plan);
 absl::Status VerifyActiveStreams(Verification& run);
+// Every run of a static loop with tasks on several streams is ordered after
+// the run before it (loop_order_verifier.cc, plan/loop_order.h).
+absl::Status VerifyLoopOrder(const Plan& plan);
+absl::Status VerifyLoopOrder(Verification& run);
 absl::Status VerifySyncNodes(const Plan& plan);
 absl::Status VerifySyncNodes(Verification& run);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).

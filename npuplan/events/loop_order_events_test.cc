@@ -1,0 +1,185 @@
+#include "npuplan/events/loop_order_events.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "npuplan/events/event_id_allocation.h"
+#include "npuplan/events/event_minimization.h"
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/events_test_util.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/stream_activation.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/task_count_assignment.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verify.h"
+
+namespace npuplan {
+namespace {
+
+using ::npuplan::events::testing::Passes;
+using ::npuplan::events::testing::PlanFromModel;
+using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunResult;
+using ::npuplan::testing::IsOk;
+using ::testing::HasSubstr;
+
+// x → OWNER(cond: c_less → co on 0; body: b_relu on 0 → b_ar on 1 → bo on
+// 0) → y. A Loop
+// (ONNX) has the body only. `body_tail` adds nodes at the end of the body,
+// `more` subgraphs after it.
+Model LoopGraph(std::string_view owner, std::string_view body_tail = "",
+                std::string_view more = "") {
+  const bool onnx = owner == "Loop";
+  std::string text = R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "OWNER", "inputs": ["x:0"], "subgraphs": [SUBGRAPHS], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [COND
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "b_relu", "type": "Relu", "inputs": ["bd:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "b_ar", "type": "Add", "inputs": ["b_relu:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},TAIL
+        {"name": "bo", "type": "NetOutput", "inputs": ["b_ar:0"], "attrs": {"_test_stream": 0}}]}MORE]})json";
+  auto put = [&](std::string_view key, std::string_view value) {
+    text.replace(text.find(key), key.size(), value);
+  };
+  put("OWNER", owner);
+  put("SUBGRAPHS", onnx ? R"("body")" : R"("cond", "body")");
+  put("COND", onnx ? "" : R"json(
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "cd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "c_less", "type": "Less", "inputs": ["cd:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "co", "type": "NetOutput", "inputs": ["c_less:0"], "attrs": {"_test_stream": 0}}]},)json");
+  put("TAIL", body_tail);
+  put("MORE", more);
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *std::move(m);
+}
+
+// The events passes up to sync-node-generation, with the verifier after each.
+absl::Status Compile(Plan& plan, RunResult* r, std::map<std::string, std::string> options = {}) {
+  return RunPasses(plan,
+                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                          EventReuse, PhysicalStreamSplit, StreamActivation, EventMinimization,
+                          EventIdAllocation, SyncNodeGeneration>(),
+                   options, r);
+}
+
+std::vector<std::string> LoopEvents(const Plan& plan, SyncReason reason) {
+  std::vector<std::string> out;
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason != reason) continue;
+    EXPECT_EQ(e.kind, SyncKind::kEvent);
+    out.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Nothing in one pass orders the next iteration's c_less (stream 0) after
+// this one's b_ar (stream 1): only the loop-next event does. In a Loop the
+// body is the only run, so each stream's last task waits for the other's
+// first in the next iteration. It survives every mode's optimisation, and
+// the verifier refuses the plan without it.
+TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
+  struct Case {
+    std::string_view owner, mode;
+    std::vector<std::string> next;
+  };
+  for (const Case& c :
+       {Case{"While", "exact", {"b_ar->c_less"}}, Case{"While", "ge", {"b_ar->c_less"}},
+        Case{"Loop", "exact", {"b_ar->b_relu", "bo->b_ar"}},
+        Case{"StatelessWhile", "none", {"b_ar->c_less"}}}) {
+    SCOPED_TRACE(StrCat(c.owner, " ", c.mode));
+    Plan plan = PlanFromModel(LoopGraph(c.owner));
+    RunResult r;
+    ASSERT_THAT(Compile(plan, &r, {{"npuplan.eventOptimization", std::string(c.mode)}}), IsOk());
+    EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext), c.next);
+    ASSERT_FALSE(r.log.WithKeyword("LoopOrderEvent").empty());
+    EXPECT_THAT(r.log.WithKeyword("LoopOrderEvent")[0]->ToLine(), HasSubstr("loop=w kind="));
+    EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+
+    Plan cut = plan;
+    std::erase_if(cut.events.events,
+                  [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });
+    EXPECT_THAT(verify::VerifyLoopOrder(cut),
+                ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                             "verifier[loop-order]: loop 'w': nothing orders"));
+  }
+}
+
+// cond → body inside one iteration: the fork co → b_ar is implied by
+// the data-edge event b_relu → b_ar, so exact drops it; without
+// optimisation it stays, and the verifier refuses the plan when no event
+// orders the body's stream 1 after the cond.
+TEST(LoopOrderEventsTest, TheBodyWaitsForTheCondOnEveryStream) {
+  Plan plan = PlanFromModel(LoopGraph("While"));
+  RunResult r;
+  ASSERT_THAT(Compile(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopFork), std::vector<std::string>{"co->b_ar"});
+  Plan exact = PlanFromModel(LoopGraph("While"));
+  ASSERT_THAT(Compile(exact, &r), IsOk());
+  EXPECT_TRUE(LoopEvents(exact, SyncReason::kLoopFork).empty());
+
+  // b_ar reads the body's Data only (not b_relu): nothing else orders it after the cond.
+  Plan loose = PlanFromModel(LoopGraph("While"));
+  loose.model.node(loose.model.FindNode("b_ar")).inputs[0].node = loose.model.FindNode("bd");
+  ASSERT_THAT(Compile(loose, &r), IsOk());
+  EXPECT_EQ(LoopEvents(loose, SyncReason::kLoopFork), std::vector<std::string>{"co->b_ar"});
+  std::erase_if(loose.events.events,
+                [](const SyncEvent& e) { return e.reason == SyncReason::kLoopFork; });
+  EXPECT_THAT(verify::VerifyLoopOrder(loose),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                           "the runs of one iteration may overlap"));
+}
+
+// The last task on stream 1 may be in either branch of an If: each branch's
+// last task there sends its own loop-next event, so the next iteration is
+// ordered whichever branch ran; the verifier wants each.
+TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
+  std::string branches;
+  for (const char* b : {"then", "else"}) {
+    branches += StrCat(
+        R"json(, {"name": ")json", b, R"json(", "parent": "b_if", "nodes": [
+        {"name": ")json",
+        b,
+        R"json(_t", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]}]})json");
+  }
+  Model m = LoopGraph("While", R"json(
+        {"name": "b_if", "type": "If", "inputs": ["b_ar:0"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},)json",
+                      branches);
+  Plan plan = PlanFromModel(std::move(m));
+  RunResult r;
+  ASSERT_THAT(Compile(plan, &r), IsOk());
+  EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext),
+            (std::vector<std::string>{"b_ar->c_less", "else_t->c_less", "then_t->c_less"}));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  std::erase_if(plan.events.events, [&](const SyncEvent& e) {
+    return e.reason == SyncReason::kLoopNext && plan.model.node(e.send).name == "else_t";
+  });
+  EXPECT_THAT(verify::VerifyLoopOrder(plan),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal, "'else_t'"));
+}
+
+// A loop on one stream is ordered by its queue: no event.
+TEST(LoopOrderEventsTest, ALoopOnOneStreamGetsNoEvent) {
+  Model m = LoopGraph("While");
+  m.node(m.FindNode("b_ar")).attrs["_test_stream"] = int64_t{0};
+  Plan plan = PlanFromModel(std::move(m));
+  RunResult r;
+  ASSERT_THAT(Compile(plan, &r), IsOk());
+  EXPECT_TRUE(r.log.WithKeyword("LoopOrderEvent").empty());
+  EXPECT_TRUE(plan.events.events.empty());
+}
+
+}  // namespace
+}  // namespace npuplan

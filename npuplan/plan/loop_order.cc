@@ -1,0 +1,185 @@
+#include "npuplan/plan/loop_order.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "npuplan/ir/control_flow_types.h"
+#include "npuplan/ir/ffts_regions.h"
+#include "npuplan/plan/execution_semantics.h"
+
+namespace npuplan {
+namespace {
+
+bool Encloses(const Node& owner) { return IsBranchNode(owner) || IsLoopNode(owner); }
+
+// The subgraphs `owner` enters (it is their parent), in subgraph order, once each.
+std::vector<GraphId> OwnedGraphs(const Model& m, NodeId owner) {
+  std::vector<GraphId> out;
+  for (GraphId g : m.node(owner).subgraphs) {
+    if (!g.valid() || g.index() >= m.num_graphs() || g == kRootGraph) continue;
+    if (m.graph(g).parent_node != owner || std::find(out.begin(), out.end(), g) != out.end())
+      continue;
+    out.push_back(g);
+  }
+  return out;
+}
+
+// The run graph's slots: rank range and first/last slot per (region, stream).
+// FFTS region graphs are skipped: their owner's slot stands for them.
+LoopRun CollectRun(const Model& m, const SyncView& view, const std::vector<uint8_t>& ffts,
+                   GraphId run) {
+  LoopRun r;
+  r.graph = run;
+  std::map<std::pair<int32_t, int64_t>, std::pair<int32_t, int32_t>> ends;  // → (first, last) slot
+  std::vector<std::pair<GraphId, int32_t>> stack = {{run, static_cast<int32_t>(run.index())}};
+  std::set<int32_t> seen = {
+      static_cast<int32_t>(run.index())};  // a malformed model may list a graph twice
+  while (!stack.empty()) {
+    const auto [g, region] = stack.back();
+    stack.pop_back();
+    for (NodeId id : m.graph(g).nodes) {
+      // Send/Recv nodes carry the events between tasks: inside the rank
+      // range, but no task of a region.
+      const bool sync = view.has_flag(id, SyncView::kSync);
+      const int32_t attached = view.num_attached(id);
+      for (int32_t a = -1; a < attached; ++a) {
+        const int32_t slot = view.slot(id, a);
+        const int64_t s = view.stream(slot);
+        const int32_t rank = view.rank(slot);
+        if (s < 0 || rank < 0) continue;
+        r.first_rank = r.first_rank < 0 ? rank : std::min(r.first_rank, rank);
+        r.last_rank = std::max(r.last_rank, rank);
+        if (sync) continue;
+        auto [it, fresh] = ends.try_emplace({region, s}, slot, slot);
+        if (!fresh) {
+          if (rank < view.rank(it->second.first)) it->second.first = slot;
+          if (rank > view.rank(it->second.second)) it->second.second = slot;
+        }
+      }
+      const Node& node = m.node(id);
+      for (GraphId sg : OwnedGraphs(m, id)) {
+        if ((!ffts.empty() && ffts[sg.index()]) ||
+            !seen.insert(static_cast<int32_t>(sg.index())).second)
+          continue;
+        stack.emplace_back(sg, Encloses(node) ? static_cast<int32_t>(sg.index()) : region);
+      }
+    }
+  }
+  for (const auto& [key, slots] : ends)
+    r.ends.push_back({key.first, key.second, slots.first, slots.second});
+  return r;
+}
+
+}  // namespace
+
+bool HasLoopSubgraph(const Model& m) {
+  for (size_t g = 1; g < m.num_graphs(); ++g) {
+    const NodeId owner = m.graph(GraphId(static_cast<int32_t>(g))).parent_node;
+    if (owner.valid() && owner.index() < m.num_nodes() && IsLoopNode(m.node(owner))) return true;
+  }
+  return false;
+}
+
+std::vector<int32_t> InnermostLoopOwners(const Model& m) {
+  std::vector<int32_t> out;
+  if (!HasLoopSubgraph(m)) return out;
+  out.assign(m.num_graphs(), -1);
+  for (GraphId g : m.GraphsPreOrder()) {  // a graph after its parent's graph
+    const NodeId owner = m.graph(g).parent_node;
+    if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
+    const Node& p = m.node(owner);
+    out[g.index()] = IsLoopNode(p) ? owner.value : out[p.graph.index()];
+  }
+  return out;
+}
+
+bool HasLoopOrderEvents(const Plan& plan) {
+  return std::any_of(plan.events.events.begin(), plan.events.events.end(), [](const SyncEvent& e) {
+    return e.reason == SyncReason::kLoopFork || e.reason == SyncReason::kLoopNext;
+  });
+}
+
+std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
+  std::vector<OrderedLoop> out;
+  const Model& m = plan.model;
+  if (!HasLoopSubgraph(m)) return out;
+  const std::vector<bool> dynamic = DynamicPathGraphs(plan);
+  const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
+  auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()]; };
+  for (NodeId owner : view.order()) {
+    const Node& node = m.node(owner);
+    if (node.subgraphs.empty() || !IsLoopNode(node) || IsFftsOwner(node) || in_ffts(node.graph) ||
+        HasAttr(node.attrs, "_thread_scope_id")) {
+      continue;
+    }
+    const std::vector<GraphId> graphs = OwnedGraphs(m, owner);
+    if (graphs.empty() || std::any_of(graphs.begin(), graphs.end(), [&](GraphId g) {
+          return (g.index() < dynamic.size() && dynamic[g.index()]) || in_ffts(g);
+        })) {
+      continue;
+    }
+    OrderedLoop loop{owner, {}};
+    std::set<int64_t> streams;
+    for (GraphId g : graphs) {
+      LoopRun run = CollectRun(m, view, ffts, g);
+      if (run.first_rank < 0) continue;
+      for (const LoopRegionEnds& e : run.ends) streams.insert(e.stream);
+      loop.runs.push_back(std::move(run));
+    }
+    // The runs in execution order (subgraph order, as ExecutionOrder enters them).
+    std::sort(loop.runs.begin(), loop.runs.end(),
+              [](const LoopRun& a, const LoopRun& b) { return a.first_rank < b.first_rank; });
+    // A run of Send/Recv nodes only (no region) orders nothing.
+    std::erase_if(loop.runs, [](const LoopRun& r) { return r.ends.empty(); });
+    if (streams.size() > 1) out.push_back(std::move(loop));
+  }
+  return out;
+}
+
+std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loops,
+                                            const SyncView& view) {
+  std::vector<LoopOrderEvent> out;
+  std::set<std::pair<int32_t, int32_t>> seen;
+  for (const OrderedLoop& loop : loops) {
+    for (size_t j = 0; j < loop.runs.size(); ++j) {
+      const SyncReason reason =
+          loop.carried_after(j) ? SyncReason::kLoopNext : SyncReason::kLoopFork;
+      for (const LoopRegionEnds& from : loop.runs[j].ends) {
+        for (const LoopRegionEnds& to : loop.next(j).ends) {
+          if (from.stream == to.stream) continue;  // the queue orders them
+          if (!seen.insert({from.last, to.first}).second) continue;
+          SyncEvent e;
+          e.kind = SyncKind::kEvent;
+          e.send = view.node_of(from.last);
+          e.send_attached = view.attached_of(from.last);
+          e.recv = view.node_of(to.first);
+          e.recv_attached = view.attached_of(to.first);
+          e.reason = reason;
+          out.push_back({e, loop.owner});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run) {
+  if (!n.valid() || n.index() >= m.num_nodes()) return -1;
+  int32_t region = -1;
+  GraphId g = m.node(n).graph;
+  // Walk up to `run`; the innermost enclosing subgraph is the first met. The
+  // bound stops a malformed ownership cycle.
+  for (size_t steps = 0; g.valid() && g.index() < m.num_graphs() && steps <= m.num_graphs();
+       ++steps) {
+    if (g == run) return region < 0 ? static_cast<int32_t>(run.index()) : region;
+    const NodeId owner = m.graph(g).parent_node;
+    if (!owner.valid() || owner.index() >= m.num_nodes()) return -1;
+    if (region < 0 && Encloses(m.node(owner))) region = static_cast<int32_t>(g.index());
+    g = m.node(owner).graph;
+  }
+  return -1;
+}
+
+}  // namespace npuplan

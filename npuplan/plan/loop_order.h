@@ -1,0 +1,104 @@
+// Loop order: what orders one iteration of a static loop after the one
+// before, shared by the pass that adds the events (stream-activation,
+// events/loop_order_events.h) and the check that refuses a plan without them
+// (verifier[loop-order]), as Enclosure is shared by the split and its check.
+//
+// Events are placed for one pass over the execution order, but a loop (While,
+// For, ONNX Loop: IsLoopNode) runs its subgraphs again and again: cond, body,
+// cond, body, … (its subgraphs in index order, per iteration; each such
+// subgraph is a *run*). When the tasks of a loop's runs use more than one
+// stream, nothing in one pass orders iteration i + 1's work on one stream
+// after iteration i's on another: a loop-carried value, or a buffer the next
+// iteration writes, races. So at every boundary between consecutive runs
+// that have tasks — run j to run j + 1 in one iteration, and the last run to
+// the first of the next iteration — each stream's last task of the run before
+// is ordered before each *other* stream's first task of the run after (the
+// same stream is ordered by its queue). Then every task of a run waits for
+// every task of the run before it, and iterations cannot overlap.
+//
+// Regions: a task inside an If/Case branch, or inside a nested loop's
+// subgraph, may not run in a given run. First and last tasks are therefore
+// taken per region — the run's own graph, and each innermost branch or
+// nested-loop subgraph under it — so that whichever branch runs, the tasks
+// that do run are ordered.
+//
+// Send/Recv nodes (sync-node-generation) are not tasks here: they carry the
+// events between tasks.
+//
+// Loops left out: those whose subgraphs run on GE's dynamic path (the host
+// runs each iteration), inside or owning an FFTS region (one FFTS task), or
+// under a `_thread_scope_id` owner — as sync-event-insertion leaves them.
+#ifndef NPUPLAN_PLAN_LOOP_ORDER_H_
+#define NPUPLAN_PLAN_LOOP_ORDER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "npuplan/plan/execution_view.h"
+#include "npuplan/plan/plan.h"
+
+namespace npuplan {
+
+// The first and last slot of one stream in one region of a run.
+struct LoopRegionEnds {
+  int32_t region = -1;  // GraphId index of the region
+  int64_t stream = -1;
+  int32_t first = -1, last = -1;  // slots (SyncView)
+};
+
+// One run of a loop that has tasks: its graph, the rank range of its
+// subtree's slots (Send/Recv nodes included), and its region ends sorted by
+// (region, stream).
+struct LoopRun {
+  GraphId graph;
+  int32_t first_rank = -1, last_rank = -1;
+  std::vector<LoopRegionEnds> ends;
+};
+
+// A loop whose runs use more than one stream: its runs with slots, in
+// execution order (one run when only the body has tasks).
+struct OrderedLoop {
+  NodeId owner;
+  std::vector<LoopRun> runs;
+  // The boundary after run j is "carried" (to the first run of the next
+  // iteration) when j is the last run.
+  bool carried_after(size_t j) const { return j + 1 == runs.size(); }
+  const LoopRun& next(size_t j) const { return runs[(j + 1) % runs.size()]; }
+};
+
+// Whether some subgraph belongs to a loop owner: O(graphs), no view needed.
+bool HasLoopSubgraph(const Model& m);
+// Per GraphId, the innermost loop owner around the graph (NodeId value), -1
+// outside every loop; empty when no subgraph belongs to a loop. Two slots
+// whose graphs differ here run a different number of times.
+std::vector<int32_t> InnermostLoopOwners(const Model& m);
+// Whether the event table already holds loop-fork / loop-next events.
+bool HasLoopOrderEvents(const Plan& plan);
+
+// The loops to order, in execution order of their owners. Empty (and cheap)
+// for a model without a loop subgraph. `view` gives the streams (physical
+// or logical) and ranks.
+std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view);
+
+// The events that order `loops` (LoopsToOrder over `view`): at each
+// boundary, from each (region, stream)'s last slot of the run before to each
+// (region, other stream)'s first slot of the run after; reason loop-next
+// after the last run, loop-fork elsewhere; kind event, id 0. One per
+// (sender slot, receiver slot), in loop, boundary, sender, receiver
+// order. Both stream-activation (which adds them) and physical-stream-split
+// (which counts their Send/Recv tasks before they exist) read this list.
+struct LoopOrderEvent {
+  SyncEvent event;
+  NodeId loop;  // the owner of the loop it orders
+};
+std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loops,
+                                            const SyncView& view);
+
+// The region of node `n` in run graph `run` (GraphId index): the innermost
+// If/Case or loop subgraph between them, else `run`. -1 when `n` does not
+// lie in `run`'s subtree.
+int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run);
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_PLAN_LOOP_ORDER_H_

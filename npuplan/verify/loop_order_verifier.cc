@@ -1,0 +1,215 @@
+// verifier[loop-order]: every run of a static loop whose tasks use several
+// streams is ordered after the run before it (plan/loop_order.h gives the
+// runs and their per-region first/last tasks; this file checks the order
+// the plan's events give, without reading which pass added which event):
+//   * inside an iteration, each stream's last task of a run happens before
+//     each other stream's first task of the next run (one-pass
+//     happens-before, over events — on their Send/Recv nodes once they
+//     exist — stream order and activation);
+//   * into the next iteration, for each such pair a "loop-next" event
+//     (kind event) is recorded at or after the last task (in its region or
+//     at the run's top level) and waited at or before the first task (the
+//     same), so its wait binds to the previous iteration's record.
+// Happens-before between two slots of a loop only passes through the
+// slots between them in execution order, so one clock sweep over the
+// loop's window of ranks answers it.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "npuplan/ir/verifier.h"
+#include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/execution_view.h"
+#include "npuplan/plan/loop_order.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
+
+namespace npuplan::verify {
+namespace {
+
+absl::Status LoopOrderFail(std::string_view what) {
+  return absl::InternalError(StrCat("verifier[loop-order]: ", what));
+}
+
+std::string LoopTaskName(const Model& m, const SyncView& view, int32_t slot) {
+  const Node& n = m.node(view.node_of(slot));
+  const int32_t a = view.attached_of(slot);
+  return StrCat("'", n.name, "'", a >= 0 ? StrCat(" (attached ", a, ")") : std::string(),
+                " on stream ", view.stream(slot));
+}
+
+// Vector clocks of the slots ranked lo..hi, over the streams those slots
+// use (a loop's few, not the plan's); edges (to, from) sorted by the
+// target's rank.
+class WindowClocks {
+ public:
+  WindowClocks(const SyncView& view, int32_t lo, int32_t hi,
+               const std::vector<std::pair<int32_t, int32_t>>& edges)
+      : view_(view), lo_(lo) {
+    const auto slot_order = view.slot_order();
+    for (int32_t r = lo; r <= hi; ++r) {
+      const int64_t s = view.stream(slot_order[static_cast<size_t>(r)]);
+      if (s >= 0 && std::find(streams_.begin(), streams_.end(), s) == streams_.end())
+        streams_.push_back(s);
+    }
+    std::sort(streams_.begin(), streams_.end());
+    k_ = std::max<size_t>(streams_.size(), 1);
+    clock_.assign(static_cast<size_t>(hi - lo + 1) * k_, -1);
+    auto edge = std::lower_bound(edges.begin(), edges.end(), lo,
+                                 [&](const auto& e, int32_t r) { return view.rank(e.first) < r; });
+    for (int32_t r = lo; r <= hi; ++r) {
+      const int32_t v = slot_order[static_cast<size_t>(r)];
+      const int32_t s = Local(view.stream(v));
+      int32_t* cv = Row(r);
+      if (s >= 0) {
+        if (const int32_t p = view.pos(v); p > 0)
+          Join(cv, view.stream_slots(view.stream(v))[p - 1]);
+      }
+      for (; edge != edges.end() && view.rank(edge->first) == r; ++edge) {
+        if (s >= 0) Join(cv, edge->second);
+      }
+      if (s >= 0) cv[s] = std::max(cv[s], view.pos(v));
+    }
+  }
+  // a happens before b, or is b.
+  bool Before(int32_t a, int32_t b) const {
+    if (a == b) return true;
+    const int32_t ra = view_.rank(a), rb = view_.rank(b);
+    const int32_t sa = Local(view_.stream(a));
+    if (ra < lo_ || rb < lo_ || ra > rb || sa < 0 ||
+        static_cast<size_t>(rb - lo_) * k_ >= clock_.size())
+      return false;
+    return Row(rb)[sa] >= view_.pos(a);
+  }
+
+ private:
+  // The stream's index among the window's streams; -1 when none of its slots is in it.
+  int32_t Local(int64_t s) const {
+    const auto it = std::lower_bound(streams_.begin(), streams_.end(), s);
+    return it != streams_.end() && *it == s ? static_cast<int32_t>(it - streams_.begin()) : -1;
+  }
+  int32_t* Row(int32_t rank) { return clock_.data() + static_cast<size_t>(rank - lo_) * k_; }
+  const int32_t* Row(int32_t rank) const {
+    return clock_.data() + static_cast<size_t>(rank - lo_) * k_;
+  }
+  void Join(int32_t* into, int32_t from) {
+    const int32_t r = view_.rank(from);
+    if (r < lo_ || Local(view_.stream(from)) < 0)
+      return;  // outside the window: no path back into it
+    const int32_t* cf = Row(r);
+    for (size_t i = 0; i < k_; ++i) into[i] = std::max(into[i], cf[i]);
+  }
+
+  const SyncView& view_;
+  int32_t lo_;
+  std::vector<int64_t> streams_;
+  size_t k_ = 1;
+  std::vector<int32_t> clock_;
+};
+
+}  // namespace
+
+absl::Status VerifyLoopOrder(const Plan& plan) {
+  Verification run(plan);
+  return VerifyLoopOrder(run);
+}
+
+absl::Status VerifyLoopOrder(Verification& run) {
+  const Plan& plan = run.plan();
+  const Model& m = plan.model;
+  if (m.num_graphs() <= 1) return absl::OkStatus();  // no loop
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  const SyncView& view = run.View(physical);
+  const std::vector<OrderedLoop> loops = LoopsToOrder(plan, view);
+  if (loops.empty()) return absl::OkStatus();
+
+  // Order edges (to, from) of one pass, and the loop-next events as (record, wait) slots.
+  const SyncNodeIndex& sync = run.SyncNodes();
+  RecordSlots record_slot(plan, view);
+  std::vector<std::pair<int32_t, int32_t>> edges, next;
+  for (const SyncEvent& e : plan.events.events) {
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv) || e.reason == SyncReason::kLoop) {
+      continue;  // verifier[happens-before] names what is wrong with these
+    }
+    int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
+    const bool notify = e.kind == SyncKind::kNotify;
+    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
+      from = view.slot(sn, -1);
+    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
+      to = view.slot(rn, -1);
+    if (view.stream(from) < 0 || view.stream(to) < 0) continue;
+    if (e.reason == SyncReason::kLoopNext) {
+      if (!notify) next.emplace_back(from, to);
+    } else if (view.rank(from) < view.rank(to)) {
+      edges.emplace_back(to, from);
+    }
+  }
+  const ActivationInfo& act = run.Activation(physical);
+  for (const auto& [a, streams] : act.activated) {
+    const int32_t from = view.slot(NodeId(a), -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      const int32_t to = view.FirstSlotAfter(s, NodeId(a));
+      if (to >= 0 && view.stream(to) != view.stream(from)) edges.emplace_back(to, from);
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [&view](const auto& a, const auto& b) {
+    const int32_t ra = view.rank(a.first), rb = view.rank(b.first);
+    return ra != rb ? ra < rb : a < b;
+  });
+
+  for (const OrderedLoop& loop : loops) {
+    const int32_t lo = loop.runs.front().first_rank, hi = loop.runs.back().last_rank;
+    const WindowClocks hb(view, lo, hi, edges);
+    std::vector<std::pair<int32_t, int32_t>> inside;  // the loop-next events within the loop
+    for (const auto& ev : next) {
+      if (view.rank(ev.first) >= lo && view.rank(ev.first) <= hi && view.rank(ev.second) >= lo &&
+          view.rank(ev.second) <= hi)
+        inside.push_back(ev);
+    }
+    const std::string name = StrCat("loop '", m.node(loop.owner).name, "'");
+    auto run_name = [&](const LoopRun& r) { return StrCat("'", m.graph(r.graph).name, "'"); };
+    for (size_t j = 0; j < loop.runs.size(); ++j) {
+      const LoopRun& before = loop.runs[j];
+      const LoopRun& after = loop.next(j);
+      const bool carried = loop.carried_after(j);
+      for (const LoopRegionEnds& from : before.ends) {
+        for (const LoopRegionEnds& to : after.ends) {
+          if (from.stream == to.stream) continue;
+          if (!carried) {
+            if (hb.Before(from.last, to.first)) continue;
+            return LoopOrderFail(
+                StrCat(name, ": ", LoopTaskName(m, view, from.last), ", the last task of run ",
+                       run_name(before), " there, is not ordered before ",
+                       LoopTaskName(m, view, to.first), ", the first of the next run ",
+                       run_name(after), " there: the runs of one iteration may overlap"));
+          }
+          // Record at or after `from.last`, wait at or before `to.first`, each
+          // in the same region or at its run's top level (it then runs too).
+          const bool ordered = std::any_of(inside.begin(), inside.end(), [&](const auto& ev) {
+            const auto [rec, wait] = ev;
+            const int32_t rr = LoopRegionOf(m, view.node_of(rec), before.graph);
+            const int32_t wr = LoopRegionOf(m, view.node_of(wait), after.graph);
+            return (rr == from.region || rr == static_cast<int32_t>(before.graph.index())) &&
+                   (wr == to.region || wr == static_cast<int32_t>(after.graph.index())) &&
+                   hb.Before(from.last, rec) && hb.Before(wait, to.first);
+          });
+          if (ordered) continue;
+          return LoopOrderFail(
+              StrCat(name, ": nothing orders ", LoopTaskName(m, view, from.last),
+                     ", the last task of run ", run_name(before), " there, before ",
+                     LoopTaskName(m, view, to.first), ", the first of run ", run_name(after),
+                     " there, in the next iteration (no loop-next event from it or "
+                     "after it to it or before it): iterations may overlap"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan::verify
