@@ -446,6 +446,17 @@ TEST(PlanExecutorTest, ChecksLoopCarriedDependenciesWhenLoopsIterate) {
   EXPECT_EQ(first, "");
 }
 
+// Jittered runs with every loop body run `iterations` times.
+ExecOptions JitteredLoops(int64_t iterations) {
+  ExecOptions o;
+  o.jitter = true;
+  o.jitter_max_us = 300;
+  o.time_scale = 10;
+  o.stream_skew_us = 200;
+  o.control_flow.loop_iterations = iterations;
+  return o;
+}
+
 // The same plan with a loop-next event b2 → b1 (plan/loop_order.h): it runs
 // backwards in the order, so its wait binds to the previous iteration's
 // record — none in the first iteration — and b1 no longer overtakes b2.
@@ -453,12 +464,7 @@ TEST(PlanExecutorTest, ALoopNextEventOrdersTheNextIteration) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, WhilePlan(1));
   AddEvent(plan, "b2", "b1", 2);
   plan.events.events.back().reason = SyncReason::kLoopNext;
-  ExecOptions o;
-  o.jitter = true;
-  o.jitter_max_us = 300;
-  o.time_scale = 10;
-  o.stream_skew_us = 200;
-  o.control_flow.loop_iterations = 3;
+  const ExecOptions o = JitteredLoops(3);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
   EXPECT_TRUE(exec->program().skipped.empty());
   runtime::CpuDevice device;
@@ -508,12 +514,7 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
       next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
   }
   EXPECT_THAT(next, ::testing::Contains("b_ar->c_less"));
-  ExecOptions o;
-  o.jitter = true;
-  o.jitter_max_us = 300;
-  o.time_scale = 10;
-  o.stream_skew_us = 200;
-  o.control_flow.loop_iterations = 3;
+  const ExecOptions o = JitteredLoops(3);
   runtime::CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
