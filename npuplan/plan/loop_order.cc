@@ -124,15 +124,13 @@ std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
     std::set<int64_t> streams;
     for (GraphId g : graphs) {
       LoopRun run = CollectRun(m, view, ffts, g);
-      if (run.first_rank < 0) continue;
+      if (run.ends.empty()) continue;  // no task (at most Send/Recv nodes): orders nothing
       for (const LoopRegionEnds& e : run.ends) streams.insert(e.stream);
       loop.runs.push_back(std::move(run));
     }
     // The runs in execution order (subgraph order, as ExecutionOrder enters them).
     std::sort(loop.runs.begin(), loop.runs.end(),
               [](const LoopRun& a, const LoopRun& b) { return a.first_rank < b.first_rank; });
-    // A run of Send/Recv nodes only (no region) orders nothing.
-    std::erase_if(loop.runs, [](const LoopRun& r) { return r.ends.empty(); });
     if (streams.size() > 1) out.push_back(std::move(loop));
   }
   return out;

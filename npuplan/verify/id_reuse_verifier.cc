@@ -241,22 +241,11 @@ std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const Sync
   std::vector<std::pair<int32_t, int32_t>> order_edges;
   for (const SyncEvent& e : plan.events.events) {
     if (OrdersNextIteration(e.reason)) continue;
-    int32_t from = view.slot(e.send, e.send_attached), to = view.slot(e.recv, e.recv_attached);
-    const bool notify = e.kind == SyncKind::kNotify;
-    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
-      from = view.slot(sn, -1);
-    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
-      to = view.slot(rn, -1);
+    const auto [from, to] = sync.EventSlots(view, e, view.slot(e.send, e.send_attached));
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
-  for (const auto& [a, streams] : act.activated) {
-    const int32_t from = view.slot(NodeId(a), -1);
-    if (view.stream(from) < 0) continue;
-    for (int64_t s : streams) {
-      const int32_t to = view.FirstSlotAfter(s, NodeId(a));
-      if (to >= 0 && view.stream(to) != view.stream(from)) order_edges.emplace_back(from, to);
-    }
-  }
+  const auto activation = ActivationEdges(view, act);
+  order_edges.insert(order_edges.end(), activation.begin(), activation.end());
   return order_edges;
 }
 

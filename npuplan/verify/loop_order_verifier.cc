@@ -135,28 +135,16 @@ absl::Status VerifyLoopOrder(Verification& run) {
         e.recv_attached >= view.num_attached(e.recv) || e.reason == SyncReason::kLoop) {
       continue;  // verifier[happens-before] names what is wrong with these
     }
-    int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
-    const bool notify = e.kind == SyncKind::kNotify;
-    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
-      from = view.slot(sn, -1);
-    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
-      to = view.slot(rn, -1);
+    const auto [from, to] = sync.EventSlots(view, e, record_slot.ForEvent(e));
     if (view.stream(from) < 0 || view.stream(to) < 0) continue;
     if (e.reason == SyncReason::kLoopNext) {
-      if (!notify) next.emplace_back(from, to);
+      if (e.kind == SyncKind::kEvent) next.emplace_back(from, to);
     } else if (view.rank(from) < view.rank(to)) {
       edges.emplace_back(to, from);
     }
   }
-  const ActivationInfo& act = run.Activation(physical);
-  for (const auto& [a, streams] : act.activated) {
-    const int32_t from = view.slot(NodeId(a), -1);
-    if (view.stream(from) < 0) continue;
-    for (int64_t s : streams) {
-      const int32_t to = view.FirstSlotAfter(s, NodeId(a));
-      if (to >= 0 && view.stream(to) != view.stream(from)) edges.emplace_back(to, from);
-    }
-  }
+  for (const auto& [from, to] : ActivationEdges(view, run.Activation(physical)))
+    edges.emplace_back(to, from);
   std::sort(edges.begin(), edges.end(), [&view](const auto& a, const auto& b) {
     const int32_t ra = view.rank(a.first), rb = view.rank(b.first);
     return ra != rb ? ra < rb : a < b;

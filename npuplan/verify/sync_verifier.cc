@@ -358,12 +358,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
       return Fail("happens-before",
                   StrCat("event ", e.id, " names an attached stream the node does not have"));
     }
-    int32_t from = record_slot.ForEvent(e), to = view.slot(e.recv, e.recv_attached);
-    const bool notify = e.kind == SyncKind::kNotify;
-    if (const NodeId sn = sync.Send({e.send.value, e.id, notify}); sn.valid())
-      from = view.slot(sn, -1);
-    if (const NodeId rn = sync.Recv({e.recv.value, e.id, notify}); rn.valid())
-      to = view.slot(rn, -1);
+    const auto [from, to] = sync.EventSlots(view, e, record_slot.ForEvent(e));
     if (view.stream(from) < 0 || view.stream(to) < 0) {
       return Fail("happens-before",
                   StrCat("event ", e.id, " between '", m.node(e.send).name, "' and '",
@@ -377,15 +372,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
     in_edges.emplace_back(to, from);
   }
   const ActivationInfo& act = run.Activation(physical);
-  for (const auto& [a, streams] : act.activated) {
-    NodeId an(a);
-    int32_t from = view.slot(an, -1);
-    if (view.stream(from) < 0) continue;
-    for (int64_t s : streams) {
-      int32_t to = view.FirstSlotAfter(s, an);
-      if (to >= 0 && view.stream(to) != view.stream(from)) in_edges.emplace_back(to, from);
-    }
-  }
+  for (const auto& [from, to] : ActivationEdges(view, act)) in_edges.emplace_back(to, from);
   // In the sweep's order (the target's rank, then the sender), read with a
   // cursor as the sweep reaches each target: tens of thousands of edges,
   // where an offset table per slot was megabytes of fresh memory.

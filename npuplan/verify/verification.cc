@@ -74,6 +74,29 @@ NodeId SyncNodeIndex::Find(const std::vector<Entry>& table, const Key& key) {
   return it != table.end() && it->first == key ? it->second : NodeId();
 }
 
+std::pair<int32_t, int32_t> SyncNodeIndex::EventSlots(const SyncView& view, const SyncEvent& e,
+                                                      int32_t record) const {
+  const bool notify = e.kind == SyncKind::kNotify;
+  int32_t from = record, to = view.slot(e.recv, e.recv_attached);
+  if (const NodeId sn = Send({e.send.value, e.id, notify}); sn.valid()) from = view.slot(sn, -1);
+  if (const NodeId rn = Recv({e.recv.value, e.id, notify}); rn.valid()) to = view.slot(rn, -1);
+  return {from, to};
+}
+
+std::vector<std::pair<int32_t, int32_t>> ActivationEdges(const SyncView& view,
+                                                         const ActivationInfo& act) {
+  std::vector<std::pair<int32_t, int32_t>> out;
+  for (const auto& [a, streams] : act.activated) {
+    const int32_t from = view.slot(NodeId(a), -1);
+    if (view.stream(from) < 0) continue;
+    for (int64_t s : streams) {
+      const int32_t to = view.FirstSlotAfter(s, NodeId(a));
+      if (to >= 0 && view.stream(to) != view.stream(from)) out.emplace_back(from, to);
+    }
+  }
+  return out;
+}
+
 Verification::Verification(const Plan& plan) : plan_(plan) {}
 Verification::~Verification() = default;
 

@@ -86,6 +86,11 @@ class SyncNodeIndex {
   NodeId Send(const Key& key) const { return Find(send_, key); }
   NodeId Recv(const Key& key) const { return Find(recv_, key); }
   size_t num_sends() const { return send_.size(); }
+  // The slots where event `e` is recorded and awaited: its Send / Recv
+  // node's once they exist, else `record` (where the sender records it) and
+  // the receiver's slot.
+  std::pair<int32_t, int32_t> EventSlots(const SyncView& view, const SyncEvent& e,
+                                         int32_t record) const;
   size_t num_recvs() const { return recv_.size(); }
 
  private:
@@ -95,6 +100,11 @@ class SyncNodeIndex {
   static void Finish(std::vector<Entry>& table);
   std::vector<Entry> send_, recv_;
 };
+
+// Stream activation as order edges (from, to): an activator's slot before
+// the first slot after it of each stream it activates (its own excepted).
+std::vector<std::pair<int32_t, int32_t>> ActivationEdges(const SyncView& view,
+                                                         const ActivationInfo& act);
 
 class Verification {
  public:
