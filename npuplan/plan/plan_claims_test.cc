@@ -265,6 +265,24 @@ TEST(PlanClaimsTest, APartitionSectionIsChecked) {
               StatusIs(absl::StatusCode::kInternal, "lists 0 partitioned subgraphs"));
 }
 
+// Loop-order events come with stream-activation, whose stage runs the
+// loop-order check: a plan holding one must claim that stage.
+TEST(PlanClaimsTest, ALoopOrderEventNeedsTheActiveStreamsClaim) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan,
+      ReadPlanFile(NPUPLAN_SOURCE_DIR "/testdata/plans/transformer_split_full/expected.plan.json"));
+  ASSERT_FALSE(plan.events.events.empty());
+  plan.events.events[0].reason = SyncReason::kLoopNext;
+  ASSERT_THAT(VerifyPlanClaims(plan), IsOk());
+  plan.established &= ~static_cast<IrProperties>(IrProperty::kActiveStreams);
+  plan.established &= ~static_cast<IrProperties>(IrProperty::kSyncNodes);
+  EXPECT_THAT(
+      VerifyPlanClaims(plan),
+      StatusIs(
+          absl::StatusCode::kInternal,
+          "events[0] is a loop-order event, but the plan does not claim stage 'active-streams'"));
+}
+
 // A split event's Send/Recv tasks are not counted against the task limit: a
 // plan could relabel events as split ones to pass the physical-stream check.
 TEST(PlanClaimsTest, OnlyTheEventOpeningASplitStreamIsASplitEvent) {
