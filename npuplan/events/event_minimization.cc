@@ -27,23 +27,6 @@ namespace {
 
 constexpr int32_t kActivation = -1;
 
-// Ids of each kind renumbered 0..m-1 in their order; events that shared an id still share one.
-void CompactIds(EventTable& table) {
-  for (SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
-    std::vector<int64_t> ids;
-    for (const SyncEvent& e : table.events) {
-      if (e.kind == kind) ids.push_back(e.id);
-    }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    for (SyncEvent& e : table.events) {
-      if (e.kind == kind)
-        e.id = static_cast<int32_t>(std::lower_bound(ids.begin(), ids.end(), e.id) - ids.begin());
-    }
-  }
-  RecountIds(table);
-}
-
 }  // namespace
 
 std::vector<bool> RedundantAfterSplit(const Plan& plan) {

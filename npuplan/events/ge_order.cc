@@ -10,6 +10,22 @@
 
 namespace npuplan::events {
 
+void CompactIds(EventTable& table) {
+  for (SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
+    std::vector<int64_t> ids;
+    for (const SyncEvent& e : table.events) {
+      if (e.kind == kind) ids.push_back(e.id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (SyncEvent& e : table.events) {
+      if (e.kind == kind)
+        e.id = static_cast<int32_t>(std::lower_bound(ids.begin(), ids.end(), e.id) - ids.begin());
+    }
+  }
+  RecountIds(table);
+}
+
 void RecountIds(EventTable& table) {
   IdsContinuous(table, &table.event_count, &table.notify_count);
 }

@@ -68,6 +68,10 @@ bool RenumberGeOrder(Plan& plan);
 // Recomputes event_count / notify_count from the ids.
 void RecountIds(EventTable& table);
 
+// Renumbers the ids of each kind 0..m-1 in their order (events that shared an
+// id still share one) after events were removed, and recounts.
+void CompactIds(EventTable& table);
+
 // Next free id of `kind`.
 int64_t NextId(const EventTable& table, SyncKind kind);
 
