@@ -5,6 +5,7 @@
 #include <span>
 
 #include "npuplan/events/event_options.h"
+#include "npuplan/events/loop_gates.h"
 #include "npuplan/events/loop_order_events.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/ir/topo_sort.h"
@@ -326,7 +327,10 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
   const bool ordered = events::AddLoopOrderEvents(name(), plan, ctx);
-  return created || written || ordered;
+  // After the loop-order events: one whose end lies in a nested loop crosses
+  // that loop's boundary too.
+  const bool gated = events::AddLoopGates(name(), plan, ctx);
+  return created || written || ordered || gated;
 }
 
 }  // namespace npuplan

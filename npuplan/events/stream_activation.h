@@ -19,11 +19,15 @@
 // A node activating its own stream is an error (GE CheckStreamActived).
 // Then loop-order events (loop_order_events.h): a static loop whose runs use
 // several streams gets "loop-fork" / "loop-next" events between its runs.
+// Then loop gates (loop_gates.h): an event into or out of a static loop (a
+// loop-order event of an outer loop included) waits or records at a LoopGate
+// node at the loop's boundary, once per loop run.
 //
 // Requires: physical-streams. Provides: active-streams.
 // Decision keywords: StreamsActivated node= streams= reason=
 //                    StreamActiveCreated node= stream= label=   LoopEvent from= to=
 //                    LoopOrderEvent loop= kind=fork|next from= to=
+//                    LoopGate loop= side=entry|exit|implied gate= from= to=
 #ifndef NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 #define NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 
@@ -48,8 +52,9 @@ class StreamActivation final : public Pass {
   std::string_view name() const override { return "stream-activation"; }
   IrProperties required() const override { return static_cast<IrProperties>(IrProperty::kPhysicalStreams); }
   IrProperties provided() const override { return static_cast<IrProperties>(IrProperty::kActiveStreams); }
-  // Adds StreamActive nodes (their stream, tasks, physical stream) and loop
-  // events, writes active_stream_list attributes.
+  // Adds StreamActive and LoopGate nodes (their stream, tasks, physical
+  // stream) and loop events, moves loop-crossing events to the gates, writes
+  // active_stream_list attributes.
   PlanAccess access() const override {
     return {kAllPlanParts & ~PlanPart::kMemory, PlanPart::kModel | PlanPart::kStreams |
                                                     PlanPart::kEvents | PlanPart::kTasks |

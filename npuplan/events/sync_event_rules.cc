@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "npuplan/events/sync_event_fast_path.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/str_util.h"
 
@@ -164,7 +165,7 @@ std::vector<NodeId> SubgraphEntryAndEndEvents(InsertionState& st, FoundEvents& o
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
-      if (n.stream_id >= 0 && n.inputs.empty() && n.control_inputs.empty()) {
+      if (n.stream_id >= 0 && n.inputs.empty() && n.control_inputs.empty() && !IsLoopGate(n)) {
         for (NodeId x : parent_in) {
           if (st.stream(x) >= 0 && st.stream(x) != n.stream_id) {
             cands.push_back({x.value, id.value, SyncReason::kSubgraphEntry});

@@ -7,6 +7,8 @@
 #include <random>
 
 #include "npuplan/compiler/compiler.h"
+#include "npuplan/ir/attribute.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
@@ -519,6 +521,26 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
   EXPECT_EQ(first, "");
+  // Events into and out of the loop wait and record at its gates, once per
+  // loop run: no device id is misused as a wait-reset device would refuse.
+  // Recorded by the body's last task instead (every iteration, waited once
+  // after the loop), the id is.
+  std::vector<size_t> leaving;
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    const Node& send = plan.model.node(plan.events.events[i].send);
+    if (IsLoopGate(send) && GetStringAttr(send.attrs, "loop_gate") == "exit") leaving.push_back(i);
+  }
+  ASSERT_FALSE(leaving.empty());
+  for (int r = 0; r < 5; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
+  }
+  Plan crossing = plan;
+  crossing.events.events[leaving[0]].send = crossing.model.FindNode("b_ar");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto misused, PlanExecutor::Create(crossing, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, misused->Run(device, 0));
+  ASSERT_FALSE(res.event_misuses.empty());
+  EXPECT_THAT(res.event_misuses.front(), HasSubstr("'b_ar' -> 'post'"));
   // The same plan without its loop-next event races in some run.
   std::erase_if(plan.events.events,
                 [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });

@@ -20,6 +20,13 @@ inline bool IsBranchType(std::string_view t) {
 inline bool IsLoopType(std::string_view t) {
   return t == "While" || t == "_While" || t == "StatelessWhile" || t == "For" || t == "Loop";
 }
+// A loop gate (events/loop_gates.h): a node without a task, edges or outputs,
+// on one stream right before (entry) or after (exit) a static loop's owner in
+// the owner's graph, where an event into or out of the loop is waited or
+// recorded once per run of the loop instead of once per iteration. Not a
+// subgraph root: it reads nothing of the parent.
+inline constexpr std::string_view kLoopGateType = "LoopGate";
+inline bool IsLoopGate(const Node& n) { return n.type == kLoopGateType; }
 inline bool IsBranchNode(const Node& n) { return IsBranchType(n.type); }
 inline bool IsLoopNode(const Node& n) { return IsLoopType(n.type); }
 

@@ -72,6 +72,34 @@ LoopRun CollectRun(const Model& m, const SyncView& view, const std::vector<uint8
   return r;
 }
 
+// The loops LoopsToOrder and the loop gates consider: a loop owner whose
+// subgraphs all run on the device as one graph each (not on the dynamic
+// path, not FFTS, not under a thread scope), as sync-event-insertion treats
+// them.
+class StaticLoopFilter {
+ public:
+  explicit StaticLoopFilter(const Plan& plan)
+      : m_(plan.model), dynamic_(DynamicPathGraphs(plan)), ffts_(FftsRegionGraphs(m_)) {}
+  bool operator()(NodeId owner) const {
+    const Node& node = m_.node(owner);
+    if (node.subgraphs.empty() || !IsLoopNode(node) || IsFftsOwner(node) || InFfts(node.graph) ||
+        HasAttr(node.attrs, "_thread_scope_id")) {
+      return false;
+    }
+    const std::vector<GraphId> graphs = OwnedGraphs(m_, owner);
+    return !graphs.empty() && std::none_of(graphs.begin(), graphs.end(), [&](GraphId g) {
+      return (g.index() < dynamic_.size() && dynamic_[g.index()]) || InFfts(g);
+    });
+  }
+  const std::vector<uint8_t>& ffts() const { return ffts_; }
+
+ private:
+  bool InFfts(GraphId g) const { return !ffts_.empty() && ffts_[g.index()]; }
+  const Model& m_;
+  const std::vector<bool> dynamic_;
+  const std::vector<uint8_t> ffts_;
+};
+
 }  // namespace
 
 bool HasLoopSubgraph(const Model& m) {
@@ -105,25 +133,14 @@ std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
   std::vector<OrderedLoop> out;
   const Model& m = plan.model;
   if (!HasLoopSubgraph(m)) return out;
-  const std::vector<bool> dynamic = DynamicPathGraphs(plan);
-  const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
-  auto in_ffts = [&](GraphId g) { return !ffts.empty() && ffts[g.index()]; };
+  const StaticLoopFilter is_static(plan);
   for (NodeId owner : view.order()) {
-    const Node& node = m.node(owner);
-    if (node.subgraphs.empty() || !IsLoopNode(node) || IsFftsOwner(node) || in_ffts(node.graph) ||
-        HasAttr(node.attrs, "_thread_scope_id")) {
-      continue;
-    }
+    if (!is_static(owner)) continue;
     const std::vector<GraphId> graphs = OwnedGraphs(m, owner);
-    if (graphs.empty() || std::any_of(graphs.begin(), graphs.end(), [&](GraphId g) {
-          return (g.index() < dynamic.size() && dynamic[g.index()]) || in_ffts(g);
-        })) {
-      continue;
-    }
     OrderedLoop loop{owner, {}};
     std::set<int64_t> streams;
     for (GraphId g : graphs) {
-      LoopRun run = CollectRun(m, view, ffts, g);
+      LoopRun run = CollectRun(m, view, is_static.ffts(), g);
       if (run.ends.empty()) continue;  // no task (at most Send/Recv nodes): orders nothing
       for (const LoopRegionEnds& e : run.ends) streams.insert(e.stream);
       loop.runs.push_back(std::move(run));
@@ -161,6 +178,48 @@ std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loop
     }
   }
   return out;
+}
+
+StaticLoopNesting::StaticLoopNesting(const Plan& plan) : model_(&plan.model) {
+  const Model& m = plan.model;
+  if (!HasLoopSubgraph(m)) return;
+  const StaticLoopFilter is_static(plan);
+  innermost_.assign(m.num_graphs(), -1);
+  up_.assign(m.num_nodes(), -1);
+  depth_.assign(m.num_nodes(), 0);
+  for (GraphId g : m.GraphsPreOrder()) {  // a graph after its parent's graph
+    const NodeId owner = m.graph(g).parent_node;
+    if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
+    const int32_t around = innermost_[m.node(owner).graph.index()];
+    if (is_static(owner)) {
+      up_[owner.index()] = around;
+      depth_[owner.index()] = Depth(around) + 1;
+      innermost_[g.index()] = owner.value;
+    } else {
+      innermost_[g.index()] = around;
+    }
+  }
+}
+
+int32_t StaticLoopNesting::Innermost(NodeId n) const {
+  if (empty() || !n.valid() || n.index() >= model_->num_nodes()) return -1;
+  const GraphId g = model_->node(n).graph;
+  return g.valid() && g.index() < innermost_.size() ? innermost_[g.index()] : -1;
+}
+
+NodeId StaticLoopNesting::OutermostLoopLeft(NodeId inside, NodeId outside) const {
+  int32_t x = Innermost(inside), y = Innermost(outside), below = -1;
+  while (Depth(x) > Depth(y)) {
+    below = x;
+    x = Up(x);
+  }
+  while (Depth(y) > Depth(x)) y = Up(y);
+  while (x != y) {  // the same depth: climb both to the loop around both
+    below = x;
+    x = Up(x);
+    y = Up(y);
+  }
+  return below < 0 ? NodeId() : NodeId(below);
 }
 
 int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run) {

@@ -99,6 +99,39 @@ std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loop
 // lie in `run`'s subtree.
 int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run);
 
+// Loop boundaries. An event whose record lies outside a static loop and
+// whose wait lies inside it is recorded once and waited every iteration; one
+// recorded inside and waited outside the reverse. On a wait-reset device (a
+// wait consumes the record, as on Ascend) the second iteration's wait blocks,
+// or the wait after the loop passes on the first iteration's record. Such an
+// event is made once against once at the loop's boundary instead: a LoopGate
+// node (IsLoopGate) on the waiting / recording stream, in the loop owner's
+// graph right before / after the owner (events/loop_gates.h), and the
+// verifier refuses an event that still crosses (verifier[loop-boundary]).
+//
+// The static loops are those LoopsToOrder may order — not on the dynamic
+// path, not FFTS, not under a thread scope — whatever streams they use.
+class StaticLoopNesting {
+ public:
+  explicit StaticLoopNesting(const Plan& plan);
+  // No static loop in the model.
+  bool empty() const { return up_.empty(); }
+  // The outermost static loop around `inside` that is not around `outside`
+  // (its owner); invalid when there is none. O(loop depth).
+  NodeId OutermostLoopLeft(NodeId inside, NodeId outside) const;
+
+ private:
+  int32_t Innermost(NodeId n) const;  // innermost static loop owner around n, -1 none
+  int32_t Depth(int32_t loop) const { return loop < 0 ? 0 : depth_[static_cast<size_t>(loop)]; }
+  int32_t Up(int32_t loop) const { return up_[static_cast<size_t>(loop)]; }
+
+  const Model* model_;
+  std::vector<int32_t> innermost_;  // per GraphId
+  std::vector<int32_t> up_;  // per NodeId: for a static loop owner, the static loop around it
+  std::vector<int32_t>
+      depth_;  // per NodeId: for a static loop owner, static loops around its subgraphs
+};
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_PLAN_LOOP_ORDER_H_

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
 
@@ -30,6 +31,8 @@ int64_t NodeTasks(const Node& node, const EngineConfig* engine, std::string_view
   if (auto sqe = GetIntAttr(node.attrs, "_node_sqe_num"))
     return decided("_node_sqe_num", plus_reset(*sqe));
   if (engine != nullptr && engine->skip_assign_stream) return decided("skip-engine", 0);
+  // Only its Send / Recv nodes run: the gate marks where on the stream.
+  if (IsLoopGate(node)) return decided("loop-gate", 0);
   if (node.engine == "DNN_HCCL") {
     if (auto n = GetIntAttr(node.attrs, "_hccl_task_num")) return decided("_hccl_task_num", plus_reset(*n));
   }

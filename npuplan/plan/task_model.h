@@ -26,7 +26,8 @@
 namespace npuplan {
 
 // Main-stream tasks of `node`; `rule` (optional) receives the rule that
-// decided: "_node_sqe_num", "skip-engine", "_hccl_task_num" or "default".
+// decided: "_node_sqe_num", "skip-engine", "loop-gate" (a LoopGate node:
+// none), "_hccl_task_num" or "default".
 int64_t NodeTasks(const Node& node, const EngineTable& engines, std::string_view* rule = nullptr);
 // The same with `engine` = engines.Find(node.engine), looked up by the
 // caller (a walk over many nodes of few engines looks each up once).

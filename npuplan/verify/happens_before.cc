@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 
 namespace npuplan::memory {
@@ -91,7 +92,7 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
-      if (IsSyncNode(x)) continue;
+      if (IsSyncNode(x) || IsLoopGate(x)) continue;  // reads nothing of the parent
       const bool root =
           x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(model.node(c)); });

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/echo.h"
@@ -98,7 +99,8 @@ absl::Status CheckPlacement(const Model& m, const TensorLifetimes& lt, const Ten
   }
   placed.offset[buffer] = tp.offset;
   // The buffer's name, like its lifetime, is only the recomputed one until
-  // Send/Recv nodes change the graph (aliases may then group differently).
+  // Send/Recv nodes or loop gates change the graph (aliases may then group
+  // differently).
   if ((!order_changed && tp.buffer != b.name) || tp.stream != m.node(tp.node).stream_id) {
     return Fail("memory-tensors", StrCat("tensor '", name(), "' says buffer '", EchoName(tp.buffer),
                                          "' on stream ", tp.stream, "; it is in buffer '", b.name,
@@ -111,7 +113,11 @@ absl::Status CheckPlacement(const Model& m, const TensorLifetimes& lt, const Ten
 absl::Status CheckPlacements(const Plan& plan, const TensorLifetimes& lt, Placed& placed) {
   const Model& m = plan.model;
   const MemoryResult& mem = plan.memory;
-  const bool order_changed = Has(plan.established, IrProperty::kSyncNodes);
+  // Nodes inserted after memory planning shift the positions: Send/Recv nodes,
+  // and the loop gates stream-activation places.
+  const bool order_changed =
+      Has(plan.established, IrProperty::kSyncNodes) ||
+      std::any_of(m.nodes().begin(), m.nodes().end(), [](const Node& n) { return IsLoopGate(n); });
   placed.offset.assign(lt.buffers.size(), -1);
   placed.seen.assign(lt.buffers.size(), 0);
   placed.tensors.assign(lt.buffer_of.size(), 0);

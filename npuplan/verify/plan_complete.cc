@@ -36,6 +36,9 @@ absl::Status VerifyPlanComplete(const Plan& plan) {
     // must still run its iterations in order.
     const absl::Status loops = VerifyLoopOrder(plan);
     if (!loops.ok()) return missing("active-streams", loops, "verifier[loop-order]: ");
+    // Nor may an event into or out of a loop skip the loop gates.
+    const absl::Status gates = VerifyLoopBoundaries(plan);
+    if (!gates.ok()) return missing("active-streams", gates, "verifier[loop-boundary]: ");
   }
   return absl::OkStatus();
 }

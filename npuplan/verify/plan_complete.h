@@ -8,8 +8,9 @@
 //   verifier[stages]: stage 'sync-events' is missing: data-edge dependency
 //   'a' on stream 0 -> 'b' on stream 1 is not ordered …
 // Likewise without active-streams (the stage that adds loop-order events),
-// verifier[loop-order] runs anyway: a loop whose runs use several streams
-// must run its iterations in order.
+// verifier[loop-order] and verifier[loop-boundary] run anyway: a loop whose
+// runs use several streams must run its iterations in order, and no event may
+// be recorded and waited at different levels of a loop.
 #ifndef NPUPLAN_VERIFY_PLAN_COMPLETE_H_
 #define NPUPLAN_VERIFY_PLAN_COMPLETE_H_
 

@@ -20,6 +20,7 @@
 #include "npuplan/events/sync_event_optimization.h"
 #include "npuplan/events/sync_node_generation.h"
 #include "npuplan/events/task_count_assignment.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/memory/memory_planning.h"
 #include "npuplan/plan/plan_claims.h"
 #include "npuplan/support/status_macros.h"
@@ -105,6 +106,15 @@ const std::map<std::string, std::function<void(Plan&)>>& Lies() {
            if (e.reason != SyncReason::kLoopNext) continue;
            std::swap(e.send, e.recv);
            std::swap(e.send_attached, e.recv_attached);
+           break;
+         }
+       }},
+      {"loop-boundary",
+       [](Plan& p) {  // the loop's input waited inside the body again, not at its entry gate
+         const NodeId body_node = p.model.FindNode("bb");
+         for (SyncEvent& e : p.events.events) {
+           if (!IsLoopGate(p.model.node(e.recv))) continue;
+           e.recv = body_node;
            break;
          }
        }},

@@ -37,7 +37,9 @@
 //                       activates its own stream; [loop-order] each run of a
 //                       static loop with tasks on several streams follows
 //                       the run before it, also into the next iteration
-//                       (loop_order_verifier.cc)
+//                       (loop_order_verifier.cc); [loop-boundary] no event
+//                       is recorded and waited at different levels of a
+//                       static loop (loop_boundary_verifier.cc)
 //   sync-nodes        → [sync-nodes] every event has its Send and Recv node
 //                       (id attr, control edge, stream) and nothing else does;
 //                       [dynamic-senders] every dynamic-path event's listed
@@ -74,6 +76,10 @@ absl::Status VerifyActiveStreams(Verification& run);
 // the run before it (loop_order_verifier.cc, plan/loop_order.h).
 absl::Status VerifyLoopOrder(const Plan& plan);
 absl::Status VerifyLoopOrder(Verification& run);
+// No event is recorded and waited at different levels of a static loop
+// (loop_boundary_verifier.cc, plan/loop_order.h "Loop boundaries").
+absl::Status VerifyLoopBoundaries(const Plan& plan);
+absl::Status VerifyLoopBoundaries(Verification& run);
 absl::Status VerifySyncNodes(const Plan& plan);
 absl::Status VerifySyncNodes(Verification& run);
 // Shared device ids are safe (issue 23; id_reuse_verifier.cc).

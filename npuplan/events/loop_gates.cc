@@ -1,0 +1,242 @@
+#include "npuplan/events/loop_gates.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "npuplan/events/ge_order.h"
+#include "npuplan/events/sync_view.h"
+#include "npuplan/ir/control_flow_types.h"
+#include "npuplan/ir/topo_sort.h"
+#include "npuplan/plan/loop_order.h"
+#include "npuplan/support/str_util.h"
+
+namespace npuplan::events {
+namespace {
+
+enum class Side { kEntry, kExit };
+
+// The gates of one plan: created on first use, placed once all are known.
+class Gates {
+ public:
+  explicit Gates(Plan& plan) : plan_(plan) {}
+
+  // The gate of `loop` on the stream of `end`'s main slot (`end` in the loop).
+  NodeId For(NodeId loop, Side side, NodeId end) {
+    const int64_t stream = plan_.physical_stream[end.index()];
+    const auto key = std::make_tuple(loop.value, side == Side::kEntry ? 0 : 1, stream);
+    if (auto it = gates_.find(key); it != gates_.end()) return it->second;
+    Model& m = plan_.model;
+    const std::string stem =
+        StrCat(m.node(loop).name, side == Side::kEntry ? "_LoopEntry_" : "_LoopExit_", stream);
+    std::string name = stem;
+    for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
+    Node gate;
+    gate.name = std::move(name);
+    gate.type = std::string(kLoopGateType);
+    gate.engine = "DNN_VM_RTS";
+    gate.stream_id = m.node(end).stream_id;
+    gate.attrs["loop_gate"] = side == Side::kEntry ? "entry" : "exit";
+    const NodeId id = m.AddNode(m.node(loop).graph, std::move(gate));
+    m.graph(m.node(loop).graph).nodes.pop_back();  // placed by Place()
+    plan_.EnsureNodeVectors();
+    plan_.physical_stream[id.index()] = stream;
+    plan_.tasks[id.index()] = 0;
+    gates_.emplace(key, id);
+    return id;
+  }
+
+  // Entry gates right before their loop's owner, exit gates right after it,
+  // each side by stream.
+  void Place() {
+    Model& m = plan_.model;
+    std::map<int32_t, std::pair<std::vector<NodeId>, std::vector<NodeId>>> by_loop;
+    for (const auto& [key, id] : gates_) {
+      auto& [entries, exits] = by_loop[std::get<0>(key)];
+      (std::get<1>(key) == 0 ? entries : exits).push_back(id);
+    }
+    for (auto& [loop_value, sides] : by_loop) {
+      const NodeId loop(loop_value);
+      auto& nodes = m.graph(m.node(loop).graph).nodes;
+      auto at = std::find(nodes.begin(), nodes.end(), loop);
+      at = nodes.insert(at + 1, sides.second.begin(), sides.second.end());  // exits
+      at = std::find(nodes.begin(), nodes.end(), loop);
+      nodes.insert(at, sides.first.begin(), sides.first.end());  // entries
+    }
+    RenumberTopoIds(m);
+  }
+
+  bool empty() const { return gates_.empty(); }
+
+ private:
+  Plan& plan_;
+  std::map<std::tuple<int32_t, int, int64_t>, NodeId> gates_;  // (loop, side, stream)
+};
+
+// The loops an event leaves on its way (invalid: none).
+struct LoopMove {
+  NodeId into;    // the outermost loop around the receiver, not the sender
+  NodeId out_of;  // the outermost loop around the sender, not the receiver
+};
+
+// The subgraph of `loop` that holds `n` (its run), invalid when none.
+GraphId RunGraphOf(const Model& m, NodeId n, NodeId loop) {
+  GraphId g = m.node(n).graph;
+  for (size_t steps = 0; g.valid() && steps <= m.num_graphs(); ++steps) {
+    const NodeId owner = m.graph(g).parent_node;
+    if (!owner.valid()) return GraphId();
+    if (owner == loop) return g;
+    g = m.node(owner).graph;
+  }
+  return GraphId();
+}
+
+// Entries made unnecessary by the loop's own order: an event into the second
+// run of a loop (a While's body) from a sender that also enters the first run
+// at the gate of a stream with a task at that run's top level. That gate ⇒
+// (its stream's queue) the first run's last task there ⇒ (a loop-fork event,
+// or the queue) the second run's first task on every stream. Per event, the
+// index of the event whose gate implies it; -1 when none. Sketch:
+//   x → gate(s4) ⇒ c_less (cond, s4) → loop-fork → b_relu (body, s5)
+// makes x → gate(s5) for b_relu redundant. (The device runs the cond once
+// more after the last body, so exits get no such treatment.)
+std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<LoopMove>& moves) {
+  const auto& events = plan.events.events;
+  std::vector<int32_t> out(events.size(), -1);
+  const SyncView view(plan, /*physical=*/true);
+  std::map<int32_t, OrderedLoop> loops;
+  for (OrderedLoop& l : LoopsToOrder(plan, view)) loops.emplace(l.owner.value, std::move(l));
+  if (loops.empty()) return out;
+  const Model& m = plan.model;
+  // Per event, its run index in the loop it enters (-1: none or not ordered).
+  std::vector<int32_t> run(events.size(), -1);
+  // (sender slot after any exit gate, loop) → an event entering run 0 at a
+  // top-level stream, and that stream.
+  // (sending node or -1 for an exit gate, its attached index or the gate's
+  // stream, the exit gate's loop, the loop entered)
+  using Sender = std::tuple<int32_t, int64_t, int32_t, int32_t>;
+  auto sender = [&](size_t i) {
+    const SyncEvent& e = events[i];
+    if (moves[i].out_of.valid()) {
+      return Sender{-1, plan.physical_stream[e.send.index()], moves[i].out_of.value,
+                    moves[i].into.value};
+    }
+    return Sender{e.send.value, e.send_attached, -1, moves[i].into.value};
+  };
+  std::map<Sender, std::pair<int32_t, int64_t>> first_run_entry;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const NodeId loop = moves[i].into;
+    if (!loop.valid()) continue;
+    auto it = loops.find(loop.value);
+    if (it == loops.end()) continue;
+    const OrderedLoop& l = it->second;
+    const GraphId g = RunGraphOf(m, events[i].recv, loop);
+    for (size_t r = 0; r < l.runs.size(); ++r) {
+      if (l.runs[r].graph == g) run[i] = static_cast<int32_t>(r);
+    }
+    if (run[i] != 0) continue;
+    const int64_t s = plan.physical_stream[events[i].recv.index()];
+    const bool top_level =
+        std::any_of(l.runs[0].ends.begin(), l.runs[0].ends.end(), [&](const LoopRegionEnds& end) {
+          return end.region == static_cast<int32_t>(g.index()) && end.stream == s;
+        });
+    if (top_level) first_run_entry.try_emplace(sender(i), static_cast<int32_t>(i), s);
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (run[i] != 1) continue;
+    auto it = first_run_entry.find(sender(i));
+    if (it == first_run_entry.end()) continue;
+    if (plan.physical_stream[events[i].recv.index()] == it->second.second) continue;  // one gate
+    out[i] = it->second.first;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx) {
+  const StaticLoopNesting nesting(plan);
+  if (nesting.empty()) return false;
+  Model& m = plan.model;
+  auto& events = plan.events.events;
+  // Where each event's ends go, decided before the model changes.
+  std::vector<LoopMove> moves(events.size());
+  bool any = false;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const SyncEvent& e = events[i];
+    if (e.reason == SyncReason::kLoop || !e.send.valid() || !e.recv.valid() ||
+        e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
+      continue;
+    }
+    if (const NodeId into = nesting.OutermostLoopLeft(e.recv, e.send);
+        into.valid() && e.recv_attached < 0 && plan.physical_stream[e.recv.index()] >= 0) {
+      moves[i].into = into;
+    }
+    if (const NodeId out_of = nesting.OutermostLoopLeft(e.send, e.recv);
+        out_of.valid() && e.send_attached < 0 && plan.physical_stream[e.send.index()] >= 0) {
+      moves[i].out_of = out_of;
+    }
+    any = any || moves[i].into.valid() || moves[i].out_of.valid();
+  }
+  if (!any) return false;
+  const std::vector<int32_t> implied_by = ImpliedEntries(plan, moves);
+
+  Gates gates(plan);
+  std::vector<uint8_t> moved(events.size(), 0), drop(events.size(), 0);
+  for (size_t i = 0; i < events.size(); ++i) {
+    SyncEvent& e = events[i];
+    const NodeId from = e.send, to = e.recv;
+    if (const NodeId into = moves[i].into; into.valid()) {
+      const bool implied = implied_by[i] >= 0;
+      const NodeId gate = implied ? gates.For(into, Side::kEntry, events[implied_by[i]].recv)
+                                  : gates.For(into, Side::kEntry, to);
+      ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(into).name),
+                     Field("side", implied ? "implied" : "entry"), Field("gate", m.node(gate).name),
+                     Field("from", m.node(from).name), Field("to", m.node(to).name));
+      if (implied) {
+        drop[i] = 1;
+        continue;
+      }
+      e.recv = gate;
+      moved[i] = 1;
+    }
+    if (const NodeId out_of = moves[i].out_of; out_of.valid()) {
+      e.send = gates.For(out_of, Side::kExit, from);
+      ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(out_of).name),
+                     Field("side", "exit"), Field("gate", m.node(e.send).name),
+                     Field("from", m.node(from).name), Field("to", m.node(to).name));
+      moved[i] = 1;
+    }
+  }
+  if (gates.empty()) return false;
+  gates.Place();
+  // A moved event that now joins the same two slots as another is one with it
+  // (several values into one loop from one producer): the first is kept. A
+  // loop-next event stays apart (it binds to the previous iteration).
+  using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, SyncKind, bool>;
+  auto key = [](const SyncEvent& e) {
+    return Key{e.send.value,    e.send_attached, e.recv.value,
+               e.recv_attached, e.kind,          e.reason == SyncReason::kLoopNext};
+  };
+  std::set<Key> seen;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!moved[i] && !drop[i]) seen.insert(key(events[i]));
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (drop[i] || (moved[i] && !seen.insert(key(events[i])).second)) continue;
+    events[kept++] = events[i];
+  }
+  const bool merged = kept != events.size();
+  events.resize(kept);
+  if (merged) {
+    CompactIds(plan.events);
+  } else {
+    RecountIds(plan.events);
+  }
+  return true;
+}
+
+}  // namespace npuplan::events

@@ -1,0 +1,39 @@
+// Loop gates (part of stream-activation; the definition is in
+// plan/loop_order.h, "Loop boundaries"): an event recorded outside a static
+// loop and waited inside it waits at the loop's entry gate on its stream
+// instead, and one recorded inside and waited outside records at the loop's
+// exit gate on its stream, so each is recorded once and waited once per run
+// of the loop — on a wait-reset device the second iteration's wait would
+// block, or the wait after the loop pass on the first iteration's record.
+//
+//   before:  x (s0) --e--> b (s1, in the body: waited every iteration)
+//   after:   x (s0) --e--> While_LoopEntry_1 (s1, before While) ... b (s1)
+//
+// The entry gate precedes every slot of the loop on its stream (execution
+// order: the owner, then its subgraphs), so the stream's queue orders it
+// before b; the exit gate follows them all. Happens-before only grows: every
+// order the event gave still holds. Both ends may move (an event from one
+// loop into another). Events that become equal are merged. An event into a
+// While's body from a sender that also waits at the gate of a stream with a
+// task at the cond's top level is dropped (side=implied): the cond's
+// loop-fork events order the body after it. An end on an attached stream is
+// left as it is (docs/events.md, "Loop boundaries").
+//
+// Decision keyword: LoopGate loop= side=entry|exit|implied gate= from= to=
+#ifndef NPUPLAN_EVENTS_LOOP_GATES_H_
+#define NPUPLAN_EVENTS_LOOP_GATES_H_
+
+#include <string_view>
+
+#include "npuplan/pass/pass.h"
+
+namespace npuplan::events {
+
+// Moves the plan's loop-crossing events (main-stream ends) to loop gates,
+// creating the gates it needs (physical stream of the end, no task) and
+// renumbering topo ids. Returns whether it changed the plan.
+bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx);
+
+}  // namespace npuplan::events
+
+#endif  // NPUPLAN_EVENTS_LOOP_GATES_H_

@@ -1,0 +1,74 @@
+// verifier[loop-boundary]: no event is recorded outside a static loop and
+// waited inside it, or recorded inside and waited outside (plan/loop_order.h,
+// "Loop boundaries"). One device object for a record made once and a wait
+// made every iteration (or the reverse) breaks on a wait-reset device: the
+// second iteration's wait finds no record, or the wait after the loop passes
+// on the first iteration's record. The ends are where the event is recorded
+// and awaited — its Send / Recv nodes once they exist — not the nodes the
+// table names. An end on an attached stream is not checked (the loop gates
+// are main-stream nodes: docs/events.md, "Loop boundaries").
+#include <string>
+
+#include "npuplan/ir/verifier.h"
+#include "npuplan/plan/execution_view.h"
+#include "npuplan/plan/loop_order.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verification.h"
+
+namespace npuplan::verify {
+namespace {
+
+std::string LoopBoundaryEnd(const Model& m, const SyncView& view, int32_t slot) {
+  return StrCat("'", m.node(view.node_of(slot)).name, "' on stream ", view.stream(slot));
+}
+
+}  // namespace
+
+absl::Status VerifyLoopBoundaries(const Plan& plan) {
+  Verification run(plan);
+  return VerifyLoopBoundaries(run);
+}
+
+absl::Status VerifyLoopBoundaries(Verification& run) {
+  const Plan& plan = run.plan();
+  const Model& m = plan.model;
+  if (m.num_graphs() <= 1) return absl::OkStatus();  // no loop
+  const StaticLoopNesting nesting(plan);
+  if (nesting.empty()) return absl::OkStatus();
+  const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
+  const SyncView& view = run.View(physical);
+  const SyncNodeIndex& sync = run.SyncNodes();
+  RecordSlots record_slot(plan, view);
+  for (const SyncEvent& e : plan.events.events) {
+    if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
+        e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
+        e.recv_attached >= view.num_attached(e.recv) || e.reason == SyncReason::kLoop) {
+      continue;  // verifier[happens-before] names what is wrong with these
+    }
+    const auto [rec, wait] = sync.EventSlots(view, e, record_slot.ForEvent(e));
+    if (rec < 0 || wait < 0) continue;
+    const NodeId r = view.node_of(rec), w = view.node_of(wait);
+    const std::string what =
+        StrCat(e.kind == SyncKind::kNotify ? "notify " : "event ", e.id, " (",
+               SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
+               " and waited at ", LoopBoundaryEnd(m, view, wait));
+    if (const NodeId loop = nesting.OutermostLoopLeft(w, r);
+        loop.valid() && view.attached_of(wait) < 0) {
+      return absl::InternalError(
+          StrCat("verifier[loop-boundary]: ", what, ": recorded once outside loop '",
+                 m.node(loop).name, "' and waited in every iteration (a wait-reset device ",
+                 "blocks in the second); wait at a loop gate before the loop instead"));
+    }
+    if (const NodeId loop = nesting.OutermostLoopLeft(r, w);
+        loop.valid() && view.attached_of(rec) < 0) {
+      return absl::InternalError(
+          StrCat("verifier[loop-boundary]: ", what, ": recorded in every iteration of loop '",
+                 m.node(loop).name, "' and waited once after it (the wait may pass on the ",
+                 "first iteration's record); record at a loop gate after the loop instead"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuplan::verify
