@@ -549,6 +549,60 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
   EXPECT_THAT(first, HasSubstr("[loop-carried"));
 }
 
+// The same for an ONNX Loop as the ONNX importer builds it (trip count M
+// absent, so the body's _parent_node_index counts from cond): its one run,
+// the body, spans b_ar's stream and another. The next iteration's b_ar reads
+// b_relu's value through v_0 (body input 2, compacted index 1) on a stream
+// that waits for nothing after b_relu: only the loop-next event from the
+// other stream's last task orders it after the iteration before.
+TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
+     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "body", "parent": "l", "nodes": [
+        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_relu", "type": "Relu", "inputs": ["b_ar:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_less", "type": "Less", "inputs": ["b_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
+  DecisionLog log(false);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), CompileConfig{}, log, stats));
+  const auto stream = [&](const char* n) {
+    return plan.physical_stream[plan.model.FindNode(n).index()];
+  };
+  ASSERT_NE(stream("b_ar"), stream("b_relu"));
+  ASSERT_EQ(stream("b_out"), stream("b_relu"));
+  std::vector<std::string> next;
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoopNext)
+      next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
+  }
+  EXPECT_THAT(next, ::testing::Contains("b_out->b_ar"));
+  const ExecOptions o = JitteredLoops(3);
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  // Without its loop-next events the next iteration's b_ar overtakes b_relu.
+  std::erase_if(plan.events.events,
+                [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*racy, device, 20));
+  EXPECT_THAT(first, HasSubstr("'b_ar' (stream "));
+  EXPECT_THAT(first, HasSubstr("started before its producer 'b_relu'"));
+  EXPECT_THAT(first, HasSubstr("[loop-carried via 'b_in'"));
+}
+
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
     {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/support/str_util.h"
@@ -169,6 +173,151 @@ TEST(ControlFlowTest, LoopBodyReadsThePreviousIterationsValue) {
       EXPECT_EQ(RequiredRuns(cf, dep, 0, 1, 0), 3);
     }
   }
+}
+
+// The loop-carried producers of `consumer`'s dependencies, by name.
+std::vector<std::string> CarriedProducers(const Plan& plan,
+                                          const std::vector<std::vector<Dependency>>& deps,
+                                          std::string_view consumer) {
+  std::vector<std::string> out;
+  for (const Dependency& d : deps[plan.model.FindNode(consumer).index()]) {
+    if (d.loop_carried) out.push_back(plan.model.node(d.producer).name);
+  }
+  return out;
+}
+
+// An ONNX Loop as the ONNX importer builds it, with optional input `absent`
+// ("m", "cond", "both" or "" for none) left out of the Loop's inputs:
+// m, cond, x → Loop l (z captured) → y; body inputs (b_iter, b_cond, b_v),
+// outputs (b_less: the condition, b2: v_0, b_scan: a scan output).
+//   b_iter → b_i;  b_cond → b_c;  b_cap (z) → b_k
+//   b_v → b1 (s1) → b2 (s0) → b_less;  b1 → b_scan
+std::string OnnxLoopGraph(std::string_view absent) {
+  const bool no_m = absent == "m" || absent == "both",
+             no_cond = absent == "cond" || absent == "both";
+  std::string inputs, absent_list;
+  int64_t next = 0;
+  auto formal = [&](bool present, const char* producer, int64_t onnx_position) {
+    if (!present) {
+      absent_list += StrCat(absent_list.empty() ? "" : ", ", onnx_position);
+      return std::string(R"("_onnx_absent_parent_input": true)");
+    }
+    inputs += StrCat(inputs.empty() ? "" : ", ", "\"", producer, "\"");
+    return StrCat("\"_parent_node_index\": ", next++);
+  };
+  const std::string iter_attrs = formal(!no_m, "m", 0);
+  const std::string cond_attrs = formal(!no_cond, "cond", 1);
+  const std::string v_attrs = formal(true, "x", 2);
+  const std::string cap_attrs = formal(true, "z", 3) + R"(, "_onnx_implicit_input": true)";
+  const std::string loop_attrs =
+      absent_list.empty() ? "" : StrCat(R"(, "_onnx_absent_inputs": [)", absent_list, "]");
+  return StrCat(R"json({"name": "g", "nodes": [
+  {"name": "m", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "cond", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "z", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "l", "type": "Loop", "inputs": [)json",
+                inputs,
+                R"json(], "subgraphs": ["body"], "attrs": {"_cost": 0, "_test_stream": 0)json",
+                loop_attrs, R"json(}, "outputs": [{"shape": [4]}, {"shape": [3, 4]}]},
+  {"name": "y", "type": "Relu", "inputs": ["l"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "body", "parent": "l", "nodes": [
+   {"name": "b_iter", "type": "Data", "attrs": {)json",
+                iter_attrs, R"json(}, "outputs": [{"shape": [1]}]},
+   {"name": "b_cond", "type": "Data", "attrs": {)json",
+                cond_attrs, R"json(}, "outputs": [{"shape": [1]}]},
+   {"name": "b_v", "type": "Data", "attrs": {)json",
+                v_attrs, R"json(}, "outputs": [{"shape": [4]}]},
+   {"name": "b_cap", "type": "Data", "attrs": {)json",
+                cap_attrs, R"json(}, "outputs": [{"shape": [4]}]},
+   {"name": "b_i", "type": "Relu", "inputs": ["b_iter"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+   {"name": "b_c", "type": "Relu", "inputs": ["b_cond"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+   {"name": "b_k", "type": "Relu", "inputs": ["b_cap"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b1", "type": "Relu", "inputs": ["b_v"], "attrs": {"_cost": 2, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "b2", "type": "Relu", "inputs": ["b1"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b_less", "type": "Less", "inputs": ["b2"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+   {"name": "b_scan", "type": "Relu", "inputs": ["b1"], "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "b_out", "type": "NetOutput", "inputs": ["b_less", "b2", "b_scan"], "attrs": {"_parent_output_index": [-1, 0, 1]}}]}]})json");
+}
+
+absl::StatusOr<std::vector<std::vector<Dependency>>> LoopDependencies(const Plan& plan) {
+  ControlFlowOptions o;
+  o.loop_iterations = 3;
+  NPUPLAN_ASSIGN_OR_RETURN(ControlFlow cf, ResolveControlFlow(plan, o, NodeWork(plan, {}, 0)));
+  return BuildDependencies(plan, &cf);
+}
+
+// ONNX numbering: body input 1 + j is fed by body output j (the condition,
+// then v_0 …); body input 0, the iteration number, by none.
+TEST(ControlFlowTest, OnnxLoopBodyReadsTheConditionAndCarriedValuesOfTheIterationBefore) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(OnnxLoopGraph("")));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto deps, LoopDependencies(plan));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b1"), ElementsAre("b2"));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b_c"), ElementsAre("b_less"));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b_i"), ElementsAre());
+  // A captured outer value is the same in every iteration: not the scan
+  // output that a While's numbering (variable 1) would pick.
+  EXPECT_THAT(CarriedProducers(plan, deps, "b_k"), ElementsAre());
+  // b1 still reads x in the first iteration.
+  const Dependency& first = deps[plan.model.FindNode("b1").index()][0];
+  EXPECT_EQ(first.producer, plan.model.FindNode("x"));
+  EXPECT_FALSE(first.loop_carried);
+}
+
+// Absent optional inputs are left out of the Loop's inputs, so the body's
+// _parent_node_index counts present inputs only; _onnx_absent_inputs puts
+// the ONNX positions back. With M and cond both absent the two body inputs
+// cannot be told apart: the condition gets no dependency (none invented).
+TEST(ControlFlowTest, OnnxLoopWithAbsentInputsMapsCompactedIndices) {
+  for (std::string_view absent : {"m", "cond", "both"}) {
+    SCOPED_TRACE(absent);
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(OnnxLoopGraph(absent)));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto deps, LoopDependencies(plan));
+    EXPECT_THAT(CarriedProducers(plan, deps, "b1"), ElementsAre("b2"));
+    EXPECT_THAT(CarriedProducers(plan, deps, "b_i"), ElementsAre());
+    EXPECT_THAT(CarriedProducers(plan, deps, "b_k"), ElementsAre());
+    if (absent == "both") {
+      EXPECT_THAT(CarriedProducers(plan, deps, "b_c"), ElementsAre());
+    } else {
+      EXPECT_THAT(CarriedProducers(plan, deps, "b_c"), ElementsAre("b_less"));
+    }
+  }
+}
+
+TEST(ControlFlowTest, OnnxLoopAttributesOutOfRangeCarryNothing) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(OnnxLoopGraph("m")));
+  // Set after the graph verifier, which would reject them.
+  plan.model.node(plan.model.FindNode("b_v")).attrs["_parent_node_index"] = int64_t{1} << 62;
+  plan.model.node(plan.model.FindNode("b_cond")).attrs["_parent_node_index"] = int64_t{-1};
+  plan.model.node(plan.model.FindNode("l")).attrs["_onnx_absent_inputs"] =
+      AttrValue::IntList{-7, int64_t{1} << 62, 0, 0};
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto deps, LoopDependencies(plan));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b1"), ElementsAre());
+  EXPECT_THAT(CarriedProducers(plan, deps, "b_c"), ElementsAre());
+}
+
+// GE's For (start, limit, delta, x_0): body Data 3 reads body output 0 of the
+// iteration before, as GE's ForPass maps it; Data 0 (the counter) reads none.
+TEST(ControlFlowTest, ForBodyReadsItsInputsOfTheIterationBefore) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+  {"name": "s", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "f", "type": "For", "inputs": ["s", "s", "s", "x"], "subgraphs": ["body"],
+   "attrs": {"_cost": 0, "_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [
+  {"name": "body", "parent": "f", "nodes": [
+   {"name": "b_i", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+   {"name": "b_v", "type": "Data", "attrs": {"_parent_node_index": 3}, "outputs": [{"shape": [4]}]},
+   {"name": "b_count", "type": "Relu", "inputs": ["b_i"], "attrs": {"_cost": 1, "_test_stream": 0}, "outputs": [{"shape": [1]}]},
+   {"name": "b1", "type": "Relu", "inputs": ["b_v"], "attrs": {"_cost": 2, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
+   {"name": "b2", "type": "Relu", "inputs": ["b1"], "attrs": {"_cost": 3, "_test_stream": 0}, "outputs": [{"shape": [4]}]},
+   {"name": "b_out", "type": "NetOutput", "inputs": ["b2"]}]}]})json"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto deps, LoopDependencies(plan));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b1"), ElementsAre("b2"));
+  EXPECT_THAT(CarriedProducers(plan, deps, "b_count"), ElementsAre());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "npuplan/sim/dependencies.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -11,6 +12,102 @@
 
 namespace npuplan::sim {
 namespace {
+
+// What a Data of a loop's subgraph reads from the iteration before: the body
+// output passing on loop variable `variable` — the NetOutput input k whose
+// _parent_output_index is `variable`, or without that list k == variable +
+// unlisted_offset — or, for ONNX Loop's condition, the body output at
+// `position`.
+struct CarriedInput {
+  std::optional<int64_t> variable;
+  int64_t unlisted_offset = 0;
+  std::optional<size_t> position;
+
+  bool PassedOnBy(size_t k, const AttrValue::IntList* list) const {
+    if (position) return k == *position;
+    const int64_t var = list != nullptr ? (k < list->size() ? (*list)[k] : -1)
+                                        : static_cast<int64_t>(k) - unlisted_offset;
+    return variable && var == *variable;
+  }
+};
+
+// ONNX Loop's body inputs are (iteration number, condition, v_0 … v_{N-1}),
+// its outputs (condition, v_0 … v_{N-1}, scan outputs). The ONNX importer
+// leaves absent optional inputs (M, cond) out of the Loop's inputs, so a body
+// Data's _parent_node_index counts the present ones; the Loop's
+// _onnx_absent_inputs lists the ONNX positions left out. Returns the ONNX
+// body input position of `data`; nullopt for an outer value the body
+// captures (_onnx_implicit_input: the same in every iteration) and for a
+// position that cannot be told.
+std::optional<int64_t> OnnxLoopBodyInputPosition(const Model& m, const Node& data,
+                                                 const Node& loop) {
+  if (GetBoolAttr(data.attrs, "_onnx_implicit_input").value_or(false)) return std::nullopt;
+  std::vector<int64_t> absent;
+  if (const AttrValue* a = FindAttr(loop.attrs, "_onnx_absent_inputs")) {
+    if (const auto* list = a->as<AttrValue::IntList>()) {
+      for (int64_t p : *list) {
+        if (p >= 0) absent.push_back(p);
+      }
+    }
+  }
+  std::sort(absent.begin(), absent.end());
+  absent.erase(std::unique(absent.begin(), absent.end()), absent.end());
+  if (const auto compact = GetIntAttr(data.attrs, "_parent_node_index")) {
+    if (*compact < 0 || *compact >= static_cast<int64_t>(loop.inputs.size())) return std::nullopt;
+    int64_t position = *compact;
+    for (int64_t p : absent) {
+      if (p <= position) ++position;
+    }
+    return position;
+  }
+  // A Data for an absent input: once graphs are sorted their order is not
+  // the ONNX order, so it is told only when it is the one absent input (with
+  // M and cond both absent the condition's dependency is missed; none is
+  // invented).
+  if (!GetBoolAttr(data.attrs, "_onnx_absent_parent_input").value_or(false) || absent.size() != 1) {
+    return std::nullopt;
+  }
+  size_t absent_data = 0;
+  for (NodeId x : m.graph(data.graph).nodes) {
+    const Node& n = m.node(x);
+    if (n.type == "Data" && GetBoolAttr(n.attrs, "_onnx_absent_parent_input").value_or(false) &&
+        !GetBoolAttr(n.attrs, "_onnx_implicit_input").value_or(false)) {
+      ++absent_data;
+    }
+  }
+  return absent_data == 1 ? std::optional<int64_t>(absent[0]) : std::nullopt;
+}
+
+// The loop variable a Data of loop owner `loop`'s subgraph reads, by the
+// owner's numbering:
+//   GE While family  Data _parent_node_index i is variable i;
+//   GE For           inputs (start, limit, delta, x_0 …), body (i, x_0 …) →
+//                    (x_0 …): GE's ForPass, which turns a For into a While,
+//                    maps Data 0 to the counter i, Data 3 + j and body
+//                    output j to x_j (limit and delta are no body inputs);
+//                    the counter reads no body output;
+//   ONNX Loop        the condition reads body output 0, v_j the output with
+//                    _parent_output_index j (without that list, output
+//                    1 + j); the iteration number reads none.
+std::optional<CarriedInput> CarriedInputOf(const Model& m, const Node& data, const Node& loop) {
+  constexpr int64_t kForFirstInput = 3;  // after start, limit, delta
+  const std::optional<int64_t> idx = GetIntAttr(data.attrs, "_parent_node_index");
+  if (loop.type == "While" || loop.type == "_While" || loop.type == "StatelessWhile") {
+    if (!idx) return std::nullopt;
+    return CarriedInput{*idx, 0, std::nullopt};
+  }
+  if (loop.type == "For") {
+    if (!idx || *idx < kForFirstInput) return std::nullopt;
+    return CarriedInput{*idx - kForFirstInput, 0, std::nullopt};
+  }
+  if (loop.type == "Loop") {
+    const std::optional<int64_t> position = OnnxLoopBodyInputPosition(m, data, loop);
+    if (!position || *position == 0) return std::nullopt;
+    if (*position == 1) return CarriedInput{std::nullopt, 0, size_t{0}};
+    return CarriedInput{*position - 2, 1, std::nullopt};
+  }
+  return std::nullopt;
+}
 
 class Builder {
  public:
@@ -99,9 +196,10 @@ class Builder {
     return sources_[u.index()];
   }
 
-  // Loop-carried sources of u itself: u is a Data of a While's subgraph
-  // reading loop variable i; the producers (with a task, inside the loop) of
-  // what the body's NetOutput passes on as variable i, with the loop.
+  // Loop-carried sources of u itself: u is a Data of a loop's subgraph
+  // standing for a loop variable (CarriedInputOf); the producers (with a
+  // task, inside the loop) of the body output that passes that variable on,
+  // with the loop.
   std::vector<std::pair<NodeId, NodeId>> CarriedOwn(NodeId u) {
     std::vector<std::pair<NodeId, NodeId>> out;
     const Node& node = m_.node(u);
@@ -109,17 +207,16 @@ class Builder {
     const Graph& g = m_.graph(node.graph);
     if (!g.parent_node.valid()) return out;
     const Node& loop = m_.node(g.parent_node);
-    if (loop.type != "While" && loop.type != "_While" && loop.type != "StatelessWhile") return out;
-    const auto idx = GetIntAttr(node.attrs, "_parent_node_index");
-    if (!idx || loop.subgraphs.empty() || !loop.subgraphs.back().valid()) return out;
+    if (loop.subgraphs.empty() || !loop.subgraphs.back().valid()) return out;
+    const std::optional<CarriedInput> in = CarriedInputOf(m_, node, loop);
+    if (!in) return out;
     for (NodeId x : m_.graph(loop.subgraphs.back()).nodes) {
       const Node& net = m_.node(x);
       if (net.type != "NetOutput") continue;
       const AttrValue* map = FindAttr(net.attrs, "_parent_output_index");
       const auto* list = map != nullptr ? map->as<AttrValue::IntList>() : nullptr;
       for (size_t k = 0; k < net.inputs.size(); ++k) {
-        const int64_t var = list != nullptr ? (k < list->size() ? (*list)[k] : -1) : static_cast<int64_t>(k);
-        if (var != *idx || !net.inputs[k].node.valid()) continue;
+        if (!in->PassedOnBy(k, list) || !net.inputs[k].node.valid()) continue;
         for (NodeId s : Sources(net.inputs[k].node)) {
           if (LoopLevel(s, g.parent_node) > 0) out.emplace_back(s, g.parent_node);
         }

@@ -49,14 +49,23 @@
 // of the same iteration of every loop around both, or — for a producer in a
 // loop the consumer is not in — all of the producer's runs in that
 // iteration. One more kind reads across iterations:
-//   loop-carried    a Data of a While's cond or body with
-//                   _parent_node_index i reads loop variable i; from the
-//                   second iteration on, that is the value the body's
-//                   NetOutput produced for it (its input k with
-//                   _parent_output_index[k] == i, else k == i) in the
-//                   iteration before. GE While types only (While, _While,
-//                   StatelessWhile); a value passed through unchanged is
-//                   traced one iteration back only.
+//   loop-carried    a Data of a loop's subgraph that stands for a loop
+//                   variable reads, from the second iteration on, the value
+//                   the body's NetOutput produced for it in the iteration
+//                   before. GE While types (While, _While, StatelessWhile):
+//                   cond or body Data with _parent_node_index i reads the
+//                   NetOutput input k with _parent_output_index[k] == i,
+//                   else k == i. GE For (start, limit, delta, x_0 …): body
+//                   Data 3 + j reads body output j (matched the same way);
+//                   Data 0, the counter, reads none. ONNX Loop (body inputs
+//                   iteration number, condition, v_0 …; outputs condition,
+//                   v_0 …, scan outputs): the condition reads body output 0,
+//                   v_j the output with _parent_output_index j (else 1 + j),
+//                   the iteration number and captured outer values none;
+//                   _parent_node_index counts present inputs only, so the
+//                   Loop's _onnx_absent_inputs positions are added back. A
+//                   value passed through unchanged is traced one iteration
+//                   back only.
 #ifndef NPUPLAN_SIM_DEPENDENCIES_H_
 #define NPUPLAN_SIM_DEPENDENCIES_H_
 
