@@ -479,6 +479,28 @@ TEST(PlanExecutorTest, ALoopNextEventOrdersTheNextIteration) {
   EXPECT_EQ(backward->program().skipped[0].reason, "backward");
 }
 
+// A graph compiled with the default options.
+absl::StatusOr<Plan> CompileGraph(std::string_view graph) {
+  NPUPLAN_ASSIGN_OR_RETURN(Model model, ParseGraphJson(graph, "g.json"));
+  DecisionLog log(false);
+  Statistics stats;
+  return Compile(std::move(model), CompileConfig{}, log, stats);
+}
+
+int64_t StreamOf(const Plan& plan, std::string_view node) {
+  return plan.physical_stream[plan.model.FindNode(node).index()];
+}
+
+// The plan's loop-next events as "send->recv".
+std::vector<std::string> LoopNextEvents(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoopNext)
+      out.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
+  }
+  return out;
+}
+
 // Compiled end to end: an HcomAllReduce in a While body runs on a stream of
 // its own, and the compiler's loop-order events keep three jittered
 // iterations free of races (without them the next iteration's cond read the
@@ -500,22 +522,11 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
         {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_relu:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]}]})json";
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
-  DecisionLog log(false);
-  Statistics stats;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), CompileConfig{}, log, stats));
-  const auto stream = [&](const char* n) {
-    return plan.physical_stream[plan.model.FindNode(n).index()];
-  };
-  ASSERT_NE(stream("b_ar"), stream("c_less"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
+  ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "c_less"));
   // b_ar's loop-next event to c_less, and one from the body's NetOutput (on a
   // stream of its own) to it.
-  std::vector<std::string> next;
-  for (const SyncEvent& e : plan.events.events) {
-    if (e.reason == SyncReason::kLoopNext)
-      next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
-  }
-  EXPECT_THAT(next, ::testing::Contains("b_ar->c_less"));
+  EXPECT_THAT(LoopNextEvents(plan), ::testing::Contains("b_ar->c_less"));
   const ExecOptions o = JitteredLoops(3);
   runtime::CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
@@ -573,21 +584,10 @@ TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
         {"name": "b_relu", "type": "Relu", "inputs": ["b_ar:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_less", "type": "Less", "inputs": ["b_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
         {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
-  DecisionLog log(false);
-  Statistics stats;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), CompileConfig{}, log, stats));
-  const auto stream = [&](const char* n) {
-    return plan.physical_stream[plan.model.FindNode(n).index()];
-  };
-  ASSERT_NE(stream("b_ar"), stream("b_relu"));
-  ASSERT_EQ(stream("b_out"), stream("b_relu"));
-  std::vector<std::string> next;
-  for (const SyncEvent& e : plan.events.events) {
-    if (e.reason == SyncReason::kLoopNext)
-      next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
-  }
-  EXPECT_THAT(next, ::testing::Contains("b_out->b_ar"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
+  ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "b_relu"));
+  ASSERT_EQ(StreamOf(plan, "b_out"), StreamOf(plan, "b_relu"));
+  EXPECT_THAT(LoopNextEvents(plan), ::testing::Contains("b_out->b_ar"));
   const ExecOptions o = JitteredLoops(3);
   runtime::CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
