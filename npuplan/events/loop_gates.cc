@@ -49,21 +49,31 @@ class Gates {
   }
 
   // Entry gates right before their loop's owner, exit gates right after it,
-  // each side by stream.
+  // each side by stream; one pass over each graph that gets gates.
   void Place() {
     Model& m = plan_.model;
     std::map<int32_t, std::pair<std::vector<NodeId>, std::vector<NodeId>>> by_loop;
+    std::set<int32_t> graphs;
     for (const auto& [key, id] : gates_) {
       auto& [entries, exits] = by_loop[std::get<0>(key)];
       (std::get<1>(key) == 0 ? entries : exits).push_back(id);
+      graphs.insert(m.node(id).graph.value);
     }
-    for (auto& [loop_value, sides] : by_loop) {
-      const NodeId loop(loop_value);
-      auto& nodes = m.graph(m.node(loop).graph).nodes;
-      auto at = std::find(nodes.begin(), nodes.end(), loop);
-      at = nodes.insert(at + 1, sides.second.begin(), sides.second.end());  // exits
-      at = std::find(nodes.begin(), nodes.end(), loop);
-      nodes.insert(at, sides.first.begin(), sides.first.end());  // entries
+    for (int32_t g : graphs) {
+      std::vector<NodeId>& nodes = m.graph(GraphId(g)).nodes;
+      std::vector<NodeId> placed;
+      placed.reserve(nodes.size() + gates_.size());
+      for (NodeId id : nodes) {
+        const auto it = by_loop.find(id.value);
+        if (it == by_loop.end()) {
+          placed.push_back(id);
+          continue;
+        }
+        placed.insert(placed.end(), it->second.first.begin(), it->second.first.end());
+        placed.push_back(id);
+        placed.insert(placed.end(), it->second.second.begin(), it->second.second.end());
+      }
+      nodes = std::move(placed);
     }
     RenumberTopoIds(m);
   }

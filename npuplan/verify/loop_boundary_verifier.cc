@@ -49,21 +49,22 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
     const auto [rec, wait] = sync.EventSlots(view, e, record_slot.ForEvent(e));
     if (rec < 0 || wait < 0) continue;
     const NodeId r = view.node_of(rec), w = view.node_of(wait);
-    const std::string what =
-        StrCat(e.kind == SyncKind::kNotify ? "notify " : "event ", e.id, " (",
-               SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
-               " and waited at ", LoopBoundaryEnd(m, view, wait));
+    auto what = [&] {  // only for a failure: the check runs per event
+      return StrCat(e.kind == SyncKind::kNotify ? "notify " : "event ", e.id, " (",
+                    SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
+                    " and waited at ", LoopBoundaryEnd(m, view, wait));
+    };
     if (const NodeId loop = nesting.OutermostLoopLeft(w, r);
         loop.valid() && view.attached_of(wait) < 0) {
       return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what, ": recorded once outside loop '",
+          StrCat("verifier[loop-boundary]: ", what(), ": recorded once outside loop '",
                  m.node(loop).name, "' and waited in every iteration (a wait-reset device ",
                  "blocks in the second); wait at a loop gate before the loop instead"));
     }
     if (const NodeId loop = nesting.OutermostLoopLeft(r, w);
         loop.valid() && view.attached_of(rec) < 0) {
       return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what, ": recorded in every iteration of loop '",
+          StrCat("verifier[loop-boundary]: ", what(), ": recorded in every iteration of loop '",
                  m.node(loop).name, "' and waited once after it (the wait may pass on the ",
                  "first iteration's record); record at a loop gate after the loop instead"));
     }
