@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
@@ -509,6 +510,14 @@ absl::Status CheckTasks(const Plan& plan) {
     const Node& n = m.nodes()[i];
     if (absl::Status s = CheckTaskAttributes(n); !s.ok())
       return Fail("tasks", std::string(s.message()));
+    // A gate only marks a place on its stream (no task): the subgraph-entry
+    // rules skip it, so it may read or feed nothing.
+    if (IsLoopGate(n) && (!n.inputs.empty() || !n.control_inputs.empty() || !n.outputs.empty() ||
+                          !n.subgraphs.empty())) {
+      return Fail("tasks", StrCat("LoopGate node ", Name(n),
+                                  " has inputs, outputs, control inputs or subgraphs; a loop gate "
+                                  "only marks a place on its stream"));
+    }
     const int64_t t = plan.tasks[i];
     if (split && n.type == "StreamActive") {
       // One activation per physical stream of each activated stream (the split's count).

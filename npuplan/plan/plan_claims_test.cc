@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
@@ -281,6 +282,24 @@ TEST(PlanClaimsTest, ALoopOrderEventNeedsTheActiveStreamsClaim) {
       StatusIs(
           absl::StatusCode::kInternal,
           "events[0] is a loop-order event, but the plan does not claim stage 'active-streams'"));
+}
+
+// A loop gate is skipped by the subgraph-entry rules, so a node that reads or
+// feeds something may not pass for one (with the 0 tasks the model gives it).
+TEST(PlanClaimsTest, ALoopGateReadsAndFeedsNothing) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Plan plan,
+      ReadPlanFile(NPUPLAN_SOURCE_DIR "/testdata/plans/transformer_split_full/expected.plan.json"));
+  ASSERT_THAT(VerifyPlanClaims(plan), IsOk());
+  for (size_t i = 0; i < plan.model.num_nodes(); ++i) {
+    Node& n = plan.model.node(NodeId(static_cast<int32_t>(i)));
+    if (n.inputs.empty() || n.outputs.empty()) continue;
+    n.type = std::string(kLoopGateType);
+    plan.tasks[i] = 0;
+    break;
+  }
+  EXPECT_THAT(VerifyPlanClaims(plan), StatusIs(absl::StatusCode::kInternal,
+                                               "a loop gate only marks a place on its stream"));
 }
 
 // A split event's Send/Recv tasks are not counted against the task limit: a
