@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_semantics.h"
@@ -511,12 +512,16 @@ absl::Status CheckTasks(const Plan& plan) {
     if (absl::Status s = CheckTaskAttributes(n); !s.ok())
       return Fail("tasks", std::string(s.message()));
     // A gate only marks a place on its stream (no task): the subgraph-entry
-    // rules skip it, so it may read or feed nothing.
-    if (IsLoopGate(n) && (!n.inputs.empty() || !n.control_inputs.empty() || !n.outputs.empty() ||
-                          !n.subgraphs.empty())) {
+    // rules skip it, so it may read or feed nothing (its Recv nodes' control
+    // edges excepted).
+    if (IsLoopGate(n) &&
+        (!n.inputs.empty() || !n.outputs.empty() || !n.subgraphs.empty() ||
+         !std::all_of(n.control_inputs.begin(), n.control_inputs.end(), [&](NodeId c) {
+           return c.valid() && c.index() < m.num_nodes() && IsSyncNode(m.node(c));
+         }))) {
       return Fail("tasks", StrCat("LoopGate node ", Name(n),
-                                  " has inputs, outputs, control inputs or subgraphs; a loop gate "
-                                  "only marks a place on its stream"));
+                                  " has inputs, outputs, subgraphs or control inputs other than "
+                                  "Recv nodes; a loop gate only marks a place on its stream"));
     }
     const int64_t t = plan.tasks[i];
     if (split && n.type == "StreamActive") {

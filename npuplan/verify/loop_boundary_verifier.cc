@@ -8,6 +8,7 @@
 // table names. An end on an attached stream is not checked (the loop gates
 // are main-stream nodes: docs/events.md, "Loop boundaries").
 #include <string>
+#include <utility>
 
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_view.h"
@@ -46,7 +47,8 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
         e.recv_attached >= view.num_attached(e.recv) || e.reason == SyncReason::kLoop) {
       continue;  // verifier[happens-before] names what is wrong with these
     }
-    const auto [rec, wait] = sync.EventSlots(view, e, record_slot.ForEvent(e));
+    const std::pair<int32_t, int32_t> ends = sync.EventSlots(view, e, record_slot.ForEvent(e));
+    const int32_t rec = ends.first, wait = ends.second;  // (a lambda below captures them)
     if (rec < 0 || wait < 0) continue;
     const NodeId r = view.node_of(rec), w = view.node_of(wait);
     auto what = [&] {  // only for a failure: the check runs per event
