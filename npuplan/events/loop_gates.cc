@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "npuplan/events/ge_order.h"
-#include "npuplan/events/sync_view.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/loop_order.h"
@@ -78,8 +77,6 @@ class Gates {
     RenumberTopoIds(m);
   }
 
-  bool empty() const { return gates_.empty(); }
-
  private:
   Plan& plan_;
   std::map<std::tuple<int32_t, int, int64_t>, NodeId> gates_;  // (loop, side, stream)
@@ -112,20 +109,19 @@ GraphId RunGraphOf(const Model& m, NodeId n, NodeId loop) {
 //   x → gate(s4) ⇒ c_less (cond, s4) → loop-fork → b_relu (body, s5)
 // makes x → gate(s5) for b_relu redundant. (The device runs the cond once
 // more after the last body, so exits get no such treatment.)
-std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<LoopMove>& moves) {
+std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedLoop>& ordered,
+                                    const std::vector<LoopMove>& moves) {
   const auto& events = plan.events.events;
   std::vector<int32_t> out(events.size(), -1);
-  const SyncView view(plan, /*physical=*/true);
-  std::map<int32_t, OrderedLoop> loops;
-  for (OrderedLoop& l : LoopsToOrder(plan, view)) loops.emplace(l.owner.value, std::move(l));
+  std::map<int32_t, const OrderedLoop*> loops;
+  for (const OrderedLoop& l : ordered) loops.emplace(l.owner.value, &l);
   if (loops.empty()) return out;
   const Model& m = plan.model;
   // Per event, its run index in the loop it enters (-1: none or not ordered).
   std::vector<int32_t> run(events.size(), -1);
-  // (sender slot after any exit gate, loop) → an event entering run 0 at a
-  // top-level stream, and that stream.
-  // (sending node or -1 for an exit gate, its attached index or the gate's
-  // stream, the exit gate's loop, the loop entered)
+  // The sender as the gated event will have it: (sending node or -1 for an
+  // exit gate, its attached index or the gate's stream, the exit gate's loop,
+  // the loop entered).
   using Sender = std::tuple<int32_t, int64_t, int32_t, int32_t>;
   auto sender = [&](size_t i) {
     const SyncEvent& e = events[i];
@@ -135,13 +131,14 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<LoopMove
     }
     return Sender{e.send.value, e.send_attached, -1, moves[i].into.value};
   };
+  // Sender → an event entering run 0 at a top-level stream, and that stream.
   std::map<Sender, std::pair<int32_t, int64_t>> first_run_entry;
   for (size_t i = 0; i < events.size(); ++i) {
     const NodeId loop = moves[i].into;
     if (!loop.valid()) continue;
     auto it = loops.find(loop.value);
     if (it == loops.end()) continue;
-    const OrderedLoop& l = it->second;
+    const OrderedLoop& l = *it->second;
     const GraphId g = RunGraphOf(m, events[i].recv, loop);
     for (size_t r = 0; r < l.runs.size(); ++r) {
       if (l.runs[r].graph == g) run[i] = static_cast<int32_t>(r);
@@ -166,7 +163,8 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<LoopMove
 
 }  // namespace
 
-bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx) {
+bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
+                  const std::vector<OrderedLoop>& loops) {
   const StaticLoopNesting nesting(plan);
   if (nesting.empty()) return false;
   Model& m = plan.model;
@@ -191,7 +189,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx) {
     any = any || moves[i].into.valid() || moves[i].out_of.valid();
   }
   if (!any) return false;
-  const std::vector<int32_t> implied_by = ImpliedEntries(plan, moves);
+  const std::vector<int32_t> implied_by = ImpliedEntries(plan, loops, moves);
 
   Gates gates(plan);
   std::vector<uint8_t> moved(events.size(), 0), drop(events.size(), 0);
@@ -220,8 +218,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx) {
       moved[i] = 1;
     }
   }
-  if (gates.empty()) return false;
-  gates.Place();
+  gates.Place();  // every move made a gate
   // A moved event that now joins the same two slots as another is one with it
   // (several values into one loop from one producer): the first is kept. A
   // loop-next event stays apart (it binds to the previous iteration).

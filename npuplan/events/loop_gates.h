@@ -24,15 +24,20 @@
 #define NPUPLAN_EVENTS_LOOP_GATES_H_
 
 #include <string_view>
+#include <vector>
 
 #include "npuplan/pass/pass.h"
+#include "npuplan/plan/loop_order.h"
 
 namespace npuplan::events {
 
 // Moves the plan's loop-crossing events (main-stream ends) to loop gates,
 // creating the gates it needs (physical stream of the end, no task) and
-// renumbering topo ids. Returns whether it changed the plan.
-bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx);
+// renumbering topo ids. `loops`: LoopsToOrder of the plan before the gates
+// (for the entries their loop-fork events imply). Returns whether it changed
+// the plan.
+bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
+                  const std::vector<OrderedLoop>& loops);
 
 }  // namespace npuplan::events
 

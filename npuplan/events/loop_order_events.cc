@@ -8,10 +8,8 @@
 
 namespace npuplan::events {
 
-bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx) {
-  if (!HasLoopSubgraph(plan.model)) return false;  // no view to build
-  const SyncView view(plan, /*physical=*/true);
-  const std::vector<OrderedLoop> loops = LoopsToOrder(plan, view);
+bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx, const SyncView& view,
+                        const std::vector<OrderedLoop>& loops) {
   if (loops.empty()) return false;
   const Model& m = plan.model;
   using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, SyncReason>;

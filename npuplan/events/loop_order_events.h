@@ -22,15 +22,18 @@
 #define NPUPLAN_EVENTS_LOOP_ORDER_EVENTS_H_
 
 #include <string_view>
+#include <vector>
 
 #include "npuplan/pass/pass.h"
+#include "npuplan/plan/loop_order.h"
 
 namespace npuplan::events {
 
-// Adds the events to plan.events (physical streams: after the split). A
-// pair already in the table with the same reason is not added again.
-// Returns whether the table changed.
-bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx);
+// Adds the events of `loops` (LoopsToOrder over `view`, the physical view:
+// after the split) to plan.events. A pair already in the table with the
+// same reason is not added again. Returns whether the table changed.
+bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx, const SyncView& view,
+                        const std::vector<OrderedLoop>& loops);
 
 }  // namespace npuplan::events
 

@@ -326,10 +326,17 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   }
   AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
-  const bool ordered = events::AddLoopOrderEvents(name(), plan, ctx);
+  // One view of the loops for both (the loop-order events add no slot).
+  std::vector<OrderedLoop> loops;
+  bool ordered = false;
+  if (HasLoopSubgraph(m)) {
+    const SyncView view(plan, /*physical=*/true);
+    loops = LoopsToOrder(plan, view);
+    ordered = events::AddLoopOrderEvents(name(), plan, ctx, view, loops);
+  }
   // After the loop-order events: one whose end lies in a nested loop crosses
   // that loop's boundary too.
-  const bool gated = events::AddLoopGates(name(), plan, ctx);
+  const bool gated = events::AddLoopGates(name(), plan, ctx, loops);
   return created || written || ordered || gated;
 }
 
