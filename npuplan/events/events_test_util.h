@@ -12,6 +12,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "npuplan/events/event_id_allocation.h"
+#include "npuplan/events/event_minimization.h"
+#include "npuplan/events/event_reuse.h"
+#include "npuplan/events/physical_stream_split.h"
+#include "npuplan/events/stream_activation.h"
+#include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/sync_event_optimization.h"
+#include "npuplan/events/sync_node_generation.h"
+#include "npuplan/events/task_count_assignment.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/support/status_macros.h"
@@ -74,6 +83,17 @@ std::vector<std::unique_ptr<Pass>> Passes() {
   std::vector<std::unique_ptr<Pass>> v;
   (v.push_back(std::make_unique<P>()), ...);
   return v;
+}
+
+// Every events pass, task-count-assignment to sync-node-generation (the
+// compiler's order), with verify-each on.
+inline absl::Status RunEventsPasses(Plan& plan, RunResult* result,
+                                    const std::map<std::string, std::string>& options = {}) {
+  return RunPasses(plan,
+                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                          EventReuse, PhysicalStreamSplit, StreamActivation, EventMinimization,
+                          EventIdAllocation, SyncNodeGeneration>(),
+                   options, result);
 }
 
 // A random layered DAG: `n` nodes in the root graph, each with up to

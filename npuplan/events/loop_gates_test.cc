@@ -6,16 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "npuplan/events/event_id_allocation.h"
-#include "npuplan/events/event_minimization.h"
-#include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"
-#include "npuplan/events/physical_stream_split.h"
-#include "npuplan/events/stream_activation.h"
-#include "npuplan/events/sync_event_insertion.h"
-#include "npuplan/events/sync_event_optimization.h"
-#include "npuplan/events/sync_node_generation.h"
-#include "npuplan/events/task_count_assignment.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/testing/graph_testing.h"
@@ -26,9 +17,8 @@
 namespace npuplan {
 namespace {
 
-using ::npuplan::events::testing::Passes;
 using ::npuplan::events::testing::PlanFromModel;
-using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunEventsPasses;
 using ::npuplan::events::testing::RunResult;
 using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
@@ -51,16 +41,6 @@ constexpr char kLoopAcrossStreams[] = R"json({"name": "g", "nodes": [
       {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
       {"name": "b_relu", "type": "Relu", "inputs": ["bd:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
       {"name": "bo", "type": "NetOutput", "inputs": ["b_relu:0"], "attrs": {"_test_stream": 1}}]}]})json";
-
-// The events passes up to sync-node-generation, with the verifier after each.
-absl::Status CompileEvents(Plan& plan, RunResult* r,
-                           std::map<std::string, std::string> options = {}) {
-  return RunPasses(plan,
-                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
-                          EventReuse, PhysicalStreamSplit, StreamActivation, EventMinimization,
-                          EventIdAllocation, SyncNodeGeneration>(),
-                   options, r);
-}
 
 // The events other than loop-order ones (loop_order_events_test.cc).
 std::vector<std::string> EventEnds(const Plan& plan) {
@@ -103,7 +83,7 @@ Plan LoopPlan(std::string_view text = kLoopAcrossStreams) {
 TEST(LoopGatesTest, AnEventIntoOrOutOfALoopIsWaitedOrRecordedAtItsGate) {
   Plan plan = LoopPlan();
   RunResult r;
-  ASSERT_THAT(CompileEvents(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_THAT(EventEnds(plan), ElementsAre("w_LoopExit_1->y", "x->w_LoopEntry_1"));
   EXPECT_THAT(NodeNames(plan.model, kRootGraph),
               ElementsAre("x", "w_LoopEntry_1", "w", "w_LoopExit_1", "y"));
@@ -142,7 +122,7 @@ TEST(LoopGatesTest, AnEventIntoOrOutOfALoopIsWaitedOrRecordedAtItsGate) {
 TEST(LoopGatesTest, EventsThatMeetAtAGateBecomeOne) {
   Plan plan = LoopPlan();
   RunResult r;
-  ASSERT_THAT(CompileEvents(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
   EXPECT_THAT(GateLines(r), ElementsAre("loop=w side=entry gate=w_LoopEntry_1 from=x to=b_relu",
                                         "loop=w side=entry gate=w_LoopEntry_1 from=x to=c_less",
                                         "loop=w side=exit gate=w_LoopExit_1 from=bo to=y",
@@ -164,7 +144,7 @@ TEST(LoopGatesTest, AnEventIntoTheBodyIsImpliedByTheCondsGateAndTheLoopFork) {
     m->node(m->FindNode(name)).attrs["_test_stream"] = int64_t{2};
   Plan plan = PlanFromModel(*std::move(m));
   RunResult r;
-  ASSERT_THAT(CompileEvents(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_THAT(GateLines(r),
               ::testing::Contains("loop=w side=implied gate=w_LoopEntry_1 from=x to=b_relu"));
   EXPECT_THAT(EventEnds(plan), ::testing::Contains("x->w_LoopEntry_1"));
@@ -196,7 +176,7 @@ TEST(LoopGatesTest, AnEventIntoNestedLoopsWaitsBeforeTheOutermostItIsNotIn) {
         {"name": "io", "type": "NetOutput", "inputs": ["i_relu:0"], "attrs": {"_test_stream": 1}}]}]})json";
   Plan plan = LoopPlan(kNested);
   RunResult r;
-  ASSERT_THAT(CompileEvents(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_THAT(EventEnds(plan), ElementsAre("v_LoopExit_1->b_add", "x->w_LoopEntry_1"));
   EXPECT_THAT(NodeNames(plan.model, kRootGraph), ElementsAre("x", "w_LoopEntry_1", "w", "y"));
   EXPECT_THAT(NodeNames(plan.model, plan.model.FindGraph("body")),
@@ -229,7 +209,7 @@ TEST(LoopGatesTest, ALoopOnTheProducersStreamGetsNoGate) {
     m->node(m->FindNode(name)).attrs["_test_stream"] = int64_t{0};
   Plan plan = PlanFromModel(*std::move(m));
   RunResult r;
-  ASSERT_THAT(CompileEvents(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_TRUE(r.log.WithKeyword("LoopGate").empty());
   EXPECT_TRUE(plan.events.events.empty());
 }

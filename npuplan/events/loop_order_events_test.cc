@@ -6,16 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "npuplan/events/event_id_allocation.h"
-#include "npuplan/events/event_minimization.h"
-#include "npuplan/events/event_reuse.h"
 #include "npuplan/events/events_test_util.h"
-#include "npuplan/events/physical_stream_split.h"
-#include "npuplan/events/stream_activation.h"
-#include "npuplan/events/sync_event_insertion.h"
-#include "npuplan/events/sync_event_optimization.h"
-#include "npuplan/events/sync_node_generation.h"
-#include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/sync_verifier.h"
@@ -24,9 +15,8 @@
 namespace npuplan {
 namespace {
 
-using ::npuplan::events::testing::Passes;
 using ::npuplan::events::testing::PlanFromModel;
-using ::npuplan::events::testing::RunPasses;
+using ::npuplan::events::testing::RunEventsPasses;
 using ::npuplan::events::testing::RunResult;
 using ::npuplan::testing::IsOk;
 using ::testing::HasSubstr;
@@ -65,15 +55,6 @@ Model LoopGraph(std::string_view owner, std::string_view body_tail = "",
   return *std::move(m);
 }
 
-// The events passes up to sync-node-generation, with the verifier after each.
-absl::Status Compile(Plan& plan, RunResult* r, std::map<std::string, std::string> options = {}) {
-  return RunPasses(plan,
-                   Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
-                          EventReuse, PhysicalStreamSplit, StreamActivation, EventMinimization,
-                          EventIdAllocation, SyncNodeGeneration>(),
-                   options, r);
-}
-
 std::vector<std::string> LoopEvents(const Plan& plan, SyncReason reason) {
   std::vector<std::string> out;
   for (const SyncEvent& e : plan.events.events) {
@@ -102,7 +83,8 @@ TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
     SCOPED_TRACE(StrCat(c.owner, " ", c.mode));
     Plan plan = PlanFromModel(LoopGraph(c.owner));
     RunResult r;
-    ASSERT_THAT(Compile(plan, &r, {{"npuplan.eventOptimization", std::string(c.mode)}}), IsOk());
+    ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", std::string(c.mode)}}),
+                IsOk());
     EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext), c.next);
     ASSERT_FALSE(r.log.WithKeyword("LoopOrderEvent").empty());
     EXPECT_THAT(r.log.WithKeyword("LoopOrderEvent")[0]->ToLine(), HasSubstr("loop=w kind="));
@@ -124,16 +106,16 @@ TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
 TEST(LoopOrderEventsTest, TheBodyWaitsForTheCondOnEveryStream) {
   Plan plan = PlanFromModel(LoopGraph("While"));
   RunResult r;
-  ASSERT_THAT(Compile(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
   EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopFork), std::vector<std::string>{"co->b_ar"});
   Plan exact = PlanFromModel(LoopGraph("While"));
-  ASSERT_THAT(Compile(exact, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(exact, &r), IsOk());
   EXPECT_TRUE(LoopEvents(exact, SyncReason::kLoopFork).empty());
 
   // b_ar reads the body's Data only (not b_relu): nothing else orders it after the cond.
   Plan loose = PlanFromModel(LoopGraph("While"));
   loose.model.node(loose.model.FindNode("b_ar")).inputs[0].node = loose.model.FindNode("bd");
-  ASSERT_THAT(Compile(loose, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(loose, &r), IsOk());
   EXPECT_EQ(LoopEvents(loose, SyncReason::kLoopFork), std::vector<std::string>{"co->b_ar"});
   std::erase_if(loose.events.events,
                 [](const SyncEvent& e) { return e.reason == SyncReason::kLoopFork; });
@@ -159,7 +141,7 @@ TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
                       branches);
   Plan plan = PlanFromModel(std::move(m));
   RunResult r;
-  ASSERT_THAT(Compile(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext),
             (std::vector<std::string>{"b_ar->c_less", "else_t->c_less", "then_t->c_less"}));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
@@ -176,7 +158,7 @@ TEST(LoopOrderEventsTest, ALoopOnOneStreamGetsNoEvent) {
   m.node(m.FindNode("b_ar")).attrs["_test_stream"] = int64_t{0};
   Plan plan = PlanFromModel(std::move(m));
   RunResult r;
-  ASSERT_THAT(Compile(plan, &r), IsOk());
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_TRUE(r.log.WithKeyword("LoopOrderEvent").empty());
   EXPECT_TRUE(plan.events.events.empty());
 }
