@@ -139,19 +139,19 @@ class ReferenceConflicts {
         hb_(reuse.happens_before()),
         pool_(pool),
         n_(pool.size()),
-        k_(static_cast<size_t>(hb_.num_streams())),
+        k_(static_cast<size_t>(hb_.num_lanes())),
         nodes_(k_),
         release_(reuse.SweepInput(pool, 512)) {
     for (NodeId v : lt.order) {
-      if (hb_.stream(v) >= 0 && hb_.stream_pos(v) >= 0) nodes_[hb_.stream(v)].push_back(v);
+      if (hb_.lane(v) >= 0 && hb_.lane_pos(v) >= 0) nodes_[hb_.lane(v)].push_back(v);
     }
     last_.assign(n_, std::vector<int32_t>(k_, -1));
     meet_.assign(n_, std::vector<int32_t>(k_, std::numeric_limits<int32_t>::max()));
     first_.assign(n_, std::vector<int64_t>(k_, -1));
     for (size_t i = 0; i < n_; ++i) {
       for (NodeId u : B(i).uses) {
-        const size_t s = static_cast<size_t>(hb_.stream(u));
-        last_[i][s] = std::max(last_[i][s], hb_.stream_pos(u));
+        const size_t s = static_cast<size_t>(hb_.lane(u));
+        last_[i][s] = std::max(last_[i][s], hb_.lane_pos(u));
         for (size_t t = 0; t < k_; ++t) meet_[i][t] = std::min(meet_[i][t], hb_.clock(u)[t]);
         const int64_t p = lt.position[u.index()];
         if (p >= 0 && (first_[i][s] < 0 || p < first_[i][s])) first_[i][s] = p;
@@ -372,7 +372,7 @@ TEST_P(ReleaseReferenceTest, MatchesScanOfEveryStream) {
   // Out of order too: the hints must not depend on it.
   std::vector<int> shuffled = pool;
   std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(seed));
-  const size_t k = static_cast<size_t>(hb.num_streams());
+  const size_t k = static_cast<size_t>(hb.num_lanes());
   int64_t released = 0;
   for (const std::vector<int>* buffers : {&pool, &shuffled}) {
     const std::vector<SweepBuffer> got = reuse.SweepInput(*buffers, 512);
@@ -385,7 +385,7 @@ TEST_P(ReleaseReferenceTest, MatchesScanOfEveryStream) {
       for (size_t t = 0; t < k; ++t) {
         int64_t want = SweepBuffer::kNever;
         for (NodeId v : lt.order) {
-          if (hb.stream(v) != static_cast<int64_t>(t) || hb.stream_pos(v) < 0) continue;
+          if (hb.lane(v) != static_cast<int64_t>(t) || hb.lane_pos(v) < 0) continue;
           bool after_all = true;
           for (NodeId u : x.uses) after_all = after_all && (u != v && hb.Before(u, v));
           if (after_all) {

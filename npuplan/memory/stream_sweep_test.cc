@@ -260,7 +260,8 @@ TEST_P(StreamSweepPropertyTest, SharesOnlyBuffersThatMayShare) {
   Case c = MakeCase(static_cast<uint32_t>(GetParam()), 80 + GetParam() % 60, streams);
   StreamAwareReuse reuse(c.plan.model, c.lt);
   const std::vector<SweepBuffer> input = reuse.SweepInput(c.pool, 512);
-  const SweepResult r = SweepStreamAware(input, static_cast<int>(reuse.happens_before().num_streams()));
+  const SweepResult r =
+      SweepStreamAware(input, static_cast<int>(reuse.happens_before().num_lanes()));
   ASSERT_EQ(r.offsets.size(), c.pool.size());
   int64_t peak = 0, shared = 0;
   for (size_t i = 0; i < c.pool.size(); ++i) {
@@ -336,7 +337,7 @@ TEST_P(StreamSweepPropertyTest, TableInputPlacesLikeVectorInput) {
     EXPECT_EQ(std::vector<int64_t>(table.Release(i), table.Release(i) + table.k), input[i].release);
   }
   const SweepResult from_vector =
-      SweepStreamAware(input, static_cast<int>(reuse.happens_before().num_streams()));
+      SweepStreamAware(input, static_cast<int>(reuse.happens_before().num_lanes()));
   const SweepResult from_table = SweepStreamAware(table);
   EXPECT_EQ(from_table.offsets, from_vector.offsets);
   EXPECT_EQ(from_table.peak, from_vector.peak);

@@ -6,6 +6,7 @@
 
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 
 namespace npuplan::memory {
@@ -18,10 +19,27 @@ bool OrdersNothing(const Node& from) {
   return t == "Enter"sv || t == "RefEnter"sv || t == "StreamSwitch"sv;
 }
 
+// The parent's input a streamless subgraph Data passes on (invalid when u is
+// none, its parent runs the subgraph inside its own task — a thread scope —
+// or the graph lies in an FFTS region, `ffts` per graph as FftsRegionGraphs).
+// The same source the sync verifier's dependency list takes (StreamSources),
+// one level deep.
+NodeId ParentInputOf(const Model& model, const std::vector<uint8_t>& ffts, NodeId u) {
+  const Node& data = model.node(u);
+  if (data.stream_id >= 0 || data.type != "Data"sv) return NodeId();
+  const NodeId parent = model.graph(data.graph).parent_node;
+  if (!parent.valid() || (!ffts.empty() && ffts[data.graph.index()])) return NodeId();
+  const Node& p = model.node(parent);
+  if (HasAttr(p.attrs, "_thread_scope_id")) return NodeId();
+  const std::optional<int64_t> idx = GetIntAttr(data.attrs, "_parent_node_index");
+  if (!idx || *idx < 0 || static_cast<size_t>(*idx) >= p.inputs.size()) return NodeId();
+  return p.inputs[static_cast<size_t>(*idx)].node;
+}
+
 }  // namespace
 
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order,
-                             const std::function<void()>& model_read) {
+                             const std::function<void()>& model_read, bool lanes) {
   const size_t n = model.num_nodes();
   // Streams and whether each node's out-edges order anything, read here in
   // node order: the sweep meets a node's predecessors anywhere in the graph.
@@ -30,14 +48,23 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   for (size_t i = 0; i < n; ++i) {
     const Node& node = model.nodes()[i];
     k_ = std::max(k_, node.stream_id + 1);
-    stream[i] = node.stream_id < 0    ? -1
+    // Send/Recv nodes and loop gates carry the events' order, which H leaves
+    // out, and edges only to and from their own node: H loses nothing
+    // without them, and a stream a Recv opens can still continue a lane.
+    const bool carries_events = IsSyncNode(node) || IsLoopGate(node);
+    stream[i] = node.stream_id < 0 || carries_events ? -1
                 : OrdersNothing(node) ? static_cast<int32_t>(node.stream_id) | kOrdersNothing
                                       : static_cast<int32_t>(node.stream_id);
     if (node.stream_id >= 0) edges += node.inputs.size() + node.control_inputs.size();
   }
-  stride_ = kClock + static_cast<size_t>(k_);
+  std::optional<LanePlan> lane_plan;
+  if (lanes) lane_plan = PlanLanes(model, order, stream);
+  // The widest plan-order overlap of streams needs as many lanes; more come
+  // when a closed lane's last node does not happen before a new stream.
+  stride_ = kClock +
+            (lane_plan ? static_cast<size_t>(lane_plan->initial_lanes) : static_cast<size_t>(k_));
   rows_.assign(n * stride_, -1);
-  for (size_t i = 0; i < n; ++i) rows_[i * stride_ + kStream] = stream[i];
+  for (size_t i = 0; i < n; ++i) rows_[i * stride_ + kLane] = stream[i];
   // Plan positions: only subgraph entries compare them (the sweep itself
   // tells predecessors earlier in the plan by their assigned stream position).
   BigVector<int64_t> seq;
@@ -53,21 +80,99 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   auto orders = [&](NodeId u) {
     return stream[u.index()] >= 0 && !(stream[u.index()] & kOrdersNothing);
   };
+  // A subgraph's Data runs no task: its reader waits for the parent's input
+  // that the Data passes on (the events stage's subgraph-input rule).
+  const std::vector<uint8_t> ffts =
+      model.num_graphs() > 1 ? FftsRegionGraphs(model) : std::vector<uint8_t>();
+  auto add = [&](NodeId u) {
+    if (orders(u)) {
+      preds.edges.push_back(u);
+    } else if (const NodeId src = ParentInputOf(model, ffts, u); src.valid() && orders(src)) {
+      preds.edges.push_back(src);
+    }
+  };
   for (size_t i = 0; i < n; ++i) {
     preds.edge_begin[i] = static_cast<int32_t>(preds.edges.size());
     if (stream[i] < 0) continue;
     const Node& node = model.nodes()[i];
-    for (const OutputRef& in : node.inputs) {
-      if (orders(in.node)) preds.edges.push_back(in.node);
-    }
-    for (NodeId c : node.control_inputs) {
-      if (orders(c)) preds.edges.push_back(c);
-    }
+    for (const OutputRef& in : node.inputs) add(in.node);
+    for (NodeId c : node.control_inputs) add(c);
   }
   preds.edge_begin[n] = static_cast<int32_t>(preds.edges.size());
-  FreeStorage(stream);
+  if (lane_plan) {
+    for (int32_t& s : stream) s = s < 0 ? -1 : s & ~kOrdersNothing;
+    stream_ = std::move(stream);
+  } else {
+    FreeStorage(stream);
+  }
   if (model_read) model_read();
-  Sweep(order, seq, preds);
+  Sweep(order, seq, preds, lane_plan);
+  if (!lane_plan) return;
+  // Nodes the order left out still hold their stream: give them its lane.
+  for (size_t i = 0; i < n; ++i) {
+    int32_t* r = rows_.data() + i * stride_;
+    if (r[kPos] >= 0 || r[kLane] < 0) continue;
+    const int32_t l = lane_of_stream_[static_cast<size_t>(r[kLane] & ~kOrdersNothing)];
+    r[kLane] = l < 0 ? -1 : l | (r[kLane] & kOrdersNothing);
+  }
+  if (lanes_ == k_) {
+    bool identity = true;
+    for (int64_t s = 0; s < k_; ++s) identity = identity && lane_of_stream_[s] == s;
+    if (identity) {  // nothing chained: as without lanes
+      lane_of_stream_.clear();
+      FreeStorage(stream_);
+    }
+  }
+}
+
+std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(
+    const Model& model, const std::vector<NodeId>& order, const BigVector<int32_t>& stream) const {
+  const size_t k = static_cast<size_t>(k_);
+  std::vector<int64_t> first(k, -1), last(k, -1);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (stream[order[i].index()] < 0) continue;
+    const int32_t s = stream[order[i].index()] & ~kOrdersNothing;
+    if (first[s] < 0) first[s] = static_cast<int64_t>(i);
+    last[s] = static_cast<int64_t>(i);
+  }
+  // Overlap depth of the streams' plan spans [first, last].
+  std::vector<std::pair<int64_t, int>> ends;
+  for (size_t s = 0; s < k; ++s) {
+    if (first[s] < 0) continue;
+    ends.emplace_back(first[s], +1);
+    ends.emplace_back(last[s] + 1, -1);
+  }
+  std::sort(ends.begin(), ends.end());  // at one position, an end (-1) before a start
+  int depth = 0, widest = 0;
+  for (const auto& e : ends) widest = std::max(widest, depth += e.second);
+  if (2 * static_cast<size_t>(widest) == ends.size()) return std::nullopt;  // all overlap
+  LanePlan plan;
+  plan.initial_lanes = std::max(widest, 1);
+  plan.last_seq = std::move(last);
+  // Outermost loop around each graph: its parent graph's, else its owner
+  // when that is a loop (each graph resolved once, parents first).
+  plan.loop_of_graph.assign(model.num_graphs(), -1);
+  std::vector<char> known(model.num_graphs(), 0);
+  std::vector<size_t> path;
+  for (size_t g = 0; g < model.num_graphs(); ++g) {
+    for (size_t h = g; !known[h]; h = model.node(model.graphs()[h].parent_node).graph.index()) {
+      path.push_back(h);
+      if (!model.graphs()[h].parent_node.valid()) break;
+    }
+    for (; !path.empty(); path.pop_back()) {
+      const size_t h = path.back();
+      known[h] = 1;
+      const NodeId p = model.graphs()[h].parent_node;
+      if (!p.valid()) continue;
+      const int32_t outer = plan.loop_of_graph[model.node(p).graph.index()];
+      plan.loop_of_graph[h] = outer >= 0 ? outer : IsLoopNode(model.node(p)) ? p.value : -1;
+    }
+  }
+  plan.graph.resize(model.num_nodes());
+  for (size_t i = 0; i < model.num_nodes(); ++i) {
+    plan.graph[i] = static_cast<int32_t>(model.nodes()[i].graph.index());
+  }
+  return plan;
 }
 
 // Data and control edges, subgraph end (end node → each successor of the
@@ -131,42 +236,54 @@ int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& se
   for (NodeId c : parent.control_inputs) add(c);
   std::sort(e.inputs.begin(), e.inputs.end(),
             [&](NodeId a, NodeId b) { return seq[a.index()] < seq[b.index()]; });
-  e.clock.assign(static_cast<size_t>(k_), -1);
+  e.clock.assign(stride_ - kClock, -1);
   entries.push_back(std::move(e));
   return static_cast<int32_t>(entries.size() - 1);
 }
 
 // One sweep in plan order: clock(v) = join of the inclusive clocks of v's
-// streamed predecessors that precede it in the plan and of its stream
+// streamed predecessors that precede it in the plan and of its lane
 // predecessor. A root's entry predecessors are the parent's inputs before it
 // in the plan; the roots of one parent come in plan order, so its entry clock
 // only grows: each input is joined into it once, and each root joins it once.
-// A streamed node gets its stream position when the sweep reaches it: a
+// A streamed node gets its lane position when the sweep reaches it: a
 // predecessor with none yet (-1) is not before v in the plan (or not in it).
+// A stream's first node chooses its lane once its clock is known (JoinLane);
+// the lane's last node happens before it then, so joining it adds nothing.
 void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
-                          Predecessors& preds) {
-  const size_t k = static_cast<size_t>(k_);
-  std::vector<int32_t> next_pos(k, 0);
-  std::vector<NodeId> last_on_stream(k);
+                          Predecessors& preds, const std::optional<LanePlan>& lanes) {
+  size_t width = stride_ - kClock;
+  std::vector<int32_t> next_pos;
+  std::vector<NodeId> last_on_lane;
+  std::vector<LaneTail> tails;
+  if (lanes) {
+    lane_of_stream_.assign(static_cast<size_t>(k_), -1);
+  } else {
+    next_pos.assign(width, 0);
+    last_on_lane.resize(width);
+    lanes_ = k_;
+  }
   // Joins u's inclusive clock into cv; false when u has no position yet.
   auto join_into = [&](int32_t* cv, NodeId u) {
     const int32_t* ru = Row(u);
     if (ru[kPos] < 0) return;
     const int32_t* cu = ru + kClock;
-    for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], cu[j]);
-    const size_t su = static_cast<size_t>(ru[kStream] & ~kOrdersNothing);
-    cv[su] = std::max(cv[su], ru[kPos]);
+    for (size_t j = 0; j < width; ++j) cv[j] = std::max(cv[j], cu[j]);
+    const size_t lu = static_cast<size_t>(ru[kLane] & ~kOrdersNothing);
+    cv[lu] = std::max(cv[lu], ru[kPos]);
   };
-  for (NodeId v : order) {
-    int32_t* rv = Row(v);
-    if (rv[kStream] < 0) continue;
-    const size_t s = static_cast<size_t>(rv[kStream] & ~kOrdersNothing);
-    int32_t* cv = rv + kClock;
-    if (last_on_stream[s].valid()) join_into(cv, last_on_stream[s]);
+  for (size_t at = 0; at < order.size(); ++at) {
+    const NodeId v = order[at];
+    if (Row(v)[kLane] < 0) continue;
+    const int32_t flags = Row(v)[kLane] & kOrdersNothing;
+    size_t l = static_cast<size_t>(Row(v)[kLane] & ~kOrdersNothing);  // the stream, with lanes
+    const bool opens = lanes && lane_of_stream_[l] < 0;
+    if (lanes && !opens) l = static_cast<size_t>(lane_of_stream_[l]);
+    if (!opens && last_on_lane[l].valid()) join_into(Row(v) + kClock, last_on_lane[l]);
     for (int32_t e = preds.edge_begin[v.index()]; e < preds.edge_begin[v.index() + 1]; ++e)
-      join_into(cv, preds.edges[static_cast<size_t>(e)]);
+      join_into(Row(v) + kClock, preds.edges[static_cast<size_t>(e)]);
     if (!preds.ends.empty()) {
-      for (NodeId u : preds.ends[v.index()]) join_into(cv, u);
+      for (NodeId u : preds.ends[v.index()]) join_into(Row(v) + kClock, u);
     }
     if (const int32_t e = preds.entry_of[v.index()]; e >= 0) {
       Entry& entry = preds.entries[static_cast<size_t>(e)];
@@ -175,26 +292,70 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
            ++entry.next) {
         join_into(entry.clock.data(), entry.inputs[entry.next]);
       }
-      for (size_t j = 0; j < k; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
+      int32_t* cv = Row(v) + kClock;
+      for (size_t j = 0; j < width; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
     }
-    rv[kPos] = next_pos[s]++;
-    last_on_stream[s] = v;
+    if (opens) {
+      const int32_t loop = lanes->loop_of_graph[static_cast<size_t>(lanes->graph[v.index()])];
+      const int32_t lane = JoinLane(Row(v) + kClock, static_cast<int64_t>(at), loop, tails);
+      if (static_cast<size_t>(lane) >= width) {
+        Widen(std::min(std::max<size_t>(2 * width, 1), static_cast<size_t>(k_)), preds);
+        width = stride_ - kClock;
+      }
+      lane_of_stream_[l] = lane;
+      next_pos.resize(tails.size(), 0);
+      last_on_lane.resize(tails.size());
+      tails[static_cast<size_t>(lane)].last_seq = lanes->last_seq[l];
+      tails[static_cast<size_t>(lane)].loop = loop;
+      l = static_cast<size_t>(lane);
+    }
+    int32_t* rv = Row(v);
+    rv[kLane] = static_cast<int32_t>(l) | flags;
+    rv[kPos] = next_pos[l]++;
+    last_on_lane[l] = v;
+    if (lanes) tails[l].pos = rv[kPos];
   }
-  stream_size_ = std::move(next_pos);
+  if (lanes) lanes_ = static_cast<int64_t>(tails.size());
+  lane_size_ = std::move(next_pos);
 }
 
-// Stream positions are given in plan order, so node v is entry
-// stream_pos(v) of its stream: the rows are read in node order (one pass
+int32_t HappensBefore::JoinLane(const int32_t* cv, int64_t at, int32_t loop,
+                                std::vector<LaneTail>& tails) {
+  for (size_t c = 0; c < tails.size(); ++c) {
+    const LaneTail& t = tails[c];
+    const bool closed = t.last_seq < at;
+    const bool shares_loop = loop >= 0 && t.loop == loop;
+    if (closed && !shares_loop && cv[c] >= t.pos) return static_cast<int32_t>(c);
+  }
+  tails.emplace_back();
+  return static_cast<int32_t>(tails.size() - 1);
+}
+
+void HappensBefore::Widen(size_t lanes, Predecessors& preds) {
+  const size_t old_stride = stride_;
+  if (kClock + lanes <= old_stride) return;
+  const size_t n = rows_.size() / old_stride;
+  stride_ = kClock + lanes;
+  BigVector<int32_t> rows(n * stride_, -1);
+  for (size_t i = 0; i < n; ++i) {
+    std::copy_n(rows_.data() + i * old_stride, old_stride, rows.data() + i * stride_);
+  }
+  rows_ = std::move(rows);
+  for (Entry& e : preds.entries) e.clock.resize(lanes, -1);
+}
+
+// Lane positions are given in plan order, so node v is entry
+// lane_pos(v) of its lane: the rows are read in node order (one pass
 // over the table, sized lists, no growth) rather than in plan order (a
 // cache miss per node).
-std::vector<std::vector<NodeId>> HappensBefore::StreamOrders() const {
+std::vector<std::vector<NodeId>> HappensBefore::LaneOrders() const {
   const size_t n = stride_ == 0 ? 0 : rows_.size() / stride_;
-  std::vector<std::vector<NodeId>> out(stream_size_.size());
-  for (size_t s = 0; s < out.size(); ++s) out[s].resize(static_cast<size_t>(stream_size_[s]));
+  std::vector<std::vector<NodeId>> out(lane_size_.size());
+  for (size_t s = 0; s < out.size(); ++s) out[s].resize(static_cast<size_t>(lane_size_[s]));
   for (size_t i = 0; i < n; ++i) {
     const int32_t* r = rows_.data() + i * stride_;
-    if (r[kStream] >= 0 && r[kPos] >= 0) {
-      out[static_cast<size_t>(r[kStream] & ~kOrdersNothing)][static_cast<size_t>(r[kPos])] =
+    if (r[kLane] >= 0 && r[kPos] >= 0) {
+      out[static_cast<size_t>(r[kLane] & ~kOrdersNothing)][static_cast<size_t>(r[kPos])] =
           NodeId(static_cast<int32_t>(i));
     }
   }
@@ -202,9 +363,14 @@ std::vector<std::vector<NodeId>> HappensBefore::StreamOrders() const {
 }
 
 bool HappensBefore::Before(NodeId a, NodeId b) const {
-  const int64_t sa = stream(a);
-  if (sa < 0 || stream(b) < 0 || a == b) return false;
-  return clock(b)[sa] >= stream_pos(a);
+  const int64_t la = lane(a);
+  if (la < 0 || lane(b) < 0 || a == b) return false;
+  return clock(b)[la] >= lane_pos(a);
+}
+
+int64_t HappensBefore::lane_of_stream(int64_t s) const {
+  if (s < 0 || s >= k_) return -1;
+  return lane_of_stream_.empty() ? s : lane_of_stream_[static_cast<size_t>(s)];
 }
 
 }  // namespace npuplan::memory

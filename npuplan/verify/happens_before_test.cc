@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <queue>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,17 +24,29 @@ bool OrdersNothing(const Node& n) {
   return n.type == "Enter" || n.type == "RefEnter" || n.type == "StreamSwitch";
 }
 
+// The parent input a streamless subgraph Data passes on (invalid if none).
+NodeId PassedOn(const Model& m, NodeId u) {
+  const Node& d = m.node(u);
+  if (d.type != "Data" || d.stream_id >= 0) return NodeId();
+  const NodeId parent = m.graph(d.graph).parent_node;
+  const std::optional<int64_t> idx = GetIntAttr(d.attrs, "_parent_node_index");
+  if (!parent.valid() || !idx || *idx < 0 ||
+      static_cast<size_t>(*idx) >= m.node(parent).inputs.size())
+    return NodeId();
+  return m.node(parent).inputs[static_cast<size_t>(*idx)].node;
+}
+
 // Explicit predecessor lists of H (before transitive closure).
 std::vector<std::vector<NodeId>> ExplicitPreds(const Model& m) {
   std::vector<std::vector<NodeId>> preds(m.num_nodes());
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& v = m.nodes()[i];
-    for (const OutputRef& in : v.inputs) {
-      if (!OrdersNothing(m.node(in.node))) preds[i].push_back(in.node);
-    }
-    for (NodeId c : v.control_inputs) {
-      if (!OrdersNothing(m.node(c))) preds[i].push_back(c);
-    }
+    auto add = [&](NodeId u) {
+      if (const NodeId src = PassedOn(m, u); src.valid()) u = src;
+      if (!OrdersNothing(m.node(u))) preds[i].push_back(u);
+    };
+    for (const OutputRef& in : v.inputs) add(in.node);
+    for (NodeId c : v.control_inputs) add(c);
   }
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
@@ -74,7 +87,10 @@ std::vector<std::vector<char>> Reference(const Model& m, const std::vector<NodeI
   const size_t n = m.num_nodes();
   std::vector<int64_t> seq(n, -1);
   for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
-  auto streamed = [&](size_t i) { return m.nodes()[i].stream_id >= 0 && seq[i] >= 0; };
+  // Send/Recv nodes carry only the events' order, which H leaves out.
+  auto streamed = [&](size_t i) {
+    return m.nodes()[i].stream_id >= 0 && seq[i] >= 0 && !IsSync(m.nodes()[i]);
+  };
   std::vector<std::vector<size_t>> succ(n);
   const std::vector<std::vector<NodeId>> preds = ExplicitPreds(m);
   for (size_t v = 0; v < n; ++v) {
@@ -86,7 +102,7 @@ std::vector<std::vector<char>> Reference(const Model& m, const std::vector<NodeI
   std::vector<int64_t> last_on_stream(64, -1);
   for (NodeId v : order) {
     const int64_t s = m.node(v).stream_id;
-    if (s < 0) continue;
+    if (s < 0 || IsSync(m.node(v))) continue;
     if (last_on_stream[s] >= 0) succ[static_cast<size_t>(last_on_stream[s])].push_back(v.index());
     last_on_stream[s] = v.index();
   }
@@ -119,6 +135,7 @@ class RandomModel {
 
   Model Build() {
     streams_ = 1 + Pick(3);
+    next_stream_ = streams_;
     FillGraph(kRootGraph, 0, 4 + Pick(10));
     return std::move(m_);
   }
@@ -130,7 +147,7 @@ class RandomModel {
     Node node;
     node.name = StrCat("n", m_.num_nodes());
     node.type = std::move(type);
-    node.stream_id = Pick(6) == 0 ? -1 : Pick(streams_);
+    node.stream_id = Pick(6) == 0 ? -1 : stream_base_ + Pick(streams_);
     node.outputs.resize(1);
     const NodeId id = m_.AddNode(g, std::move(node));
     pool.push_back(id);
@@ -141,7 +158,13 @@ class RandomModel {
     std::vector<NodeId> pool;
     if (depth > 0) {
       const int64_t roots = 1 + Pick(5);
-      for (int64_t r = 0; r < roots; ++r) Add(g, "Data", pool);
+      // Data roots pass on a parent input (one index past the last: none).
+      const Node& parent = m_.node(m_.graph(g).parent_node);
+      for (int64_t r = 0; r < roots; ++r) {
+        const NodeId data = Add(g, "Data", pool);
+        m_.node(data).attrs["_parent_node_index"] =
+            Pick(static_cast<int64_t>(parent.inputs.size()) + 1);
+      }
       if (Pick(2) == 0) {
         const NodeId recv = Add(g, "Recv", pool);
         const NodeId waiting = Add(g, "Add", pool);
@@ -164,7 +187,17 @@ class RandomModel {
       }
       if (call) {
         for (int64_t s = 1 + Pick(2); s > 0; --s) {
+          // Half the subgraphs run on streams of their own (as the
+          // auto-stream modes give them): streams that lanes can chain.
+          const int64_t base = stream_base_, streams = streams_;
+          if (Pick(2) == 0) {
+            stream_base_ = next_stream_;
+            streams_ = 1 + Pick(2);
+            next_stream_ += streams_;
+          }
           FillGraph(m_.AddSubgraph(id, StrCat("g", m_.num_graphs())), depth + 1, 1 + Pick(5));
+          stream_base_ = base;
+          streams_ = streams;
         }
       }
     }
@@ -179,12 +212,14 @@ class RandomModel {
   }
 
   std::mt19937 rng_;
-  int64_t streams_ = 1;
+  int64_t streams_ = 1;  // the current graph's streams: [stream_base_, + streams_)
+  int64_t stream_base_ = 0;
+  int64_t next_stream_ = 1;  // the first stream no graph has yet
   Model m_;
 };
 
 TEST(HappensBeforeTest, MatchesReachabilityOverExplicitSubgraphEntry) {
-  int64_t subgraph_queries = 0;
+  int64_t subgraph_queries = 0, chained = 0;
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     Model m = RandomModel(seed).Build();
     std::vector<NodeId> order = m.ExecutionOrder();
@@ -201,14 +236,52 @@ TEST(HappensBeforeTest, MatchesReachabilityOverExplicitSubgraphEntry) {
         if (m.node(nb).graph != kRootGraph) ++subgraph_queries;
       }
     }
+    std::set<int64_t> used;  // streams with a node H keeps
+    for (NodeId v : order) {
+      if (m.node(v).stream_id >= 0 && !IsSync(m.node(v))) used.insert(m.node(v).stream_id);
+    }
+    if (hb.num_lanes() < static_cast<int64_t>(used.size())) ++chained;
   }
   EXPECT_GT(subgraph_queries, 1000);  // the generator does exercise subgraphs
+  EXPECT_GT(chained, 30);             // and streams chained into lanes
 }
 
-// StreamOrders (read from the rows in node order) against the plan order
-// filtered per stream, on random models, orders with nodes left out, and
+// x (s0) -> owner {a (s1) -> b (s2)} -> y (s0): s1 ends before s2 starts and
+// a happens before b, so s2 continues s1's lane — unless the owner is a
+// loop: the next iteration's a is not ordered after this one's b.
+TEST(HappensBeforeTest, StreamsChainIntoLanesOutsideACommonLoop) {
+  for (const char* owner_type : {"PartitionedCall", "While"}) {
+    Model m;
+    auto add = [&](GraphId g, const char* name, const char* type, int64_t stream,
+                   std::vector<NodeId> inputs) {
+      Node node;
+      node.name = name;
+      node.type = type;
+      node.stream_id = stream;
+      node.outputs.resize(1);
+      for (NodeId in : inputs) node.inputs.push_back({in, 0});
+      return m.AddNode(g, std::move(node));
+    };
+    const NodeId x = add(kRootGraph, "x", "Add", 0, {});
+    const NodeId owner = add(kRootGraph, "owner", owner_type, 0, {x});
+    const GraphId body = m.AddSubgraph(owner, "body");
+    const NodeId a = add(body, "a", "Add", 1, {});
+    const NodeId b = add(body, "b", "Add", 2, {a});
+    add(body, "out", "NetOutput", 2, {b});
+    add(kRootGraph, "y", "Add", 0, {owner});
+    const HappensBefore hb(m, m.ExecutionOrder());
+    const bool loop = std::string(owner_type) == "While";
+    EXPECT_TRUE(hb.Before(a, b)) << owner_type;
+    EXPECT_EQ(hb.lane_of_stream(2) == hb.lane_of_stream(1), !loop) << owner_type;
+    EXPECT_EQ(hb.num_lanes(), loop ? 3 : 2) << owner_type;
+    EXPECT_EQ(hb.stream(b), 2) << owner_type;  // the real stream stays readable
+  }
+}
+
+// LaneOrders (read from the rows in node order) against the plan order
+// filtered per lane, on random models, orders with nodes left out, and
 // shuffled orders.
-TEST(HappensBeforeTest, StreamOrdersListEachStreamInPlanOrder) {
+TEST(HappensBeforeTest, LaneOrdersListEachLaneInPlanOrder) {
   for (uint32_t seed = 1; seed <= 200; ++seed) {
     Model m = RandomModel(seed).Build();
     std::vector<NodeId> order = m.ExecutionOrder();
@@ -216,11 +289,11 @@ TEST(HappensBeforeTest, StreamOrdersListEachStreamInPlanOrder) {
     if (seed % 3 == 0) std::shuffle(order.begin(), order.end(), rng);
     if (seed % 4 == 1 && !order.empty()) order.erase(order.begin() + rng() % order.size());
     const HappensBefore hb(m, order);
-    std::vector<std::vector<NodeId>> want(static_cast<size_t>(hb.num_streams()));
+    std::vector<std::vector<NodeId>> want(static_cast<size_t>(hb.num_lanes()));
     for (NodeId v : order) {
-      if (hb.stream(v) >= 0 && hb.stream_pos(v) >= 0) want[hb.stream(v)].push_back(v);
+      if (hb.lane(v) >= 0 && hb.lane_pos(v) >= 0) want[hb.lane(v)].push_back(v);
     }
-    EXPECT_EQ(hb.StreamOrders(), want) << "seed " << seed;
+    EXPECT_EQ(hb.LaneOrders(), want) << "seed " << seed;
   }
 }
 

@@ -65,7 +65,7 @@ class ConflictRounds {
         stream_nodes_(stream_nodes),
         out_(out),
         n_(buffers.size()),
-        k_(static_cast<size_t>(hb.num_streams())),
+        k_(static_cast<size_t>(hb.num_lanes())),
         widened_up_(n_, 0),
         widened_low_(n_, 0),
         positions_(k_),
@@ -209,10 +209,10 @@ void ConflictRounds::Prepare() {
     if (CanPrecede(i)) precede.push_back(static_cast<int>(i));
     if (!CanFollow(i)) continue;
     for (NodeId u : Buf(i).uses) {  // by plan position: the first on t comes first
-      const size_t t = static_cast<size_t>(hb_.stream(u));
+      const size_t t = static_cast<size_t>(hb_.lane(u));
       if (lt_.position[u.index()] < 0 || seen[t] == static_cast<int64_t>(i)) continue;
       seen[t] = static_cast<int64_t>(i);
-      firsts_.emplace_back(static_cast<int32_t>(t), hb_.stream_pos(u));
+      firsts_.emplace_back(static_cast<int32_t>(t), hb_.lane_pos(u));
     }
   }
   first_begin_[n_] = static_cast<int32_t>(firsts_.size());
@@ -480,7 +480,7 @@ StreamAwareReuse::PlanningConflicts StreamAwareReuse::Conflicts(
     out.pairs = ExtraConflicts(buffers);
     return out;
   }
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t k = static_cast<size_t>(hb_.num_lanes());
   ConflictRounds rounds(buffers, lt_, hb_, uses_, StreamNodes(), out);
   rounds.WidenUnordered();
   // F_t(a) per buffer and stream (fixed).

@@ -43,7 +43,7 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
     : lt_(lifetimes),
       loop_end_(LoopEnds(model, lifetimes)),
       hb_(model, lifetimes.order, model_read) {
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t k = static_cast<size_t>(hb_.num_lanes());
   const size_t nb = lt_.buffers.size();
   uses_.k = k;
   uses_.last_begin.assign(nb + 1, 0);
@@ -63,14 +63,15 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
     int64_t only = -2;
     int32_t* meet = uses_.meet.data() + b * k;
     for (NodeId u : lt_.buffers[b].uses) {
-      const int64_t s = hb_.stream(u);
-      last[s] = std::max(last[s], hb_.stream_pos(u));
+      const int64_t l = hb_.lane(u);
+      last[l] = std::max(last[l], hb_.lane_pos(u));
       const int32_t* c = hb_.clock(u);
       for (size_t j = 0; j < k; ++j) meet[j] = std::min(meet[j], c[j]);
+      const int64_t s = hb_.stream(u);
       only = only == -2 || only == s ? s : -1;
     }
-    for (size_t s = 0; s < k; ++s) {
-      if (last[s] >= 0) uses_.last.emplace_back(static_cast<int32_t>(s), last[s]);
+    for (size_t l = 0; l < k; ++l) {
+      if (last[l] >= 0) uses_.last.emplace_back(static_cast<int32_t>(l), last[l]);
     }
     uses_.last_begin[b + 1] = static_cast<int32_t>(uses_.last.size());
     only_stream_[b] = only < 0 ? -1 : static_cast<int32_t>(only);
@@ -78,7 +79,7 @@ StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& li
 }
 
 const std::vector<std::vector<NodeId>>& StreamAwareReuse::StreamNodes() const {
-  std::call_once(stream_nodes_once_, [this] { stream_nodes_ = hb_.StreamOrders(); });
+  std::call_once(stream_nodes_once_, [this] { stream_nodes_ = hb_.LaneOrders(); });
   return stream_nodes_;
 }
 
@@ -168,7 +169,7 @@ std::vector<SweepBuffer> StreamAwareReuse::SweepInput(const std::vector<int>& bu
 
 SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
                                                int64_t alignment) const {
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t k = static_cast<size_t>(hb_.num_lanes());
   const size_t n = buffers.size();
   SweepBuffers out;
   out.k = k;
@@ -192,7 +193,7 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
     if (!x.pinned.empty() || x.uses.empty()) continue;  // reuses nothing, released never
     firsts.clear();
     for (NodeId u : x.uses) {
-      const int t = static_cast<int>(hb_.stream(u));
+      const int t = static_cast<int>(hb_.lane(u));
       const int64_t p = lt_.position[u.index()];
       auto it =
           std::find_if(firsts.begin(), firsts.end(), [&](const auto& f) { return f.second == t; });
@@ -212,8 +213,9 @@ SweepBuffers StreamAwareReuse::SweepInputTable(const std::vector<int>& buffers,
     if (x.live_to_end) continue;
     ReleasePositions(buffers[i], r.data(), search);
     int64_t* release = out.release.data() + i * k;
+    const int64_t own_lane = hb_.lane_of_stream(only_stream_[buffers[i]]);
     for (size_t t = 0; t < k; ++t) {
-      if (lt_.flat_loops && static_cast<int64_t>(t) != only_stream_[buffers[i]]) continue;
+      if (lt_.flat_loops && static_cast<int64_t>(t) != own_lane) continue;
       if (r[t] != std::numeric_limits<int64_t>::max()) release[t] = r[t];
     }
   }

@@ -9,6 +9,8 @@
 //     ∪ data and control edges u→v between streamed nodes (except out of
 //       Enter/RefEnter and StreamSwitch, which the events stage leaves to loop
 //       and branch activation)
+//     ∪ the parent input a streamless subgraph Data passes on → the Data's
+//       readers (the events stage's subgraph-input dependency)
 //     ∪ subgraph entry (each input of a parent node → the subgraph's
 //       input-less nodes) and subgraph end (the subgraph's end node / NetOutput
 //       → the parent's successors),
@@ -16,14 +18,27 @@
 // logical streams → memory → GenTask/events), so H uses no event: it is
 // exactly the dependency list the events stage must order and its verifier
 // checks (docs/events.md "Dependencies"); every fact in H therefore holds in
-// the final plan (docs/memory.md "Graph-level planning").
+// the final plan (docs/memory.md "Graph-level planning"). Send/Recv nodes and
+// loop gates are not in H: they carry the events' order.
 //
-// H is represented by vector clocks over the plan order: clock(v)[s] = the
-// highest position on stream s of a node that happens before v (strictly).
+// H is represented by vector clocks over the plan order: clock(v)[l] = the
+// highest position on lane l of a node that happens before v (strictly).
 //
 //   s0:  a ──────► c          a:0 may share with d:0 (a, c ⇝ d via c→d)
 //   s1:  b              d     b:0 may NOT share with d:0: nothing orders b
 //                  (c→d)      before d, although b precedes d in plan order
+//
+// A *lane* is a chain of logical streams that H orders one after another:
+// a stream whose first node comes after a lane's last node in plan order,
+// and that H orders after it, continues that lane. Vector clocks are exact
+// over any partition of the nodes into chains of H, and the tables below
+// cost n × lanes: the auto-stream modes give every subgraph streams of its
+// own (GE's MiniDAG, ge-reference §6), so a graph of 2,000 loops has 2,000
+// streams but a handful of lanes. Two streams that share an enclosing loop
+// never share a lane (the loop's next iteration is not ordered after this
+// one's later stream), and neither do any under flat loops (lanes off).
+// Everything below that says "stream" of a clock, a position or a release
+// time means a lane; SameStream and the decision log use the real streams.
 #ifndef NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 #define NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 
@@ -33,6 +48,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -103,23 +119,28 @@ class HappensBefore {
   // forward in it are ignored (they cannot be dependencies of a valid plan).
   // `model_read` (optional) is called once the model is no longer read,
   // before the sweep: memory planning releases the model there.
+  // `lanes`: chain streams into lanes (above); false: one lane per stream.
   HappensBefore(const Model& model, const std::vector<NodeId>& order,
-                const std::function<void()>& model_read = nullptr);
+                const std::function<void()>& model_read = nullptr, bool lanes = true);
 
-  int64_t num_streams() const { return k_; }
-  // Logical stream of a node (-1 = none: runs no task, orders nothing).
-  int64_t stream(NodeId n) const {
-    const int32_t s = Row(n)[kStream];
+  int64_t num_lanes() const { return lanes_; }
+  // Lane of a node (-1 = no stream: runs no task, orders nothing).
+  int64_t lane(NodeId n) const {
+    const int32_t s = Row(n)[kLane];
     return s < 0 ? -1 : s & ~kOrdersNothing;
   }
-  // Position of a node on its stream (-1 when streamless).
-  int32_t stream_pos(NodeId n) const { return Row(n)[kPos]; }
-  // clock(n)[s]: highest position on stream s that happens strictly before n (-1 none).
+  // Position of a node on its lane (-1 when streamless or not in the order).
+  int32_t lane_pos(NodeId n) const { return Row(n)[kPos]; }
+  // Logical stream of a node (-1 = none).
+  int64_t stream(NodeId n) const { return stream_.empty() ? lane(n) : stream_[n.index()]; }
+  // The lane of logical stream s's nodes (-1: s has none in the order).
+  int64_t lane_of_stream(int64_t s) const;
+  // clock(n)[l]: highest position on lane l that happens strictly before n (-1 none).
   const int32_t* clock(NodeId n) const { return Row(n) + kClock; }
   // True when a's task finishes before b's starts in every execution (a != b).
   bool Before(NodeId a, NodeId b) const;
-  // Per stream: its nodes in stream order (the nodes with a stream position).
-  std::vector<std::vector<NodeId>> StreamOrders() const;
+  // Per lane: its nodes in lane order (the nodes with a lane position).
+  std::vector<std::vector<NodeId>> LaneOrders() const;
 
  private:
   // A parent node's subgraph entry: its inputs by plan position and the join
@@ -142,26 +163,54 @@ class HappensBefore {
     BigVector<int32_t> edge_begin;  // num_nodes + 1
     BigVector<NodeId> edges;
   };
+  // What the sweep knows of a lane's last node.
+  struct LaneTail {
+    int32_t pos = -1;       // its lane position
+    int64_t last_seq = -1;  // plan position of its stream's last node
+    int32_t loop = -1;      // its outermost enclosing loop (-1 none)
+  };
+  // What the sweep needs to chain streams into lanes (empty: one per stream).
+  struct LanePlan {
+    int initial_lanes = 1;               // the streams' widest plan-order overlap
+    std::vector<int64_t> last_seq;       // per stream: plan position of its last node
+    std::vector<int32_t> loop_of_graph;  // per graph: outermost enclosing loop owner (-1 none)
+    BigVector<int32_t> graph;            // per node: its graph
+  };
   Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
   int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
+  // Streams' plan spans and loops when some stream ends before another
+  // starts (else lanes are the streams: nothing to chain).
+  // `stream`: per node, its stream as the rows hold it (-1: none).
+  std::optional<LanePlan> PlanLanes(const Model& model, const std::vector<NodeId>& order,
+                                    const BigVector<int32_t>& stream) const;
   // `seq` (plan position by node) is only filled for models with subgraphs.
-  void Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq, Predecessors& preds);
+  void Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq, Predecessors& preds,
+             const std::optional<LanePlan>& lanes);
+  // The lane a stream's first node v (clock cv, plan position `at`) joins: the
+  // first closed lane whose last node happens before v, else a new one.
+  int32_t JoinLane(const int32_t* cv, int64_t at, int32_t loop, std::vector<LaneTail>& tails);
+  // Makes room for at least `lanes` clock entries per row.
+  void Widen(size_t lanes, Predecessors& preds);
 
-  // One row per node: its stream position, its stream (with kOrdersNothing
-  // when its data and control out-edges order nothing, see OrdersNothing),
-  // then its clock. The sweep reads all three of every predecessor, which
-  // sits anywhere in the graph: one row is one cache miss, not three.
+  // One row per node: its lane position, its lane (with kOrdersNothing
+  // when its data and control out-edges order nothing, see OrdersNothing;
+  // before the sweep reaches the node, its stream), then its clock. The
+  // sweep reads all three of every predecessor, which sits anywhere in the
+  // graph: one row is one cache miss, not three.
   // Built twice per compile (planner, verifier): a BigVector reuses the
   // freed block instead of faulting in fresh pages.
-  static constexpr size_t kPos = 0, kStream = 1, kClock = 2;
+  static constexpr size_t kPos = 0, kLane = 1, kClock = 2;
   static constexpr int32_t kOrdersNothing = int32_t{1} << 30;
   const int32_t* Row(NodeId n) const { return rows_.data() + n.index() * stride_; }
   int32_t* Row(NodeId n) { return rows_.data() + n.index() * stride_; }
-  int64_t k_ = 0;
+  int64_t k_ = 0;      // logical streams
+  int64_t lanes_ = 0;  // lanes
   size_t stride_ = kClock;
-  BigVector<int32_t> rows_;  // num_nodes × (kClock + k)
-  std::vector<int32_t> stream_size_;  // per stream: its nodes with a position
+  BigVector<int32_t> rows_;              // num_nodes × stride_ (stride_ >= kClock + lanes)
+  std::vector<int32_t> lane_size_;       // per lane: its nodes with a position
+  std::vector<int32_t> lane_of_stream_;  // empty: lane = stream
+  BigVector<int32_t> stream_;            // per node: its stream, when lanes chain streams
 };
 
 // Per buffer of a TensorLifetimes: where its uses sit on the streams, in
@@ -237,7 +286,7 @@ class StreamAwareReuse {
   BufferUses uses_;
   // Per buffer: the single stream of all its uses (-1 none / several).
   BigVector<int32_t> only_stream_;
-  // Per stream: its nodes in stream order. Made on first use (StreamNodes):
+  // Per lane: its nodes in lane order. Made on first use (StreamNodes):
   // the conflicts and release times need them, the pairwise tests
   // (the memory verifier's) do not.
   const std::vector<std::vector<NodeId>>& StreamNodes() const;

@@ -24,7 +24,7 @@ void PositionRanks::Build(std::span<const int64_t> positions, int64_t steps) {
 }
 
 StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffers) const {
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t k = static_cast<size_t>(hb_.num_lanes());
   ReleaseSearch search;
   size_t nodes = 0;
   const std::vector<std::vector<NodeId>>& stream_nodes = StreamNodes();
@@ -64,7 +64,7 @@ StreamAwareReuse::ReleaseSearch StreamAwareReuse::MakeReleaseSearch(size_t buffe
 }
 
 void StreamAwareReuse::ReleasePositions(int a, int64_t* out, ReleaseSearch& search) const {
-  const size_t k = static_cast<size_t>(hb_.num_streams());
+  const size_t k = static_cast<size_t>(hb_.num_lanes());
   std::fill(out, out + k, std::numeric_limits<int64_t>::max());
   const std::vector<std::vector<NodeId>>& stream_nodes = StreamNodes();
   for (size_t t = 0; t < k; ++t) {
@@ -95,11 +95,13 @@ void StreamAwareReuse::ReleasePositions(int a, int64_t* out, ReleaseSearch& sear
   }
   // An iteration-local buffer's bytes go to its other streams only after the
   // loop: their nodes in the loop may belong to an earlier iteration.
+  // (Its own stream's lane is that stream inside the loop: streams that
+  // share a loop never share a lane.)
   if (lt_.buffers[a].iteration_loop >= 0) {
     const int64_t loop_end = loop_end_.at(lt_.buffers[a].iteration_loop);
+    const int64_t own_lane = hb_.lane_of_stream(only_stream_[a]);
     for (size_t t = 0; t < k; ++t) {
-      if (static_cast<int64_t>(t) != only_stream_[a] &&
-          out[t] != std::numeric_limits<int64_t>::max()) {
+      if (static_cast<int64_t>(t) != own_lane && out[t] != std::numeric_limits<int64_t>::max()) {
         out[t] = std::max(out[t], loop_end);
       }
     }
