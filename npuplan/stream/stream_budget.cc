@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "npuplan/ir/attribute.h"
 #include "npuplan/ir/node_prefetch.h"
@@ -81,7 +82,8 @@ struct GraphEstimate {
 
 class Merger {
  public:
-  Merger(Plan& plan, DecisionLog& log) : plan_(plan), log_(log) {
+  Merger(Plan& plan, DecisionLog& log, const std::vector<StreamClass>& cls)
+      : plan_(plan), log_(log), cls_(cls) {
     const Model& m = plan.model;
     const std::vector<bool> unknown = UnknownShapeGraphs(plan);
     for (GraphId g : m.GraphsPreOrder()) {
@@ -102,39 +104,32 @@ class Merger {
       }
     }
     alive_.assign(work_.size(), 1);
+    for (int32_t a = 0; a < static_cast<int32_t>(work_.size()); ++a) {
+      if (!cls_[a].key.empty()) light_.Add(cls_[a].key, a, work_[a]);
+    }
+    for (const GraphEstimate& ge : graphs_) nodes_ += static_cast<int64_t>(ge.stream_of.size());
   }
 
   // One merge by the rules above; false when no pair may merge.
-  bool MergeOnce(const std::vector<StreamClass>& cls) {
-    std::vector<std::pair<int32_t, int32_t>> pairs;
-    for (int32_t a = 0; a < static_cast<int32_t>(alive_.size()); ++a) {
-      if (!alive_[a] || cls[a].key.empty()) continue;
-      for (int32_t b = a + 1; b < static_cast<int32_t>(alive_.size()); ++b) {
-        if (alive_[b] && cls[b].key == cls[a].key) pairs.emplace_back(a, b);
-      }
-    }
-    if (pairs.empty()) return false;
-    int64_t nodes = 0;
-    for (const GraphEstimate& ge : graphs_) nodes += static_cast<int64_t>(ge.stream_of.size());
-    std::pair<int32_t, int32_t> best = pairs.front();
-    int64_t best_delta = INT64_MAX;
-    if (static_cast<int64_t>(pairs.size()) * nodes <= kExactPairWork) {
-      for (const auto& [a, b] : pairs) {
-        const int64_t d = Delta(a, b, nullptr);
-        if (d < best_delta) {
-          best_delta = d;
-          best = {a, b};
+  bool MergeOnce() {
+    const int64_t pairs = light_.pairs();
+    if (pairs == 0) return false;
+    std::pair<int32_t, int32_t> best;
+    if (pairs * nodes_ <= kExactPairWork) {
+      int64_t best_delta = INT64_MAX;
+      for (int32_t a = 0; a < static_cast<int32_t>(alive_.size()); ++a) {
+        if (!alive_[a] || cls_[a].key.empty()) continue;
+        for (int32_t b = a + 1; b < static_cast<int32_t>(alive_.size()); ++b) {
+          if (!alive_[b] || cls_[b].key != cls_[a].key) continue;
+          const int64_t d = Delta(a, b, nullptr);
+          if (d < best_delta) {
+            best_delta = d;
+            best = {a, b};
+          }
         }
       }
     } else {  // the two lightest of one class
-      int64_t lightest = INT64_MAX;
-      for (const auto& [a, b] : pairs) {
-        const int64_t w = work_[a] + work_[b];
-        if (w < lightest) {
-          lightest = w;
-          best = {a, b};
-        }
-      }
+      best = *light_.Best();
     }
     Apply(best.first, best.second);
     return true;
@@ -206,7 +201,10 @@ class Merger {
       Node& n = m.node(NodeId(static_cast<int32_t>(i)));
       if (n.stream_id == b) n.stream_id = a;
     }
+    light_.Remove(cls_[a].key, a, work_[a]);
+    light_.Remove(cls_[b].key, b, work_[b]);
     work_[a] += work_[b];
+    light_.Add(cls_[a].key, a, work_[a]);
     alive_[b] = 0;
     total_delta_ += delta;
     ++merges_;
@@ -216,9 +214,12 @@ class Merger {
 
   Plan& plan_;
   DecisionLog& log_;
+  const std::vector<StreamClass>& cls_;
   std::vector<GraphEstimate> graphs_;
+  int64_t nodes_ = 0;  // the graphs' simulated nodes
   std::vector<int64_t> work_;
   std::vector<uint8_t> alive_;
+  LightestPairs light_;  // the alive streams that may merge, by class
   int64_t total_delta_ = 0;
   int64_t merges_ = 0;
 };
@@ -255,6 +256,44 @@ void Renumber(Plan& plan) {
 }
 
 }  // namespace
+
+void LightestPairs::Add(const std::string& cls, int32_t stream, int64_t work) {
+  by_class_[cls].emplace(work, stream);
+}
+
+void LightestPairs::Remove(const std::string& cls, int32_t stream, int64_t work) {
+  auto it = by_class_.find(cls);
+  if (it == by_class_.end()) return;
+  it->second.erase({work, stream});
+  if (it->second.empty()) by_class_.erase(it);
+}
+
+// In a class, the least sum is that of its two lightest streams x and y
+// (by work, then id). Equal works: the pairs of that sum are those among
+// the streams of x's work, the first being the two smallest ids, x and y.
+// Else x alone has the least work and the pairs are x with each stream of
+// y's work, the first being x with the smallest id among them, y.
+std::optional<std::pair<int32_t, int32_t>> LightestPairs::Best() const {
+  std::optional<std::tuple<int64_t, int32_t, int32_t>> best;
+  for (const auto& [cls, streams] : by_class_) {
+    if (streams.size() < 2) continue;
+    const auto& [wx, x] = *streams.begin();
+    const auto& [wy, y] = *std::next(streams.begin());
+    const std::tuple<int64_t, int32_t, int32_t> pair{wx + wy, std::min(x, y), std::max(x, y)};
+    if (!best || pair < *best) best = pair;
+  }
+  if (!best) return std::nullopt;
+  return std::make_pair(std::get<1>(*best), std::get<2>(*best));
+}
+
+int64_t LightestPairs::pairs() const {
+  int64_t total = 0;
+  for (const auto& [cls, streams] : by_class_) {
+    const int64_t n = static_cast<int64_t>(streams.size());
+    total += n * (n - 1) / 2;
+  }
+  return total;
+}
 
 StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   const Model& m = plan.model;
@@ -347,8 +386,20 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
   int64_t merges = 0;
   if (need.total() > budget && plan.streams.logical > 1) {
     const std::vector<StreamClass> cls = Classify(plan);
-    Merger merger(plan, ctx.log);
-    while (need.total() > budget && merger.MergeOnce(cls)) need = EstimateStreamNeed(plan, limit);
+    Merger merger(plan, ctx.log, cls);
+    // j merges leave main − j main streams and at least no split pieces:
+    // the need stays above the budget for the first need − budget −
+    // split_extra of them, which are made before the need is estimated
+    // again — the same merges as estimating after each, without an
+    // O(nodes) estimate per merge.
+    bool mergeable = true;
+    while (need.total() > budget && mergeable) {
+      const int64_t sure = need.total() - budget - need.split_extra;
+      for (int64_t todo = std::max<int64_t>(sure, 1); todo > 0 && mergeable; --todo) {
+        mergeable = merger.MergeOnce();
+      }
+      need = EstimateStreamNeed(plan, limit);
+    }
     merges = merger.merges();
     if (merges > 0) {
       Renumber(plan);

@@ -231,3 +231,53 @@ TEST(StreamBudgetTest, CountsThePiecesThePhysicalSplitWillOpen) {
 
 }  // namespace
 }  // namespace npuplan
+
+namespace npuplan {
+namespace {
+
+// LightestPairs against the search of every pair it replaces (the first pair
+// in (a, b) order with the least work together, of streams of one class),
+// on random works with many ties, through random merges.
+TEST(LightestPairsTest, MatchesTheSearchOfEveryPairThroughMerges) {
+  std::mt19937 rng(11);
+  int64_t ties = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 40);
+    std::vector<int64_t> work(n);
+    std::vector<std::string> cls(n);
+    std::vector<uint8_t> alive(n, 1);
+    stream::LightestPairs light;
+    for (int a = 0; a < n; ++a) {
+      work[a] = static_cast<int64_t>(rng() % 6);  // few values: many ties
+      cls[a] = rng() % 3 == 0 ? "engine DNN_HCCL" : "compute";
+      light.Add(cls[a], a, work[a]);
+    }
+    while (true) {
+      std::optional<std::pair<int32_t, int32_t>> want;
+      int64_t least = INT64_MAX, pairs = 0, at_least = 0;
+      for (int a = 0; a < n; ++a) {
+        for (int b = a + 1; b < n; ++b) {
+          if (!alive[a] || !alive[b] || cls[a] != cls[b]) continue;
+          ++pairs;
+          const int64_t w = work[a] + work[b];
+          at_least += w == least ? 1 : 0;
+          if (w < least) least = w, want = std::make_pair(a, b), at_least = 1;
+        }
+      }
+      ASSERT_EQ(light.pairs(), pairs);
+      ASSERT_EQ(light.Best(), want) << "trial " << trial;
+      if (!want) break;
+      ties += at_least > 1 ? 1 : 0;
+      const auto [a, b] = *want;
+      light.Remove(cls[a], a, work[a]);
+      light.Remove(cls[b], b, work[b]);
+      work[a] += work[b];
+      light.Add(cls[a], a, work[a]);
+      alive[b] = 0;
+    }
+  }
+  EXPECT_GT(ties, 1000);  // the tie-break was exercised
+}
+
+}  // namespace
+}  // namespace npuplan
