@@ -349,6 +349,59 @@ TEST(CompilePassThreadsTest, LargeGraphsCompileTheSameOnOneOrTwoThreads) {
                                       CompileConfig{});
 }
 
+// The auto-stream modes give every subgraph streams of its own (GE's MiniDAG
+// runs per graph). Memory planning chains them into lanes and sees through
+// the subgraphs' Data nodes: each loop is ordered after the one before, so
+// the loops' activations reuse each other's bytes as on one stream.
+TEST(AutoStreamLoopsTest, LoopsOnStreamsOfTheirOwnReuseMemoryAsTheDefaultDoes) {
+  GeneratorOptions o;
+  o.target_nodes = 3000;
+  o.while_every = 2;
+  absl::StatusOr<Model> model = GenerateTransformer(o);
+  ASSERT_THAT(model.status(), IsOk());
+  DecisionLog log(false);
+  Statistics stats;
+  absl::StatusOr<Plan> plain = Compile(*model, CompileConfig{}, log, stats);
+  ASSERT_THAT(plain.status(), IsOk());
+  CompileConfig config;
+  config.option_overrides = {{"ge.autoMultistreamParallelMode", "LoadBalance:4"}};
+  absl::StatusOr<Plan> plan = Compile(*std::move(model), config, log, stats);
+  ASSERT_THAT(plan.status(), IsOk());
+  EXPECT_GT(plan->streams.logical, 100);  // a loop's worth each
+  EXPECT_LE(plan->memory.peak, plain->memory.peak + plain->memory.peak / 100);
+  EXPECT_THAT(verify::VerifyPlan(*plan), IsOk());
+}
+
+// With those streams merged by stream-budget, one logical stream holds loop
+// after loop: the physical split opens between two loops (the split event
+// leaves one loop and enters the next through loop gates) instead of
+// overflowing the task limit, which the final verification refused.
+TEST(AutoStreamLoopsTest, StreamsOfMergedLoopsSplitBetweenLoops) {
+  GeneratorOptions o;
+  o.target_nodes = 8000;
+  o.while_every = 1;
+  absl::StatusOr<Model> model = GenerateTransformer(o);
+  ASSERT_THAT(model.status(), IsOk());
+  CompileConfig config;
+  config.option_overrides = {{"ge.autoMultistreamParallelMode", "LoadBalance:4"},
+                             {"npuplan.maxStreams", "64"}};
+  DecisionLog log(true);
+  Statistics stats;
+  absl::StatusOr<Plan> plan = Compile(*std::move(model), config, log, stats);
+  ASSERT_THAT(plan.status(), IsOk());
+  EXPECT_LE(plan->streams.physical, 64);
+  int64_t at_loop_entry = 0;  // splits that opened at a loop's first node
+  for (const Remark* r : log.WithKeyword("StreamSplit")) {
+    const std::string line = r->ToLine();
+    const size_t at = line.find(" at=") + 4;
+    const NodeId n = plan->model.FindNode(line.substr(at, line.find(' ', at) - at));
+    ASSERT_TRUE(n.valid()) << line;
+    at_loop_entry += plan->model.node(n).graph != kRootGraph;
+  }
+  EXPECT_GT(at_loop_entry, 0);
+  EXPECT_THAT(verify::VerifyPlan(*plan), IsOk());
+}
+
 TEST(CompilePassThreadsTest, PassThreadsIsValidated) {
   CompileConfig config;
   config.option_overrides["npuplan.passThreads"] = "3";

@@ -143,6 +143,7 @@ std::vector<int32_t> ContinuousLabelRun(const Model& m, const events::SyncView& 
 
 // The event that orders the new physical stream's first slot `open` after
 // the old stream's last slot `pre`.
+// `notify` false for an event across loop levels (insertion's rule, docs/events.md).
 void AppendSplitEvent(Plan& plan, const events::SyncView& view, int32_t pre, int32_t open,
                       bool notify) {
   SyncEvent e;
@@ -173,6 +174,7 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
                           const TaskAdder& adder, SplitState& st) {
   const Model& m = plan.model;
   const events::Enclosure encloses(m);
+  const StaticLoopNesting loops(plan);
   const int64_t streams = view.num_streams();
   StreamResult& sr = plan.streams;
   std::vector<int64_t> tasks(streams, 0), current(streams, -1);
@@ -190,8 +192,13 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       const int32_t open = moved.empty() ? slot : moved.front();
       const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
       // An enclosing owner: the event would run backwards; a loop body or
-      // branch: it would not order every run (Enclosure::InConditional).
-      if (!encloses.MayOpenAfter(view.node_of(pre), view.node_of(open))) {
+      // branch: it would not order every run (Enclosure::InConditional),
+      // unless it enters or leaves whole static loops (loop gates take it).
+      const NodeId pre_node = view.node_of(pre), open_node = view.node_of(open);
+      const bool across_loops = !encloses.MayOpenAfter(pre_node, open_node) &&
+                                !encloses(pre_node, open_node) &&
+                                loops.MayOpenAcrossLoops(pre_node, open_node);
+      if (!encloses.MayOpenAfter(pre_node, open_node) && !across_loops) {
         st.phys[slot] = current[t];
         segment[t].push_back(slot);
         continue;
@@ -207,7 +214,7 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       segment[t].insert(segment[t].end(), moved.begin(), moved.end());
       current[t] = id;
       ++st.splits;
-      AppendSplitEvent(plan, view, pre, open, notify);
+      AppendSplitEvent(plan, view, pre, open, notify && !across_loops);
       ctx.log.Record(pass, "StreamSplit", "", Field("logical", t), Field("physical", id),
                      Field("at", n.name), Field("tasks", tasks[t]), Field("moved", moved.size()));
     }

@@ -16,7 +16,10 @@
 // logical stream owns its graph (the split event would run backwards;
 // events::Enclosure), or either of the two lies inside a loop body or If/Case
 // branch (the split event would not order every run; Enclosure::InConditional:
-// a deliberate difference from GE, whose labels order the runs). A run of nodes with the same
+// a deliberate difference from GE, whose labels order the runs) — unless the
+// two lie across whole static loops (StaticLoopNesting::MayOpenAcrossLoops):
+// stream-activation then moves the split event to loop gates, once per loop
+// run against once. A run of nodes with the same
 // `_continuous_stream_label` right before the overflow moves along.
 //
 //   limit 1024, 3 tasks/node: s0 = n0…n331 (332·3+27 = 1023) │ s2 = n332…

@@ -222,6 +222,31 @@ NodeId StaticLoopNesting::OutermostLoopLeft(NodeId inside, NodeId outside) const
   return below < 0 ? NodeId() : NodeId(below);
 }
 
+bool StaticLoopNesting::MayOpenAcrossLoops(NodeId pre, NodeId open) const {
+  if (empty()) return false;
+  const Model& m = *model_;
+  // The loop and branch owners around n, false when one is not a static loop.
+  auto owners = [&](NodeId n, std::vector<int32_t>& out) {
+    GraphId g = m.node(n).graph;
+    for (size_t steps = 0; g.valid() && steps <= m.num_graphs(); ++steps) {  // bound: no cycle
+      const NodeId owner = m.graph(g).parent_node;
+      if (!owner.valid()) return true;
+      if (Encloses(m.node(owner))) {
+        if (Depth(owner.value) == 0) return false;  // a branch, or a loop that is not static
+        out.push_back(owner.value);
+      }
+      g = m.node(owner).graph;
+    }
+    return false;
+  };
+  std::vector<int32_t> around_pre, around_open;
+  if (!owners(pre, around_pre) || !owners(open, around_open)) return false;
+  if (around_pre.empty() && around_open.empty()) return false;  // no loop: not this rule's case
+  return std::none_of(around_open.begin(), around_open.end(), [&](int32_t loop) {
+    return std::find(around_pre.begin(), around_pre.end(), loop) != around_pre.end();
+  });
+}
+
 int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run) {
   if (!n.valid() || n.index() >= m.num_nodes()) return -1;
   int32_t region = -1;

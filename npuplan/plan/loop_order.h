@@ -119,6 +119,16 @@ class StaticLoopNesting {
   // The outermost static loop around `inside` that is not around `outside`
   // (its owner); invalid when there is none. O(loop depth).
   NodeId OutermostLoopLeft(NodeId inside, NodeId outside) const;
+  // Whether a physical stream may open at `open` after `pre` (the previous
+  // node on its logical stream) although one of them lies in a loop body or
+  // branch (Enclosure::MayOpenAfter refuses): when every loop body or branch
+  // around either is a static loop's and none is around both. The split
+  // event then enters or leaves whole static loops — recorded or waited
+  // once per loop run once stream-activation moves it to loop gates — and
+  // every run of each loop stays on one physical stream. Without it a
+  // logical stream made of loops back to back (the auto-stream modes after
+  // stream-budget merged their streams) could not be split at all.
+  bool MayOpenAcrossLoops(NodeId pre, NodeId open) const;
 
  private:
   int32_t Innermost(NodeId n) const;  // innermost static loop owner around n, -1 none

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
+#include "npuplan/plan/loop_order.h"
 #include "npuplan/plan/task_model.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/str_util.h"
@@ -127,21 +129,33 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
 }
 
 // Per node: the previous node on its stream owns its graph, or one of the two
-// lies in a loop body or branch, so it may not open a stream
-// (Enclosure::MayOpenAfter, execution_semantics.h); its Send/Recv nodes go
-// with it.
+// lies in a loop body or branch other than across whole static loops, so it
+// may not open a stream (Enclosure::MayOpenAfter, execution_semantics.h;
+// StaticLoopNesting::MayOpenAcrossLoops, loop_order.h); its Send/Recv nodes
+// go with it. Loop gates never open one: stream-activation adds them after
+// the split, as part of their loop.
 std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const NodeTypes& types,
                                 bool materialized) {
   const Model& m = plan.model;
   std::vector<bool> enclosed(m.num_nodes(), false);
   if (m.num_graphs() == 1) return enclosed;  // no node owns a graph
   const Enclosure encloses(m);
+  const StaticLoopNesting loops(plan);
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     NodeId prev_real;
     for (int32_t slot : view.stream_slots(s)) {
       NodeId n = view.node_of(slot);
       if (types.sync(n)) continue;
-      if (prev_real.valid() && !encloses.MayOpenAfter(prev_real, n)) enclosed[n.index()] = true;
+      if (IsLoopGate(m.node(n))) {
+        enclosed[n.index()] = true;
+        continue;
+      }
+      // The first real node: the split met nothing before it (gates came later).
+      if (!prev_real.valid() ||
+          (!encloses.MayOpenAfter(prev_real, n) &&
+           (encloses(prev_real, n) || !loops.MayOpenAcrossLoops(prev_real, n)))) {
+        enclosed[n.index()] = true;
+      }
       prev_real = n;
     }
   }
@@ -171,6 +185,7 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
 absl::Status CheckSplitsOrderEveryRun(const Plan& plan, const SyncView& view,
                                       const NodeTypes& types, const Enclosure& encloses) {
   const Model& m = plan.model;
+  const StaticLoopNesting loops(plan);
   std::map<int64_t, std::pair<int64_t, NodeId>>
       last;  // logical → (physical, node) of its last slot
   for (int32_t slot : view.slot_order()) {
@@ -183,12 +198,14 @@ absl::Status CheckSplitsOrderEveryRun(const Plan& plan, const SyncView& view,
     auto [it, fresh] = last.try_emplace(t, p, id);
     if (fresh) continue;
     const auto [prev_p, prev] = it->second;
-    if (prev_p != p && (encloses.InConditional(id) || encloses.InConditional(prev))) {
+    if (prev_p != p && (encloses.InConditional(id) || encloses.InConditional(prev)) &&
+        !loops.MayOpenAcrossLoops(prev, id)) {
       return PhysicalStreamError(StrCat(
           "logical stream ", t, " moves from physical stream ", prev_p, " at node '",
           m.node(prev).name, "' to ", p, " at node '", n.name,
           "': a physical stream may not open inside a loop body or If/Case branch, nor right after "
-          "one (the split event would not order every run)"));
+          "one, except into or out of whole static loops (the split event would not order every "
+          "run)"));
     }
     it->second = {p, id};
   }
