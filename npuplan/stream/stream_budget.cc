@@ -104,6 +104,7 @@ class Merger {
       }
     }
     alive_.assign(work_.size(), 1);
+    merged_into_.assign(work_.size(), -1);
     for (int32_t a = 0; a < static_cast<int32_t>(work_.size()); ++a) {
       if (!cls_[a].key.empty()) light_.Add(cls_[a].key, a, work_[a]);
     }
@@ -137,6 +138,31 @@ class Merger {
 
   int64_t total_delta() const { return total_delta_; }
   int64_t merges() const { return merges_; }
+
+  // Gives the model's nodes the streams the merges so far left them on:
+  // once per batch of merges, not a pass over every node per merge.
+  void WriteMerges() {
+    // Each merged stream straight to the alive one it ended in (the chains
+    // shortened on the way: one step per stream in all).
+    for (size_t s = 0; s < merged_into_.size(); ++s) {
+      int32_t root = merged_into_[s];
+      if (root < 0) continue;
+      while (merged_into_[root] >= 0) root = merged_into_[root];
+      for (int32_t x = static_cast<int32_t>(s); merged_into_[x] >= 0;) {
+        const int32_t next = merged_into_[x];
+        merged_into_[x] = root;
+        x = next;
+      }
+    }
+    Model& m = plan_.model;
+    for (size_t i = 0; i < m.num_nodes(); ++i) {
+      Node& n = m.node(NodeId(static_cast<int32_t>(i)));
+      if (n.stream_id >= 0 && n.stream_id < static_cast<int64_t>(merged_into_.size()) &&
+          merged_into_[n.stream_id] >= 0) {
+        n.stream_id = merged_into_[n.stream_id];
+      }
+    }
+  }
 
  private:
   // Makespan increase of merging b into a (summed over graphs using both);
@@ -196,11 +222,7 @@ class Merger {
       ge.streams.insert(a);
       for (int32_t& s : ge.stream_of) s = s == b ? a : s;
     }
-    Model& m = plan_.model;
-    for (size_t i = 0; i < m.num_nodes(); ++i) {
-      Node& n = m.node(NodeId(static_cast<int32_t>(i)));
-      if (n.stream_id == b) n.stream_id = a;
-    }
+    merged_into_[b] = a;  // the nodes follow in WriteMerges
     light_.Remove(cls_[a].key, a, work_[a]);
     light_.Remove(cls_[b].key, b, work_[b]);
     work_[a] += work_[b];
@@ -219,6 +241,7 @@ class Merger {
   int64_t nodes_ = 0;  // the graphs' simulated nodes
   std::vector<int64_t> work_;
   std::vector<uint8_t> alive_;
+  std::vector<int32_t> merged_into_;  // per merged stream: the one it went into (-1: alive)
   LightestPairs light_;  // the alive streams that may merge, by class
   int64_t total_delta_ = 0;
   int64_t merges_ = 0;
@@ -398,6 +421,7 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
       for (int64_t todo = std::max<int64_t>(sure, 1); todo > 0 && mergeable; --todo) {
         mergeable = merger.MergeOnce();
       }
+      merger.WriteMerges();
       need = EstimateStreamNeed(plan, limit);
     }
     merges = merger.merges();
