@@ -193,10 +193,12 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       const int32_t pre = view.stream_slots(t)[view.pos(open) - 1];
       // An enclosing owner: the event would run backwards; a loop body or
       // branch: it would not order every run (Enclosure::InConditional),
-      // unless it enters or leaves whole static loops (loop gates take it).
+      // unless it enters or leaves whole static loops on a main stream
+      // (loop gates take it; they are main-stream nodes).
       const NodeId pre_node = view.node_of(pre), open_node = view.node_of(open);
       const bool across_loops = !encloses.MayOpenAfter(pre_node, open_node) &&
-                                !encloses(pre_node, open_node) &&
+                                !encloses(pre_node, open_node) && view.attached_of(pre) < 0 &&
+                                view.attached_of(open) < 0 &&
                                 loops.MayOpenAcrossLoops(pre_node, open_node);
       if (!encloses.MayOpenAfter(pre_node, open_node) && !across_loops) {
         st.phys[slot] = current[t];

@@ -151,9 +151,10 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
         continue;
       }
       // The first real node: the split met nothing before it (gates came later).
-      if (!prev_real.valid() ||
-          (!encloses.MayOpenAfter(prev_real, n) &&
-           (encloses(prev_real, n) || !loops.MayOpenAcrossLoops(prev_real, n)))) {
+      // Across whole static loops only on a main stream (gates are main-stream nodes).
+      if (!prev_real.valid() || (!encloses.MayOpenAfter(prev_real, n) &&
+                                 (view.attached_of(slot) >= 0 || encloses(prev_real, n) ||
+                                  !loops.MayOpenAcrossLoops(prev_real, n)))) {
         enclosed[n.index()] = true;
       }
       prev_real = n;
@@ -199,7 +200,7 @@ absl::Status CheckSplitsOrderEveryRun(const Plan& plan, const SyncView& view,
     if (fresh) continue;
     const auto [prev_p, prev] = it->second;
     if (prev_p != p && (encloses.InConditional(id) || encloses.InConditional(prev)) &&
-        !loops.MayOpenAcrossLoops(prev, id)) {
+        !(a < 0 && loops.MayOpenAcrossLoops(prev, id))) {
       return PhysicalStreamError(StrCat(
           "logical stream ", t, " moves from physical stream ", prev_p, " at node '",
           m.node(prev).name, "' to ", p, " at node '", n.name,
