@@ -170,6 +170,41 @@ TEST(PhysicalStreamSplitTest, NoStreamOpensInsideALoopOrBranchOrRightAfterABranc
             call.physical_stream[call.model.FindNode("x").index()]);
 }
 
+// An attached stream never opens across a loop's boundary: loop gates are
+// main-stream nodes, so the split event would stay recorded once and waited
+// every iteration. Its split waits for the node after the loop's next node,
+// as before (3 attached tasks per node, limit 27 + 9).
+TEST(PhysicalStreamSplitTest, AnAttachedStreamDoesNotOpenAcrossALoop) {
+  constexpr char kText[] = R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "While", "inputs": ["x:0"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["w:0"], "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "z", "type": "Add", "inputs": ["y:0"], "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "cd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "c1", "type": "Less", "inputs": ["cd:0"], "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "co", "type": "NetOutput", "inputs": ["c1:0"], "attrs": {"_test_stream": 0}}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "bd", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+        {"name": "b1", "type": "Add", "inputs": ["bd:0"], "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "b2", "type": "Add", "inputs": ["b1:0"], "attrs": {"_test_stream": 0, "_test_attached": [1], "_node_sqe_num": 1, "_hccl_attached_task_num": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "bo", "type": "NetOutput", "inputs": ["b2:0"], "attrs": {"_test_stream": 0}}]}]})json";
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(kText);
+  ASSERT_TRUE(m.ok()) << m.status();
+  Plan plan = PlanFromModel(*std::move(m));
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.device.maxTasksPerStream", "36"}}), IsOk());
+  std::vector<std::string> at;
+  for (const Remark* split : r.log.WithKeyword("StreamSplit")) at.push_back(split->ToLine());
+  // The main stream (with the attached events' tasks) opens right after the
+  // loop; the attached stream one node later.
+  ASSERT_EQ(at.size(), 2u);
+  EXPECT_THAT(at[0], ::testing::HasSubstr("logical=0 physical=2 at=y "));
+  EXPECT_THAT(at[1], ::testing::HasSubstr("logical=1 physical=3 at=z "));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+}
+
 // The verifier refuses a split inside a loop or branch (a plan the split did
 // not write: the body moved to a stream of its own).
 TEST(PhysicalStreamSplitTest, VerifierRefusesAStreamOpeningInsideALoopOrBranch) {
