@@ -123,6 +123,20 @@ std::vector<int32_t> InnermostLoopOwners(const Model& m) {
   return out;
 }
 
+std::vector<int32_t> OutermostLoopOwners(const Model& m) {
+  std::vector<int32_t> out;
+  if (!HasLoopSubgraph(m)) return out;
+  out.assign(m.num_graphs(), -1);
+  for (GraphId g : m.GraphsPreOrder()) {  // a graph after its parent's graph
+    const NodeId owner = m.graph(g).parent_node;
+    if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
+    const Node& p = m.node(owner);
+    const int32_t around = out[p.graph.index()];
+    out[g.index()] = around >= 0 ? around : IsLoopNode(p) ? owner.value : -1;
+  }
+  return out;
+}
+
 bool HasLoopOrderEvents(const Plan& plan) {
   return std::any_of(plan.events.events.begin(), plan.events.events.end(), [](const SyncEvent& e) {
     return e.reason == SyncReason::kLoopFork || e.reason == SyncReason::kLoopNext;

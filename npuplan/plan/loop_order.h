@@ -72,6 +72,9 @@ bool HasLoopSubgraph(const Model& m);
 // outside every loop; empty when no subgraph belongs to a loop. Two slots
 // whose graphs differ here run a different number of times.
 std::vector<int32_t> InnermostLoopOwners(const Model& m);
+// The same with the outermost loop owner: two slots inside a common loop
+// have the same one.
+std::vector<int32_t> OutermostLoopOwners(const Model& m);
 // Whether the event table already holds loop-fork / loop-next events.
 bool HasLoopOrderEvents(const Plan& plan);
 

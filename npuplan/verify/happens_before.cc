@@ -7,6 +7,7 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/plan/loop_order.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 
 namespace npuplan::memory {
@@ -148,30 +149,20 @@ std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(
   if (2 * static_cast<size_t>(widest) == ends.size()) return std::nullopt;  // all overlap
   LanePlan plan;
   plan.initial_lanes = std::max(widest, 1);
+  // Loops: two streams inside a common one never share a lane.
+  const std::vector<int32_t> loop_of_graph = OutermostLoopOwners(model);
+  auto loop_of = [&](int64_t seq) {
+    return seq < 0 || loop_of_graph.empty()
+               ? -1
+               : loop_of_graph[model.node(order[static_cast<size_t>(seq)]).graph.index()];
+  };
+  plan.first_loop.resize(k);
+  plan.last_loop.resize(k);
+  for (size_t s = 0; s < k; ++s) {
+    plan.first_loop[s] = loop_of(first[s]);
+    plan.last_loop[s] = loop_of(last[s]);
+  }
   plan.last_seq = std::move(last);
-  // Outermost loop around each graph: its parent graph's, else its owner
-  // when that is a loop (each graph resolved once, parents first).
-  plan.loop_of_graph.assign(model.num_graphs(), -1);
-  std::vector<char> known(model.num_graphs(), 0);
-  std::vector<size_t> path;
-  for (size_t g = 0; g < model.num_graphs(); ++g) {
-    for (size_t h = g; !known[h]; h = model.node(model.graphs()[h].parent_node).graph.index()) {
-      path.push_back(h);
-      if (!model.graphs()[h].parent_node.valid()) break;
-    }
-    for (; !path.empty(); path.pop_back()) {
-      const size_t h = path.back();
-      known[h] = 1;
-      const NodeId p = model.graphs()[h].parent_node;
-      if (!p.valid()) continue;
-      const int32_t outer = plan.loop_of_graph[model.node(p).graph.index()];
-      plan.loop_of_graph[h] = outer >= 0 ? outer : IsLoopNode(model.node(p)) ? p.value : -1;
-    }
-  }
-  plan.graph.resize(model.num_nodes());
-  for (size_t i = 0; i < model.num_nodes(); ++i) {
-    plan.graph[i] = static_cast<int32_t>(model.nodes()[i].graph.index());
-  }
   return plan;
 }
 
@@ -296,8 +287,8 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
       for (size_t j = 0; j < width; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
     }
     if (opens) {
-      const int32_t loop = lanes->loop_of_graph[static_cast<size_t>(lanes->graph[v.index()])];
-      const int32_t lane = JoinLane(Row(v) + kClock, static_cast<int64_t>(at), loop, tails);
+      const int32_t lane =
+          JoinLane(Row(v) + kClock, static_cast<int64_t>(at), lanes->first_loop[l], tails);
       if (static_cast<size_t>(lane) >= width) {
         Widen(std::min(std::max<size_t>(2 * width, 1), static_cast<size_t>(k_)), preds);
         width = stride_ - kClock;
@@ -306,7 +297,7 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
       next_pos.resize(tails.size(), 0);
       last_on_lane.resize(tails.size());
       tails[static_cast<size_t>(lane)].last_seq = lanes->last_seq[l];
-      tails[static_cast<size_t>(lane)].loop = loop;
+      tails[static_cast<size_t>(lane)].loop = lanes->last_loop[l];
       l = static_cast<size_t>(lane);
     }
     int32_t* rv = Row(v);

@@ -278,6 +278,33 @@ TEST(HappensBeforeTest, StreamsChainIntoLanesOutsideACommonLoop) {
   }
 }
 
+// The same with s1 opening outside the owner (p before it): what counts is
+// where s1 ends, in the loop with b.
+TEST(HappensBeforeTest, AStreamThatEndsInALoopDoesNotChainInsideIt) {
+  Model m;
+  auto add = [&](GraphId g, const char* name, const char* type, int64_t stream,
+                 std::vector<NodeId> inputs) {
+    Node node;
+    node.name = name;
+    node.type = type;
+    node.stream_id = stream;
+    node.outputs.resize(1);
+    for (NodeId in : inputs) node.inputs.push_back({in, 0});
+    return m.AddNode(g, std::move(node));
+  };
+  const NodeId x = add(kRootGraph, "x", "Add", 0, {});
+  const NodeId p = add(kRootGraph, "p", "Add", 1, {x});
+  const NodeId owner = add(kRootGraph, "owner", "While", 0, {p});
+  const GraphId body = m.AddSubgraph(owner, "body");
+  const NodeId a = add(body, "a", "Add", 1, {});
+  const NodeId b = add(body, "b", "Add", 2, {a});
+  add(body, "out", "NetOutput", 2, {b});
+  add(kRootGraph, "y", "Add", 0, {owner});
+  const HappensBefore hb(m, m.ExecutionOrder());
+  EXPECT_TRUE(hb.Before(a, b));
+  EXPECT_NE(hb.lane_of_stream(2), hb.lane_of_stream(1));
+}
+
 // LaneOrders (read from the rows in node order) against the plan order
 // filtered per lane, on random models, orders with nodes left out, and
 // shuffled orders.

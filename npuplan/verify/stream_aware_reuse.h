@@ -171,10 +171,10 @@ class HappensBefore {
   };
   // What the sweep needs to chain streams into lanes (empty: one per stream).
   struct LanePlan {
-    int initial_lanes = 1;               // the streams' widest plan-order overlap
-    std::vector<int64_t> last_seq;       // per stream: plan position of its last node
-    std::vector<int32_t> loop_of_graph;  // per graph: outermost enclosing loop owner (-1 none)
-    BigVector<int32_t> graph;            // per node: its graph
+    int initial_lanes = 1;          // the streams' widest plan-order overlap
+    std::vector<int64_t> last_seq;  // per stream: plan position of its last node
+    // Per stream: the outermost loop owner around its first / last node (-1 none).
+    std::vector<int32_t> first_loop, last_loop;
   };
   Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
   int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
