@@ -194,13 +194,11 @@ absl::Status WalkAndSplit(std::string_view pass, Plan& plan, PassContext& ctx,
       // An enclosing owner: the event would run backwards; a loop body or
       // branch: it would not order every run (Enclosure::InConditional),
       // unless it enters or leaves whole static loops on a main stream
-      // (loop gates take it; they are main-stream nodes).
-      const NodeId pre_node = view.node_of(pre), open_node = view.node_of(open);
-      const bool across_loops = !encloses.MayOpenAfter(pre_node, open_node) &&
-                                !encloses(pre_node, open_node) && view.attached_of(pre) < 0 &&
-                                view.attached_of(open) < 0 &&
-                                loops.MayOpenAcrossLoops(pre_node, open_node);
-      if (!encloses.MayOpenAfter(pre_node, open_node) && !across_loops) {
+      // (loop gates take it).
+      const StreamOpening opening = MayOpenStreamAfter(
+          encloses, loops, view.node_of(pre), view.node_of(open), view.attached_of(open) < 0);
+      const bool across_loops = opening == StreamOpening::kAcrossLoops;
+      if (opening == StreamOpening::kNo) {
         st.phys[slot] = current[t];
         segment[t].push_back(slot);
         continue;

@@ -261,6 +261,14 @@ bool StaticLoopNesting::MayOpenAcrossLoops(NodeId pre, NodeId open) const {
   });
 }
 
+StreamOpening MayOpenStreamAfter(const Enclosure& encloses, const StaticLoopNesting& loops,
+                                 NodeId pre, NodeId open, bool main_stream) {
+  if (encloses.MayOpenAfter(pre, open)) return StreamOpening::kYes;
+  return main_stream && !encloses(pre, open) && loops.MayOpenAcrossLoops(pre, open)
+             ? StreamOpening::kAcrossLoops
+             : StreamOpening::kNo;
+}
+
 int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run) {
   if (!n.valid() || n.index() >= m.num_nodes()) return -1;
   int32_t region = -1;

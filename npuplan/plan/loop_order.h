@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/plan.h"
 
@@ -144,6 +145,15 @@ class StaticLoopNesting {
   std::vector<int32_t>
       depth_;  // per NodeId: for a static loop owner, static loops around its subgraphs
 };
+
+// The physical split's rule, which verifier[physical-streams] checks: a
+// stream may open at `open` after `pre` (the previous node on its logical
+// stream) where Enclosure::MayOpenAfter allows it (kYes), or across whole
+// static loops (kAcrossLoops: MayOpenAcrossLoops, `pre` not the owner of
+// `open`'s graph) on a main stream — loop gates are main-stream nodes.
+enum class StreamOpening { kNo, kYes, kAcrossLoops };
+StreamOpening MayOpenStreamAfter(const Enclosure& encloses, const StaticLoopNesting& loops,
+                                 NodeId pre, NodeId open, bool main_stream);
 
 }  // namespace npuplan
 

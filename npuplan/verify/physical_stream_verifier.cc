@@ -128,11 +128,9 @@ void AddEventTasks(const Plan& plan, const SyncView& view, SendSlots& send_slot,
   }
 }
 
-// Per node: the previous node on its stream owns its graph, or one of the two
-// lies in a loop body or branch other than across whole static loops, so it
-// may not open a stream (Enclosure::MayOpenAfter, execution_semantics.h;
-// StaticLoopNesting::MayOpenAcrossLoops, loop_order.h); its Send/Recv nodes
-// go with it. Loop gates never open one: stream-activation adds them after
+// Per node: the split's rule does not let it open a stream after the
+// previous node on its stream (MayOpenStreamAfter, loop_order.h); its
+// Send/Recv nodes go with it. Loop gates never open one: stream-activation adds them after
 // the split, as part of their loop.
 std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const NodeTypes& types,
                                 bool materialized) {
@@ -151,10 +149,9 @@ std::vector<bool> EnclosedNodes(const Plan& plan, const SyncView& view, const No
         continue;
       }
       // The first real node: the split met nothing before it (gates came later).
-      // Across whole static loops only on a main stream (gates are main-stream nodes).
-      if (!prev_real.valid() || (!encloses.MayOpenAfter(prev_real, n) &&
-                                 (view.attached_of(slot) >= 0 || encloses(prev_real, n) ||
-                                  !loops.MayOpenAcrossLoops(prev_real, n)))) {
+      if (!prev_real.valid() ||
+          MayOpenStreamAfter(encloses, loops, prev_real, n, view.attached_of(slot) < 0) ==
+              StreamOpening::kNo) {
         enclosed[n.index()] = true;
       }
       prev_real = n;
