@@ -39,6 +39,16 @@ Model Transformer(int64_t layers, double dynamic_prob = 0, int64_t if_every = 0)
   return *std::move(m);
 }
 
+// `gen --nodes N --while-every K`: a While every K layers.
+Model LoopTransformer(int64_t target_nodes, int64_t while_every) {
+  GeneratorOptions o;
+  o.target_nodes = target_nodes;
+  o.while_every = while_every;
+  absl::StatusOr<Model> m = GenerateTransformer(o);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *std::move(m);
+}
+
 bool HasStep(const Statistics& stats, std::string_view step, bool part) {
   for (const Statistics::StepTime& t : stats.times()) {
     if (t.step == step && t.part == part) return true;
@@ -354,18 +364,14 @@ TEST(CompilePassThreadsTest, LargeGraphsCompileTheSameOnOneOrTwoThreads) {
 // the subgraphs' Data nodes: each loop is ordered after the one before, so
 // the loops' activations reuse each other's bytes as on one stream.
 TEST(AutoStreamLoopsTest, LoopsOnStreamsOfTheirOwnReuseMemoryAsTheDefaultDoes) {
-  GeneratorOptions o;
-  o.target_nodes = 3000;
-  o.while_every = 2;
-  absl::StatusOr<Model> model = GenerateTransformer(o);
-  ASSERT_THAT(model.status(), IsOk());
+  const Model model = LoopTransformer(3000, 2);
   DecisionLog log(false);
   Statistics stats;
-  absl::StatusOr<Plan> plain = Compile(*model, CompileConfig{}, log, stats);
+  absl::StatusOr<Plan> plain = Compile(model, CompileConfig{}, log, stats);
   ASSERT_THAT(plain.status(), IsOk());
   CompileConfig config;
   config.option_overrides = {{"ge.autoMultistreamParallelMode", "LoadBalance:4"}};
-  absl::StatusOr<Plan> plan = Compile(*std::move(model), config, log, stats);
+  absl::StatusOr<Plan> plan = Compile(model, config, log, stats);
   ASSERT_THAT(plan.status(), IsOk());
   EXPECT_GT(plan->streams.logical, 100);  // a loop's worth each
   EXPECT_LE(plan->memory.peak, plain->memory.peak + plain->memory.peak / 100);
@@ -377,17 +383,12 @@ TEST(AutoStreamLoopsTest, LoopsOnStreamsOfTheirOwnReuseMemoryAsTheDefaultDoes) {
 // leaves one loop and enters the next through loop gates) instead of
 // overflowing the task limit, which the final verification refused.
 TEST(AutoStreamLoopsTest, StreamsOfMergedLoopsSplitBetweenLoops) {
-  GeneratorOptions o;
-  o.target_nodes = 8000;
-  o.while_every = 1;
-  absl::StatusOr<Model> model = GenerateTransformer(o);
-  ASSERT_THAT(model.status(), IsOk());
   CompileConfig config;
   config.option_overrides = {{"ge.autoMultistreamParallelMode", "LoadBalance:4"},
                              {"npuplan.maxStreams", "64"}};
   DecisionLog log(true);
   Statistics stats;
-  absl::StatusOr<Plan> plan = Compile(*std::move(model), config, log, stats);
+  absl::StatusOr<Plan> plan = Compile(LoopTransformer(8000, 1), config, log, stats);
   ASSERT_THAT(plan.status(), IsOk());
   EXPECT_LE(plan->streams.physical, 64);
   int64_t at_loop_entry = 0;  // splits that opened at a loop's first node
