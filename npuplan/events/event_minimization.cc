@@ -44,7 +44,7 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
   RecordSlots record(plan, lv);  // a dynamic-path owner records after its subgraphs
   for (size_t i = 0; i < evs.size(); ++i) {
     const SyncEvent& e = evs[i];
-    if (OrdersNextIteration(e.reason)) continue;  // orders the next iteration: kept
+    if (OrdersNextIteration(e)) continue;  // orders the next iteration: kept
     const int32_t from = record.ForEvent(e), to = lv.slot(e.recv, e.recv_attached);
     if (lv.stream(from) < 0 || lv.stream(to) < 0 || lv.rank(from) >= lv.rank(to))
       continue;  // kept as is

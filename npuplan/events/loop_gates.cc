@@ -15,72 +15,96 @@
 namespace npuplan::events {
 namespace {
 
-enum class Side { kEntry, kExit };
+using Side = LoopGateSide;
 
-// The gates of one plan: created on first use, placed once all are known.
-class Gates {
- public:
-  explicit Gates(Plan& plan) : plan_(plan) {}
-
-  // The gate of `loop` on the stream of `end`'s main slot (`end` in the loop).
-  NodeId For(NodeId loop, Side side, NodeId end) {
-    const int64_t stream = plan_.physical_stream[end.index()];
-    const auto key = std::make_tuple(loop.value, side == Side::kEntry ? 0 : 1, stream);
-    if (auto it = gates_.find(key); it != gates_.end()) return it->second;
-    Model& m = plan_.model;
-    const std::string stem =
-        StrCat(m.node(loop).name, side == Side::kEntry ? "_LoopEntry_" : "_LoopExit_", stream);
-    std::string name = stem;
-    for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
-    Node gate;
-    gate.name = std::move(name);
-    gate.type = std::string(kLoopGateType);
-    gate.engine = "DNN_VM_RTS";
-    gate.stream_id = m.node(end).stream_id;
-    gate.attrs["loop_gate"] = side == Side::kEntry ? "entry" : "exit";
-    const NodeId id = m.AddNode(m.node(loop).graph, std::move(gate));
-    m.graph(m.node(loop).graph).nodes.pop_back();  // placed by Place()
-    plan_.EnsureNodeVectors();
-    plan_.physical_stream[id.index()] = stream;
-    plan_.tasks[id.index()] = 0;
-    gates_.emplace(key, id);
-    return id;
+std::string_view SideName(Side side) {
+  switch (side) {
+    case Side::kEntry:
+      return "entry";
+    case Side::kExit:
+      return "exit";
+    case Side::kTail:
+      return "tail";
   }
+  return "";
+}
+std::string_view NameInfix(Side side) {
+  switch (side) {
+    case Side::kEntry:
+      return "_LoopEntry_";
+    case Side::kExit:
+      return "_LoopExit_";
+    case Side::kTail:
+      return "_LoopTail_";
+  }
+  return "";
+}
 
-  // Entry gates right before their loop's owner, exit gates right after it,
-  // each side by stream; one pass over each graph that gets gates.
-  void Place() {
-    Model& m = plan_.model;
-    std::map<int32_t, std::pair<std::vector<NodeId>, std::vector<NodeId>>> by_loop;
-    std::set<int32_t> graphs;
-    for (const auto& [key, id] : gates_) {
+}  // namespace
+
+NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
+  const int64_t stream = plan_.physical_stream[end.index()];
+  const auto key = std::make_tuple(loop.value, static_cast<int>(side), stream);
+  if (auto it = gates_.find(key); it != gates_.end()) return it->second;
+  Model& m = plan_.model;
+  const std::string stem = StrCat(m.node(loop).name, NameInfix(side), stream);
+  std::string name = stem;
+  for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
+  Node gate;
+  gate.name = std::move(name);
+  gate.type = std::string(kLoopGateType);
+  gate.engine = "DNN_VM_RTS";
+  gate.stream_id = m.node(end).stream_id;
+  gate.attrs["loop_gate"] = std::string(SideName(side));
+  const GraphId graph = side == Side::kTail ? run : m.node(loop).graph;
+  const NodeId id = m.AddNode(graph, std::move(gate));
+  m.graph(graph).nodes.pop_back();  // placed by Place()
+  plan_.EnsureNodeVectors();
+  plan_.physical_stream[id.index()] = stream;
+  plan_.tasks[id.index()] = 0;
+  gates_.emplace(key, id);
+  if (side == Side::kTail) tails_[graph.value].push_back(id);
+  return id;
+}
+
+void LoopGateNodes::Place() {
+  if (gates_.empty()) return;
+  Model& m = plan_.model;
+  // Per loop owner: its entry and exit gates, each side by stream.
+  std::map<int32_t, std::pair<std::vector<NodeId>, std::vector<NodeId>>> by_loop;
+  std::set<int32_t> graphs;
+  for (const auto& [key, id] : gates_) {
+    const auto side = static_cast<Side>(std::get<1>(key));
+    if (side != Side::kTail) {
       auto& [entries, exits] = by_loop[std::get<0>(key)];
-      (std::get<1>(key) == 0 ? entries : exits).push_back(id);
-      graphs.insert(m.node(id).graph.value);
+      (side == Side::kEntry ? entries : exits).push_back(id);
     }
-    for (int32_t g : graphs) {
-      std::vector<NodeId>& nodes = m.graph(GraphId(g)).nodes;
-      std::vector<NodeId> placed;
-      placed.reserve(nodes.size() + gates_.size());
-      for (NodeId id : nodes) {
-        const auto it = by_loop.find(id.value);
-        if (it == by_loop.end()) {
-          placed.push_back(id);
-          continue;
-        }
-        placed.insert(placed.end(), it->second.first.begin(), it->second.first.end());
-        placed.push_back(id);
-        placed.insert(placed.end(), it->second.second.begin(), it->second.second.end());
-      }
-      nodes = std::move(placed);
-    }
-    RenumberTopoIds(m);
+    graphs.insert(m.node(id).graph.value);
   }
+  for (int32_t g : graphs) {
+    std::vector<NodeId>& nodes = m.graph(GraphId(g)).nodes;
+    std::vector<NodeId> placed;
+    placed.reserve(nodes.size() + gates_.size());
+    for (NodeId id : nodes) {
+      const auto it = by_loop.find(id.value);
+      if (it == by_loop.end()) {
+        placed.push_back(id);
+        continue;
+      }
+      placed.insert(placed.end(), it->second.first.begin(), it->second.first.end());
+      placed.push_back(id);
+      placed.insert(placed.end(), it->second.second.begin(), it->second.second.end());
+    }
+    if (auto it = tails_.find(g); it != tails_.end())
+      placed.insert(placed.end(), it->second.begin(), it->second.end());
+    nodes = std::move(placed);
+  }
+  gates_.clear();
+  tails_.clear();
+  RenumberTopoIds(m);
+}
 
- private:
-  Plan& plan_;
-  std::map<std::tuple<int32_t, int, int64_t>, NodeId> gates_;  // (loop, side, stream)
-};
+namespace {
 
 // The loops an event leaves on its way (invalid: none).
 struct LoopMove {
@@ -191,7 +215,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   if (!any) return false;
   const std::vector<int32_t> implied_by = ImpliedEntries(plan, loops, moves);
 
-  Gates gates(plan);
+  LoopGateNodes gates(plan);
   std::vector<uint8_t> moved(events.size(), 0), drop(events.size(), 0);
   for (size_t i = 0; i < events.size(); ++i) {
     SyncEvent& e = events[i];
@@ -221,11 +245,11 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   gates.Place();  // every move made a gate
   // A moved event that now joins the same two slots as another is one with it
   // (several values into one loop from one producer): the first is kept. A
-  // loop-next event stays apart (it binds to the previous iteration).
+  // backward loop-next event stays apart (it binds to the previous iteration).
   using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, SyncKind, bool>;
   auto key = [](const SyncEvent& e) {
     return Key{e.send.value,    e.send_attached, e.recv.value,
-               e.recv_attached, e.kind,          e.reason == SyncReason::kLoopNext};
+               e.recv_attached, e.kind,          OrdersNextIteration(e)};
   };
   std::set<Key> seen;
   for (size_t i = 0; i < events.size(); ++i) {

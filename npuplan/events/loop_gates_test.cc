@@ -179,19 +179,22 @@ TEST(LoopGatesTest, AnEventIntoNestedLoopsWaitsBeforeTheOutermostItIsNotIn) {
   ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_THAT(EventEnds(plan), ElementsAre("v_LoopExit_1->b_add", "x->w_LoopEntry_1"));
   EXPECT_THAT(NodeNames(plan.model, kRootGraph), ElementsAre("x", "w_LoopEntry_1", "w", "y"));
-  EXPECT_THAT(NodeNames(plan.model, plan.model.FindGraph("body")),
-              ElementsAre("bd", "v_LoopEntry_1", "v", "v_LoopExit_1", "b_add", "bo"));
-  // The outer loop's own loop-next events reach into and out of the inner
-  // loop through its gates too: recorded and waited once per outer iteration.
+  EXPECT_THAT(
+      NodeNames(plan.model, plan.model.FindGraph("body")),
+      ElementsAre("bd", "v", "v_LoopExit_1", "b_add", "bo", "w_LoopTail_0", "w_LoopTail_1"));
+  // The outer loop's loop-next barrier leaves the inner loop through its exit
+  // gate too (io → the hub's tail gate; exact then drops it: b_add's event
+  // from the same gate implies it), and the hub's tail gate releases stream
+  // 1's: recorded and waited once per outer iteration.
   std::vector<std::string> next;
   for (const SyncEvent& e : plan.events.events) {
     if (e.reason == SyncReason::kLoopNext)
       next.push_back(StrCat(plan.model.node(e.send).name, "->", plan.model.node(e.recv).name));
   }
   std::sort(next.begin(), next.end());
-  EXPECT_THAT(next, ElementsAre("bo->v_LoopEntry_1", "v_LoopExit_1->v"));
+  EXPECT_THAT(next, ElementsAre("w_LoopTail_0->w_LoopTail_1"));
   EXPECT_THAT(GateLines(r),
-              ::testing::Contains("loop=v side=entry gate=v_LoopEntry_1 from=bo to=i_relu"));
+              ::testing::Contains("loop=v side=exit gate=v_LoopExit_1 from=io to=w_LoopTail_0"));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 
   // Waited at the inner loop's entry, the event still enters the outer loop.

@@ -7,17 +7,22 @@
 //   * reason "loop-fork": run j to run j + 1 of the same iteration (cond →
 //     body); a forward event like any other, which event-minimization drops
 //     when other events already imply it;
-//   * reason "loop-next": the last run to the first run of the next
-//     iteration. It is recorded after its wait in execution order, so the
-//     wait binds to the previous iteration's record (none in the first
-//     iteration: no wait). Always an event, never a notify (a notify's k-th
-//     wait would pair with its k-th record, one iteration off); never
-//     dropped by the optimisation and never sharing its id (it is live for
-//     the whole loop).
+//   * reason "loop-next": into the next iteration, a barrier at the end of
+//     the last run: each stream's last task (per region) → the tail gate of
+//     the hub stream → the tail gate of each other stream with a task in the
+//     first run (LoopGate nodes, `loop_gate` = "tail", at the end of the
+//     last run's graph; plan/loop_order.h). Forward events recorded and
+//     waited once per iteration, so no wait of one iteration can miss its
+//     record or see the next one's; the optimisations treat them like any
+//     other. Into a stream with only attached slots (no gate), backward
+//     events from each last task to its first task instead, whose wait binds
+//     to the previous iteration's record (none in the first: no wait); those
+//     are never dropped, never notifies and never share their id.
 // GE orders its loops' runs by labels and stream activation instead
 // (docs/events.md "Loop order"); these events are npuplan's, in every mode.
 //
 // Decision keyword: LoopOrderEvent loop= kind=fork|next from= to=
+// (a tail gate is named <loop>_LoopTail_<stream>)
 #ifndef NPUPLAN_EVENTS_LOOP_ORDER_EVENTS_H_
 #define NPUPLAN_EVENTS_LOOP_ORDER_EVENTS_H_
 
@@ -30,8 +35,9 @@
 namespace npuplan::events {
 
 // Adds the events of `loops` (LoopsToOrder over `view`, the physical view:
-// after the split) to plan.events. A pair already in the table with the
-// same reason is not added again. Returns whether the table changed.
+// after the split) to plan.events, and the tail gates they need (topo ids
+// renumbered). Nothing when the table already holds loop-order events (a
+// plan compiled again). Returns whether the plan changed.
 bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx, const SyncView& view,
                         const std::vector<OrderedLoop>& loops);
 

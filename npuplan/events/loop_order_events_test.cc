@@ -67,21 +67,26 @@ std::vector<std::string> LoopEvents(const Plan& plan, SyncReason reason) {
 }
 
 // Nothing in one pass orders the next iteration's c_less (stream 0) after
-// this one's b_ar (stream 1): only the loop-next event does. In a Loop the
-// body is the only run, so each stream's last task waits for the other's
-// first in the next iteration. It survives every mode's optimisation, and
-// the verifier refuses the plan without it.
+// this one's b_t (stream 1, the body's last task there, feeding nothing):
+// only the loop-next barrier does, b_t → the tail gate of stream 0 (the hub:
+// its task ends the body). In a Loop the body is the only run, so the hub's
+// gate also releases stream 1's gate. Every mode keeps them (nothing implies
+// them), the verifier refuses the plan without them, and a wait recorded
+// after it in the order (the backward event a wait-reset device would block
+// on in the first iteration) is refused too.
 TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
   struct Case {
     std::string_view owner, mode;
     std::vector<std::string> next;
   };
+  const std::string_view tail = R"json(
+        {"name": "b_t", "type": "Add", "inputs": ["b_ar:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},)json";
   for (const Case& c :
-       {Case{"While", "exact", {"b_ar->c_less"}}, Case{"While", "ge", {"b_ar->c_less"}},
-        Case{"Loop", "exact", {"b_ar->b_relu", "bo->b_ar"}},
-        Case{"StatelessWhile", "none", {"b_ar->c_less"}}}) {
+       {Case{"While", "exact", {"b_t->w_LoopTail_0"}}, Case{"While", "ge", {"b_t->w_LoopTail_0"}},
+        Case{"Loop", "exact", {"b_t->w_LoopTail_0", "w_LoopTail_0->w_LoopTail_1"}},
+        Case{"StatelessWhile", "none", {"b_t->w_LoopTail_0"}}}) {
     SCOPED_TRACE(StrCat(c.owner, " ", c.mode));
-    Plan plan = PlanFromModel(LoopGraph(c.owner));
+    Plan plan = PlanFromModel(LoopGraph(c.owner, tail));
     RunResult r;
     ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", std::string(c.mode)}}),
                 IsOk());
@@ -89,6 +94,14 @@ TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
     ASSERT_FALSE(r.log.WithKeyword("LoopOrderEvent").empty());
     EXPECT_THAT(r.log.WithKeyword("LoopOrderEvent")[0]->ToLine(), HasSubstr("loop=w kind="));
     EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+    // The tail gates end the body on their streams.
+    const Model& m = plan.model;
+    const NodeId gate = m.FindNode("w_LoopTail_0");
+    ASSERT_TRUE(gate.valid());
+    EXPECT_EQ(m.graph(m.node(gate).graph).name, "body");
+    const AttrValue* side = FindAttr(m.node(gate).attrs, "loop_gate");
+    ASSERT_NE(side, nullptr);
+    EXPECT_TRUE(*side == AttrValue("tail"));
 
     Plan cut = plan;
     std::erase_if(cut.events.events,
@@ -96,6 +109,17 @@ TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
     EXPECT_THAT(verify::VerifyLoopOrder(cut),
                 ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
                                              "verifier[loop-order]: loop 'w': nothing orders"));
+
+    // The old shape: b_t → the next iteration's first task, waited before it is recorded.
+    Plan backward = plan;
+    for (SyncEvent& e : backward.events.events) {
+      if (e.reason == SyncReason::kLoopNext && m.node(e.send).name == "b_t") {
+        e.recv = m.FindNode(c.owner == "Loop" ? "b_relu" : "c_less");
+      }
+    }
+    EXPECT_THAT(verify::VerifyPlan(backward),
+                ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                             "runs backwards in execution order"));
   }
 }
 
@@ -125,8 +149,10 @@ TEST(LoopOrderEventsTest, TheBodyWaitsForTheCondOnEveryStream) {
 }
 
 // The last task on stream 1 may be in either branch of an If: each branch's
-// last task there sends its own loop-next event, so the next iteration is
-// ordered whichever branch ran; the verifier wants each.
+// last task there is ordered before the tail gate of stream 0, so the next
+// iteration is ordered whichever branch ran; the verifier wants each. In one
+// pass then_t precedes else_t on stream 1, so else_t's event covers both
+// (when else does not run, then_t makes its record: sim/plan_program.h).
 TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
   std::string branches;
   for (const char* b : {"then", "else"}) {
@@ -143,13 +169,22 @@ TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
   RunResult r;
   ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext),
-            (std::vector<std::string>{"b_ar->c_less", "else_t->c_less", "then_t->c_less"}));
+            (std::vector<std::string>{"else_t->w_LoopTail_0"}));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
   std::erase_if(plan.events.events, [&](const SyncEvent& e) {
     return e.reason == SyncReason::kLoopNext && plan.model.node(e.send).name == "else_t";
   });
   EXPECT_THAT(verify::VerifyLoopOrder(plan),
-              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal, "'else_t'"));
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal, "nothing orders 'then_t'"));
+  // Without optimisation each branch's last task sends its own.
+  Plan none = PlanFromModel(LoopGraph("While", R"json(
+        {"name": "b_if", "type": "If", "inputs": ["b_ar:0"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},)json",
+                                      branches));
+  ASSERT_THAT(RunEventsPasses(none, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  EXPECT_EQ(LoopEvents(none, SyncReason::kLoopNext),
+            (std::vector<std::string>{"b_ar->w_LoopTail_0", "else_t->w_LoopTail_0",
+                                      "then_t->w_LoopTail_0"}));
+  EXPECT_THAT(verify::VerifyPlan(none), IsOk());
 }
 
 // A loop on one stream is ordered by its queue: no event.

@@ -184,7 +184,7 @@ EdgeFacts CollectFacts(const Plan& plan, const SyncView& view, const RunContexts
     const int32_t sendslot = send_slots.ForEvent(e);
     if (view.stream(sendslot) < 0 || view.rank(sendslot) >= view.rank(recv)) continue;
     const int32_t c = context_of(e.send);
-    if (c != context_of(e.recv) || OrdersNextIteration(e.reason)) continue;
+    if (c != context_of(e.recv) || OrdersNextIteration(e)) continue;
     f.context[i] = c;
     f.own[i] = own;
     f.sendslot[i] = context_of(view.node_of(sendslot)) == c ? sendslot : own;

@@ -326,7 +326,9 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
   }
   AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
-  // One view of the loops for both (the loop-order events add no slot).
+  // One view of the loops for both: the loop gates read only the runs'
+  // regions and streams, which the tail gates the loop-order events add do
+  // not change.
   std::vector<OrderedLoop> loops;
   bool ordered = false;
   if (HasLoopSubgraph(m)) {

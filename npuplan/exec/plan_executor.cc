@@ -387,6 +387,9 @@ std::string PlanExecutor::DescribeMisuse(const runtime::EventMisuse& m, size_t o
     case runtime::EventMisuse::Kind::kRecordLost:
       return StrCat(id, ": the wait of ", edge_of(m.generation), " on stream ", stream,
                     " found its record overwritten or consumed");
+    case runtime::EventMisuse::Kind::kWaitWithoutRecord:
+      return StrCat(id, ": a wait on stream ", stream,
+                    " has no record enqueued before it (a wait-reset device blocks there)");
   }
   return id;
 }

@@ -15,6 +15,7 @@
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/sync_verifier.h"
 
 namespace npuplan::exec {
 namespace {
@@ -459,24 +460,23 @@ ExecOptions JitteredLoops(int64_t iterations) {
   return o;
 }
 
-// The same plan with a loop-next event b2 → b1 (plan/loop_order.h): it runs
-// backwards in the order, so its wait binds to the previous iteration's
-// record — none in the first iteration — and b1 no longer overtakes b2.
-TEST(PlanExecutorTest, ALoopNextEventOrdersTheNextIteration) {
+// The same plan with a loop-next event b2 → b1 of the shape npuplan wrote
+// before tail gates: recorded after its wait in the order, so the first
+// iteration's wait has no record — a wait-reset device blocks there. The
+// program skips it like any backward event, and verify refuses it; into an
+// attached slot (no gate possible there) it binds to the previous
+// iteration's record instead (plan/loop_order.h, "Loop order").
+TEST(PlanExecutorTest, ABackwardLoopNextEventIntoAMainSlotIsRefused) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, WhilePlan(1));
   AddEvent(plan, "b2", "b1", 2);
   plan.events.events.back().reason = SyncReason::kLoopNext;
   const ExecOptions o = JitteredLoops(3);
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-  EXPECT_TRUE(exec->program().skipped.empty());
-  runtime::CpuDevice device;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
-  EXPECT_EQ(first, "");
-  // Any other event that runs backwards is still skipped.
-  plan.events.events.back().reason = SyncReason::kDataEdge;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto backward, PlanExecutor::Create(plan, o));
-  ASSERT_EQ(backward->program().skipped.size(), 1u);
-  EXPECT_EQ(backward->program().skipped[0].reason, "backward");
+  ASSERT_EQ(exec->program().skipped.size(), 1u);
+  EXPECT_EQ(exec->program().skipped[0].reason, "backward");
+  EXPECT_THAT(verify::VerifyHappensBefore(plan),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                           "runs backwards in execution order"));
 }
 
 // A graph compiled with the default options.
@@ -524,9 +524,12 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
         {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]}]})json";
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
   ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "c_less"));
-  // b_ar's loop-next event to c_less, and one from the body's NetOutput (on a
-  // stream of its own) to it.
-  EXPECT_THAT(LoopNextEvents(plan), ::testing::Contains("b_ar->c_less"));
+  // The barrier: the body's NetOutput ends it on a stream of its own (the
+  // hub); b_ar's and b_relu's events to the hub's tail gate are implied by
+  // their data edges into it (exact drops them), and the hub's gate releases
+  // c_less's stream's.
+  EXPECT_THAT(LoopNextEvents(plan), ::testing::ElementsAre("w_LoopTail_2->w_LoopTail_0"));
+  EXPECT_EQ(StreamOf(plan, "c_less"), 0);
   const ExecOptions o = JitteredLoops(3);
   runtime::CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
@@ -587,7 +590,8 @@ TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
   ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "b_relu"));
   ASSERT_EQ(StreamOf(plan, "b_out"), StreamOf(plan, "b_relu"));
-  EXPECT_THAT(LoopNextEvents(plan), ::testing::Contains("b_out->b_ar"));
+  EXPECT_THAT(LoopNextEvents(plan), ::testing::ElementsAre("l_LoopTail_0->l_LoopTail_1"));
+  EXPECT_EQ(StreamOf(plan, "b_ar"), 1);
   const ExecOptions o = JitteredLoops(3);
   runtime::CpuDevice device;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));

@@ -40,9 +40,9 @@ LoopRun CollectRun(const Model& m, const SyncView& view, const std::vector<uint8
     const auto [g, region] = stack.back();
     stack.pop_back();
     for (NodeId id : m.graph(g).nodes) {
-      // Send/Recv nodes carry the events between tasks: inside the rank
-      // range, but no task of a region.
-      const bool sync = view.has_flag(id, SyncView::kSync);
+      // Send/Recv nodes carry the events between tasks, and tail gates the
+      // barrier's: inside the rank range, but no task of a region.
+      const bool sync = view.has_flag(id, SyncView::kSync) || IsLoopGate(m.node(id));
       const int32_t attached = view.num_attached(id);
       for (int32_t a = -1; a < attached; ++a) {
         const int32_t slot = view.slot(id, a);
@@ -167,29 +167,99 @@ std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
   return out;
 }
 
+namespace {
+
+SyncEvent LoopEvent(const SyncView& view, int32_t from, int32_t to, SyncReason reason) {
+  SyncEvent e;
+  e.kind = SyncKind::kEvent;
+  e.send = view.node_of(from);
+  e.send_attached = view.attached_of(from);
+  e.recv = view.node_of(to);
+  e.recv_attached = view.attached_of(to);
+  e.reason = reason;
+  return e;
+}
+
+// The barrier into the next iteration (the header's "Loop order").
+void AddBarrier(const OrderedLoop& loop, const SyncView& view,
+                std::set<std::pair<int32_t, int32_t>>& seen, std::vector<LoopOrderEvent>& out) {
+  const LoopRun& last = loop.runs.back();
+  const LoopRun& first = loop.runs.front();
+  auto main_slot = [&](int32_t slot) { return view.attached_of(slot) < 0; };
+  // Per stream of the last run, its latest main slot there (the hub's gate
+  // stands in for it until it exists); the hub: the stream whose last task
+  // ends the run, ties to the lower stream.
+  std::map<int64_t, int32_t> tail_slot;
+  int64_t hub = -1;
+  for (const LoopRegionEnds& end : last.ends) {
+    if (!main_slot(end.last)) continue;
+    auto [it, fresh] = tail_slot.try_emplace(end.stream, end.last);
+    if (!fresh && view.rank(end.last) > view.rank(it->second)) it->second = end.last;
+    if (hub < 0 || view.rank(it->second) > view.rank(tail_slot[hub]) ||
+        (view.rank(it->second) == view.rank(tail_slot[hub]) && end.stream < hub)) {
+      hub = end.stream;
+    }
+  }
+  // Per stream of the first run, its first slot there (for a gated stream, a
+  // stand-in for its gate).
+  std::map<int64_t, int32_t> head_slot;
+  std::set<int64_t> attached_only;
+  for (const LoopRegionEnds& end : first.ends) {
+    auto [it, fresh] = head_slot.try_emplace(end.stream, end.first);
+    if (!fresh && view.rank(end.first) < view.rank(it->second)) it->second = end.first;
+    if (!main_slot(end.first)) attached_only.insert(end.stream);
+  }
+  for (const LoopRegionEnds& end : first.ends) {
+    if (main_slot(end.first)) attached_only.erase(end.stream);
+  }
+  // One per (region, stream) end and one per other stream: never two alike.
+  auto add = [&](int32_t from, int32_t to, bool send_tail, bool recv_tail) {
+    out.push_back({LoopEvent(view, from, to, SyncReason::kLoopNext), loop.owner, send_tail,
+                   recv_tail, last.graph});
+  };
+  if (hub >= 0) {
+    const int32_t hub_gate = tail_slot[hub];
+    for (const LoopRegionEnds& from : last.ends) {
+      if (from.stream != hub) add(from.last, hub_gate, false, true);
+    }
+    for (const auto& [stream, slot] : head_slot) {
+      if (stream == hub || attached_only.count(stream)) continue;
+      // The gate's stand-in: the stream's latest main slot in the last run,
+      // else its first in the first run.
+      auto t = tail_slot.find(stream);
+      add(hub_gate, t != tail_slot.end() ? t->second : slot, true, true);
+    }
+  }
+  // Attached-only streams (or no main stream to hold the hub): backward
+  // events from each last task to each first task there.
+  for (const LoopRegionEnds& from : last.ends) {
+    for (const LoopRegionEnds& to : first.ends) {
+      if (from.stream == to.stream || (hub >= 0 && !attached_only.count(to.stream))) continue;
+      if (!seen.insert({from.last, to.first}).second) continue;
+      out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopNext), loop.owner, false,
+                     false, GraphId()});
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loops,
                                             const SyncView& view) {
   std::vector<LoopOrderEvent> out;
   std::set<std::pair<int32_t, int32_t>> seen;
   for (const OrderedLoop& loop : loops) {
-    for (size_t j = 0; j < loop.runs.size(); ++j) {
-      const SyncReason reason =
-          loop.carried_after(j) ? SyncReason::kLoopNext : SyncReason::kLoopFork;
+    for (size_t j = 0; j + 1 < loop.runs.size(); ++j) {
       for (const LoopRegionEnds& from : loop.runs[j].ends) {
-        for (const LoopRegionEnds& to : loop.next(j).ends) {
+        for (const LoopRegionEnds& to : loop.runs[j + 1].ends) {
           if (from.stream == to.stream) continue;  // the queue orders them
           if (!seen.insert({from.last, to.first}).second) continue;
-          SyncEvent e;
-          e.kind = SyncKind::kEvent;
-          e.send = view.node_of(from.last);
-          e.send_attached = view.attached_of(from.last);
-          e.recv = view.node_of(to.first);
-          e.recv_attached = view.attached_of(to.first);
-          e.reason = reason;
-          out.push_back({e, loop.owner});
+          out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopFork), loop.owner,
+                         false, false, GraphId()});
         }
       }
     }
+    AddBarrier(loop, view, seen, out);
   }
   return out;
 }

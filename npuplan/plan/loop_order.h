@@ -16,6 +16,20 @@
 // same stream is ordered by its queue). Then every task of a run waits for
 // every task of the run before it, and iterations cannot overlap.
 //
+// Into the next iteration the order is a barrier at the end of the last run,
+// made of forward events only: each stream's last task (per region) → the
+// tail gate of one stream (the hub) → the tail gate of each other stream with
+// a task in the first run. A tail gate (a LoopGate node, no task) ends the
+// last run on its stream, so its stream's queue orders it before that
+// stream's work of the next iteration. Every event of the loop is then
+// recorded and waited once per iteration, a wait before the next record of
+// its event: on a wait-reset device (Ascend: a Recv is wait + reset) a wait
+// whose record comes later in the order would find none in the first
+// iteration and block. A stream reached only through attached slots cannot
+// hold a gate: into it, the order is a backward "loop-next" event from each
+// last task to its first task (recorded after its wait in execution order,
+// binding to the previous iteration's record; the first iteration has none).
+//
 // Regions: a task inside an If/Case branch, or inside a nested loop's
 // subgraph, may not run in a given run. First and last tasks are therefore
 // taken per region — the run's own graph, and each innermost branch or
@@ -85,15 +99,22 @@ bool HasLoopOrderEvents(const Plan& plan);
 std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view);
 
 // The events that order `loops` (LoopsToOrder over `view`): at each
-// boundary, from each (region, stream)'s last slot of the run before to each
-// (region, other stream)'s first slot of the run after; reason loop-next
-// after the last run, loop-fork elsewhere; kind event, id 0. One per
-// (sender slot, receiver slot), in loop, boundary, sender, receiver
-// order. Both stream-activation (which adds them) and physical-stream-split
-// (which counts their Send/Recv tasks before they exist) read this list.
+// boundary inside an iteration, from each (region, stream)'s last slot of
+// the run before to each (region, other stream)'s first slot of the run
+// after (reason loop-fork); after the last run, the barrier above (reason
+// loop-next). Kind event, id 0. One per (sender, receiver), in loop,
+// boundary, sender, receiver order. Both stream-activation (which adds them)
+// and physical-stream-split (which counts their Send/Recv tasks before they
+// exist) read this list.
 struct LoopOrderEvent {
   SyncEvent event;
   NodeId loop;  // the owner of the loop it orders
+  // An end at the loop's tail gate on that end's stream (in `tail_run`, the
+  // last run's graph): until the gate exists, the event names a slot of the
+  // loop on the same physical stream (a loop is never split, so its tasks
+  // count on the same piece).
+  bool send_at_tail = false, recv_at_tail = false;
+  GraphId tail_run;
 };
 std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loops,
                                             const SyncView& view);

@@ -114,14 +114,6 @@ inline constexpr std::string_view kSyncReasonNames[] = {
     "attached", "attached-end", "split",        "loop",           "loop-fork",    "loop-next"};
 static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoopNext) + 1,
               "one name per SyncReason");
-// An event that orders a loop's next iteration, not the pass it is in: GE's
-// FpBp loop event to a StreamSwitch ("loop") or a static loop's "loop-next",
-// recorded after the slot that waits for it in execution order, whose wait
-// binds to the previous iteration's record. One-pass orderings (the
-// happens-before sweep, the events optimisation) leave them out.
-constexpr bool OrdersNextIteration(SyncReason r) {
-  return r == SyncReason::kLoop || r == SyncReason::kLoopNext;
-}
 constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
 constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }
 // nullopt for a name that is not in the table.
@@ -149,6 +141,18 @@ struct SyncEvent {
   SyncKind kind = SyncKind::kEvent;
   SyncReason reason = SyncReason::kNone;
 };
+
+// An event that orders a loop's next iteration, not the pass it is in: GE's
+// FpBp loop event to a StreamSwitch ("loop"), or a static loop's "loop-next"
+// into an attached slot — recorded after the slot that waits for it in
+// execution order, its wait binds to the previous iteration's record. One-pass
+// orderings (the happens-before sweep, the events optimisation) leave them
+// out. A loop-next event into a main slot waits at a loop's tail gate and is
+// an ordinary forward event (plan/loop_order.h, "Loop order").
+constexpr bool OrdersNextIteration(const SyncEvent& e) {
+  return e.reason == SyncReason::kLoop ||
+         (e.reason == SyncReason::kLoopNext && e.recv_attached >= 0);
+}
 static_assert(sizeof(SyncEvent) == 24, "SyncEvent is walked millions of times: keep it compact");
 struct EventTable {
   // On whole 2 MiB transparent huge pages from 2 MiB (BigVector): a 1M-node

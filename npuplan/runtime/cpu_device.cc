@@ -347,7 +347,8 @@ absl::Status CpuDevice::Wait(ResourceKind kind, const std::shared_ptr<StreamStat
 // A wait on a kEventWaitReset event: pending from now until its record has
 // run, then it clears the flag. While pending, a flag set by another record
 // is one it could consume (reported once); afterwards the flag must still be
-// its own record's.
+// its own record's. A wait with no record before it (generation 0) passes,
+// as any event wait does here, and is reported: the device would block.
 void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t stream_id) {
   std::unique_lock<std::mutex> lock(sync.mu);
   auto report = [&](EventMisuse m) {  // observers run without the lock
@@ -355,6 +356,10 @@ void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t s
     NotifyEventMisuse(m);
     lock.lock();
   };
+  if (generation == 0) {
+    report(EventMisuse{EventMisuse::Kind::kWaitWithoutRecord, sync.id, stream_id, 0, sync.set_by});
+    return;
+  }
   bool foreign = false;
   for (;;) {
     if (!foreign && sync.set_by != 0 && sync.set_by != generation) {
@@ -366,7 +371,6 @@ void CpuDevice::AwaitAndConsume(SyncState& sync, uint64_t generation, uint64_t s
     if (generation == 0 || sync.Done(generation)) break;
     sync.cv.wait(lock);
   }
-  if (generation == 0) return;
   if (sync.set_by == generation) {
     sync.set_by = 0;
   } else if (!foreign) {

@@ -413,6 +413,27 @@ TEST(CpuDeviceTest, WaitResetEventReportsASecondRecordBeforeTheFirstWasConsumed)
   EXPECT_EQ(observer->seen[0].stream_id, a.get().id);
 }
 
+// A wait enqueued before any record of its event passes (a no-op, as on
+// CUDA), but a wait-reset device would block on it: reported.
+TEST(CpuDeviceTest, WaitResetEventReportsAWaitWithNoRecordBeforeIt) {
+  CpuDevice device;
+  auto observer = std::make_shared<MisuseObserver>();
+  device.AddObserver(observer);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream b, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event plain, CreateEvent(device));
+  ASSERT_THAT(device.WaitEvent(b.get(), plain.get()), IsOk());  // not wait-reset: no report
+  ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());
+  ASSERT_THAT(device.WaitEvent(b.get(), e.get()), IsOk());  // bound to that record: clean
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  ASSERT_EQ(observer->seen.size(), 1u);
+  EXPECT_EQ(observer->seen[0].kind, EventMisuse::Kind::kWaitWithoutRecord);
+  EXPECT_EQ(observer->seen[0].generation, 0u);
+  EXPECT_EQ(observer->seen[0].stream_id, b.get().id);
+}
+
 TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
   CpuDevice device;
   auto observer = std::make_shared<MisuseObserver>();

@@ -76,9 +76,10 @@ enum EventFlag : uint32_t {
   // still binds to the latest record enqueued before it (a run cannot
   // deadlock), but the device reports each misuse to observers
   // (on_event_misuse): a record that finds the object still set by an
-  // earlier record nobody has waited for, and a wait that, while pending,
-  // finds the object set by a record other than its own (it could consume
-  // it) or finds its own record gone.
+  // earlier record nobody has waited for, a wait that, while pending, finds
+  // the object set by a record other than its own (it could consume it) or
+  // finds its own record gone, and a wait with no record enqueued before it
+  // (a no-op here, as on CUDA; the wait-reset device blocks on it).
   kEventWaitReset = 1u << 0,
 };
 
@@ -88,6 +89,7 @@ struct EventMisuse {
     kRecordWhilePending,  // `generation` recorded while `pending` was still set
     kForeignRecord,       // a wait for `generation` found `pending` set (another record)
     kRecordLost,          // a wait for `generation` found it overwritten or consumed
+    kWaitWithoutRecord,   // a wait with no record enqueued before it (generation 0)
   };
   Kind kind = Kind::kRecordWhilePending;
   uint64_t event_id = 0;

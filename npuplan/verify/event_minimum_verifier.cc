@@ -55,7 +55,7 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
   int64_t loop_events = 0;
   RecordSlots record(plan, logical);
   for (const SyncEvent& e : plan.events.events) {
-    if (OrdersNextIteration(e.reason)) {
+    if (OrdersNextIteration(e)) {
       ++loop_events;
       continue;
     }

@@ -240,7 +240,7 @@ std::vector<std::pair<int32_t, int32_t>> OrderEdges(const Plan& plan, const Sync
                                                     const ActivationInfo& act) {
   std::vector<std::pair<int32_t, int32_t>> order_edges;
   for (const SyncEvent& e : plan.events.events) {
-    if (OrdersNextIteration(e.reason)) continue;
+    if (OrdersNextIteration(e)) continue;
     const auto [from, to] = sync.EventSlots(view, e, view.slot(e.send, e.send_attached));
     if (view.stream(from) >= 0 && view.stream(to) >= 0) order_edges.emplace_back(from, to);
   }
@@ -360,7 +360,7 @@ absl::Status CheckSharedGroup(const ReuseFacts& f, std::pair<SyncKind, int32_t> 
     const SyncEvent& e = evs[i];
     const int32_t c = f.runs.context[m.node(e.send).graph.index()];
     if (c == f.runs.context[m.node(e.recv).graph.index()] &&
-        !f.runs.repeats[m.node(e.send).graph.index()] && !OrdersNextIteration(e.reason)) {
+        !f.runs.repeats[m.node(e.send).graph.index()] && !OrdersNextIteration(e)) {
       by_context[c].push_back(i);
     } else {
       loose.push_back(i);

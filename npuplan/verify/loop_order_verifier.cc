@@ -6,14 +6,19 @@
 //     each other stream's first task of the next run (one-pass
 //     happens-before, over events — on their Send/Recv nodes once they
 //     exist — stream order and activation);
-//   * into the next iteration, for each such pair a "loop-next" event
-//     (kind event) is recorded at or after the last task (in its region or
-//     at the run's top level) and waited at or before the first task (the
-//     same), so its wait binds to the previous iteration's record.
+//   * into the next iteration, each stream's last task of the last run
+//     happens before (one pass) a slot on each other stream at the last
+//     run's top level (the barrier's tail gates: that stream's queue then
+//     orders it before the next iteration there). Into a stream reached
+//     only through attached slots (no gate there), a backward "loop-next"
+//     event (kind event) recorded at or after the last task (in its region
+//     or at the run's top level) and waited at or before the first task (the
+//     same) binds to the previous iteration's record instead.
 // Happens-before between two slots of a loop only passes through the
 // slots between them in execution order, so one clock sweep over the
 // loop's window of ranks answers it.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,7 +130,7 @@ absl::Status VerifyLoopOrder(Verification& run) {
   const std::vector<OrderedLoop> loops = LoopsToOrder(plan, view);
   if (loops.empty()) return absl::OkStatus();
 
-  // Order edges (to, from) of one pass, and the loop-next events as (record, wait) slots.
+  // Order edges (to, from) of one pass, and the backward loop-next events as (record, wait) slots.
   const SyncNodeIndex& sync = run.SyncNodes();
   RecordSlots record_slot(plan, view);
   std::vector<std::pair<int32_t, int32_t>> edges, next;
@@ -137,7 +142,7 @@ absl::Status VerifyLoopOrder(Verification& run) {
     }
     const auto [from, to] = sync.EventSlots(view, e, record_slot.ForEvent(e));
     if (view.stream(from) < 0 || view.stream(to) < 0) continue;
-    if (e.reason == SyncReason::kLoopNext) {
+    if (OrdersNextIteration(e)) {
       if (e.kind == SyncKind::kEvent) next.emplace_back(from, to);
     } else if (view.rank(from) < view.rank(to)) {
       edges.emplace_back(to, from);
@@ -160,6 +165,26 @@ absl::Status VerifyLoopOrder(Verification& run) {
         inside.push_back(ev);
     }
     const std::string name = StrCat("loop '", m.node(loop.owner).name, "'");
+    // Per stream, its latest slot at the last run's top level (-1: none).
+    const LoopRun& last = loop.runs.back();
+    std::map<int64_t, int32_t> tail;
+    auto tail_of = [&](int64_t stream) {
+      auto [it, fresh] = tail.try_emplace(stream, -1);
+      if (!fresh) return it->second;
+      const auto slots = view.stream_slots(stream);
+      auto pos = std::upper_bound(slots.begin(), slots.end(), last.last_rank,
+                                  [&](int32_t r, int32_t s) { return r < view.rank(s); });
+      while (pos != slots.begin()) {
+        const int32_t s = *--pos;
+        if (view.rank(s) < last.first_rank) break;
+        if (LoopRegionOf(m, view.node_of(s), last.graph) ==
+            static_cast<int32_t>(last.graph.index())) {
+          it->second = s;
+          break;
+        }
+      }
+      return it->second;
+    };
     auto run_name = [&](const LoopRun& r) { return StrCat("'", m.graph(r.graph).name, "'"); };
     for (size_t j = 0; j < loop.runs.size(); ++j) {
       const LoopRun& before = loop.runs[j];
@@ -175,6 +200,17 @@ absl::Status VerifyLoopOrder(Verification& run) {
                        run_name(before), " there, is not ordered before ",
                        LoopTaskName(m, view, to.first), ", the first of the next run ",
                        run_name(after), " there: the runs of one iteration may overlap"));
+          }
+          if (view.attached_of(to.first) < 0) {
+            const int32_t gate = tail_of(to.stream);
+            if (gate >= 0 && hb.Before(from.last, gate)) continue;
+            return LoopOrderFail(StrCat(
+                name, ": nothing orders ", LoopTaskName(m, view, from.last),
+                ", the last task of run ", run_name(before), " there, before the end of run ",
+                run_name(before), " on stream ", to.stream,
+                " (a slot at its top level: the loop's tail gate there), so ",
+                LoopTaskName(m, view, to.first), ", the first of run ", run_name(after),
+                " there, may start the next iteration before it ends: iterations may overlap"));
           }
           // Record at or after `from.last`, wait at or before `to.first`, each
           // in the same region or at its run's top level (it then runs too).

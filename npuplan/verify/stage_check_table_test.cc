@@ -101,13 +101,10 @@ const std::map<std::string, std::function<void(Plan&)>>& Lies() {
              AttrValue::IntList{p.physical_stream.at(a.index())};
        }},
       {"loop-order",
-       [](Plan& p) {  // a loop-next event turned round: it no longer orders the next iteration
-         for (SyncEvent& e : p.events.events) {
-           if (e.reason != SyncReason::kLoopNext) continue;
-           std::swap(e.send, e.recv);
-           std::swap(e.send_attached, e.recv_attached);
-           break;
-         }
+       [](Plan& p) {  // the hub's tail gate no longer releases stream 2's: iterations overlap
+         std::erase_if(p.events.events, [&](const SyncEvent& e) {
+           return e.reason == SyncReason::kLoopNext && IsLoopGate(p.model.node(e.send));
+         });
        }},
       {"loop-boundary",
        [](Plan& p) {  // the loop's input waited inside the body again, not at its entry gate

@@ -352,8 +352,9 @@ absl::Status VerifyHappensBefore(Verification& run) {
       }
       continue;
     }
-    // Orders the next iteration of a static loop (verifier[loop-order] checks it).
-    if (e.reason == SyncReason::kLoopNext) continue;
+    // A backward loop-next event into an attached slot orders the next
+    // iteration of a static loop (verifier[loop-order] checks it).
+    if (OrdersNextIteration(e)) continue;
     if (e.send_attached >= view.num_attached(e.send) ||
         e.recv_attached >= view.num_attached(e.recv)) {
       return Fail("happens-before",
