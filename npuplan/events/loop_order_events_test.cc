@@ -123,6 +123,31 @@ TEST(LoopOrderEventsTest, TheNextIterationWaitsForEveryStreamOfTheLastRun) {
   }
 }
 
+// A wait after its stream's last task (at a tail gate) is not ordered
+// before the next iteration by the barrier: b_relu → the tail gate of
+// stream 1 would be recorded again in the next iteration while stream 1 may
+// not have waited yet (both only follow the hub's gate): refused. The
+// barrier's own events pass the same rule.
+TEST(LoopOrderEventsTest, AWaitAfterTheLastTaskMustComeBeforeTheNextRecord) {
+  Plan plan = PlanFromModel(LoopGraph("Loop", R"json(
+        {"name": "b_t", "type": "Add", "inputs": ["b_ar:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},)json"));
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  ASSERT_THAT(verify::VerifyLoopOrder(plan), IsOk());
+  const NodeId gate = plan.model.FindNode("w_LoopTail_1");
+  ASSERT_TRUE(gate.valid());
+  SyncEvent e;
+  e.id = static_cast<int32_t>(plan.events.event_count);
+  e.send = plan.model.FindNode("b_relu");
+  e.recv = gate;
+  e.reason = SyncReason::kDataEdge;
+  plan.events.events.push_back(e);
+  EXPECT_THAT(verify::VerifyLoopOrder(plan),
+              ::npuplan::testing::StatusIs(
+                  absl::StatusCode::kInternal,
+                  "nothing orders its wait before its record in the next iteration"));
+}
+
 // cond → body inside one iteration: the fork co → b_ar is implied by
 // the data-edge event b_relu → b_ar, so exact drops it; without
 // optimisation it stays, and the verifier refuses the plan when no event

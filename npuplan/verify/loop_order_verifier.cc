@@ -13,13 +13,21 @@
 //     only through attached slots (no gate there), a backward "loop-next"
 //     event (kind event) recorded at or after the last task (in its region
 //     or at the run's top level) and waited at or before the first task (the
-//     same) binds to the previous iteration's record instead.
+//     same) binds to the previous iteration's record instead;
+//   * each event recorded and waited once per iteration (kind event, both
+//     ends in this loop and no deeper one): its wait in one iteration
+//     happens before its record in the next, through some stream of the
+//     loop (one device object: a wait-reset device would otherwise lose a
+//     record or let the wait consume the next one). The order above covers
+//     a wait at or before its stream's last task; a wait at a tail gate
+//     needs the barrier's structure.
 // Happens-before between two slots of a loop only passes through the
 // slots between them in execution order, so one clock sweep over the
 // loop's window of ranks answers it.
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,6 +69,8 @@ class WindowClocks {
     }
     std::sort(streams_.begin(), streams_.end());
     k_ = std::max<size_t>(streams_.size(), 1);
+    first_.assign(streams_.size(), -1);
+    last_.assign(streams_.size(), -1);
     clock_.assign(static_cast<size_t>(hi - lo + 1) * k_, -1);
     auto edge = std::lower_bound(edges.begin(), edges.end(), lo,
                                  [&](const auto& e, int32_t r) { return view.rank(e.first) < r; });
@@ -75,7 +85,11 @@ class WindowClocks {
       for (; edge != edges.end() && view.rank(edge->first) == r; ++edge) {
         if (s >= 0) Join(cv, edge->second);
       }
-      if (s >= 0) cv[s] = std::max(cv[s], view.pos(v));
+      if (s >= 0) {
+        cv[s] = std::max(cv[s], view.pos(v));
+        if (first_[s] < 0) first_[s] = v;
+        last_[s] = v;
+      }
     }
   }
   // a happens before b, or is b.
@@ -87,6 +101,15 @@ class WindowClocks {
         static_cast<size_t>(rb - lo_) * k_ >= clock_.size())
       return false;
     return Row(rb)[sa] >= view_.pos(a);
+  }
+  // `a` in one iteration happens before `b` in the next: through some
+  // stream of the window, from `a` to its last slot there in this
+  // iteration, then its queue, then from its first slot to `b` in the next.
+  bool ReachesAgain(int32_t a, int32_t b) const {
+    for (size_t c = 0; c < streams_.size(); ++c) {
+      if (Before(a, last_[c]) && Before(first_[c], b)) return true;
+    }
+    return false;
   }
 
  private:
@@ -109,6 +132,7 @@ class WindowClocks {
 
   const SyncView& view_;
   int32_t lo_;
+  std::vector<int32_t> first_, last_;  // per window stream: its first and last slot in the window
   std::vector<int64_t> streams_;
   size_t k_ = 1;
   std::vector<int32_t> clock_;
@@ -134,7 +158,10 @@ absl::Status VerifyLoopOrder(Verification& run) {
   const SyncNodeIndex& sync = run.SyncNodes();
   RecordSlots record_slot(plan, view);
   std::vector<std::pair<int32_t, int32_t>> edges, next;
-  for (const SyncEvent& e : plan.events.events) {
+  // The forward events (kind event) as (record, wait, table index).
+  std::vector<std::tuple<int32_t, int32_t, size_t>> forward;
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
         e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
         e.recv_attached >= view.num_attached(e.recv) || e.reason == SyncReason::kLoop) {
@@ -146,8 +173,15 @@ absl::Status VerifyLoopOrder(Verification& run) {
       if (e.kind == SyncKind::kEvent) next.emplace_back(from, to);
     } else if (view.rank(from) < view.rank(to)) {
       edges.emplace_back(to, from);
+      if (e.kind == SyncKind::kEvent) forward.emplace_back(from, to, i);
     }
   }
+  const std::vector<int32_t> innermost = InnermostLoopOwners(m);
+  auto loop_of = [&](int32_t slot) {
+    const GraphId g = m.node(view.node_of(slot)).graph;
+    return innermost.empty() || !g.valid() || g.index() >= innermost.size() ? -1
+                                                                            : innermost[g.index()];
+  };
   for (const auto& [from, to] : ActivationEdges(view, run.Activation(physical)))
     edges.emplace_back(to, from);
   std::sort(edges.begin(), edges.end(), [&view](const auto& a, const auto& b) {
@@ -231,6 +265,28 @@ absl::Status VerifyLoopOrder(Verification& run) {
                      "after it to it or before it): iterations may overlap"));
         }
       }
+    }
+    // An event recorded and waited once per iteration is one device object
+    // (a wait-reset device: the wait consumes the record): its wait in
+    // iteration i must come before its record in iteration i + 1. That holds
+    // when some stream C is reached from the wait in iteration i (C's last
+    // slot in the loop) and reaches the record in iteration i + 1 (from C's
+    // first slot): C's queue runs iteration i before i + 1. A wait at or
+    // before its stream's last task is covered by the order between
+    // iterations checked above; a wait after it (at a tail gate) needs this.
+    for (const auto& [rec, wait, index] : forward) {
+      if (view.rank(rec) < lo || view.rank(wait) > hi || loop_of(rec) != loop.owner.value ||
+          loop_of(wait) != loop.owner.value) {
+        continue;
+      }
+      if (hb.ReachesAgain(wait, rec)) continue;
+      const SyncEvent& e = plan.events.events[index];
+      return LoopOrderFail(StrCat(
+          name, ": event ", e.id, " from ", LoopTaskName(m, view, rec), " to ",
+          LoopTaskName(m, view, wait),
+          " is recorded and waited once per iteration, but nothing orders its wait before its "
+          "record in the next iteration: a wait-reset device may lose a record or consume the "
+          "wrong one"));
     }
   }
   return absl::OkStatus();
