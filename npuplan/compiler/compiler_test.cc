@@ -403,6 +403,44 @@ TEST(AutoStreamLoopsTest, StreamsOfMergedLoopsSplitBetweenLoops) {
   EXPECT_THAT(verify::VerifyPlan(*plan), IsOk());
 }
 
+// An MC2 node in an ONNX Loop's only run: its attached stream holds no
+// loop gate, so the next iteration there is still ordered by a backward
+// loop-next event, whose first wait a wait-reset device blocks on. The plan
+// verifies (the one-pass order holds); the compile says so.
+TEST(AutoStreamLoopsTest, AnAttachedStreamInALoopIsWarnedAbout) {
+  auto model = ParseGraphJson(R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "l", "type": "Loop", "inputs": ["c0:0", "x:0"], "subgraphs": ["body"],
+     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["l:0"]}],
+    "subgraphs": [{"name": "body", "parent": "l", "nodes": [
+      {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+      {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+      {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+      {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_relu:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+      {"name": "b_mc2", "type": "MatmulAllReduce", "inputs": ["b_relu:0", "b_ar:0"],
+       "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
+                 "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0, 1]}]},
+       "outputs": [{"shape": [64], "dtype": "float32"}]},
+      {"name": "b_less", "type": "Less", "inputs": ["b_mc2:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_mc2:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json",
+                              "g.json");
+  ASSERT_THAT(model.status(), IsOk());
+  std::vector<std::string> warnings;
+  CompileConfig config;
+  config.warnings = &warnings;
+  DecisionLog log(false);
+  Statistics stats;
+  auto plan = Compile(*std::move(model), config, log, stats);
+  ASSERT_THAT(plan.status(), IsOk());
+  EXPECT_THAT(warnings, ::testing::Contains(::testing::HasSubstr(
+                            "loop 'l': the next iteration of the attached stream of 'b_mc2'")));
+  EXPECT_TRUE(std::any_of(plan->events.events.begin(), plan->events.events.end(),
+                          [](const SyncEvent& e) { return OrdersNextIteration(e); }));
+}
+
 TEST(CompilePassThreadsTest, PassThreadsIsValidated) {
   CompileConfig config;
   config.option_overrides["npuplan.passThreads"] = "3";
