@@ -271,15 +271,22 @@ absl::Status VerifyLoopOrder(Verification& run) {
     // iteration i must come before its record in iteration i + 1. That holds
     // when some stream C is reached from the wait in iteration i (C's last
     // slot in the loop) and reaches the record in iteration i + 1 (from C's
-    // first slot): C's queue runs iteration i before i + 1. A wait at or
-    // before its stream's last task is covered by the order between
-    // iterations checked above; a wait after it (at a tail gate) needs this.
+    // first slot): C's queue runs iteration i before i + 1 — or through a
+    // backward loop-next event (into an attached stream) from after the wait
+    // to before the record. A wait at or before its stream's last task is
+    // covered by the order between iterations checked above; a wait after
+    // it (at a tail gate) needs this.
     for (const auto& [rec, wait, index] : forward) {
       if (view.rank(rec) < lo || view.rank(wait) > hi || loop_of(rec) != loop.owner.value ||
           loop_of(wait) != loop.owner.value) {
         continue;
       }
       if (hb.ReachesAgain(wait, rec)) continue;
+      if (std::any_of(inside.begin(), inside.end(), [&](const auto& next) {
+            return hb.Before(wait, next.first) && hb.Before(next.second, rec);
+          })) {
+        continue;
+      }
       const SyncEvent& e = plan.events.events[index];
       return LoopOrderFail(StrCat(
           name, ": event ", e.id, " from ", LoopTaskName(m, view, rec), " to ",
