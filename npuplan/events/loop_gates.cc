@@ -17,28 +17,13 @@ namespace {
 
 using Side = LoopGateSide;
 
-std::string_view SideName(Side side) {
-  switch (side) {
-    case Side::kEntry:
-      return "entry";
-    case Side::kExit:
-      return "exit";
-    case Side::kTail:
-      return "tail";
-  }
-  return "";
-}
-std::string_view NameInfix(Side side) {
-  switch (side) {
-    case Side::kEntry:
-      return "_LoopEntry_";
-    case Side::kExit:
-      return "_LoopExit_";
-    case Side::kTail:
-      return "_LoopTail_";
-  }
-  return "";
-}
+// Per side (in LoopGateSide order): the `loop_gate` attribute and the name infix.
+struct SideText {
+  std::string_view attr, infix;
+};
+constexpr SideText kSideText[] = {
+    {"entry", "_LoopEntry_"}, {"exit", "_LoopExit_"}, {"tail", "_LoopTail_"}};
+const SideText& TextOf(Side side) { return kSideText[static_cast<size_t>(side)]; }
 
 }  // namespace
 
@@ -47,7 +32,7 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   const auto key = std::make_tuple(loop.value, static_cast<int>(side), stream);
   if (auto it = gates_.find(key); it != gates_.end()) return it->second;
   Model& m = plan_.model;
-  const std::string stem = StrCat(m.node(loop).name, NameInfix(side), stream);
+  const std::string stem = StrCat(m.node(loop).name, TextOf(side).infix, stream);
   std::string name = stem;
   for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
   Node gate;
@@ -55,7 +40,7 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   gate.type = std::string(kLoopGateType);
   gate.engine = "DNN_VM_RTS";
   gate.stream_id = m.node(end).stream_id;
-  gate.attrs["loop_gate"] = std::string(SideName(side));
+  gate.attrs["loop_gate"] = std::string(TextOf(side).attr);
   const GraphId graph = side == Side::kTail ? run : m.node(loop).graph;
   const NodeId id = m.AddNode(graph, std::move(gate));
   m.graph(graph).nodes.pop_back();  // placed by Place()
