@@ -276,7 +276,10 @@ absl::Status VerifyLoopOrder(Verification& run) {
     // to before the record. A wait at or before its stream's last task is
     // covered by the order between iterations checked above; a wait after
     // it (at a tail gate) needs this.
-    for (const auto& [rec, wait, index] : forward) {
+    for (const auto& f : forward) {
+      // Not structured bindings: the lambda below captures them (clang 14 cannot).
+      const int32_t rec = std::get<0>(f), wait = std::get<1>(f);
+      const size_t index = std::get<2>(f);
       if (view.rank(rec) < lo || view.rank(wait) > hi || loop_of(rec) != loop.owner.value ||
           loop_of(wait) != loop.owner.value) {
         continue;
