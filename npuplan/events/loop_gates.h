@@ -41,8 +41,8 @@ enum class LoopGateSide { kEntry, kExit, kTail };
 // before the loop's owner, exit gates right after it (in the owner's graph),
 // tail gates at the end of `run` (the loop's last run, a graph of the loop:
 // stream-activation's loop-next barrier, events/loop_order_events.h), in the
-// order they were first asked for. Place()
-// renumbers topo ids; node ids of the model stay as they are.
+// order they were first asked for. Place() renumbers topo ids; node ids of
+// the model stay as they are.
 class LoopGateNodes {
  public:
   explicit LoopGateNodes(Plan& plan) : plan_(plan) {}

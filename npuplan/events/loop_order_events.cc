@@ -1,7 +1,6 @@
 #include "npuplan/events/loop_order_events.h"
 
 #include <set>
-#include <tuple>
 
 #include "npuplan/events/loop_gates.h"
 #include "npuplan/events/sync_view.h"
