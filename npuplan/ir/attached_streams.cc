@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/ir/control_flow_types.h"
 
 namespace npuplan {
 
@@ -60,5 +61,7 @@ bool IsSyncNode(const Node& node) {
   if (t.size() != 4 && t.size() != 10) return false;
   return t == "Send" || t == "Recv" || t == "SendNotify" || t == "RecvNotify";
 }
+
+bool CarriesOnlyOrder(const Node& node) { return IsSyncNode(node) || IsLoopGate(node); }
 
 }  // namespace npuplan

@@ -29,6 +29,11 @@ bool IsDataOrConst(const Node& node);
 // attached stream they stand for their neighbour's attached task.
 bool IsSyncNode(const Node& node);
 
+// A node that only orders its stream: a Send/Recv node or a loop gate. It
+// runs no computation, touches no memory and reads nothing of a parent
+// graph; the order it carries is the events'.
+bool CarriesOnlyOrder(const Node& node);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_IR_ATTACHED_STREAMS_H_

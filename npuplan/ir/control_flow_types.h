@@ -23,8 +23,9 @@ inline bool IsLoopType(std::string_view t) {
 // A loop gate (events/loop_gates.h): a node without a task, edges or outputs,
 // on one stream right before (entry) or after (exit) a static loop's owner in
 // the owner's graph, where an event into or out of the loop is waited or
-// recorded once per run of the loop instead of once per iteration. Not a
-// subgraph root: it reads nothing of the parent.
+// recorded once per run of the loop instead of once per iteration; or at the
+// end of the loop's last run (tail), where the next iteration's barrier waits
+// (plan/loop_order.h). Not a subgraph root: it reads nothing of the parent.
 inline constexpr std::string_view kLoopGateType = "LoopGate";
 inline bool IsLoopGate(const Node& n) { return n.type == kLoopGateType; }
 inline bool IsBranchNode(const Node& n) { return IsBranchType(n.type); }

@@ -52,7 +52,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     // Send/Recv nodes and loop gates carry the events' order, which H leaves
     // out, and edges only to and from their own node: H loses nothing
     // without them, and a stream a Recv opens can still continue a lane.
-    const bool carries_events = IsSyncNode(node) || IsLoopGate(node);
+    const bool carries_events = CarriesOnlyOrder(node);
     stream[i] = node.stream_id < 0 || carries_events ? -1
                 : OrdersNothing(node) ? static_cast<int32_t>(node.stream_id) | kOrdersNothing
                                       : static_cast<int32_t>(node.stream_id);
@@ -188,7 +188,7 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
-      if (IsSyncNode(x) || IsLoopGate(x)) continue;  // reads nothing of the parent
+      if (CarriesOnlyOrder(x)) continue;  // reads nothing of the parent
       const bool root =
           x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(model.node(c)); });

@@ -353,9 +353,7 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const Ranges& r,
     if (NodeId loop(f.loop); loop.valid() && !iteration_local) {
       for (NodeId y : LoopSpan(loop)) {
         const Node& yn = model.node(y);
-        // Send/Recv nodes and loop gates touch no memory (and order nothing
-        // after them in H).
-        if (IsSyncNode(yn) || IsLoopGate(yn)) continue;
+        if (CarriesOnlyOrder(yn)) continue;  // no use (and orders nothing after it in H)
         if (yn.stream_id >= 0 && yn.attached_stream_ids.empty()) uses.push_back(y);
         lo = std::min(lo, lt_.position[y.index()]);
         hi = std::max(hi, lt_.position[y.index()]);

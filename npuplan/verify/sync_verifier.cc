@@ -243,7 +243,7 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& n = m.node(id);
-      if (IsSyncNode(n) || IsLoopGate(n)) continue;  // reads nothing of the parent
+      if (CarriesOnlyOrder(n)) continue;  // reads nothing of the parent
       const bool root =
           n.inputs.empty() && std::all_of(n.control_inputs.begin(), n.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(m.node(c)); });
