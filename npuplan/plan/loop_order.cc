@@ -110,20 +110,10 @@ bool HasLoopSubgraph(const Model& m) {
   return false;
 }
 
-std::vector<int32_t> InnermostLoopOwners(const Model& m) {
-  std::vector<int32_t> out;
-  if (!HasLoopSubgraph(m)) return out;
-  out.assign(m.num_graphs(), -1);
-  for (GraphId g : m.GraphsPreOrder()) {  // a graph after its parent's graph
-    const NodeId owner = m.graph(g).parent_node;
-    if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
-    const Node& p = m.node(owner);
-    out[g.index()] = IsLoopNode(p) ? owner.value : out[p.graph.index()];
-  }
-  return out;
-}
+namespace {
 
-std::vector<int32_t> OutermostLoopOwners(const Model& m) {
+// Per GraphId, the innermost (or outermost) loop owner around the graph.
+std::vector<int32_t> LoopOwners(const Model& m, bool outermost) {
   std::vector<int32_t> out;
   if (!HasLoopSubgraph(m)) return out;
   out.assign(m.num_graphs(), -1);
@@ -132,10 +122,16 @@ std::vector<int32_t> OutermostLoopOwners(const Model& m) {
     if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
     const Node& p = m.node(owner);
     const int32_t around = out[p.graph.index()];
-    out[g.index()] = around >= 0 ? around : IsLoopNode(p) ? owner.value : -1;
+    out[g.index()] = (outermost && around >= 0) || !IsLoopNode(p) ? around : owner.value;
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<int32_t> InnermostLoopOwners(const Model& m) { return LoopOwners(m, false); }
+
+std::vector<int32_t> OutermostLoopOwners(const Model& m) { return LoopOwners(m, true); }
 
 bool HasLoopOrderEvents(const Plan& plan) {
   return std::any_of(plan.events.events.begin(), plan.events.events.end(), [](const SyncEvent& e) {
