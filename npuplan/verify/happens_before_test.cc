@@ -246,29 +246,31 @@ TEST(HappensBeforeTest, MatchesReachabilityOverExplicitSubgraphEntry) {
   EXPECT_GT(chained, 30);             // and streams chained into lanes
 }
 
+// A node of `type` on `stream` in graph `g`, one output, reading output 0 of each input.
+NodeId AddStreamed(Model& m, GraphId g, const char* name, const char* type, int64_t stream,
+                   const std::vector<NodeId>& inputs) {
+  Node node;
+  node.name = name;
+  node.type = type;
+  node.stream_id = stream;
+  node.outputs.resize(1);
+  for (NodeId in : inputs) node.inputs.push_back({in, 0});
+  return m.AddNode(g, std::move(node));
+}
+
 // x (s0) -> owner {a (s1) -> b (s2)} -> y (s0): s1 ends before s2 starts and
 // a happens before b, so s2 continues s1's lane — unless the owner is a
 // loop: the next iteration's a is not ordered after this one's b.
 TEST(HappensBeforeTest, StreamsChainIntoLanesOutsideACommonLoop) {
   for (const char* owner_type : {"PartitionedCall", "While"}) {
     Model m;
-    auto add = [&](GraphId g, const char* name, const char* type, int64_t stream,
-                   std::vector<NodeId> inputs) {
-      Node node;
-      node.name = name;
-      node.type = type;
-      node.stream_id = stream;
-      node.outputs.resize(1);
-      for (NodeId in : inputs) node.inputs.push_back({in, 0});
-      return m.AddNode(g, std::move(node));
-    };
-    const NodeId x = add(kRootGraph, "x", "Add", 0, {});
-    const NodeId owner = add(kRootGraph, "owner", owner_type, 0, {x});
+    const NodeId x = AddStreamed(m, kRootGraph, "x", "Add", 0, {});
+    const NodeId owner = AddStreamed(m, kRootGraph, "owner", owner_type, 0, {x});
     const GraphId body = m.AddSubgraph(owner, "body");
-    const NodeId a = add(body, "a", "Add", 1, {});
-    const NodeId b = add(body, "b", "Add", 2, {a});
-    add(body, "out", "NetOutput", 2, {b});
-    add(kRootGraph, "y", "Add", 0, {owner});
+    const NodeId a = AddStreamed(m, body, "a", "Add", 1, {});
+    const NodeId b = AddStreamed(m, body, "b", "Add", 2, {a});
+    AddStreamed(m, body, "out", "NetOutput", 2, {b});
+    AddStreamed(m, kRootGraph, "y", "Add", 0, {owner});
     const HappensBefore hb(m, m.ExecutionOrder());
     const bool loop = std::string(owner_type) == "While";
     EXPECT_TRUE(hb.Before(a, b)) << owner_type;
@@ -282,24 +284,14 @@ TEST(HappensBeforeTest, StreamsChainIntoLanesOutsideACommonLoop) {
 // where s1 ends, in the loop with b.
 TEST(HappensBeforeTest, AStreamThatEndsInALoopDoesNotChainInsideIt) {
   Model m;
-  auto add = [&](GraphId g, const char* name, const char* type, int64_t stream,
-                 std::vector<NodeId> inputs) {
-    Node node;
-    node.name = name;
-    node.type = type;
-    node.stream_id = stream;
-    node.outputs.resize(1);
-    for (NodeId in : inputs) node.inputs.push_back({in, 0});
-    return m.AddNode(g, std::move(node));
-  };
-  const NodeId x = add(kRootGraph, "x", "Add", 0, {});
-  const NodeId p = add(kRootGraph, "p", "Add", 1, {x});
-  const NodeId owner = add(kRootGraph, "owner", "While", 0, {p});
+  const NodeId x = AddStreamed(m, kRootGraph, "x", "Add", 0, {});
+  const NodeId p = AddStreamed(m, kRootGraph, "p", "Add", 1, {x});
+  const NodeId owner = AddStreamed(m, kRootGraph, "owner", "While", 0, {p});
   const GraphId body = m.AddSubgraph(owner, "body");
-  const NodeId a = add(body, "a", "Add", 1, {});
-  const NodeId b = add(body, "b", "Add", 2, {a});
-  add(body, "out", "NetOutput", 2, {b});
-  add(kRootGraph, "y", "Add", 0, {owner});
+  const NodeId a = AddStreamed(m, body, "a", "Add", 1, {});
+  const NodeId b = AddStreamed(m, body, "b", "Add", 2, {a});
+  AddStreamed(m, body, "out", "NetOutput", 2, {b});
+  AddStreamed(m, kRootGraph, "y", "Add", 0, {owner});
   const HappensBefore hb(m, m.ExecutionOrder());
   EXPECT_TRUE(hb.Before(a, b));
   EXPECT_NE(hb.lane_of_stream(2), hb.lane_of_stream(1));
