@@ -199,14 +199,11 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
   // Per stream of the first run, its first slot there (for a gated stream, a
   // stand-in for its gate).
   std::map<int64_t, int32_t> head_slot;
-  std::set<int64_t> attached_only;
+  std::set<int64_t> gated;  // streams with a main slot there: they can hold a gate
   for (const LoopRegionEnds& end : first.ends) {
     auto [it, fresh] = head_slot.try_emplace(end.stream, end.first);
     if (!fresh && view.rank(end.first) < view.rank(it->second)) it->second = end.first;
-    if (!main_slot(end.first)) attached_only.insert(end.stream);
-  }
-  for (const LoopRegionEnds& end : first.ends) {
-    if (main_slot(end.first)) attached_only.erase(end.stream);
+    if (main_slot(end.first)) gated.insert(end.stream);
   }
   // One per (region, stream) end and one per other stream: never two alike.
   auto add = [&](int32_t from, int32_t to, bool send_tail, bool recv_tail) {
@@ -219,7 +216,7 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
       if (from.stream != hub) add(from.last, hub_gate, false, true);
     }
     for (const auto& [stream, slot] : head_slot) {
-      if (stream == hub || attached_only.count(stream)) continue;
+      if (stream == hub || !gated.count(stream)) continue;
       // The gate's stand-in: the stream's latest main slot in the last run,
       // else its first in the first run.
       auto t = tail_slot.find(stream);
@@ -230,7 +227,7 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
   // events from each last task to each first task there.
   for (const LoopRegionEnds& from : last.ends) {
     for (const LoopRegionEnds& to : first.ends) {
-      if (from.stream == to.stream || (hub >= 0 && !attached_only.count(to.stream))) continue;
+      if (from.stream == to.stream || (hub >= 0 && gated.count(to.stream))) continue;
       if (!seen.insert({from.last, to.first}).second) continue;
       out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopNext), loop.owner, false,
                      false, GraphId()});
