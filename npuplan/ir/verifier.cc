@@ -353,8 +353,9 @@ absl::Status VerifyStructureCheckByCheck(const Model& model) {
 }
 
 absl::Status VerifyStreamIdsContinuous(const Model& model) {
-  // n nodes use at most n distinct ids, so a hole lies in 0..n whenever one
-  // exists: the table has n + 1 entries whatever ids a file holds.
+  // n nodes use at most n distinct main ids, so a hole lies in 0..n
+  // whenever one exists: the table has n + 1 entries whatever ids a file
+  // holds.
   const size_t n = model.num_nodes();
   std::vector<uint8_t> used(n + 1, 0);
   int64_t max_id = -1;
@@ -366,6 +367,12 @@ absl::Status VerifyStreamIdsContinuous(const Model& model) {
     if (node.stream_id < 0) continue;
     max_id = std::max(max_id, node.stream_id);
     if (static_cast<uint64_t>(node.stream_id) <= n) used[node.stream_id] = 1;
+    // An attached stream below the largest main one is used by its node's
+    // attached task even when no node has it as its main stream (the
+    // Send/Recv nodes of another attached stream may sit above it).
+    for (int64_t a : node.attached_stream_ids) {
+      if (a >= 0 && static_cast<uint64_t>(a) <= n) used[a] = 1;
+    }
   }
   for (int64_t s = 0; s <= max_id && static_cast<uint64_t>(s) <= n; ++s) {
     if (!used[s]) {

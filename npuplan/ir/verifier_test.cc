@@ -95,6 +95,12 @@ TEST(VerifierTest, StreamIdCheckFindsHoles) {
               StatusIs(absl::StatusCode::kInternal, "no node is on stream 1"));
   m.node(m.FindNode("f")).stream_id = 1;
   EXPECT_THAT(VerifyStreamIdsContinuous(m), IsOk());
+  // A stream only an attached task uses is no hole (the Send/Recv nodes of
+  // another attached stream may sit above it, as main-stream nodes); an
+  // attached id above every main one adds no hole either.
+  m.node(m.FindNode("f")).stream_id = 2;
+  m.node(m.FindNode("a")).attached_stream_ids = {1, 4};
+  EXPECT_THAT(VerifyStreamIdsContinuous(m), IsOk());
 }
 
 // VerifyStructure's combined pass against the checks one by one on random
