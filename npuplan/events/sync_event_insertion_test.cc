@@ -243,6 +243,43 @@ TEST(SyncEventInsertionTest, OrdersAttachedStreamsByTheirValueDependencies) {
   EXPECT_EQ(plan.events.event_count, 4);
 }
 
+// An attached task reading an If's output: the owner's slot runs before its
+// branches, so an event from the owner alone (GE's attached rule) lets the
+// attached task start before the branch that makes the value; each branch's
+// end orders it, as it orders the main task (found by the property test once
+// it drew attached streams: 'l1_res2' attached started before 'l1_then_out').
+TEST(SyncEventInsertionTest, OrdersAnAttachedReaderOfAnIfAfterItsBranchEnds) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "c", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "i", "type": "If", "inputs": ["c:0"], "subgraphs": ["t", "e"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "q", "type": "MatmulAllReduce", "inputs": ["i:0"], "outputs": [{"shape": [1]}],
+     "attrs": {"_test_stream": 0, "_test_attached": [2],
+               "_attached_stream_info": {"_attached_stream_depend_value_list": [0]}}},
+    {"name": "o", "type": "NetOutput", "inputs": ["q:0"], "attrs": {"_test_stream": 0}}],
+    "subgraphs": [
+     {"name": "t", "parent": "i", "nodes": [
+      {"name": "t_a", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t_a:0"], "attrs": {"_test_stream": 1}}]},
+     {"name": "e", "parent": "i", "nodes": [
+      {"name": "e_a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "e_out", "type": "NetOutput", "inputs": ["e_a:0"], "attrs": {"_test_stream": 0}}]}]})json");
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>()), IsOk());
+  const std::vector<Ev> events = Events(plan);
+  EXPECT_THAT(events, ::testing::Contains(Ev("t_out", "q@att", "subgraph-end")));
+  EXPECT_THAT(events, ::testing::Contains(Ev("e_out", "q@att", "subgraph-end")));
+  EXPECT_THAT(events, ::testing::Contains(Ev("t_out", "q", "subgraph-end")));
+  EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
+  // The verifier finds the dependency itself.
+  Plan cut = plan;
+  std::erase_if(cut.events.events, [&](const SyncEvent& e) {
+    return cut.model.node(e.send).name == "t_out" && e.recv_attached == 0;
+  });
+  events::RecountIds(cut.events);
+  EXPECT_THAT(verify::VerifyHappensBefore(cut),
+              StatusIs(absl::StatusCode::kInternal,
+                       "subgraph-end dependency 't_out' on stream 1 -> 'q' (attached 0)"));
+}
+
 // GE's V2 entries name the value dependencies
 // `_attached_resource_depend_value_list_int`; the entry that got the stream
 // is the one marked `_attached_resource_is_valid` (a non-required entry

@@ -189,6 +189,14 @@ std::vector<NodeId> SubgraphEntryAndEndEvents(InsertionState& st, FoundEvents& o
         if (st.stream(y) >= 0 && st.stream(y) != st.stream(end)) {
           cands.push_back({end.value, y.value, SyncReason::kSubgraphEnd});
         }
+        // An attached task of y that reads the parent's output: the owner
+        // records before its subgraphs run, so the end orders it too
+        // (npuplan's; GE orders only the main task: docs/events.md).
+        for (int32_t a : AttachedReadersOf(m.node(y), graph.parent_node)) {
+          const int32_t to = st.view.slot(y, a);
+          if (st.view.stream(to) >= 0 && st.view.stream(to) != st.stream(end))
+            cands.push_back({end.value, to, SyncReason::kSubgraphEnd});
+        }
       }
     }
   }

@@ -48,6 +48,20 @@ std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached) {
   return {};
 }
 
+std::vector<int32_t> AttachedReadersOf(const Node& node, NodeId producer) {
+  std::vector<int32_t> out;
+  for (int32_t a = 0; a < static_cast<int32_t>(node.attached_stream_ids.size()); ++a) {
+    for (int64_t idx : AttachedDependIndices(node, a)) {
+      if (idx >= 0 && static_cast<size_t>(idx) < node.inputs.size() &&
+          node.inputs[idx].node == producer) {
+        out.push_back(a);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 bool IsDataOrConst(const Node& node) {
   static const std::set<std::string, std::less<>> kTypes = {
       "Data", "RefData", "AippData", "Const", "Constant", "ConstPlaceHolder", "FileConstant", "Variable", "VariableV2"};

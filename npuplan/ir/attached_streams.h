@@ -21,6 +21,10 @@ namespace npuplan {
 // declares none.
 std::vector<int64_t> AttachedDependIndices(const Node& node, int32_t attached);
 
+// The attached streams of `node` (indices, ascending) whose depend list names
+// an input read from `producer`.
+std::vector<int32_t> AttachedReadersOf(const Node& node, NodeId producer);
+
 // Data- and Const-like nodes: their values exist before the model starts, so
 // they are never waited for (GE excludes them from attached-stream events).
 bool IsDataOrConst(const Node& node);

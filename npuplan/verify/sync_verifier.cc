@@ -264,8 +264,14 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
     }
     if (end.valid()) {
       for (size_t k = adj->begin(graph.parent_node); k < adj->end(graph.parent_node); ++k) {
-        if (IsSyncNode(m.node(adj->succ[k]))) continue;
-        add(view.slot(end, -1), view.slot(adj->succ[k], -1), "subgraph-end");
+        const NodeId y = adj->succ[k];
+        if (IsSyncNode(m.node(y))) continue;
+        add(view.slot(end, -1), view.slot(y, -1), "subgraph-end");
+        // An attached task reading the parent's output waits for it too (the
+        // owner's slot runs before its subgraphs).
+        for (int32_t a : AttachedReadersOf(m.node(y), graph.parent_node)) {
+          if (a < view.num_attached(y)) add(view.slot(end, -1), view.slot(y, a), "subgraph-end");
+        }
       }
     }
   }
