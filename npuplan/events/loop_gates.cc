@@ -21,8 +21,10 @@ using Side = LoopGateSide;
 struct SideText {
   std::string_view attr, infix;
 };
-constexpr SideText kSideText[] = {
-    {"entry", "_LoopEntry_"}, {"exit", "_LoopExit_"}, {"tail", "_LoopTail_"}};
+constexpr SideText kSideText[] = {{"entry", "_LoopEntry_"},
+                                  {"exit", "_LoopExit_"},
+                                  {"tail", "_LoopTail_"},
+                                  {"head", "_LoopHead_"}};
 const SideText& TextOf(Side side) { return kSideText[static_cast<size_t>(side)]; }
 
 }  // namespace
@@ -41,14 +43,15 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   gate.engine = "DNN_VM_RTS";
   gate.stream_id = m.node(end).stream_id;
   gate.attrs["loop_gate"] = std::string(TextOf(side).attr);
-  const GraphId graph = side == Side::kTail ? run : m.node(loop).graph;
+  const bool in_run = side == Side::kTail || side == Side::kHead;
+  const GraphId graph = in_run ? run : m.node(loop).graph;
   const NodeId id = m.AddNode(graph, std::move(gate));
   m.graph(graph).nodes.pop_back();  // placed by Place()
   plan_.EnsureNodeVectors();
   plan_.physical_stream[id.index()] = stream;
   plan_.tasks[id.index()] = 0;
   gates_.emplace(key, id);
-  if (side == Side::kTail) tails_[graph.value].push_back(id);
+  if (in_run) (side == Side::kTail ? tails_ : heads_)[graph.value].push_back(id);
   return id;
 }
 
@@ -60,7 +63,7 @@ void LoopGateNodes::Place() {
   std::set<int32_t> graphs;
   for (const auto& [key, id] : gates_) {
     const auto side = static_cast<Side>(std::get<1>(key));
-    if (side != Side::kTail) {
+    if (side == Side::kEntry || side == Side::kExit) {
       auto& [entries, exits] = by_loop[std::get<0>(key)];
       (side == Side::kEntry ? entries : exits).push_back(id);
     }
@@ -70,6 +73,8 @@ void LoopGateNodes::Place() {
     std::vector<NodeId>& nodes = m.graph(GraphId(g)).nodes;
     std::vector<NodeId> placed;
     placed.reserve(nodes.size() + gates_.size());
+    if (auto it = heads_.find(g); it != heads_.end())
+      placed.insert(placed.end(), it->second.begin(), it->second.end());
     for (NodeId id : nodes) {
       const auto it = by_loop.find(id.value);
       if (it == by_loop.end()) {
@@ -86,6 +91,7 @@ void LoopGateNodes::Place() {
   }
   gates_.clear();
   tails_.clear();
+  heads_.clear();
   RenumberTopoIds(m);
 }
 

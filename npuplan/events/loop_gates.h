@@ -33,16 +33,17 @@
 
 namespace npuplan::events {
 
-enum class LoopGateSide { kEntry, kExit, kTail };
+enum class LoopGateSide { kEntry, kExit, kTail, kHead };
 
 // The loop gates a pass adds: a LoopGate node (no task, engine DNN_VM_RTS) on
 // the physical and logical stream of `end`'s main slot, one per (loop, side,
 // stream), created on first use and placed by Place(): entry gates right
 // before the loop's owner, exit gates right after it (in the owner's graph),
 // tail gates at the end of `run` (the loop's last run, a graph of the loop:
-// stream-activation's loop-next barrier, events/loop_order_events.h), in the
-// order they were first asked for. Place() renumbers topo ids; node ids of
-// the model stay as they are.
+// stream-activation's loop-next barrier, events/loop_order_events.h), head
+// gates at the start of `run` (its first run: the barrier's way into an
+// attached-only stream), in the order they were first asked for. Place()
+// renumbers topo ids; node ids of the model stay as they are.
 class LoopGateNodes {
  public:
   explicit LoopGateNodes(Plan& plan) : plan_(plan) {}
@@ -55,9 +56,9 @@ class LoopGateNodes {
  private:
   Plan& plan_;
   std::map<std::tuple<int32_t, int, int64_t>, NodeId> gates_;  // (loop, side, stream)
-  // Per run graph, its tail gates in the order they were asked for: the
-  // hub's first (its records release the others).
-  std::map<int32_t, std::vector<NodeId>> tails_;
+  // Per run graph, its tail gates in the order they were asked for (the
+  // hub's first: its records release the others), and its head gates.
+  std::map<int32_t, std::vector<NodeId>> tails_, heads_;
 };
 
 // Moves the plan's loop-crossing events (main-stream ends) to loop gates,

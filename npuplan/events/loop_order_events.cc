@@ -1,7 +1,5 @@
 #include "npuplan/events/loop_order_events.h"
 
-#include <set>
-
 #include "npuplan/events/loop_gates.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/plan/loop_order.h"
@@ -16,16 +14,9 @@ bool AddLoopOrderEvents(std::string_view pass, Plan& plan, PassContext& ctx, con
   std::vector<LoopOrderEvent> events = LoopOrderEvents(loops, view);
   if (events.empty()) return false;
   LoopGateNodes gates(plan);
-  std::set<int32_t> warned;  // loops
-  for (auto& [e, loop, send_at_tail, recv_at_tail, tail_run] : events) {
-    if (OrdersNextIteration(e) && ctx.warnings != nullptr && warned.insert(loop.value).second) {
-      ctx.warnings->push_back(StrCat(
-          "loop '", plan.model.node(loop).name, "': the next iteration of the attached stream of '",
-          plan.model.node(e.recv).name,
-          "' is ordered by an event waited before it is recorded (no loop gate can sit on an "
-          "attached stream); on a wait-reset device (Ascend) its first wait blocks"));
-    }
+  for (auto& [e, loop, send_at_tail, recv_at_tail, tail_run, send_at_head, head_run] : events) {
     const NodeId from = e.send, to = e.recv;
+    if (send_at_head) e.send = gates.For(loop, LoopGateSide::kHead, from, head_run);
     if (send_at_tail) e.send = gates.For(loop, LoopGateSide::kTail, from, tail_run);
     if (recv_at_tail) e.recv = gates.For(loop, LoopGateSide::kTail, to, tail_run);
     e.id = static_cast<int32_t>(NextId(plan.events, e.kind));

@@ -14,10 +14,10 @@
 //     last run's graph; plan/loop_order.h). Forward events recorded and
 //     waited once per iteration, so no wait of one iteration can miss its
 //     record or see the next one's; the optimisations treat them like any
-//     other. Into a stream with only attached slots (no gate), backward
-//     events from each last task to its first task instead, whose wait binds
-//     to the previous iteration's record (none in the first: no wait); those
-//     are never dropped, never notifies and never share their id.
+//     other. A stream with only attached slots cannot hold a gate: its first
+//     slot (per region) waits for an event from the earliest first main
+//     slot of a gated stream before it in the same region, which runs after
+//     that stream's tail gate.
 // GE orders its loops' runs by labels and stream activation instead
 // (docs/events.md "Loop order"); these events are npuplan's, in every mode.
 //

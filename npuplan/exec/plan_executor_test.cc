@@ -16,12 +16,14 @@
 #include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/sync_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan::exec {
 namespace {
 
 using ::npuplan::sim::testing::AddEvent;
 using ::npuplan::sim::testing::PlanFromGraph;
+using ::npuplan::testing::IsOk;
 using ::npuplan::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -463,10 +465,11 @@ ExecOptions JitteredLoops(int64_t iterations) {
 // The same plan with a loop-next event b2 → b1 of the shape npuplan wrote
 // before tail gates: recorded after its wait in the order, so the first
 // iteration's wait has no record — a wait-reset device blocks there. The
-// program skips it like any backward event, and verify refuses it; into an
-// attached slot (no gate possible there) it binds to the previous
-// iteration's record instead (plan/loop_order.h, "Loop order").
-TEST(PlanExecutorTest, ABackwardLoopNextEventIntoAMainSlotIsRefused) {
+// program skips it like any backward event, and verify refuses it. Into an
+// attached slot (as npuplan wrote it before head gates) the program binds
+// it to the previous iteration's record, so a run shows the first
+// iteration's wait without one; verify refuses that too.
+TEST(PlanExecutorTest, ABackwardLoopNextEventIsRefused) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, WhilePlan(1));
   AddEvent(plan, "b2", "b1", 2);
   plan.events.events.back().reason = SyncReason::kLoopNext;
@@ -475,8 +478,9 @@ TEST(PlanExecutorTest, ABackwardLoopNextEventIntoAMainSlotIsRefused) {
   ASSERT_EQ(exec->program().skipped.size(), 1u);
   EXPECT_EQ(exec->program().skipped[0].reason, "backward");
   EXPECT_THAT(verify::VerifyHappensBefore(plan),
-              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
-                                           "runs backwards in execution order"));
+              StatusIs(absl::StatusCode::kInternal,
+                       "runs backwards in execution order (a loop-next event waited before it "
+                       "is recorded: on a wait-reset device the first iteration's wait blocks)"));
 }
 
 // A graph compiled with the default options.
@@ -604,6 +608,55 @@ TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*racy, device, 20));
   EXPECT_THAT(first, HasSubstr("'b_ar' (stream "));
   EXPECT_THAT(first, HasSubstr("started before its producer 'b_relu'"));
+  EXPECT_THAT(first, HasSubstr("[loop-carried via 'b_in'"));
+}
+
+// An MC2 node first in an ONNX Loop's body, reading only the loop-carried
+// value: nothing in the body orders its attached slot. A stream of attached
+// slots holds no tail gate, so the barrier reaches it from the hub's head
+// gate at the start of the body (once npuplan sent a backward event from the
+// last task instead, whose first wait had no record: verify refuses that
+// shape now). Three jittered iterations run without a violation or a misused
+// device id; without the event the next iteration's attached task starts
+// before the one before has ended.
+TEST(PlanExecutorTest, ACompiledLoopWithAnAttachedStreamWaitsAtTheHeadGate) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
+     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "body", "parent": "l", "nodes": [
+        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_mc2", "type": "MatmulAllReduce", "inputs": ["b_in:0"],
+         "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
+                   "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
+         "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_relu", "type": "Relu", "inputs": ["b_mc2:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_less", "type": "Less", "inputs": ["b_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
+  EXPECT_THAT(LoopNextEvents(plan), ::testing::ElementsAre("l_LoopHead_0->b_mc2"));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  const ExecOptions o = JitteredLoops(3);
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  for (int r = 0; r < 5; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
+  }
+  std::erase_if(plan.events.events,
+                [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*racy, device, 20));
+  EXPECT_THAT(first, HasSubstr("'b_mc2' (attached"));
   EXPECT_THAT(first, HasSubstr("[loop-carried via 'b_in'"));
 }
 

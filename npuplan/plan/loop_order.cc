@@ -208,7 +208,7 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
   // One per (region, stream) end and one per other stream: never two alike.
   auto add = [&](int32_t from, int32_t to, bool send_tail, bool recv_tail) {
     out.push_back({LoopEvent(view, from, to, SyncReason::kLoopNext), loop.owner, send_tail,
-                   recv_tail, last.graph});
+                   recv_tail, last.graph, false, GraphId()});
   };
   if (hub >= 0) {
     const int32_t hub_gate = tail_slot[hub];
@@ -223,14 +223,42 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
       add(hub_gate, t != tail_slot.end() ? t->second : slot, true, true);
     }
   }
-  // Attached-only streams (or no main stream to hold the hub): backward
-  // events from each last task to each first task there.
-  for (const LoopRegionEnds& from : last.ends) {
-    for (const LoopRegionEnds& to : first.ends) {
-      if (from.stream == to.stream || (hub >= 0 && gated.count(to.stream))) continue;
-      if (!seen.insert({from.last, to.first}).second) continue;
+  // A stream reached only through attached slots cannot hold a gate (the
+  // header's "Loop order"). Into its first slot at the first run's top
+  // level: from the hub's head gate (stand-in: the hub gate's). In a nested
+  // region, where an event from the top level would be recorded and waited
+  // a different number of times: from the earliest first main slot of a
+  // gated stream before it there, not the slot's own owner. Without either
+  // (or without a hub): backward events from each last task, which
+  // verifier[happens-before] refuses (a wait-reset device blocks on the
+  // first).
+  const int32_t top = static_cast<int32_t>(first.graph.index());
+  for (const LoopRegionEnds& to : first.ends) {
+    if (hub >= 0 && gated.count(to.stream)) continue;
+    int32_t via = -1;
+    if (hub >= 0 && to.region == top) {
+      via = tail_slot[hub];
+    } else if (hub >= 0) {
+      for (const LoopRegionEnds& p : first.ends) {
+        if (p.region == to.region && p.stream != to.stream && main_slot(p.first) &&
+            view.node_of(p.first) != view.node_of(to.first) &&
+            view.rank(p.first) < view.rank(to.first) &&
+            (via < 0 || view.rank(p.first) < view.rank(via))) {
+          via = p.first;
+        }
+      }
+    }
+    if (via >= 0) {
+      if (seen.insert({via, to.first}).second) {
+        out.push_back({LoopEvent(view, via, to.first, SyncReason::kLoopNext), loop.owner, false,
+                       false, GraphId(), to.region == top, first.graph});
+      }
+      continue;
+    }
+    for (const LoopRegionEnds& from : last.ends) {
+      if (from.stream == to.stream || !seen.insert({from.last, to.first}).second) continue;
       out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopNext), loop.owner, false,
-                     false, GraphId()});
+                     false, GraphId(), false, GraphId()});
     }
   }
 }
@@ -248,7 +276,7 @@ std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loop
           if (from.stream == to.stream) continue;  // the queue orders them
           if (!seen.insert({from.last, to.first}).second) continue;
           out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopFork), loop.owner,
-                         false, false, GraphId()});
+                         false, false, GraphId(), false, GraphId()});
         }
       }
     }

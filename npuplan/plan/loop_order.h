@@ -26,9 +26,12 @@
 // its event: on a wait-reset device (Ascend: a Recv is wait + reset) a wait
 // whose record comes later in the order would find none in the first
 // iteration and block. A stream reached only through attached slots cannot
-// hold a gate: into it, the order is a backward "loop-next" event from each
-// last task to its first task (recorded after its wait in execution order,
-// binding to the previous iteration's record; the first iteration has none).
+// hold a gate: its first slot at the first run's top level waits for a
+// forward event from the hub's *head gate* (a LoopGate at the start of the
+// first run), which the hub's queue runs after its tail gate; a first slot
+// in a nested region, for one from the earliest main slot that starts a
+// gated stream's part of that region before it (not its own owner's: an
+// attached task may have to run beside its owner's main one).
 //
 // Regions: a task inside an If/Case branch, or inside a nested loop's
 // subgraph, may not run in a given run. First and last tasks are therefore
@@ -115,6 +118,10 @@ struct LoopOrderEvent {
   // count on the same piece).
   bool send_at_tail = false, recv_at_tail = false;
   GraphId tail_run;
+  // A sender at the loop's head gate on that end's stream (at the start of
+  // `head_run`, the first run's graph; the same stand-in until it exists).
+  bool send_at_head = false;
+  GraphId head_run;
 };
 std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loops,
                                             const SyncView& view);

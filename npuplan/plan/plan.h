@@ -143,16 +143,12 @@ struct SyncEvent {
 };
 
 // An event that orders a loop's next iteration, not the pass it is in: GE's
-// FpBp loop event to a StreamSwitch ("loop"), or a static loop's "loop-next"
-// into an attached slot — recorded after the slot that waits for it in
-// execution order, its wait binds to the previous iteration's record. One-pass
-// orderings (the happens-before sweep, the events optimisation) leave them
-// out. A loop-next event into a main slot waits at a loop's tail gate and is
-// an ordinary forward event (plan/loop_order.h, "Loop order").
-constexpr bool OrdersNextIteration(const SyncEvent& e) {
-  return e.reason == SyncReason::kLoop ||
-         (e.reason == SyncReason::kLoopNext && e.recv_attached >= 0);
-}
+// FpBp loop event to a StreamSwitch ("loop"). One-pass orderings (the
+// happens-before sweep, the events optimisation) leave it out. A static
+// loop's "loop-next" events are ordinary forward events: into the tail gates,
+// or into an attached-only stream's first slot from a gated stream's first
+// slot (plan/loop_order.h, "Loop order").
+constexpr bool OrdersNextIteration(const SyncEvent& e) { return e.reason == SyncReason::kLoop; }
 static_assert(sizeof(SyncEvent) == 24, "SyncEvent is walked millions of times: keep it compact");
 struct EventTable {
   // On whole 2 MiB transparent huge pages from 2 MiB (BigVector): a 1M-node

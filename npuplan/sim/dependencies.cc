@@ -360,6 +360,8 @@ AttachedDependencies BuildAttachedDependencies(const Plan& plan, const ControlFl
       for (int64_t idx : b.InFfts(v) ? std::vector<int64_t>() : AttachedDependIndices(node, a)) {
         if (idx < 0 || static_cast<size_t>(idx) >= node.inputs.size() || !node.inputs[idx].node.valid()) continue;
         const NodeId p = node.inputs[idx].node;
+        // A loop variable: the previous iteration's producers, as for a main task.
+        for (auto [s, loop] : b.Carried(p)) b.AddCarried(v, s, p, loop, deps);
         if (IsDataOrConst(m.node(p))) continue;
         if (!m.node(p).attached_stream_ids.empty() && has_slot(p, 0)) {
           if (seen.insert({p, 0}).second) deps.push_back({p, p, "attached-value", 0, b.SharedLoops(v, p)});

@@ -258,10 +258,12 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
                                              EchoName(rn.name),
                                              "' touches a node without a stream"));
   }
-  // A loop-next event into an attached slot runs backwards in the order by
-  // design: inside a loop around both ends, its wait binds to the previous
-  // iteration's record.
-  const bool next_iteration = OrdersNextIteration(e) && SharesLoop(e.send, e.recv);
+  // A backward loop-next event into an attached slot (as npuplan wrote them
+  // before head gates; verify refuses them): inside a loop around both ends,
+  // its wait binds to the previous iteration's record, so running such a
+  // plan shows where a wait-reset device blocks.
+  const bool next_iteration =
+      e.reason == SyncReason::kLoopNext && e.recv_attached >= 0 && SharesLoop(e.send, e.recv);
   if (seq_[from.node] < 0 || seq_[to.node] < 0 || (!next_iteration && !RankLess(from, to))) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "backward"});
     return absl::OkStatus();

@@ -47,9 +47,10 @@
 // loop-carried events to a StreamSwitch, not part of one pass), events whose
 // sender does not come before the receiver in execution order ("backward"),
 // and events with an end in a branch that does not run ("branch-not-taken").
-// A "loop-next" event (plan/loop_order.h) runs backwards on purpose: when a
-// loop encloses both ends it is enqueued, and its wait binds to the record
-// of the previous iteration (in the first, to none: no wait).
+// A backward "loop-next" event into an attached slot (as npuplan wrote them
+// before head gates; verify refuses them) is enqueued when a loop encloses both ends:
+// its wait binds to the record of the previous iteration (in the first, to
+// none: the CPU device reports where a wait-reset device blocks).
 #ifndef NPUPLAN_SIM_PLAN_PROGRAM_H_
 #define NPUPLAN_SIM_PLAN_PROGRAM_H_
 

@@ -10,10 +10,10 @@
 //     happens before (one pass) a slot on each other stream at the last
 //     run's top level (the barrier's tail gates: that stream's queue then
 //     orders it before the next iteration there). Into a stream reached
-//     only through attached slots (no gate there), a backward "loop-next"
-//     event (kind event) recorded at or after the last task (in its region
-//     or at the run's top level) and waited at or before the first task (the
-//     same) binds to the previous iteration's record instead;
+//     only through attached slots (no gate there): through another stream
+//     whose top-level slot in the last run the last task happens before, and
+//     whose first slot in the loop happens before the first task (its queue
+//     runs the next iteration after that slot);
 //   * each event recorded and waited once per iteration (kind event, both
 //     ends in this loop and no deeper one): its wait in one iteration
 //     happens before its record in the next, through some stream of the
@@ -111,6 +111,16 @@ class WindowClocks {
     }
     return false;
   }
+  // The same, leaving iteration i from the slot `tail(stream)` names (-1:
+  // none): a stream's top-level slot at the end of the loop's last run.
+  template <typename Tail>
+  bool ReachesThroughTail(int32_t a, int32_t b, Tail&& tail) const {
+    for (size_t c = 0; c < streams_.size(); ++c) {
+      const int32_t t = tail(streams_[c]);
+      if (t >= 0 && Before(a, t) && Before(first_[c], b)) return true;
+    }
+    return false;
+  }
 
  private:
   // The stream's index among the window's streams; -1 when none of its slots is in it.
@@ -154,10 +164,10 @@ absl::Status VerifyLoopOrder(Verification& run) {
   const std::vector<OrderedLoop> loops = LoopsToOrder(plan, view);
   if (loops.empty()) return absl::OkStatus();
 
-  // Order edges (to, from) of one pass, and the backward loop-next events as (record, wait) slots.
+  // Order edges (to, from) of one pass.
   const SyncNodeIndex& sync = run.SyncNodes();
   RecordSlots record_slot(plan, view);
-  std::vector<std::pair<int32_t, int32_t>> edges, next;
+  std::vector<std::pair<int32_t, int32_t>> edges;
   // The forward events (kind event) as (record, wait, table index).
   std::vector<std::tuple<int32_t, int32_t, size_t>> forward;
   for (size_t i = 0; i < plan.events.events.size(); ++i) {
@@ -169,9 +179,7 @@ absl::Status VerifyLoopOrder(Verification& run) {
     }
     const auto [from, to] = sync.EventSlots(view, e, record_slot.ForEvent(e));
     if (view.stream(from) < 0 || view.stream(to) < 0) continue;
-    if (OrdersNextIteration(e)) {
-      if (e.kind == SyncKind::kEvent) next.emplace_back(from, to);
-    } else if (view.rank(from) < view.rank(to)) {
+    if (!OrdersNextIteration(e) && view.rank(from) < view.rank(to)) {
       edges.emplace_back(to, from);
       if (e.kind == SyncKind::kEvent) forward.emplace_back(from, to, i);
     }
@@ -192,12 +200,6 @@ absl::Status VerifyLoopOrder(Verification& run) {
   for (const OrderedLoop& loop : loops) {
     const int32_t lo = loop.runs.front().first_rank, hi = loop.runs.back().last_rank;
     const WindowClocks hb(view, lo, hi, edges);
-    std::vector<std::pair<int32_t, int32_t>> inside;  // the loop-next events within the loop
-    for (const auto& ev : next) {
-      if (view.rank(ev.first) >= lo && view.rank(ev.first) <= hi && view.rank(ev.second) >= lo &&
-          view.rank(ev.second) <= hi)
-        inside.push_back(ev);
-    }
     const std::string name = StrCat("loop '", m.node(loop.owner).name, "'");
     // Per stream, its latest slot at the last run's top level (-1: none).
     const LoopRun& last = loop.runs.back();
@@ -246,23 +248,14 @@ absl::Status VerifyLoopOrder(Verification& run) {
                 LoopTaskName(m, view, to.first), ", the first of run ", run_name(after),
                 " there, may start the next iteration before it ends: iterations may overlap"));
           }
-          // Record at or after `from.last`, wait at or before `to.first`, each
-          // in the same region or at its run's top level (it then runs too).
-          const bool ordered = std::any_of(inside.begin(), inside.end(), [&](const auto& ev) {
-            const auto [rec, wait] = ev;
-            const int32_t rr = LoopRegionOf(m, view.node_of(rec), before.graph);
-            const int32_t wr = LoopRegionOf(m, view.node_of(wait), after.graph);
-            return (rr == from.region || rr == static_cast<int32_t>(before.graph.index())) &&
-                   (wr == to.region || wr == static_cast<int32_t>(after.graph.index())) &&
-                   hb.Before(from.last, rec) && hb.Before(wait, to.first);
-          });
-          if (ordered) continue;
-          return LoopOrderFail(
-              StrCat(name, ": nothing orders ", LoopTaskName(m, view, from.last),
-                     ", the last task of run ", run_name(before), " there, before ",
-                     LoopTaskName(m, view, to.first), ", the first of run ", run_name(after),
-                     " there, in the next iteration (no loop-next event from it or "
-                     "after it to it or before it): iterations may overlap"));
+          if (hb.ReachesThroughTail(from.last, to.first, tail_of)) continue;
+          return LoopOrderFail(StrCat(
+              name, ": nothing orders ", LoopTaskName(m, view, from.last),
+              ", the last task of run ", run_name(before), " there, before ",
+              LoopTaskName(m, view, to.first), ", the first of run ", run_name(after),
+              " there, in the next iteration (no stream's top-level slot in run ", run_name(before),
+              " follows the last task while its first slot in the loop precedes the first task): "
+              "iterations may overlap"));
         }
       }
     }
@@ -271,9 +264,8 @@ absl::Status VerifyLoopOrder(Verification& run) {
     // iteration i must come before its record in iteration i + 1. That holds
     // when some stream C is reached from the wait in iteration i (C's last
     // slot in the loop) and reaches the record in iteration i + 1 (from C's
-    // first slot): C's queue runs iteration i before i + 1 — or through a
-    // backward loop-next event (into an attached stream) from after the wait
-    // to before the record. A wait at or before its stream's last task is
+    // first slot): C's queue runs iteration i before i + 1. A wait at or
+    // before its stream's last task is
     // covered by the order between iterations checked above; a wait after
     // it (at a tail gate) needs this.
     for (const auto& f : forward) {
@@ -285,11 +277,6 @@ absl::Status VerifyLoopOrder(Verification& run) {
         continue;
       }
       if (hb.ReachesAgain(wait, rec)) continue;
-      if (std::any_of(inside.begin(), inside.end(), [&](const auto& next) {
-            return hb.Before(wait, next.first) && hb.Before(next.second, rec);
-          })) {
-        continue;
-      }
       const SyncEvent& e = plan.events.events[index];
       return LoopOrderFail(StrCat(
           name, ": event ", e.id, " from ", LoopTaskName(m, view, rec), " to ",

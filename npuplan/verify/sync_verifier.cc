@@ -358,9 +358,6 @@ absl::Status VerifyHappensBefore(Verification& run) {
       }
       continue;
     }
-    // A backward loop-next event into an attached slot orders the next
-    // iteration of a static loop (verifier[loop-order] checks it).
-    if (OrdersNextIteration(e)) continue;
     if (e.send_attached >= view.num_attached(e.send) ||
         e.recv_attached >= view.num_attached(e.recv)) {
       return Fail("happens-before",
@@ -375,7 +372,11 @@ absl::Status VerifyHappensBefore(Verification& run) {
     if (view.rank(from) >= view.rank(to)) {
       return Fail("happens-before",
                   StrCat("event ", e.id, " from ", SlotName(m, view, from), " to ",
-                         SlotName(m, view, to), " runs backwards in execution order"));
+                         SlotName(m, view, to), " runs backwards in execution order",
+                         e.reason == SyncReason::kLoopNext
+                             ? " (a loop-next event waited before it is recorded: on a "
+                               "wait-reset device the first iteration's wait blocks)"
+                             : ""));
     }
     in_edges.emplace_back(to, from);
   }
