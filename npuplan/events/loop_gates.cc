@@ -97,11 +97,59 @@ void LoopGateNodes::Place() {
 
 namespace {
 
-// The loops an event leaves on its way (invalid: none).
+// The loops an event leaves on its way (invalid: none), and the node on
+// whose stream each gate goes: the end itself, or for an end on an attached
+// stream the loop's hub (its head or tail gate).
 struct LoopMove {
   NodeId into;    // the outermost loop around the receiver, not the sender
   NodeId out_of;  // the outermost loop around the sender, not the receiver
+  NodeId into_stream_of, out_stream_of;
 };
+
+// Per loop owner, the hub's gates of its loop-order barrier (loop_order.h):
+// the tail gate the last tasks' events wait at, and the head gate with the
+// attached streams its events reach. Read from the events, before the
+// loop-boundary moves.
+struct HubGates {
+  NodeId head, tail;
+  std::set<int64_t> headed;  // physical attached streams the head gate's events enter
+};
+std::map<int32_t, HubGates> HubGatesOf(const Plan& plan) {
+  const Model& m = plan.model;
+  std::map<int32_t, HubGates> out;
+  auto loop_of = [&](NodeId gate) { return m.graph(m.node(gate).graph).parent_node.value; };
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason != SyncReason::kLoopNext ||
+        !IsLoopGate(m.node(e.send)) == !IsLoopGate(m.node(e.recv))) {
+      continue;  // the hub's gates: a gate at exactly one end
+    }
+    if (IsLoopGate(m.node(e.recv))) {
+      out[loop_of(e.recv)].tail = e.recv;
+      continue;
+    }
+    if (GetStringAttr(m.node(e.send).attrs, "loop_gate") != "head" || e.recv_attached < 0) continue;
+    HubGates& hub = out[loop_of(e.send)];
+    hub.head = e.send;
+    const Node& r = m.node(e.recv);
+    auto phys = plan.streams.attached_physical.find(static_cast<int64_t>(e.recv.index()));
+    const size_t a = static_cast<size_t>(e.recv_attached);
+    if (phys != plan.streams.attached_physical.end() && a < phys->second.size()) {
+      hub.headed.insert(phys->second[a]);
+    } else if (a < r.attached_stream_ids.size()) {
+      hub.headed.insert(r.attached_stream_ids[a]);
+    }
+  }
+  return out;
+}
+
+// The physical stream of attached slot `a` of `n` (as the views read it).
+int64_t AttachedPhysical(const Plan& plan, NodeId n, int32_t a) {
+  auto phys = plan.streams.attached_physical.find(static_cast<int64_t>(n.index()));
+  const auto& ids = plan.model.node(n).attached_stream_ids;
+  if (phys != plan.streams.attached_physical.end() && static_cast<size_t>(a) < phys->second.size())
+    return phys->second[a];
+  return static_cast<size_t>(a) < ids.size() ? ids[a] : -1;
+}
 
 // The subgraph of `loop` that holds `n` (its run), invalid when none.
 GraphId RunGraphOf(const Model& m, NodeId n, NodeId loop) {
@@ -141,7 +189,7 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   auto sender = [&](size_t i) {
     const SyncEvent& e = events[i];
     if (moves[i].out_of.valid()) {
-      return Sender{-1, plan.physical_stream[e.send.index()], moves[i].out_of.value,
+      return Sender{-1, plan.physical_stream[moves[i].out_stream_of.index()], moves[i].out_of.value,
                     moves[i].into.value};
     }
     return Sender{e.send.value, e.send_attached, -1, moves[i].into.value};
@@ -150,7 +198,7 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   std::map<Sender, std::pair<int32_t, int64_t>> first_run_entry;
   for (size_t i = 0; i < events.size(); ++i) {
     const NodeId loop = moves[i].into;
-    if (!loop.valid()) continue;
+    if (!loop.valid() || events[i].recv_attached >= 0) continue;  // an attached end: at the hub
     auto it = loops.find(loop.value);
     if (it == loops.end()) continue;
     const OrderedLoop& l = *it->second;
@@ -186,20 +234,42 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   auto& events = plan.events.events;
   // Where each event's ends go, decided before the model changes.
   std::vector<LoopMove> moves(events.size());
-  bool any = false;
+  std::map<int32_t, HubGates> hubs;  // read on the first attached end
+  bool any = false, hubs_read = false;
+  auto hub_of = [&](NodeId loop) -> const HubGates* {
+    if (!hubs_read) hubs = HubGatesOf(plan);
+    hubs_read = true;
+    auto it = hubs.find(loop.value);
+    return it != hubs.end() ? &it->second : nullptr;
+  };
   for (size_t i = 0; i < events.size(); ++i) {
     const SyncEvent& e = events[i];
     if (e.reason == SyncReason::kLoop || !e.send.valid() || !e.recv.valid() ||
         e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes()) {
       continue;
     }
-    if (const NodeId into = nesting.OutermostLoopLeft(e.recv, e.send);
-        into.valid() && e.recv_attached < 0 && plan.physical_stream[e.recv.index()] >= 0) {
-      moves[i].into = into;
+    if (const NodeId into = nesting.OutermostLoopLeft(e.recv, e.send); into.valid()) {
+      if (e.recv_attached < 0 && plan.physical_stream[e.recv.index()] >= 0) {
+        moves[i] = {into, NodeId(), e.recv, NodeId()};
+      } else if (const HubGates* hub = hub_of(into);
+                 e.recv_attached >= 0 && hub != nullptr && hub->head.valid() &&
+                 hub->headed.count(AttachedPhysical(plan, e.recv, e.recv_attached))) {
+        // Into an attached stream: at the hub's entry gate, which its head
+        // gate (and the head gate's event into that stream) follows.
+        moves[i] = {into, NodeId(), hub->head, NodeId()};
+      }
     }
-    if (const NodeId out_of = nesting.OutermostLoopLeft(e.send, e.recv);
-        out_of.valid() && e.send_attached < 0 && plan.physical_stream[e.send.index()] >= 0) {
-      moves[i].out_of = out_of;
+    if (const NodeId out_of = nesting.OutermostLoopLeft(e.send, e.recv); out_of.valid()) {
+      if (e.send_attached < 0 && plan.physical_stream[e.send.index()] >= 0) {
+        moves[i].out_of = out_of;
+        moves[i].out_stream_of = e.send;
+      } else if (const HubGates* hub = hub_of(out_of);
+                 e.send_attached >= 0 && hub != nullptr && hub->tail.valid()) {
+        // Out of an attached stream: at the hub's exit gate, after its tail
+        // gate, which every stream's last task of the loop reaches.
+        moves[i].out_of = out_of;
+        moves[i].out_stream_of = hub->tail;
+      }
     }
     any = any || moves[i].into.valid() || moves[i].out_of.valid();
   }
@@ -214,7 +284,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
     if (const NodeId into = moves[i].into; into.valid()) {
       const bool implied = implied_by[i] >= 0;
       const NodeId gate = implied ? gates.For(into, Side::kEntry, events[implied_by[i]].recv)
-                                  : gates.For(into, Side::kEntry, to);
+                                  : gates.For(into, Side::kEntry, moves[i].into_stream_of);
       ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(into).name),
                      Field("side", implied ? "implied" : "entry"), Field("gate", m.node(gate).name),
                      Field("from", m.node(from).name), Field("to", m.node(to).name));
@@ -223,10 +293,12 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
         continue;
       }
       e.recv = gate;
+      e.recv_attached = -1;
       moved[i] = 1;
     }
     if (const NodeId out_of = moves[i].out_of; out_of.valid()) {
-      e.send = gates.For(out_of, Side::kExit, from);
+      e.send = gates.For(out_of, Side::kExit, moves[i].out_stream_of);
+      e.send_attached = -1;
       ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(out_of).name),
                      Field("side", "exit"), Field("gate", m.node(e.send).name),
                      Field("from", m.node(from).name), Field("to", m.node(to).name));

@@ -16,8 +16,11 @@
 // loop into another). Events that become equal are merged. An event into a
 // While's body from a sender that also waits at the gate of a stream with a
 // task at the cond's top level is dropped (side=implied): the cond's
-// loop-fork events order the body after it. An end on an attached stream is
-// left as it is (docs/events.md, "Loop boundaries").
+// loop-fork events order the body after it. An end on an attached stream (no
+// gate can sit there) moves to a gate on the loop's hub stream: a wait to
+// its entry gate, which the hub's head gate and its event into that
+// attached stream follow; a record to its exit gate, which follows its tail
+// gate, the barrier's meeting point (docs/events.md, "Loop boundaries").
 //
 // Decision keyword: LoopGate loop= side=entry|exit|implied gate= from= to=
 #ifndef NPUPLAN_EVENTS_LOOP_GATES_H_

@@ -660,6 +660,65 @@ TEST(PlanExecutorTest, ACompiledLoopWithAnAttachedStreamWaitsAtTheHeadGate) {
   EXPECT_THAT(first, HasSubstr("[loop-carried via 'b_in'"));
 }
 
+// The same MC2 node inside a loop nested in another: the outer loop's
+// barrier reaches the attached stream in the inner loop's body, so its
+// events cross the inner loop's boundary with an end on the attached stream.
+// No gate can sit there: they record and wait at the inner loop's gates on
+// its hub stream (the entry gate before its head gate, the exit gate after
+// its tail gate), and verifier[loop-boundary] checks attached ends too. The
+// plan runs 3 × 3 jittered iterations clean.
+TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHubGates) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
+     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "body", "parent": "l", "nodes": [
+        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "l2", "type": "Loop", "inputs": ["b_cond:0", "b_relu:0"], "subgraphs": ["ibody"],
+         "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_less", "type": "Less", "inputs": ["l2:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "l2:0"], "attrs": {"_parent_output_index": [-1, 0]}}]},
+      {"name": "ibody", "parent": "l2", "nodes": [
+        {"name": "i_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+        {"name": "i_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "i_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "i_mc2", "type": "MatmulAllReduce", "inputs": ["i_in:0"],
+         "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
+         "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "i_relu", "type": "Relu", "inputs": ["i_mc2:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "i_less", "type": "Less", "inputs": ["i_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "i_out", "type": "NetOutput", "inputs": ["i_less:0", "i_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
+  DecisionLog log(true);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), CompileConfig{}, log, stats));
+  std::vector<std::string> gates;
+  for (const Remark* r : log.WithKeyword("LoopGate")) gates.push_back(r->ToLine());
+  EXPECT_THAT(gates, ::testing::ElementsAre(
+                         "[stream-activation] LoopGate loop=l2 side=exit gate=l2_LoopExit_0 "
+                         "from=i_mc2 to=l_LoopTail_0",
+                         "[stream-activation] LoopGate loop=l2 side=entry gate=l2_LoopEntry_0 "
+                         "from=l_LoopHead_0 to=i_mc2"));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  const ExecOptions o = JitteredLoops(3);
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  for (int r = 0; r < 5; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
+  }
+}
+
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
     {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},

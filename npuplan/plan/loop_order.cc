@@ -64,9 +64,11 @@ LoopRun CollectRun(const Model& m, const SyncView& view, const std::vector<uint8
             !seen.insert(static_cast<int32_t>(sg.index())).second)
           continue;
         stack.emplace_back(sg, Encloses(node) ? static_cast<int32_t>(sg.index()) : region);
+        if (IsLoopNode(node)) r.loop_regions.push_back(static_cast<int32_t>(sg.index()));
       }
     }
   }
+  std::sort(r.loop_regions.begin(), r.loop_regions.end());
   for (const auto& [key, slots] : ends)
     r.ends.push_back({key.first, key.second, slots.first, slots.second});
   return r;
@@ -226,19 +228,19 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
   // A stream reached only through attached slots cannot hold a gate (the
   // header's "Loop order"). Into its first slot at the first run's top
   // level: from the hub's head gate (stand-in: the hub gate's). In a nested
-  // region, where an event from the top level would be recorded and waited
-  // a different number of times: from the earliest first main slot of a
-  // gated stream before it there, not the slot's own owner. Without either
-  // (or without a hub): backward events from each last task, which
+  // region, whose tasks run a different number of times: from the earliest
+  // first main slot of a gated stream before it there, not the slot's own
+  // owner; without one, in a nested loop's subgraph, from the head gate too
+  // (the loop gates move its wait to that loop's entry). Without any (or
+  // without a hub): backward events from each last task, which
   // verifier[happens-before] refuses (a wait-reset device blocks on the
   // first).
   const int32_t top = static_cast<int32_t>(first.graph.index());
   for (const LoopRegionEnds& to : first.ends) {
     if (hub >= 0 && gated.count(to.stream)) continue;
     int32_t via = -1;
-    if (hub >= 0 && to.region == top) {
-      via = tail_slot[hub];
-    } else if (hub >= 0) {
+    bool at_head = false;
+    if (hub >= 0 && to.region != top) {
       for (const LoopRegionEnds& p : first.ends) {
         if (p.region == to.region && p.stream != to.stream && main_slot(p.first) &&
             view.node_of(p.first) != view.node_of(to.first) &&
@@ -248,10 +250,16 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
         }
       }
     }
+    if (hub >= 0 && via < 0 &&
+        (to.region == top ||
+         std::binary_search(first.loop_regions.begin(), first.loop_regions.end(), to.region))) {
+      via = tail_slot[hub];
+      at_head = true;
+    }
     if (via >= 0) {
       if (seen.insert({via, to.first}).second) {
         out.push_back({LoopEvent(view, via, to.first, SyncReason::kLoopNext), loop.owner, false,
-                       false, GraphId(), to.region == top, first.graph});
+                       false, GraphId(), at_head, first.graph});
       }
       continue;
     }

@@ -31,7 +31,9 @@
 // first run), which the hub's queue runs after its tail gate; a first slot
 // in a nested region, for one from the earliest main slot that starts a
 // gated stream's part of that region before it (not its own owner's: an
-// attached task may have to run beside its owner's main one).
+// attached task may have to run beside its owner's main one), else, in a
+// nested loop, from the head gate too (the loop gates move its wait to that
+// loop's entry gate on its hub stream).
 //
 // Regions: a task inside an If/Case branch, or inside a nested loop's
 // subgraph, may not run in a given run. First and last tasks are therefore
@@ -71,6 +73,7 @@ struct LoopRun {
   GraphId graph;
   int32_t first_rank = -1, last_rank = -1;
   std::vector<LoopRegionEnds> ends;
+  std::vector<int32_t> loop_regions;  // the regions that are a nested loop's subgraph, sorted
 };
 
 // A loop whose runs use more than one stream: its runs with slots, in

@@ -5,8 +5,8 @@
 // second iteration's wait finds no record, or the wait after the loop passes
 // on the first iteration's record. The ends are where the event is recorded
 // and awaited — its Send / Recv nodes once they exist — not the nodes the
-// table names. An end on an attached stream is not checked (the loop gates
-// are main-stream nodes: docs/events.md, "Loop boundaries").
+// table names. Ends on attached streams too: their gates sit on the loop's
+// hub stream (docs/events.md, "Loop boundaries").
 #include <string>
 #include <utility>
 
@@ -56,15 +56,13 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
                     SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
                     " and waited at ", LoopBoundaryEnd(m, view, wait));
     };
-    if (const NodeId loop = nesting.OutermostLoopLeft(w, r);
-        loop.valid() && view.attached_of(wait) < 0) {
+    if (const NodeId loop = nesting.OutermostLoopLeft(w, r); loop.valid()) {
       return absl::InternalError(
           StrCat("verifier[loop-boundary]: ", what(), ": recorded once outside loop '",
                  m.node(loop).name, "' and waited in every iteration (a wait-reset device ",
                  "blocks in the second); wait at a loop gate before the loop instead"));
     }
-    if (const NodeId loop = nesting.OutermostLoopLeft(r, w);
-        loop.valid() && view.attached_of(rec) < 0) {
+    if (const NodeId loop = nesting.OutermostLoopLeft(r, w); loop.valid()) {
       return absl::InternalError(
           StrCat("verifier[loop-boundary]: ", what(), ": recorded in every iteration of loop '",
                  m.node(loop).name, "' and waited once after it (the wait may pass on the ",
