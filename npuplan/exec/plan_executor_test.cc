@@ -505,6 +505,41 @@ std::vector<std::string> LoopNextEvents(const Plan& plan) {
   return out;
 }
 
+// A graph of x → pre → ONNX Loop 'l' → post → out, whose body 'l' starts
+// with the Data nodes b_iter, b_cond (the cond) and b_in (the loop variable)
+// and goes on with `rest`: the body's other nodes, the closing of its node
+// list and graph, and any further subgraphs, then "]}".
+std::string OnnxLoopGraph(std::string_view rest) {
+  return StrCat(R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
+     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "body", "parent": "l", "nodes": [
+        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
+        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+)json",
+                rest);
+}
+
+// Twenty jittered runs with 3 loop iterations and no violation, then five
+// with no misused device id.
+void ExpectCleanIterations(const Plan& plan) {
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, JitteredLoops(3)));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
+  EXPECT_EQ(first, "");
+  for (int r = 0; r < 5; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
+  }
+}
+
 // Compiled end to end: an HcomAllReduce in a While body runs on a stream of
 // its own, and the compiler's loop-order events keep three jittered
 // iterations free of races (without them the next iteration's cond read the
@@ -574,23 +609,11 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
 // that waits for nothing after b_relu: only the loop-next event from the
 // other stream's last task orders it after the iteration before.
 TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
-  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
-    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
-     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
-    "subgraphs": [
-      {"name": "body", "parent": "l", "nodes": [
-        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
-        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+  const std::string kGraph = OnnxLoopGraph(R"json(
         {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_relu", "type": "Relu", "inputs": ["b_ar:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_less", "type": "Less", "inputs": ["b_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
   ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "b_relu"));
   ASSERT_EQ(StreamOf(plan, "b_out"), StreamOf(plan, "b_relu"));
@@ -620,42 +643,23 @@ TEST(PlanExecutorTest, ACompiledOnnxLoopAcrossStreamsRunsItsIterationsInOrder) {
 // device id; without the event the next iteration's attached task starts
 // before the one before has ended.
 TEST(PlanExecutorTest, ACompiledLoopWithAnAttachedStreamWaitsAtTheHeadGate) {
-  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
-    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
-     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
-    "subgraphs": [
-      {"name": "body", "parent": "l", "nodes": [
-        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
-        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+  const std::string kGraph = OnnxLoopGraph(R"json(
         {"name": "b_mc2", "type": "MatmulAllReduce", "inputs": ["b_in:0"],
          "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
                    "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
          "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_relu", "type": "Relu", "inputs": ["b_mc2:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "b_less", "type": "Less", "inputs": ["b_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_less:0", "b_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
   EXPECT_THAT(LoopNextEvents(plan), ::testing::ElementsAre("l_LoopHead_0->b_mc2"));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
-  const ExecOptions o = JitteredLoops(3);
-  runtime::CpuDevice device;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
-  EXPECT_EQ(first, "");
-  for (int r = 0; r < 5; ++r) {
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
-    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
-  }
+  ExpectCleanIterations(plan);
   std::erase_if(plan.events.events,
                 [](const SyncEvent& e) { return e.reason == SyncReason::kLoopNext; });
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, o));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(first, FirstViolation(*racy, device, 20));
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, JitteredLoops(3)));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*racy, device, 20));
   EXPECT_THAT(first, HasSubstr("'b_mc2' (attached"));
   EXPECT_THAT(first, HasSubstr("[loop-carried via 'b_in'"));
 }
@@ -668,19 +672,7 @@ TEST(PlanExecutorTest, ACompiledLoopWithAnAttachedStreamWaitsAtTheHeadGate) {
 // its tail gate), and verifier[loop-boundary] checks attached ends too. The
 // plan runs 3 × 3 jittered iterations clean.
 TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHubGates) {
-  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "c0", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
-    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "l", "type": "Loop", "inputs": ["c0:0", "pre:0"], "subgraphs": ["body"],
-     "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "post", "type": "Relu", "inputs": ["l:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
-    "subgraphs": [
-      {"name": "body", "parent": "l", "nodes": [
-        {"name": "b_iter", "type": "Data", "attrs": {"_onnx_absent_parent_input": true}, "outputs": [{"shape": [1], "dtype": "int64"}]},
-        {"name": "b_cond", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+  const std::string kGraph = OnnxLoopGraph(R"json(
         {"name": "b_relu", "type": "Relu", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "l2", "type": "Loop", "inputs": ["b_cond:0", "b_relu:0"], "subgraphs": ["ibody"],
          "attrs": {"_onnx_absent_inputs": [0]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
@@ -695,7 +687,7 @@ TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHu
          "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "i_relu", "type": "Relu", "inputs": ["i_mc2:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
         {"name": "i_less", "type": "Less", "inputs": ["i_relu:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "i_out", "type": "NetOutput", "inputs": ["i_less:0", "i_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json";
+        {"name": "i_out", "type": "NetOutput", "inputs": ["i_less:0", "i_relu:0"], "attrs": {"_parent_output_index": [-1, 0]}}]}]})json");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
   DecisionLog log(true);
   Statistics stats;
@@ -708,15 +700,7 @@ TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHu
                          "[stream-activation] LoopGate loop=l2 side=entry gate=l2_LoopEntry_0 "
                          "from=l_LoopHead_0 to=i_mc2"));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
-  const ExecOptions o = JitteredLoops(3);
-  runtime::CpuDevice device;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 20));
-  EXPECT_EQ(first, "");
-  for (int r = 0; r < 5; ++r) {
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
-    EXPECT_TRUE(res.event_misuses.empty()) << res.event_misuses.front();
-  }
+  ExpectCleanIterations(plan);
 }
 
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
