@@ -307,8 +307,8 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   }
   gates.Place();  // every move made a gate
   // A moved event that now joins the same two slots as another is one with it
-  // (several values into one loop from one producer): the first is kept. A
-  // backward loop-next event stays apart (it binds to the previous iteration).
+  // (several values into one loop from one producer): the first is kept. An
+  // event of the next pass (GE's FpBp loop event) stays apart.
   using Key = std::tuple<int32_t, int32_t, int32_t, int32_t, SyncKind, bool>;
   auto key = [](const SyncEvent& e) {
     return Key{e.send.value,    e.send_attached, e.recv.value,
