@@ -106,6 +106,15 @@ struct LoopMove {
   NodeId into_stream_of, out_stream_of;
 };
 
+// The physical stream of attached slot `a` of `n` (as the views read it).
+int64_t AttachedPhysical(const Plan& plan, NodeId n, int32_t a) {
+  auto phys = plan.streams.attached_physical.find(static_cast<int64_t>(n.index()));
+  const auto& ids = plan.model.node(n).attached_stream_ids;
+  if (phys != plan.streams.attached_physical.end() && static_cast<size_t>(a) < phys->second.size())
+    return phys->second[a];
+  return static_cast<size_t>(a) < ids.size() ? ids[a] : -1;
+}
+
 // Per loop owner, the hub's gates of its loop-order barrier (loop_order.h):
 // the tail gate the last tasks' events wait at, and the head gate with the
 // attached streams its events reach. Read from the events, before the
@@ -130,25 +139,9 @@ std::map<int32_t, HubGates> HubGatesOf(const Plan& plan) {
     if (GetStringAttr(m.node(e.send).attrs, "loop_gate") != "head" || e.recv_attached < 0) continue;
     HubGates& hub = out[loop_of(e.send)];
     hub.head = e.send;
-    const Node& r = m.node(e.recv);
-    auto phys = plan.streams.attached_physical.find(static_cast<int64_t>(e.recv.index()));
-    const size_t a = static_cast<size_t>(e.recv_attached);
-    if (phys != plan.streams.attached_physical.end() && a < phys->second.size()) {
-      hub.headed.insert(phys->second[a]);
-    } else if (a < r.attached_stream_ids.size()) {
-      hub.headed.insert(r.attached_stream_ids[a]);
-    }
+    hub.headed.insert(AttachedPhysical(plan, e.recv, e.recv_attached));
   }
   return out;
-}
-
-// The physical stream of attached slot `a` of `n` (as the views read it).
-int64_t AttachedPhysical(const Plan& plan, NodeId n, int32_t a) {
-  auto phys = plan.streams.attached_physical.find(static_cast<int64_t>(n.index()));
-  const auto& ids = plan.model.node(n).attached_stream_ids;
-  if (phys != plan.streams.attached_physical.end() && static_cast<size_t>(a) < phys->second.size())
-    return phys->second[a];
-  return static_cast<size_t>(a) < ids.size() ? ids[a] : -1;
 }
 
 // The subgraph of `loop` that holds `n` (its run), invalid when none.

@@ -22,7 +22,7 @@
 // (docs/events.md "Loop order"); these events are npuplan's, in every mode.
 //
 // Decision keyword: LoopOrderEvent loop= kind=fork|next from= to=
-// (a tail gate is named <loop>_LoopTail_<stream>)
+// (a tail gate is named <loop>_LoopTail_<stream>, a head gate <loop>_LoopHead_<stream>)
 #ifndef NPUPLAN_EVENTS_LOOP_ORDER_EVENTS_H_
 #define NPUPLAN_EVENTS_LOOP_ORDER_EVENTS_H_
 
