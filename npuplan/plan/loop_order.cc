@@ -208,9 +208,9 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
     if (main_slot(end.first)) gated.insert(end.stream);
   }
   // One per (region, stream) end and one per other stream: never two alike.
-  auto add = [&](int32_t from, int32_t to, bool send_tail, bool recv_tail) {
+  auto add = [&](int32_t from, int32_t to, bool send_tail, bool recv_tail, bool send_head = false) {
     out.push_back({LoopEvent(view, from, to, SyncReason::kLoopNext), loop.owner, send_tail,
-                   recv_tail, last.graph, false, GraphId()});
+                   recv_tail, last.graph, send_head, first.graph});
   };
   if (hub >= 0) {
     const int32_t hub_gate = tail_slot[hub];
@@ -257,16 +257,12 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
       at_head = true;
     }
     if (via >= 0) {
-      if (seen.insert({via, to.first}).second) {
-        out.push_back({LoopEvent(view, via, to.first, SyncReason::kLoopNext), loop.owner, false,
-                       false, GraphId(), at_head, first.graph});
-      }
+      if (seen.insert({via, to.first}).second) add(via, to.first, false, false, at_head);
       continue;
     }
     for (const LoopRegionEnds& from : last.ends) {
-      if (from.stream == to.stream || !seen.insert({from.last, to.first}).second) continue;
-      out.push_back({LoopEvent(view, from.last, to.first, SyncReason::kLoopNext), loop.owner, false,
-                     false, GraphId(), false, GraphId()});
+      if (from.stream != to.stream && seen.insert({from.last, to.first}).second)
+        add(from.last, to.first, false, false);
     }
   }
 }

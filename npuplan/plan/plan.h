@@ -146,8 +146,8 @@ struct SyncEvent {
 // FpBp loop event to a StreamSwitch ("loop"). One-pass orderings (the
 // happens-before sweep, the events optimisation) leave it out. A static
 // loop's "loop-next" events are ordinary forward events: into the tail gates,
-// or into an attached-only stream's first slot from a gated stream's first
-// slot (plan/loop_order.h, "Loop order").
+// or into an attached-only stream's first slot from the head gate or a main
+// slot before it (plan/loop_order.h, "Loop order").
 constexpr bool OrdersNextIteration(const SyncEvent& e) { return e.reason == SyncReason::kLoop; }
 static_assert(sizeof(SyncEvent) == 24, "SyncEvent is walked millions of times: keep it compact");
 struct EventTable {

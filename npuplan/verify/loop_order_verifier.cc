@@ -265,9 +265,8 @@ absl::Status VerifyLoopOrder(Verification& run) {
     // when some stream C is reached from the wait in iteration i (C's last
     // slot in the loop) and reaches the record in iteration i + 1 (from C's
     // first slot): C's queue runs iteration i before i + 1. A wait at or
-    // before its stream's last task is
-    // covered by the order between iterations checked above; a wait after
-    // it (at a tail gate) needs this.
+    // before its stream's last task is covered by the order between
+    // iterations checked above; a wait after it (at a tail gate) needs this.
     for (const auto& f : forward) {
       // Not structured bindings: the lambda below captures them (clang 14 cannot).
       const int32_t rec = std::get<0>(f), wait = std::get<1>(f);
