@@ -81,7 +81,6 @@ Case MakeCase(uint64_t seed) {
   auto coin = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   Case c;
   c.seed = seed;
-  bool dynamic = false;  // the graph has dynamic dims (a dynamic path)
   if (pick(3) != 0) {
     GeneratorOptions g;
     g.seed = seed;
@@ -96,7 +95,6 @@ Case MakeCase(uint64_t seed) {
     g.while_every = coin(0.3) ? 1 + pick(2) : 0;
     g.dynamic_prob = coin(0.3) ? 0.5 : 0.0;
     g.dynamic_input = coin(0.15);
-    dynamic = g.dynamic_prob > 0 || g.dynamic_input;
     c.graph = StrCat("transformer layers=", g.layers, " hccl=", g.hccl, " aicpu=", g.aicpu,
                      " ctrl=", g.control_edge_prob, " labels=", g.stream_label_prob, " if=", g.if_every,
                      " while=", g.while_every, " dyn=", g.dynamic_prob, " dyn_in=", g.dynamic_input);
@@ -142,10 +140,7 @@ Case MakeCase(uint64_t seed) {
   if (coin(0.3)) o["ENABLE_DYNAMIC_SHAPE_MULTI_STREAM"] = "1";
   // Attached streams (MC2-like nodes: a main task and one on a stream of
   // their own, which a loop gate cannot sit on), drawn after all the above.
-  // Static graphs only: on the dynamic path the host runs each loop
-  // iteration and reads the cond between them, which the CPU back end does
-  // not model (docs/reliability.md, "Property tests of the whole compile").
-  if (!dynamic && coin(0.25)) {
+  if (coin(0.25)) {
     int64_t attached = 0;
     for (size_t i = 0; i < c.model.num_nodes(); ++i) {
       Node& n = c.model.node(NodeId(static_cast<int32_t>(i)));
@@ -203,6 +198,7 @@ struct CaseResult {
   std::vector<std::string> problems;
   // Ran clean with 3 loop iterations (plans with a loop).
   bool iterated = false;
+  bool dynamic_path = false;  // a dynamic-* stream mode (the host runs loops)
 };
 
 bool HasLoop(const Plan& plan) {
@@ -225,6 +221,7 @@ CaseResult CheckCase(const Case& c) {
     return res;
   }
   res.compiled = true;
+  res.dynamic_path = IsDynamicStreamMode(a.plan.streams.mode);
   if (absl::Status s = verify::VerifyPlan(a.plan); !s.ok())
     fail(StrCat("VerifyPlan: ", s.ToString()));
   if (a.plan.memory.planned) {
@@ -293,6 +290,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t compiled = 0, rejected = 0, failed = 0;
   int64_t iterated = 0;
   int64_t attached = 0, attached_iterated = 0;  // of those, plans with attached streams
+  int64_t attached_dynamic = 0;                 // of those, on the dynamic path
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -302,6 +300,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     iterated += r.iterated ? 1 : 0;
     attached += r.compiled && c.attached > 0 ? 1 : 0;
     attached_iterated += r.iterated && c.attached > 0 ? 1 : 0;
+    attached_dynamic += r.compiled && c.attached > 0 && r.dynamic_path ? 1 : 0;
     if (r.problems.empty()) continue;
     ++failed;
     failing.push_back(seed);
@@ -324,16 +323,19 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       static_cast<long long>(iterated));
   std::printf(
       "property: with attached streams: %lld plans compiled, %lld of them with 3 loop "
-      "iterations\n",
-      static_cast<long long>(attached), static_cast<long long>(attached_iterated));
+      "iterations, %lld on the dynamic path\n",
+      static_cast<long long>(attached), static_cast<long long>(attached_iterated),
+      static_cast<long long>(attached_dynamic));
   std::vector<std::string> seeds;
   for (uint64_t s : failing) seeds.push_back(StrCat(s));
   EXPECT_TRUE(failing.empty()) << "failing seeds: " << StrJoin(seeds, " ");
   // The sample must mostly compile, or it proves nothing.
   EXPECT_GE(compiled * 2, iters) << "fewer than half of the random graphs compiled";
-  // A sample of the CI's size draws attached streams (about one compiled plan in six).
+  // A sample of the CI's size draws attached streams (about one compiled plan
+  // in five), on both paths.
   if (iters >= 200) {
     EXPECT_GT(attached, 0) << "no plan with attached streams compiled";
+    EXPECT_GT(attached_dynamic, 0) << "no dynamic-path plan with attached streams compiled";
   }
 }
 

@@ -187,8 +187,8 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   }
   for (size_t o = 0; o < object_sync_.size(); ++o) {
     const sim::SyncObject& so = program_.syncs[object_sync_[o]];
-    // A plan event id is one device object; activation syncs (one record,
-    // a wait per activated stream) keep the plain event.
+    // A plan event id is one device object; activation and host syncs (one
+    // record, a wait per stream) keep the plain event.
     auto e = runtime::CreateEvent(device, so.kind == sim::SyncObject::Kind::kEvent
                                               ? runtime::kEventWaitReset
                                               : runtime::kEventDefault);
@@ -196,8 +196,10 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
       return absl::Status(
           e.status().code(),
           StrCat("creating device event for ",
-                 so.kind == sim::SyncObject::Kind::kEvent ? "event " : "activation by node ", so.id,
-                 ": ", std::string(e.status().message())));
+                 so.kind == sim::SyncObject::Kind::kEvent      ? "event "
+                 : so.kind == sim::SyncObject::Kind::kHostSync ? "the host's sync in loop node "
+                                                               : "activation by node ",
+                 so.id, ": ", std::string(e.status().message())));
     }
     events[o] = std::move(e).value();
   }
@@ -299,7 +301,7 @@ int32_t PlanExecutor::ObjectOf(const sim::ProgramItem& item) const {
                                                              : object_of_sync_[item.sync];
 }
 
-// Device event objects: one per plan event id (and per activation sync),
+// Device event objects: one per plan event id (and per implicit sync),
 // except that the edges of one id lying in different branches of one If /
 // Case — which never both run (one branch runs here too, ExecOptions::
 // control_flow) — get one object per group of edges that can run together.

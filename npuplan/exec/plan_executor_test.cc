@@ -703,6 +703,72 @@ TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHu
   ExpectCleanIterations(plan);
 }
 
+// GE's dynamic path (unknown dims): the host runs While w, synchronizing w's
+// stream after each cond run to read the condition before it enqueues more
+// (the hybrid executor's While task), and w is done after its last
+// iteration. MC2 node m reads w's output on its attached stream: its event's
+// Send follows w, so it records once, after the last iteration. b_mc2 in the
+// body reaches b_out through an attached-end event; the host enqueues its
+// next iteration only after that wait. Three jittered iterations run clean
+// (before the CPU back end modelled both, it reported m overtaking the loop
+// and b_mc2 recording again before b_out had waited); without m's event its
+// attached task overtakes the loop.
+constexpr char kDynamicWhileWithMc2[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+  {"name": "x", "type": "Data", "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "m", "type": "MatmulAllReduce", "inputs": ["w:0"],
+   "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
+             "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
+   "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["m:0"]}],
+ "subgraphs": [
+  {"name": "cond", "parent": "w", "nodes": [
+    {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "attrs": {"_cost": 20}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
+  {"name": "body", "parent": "w", "nodes": [
+    {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_mc2", "type": "MatmulAllReduce", "inputs": ["b_in:0"],
+     "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
+               "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
+     "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_relu", "type": "Relu", "inputs": ["b_mc2:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]}]}]})json";
+
+TEST(PlanExecutorTest, TheHostRunsADynamicPathLoopAndItsOwnerRecordsOnceItIsDone) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kDynamicWhileWithMc2));
+  ASSERT_EQ(plan.streams.mode, StreamMode::kDynamicSingle);
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  ExpectCleanIterations(plan);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, JitteredLoops(3)));
+  const sim::PlanProgram& prog = exec->program();
+  int64_t host_records = 0, m_records = 0, host_waits_before_b_mc2 = 0;
+  for (const sim::ProgramStream& ps : prog.streams) {
+    for (const sim::ProgramItem& item : ps.items) {
+      if (item.sync < 0) continue;
+      const bool host = prog.syncs[item.sync].kind == sim::SyncObject::Kind::kHostSync;
+      if (item.kind == sim::ProgramItem::Kind::kRecord) {
+        host_records += host ? 1 : 0;
+        m_records +=
+            item.event >= 0 && plan.model.node(plan.events.events[item.event].recv).name == "m";
+      } else if (host && item.attached == 0 && plan.model.node(item.node).name == "b_mc2") {
+        ++host_waits_before_b_mc2;
+      }
+    }
+  }
+  EXPECT_EQ(host_records, 3);  // one per cond run
+  EXPECT_EQ(m_records, 1);
+  EXPECT_EQ(host_waits_before_b_mc2, 3);
+  std::erase_if(plan.events.events,
+                [&](const SyncEvent& e) { return plan.model.node(e.recv).name == "m"; });
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, JitteredLoops(3)));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*racy, device, 20));
+  EXPECT_THAT(first, HasSubstr("'m' (attached 0"));
+  EXPECT_THAT(first, HasSubstr("[attached-value via 'w'"));
+}
+
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
     {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},

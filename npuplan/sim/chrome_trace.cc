@@ -55,6 +55,11 @@ SyncText DescribeSync(const Plan& plan, const SimResult& r, const SimItem& it) {
     t.reason = "activation";
     return t;
   }
+  if (so.kind == SyncObject::Kind::kHostSync) {
+    t.label = StrCat("host sync in ", m.node(NodeId(static_cast<int32_t>(so.id))).name);
+    t.reason = "host-sync";
+    return t;
+  }
   t.label = StrCat(so.kind == SyncObject::Kind::kNotify ? "n" : "e", so.id);
   return t;
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "npuplan/ir/attribute.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -66,17 +68,26 @@ using RunSlot = std::pair<int64_t, int32_t>;  // (position in the unrolled order
 class ProgramBuilder {
  public:
   ProgramBuilder(const Plan& plan, PlanProgram& prog)
-      : plan_(plan), m_(plan.model), n_(m_.num_nodes()), prog_(prog) {
+      : plan_(plan),
+        m_(plan.model),
+        n_(m_.num_nodes()),
+        prog_(prog),
+        dynamic_graphs_(DynamicPathGraphs(plan)) {
     prog_.order = m_.ExecutionOrder();
     seq_.assign(n_, -1);
     for (size_t i = 0; i < prog_.order.size(); ++i)
       seq_[prog_.order[i].index()] = static_cast<int64_t>(i);
+    depth_.resize(m_.num_graphs());
+    for (size_t g = 0; g < m_.num_graphs(); ++g)
+      depth_[g] = m_.Depth(GraphId(static_cast<int32_t>(g)));
   }
 
   void IndexStreams();
   void IndexSyncs();
   absl::Status PlaceEvents();
+  void IndexRunSlots();
   void PlaceActivations();
+  void PlaceHostSyncs();
   void EmitItems();
   absl::Status BindWaits();
   absl::Status CheckDeadlock();
@@ -99,21 +110,33 @@ class ProgramBuilder {
     const auto& lb = prog_.control_flow.loop_chain[m_.node(b).graph.index()];
     return !la.empty() && !lb.empty() && la.front() == lb.front();
   }
-  SlotKey Completion(const SyncEvent& e, bool dynamic, const std::vector<int>& depth);
+  bool RecordsAtCompletion(const SyncEvent& e) const;
+  SlotKey Completion(const SyncEvent& e);
+  const std::vector<int64_t>& CompletionPositions(NodeId owner);
   NodeId OwnerRecord(NodeId send, NodeId recv) const;
-  absl::Status PlaceEvent(size_t i, bool dynamic, const std::vector<int>& depth);
+  absl::Status PlaceEvent(size_t i);
   void Emit(SlotKey k, int64_t pos, int32_t run);
+  bool InDynamicGraph(NodeId n) const {
+    const size_t g = m_.node(n).graph.index();
+    return g < dynamic_graphs_.size() && dynamic_graphs_[g];
+  }
 
   const Plan& plan_;
   const Model& m_;
   const size_t n_;
   PlanProgram& prog_;
   std::vector<int64_t> seq_;
+  const std::vector<bool> dynamic_graphs_;
+  std::vector<int> depth_;  // per GraphId: nesting depth
   std::map<int64_t, int32_t> stream_index_;
   std::map<std::pair<int, int64_t>, int32_t> sync_index_;
   std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits_,
       records_;  // (sync, event index)
   std::map<RunSlot, std::vector<int32_t>> act_waits_, act_records_;
+  // Owner-completion records, per run of the owner (below): (sync, event index).
+  std::map<RunSlot, std::vector<std::pair<int32_t, int64_t>>> run_records_;
+  std::map<int32_t, std::vector<int64_t>> completion_positions_;  // owner → positions
+  std::map<int64_t, std::vector<RunSlot>> stream_slots_;  // plan stream → run slots in order
 };
 
 // 1. Streams of every slot; dense stream indices in ascending plan id. A
@@ -151,33 +174,64 @@ void ProgramBuilder::IndexSyncs() {
 }
 
 // GE's dynamic executor records a node's `_send_event_ids` when the node is
-// done, its subgraphs included: the record follows the last slot of its
-// subtree (contiguous after it in execution order) on its own stream that
-// runs — an If/Case owner's subtree holds every branch, and the record
-// follows the branch that ran, not the last one in the plan.
-SlotKey ProgramBuilder::Completion(const SyncEvent& e, bool dynamic,
-                                   const std::vector<int>& depth) {
-  const ControlFlow& cf = prog_.control_flow;
-  SlotKey own{e.send.value, std::max(e.send_attached, -1)};
+// done, its subgraphs included; a Send node after such an owner (an event
+// with an attached end has Send/Recv nodes on the dynamic path too) runs
+// when the owner is done as well.
+bool ProgramBuilder::RecordsAtCompletion(const SyncEvent& e) const {
   const Node& sn = m_.node(e.send);
-  if (!dynamic || e.send_attached >= 0 || sn.subgraphs.empty() || seq_[e.send.index()] < 0)
-    return own;
+  if (!IsDynamicStreamMode(plan_.streams.mode) || e.send_attached >= 0 || sn.subgraphs.empty() ||
+      seq_[e.send.index()] < 0) {
+    return false;
+  }
   const AttrValue* v = FindAttr(sn.attrs, "_send_event_ids");
   const auto* ids = v != nullptr ? v->as<AttrValue::IntList>() : nullptr;
-  if (ids == nullptr || std::find(ids->begin(), ids->end(), int64_t{e.id}) == ids->end())
-    return own;
+  if (ids != nullptr && std::find(ids->begin(), ids->end(), int64_t{e.id}) != ids->end())
+    return true;
+  return !OnDynamicPath(plan_, dynamic_graphs_, e) && InDynamicGraph(e.send);
+}
+
+// Where such a record is made: after the last slot of the owner's subtree
+// (contiguous after it in execution order) on its own stream that runs — an
+// If/Case owner's subtree holds every branch, and the record follows the
+// branch that ran, not the last one in the plan. Other records: the sender.
+SlotKey ProgramBuilder::Completion(const SyncEvent& e) {
+  const ControlFlow& cf = prog_.control_flow;
+  SlotKey own{e.send.value, std::max(e.send_attached, -1)};
+  if (!RecordsAtCompletion(e)) return own;
+  const Node& sn = m_.node(e.send);
   const int64_t stream = MainStreamOf(plan_, e.send);
-  const int owner_depth = depth[sn.graph.index()];
+  const int owner_depth = depth_[sn.graph.index()];
   SlotKey last_written = own;  // where the record would be if every branch ran
   for (size_t j = static_cast<size_t>(seq_[e.send.index()]) + 1; j < prog_.order.size(); ++j) {
     const NodeId x = prog_.order[j];
-    if (depth[m_.node(x).graph.index()] <= owner_depth) break;
+    if (depth_[m_.node(x).graph.index()] <= owner_depth) break;
     if (MainStreamOf(plan_, x) != stream) continue;
     last_written = SlotKey{x.value, -1};
     if (cf.runs[x.index()] > 0) own = last_written;
   }
   if (cf.runs[e.send.index()] > 0 && own != last_written) ++prog_.moved_records;
   return own;
+}
+
+// The same place per run of the owner, as positions in the unrolled order: a
+// loop owner records once, after its last iteration, not once per run of
+// the slot that ends its subtree.
+const std::vector<int64_t>& ProgramBuilder::CompletionPositions(NodeId owner) {
+  auto [it, inserted] = completion_positions_.try_emplace(owner.value);
+  if (!inserted) return it->second;
+  const auto& order = prog_.control_flow.order;
+  const int64_t stream = MainStreamOf(plan_, owner);
+  const int owner_depth = depth_[m_.node(owner).graph.index()];
+  for (size_t p = 0; p < order.size(); ++p) {
+    if (order[p].node != owner) continue;
+    size_t last = p;
+    for (size_t q = p + 1;
+         q < order.size() && depth_[m_.node(order[q].node).graph.index()] > owner_depth; ++q) {
+      if (MainStreamOf(plan_, order[q].node) == stream) last = q;
+    }
+    it->second.push_back(static_cast<int64_t>(last));
+  }
+  return it->second;
 }
 
 bool ProgramBuilder::Inside(NodeId v, NodeId a) const {
@@ -218,21 +272,12 @@ NodeId ProgramBuilder::OwnerRecord(NodeId send, NodeId recv) const {
 
 // 3. Waits and records per slot, from the event table.
 absl::Status ProgramBuilder::PlaceEvents() {
-  const bool dynamic = IsDynamicStreamMode(plan_.streams.mode);
-  std::vector<int> depth;
-  if (dynamic) {
-    depth.resize(m_.num_graphs());
-    for (size_t g = 0; g < m_.num_graphs(); ++g)
-      depth[g] = m_.Depth(GraphId(static_cast<int32_t>(g)));
-  }
-  for (size_t i = 0; i < plan_.events.events.size(); ++i) {
-    NPUPLAN_RETURN_IF_ERROR(PlaceEvent(i, dynamic, depth));
-  }
+  for (size_t i = 0; i < plan_.events.events.size(); ++i) NPUPLAN_RETURN_IF_ERROR(PlaceEvent(i));
   return absl::OkStatus();
 }
 
 // The wait and record of table entry i, or why it is skipped.
-absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vector<int>& depth) {
+absl::Status ProgramBuilder::PlaceEvent(size_t i) {
   const ControlFlow& cf = prog_.control_flow;
   const SyncEvent& e = plan_.events.events[i];
   if (!e.send.valid() || !e.recv.valid() || e.send.index() >= n_ || e.recv.index() >= n_) {
@@ -251,7 +296,7 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
     prog_.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
     return absl::OkStatus();
   }
-  SlotKey from = Completion(e, dynamic, depth), to{e.recv.value, std::max(e.recv_attached, -1)};
+  SlotKey from = Completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
   if (MainStreamOf(plan_, e.send) < 0 || MainStreamOf(plan_, e.recv) < 0 || SlotStream(from) < 0 ||
       SlotStream(to) < 0) {
     return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
@@ -281,27 +326,36 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i, bool dynamic, const std::vecto
     return absl::OkStatus();
   }
   int32_t sync = sync_index_.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
-  records_[from].push_back({sync, static_cast<int64_t>(i)});
+  if (RecordsAtCompletion(e)) {
+    for (int64_t pos : CompletionPositions(e.send))
+      run_records_[{pos, -1}].push_back({sync, static_cast<int64_t>(i)});
+  } else {
+    records_[from].push_back({sync, static_cast<int64_t>(i)});
+  }
   waits_[to].push_back({sync, static_cast<int64_t>(i)});
   return absl::OkStatus();
 }
 
-// 4. Activations, per run: the first slot of an activated stream after the
-// activator's run waits on it. Slots of runs are ranked (position in the
-// unrolled order, attached index).
-void ProgramBuilder::PlaceActivations() {
+// 4. Every stream's run slots, ranked (position in the unrolled order,
+// attached index), for the implicit syncs below.
+void ProgramBuilder::IndexRunSlots() {
   const ControlFlow& cf = prog_.control_flow;
-  std::map<int64_t, std::vector<RunSlot>> stream_slots;  // plan stream → run slots in order
   for (size_t i = 0; i < cf.order.size(); ++i) {
     const NodeId id = cf.order[i].node;
     if (MainStreamOf(plan_, id) < 0) continue;
-    stream_slots[MainStreamOf(plan_, id)].push_back({static_cast<int64_t>(i), -1});
+    stream_slots_[MainStreamOf(plan_, id)].push_back({static_cast<int64_t>(i), -1});
     for (size_t a = 0; a < m_.node(id).attached_stream_ids.size(); ++a) {
       SlotKey k{id.value, static_cast<int32_t>(a)};
       if (SlotStream(k) >= 0)
-        stream_slots[SlotStream(k)].push_back({static_cast<int64_t>(i), k.attached});
+        stream_slots_[SlotStream(k)].push_back({static_cast<int64_t>(i), k.attached});
     }
   }
+}
+
+// 5. Activations, per run: the first slot of an activated stream after the
+// activator's run waits on it.
+void ProgramBuilder::PlaceActivations() {
+  const ControlFlow& cf = prog_.control_flow;
   std::vector<int32_t> act_sync(n_, -1);
   for (size_t i = 0; i < cf.order.size(); ++i) {
     const NodeId id = cf.order[i].node;
@@ -311,8 +365,8 @@ void ProgramBuilder::PlaceActivations() {
     const RunSlot from{static_cast<int64_t>(i), -1};
     bool recorded = false;
     for (int64_t s : *v->as<AttrValue::IntList>()) {
-      auto it = stream_slots.find(s);
-      if (s == own || it == stream_slots.end()) continue;
+      auto it = stream_slots_.find(s);
+      if (s == own || it == stream_slots_.end()) continue;
       auto first = std::upper_bound(it->second.begin(), it->second.end(), from);
       if (first == it->second.end()) continue;
       int32_t& sync = act_sync[id.index()];
@@ -323,6 +377,60 @@ void ProgramBuilder::PlaceActivations() {
       if (!recorded) act_records_[from].push_back(sync);
       recorded = true;
       act_waits_[*first].push_back(sync);
+    }
+  }
+}
+
+// 6. Host syncs. On GE's dynamic path the host runs a loop whose owner lies
+// in a dynamic-path graph (the hybrid executor's While task): after each run
+// of the cond subgraph it synchronizes the owner's stream to read the
+// condition, and only then enqueues what follows. So every other stream's
+// first slot after that point waits on a sync recorded after the owner
+// stream's last slot up to it. A loop with one subgraph (For, ONNX Loop)
+// reads its condition after each body run.
+void ProgramBuilder::PlaceHostSyncs() {
+  const ControlFlow& cf = prog_.control_flow;
+  if (!IsDynamicStreamMode(plan_.streams.mode)) return;
+  // The subgraph of `owner` that x lies in (x is in its subtree).
+  auto child_graph = [&](NodeId x, NodeId owner) {
+    GraphId g = m_.node(x).graph;
+    while (m_.graph(g).parent_node != owner) g = m_.node(m_.graph(g).parent_node).graph;
+    return g;
+  };
+  std::vector<int32_t> host_sync(n_, -1);
+  for (size_t p = 0; p < cf.order.size(); ++p) {
+    const NodeId owner = cf.order[p].node;
+    const Node& on = m_.node(owner);
+    const int64_t stream = MainStreamOf(plan_, owner);
+    if (!IsLoopNode(on) || on.subgraphs.empty() || !InDynamicGraph(owner) || stream < 0) continue;
+    const GraphId cond = on.subgraphs.size() >= 2 ? on.subgraphs.front() : on.subgraphs.back();
+    const int owner_depth = depth_[on.graph.index()];
+    auto inside = [&](size_t q) {
+      return q < cf.order.size() && depth_[m_.node(cf.order[q].node).graph.index()] > owner_depth;
+    };
+    size_t last_on_stream = p;
+    for (size_t q = p + 1; inside(q); ++q) {
+      const NodeId x = cf.order[q].node;
+      if (MainStreamOf(plan_, x) == stream) last_on_stream = q;
+      if (child_graph(x, owner) != cond) continue;
+      // The cond run ends here unless the next entry continues it.
+      const bool continues = inside(q + 1) && child_graph(cf.order[q + 1].node, owner) == cond &&
+                             seq_[cf.order[q + 1].node.index()] > seq_[x.index()];
+      if (continues) continue;
+      int32_t& sync = host_sync[owner.index()];
+      if (sync < 0) {
+        sync = static_cast<int32_t>(prog_.syncs.size());
+        prog_.syncs.push_back({SyncObject::Kind::kHostSync, owner.value});
+      }
+      act_records_[{static_cast<int64_t>(last_on_stream), -1}].push_back(sync);
+      const RunSlot point{static_cast<int64_t>(q), std::numeric_limits<int32_t>::max()};
+      for (auto& [s, slots] : stream_slots_) {
+        if (s == stream) continue;
+        auto first = std::upper_bound(slots.begin(), slots.end(), point);
+        if (first == slots.end()) continue;
+        auto& waits = act_waits_[*first];
+        if (waits.empty() || waits.back() != sync) waits.push_back(sync);
+      }
     }
   }
 }
@@ -354,12 +462,15 @@ void ProgramBuilder::Emit(SlotKey k, int64_t pos, int32_t run) {
   if (auto it = records_.find(k); it != records_.end()) {
     for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
   }
+  if (auto it = run_records_.find({pos, k.attached}); it != run_records_.end()) {
+    for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
+  }
   if (auto it = act_records_.find({pos, k.attached}); it != act_records_.end()) {
     for (int32_t sync : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, -1});
   }
 }
 
-// 5. Items, in the unrolled execution order.
+// 7. Items, in the unrolled execution order.
 void ProgramBuilder::EmitItems() {
   const ControlFlow& cf = prog_.control_flow;
   prog_.main_stream.assign(n_, -1);
@@ -374,7 +485,7 @@ void ProgramBuilder::EmitItems() {
   }
 }
 
-// 6. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).
+// 8. Bind waits to records (event: latest enqueued before; notify: k-th with k-th).
 absl::Status ProgramBuilder::BindWaits() {
   PlanProgram& prog = prog_;
   std::vector<std::pair<int32_t, int32_t>> last(prog.syncs.size(), {-1, -1});
@@ -407,7 +518,7 @@ absl::Status ProgramBuilder::BindWaits() {
   return absl::OkStatus();
 }
 
-// 7. Deadlock check: Kahn's algorithm over queue order + wait bindings.
+// 9. Deadlock check: Kahn's algorithm over queue order + wait bindings.
 absl::Status ProgramBuilder::CheckDeadlock() {
   const PlanProgram& prog = prog_;
   std::vector<size_t> base(prog.streams.size() + 1, 0);
@@ -470,7 +581,9 @@ absl::StatusOr<PlanProgram> BuildPlanProgram(const Plan& plan, ControlFlow contr
   builder.IndexStreams();
   builder.IndexSyncs();
   NPUPLAN_RETURN_IF_ERROR(builder.PlaceEvents());
+  builder.IndexRunSlots();
   builder.PlaceActivations();
+  builder.PlaceHostSyncs();
   builder.EmitItems();
   NPUPLAN_RETURN_IF_ERROR(builder.BindWaits());
   NPUPLAN_RETURN_IF_ERROR(builder.CheckDeadlock());

@@ -33,10 +33,19 @@
 // before a loop and waited for inside it binds to that one record in every
 // iteration). Activation is per run of the activator.
 //
+// Host syncs: on the dynamic path the host runs a loop whose owner lies in a
+// dynamic-path graph, and synchronizes the owner's stream after each run of
+// the cond subgraph (of the body for For / ONNX Loop) to read the condition
+// before it enqueues anything more; every other stream's first slot after
+// that point waits on an implicit sync recorded after the owner stream's
+// last slot up to it.
+//
 // An If/Case owner records its outgoing events once its subgraph is done,
 // whichever branch ran. On the dynamic path the event table names the owner
-// (its `_send_event_ids`) and the record follows the last node of its subtree
-// on its stream that runs — a node of the branch that ran, else the owner.
+// (its `_send_event_ids`, or a Send node after it when an end is attached)
+// and the record follows the last node of its subtree on its stream that
+// runs — a node of the branch that ran, else the owner — once per run of the
+// owner (a loop owner: after its last iteration).
 // Elsewhere a plan may write the record on a node of one branch; when that
 // branch does not run, the record is made by the last node of the owner's
 // subtree that runs on the same stream (else by the owner). `moved_records`
@@ -65,11 +74,12 @@
 namespace npuplan::sim {
 
 // One device sync object: a plan event id, a plan notify id, or an implicit
-// activation sync (one per activating node).
+// sync: an activation (one per activating node) or a host sync (one per
+// loop the host runs on the dynamic path).
 struct SyncObject {
-  enum class Kind { kEvent, kNotify, kActivation };
+  enum class Kind { kEvent, kNotify, kActivation, kHostSync };
   Kind kind = Kind::kEvent;
-  int64_t id = 0;  // plan event/notify id; activator NodeId value for activations
+  int64_t id = 0;  // plan event/notify id; activator / loop owner NodeId value for implicit syncs
 };
 
 struct ProgramItem {
@@ -98,7 +108,8 @@ struct SkippedEvent {
 
 struct PlanProgram {
   std::vector<ProgramStream> streams;        // ascending plan stream id
-  std::vector<SyncObject> syncs;             // events, then notifies, then activations (ascending ids)
+  std::vector<SyncObject>
+      syncs;  // events, notifies (ascending ids), then activations and host syncs
   std::vector<std::pair<int32_t, int32_t>> enqueue;  // global enqueue order: (stream, item)
   std::vector<NodeId> order;                 // static execution order of all nodes (every branch, loops once)
   ControlFlow control_flow;                  // branches taken, loop iterations, the unrolled order
