@@ -31,7 +31,9 @@ const SideText& TextOf(Side side) { return kSideText[static_cast<size_t>(side)];
 
 NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   const int64_t stream = plan_.physical_stream[end.index()];
-  const auto key = std::make_tuple(loop.value, static_cast<int>(side), stream);
+  const bool in_run = side == Side::kTail || side == Side::kHead;
+  const auto key =
+      std::make_tuple(loop.value, static_cast<int>(side), stream, in_run ? run.value : -1);
   if (auto it = gates_.find(key); it != gates_.end()) return it->second;
   Model& m = plan_.model;
   const std::string stem = StrCat(m.node(loop).name, TextOf(side).infix, stream);
@@ -43,7 +45,6 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   gate.engine = "DNN_VM_RTS";
   gate.stream_id = m.node(end).stream_id;
   gate.attrs["loop_gate"] = std::string(TextOf(side).attr);
-  const bool in_run = side == Side::kTail || side == Side::kHead;
   const GraphId graph = in_run ? run : m.node(loop).graph;
   const NodeId id = m.AddNode(graph, std::move(gate));
   m.graph(graph).nodes.pop_back();  // placed by Place()

@@ -43,7 +43,8 @@ enum class LoopGateSide { kEntry, kExit, kTail, kHead };
 // stream), created on first use and placed by Place(): entry gates right
 // before the loop's owner, exit gates right after it (in the owner's graph),
 // tail gates at the end of `run` (the loop's last run, a graph of the loop:
-// stream-activation's loop-next barrier, events/loop_order_events.h), head
+// stream-activation's loop-next barrier, events/loop_order_events.h; any run
+// of a loop the host runs, events/host_join_events.h), head
 // gates at the start of `run` (its first run: the barrier's way into an
 // attached-only stream), in the order they were first asked for. Place()
 // renumbers topo ids; node ids of the model stay as they are.
@@ -58,7 +59,8 @@ class LoopGateNodes {
 
  private:
   Plan& plan_;
-  std::map<std::tuple<int32_t, int, int64_t>, NodeId> gates_;  // (loop, side, stream)
+  // (loop, side, stream, run graph for tail and head gates)
+  std::map<std::tuple<int32_t, int, int64_t, int32_t>, NodeId> gates_;
   // Per run graph, its tail gates in the order they were asked for (the
   // hub's first: its records release the others), and its head gates.
   std::map<int32_t, std::vector<NodeId>> tails_, heads_;

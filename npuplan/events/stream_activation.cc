@@ -5,6 +5,7 @@
 #include <span>
 
 #include "npuplan/events/event_options.h"
+#include "npuplan/events/host_join_events.h"
 #include "npuplan/events/loop_gates.h"
 #include "npuplan/events/loop_order_events.h"
 #include "npuplan/events/sync_view.h"
@@ -335,6 +336,12 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
     const SyncView view(plan, /*physical=*/true);
     loops = LoopsToOrder(plan, view);
     ordered = events::AddLoopOrderEvents(name(), plan, ctx, view, loops);
+  }
+  // Loops the host runs get no loop-order events; their runs end on the
+  // owner's stream. (A view of its own: the loop-order events added nodes.)
+  if (IsDynamicStreamMode(plan.streams.mode) && HasLoopSubgraph(m)) {
+    const SyncView view(plan, /*physical=*/true);
+    ordered |= events::AddHostJoinEvents(name(), plan, ctx, view, HostRunLoops(plan, view));
   }
   // After the loop-order events: one whose end lies in a nested loop crosses
   // that loop's boundary too.

@@ -18,7 +18,9 @@
 //     the happens-before check does not use).
 // A node activating its own stream is an error (GE CheckStreamActived).
 // Then loop-order events (loop_order_events.h): a static loop whose runs use
-// several streams gets "loop-fork" / "loop-next" events between its runs.
+// several streams gets "loop-fork" / "loop-next" events between its runs,
+// and a loop the host runs (the dynamic path) "loop-join" events that end
+// each run on the owner's stream (host_join_events.h).
 // Then loop gates (loop_gates.h): an event into or out of a static loop (a
 // loop-order event of an outer loop included) waits or records at a LoopGate
 // node at the loop's boundary, once per loop run.
@@ -27,6 +29,7 @@
 // Decision keywords: StreamsActivated node= streams= reason=
 //                    StreamActiveCreated node= stream= label=   LoopEvent from= to=
 //                    LoopOrderEvent loop= kind=fork|next from= to=
+//                    HostJoinEvent loop= from= to=
 //                    LoopGate loop= side=entry|exit|implied gate= from= to=
 #ifndef NPUPLAN_EVENTS_STREAM_ACTIVATION_H_
 #define NPUPLAN_EVENTS_STREAM_ACTIVATION_H_

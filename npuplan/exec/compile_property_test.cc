@@ -24,6 +24,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -36,6 +37,7 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/support/str_util.h"
@@ -156,6 +158,37 @@ Case MakeCase(uint64_t seed) {
     c.graph += StrCat(" +attached=", attached);
     c.attached = attached;
   }
+  // Unread tasks in loop bodies (an all-reduce nobody reads, on a stream of
+  // its own): only an event orders one before its run's end — the loop-order
+  // barrier of a static loop, a loop-join event where the host runs the
+  // loop. Drawn after all the above.
+  if (coin(0.5)) {
+    int64_t unread = 0;
+    for (size_t g = 1; g < c.model.num_graphs(); ++g) {
+      const GraphId gid(static_cast<int32_t>(g));
+      const NodeId owner = c.model.graph(gid).parent_node;
+      if (!owner.valid() || !IsLoopNode(c.model.node(owner))) continue;
+      NodeId src;
+      for (NodeId id : c.model.graph(gid).nodes) {
+        const Node& n = c.model.node(id);
+        if (n.type != "Data" && n.type != "NetOutput" && !n.outputs.empty()) {
+          src = id;
+          break;
+        }
+      }
+      if (!src.valid()) continue;
+      Node ar;
+      ar.name = StrCat(c.model.graph(gid).name, "_unread_ar");
+      ar.type = "HcomAllReduce";
+      ar.engine = c.model.engine_table.EngineForOp(ar.type);
+      ar.inputs.push_back({src, 0});
+      ar.outputs.push_back(c.model.node(src).outputs[0]);
+      c.model.AddNode(gid, std::move(ar));
+      ++unread;
+    }
+    RenumberTopoIds(c.model);
+    c.graph += StrCat(" +unread=", unread);
+  }
   return c;
 }
 
@@ -199,6 +232,7 @@ struct CaseResult {
   // Ran clean with 3 loop iterations (plans with a loop).
   bool iterated = false;
   bool dynamic_path = false;  // a dynamic-* stream mode (the host runs loops)
+  bool loop_join = false;     // has loop-join events (host-run loops)
 };
 
 bool HasLoop(const Plan& plan) {
@@ -222,6 +256,8 @@ CaseResult CheckCase(const Case& c) {
   }
   res.compiled = true;
   res.dynamic_path = IsDynamicStreamMode(a.plan.streams.mode);
+  res.loop_join = std::any_of(a.plan.events.events.begin(), a.plan.events.events.end(),
+                              [](const SyncEvent& e) { return e.reason == SyncReason::kLoopJoin; });
   if (absl::Status s = verify::VerifyPlan(a.plan); !s.ok())
     fail(StrCat("VerifyPlan: ", s.ToString()));
   if (a.plan.memory.planned) {
@@ -291,6 +327,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t iterated = 0;
   int64_t attached = 0, attached_iterated = 0;  // of those, plans with attached streams
   int64_t attached_dynamic = 0;                 // of those, on the dynamic path
+  int64_t loop_join = 0, loop_join_iterated = 0;  // plans with loop-join events
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -301,6 +338,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     attached += r.compiled && c.attached > 0 ? 1 : 0;
     attached_iterated += r.iterated && c.attached > 0 ? 1 : 0;
     attached_dynamic += r.compiled && c.attached > 0 && r.dynamic_path ? 1 : 0;
+    loop_join += r.loop_join ? 1 : 0;
+    loop_join_iterated += r.loop_join && r.iterated ? 1 : 0;
     if (r.problems.empty()) continue;
     ++failed;
     failing.push_back(seed);
@@ -326,6 +365,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       "iterations, %lld on the dynamic path\n",
       static_cast<long long>(attached), static_cast<long long>(attached_iterated),
       static_cast<long long>(attached_dynamic));
+  std::printf("property: with loop-join events: %lld plans, %lld of them with 3 loop iterations\n",
+              static_cast<long long>(loop_join), static_cast<long long>(loop_join_iterated));
   std::vector<std::string> seeds;
   for (uint64_t s : failing) seeds.push_back(StrCat(s));
   EXPECT_TRUE(failing.empty()) << "failing seeds: " << StrJoin(seeds, " ");

@@ -769,6 +769,68 @@ TEST(PlanExecutorTest, TheHostRunsADynamicPathLoopAndItsOwnerRecordsOnceItIsDone
   EXPECT_THAT(first, HasSubstr("[attached-value via 'w'"));
 }
 
+// A loop on GE's dynamic multi-stream path whose body holds an all-reduce
+// on a stream of its own that nothing reads: GE's edge events
+// leave it unordered before the body's end, where the host synchronizes
+// (stream 0 alone) before it enqueues the next run. npuplan adds a
+// loop-join event b_ar → b_out; three jittered iterations with late-starting
+// streams run clean. Without it the next iteration's b_mul records its event
+// to b_ar while the one before is still unconsumed (a wait-reset device
+// merges the two and the second wait blocks), and verify refuses the plan.
+constexpr char kDynamicLoopWithAnUnreadAllReduce[] =
+    R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+  {"name": "x", "type": "Data", "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "pre_ar", "type": "HcomAllReduce", "inputs": ["pre:0"], "attrs": {"_cost": 1000}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+ "subgraphs": [
+  {"name": "cond", "parent": "w", "nodes": [
+    {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "attrs": {"_cost": 20}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
+  {"name": "body", "parent": "w", "nodes": [
+    {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_mul", "type": "Mul", "inputs": ["b_in:0", "b_in:0"], "attrs": {"_cost": 5}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_mul:0"], "attrs": {"_cost": 50}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_relu", "type": "Relu", "inputs": ["b_mul:0"], "attrs": {"_cost": 5}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]}]}]})json";
+
+TEST(PlanExecutorTest, AStreamNothingReadsEndsEachHostRunLoopIteration) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                               ParseGraphJson(kDynamicLoopWithAnUnreadAllReduce, "g.json"));
+  CompileConfig config;
+  config.read_environment = false;
+  config.option_overrides["ENABLE_DYNAMIC_SHAPE_MULTI_STREAM"] = "1";
+  DecisionLog log(false);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  ASSERT_EQ(plan.streams.mode, StreamMode::kDynamicMulti);
+  ASSERT_NE(StreamOf(plan, "b_ar"), StreamOf(plan, "b_out"));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  // pre_ar (10 ms on b_ar's stream, before the loop) holds stream 1 back.
+  const ExecOptions o = JitteredLoops(3);
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+  for (int r = 0; r < 3; ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, r));
+    EXPECT_TRUE(res.messages.empty()) << res.messages.front();
+  }
+  const size_t joins = std::erase_if(
+      plan.events.events, [](const SyncEvent& e) { return e.reason == SyncReason::kLoopJoin; });
+  EXPECT_EQ(joins, 1u);
+  EXPECT_THAT(verify::VerifyLoopOrder(plan).message(), HasSubstr("'b_ar' on stream 1"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto racy, PlanExecutor::Create(plan, o));
+  std::string misuse;
+  for (int r = 0; r < 3 && misuse.empty(); ++r) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, racy->Run(device, r));
+    if (!res.event_misuses.empty()) misuse = res.event_misuses.front();
+  }
+  EXPECT_THAT(misuse, HasSubstr("'b_mul' -> 'b_ar' recorded it on stream 0 while the record of "
+                                "'b_mul' -> 'b_ar' was still pending"));
+}
+
 TEST(PlanExecutorTest, RunsAttachedStreamsAndActivation) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
     {"name": "act", "type": "StreamActive", "attrs": {"_cost": 30, "_test_stream": 0, "active_stream_list": [1]}},

@@ -141,18 +141,21 @@ bool HasLoopOrderEvents(const Plan& plan) {
   });
 }
 
-std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
+namespace {
+
+// The loops `keep` selects (in execution order of their owners) whose runs
+// use more than one stream.
+template <typename Keep>
+std::vector<OrderedLoop> CollectLoops(const Model& m, const SyncView& view,
+                                      const std::vector<uint8_t>& ffts, const Keep& keep) {
   std::vector<OrderedLoop> out;
-  const Model& m = plan.model;
-  if (!HasLoopSubgraph(m)) return out;
-  const StaticLoopFilter is_static(plan);
   for (NodeId owner : view.order()) {
-    if (!is_static(owner)) continue;
+    if (!keep(owner)) continue;
     const std::vector<GraphId> graphs = OwnedGraphs(m, owner);
     OrderedLoop loop{owner, {}};
     std::set<int64_t> streams;
     for (GraphId g : graphs) {
-      LoopRun run = CollectRun(m, view, is_static.ffts(), g);
+      LoopRun run = CollectRun(m, view, ffts, g);
       if (run.ends.empty()) continue;  // no task (at most Send/Recv nodes): orders nothing
       for (const LoopRegionEnds& e : run.ends) streams.insert(e.stream);
       loop.runs.push_back(std::move(run));
@@ -163,6 +166,29 @@ std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
     if (streams.size() > 1) out.push_back(std::move(loop));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view) {
+  const Model& m = plan.model;
+  if (!HasLoopSubgraph(m)) return {};
+  const StaticLoopFilter is_static(plan);
+  return CollectLoops(m, view, is_static.ffts(), is_static);
+}
+
+bool RunsOnHost(const Plan& plan, const std::vector<bool>& dynamic_graphs, NodeId owner) {
+  const Node& node = plan.model.node(owner);
+  return IsLoopNode(node) && !node.subgraphs.empty() &&
+         node.graph.index() < dynamic_graphs.size() && dynamic_graphs[node.graph.index()];
+}
+
+std::vector<OrderedLoop> HostRunLoops(const Plan& plan, const SyncView& view) {
+  const Model& m = plan.model;
+  if (!HasLoopSubgraph(m) || !IsDynamicStreamMode(plan.streams.mode)) return {};
+  const std::vector<bool> dynamic = DynamicPathGraphs(plan);
+  return CollectLoops(m, view, FftsRegionGraphs(m),
+                      [&](NodeId owner) { return RunsOnHost(plan, dynamic, owner); });
 }
 
 namespace {

@@ -104,6 +104,17 @@ bool HasLoopOrderEvents(const Plan& plan);
 // or logical) and ranks.
 std::vector<OrderedLoop> LoopsToOrder(const Plan& plan, const SyncView& view);
 
+// Loops the host runs (GE's dynamic path: the owner lies in a dynamic-path
+// graph, and the hybrid executor's While task runs each subgraph, then
+// synchronizes the owner's stream — the model's main stream — before it
+// enqueues the next), whose runs use more than one stream; in execution
+// order of their owners. Nothing orders a run's other streams before the
+// next run but the plan's events: each stream's last task of a region must
+// happen before the run's last slot on the owner's stream (events reason
+// loop-join, events/host_join_events.h; verifier[loop-order]).
+bool RunsOnHost(const Plan& plan, const std::vector<bool>& dynamic_graphs, NodeId owner);
+std::vector<OrderedLoop> HostRunLoops(const Plan& plan, const SyncView& view);
+
 // The events that order `loops` (LoopsToOrder over `view`): at each
 // boundary inside an iteration, from each (region, stream)'s last slot of
 // the run before to each (region, other stream)'s first slot of the run

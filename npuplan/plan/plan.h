@@ -107,12 +107,14 @@ enum class SyncReason : uint8_t {
   kLoop,           // "loop"
   kLoopFork,  // "loop-fork": one run of a static loop's cond/body to the next (plan/loop_order.h)
   kLoopNext,  // "loop-next": the loop's last run to its first run of the next iteration
+  kLoopJoin,  // "loop-join": a stream's last task of a host-run loop's run to where the host syncs
 };
 inline constexpr std::string_view kSyncKindNames[] = {"event", "notify"};
 inline constexpr std::string_view kSyncReasonNames[] = {
     "",         "data-edge",    "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input",
-    "attached", "attached-end", "split",        "loop",           "loop-fork",    "loop-next"};
-static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoopNext) + 1,
+    "attached", "attached-end", "split",        "loop",           "loop-fork",    "loop-next",
+    "loop-join"};
+static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoopJoin) + 1,
               "one name per SyncReason");
 constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
 constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }

@@ -438,8 +438,10 @@ absl::Status CheckEvents(const Plan& plan) {
   const auto& split = plan.streams.split_to_logical;
   for (size_t i = 0; i < events.size(); ++i) {
     const SyncEvent& e = events[i];
-    // stream-activation adds the loop-order events; verifier[loop-order] checks them.
-    if (e.reason == SyncReason::kLoopFork || e.reason == SyncReason::kLoopNext) {
+    // stream-activation adds the loop-order and loop-join events;
+    // verifier[loop-order] checks what they order.
+    if (e.reason == SyncReason::kLoopFork || e.reason == SyncReason::kLoopNext ||
+        e.reason == SyncReason::kLoopJoin) {
       NPUPLAN_RETURN_IF_ERROR(Unclaimed(plan, IrProperty::kActiveStreams, true,
                                         StrCat("events[", i, "] is a loop-order event")));
     }

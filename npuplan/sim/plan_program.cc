@@ -8,6 +8,7 @@
 
 #include "npuplan/ir/attribute.h"
 #include "npuplan/plan/execution_semantics.h"
+#include "npuplan/plan/loop_order.h"
 #include "npuplan/support/echo.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -402,7 +403,7 @@ void ProgramBuilder::PlaceHostSyncs() {
     const NodeId owner = cf.order[p].node;
     const Node& on = m_.node(owner);
     const int64_t stream = MainStreamOf(plan_, owner);
-    if (!IsLoopNode(on) || on.subgraphs.empty() || !InDynamicGraph(owner) || stream < 0) continue;
+    if (!RunsOnHost(plan_, dynamic_graphs_, owner) || stream < 0) continue;
     const GraphId cond = on.subgraphs.size() >= 2 ? on.subgraphs.front() : on.subgraphs.back();
     const int owner_depth = depth_[on.graph.index()];
     auto inside = [&](size_t q) {

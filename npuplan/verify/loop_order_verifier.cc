@@ -21,6 +21,10 @@
 //     record or let the wait consume the next one). The order above covers
 //     a wait at or before its stream's last task; a wait at a tail gate
 //     needs the barrier's structure.
+//   * in a loop the host runs (GE's dynamic path: it synchronizes the
+//     owner's stream after each run), each other stream's last task of a
+//     run (per region) happens before the run's last slot on the owner's
+//     stream (the loop-join events' order).
 // Happens-before between two slots of a loop only passes through the
 // slots between them in execution order, so one clock sweep over the
 // loop's window of ranks answers it.
@@ -162,7 +166,8 @@ absl::Status VerifyLoopOrder(Verification& run) {
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
   const SyncView& view = run.View(physical);
   const std::vector<OrderedLoop> loops = LoopsToOrder(plan, view);
-  if (loops.empty()) return absl::OkStatus();
+  const std::vector<OrderedLoop> host_loops = HostRunLoops(plan, view);
+  if (loops.empty() && host_loops.empty()) return absl::OkStatus();
 
   // Order edges (to, from) of one pass.
   const SyncNodeIndex& sync = run.SyncNodes();
@@ -196,6 +201,38 @@ absl::Status VerifyLoopOrder(Verification& run) {
     const int32_t ra = view.rank(a.first), rb = view.rank(b.first);
     return ra != rb ? ra < rb : a < b;
   });
+
+  // A loop the host runs: it synchronizes the owner's stream alone after
+  // each run before it enqueues the next, so each other stream's last task
+  // (per region) of a run must happen before the run's last slot on that
+  // stream.
+  for (const OrderedLoop& loop : host_loops) {
+    const int64_t hub = view.stream(view.slot(loop.owner, -1));
+    const std::string name = StrCat("loop '", m.node(loop.owner).name, "' (run by the host)");
+    for (const LoopRun& r : loop.runs) {
+      // The owner stream's last slot in the run (a gate or Recv node too:
+      // the host's synchronization waits for all of them).
+      int32_t end = -1;
+      if (hub >= 0) {
+        const auto slots = view.stream_slots(hub);
+        auto pos = std::upper_bound(slots.begin(), slots.end(), r.last_rank,
+                                    [&](int32_t rank, int32_t s) { return rank < view.rank(s); });
+        if (pos != slots.begin() && view.rank(*std::prev(pos)) >= r.first_rank)
+          end = *std::prev(pos);
+      }
+      const WindowClocks hb(view, r.first_rank, r.last_rank, edges);
+      for (const LoopRegionEnds& e : r.ends) {
+        if (e.stream == hub || (end >= 0 && hb.Before(e.last, end))) continue;
+        return LoopOrderFail(StrCat(
+            name, ": ", LoopTaskName(m, view, e.last), ", the last task of run '",
+            m.graph(r.graph).name, "' there, is not ordered before ",
+            end < 0 ? StrCat("any slot of the run on stream ", hub) : LoopTaskName(m, view, end),
+            ", where the host synchronizes before it enqueues the next run (the owner's stream): "
+            "the next run may start while it runs, and its events' next records find the last "
+            "ones unconsumed"));
+      }
+    }
+  }
 
   for (const OrderedLoop& loop : loops) {
     const int32_t lo = loop.runs.front().first_rank, hi = loop.runs.back().last_rank;
