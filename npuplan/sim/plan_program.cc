@@ -136,7 +136,8 @@ class ProgramBuilder {
   std::map<RunSlot, std::vector<int32_t>> act_waits_, act_records_;
   // Owner-completion records, per run of the owner (below): (sync, event index).
   std::map<RunSlot, std::vector<std::pair<int32_t, int64_t>>> run_records_;
-  std::map<int32_t, std::vector<int64_t>> completion_positions_;  // owner → positions
+  std::map<int32_t, std::vector<int64_t>> completion_positions_;  // owner → record positions
+  std::map<int32_t, std::vector<int64_t>> instances_;     // owner of subgraphs → its positions
   std::map<int64_t, std::vector<RunSlot>> stream_slots_;  // plan stream → run slots in order
 };
 
@@ -218,13 +219,21 @@ SlotKey ProgramBuilder::Completion(const SyncEvent& e) {
 // loop owner records once, after its last iteration, not once per run of
 // the slot that ends its subtree.
 const std::vector<int64_t>& ProgramBuilder::CompletionPositions(NodeId owner) {
+  const auto& order = prog_.control_flow.order;
+  if (instances_.empty()) {  // one pass: where each owner of subgraphs runs
+    for (size_t p = 0; p < order.size(); ++p) {
+      if (!m_.node(order[p].node).subgraphs.empty())
+        instances_[order[p].node.value].push_back(static_cast<int64_t>(p));
+    }
+  }
   auto [it, inserted] = completion_positions_.try_emplace(owner.value);
   if (!inserted) return it->second;
-  const auto& order = prog_.control_flow.order;
   const int64_t stream = MainStreamOf(plan_, owner);
   const int owner_depth = depth_[m_.node(owner).graph.index()];
-  for (size_t p = 0; p < order.size(); ++p) {
-    if (order[p].node != owner) continue;
+  auto runs = instances_.find(owner.value);
+  if (runs == instances_.end()) return it->second;
+  for (const int64_t at : runs->second) {
+    const size_t p = static_cast<size_t>(at);
     size_t last = p;
     for (size_t q = p + 1;
          q < order.size() && depth_[m_.node(order[q].node).graph.index()] > owner_depth; ++q) {
