@@ -713,15 +713,19 @@ TEST(PlanExecutorTest, ANestedLoopWithAnAttachedStreamCrossesTheInnerLoopAtItsHu
 // (before the CPU back end modelled both, it reported m overtaking the loop
 // and b_mc2 recording again before b_out had waited); without m's event its
 // attached task overtakes the loop.
-constexpr char kDynamicWhileWithMc2[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+// A graph on GE's dynamic path (unknown dims): x → pre, then `before_w`,
+// While w (reading pre), `after_w` (the rest of the root graph), w's cond
+// c_in → c_less → c_out, and its body: b_in, then `body` (the rest of it).
+std::string DynamicWhileGraph(std::string_view before_w, std::string_view after_w,
+                              std::string_view body) {
+  return StrCat(R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
   {"name": "x", "type": "Data", "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
   {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+)json",
+                before_w, R"json(
   {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "m", "type": "MatmulAllReduce", "inputs": ["w:0"],
-   "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
-             "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
-   "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "out", "type": "NetOutput", "inputs": ["m:0"]}],
+)json",
+                after_w, R"json(],
  "subgraphs": [
   {"name": "cond", "parent": "w", "nodes": [
     {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
@@ -729,12 +733,23 @@ constexpr char kDynamicWhileWithMc2[] = R"json({"format": "npuplan.graph/1", "na
     {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
   {"name": "body", "parent": "w", "nodes": [
     {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+)json",
+                body, "]}]}");
+}
+
+const std::string kDynamicWhileWithMc2 = DynamicWhileGraph("", R"json(
+  {"name": "m", "type": "MatmulAllReduce", "inputs": ["w:0"],
+   "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
+             "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
+   "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["m:0"]})json",
+                                                           R"json(
     {"name": "b_mc2", "type": "MatmulAllReduce", "inputs": ["b_in:0"],
      "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k",
                "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]},
      "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
     {"name": "b_relu", "type": "Relu", "inputs": ["b_mc2:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]}]}]})json";
+    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]})json");
 
 TEST(PlanExecutorTest, TheHostRunsADynamicPathLoopAndItsOwnerRecordsOnceItIsDone) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kDynamicWhileWithMc2));
@@ -777,25 +792,17 @@ TEST(PlanExecutorTest, TheHostRunsADynamicPathLoopAndItsOwnerRecordsOnceItIsDone
 // streams run clean. Without it the next iteration's b_mul records its event
 // to b_ar while the one before is still unconsumed (a wait-reset device
 // merges the two and the second wait blocks), and verify refuses the plan.
-constexpr char kDynamicLoopWithAnUnreadAllReduce[] =
-    R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-  {"name": "x", "type": "Data", "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "pre_ar", "type": "HcomAllReduce", "inputs": ["pre:0"], "attrs": {"_cost": 1000}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+const std::string kDynamicLoopWithAnUnreadAllReduce = DynamicWhileGraph(
+    R"json(
+  {"name": "pre_ar", "type": "HcomAllReduce", "inputs": ["pre:0"], "attrs": {"_cost": 1000}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},)json",
+    R"json(
   {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-  {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
- "subgraphs": [
-  {"name": "cond", "parent": "w", "nodes": [
-    {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-    {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "attrs": {"_cost": 20}, "outputs": [{"shape": [1], "dtype": "bool"}]},
-    {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
-  {"name": "body", "parent": "w", "nodes": [
-    {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["post:0"]})json",
+    R"json(
     {"name": "b_mul", "type": "Mul", "inputs": ["b_in:0", "b_in:0"], "attrs": {"_cost": 5}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
     {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_mul:0"], "attrs": {"_cost": 50}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
     {"name": "b_relu", "type": "Relu", "inputs": ["b_mul:0"], "attrs": {"_cost": 5}, "outputs": [{"shape": [-1, 64], "dtype": "float32"}]},
-    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]}]}]})json";
+    {"name": "b_out", "type": "NetOutput", "inputs": ["b_relu:0"]})json");
 
 TEST(PlanExecutorTest, AStreamNothingReadsEndsEachHostRunLoopIteration) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
