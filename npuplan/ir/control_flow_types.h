@@ -24,10 +24,12 @@ inline bool IsLoopType(std::string_view t) {
 // on one stream right before (entry) or after (exit) a static loop's owner in
 // the owner's graph, where an event into or out of the loop is waited or
 // recorded once per run of the loop instead of once per iteration; or at the
-// end of the loop's last run (tail), where the next iteration's barrier waits,
-// or at the start of its first run (head), from where the barrier reaches a
-// stream of attached slots only (plan/loop_order.h). Not a subgraph root: it
-// reads nothing of the parent.
+// end of the loop's last run (tail), where the next iteration's barrier waits
+// — or, in a loop the host runs, at the end of any run, where a task after
+// the run's last slot on the owner's stream joins it (loop-join) — or at the
+// start of its first run (head), from where the barrier reaches a stream of
+// attached slots only (plan/loop_order.h). Not a subgraph root: it reads
+// nothing of the parent.
 inline constexpr std::string_view kLoopGateType = "LoopGate";
 inline bool IsLoopGate(const Node& n) { return n.type == kLoopGateType; }
 inline bool IsBranchNode(const Node& n) { return IsBranchType(n.type); }

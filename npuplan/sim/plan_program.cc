@@ -112,7 +112,7 @@ class ProgramBuilder {
     return !la.empty() && !lb.empty() && la.front() == lb.front();
   }
   bool RecordsAtCompletion(const SyncEvent& e) const;
-  SlotKey Completion(const SyncEvent& e);
+  SlotKey Completion(const SyncEvent& e, bool at_completion);
   const std::vector<int64_t>& CompletionPositions(NodeId owner);
   NodeId OwnerRecord(NodeId send, NodeId recv) const;
   absl::Status PlaceEvent(size_t i);
@@ -133,7 +133,8 @@ class ProgramBuilder {
   std::map<std::pair<int, int64_t>, int32_t> sync_index_;
   std::map<SlotKey, std::vector<std::pair<int32_t, int64_t>>> waits_,
       records_;  // (sync, event index)
-  std::map<RunSlot, std::vector<int32_t>> act_waits_, act_records_;
+  // Activation and host syncs, per run slot.
+  std::map<RunSlot, std::vector<int32_t>> implicit_waits_, implicit_records_;
   // Owner-completion records, per run of the owner (below): (sync, event index).
   std::map<RunSlot, std::vector<std::pair<int32_t, int64_t>>> run_records_;
   std::map<int32_t, std::vector<int64_t>> completion_positions_;  // owner → record positions
@@ -196,10 +197,10 @@ bool ProgramBuilder::RecordsAtCompletion(const SyncEvent& e) const {
 // (contiguous after it in execution order) on its own stream that runs — an
 // If/Case owner's subtree holds every branch, and the record follows the
 // branch that ran, not the last one in the plan. Other records: the sender.
-SlotKey ProgramBuilder::Completion(const SyncEvent& e) {
+SlotKey ProgramBuilder::Completion(const SyncEvent& e, bool at_completion) {
   const ControlFlow& cf = prog_.control_flow;
   SlotKey own{e.send.value, std::max(e.send_attached, -1)};
-  if (!RecordsAtCompletion(e)) return own;
+  if (!at_completion) return own;
   const Node& sn = m_.node(e.send);
   const int64_t stream = MainStreamOf(plan_, e.send);
   const int owner_depth = depth_[sn.graph.index()];
@@ -306,7 +307,8 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "loop-carried"});
     return absl::OkStatus();
   }
-  SlotKey from = Completion(e), to{e.recv.value, std::max(e.recv_attached, -1)};
+  const bool at_completion = RecordsAtCompletion(e);
+  SlotKey from = Completion(e, at_completion), to{e.recv.value, std::max(e.recv_attached, -1)};
   if (MainStreamOf(plan_, e.send) < 0 || MainStreamOf(plan_, e.recv) < 0 || SlotStream(from) < 0 ||
       SlotStream(to) < 0) {
     return absl::InvalidArgumentError(StrCat("event ", e.id, " from '", EchoName(sn.name), "' to '",
@@ -336,7 +338,7 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i) {
     return absl::OkStatus();
   }
   int32_t sync = sync_index_.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
-  if (RecordsAtCompletion(e)) {
+  if (at_completion) {
     for (int64_t pos : CompletionPositions(e.send))
       run_records_[{pos, -1}].push_back({sync, static_cast<int64_t>(i)});
   } else {
@@ -384,9 +386,9 @@ void ProgramBuilder::PlaceActivations() {
         sync = static_cast<int32_t>(prog_.syncs.size());
         prog_.syncs.push_back({SyncObject::Kind::kActivation, id.value});
       }
-      if (!recorded) act_records_[from].push_back(sync);
+      if (!recorded) implicit_records_[from].push_back(sync);
       recorded = true;
-      act_waits_[*first].push_back(sync);
+      implicit_waits_[*first].push_back(sync);
     }
   }
 }
@@ -432,13 +434,13 @@ void ProgramBuilder::PlaceHostSyncs() {
         sync = static_cast<int32_t>(prog_.syncs.size());
         prog_.syncs.push_back({SyncObject::Kind::kHostSync, owner.value});
       }
-      act_records_[{static_cast<int64_t>(last_on_stream), -1}].push_back(sync);
+      implicit_records_[{static_cast<int64_t>(last_on_stream), -1}].push_back(sync);
       const RunSlot point{static_cast<int64_t>(q), std::numeric_limits<int32_t>::max()};
       for (auto& [s, slots] : stream_slots_) {
         if (s == stream) continue;
         auto first = std::upper_bound(slots.begin(), slots.end(), point);
         if (first == slots.end()) continue;
-        auto& waits = act_waits_[*first];
+        auto& waits = implicit_waits_[*first];
         if (waits.empty() || waits.back() != sync) waits.push_back(sync);
       }
     }
@@ -460,7 +462,7 @@ void ProgramBuilder::Emit(SlotKey k, int64_t pos, int32_t run) {
   if (auto it = waits_.find(k); it != waits_.end()) {
     for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, ev});
   }
-  if (auto it = act_waits_.find({pos, k.attached}); it != act_waits_.end()) {
+  if (auto it = implicit_waits_.find({pos, k.attached}); it != implicit_waits_.end()) {
     for (int32_t sync : it->second) push({ProgramItem::Kind::kWait, id, k.attached, sync, -1});
   }
   if (k.attached < 0) {
@@ -475,7 +477,7 @@ void ProgramBuilder::Emit(SlotKey k, int64_t pos, int32_t run) {
   if (auto it = run_records_.find({pos, k.attached}); it != run_records_.end()) {
     for (auto [sync, ev] : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, ev});
   }
-  if (auto it = act_records_.find({pos, k.attached}); it != act_records_.end()) {
+  if (auto it = implicit_records_.find({pos, k.attached}); it != implicit_records_.end()) {
     for (int32_t sync : it->second) push({ProgramItem::Kind::kRecord, id, k.attached, sync, -1});
   }
 }
