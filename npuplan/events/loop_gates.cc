@@ -36,7 +36,11 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
       std::make_tuple(loop.value, static_cast<int>(side), stream, in_run ? run.value : -1);
   if (auto it = gates_.find(key); it != gates_.end()) return it->second;
   Model& m = plan_.model;
-  const std::string stem = StrCat(m.node(loop).name, TextOf(side).infix, stream);
+  // A branch's gates (entry and exit only) say so in their names.
+  const std::string_view infix = IsBranchNode(m.node(loop))
+                                     ? (side == Side::kEntry ? "_BranchEntry_" : "_BranchExit_")
+                                     : TextOf(side).infix;
+  const std::string stem = StrCat(m.node(loop).name, infix, stream);
   std::string name = stem;
   for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
   Node gate;
@@ -222,7 +226,7 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
 
 bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
                   const std::vector<OrderedLoop>& loops) {
-  const StaticLoopNesting nesting(plan);
+  const StaticLoopNesting nesting(plan, NestingScopes::kLoopsAndBranches);
   if (nesting.empty()) return false;
   Model& m = plan.model;
   auto& events = plan.events.events;

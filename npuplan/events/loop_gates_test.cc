@@ -205,6 +205,79 @@ TEST(LoopGatesTest, AnEventIntoNestedLoopsWaitsBeforeTheOutermostItIsNotIn) {
               StatusIs(absl::StatusCode::kInternal, "outside loop 'w'"));
 }
 
+// x (stream 0) → p: If(then: t_relu on stream 1; else: e_neg on stream 2) →
+// y (stream 0). One branch runs: a wait inside the other would leave x's
+// record pending, and a record inside it would never come.
+constexpr char kIfAcrossStreams[] = R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "c", "type": "Less", "inputs": ["x:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1], "dtype": "bool"}]},
+  {"name": "p", "type": "If", "inputs": ["c:0", "x:0"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+  {"name": "y", "type": "Add", "inputs": ["p:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+  "subgraphs": [
+    {"name": "then", "parent": "p", "nodes": [
+      {"name": "td", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "t_relu", "type": "Relu", "inputs": ["td:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "to", "type": "NetOutput", "inputs": ["t_relu:0"], "attrs": {"_test_stream": 1}}]},
+    {"name": "else", "parent": "p", "nodes": [
+      {"name": "ed", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "e_neg", "type": "Neg", "inputs": ["ed:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+      {"name": "eo", "type": "NetOutput", "inputs": ["e_neg:0"], "attrs": {"_test_stream": 2}}]}]})json";
+
+// Each branch's stream waits for x at a gate before p and records for y at a
+// gate after p: both gates run whichever branch is taken. The branch's own
+// slots follow (precede) its gates on the stream's queue. Without the gates
+// the verifier names the crossing.
+TEST(LoopGatesTest, AnEventIntoOrOutOfABranchIsWaitedOrRecordedAtTheOwnersGates) {
+  Plan plan = LoopPlan(kIfAcrossStreams);
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
+  EXPECT_THAT(EventEnds(plan), ElementsAre("p_BranchExit_1->y", "p_BranchExit_2->y",
+                                           "x->p_BranchEntry_1", "x->p_BranchEntry_2"));
+  EXPECT_THAT(NodeNames(plan.model, kRootGraph),
+              ElementsAre("x", "c", "p_BranchEntry_1", "p_BranchEntry_2", "p", "p_BranchExit_1",
+                          "p_BranchExit_2", "y"));
+  for (const char* name : {"p_BranchEntry_1", "p_BranchExit_2"}) {
+    const NodeId g = plan.model.FindNode(name);
+    ASSERT_TRUE(g.valid()) << name;
+    EXPECT_TRUE(IsLoopGate(plan.model.node(g)));
+    EXPECT_EQ(plan.tasks[g.index()], 0);
+  }
+  EXPECT_THAT(GateLines(r), ElementsAre("loop=p side=entry gate=p_BranchEntry_1 from=x to=t_relu",
+                                        "loop=p side=entry gate=p_BranchEntry_2 from=x to=e_neg",
+                                        "loop=p side=exit gate=p_BranchExit_1 from=to to=y",
+                                        "loop=p side=exit gate=p_BranchExit_2 from=eo to=y"));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+
+  Plan into = plan;
+  for (SyncEvent& e : into.events.events) {
+    if (into.model.node(e.recv).name == "p_BranchEntry_2") e.recv = into.model.FindNode("e_neg");
+  }
+  EXPECT_THAT(verify::VerifyLoopBoundaries(into),
+              StatusIs(absl::StatusCode::kInternal,
+                       "recorded outside a branch of 'p' and waited inside it"));
+  Plan out_of = plan;
+  for (SyncEvent& e : out_of.events.events) {
+    if (out_of.model.node(e.send).name == "p_BranchExit_1") e.send = out_of.model.FindNode("to");
+  }
+  EXPECT_THAT(verify::VerifyLoopBoundaries(out_of),
+              StatusIs(absl::StatusCode::kInternal,
+                       "recorded inside a branch of 'p' and waited outside it"));
+}
+
+// Both branches on one stream: x's two events meet at one entry gate, the
+// two ends at one exit gate.
+TEST(LoopGatesTest, BranchesOnOneStreamShareTheirGates) {
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(kIfAcrossStreams);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const char* name : {"e_neg", "eo"})
+    m->node(m->FindNode(name)).attrs["_test_stream"] = int64_t{1};
+  Plan plan = PlanFromModel(*std::move(m));
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  EXPECT_THAT(EventEnds(plan), ElementsAre("p_BranchExit_1->y", "x->p_BranchEntry_1"));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+}
+
 TEST(LoopGatesTest, ALoopOnTheProducersStreamGetsNoGate) {
   absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(kLoopAcrossStreams);
   ASSERT_TRUE(m.ok()) << m.status();

@@ -175,9 +175,10 @@ TEST(LoopOrderEventsTest, TheBodyWaitsForTheCondOnEveryStream) {
 
 // The last task on stream 1 may be in either branch of an If: each branch's
 // last task there is ordered before the tail gate of stream 0, so the next
-// iteration is ordered whichever branch ran; the verifier wants each. In one
-// pass then_t precedes else_t on stream 1, so else_t's event covers both
-// (when else does not run, then_t makes its record: sim/plan_program.h).
+// iteration is ordered whichever branch ran; the verifier wants each. An
+// event recorded in a branch would not be recorded when the other runs, so
+// it leaves the If at the If's exit gate on stream 1 (loop_gates.h), which
+// follows both branches' tasks there: one event covers both.
 TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
   std::string branches;
   for (const char* b : {"then", "else"}) {
@@ -194,8 +195,16 @@ TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
   RunResult r;
   ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   EXPECT_EQ(LoopEvents(plan, SyncReason::kLoopNext),
-            (std::vector<std::string>{"else_t->w_LoopTail_0"}));
+            (std::vector<std::string>{"b_if_BranchExit_1->w_LoopTail_0"}));
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  // Recorded by else_t, as one pass over the plan would have it, the event
+  // leaves then_t unordered (and crosses the branch boundary).
+  for (SyncEvent& e : plan.events.events) {
+    if (plan.model.node(e.send).name == "b_if_BranchExit_1") e.send = plan.model.FindNode("else_t");
+  }
+  EXPECT_THAT(verify::VerifyLoopBoundaries(plan),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                           "recorded inside a branch of 'b_if'"));
   std::erase_if(plan.events.events, [&](const SyncEvent& e) {
     return e.reason == SyncReason::kLoopNext && plan.model.node(e.send).name == "else_t";
   });
@@ -207,8 +216,7 @@ TEST(LoopOrderEventsTest, EachBranchOrdersTheNextIteration) {
                                       branches));
   ASSERT_THAT(RunEventsPasses(none, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
   EXPECT_EQ(LoopEvents(none, SyncReason::kLoopNext),
-            (std::vector<std::string>{"b_ar->w_LoopTail_0", "else_t->w_LoopTail_0",
-                                      "then_t->w_LoopTail_0"}));
+            (std::vector<std::string>{"b_ar->w_LoopTail_0", "b_if_BranchExit_1->w_LoopTail_0"}));
   EXPECT_THAT(verify::VerifyPlan(none), IsOk());
 }
 

@@ -233,7 +233,16 @@ struct CaseResult {
   bool iterated = false;
   bool dynamic_path = false;  // a dynamic-* stream mode (the host runs loops)
   bool loop_join = false;     // has loop-join events (host-run loops)
+  bool branched = false;      // has an If/Case and ran each of branches 0 and 1 clean
+  bool branch_gates = false;  // has gates of an If/Case (events into or out of a branch)
 };
+
+bool HasBranch(const Plan& plan) {
+  for (const Node& n : plan.model.nodes()) {
+    if (IsBranchNode(n) && !n.subgraphs.empty()) return true;
+  }
+  return false;
+}
 
 bool HasLoop(const Plan& plan) {
   for (const Node& n : plan.model.nodes()) {
@@ -295,6 +304,34 @@ CaseResult CheckCase(const Case& c) {
       break;
     }
   }
+  // Each branch of every If/Case (the runs above take the longer): an event
+  // into or out of a branch not taken must leave no record pending and no
+  // wait without one (the If's gates: docs/events.md "Branch boundaries").
+  if (res.problems.empty() && HasBranch(a.plan)) {
+    res.branch_gates =
+        std::any_of(a.plan.model.nodes().begin(), a.plan.model.nodes().end(), [](const Node& n) {
+          return IsLoopGate(n) && (n.name.find("_BranchEntry_") != std::string::npos ||
+                                   n.name.find("_BranchExit_") != std::string::npos);
+        });
+    for (int32_t branch : {0, 1}) {
+      exec::ExecOptions bo = eo;
+      bo.control_flow.branch = branch;
+      absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> bx =
+          exec::PlanExecutor::Create(a.plan, bo);
+      if (!bx.ok()) {
+        fail(StrCat("PlanExecutor::Create with branch ", branch, ": ", bx.status().ToString()));
+        return res;
+      }
+      absl::StatusOr<exec::ExecResult> r = (*bx)->Run(device, 3 + static_cast<uint64_t>(branch));
+      if (!r.ok()) {
+        fail(StrCat("CPU run with branch ", branch, ": ", r.status().ToString()));
+      } else if (!r->messages.empty()) {
+        fail(StrCat("CPU run with branch ", branch, ": ", r->messages.size(),
+                    " violations, first: ", r->messages.front()));
+      }
+    }
+    res.branched = res.problems.empty();
+  }
   // Loops three times: no dependency may be violated (iterations must not
   // overlap: plan/loop_order.h), and no device id may be misused as a
   // wait-reset device would refuse (an event recorded before a loop and
@@ -328,6 +365,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t attached = 0, attached_iterated = 0;  // of those, plans with attached streams
   int64_t attached_dynamic = 0;                 // of those, on the dynamic path
   int64_t loop_join = 0, loop_join_iterated = 0;  // plans with loop-join events
+  int64_t branched = 0, branch_gated = 0;         // plans with an If/Case, with its gates
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -340,6 +378,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     attached_dynamic += r.compiled && c.attached > 0 && r.dynamic_path ? 1 : 0;
     loop_join += r.loop_join ? 1 : 0;
     loop_join_iterated += r.loop_join && r.iterated ? 1 : 0;
+    branched += r.branched ? 1 : 0;
+    branch_gated += r.branched && r.branch_gates ? 1 : 0;
     if (r.problems.empty()) continue;
     ++failed;
     failing.push_back(seed);
@@ -367,6 +407,9 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       static_cast<long long>(attached_dynamic));
   std::printf("property: with loop-join events: %lld plans, %lld of them with 3 loop iterations\n",
               static_cast<long long>(loop_join), static_cast<long long>(loop_join_iterated));
+  std::printf(
+      "property: with If/Case: %lld plans ran each branch clean, %lld of them with branch gates\n",
+      static_cast<long long>(branched), static_cast<long long>(branch_gated));
   std::vector<std::string> seeds;
   for (uint64_t s : failing) seeds.push_back(StrCat(s));
   EXPECT_TRUE(failing.empty()) << "failing seeds: " << StrJoin(seeds, " ");
@@ -377,6 +420,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   if (iters >= 200) {
     EXPECT_GT(attached, 0) << "no plan with attached streams compiled";
     EXPECT_GT(attached_dynamic, 0) << "no dynamic-path plan with attached streams compiled";
+    EXPECT_GT(branch_gated, 0) << "no plan with an event into or out of a branch ran each branch";
   }
 }
 

@@ -283,6 +283,8 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   for (size_t o = 0; o < events.size(); ++o) {
     if (events[o]) object_of_event[events[o].get().id] = o;
   }
+  // Destroyed now, so that a record no wait consumed is reported with the rest.
+  for (runtime::Event& e : events) e.reset();
   std::map<uint64_t, size_t> stream_of;  // device stream id → program stream
   for (size_t k = 0; k < streams.size(); ++k) stream_of[streams[k].get().id] = k;
   for (const runtime::EventMisuse& m : misuses->Take()) {
@@ -392,6 +394,9 @@ std::string PlanExecutor::DescribeMisuse(const runtime::EventMisuse& m, size_t o
     case runtime::EventMisuse::Kind::kWaitWithoutRecord:
       return StrCat(id, ": a wait on stream ", stream,
                     " has no record enqueued before it (a wait-reset device blocks there)");
+    case runtime::EventMisuse::Kind::kRecordNeverWaited:
+      return StrCat(id, ": the record of ", edge_of(m.pending),
+                    " was never consumed by a wait (the next run's wait on this id passes on it)");
   }
   return id;
 }

@@ -602,6 +602,69 @@ TEST(PlanExecutorTest, ACompiledLoopAcrossStreamsRunsItsIterationsInOrder) {
   EXPECT_THAT(first, HasSubstr("[loop-carried"));
 }
 
+// Compiled end to end: the then branch's all-reduce and the If's reader run
+// on the HCCL stream, the rest on stream 0. One branch runs: the events into and out of it wait and
+// record at the If's gates, which run whichever branch is taken, so both choices run clean. Waited
+// inside the branch, the record stays set when the other branch runs; recorded inside it, the wait
+// after the If has none.
+TEST(PlanExecutorTest, ACompiledIfAcrossStreamsRunsEitherBranchWithoutMisuse) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "c", "type": "Data", "outputs": [{"shape": [1], "dtype": "bool"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "p", "type": "If", "inputs": ["c:0", "pre:0"], "subgraphs": ["then", "else"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "HcomAllReduce", "inputs": ["p:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "then", "parent": "p", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_ar", "type": "HcomAllReduce", "inputs": ["t_in:0"], "attrs": {"_cost": 40}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_out", "type": "NetOutput", "inputs": ["t_ar:0"]}]},
+      {"name": "else", "parent": "p", "nodes": [
+        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
+  ASSERT_NE(StreamOf(plan, "t_ar"), StreamOf(plan, "pre"));
+  int64_t entry = -1, exit = -1;
+  for (size_t i = 0; i < plan.events.events.size(); ++i) {
+    const SyncEvent& e = plan.events.events[i];
+    if (IsLoopGate(plan.model.node(e.recv))) entry = static_cast<int64_t>(i);
+    if (IsLoopGate(plan.model.node(e.send))) exit = static_cast<int64_t>(i);
+  }
+  ASSERT_GE(entry, 0);
+  ASSERT_GE(exit, 0);
+  runtime::CpuDevice device;
+  for (int32_t branch : {0, 1}) {
+    ExecOptions o = JitteredLoops(1);
+    o.control_flow.branch = branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
+    EXPECT_EQ(first, "") << "branch " << branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
+    EXPECT_TRUE(res.event_misuses.empty())
+        << "branch " << branch << ": " << res.event_misuses.front();
+  }
+  ExecOptions other = JitteredLoops(1);
+  other.control_flow.branch = 1;  // the else branch: t_ar does not run
+  Plan into = plan;
+  into.events.events[static_cast<size_t>(entry)].recv = into.model.FindNode("t_ar");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto stale, PlanExecutor::Create(into, other));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, stale->Run(device, 0));
+  ASSERT_FALSE(res.event_misuses.empty());
+  EXPECT_THAT(res.event_misuses.front(), HasSubstr("was never consumed by a wait"));
+  Plan out_of = plan;
+  out_of.events.events[static_cast<size_t>(exit)].send = out_of.model.FindNode("t_out");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto blocked, PlanExecutor::Create(out_of, other));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(res, blocked->Run(device, 0));
+  ASSERT_FALSE(res.event_misuses.empty());
+  EXPECT_THAT(res.event_misuses.front(), HasSubstr("has no record enqueued before it"));
+  EXPECT_THAT(verify::VerifyPlan(into),
+              StatusIs(absl::StatusCode::kInternal, "verifier[loop-boundary]"));
+  EXPECT_THAT(verify::VerifyLoopBoundaries(out_of),
+              StatusIs(absl::StatusCode::kInternal, "recorded inside a branch of 'p'"));
+}
+
 // The same for an ONNX Loop as the ONNX importer builds it (trip count M
 // absent, so the body's _parent_node_index counts from cond): its one run,
 // the body, spans b_ar's stream and another. The next iteration's b_ar reads

@@ -82,10 +82,11 @@ class StaticLoopFilter {
  public:
   explicit StaticLoopFilter(const Plan& plan)
       : m_(plan.model), dynamic_(DynamicPathGraphs(plan)), ffts_(FftsRegionGraphs(m_)) {}
-  bool operator()(NodeId owner) const {
+  // A static loop owner; with `branches`, a static If/Case owner too.
+  bool operator()(NodeId owner, bool branches = false) const {
     const Node& node = m_.node(owner);
-    if (node.subgraphs.empty() || !IsLoopNode(node) || IsFftsOwner(node) || InFfts(node.graph) ||
-        HasAttr(node.attrs, "_thread_scope_id")) {
+    if (node.subgraphs.empty() || !(IsLoopNode(node) || (branches && IsBranchNode(node))) ||
+        IsFftsOwner(node) || InFfts(node.graph) || HasAttr(node.attrs, "_thread_scope_id")) {
       return false;
     }
     const std::vector<GraphId> graphs = OwnedGraphs(m_, owner);
@@ -103,6 +104,14 @@ class StaticLoopFilter {
 };
 
 }  // namespace
+
+bool HasBranchSubgraph(const Model& m) {
+  for (size_t g = 1; g < m.num_graphs(); ++g) {
+    const NodeId owner = m.graph(GraphId(static_cast<int32_t>(g))).parent_node;
+    if (owner.valid() && owner.index() < m.num_nodes() && IsBranchNode(m.node(owner))) return true;
+  }
+  return false;
+}
 
 bool HasLoopSubgraph(const Model& m) {
   for (size_t g = 1; g < m.num_graphs(); ++g) {
@@ -315,25 +324,33 @@ std::vector<LoopOrderEvent> LoopOrderEvents(const std::vector<OrderedLoop>& loop
   return out;
 }
 
-StaticLoopNesting::StaticLoopNesting(const Plan& plan) : model_(&plan.model) {
+StaticLoopNesting::StaticLoopNesting(const Plan& plan, NestingScopes scopes) : model_(&plan.model) {
   const Model& m = plan.model;
-  if (!HasLoopSubgraph(m)) return;
+  const bool branches = scopes == NestingScopes::kLoopsAndBranches;
+  if (!HasLoopSubgraph(m) && !(branches && HasBranchSubgraph(m))) return;
   const StaticLoopFilter is_static(plan);
   innermost_.assign(m.num_graphs(), -1);
-  up_.assign(m.num_nodes(), -1);
-  depth_.assign(m.num_nodes(), 0);
+  std::map<int32_t, int32_t> loop_scope;  // loop owner → its one scope
   for (GraphId g : m.GraphsPreOrder()) {  // a graph after its parent's graph
     const NodeId owner = m.graph(g).parent_node;
     if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
     const int32_t around = innermost_[m.node(owner).graph.index()];
-    if (is_static(owner)) {
-      up_[owner.index()] = around;
-      depth_[owner.index()] = Depth(around) + 1;
-      innermost_[g.index()] = owner.value;
-    } else {
-      innermost_[g.index()] = around;
+    int32_t scope = around;
+    const Node& o = m.node(owner);
+    if ((IsLoopNode(o) || (branches && IsBranchNode(o))) && is_static(owner, branches)) {
+      const auto [it, fresh] =
+          IsLoopNode(o) ? loop_scope.try_emplace(owner.value, static_cast<int32_t>(owner_.size()))
+                        : std::pair{loop_scope.end(), true};
+      scope = fresh ? static_cast<int32_t>(owner_.size()) : it->second;
+      if (fresh) {
+        owner_.push_back(owner);
+        up_.push_back(around);
+        depth_.push_back(Depth(around) + 1);
+      }
     }
+    innermost_[g.index()] = scope;
   }
+  if (owner_.empty()) innermost_.clear();
 }
 
 int32_t StaticLoopNesting::Innermost(NodeId n) const {
@@ -349,12 +366,12 @@ NodeId StaticLoopNesting::OutermostLoopLeft(NodeId inside, NodeId outside) const
     x = Up(x);
   }
   while (Depth(y) > Depth(x)) y = Up(y);
-  while (x != y) {  // the same depth: climb both to the loop around both
+  while (x != y) {  // the same depth: climb both to the scope around both
     below = x;
     x = Up(x);
     y = Up(y);
   }
-  return below < 0 ? NodeId() : NodeId(below);
+  return below < 0 ? NodeId() : owner_[static_cast<size_t>(below)];
 }
 
 bool StaticLoopNesting::MayOpenAcrossLoops(NodeId pre, NodeId open) const {
@@ -367,7 +384,11 @@ bool StaticLoopNesting::MayOpenAcrossLoops(NodeId pre, NodeId open) const {
       const NodeId owner = m.graph(g).parent_node;
       if (!owner.valid()) return true;
       if (Encloses(m.node(owner))) {
-        if (Depth(owner.value) == 0) return false;  // a branch, or a loop that is not static
+        const int32_t scope = innermost_[g.index()];
+        if (scope < 0 || owner_[static_cast<size_t>(scope)] != owner ||
+            !IsLoopNode(m.node(owner))) {
+          return false;  // a branch, or a loop that is not static
+        }
         out.push_back(owner.value);
       }
       g = m.node(owner).graph;

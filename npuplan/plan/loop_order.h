@@ -89,6 +89,8 @@ struct OrderedLoop {
 
 // Whether some subgraph belongs to a loop owner: O(graphs), no view needed.
 bool HasLoopSubgraph(const Model& m);
+// Whether some subgraph belongs to an If/Case owner.
+bool HasBranchSubgraph(const Model& m);
 // Per GraphId, the innermost loop owner around the graph (NodeId value), -1
 // outside every loop; empty when no subgraph belongs to a loop. Two slots
 // whose graphs differ here run a different number of times.
@@ -155,15 +157,26 @@ int32_t LoopRegionOf(const Model& m, NodeId n, GraphId run);
 // graph right before / after the owner (events/loop_gates.h), and the
 // verifier refuses an event that still crosses (verifier[loop-boundary]).
 //
+// Branch boundaries are the same rule for a static If/Case branch, which
+// runs once or not at all: a wait inside a branch not taken leaves its record
+// pending (a later wait on the device id passes on it: the next run of the
+// model, the next iteration, or another event sharing the id), and a record
+// inside it never comes (the wait after the owner blocks). The gates of a
+// branch sit before / after its owner, which always runs.
+//
 // The static loops are those LoopsToOrder may order — not on the dynamic
-// path, not FFTS, not under a thread scope — whatever streams they use.
+// path, not FFTS, not under a thread scope — whatever streams they use; a
+// static branch is a subgraph of an If/Case owner under the same conditions.
+enum class NestingScopes { kLoops, kLoopsAndBranches };
 class StaticLoopNesting {
  public:
-  explicit StaticLoopNesting(const Plan& plan);
-  // No static loop in the model.
-  bool empty() const { return up_.empty(); }
-  // The outermost static loop around `inside` that is not around `outside`
-  // (its owner); invalid when there is none. O(loop depth).
+  explicit StaticLoopNesting(const Plan& plan, NestingScopes scopes = NestingScopes::kLoops);
+  // No static loop (or branch, when asked for) in the model.
+  bool empty() const { return owner_.empty(); }
+  // The outermost scope — a static loop, or with kLoopsAndBranches also a
+  // static branch — around `inside` that is not around `outside`: its owner;
+  // invalid when there is none. A loop's subgraphs are one scope (they run
+  // together), each branch is one. O(nesting depth).
   NodeId OutermostLoopLeft(NodeId inside, NodeId outside) const;
   // Whether a physical stream may open at `open` after `pre` (the previous
   // node on its logical stream) although one of them lies in a loop body or
@@ -177,15 +190,15 @@ class StaticLoopNesting {
   bool MayOpenAcrossLoops(NodeId pre, NodeId open) const;
 
  private:
-  int32_t Innermost(NodeId n) const;  // innermost static loop owner around n, -1 none
-  int32_t Depth(int32_t loop) const { return loop < 0 ? 0 : depth_[static_cast<size_t>(loop)]; }
-  int32_t Up(int32_t loop) const { return up_[static_cast<size_t>(loop)]; }
+  int32_t Innermost(NodeId n) const;  // innermost scope around n, -1 none
+  int32_t Depth(int32_t scope) const { return scope < 0 ? 0 : depth_[static_cast<size_t>(scope)]; }
+  int32_t Up(int32_t scope) const { return up_[static_cast<size_t>(scope)]; }
 
   const Model* model_;
-  std::vector<int32_t> innermost_;  // per GraphId
-  std::vector<int32_t> up_;  // per NodeId: for a static loop owner, the static loop around it
-  std::vector<int32_t>
-      depth_;  // per NodeId: for a static loop owner, static loops around its subgraphs
+  std::vector<int32_t> innermost_;  // per GraphId: the innermost scope around it, -1 none
+  std::vector<NodeId> owner_;       // per scope: the loop or If/Case owner
+  std::vector<int32_t> up_;         // per scope: the scope around it, -1 none
+  std::vector<int32_t> depth_;      // per scope: scopes around its graphs, itself included
 };
 
 // The physical split's rule, which verifier[physical-streams] checks: a

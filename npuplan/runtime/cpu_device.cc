@@ -212,10 +212,26 @@ absl::StatusOr<EventRef> CpuDevice::CreateEvent(uint32_t flags) {
   return EventRef{state->id};
 }
 
+// A wait-reset event destroyed with its flag set kept a record no wait
+// consumed: a device object that outlives the run (a loaded model's events
+// do) hands it to the next run's first wait, before that run's record.
 void CpuDevice::DestroyEvent(EventRef event) {
+  std::shared_ptr<SyncState> state;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (events_.erase(event.id) == 0) return;
+    auto it = events_.find(event.id);
+    if (it == events_.end()) return;
+    state = std::move(it->second);
+    events_.erase(it);
+  }
+  uint64_t pending = 0;
+  {
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (state->wait_reset) pending = state->set_by;
+  }
+  if (pending != 0) {
+    NotifyEventMisuse(
+        EventMisuse{EventMisuse::Kind::kRecordNeverWaited, event.id, 0, pending, pending});
   }
   NotifyRelease(ResourceInfo{ResourceKind::kEvent, event.id, -1});
 }

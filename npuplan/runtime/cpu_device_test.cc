@@ -434,6 +434,32 @@ TEST(CpuDeviceTest, WaitResetEventReportsAWaitWithNoRecordBeforeIt) {
   EXPECT_EQ(observer->seen[0].stream_id, b.get().id);
 }
 
+// A loaded model's events outlive a run: a record no wait consumed would
+// let the next run's first wait pass before that run's record.
+TEST(CpuDeviceTest, WaitResetEventDestroyedWithARecordNoWaitConsumedIsReported) {
+  CpuDevice device;
+  auto observer = std::make_shared<MisuseObserver>();
+  device.AddObserver(observer);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Stream a, CreateStream(device));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event e, CreateEvent(device, kEventWaitReset));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event consumed, CreateEvent(device, kEventWaitReset));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Event plain, CreateEvent(device));
+  const uint64_t id = e.get().id;
+  ASSERT_THAT(device.RecordEvent(e.get(), a.get()), IsOk());
+  ASSERT_THAT(device.RecordEvent(consumed.get(), a.get()), IsOk());
+  ASSERT_THAT(device.WaitEvent(a.get(), consumed.get()), IsOk());
+  ASSERT_THAT(device.RecordEvent(plain.get(), a.get()), IsOk());  // not wait-reset: no report
+  ASSERT_THAT(device.Synchronize(), IsOk());
+  EXPECT_TRUE(observer->seen.empty());
+  e.reset();
+  consumed.reset();
+  plain.reset();
+  ASSERT_EQ(observer->seen.size(), 1u);
+  EXPECT_EQ(observer->seen[0].kind, EventMisuse::Kind::kRecordNeverWaited);
+  EXPECT_EQ(observer->seen[0].event_id, id);
+  EXPECT_EQ(observer->seen[0].pending, 1u);
+}
+
 TEST(CpuDeviceTest, WaitResetEventReportsAWaitPendingOverAnotherRecord) {
   CpuDevice device;
   auto observer = std::make_shared<MisuseObserver>();

@@ -90,6 +90,7 @@ struct EventMisuse {
     kForeignRecord,       // a wait for `generation` found `pending` set (another record)
     kRecordLost,          // a wait for `generation` found it overwritten or consumed
     kWaitWithoutRecord,   // a wait with no record enqueued before it (generation 0)
+    kRecordNeverWaited,   // destroyed with `pending` still set: no wait consumed that record
   };
   Kind kind = Kind::kRecordWhilePending;
   uint64_t event_id = 0;

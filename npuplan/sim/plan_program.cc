@@ -325,7 +325,15 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "backward"});
     return absl::OkStatus();
   }
-  if (cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 &&
+  // On the dynamic path the host runs an If/Case and its owner records once
+  // the branch that ran is done. A static plan's record or wait in a branch
+  // not taken is simply not run; its other end still is: a record no wait
+  // consumes stays set, a wait with no record blocks a wait-reset device
+  // (the CPU back end reports both; verifier[loop-boundary] refuses such
+  // events, docs/events.md "Branch boundaries").
+  const bool dynamic = at_completion || OnDynamicPath(plan_, dynamic_graphs_, e) ||
+                       InDynamicGraph(e.send) || InDynamicGraph(e.recv);
+  if (dynamic && cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 &&
       seq_[from.node] >= 0) {
     if (const NodeId moved = OwnerRecord(e.send, e.recv);
         moved.valid() && RankLess({moved.value, -1}, to)) {
@@ -333,11 +341,21 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i) {
       ++prog_.moved_records;
     }
   }
-  if (cf.runs[from.node] == 0 || cf.runs[to.node] == 0) {
+  const bool record_runs = cf.runs[from.node] > 0, wait_runs = cf.runs[to.node] > 0;
+  if (!record_runs || !wait_runs) {
     prog_.skipped.push_back({static_cast<int64_t>(i), "branch-not-taken"});
-    return absl::OkStatus();
+    if (dynamic || (!record_runs && !wait_runs) || e.kind == SyncKind::kNotify)
+      return absl::OkStatus();
   }
   int32_t sync = sync_index_.at({e.kind == SyncKind::kNotify ? 1 : 0, e.id});
+  if (!wait_runs) {  // at_completion is dynamic-path only
+    records_[from].push_back({sync, static_cast<int64_t>(i)});
+    return absl::OkStatus();
+  }
+  if (!record_runs) {
+    waits_[to].push_back({sync, static_cast<int64_t>(i)});
+    return absl::OkStatus();
+  }
   if (at_completion) {
     for (int64_t pos : CompletionPositions(e.send))
       run_records_[{pos, -1}].push_back({sync, static_cast<int64_t>(i)});

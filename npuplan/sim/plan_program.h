@@ -46,7 +46,7 @@
 // and the record follows the last node of its subtree on its stream that
 // runs — a node of the branch that ran, else the owner — once per run of the
 // owner (a loop owner: after its last iteration).
-// Elsewhere a plan may write the record on a node of one branch; when that
+// There a plan may also write the record on a node of one branch; when that
 // branch does not run, the record is made by the last node of the owner's
 // subtree that runs on the same stream (else by the owner). `moved_records`
 // counts the records of both kinds that are not where they would be if every
@@ -56,6 +56,10 @@
 // loop-carried events to a StreamSwitch, not part of one pass), events whose
 // sender does not come before the receiver in execution order ("backward"),
 // and events with an end in a branch that does not run ("branch-not-taken").
+// Of the last, a static plan's event with its other end outside the branch
+// keeps that end, as on a device: a record nothing waits for, or a wait with
+// no record (the CPU device reports both; verify refuses such plans: the
+// If/Case gates, docs/events.md "Branch boundaries").
 // A backward "loop-next" event into an attached slot (as npuplan wrote them
 // before head gates; verify refuses them) is enqueued when a loop encloses both ends:
 // its wait binds to the record of the previous iteration (in the first, to

@@ -423,12 +423,14 @@ TEST(SimulatorTest, SimulatesOneBranchOfAnIfAndSaysWhich) {
   // Both branches back to back would be 1 + 10 + 3 + 1 = 15 us.
   NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
   EXPECT_DOUBLE_EQ(r.makespan, 12.0);  // x, then t1 (the longer branch), c
-  // x → e1 into the else branch is skipped; e1 → c, the owner's outgoing
-  // event written on the else branch, is recorded by t1 instead.
-  EXPECT_EQ(r.program.skipped.size(), 1u);
-  EXPECT_EQ(r.program.moved_records, 1u);
+  // x → e1 into the else branch and e1 → c out of it are listed as skipped
+  // (verify refuses such events: the If's gates); as on a device, their ends
+  // outside the branch still run — x's record nothing waits for, and c's wait
+  // with no record — and nothing is moved.
+  EXPECT_EQ(r.program.skipped.size(), 2u);
+  EXPECT_EQ(r.program.moved_records, 0u);
   EXPECT_THAT(SimReportText(plan, r), HasSubstr("control flow: 1 If/Case ran one branch each (the longer branch"));
-  EXPECT_THAT(SimReportText(plan, r), HasSubstr("skipped events: 1 (1 branch-not-taken)"));
+  EXPECT_THAT(SimReportText(plan, r), HasSubstr("skipped events: 2 (2 branch-not-taken)"));
   SimOptions o = NoOverheads();
   o.control_flow.branch = 1;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(r, Simulate(plan, o));
@@ -441,7 +443,8 @@ TEST(SimulatorTest, SimulatesOneBranchOfAnIfAndSaysWhich) {
 
 // On the dynamic path a plan writes an If owner's outgoing event on the last
 // branch's NetOutput; when another branch runs, the owner still records it
-// after its subgraph: the last node of the subtree that runs on that stream.
+// after its subgraph (the host runs the If): the last node of the subtree
+// that runs on that stream. A static plan's record there is not made.
 TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
   constexpr char kIfElse[] = R"json({"name": "g", "nodes": [
   {"name": "x", "type": "Relu", "attrs": {"_cost": 1, "_test_stream": 1}, "outputs": [{"shape": [4]}]},
@@ -461,6 +464,16 @@ TEST(SimulatorTest, MovesAnOwnersRecordOutOfTheBranchThatDoesNotRun) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kIfElse));
   AddEvent(plan, "x", "p", 0);
   AddEvent(plan, "e_out", "c", 1);  // the owner's event, written on the last branch
+  // In a static plan nothing moves it: the else branch does not run, so c's
+  // wait has no record (verify refuses the event; a device blocks there).
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult static_run, Simulate(plan, NoOverheads()));
+  EXPECT_EQ(static_run.program.moved_records, 0u);
+  ASSERT_EQ(static_run.program.skipped.size(), 1u);
+  EXPECT_EQ(static_run.program.skipped[0].reason, "branch-not-taken");
+  EXPECT_DOUBLE_EQ(static_run.makespan, 11.0);    // c follows x alone on stream 1; t1 ends at 11
+  plan.streams.mode = StreamMode::kDynamicMulti;  // the whole graph on the dynamic path
+  plan.partition.ran = true;
+  plan.partition.decision = PartitionDecision::kWholeDynamic;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(SimResult r, Simulate(plan, NoOverheads()));
   EXPECT_EQ(r.program.moved_records, 1u);
   EXPECT_TRUE(r.program.skipped.empty());

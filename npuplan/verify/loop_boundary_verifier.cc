@@ -6,10 +6,14 @@
 // on the first iteration's record. The ends are where the event is recorded
 // and awaited — its Send / Recv nodes once they exist — not the nodes the
 // table names. Ends on attached streams too: their gates sit on the loop's
-// hub stream (docs/events.md, "Loop boundaries").
+// hub stream (docs/events.md, "Loop boundaries"). A static If/Case branch is
+// such a boundary too: it runs once or not at all, so a wait inside it may
+// leave its record pending and a record inside it may never come
+// (docs/events.md, "Branch boundaries").
 #include <string>
 #include <utility>
 
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/plan/loop_order.h"
@@ -35,7 +39,7 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
   const Plan& plan = run.plan();
   const Model& m = plan.model;
   if (m.num_graphs() <= 1) return absl::OkStatus();  // no loop
-  const StaticLoopNesting nesting(plan);
+  const StaticLoopNesting nesting(plan, NestingScopes::kLoopsAndBranches);
   if (nesting.empty()) return absl::OkStatus();
   const bool physical = Has(plan.established, IrProperty::kPhysicalStreams);
   const SyncView& view = run.View(physical);
@@ -56,6 +60,22 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
                     SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
                     " and waited at ", LoopBoundaryEnd(m, view, wait));
     };
+    if (const NodeId owner = nesting.OutermostLoopLeft(w, r);
+        owner.valid() && IsBranchNode(m.node(owner))) {
+      return absl::InternalError(
+          StrCat("verifier[loop-boundary]: ", what(), ": recorded outside a branch of '",
+                 m.node(owner).name, "' and waited inside it (when the branch is not taken the ",
+                 "record stays pending and a later wait on the id passes on it); wait at a ",
+                 "gate before '", m.node(owner).name, "' instead"));
+    }
+    if (const NodeId owner = nesting.OutermostLoopLeft(r, w);
+        owner.valid() && IsBranchNode(m.node(owner))) {
+      return absl::InternalError(
+          StrCat("verifier[loop-boundary]: ", what(), ": recorded inside a branch of '",
+                 m.node(owner).name, "' and waited outside it (when the branch is not taken ",
+                 "nothing records it and the wait blocks); record at a gate after '",
+                 m.node(owner).name, "' instead"));
+    }
     if (const NodeId loop = nesting.OutermostLoopLeft(w, r); loop.valid()) {
       return absl::InternalError(
           StrCat("verifier[loop-boundary]: ", what(), ": recorded once outside loop '",
