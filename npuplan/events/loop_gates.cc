@@ -36,10 +36,11 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
       std::make_tuple(loop.value, static_cast<int>(side), stream, in_run ? run.value : -1);
   if (auto it = gates_.find(key); it != gates_.end()) return it->second;
   Model& m = plan_.model;
-  // A branch's gates (entry and exit only) say so in their names.
-  const std::string_view infix = IsBranchNode(m.node(loop))
-                                     ? (side == Side::kEntry ? "_BranchEntry_" : "_BranchExit_")
-                                     : TextOf(side).infix;
+  // A branch's gates say so in their names.
+  const std::string_view infix = !IsBranchNode(m.node(loop)) ? TextOf(side).infix
+                                 : side == Side::kEntry      ? "_BranchEntry_"
+                                 : side == Side::kExit       ? "_BranchExit_"
+                                                             : "_BranchHead_";
   const std::string stem = StrCat(m.node(loop).name, infix, stream);
   std::string name = stem;
   for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
@@ -222,12 +223,57 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   return out;
 }
 
+// An event into an attached slot inside a static branch: no gate sits on an
+// attached stream, and a branch has no hub. A head gate at the start of the
+// branch, on the node's main stream, records for the attached task, and the
+// sender's event goes to that stream instead (then to the branch's entry
+// gate, as any other):
+//   x → n[attached] (in a branch)   becomes   x → n (→ entry gate)  and  head gate → n[attached]
+// The entry gate and the head gate share n's main stream, whose queue orders
+// them. Returns how many were split.
+size_t SplitAttachedBranchEntries(std::string_view pass, Plan& plan, PassContext& ctx,
+                                  const StaticLoopNesting& nesting, LoopGateNodes& gates) {
+  auto& events = plan.events.events;
+  const size_t count = events.size();
+  std::vector<SyncEvent> fronts;
+  for (size_t i = 0; i < count; ++i) {
+    const Model& m = plan.model;
+    SyncEvent& e = events[i];
+    if (e.recv_attached < 0 || e.reason == SyncReason::kLoop || !e.send.valid() ||
+        !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes() ||
+        plan.physical_stream[e.recv.index()] < 0) {
+      continue;
+    }
+    const NodeId into = nesting.OutermostLoopLeft(e.recv, e.send);
+    if (!into.valid() || !IsBranchNode(m.node(into))) continue;
+    const GraphId branch = RunGraphOf(m, e.recv, into);
+    if (!branch.valid()) continue;
+    SyncEvent front = e;
+    front.recv_attached = -1;
+    const NodeId head = gates.For(into, Side::kHead, e.recv, branch);
+    ctx.log.Record(pass, "LoopGate", "", Field("loop", plan.model.node(into).name),
+                   Field("side", "head"), Field("gate", plan.model.node(head).name),
+                   Field("from", plan.model.node(e.send).name),
+                   Field("to", plan.model.node(e.recv).name));
+    e.send = head;
+    e.send_attached = -1;
+    fronts.push_back(front);
+  }
+  for (SyncEvent& f : fronts) {
+    f.id = static_cast<int32_t>(NextId(plan.events, f.kind));
+    events.push_back(f);
+  }
+  return fronts.size();
+}
+
 }  // namespace
 
 bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
                   const std::vector<OrderedLoop>& loops) {
   const StaticLoopNesting nesting(plan, NestingScopes::kLoopsAndBranches);
   if (nesting.empty()) return false;
+  LoopGateNodes gates(plan);
+  const bool split = SplitAttachedBranchEntries(pass, plan, ctx, nesting, gates) > 0;
   Model& m = plan.model;
   auto& events = plan.events.events;
   // Where each event's ends go, decided before the model changes.
@@ -271,10 +317,9 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
     }
     any = any || moves[i].into.valid() || moves[i].out_of.valid();
   }
-  if (!any) return false;
+  if (!any && !split) return false;
   const std::vector<int32_t> implied_by = ImpliedEntries(plan, loops, moves);
 
-  LoopGateNodes gates(plan);
   std::vector<uint8_t> moved(events.size(), 0), drop(events.size(), 0);
   for (size_t i = 0; i < events.size(); ++i) {
     SyncEvent& e = events[i];
@@ -323,7 +368,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   }
   const bool merged = kept != events.size();
   events.resize(kept);
-  if (merged) {
+  if (merged || split) {
     CompactIds(plan.events);
   } else {
     RecountIds(plan.events);

@@ -665,6 +665,59 @@ TEST(PlanExecutorTest, ACompiledIfAcrossStreamsRunsEitherBranchWithoutMisuse) {
               StatusIs(absl::StatusCode::kInternal, "recorded inside a branch of 'p'"));
 }
 
+// An MC2-like node (a main task and an attached one) at the start of a branch
+// of an If in a While body: the loop-fork event into its attached stream,
+// which nothing else uses, cannot wait at a gate before the If (gates are
+// main-stream nodes). A head gate at the start of the branch, on the node's
+// main stream, records for it instead, and waits at the If's entry gate.
+// Both branches run three iterations clean.
+TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHeadGate) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_c", "type": "Less", "inputs": ["b_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "b_if", "type": "If", "inputs": ["b_c:0", "b_in:0"], "subgraphs": ["then", "else"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_if:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]},
+      {"name": "then", "parent": "b_if", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_mm", "type": "MatMul", "inputs": ["t_in:0"], "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k0", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_out", "type": "NetOutput", "inputs": ["t_mm:0"]}]},
+      {"name": "else", "parent": "b_if", "nodes": [
+        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
+  const NodeId head = plan.model.FindNode(StrCat("b_if_BranchHead_", StreamOf(plan, "t_mm")));
+  ASSERT_TRUE(head.valid());
+  EXPECT_EQ(plan.model.node(head).graph, plan.model.node(plan.model.FindNode("t_mm")).graph);
+  EXPECT_TRUE(
+      std::any_of(plan.events.events.begin(), plan.events.events.end(), [&](const SyncEvent& e) {
+        return e.send == head && plan.model.node(e.recv).name == "t_mm" && e.recv_attached == 0;
+      }));
+  runtime::CpuDevice device;
+  for (int32_t branch : {0, 1}) {
+    ExecOptions o = JitteredLoops(3);
+    o.control_flow.branch = branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
+    EXPECT_EQ(first, "") << "branch " << branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
+    EXPECT_TRUE(res.event_misuses.empty())
+        << "branch " << branch << ": " << res.event_misuses.front();
+  }
+}
+
 // The same for an ONNX Loop as the ONNX importer builds it (trip count M
 // absent, so the body's _parent_node_index counts from cond): its one run,
 // the body, spans b_ar's stream and another. The next iteration's b_ar reads
