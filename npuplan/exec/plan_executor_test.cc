@@ -718,6 +718,62 @@ TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHead
   }
 }
 
+// The same node at the start of a branch of an If in the While's cond (the
+// loop's first run): the next iteration enters its attached stream from the
+// loop's head gate, through the branch's head gate. (Before branch gates
+// the barrier fell back to a backward event there, which verify refuses: the
+// graph did not compile.)
+TEST(PlanExecutorTest,
+     AnAttachedTaskStartingABranchInTheCondEntersTheNextIterationFromTheHeadGate) {
+  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
+    "subgraphs": [
+      {"name": "cond", "parent": "w", "nodes": [
+        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "c_c", "type": "Less", "inputs": ["c_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "c_if", "type": "If", "inputs": ["c_c:0", "c_in:0"], "subgraphs": ["then", "else"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "c_less", "type": "Less", "inputs": ["c_if:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
+      {"name": "body", "parent": "w", "nodes": [
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]},
+      {"name": "then", "parent": "c_if", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_mm", "type": "MatMul", "inputs": ["t_in:0"], "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k0", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "t_out", "type": "NetOutput", "inputs": ["t_mm:0"]}]},
+      {"name": "else", "parent": "c_if", "nodes": [
+        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json";
+  for (const char* mode : {"", "LoadBalance:4"}) {
+    CompileConfig config;
+    config.read_environment = false;
+    if (*mode != '\0') config.option_overrides["ge.autoMultistreamParallelMode"] = mode;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
+    DecisionLog log(false);
+    Statistics stats;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+    EXPECT_TRUE(plan.model.FindNode(StrCat("c_if_BranchHead_", StreamOf(plan, "t_mm"))).valid())
+        << mode;
+    runtime::CpuDevice device;
+    for (int32_t branch : {0, 1}) {
+      ExecOptions o = JitteredLoops(3);
+      o.control_flow.branch = branch;
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
+      EXPECT_EQ(first, "") << mode << " branch " << branch;
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
+      EXPECT_TRUE(res.event_misuses.empty())
+          << mode << " branch " << branch << ": " << res.event_misuses.front();
+    }
+  }
+}
+
 // The same for an ONNX Loop as the ONNX importer builds it (trip count M
 // absent, so the body's _parent_node_index counts from cond): its one run,
 // the body, spans b_ar's stream and another. The next iteration's b_ar reads

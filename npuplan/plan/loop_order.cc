@@ -265,11 +265,12 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
   // level: from the hub's head gate (stand-in: the hub gate's). In a nested
   // region, whose tasks run a different number of times: from the earliest
   // first main slot of a gated stream before it there, not the slot's own
-  // owner; without one, in a nested loop's subgraph, from the head gate too
-  // (the loop gates move its wait to that loop's entry). Without any (or
-  // without a hub): backward events from each last task, which
-  // verifier[happens-before] refuses (a wait-reset device blocks on the
-  // first).
+  // owner; without one, in a nested loop's subgraph or an If/Case branch,
+  // from the head gate too (the loop gates move its wait to that loop's
+  // entry; into a branch, to the branch's head gate, whose stream waits at
+  // the If's entry: events/loop_gates.h). Without a hub: backward events
+  // from each last task, which verifier[happens-before] refuses (a
+  // wait-reset device blocks on the first).
   const int32_t top = static_cast<int32_t>(first.graph.index());
   for (const LoopRegionEnds& to : first.ends) {
     if (hub >= 0 && gated.count(to.stream)) continue;
@@ -285,9 +286,7 @@ void AddBarrier(const OrderedLoop& loop, const SyncView& view,
         }
       }
     }
-    if (hub >= 0 && via < 0 &&
-        (to.region == top ||
-         std::binary_search(first.loop_regions.begin(), first.loop_regions.end(), to.region))) {
+    if (hub >= 0 && via < 0) {
       via = tail_slot[hub];
       at_head = true;
     }
