@@ -665,111 +665,109 @@ TEST(PlanExecutorTest, ACompiledIfAcrossStreamsRunsEitherBranchWithoutMisuse) {
               StatusIs(absl::StatusCode::kInternal, "recorded inside a branch of 'p'"));
 }
 
-// An MC2-like node (a main task and an attached one) at the start of a branch
-// of an If in a While body: the loop-fork event into its attached stream,
-// which nothing else uses, cannot wait at a gate before the If (gates are
-// main-stream nodes). A head gate at the start of the branch, on the node's
-// main stream, records for it instead, and waits at the If's entry gate.
-// Both branches run three iterations clean.
-TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHeadGate) {
-  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+// x → pre → w: While → post, with an If `owner` in the cond (`in_cond`) or
+// the body whose then branch starts with an MC2-like node t_mm (a main task
+// and an attached one on a stream nothing else uses) and whose else branch
+// is a Relu.
+std::string WhileWithAnAttachedBranch(bool in_cond) {
+  constexpr std::string_view kF32 = R"json([{"shape": [64], "dtype": "float32"}])json";
+  constexpr std::string_view kBool = R"json([{"shape": [1], "dtype": "bool"}])json";
+  const std::string owner = in_cond ? "c_if" : "b_if";
+  const std::string cond = in_cond ? StrCat(R"json(
+        {"name": "c_c", "type": "Less", "inputs": ["c_in:0"], "outputs": )json",
+                                            kBool, R"json(},
+        {"name": "c_if", "type": "If", "inputs": ["c_c:0", "c_in:0"], "subgraphs": ["then", "else"], "outputs": )json",
+                                            kF32, R"json(},
+        {"name": "c_less", "type": "Less", "inputs": ["c_if:0"], "outputs": )json",
+                                            kBool, "}")
+                                   : StrCat(R"json(
+        {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "outputs": )json",
+                                            kBool, "}");
+  const std::string body = in_cond ? StrCat(R"json(
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_in:0"], "outputs": )json",
+                                            kF32, "}")
+                                   : StrCat(R"json(
+        {"name": "b_c", "type": "Less", "inputs": ["b_in:0"], "outputs": )json",
+                                            kBool, R"json(},
+        {"name": "b_if", "type": "If", "inputs": ["b_c:0", "b_in:0"], "subgraphs": ["then", "else"], "outputs": )json",
+                                            kF32, R"json(},
+        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_if:0"], "outputs": )json",
+                                            kF32, "}");
+  return StrCat(R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
+    {"name": "x", "type": "Data", "outputs": )json",
+                kF32, R"json(},
+    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": )json",
+                kF32, R"json(},
+    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": )json",
+                kF32, R"json(},
+    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": )json",
+                kF32, R"json(},
     {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
     "subgraphs": [
       {"name": "cond", "parent": "w", "nodes": [
-        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "c_less", "type": "Less", "inputs": ["c_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
+        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": )json",
+                kF32, "},", cond, R"json(,
         {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
       {"name": "body", "parent": "w", "nodes": [
-        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "b_c", "type": "Less", "inputs": ["b_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "b_if", "type": "If", "inputs": ["b_c:0", "b_in:0"], "subgraphs": ["then", "else"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_if:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
+        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": )json",
+                kF32, "},", body, R"json(,
         {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]},
-      {"name": "then", "parent": "b_if", "nodes": [
-        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "t_mm", "type": "MatMul", "inputs": ["t_in:0"], "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k0", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
+      {"name": "then", "parent": ")json",
+                owner, R"json(", "nodes": [
+        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": )json",
+                kF32, R"json(},
+        {"name": "t_mm", "type": "MatMul", "inputs": ["t_in:0"], "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k0", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]}, "outputs": )json",
+                kF32, R"json(},
         {"name": "t_out", "type": "NetOutput", "inputs": ["t_mm:0"]}]},
-      {"name": "else", "parent": "b_if", "nodes": [
-        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json";
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileGraph(kGraph));
-  const NodeId head = plan.model.FindNode(StrCat("b_if_BranchHead_", StreamOf(plan, "t_mm")));
-  ASSERT_TRUE(head.valid());
-  EXPECT_EQ(plan.model.node(head).graph, plan.model.node(plan.model.FindNode("t_mm")).graph);
-  EXPECT_TRUE(
-      std::any_of(plan.events.events.begin(), plan.events.events.end(), [&](const SyncEvent& e) {
-        return e.send == head && plan.model.node(e.recv).name == "t_mm" && e.recv_attached == 0;
-      }));
-  runtime::CpuDevice device;
-  for (int32_t branch : {0, 1}) {
-    ExecOptions o = JitteredLoops(3);
-    o.control_flow.branch = branch;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
-    EXPECT_EQ(first, "") << "branch " << branch;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
-    EXPECT_TRUE(res.event_misuses.empty())
-        << "branch " << branch << ": " << res.event_misuses.front();
-  }
+      {"name": "else", "parent": ")json",
+                owner, R"json(", "nodes": [
+        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": )json",
+                kF32, R"json(},
+        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": )json",
+                kF32, R"json(},
+        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json");
 }
 
-// The same node at the start of a branch of an If in the While's cond (the
-// loop's first run): the next iteration enters its attached stream from the
-// loop's head gate, through the branch's head gate. (Before branch gates
-// the barrier fell back to a backward event there, which verify refuses: the
-// graph did not compile.)
-TEST(PlanExecutorTest,
-     AnAttachedTaskStartingABranchInTheCondEntersTheNextIterationFromTheHeadGate) {
-  constexpr char kGraph[] = R"json({"format": "npuplan.graph/1", "name": "g", "nodes": [
-    {"name": "x", "type": "Data", "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "pre", "type": "Relu", "inputs": ["x:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "w", "type": "While", "inputs": ["pre:0"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "post", "type": "Relu", "inputs": ["w:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["post:0"]}],
-    "subgraphs": [
-      {"name": "cond", "parent": "w", "nodes": [
-        {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "c_c", "type": "Less", "inputs": ["c_in:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "c_if", "type": "If", "inputs": ["c_c:0", "c_in:0"], "subgraphs": ["then", "else"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "c_less", "type": "Less", "inputs": ["c_if:0"], "outputs": [{"shape": [1], "dtype": "bool"}]},
-        {"name": "c_out", "type": "NetOutput", "inputs": ["c_less:0"]}]},
-      {"name": "body", "parent": "w", "nodes": [
-        {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "b_ar", "type": "HcomAllReduce", "inputs": ["b_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "b_out", "type": "NetOutput", "inputs": ["b_ar:0"]}]},
-      {"name": "then", "parent": "c_if", "nodes": [
-        {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "t_mm", "type": "MatMul", "inputs": ["t_in:0"], "attrs": {"_attached_stream_info_list": [{"_attached_resource_name": "s", "_attached_resource_reuse_key": "k0", "_attached_resource_required_flag": true, "_attached_resource_depend_value_list_int": [0]}]}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "t_out", "type": "NetOutput", "inputs": ["t_mm:0"]}]},
-      {"name": "else", "parent": "c_if", "nodes": [
-        {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "e_relu", "type": "Relu", "inputs": ["e_in:0"], "outputs": [{"shape": [64], "dtype": "float32"}]},
-        {"name": "e_out", "type": "NetOutput", "inputs": ["e_relu:0"]}]}]})json";
-  for (const char* mode : {"", "LoadBalance:4"}) {
-    CompileConfig config;
-    config.read_environment = false;
-    if (*mode != '\0') config.option_overrides["ge.autoMultistreamParallelMode"] = mode;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, ParseGraphJson(kGraph, "g.json"));
-    DecisionLog log(false);
-    Statistics stats;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
-    EXPECT_TRUE(plan.model.FindNode(StrCat("c_if_BranchHead_", StreamOf(plan, "t_mm"))).valid())
-        << mode;
-    runtime::CpuDevice device;
-    for (int32_t branch : {0, 1}) {
-      ExecOptions o = JitteredLoops(3);
-      o.control_flow.branch = branch;
-      NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
-      NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
-      EXPECT_EQ(first, "") << mode << " branch " << branch;
-      NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
-      EXPECT_TRUE(res.event_misuses.empty())
-          << mode << " branch " << branch << ": " << res.event_misuses.front();
+// t_mm starts a branch of the If: the event into its attached stream from
+// before the branch (a loop-fork from the cond when the If is in the body;
+// the loop's head-gate event into the next iteration when it is in the
+// cond, the loop's first run) cannot wait at a gate before the If (gates are
+// main-stream nodes). A head gate at the start of the branch, on t_mm's main
+// stream, records for it instead, and waits at the If's entry gate. (Before
+// branch gates the body case crossed the branch boundary, and the cond case
+// fell back to a backward event: verify refused both, and neither graph
+// compiled.) Both branches run three jittered iterations clean.
+TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHeadGate) {
+  for (const bool in_cond : {false, true}) {
+    for (const char* mode : {"", "LoadBalance:4"}) {
+      SCOPED_TRACE(StrCat(in_cond ? "cond" : "body", " ", mode));
+      CompileConfig config;
+      config.read_environment = false;
+      if (*mode != '\0') config.option_overrides["ge.autoMultistreamParallelMode"] = mode;
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                                   ParseGraphJson(WhileWithAnAttachedBranch(in_cond), "g.json"));
+      DecisionLog log(false);
+      Statistics stats;
+      NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+      const NodeId head = plan.model.FindNode(
+          StrCat(in_cond ? "c_if" : "b_if", "_BranchHead_", StreamOf(plan, "t_mm")));
+      ASSERT_TRUE(head.valid());
+      EXPECT_EQ(plan.model.node(head).graph, plan.model.node(plan.model.FindNode("t_mm")).graph);
+      EXPECT_TRUE(std::any_of(
+          plan.events.events.begin(), plan.events.events.end(), [&](const SyncEvent& e) {
+            return e.send == head && plan.model.node(e.recv).name == "t_mm" && e.recv_attached == 0;
+          }));
+      runtime::CpuDevice device;
+      for (int32_t branch : {0, 1}) {
+        ExecOptions o = JitteredLoops(3);
+        o.control_flow.branch = branch;
+        NPUPLAN_ASSERT_OK_AND_ASSIGN(auto exec, PlanExecutor::Create(plan, o));
+        NPUPLAN_ASSERT_OK_AND_ASSIGN(std::string first, FirstViolation(*exec, device, 5));
+        EXPECT_EQ(first, "") << "branch " << branch;
+        NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult res, exec->Run(device, 0));
+        EXPECT_TRUE(res.event_misuses.empty())
+            << "branch " << branch << ": " << res.event_misuses.front();
+      }
     }
   }
 }
