@@ -40,7 +40,8 @@ NodeId LoopGateNodes::For(NodeId loop, Side side, NodeId end, GraphId run) {
   const std::string_view infix = !IsBranchNode(m.node(loop)) ? TextOf(side).infix
                                  : side == Side::kEntry      ? "_BranchEntry_"
                                  : side == Side::kExit       ? "_BranchExit_"
-                                                             : "_BranchHead_";
+                                 : side == Side::kHead       ? "_BranchHead_"
+                                                             : "_BranchTail_";
   const std::string stem = StrCat(m.node(loop).name, infix, stream);
   std::string name = stem;
   for (int k = 1; m.FindNode(name).valid(); ++k) name = StrCat(stem, "_", k);
@@ -223,47 +224,63 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   return out;
 }
 
-// An event into an attached slot inside a static branch: no gate sits on an
-// attached stream, and a branch has no hub. A head gate at the start of the
-// branch, on the node's main stream, records for the attached task, and the
-// sender's event goes to that stream instead (then to the branch's entry
-// gate, as any other):
-//   x → n[attached] (in a branch)   becomes   x → n (→ entry gate)  and  head gate → n[attached]
-// The entry gate and the head gate share n's main stream, whose queue orders
-// them. Returns how many were split.
-size_t SplitAttachedBranchEntries(std::string_view pass, Plan& plan, PassContext& ctx,
-                                  const StaticLoopNesting& nesting, LoopGateNodes& gates) {
+// An event into or out of an attached slot inside a static branch: no gate
+// sits on an attached stream, and a branch has no hub. A gate in the branch
+// on the node's main stream takes the attached end's place across the
+// boundary: a head gate, first in the branch, records for an attached wait;
+// a tail gate, last in the branch, waits for an attached record. The rest of
+// the event is then a main-stream end, gated at the If's entry or exit gate
+// on that stream like any other, whose queue orders it with the branch gate:
+//   x → n[a] (n in a branch)   becomes   x → n (→ entry gate)  and  head gate → n[a]
+//   n[a] → y                   becomes   n[a] → tail gate      and  n (→ exit gate) → y
+// The attached task then waits for the head gate's stream (not for its own
+// main task), and y for that stream's queue after the branch. Returns how
+// many ends were split.
+size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& ctx,
+                               const StaticLoopNesting& nesting, LoopGateNodes& gates) {
   auto& events = plan.events.events;
-  const size_t count = events.size();
-  std::vector<SyncEvent> fronts;
-  for (size_t i = 0; i < count; ++i) {
-    const Model& m = plan.model;
-    SyncEvent& e = events[i];
-    if (e.recv_attached < 0 || e.reason == SyncReason::kLoop || !e.send.valid() ||
-        !e.recv.valid() || e.send.index() >= m.num_nodes() || e.recv.index() >= m.num_nodes() ||
-        plan.physical_stream[e.recv.index()] < 0) {
-      continue;
+  size_t split = 0;
+  // Receivers first, then senders: an event may be split at both ends.
+  for (const bool at_recv : {true, false}) {
+    std::vector<SyncEvent> added;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Model& m = plan.model;
+      SyncEvent& e = events[i];
+      const NodeId end = at_recv ? e.recv : e.send, other = at_recv ? e.send : e.recv;
+      const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
+      if (attached < 0 || e.reason == SyncReason::kLoop || !end.valid() || !other.valid() ||
+          end.index() >= m.num_nodes() || other.index() >= m.num_nodes() ||
+          plan.physical_stream[end.index()] < 0) {
+        continue;
+      }
+      const NodeId owner = nesting.OutermostLoopLeft(end, other);
+      if (!owner.valid() || !IsBranchNode(m.node(owner))) continue;
+      const GraphId branch = RunGraphOf(m, end, owner);
+      if (!branch.valid()) continue;
+      const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, end, branch);
+      ctx.log.Record(
+          pass, "LoopGate", "", Field("loop", plan.model.node(owner).name),
+          Field("side", at_recv ? "head" : "tail"), Field("gate", plan.model.node(gate).name),
+          Field("from", plan.model.node(e.send).name), Field("to", plan.model.node(e.recv).name));
+      SyncEvent across = e;  // the main-stream end, across the boundary
+      if (at_recv) {
+        across.recv_attached = -1;
+        e.send = gate;
+        e.send_attached = -1;
+      } else {
+        across.send_attached = -1;
+        e.recv = gate;
+        e.recv_attached = -1;
+      }
+      added.push_back(across);
     }
-    const NodeId into = nesting.OutermostLoopLeft(e.recv, e.send);
-    if (!into.valid() || !IsBranchNode(m.node(into))) continue;
-    const GraphId branch = RunGraphOf(m, e.recv, into);
-    if (!branch.valid()) continue;
-    SyncEvent front = e;
-    front.recv_attached = -1;
-    const NodeId head = gates.For(into, Side::kHead, e.recv, branch);
-    ctx.log.Record(pass, "LoopGate", "", Field("loop", plan.model.node(into).name),
-                   Field("side", "head"), Field("gate", plan.model.node(head).name),
-                   Field("from", plan.model.node(e.send).name),
-                   Field("to", plan.model.node(e.recv).name));
-    e.send = head;
-    e.send_attached = -1;
-    fronts.push_back(front);
+    for (SyncEvent& f : added) {
+      f.id = static_cast<int32_t>(NextId(plan.events, f.kind));
+      events.push_back(f);
+    }
+    split += added.size();
   }
-  for (SyncEvent& f : fronts) {
-    f.id = static_cast<int32_t>(NextId(plan.events, f.kind));
-    events.push_back(f);
-  }
-  return fronts.size();
+  return split;
 }
 
 }  // namespace
@@ -273,7 +290,7 @@ bool AddLoopGates(std::string_view pass, Plan& plan, PassContext& ctx,
   const StaticLoopNesting nesting(plan, NestingScopes::kLoopsAndBranches);
   if (nesting.empty()) return false;
   LoopGateNodes gates(plan);
-  const bool split = SplitAttachedBranchEntries(pass, plan, ctx, nesting, gates) > 0;
+  const bool split = SplitAttachedBranchEnds(pass, plan, ctx, nesting, gates) > 0;
   Model& m = plan.model;
   auto& events = plan.events.events;
   // Where each event's ends go, decided before the model changes.

@@ -733,17 +733,23 @@ std::string WhileWithAnAttachedBranch(bool in_cond) {
 // the loop's head-gate event into the next iteration when it is in the
 // cond, the loop's first run) cannot wait at a gate before the If (gates are
 // main-stream nodes). A head gate at the start of the branch, on t_mm's main
-// stream, records for it instead, and waits at the If's entry gate. (Before
-// branch gates the body case crossed the branch boundary, and the cond case
-// fell back to a backward event: verify refused both, and neither graph
-// compiled.) Both branches run three jittered iterations clean.
+// stream, records for it instead, and waits at the If's entry gate. (The
+// body case waited inside the branch for a record made outside it; the cond
+// case fell back to a backward event, which verify refuses: it did not
+// compile.) Both branches run three jittered iterations clean, optimised or
+// not.
 TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHeadGate) {
   for (const bool in_cond : {false, true}) {
-    for (const char* mode : {"", "LoadBalance:4"}) {
+    for (const char* mode : {"", "LoadBalance:4", "none"}) {
       SCOPED_TRACE(StrCat(in_cond ? "cond" : "body", " ", mode));
+      const bool unoptimised = std::string_view(mode) == "none";
       CompileConfig config;
       config.read_environment = false;
-      if (*mode != '\0') config.option_overrides["ge.autoMultistreamParallelMode"] = mode;
+      if (unoptimised) {
+        config.option_overrides["npuplan.eventOptimization"] = "none";
+      } else if (*mode != '\0') {
+        config.option_overrides["ge.autoMultistreamParallelMode"] = mode;
+      }
       NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
                                    ParseGraphJson(WhileWithAnAttachedBranch(in_cond), "g.json"));
       DecisionLog log(false);
@@ -757,6 +763,19 @@ TEST(PlanExecutorTest, AnAttachedTaskStartingABranchInALoopWaitsForTheBranchHead
           plan.events.events.begin(), plan.events.events.end(), [&](const SyncEvent& e) {
             return e.send == head && plan.model.node(e.recv).name == "t_mm" && e.recv_attached == 0;
           }));
+      // Unoptimised, the barrier's event from t_mm's attached task (the
+      // run's last task on that stream) leaves the branch through a tail
+      // gate, last in the branch on t_mm's main stream.
+      if (unoptimised) {
+        const NodeId tail = plan.model.FindNode(
+            StrCat(in_cond ? "c_if" : "b_if", "_BranchTail_", StreamOf(plan, "t_mm")));
+        ASSERT_TRUE(tail.valid());
+        EXPECT_TRUE(std::any_of(plan.events.events.begin(), plan.events.events.end(),
+                                [&](const SyncEvent& e) {
+                                  return e.recv == tail && plan.model.node(e.send).name == "t_mm" &&
+                                         e.send_attached == 0;
+                                }));
+      }
       runtime::CpuDevice device;
       for (int32_t branch : {0, 1}) {
         ExecOptions o = JitteredLoops(3);
