@@ -238,13 +238,13 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
 // many ends were split.
 size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& ctx,
                                const StaticLoopNesting& nesting, LoopGateNodes& gates) {
+  const Model& m = plan.model;  // gates.For adds nodes: read it, never hold a Node
   auto& events = plan.events.events;
   size_t split = 0;
   // Receivers first, then senders: an event may be split at both ends.
   for (const bool at_recv : {true, false}) {
     std::vector<SyncEvent> added;
     for (size_t i = 0; i < events.size(); ++i) {
-      const Model& m = plan.model;
       SyncEvent& e = events[i];
       const NodeId end = at_recv ? e.recv : e.send, other = at_recv ? e.send : e.recv;
       const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
@@ -258,10 +258,9 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       const GraphId branch = RunGraphOf(m, end, owner);
       if (!branch.valid()) continue;
       const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, end, branch);
-      ctx.log.Record(
-          pass, "LoopGate", "", Field("loop", plan.model.node(owner).name),
-          Field("side", at_recv ? "head" : "tail"), Field("gate", plan.model.node(gate).name),
-          Field("from", plan.model.node(e.send).name), Field("to", plan.model.node(e.recv).name));
+      ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(owner).name),
+                     Field("side", at_recv ? "head" : "tail"), Field("gate", m.node(gate).name),
+                     Field("from", m.node(e.send).name), Field("to", m.node(e.recv).name));
       SyncEvent across = e;  // the main-stream end, across the boundary
       if (at_recv) {
         across.recv_attached = -1;

@@ -64,11 +64,9 @@ LoopRun CollectRun(const Model& m, const SyncView& view, const std::vector<uint8
             !seen.insert(static_cast<int32_t>(sg.index())).second)
           continue;
         stack.emplace_back(sg, Encloses(node) ? static_cast<int32_t>(sg.index()) : region);
-        if (IsLoopNode(node)) r.loop_regions.push_back(static_cast<int32_t>(sg.index()));
       }
     }
   }
-  std::sort(r.loop_regions.begin(), r.loop_regions.end());
   for (const auto& [key, slots] : ends)
     r.ends.push_back({key.first, key.second, slots.first, slots.second});
   return r;
@@ -335,13 +333,12 @@ StaticLoopNesting::StaticLoopNesting(const Plan& plan, NestingScopes scopes) : m
     if (!owner.valid() || owner.index() >= m.num_nodes()) continue;
     const int32_t around = innermost_[m.node(owner).graph.index()];
     int32_t scope = around;
-    const Node& o = m.node(owner);
-    if ((IsLoopNode(o) || (branches && IsBranchNode(o))) && is_static(owner, branches)) {
-      const auto [it, fresh] =
-          IsLoopNode(o) ? loop_scope.try_emplace(owner.value, static_cast<int32_t>(owner_.size()))
-                        : std::pair{loop_scope.end(), true};
-      scope = fresh ? static_cast<int32_t>(owner_.size()) : it->second;
-      if (fresh) {
+    if (is_static(owner, branches)) {
+      const auto fresh = static_cast<int32_t>(owner_.size());
+      // A loop's subgraphs share its scope; each branch is one of its own.
+      scope = IsLoopNode(m.node(owner)) ? loop_scope.try_emplace(owner.value, fresh).first->second
+                                        : fresh;
+      if (scope == fresh) {
         owner_.push_back(owner);
         up_.push_back(around);
         depth_.push_back(Depth(around) + 1);

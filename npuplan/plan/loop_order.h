@@ -73,7 +73,6 @@ struct LoopRun {
   GraphId graph;
   int32_t first_rank = -1, last_rank = -1;
   std::vector<LoopRegionEnds> ends;
-  std::vector<int32_t> loop_regions;  // the regions that are a nested loop's subgraph, sorted
 };
 
 // A loop whose runs use more than one stream: its runs with slots, in

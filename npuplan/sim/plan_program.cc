@@ -331,8 +331,7 @@ absl::Status ProgramBuilder::PlaceEvent(size_t i) {
   // consumes stays set, a wait with no record blocks a wait-reset device
   // (the CPU back end reports both; verifier[loop-boundary] refuses such
   // events, docs/events.md "Branch boundaries").
-  const bool dynamic = at_completion || OnDynamicPath(plan_, dynamic_graphs_, e) ||
-                       InDynamicGraph(e.send) || InDynamicGraph(e.recv);
+  const bool dynamic = at_completion || InDynamicGraph(e.send) || InDynamicGraph(e.recv);
   if (dynamic && cf.runs[from.node] == 0 && cf.runs[to.node] > 0 && from.attached < 0 &&
       seq_[from.node] >= 0) {
     if (const NodeId moved = OwnerRecord(e.send, e.recv);

@@ -60,33 +60,29 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
                     SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
                     " and waited at ", LoopBoundaryEnd(m, view, wait));
     };
-    if (const NodeId owner = nesting.OutermostLoopLeft(w, r);
-        owner.valid() && IsBranchNode(m.node(owner))) {
+    if (const NodeId into = nesting.OutermostLoopLeft(w, r); into.valid()) {
+      const std::string& name = m.node(into).name;
       return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what(), ": recorded outside a branch of '",
-                 m.node(owner).name, "' and waited inside it (when the branch is not taken the ",
-                 "record stays pending and a later wait on the id passes on it); wait at a ",
-                 "gate before '", m.node(owner).name, "' instead"));
+          IsBranchNode(m.node(into))
+              ? StrCat("verifier[loop-boundary]: ", what(), ": recorded outside a branch of '",
+                       name, "' and waited inside it (when the branch is not taken the record ",
+                       "stays pending and a later wait on the id passes on it); wait at a gate ",
+                       "before '", name, "' instead")
+              : StrCat("verifier[loop-boundary]: ", what(), ": recorded once outside loop '", name,
+                       "' and waited in every iteration (a wait-reset device blocks in ",
+                       "the second); wait at a loop gate before the loop instead"));
     }
-    if (const NodeId owner = nesting.OutermostLoopLeft(r, w);
-        owner.valid() && IsBranchNode(m.node(owner))) {
+    if (const NodeId out_of = nesting.OutermostLoopLeft(r, w); out_of.valid()) {
+      const std::string& name = m.node(out_of).name;
       return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what(), ": recorded inside a branch of '",
-                 m.node(owner).name, "' and waited outside it (when the branch is not taken ",
-                 "nothing records it and the wait blocks); record at a gate after '",
-                 m.node(owner).name, "' instead"));
-    }
-    if (const NodeId loop = nesting.OutermostLoopLeft(w, r); loop.valid()) {
-      return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what(), ": recorded once outside loop '",
-                 m.node(loop).name, "' and waited in every iteration (a wait-reset device ",
-                 "blocks in the second); wait at a loop gate before the loop instead"));
-    }
-    if (const NodeId loop = nesting.OutermostLoopLeft(r, w); loop.valid()) {
-      return absl::InternalError(
-          StrCat("verifier[loop-boundary]: ", what(), ": recorded in every iteration of loop '",
-                 m.node(loop).name, "' and waited once after it (the wait may pass on the ",
-                 "first iteration's record); record at a loop gate after the loop instead"));
+          IsBranchNode(m.node(out_of))
+              ? StrCat("verifier[loop-boundary]: ", what(), ": recorded inside a branch of '", name,
+                       "' and waited outside it (when the branch is not taken nothing ",
+                       "records it and the wait blocks); record at a gate after '", name,
+                       "' instead")
+              : StrCat("verifier[loop-boundary]: ", what(), ": recorded in every iteration of ",
+                       "loop '", name, "' and waited once after it (the wait may pass on the ",
+                       "first iteration's record); record at a loop gate after the loop instead"));
     }
   }
   return absl::OkStatus();
