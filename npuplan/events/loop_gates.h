@@ -22,7 +22,13 @@
 // attached stream follow; a record to its exit gate, which follows its tail
 // gate, the barrier's meeting point (docs/events.md, "Loop boundaries").
 //
-// Decision keyword: LoopGate loop= side=entry|exit|implied gate= from= to=
+// A static If/Case branch is such a boundary too (it runs once or not at
+// all): its gates sit right before / after the If/Case owner, and an
+// attached end inside a branch, which has no hub, is split at a head / tail
+// gate first / last in the branch on the node's main stream
+// (docs/events.md, "Branch boundaries").
+//
+// Decision keyword: LoopGate loop= side=entry|exit|implied|head|tail gate= from= to=
 #ifndef NPUPLAN_EVENTS_LOOP_GATES_H_
 #define NPUPLAN_EVENTS_LOOP_GATES_H_
 
