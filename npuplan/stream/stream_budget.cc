@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "npuplan/ir/attribute.h"
 #include "npuplan/ir/node_prefetch.h"
@@ -103,6 +106,10 @@ class Merger {
         if (ge.stream_of[v] >= 0) work_[ge.stream_of[v]] += ge.dag.cost[v];
       }
     }
+    graphs_of_.assign(work_.size(), {});
+    for (size_t i = 0; i < graphs_.size(); ++i) {
+      for (int32_t st : graphs_[i].streams) graphs_of_[st].push_back(static_cast<int32_t>(i));
+    }
     alive_.assign(work_.size(), 1);
     merged_into_.assign(work_.size(), -1);
     for (int32_t a = 0; a < static_cast<int32_t>(work_.size()); ++a) {
@@ -111,10 +118,10 @@ class Merger {
     for (const GraphEstimate& ge : graphs_) nodes_ += static_cast<int64_t>(ge.stream_of.size());
   }
 
-  // One merge by the rules above; false when no pair may merge.
-  bool MergeOnce() {
+  // One merge by the rules above: (into, from); none when no pair may merge.
+  std::optional<std::pair<int32_t, int32_t>> MergeOnce() {
     const int64_t pairs = light_.pairs();
-    if (pairs == 0) return false;
+    if (pairs == 0) return std::nullopt;
     std::pair<int32_t, int32_t> best;
     if (pairs * nodes_ <= kExactPairWork) {
       int64_t best_delta = INT64_MAX;
@@ -133,7 +140,7 @@ class Merger {
       best = *light_.Best();
     }
     Apply(best.first, best.second);
-    return true;
+    return best;
   }
 
   int64_t total_delta() const { return total_delta_; }
@@ -201,9 +208,11 @@ class Merger {
  private:
   int64_t Delta(int32_t a, int32_t b, std::vector<std::pair<size_t, int64_t>>* updated) {
     int64_t delta = 0;
-    for (size_t i = 0; i < graphs_.size(); ++i) {
+    std::vector<int32_t> both;
+    std::set_intersection(graphs_of_[a].begin(), graphs_of_[a].end(), graphs_of_[b].begin(),
+                          graphs_of_[b].end(), std::back_inserter(both));
+    for (const int32_t i : both) {
       GraphEstimate& ge = graphs_[i];
-      if (!ge.streams.count(a) || !ge.streams.count(b)) continue;
       std::vector<int32_t> merged = ge.stream_of;
       for (int32_t& s : merged) s = s == b ? a : s;
       const int64_t ms = EstimateMakespan(ge.dag, merged, ge.costs);
@@ -217,11 +226,17 @@ class Merger {
     std::vector<std::pair<size_t, int64_t>> updated;
     const int64_t delta = Delta(a, b, &updated);
     for (const auto& [i, ms] : updated) graphs_[i].makespan = ms;
-    for (GraphEstimate& ge : graphs_) {
-      if (!ge.streams.erase(b)) continue;
+    for (const int32_t i : graphs_of_[b]) {
+      GraphEstimate& ge = graphs_[i];
+      ge.streams.erase(b);
       ge.streams.insert(a);
       for (int32_t& s : ge.stream_of) s = s == b ? a : s;
     }
+    std::vector<int32_t> graphs;
+    std::set_union(graphs_of_[a].begin(), graphs_of_[a].end(), graphs_of_[b].begin(),
+                   graphs_of_[b].end(), std::back_inserter(graphs));
+    graphs_of_[a] = std::move(graphs);
+    std::vector<int32_t>().swap(graphs_of_[b]);
     merged_into_[b] = a;  // the nodes follow in WriteMerges
     light_.Remove(cls_[a].key, a, work_[a]);
     light_.Remove(cls_[b].key, b, work_[b]);
@@ -240,6 +255,10 @@ class Merger {
   std::vector<GraphEstimate> graphs_;
   int64_t nodes_ = 0;  // the graphs' simulated nodes
   std::vector<int64_t> work_;
+  // Per stream: the graphs (indices into graphs_, ascending) that use it, so
+  // a merge visits only those — a pass over every graph per merge was
+  // quadratic on models of many subgraphs (thousands of If branches).
+  std::vector<std::vector<int32_t>> graphs_of_;
   std::vector<uint8_t> alive_;
   std::vector<int32_t> merged_into_;  // per merged stream: the one it went into (-1: alive)
   LightestPairs light_;  // the alive streams that may merge, by class
@@ -397,6 +416,99 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   return need;
 }
 
+StreamNeedTracker::StreamNeedTracker(const Plan& plan, int64_t task_limit) {
+  need_ = EstimateStreamNeed(plan, task_limit);
+  const Model& m = plan.model;
+  const size_t n = m.num_nodes();
+  int64_t max_id = -1;
+  for (const Node& node : m.nodes()) max_id = std::max(max_id, node.stream_id);
+  // The ids EstimateStreamNeed counts densely (it numbers others apart).
+  if (max_id < 0 || max_id > 4 * static_cast<int64_t>(n) + 1024) {
+    exact_ = false;
+    return;
+  }
+  // The merger's ids go up to the logical count (a stream may have no node).
+  const size_t streams =
+      static_cast<size_t>(std::max(
+          max_id,
+          std::min<int64_t>(plan.streams.logical, 4 * static_cast<int64_t>(n) + 1024) - 1)) +
+      1;
+  tasks_.assign(streams, 0);
+  nodes_.assign(streams, 0);
+  out_.assign(streams, {});
+  in_.assign(streams, {});
+  cap_ = task_limit > 0 ? std::max<int64_t>(task_limit - 27, 1) : 0;
+  EngineRunLookup engines(m.engine_table);
+  std::vector<int32_t> producers;
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = m.nodes()[i];
+    if (node.stream_id < 0) continue;
+    const auto self = static_cast<int32_t>(node.stream_id);
+    ++nodes_[self];
+    if (cap_ == 0) continue;
+    tasks_[self] = SaturatingAdd(tasks_[self], NodeTasks(node, engines.Find(node.engine)));
+    producers.clear();  // one event per (producer, consumer), as EstimateStreamNeed
+    for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
+    for (NodeId c : node.control_inputs) producers.push_back(c.value);
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    for (int32_t p : producers) {
+      const int64_t ps = m.nodes()[p].stream_id;
+      if (ps < 0 || ps == self) continue;
+      tasks_[ps] = SaturatingAdd(tasks_[ps], 1);
+      tasks_[self] = SaturatingAdd(tasks_[self], 2);
+      ++out_[ps][self];
+      ++in_[self][static_cast<int32_t>(ps)];
+    }
+  }
+  for (int64_t t : tasks_) exact_ &= t < INT64_MAX / 4;
+  exact_ &= need_.split_extra < INT64_MAX / 4;
+}
+
+int64_t StreamNeedTracker::Extra(int64_t t) const {
+  return cap_ == 0 ? 0 : std::max<int64_t>(0, t / cap_ + (t % cap_ != 0) - 1);
+}
+
+void StreamNeedTracker::Merge(int32_t into, int32_t from) {
+  if (!exact_) return;
+  const size_t streams = tasks_.size();
+  if (into < 0 || from < 0 || static_cast<size_t>(into) >= streams ||
+      static_cast<size_t>(from) >= streams || into == from) {
+    exact_ = false;
+    return;
+  }
+  if (nodes_[into] > 0 && nodes_[from] > 0) --need_.main;
+  need_.split_extra -= Extra(tasks_[into]) + Extra(tasks_[from]);
+  // Pairs between the two lose their record (1) and wait (2) tasks.
+  auto pairs = [](const std::map<int32_t, int64_t>& m, int32_t x) {
+    auto it = m.find(x);
+    return it == m.end() ? int64_t{0} : it->second;
+  };
+  const int64_t between = pairs(out_[into], from) + pairs(out_[from], into);
+  tasks_[into] += tasks_[from] - 3 * between;
+  tasks_[from] = 0;
+  nodes_[into] += nodes_[from];
+  nodes_[from] = 0;
+  out_[into].erase(from);
+  in_[into].erase(from);
+  for (const auto& [x, count] : out_[from]) {
+    if (x == into) continue;
+    out_[into][x] += count;
+    in_[x].erase(from);
+    in_[x][into] += count;
+  }
+  for (const auto& [x, count] : in_[from]) {
+    if (x == into) continue;
+    in_[into][x] += count;
+    out_[x].erase(from);
+    out_[x][into] += count;
+  }
+  out_[from].clear();
+  in_[from].clear();
+  need_.split_extra += Extra(tasks_[into]);
+  exact_ = tasks_[into] < INT64_MAX / 4;
+}
+
 }  // namespace stream
 
 absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
@@ -415,11 +527,18 @@ absl::StatusOr<bool> StreamBudget::Run(Plan& plan, PassContext& ctx) {
     // split_extra of them, which are made before the need is estimated
     // again — the same merges as estimating after each, without an
     // O(nodes) estimate per merge.
+    // The tracker says when the need fits, so the estimate runs once per
+    // batch and the batches stop at the first merge after which it fits.
+    StreamNeedTracker tracker(plan, limit);
     bool mergeable = true;
     while (need.total() > budget && mergeable) {
       const int64_t sure = need.total() - budget - need.split_extra;
-      for (int64_t todo = std::max<int64_t>(sure, 1); todo > 0 && mergeable; --todo) {
-        mergeable = merger.MergeOnce();
+      for (int64_t todo = std::max<int64_t>(sure, 1);
+           mergeable && (todo > 0 || (tracker.exact() && tracker.need().total() > budget));
+           --todo) {
+        const auto merged = merger.MergeOnce();
+        mergeable = merged.has_value();
+        if (merged) tracker.Merge(merged->first, merged->second);
       }
       merger.WriteMerges();
       need = EstimateStreamNeed(plan, limit);

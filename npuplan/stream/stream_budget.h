@@ -57,6 +57,30 @@ struct StreamNeed {
 // `task_limit` 0: no split (dynamic path, unlimited depth).
 StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit);
 
+// EstimateStreamNeed kept up to date through merges, without a pass over the
+// nodes per merge (which made the merging quadratic when thousands of
+// streams merge: models of many Ifs in the auto modes). Per stream its task
+// count, and per pair of streams the (producer, consumer) node pairs across
+// them, whose record and wait tasks vanish when the two merge. Exact while
+// `exact()`: false for stream ids EstimateStreamNeed numbers sparsely, a
+// plan without streams, or a saturated count — the caller then estimates.
+class StreamNeedTracker {
+ public:
+  StreamNeedTracker(const Plan& plan, int64_t task_limit);
+  // Stream `from` merged into `into` (the plan's stream ids).
+  void Merge(int32_t into, int32_t from);
+  bool exact() const { return exact_; }
+  const StreamNeed& need() const { return need_; }
+
+ private:
+  int64_t Extra(int64_t tasks) const;
+  int64_t cap_ = 0;  // tasks per split piece; 0: no split
+  bool exact_ = true;
+  StreamNeed need_;
+  std::vector<int64_t> tasks_, nodes_;                // per stream id
+  std::vector<std::map<int32_t, int64_t>> out_, in_;  // per stream: node pairs to / from another
+};
+
 // The light-stream rule's choice, kept up to date as streams merge: of the
 // streams of one class, the two with the least work together; ties by the
 // smaller pair of ids (the first such pair in (a, b) order, as a search of

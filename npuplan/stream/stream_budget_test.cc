@@ -211,6 +211,61 @@ TEST(StreamBudgetTest, EstimateStreamNeedMatchesTheReferenceOnRandomPlans) {
   }
 }
 
+// The tracker through random merges equals a fresh estimate of the plan with
+// the same merges applied to its nodes.
+TEST(StreamBudgetTest, StreamNeedTrackerMatchesTheEstimateThroughMerges) {
+  std::mt19937 rng(11);
+  int compared = 0, changed_split = 0;
+  for (int round = 0; round < 60; ++round) {
+    Plan plan;
+    Model& m = plan.model;
+    const int n = 1 + static_cast<int>(rng() % 300);
+    const int streams = 2 + static_cast<int>(rng() % 14);
+    for (int i = 0; i < n; ++i) {
+      Node node;
+      node.name = StrCat("n", i);
+      const int kind = static_cast<int>(rng() % 6);
+      node.type = kind == 1 ? "HcomAllReduce" : "Relu";
+      node.engine = kind == 1 ? "DNN_HCCL" : "AIcoreEngine";
+      if (rng() % 10 == 0) node.attrs["_node_sqe_num"] = static_cast<int64_t>(rng() % 5);
+      for (int e = 0; i > 0 && e < static_cast<int>(rng() % 4); ++e)
+        node.inputs.push_back(OutputRef{NodeId(static_cast<int32_t>(rng() % i)), 0});
+      if (i > 0 && rng() % 4 == 0)
+        node.control_inputs.push_back(NodeId(static_cast<int32_t>(rng() % i)));
+      node.stream_id = static_cast<int64_t>(rng() % (streams + 1)) - 1;  // -1: none
+      m.AddNode(kRootGraph, std::move(node));
+    }
+    plan.streams.logical = streams;
+    const int64_t limit = round % 4 == 0 ? 0 : 28 + static_cast<int64_t>(rng() % 20);
+    stream::StreamNeedTracker tracker(plan, limit);
+    if (!tracker.exact()) continue;  // no node has a stream
+    std::vector<int32_t> alive(streams);
+    for (int s = 0; s < streams; ++s) alive[s] = s;
+    while (alive.size() > 1) {
+      const size_t i = rng() % alive.size();
+      size_t j = rng() % (alive.size() - 1);
+      j += j >= i;
+      const int32_t into = alive[i], from = alive[j];
+      const int64_t split_before = tracker.need().split_extra;
+      tracker.Merge(into, from);
+      alive.erase(alive.begin() + static_cast<std::ptrdiff_t>(j));
+      for (size_t v = 0; v < m.num_nodes(); ++v) {
+        Node& node = m.node(NodeId(static_cast<int32_t>(v)));
+        if (node.stream_id == from) node.stream_id = into;
+      }
+      ASSERT_TRUE(tracker.exact()) << "round " << round;
+      const stream::StreamNeed want = stream::EstimateStreamNeed(plan, limit);
+      EXPECT_EQ(tracker.need().main, want.main) << "round " << round;
+      EXPECT_EQ(tracker.need().split_extra, want.split_extra) << "round " << round;
+      EXPECT_EQ(tracker.need().total(), want.total()) << "round " << round;
+      changed_split += tracker.need().split_extra != split_before;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 300);
+  EXPECT_GT(changed_split, 50);  // merges move the split pieces, not only the main count
+}
+
 TEST(StreamBudgetTest, CountsThePiecesThePhysicalSplitWillOpen) {
   std::string nodes = R"json({"name": "n0", "type": "Data"})json";
   for (int i = 1; i <= 100; ++i) {
