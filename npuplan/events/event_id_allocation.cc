@@ -265,12 +265,11 @@ class ChainCover final : public ReuseVisitor {
   ReadyLists sorted_[kKinds];  // storage of rights_' entries
 };
 
-// Largest number of pairwise-overlapping intervals [start, end) of `kind`'s
-// eligible edges in context c.
-int64_t OverlapBound(const Plan& plan, const EdgeFacts& f, SyncKind kind, int32_t c) {
+// Largest number of pairwise-overlapping intervals [start, end) of `edges`.
+int64_t OverlapBound(const EdgeFacts& f, std::span<const int32_t> edges) {
   std::vector<std::pair<int64_t, int>> points;  // (coordinate, +1 start / -1 end)
-  for (size_t i = 0; i < plan.events.events.size(); ++i) {
-    if (plan.events.events[i].kind != kind || !f.eligible[i] || f.context[i] != c) continue;
+  points.reserve(2 * edges.size());
+  for (int32_t i : edges) {
     points.emplace_back(f.start[i], +1);
     points.emplace_back(f.end[i], -1);
   }
@@ -291,12 +290,31 @@ int64_t OverlapBound(const Plan& plan, const EdgeFacts& f, SyncKind kind, int32_
 int64_t LowerBound(const Plan& plan, const RunContexts& contexts, const EdgeFacts& f,
                    SyncKind kind) {
   int64_t bound = 0;
-  for (size_t i = 0; i < f.eligible.size(); ++i)
-    bound += plan.events.events[i].kind == kind && !f.eligible[i];
+  // The kind's eligible edges by context (a counting sort: one pass over the
+  // table, not one per context — models have thousands of branches).
+  std::vector<uint32_t> first(contexts.size() + 1, 0);
+  for (size_t i = 0; i < f.eligible.size(); ++i) {
+    if (plan.events.events[i].kind != kind) continue;
+    if (f.eligible[i]) {
+      ++first[f.context[i] + 1];
+    } else {
+      ++bound;
+    }
+  }
+  for (size_t c = 0; c < contexts.size(); ++c) first[c + 1] += first[c];
+  std::vector<int32_t> edges(first.back());
+  {
+    std::vector<uint32_t> at(first.begin(), first.end() - 1);
+    for (size_t i = 0; i < f.eligible.size(); ++i) {
+      if (plan.events.events[i].kind == kind && f.eligible[i])
+        edges[at[f.context[i]]++] = static_cast<int32_t>(i);
+    }
+  }
   std::map<int32_t, int64_t> group;  // owner → best member (root: -1)
   for (size_t c = 0; c < contexts.size(); ++c) {
     int64_t& g = group[contexts.owner[c]];
-    g = std::max(g, OverlapBound(plan, f, kind, static_cast<int32_t>(c)));
+    g = std::max(g, OverlapBound(f, std::span<const int32_t>(edges).subspan(
+                                        first[c], first[c + 1] - first[c])));
   }
   for (const auto& [owner, b] : group) bound += b;
   return bound;
