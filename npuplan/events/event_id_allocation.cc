@@ -48,21 +48,19 @@ struct Matching {
 };
 
 // The rights of one (kind, stream), sorted by ready value (descending), then
-// edge: a left at position p is ≺ the prefix with ready >= p.
+// edge: a left at position p is ≺ the first `sorted->AtLeast(stream, p)`.
 struct RightList {
-  std::span<std::pair<int32_t, int32_t>> entries;  // (ready, edge), in ChainCover::sorted_
-  std::vector<int32_t> next;                       // lazy skip over visited rights
-  int32_t Bound(int32_t p) const {
-    return static_cast<int32_t>(std::partition_point(entries.begin(), entries.end(),
-                                                     [&](const auto& x) { return x.first >= p; }) -
-                                entries.begin());
-  }
+  std::span<int32_t> edges;  // in ChainCover::sorted_
+  ReadyLists* sorted = nullptr;
+  size_t stream = 0;
+  std::vector<int32_t> next;  // lazy skip over visited rights
+  int32_t Bound(int32_t p) const { return static_cast<int32_t>(sorted->AtLeast(stream, p)); }
 };
 
 class ChainCover final : public ReuseVisitor {
  public:
-  ChainCover(const Plan& plan, const EdgeFacts& f, ReuseOrder& order, int64_t exact_limit)
-      : plan_(plan), f_(f), order_(order), exact_limit_(exact_limit) {
+  ChainCover(const Plan& plan, const EdgeFacts& f, ReuseOrder& order, ExactLimits limits)
+      : plan_(plan), f_(f), order_(order), limits_(limits) {
     const size_t n = plan.events.events.size();
     m_.succ.assign(n, -1);
     m_.pred.assign(n, -1);
@@ -83,7 +81,7 @@ class ChainCover final : public ReuseVisitor {
     for (int32_t c : order_.contexts()) {
       const std::array<int64_t, kKinds> count = counts[c];
       for (int kind = 0; kind < kKinds; ++kind)
-        collect_[kind] = count[kind] > 0 && count[kind] <= exact_limit_;
+        collect_[kind] = count[kind] > 0 && count[kind] <= limits_.edges;
       k_ = order_.Prepare(c);
       lefts_.assign(kKinds * k_, LeftList{});
       rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
@@ -94,8 +92,14 @@ class ChainCover final : public ReuseVisitor {
       // by copies, which held old and new buffers at once.
       size_t collected = 0;
       for (int kind = 0; kind < kKinds; ++kind) collected += collect_[kind] ? count[kind] : 0;
-      flat_.reserve(std::min<size_t>(collected * k_, size_t{1} << 27));
+      flat_.reserve(std::min<size_t>(collected * k_, static_cast<size_t>(limits_.entries)));
       order_.Sweep(c, *this);
+      // Both kinds' lists first: what the sweep recorded is then freed
+      // before the phases allocate their skip lists.
+      for (int kind = 0; kind < kKinds; ++kind) {
+        if (collect_[kind]) SortRights(kind);
+      }
+      FreeStorage(flat_);
       for (int kind = 0; kind < kKinds; ++kind) {
         if (collect_[kind]) {
           Augment(kind);
@@ -104,7 +108,7 @@ class ChainCover final : public ReuseVisitor {
         }
       }
     }
-    flat_ = {};
+    FreeStorage(flat_);
     for (ReadyLists& r : sorted_) r = {};
     return std::move(m_);
   }
@@ -125,6 +129,12 @@ class ChainCover final : public ReuseVisitor {
     const int kind = Kind(e);
     int32_t best = -1;
     int64_t best_rank = -1;
+    if (collect_[kind] && flat_.size() + k_ > static_cast<size_t>(limits_.entries)) {
+      // The lists would pass the limit: this context keeps the greedy cover
+      // (both kinds: they share the record).
+      collect_[0] = collect_[1] = false;
+      FreeStorage(flat_);
+    }
     if (collect_[kind]) {
       right_edges_.push_back(static_cast<int32_t>(e));
       right_begin_[e] = flat_.size();
@@ -164,7 +174,6 @@ class ChainCover final : public ReuseVisitor {
   // Augmenting phases (Kuhn, one visited set per phase) from the greedy
   // matching until a phase finds no augmenting path: then it is maximum.
   void Augment(int kind) {
-    SortRights(kind);
     std::vector<RightList*> lists;
     for (size_t s = 0; s < k_; ++s) lists.push_back(&rights_[kind * k_ + s]);
     std::vector<int32_t> free_lefts;
@@ -176,8 +185,8 @@ class ChainCover final : public ReuseVisitor {
     while (any) {
       any = false;
       for (RightList* r : lists) {
-        for (const auto& [ready, e] : r->entries) visited_[e] = 0;
-        r->next.resize(r->entries.size());
+        for (int32_t e : r->edges) visited_[e] = 0;
+        r->next.resize(r->edges.size());
         for (size_t i = 0; i < r->next.size(); ++i) r->next[i] = static_cast<int32_t>(i);
       }
       for (int32_t u : free_lefts) {
@@ -192,15 +201,20 @@ class ChainCover final : public ReuseVisitor {
     for (int32_t e : right_edges_) {
       if (Kind(static_cast<uint32_t>(e)) == kind) edges.push_back(e);
     }
-    sorted_[kind] = BuildReadyLists(flat_, right_begin_, right_end_, std::move(edges), k_);
-    for (size_t s = 0; s < k_; ++s) rights_[kind * k_ + s].entries = sorted_[kind].list(s);
+    sorted_[kind] = ReadyLists(flat_, right_begin_, right_end_, std::move(edges), k_);
+    for (size_t s = 0; s < k_; ++s) {
+      RightList& r = rights_[kind * k_ + s];
+      r.edges = sorted_[kind].list(s);
+      r.sorted = &sorted_[kind];
+      r.stream = s;
+    }
   }
 
   // First unvisited entry at or after i in list r.
   int32_t FindNext(RightList& r, int32_t i) const {
     int32_t j = i;
-    const int32_t n = static_cast<int32_t>(r.entries.size());
-    while (j < n && (r.next[j] != j || visited_[r.entries[j].second]))
+    const int32_t n = static_cast<int32_t>(r.edges.size());
+    while (j < n && (r.next[j] != j || visited_[r.edges[j]]))
       j = r.next[j] != j ? r.next[j] : j + 1;
     while (i < j && i < n) {
       const int32_t nx = r.next[i] != i ? r.next[i] : i + 1;
@@ -228,7 +242,7 @@ class ChainCover final : public ReuseVisitor {
         stack.pop_back();
         continue;
       }
-      const int32_t r = fr.list->entries[i].second;
+      const int32_t r = fr.list->edges[i];
       visited_[r] = 1;
       fr.cursor = i + 1;
       fr.right = r;
@@ -248,7 +262,7 @@ class ChainCover final : public ReuseVisitor {
   const EdgeFacts& f_;
   ReuseOrder& order_;
   size_t k_ = 1;
-  int64_t exact_limit_;
+  ExactLimits limits_;
   Matching m_;
   bool collect_[kKinds] = {false, false};
   std::vector<int32_t> left_index_, left_pos_, left_stream_;
@@ -322,13 +336,13 @@ int64_t LowerBound(const Plan& plan, const RunContexts& contexts, const EdgeFact
 
 }  // namespace
 
-IdAllocation MinimumIdAllocation(const Plan& plan, int64_t exact_limit) {
+IdAllocation MinimumIdAllocation(const Plan& plan, ExactLimits limits) {
   const auto& evs = plan.events.events;
   SyncView view(plan, /*physical=*/false);
   const RunContexts contexts = ComputeRunContexts(plan);
   const EdgeFacts f = CollectFacts(plan, view, contexts);
   ReuseOrder order(plan, view, contexts, f);
-  Matching match = ChainCover(plan, f, order, exact_limit).Run();
+  Matching match = ChainCover(plan, f, order, limits).Run();
   IdAllocation out;
   out.id.assign(evs.size(), -1);
   for (const SyncKind kind : {SyncKind::kEvent, SyncKind::kNotify}) {
@@ -433,11 +447,10 @@ absl::StatusOr<bool> EventIdAllocation::Run(Plan& plan, PassContext& ctx) {
   const events::EventIdReuse reuse = opts.id_reuse;
   const std::string_view mode = events::EventIdReuseName(reuse);
   if (reuse == events::EventIdReuse::kGe) return false;  // GE's ids, byte for byte
-  const int64_t exact_limit = opts.id_exact_limit;
   events::IdAllocation a;
   bool changed = false;
   if (reuse == events::EventIdReuse::kMin) {
-    a = events::MinimumIdAllocation(plan, exact_limit);
+    a = events::MinimumIdAllocation(plan, {opts.id_exact_limit, opts.id_exact_entries});
     auto& evs = plan.events.events;
     for (size_t i = 0; i < evs.size(); ++i) {
       changed |= evs[i].id != a.id[i];

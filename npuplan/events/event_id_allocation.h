@@ -25,7 +25,9 @@
 // edge's predecessors are a prefix per stream (receivers sorted by
 // position), so the matching works on those prefixes, never on pairs:
 // greedy first (the fast allocator), then augmenting phases to a maximum
-// matching when the edges are at most npuplan.eventIdExactLimit.
+// matching when the edges are at most npuplan.eventIdExactLimit and the
+// phases' lists (an entry per edge and clock stream it follows: their
+// memory) at most npuplan.eventIdExactEntries.
 // Not shared (conservative, each its own id): edges with an end in a
 // subgraph that may not run or may repeat (any owner but PartitionedCall),
 // every edge of a plan with loop events or StreamSwitch/Enter nodes, loop
@@ -72,9 +74,13 @@ struct IdAllocation {
   std::vector<int32_t> id;  // per event-table entry
   IdAllocationStats events, notifies;
 };
+// When a context's chain cover is exact (else greedy).
+struct ExactLimits {
+  int64_t edges = 1'000'000;           // at most this many edges of a kind
+  int64_t entries = int64_t{1} << 25;  // and lists of at most this many entries
+};
 // The `min` allocation of `plan`'s event table (the plan is not changed).
-// `exact_limit`: chain cover exact when a kind has at most this many edges.
-IdAllocation MinimumIdAllocation(const Plan& plan, int64_t exact_limit);
+IdAllocation MinimumIdAllocation(const Plan& plan, ExactLimits limits);
 // The lower bounds alone (the table's ids as they are): for `none`, and for
 // reports on plans compiled without them.
 IdAllocation IdLowerBounds(const Plan& plan);

@@ -399,6 +399,38 @@ TEST(EventIdAllocationPropertyTest, MinIsValidMinimalAndNeverAboveNone) {
   EXPECT_GT(shared, 300);
 }
 
+// npuplan.eventIdExactEntries bounds the exact step's lists: a context whose
+// lists would pass it keeps the greedy cover (and says it is not exact);
+// under it the cover is the minimum. Either way the plan verifies.
+TEST(EventIdAllocationPropertyTest, ContextsOverTheEntryLimitKeepTheGreedyCover) {
+  int capped = 0, exact = 0, capped_above_min = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    const int nodes = 10 + static_cast<int>(seed % 30);
+    const int streams = 2 + static_cast<int>(seed % 5);
+    Plan min = RandomPlan(seed, nodes, streams);
+    Plan greedy = RandomPlan(seed, nodes, streams);
+    Plan limited = RandomPlan(seed, nodes, streams);
+    ASSERT_THAT(Allocate(min, {}), IsOk()) << "seed " << seed;
+    ASSERT_THAT(Allocate(greedy, {{"npuplan.eventIdExactLimit", "0"}}), IsOk()) << "seed " << seed;
+    ASSERT_THAT(Allocate(limited, {{"npuplan.eventIdExactEntries", std::to_string(seed % 40)}}),
+                IsOk())
+        << "seed " << seed;
+    if (min.events.events.empty()) continue;
+    EXPECT_THAT(verify::VerifyEventIdReuse(limited), IsOk()) << "seed " << seed;
+    if (limited.events.counts.at("device_event_ids_exact") == 1) {
+      EXPECT_EQ(limited.events.event_count, min.events.event_count) << "seed " << seed;
+      ++exact;
+    } else {
+      EXPECT_EQ(limited.events.event_count, greedy.events.event_count) << "seed " << seed;
+      ++capped;
+      capped_above_min += limited.events.event_count > min.events.event_count;
+    }
+  }
+  EXPECT_GT(capped, 20);
+  EXPECT_GT(exact, 20);
+  EXPECT_GE(capped_above_min, 1);  // the limit did cost an id somewhere: the cover was greedy
+}
+
 // The same on plans split into many physical streams after event-minimization
 // dropped the split events others imply (the clocks stay logical there): the
 // allocation is accepted by the verifier, equals the brute-force minimum on

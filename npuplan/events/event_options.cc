@@ -61,6 +61,8 @@ absl::StatusOr<EventOptions> ReadEventOptions(const CompileOptions& options) {
                : reuse == "none" ? EventIdReuse::kNone
                                  : EventIdReuse::kMin;
   NPUPLAN_ASSIGN_OR_RETURN(o.id_exact_limit, IntOption(options, "npuplan.eventIdExactLimit", 0));
+  NPUPLAN_ASSIGN_OR_RETURN(o.id_exact_entries,
+                           IntOption(options, "npuplan.eventIdExactEntries", 0));
   NPUPLAN_ASSIGN_OR_RETURN(o.reuse_threshold,
                            IntOption(options, "npuplan.eventReuseThreshold", 65500));
   NPUPLAN_ASSIGN_OR_RETURN(o.max_tasks_per_stream,

@@ -28,6 +28,7 @@ struct EventOptions {
   EventOptimization optimization = EventOptimization::kExact;
   EventIdReuse id_reuse = EventIdReuse::kMin;
   int64_t id_exact_limit = 0;       // npuplan.eventIdExactLimit
+  int64_t id_exact_entries = 0;     // npuplan.eventIdExactEntries
   int64_t reuse_threshold = 65500;  // npuplan.eventReuseThreshold (GE kEventReuseThreshold)
   // Physical split.
   int64_t max_tasks_per_stream = 1024;  // npuplan.device.maxTasksPerStream

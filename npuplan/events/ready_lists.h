@@ -1,12 +1,17 @@
 // The right-side lists of event-id-allocation's augmenting phases (issue
-// 23): per clock stream, the rights (sync edges) with their ready value on
-// that stream, ready descending, then edge ascending — a left at position p
-// precedes exactly a prefix of its stream's list.
+// 23): per clock stream, the rights (sync edges) whose ready value on that
+// stream reaches its first left, ready descending, then edge ascending — a
+// left at position p precedes exactly a prefix of its stream's list, the
+// rights with ready >= p (AtLeast).
 //
 // Each right knows its ready value on every stream (k of them), so the
-// lists hold k × rights entries: they are built by a counting sort on
+// lists hold up to k × rights entries: they are built by a counting sort on
 // (stream, ready) fed with the rights in edge order, linear in the entries,
-// where sorting each list by comparison cost a log factor on top.
+// where sorting each list by comparison cost a log factor on top. An entry
+// is the edge alone; the ready values stay in the counting sort's offsets
+// (one per stream and ready value, as many as the context has slots), which
+// is all AtLeast needs: on graphs of many Ifs in the auto-stream modes these
+// lists are the allocation's largest memory.
 #ifndef NPUPLAN_EVENTS_READY_LISTS_H_
 #define NPUPLAN_EVENTS_READY_LISTS_H_
 
@@ -20,21 +25,35 @@
 
 namespace npuplan::events {
 
-struct ReadyLists {
-  // k × rights entries, written once: huge pages (in 4 KiB pages their first
-  // touch cost more than the sort).
-  BigVector<std::pair<int32_t, int32_t>> entries;    // (ready, edge), stream after stream
-  std::vector<size_t> first;                         // k + 1 offsets into entries
-  std::span<std::pair<int32_t, int32_t>> list(size_t s) {
-    return {entries.data() + first[s], entries.data() + first[s + 1]};
+class ReadyLists {
+ public:
+  ReadyLists() = default;
+  // `flat[begin[e], end[e])`: the (stream < k, ready >= 0) pairs of right e,
+  // for each e of `rights` (distinct edges, any order; indices into begin/end).
+  ReadyLists(std::span<const std::pair<int32_t, int32_t>> flat, const std::vector<size_t>& begin,
+             const std::vector<size_t>& end, std::vector<int32_t> rights, size_t k);
+  size_t streams() const { return top_.size(); }
+  // Stream s's rights.
+  std::span<int32_t> list(size_t s) {
+    return {edges_.data() + start_[base_[s]], edges_.data() + start_[base_[s + 1]]};
   }
-};
+  // How many of list(s)'s first entries have ready >= p.
+  size_t AtLeast(size_t s, int32_t p) const {
+    if (p > top_[s]) return 0;
+    const size_t level = base_[s] + static_cast<size_t>(top_[s] - std::max(p, 0));
+    return start_[level + 1] - start_[base_[s]];
+  }
+  // The ready value of list(s)[i] (for tests; a binary search).
+  int32_t ReadyAt(size_t s, size_t i) const;
 
-// `flat[begin[e], end[e])`: the (stream < k, ready >= 0) pairs of right e,
-// for each e of `rights` (distinct edges, any order; indices into begin/end).
-ReadyLists BuildReadyLists(std::span<const std::pair<int32_t, int32_t>> flat,
-                           const std::vector<size_t>& begin, const std::vector<size_t>& end,
-                           std::vector<int32_t> rights, size_t k);
+ private:
+  // Written once: huge pages (in 4 KiB pages their first touch cost more than
+  // the sort).
+  BigVector<int32_t> edges_;  // stream after stream
+  std::vector<int32_t> top_;  // per stream: its largest ready value (-1: no entry)
+  std::vector<size_t> base_;  // per stream (+1): its first level
+  BigVector<size_t> start_;   // per level (+1): its first entry; level base_[s] + top_[s] - ready
+};
 
 }  // namespace npuplan::events
 

@@ -9,7 +9,8 @@ namespace npuplan::events {
 namespace {
 
 // Against the reference the counting sort replaced: per stream, the
-// (ready, edge) pairs sorted by ready descending, then edge ascending.
+// (ready, edge) pairs sorted by ready descending, then edge ascending; and
+// AtLeast, the prefix a left's position selects.
 TEST(ReadyListsTest, MatchesAComparisonSortOnRandomRights) {
   std::mt19937 rng(5);
   int ties = 0;
@@ -41,22 +42,35 @@ TEST(ReadyListsTest, MatchesAComparisonSortOnRandomRights) {
       });
       for (size_t i = 1; i < w.size(); ++i) ties += w[i].first == w[i - 1].first;
     }
-    ReadyLists got = BuildReadyLists(flat, begin, end, rights, k);
-    ASSERT_EQ(got.first.size(), k + 1) << "round " << round;
-    ASSERT_EQ(got.entries.size(), flat.size()) << "round " << round;
+    ReadyLists got(flat, begin, end, rights, k);
+    ASSERT_EQ(got.streams(), k) << "round " << round;
+    size_t total = 0;
     for (size_t s = 0; s < k; ++s) {
       const auto list = got.list(s);
-      const std::vector<std::pair<int32_t, int32_t>> have(list.begin(), list.end());
+      total += list.size();
+      std::vector<std::pair<int32_t, int32_t>> have;
+      for (size_t i = 0; i < list.size(); ++i) have.emplace_back(got.ReadyAt(s, i), list[i]);
       EXPECT_EQ(have, want[s]) << "round " << round << " stream " << s;
+      // The prefix a left at position p precedes: the entries with ready >= p.
+      for (int32_t p = -1; p <= max_ready + 1; ++p) {
+        const size_t expected = static_cast<size_t>(std::count_if(
+            want[s].begin(), want[s].end(), [&](const auto& x) { return x.first >= p; }));
+        EXPECT_EQ(got.AtLeast(s, p), expected)
+            << "round " << round << " stream " << s << " p " << p;
+      }
     }
+    EXPECT_EQ(total, flat.size()) << "round " << round;
   }
   EXPECT_GT(ties, 1000);  // equal ready values: the edge tie-break is exercised
 }
 
 TEST(ReadyListsTest, NoRightsGiveEmptyLists) {
-  ReadyLists got = BuildReadyLists({}, {}, {}, {}, 3);
-  ASSERT_EQ(got.first.size(), 4u);
-  for (size_t s = 0; s < 3; ++s) EXPECT_TRUE(got.list(s).empty());
+  ReadyLists got({}, {}, {}, {}, 3);
+  ASSERT_EQ(got.streams(), 3u);
+  for (size_t s = 0; s < 3; ++s) {
+    EXPECT_TRUE(got.list(s).empty());
+    EXPECT_EQ(got.AtLeast(s, 0), 0u);
+  }
 }
 
 }  // namespace

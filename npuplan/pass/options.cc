@@ -261,6 +261,11 @@ const std::vector<OptionSpec>& KnownOptions() {
          "min id reuse: sync edges up to which the chain cover is exact (matching); above, the "
          "greedy allocator and its lower bound",
          ValidateNonNegativeInt},
+        {"npuplan.eventIdExactEntries", "33554432",
+         "min id reuse: list entries (edges x clock streams they follow) up to which a context's "
+         "chain cover is exact; above, the greedy allocator (bounds the exact step's memory, ~12 "
+         "bytes per entry)",
+         ValidateNonNegativeInt},
         {"npuplan.maxStreams", "",
          "stream budget the plan is fitted into by merging streams (unset: "
          "npuplan.device.maxStreams)",
