@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
 
 #include "npuplan/events/ge_order.h"
+#include "npuplan/ir/attribute.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/loop_order.h"
@@ -224,6 +226,21 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   return out;
 }
 
+// Per physical stream, the nodes whose `active_stream_list` names it (in
+// node order).
+std::map<int64_t, std::vector<NodeId>> ActivatorsByStream(const Model& m) {
+  std::map<int64_t, std::vector<NodeId>> out;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const Node& n = m.nodes()[i];
+    if (n.attrs.empty()) continue;
+    const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
+    if (v == nullptr || !v->is<AttrValue::IntList>()) continue;
+    for (int64_t s : *v->as<AttrValue::IntList>())
+      out[s].push_back(NodeId(static_cast<int32_t>(i)));
+  }
+  return out;
+}
+
 // An event into or out of an attached slot inside a static branch: no gate
 // sits on an attached stream, and a branch has no hub. A gate in the branch
 // on the node's main stream takes the attached end's place across the
@@ -234,13 +251,41 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
 //   x → n[a] (n in a branch)   becomes   x → n (→ entry gate)  and  head gate → n[a]
 //   n[a] → y                   becomes   n[a] → tail gate      and  n (→ exit gate) → y
 // The attached task then waits for the head gate's stream (not for its own
-// main task), and y for that stream's queue after the branch. Returns how
-// many ends were split.
+// main task), and y for that stream's queue after the branch.
+// The same for an end on a stream the branch activates (a
+// `subgraph_first_active` node A of the branch lists it in its
+// `active_stream_list`, and nothing outside a branch does): on a device that
+// stream runs only when the branch does, so a gate on it outside the branch
+// would never run when the branch is not taken. Its gates go on A's stream,
+// and A stands for n:
+//   x → n (n on such a stream)  becomes   x → A (→ entry gate)  and  head gate → n
+//   n → y                       becomes   n → tail gate         and  A (→ exit gate) → y
+// Returns how many ends were split.
 size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& ctx,
                                const StaticLoopNesting& nesting, LoopGateNodes& gates) {
   const Model& m = plan.model;  // gates.For adds nodes: read it, never hold a Node
   auto& events = plan.events.events;
   size_t split = 0;
+  std::optional<std::map<int64_t, std::vector<NodeId>>> activators;  // read on first need
+  // The node whose stream carries the branch gates of `end`, a node outside
+  // `owner`'s branches that `end` exchanges an event with (invalid: gates on
+  // `end`'s own stream).
+  auto activator_of = [&](NodeId end, NodeId owner, GraphId branch) {
+    if (!activators) activators = ActivatorsByStream(m);
+    const auto it = activators->find(plan.physical_stream[end.index()]);
+    if (it == activators->end()) return NodeId();
+    NodeId in_branch;
+    for (NodeId a : it->second) {
+      const NodeId around = nesting.OutermostLoopLeft(a, owner);
+      if (!around.valid() || !IsBranchNode(m.node(around))) return NodeId();  // active anyway
+      if (!in_branch.valid() && RunGraphOf(m, a, owner) == branch &&
+          plan.physical_stream[a.index()] >= 0 &&
+          plan.physical_stream[a.index()] != plan.physical_stream[end.index()]) {
+        in_branch = a;
+      }
+    }
+    return in_branch;
+  };
   // Receivers first, then senders: an event may be split at both ends.
   for (const bool at_recv : {true, false}) {
     std::vector<SyncEvent> added;
@@ -248,7 +293,7 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       SyncEvent& e = events[i];
       const NodeId end = at_recv ? e.recv : e.send, other = at_recv ? e.send : e.recv;
       const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
-      if (attached < 0 || e.reason == SyncReason::kLoop || !end.valid() || !other.valid() ||
+      if (e.reason == SyncReason::kLoop || !end.valid() || !other.valid() ||
           end.index() >= m.num_nodes() || other.index() >= m.num_nodes() ||
           plan.physical_stream[end.index()] < 0) {
         continue;
@@ -257,16 +302,20 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       if (!owner.valid() || !IsBranchNode(m.node(owner))) continue;
       const GraphId branch = RunGraphOf(m, end, owner);
       if (!branch.valid()) continue;
-      const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, end, branch);
+      const NodeId via = attached >= 0 ? end : activator_of(end, owner, branch);
+      if (!via.valid()) continue;
+      const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, via, branch);
       ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(owner).name),
                      Field("side", at_recv ? "head" : "tail"), Field("gate", m.node(gate).name),
                      Field("from", m.node(e.send).name), Field("to", m.node(e.recv).name));
-      SyncEvent across = e;  // the main-stream end, across the boundary
+      SyncEvent across = e;  // the end on `via`'s stream, across the boundary
       if (at_recv) {
+        across.recv = via;
         across.recv_attached = -1;
         e.send = gate;
         e.send_attached = -1;
       } else {
+        across.send = via;
         across.send_attached = -1;
         e.recv = gate;
         e.recv_attached = -1;

@@ -25,8 +25,10 @@
 // A static If/Case branch is such a boundary too (it runs once or not at
 // all): its gates sit right before / after the If/Case owner, and an
 // attached end inside a branch, which has no hub, is split at a head / tail
-// gate first / last in the branch on the node's main stream
-// (docs/events.md, "Branch boundaries").
+// gate first / last in the branch on the node's main stream; so is an end
+// on a stream the branch activates (`subgraph_first_active`: it runs only
+// with the branch), on the activator's stream (docs/events.md, "Branch
+// boundaries").
 //
 // Decision keyword: LoopGate loop= side=entry|exit|implied|head|tail gate= from= to=
 #ifndef NPUPLAN_EVENTS_LOOP_GATES_H_

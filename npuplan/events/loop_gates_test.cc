@@ -278,6 +278,56 @@ TEST(LoopGatesTest, BranchesOnOneStreamShareTheirGates) {
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 }
 
+// A branch stream that a node of the branch activates (GE's
+// `subgraph_first_active`: t_go, stream 3, activates stream 1, where t_relu
+// adds t_go's value and x) runs only when the branch does: a gate on it
+// outside the branch would never run when the other branch is taken. Its
+// ends go through gates on t_go's stream — a head gate into t_relu, a tail
+// gate out of `to` — and p's gates sit on stream 3.
+TEST(LoopGatesTest, AStreamTheBranchActivatesGetsNoGateOutsideTheBranch) {
+  std::string text = kIfAcrossStreams;
+  const std::string relu = R"({"name": "t_relu", "type": "Relu", "inputs": ["td:0"])";
+  const size_t at = text.find(relu);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, relu.size(),
+               R"({"name": "t_go", "type": "Relu", "inputs": ["td:0"], "attrs": {"_test_stream": )"
+               R"(3, "subgraph_first_active": true}, "outputs": [{"shape": [1]}]},)"
+               R"({"name": "t_relu", "type": "Add", "inputs": ["t_go:0", "td:0"])");
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  Plan plan = PlanFromModel(*std::move(m));
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r, {{"npuplan.eventOptimization", "none"}}), IsOk());
+  for (const std::string& ends : EventEnds(plan)) {
+    EXPECT_THAT(ends, ::testing::Not(HasSubstr("_1"))) << "a gate on stream 1";
+  }
+  EXPECT_THAT(EventEnds(plan),
+              ::testing::IsSupersetOf({"x->p_BranchEntry_3", "p_BranchHead_3->t_relu",
+                                       "to->p_BranchTail_3", "p_BranchExit_3->y"}));
+  EXPECT_THAT(GateLines(r),
+              ::testing::Contains(HasSubstr("side=head gate=p_BranchHead_3 from=x to=t_relu")));
+  EXPECT_THAT(GateLines(r),
+              ::testing::Contains(HasSubstr("side=tail gate=p_BranchTail_3 from=to to=y")));
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+}
+
+// The verifier refuses an end outside a branch on a stream that only a node
+// inside a branch activates, naming the stream and the activator.
+TEST(LoopGatesTest, AGateOnAStreamOnlyABranchActivatesIsRefused) {
+  Plan plan = LoopPlan(kIfAcrossStreams);
+  RunResult r;
+  ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
+  ASSERT_THAT(verify::VerifyLoopBoundaries(plan), IsOk());
+  // e_neg (else, stream 2) now also activates stream 1, the then-branch's:
+  // the Send after p_BranchExit_1 would run only when else runs.
+  plan.model.node(plan.model.FindNode("e_neg")).attrs["active_stream_list"] =
+      std::vector<int64_t>{1};
+  EXPECT_THAT(verify::VerifyLoopBoundaries(plan),
+              StatusIs(absl::StatusCode::kInternal,
+                       "stream 1 runs only when a branch of 'p' runs ('e_neg' activates it "
+                       "there) but 'g_Send_1' is outside that branch"));
+}
+
 TEST(LoopGatesTest, ALoopOnTheProducersStreamGetsNoGate) {
   absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(kLoopAcrossStreams);
   ASSERT_TRUE(m.ok()) << m.status();

@@ -279,6 +279,61 @@ void AddLoopActivation(std::string_view pass, Plan& plan, PassContext& ctx,
   }
 }
 
+// A `subgraph_first_active` node activates its graph's streams: on a device
+// they start only when that graph runs (GE). A node outside that graph (and
+// its subgraphs) on such a stream would wait for that run — for ever when the
+// graph does not run (a branch not taken), in a circle when the node comes
+// first. GE does not check it; npuplan refuses the assignment.
+absl::Status CheckFirstActiveStreams(std::string_view pass, const Plan& plan,
+                                     const std::map<int32_t, std::set<int64_t>>& lists) {
+  const Model& m = plan.model;
+  std::vector<std::pair<NodeId, GraphId>> activators;  // (node, its graph)
+  std::set<int64_t> activated;
+  for (const auto& [a, list] : lists) {
+    const Node& n = m.node(NodeId(a));
+    if (!GetBoolAttr(n.attrs, "subgraph_first_active").value_or(false) || list.empty()) continue;
+    activators.emplace_back(NodeId(a), n.graph);
+    activated.insert(list.begin(), list.end());
+  }
+  if (activators.empty()) return absl::OkStatus();
+  // Per activated stream, the graphs with a node on it (and one such node).
+  std::map<int64_t, std::map<int32_t, NodeId>> graphs_on;
+  auto note = [&](int64_t stream, NodeId id) {
+    if (activated.count(stream)) graphs_on[stream].try_emplace(m.node(id).graph.value, id);
+  };
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId id(static_cast<int32_t>(i));
+    note(plan.physical_stream[i], id);
+    if (auto it = plan.streams.attached_physical.find(static_cast<int64_t>(i));
+        it != plan.streams.attached_physical.end()) {
+      for (int64_t p : it->second) note(p, id);
+    }
+  }
+  auto within = [&](GraphId g, GraphId top) {
+    for (; g.valid(); g = m.graph(g).parent_graph) {
+      if (g == top) return true;
+    }
+    return false;
+  };
+  for (const auto& [a, graph] : activators) {
+    for (int64_t p : lists.at(a.value)) {
+      auto it = graphs_on.find(p);
+      if (it == graphs_on.end()) continue;
+      for (const auto& [g, example] : it->second) {
+        if (within(GraphId(g), graph)) continue;
+        return absl::InvalidArgumentError(StrCat(
+            "[", pass, "] node '", m.node(a).name, "' (subgraph_first_active) activates stream ", p,
+            ", which also runs '", m.node(example).name, "' outside its graph '",
+            m.graph(graph).name, "': on a device the stream starts only when that graph runs, so '",
+            m.node(example).name, "' would wait for it (for ever when it does not run); give the ",
+            "subgraph's nodes streams of their own or put the first-active node on the stream ",
+            "they share with the parent"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Step 4: writes the lists; no node activates its own stream. Returns
 // whether any list changed.
 absl::StatusOr<bool> WriteActivationLists(std::string_view pass, Plan& plan, PassContext& ctx,
@@ -326,6 +381,7 @@ absl::StatusOr<bool> StreamActivation::Run(Plan& plan, PassContext& ctx) {
     with_attrs = NodesWithAttrs(m, storage);
   }
   AddLoopActivation(name(), plan, ctx, with_attrs, opts.notify, act);
+  NPUPLAN_RETURN_IF_ERROR(CheckFirstActiveStreams(name(), plan, act.lists));
   NPUPLAN_ASSIGN_OR_RETURN(const bool written, WriteActivationLists(name(), plan, ctx, act.lists));
   // One view of the loops for both: the loop gates read only the runs'
   // regions and streams, which the tail gates the loop-order events add do

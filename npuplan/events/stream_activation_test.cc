@@ -119,6 +119,22 @@ TEST(StreamActivationTest, SubgraphFirstActiveActivatesItsGraphsOtherStreams) {
   EXPECT_TRUE(plan.events.events.empty());  // the activation orders first → u, v
 }
 
+// A stream the first-active node activates starts only when its graph runs:
+// `after` (root, stream 2) would wait for the call on a device. Refused,
+// naming the activator, the stream and the node outside.
+TEST(StreamActivationTest, RejectsAFirstActiveStreamThatAlsoRunsANodeOutsideItsGraph) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "call", "type": "PartitionedCall", "subgraphs": ["body"], "attrs": {"_test_stream": 0}},
+    {"name": "after", "type": "Add", "control_inputs": ["call"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [{"name": "body", "parent": "call", "nodes": [
+      {"name": "first", "type": "StreamActive", "attrs": {"_test_stream": 1, "subgraph_first_active": true}},
+      {"name": "u", "type": "Add", "control_inputs": ["first"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]}]}]})json");
+  EXPECT_THAT(RunPasses(plan, AllPasses()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "node 'first' (subgraph_first_active) activates stream 2, which also runs "
+                       "'after' outside its graph 'body'"));
+}
+
 TEST(StreamActivationTest, SwitchLabelOnSeveralStreamsGetsItsOwnStreamActive) {
   Plan plan = ParsePlan(R"json({"nodes": [
     {"name": "sw", "type": "StreamSwitch", "attrs": {"_test_stream": 0, "_active_label_list": ["L"]}},

@@ -69,6 +69,7 @@ struct Case {
   Model model;
   std::map<std::string, std::string> options;
   int64_t attached = 0;  // nodes given an attached stream
+  int64_t first_active = 0;  // If/Case branches whose first compute node activates the rest
 };
 
 // The sample draws the whole space: If/While subgraphs, dynamic dims, both
@@ -188,6 +189,24 @@ Case MakeCase(uint64_t seed) {
     }
     RenumberTopoIds(c.model);
     c.graph += StrCat(" +unread=", unread);
+  }
+  // Branches whose first compute node activates the branch's other streams
+  // (GE's `subgraph_first_active`): those streams run only when the branch
+  // does, so no gate of the If may sit on them. Drawn after all the above.
+  if (coin(0.3)) {
+    for (size_t g = 1; g < c.model.num_graphs(); ++g) {
+      const GraphId gid(static_cast<int32_t>(g));
+      const NodeId owner = c.model.graph(gid).parent_node;
+      if (!owner.valid() || !IsBranchNode(c.model.node(owner))) continue;
+      for (NodeId id : c.model.graph(gid).nodes) {
+        Node& n = c.model.node(id);
+        if (n.type == "Data" || n.type == "Const" || n.type == "NetOutput") continue;
+        n.attrs["subgraph_first_active"] = AttrValue(true);
+        ++c.first_active;
+        break;
+      }
+    }
+    c.graph += StrCat(" +first_active=", c.first_active);
   }
   return c;
 }
@@ -366,6 +385,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t attached_dynamic = 0;                 // of those, on the dynamic path
   int64_t loop_join = 0, loop_join_iterated = 0;  // plans with loop-join events
   int64_t branched = 0, branch_gated = 0;         // plans with an If/Case, with its gates
+  int64_t first_active = 0, first_active_gated = 0;  // of those, with activating branches
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -380,6 +400,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     loop_join_iterated += r.loop_join && r.iterated ? 1 : 0;
     branched += r.branched ? 1 : 0;
     branch_gated += r.branched && r.branch_gates ? 1 : 0;
+    first_active += r.branched && c.first_active > 0 ? 1 : 0;
+    first_active_gated += r.branched && r.branch_gates && c.first_active > 0 ? 1 : 0;
     if (r.problems.empty()) continue;
     ++failed;
     failing.push_back(seed);
@@ -410,6 +432,10 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   std::printf(
       "property: with If/Case: %lld plans ran each branch clean, %lld of them with branch gates\n",
       static_cast<long long>(branched), static_cast<long long>(branch_gated));
+  std::printf(
+      "property: with branches that activate their streams: %lld plans, %lld of them with branch "
+      "gates\n",
+      static_cast<long long>(first_active), static_cast<long long>(first_active_gated));
   std::vector<std::string> seeds;
   for (uint64_t s : failing) seeds.push_back(StrCat(s));
   EXPECT_TRUE(failing.empty()) << "failing seeds: " << StrJoin(seeds, " ");
@@ -421,6 +447,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     EXPECT_GT(attached, 0) << "no plan with attached streams compiled";
     EXPECT_GT(attached_dynamic, 0) << "no dynamic-path plan with attached streams compiled";
     EXPECT_GT(branch_gated, 0) << "no plan with an event into or out of a branch ran each branch";
+    EXPECT_GT(first_active_gated, 0)
+        << "no plan with gates of a branch that activates its streams ran each branch";
   }
 }
 
