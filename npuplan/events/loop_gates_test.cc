@@ -311,21 +311,22 @@ TEST(LoopGatesTest, AStreamTheBranchActivatesGetsNoGateOutsideTheBranch) {
   EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
 }
 
-// The verifier refuses an end outside a branch on a stream that only a node
-// inside a branch activates, naming the stream and the activator.
+// The verifier refuses a task outside a branch on a stream that only a node
+// inside a branch activates, naming the stream and the activator: the first
+// in execution order, the Recv before p_BranchEntry_1.
 TEST(LoopGatesTest, AGateOnAStreamOnlyABranchActivatesIsRefused) {
   Plan plan = LoopPlan(kIfAcrossStreams);
   RunResult r;
   ASSERT_THAT(RunEventsPasses(plan, &r), IsOk());
   ASSERT_THAT(verify::VerifyLoopBoundaries(plan), IsOk());
   // e_neg (else, stream 2) now also activates stream 1, the then-branch's:
-  // the Send after p_BranchExit_1 would run only when else runs.
+  // p's gates there (and their Send/Recv) would run only when else runs.
   plan.model.node(plan.model.FindNode("e_neg")).attrs["active_stream_list"] =
       std::vector<int64_t>{1};
   EXPECT_THAT(verify::VerifyLoopBoundaries(plan),
               StatusIs(absl::StatusCode::kInternal,
-                       "stream 1 runs only when a branch of 'p' runs ('e_neg' activates it "
-                       "there) but 'g_Send_1' is outside that branch"));
+                       "'g_Recv_2' on stream 1 runs only when a branch of 'p' runs ('e_neg' "
+                       "activates the stream there) but is outside that branch"));
 }
 
 TEST(LoopGatesTest, ALoopOnTheProducersStreamGetsNoGate) {

@@ -9,12 +9,14 @@
 // hub stream (docs/events.md, "Loop boundaries"). A static If/Case branch is
 // such a boundary too: it runs once or not at all, so a wait inside it may
 // leave its record pending and a record inside it may never come
-// (docs/events.md, "Branch boundaries"). And an end outside a branch on a
-// stream that only activators inside branches activate (GE's
+// (docs/events.md, "Branch boundaries"). And no task outside a branch may
+// sit on a stream that only activators inside branches activate (GE's
 // `subgraph_first_active`: a branch's first node activates the branch's
-// streams): such a stream runs only when that branch does, so the end may
-// never run.
+// streams): such a stream runs only when that branch does, so the task may
+// never run — a record there never comes, a wait leaves its record pending —
+// and one that comes first waits for the branch.
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "npuplan/ir/control_flow_types.h"
@@ -50,20 +52,34 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
   const SyncNodeIndex& sync = run.SyncNodes();
   RecordSlots record_slot(plan, view);
   const ActivationInfo& activation = run.Activation(physical);
-  // The branch owner around every activator of `slot`'s stream but not
-  // around `slot` (invalid: the stream is active when `slot` runs — not
-  // activated, or by some activator outside a branch), and that activator.
-  auto only_in_branch = [&](int32_t slot) -> std::pair<NodeId, NodeId> {
-    const auto it = activation.activators_of_stream.find(view.stream(slot));
-    if (it == activation.activators_of_stream.end() || it->second.empty()) return {};
-    std::pair<NodeId, NodeId> found;
-    for (NodeId a : it->second) {
-      const NodeId around = nesting.OutermostLoopLeft(a, view.node_of(slot));
-      if (!around.valid() || !IsBranchNode(m.node(around))) return {};
-      if (!found.first.valid()) found = {around, a};
+  if (!activation.activators_of_stream.empty()) {
+    // Per slot, in execution order: the branch owner around every activator
+    // of its stream but not around the slot (none: the stream is active when
+    // the slot runs — not activated, or by some activator outside a branch).
+    for (const int32_t slot : view.slot_order()) {
+      if (view.stream(slot) < 0) continue;
+      const auto it = activation.activators_of_stream.find(view.stream(slot));
+      if (it == activation.activators_of_stream.end() || it->second.empty()) continue;
+      const NodeId n = view.node_of(slot);
+      NodeId owner, activator;
+      for (NodeId a : it->second) {
+        const NodeId around = nesting.OutermostLoopLeft(a, n);
+        if (!around.valid() || !IsBranchNode(m.node(around))) {
+          owner = NodeId();
+          break;
+        }
+        if (!owner.valid()) std::tie(owner, activator) = std::make_pair(around, a);
+      }
+      if (!owner.valid()) continue;
+      return absl::InternalError(StrCat(
+          "verifier[loop-boundary]: '", m.node(n).name, "' on stream ", view.stream(slot),
+          " runs only when a branch of '", m.node(owner).name, "' runs ('", m.node(activator).name,
+          "' activates the stream there) but is outside that branch: ",
+          "when the branch is not taken it never runs (a record there never comes, a wait there ",
+          "leaves its record pending), and before the branch it waits for it; put it on a stream ",
+          "active outside the branch"));
     }
-    return found;
-  };
+  }
   for (const SyncEvent& e : plan.events.events) {
     if (!e.send.valid() || !e.recv.valid() || e.send.index() >= m.num_nodes() ||
         e.recv.index() >= m.num_nodes() || e.send_attached >= view.num_attached(e.send) ||
@@ -79,18 +95,6 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
                     SyncReasonName(e.reason), ") recorded at ", LoopBoundaryEnd(m, view, rec),
                     " and waited at ", LoopBoundaryEnd(m, view, wait));
     };
-    for (const int32_t slot : {rec, wait}) {
-      const auto [owner, activator] = only_in_branch(slot);
-      if (!owner.valid()) continue;
-      return absl::InternalError(StrCat(
-          "verifier[loop-boundary]: ", what(), ": stream ", view.stream(slot),
-          " runs only when a branch of '", m.node(owner).name, "' runs ('", m.node(activator).name,
-          "' activates it there) but '", m.node(view.node_of(slot)).name,
-          "' is outside that branch: when the branch is not taken the ",
-          slot == rec ? "record never comes and the wait blocks"
-                      : "wait never runs and the record stays pending",
-          "; put that end on a stream active outside the branch"));
-    }
     if (const NodeId into = nesting.OutermostLoopLeft(w, r); into.valid()) {
       const std::string& name = m.node(into).name;
       return absl::InternalError(
