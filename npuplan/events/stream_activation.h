@@ -3,6 +3,8 @@
 //     streams of the nodes carrying those `_stream_label`s;
 //   * SetActiveStreamsForSubgraphs: a `subgraph_first_active` node activates
 //     the streams of its graph's unlabelled nodes (attached ones too) but its own;
+//     such a stream that also runs a node outside that graph is an error
+//     (InvalidArgument): on a device that node would wait for the graph's run;
 //   * after the split each activated logical stream brings along the physical
 //     streams split from it whose first node is in the activator's graph;
 //   * UpdateActiveStreamsForSwitchNode: a StreamSwitch label whose nodes span
