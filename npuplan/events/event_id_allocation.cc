@@ -84,6 +84,8 @@ class ChainCover final : public ReuseVisitor {
         collect_[kind] = count[kind] > 0 && count[kind] <= limits_.edges;
       k_ = order_.Prepare(c);
       lefts_.assign(kKinds * k_, LeftList{});
+      live_at_.assign(kKinds * k_, -1);
+      for (std::vector<int32_t>& l : live_) l.clear();
       rights_.assign(collect_[0] || collect_[1] ? kKinds * k_ : 0, RightList{});
       flat_.clear();
       right_edges_.clear();
@@ -121,6 +123,11 @@ class ChainCover final : public ReuseVisitor {
     l.up.push_back(static_cast<int32_t>(l.edge.size()));
     l.edge.push_back(static_cast<int32_t>(e));
     l.pos.push_back(pos);
+    const int kind = Kind(e);
+    if (int32_t& at = live_at_[kind * k_ + stream]; at < 0) {
+      at = static_cast<int32_t>(live_[kind].size());
+      live_[kind].push_back(stream);
+    }
   }
 
   // Greedy: of the unmatched predecessors (the last one per stream), the one
@@ -139,33 +146,50 @@ class ChainCover final : public ReuseVisitor {
       right_edges_.push_back(static_cast<int32_t>(e));
       right_begin_[e] = flat_.size();
     }
-    for (size_t s = 0; s < k_; ++s) {
+    // The unmatched predecessor on stream s, if better than the best so far.
+    auto consider = [&](size_t s) {
       // Lefts arrive in position order, and every left at or before
       // ready[s] has arrived (its slot ran before this one): with none of
       // them yet, no left of this stream precedes e, and Augment needs no
       // entry for it.
       LeftList& l = lefts_[kind * k_ + s];
-      if (l.pos.empty() || ready[s] < l.pos[0]) continue;
+      if (l.pos.empty() || ready[s] < l.pos[0]) return;
       if (collect_[kind]) flat_.emplace_back(static_cast<int32_t>(s), ready[s]);
       const int32_t i =
           static_cast<int32_t>(std::upper_bound(l.pos.begin(), l.pos.end(), ready[s]) -
                                l.pos.begin()) -
           1;
       const int32_t alive = l.FindAlive(i);
-      if (alive < 0) continue;
+      if (alive < 0) return;
       const int32_t cand = l.edge[alive];
       const int64_t rank = f_.end[cand];
       if (rank > best_rank || (rank == best_rank && cand < best)) {
         best = cand;
         best_rank = rank;
       }
+    };
+    if (collect_[kind]) {
+      for (size_t s = 0; s < k_; ++s) consider(s);  // Augment needs every stream's entry
+    } else {
+      // The streams with an unmatched left only: the choice (latest rank,
+      // then edge) does not depend on the order they are seen in.
+      for (const int32_t s : live_[kind]) consider(static_cast<size_t>(s));
     }
     if (collect_[kind]) right_end_[e] = flat_.size();
     if (best < 0) return;
     m_.succ[best] = static_cast<int32_t>(e);
     m_.pred[e] = best;
-    LeftList& l = lefts_[kind * k_ + left_stream_[best]];
+    const int32_t stream = left_stream_[best];
+    LeftList& l = lefts_[kind * k_ + stream];
     l.up[left_index_[best]] = left_index_[best] - 1;
+    if (l.FindAlive(static_cast<int32_t>(l.pos.size()) - 1) < 0) {  // every left matched
+      std::vector<int32_t>& live = live_[kind];
+      int32_t& at = live_at_[kind * k_ + stream];
+      live_at_[kind * k_ + live.back()] = at;
+      live[at] = live.back();
+      live.pop_back();
+      at = -1;
+    }
   }
 
  private:
@@ -267,6 +291,11 @@ class ChainCover final : public ReuseVisitor {
   bool collect_[kKinds] = {false, false};
   std::vector<int32_t> left_index_, left_pos_, left_stream_;
   std::vector<LeftList> lefts_;
+  // Per kind, the streams with an unmatched left (the greedy sweep's
+  // candidates; a few hundred of thousands of streams on models of many
+  // Ifs), and per (kind, stream) its index there (-1: none).
+  std::vector<int32_t> live_[kKinds];
+  std::vector<int32_t> live_at_;
   std::vector<RightList> rights_;
   std::vector<uint8_t> visited_;  // rights visited in the current phase
   // What Right saw, for Augment: per right (in right_edges_), its
