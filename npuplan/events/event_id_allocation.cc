@@ -110,7 +110,6 @@ class ChainCover final : public ReuseVisitor {
         }
       }
     }
-    FreeStorage(flat_);
     for (ReadyLists& r : sorted_) r = {};
     return std::move(m_);
   }

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "npuplan/events/ge_order.h"
-#include "npuplan/ir/attribute.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/topo_sort.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/loop_order.h"
 #include "npuplan/support/str_util.h"
 
@@ -226,21 +226,6 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   return out;
 }
 
-// Per physical stream, the nodes whose `active_stream_list` names it (in
-// node order).
-std::map<int64_t, std::vector<NodeId>> ActivatorsByStream(const Model& m) {
-  std::map<int64_t, std::vector<NodeId>> out;
-  for (size_t i = 0; i < m.num_nodes(); ++i) {
-    const Node& n = m.nodes()[i];
-    if (n.attrs.empty()) continue;
-    const AttrValue* v = FindAttr(n.attrs, "active_stream_list");
-    if (v == nullptr || !v->is<AttrValue::IntList>()) continue;
-    for (int64_t s : *v->as<AttrValue::IntList>())
-      out[s].push_back(NodeId(static_cast<int32_t>(i)));
-  }
-  return out;
-}
-
 // An event into or out of an attached slot inside a static branch: no gate
 // sits on an attached stream, and a branch has no hub. A gate in the branch
 // on the node's main stream takes the attached end's place across the
@@ -266,14 +251,17 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
   const Model& m = plan.model;  // gates.For adds nodes: read it, never hold a Node
   auto& events = plan.events.events;
   size_t split = 0;
-  std::optional<std::map<int64_t, std::vector<NodeId>>> activators;  // read on first need
+  // Who activates which physical stream (the lists stream-activation just
+  // wrote; the verifier reads the same definition), read on first need.
+  std::optional<ActivationInfo> activation;
   // The node whose stream carries the branch gates of `end`, a node outside
   // `owner`'s branches that `end` exchanges an event with (invalid: gates on
   // `end`'s own stream).
   auto activator_of = [&](NodeId end, NodeId owner, GraphId branch) {
-    if (!activators) activators = ActivatorsByStream(m);
-    const auto it = activators->find(plan.physical_stream[end.index()]);
-    if (it == activators->end()) return NodeId();
+    if (!activation) activation = ComputeActivation(m, m.ExecutionOrder());
+    const auto& activators = activation->activators_of_stream;
+    const auto it = activators.find(plan.physical_stream[end.index()]);
+    if (it == activators.end()) return NodeId();
     NodeId in_branch;
     for (NodeId a : it->second) {
       const NodeId around = nesting.OutermostLoopLeft(a, owner);

@@ -337,6 +337,49 @@ int64_t LightestPairs::pairs() const {
   return total;
 }
 
+namespace {
+
+// Tasks per split piece (GE reserves 27 per physical stream).
+int64_t SplitCap(int64_t task_limit) { return std::max<int64_t>(task_limit - 27, 1); }
+// Pieces beyond the first that `tasks` need.
+int64_t ExtraPieces(int64_t tasks, int64_t cap) {
+  return std::max<int64_t>(0, tasks / cap + (tasks % cap != 0) - 1);
+}
+
+// The task model of the need estimate, per node with a stream (stream_of(i)
+// >= 0): on_node(stream, its tasks), and on_cross(producer's stream,
+// consumer's stream) once per (producer, consumer) pair across streams —
+// one record there, two wait tasks here.
+template <typename StreamOf, typename OnNode, typename OnCross>
+void WalkStreamTasks(const Model& m, StreamOf stream_of, OnNode on_node, OnCross on_cross) {
+  const size_t n = m.num_nodes();
+  std::vector<int32_t> producers;
+  EngineRunLookup engines(m.engine_table);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kNodePrefetch < n) PrefetchNodeRecord(m.nodes()[i + kNodePrefetch]);
+    if (i + kNodePrefetch / 2 < n) {
+      const Node& ahead = m.nodes()[i + kNodePrefetch / 2];
+      if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
+      if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
+    }
+    const int64_t self = stream_of(i);
+    if (self < 0) continue;
+    const Node& node = m.nodes()[i];
+    on_node(self, NodeTasks(node, engines.Find(node.engine)));
+    producers.clear();
+    for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
+    for (NodeId c : node.control_inputs) producers.push_back(c.value);
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    for (int32_t p : producers) {
+      const int64_t ps = stream_of(static_cast<size_t>(p));
+      if (ps >= 0 && ps != self) on_cross(ps, self);
+    }
+  }
+}
+
+}  // namespace
+
 StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   const Model& m = plan.model;
   const size_t n = m.num_nodes();
@@ -383,35 +426,17 @@ StreamNeed EstimateStreamNeed(const Plan& plan, int64_t task_limit) {
   need.main = used.empty() ? plan.streams.logical : static_cast<int64_t>(used.size());
   if (task_limit <= 0 || used.empty()) return need;
   std::vector<int64_t> tasks(used.size(), 0);
-  std::vector<int32_t> producers;
-  EngineRunLookup engines(m.engine_table);
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kNodePrefetch < n) PrefetchNodeRecord(m.nodes()[i + kNodePrefetch]);
-    if (i + kNodePrefetch / 2 < n) {
-      const Node& ahead = m.nodes()[i + kNodePrefetch / 2];
-      if (!ahead.inputs.empty()) __builtin_prefetch(ahead.inputs.data());
-      if (!ahead.control_inputs.empty()) __builtin_prefetch(ahead.control_inputs.data());
-    }
-    if (own[i] < 0) continue;
-    const Node& node = m.nodes()[i];
-    const size_t self = static_cast<size_t>(own[i]);
-    tasks[self] = SaturatingAdd(tasks[self], NodeTasks(node, engines.Find(node.engine)));
-    producers.clear();  // one event per (producer, consumer)
-    for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
-    for (NodeId c : node.control_inputs) producers.push_back(c.value);
-    std::sort(producers.begin(), producers.end());
-    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-    for (int32_t p : producers) {
-      const int32_t ps = own[p];
-      if (ps < 0 || static_cast<size_t>(ps) == self) continue;
-      tasks[ps] = SaturatingAdd(tasks[ps], 1);
-      tasks[self] = SaturatingAdd(tasks[self], 2);
-    }
-  }
-  const int64_t cap = std::max<int64_t>(task_limit - 27, 1);
+  WalkStreamTasks(
+      m, [&](size_t i) -> int64_t { return own[i]; },
+      [&](int64_t self, int64_t t) { tasks[self] = SaturatingAdd(tasks[self], t); },
+      [&](int64_t producer, int64_t consumer) {
+        tasks[producer] = SaturatingAdd(tasks[producer], 1);
+        tasks[consumer] = SaturatingAdd(tasks[consumer], 2);
+      });
+  const int64_t cap = SplitCap(task_limit);
   for (int64_t t : tasks) {
     if (t == INT64_MAX) continue;  // overflowed: physical-stream-split names the node
-    need.split_extra = SaturatingAdd(need.split_extra, std::max<int64_t>(0, t / cap + (t % cap != 0) - 1));
+    need.split_extra = SaturatingAdd(need.split_extra, ExtraPieces(t, cap));
   }
   return need;
 }
@@ -437,37 +462,26 @@ StreamNeedTracker::StreamNeedTracker(const Plan& plan, int64_t task_limit) {
   nodes_.assign(streams, 0);
   out_.assign(streams, {});
   in_.assign(streams, {});
-  cap_ = task_limit > 0 ? std::max<int64_t>(task_limit - 27, 1) : 0;
-  EngineRunLookup engines(m.engine_table);
-  std::vector<int32_t> producers;
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = m.nodes()[i];
-    if (node.stream_id < 0) continue;
-    const auto self = static_cast<int32_t>(node.stream_id);
-    ++nodes_[self];
-    if (cap_ == 0) continue;
-    tasks_[self] = SaturatingAdd(tasks_[self], NodeTasks(node, engines.Find(node.engine)));
-    producers.clear();  // one event per (producer, consumer), as EstimateStreamNeed
-    for (const OutputRef& in : node.inputs) producers.push_back(in.node.value);
-    for (NodeId c : node.control_inputs) producers.push_back(c.value);
-    std::sort(producers.begin(), producers.end());
-    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-    for (int32_t p : producers) {
-      const int64_t ps = m.nodes()[p].stream_id;
-      if (ps < 0 || ps == self) continue;
-      tasks_[ps] = SaturatingAdd(tasks_[ps], 1);
-      tasks_[self] = SaturatingAdd(tasks_[self], 2);
-      ++out_[ps][self];
-      ++in_[self][static_cast<int32_t>(ps)];
-    }
+  cap_ = task_limit > 0 ? SplitCap(task_limit) : 0;
+  for (const Node& node : m.nodes()) {
+    if (node.stream_id >= 0) ++nodes_[node.stream_id];
+  }
+  if (cap_ > 0) {
+    WalkStreamTasks(
+        m, [&](size_t i) { return m.nodes()[i].stream_id; },
+        [&](int64_t self, int64_t t) { tasks_[self] = SaturatingAdd(tasks_[self], t); },
+        [&](int64_t producer, int64_t consumer) {
+          tasks_[producer] = SaturatingAdd(tasks_[producer], 1);
+          tasks_[consumer] = SaturatingAdd(tasks_[consumer], 2);
+          ++out_[producer][static_cast<int32_t>(consumer)];
+          ++in_[consumer][static_cast<int32_t>(producer)];
+        });
   }
   for (int64_t t : tasks_) exact_ &= t < INT64_MAX / 4;
   exact_ &= need_.split_extra < INT64_MAX / 4;
 }
 
-int64_t StreamNeedTracker::Extra(int64_t t) const {
-  return cap_ == 0 ? 0 : std::max<int64_t>(0, t / cap_ + (t % cap_ != 0) - 1);
-}
+int64_t StreamNeedTracker::Extra(int64_t t) const { return cap_ == 0 ? 0 : ExtraPieces(t, cap_); }
 
 void StreamNeedTracker::Merge(int32_t into, int32_t from) {
   if (!exact_) return;

@@ -16,7 +16,6 @@
 // never run — a record there never comes, a wait leaves its record pending —
 // and one that comes first waits for the branch.
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "npuplan/ir/control_flow_types.h"
@@ -68,7 +67,10 @@ absl::Status VerifyLoopBoundaries(Verification& run) {
           owner = NodeId();
           break;
         }
-        if (!owner.valid()) std::tie(owner, activator) = std::make_pair(around, a);
+        if (!owner.valid()) {
+          owner = around;
+          activator = a;
+        }
       }
       if (!owner.valid()) continue;
       return absl::InternalError(StrCat(
