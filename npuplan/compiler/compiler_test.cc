@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "npuplan/gen/graph_generator.h"
+#include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
+#include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/verify.h"
 
@@ -363,6 +366,76 @@ TEST(CompilePassThreadsTest, LargeGraphsCompileTheSameOnOneOrTwoThreads) {
 // runs per graph). Memory planning chains them into lanes and sees through
 // the subgraphs' Data nodes: each loop is ordered after the one before, so
 // the loops' activations reuse each other's bytes as on one stream.
+// Ifs as GE's label maker lowers them: a StreamActive first in each branch,
+// `subgraph_first_active` and `_rts_label_node`; so that each branch has a
+// stream of its own to activate, an all-reduce of the branch's input beside
+// its compute (HCCL streams are independent).
+Model LoweredIfs() {
+  Model model = Transformer(3, 0, 1);
+  for (size_t g = 1; g < model.num_graphs(); ++g) {
+    const GraphId gid(static_cast<int32_t>(g));
+    if (!IsBranchNode(model.node(model.graph(gid).parent_node))) continue;
+    const NodeId data = model.graph(gid).nodes.front();
+    Node all_reduce;
+    all_reduce.name = model.graph(gid).name + "_ar";
+    all_reduce.type = "HcomAllReduce";
+    all_reduce.engine = model.engine_table.EngineForOp(all_reduce.type);
+    all_reduce.inputs.push_back({data, 0});
+    all_reduce.outputs.push_back(model.node(data).outputs[0]);
+    model.AddNode(gid, std::move(all_reduce));
+    npuplan::testing::AddFirstActiveStreamActive(model, gid);
+  }
+  RenumberTopoIds(model);
+  return model;
+}
+
+// In GE's default assignment the StreamActive runs on its If's stream, which
+// the branch shares with the root, and activates the branch's other streams;
+// the auto modes give every branch streams of its own, the StreamActive on
+// the branch's home stream. The plans verify in every static mode.
+TEST(CompileTest, BranchesLoweredAsGeDoesCompileInEveryStaticMode) {
+  const Model model = LoweredIfs();
+  for (const char* mode : {"", "LoadBalance:4", "CriticalPath:4", "cv"}) {
+    SCOPED_TRACE(mode);
+    CompileConfig config;
+    if (*mode != '\0') config.option_overrides = {{"ge.autoMultistreamParallelMode", mode}};
+    DecisionLog log(false);
+    Statistics stats;
+    absl::StatusOr<Plan> plan = Compile(model, config, log, stats);
+    ASSERT_THAT(plan.status(), IsOk());
+    int64_t activating = 0;
+    for (size_t i = 0; i < plan->model.num_nodes(); ++i) {
+      const Node& n = plan->model.node(NodeId(static_cast<int32_t>(i)));
+      if (n.type != "StreamActive" || !HasAttr(n.attrs, "subgraph_first_active")) continue;
+      const NodeId owner = plan->model.graph(n.graph).parent_node;
+      if (*mode == '\0')
+        EXPECT_EQ(plan->physical_stream[i], plan->physical_stream[owner.index()]) << n.name;
+      const AttrValue* list = FindAttr(n.attrs, "active_stream_list");
+      activating += list != nullptr && list->is<AttrValue::IntList>() &&
+                    !list->as<AttrValue::IntList>()->empty();
+    }
+    EXPECT_GT(activating, 0);
+    EXPECT_THAT(verify::VerifyPlan(*plan), IsOk());
+  }
+}
+
+// Without `_rts_label_node` the StreamActive gets a stream of its own, and
+// the branch's stream it activates is its If's, which the root also runs:
+// refused, saying what GE does instead.
+TEST(CompileTest, AFirstActiveStreamActiveOffItsOwnersStreamIsRefusedWithGesWay) {
+  Model model = LoweredIfs();
+  for (size_t i = 0; i < model.num_nodes(); ++i)
+    model.node(NodeId(static_cast<int32_t>(i))).attrs.erase("_rts_label_node");
+  DecisionLog log(false);
+  Statistics stats;
+  const absl::Status s = Compile(model, CompileConfig{}, log, stats).status();
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, "(subgraph_first_active) activates stream"));
+  EXPECT_THAT(
+      std::string(s.message()),
+      ::testing::HasSubstr("GE marks the StreamActive it puts first in a branch _rts_label_node"));
+}
+
 TEST(AutoStreamLoopsTest, LoopsOnStreamsOfTheirOwnReuseMemoryAsTheDefaultDoes) {
   const Model model = LoopTransformer(3000, 2);
   DecisionLog log(false);

@@ -279,6 +279,25 @@ void AddLoopActivation(std::string_view pass, Plan& plan, PassContext& ctx,
   }
 }
 
+// What an input can change when CheckFirstActiveStreams refuses it. GE's label
+// maker marks the StreamActive it puts first in a static branch
+// `_rts_label_node`, which keeps it on the owner's stream (the stream the
+// branch shares with its parent); npuplan's dynamic-shape stream modes share
+// streams between graphs, and GE lowers only static branches to labels.
+std::string FirstActiveHint(const Plan& plan, const Node& activator) {
+  if (IsDynamicStreamMode(plan.streams.mode)) {
+    return StrCat(" (stream mode ", StreamModeName(plan.streams.mode),
+                  " shares streams between graphs; GE marks first-active nodes only in the static ",
+                  "branches it lowers to labels)");
+  }
+  if (activator.type == "StreamActive" &&
+      !GetBoolAttr(activator.attrs, "_rts_label_node").value_or(false)) {
+    return " (GE marks the StreamActive it puts first in a branch _rts_label_node, which runs "
+           "it on the owner's stream)";
+  }
+  return "";
+}
+
 // A `subgraph_first_active` node activates its graph's streams: on a device
 // they start only when that graph runs (GE). A node outside that graph (and
 // its subgraphs) on such a stream would wait for that run — for ever when the
@@ -327,7 +346,7 @@ absl::Status CheckFirstActiveStreams(std::string_view pass, const Plan& plan,
             m.graph(graph).name, "': on a device the stream starts only when that graph runs, so '",
             m.node(example).name, "' would wait for it (for ever when it does not run); give the ",
             "subgraph's nodes streams of their own or put the first-active node on the stream ",
-            "they share with the parent"));
+            "they share with the parent", FirstActiveHint(plan, m.node(a))));
       }
     }
   }

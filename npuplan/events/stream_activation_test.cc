@@ -129,10 +129,14 @@ TEST(StreamActivationTest, RejectsAFirstActiveStreamThatAlsoRunsANodeOutsideItsG
     "subgraphs": [{"name": "body", "parent": "call", "nodes": [
       {"name": "first", "type": "StreamActive", "attrs": {"_test_stream": 1, "subgraph_first_active": true}},
       {"name": "u", "type": "Add", "control_inputs": ["first"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]}]}]})json");
-  EXPECT_THAT(RunPasses(plan, AllPasses()),
+  const absl::Status s = RunPasses(plan, AllPasses());
+  EXPECT_THAT(s,
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "node 'first' (subgraph_first_active) activates stream 2, which also runs "
                        "'after' outside its graph 'body'"));
+  // GE's own first-active StreamActive is an `_rts_label_node`: the message says so.
+  EXPECT_THAT(s,
+              StatusIs(absl::StatusCode::kInvalidArgument, "which runs it on the owner's stream"));
 }
 
 TEST(StreamActivationTest, SwitchLabelOnSeveralStreamsGetsItsOwnStreamActive) {

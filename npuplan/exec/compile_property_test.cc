@@ -41,6 +41,7 @@
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/support/str_util.h"
+#include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/memory_verifier.h"
 #include "npuplan/verify/verify.h"
@@ -70,6 +71,7 @@ struct Case {
   std::map<std::string, std::string> options;
   int64_t attached = 0;  // nodes given an attached stream
   int64_t first_active = 0;  // If/Case branches whose first compute node activates the rest
+  bool stream_active = false;  // …through a StreamActive first, as GE's label maker puts it
 };
 
 // The sample draws the whole space: If/While subgraphs, dynamic dims, both
@@ -190,14 +192,21 @@ Case MakeCase(uint64_t seed) {
     RenumberTopoIds(c.model);
     c.graph += StrCat(" +unread=", unread);
   }
-  // Branches whose first compute node activates the branch's other streams
-  // (GE's `subgraph_first_active`): those streams run only when the branch
-  // does, so no gate of the If may sit on them. Drawn after all the above.
+  // Branches that activate their other streams (GE's `subgraph_first_active`):
+  // those streams run only when the branch does, so no gate of the If may sit
+  // on them. Either the first compute node is marked, or, as GE's label maker
+  // lowers a static If, a StreamActive goes first. Drawn after all the above.
   if (coin(0.3)) {
+    const bool stream_active = coin(0.5);
     for (size_t g = 1; g < c.model.num_graphs(); ++g) {
       const GraphId gid(static_cast<int32_t>(g));
       const NodeId owner = c.model.graph(gid).parent_node;
       if (!owner.valid() || !IsBranchNode(c.model.node(owner))) continue;
+      if (stream_active) {
+        npuplan::testing::AddFirstActiveStreamActive(c.model, gid);
+        ++c.first_active;
+        continue;
+      }
       for (NodeId id : c.model.graph(gid).nodes) {
         Node& n = c.model.node(id);
         if (n.type == "Data" || n.type == "Const" || n.type == "NetOutput") continue;
@@ -206,7 +215,10 @@ Case MakeCase(uint64_t seed) {
         break;
       }
     }
-    c.graph += StrCat(" +first_active=", c.first_active);
+    if (stream_active) RenumberTopoIds(c.model);
+    c.stream_active = stream_active && c.first_active > 0;
+    c.graph +=
+        StrCat(stream_active ? " +first_active_stream_active=" : " +first_active=", c.first_active);
   }
   return c;
 }
@@ -236,6 +248,16 @@ Outcome CompileCase(const Case& c) {
   return out;
 }
 
+// The stage a rejection names ("[stream-activation] …" → "stream-activation"),
+// so that the summary shows which rules the sample runs into.
+std::string RejectingStage(std::string_view message) {
+  if (message.size() > 1 && message.front() == '[') {
+    if (size_t end = message.find(']'); end != std::string_view::npos)
+      return std::string(message.substr(1, end - 1));
+  }
+  return "other";
+}
+
 std::string Describe(const Case& c) {
   std::vector<std::string> kv;
   for (const auto& [k, v] : c.options) kv.push_back(StrCat(k, "=", v));
@@ -254,6 +276,7 @@ struct CaseResult {
   bool loop_join = false;     // has loop-join events (host-run loops)
   bool branched = false;      // has an If/Case and ran each of branches 0 and 1 clean
   bool branch_gates = false;  // has gates of an If/Case (events into or out of a branch)
+  std::string rejection;
 };
 
 bool HasBranch(const Plan& plan) {
@@ -280,6 +303,7 @@ CaseResult CheckCase(const Case& c) {
         a.status.code() != absl::StatusCode::kResourceExhausted) {
       fail(StrCat("compile failed: ", a.status.ToString()));
     }
+    res.rejection = std::string(a.status.message());
     return res;
   }
   res.compiled = true;
@@ -380,12 +404,14 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   const int64_t iters = EnvInt("NPUPLAN_PROPERTY_ITERS", 200);
   const uint64_t first = static_cast<uint64_t>(EnvInt("NPUPLAN_PROPERTY_SEED", 1));
   int64_t compiled = 0, rejected = 0, failed = 0;
+  std::map<std::string, int64_t> rejected_by;  // stage named in the message → rejections
   int64_t iterated = 0;
   int64_t attached = 0, attached_iterated = 0;  // of those, plans with attached streams
   int64_t attached_dynamic = 0;                 // of those, on the dynamic path
   int64_t loop_join = 0, loop_join_iterated = 0;  // plans with loop-join events
   int64_t branched = 0, branch_gated = 0;         // plans with an If/Case, with its gates
   int64_t first_active = 0, first_active_gated = 0;  // of those, with activating branches
+  int64_t stream_active = 0;                         // …activated by GE's StreamActive
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -402,6 +428,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     branch_gated += r.branched && r.branch_gates ? 1 : 0;
     first_active += r.branched && c.first_active > 0 ? 1 : 0;
     first_active_gated += r.branched && r.branch_gates && c.first_active > 0 ? 1 : 0;
+    stream_active += r.branched && c.stream_active ? 1 : 0;
+    if (!r.compiled && r.problems.empty()) ++rejected_by[RejectingStage(r.rejection)];
     if (r.problems.empty()) continue;
     ++failed;
     failing.push_back(seed);
@@ -434,8 +462,12 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       static_cast<long long>(branched), static_cast<long long>(branch_gated));
   std::printf(
       "property: with branches that activate their streams: %lld plans, %lld of them with branch "
-      "gates\n",
-      static_cast<long long>(first_active), static_cast<long long>(first_active_gated));
+      "gates, %lld through a StreamActive (GE's label maker)\n",
+      static_cast<long long>(first_active), static_cast<long long>(first_active_gated),
+      static_cast<long long>(stream_active));
+  std::vector<std::string> by_stage;
+  for (const auto& [stage, n] : rejected_by) by_stage.push_back(StrCat(stage, " ", n));
+  std::printf("property: rejected by: %s\n", StrJoin(by_stage, ", ").c_str());
   std::vector<std::string> seeds;
   for (uint64_t s : failing) seeds.push_back(StrCat(s));
   EXPECT_TRUE(failing.empty()) << "failing seeds: " << StrJoin(seeds, " ");
@@ -449,6 +481,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     EXPECT_GT(branch_gated, 0) << "no plan with an event into or out of a branch ran each branch";
     EXPECT_GT(first_active_gated, 0)
         << "no plan with gates of a branch that activates its streams ran each branch";
+    EXPECT_GT(stream_active, 0)
+        << "no plan with branches lowered as GE's label maker does ran each branch";
   }
 }
 

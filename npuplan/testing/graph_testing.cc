@@ -54,4 +54,30 @@ std::vector<std::string> NodeOrder(const Model& model, GraphId g) {
   return names;
 }
 
+NodeId AddFirstActiveStreamActive(Model& model, GraphId g) {
+  Node active;
+  active.name = model.graph(g).name + "_StreamActive";
+  active.type = "StreamActive";
+  active.engine = model.engine_table.EngineForOp(active.type);
+  active.attrs["subgraph_first_active"] = AttrValue(true);
+  active.attrs["_rts_label_node"] = AttrValue(true);
+  auto is_source = [&](NodeId id) {
+    const std::string& type = model.node(id).type;
+    return type == "Data" || type == "Const";
+  };
+  std::vector<NodeId> heads;
+  for (NodeId id : model.graph(g).nodes) {
+    const Node& n = model.node(id);
+    if (is_source(id) || n.inputs.empty()) continue;
+    if (std::all_of(n.inputs.begin(), n.inputs.end(),
+                    [&](const OutputRef& in) { return is_source(in.node); }))
+      heads.push_back(id);
+  }
+  const NodeId added = model.AddNode(g, std::move(active));
+  for (NodeId h : heads) model.node(h).control_inputs.push_back(added);
+  std::vector<NodeId>& nodes = model.graph(g).nodes;
+  std::rotate(nodes.begin(), nodes.end() - 1, nodes.end());  // first, as GE's AddNodeFront
+  return added;
+}
+
 }  // namespace npuplan::testing

@@ -30,6 +30,13 @@ const Node& NodeNamed(const Model& model, std::string_view name);
 // Names of graph g's nodes in its current (topological) order.
 std::vector<std::string> NodeOrder(const Model& model, GraphId g = kRootGraph);
 
+// GE's LabelMaker::AddStreamActive, as it lowers a static If/Case branch: a
+// StreamActive first in graph g, marked `subgraph_first_active` and
+// `_rts_label_node` (so it runs on the owner's stream), with a control edge to
+// every head node (a node other than Data/Const whose data inputs all come
+// from Data or Const nodes). Returns it; call RenumberTopoIds afterwards.
+NodeId AddFirstActiveStreamActive(Model& model, GraphId g);
+
 }  // namespace npuplan::testing
 
 #endif  // NPUPLAN_TESTING_GRAPH_TESTING_H_
