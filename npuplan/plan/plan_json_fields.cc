@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,25 +12,160 @@
 #include "npuplan/support/str_util.h"
 
 namespace npuplan {
-namespace {
 
 using json = nlohmann::json;
 
+namespace {
+
+absl::Status BadField(std::string_view src, std::string_view path, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat(src, ": ", path, ": ", what));
+}
+
+bool IntValue(const json& v, int64_t* out) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<int64_t>(v.get<uint64_t>());
+    return true;
+  }
+  if (!v.is_number_integer()) return false;
+  *out = v.get<int64_t>();
+  return true;
+}
+
+// `v` is an object of only the `allowed` keys.
+absl::Status OnlyKeys(std::string_view src, const json& v, std::string_view path,
+                      std::initializer_list<std::string_view> allowed) {
+  if (!v.is_object())
+    return BadField(src, path, StrCat("expected an object, found ", v.type_name()));
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+      return BadField(src, StrCat(path, ".", EchoName(it.key())),
+                      StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// An integer field that must equal `want` (what the plan's content gives).
+absl::Status EqualField(std::string_view src, const json& obj, std::string_view key,
+                        std::string_view path, int64_t want, std::string_view why) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return absl::OkStatus();
+  const std::string at = StrCat(path, ".", key);
+  if (!it->is_number_integer())
+    return BadField(src, at, StrCat("expected an integer, found ", it->type_name()));
+  int64_t got = 0;
+  if (!IntValue(*it, &got) || got != want)
+    return BadField(src, at, StrCat("is ", it->dump(), " but ", why, " ", want));
+  return absl::OkStatus();
+}
+
+// An integer field the reader stores in 32 bits: it must have fitted.
+absl::Status FitsField(std::string_view src, const json& obj, std::string_view key,
+                       std::string_view path, int32_t stored) {
+  auto it = obj.find(key);
+  int64_t got = 0;
+  if (it == obj.end() || (IntValue(*it, &got) && got == stored)) return absl::OkStatus();
+  return BadField(src, StrCat(path, ".", key),
+                  StrCat(EchoName(it->dump()), " is not a 32-bit integer"));
+}
+
+}  // namespace
+
+PlanEntryFacts::IdList PlanEntryFacts::ReadIdList(const json& entry, std::string_view key,
+                                                  size_t other_key) {
+  IdList l;
+  auto it = entry.find(key);
+  if (it == entry.end()) return l;
+  l.begin = static_cast<uint32_t>(ints_.size());
+  l.state = IdList::kInts;
+  if (it->is_array()) {
+    for (const json& v : *it) {
+      int64_t x = 0;
+      if (!IntValue(v, &x)) {
+        l.state = IdList::kOther;
+        break;
+      }
+      ints_.push_back(x);
+    }
+  } else {
+    l.state = IdList::kOther;
+  }
+  if (l.state == IdList::kOther) {
+    ints_.resize(l.begin);
+    others_[other_key] = Other{it->dump(), it->is_array() ? "" : it->type_name()};
+  }
+  l.end = static_cast<uint32_t>(ints_.size());
+  return l;
+}
+
+void PlanEntryFacts::AddNode(const Model& m, std::string_view key, NodeId id, const json& entry,
+                             bool physical, std::string_view src) {
+  if (!early_.ok() || !stream_.ok()) return;  // the checks stop at that entry
+  const size_t at_entry = nodes_.size();
+  const std::string at = StrCat("$.nodes.", EchoName(key));
+  const Node& node = m.node(id);
+  absl::Status early = OnlyKeys(src, entry, at,
+                                {"attached_streams", "graph", "logical_stream", "recv_events",
+                                 "send_events", "stream", "tasks", "topo_id"});
+  if (early.ok()) {
+    if (auto g = entry.find("graph"); g != entry.end()) {
+      const std::string& want = m.graph(node.graph).name;
+      if (!g->is_string() || g->get_ref<const std::string&>() != want) {
+        early = BadField(
+            src, StrCat(at, ".graph"),
+            StrCat("is ", EchoName(g->dump()), " but the node is in graph '", EchoName(want), "'"));
+      }
+    }
+  }
+  if (early.ok())
+    early = EqualField(src, entry, "topo_id", at, node.topo_id, "its position in its graph is");
+  NodeEntry e{id, {}, {}};
+  if (early.ok()) {
+    e.send = ReadIdList(entry, "send_events", 2 * at_entry);
+    e.recv = ReadIdList(entry, "recv_events", 2 * at_entry + 1);
+  }
+  nodes_.push_back(std::move(e));
+  if (!early.ok()) {
+    early_at_ = at_entry;
+    early_ = std::move(early);
+    return;
+  }
+  if (!physical) {
+    absl::Status s = EqualField(src, entry, "stream", at, node.stream_id,
+                                "without stage 'physical-streams' it is the logical stream,");
+    if (!s.ok()) {
+      stream_at_ = at_entry;
+      stream_ = std::move(s);
+    }
+  }
+}
+
+void PlanEntryFacts::AddTensor(size_t i, const json& entry, int32_t stored, std::string_view src) {
+  if (!tensor_.ok()) return;
+  const std::string at = StrCat("$.memory.tensors[", i, "]");
+  tensor_ = OnlyKeys(
+      src, entry, at,
+      {"buffer", "first_use", "last_use", "node", "offset", "output", "region", "size", "stream"});
+  if (tensor_.ok()) tensor_ = FitsField(src, entry, "output", at, stored);
+}
+
 class FieldChecker {
  public:
-  FieldChecker(const Plan& plan, std::string_view src) : plan_(plan), m_(plan.model), src_(src) {}
+  FieldChecker(const Plan& plan, const PlanEntryFacts& facts, std::string_view src)
+      : plan_(plan), m_(plan.model), facts_(facts), src_(src) {}
 
-  // The plan's large sections (nodes, events, memory) are read an entry at a
-  // time, the others as one DOM each.
+  // The events are read an entry at a time and the small sections as one
+  // DOM each; of the nodes and memory tensors the reader gathered the facts.
   absl::Status Run(const JsonText& doc) {
     NPUPLAN_RETURN_IF_ERROR(Keys(doc, "$",
                                  {"event_counts", "events", "format", "graph", "in_progress",
                                   "memory", "nodes", "partition", "stages", "streams", "summary"}));
     NPUPLAN_RETURN_IF_ERROR(Small(doc, "stages", &FieldChecker::Stages));
-    NPUPLAN_RETURN_IF_ERROR(Large(doc, "nodes", &FieldChecker::Nodes));
+    NPUPLAN_RETURN_IF_ERROR(Nodes());
     NPUPLAN_RETURN_IF_ERROR(Large(doc, "events", &FieldChecker::Events));
     NPUPLAN_RETURN_IF_ERROR(Small(doc, "streams", &FieldChecker::Streams));
-    NPUPLAN_RETURN_IF_ERROR(Large(doc, "memory", &FieldChecker::Memory));
+    if (doc.Find("memory")) NPUPLAN_RETURN_IF_ERROR(Memory());
     NPUPLAN_RETURN_IF_ERROR(Small(doc, "partition", &FieldChecker::Partition));
     return Small(doc, "summary", &FieldChecker::Summary);
   }
@@ -88,38 +224,13 @@ class FieldChecker {
     return Array(v.Shape(), path);
   }
 
-  // An integer field that must equal `want` (what the plan's content gives).
   absl::Status Equal(const json& obj, std::string_view key, std::string_view path, int64_t want,
                      std::string_view why) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return absl::OkStatus();
-    const std::string at = StrCat(path, ".", key);
-    if (!it->is_number_integer())
-      return Bad(at, StrCat("expected an integer, found ", it->type_name()));
-    int64_t got = 0;
-    if (!IntValue(*it, &got) || got != want)
-      return Bad(at, StrCat("is ", it->dump(), " but ", why, " ", want));
-    return absl::OkStatus();
+    return EqualField(src_, obj, key, path, want, why);
   }
-
-  // An integer field the reader stores in 32 bits: it must have fitted.
   absl::Status Fits(const json& obj, std::string_view key, std::string_view path,
                     int32_t stored) const {
-    auto it = obj.find(key);
-    int64_t got = 0;
-    if (it == obj.end() || (IntValue(*it, &got) && got == stored)) return absl::OkStatus();
-    return Bad(StrCat(path, ".", key), StrCat(EchoName(it->dump()), " is not a 32-bit integer"));
-  }
-
-  static bool IntValue(const json& v, int64_t* out) {
-    if (v.is_number_unsigned()) {
-      if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
-      *out = static_cast<int64_t>(v.get<uint64_t>());
-      return true;
-    }
-    if (!v.is_number_integer()) return false;
-    *out = v.get<int64_t>();
-    return true;
+    return FitsField(src_, obj, key, path, stored);
   }
 
   absl::Status Stages(const json& v) const {
@@ -134,26 +245,29 @@ class FieldChecker {
     return absl::OkStatus();
   }
 
-  // An array of integers that must be `want`.
-  absl::Status IdList(const json& obj, std::string_view key, std::string_view path,
-                      const std::vector<int64_t>& want, std::string_view why) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) return absl::OkStatus();
-    const std::string at = StrCat(path, ".", key);
-    NPUPLAN_RETURN_IF_ERROR(Array(*it, at));
-    bool same = it->size() == want.size();
-    for (size_t k = 0; same && k < want.size(); ++k) {
-      int64_t got = 0;
-      same = IntValue((*it)[k], &got) && got == want[k];
+  // A node entry's event list, as written, that must be `want`.
+  absl::Status IdList(const PlanEntryFacts::IdList& l, size_t other_key, std::string_view key,
+                      NodeId node, const std::vector<int64_t>& want, std::string_view why) const {
+    if (l.state == PlanEntryFacts::IdList::kAbsent) return absl::OkStatus();
+    const std::string at = StrCat("$.nodes.", EchoName(m_.node(node).name), ".", key);
+    std::string dump;
+    if (l.state == PlanEntryFacts::IdList::kOther) {
+      const PlanEntryFacts::Other& o = facts_.others_.at(other_key);
+      if (!o.type.empty()) return Bad(at, StrCat("expected an array, found ", o.type));
+      dump = o.dump;
+    } else {
+      const std::span<const int64_t> got(facts_.ints_.data() + l.begin, l.end - l.begin);
+      if (std::equal(got.begin(), got.end(), want.begin(), want.end())) return absl::OkStatus();
+      dump = StrCat("[", StrJoin(got, ","), "]");
     }
-    if (!same)
-      return Bad(at,
-                 StrCat("is ", EchoName(it->dump()), " but ", why, " [", StrJoin(want, ","), "]"));
-    return absl::OkStatus();
+    return Bad(at, StrCat("is ", EchoName(dump), " but ", why, " [", StrJoin(want, ","), "]"));
   }
 
-  absl::Status Nodes(const JsonText& v) const {
-    if (!v.is_object()) return Bad("$.nodes", StrCat("expected an object, found ", TypeName(v)));
+  // The node entries' checks, in document order: an entry's unknown field,
+  // graph and topo_id (PlanEntryFacts::AddNode), its event lists against
+  // $.events, then its stream (AddNode); then every node has an entry.
+  absl::Status Nodes() const {
+    if (!facts_.nodes_present) return absl::OkStatus();
     const size_t n = m_.num_nodes();
     // The event ids each node records / waits for, in table order (as written).
     std::vector<std::vector<int64_t>> sends(n), recvs(n);
@@ -161,37 +275,16 @@ class FieldChecker {
       if (e.send.valid() && e.send.index() < n) sends[e.send.index()].push_back(e.id);
       if (e.recv.valid() && e.recv.index() < n) recvs[e.recv.index()].push_back(e.id);
     }
-    const bool physical = Has(plan_.established, IrProperty::kPhysicalStreams);
     std::vector<uint8_t> seen(n, 0);
-    for (size_t i = 0; i < v.size(); ++i) {
-      NPUPLAN_ASSIGN_OR_RETURN(const json entry, v.Parse(i));
-      const NodeId id = m_.FindNode(v.key(i));
-      const std::string at = StrCat("$.nodes.", EchoName(v.key(i)));
-      if (!id.valid()) return Bad(at, "no such node in the graph");
-      NPUPLAN_RETURN_IF_ERROR(Keys(entry, at,
-                                   {"attached_streams", "graph", "logical_stream", "recv_events",
-                                    "send_events", "stream", "tasks", "topo_id"}));
-      const Node& node = m_.node(id);
-      seen[id.index()] = 1;
-      if (auto g = entry.find("graph"); g != entry.end()) {
-        const std::string& want = m_.graph(node.graph).name;
-        if (!g->is_string() || g->get_ref<const std::string&>() != want) {
-          return Bad(StrCat(at, ".graph"),
-                     StrCat("is ", EchoName(g->dump()), " but the node is in graph '",
-                            EchoName(want), "'"));
-        }
-      }
+    for (size_t i = 0; i < facts_.nodes_.size(); ++i) {
+      if (i == facts_.early_at_) return facts_.early_;
+      const PlanEntryFacts::NodeEntry& e = facts_.nodes_[i];
+      seen[e.id.index()] = 1;
       NPUPLAN_RETURN_IF_ERROR(
-          Equal(entry, "topo_id", at, node.topo_id, "its position in its graph is"));
-      NPUPLAN_RETURN_IF_ERROR(
-          IdList(entry, "send_events", at, sends[id.index()], "$.events has it send"));
-      NPUPLAN_RETURN_IF_ERROR(
-          IdList(entry, "recv_events", at, recvs[id.index()], "$.events has it wait for"));
-      if (!physical) {
-        NPUPLAN_RETURN_IF_ERROR(
-            Equal(entry, "stream", at, node.stream_id,
-                  "without stage 'physical-streams' it is the logical stream,"));
-      }
+          IdList(e.send, 2 * i, "send_events", e.id, sends[e.id.index()], "$.events has it send"));
+      NPUPLAN_RETURN_IF_ERROR(IdList(e.recv, 2 * i + 1, "recv_events", e.id, recvs[e.id.index()],
+                                     "$.events has it wait for"));
+      if (i == facts_.stream_at_) return facts_.stream_;
     }
     for (size_t i = 0; i < n; ++i) {
       if (!seen[i])
@@ -232,25 +325,17 @@ class FieldChecker {
     return absl::OkStatus();
   }
 
-  absl::Status Memory(const JsonText& v) const {
-    NPUPLAN_RETURN_IF_ERROR(Keys(v, "$.memory",
-                                 {"alignment", "dynamic_tensors", "lower_bound", "optimal", "peak",
-                                  "region_bytes", "tensors"}));
-    return Large(v, "tensors", &FieldChecker::Tensors);
-  }
-  absl::Status Tensors(const JsonText& v) const {
-    NPUPLAN_RETURN_IF_ERROR(Array(v, "$.memory.tensors"));
-    for (size_t i = 0; i < v.size(); ++i) {
-      const std::string at = StrCat("$.memory.tensors[", i, "]");
-      NPUPLAN_ASSIGN_OR_RETURN(const json entry, v.Parse(i));
-      NPUPLAN_RETURN_IF_ERROR(Keys(entry, at,
-                                   {"buffer", "first_use", "last_use", "node", "offset", "output",
-                                    "region", "size", "stream"}));
-      if (i < plan_.memory.tensors.size()) {
-        NPUPLAN_RETURN_IF_ERROR(Fits(entry, "output", at, plan_.memory.tensors[i].output));
+  absl::Status Memory() const {
+    constexpr std::string_view kAllowed[] = {
+        "alignment", "dynamic_tensors", "lower_bound", "optimal",
+        "peak",      "region_bytes",    "tensors"};
+    for (const std::string& key : facts_.memory_keys_) {
+      if (std::find(std::begin(kAllowed), std::end(kAllowed), key) == std::end(kAllowed)) {
+        return Bad(StrCat("$.memory.", EchoName(key)),
+                   StrCat("unknown field (expected one of: ", StrJoin(kAllowed, ", "), ")"));
       }
     }
-    return absl::OkStatus();
+    return facts_.tensor_;
   }
 
   absl::Status Partition(const json& v) const {
@@ -295,13 +380,13 @@ class FieldChecker {
 
   const Plan& plan_;
   const Model& m_;
+  const PlanEntryFacts& facts_;
   std::string_view src_;
 };
 
-}  // namespace
-
-absl::Status CheckPlanDocumentFields(const JsonText& doc, const Plan& plan, std::string_view src) {
-  return FieldChecker(plan, src).Run(doc);
+absl::Status CheckPlanDocumentFields(const JsonText& doc, const Plan& plan,
+                                     const PlanEntryFacts& facts, std::string_view src) {
+  return FieldChecker(plan, facts, src).Run(doc);
 }
 
 }  // namespace npuplan

@@ -99,6 +99,65 @@ TEST(PlanJsonFieldsTest, NarrowIntegersAreNotTruncated) {
                        "$.events[0].send_attached: 4294967289 is out of range"));
 }
 
+// Two nodes "a" and "b"; `nodes` is the plan's $.nodes.
+std::string TwoNodePlan(std::string_view nodes) {
+  return StrCat(R"({"format": "npuplan.plan/1", "graph": {"format": "npuplan.graph/1", "nodes": [)",
+                R"({"name": "a", "type": "Data"}, {"name": "b", "type": "Data"}]}, "nodes": )",
+                nodes, "}");
+}
+
+// The reader parses each node entry once and range-checks the stream ids
+// after the last (the slots bound them), and the field checks use facts
+// gathered from the same parse: of two faulty entries, the first in the
+// document is still the one reported, whichever check finds each.
+TEST(PlanJsonFieldsTest, OfTwoFaultyEntriesTheFirstInTheDocumentIsReported) {
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"stream": 7}, "b": {"logical_stream": "x"}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "$.nodes.a.stream: stream id 7 is out of range"));
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"logical_stream": "x"}, "b": {"stream": 7}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "$.nodes.a.logical_stream: expected an integer"));
+  // Two slots per node entry's attached streams: 0..3 here; [9, "x"] fails at 9.
+  EXPECT_THAT(ParsePlanJson(TwoNodePlan(R"({"a": {"attached_streams": [9, "x"]}})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.nodes.a.attached_streams[0]: stream id 9 is out of range"));
+  EXPECT_THAT(ParsePlanJson(TwoNodePlan(R"({"a": {"attached_streams": [1, "x"]}})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.nodes.a.attached_streams[1]: expected an integer, found a string"));
+  // A non-object entry comes before any other entry's fault.
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"tasks": -1}, "b": 5})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.b: expected an object, found 5"));
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"tasks": -1}, "b": {"tasks": "x"}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.a.tasks: a task count must be >= 0"));
+  // Field checks: an event list (checked against $.events after the read)
+  // before a later entry's unknown field, and the other way round.
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"send_events": [4]}, "b": {"bogus": 1}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.a.send_events: is [4] but"));
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"bogus": 1}, "b": {"send_events": [4]}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.a.bogus: unknown field"));
+  EXPECT_THAT(ParsePlanJson(TwoNodePlan(R"({"a": {"recv_events": "x"}, "b": {}})"), "p.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "$.nodes.a.recv_events: expected an array, found string"));
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"recv_events": [1, "x"]}, "b": {}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, R"($.nodes.a.recv_events: is [1,"x"] but)"));
+  // Without the physical split a node's stream is its logical stream.
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"recv_events": [2]}, "b": {"stream": 1}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "$.nodes.a.recv_events: is [2] but"));
+  EXPECT_THAT(
+      ParsePlanJson(TwoNodePlan(R"({"a": {"stream": 1}, "b": {"recv_events": [2]}})"), "p.json"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "$.nodes.a.stream: is 1 but without stage 'physical-streams' it is the logical "
+               "stream, -1"));
+}
+
 // A graph whose name (or any nested string) says npuplan.plan/1 is no plan.
 TEST(PlanJsonFieldsTest, OnlyTheTopLevelFormatMakesAPlan) {
   EXPECT_FALSE(

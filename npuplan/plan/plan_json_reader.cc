@@ -52,7 +52,6 @@ class PlanSections {
 
   absl::Status Read() {
     NPUPLAN_RETURN_IF_ERROR(ReadStages());
-    NPUPLAN_RETURN_IF_ERROR(CountStreamSlots());
     NPUPLAN_RETURN_IF_ERROR(ReadNodes());
     NPUPLAN_RETURN_IF_ERROR(ReadStreams());
     NPUPLAN_RETURN_IF_ERROR(ReadEvents());
@@ -63,6 +62,7 @@ class PlanSections {
   // The first name outside an enum's table, if any: reported after every
   // other read check, where the claims check used to reject such a name.
   const absl::Status& name_error() const { return name_error_; }
+  const PlanEntryFacts& facts() const { return facts_; }
 
  private:
   // Keeps the first name error (see Read).
@@ -126,32 +126,18 @@ class PlanSections {
     return Bad(src_, "$.in_progress", StrCat("unknown stage '", EchoName(name), "'"));
   }
 
-  // Stream ids are bounded by the slots the file's nodes give (a stream holds
-  // at least one node or attached stream); one more for a plan of no nodes.
-  absl::Status CountStreamSlots() {
-    NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ns,
-                             LargeSection(doc_, "nodes", "$.nodes", true));
-    int64_t slots = static_cast<int64_t>(m_.num_nodes());
-    if (ns) {
-      for (size_t i = 0; i < ns->size(); ++i) {
-        NPUPLAN_ASSIGN_OR_RETURN(const json e, ns->Parse(i));
-        NPUPLAN_RETURN_IF_ERROR(f_.Object(e, StrCat("$.nodes.", ns->key(i))));
-        if (const json* a = JsonFields::Find(e, "attached_streams"); a != nullptr && a->is_array()) {
-          slots += static_cast<int64_t>(a->size());
-        }
-      }
-    }
-    max_stream_ = std::max<int64_t>(slots, 1) - 1;
-    return absl::OkStatus();
-  }
   // A stream id field: -1 (none) when `allow_none`, else 0..max_stream_.
   absl::StatusOr<int64_t> StreamId(const json& v, const std::string& path, bool allow_none = false) const {
     NPUPLAN_ASSIGN_OR_RETURN(int64_t id, f_.Int(v, path));
+    NPUPLAN_RETURN_IF_ERROR(StreamRange(id, path, allow_none));
+    return id;
+  }
+  absl::Status StreamRange(int64_t id, std::string_view path, bool allow_none = false) const {
     if ((id < 0 && !(allow_none && id == -1)) || id > max_stream_) {
       return f_.Error(path, StrCat("stream id ", id, " is out of range: the plan's nodes and attached streams allow ",
                                    allow_none ? "-1 (none) or " : "", "0..", max_stream_));
     }
-    return id;
+    return absl::OkStatus();
   }
   absl::StatusOr<std::vector<int64_t>> StreamIds(const json& v, const std::string& path) const {
     NPUPLAN_RETURN_IF_ERROR(f_.Array(v, path));
@@ -180,33 +166,124 @@ class PlanSections {
     return n;
   }
 
+  // $.nodes, each entry parsed once. Stream ids are bounded by the slots the
+  // file's nodes give (one per node and per attached-stream entry), known
+  // only after the last entry: the ids are range-checked in a second walk
+  // over what the first stored, which stops at the first entry whose own
+  // read failed, so the error reported is the first in document order (a
+  // non-object entry before any other). The field checks' facts come from
+  // the same DOMs (PlanEntryFacts).
   absl::Status ReadNodes() {
     NPUPLAN_ASSIGN_OR_RETURN(const std::optional<JsonText> ns,
                              LargeSection(doc_, "nodes", "$.nodes", true));
-    if (!ns) return absl::OkStatus();
+    int64_t slots = static_cast<int64_t>(m_.num_nodes());
+    if (!ns) {
+      max_stream_ = std::max<int64_t>(slots, 1) - 1;
+      return absl::OkStatus();
+    }
+    facts_.nodes_present = true;
+    const bool physical = Has(plan_.established, IrProperty::kPhysicalStreams);
+    std::vector<NodeId> ids(ns->size());
+    std::vector<int64_t> streams(ns->size(), -1);
+    EntryError failed;  // the first entry whose own read failed
     for (size_t i = 0; i < ns->size(); ++i) {
-      const std::string& name = ns->key(i);
       NPUPLAN_ASSIGN_OR_RETURN(const json e, ns->Parse(i));
-      const std::string path = StrCat("$.nodes.", name);
-      NodeId id = m_.FindNode(name);
-      if (!id.valid()) return Bad(src_, path, "no such node in the graph");
-      Node& n = plan_.model.node(id);
-      if (const json* v = JsonFields::Find(e, "logical_stream")) {
-        NPUPLAN_ASSIGN_OR_RETURN(n.stream_id, StreamId(*v, path + ".logical_stream", /*allow_none=*/true));
-      } else {
-        n.stream_id = -1;
+      NPUPLAN_RETURN_IF_ERROR(f_.Object(e, StrCat("$.nodes.", ns->key(i))));
+      if (const json* a = JsonFields::Find(e, "attached_streams"); a != nullptr && a->is_array()) {
+        slots += static_cast<int64_t>(a->size());
       }
-      NPUPLAN_ASSIGN_OR_RETURN(n.attached_stream_ids, StreamIdsOr(e, path, "attached_streams"));
-      NPUPLAN_ASSIGN_OR_RETURN(int64_t tasks, f_.IntOr(e, path, "tasks", 0));
-      if (tasks < 0) return Bad(src_, path + ".tasks", "a task count must be >= 0");
-      plan_.tasks[id.index()] = tasks;
-      int64_t stream = -1;
-      if (const json* v = JsonFields::Find(e, "stream")) {
-        NPUPLAN_ASSIGN_OR_RETURN(stream, StreamId(*v, path + ".stream", /*allow_none=*/true));
+      if (!failed.status.ok()) continue;  // only the count matters now
+      failed = ReadNodeEntry(ns->key(i), e, ids[i], streams[i]);
+      if (!failed.status.ok()) {
+        failed.entry = i;
+        continue;
       }
-      if (Has(plan_.established, IrProperty::kPhysicalStreams)) plan_.physical_stream[id.index()] = stream;
+      facts_.AddNode(m_, ns->key(i), ids[i], e, physical, src_);
+    }
+    max_stream_ = std::max<int64_t>(slots, 1) - 1;
+    const size_t checked = failed.status.ok() ? ns->size() : failed.entry;
+    for (size_t i = 0; i < checked; ++i) {
+      NPUPLAN_RETURN_IF_ERROR(
+          CheckNodeEntryRanges(ns->key(i), ids[i], streams[i], EntryError::kDone));
+    }
+    if (!failed.status.ok()) {
+      const size_t i = failed.entry;
+      NPUPLAN_RETURN_IF_ERROR(
+          CheckNodeEntryRanges(ns->key(i), ids[i], streams[i], failed.step, failed.element));
+      return failed.status;
+    }
+    if (physical) {
+      for (size_t i = 0; i < ns->size(); ++i) plan_.physical_stream[ids[i].index()] = streams[i];
     }
     return absl::OkStatus();
+  }
+
+  // What failed in one node entry's read (types and names, not ranges): its
+  // step, and for attached_streams the element (-1: not an array).
+  struct EntryError {
+    enum Step { kName, kLogical, kAttached, kTasks, kStream, kDone };
+    absl::Status status;
+    size_t entry = 0;
+    Step step = kDone;
+    int64_t element = -1;
+  };
+  // The node and its fields' values, stored in the plan (`stream` aside).
+  EntryError ReadNodeEntry(const std::string& name, const json& e, NodeId& id, int64_t& stream) {
+    const std::string path = StrCat("$.nodes.", name);
+    id = m_.FindNode(name);
+    if (!id.valid()) return {Bad(src_, path, "no such node in the graph"), 0, EntryError::kName};
+    Node& n = plan_.model.node(id);
+    n.stream_id = -1;
+    if (const json* v = JsonFields::Find(e, "logical_stream")) {
+      absl::StatusOr<int64_t> s = f_.Int(*v, path + ".logical_stream");
+      if (!s.ok()) return {s.status(), 0, EntryError::kLogical};
+      n.stream_id = *s;
+    }
+    if (const json* v = JsonFields::Find(e, "attached_streams")) {
+      const std::string at = JsonFields::Member(path, "attached_streams");
+      if (absl::Status s = f_.Array(*v, at); !s.ok()) return {s, 0, EntryError::kAttached, -1};
+      n.attached_stream_ids.clear();
+      n.attached_stream_ids.reserve(v->size());
+      for (size_t k = 0; k < v->size(); ++k) {
+        absl::StatusOr<int64_t> s = f_.Int((*v)[k], JsonFields::Element(at, k));
+        if (!s.ok()) return {s.status(), 0, EntryError::kAttached, static_cast<int64_t>(k)};
+        n.attached_stream_ids.push_back(*s);
+      }
+    } else {
+      n.attached_stream_ids.clear();
+    }
+    absl::StatusOr<int64_t> tasks = f_.IntOr(e, path, "tasks", 0);
+    if (!tasks.ok()) return {tasks.status(), 0, EntryError::kTasks};
+    plan_.tasks[id.index()] = *tasks;
+    if (const json* v = JsonFields::Find(e, "stream")) {
+      absl::StatusOr<int64_t> s = f_.Int(*v, path + ".stream");
+      if (!s.ok()) return {s.status(), 0, EntryError::kStream};
+      stream = *s;
+    }
+    return {};
+  }
+  // The range checks of one entry's stored values, in the order the entry's
+  // fields are read, up to (not including) `upto`; for attached_streams up to
+  // its element `element` when that is where the read stopped.
+  absl::Status CheckNodeEntryRanges(const std::string& name, NodeId id, int64_t stream,
+                                    EntryError::Step upto, int64_t element = -1) const {
+    if (upto <= EntryError::kName) return absl::OkStatus();
+    const std::string path = StrCat("$.nodes.", name);
+    const Node& n = m_.node(id);
+    if (upto <= EntryError::kLogical) return absl::OkStatus();
+    NPUPLAN_RETURN_IF_ERROR(
+        StreamRange(n.stream_id, path + ".logical_stream", /*allow_none=*/true));
+    const std::string at = JsonFields::Member(path, "attached_streams");
+    const size_t attached = upto == EntryError::kAttached
+                                ? static_cast<size_t>(std::max<int64_t>(element, 0))
+                                : n.attached_stream_ids.size();
+    for (size_t k = 0; k < attached; ++k) {
+      NPUPLAN_RETURN_IF_ERROR(StreamRange(n.attached_stream_ids[k], JsonFields::Element(at, k)));
+    }
+    if (upto <= EntryError::kAttached) return absl::OkStatus();
+    if (plan_.tasks[id.index()] < 0) return Bad(src_, path + ".tasks", "a task count must be >= 0");
+    if (upto <= EntryError::kTasks) return absl::OkStatus();
+    return StreamRange(stream, path + ".stream", /*allow_none=*/true);
   }
 
   absl::Status ReadStreams() {
@@ -360,6 +437,9 @@ class PlanSections {
                              LargeSection(doc_, "memory", path, true));
     if (!mt) return absl::OkStatus();
     NPUPLAN_ASSIGN_OR_RETURN(const json fields, mt->ParseAllBut("tensors"));
+    std::vector<std::string> keys;
+    for (size_t k = 0; k < mt->size(); ++k) keys.push_back(mt->key(k));
+    facts_.SetMemoryKeys(std::move(keys));
     const json* mem = &fields;
     MemoryResult& mr = plan_.memory;
     mr.planned = true;
@@ -404,6 +484,7 @@ class PlanSections {
       if (const json* v = JsonFields::Find(t, "stream")) {
         NPUPLAN_ASSIGN_OR_RETURN(tp.stream, StreamId(*v, where + ".stream", /*allow_none=*/true));
       }
+      facts_.AddTensor(i, t, tp.output, src_);
       mr.tensors.push_back(std::move(tp));
     }
     return absl::OkStatus();
@@ -472,6 +553,7 @@ class PlanSections {
   const Model& m_;
   int64_t max_stream_ = 0;
   absl::Status name_error_;
+  PlanEntryFacts facts_;
 };
 
 }  // namespace
@@ -505,7 +587,7 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   plan.EnsureNodeVectors();
   PlanSections sections(doc, src, plan);
   NPUPLAN_RETURN_IF_ERROR(sections.Read());
-  NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(doc, plan, src));
+  NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(doc, plan, sections.facts(), src));
   NPUPLAN_RETURN_IF_ERROR(sections.name_error());
   return plan;
 }

@@ -38,14 +38,14 @@ class StrictDomBuilder {
   bool end_array() { return Close(); }
   bool key(json::string_t& k) {
     if (!CheckString(k, "key")) return false;
-    Level& l = stack_.back();
+    Level& l = stack_[depth_ - 1];
     bool inserted = false;
     if (l.value != nullptr) {
       auto [it, added] = l.value->get_ref<json::object_t&>().try_emplace(k);
       slot_ = &it->second;
       inserted = added;
     } else {
-      inserted = l.keys.insert(k).second;
+      inserted = l.AddKey(k);
     }
     if (!inserted) {
       l.has_key = false;  // the path of the object, not of its previous member
@@ -64,25 +64,63 @@ class StrictDomBuilder {
   const std::string& error() const { return error_; }
 
  private:
+  // One open object or array. Levels are reused as the parse goes up and
+  // down (no allocation per object once the deepest level was reached).
   struct Level {
     bool array = false;
     json* value = nullptr;  // the DOM being built, if any
     int64_t count = 0;      // values put into it (arrays)
     std::string key;        // the member being read (objects)
     bool has_key = false;
-    std::unordered_set<std::string> keys;  // the members so far, when no DOM holds them
+    // The members so far, when no DOM holds them: a small object's names
+    // back to back (compared one by one), a large one's in a hash set.
+    std::string names;
+    std::vector<uint32_t> ends;
+    std::unordered_set<std::string> many;
+
+    void Reset(bool is_array, json* dom) {
+      array = is_array;
+      value = dom;
+      count = 0;
+      has_key = false;
+      names.clear();
+      ends.clear();
+      many.clear();
+    }
+    // False when `k` is a member already.
+    bool AddKey(const std::string& k) {
+      constexpr size_t kFew = 32;
+      if (ends.size() < kFew) {
+        uint32_t begin = 0;
+        for (uint32_t end : ends) {
+          if (std::string_view(names).substr(begin, end - begin) == k) return false;
+          begin = end;
+        }
+        names += k;
+        ends.push_back(static_cast<uint32_t>(names.size()));
+        return true;
+      }
+      if (many.empty()) {
+        uint32_t begin = 0;
+        for (uint32_t end : ends) {
+          many.emplace(names, begin, end - begin);
+          begin = end;
+        }
+      }
+      return many.insert(k).second;
+    }
   };
 
   // Counts the value in its array and puts it into the DOM, if one is built.
   template <typename V>
   json* Insert(V&& v) {
-    if (!stack_.empty() && stack_.back().array) ++stack_.back().count;
+    if (depth_ > 0 && stack_[depth_ - 1].array) ++stack_[depth_ - 1].count;
     if (root_ == nullptr) return nullptr;
-    if (stack_.empty()) {
+    if (depth_ == 0) {
       *root_ = json(std::forward<V>(v));
       return root_;
     }
-    json* top = stack_.back().value;
+    json* top = stack_[depth_ - 1].value;
     if (top->is_array()) {
       top->emplace_back(std::forward<V>(v));
       return &top->back();
@@ -96,18 +134,18 @@ class StrictDomBuilder {
     return true;
   }
   bool Open(bool array) {
-    if (static_cast<int64_t>(stack_.size()) >= limits_.max_depth) {
+    if (static_cast<int64_t>(depth_) >= limits_.max_depth) {
       error_ = StrCat(Path(), ": nested deeper than ", limits_.max_depth, " levels");
       return false;
     }
     json* value = Insert(array ? json::array() : json::object());
-    stack_.emplace_back();
-    stack_.back().array = array;
-    stack_.back().value = value;
+    if (depth_ == stack_.size()) stack_.emplace_back();
+    stack_[depth_++].Reset(array, value);
     return true;
   }
   bool Close() {
-    stack_.pop_back();
+    std::unordered_set<std::string>& many = stack_[--depth_].many;
+    if (!many.empty()) many = {};  // a large object's names go with it
     return true;
   }
   bool CheckString(const std::string& s, const char* what) {
@@ -119,7 +157,8 @@ class StrictDomBuilder {
   // "$.a[3].b" of the value being read; built only for a message.
   std::string Path() const {
     std::string path = "$";
-    for (const Level& l : stack_) {
+    for (size_t d = 0; d < depth_; ++d) {
+      const Level& l = stack_[d];
       if (l.array) {
         if (l.count > 0) path += StrCat("[", l.count - 1, "]");
       } else if (l.has_key) {
@@ -131,7 +170,8 @@ class StrictDomBuilder {
 
   json* root_;
   const JsonDocumentLimits& limits_;
-  std::vector<Level> stack_;
+  std::vector<Level> stack_;  // [0, depth_) are open
+  size_t depth_ = 0;
   json* slot_ = nullptr;
   std::string error_;
 };

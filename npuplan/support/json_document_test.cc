@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan {
@@ -99,6 +100,42 @@ TEST(JsonDocumentTest, CheckGivesParsesVerdictAndMessage) {
   EXPECT_THAT(
       CheckJsonDocument(R"({"events": [{"id": 1}, {"id": 2, "kind": "a", "id": 3}]})", "x.json"),
       StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $.events[1]: duplicate key 'id'"));
+}
+
+// The check keeps a small object's keys in one string and a large one's in
+// a hash set, and reuses its levels from one object to the next: on objects
+// of up to 100 keys (names that are prefixes of each other), with and
+// without a repeated key at any position, side by side and nested, its
+// verdict and message are those of the DOM parse (a map per object).
+TEST(JsonDocumentTest, CheckMatchesTheParseOnObjectsOfManyKeys) {
+  auto object = [](int n, int dup_at, int dup_of) {
+    std::string o = "{";
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) o += ", ";
+      o += StrCat("\"k", i == dup_at ? dup_of : i, "\": ", i);
+    }
+    return o + "}";
+  };
+  int checked = 0;
+  for (int n : {1, 2, 31, 32, 33, 40, 100}) {
+    std::vector<std::string> texts = {object(n, -1, 0)};
+    for (int at : {1, n / 2, 31, 32, 33, n - 1}) {
+      if (at <= 0 || at >= n) continue;
+      for (int of : {0, at - 1, at / 3}) texts.push_back(object(n, at, of));
+    }
+    for (const std::string& o : std::vector<std::string>(texts)) {
+      texts.push_back(StrCat("{\"a\": ", object(n, -1, 0), ", \"b\": [", o, ", ", o, "]}"));
+      texts.push_back(StrCat("[", o, ", {\"x\": ", o, "}]"));
+    }
+    for (const std::string& text : texts) {
+      const absl::StatusOr<nlohmann::json> parsed = ParseJsonDocument(text, "x.json");
+      EXPECT_EQ(CheckJsonDocument(text, "x.json"), parsed.status()) << text;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+  EXPECT_THAT(CheckJsonDocument(object(40, 35, 2), "x.json"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "x.json: $: duplicate key 'k2'"));
 }
 
 TEST(JsonTextTest, SplitsAnObjectIntoSortedMembersWithoutReadingThem) {
