@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -106,6 +107,7 @@ class DomCapture {
     root_ = nlohmann::json();
     stack_.clear();
     elements_ = 0;
+    duplicate_.reset();
   }
   template <typename V>
   void Scalar(V&& v) {
@@ -119,7 +121,13 @@ class DomCapture {
     stack_.pop_back();
     if (stack_.empty()) active_ = false;
   }
-  void Key(std::string& k) { key_ = std::move(k); }
+  // A key the object being built already has is kept as the capture's
+  // first duplicate (the DOM would keep the last value silently).
+  void Key(std::string& k) {
+    if (!duplicate_ && !stack_.empty() && stack_.back()->contains(k)) duplicate_ = k;
+    key_ = std::move(k);
+  }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
   nlohmann::json Take() {
     active_ = false;
     return std::move(root_);
@@ -150,6 +158,7 @@ class DomCapture {
   std::vector<nlohmann::json*> stack_;
   std::string key_;
   int64_t elements_ = 0;
+  std::optional<std::string> duplicate_;
 };
 
 class GraphReader {

@@ -9,6 +9,7 @@
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/ir/graph_json_internal.h"
 #include "npuplan/ir/graph_json_reader.h"
+#include "npuplan/support/echo.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::graph_json_internal {
@@ -426,6 +427,11 @@ bool GraphReader::ScalarAttr(ValueKind kind) {
 
 // A captured value is complete: it goes where its slot says.
 void GraphReader::FinishCapture() {
+  if (capture_slot_ != Slot::kFormat && capture_.duplicate()) {
+    capture_.Take();
+    return FailHere(
+        true, StrCat("duplicate key '", EchoName(*capture_.duplicate()), "' inside the value"));
+  }
   json value = capture_.Take();
   switch (capture_slot_) {
     case Slot::kFormat:

@@ -158,6 +158,34 @@ TEST(GraphJsonTest, ReadsManyAttributesInAnyOrderAndFindsRepeats) {
   EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument, "duplicate attribute 'b'"));
 }
 
+// A key twice inside a map attribute (or a list of maps, or an engine
+// entry) is the documented "field given twice" error too: the DOM the value
+// is captured into kept the last one silently. Equal keys of two sibling
+// maps are no repeat.
+TEST(GraphJsonTest, RejectsAKeyTwiceInsideAnAttributeValueOrEngineEntry) {
+  auto graph = [](std::string_view attrs, std::string_view engines = "") {
+    return StrCat(R"({"format": "npuplan.graph/1", )", engines,
+                  R"("nodes": [{"name": "a", "type": "Relu", "attrs": {"m": )", attrs, "}}]}");
+  };
+  EXPECT_THAT(ParseGraphJson(graph(R"({"x": 1, "y": 2, "x": 3})"), "g.json").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "g.json: $.nodes[0].attrs.m: duplicate key 'x' inside the value"));
+  EXPECT_THAT(ParseGraphJson(graph(R"([{"x": 1}, {"y": 2, "y": 2}])"), "g.json").status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, "duplicate key 'y' inside the value"));
+  EXPECT_THAT(
+      ParseGraphJson(
+          graph("1",
+                R"("engines": {"AIcoreEngine": {"independent": false, "independent": true}}, )"),
+          "g.json")
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "$.engines.AIcoreEngine: duplicate key 'independent' inside the value"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(
+      Model m, ParseGraphJson(graph(R"({"p": {"x": 1}, "q": {"x": 2}})"), "g.json"));
+  EXPECT_TRUE(HasAttr(m.node(m.FindNode("a")).attrs, "m"));
+  EXPECT_THAT(ParseGraphJson(graph(R"([{"x": 1}, {"x": 2}])"), "g.json").status(), IsOk());
+}
+
 TEST(GraphJsonTest, AcceptsNonNegativeCostsAndTaskCounts) {
   const char* text = R"({"format": "npuplan.graph/1", "nodes": [
       {"name": "a", "type": "Relu", "attrs": {"_cost": 0, "_node_sqe_num": 9223372036854775807}},
