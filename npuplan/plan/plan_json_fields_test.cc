@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/support/str_util.h"
@@ -37,6 +39,34 @@ TEST(PlanJsonFieldsTest, RejectsADuplicateFieldInsideTheEmbeddedGraph) {
                        "p.json: $.graph.nodes[0]: duplicate key 'type'"));
   EXPECT_THAT(ParsePlanJson(OneNodePlan(R"(, "stages": [], "stages": ["topo-sorted"])"), "p.json"),
               StatusIs(absl::StatusCode::kInvalidArgument, "$: duplicate key 'stages'"));
+}
+
+// From 1 MiB of text the strict checks run on a second thread beside the
+// read; their error still wins over any the read finds, and the verdicts are
+// those of the small text.
+TEST(PlanJsonFieldsTest, StrictErrorsComeFirstWhenTheChecksRunBesideTheRead) {
+  const std::string pad(std::size_t{1} << 20, ' ');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {OneNodePlan(""), ""},
+      {OneNodePlan(R"(, "verified": true)"), "$.verified: unknown field"},
+      // A duplicate key (strict) beside an unknown field (the read): strict first.
+      {OneNodePlan(R"(, "verified": true)", R"("d": {"topo_id": 0, "topo_id": 0})"),
+       "$.nodes.d: duplicate key 'topo_id'"},
+      {OneNodePlan(R"(, "stages": ["nope"], "stages": [])"), "$: duplicate key 'stages'"},
+      {OneNodePlan(R"(, "summary": {"nodes": 7}, "z": [1, 2)"), "not valid JSON"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string big = text + pad;  // trailing space: every error keeps its column
+    ASSERT_GE(big.size(), pad.size());
+    const absl::StatusOr<Plan> small_read = ParsePlanJson(text, "p.json");
+    const absl::StatusOr<Plan> big_read = ParsePlanJson(big, "p.json");
+    EXPECT_EQ(big_read.status(), small_read.status()) << text;
+    if (want.empty()) {
+      EXPECT_THAT(big_read, IsOk());
+    } else {
+      EXPECT_THAT(big_read, StatusIs(absl::StatusCode::kInvalidArgument, want)) << text;
+    }
+  }
 }
 
 TEST(PlanJsonFieldsTest, RejectsUnknownFields) {

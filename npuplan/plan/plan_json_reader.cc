@@ -1,11 +1,14 @@
 // The reader of the plan format (docs/plan-format.md, "Reading a plan"): the
 // "graph" goes through the graph reader, the plan's own sections through
 // typed, range-checked reads (npuplan/support/json_fields.h). The plan is
-// never one DOM: after the strict checks of the whole text (CheckJsonDocument)
-// the graph reader streams the "graph" member's text, and the large sections
-// (nodes, events, memory tensors) are parsed an entry at a time (JsonText).
+// never one DOM: beside the strict checks of the whole text (CheckJsonDocument,
+// whose errors come first) the graph reader streams the "graph" member's
+// text, and the large sections (nodes, events, memory tensors) are parsed an
+// entry at a time (JsonText), each entry once.
 #include <charconv>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "npuplan/ir/graph_json.h"
 #include "npuplan/plan/plan_json.h"
@@ -558,13 +561,13 @@ class PlanSections {
 
 }  // namespace
 
-absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, const GraphReadLimits& limits) {
-  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, src));
-  // Strict: a key twice in one object is an error (the graph reader's rule,
-  // also inside the plan's graph), strings and nesting are bounded. Checked
-  // over the whole text first, so these errors come before any other.
-  const JsonDocumentLimits doc_limits{limits.max_string_bytes, limits.max_depth + kPlanJsonNesting};
-  NPUPLAN_RETURN_IF_ERROR(CheckJsonDocument(text, src, doc_limits));
+namespace {
+
+// The read of a text whose strict checks (CheckJsonDocument) run elsewhere:
+// built to survive text those checks refuse, whose error then wins.
+absl::StatusOr<Plan> ReadPlanText(std::string_view text, std::string_view src,
+                                  const GraphReadLimits& limits,
+                                  const JsonDocumentLimits& doc_limits) {
   NPUPLAN_ASSIGN_OR_RETURN(const JsonText doc, JsonText::Of(text, src, doc_limits));
   if (!doc.is_object()) return Bad(src, "$", "expected a JSON object");
   const std::optional<size_t> fmt = doc.Find("format");
@@ -589,6 +592,41 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src, 
   NPUPLAN_RETURN_IF_ERROR(sections.Read());
   NPUPLAN_RETURN_IF_ERROR(CheckPlanDocumentFields(doc, plan, sections.facts(), src));
   NPUPLAN_RETURN_IF_ERROR(sections.name_error());
+  return plan;
+}
+
+// Below this size the strict checks run before the read, on one thread.
+constexpr size_t kCheckBesideBytes = size_t{1} << 20;
+
+}  // namespace
+
+absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src,
+                                   const GraphReadLimits& limits) {
+  NPUPLAN_RETURN_IF_ERROR(CheckNoByteOrderMark(text, src));
+  // Strict: a key twice in one object is an error (the graph reader's rule,
+  // also inside the plan's graph), strings and nesting are bounded. Their
+  // errors come before any other: on a large text the checks run on a second
+  // thread beside the read (they only read the text), and their verdict is
+  // awaited before the read's result, error or plan, is returned.
+  const JsonDocumentLimits doc_limits{limits.max_string_bytes, limits.max_depth + kPlanJsonNesting};
+  if (text.size() < kCheckBesideBytes) {
+    NPUPLAN_RETURN_IF_ERROR(CheckJsonDocument(text, src, doc_limits));
+    return ReadPlanText(text, src, limits, doc_limits);
+  }
+  absl::Status strict;
+  absl::StatusOr<Plan> plan = absl::UnknownError("not read");
+  {
+    std::jthread checker([&] {
+      try {
+        strict = CheckJsonDocument(text, src, doc_limits);
+      } catch (const std::bad_alloc&) {
+        strict =
+            absl::ResourceExhaustedError(StrCat(src, ": not enough memory to check the JSON text"));
+      }
+    });
+    plan = ReadPlanText(text, src, limits, doc_limits);
+  }  // joins the checker, also when the read throws
+  NPUPLAN_RETURN_IF_ERROR(strict);
   return plan;
 }
 
