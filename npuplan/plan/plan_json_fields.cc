@@ -77,7 +77,7 @@ PlanEntryFacts::IdList PlanEntryFacts::ReadIdList(const json& entry, std::string
   IdList l;
   auto it = entry.find(key);
   if (it == entry.end()) return l;
-  l.begin = static_cast<uint32_t>(ints_.size());
+  l.begin = ints_.size();
   l.state = IdList::kInts;
   if (it->is_array()) {
     for (const json& v : *it) {
@@ -95,7 +95,7 @@ PlanEntryFacts::IdList PlanEntryFacts::ReadIdList(const json& entry, std::string
     ints_.resize(l.begin);
     others_[other_key] = Other{it->dump(), it->is_array() ? "" : it->type_name()};
   }
-  l.end = static_cast<uint32_t>(ints_.size());
+  l.end = ints_.size();
   return l;
 }
 

@@ -47,7 +47,7 @@ class PlanEntryFacts {
   // `ints_` [begin, end); anything else in `others_`.
   struct IdList {
     enum State : uint8_t { kAbsent, kInts, kOther };
-    uint32_t begin = 0, end = 0;
+    size_t begin = 0, end = 0;
     State state = kAbsent;
   };
   struct Other {

@@ -75,7 +75,7 @@ class StrictDomBuilder {
     // The members so far, when no DOM holds them: a small object's names
     // back to back (compared one by one), a large one's in a hash set.
     std::string names;
-    std::vector<uint32_t> ends;
+    std::vector<size_t> ends;
     std::unordered_set<std::string> many;
 
     void Reset(bool is_array, json* dom) {
@@ -91,18 +91,18 @@ class StrictDomBuilder {
     bool AddKey(const std::string& k) {
       constexpr size_t kFew = 32;
       if (ends.size() < kFew) {
-        uint32_t begin = 0;
-        for (uint32_t end : ends) {
+        size_t begin = 0;
+        for (size_t end : ends) {
           if (std::string_view(names).substr(begin, end - begin) == k) return false;
           begin = end;
         }
         names += k;
-        ends.push_back(static_cast<uint32_t>(names.size()));
+        ends.push_back(names.size());
         return true;
       }
       if (many.empty()) {
-        uint32_t begin = 0;
-        for (uint32_t end : ends) {
+        size_t begin = 0;
+        for (size_t end : ends) {
           many.emplace(names, begin, end - begin);
           begin = end;
         }
