@@ -1,6 +1,7 @@
 #include "npuplan/events/loop_gates.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -226,6 +227,37 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
   return out;
 }
 
+}  // namespace
+
+NodeId BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
+                     const std::function<const ActivationInfo&()>& activation,
+                     std::span<const int64_t> stream, NodeId end, NodeId other, int32_t attached) {
+  if (!end.valid() || !other.valid() || end.index() >= m.num_nodes() ||
+      other.index() >= m.num_nodes() || end.index() >= stream.size() || stream[end.index()] < 0) {
+    return NodeId();
+  }
+  const NodeId owner = nesting.OutermostLoopLeft(end, other);
+  if (!owner.valid() || !IsBranchNode(m.node(owner))) return NodeId();
+  const GraphId branch = RunGraphOf(m, end, owner);
+  if (!branch.valid()) return NodeId();
+  if (attached >= 0) return end;
+  const ActivationInfo& act = activation();
+  const auto it = act.activators_of_stream.find(stream[end.index()]);
+  if (it == act.activators_of_stream.end()) return NodeId();
+  NodeId in_branch;
+  for (NodeId a : it->second) {
+    const NodeId around = nesting.OutermostLoopLeft(a, owner);
+    if (!around.valid() || !IsBranchNode(m.node(around))) return NodeId();  // active anyway
+    if (!in_branch.valid() && RunGraphOf(m, a, owner) == branch && a.index() < stream.size() &&
+        stream[a.index()] >= 0 && stream[a.index()] != stream[end.index()]) {
+      in_branch = a;
+    }
+  }
+  return in_branch;
+}
+
+namespace {
+
 // An event into or out of an attached slot inside a static branch: no gate
 // sits on an attached stream, and a branch has no hub. A gate in the branch
 // on the node's main stream takes the attached end's place across the
@@ -254,26 +286,12 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
   // Who activates which physical stream (the lists stream-activation just
   // wrote; the verifier reads the same definition), read on first need.
   std::optional<ActivationInfo> activation;
-  // The node whose stream carries the branch gates of `end`, a node outside
-  // `owner`'s branches that `end` exchanges an event with (invalid: gates on
-  // `end`'s own stream).
-  auto activator_of = [&](NodeId end, NodeId owner, GraphId branch) {
-    if (!activation) activation = ComputeActivation(m, m.ExecutionOrder());
-    const auto& activators = activation->activators_of_stream;
-    const auto it = activators.find(plan.physical_stream[end.index()]);
-    if (it == activators.end()) return NodeId();
-    NodeId in_branch;
-    for (NodeId a : it->second) {
-      const NodeId around = nesting.OutermostLoopLeft(a, owner);
-      if (!around.valid() || !IsBranchNode(m.node(around))) return NodeId();  // active anyway
-      if (!in_branch.valid() && RunGraphOf(m, a, owner) == branch &&
-          plan.physical_stream[a.index()] >= 0 &&
-          plan.physical_stream[a.index()] != plan.physical_stream[end.index()]) {
-        in_branch = a;
-      }
-    }
-    return in_branch;
+  const std::function<const ActivationInfo&()> activation_of = [&]() -> const ActivationInfo& {
+    if (!activation)
+      activation = ComputeActivation(m, m.ExecutionOrder(), &plan.streams.split_to_logical);
+    return *activation;
   };
+  const std::span<const int64_t> stream(plan.physical_stream);
   // Receivers first, then senders: an event may be split at both ends.
   for (const bool at_recv : {true, false}) {
     std::vector<SyncEvent> added;
@@ -281,17 +299,11 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       SyncEvent& e = events[i];
       const NodeId end = at_recv ? e.recv : e.send, other = at_recv ? e.send : e.recv;
       const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
-      if (e.reason == SyncReason::kLoop || !end.valid() || !other.valid() ||
-          end.index() >= m.num_nodes() || other.index() >= m.num_nodes() ||
-          plan.physical_stream[end.index()] < 0) {
-        continue;
-      }
-      const NodeId owner = nesting.OutermostLoopLeft(end, other);
-      if (!owner.valid() || !IsBranchNode(m.node(owner))) continue;
-      const GraphId branch = RunGraphOf(m, end, owner);
-      if (!branch.valid()) continue;
-      const NodeId via = attached >= 0 ? end : activator_of(end, owner, branch);
+      if (e.reason == SyncReason::kLoop) continue;
+      const NodeId via = BranchGateVia(m, nesting, activation_of, stream, end, other, attached);
       if (!via.valid()) continue;
+      const NodeId owner = nesting.OutermostLoopLeft(end, other);
+      const GraphId branch = RunGraphOf(m, end, owner);
       const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, via, branch);
       ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(owner).name),
                      Field("side", at_recv ? "head" : "tail"), Field("gate", m.node(gate).name),

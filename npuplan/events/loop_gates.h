@@ -34,12 +34,15 @@
 #ifndef NPUPLAN_EVENTS_LOOP_GATES_H_
 #define NPUPLAN_EVENTS_LOOP_GATES_H_
 
+#include <functional>
 #include <map>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "npuplan/pass/pass.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/loop_order.h"
 
 namespace npuplan::events {
@@ -73,6 +76,22 @@ class LoopGateNodes {
   // hub's first: its records release the others), and its head gates.
   std::map<int32_t, std::vector<NodeId>> tails_, heads_;
 };
+
+// Where AddLoopGates puts the branch gates of an event's end `end` (the
+// other end `other`; `attached` its attached index, -1 for its main slot)
+// before anything else: when `end` lies inside a static If/Case branch that
+// `other` is outside of, and is an attached slot or lies on a stream only
+// `subgraph_first_active` nodes of that branch activate, the node on whose
+// main stream its head or tail gate goes (`end` itself, or the activator);
+// invalid otherwise. The gates add a wait and a record on that stream.
+// `stream` holds each node's stream and `activation` gives who activates
+// which of them (asked for only when an end on a main stream lies in a branch):
+// physical ones when the gates are added, logical ones when
+// physical-stream-split counts those tasks before (a stream never opens
+// inside a branch, so the two agree).
+NodeId BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
+                     const std::function<const ActivationInfo&()>& activation,
+                     std::span<const int64_t> stream, NodeId end, NodeId other, int32_t attached);
 
 // Moves the plan's loop-crossing events (main-stream ends) to loop gates,
 // creating the gates it needs (physical stream of the end, no task) and

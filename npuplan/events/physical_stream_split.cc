@@ -1,9 +1,11 @@
 #include "npuplan/events/physical_stream_split.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "npuplan/events/event_options.h"
+#include "npuplan/events/loop_gates.h"
 #include "npuplan/events/sync_view.h"
 #include "npuplan/events/task_count_assignment.h"
 #include "npuplan/plan/loop_order.h"
@@ -52,6 +54,41 @@ class TaskAdder {
   const events::SyncView& view_;
 };
 
+// The branch gates stream-activation will add (events::BranchGateVia): an
+// event's end inside a static branch, on an attached stream or on a stream
+// the branch activates, is split at a head or tail gate on another main
+// stream — a wait and a record more there, counted at that node's slot (the
+// gates and the node lie in one physical piece: no stream opens inside a
+// branch or right after one). Events the gates later merge are counted
+// twice, which splits no later than needed.
+absl::Status AddBranchGateTasks(const Plan& plan, const events::SyncView& view,
+                                const TaskAdder& adder, std::vector<int64_t>& count) {
+  const Model& m = plan.model;
+  if (plan.events.events.empty() || !HasBranchSubgraph(m)) return absl::OkStatus();
+  const StaticLoopNesting nesting(plan, NestingScopes::kLoopsAndBranches);
+  if (nesting.empty()) return absl::OkStatus();
+  std::vector<int64_t> stream(m.num_nodes());
+  for (size_t i = 0; i < m.num_nodes(); ++i) stream[i] = m.nodes()[i].stream_id;
+  std::optional<ActivationInfo> act;
+  const std::function<const ActivationInfo&()> activation = [&]() -> const ActivationInfo& {
+    if (!act) act = ComputeActivation(m, m.ExecutionOrder());
+    return *act;
+  };
+  for (const SyncEvent& e : plan.events.events) {
+    if (e.reason == SyncReason::kLoop) continue;
+    for (const bool at_recv : {true, false}) {
+      const NodeId via = events::BranchGateVia(m, nesting, activation, stream,
+                                               at_recv ? e.recv : e.send, at_recv ? e.send : e.recv,
+                                               at_recv ? e.recv_attached : e.send_attached);
+      if (!via.valid()) continue;
+      const int32_t slot = view.slot(via, -1);
+      NPUPLAN_RETURN_IF_ERROR(adder.Add(count[slot], events::kSendTasks + events::kRecvTasks, slot,
+                                        "its task count with a branch gate's events"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Step 1a (GE CollectTaskSize): each slot's tasks, with its events' Send
 // (on the slot where the Send runs) and Recv tasks.
 absl::StatusOr<std::vector<int64_t>> SlotTaskCounts(const Plan& plan, const events::SyncView& view,
@@ -77,6 +114,7 @@ absl::StatusOr<std::vector<int64_t>> SlotTaskCounts(const Plan& plan, const even
     for (const LoopOrderEvent& l : LoopOrderEvents(LoopsToOrder(plan, view), view))
       NPUPLAN_RETURN_IF_ERROR(add(l.event));
   }
+  NPUPLAN_RETURN_IF_ERROR(AddBranchGateTasks(plan, view, adder, count));
   return count;
 }
 

@@ -7,8 +7,10 @@
 // activation per future physical stream of each stream it activates), +1 per
 // event it records (a subgraph owner's on the slot where its Send runs:
 // events::SendSlots), +2 per event it waits for — the events in the table
-// and the loop-order events stream-activation will add (plan/loop_order.h);
-// attached streams count
+// and the loop-order events stream-activation will add (plan/loop_order.h),
+// and +3 at the node whose stream carries a branch gate stream-activation
+// will add (events::BranchGateVia: an end inside a static branch on an
+// attached stream or on a stream the branch activates); attached streams count
 // `_hccl_attached_task_num` (default 1). The node that overflows opens the
 // new stream, unless it is its stream's first node, owns subgraphs, is a
 // subgraph's first StreamActive, or is LabelSet/LabelGotoEx/

@@ -400,6 +400,24 @@ CaseResult CheckCase(const Case& c) {
   return res;
 }
 
+// Seed 5781 (found by the 2,000 graphs from seed 4,001): an If whose
+// branches activate their streams, attached streams, notify events. The
+// branch gates stream-activation adds on an activator's stream (a wait and a
+// record per split end) came after physical-stream-split had decided where
+// that stream opens, so at 29 of the task limits 28..120 the final
+// verification found a stream over its limit; the split now counts them
+// (events::BranchGateVia). If the sample's draws change, this case changes
+// with them: it then still checks the limits, on another graph.
+TEST(CompilePropertyTest, BranchGateTasksCountWhereTheSplitIsDecided) {
+  Case c = MakeCase(5781);
+  for (int limit = 28; limit <= 120; ++limit) {
+    c.options["npuplan.device.maxTasksPerStream"] = StrCat(limit);
+    Outcome o = CompileCase(c);
+    ASSERT_THAT(o.status, npuplan::testing::IsOk()) << "limit " << limit << ": " << Describe(c);
+    EXPECT_THAT(verify::VerifyPlan(o.plan), npuplan::testing::IsOk()) << "limit " << limit;
+  }
+}
+
 TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlans) {
   const int64_t iters = EnvInt("NPUPLAN_PROPERTY_ITERS", 200);
   const uint64_t first = static_cast<uint64_t>(EnvInt("NPUPLAN_PROPERTY_SEED", 1));
