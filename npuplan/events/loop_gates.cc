@@ -291,7 +291,6 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       activation = ComputeActivation(m, m.ExecutionOrder(), &plan.streams.split_to_logical);
     return *activation;
   };
-  const std::span<const int64_t> stream(plan.physical_stream);
   // Receivers first, then senders: an event may be split at both ends.
   for (const bool at_recv : {true, false}) {
     std::vector<SyncEvent> added;
@@ -300,7 +299,9 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       const NodeId end = at_recv ? e.recv : e.send, other = at_recv ? e.send : e.recv;
       const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
       if (e.reason == SyncReason::kLoop) continue;
-      const NodeId via = BranchGateVia(m, nesting, activation_of, stream, end, other, attached);
+      // A fresh view each time: a gate added below grows the node vectors.
+      const NodeId via =
+          BranchGateVia(m, nesting, activation_of, plan.physical_stream, end, other, attached);
       if (!via.valid()) continue;
       const NodeId owner = nesting.OutermostLoopLeft(end, other);
       const GraphId branch = RunGraphOf(m, end, owner);
