@@ -504,9 +504,6 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
   DagAssignment a = AssignDag(d, algo, mode.streams);
   Result r;
   r.streams = a.streams + a.serial_streams;
-  const int64_t work = TotalWork(d);
-  const int64_t n_streams = std::max<int64_t>(mode.streams, 1);
-  r.lower_bound = std::max(CriticalPathLength(d), (work + n_streams - 1) / n_streams);
   if (log) {
     log->Record(kName, "DagRoutes", "", Field("graph", m.graph(g).name), Field("nodes", d.size()),
                 Field("routes", a.routes), Field("matching", a.matching));
@@ -521,6 +518,11 @@ absl::StatusOr<DagStreamAllocator::Result> DagStreamAllocator::Run(
     if (pinned[i]) full[i] = 0;
     top = std::max(top, full[i]);
   }
+  // Serial labels may add streams beyond N: work / N bounds no plan that
+  // uses more, so the bound divides by the streams this assignment uses.
+  const int64_t used = std::max<int64_t>(
+      {static_cast<int64_t>(mode.streams), r.streams, static_cast<int64_t>(top) + 1, 1});
+  r.lower_bound = std::max(CriticalPathLength(d), (TotalWork(d) + used - 1) / used);
   r.makespan = EstimateMakespan(d, full, costs);
   if (log) {
     log->Record(kName, "DagStreams", "", Field("graph", m.graph(g).name), Field("mode", mode_name),
