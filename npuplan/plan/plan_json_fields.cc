@@ -32,16 +32,23 @@ bool IntValue(const json& v, int64_t* out) {
   return true;
 }
 
+// OK when `key` is one of `allowed`, else the unknown-field error at `path`.
+template <typename Allowed>
+absl::Status KnownKey(std::string_view src, std::string_view path, std::string_view key,
+                      const Allowed& allowed) {
+  if (std::find(std::begin(allowed), std::end(allowed), key) != std::end(allowed))
+    return absl::OkStatus();
+  return BadField(src, StrCat(path, ".", EchoName(key)),
+                  StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
+}
+
 // `v` is an object of only the `allowed` keys.
 absl::Status OnlyKeys(std::string_view src, const json& v, std::string_view path,
                       std::initializer_list<std::string_view> allowed) {
   if (!v.is_object())
     return BadField(src, path, StrCat("expected an object, found ", v.type_name()));
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-      return BadField(src, StrCat(path, ".", EchoName(it.key())),
-                      StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
-    }
+    NPUPLAN_RETURN_IF_ERROR(KnownKey(src, path, it.key(), allowed));
   }
   return absl::OkStatus();
 }
@@ -51,12 +58,14 @@ absl::Status EqualField(std::string_view src, const json& obj, std::string_view 
                         std::string_view path, int64_t want, std::string_view why) {
   auto it = obj.find(key);
   if (it == obj.end()) return absl::OkStatus();
-  const std::string at = StrCat(path, ".", key);
-  if (!it->is_number_integer())
-    return BadField(src, at, StrCat("expected an integer, found ", it->type_name()));
+  if (!it->is_number_integer()) {
+    return BadField(src, StrCat(path, ".", key),
+                    StrCat("expected an integer, found ", it->type_name()));
+  }
   int64_t got = 0;
   if (!IntValue(*it, &got) || got != want)
-    return BadField(src, at, StrCat("is ", it->dump(), " but ", why, " ", want));
+    return BadField(src, StrCat(path, ".", key),
+                    StrCat("is ", it->dump(), " but ", why, " ", want));
   return absl::OkStatus();
 }
 
@@ -196,10 +205,7 @@ class FieldChecker {
                     std::initializer_list<std::string_view> allowed) const {
     if (!v.is_object()) return Bad(path, StrCat("expected an object, found ", TypeName(v)));
     for (const std::string_view key : KeysOf(v)) {
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        return Bad(StrCat(path, ".", EchoName(key)),
-                   StrCat("unknown field (expected one of: ", StrJoin(allowed, ", "), ")"));
-      }
+      NPUPLAN_RETURN_IF_ERROR(KnownKey(src_, path, key, allowed));
     }
     return absl::OkStatus();
   }
@@ -330,10 +336,7 @@ class FieldChecker {
         "alignment", "dynamic_tensors", "lower_bound", "optimal",
         "peak",      "region_bytes",    "tensors"};
     for (const std::string& key : facts_.memory_keys_) {
-      if (std::find(std::begin(kAllowed), std::end(kAllowed), key) == std::end(kAllowed)) {
-        return Bad(StrCat("$.memory.", EchoName(key)),
-                   StrCat("unknown field (expected one of: ", StrJoin(kAllowed, ", "), ")"));
-      }
+      NPUPLAN_RETURN_IF_ERROR(KnownKey(src_, "$.memory", key, kAllowed));
     }
     return facts_.tensor_;
   }

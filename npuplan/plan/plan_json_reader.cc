@@ -8,6 +8,7 @@
 #include <charconv>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <thread>
 
 #include "npuplan/ir/graph_json.h"
@@ -135,12 +136,14 @@ class PlanSections {
     NPUPLAN_RETURN_IF_ERROR(StreamRange(id, path, allow_none));
     return id;
   }
+  bool InStreamRange(int64_t id, bool allow_none) const {
+    return (id >= 0 || (allow_none && id == -1)) && id <= max_stream_;
+  }
   absl::Status StreamRange(int64_t id, std::string_view path, bool allow_none = false) const {
-    if ((id < 0 && !(allow_none && id == -1)) || id > max_stream_) {
-      return f_.Error(path, StrCat("stream id ", id, " is out of range: the plan's nodes and attached streams allow ",
-                                   allow_none ? "-1 (none) or " : "", "0..", max_stream_));
-    }
-    return absl::OkStatus();
+    if (InStreamRange(id, allow_none)) return absl::OkStatus();
+    return f_.Error(path, StrCat("stream id ", id,
+                                 " is out of range: the plan's nodes and attached streams allow ",
+                                 allow_none ? "-1 (none) or " : "", "0..", max_stream_));
   }
   absl::StatusOr<std::vector<int64_t>> StreamIds(const json& v, const std::string& path) const {
     NPUPLAN_RETURN_IF_ERROR(f_.Array(v, path));
@@ -271,22 +274,24 @@ class PlanSections {
   absl::Status CheckNodeEntryRanges(const std::string& name, NodeId id, int64_t stream,
                                     EntryError::Step upto, int64_t element = -1) const {
     if (upto <= EntryError::kName) return absl::OkStatus();
-    const std::string path = StrCat("$.nodes.", name);
+    // Paths only for a message: this runs for every entry.
+    auto path = [&](std::string_view field) { return StrCat("$.nodes.", name, ".", field); };
     const Node& n = m_.node(id);
     if (upto <= EntryError::kLogical) return absl::OkStatus();
-    NPUPLAN_RETURN_IF_ERROR(
-        StreamRange(n.stream_id, path + ".logical_stream", /*allow_none=*/true));
-    const std::string at = JsonFields::Member(path, "attached_streams");
+    if (!InStreamRange(n.stream_id, /*allow_none=*/true))
+      return StreamRange(n.stream_id, path("logical_stream"), /*allow_none=*/true);
     const size_t attached = upto == EntryError::kAttached
                                 ? static_cast<size_t>(std::max<int64_t>(element, 0))
                                 : n.attached_stream_ids.size();
     for (size_t k = 0; k < attached; ++k) {
-      NPUPLAN_RETURN_IF_ERROR(StreamRange(n.attached_stream_ids[k], JsonFields::Element(at, k)));
+      if (!InStreamRange(n.attached_stream_ids[k], /*allow_none=*/false))
+        return StreamRange(n.attached_stream_ids[k],
+                           JsonFields::Element(path("attached_streams"), k));
     }
     if (upto <= EntryError::kAttached) return absl::OkStatus();
-    if (plan_.tasks[id.index()] < 0) return Bad(src_, path + ".tasks", "a task count must be >= 0");
+    if (plan_.tasks[id.index()] < 0) return Bad(src_, path("tasks"), "a task count must be >= 0");
     if (upto <= EntryError::kTasks) return absl::OkStatus();
-    return StreamRange(stream, path + ".stream", /*allow_none=*/true);
+    return StreamRange(stream, path("stream"), /*allow_none=*/true);
   }
 
   absl::Status ReadStreams() {
@@ -609,23 +614,29 @@ absl::StatusOr<Plan> ParsePlanJson(std::string_view text, std::string_view src,
   // thread beside the read (they only read the text), and their verdict is
   // awaited before the read's result, error or plan, is returned.
   const JsonDocumentLimits doc_limits{limits.max_string_bytes, limits.max_depth + kPlanJsonNesting};
-  if (text.size() < kCheckBesideBytes) {
-    NPUPLAN_RETURN_IF_ERROR(CheckJsonDocument(text, src, doc_limits));
+  absl::Status strict;
+  auto check = [&] {
+    try {
+      strict = CheckJsonDocument(text, src, doc_limits);
+    } catch (const std::bad_alloc&) {
+      strict =
+          absl::ResourceExhaustedError(StrCat(src, ": not enough memory to check the JSON text"));
+    }
+  };
+  std::jthread checker;  // joins on every way out, also when the read throws
+  if (text.size() >= kCheckBesideBytes) {
+    try {
+      checker = std::jthread(check);
+    } catch (const std::system_error&) {  // no thread to be had: check here, first
+    }
+  }
+  if (!checker.joinable()) {
+    check();
+    NPUPLAN_RETURN_IF_ERROR(strict);
     return ReadPlanText(text, src, limits, doc_limits);
   }
-  absl::Status strict;
-  absl::StatusOr<Plan> plan = absl::UnknownError("not read");
-  {
-    std::jthread checker([&] {
-      try {
-        strict = CheckJsonDocument(text, src, doc_limits);
-      } catch (const std::bad_alloc&) {
-        strict =
-            absl::ResourceExhaustedError(StrCat(src, ": not enough memory to check the JSON text"));
-      }
-    });
-    plan = ReadPlanText(text, src, limits, doc_limits);
-  }  // joins the checker, also when the read throws
+  absl::StatusOr<Plan> plan = ReadPlanText(text, src, limits, doc_limits);
+  checker.join();
   NPUPLAN_RETURN_IF_ERROR(strict);
   return plan;
 }
