@@ -229,31 +229,32 @@ std::vector<int32_t> ImpliedEntries(const Plan& plan, const std::vector<OrderedL
 
 }  // namespace
 
-NodeId BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
-                     const std::function<const ActivationInfo&()>& activation,
-                     std::span<const int64_t> stream, NodeId end, NodeId other, int32_t attached) {
+BranchGate BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
+                         const std::function<const ActivationInfo&()>& activation,
+                         std::span<const int64_t> stream, NodeId end, NodeId other,
+                         int32_t attached) {
   if (!end.valid() || !other.valid() || end.index() >= m.num_nodes() ||
       other.index() >= m.num_nodes() || end.index() >= stream.size() || stream[end.index()] < 0) {
-    return NodeId();
+    return {};
   }
   const NodeId owner = nesting.OutermostLoopLeft(end, other);
-  if (!owner.valid() || !IsBranchNode(m.node(owner))) return NodeId();
+  if (!owner.valid() || !IsBranchNode(m.node(owner))) return {};
   const GraphId branch = RunGraphOf(m, end, owner);
-  if (!branch.valid()) return NodeId();
-  if (attached >= 0) return end;
+  if (!branch.valid()) return {};
+  if (attached >= 0) return {end, owner, branch};
   const ActivationInfo& act = activation();
   const auto it = act.activators_of_stream.find(stream[end.index()]);
-  if (it == act.activators_of_stream.end()) return NodeId();
+  if (it == act.activators_of_stream.end()) return {};
   NodeId in_branch;
   for (NodeId a : it->second) {
     const NodeId around = nesting.OutermostLoopLeft(a, owner);
-    if (!around.valid() || !IsBranchNode(m.node(around))) return NodeId();  // active anyway
+    if (!around.valid() || !IsBranchNode(m.node(around))) return {};  // active anyway
     if (!in_branch.valid() && RunGraphOf(m, a, owner) == branch && a.index() < stream.size() &&
         stream[a.index()] >= 0 && stream[a.index()] != stream[end.index()]) {
       in_branch = a;
     }
   }
-  return in_branch;
+  return {in_branch, owner, branch};
 }
 
 namespace {
@@ -300,11 +301,9 @@ size_t SplitAttachedBranchEnds(std::string_view pass, Plan& plan, PassContext& c
       const int32_t attached = at_recv ? e.recv_attached : e.send_attached;
       if (e.reason == SyncReason::kLoop) continue;
       // A fresh view each time: a gate added below grows the node vectors.
-      const NodeId via =
+      const auto [via, owner, branch] =
           BranchGateVia(m, nesting, activation_of, plan.physical_stream, end, other, attached);
       if (!via.valid()) continue;
-      const NodeId owner = nesting.OutermostLoopLeft(end, other);
-      const GraphId branch = RunGraphOf(m, end, owner);
       const NodeId gate = gates.For(owner, at_recv ? Side::kHead : Side::kTail, via, branch);
       ctx.log.Record(pass, "LoopGate", "", Field("loop", m.node(owner).name),
                      Field("side", at_recv ? "head" : "tail"), Field("gate", m.node(gate).name),

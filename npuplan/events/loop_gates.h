@@ -82,16 +82,21 @@ class LoopGateNodes {
 // before anything else: when `end` lies inside a static If/Case branch that
 // `other` is outside of, and is an attached slot or lies on a stream only
 // `subgraph_first_active` nodes of that branch activate, the node on whose
-// main stream its head or tail gate goes (`end` itself, or the activator);
-// invalid otherwise. The gates add a wait and a record on that stream.
-// `stream` holds each node's stream and `activation` gives who activates
+// main stream its head or tail gate goes (`end` itself, or the activator),
+// with the branch's owner and the branch; `via` invalid otherwise. The gates add a wait and a
+// record on that stream. `stream` holds each node's stream and `activation` gives who activates
 // which of them (asked for only when an end on a main stream lies in a branch):
 // physical ones when the gates are added, logical ones when
 // physical-stream-split counts those tasks before (a stream never opens
 // inside a branch, so the two agree).
-NodeId BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
-                     const std::function<const ActivationInfo&()>& activation,
-                     std::span<const int64_t> stream, NodeId end, NodeId other, int32_t attached);
+struct BranchGate {
+  NodeId via, owner;
+  GraphId branch;
+};
+BranchGate BranchGateVia(const Model& m, const StaticLoopNesting& nesting,
+                         const std::function<const ActivationInfo&()>& activation,
+                         std::span<const int64_t> stream, NodeId end, NodeId other,
+                         int32_t attached);
 
 // Moves the plan's loop-crossing events (main-stream ends) to loop gates,
 // creating the gates it needs (physical stream of the end, no task) and

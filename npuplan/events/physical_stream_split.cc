@@ -79,7 +79,8 @@ absl::Status AddBranchGateTasks(const Plan& plan, const events::SyncView& view,
     for (const bool at_recv : {true, false}) {
       const NodeId via = events::BranchGateVia(m, nesting, activation, stream,
                                                at_recv ? e.recv : e.send, at_recv ? e.send : e.recv,
-                                               at_recv ? e.recv_attached : e.send_attached);
+                                               at_recv ? e.recv_attached : e.send_attached)
+                             .via;
       if (!via.valid()) continue;
       const int32_t slot = view.slot(via, -1);
       NPUPLAN_RETURN_IF_ERROR(adder.Add(count[slot], events::kSendTasks + events::kRecvTasks, slot,
