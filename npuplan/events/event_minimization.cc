@@ -1,23 +1,23 @@
 // The transitive reduction of the final plan's orderings (event_minimization.h).
 //
-// Slot v's predecessors: its previous slot on its *physical* stream, the
-// activators whose activation reaches v first on its physical stream, and the
-// senders of its events. v's clock is the element-wise max of theirs, indexed
-// by logical stream, with c[own logical stream] = v's logical position. That
-// is exact only while every slot's clock covers its logical predecessor (the
-// split event, or the slot before it on the same piece, provides it); the
-// sweep checks that at every slot and gives up (keeps every event) otherwise.
-// An event u→v is implied by the rest when u precedes v on one physical
-// stream, u also activates v, or another predecessor w ≠ u has u in its clock
-// (c_w[stream(u)] ≥ pos(u)): per logical stream the best and second-best
-// value over v's distinct predecessors (and which gave the best) answer that
-// in O(1), so the sweep is O(k·(n+e)).
+// Slot v's predecessors: its *physical* stream's state (its previous slot
+// there; with If/Case branches the state one run guarantees:
+// plan/branch_chains.h), the activators whose activation reaches v first on
+// its physical stream, and the senders of its events. v's clock is the element-wise max of theirs,
+// indexed by logical stream, with c[own logical stream] = v's logical position. That is exact only
+// while every slot's clock covers its logical predecessor (the split event, or the slot before it
+// on the same piece, provides it); the sweep checks that at every slot and gives up (keeps every
+// event) otherwise. An event u→v is implied by the rest when u precedes v on one physical stream, u
+// also activates v, or another predecessor w ≠ u has u in its clock (c_w[stream(u)] ≥ pos(u)): per
+// logical stream the best and second-best value over v's distinct predecessors (and which gave the
+// best) answer that in O(1), so the sweep is O(k·(n+e)).
 #include "npuplan/events/event_minimization.h"
 
 #include <algorithm>
 
 #include "npuplan/events/event_options.h"
 #include "npuplan/events/sync_view.h"
+#include "npuplan/plan/branch_chains.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -26,6 +26,26 @@ namespace events {
 namespace {
 
 constexpr int32_t kActivation = -1;
+constexpr int32_t kFlatChain = -2;  // a predecessor clock that is the chain's state, no slot's
+// A predecessor's key: its slot, or (< kFlatChain) the exit state it reaches v through.
+int32_t ExitKey(int32_t exit) { return kFlatChain - 1 - exit; }
+int32_t KeyOf(int32_t u, const BranchChains::Source& from) {
+  return from.slot < 0 && from.flat != nullptr ? ExitKey(from.exit) : u;
+}
+
+// The sweep's clocks as BranchChains reads them.
+template <class ClockOf, class Unref>
+class ChainClocksOf : public ChainClocks {
+ public:
+  ChainClocksOf(size_t k, ClockOf& clock, Unref& unref) : k_(k), clock_(clock), unref_(unref) {}
+  void Read(int32_t slot, int32_t* out) override { std::copy_n(clock_(slot), k_, out); }
+  void Release(int32_t slot) override { unref_(slot); }
+
+ private:
+  size_t k_;
+  ClockOf& clock_;
+  Unref& unref_;
+};
 
 }  // namespace
 
@@ -66,13 +86,23 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
   for (const auto& x : in) ++begin[x.first + 1];
   for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
 
-  // Clock pool: a clock is freed after its last reader (edges, physical successor).
+  // Clock pool: a clock is freed after its last reader (edges, the chain).
   const size_t k = static_cast<size_t>(std::max<int64_t>(lv.num_streams(), 1));
+  // A run takes one branch of each If/Case (docs/events.md, "Branches in the
+  // sweeps"): the physical chain's states, indexed by logical stream.
+  std::vector<int32_t> logical_of(static_cast<size_t>(std::max<int64_t>(pv.num_streams(), 0)), 0);
+  for (size_t s = 0; s < slots; ++s) {
+    const int32_t slot = static_cast<int32_t>(s);
+    if (pv.stream(slot) >= 0) logical_of[pv.stream(slot)] = static_cast<int32_t>(lv.stream(slot));
+  }
+  BranchChains chains(m, pv, k, /*crossing_edges_order=*/true, std::move(logical_of));
+  for (const auto& [to, edge] : in) chains.ExpectSender(edge.first, to);
   std::vector<int32_t> handle(slots, -1), refs(slots, 0), pool, free_list;
   for (const auto& x : in) ++refs[x.second.first];
   for (int64_t s = 0; s < pv.num_streams(); ++s) {
     const auto ss = pv.stream_slots(s);
-    for (size_t i = 0; i + 1 < ss.size(); ++i) ++refs[ss[i]];
+    const size_t read = chains.active() ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
+    for (size_t i = 0; i < read; ++i) ++refs[ss[i]];
   }
   auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(handle[slot]) * k; };
   auto unref = [&](int32_t slot) {
@@ -81,28 +111,46 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
       handle[slot] = -1;
     }
   };
+  ChainClocksOf chain_clocks(k, clock, unref);
   std::vector<bool> out(evs.size(), false);
   std::vector<int32_t> top1(k), top2(k), top1_by(k), mark(slots, -1);
-  std::vector<int32_t> preds;  // v's distinct-or-not predecessor slots
+  // v's predecessor clocks, with who gave each (kFlatChain: the chain's state).
+  std::vector<std::pair<int32_t, const int32_t*>> preds;
+  std::vector<BranchChains::Source> senders;  // per edge into v
+  std::vector<int32_t> marked_exits;
   for (int32_t v : lv.slot_order()) {
     const int64_t ls = lv.stream(v);
     if (ls < 0) continue;
     const int64_t ps = pv.stream(v);
-    const int32_t chain = pv.pos(v) > 0 ? pv.stream_slots(ps)[pv.pos(v) - 1] : -1;
-    preds.clear();
-    if (chain >= 0) preds.push_back(chain);
-    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) preds.push_back(in[j].second.first);
+    const BranchChains::Source chain_src = chains.Before(v, chain_clocks, lv.pos(v));
+    const int32_t chain = chain_src.slot;
     if (free_list.empty()) {
       free_list.push_back(static_cast<int32_t>(pool.size() / k));
       pool.resize(pool.size() + k);
     }
     handle[v] = free_list.back();
     free_list.pop_back();
+    preds.clear();
+    if (chain >= 0) preds.push_back({chain, clock(chain)});
+    if (chain_src.flat != nullptr) preds.push_back({kFlatChain, chain_src.flat});
+    // Each edge's sender as v sees it: its slot, or the state after the If it
+    // lies in (a dynamic-path owner records after its subgraphs), keyed by
+    // KeyOf; nothing between sibling branches.
+    senders.clear();
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
+      const int32_t u = in[j].second.first;
+      const BranchChains::Source from = chains.Sender(u, v);
+      senders.push_back(from);
+      if (from.slot >= 0) {
+        preds.push_back({u, clock(u)});
+      } else if (from.flat != nullptr) {
+        preds.push_back({ExitKey(from.exit), from.flat});
+      }
+    }
     std::fill(top1.begin(), top1.end(), -1);
     std::fill(top2.begin(), top2.end(), -1);
     std::fill(top1_by.begin(), top1_by.end(), -1);
-    for (int32_t w : preds) {
-      const int32_t* c = clock(w);
+    for (const auto& [w, c] : preds) {
       for (size_t x = 0; x < k; ++x) {
         if (w == top1_by[x]) {
           top1[x] = std::max(top1[x], c[x]);
@@ -120,27 +168,47 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
       return {};  // the logical predecessor does not precede v: outside the model
     // An activation by u or an earlier event from u (a duplicate) orders the same pair:
     // then `mark[u] == v`.
+    // (An exit state's key is marked in `marked_exits`.)
+    marked_exits.clear();
+    auto marked = [&](int32_t key) {
+      return key >= 0
+                 ? mark[key] == v
+                 : std::find(marked_exits.begin(), marked_exits.end(), key) != marked_exits.end();
+    };
+    auto set_mark = [&](int32_t key) {
+      if (key >= 0) {
+        mark[key] = v;
+      } else {
+        marked_exits.push_back(key);
+      }
+    };
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
-      if (in[j].second.second == kActivation) mark[in[j].second.first] = v;
+      if (in[j].second.second == kActivation)
+        set_mark(KeyOf(in[j].second.first, senders[j - begin[v]]));
     }
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
       const auto [u, ev] = in[j].second;
       if (ev == kActivation) continue;
-      const bool implied = pv.stream(u) == ps || u == chain || mark[u] == v;
-      mark[u] = v;
+      const BranchChains::Source& from = senders[j - begin[v]];
+      const int32_t key = KeyOf(u, from);
+      const bool implied = pv.stream(u) == ps || u == chain || marked(key);
+      set_mark(key);
       const int64_t a = lv.stream(u);
-      const int32_t other = top1_by[a] == u ? top2[a] : top1[a];
-      out[ev] = implied || other >= lv.pos(u);
+      const int32_t other = top1_by[a] == key ? top2[a] : top1[a];
+      out[ev] = implied || other >= (key >= 0 ? lv.pos(u) : from.pos);
     }
     int32_t* c = clock(v);
     std::copy(top1.begin(), top1.end(), c);
     c[ls] = p;
-    for (int32_t w : preds) unref(w);
+    if (chain >= 0) unref(chain);
+    chains.After(v);
+    for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) unref(in[j].second.first);
     if (refs[v] == 0) {
       ++refs[v];
       unref(v);
     }
   }
+  chains.Finish(chain_clocks);
   return out;
 }
 

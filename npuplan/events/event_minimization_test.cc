@@ -58,6 +58,22 @@ TEST(EventMinimizationTest, DropsASplitEventThatOtherEventsImply) {
 }
 
 // ge mode is GE's table: the split event stays and no minimum is written.
+// After the gates, p → t1 → t2 → to → p's exit gate on stream 2 → y holds
+// only when then runs: when else runs the gate follows nothing of p, so the
+// event p → y stays (property seed 1442: y started before p finished).
+TEST(EventMinimizationTest, KeepsAnEventThatOnlyOneBranchImplies) {
+  Plan plan = events::testing::OwnerOrderedThroughOneBranch();
+  RunResult r;
+  ASSERT_THAT(UpToMinimum(plan, {}, &r), IsOk());
+  EXPECT_TRUE(events::testing::HasEvent(plan, "p", "y"));
+  EXPECT_TRUE(events::testing::HasEvent(plan, "p_BranchExit_2", "y"));
+  EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
+  // The final plan holds the minimum the verifier recomputes.
+  ASSERT_THAT(RunPasses(plan, Passes<EventIdAllocation, SyncNodeGeneration>(), {}), IsOk());
+  EXPECT_EQ(plan.events.counts["minimum"], static_cast<int64_t>(plan.events.events.size()));
+  EXPECT_THAT(verify::VerifyHappensBefore(plan), IsOk());
+}
+
 TEST(EventMinimizationTest, GeModeKeepsTheSplitEvent) {
   Plan plan = SplitImpliedByEvents();
   std::map<std::string, std::string> options = kLimit40;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -147,6 +148,59 @@ inline Plan SplitImpliedByEvents() {
     {"name": "x", "type": "Add", "inputs": ["a1:0"], "attrs": {"_test_stream": 1, "_node_sqe_num": 1}, "outputs": [{"shape": [1]}]},
     {"name": "a2", "type": "Add", "inputs": ["a1:0", "x:0"], "attrs": {"_test_stream": 0, "_node_sqe_num": 5}, "outputs": [{"shape": [1]}]}]})json");
   return PlanFromModel(std::move(m).value());
+}
+
+// An If whose branches share stream 2: x (s0) → p: If(then: t1 (s1) → to
+// (s2); else: e1 (s2) → eo (s2)) → y (s0). Both branches read x. One
+// execution holding every branch orders x before e1 through t1 → to and
+// stream 2's queue; a run takes one branch, so when else runs nothing but an
+// event of its own orders x before e1 (property seed 17113).
+inline Plan BranchesSharingAStream() {
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "p", "type": "If", "inputs": ["x:0", "x:0"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["p:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+      {"name": "then", "parent": "p", "nodes": [
+        {"name": "td", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "t1", "type": "Add", "inputs": ["td:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "to", "type": "NetOutput", "inputs": ["t1:0"], "attrs": {"_test_stream": 2}}]},
+      {"name": "else", "parent": "p", "nodes": [
+        {"name": "ed", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "e1", "type": "Add", "inputs": ["ed:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+        {"name": "eo", "type": "NetOutput", "inputs": ["e1:0"], "attrs": {"_test_stream": 2}}]}]})json");
+  return PlanFromModel(std::move(m).value());
+}
+
+// An If p on stream 1 read by y (s0); only its then branch runs on stream 2:
+// a (s1) → p: If(then: t1 (s1) → t2 (s2) → to (s2); else: e1 (s3) → eo
+// (s3)) → y (s0). After the gates, p → t1 → t2 → to → p's exit gate on
+// stream 2 → y orders p before y only when then runs: when else runs the
+// exit gate follows nothing of p (property seed 1442).
+inline Plan OwnerOrderedThroughOneBranch() {
+  absl::StatusOr<Model> m = npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "a", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "p", "type": "If", "inputs": ["a:0", "a:0"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+    {"name": "y", "type": "Add", "inputs": ["p:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+      {"name": "then", "parent": "p", "nodes": [
+        {"name": "td", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "t1", "type": "Add", "inputs": ["td:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "t2", "type": "Add", "inputs": ["t1:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+        {"name": "to", "type": "NetOutput", "inputs": ["t2:0"], "attrs": {"_test_stream": 2}}]},
+      {"name": "else", "parent": "p", "nodes": [
+        {"name": "ed", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [1]}]},
+        {"name": "e1", "type": "Add", "inputs": ["ed:0"], "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+        {"name": "eo", "type": "NetOutput", "inputs": ["e1:0"], "attrs": {"_test_stream": 3}}]}]})json");
+  return PlanFromModel(std::move(m).value());
+}
+
+// Whether the plan has an event from `from` to `to` (by node name).
+inline bool HasEvent(const Plan& plan, std::string_view from, std::string_view to) {
+  for (const SyncEvent& e : plan.events.events) {
+    if (plan.model.node(e.send).name == from && plan.model.node(e.recv).name == to) return true;
+  }
+  return false;
 }
 
 }  // namespace npuplan::events::testing

@@ -2,12 +2,13 @@
 //
 // exact: one sweep over the slots in execution order keeping, per live slot,
 // a vector clock c[s] = last position on stream s known to precede it. For a
-// slot v its predecessors are the previous slot on its stream, activators
-// whose activation reaches v first on its stream, and the senders of its
-// candidate events. Per stream we keep the best and second-best clock value
-// among the predecessors (with who gave the best), so "is sender u covered by
-// some other predecessor" is O(1) per event and the sweep is O(k·(n+e)).
-// Clocks are pooled and freed after their last reader.
+// slot v its predecessors are its stream's state (the previous slot on it;
+// with If/Case branches the state one run, taking one branch, guarantees:
+// plan/branch_chains.h), activators whose activation reaches v first on its
+// stream, and the senders of its candidate events. Per stream we keep the best and second-best
+// clock value among the predecessors (with who gave the best), so "is sender u covered by some
+// other predecessor" is O(1) per event and the sweep is O(k·(n+e)). Clocks are pooled and freed
+// after their last reader.
 //
 // ge: the four GE rules in GE's order over main-stream events.
 #include "npuplan/events/sync_event_optimization.h"
@@ -19,6 +20,7 @@
 #include <unordered_set>
 
 #include "npuplan/events/event_options.h"
+#include "npuplan/plan/branch_chains.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -118,6 +120,10 @@ ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const A
     ++begin[to + 1];
   }
   index.ge_ready = id_order && main_outside == 0 && sender_runs;
+  index.activated.assign(static_cast<size_t>(std::max<int64_t>(view.num_streams(), 0)), false);
+  for (const auto& [s, activators] : act.activators_of_stream) {
+    if (s >= 0 && s < view.num_streams()) index.activated[static_cast<size_t>(s)] = true;
+  }
   for (const auto& [to, from] : act_edges) ++begin[to + 1];
   for (size_t i = 0; i < slots; ++i) begin[i + 1] += begin[i];
   // Filled with begin[to] as the cursor (it ends as to's end, i.e. the next
@@ -160,12 +166,14 @@ constexpr int32_t kDuplicate = -3;
 
 // Readers of each clock: its entries in `preds` (in receiver order, so
 // mostly near the receiver: cache-friendly) and its stream successor.
-void CountClockReaders(const SyncView& view, ReceiverIndex& index) {
+// With branches the chain reads every slot once (BranchChains, "References").
+void CountClockReaders(const SyncView& view, ReceiverIndex& index, bool every_slot_chained) {
   auto& info = index.info;
   for (const auto& pr : index.preds) ++info[pr.first].refs;
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto ss = view.stream_slots(s);
-    for (size_t i = 0; i + 1 < ss.size(); ++i) ++info[ss[i]].refs;
+    const size_t read = every_slot_chained ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
+    for (size_t i = 0; i < read; ++i) ++info[ss[i]].refs;
   }
 }
 
@@ -260,40 +268,41 @@ void MarkDuplicateEvents(BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi, 
   }
 }
 
-// v's clock: the element-wise max of its predecessors' clocks (chain
-// predecessor included); its own position is set by the caller after the
-// covered tests. Allocated first, so the predecessors' clock pointers stay
-// valid.
-int32_t* MergePredecessorClocks(ClockPool& clocks, const BigVector<PredEntry>& preds, uint32_t lo,
-                                uint32_t hi, int32_t v, int32_t chain_pred, size_t k) {
-  int32_t* c = clocks.Allocate(v);
-  if (chain_pred >= 0) {
-    std::copy_n(clocks.clock(chain_pred), k, c);
+// v's clock (`c`, allocated before any clock pointer was taken): the
+// element-wise max of its predecessors' clocks — `chain`, the state of its
+// stream, and clock_of(j) per entry (nullptr: an entry that orders nothing);
+// its own position is set by the caller after the covered tests.
+template <class ClockOf>
+void MergePredecessorClocks(int32_t* c, const int32_t* chain, uint32_t lo, uint32_t hi, size_t k,
+                            const ClockOf& clock_of) {
+  if (chain != nullptr) {
+    std::copy_n(chain, k, c);
   } else {
     std::fill_n(c, k, -1);
   }
   for (uint32_t j = lo; j < hi; ++j) {
-    const int32_t* w = clocks.clock(preds[j].first);
+    const int32_t* w = clock_of(j);
+    if (w == nullptr) continue;
     for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], w[x]);
   }
-  return c;
 }
 
 // An event u→v is covered when another predecessor entry (the chain
 // predecessor, another event, an activation edge) already knows u's
 // position on u's stream a (u's own clock holds exactly pos(u) there).
 // Few predecessors (the usual case): ask each of the others, O(deg²) reads.
-void MarkCoveredPairwise(ClockPool& clocks, const BigVector<SlotInfo>& info,
-                         const BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi,
-                         int32_t chain_pred, BigVector<Removal>& out) {
+template <class ClockOf, class AtOf>
+void MarkCoveredPairwise(const BigVector<SlotInfo>& info, const BigVector<PredEntry>& preds,
+                         uint32_t lo, uint32_t hi, const int32_t* chain, const ClockOf& clock_of,
+                         const AtOf& at_of, BigVector<Removal>& out) {
   for (uint32_t j = lo; j < hi; ++j) {
     const auto [u, ev] = preds[j];
     if (ev < 0) continue;
-    const int32_t a = info[u].stream, u_pos = info[u].pos;
-    int32_t others = chain_pred >= 0 ? clocks.clock(chain_pred)[a] : -1;
+    const int32_t a = info[u].stream, u_pos = at_of(j);
+    int32_t others = chain != nullptr ? chain[a] : -1;
     for (uint32_t j2 = lo; j2 < hi && others < u_pos; ++j2) {
-      if (j2 != j && preds[j2].second != kDuplicate)
-        others = std::max(others, clocks.clock(preds[j2].first)[a]);
+      if (j2 == j || preds[j2].second == kDuplicate) continue;
+      if (const int32_t* w = clock_of(j2); w != nullptr) others = std::max(others, w[a]);
     }
     if (others >= u_pos) out[ev] = Removal::kTransitive;
   }
@@ -308,17 +317,18 @@ struct BestTwo {
 
 // The same test for many predecessors: per stream the best two values, so
 // "covered by some other entry" is one read per event.
-void MarkCoveredByBestTwo(ClockPool& clocks, const BigVector<SlotInfo>& info,
-                          const BigVector<PredEntry>& preds, uint32_t lo, uint32_t hi,
-                          int32_t chain_pred, size_t k, BestTwo& best, BigVector<Removal>& out) {
+template <class ClockOf, class AtOf>
+void MarkCoveredByBestTwo(const BigVector<SlotInfo>& info, const BigVector<PredEntry>& preds,
+                          uint32_t lo, uint32_t hi, const int32_t* chain, const ClockOf& clock_of,
+                          const AtOf& at_of, size_t k, BestTwo& best, BigVector<Removal>& out) {
   auto& top1 = best.top1;
   auto& top2 = best.top2;
   auto& top1_by = best.top1_by;
   std::fill(top1.begin(), top1.end(), -1);
   std::fill(top2.begin(), top2.end(), -1);
   std::fill(top1_by.begin(), top1_by.end(), -1);
-  auto offer = [&](int32_t w, int32_t entry) {
-    const int32_t* cw = clocks.clock(w);
+  auto offer = [&](const int32_t* cw, int32_t entry) {
+    if (cw == nullptr) return;
     for (size_t x = 0; x < k; ++x) {
       const int32_t val = cw[x], t1 = top1[x];
       const bool gt = val > t1;
@@ -327,16 +337,66 @@ void MarkCoveredByBestTwo(ClockPool& clocks, const BigVector<SlotInfo>& info,
       top1_by[x] = gt ? entry : top1_by[x];
     }
   };
-  if (chain_pred >= 0) offer(chain_pred, -2);
+  offer(chain, -2);
   for (uint32_t j = lo; j < hi; ++j) {
-    if (preds[j].second != kDuplicate) offer(preds[j].first, static_cast<int32_t>(j));
+    if (preds[j].second != kDuplicate) offer(clock_of(j), static_cast<int32_t>(j));
   }
   for (uint32_t j = lo; j < hi; ++j) {
     const auto [u, ev] = preds[j];
     if (ev < 0) continue;
-    const int32_t a = info[u].stream, u_pos = info[u].pos;
+    const int32_t a = info[u].stream, u_pos = at_of(j);
     const int32_t others = top1_by[a] == static_cast<int32_t>(j) ? top2[a] : top1[a];
     if (others >= u_pos) out[ev] = Removal::kTransitive;
+  }
+}
+
+// The pool's clocks as BranchChains reads them.
+class PoolChainClocks : public ChainClocks {
+ public:
+  PoolChainClocks(ClockPool& clocks, size_t k) : clocks_(clocks), k_(k) {}
+  void Read(int32_t slot, int32_t* out) override { std::copy_n(clocks_.clock(slot), k_, out); }
+  void Release(int32_t slot) override { clocks_.Release(slot); }
+
+ private:
+  ClockPool& clocks_;
+  size_t k_;
+};
+
+// Each entry's clock as v sees it (BranchChains::Sender), and the position on
+// its sender's stream that another entry must know to cover it: the sender's
+// own, or — for an event out of a branch v is outside of, which
+// stream-activation moves to the If's exit gate on the sender's stream — the
+// state after the If there and the If's last slot on it. Two events through
+// one such state are one ordering (one gate): the later is a duplicate. An
+// attached sender or one on a stream some node activates gets its gate on
+// another stream (its node's, the activator's) and gives v nothing.
+void SourcesAsSeen(const BranchChains& chains, ClockPool& clocks, BigVector<PredEntry>& preds,
+                   uint32_t lo, uint32_t hi, int32_t v, std::vector<const int32_t*>& sources,
+                   std::vector<int32_t>& at, std::vector<int32_t>& exits,
+                   const BigVector<SlotInfo>& info, BigVector<Removal>& out) {
+  sources.assign(hi - lo, nullptr);
+  at.assign(hi - lo, -1);
+  exits.assign(hi - lo, -1);
+  for (uint32_t j = lo; j < hi; ++j) {
+    auto& [u, ev] = preds[j];
+    const BranchChains::Source from = chains.Sender(u, v);
+    at[j - lo] = info[u].pos;
+    if (from.slot >= 0) {
+      sources[j - lo] = clocks.clock(from.slot);
+      continue;
+    }
+    if (from.flat == nullptr) continue;
+    sources[j - lo] = from.flat;
+    at[j - lo] = from.pos;
+    exits[j - lo] = from.exit;
+    if (ev < 0) continue;
+    for (uint32_t j2 = lo; j2 < j; ++j2) {
+      if (exits[j2 - lo] == from.exit && preds[j2].second >= 0) {
+        out[ev] = Removal::kTransitive;
+        ev = kDuplicate;
+        break;
+      }
+    }
   }
 }
 
@@ -355,10 +415,26 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Receiv
   const BigVector<uint32_t>& begin = index.begin;
   auto& preds = index.preds;
   auto& info = index.info;
-  CountClockReaders(view, index);
+  // A run takes one branch of each If/Case (docs/events.md, "Branches in the sweeps").
+  BranchChains chains(plan.model, view, k, /*crossing_edges_order=*/true);
+  CountClockReaders(view, index, chains.active());
+  if (chains.active()) {
+    for (size_t v = 0; v < slots; ++v) {
+      for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {
+        const int32_t u = preds[j].first;
+        if (view.attached_of(u) < 0 && !index.activated[static_cast<size_t>(view.stream(u))])
+          chains.ExpectSender(u, static_cast<int32_t>(v));
+      }
+    }
+  }
   ClockPool clocks(k, info);
+  PoolChainClocks chain_clocks(clocks, k);
   BestTwo best(k);
   BigVector<int32_t> dup_seen;  // MarkDuplicateEvents' marks, allocated on first use
+  // With branches, per entry of v: its clock as v sees it, the position to
+  // cover, and the exit state it comes through (SourcesAsSeen).
+  std::vector<const int32_t*> sources;
+  std::vector<int32_t> at, exits;
   // Predecessors are earlier slots anywhere in the order (their clocks sit at
   // random in the pool): prefetch the next slots' handles, then the clocks
   // they name, this many slots ahead.
@@ -373,23 +449,36 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Receiv
     const int64_t s = view.stream(v);
     if (s < 0) continue;
     const int32_t p = view.pos(v);
-    const int32_t chain_pred = p > 0 ? view.stream_slots(s)[p - 1] : -1;
+    const BranchChains::Source chain_src = chains.Before(v, chain_clocks);
     const uint32_t lo = begin[v], hi = begin[v + 1];
     MarkDuplicateEvents(preds, lo, hi, v, slots, dup_seen, out);
-    int32_t* c = MergePredecessorClocks(clocks, preds, lo, hi, v, chain_pred, k);
-    if (hi - lo <= kPairwiseMax) {
-      MarkCoveredPairwise(clocks, info, preds, lo, hi, chain_pred, out);
+    int32_t* c = clocks.Allocate(v);  // first: the pointers below stay valid
+    const int32_t* chain = chain_src.slot >= 0 ? clocks.clock(chain_src.slot) : chain_src.flat;
+    auto mark = [&](const auto& clock_of, const auto& at_of) {
+      MergePredecessorClocks(c, chain, lo, hi, k, clock_of);
+      if (hi - lo <= kPairwiseMax) {
+        MarkCoveredPairwise(info, preds, lo, hi, chain, clock_of, at_of, out);
+      } else {
+        MarkCoveredByBestTwo(info, preds, lo, hi, chain, clock_of, at_of, k, best, out);
+      }
+    };
+    if (!chains.active()) {
+      mark([&](uint32_t j) -> const int32_t* { return clocks.clock(preds[j].first); },
+           [&](uint32_t j) { return info[preds[j].first].pos; });
     } else {
-      MarkCoveredByBestTwo(clocks, info, preds, lo, hi, chain_pred, k, best, out);
+      SourcesAsSeen(chains, clocks, preds, lo, hi, v, sources, at, exits, info, out);
+      mark([&](uint32_t j) { return sources[j - lo]; }, [&](uint32_t j) { return at[j - lo]; });
     }
     c[s] = p;
-    if (chain_pred >= 0) clocks.Release(chain_pred);
+    if (chain_src.slot >= 0) clocks.Release(chain_src.slot);
+    chains.After(v);
     for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) clocks.Release(preds[j].first);
     if (info[v].refs == 0) {
       ++info[v].refs;
       clocks.Release(v);
     }
   }
+  chains.Finish(chain_clocks);
   return out;
 }
 

@@ -70,6 +70,7 @@ struct ReceiverIndex {
   BigVector<SlotInfo> info;
   size_t switch_sent = 0;  // events sent by a StreamSwitch (not in preds)
   bool ge_ready = false;
+  std::vector<bool> activated;  // by stream: some node's activation list names it
 };
 ReceiverIndex BuildReceiverIndex(const Plan& plan, const SyncView& view, const ActivationInfo& act);
 

@@ -5,6 +5,7 @@
 
 #include "npuplan/events/events_test_util.h"
 #include "npuplan/events/sync_event_insertion.h"
+#include "npuplan/events/task_count_assignment.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/sync_verifier.h"
@@ -170,6 +171,23 @@ TEST(SyncEventOptimizationTest, ExactKeepsOneOfTwoIdenticalEvents) {
 // RenumberGeOrder skips GE's sender sort when the table is already in that
 // order (after insertion, and after removing events from such a table); the
 // result must be what the full renumbering gives from a scrambled table.
+// A run takes one branch: x → e1 (else) is not implied by x → t1 → to and
+// stream 2's queue, which pass through the then branch (property seed
+// 17113: the else branch's first task raced its producer). Each branch's
+// ends are kept; the two events out of the branches into y are one ordering
+// after the If (the later is dropped; stream-activation gates the other).
+TEST(SyncEventOptimizationTest, ExactDoesNotImplyThroughABranchNotTaken) {
+  Plan plan = events::testing::BranchesSharingAStream();
+  RunResult r;
+  ASSERT_THAT(
+      RunPasses(plan, Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization>(), {},
+                &r),
+      IsOk());
+  EXPECT_THAT(Pairs(plan),
+              ::testing::ElementsAre(P("eo", "y"), P("t1", "to"), P("x", "e1"), P("x", "t1")));
+  EXPECT_LE(plan.events.counts["exact"], plan.events.counts["ge"]);
+}
+
 TEST(SyncEventOptimizationTest, RenumberingATableInGeOrderMatchesTheFullRenumbering) {
   for (const char* event_mode : {"event", "notify"}) {
     Plan plan = RandomPlan(5, 400, 4, 3, 16);  // names n0…n399: name order is not execution order

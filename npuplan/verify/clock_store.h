@@ -117,6 +117,32 @@ class ClockPool {
       for (size_t j = 0; j < kChunk; ++j) w[j] = std::max(w[j], b[j]);
     }
   }
+  // `slot`'s clock, starting as the flat clock `flat` (k entries).
+  void FromFlat(int32_t slot, const int32_t* flat) {
+    Fresh(slot);
+    JoinFlat(slot, flat);
+  }
+  // `slot`'s clock becomes its entrywise maximum with the flat clock `flat`.
+  void JoinFlat(int32_t slot, const int32_t* flat) {
+    int32_t* row = rows_.get(handle_[slot]);
+    for (size_t i = 0; i < rows_.k(); ++i) {
+      const int32_t* a = chunks_.get(row[i]);
+      const size_t n = std::min(kChunk, k_ - i * kChunk);
+      bool b_more = false;
+      for (size_t j = 0; j < n; ++j) b_more |= flat[i * kChunk + j] > a[j];
+      if (!b_more) continue;
+      int32_t* w = Writable(row[i]);
+      for (size_t j = 0; j < n; ++j) w[j] = std::max(w[j], flat[i * kChunk + j]);
+    }
+  }
+  // Copies `slot`'s clock into `out` (k entries).
+  void ReadInto(int32_t slot, int32_t* out) {
+    const int32_t* row = rows_.get(handle_[slot]);
+    for (size_t i = 0; i < rows_.k(); ++i) {
+      const int32_t* c = chunks_.get(row[i]);
+      std::copy_n(c, std::min(kChunk, k_ - i * kChunk), out + i * kChunk);
+    }
+  }
   // Entry x of `slot`'s clock.
   int32_t Get(int32_t slot, size_t x) {
     return chunks_.get(rows_.get(handle_[slot])[x / kChunk])[x % kChunk];

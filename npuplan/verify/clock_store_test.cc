@@ -1,7 +1,7 @@
 // ClockPool (chunks shared copy-on-write) against flat clocks of k entries,
-// the form the sweeps used before: random copies, joins, sets and releases,
-// and whole happens-before sweeps over random slot graphs against
-// reachability.
+// the form the sweeps used before: random copies, joins, sets, releases and
+// exchanges with flat clocks (BranchChains' states), and whole happens-before sweeps over random
+// slot graphs against reachability.
 #include "npuplan/verify/clock_store.h"
 
 #include <gtest/gtest.h>
@@ -31,7 +31,12 @@ TEST(ClockPoolTest, ReadsAsFlatClocksUnderRandomOperations) {
     };
     for (int op = 0; op < 3000; ++op) {
       const int32_t s = static_cast<int32_t>(rng() % slots);
-      switch (rng() % 5) {
+      auto random_flat = [&]() {
+        std::vector<int32_t> c(k);
+        for (int32_t& v : c) v = static_cast<int32_t>(rng() % 50) - 1;
+        return c;
+      };
+      switch (rng() % 7) {
         case 0:  // a fresh clock, or a copy of a live one
           if (live[s]) break;
           if (const int32_t f = pick_live(); f >= 0 && rng() % 4 != 0) {
@@ -68,11 +73,28 @@ TEST(ClockPoolTest, ReadsAsFlatClocksUnderRandomOperations) {
             live[s] = pool.live(s);
           }
           break;
+        case 5:  // a clock from a flat one
+          if (live[s]) break;
+          flat[s] = random_flat();
+          pool.FromFlat(s, flat[s].data());
+          ++pool.refs(s);
+          live[s] = true;
+          break;
+        case 6:
+          if (live[s]) {
+            const std::vector<int32_t> other = random_flat();
+            pool.JoinFlat(s, other.data());
+            for (size_t x = 0; x < k; ++x) flat[s][x] = std::max(flat[s][x], other[x]);
+          }
+          break;
       }
+      std::vector<int32_t> read(k);
       for (int32_t t = 0; t < slots; ++t) {
         ASSERT_EQ(pool.live(t), live[t]);
         if (!live[t]) continue;
         for (size_t x = 0; x < k; ++x) ASSERT_EQ(pool.Get(t, x), flat[t][x]) << "op " << op;
+        pool.ReadInto(t, read.data());
+        ASSERT_EQ(read, flat[t]) << "op " << op;
       }
     }
   }

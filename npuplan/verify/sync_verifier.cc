@@ -12,6 +12,7 @@
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/ir/verifier.h"
+#include "npuplan/plan/branch_chains.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/execution_view.h"
 #include "npuplan/support/echo.h"
@@ -317,6 +318,17 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
 
 namespace {
 
+// The pool's clocks as BranchChains reads them.
+class PoolChainClocks : public ChainClocks {
+ public:
+  explicit PoolChainClocks(ClockPool& pool) : pool_(pool) {}
+  void Read(int32_t slot, int32_t* out) override { pool_.ReadInto(slot, out); }
+  void Release(int32_t slot) override { pool_.Unref(slot); }
+
+ private:
+  ClockPool& pool_;
+};
+
 std::string SlotName(const Model& m, const SyncView& view, int32_t slot) {
   const Node& n = m.node(view.node_of(slot));
   int32_t a = view.attached_of(slot);
@@ -394,10 +406,18 @@ absl::Status VerifyHappensBefore(Verification& run) {
   std::sort(deps.begin(), deps.end(), [](const Dep& a, const Dep& b) { return a.to < b.to; });
 
   ClockPool pool(slots, k);
-  for (const auto& [to, from] : in_edges) ++pool.refs(from);
+  // A run takes one branch of each If/Case: stream order and edges out of a
+  // branch as BranchChains gives them (docs/events.md, "Branches in the sweeps").
+  BranchChains chains(m, view, k, /*crossing_edges_order=*/true);
+  PoolChainClocks chain_clocks(pool);
+  for (const auto& [to, from] : in_edges) {
+    ++pool.refs(from);
+    chains.ExpectSender(from, to);
+  }
   for (int64_t s = 0; s < view.num_streams(); ++s) {
     const auto& ss = view.stream_slots(s);
-    for (size_t i = 0; i + 1 < ss.size(); ++i) ++pool.refs(ss[i]);
+    const size_t read = chains.active() ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
+    for (size_t i = 0; i < read; ++i) ++pool.refs(ss[i]);
   }
   // Sweep in execution order; deps are sorted by target slot id, so index them by slot.
   std::vector<uint32_t> dep_begin(slots + 1, 0);
@@ -412,14 +432,25 @@ absl::Status VerifyHappensBefore(Verification& run) {
     int64_t s = view.stream(v);
     if (s < 0) continue;
     int32_t p = view.pos(v);
-    // v's clock is its stream predecessor's, joined with its incoming edges' clocks.
-    if (p > 0) {
-      pool.CopyOf(v, view.stream_slots(s)[p - 1]);
+    // v's clock is its stream's state (its predecessor's clock without
+    // branches), joined with its incoming edges' clocks.
+    if (const BranchChains::Source chain = chains.Before(v, chain_clocks); chain.slot >= 0) {
+      pool.CopyOf(v, chain.slot);
+    } else if (chain.flat != nullptr) {
+      pool.FromFlat(v, chain.flat);
     } else {
       pool.Fresh(v);
     }
-    for (size_t j = in_begin; j < in_end; ++j) pool.Join(v, in_edges[j].second);
+    for (size_t j = in_begin; j < in_end; ++j) {
+      const int32_t u = in_edges[j].second;
+      if (const BranchChains::Source from = chains.Sender(u, v); from.slot >= 0) {
+        pool.Join(v, from.slot);
+      } else if (from.flat != nullptr) {
+        pool.JoinFlat(v, from.flat);
+      }
+    }
     pool.Set(v, static_cast<size_t>(s), p);
+    chains.After(v);
     for (uint32_t j = dep_begin[v]; j < dep_begin[v + 1]; ++j) {
       const Dep& d = deps[j];
       if (pool.Get(v, static_cast<size_t>(view.stream(d.from))) < view.pos(d.from)) {
@@ -435,6 +466,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
       pool.Unref(v);
     }
   }
+  chains.Finish(chain_clocks);
   if (plan.events.counts.count("minimum")) {
     return VerifyEventMinimum(plan, view, physical ? *logical : view, act, deps, run.Types());
   }

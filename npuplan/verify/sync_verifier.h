@@ -7,7 +7,10 @@
 // event is recorded) and the execution semantics
 // (npuplan/plan/execution_semantics.h: who activates which stream, which
 // graphs are on the dynamic path, where a physical stream may open, the task
-// constants, id continuity). A mistake there is shared by both sides.
+// constants, id continuity), and what a run of a plan holding every branch
+// is (npuplan/plan/branch_chains.h: a run takes one branch of each If/Case,
+// so a stream's state inside and after one). A mistake there is shared by
+// both sides; the property test's CPU runs of each branch check it apart.
 // Recomputed here, with no pass header included and no pass code called:
 // the dependencies that must be ordered (CollectDeps, StreamSources: a
 // depth-first walk, not the insertion's sweep), the proof that each is

@@ -38,6 +38,34 @@ using ::npuplan::testing::StatusIs;
 // on stream 1 and one on stream 2: every (input, root) pair across streams is
 // a subgraph-entry dependency, each one its own event that nothing else
 // implies.
+
+// A plan whose else branch waits for nothing before e1 reads x: the one
+// execution holding every branch orders x before e1 through the then branch
+// (x → t1 → to, then stream 2's queue), but a run takes one branch, and the
+// verifier checks each: when else runs, only its own wait orders x.
+TEST(SyncVerifierTest, AnOrderThroughABranchNotTakenDoesNotCount) {
+  Plan plan = events::testing::BranchesSharingAStream();
+  ASSERT_THAT(RunPasses(plan,
+                        Passes<TaskCountAssignment, SyncEventInsertion, SyncEventOptimization,
+                               EventReuse, PhysicalStreamSplit, StreamActivation>(),
+                        {}),
+              IsOk());
+  ASSERT_TRUE(events::testing::HasEvent(plan, "x", "p_BranchEntry_2"));
+  ASSERT_THAT(VerifyHappensBefore(plan), IsOk());
+  Plan racy = plan;
+  auto& evs = racy.events.events;
+  evs.erase(std::remove_if(evs.begin(), evs.end(),
+                           [&](const SyncEvent& e) {
+                             return racy.model.node(e.recv).name == "p_BranchEntry_2";
+                           }),
+            evs.end());
+  EXPECT_THAT(VerifyHappensBefore(racy),
+              StatusIs(absl::StatusCode::kInternal,
+                       "verifier[happens-before]: subgraph-input dependency 'x' on stream 0 -> "
+                       "'e1' on stream 2 is not ordered by same-stream order, events or stream "
+                       "activation"));
+}
+
 TEST(SyncVerifierTest, EverySubgraphEntryPairAcrossStreamsIsChecked) {
   auto m = ParseVerifiedGraph(R"json({"nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
