@@ -95,7 +95,7 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
     const int32_t slot = static_cast<int32_t>(s);
     if (pv.stream(slot) >= 0) logical_of[pv.stream(slot)] = static_cast<int32_t>(lv.stream(slot));
   }
-  BranchChains chains(m, pv, k, /*crossing_edges_order=*/true, std::move(logical_of));
+  BranchChains chains(m, pv, k, std::move(logical_of));
   for (const auto& [to, edge] : in) chains.ExpectSender(edge.first, to);
   std::vector<int32_t> handle(slots, -1), refs(slots, 0), pool, free_list;
   for (const auto& x : in) ++refs[x.second.first];

@@ -416,7 +416,7 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Receiv
   auto& preds = index.preds;
   auto& info = index.info;
   // A run takes one branch of each If/Case (docs/events.md, "Branches in the sweeps").
-  BranchChains chains(plan.model, view, k, /*crossing_edges_order=*/true);
+  BranchChains chains(plan.model, view, k);
   CountClockReaders(view, index, chains.active());
   if (chains.active()) {
     for (size_t v = 0; v < slots; ++v) {

@@ -56,22 +56,13 @@ BranchScopes::BranchScopes(const Model& model) {
   }
 }
 
-void BranchScopes::Chain(int32_t scope, std::vector<int32_t>& out) const {
-  out.clear();
-  for (; scope != 0; scope = scopes_[scope].parent) out.push_back(scope);
-  std::reverse(out.begin(), out.end());
-}
-
 BranchChains::BranchChains(const Model& model, const SyncView& view, size_t k,
-                           bool crossing_edges_order, std::vector<int32_t> clock_entry)
-    : view_(view),
-      k_(k),
-      clock_entry_(std::move(clock_entry)),
-      crossing_edges_order_(crossing_edges_order),
-      scopes_(model) {
+                           std::vector<int32_t> clock_entry)
+    : view_(view), k_(k), clock_entry_(std::move(clock_entry)), scopes_(model) {
   if (!active()) return;
   const size_t streams = static_cast<size_t>(std::max<int64_t>(view.num_streams(), 0));
   head_.assign(streams, Head{});
+  last_pos_.assign(streams, -1);
   saved_in_.assign(streams, {});
 }
 
@@ -121,9 +112,18 @@ BranchChains::Flat BranchChains::TakeHead(int64_t s, ChainClocks& clocks) {
 }
 
 void BranchChains::Touch(int64_t s, int32_t pos, ChainClocks& clocks) {
+  // The frames that keep s are a prefix of the stack (serials are unique and
+  // a frame outlives the frames above it): find where it ends.
   auto& saved = saved_in_[s];
-  size_t i = 0;
-  while (i < saved.size() && i < stack_.size() && saved[i].first == stack_[i].serial) ++i;
+  size_t i = std::min(saved.size(), stack_.size());
+  if (i > 0 && saved[i - 1].first != stack_[i - 1].serial) {
+    i = static_cast<size_t>(std::partition_point(saved.begin(), saved.begin() + i,
+                                                 [&](const std::pair<int32_t, int32_t>& x) {
+                                                   return x.first ==
+                                                          stack_[&x - saved.data()].serial;
+                                                 }) -
+                            saved.begin());
+  }
   saved.resize(i);
   if (i < stack_.size()) {
     // First slot of the stream inside these branches: each If keeps the
@@ -131,7 +131,7 @@ void BranchChains::Touch(int64_t s, int32_t pos, ChainClocks& clocks) {
     Flat state = TakeHead(s, clocks);
     for (; i < stack_.size(); ++i) {
       Frame& f = stack_[i];
-      StreamEntry e{s, CopyFlat(state), {}, {}};
+      StreamEntry e{s, CopyFlat(state), last_pos_[s], {}, {}};
       for (int32_t o = 0; o < f.ordinal; ++o) e.ends.push_back(CopyFlat(state));
       saved.emplace_back(f.serial, static_cast<int32_t>(f.streams.size()));
       f.streams.push_back(std::move(e));
@@ -139,19 +139,14 @@ void BranchChains::Touch(int64_t s, int32_t pos, ChainClocks& clocks) {
     }
     head_[s].flat = state;
   }
-  // The slot about to run (at `pos`) extends its branch's stretch of the stream.
-  for (size_t j = 0; j < stack_.size(); ++j) {
-    Frame& f = stack_[j];
-    std::vector<Segment>& segs = f.streams[saved[j].second].segments;
-    if (segs.size() <= static_cast<size_t>(f.ordinal)) segs.resize(f.ordinal + 1);
-    Segment& seg = segs[f.ordinal];
-    if (seg.lo > seg.hi) seg.lo = pos;
-    seg.hi = pos;
-  }
+  last_pos_[s] = pos;
 }
 
 void BranchChains::EndBranch(Frame& f, ChainClocks& clocks) {
   for (StreamEntry& e : f.streams) {
+    // The branch's slots on the stream: those swept since it began.
+    if (e.segments.size() <= static_cast<size_t>(f.ordinal)) e.segments.resize(f.ordinal + 1);
+    if (last_pos_[e.stream] > e.start) e.segments[f.ordinal] = {e.start + 1, last_pos_[e.stream]};
     const Flat end = TakeHead(e.stream, clocks);
     if (e.ends.size() <= static_cast<size_t>(f.ordinal)) e.ends.resize(f.ordinal + 1, kNoEnd);
     Flat& slot = e.ends[f.ordinal];
@@ -176,6 +171,7 @@ void BranchChains::Switch(Frame& f, int32_t branch, ChainClocks& clocks) {
     Flat state = CopyFlat(e.saved);
     CoverOtherBranches(f, f.ordinal, state);
     head_[e.stream].flat = state;
+    e.start = last_pos_[e.stream];
   }
 }
 
@@ -239,17 +235,25 @@ void BranchChains::Close(ChainClocks& clocks) {
 }
 
 void BranchChains::Enter(int32_t scope, ChainClocks& clocks) {
-  scopes_.Chain(scope, chain_);
-  size_t i = 0;
-  while (i < stack_.size() && i < chain_.size() && stack_[i].branch == chain_[i]) ++i;
-  if (i < stack_.size() && i < chain_.size() &&
-      scopes_.owner(stack_[i].branch) == scopes_.owner(chain_[i])) {
-    while (stack_.size() > i + 1) Close(clocks);
-    Switch(stack_[i], chain_[i], clocks);
-    ++i;
+  // Climb from `scope` to the first scope on the stack (or to a sibling of
+  // the stack's branch at its level, or to no branch): the frames above stay
+  // closed, the climbed ones open. Each frame is opened and closed once, so
+  // the climbs cost the sweep O(frames) however deep the branches nest.
+  chain_.clear();
+  int32_t s = scope;
+  while (s != 0) {
+    const size_t at = static_cast<size_t>(scopes_.depth(s) - 1);
+    if (at < stack_.size() &&
+        (stack_[at].branch == s || scopes_.owner(stack_[at].branch) == scopes_.owner(s)))
+      break;
+    chain_.push_back(s);
+    s = scopes_.parent(s);
   }
-  while (stack_.size() > i) Close(clocks);
-  for (; i < chain_.size(); ++i) stack_.push_back(Frame{chain_[i], serial_++, {chain_[i]}, {}});
+  const size_t keep = s == 0 ? 0 : static_cast<size_t>(scopes_.depth(s));
+  while (stack_.size() > keep) Close(clocks);
+  if (keep > 0 && stack_[keep - 1].branch != s) Switch(stack_[keep - 1], s, clocks);
+  for (auto it = chain_.rbegin(); it != chain_.rend(); ++it)
+    stack_.push_back(Frame{*it, serial_++, {*it}, 0, {}});
   scope_ = scope;
 }
 
@@ -276,13 +280,18 @@ void BranchChains::After(int32_t v) {
 std::pair<NodeId, bool> BranchChains::Crossing(int32_t u, int32_t v) const {
   const int32_t su = ScopeOfSlot(u), sv = ScopeOfSlot(v);
   if (su == 0 || su == sv) return {NodeId(), false};
-  scopes_.Chain(su, chain_u_);
-  scopes_.Chain(sv, chain_v_);
-  size_t i = 0;
-  while (i < chain_u_.size() && i < chain_v_.size() && chain_u_[i] == chain_v_[i]) ++i;
-  if (i == chain_u_.size()) return {NodeId(), false};  // u's branches hold v
-  const NodeId owner = scopes_.owner(chain_u_[i]);
-  return {owner, i < chain_v_.size() && scopes_.owner(chain_v_[i]) == owner};
+  // Climb to the lowest common scope, keeping the child on each side: u's
+  // is the outermost branch holding u and not v.
+  int32_t a = su, b = sv, child_a = 0, child_b = 0;
+  while (scopes_.depth(a) > scopes_.depth(b)) a = scopes_.parent(child_a = a);
+  while (scopes_.depth(b) > scopes_.depth(a)) b = scopes_.parent(child_b = b);
+  while (a != b) {
+    a = scopes_.parent(child_a = a);
+    b = scopes_.parent(child_b = b);
+  }
+  if (child_a == 0) return {NodeId(), false};  // u's branches hold v
+  const NodeId owner = scopes_.owner(child_a);
+  return {owner, child_b != 0 && scopes_.owner(child_b) == owner};
 }
 
 BranchChains::Relation BranchChains::Relate(int32_t u, int32_t v) const {
@@ -293,19 +302,18 @@ BranchChains::Relation BranchChains::Relate(int32_t u, int32_t v) const {
 }
 
 void BranchChains::ExpectSender(int32_t u, int32_t v) {
-  if (!active() || !crossing_edges_order_) return;
+  if (!active()) return;
   const auto [owner, sibling] = Crossing(u, v);
-  if (owner.valid() && !sibling) {
-    auto [it, fresh] = exits_.try_emplace({owner.value, view_.stream(u)});
-    if (fresh) it->second.id = static_cast<int32_t>(exits_.size() - 1);
-  }
+  if (!owner.valid() || sibling) return;
+  auto [it, fresh] = exits_.try_emplace({owner.value, view_.stream(u)});
+  if (fresh) it->second.id = static_cast<int32_t>(exits_.size() - 1);
 }
 
 BranchChains::Source BranchChains::Sender(int32_t u, int32_t v) const {
   if (!active()) return Source{u, nullptr};
   const auto [owner, sibling] = Crossing(u, v);
   if (!owner.valid()) return Source{u, nullptr};
-  if (sibling || !crossing_edges_order_) return Source{};  // sibling branches never run together
+  if (sibling) return Source{};  // sibling branches never run together
   auto it = exits_.find({owner.value, view_.stream(u)});
   if (it == exits_.end() || it->second.flat < 0) return Source{};  // not expected, not closed
   const Exit& x = it->second;

@@ -10,16 +10,18 @@
 //   * inside branch b of X: the state before X, then b's own slots;
 //   * after X: the element-wise minimum (meet) over X's branches of the state
 //     each left (the state before X for a branch without a slot there, and
-//     for "no branch seen" when a branch has no slot at all).
+//     for "no branch seen" when a branch has no slot at all);
+// and each branch's state covers the other branches' stretches of every
+// stream it reaches (a clock entry says "every slot up to here that runs is
+// done"; those never run with it).
 // An edge into v from a slot u that need not run when v runs (u inside a
 // branch that v is outside of) gives v nothing when u and v lie in sibling
-// branches; otherwise, for the verifier, the state of u's stream when that
-// branch's If closed (GE's dynamic executor records an owner's events after
-// its subgraphs: RecordSlots), and nothing for the events optimisations —
-// there stream-activation moves such an event to a gate after the If on a
-// stream of its own choosing (an attached end to its node's main stream, an
-// end on a stream the branch activates to the activator's), so the state it
-// will carry is not known yet.
+// branches; otherwise the state of u's stream after the outermost such If
+// closed, standing for a point past that If's last slot on the stream —
+// where GE's dynamic executor records an owner's events (RecordSlots) and
+// stream-activation's exit gate records a main-stream end. Callers that
+// cannot say the gate will sit on u's own stream do not ExpectSender the
+// edge, and it gives nothing.
 //
 // BranchChains keeps those states during one sweep in slot order. The caller
 // owns the slots' clocks (ChainClocks); the states it makes are flat clocks
@@ -52,8 +54,6 @@ class BranchScopes {
   NodeId owner(int32_t scope) const { return scopes_[scope].owner; }
   int32_t parent(int32_t scope) const { return scopes_[scope].parent; }
   int32_t depth(int32_t scope) const { return scopes_[scope].depth; }
-  // The branch scopes from the outermost to `scope` (empty for scope 0).
-  void Chain(int32_t scope, std::vector<int32_t>& out) const;
   // How many branches `scope`'s owner has.
   int32_t branches(int32_t scope) const { return scopes_[scope].branches; }
 
@@ -89,9 +89,7 @@ class BranchChains {
   // the same number). Clock positions are the view's unless Before says
   // otherwise; a stream's slots inside one If must sit on one clock entry
   // (a logical stream never changes physical stream inside a branch).
-  // `crossing_edges_order`: whether an edge out of a branch gives the
-  // state of its stream at the If's close (else nothing).
-  BranchChains(const Model& model, const SyncView& view, size_t k, bool crossing_edges_order,
+  BranchChains(const Model& model, const SyncView& view, size_t k,
                std::vector<int32_t> clock_entry = {});
 
   bool active() const { return scopes_.any(); }
@@ -116,8 +114,8 @@ class BranchChains {
   Source Before(int32_t v, ChainClocks& clocks, int32_t clock_pos = -1);
   // v's clock is done: v heads its stream.
   void After(int32_t v);
-  // Before the sweep: an edge u→v will ask Sender(u, v) (only needed when
-  // crossing edges order).
+  // Before the sweep: an edge u→v will ask Sender(u, v); an edge out of a
+  // branch not expected gives v nothing.
   void ExpectSender(int32_t u, int32_t v);
   // The sender of an edge u→v as v sees it (valid during v's turn).
   Source Sender(int32_t u, int32_t v) const;
@@ -138,6 +136,7 @@ class BranchChains {
   struct StreamEntry {
     int64_t stream;
     Flat saved;                     // the stream's state before the If
+    int32_t start;                  // the clock position of its last slot before this branch
     std::vector<Flat> ends;         // by branch (in sweep order): its state at the branch's end
     std::vector<Segment> segments;  // by branch: its slots on the stream
   };
@@ -177,7 +176,6 @@ class BranchChains {
   const SyncView& view_;
   const size_t k_;
   const std::vector<int32_t> clock_entry_;
-  const bool crossing_edges_order_;
   BranchScopes scopes_;
   std::vector<Head> head_;  // by stream
   // By stream: the frames that keep it, outermost first (serial, entry index).
@@ -185,8 +183,8 @@ class BranchChains {
   std::vector<Frame> stack_;
   int32_t serial_ = 0;
   int32_t scope_ = 0;  // the scope the stack stands for
-  std::vector<int32_t> chain_;
-  mutable std::vector<int32_t> chain_u_, chain_v_;  // scratch
+  std::vector<int32_t> chain_;     // Enter's scratch
+  std::vector<int32_t> last_pos_;  // by stream: clock position of its last slot swept
   std::vector<std::vector<int32_t>> flats_;
   std::vector<Flat> free_flats_;
   // Exit states of (owner, stream) that some crossing edge reads: the

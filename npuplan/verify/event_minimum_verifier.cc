@@ -132,7 +132,7 @@ absl::Status VerifyEventMinimum(const Plan& plan, const SyncView& view, const Sy
     if (view.stream(slot) >= 0)
       logical_of[view.stream(slot)] = static_cast<int32_t>(logical.stream(slot));
   }
-  BranchChains chains(m, view, k, /*crossing_edges_order=*/true, std::move(logical_of));
+  BranchChains chains(m, view, k, std::move(logical_of));
   for (const auto& [to, edge] : in) chains.ExpectSender(edge.first, to);
   std::vector<bool> heads(chains.active() ? slots : 0, false);  // slots the chain still reads
   auto drop = [&](int32_t w) {

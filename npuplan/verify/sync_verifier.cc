@@ -408,7 +408,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
   ClockPool pool(slots, k);
   // A run takes one branch of each If/Case: stream order and edges out of a
   // branch as BranchChains gives them (docs/events.md, "Branches in the sweeps").
-  BranchChains chains(m, view, k, /*crossing_edges_order=*/true);
+  BranchChains chains(m, view, k);
   PoolChainClocks chain_clocks(pool);
   for (const auto& [to, from] : in_edges) {
     ++pool.refs(from);
