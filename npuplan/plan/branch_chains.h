@@ -182,7 +182,7 @@ class BranchChains {
   std::vector<std::vector<std::pair<int32_t, int32_t>>> saved_in_;
   std::vector<Frame> stack_;
   int32_t serial_ = 0;
-  int32_t scope_ = 0;  // the scope the stack stands for
+  int32_t scope_ = 0;              // the scope the stack stands for
   std::vector<int32_t> chain_;     // Enter's scratch
   std::vector<int32_t> last_pos_;  // by stream: clock position of its last slot swept
   std::vector<std::vector<int32_t>> flats_;

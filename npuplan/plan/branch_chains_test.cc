@@ -103,14 +103,21 @@ class Sweep : public ChainClocks {
   std::map<int32_t, int> releases_;
 };
 
+// A plan of the graph `json` with its `_test_stream`s as streams.
+Plan PlanOf(const char* json) {
+  absl::StatusOr<Model> m = testing::ParseVerifiedGraph(json);
+  EXPECT_TRUE(m.ok()) << m.status();
+  Plan plan;
+  plan.model = *std::move(m);
+  testing::ApplyTestStreams(plan.model);
+  plan.EnsureNodeVectors();
+  return plan;
+}
+
 class BranchChainsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<Model> m = testing::ParseVerifiedGraph(kIf);
-    ASSERT_TRUE(m.ok()) << m.status();
-    plan_.model = *std::move(m);
-    testing::ApplyTestStreams(plan_.model);
-    plan_.EnsureNodeVectors();
+    plan_ = PlanOf(kIf);
     view_.emplace(plan_, /*physical=*/false);
   }
   int32_t Pos(const char* name) const { return view_->pos(plan_.model.FindNode(name).value); }
@@ -228,12 +235,7 @@ constexpr char kNested[] = R"json({"name": "g", "nodes": [
 // Nested branches: relations go through the lowest common scope, and a
 // stream's state after the outer If is the meet over every way through.
 TEST(BranchChainsNestedTest, RelationsAndStatesThroughNestedBranches) {
-  absl::StatusOr<Model> m = testing::ParseVerifiedGraph(kNested);
-  ASSERT_TRUE(m.ok()) << m.status();
-  Plan plan;
-  plan.model = *std::move(m);
-  testing::ApplyTestStreams(plan.model);
-  plan.EnsureNodeVectors();
+  const Plan plan = PlanOf(kNested);
   const SyncView view(plan, false);
   Sweep sweep(plan, view, false);
   using R = BranchChains::Relation;
@@ -259,14 +261,9 @@ TEST(BranchChainsNestedTest, RelationsAndStatesThroughNestedBranches) {
 }
 
 TEST(BranchChainsNoBranchTest, WithoutBranchesTheChainIsThePreviousSlot) {
-  absl::StatusOr<Model> m = testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+  const Plan plan = PlanOf(R"json({"name": "g", "nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
     {"name": "b", "type": "Add", "inputs": ["a:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}]})json");
-  ASSERT_TRUE(m.ok()) << m.status();
-  Plan plan;
-  plan.model = *std::move(m);
-  testing::ApplyTestStreams(plan.model);
-  plan.EnsureNodeVectors();
   const SyncView view(plan, false);
   Sweep sweep(plan, view, true);
   EXPECT_FALSE(sweep.chains().active());
