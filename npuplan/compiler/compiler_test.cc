@@ -408,8 +408,9 @@ TEST(CompileTest, BranchesLoweredAsGeDoesCompileInEveryStaticMode) {
       const Node& n = plan->model.node(NodeId(static_cast<int32_t>(i)));
       if (n.type != "StreamActive" || !HasAttr(n.attrs, "subgraph_first_active")) continue;
       const NodeId owner = plan->model.graph(n.graph).parent_node;
-      if (*mode == '\0')
+      if (*mode == '\0') {
         EXPECT_EQ(plan->physical_stream[i], plan->physical_stream[owner.index()]) << n.name;
+      }
       const AttrValue* list = FindAttr(n.attrs, "active_stream_list");
       activating += list != nullptr && list->is<AttrValue::IntList>() &&
                     !list->as<AttrValue::IntList>()->empty();
