@@ -100,9 +100,7 @@ std::vector<bool> RedundantAfterSplit(const Plan& plan) {
   std::vector<int32_t> handle(slots, -1), refs(slots, 0), pool, free_list;
   for (const auto& x : in) ++refs[x.second.first];
   for (int64_t s = 0; s < pv.num_streams(); ++s) {
-    const auto ss = pv.stream_slots(s);
-    const size_t read = chains.active() ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
-    for (size_t i = 0; i < read; ++i) ++refs[ss[i]];
+    for (int32_t slot : chains.ChainRead(pv.stream_slots(s))) ++refs[slot];
   }
   auto clock = [&](int32_t slot) { return pool.data() + static_cast<size_t>(handle[slot]) * k; };
   auto unref = [&](int32_t slot) {

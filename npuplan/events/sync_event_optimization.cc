@@ -151,15 +151,12 @@ constexpr uint32_t kPairwiseMax = 16;
 constexpr int32_t kDuplicate = -3;
 
 // Readers of each clock: its entries in `preds` (in receiver order, so
-// mostly near the receiver: cache-friendly) and its stream successor.
-// With branches the chain reads every slot once (BranchChains, "References").
-void CountClockReaders(const SyncView& view, ReceiverIndex& index, bool every_slot_chained) {
+// mostly near the receiver: cache-friendly) and the chain (BranchChains::ChainRead).
+void CountClockReaders(const SyncView& view, const BranchChains& chains, ReceiverIndex& index) {
   auto& info = index.info;
   for (const auto& pr : index.preds) ++info[pr.first].refs;
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    const auto ss = view.stream_slots(s);
-    const size_t read = every_slot_chained ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
-    for (size_t i = 0; i < read; ++i) ++info[ss[i]].refs;
+    for (int32_t slot : chains.ChainRead(view.stream_slots(s))) ++info[slot].refs;
   }
 }
 
@@ -403,7 +400,7 @@ BigVector<Removal> ExactReduction(const Plan& plan, const SyncView& view, Receiv
   auto& info = index.info;
   // A run takes one branch of each If/Case (docs/events.md, "Branches in the sweeps").
   BranchChains chains(plan.model, view, k);
-  CountClockReaders(view, index, chains.active());
+  CountClockReaders(view, chains, index);
   if (chains.active()) {
     for (size_t v = 0; v < slots; ++v) {
       for (uint32_t j = begin[v]; j < begin[v + 1]; ++j) {

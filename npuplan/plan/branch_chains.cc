@@ -114,13 +114,12 @@ BranchChains::Flat BranchChains::TakeHead(int64_t s, ChainClocks& clocks) {
 void BranchChains::Touch(int64_t s, int32_t pos, ChainClocks& clocks) {
   // The frames that keep s are a prefix of the stack (serials are unique and
   // a frame outlives the frames above it): find where it ends.
-  auto& saved = saved_in_[s];
+  std::vector<int32_t>& saved = saved_in_[s];
   size_t i = std::min(saved.size(), stack_.size());
-  if (i > 0 && saved[i - 1].first != stack_[i - 1].serial) {
+  if (i > 0 && saved[i - 1] != stack_[i - 1].serial) {
     i = static_cast<size_t>(std::partition_point(saved.begin(), saved.begin() + i,
-                                                 [&](const std::pair<int32_t, int32_t>& x) {
-                                                   return x.first ==
-                                                          stack_[&x - saved.data()].serial;
+                                                 [&](const int32_t& x) {
+                                                   return x == stack_[&x - saved.data()].serial;
                                                  }) -
                             saved.begin());
   }
@@ -133,7 +132,7 @@ void BranchChains::Touch(int64_t s, int32_t pos, ChainClocks& clocks) {
       Frame& f = stack_[i];
       StreamEntry e{s, CopyFlat(state), last_pos_[s], {}, {}};
       for (int32_t o = 0; o < f.ordinal; ++o) e.ends.push_back(CopyFlat(state));
-      saved.emplace_back(f.serial, static_cast<int32_t>(f.streams.size()));
+      saved.push_back(f.serial);
       f.streams.push_back(std::move(e));
       if (f.ordinal > 0) CoverOtherBranches(f, f.ordinal, state);  // as Switch does
     }

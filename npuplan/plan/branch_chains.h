@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,12 @@ class BranchChains {
                std::vector<int32_t> clock_entry = {});
 
   bool active() const { return scopes_.any(); }
+  // The slots of a stream (in order) whose clocks the chain reads, once each:
+  // all of them while active(), else all but the last ("References").
+  std::span<const int32_t> ChainRead(std::span<const int32_t> stream_slots) const {
+    return active() || stream_slots.empty() ? stream_slots
+                                            : stream_slots.first(stream_slots.size() - 1);
+  }
 
   // A clock source: a slot's clock, a flat clock, or nothing (all -1). A
   // sender's flat clock is the state after an If on a stream (`exit`: one id
@@ -178,8 +185,8 @@ class BranchChains {
   const std::vector<int32_t> clock_entry_;
   BranchScopes scopes_;
   std::vector<Head> head_;  // by stream
-  // By stream: the frames that keep it, outermost first (serial, entry index).
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> saved_in_;
+  // By stream: the serials of the frames that keep it, outermost first.
+  std::vector<std::vector<int32_t>> saved_in_;
   std::vector<Frame> stack_;
   int32_t serial_ = 0;
   int32_t scope_ = 0;              // the scope the stack stands for

@@ -183,6 +183,7 @@ TEST_F(BranchChainsTest, EverySlotIsReadOnceByTheChain) {
   sweep.Run();
   for (const char* n : {"a", "p", "t", "u", "e", "y", "z", "w"})
     EXPECT_EQ(sweep.Releases(n), 1) << n;
+  EXPECT_EQ(sweep.chains().ChainRead(view_->stream_slots(1)).size(), view_->stream_slots(1).size());
 }
 
 TEST_F(BranchChainsTest, RelationsOfTwoSlots) {
@@ -267,6 +268,9 @@ TEST(BranchChainsNoBranchTest, WithoutBranchesTheChainIsThePreviousSlot) {
   const SyncView view(plan, false);
   Sweep sweep(plan, view, true);
   EXPECT_FALSE(sweep.chains().active());
+  ASSERT_EQ(view.stream_slots(0).size(), 2u);
+  EXPECT_EQ(sweep.chains().ChainRead(view.stream_slots(0)).size(), 1u)
+      << "the last slot has no reader";
   sweep.Run();
   EXPECT_EQ(sweep.ChainOf("b").slot, sweep.Slot("a"));
   EXPECT_EQ(sweep.ClockOf("b")[0], 1);

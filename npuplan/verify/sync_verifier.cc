@@ -415,9 +415,7 @@ absl::Status VerifyHappensBefore(Verification& run) {
     chains.ExpectSender(from, to);
   }
   for (int64_t s = 0; s < view.num_streams(); ++s) {
-    const auto& ss = view.stream_slots(s);
-    const size_t read = chains.active() ? ss.size() : ss.size() - std::min<size_t>(ss.size(), 1);
-    for (size_t i = 0; i < read; ++i) ++pool.refs(ss[i]);
+    for (int32_t slot : chains.ChainRead(view.stream_slots(s))) ++pool.refs(slot);
   }
   // Sweep in execution order; deps are sorted by target slot id, so index them by slot.
   std::vector<uint32_t> dep_begin(slots + 1, 0);
