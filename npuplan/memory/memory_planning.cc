@@ -16,6 +16,7 @@
 #include "npuplan/memory/interval_solver.h"
 #include "npuplan/memory/memory_options.h"
 #include "npuplan/memory/pool_planner.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
@@ -214,7 +215,8 @@ absl::StatusOr<bool> MemoryPlanning::Run(Plan& plan, PassContext& ctx) {
   // The last read of the model (PlanAccess::released) is the happens-before
   // relation's predecessor lists: its sweep and the reuse tables run beside
   // the passes that wait for the release.
-  memory::StreamAwareReuse reuse(m, lt, [&ctx] { ctx.ReleaseParts(); });
+  memory::StreamAwareReuse reuse(
+      m, lt, [&ctx] { ctx.ReleaseParts(); }, DynamicPathGraphs(plan));
   lap.Lap(ctx.stats, "memory-planning: happens-before");
 
   // 2. The activation pool as an interval problem with extra conflicts.

@@ -225,6 +225,33 @@ TEST(TensorLifetimesTest, SyncNodesInALoopAreNoUses) {
   EXPECT_THAT(uses, ::testing::UnorderedElementsAre("x", "w", "b_in", "b1", "b2", "b_out"));
 }
 
+// A node with attached streams pins what it touches inside a loop too: the
+// loop's nodes that stand in for a touch there leave out such nodes, so the
+// cond's predicate 'lt', written by a node with an attached stream, was
+// shared with a buffer its attached task was not ordered against (property
+// seeds 125 and 254, found by the CPU back end's memory race check).
+TEST(TensorLifetimesTest, PinsBuffersTouchedInALoopByANodeWithAttachedStreams) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [64]}]},
+    {"name": "w", "type": "While", "inputs": ["x:0"], "subgraphs": ["cond", "body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [64]}]}],
+    "subgraphs": [
+    {"name": "cond", "parent": "w", "nodes": [
+      {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64]}]},
+      {"name": "lt", "type": "Less", "inputs": ["c_in:0"], "attrs": {"_test_stream": 0, "_test_attached": [3]}, "outputs": [{"shape": [1]}]},
+      {"name": "c_out", "type": "NetOutput", "inputs": ["lt:0"]}]},
+    {"name": "body", "parent": "w", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [64]}]},
+      {"name": "b1", "type": "Relu", "inputs": ["b_in:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [64]}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["b1:0"]}]}]})json");
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(TensorLifetimes lt, ComputeTensorLifetimes(plan.model, 512));
+  const Model& m = plan.model;
+  EXPECT_THAT(BufferOf(m, lt, "lt", 0).pinned,
+              ::testing::HasSubstr("'lt' which has attached streams"));
+  EXPECT_THAT(BufferOf(m, lt, "x", 0).pinned,
+              ::testing::HasSubstr("'lt' which has attached streams"));
+  EXPECT_TRUE(BufferOf(m, lt, "b1", 0).pinned.empty());
+}
+
 TEST(TensorLifetimesTest, PinsBuffersReadByNodesWithoutStream) {
   Plan plan = ParsePlan(R"json({"nodes": [
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},

@@ -7,6 +7,7 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/loop_order.h"
 #include "npuplan/verify/stream_aware_reuse.h"
 
@@ -40,7 +41,8 @@ NodeId ParentInputOf(const Model& model, const std::vector<uint8_t>& ffts, NodeI
 }  // namespace
 
 HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& order,
-                             const std::function<void()>& model_read, bool lanes) {
+                             const std::function<void()>& model_read, bool lanes,
+                             const std::vector<bool>& dynamic_graphs) {
   const size_t n = model.num_nodes();
   // Streams and whether each node's out-edges order anything, read here in
   // node order: the sweep meets a node's predecessors anywhere in the graph.
@@ -73,7 +75,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     seq.assign(n, -1);
     for (size_t i = 0; i < order.size(); ++i) seq[order[i].index()] = static_cast<int64_t>(i);
   }
-  Predecessors preds = CollectPredecessors(model, seq);
+  Predecessors preds = CollectPredecessors(model, seq, dynamic_graphs);
   // A streamless predecessor never gets a stream position (the sweep would
   // skip it), nor does one whose out-edges order nothing join.
   preds.edge_begin.assign(n + 1, 0);
@@ -172,8 +174,15 @@ std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(
 // which listed per root is roots × inputs entries (a partitioned dynamic
 // subgraph has one Data root per call input). The parent's inputs are listed
 // once instead (`entries`) and each root names its parent's entry.
+// At a dynamic-path boundary GE's dynamic executor orders only what reads a
+// parent input (its Data nodes) after the parent's inputs, and the subgraph
+// ends at its NetOutput (the sync verifier's dependencies there): an
+// input-less node on another stream may start before the parent's inputs
+// are done (property seeds 4024, 7744: a DropOutGenMask of a later
+// partitioned call overwrote the mask an earlier call still read).
 HappensBefore::Predecessors HappensBefore::CollectPredecessors(
-    const Model& model, const BigVector<int64_t>& seq) const {
+    const Model& model, const BigVector<int64_t>& seq,
+    const std::vector<bool>& dynamic_graphs) const {
   const size_t n = model.num_nodes();
   Predecessors out;
   out.entry_of.assign(n, -1);
@@ -185,6 +194,9 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
     const Graph& graph = model.graphs()[g];
     if (!graph.parent_node.valid()) continue;
     int32_t& entry = entry_of_parent[graph.parent_node.index()];
+    const bool dynamic =
+        !dynamic_graphs.empty() &&
+        DynamicSubgraphBoundary(model, dynamic_graphs, GraphId(static_cast<int32_t>(g)));
     NodeId end;
     for (NodeId id : graph.nodes) {
       const Node& x = model.node(id);
@@ -192,11 +204,12 @@ HappensBefore::Predecessors HappensBefore::CollectPredecessors(
       const bool root =
           x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
                                           [&](NodeId c) { return IsSyncNode(model.node(c)); });
-      if (root) {
+      if (root && (!dynamic || HasAttr(x.attrs, "_parent_node_index"))) {
         if (entry < 0) entry = AddEntry(model.node(graph.parent_node), seq, out.entries);
         out.entry_of[id.index()] = entry;
       }
-      if (!end.valid() && GetBoolAttr(x.attrs, "_subgraph_end_node").value_or(false)) end = id;
+      if (!dynamic && !end.valid() && GetBoolAttr(x.attrs, "_subgraph_end_node").value_or(false))
+        end = id;
     }
     if (!end.valid()) {
       for (NodeId id : graph.nodes) {

@@ -297,6 +297,34 @@ TEST(HappensBeforeTest, AStreamThatEndsInALoopDoesNotChainInsideIt) {
   EXPECT_NE(hb.lane_of_stream(2), hb.lane_of_stream(1));
 }
 
+// A boundary on GE's dynamic-shape path (both graphs dynamic): the parent's
+// inputs order only the subgraph's Data nodes (with _parent_node_index), not
+// an input-less node on another stream — the events stage gives it no
+// entry event there (property seeds 4024, 7744). Static: every root.
+TEST(HappensBeforeTest, ADynamicBoundaryOrdersOnlyTheDataNodesAfterTheParentsInputs) {
+  Model m;
+  const NodeId x = AddStreamed(m, kRootGraph, "x", "Add", 1, {});
+  const NodeId call = AddStreamed(m, kRootGraph, "call", "PartitionedCall", 0, {x});
+  const GraphId sub = m.AddSubgraph(call, "sub");
+  const NodeId data = AddStreamed(m, sub, "d", "Data", 0, {});
+  m.node(data).attrs["_parent_node_index"] = int64_t{0};
+  const NodeId mask = AddStreamed(m, sub, "mask", "DropOutGenMask", 2, {});
+  const NodeId use = AddStreamed(m, sub, "use", "Add", 0, {data, mask});
+  AddStreamed(m, sub, "out", "NetOutput", 0, {use});
+  const HappensBefore fixed(m, m.ExecutionOrder());
+  EXPECT_TRUE(fixed.Before(x, data));
+  EXPECT_TRUE(fixed.Before(x, mask));
+  const std::vector<bool> dynamic(m.num_graphs(), true);
+  const HappensBefore dyn(m, m.ExecutionOrder(), nullptr, true, dynamic);
+  EXPECT_TRUE(dyn.Before(x, data));
+  EXPECT_FALSE(dyn.Before(x, mask));
+  EXPECT_TRUE(dyn.Before(x, use));
+  // Only the subgraph dynamic (its parent's graph static): a static boundary.
+  std::vector<bool> inner(m.num_graphs(), false);
+  inner[sub.index()] = true;
+  EXPECT_TRUE(HappensBefore(m, m.ExecutionOrder(), nullptr, true, inner).Before(x, mask));
+}
+
 // LaneOrders (read from the rows in node order) against the plan order
 // filtered per lane, on random models, orders with nodes left out, and
 // shuffled orders.

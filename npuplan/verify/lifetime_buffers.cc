@@ -351,6 +351,13 @@ void LifetimeBuilder::SetLifetime(LogicalBuffer& b, const Ranges& r,
     NodeId id(x);
     const NodeFacts& f = facts_[id.index()];
     if (NodeId loop(f.loop); loop.valid() && !iteration_local) {
+      // The loop's nodes stand in for this touch, but not for the tasks of
+      // a node with attached streams (they are no use of anything): as
+      // outside loops, such a touch pins the buffer.
+      if ((f.flags & kStreamed) && (f.flags & kAttached)) {
+        b.pinned = lt_.pinned_store.emplace_back(
+            StrCat("used by '", model.node(id).name, "' which has attached streams"));
+      }
       for (NodeId y : LoopSpan(loop)) {
         const Node& yn = model.node(y);
         if (CarriesOnlyOrder(yn)) continue;  // no use (and orders nothing after it in H)

@@ -281,7 +281,7 @@ absl::Status VerifyMemoryPlan(verify::Verification& run) {
   NPUPLAN_RETURN_IF_ERROR(CheckPlacements(plan, lt, placed));
 
   // 2. Address overlap: pool buffers by offset, then a sweep.
-  StreamAwareReuse reuse(m, lt);
+  StreamAwareReuse reuse(m, lt, nullptr, run.DynamicGraphs());
   // Listed per region enum first (a map lookup per buffer would cost more
   // than the lists), then keyed by name, "pool" for the pool's regions.
   std::vector<int> listed[std::size(kMemoryRegionNames)];

@@ -39,10 +39,11 @@ std::map<int32_t, int64_t> LoopEnds(const Model& model, const TensorLifetimes& l
 }  // namespace
 
 StreamAwareReuse::StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes,
-                                   const std::function<void()>& model_read)
+                                   const std::function<void()>& model_read,
+                                   const std::vector<bool>& dynamic_graphs)
     : lt_(lifetimes),
       loop_end_(LoopEnds(model, lifetimes)),
-      hb_(model, lifetimes.order, model_read) {
+      hb_(model, lifetimes.order, model_read, /*lanes=*/true, dynamic_graphs) {
   const size_t k = static_cast<size_t>(hb_.num_lanes());
   const size_t nb = lt_.buffers.size();
   uses_.k = k;

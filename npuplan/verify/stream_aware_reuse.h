@@ -13,7 +13,10 @@
 //       readers (the events stage's subgraph-input dependency)
 //     ∪ subgraph entry (each input of a parent node → the subgraph's
 //       input-less nodes) and subgraph end (the subgraph's end node / NetOutput
-//       → the parent's successors),
+//       → the parent's successors); at a boundary on GE's dynamic-shape path
+//       (DynamicSubgraphBoundary) only the Data nodes with
+//       `_parent_node_index` get the entry and the end is the NetOutput, as
+//       the events stage orders there,
 // closed transitively. Memory planning runs before event insertion (GE:
 // logical streams → memory → GenTask/events), so H uses no event: it is
 // exactly the dependency list the events stage must order and its verifier
@@ -120,8 +123,10 @@ class HappensBefore {
   // `model_read` (optional) is called once the model is no longer read,
   // before the sweep: memory planning releases the model there.
   // `lanes`: chain streams into lanes (above); false: one lane per stream.
+  // `dynamic_graphs`: DynamicPathGraphs of the plan (empty: a static plan).
   HappensBefore(const Model& model, const std::vector<NodeId>& order,
-                const std::function<void()>& model_read = nullptr, bool lanes = true);
+                const std::function<void()>& model_read = nullptr, bool lanes = true,
+                const std::vector<bool>& dynamic_graphs = {});
 
   int64_t num_lanes() const { return lanes_; }
   // Lane of a node (-1 = no stream: runs no task, orders nothing).
@@ -176,7 +181,8 @@ class HappensBefore {
     // Per stream: the outermost loop owner around its first / last node (-1 none).
     std::vector<int32_t> first_loop, last_loop;
   };
-  Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq) const;
+  Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq,
+                                   const std::vector<bool>& dynamic_graphs) const;
   int32_t AddEntry(const Node& parent, const BigVector<int64_t>& seq,
                    std::vector<Entry>& entries) const;
   // Streams' plan spans and loops when some stream ends before another
@@ -234,8 +240,10 @@ class StreamAwareReuse {
   // `model_read` (optional) is called once the model is no longer read
   // (neither here nor by any other member): the happens-before sweep and
   // the tables built from it read only `lifetimes` and their own data.
+  // `dynamic_graphs`: DynamicPathGraphs of the plan (empty: a static plan).
   StreamAwareReuse(const Model& model, const TensorLifetimes& lifetimes,
-                   const std::function<void()>& model_read = nullptr);
+                   const std::function<void()>& model_read = nullptr,
+                   const std::vector<bool>& dynamic_graphs = {});
 
   const HappensBefore& happens_before() const { return hb_; }
   // Every use of buffer a happens before every use of buffer b (indices into
