@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every full-pipeline golden plan (testdata/plans/<case>/ whose `args` do not
 # stop the pipeline with --passes) runs on the CPU back end with jitter and
-# stream skew, several times, with 0 dependency violations (SPEC R3) — plans
-# with a While also with 3 loop iterations — and simulates. A plan compiled with the events stage must never race.
+# stream skew, several times, with 0 dependency violations and 0 memory races
+# (SPEC R3; docs/execution.md) — plans with a While also with 3 loop
+# iterations — and simulates. A plan compiled with the events stage must never race.
 set -uo pipefail
 npuplan=$1
 root=$(cd "$(dirname "$0")/.." && pwd)

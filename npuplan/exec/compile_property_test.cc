@@ -4,7 +4,8 @@
 // random engines, labels and compile options, every successful compile must
 // give a plan that
 //   * passes the independent verifier (VerifyPlan, all stage checks),
-//   * runs on the CPU back end (PlanExecutor, jittered) with 0 violations,
+//   * runs on the CPU back end (PlanExecutor, jittered) with 0 violations
+//     (dependencies, device ids, and memory races: MemoryRaceChecker),
 //     twice; a plan with a loop runs once more with 3 loop iterations and 0
 //     dependency violations (iterations must not overlap: plan/loop_order.h),
 //   * has exact events <= ge events (plan.events.counts),
@@ -389,10 +390,10 @@ CaseResult CheckCase(const Case& c) {
     absl::StatusOr<exec::ExecResult> r = (*ex)->Run(device, 2);
     if (!r.ok()) {
       fail(StrCat("CPU run with 3 loop iterations: ", r.status().ToString()));
-    } else if (!r->violations.empty() || !r->event_misuses.empty()) {
+    } else if (!r->violations.empty() || !r->event_misuses.empty() || r->memory_race_count > 0) {
       fail(StrCat("CPU run with 3 loop iterations: ", r->violations.size(),
-                  " dependency violations, ", r->event_misuses.size(),
-                  " device id misuses, first: ", r->messages.front()));
+                  " dependency violations, ", r->event_misuses.size(), " device id misuses, ",
+                  r->memory_race_count, " memory races, first: ", r->messages.front()));
     } else {
       res.iterated = true;
     }

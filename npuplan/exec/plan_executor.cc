@@ -138,6 +138,10 @@ absl::StatusOr<std::unique_ptr<PlanExecutor>> PlanExecutor::Create(const Plan& p
   NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan, std::move(cf)));
   std::unique_ptr<PlanExecutor> executor(
       new PlanExecutor(plan, std::move(options), std::move(program)));
+  if (executor->options_.check_memory) {
+    NPUPLAN_ASSIGN_OR_RETURN(executor->memory_races_,
+                             MemoryRaceChecker::Check(plan, executor->program_));
+  }
   // Each task sleeps cost × time_scale: bounded, so that no run hangs.
   if (executor->options_.time_scale > 0) {
     for (size_t i = 0; i < executor->cost_.size(); ++i) {
@@ -295,6 +299,10 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   std::sort(result.event_misuses.begin(), result.event_misuses.end());
   result.messages.insert(result.messages.end(), result.event_misuses.begin(),
                          result.event_misuses.end());
+  result.memory_race_count = memory_races_.races;
+  result.memory_races = memory_races_.messages;
+  result.messages.insert(result.messages.end(), result.memory_races.begin(),
+                         result.memory_races.end());
   return result;
 }
 

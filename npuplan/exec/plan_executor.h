@@ -44,6 +44,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuplan/exec/dependency_checker.h"
+#include "npuplan/exec/memory_race_checker.h"
 #include "npuplan/plan/plan.h"
 #include "npuplan/runtime/device.h"
 #include "npuplan/sim/cost_model.h"
@@ -70,6 +71,9 @@ struct ExecOptions {
   // (npuplan/sim/control_flow.h); the default branch is the one with the
   // most work by `cost` and a 1 us launch overhead, as the simulator picks.
   sim::ControlFlowOptions control_flow;
+  // Check the plan's memory against the run's order (MemoryRaceChecker):
+  // done once in Create, reported by every Run.
+  bool check_memory = true;
 };
 
 struct ExecResult {
@@ -80,6 +84,11 @@ struct ExecResult {
   // Misuses of a device event id shared by several sync edges (one device
   // object per id, runtime::kEventWaitReset), described, in report order.
   std::vector<std::string> event_misuses;
+  // Buffers placed over the same bytes that the run's order does not keep
+  // apart (MemoryRaceChecker, the same for every run of one executor):
+  // how many, and the first ones described.
+  size_t memory_race_count = 0;
+  std::vector<std::string> memory_races;
   double wall_ms = 0;  // from opening the gate to the end of Synchronize
 };
 
@@ -95,6 +104,7 @@ class PlanExecutor {
   absl::StatusOr<ExecResult> Run(runtime::Device& device, uint64_t run = 0);
 
   const sim::PlanProgram& program() const { return program_; }
+  const MemoryRaceReport& memory_races() const { return memory_races_; }
 
  private:
   PlanExecutor(const Plan& plan, ExecOptions options, sim::PlanProgram program);
@@ -107,6 +117,7 @@ class PlanExecutor {
   const sim::PlanProgram program_;
   std::vector<double> cost_;
   DependencyChecker checker_;
+  MemoryRaceReport memory_races_;
   // Device event objects (BuildEventObjects): the program sync of each, the
   // object of each plan event (-1: its sync's first), of each sync, and each
   // object's records in enqueue order (plan event indices).

@@ -1,6 +1,8 @@
 // `npuplan run PLAN`: executes a plan on the CPU back end (one worker thread
 // per stream, device events/notifies for the plan's events) and reports every
-// task that started before one of its producers finished (docs/execution.md).
+// task that started before one of its producers finished, and every pair of
+// buffers placed over the same bytes that the run's order does not keep apart
+// (docs/execution.md).
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -29,6 +31,7 @@ struct RunFlags {
   bool quiet = false;
   std::string branch = "longest";
   int64_t loop_iterations = 1;
+  bool no_memory_check = false;
 };
 
 std::string Plural(size_t n, const char* word) { return StrCat(n, " ", word, n == 1 ? "" : "s"); }
@@ -53,6 +56,7 @@ int RunRun(const RunFlags& f) {
   options.stream_skew_us = f.stream_skew_us;
   options.control_flow.branch = *branch;
   options.control_flow.loop_iterations = f.loop_iterations;
+  options.check_memory = !f.no_memory_check;
   auto executor = exec::PlanExecutor::Create(*plan, options);
   if (!executor.ok()) {
     return ReportStatus(absl::Status(executor.status().code(), f.input + ": " + std::string(executor.status().message())));
@@ -69,8 +73,10 @@ int RunRun(const RunFlags& f) {
     tasks = result->tasks;
     streams = result->streams;
     wall_ms += result->wall_ms;
-    total += result->violations.size() + result->event_misuses.size();
-    bad_runs += result->violations.empty() && result->event_misuses.empty() ? 0 : 1;
+    const size_t bad =
+        result->violations.size() + result->event_misuses.size() + result->memory_race_count;
+    total += bad;
+    bad_runs += bad == 0 ? 0 : 1;
     for (const std::string& m : result->messages) {
       if (static_cast<int64_t>(shown.size()) < f.show) shown.push_back("run " + std::to_string(r) + ": " + m);
     }
@@ -98,8 +104,9 @@ int RunRun(const RunFlags& f) {
 
 void SetupRun(CLI::App& app, Invocation& inv) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "run", "Execute a plan on the CPU back end and check dependencies (exit 1 on any violation)");
+  CLI::App* cmd = app.add_subcommand("run",
+                                     "Execute a plan on the CPU back end and check dependencies "
+                                     "and memory (exit 1 on any violation)");
   cmd->add_option("plan", flags->input, "Plan file (npuplan.plan/1)")->required();
   AddReadLimitFlags(cmd, &flags->load);
   cmd->add_option("--jitter", flags->jitter_seed,
@@ -126,6 +133,8 @@ void SetupRun(CLI::App& app, Invocation& inv) {
          "--loop-iterations", flags->loop_iterations,
          "Times every loop body runs (default 1); > 1 also checks loop-carried dependencies")
       ->check(PositiveInt());
+  cmd->add_flag("--no-memory-check", flags->no_memory_check,
+                "Do not check the memory placements against the run's order (docs/execution.md)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations (no summary, no progress)");
   cmd->callback([flags, &inv] { inv.exit_code = RunRun(*flags); });
 }

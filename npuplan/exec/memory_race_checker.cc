@@ -1,0 +1,296 @@
+#include "npuplan/exec/memory_race_checker.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "npuplan/support/str_util.h"
+#include "npuplan/verify/tensor_lifetimes.h"
+
+namespace npuplan::exec {
+namespace {
+
+constexpr int32_t kUnknown = std::numeric_limits<int32_t>::max();
+
+// One task run: where it ran and which task runs finish before it starts
+// (clock entry s = how many tasks of stream s; the start clock's own entry
+// counts the tasks before it on its stream).
+struct TaskRun {
+  NodeId node;
+  int32_t attached = -1;
+  int32_t run = 0;
+  int32_t stream = 0;
+  int32_t pos = 0;  // 1-based on its stream
+};
+
+// The run's task runs in a linear order that respects every wait, with their
+// start clocks (`clocks`, S entries per task run).
+struct RunClocks {
+  size_t streams = 0;
+  std::vector<TaskRun> tasks;
+  std::vector<int32_t> clocks;
+  const int32_t* Clock(size_t t) const { return clocks.data() + t * streams; }
+};
+
+absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program) {
+  RunClocks out;
+  const size_t k = program.streams.size();
+  out.streams = k;
+  std::vector<std::vector<int32_t>> cur(k, std::vector<int32_t>(k, 0));
+  std::vector<std::vector<int32_t>> record_at(k);  // per item: offset in `snapshots`, -1 not yet
+  for (size_t s = 0; s < k; ++s) record_at[s].assign(program.streams[s].items.size(), -1);
+  std::vector<int32_t> snapshots;
+  std::vector<size_t> next(k, 0);
+  // Round-robin over the streams, each as far as its waits allow: a wait may
+  // bind to a record enqueued after it (notifies).
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t s = 0; s < k; ++s) {
+      const std::vector<sim::ProgramItem>& items = program.streams[s].items;
+      for (; next[s] < items.size(); ++next[s], progress = true) {
+        const sim::ProgramItem& it = items[next[s]];
+        std::vector<int32_t>& c = cur[s];
+        if (it.kind == sim::ProgramItem::Kind::kWait) {
+          if (it.bound_stream < 0) continue;
+          const size_t bs = static_cast<size_t>(it.bound_stream);
+          if (bs >= k || it.bound_item < 0 ||
+              static_cast<size_t>(it.bound_item) >= record_at[bs].size()) {
+            return absl::InvalidArgumentError("a wait of the program binds to no item");
+          }
+          const int32_t at = record_at[bs][static_cast<size_t>(it.bound_item)];
+          if (at < 0) break;  // its record has not run yet
+          for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], snapshots[at + x]);
+        } else if (it.kind == sim::ProgramItem::Kind::kRecord) {
+          record_at[s][next[s]] = static_cast<int32_t>(snapshots.size());
+          snapshots.insert(snapshots.end(), c.begin(), c.end());
+        } else {
+          out.tasks.push_back(
+              TaskRun{it.node, it.attached, it.run, static_cast<int32_t>(s), c[s] + 1});
+          out.clocks.insert(out.clocks.end(), c.begin(), c.end());
+          ++c[s];  // what follows on s starts after the task finished
+        }
+      }
+    }
+  }
+  for (size_t s = 0; s < k; ++s) {
+    if (next[s] < program.streams[s].items.size()) {
+      return absl::InvalidArgumentError(StrCat("the program cannot complete: stream ",
+                                               program.streams[s].plan_stream,
+                                               " waits forever at item ", next[s]));
+    }
+  }
+  return out;
+}
+
+// A logical buffer's touches in the run (one iteration's, when it is
+// iteration-local).
+struct Instance {
+  int32_t buffer = 0;
+  int32_t run = 0;
+  size_t first = 0;             // its first touching task run
+  std::vector<int32_t> last;    // per stream: position of its last touch there (0 none)
+  std::vector<int32_t> known;   // per stream: min over its touches of their start clocks
+  std::vector<size_t> touches;  // task runs, in order
+};
+
+// Every touch of `a` finishes before any touch of `b` starts; else the
+// stream where that fails (-1 when ordered).
+int64_t Unordered(const Instance& a, const Instance& b) {
+  for (size_t s = 0; s < a.last.size(); ++s) {
+    if (a.last[s] > b.known[s]) return static_cast<int64_t>(s);
+  }
+  return -1;
+}
+
+// A byte range of the pool a buffer occupies.
+struct Range {
+  int64_t begin = 0, end = 0;
+};
+
+class Checker {
+ public:
+  Checker(const Plan& plan, const memory::TensorLifetimes& lt, RunClocks clocks)
+      : plan_(plan), lt_(lt), rc_(std::move(clocks)) {}
+
+  MemoryRaceReport Run() {
+    CollectRanges();
+    CollectInstances();
+    MemoryRaceReport report;
+    report.instances = instances_.size();
+    std::vector<size_t> order(instances_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::tie(instances_[a].first, instances_[a].buffer) <
+             std::tie(instances_[b].first, instances_[b].buffer);
+    });
+    // Per byte range: the instance that touched it last (begin → {end, instance}).
+    std::map<int64_t, std::pair<int64_t, size_t>> owner;
+    std::vector<size_t> previous;
+    for (size_t b : order) {
+      previous.clear();
+      for (const Range& r : ranges_[static_cast<size_t>(instances_[b].buffer)]) {
+        Split(owner, r.begin);
+        Split(owner, r.end);
+        for (auto it = owner.lower_bound(r.begin); it != owner.end() && it->first < r.end;) {
+          previous.push_back(it->second.second);
+          it = owner.erase(it);
+        }
+        owner.emplace(r.begin, std::make_pair(r.end, b));
+      }
+      std::sort(previous.begin(), previous.end());
+      previous.erase(std::unique(previous.begin(), previous.end()), previous.end());
+      for (size_t a : previous) {
+        if (a == b) continue;
+        ++report.checked;
+        const int64_t s = Unordered(instances_[a], instances_[b]);
+        if (s < 0) continue;
+        ++report.races;
+        if (report.messages.size() < MemoryRaceReport::kMaxMessages) {
+          report.messages.push_back(Describe(instances_[a], instances_[b], static_cast<size_t>(s)));
+        }
+      }
+    }
+    return report;
+  }
+
+ private:
+  // A boundary at x (the segment holding x is cut in two).
+  static void Split(std::map<int64_t, std::pair<int64_t, size_t>>& owner, int64_t x) {
+    auto it = owner.upper_bound(x);
+    if (it == owner.begin()) return;
+    --it;
+    if (it->first < x && it->second.first > x) {
+      const std::pair<int64_t, size_t> right = it->second;
+      it->second.first = x;
+      owner.emplace(x, right);
+    }
+  }
+
+  // The pool placements of each buffer (normally one range; a plan that
+  // places aliases apart keeps all of them).
+  void CollectRanges() {
+    ranges_.assign(lt_.buffers.size(), {});
+    const Model& m = plan_.model;
+    for (const TensorPlacement& tp : plan_.memory.tensors) {
+      if (!IsPoolRegion(tp.region) || tp.size <= 0 || !tp.node.valid() ||
+          tp.node.index() >= m.num_nodes()) {
+        continue;
+      }
+      const auto it = lt_.buffer_of.find(memory::TensorRef{tp.node, tp.output});
+      if (it == lt_.buffer_of.end()) continue;
+      std::vector<Range>& rs = ranges_[static_cast<size_t>(it->second)];
+      const int64_t end = tp.offset > std::numeric_limits<int64_t>::max() - tp.size
+                              ? std::numeric_limits<int64_t>::max()
+                              : tp.offset + tp.size;
+      const Range r{tp.offset, end};
+      if (std::none_of(rs.begin(), rs.end(),
+                       [&](const Range& x) { return x.begin == r.begin && x.end == r.end; })) {
+        rs.push_back(r);
+      }
+    }
+  }
+
+  void Touch(size_t t, memory::TensorRef ref) {
+    const auto it = lt_.buffer_of.find(ref);
+    if (it == lt_.buffer_of.end()) return;
+    const int32_t b = it->second;
+    if (ranges_[static_cast<size_t>(b)].empty()) return;
+    const TaskRun& x = rc_.tasks[t];
+    const int32_t run = lt_.buffers[static_cast<size_t>(b)].iteration_loop >= 0 ? x.run : 0;
+    auto [slot, fresh] = instance_of_.emplace(std::make_pair(b, run), instances_.size());
+    if (fresh) {
+      Instance in;
+      in.buffer = b;
+      in.run = run;
+      in.first = t;
+      in.last.assign(rc_.streams, 0);
+      in.known.assign(rc_.streams, kUnknown);
+      instances_.push_back(std::move(in));
+    }
+    Instance& in = instances_[slot->second];
+    if (!in.touches.empty() && in.touches.back() == t) return;
+    in.touches.push_back(t);
+    in.last[static_cast<size_t>(x.stream)] =
+        std::max(in.last[static_cast<size_t>(x.stream)], x.pos);
+    const int32_t* c = rc_.Clock(t);
+    for (size_t s = 0; s < rc_.streams; ++s) in.known[s] = std::min(in.known[s], c[s]);
+  }
+
+  void CollectInstances() {
+    const Model& m = plan_.model;
+    for (size_t t = 0; t < rc_.tasks.size(); ++t) {
+      const NodeId n = rc_.tasks[t].node;
+      if (!n.valid() || n.index() >= m.num_nodes()) continue;
+      const Node& node = m.node(n);
+      for (const OutputRef& in : node.inputs) Touch(t, memory::TensorRef{in.node, in.index});
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        Touch(t, memory::TensorRef{n, static_cast<int32_t>(o)});
+      }
+      Touch(t, memory::TensorRef{n, memory::TensorRef::kWorkspace});
+    }
+  }
+
+  std::string Name(const Instance& in) const {
+    const memory::LogicalBuffer& b = lt_.buffers[static_cast<size_t>(in.buffer)];
+    std::string ranges;
+    for (const Range& r : ranges_[static_cast<size_t>(in.buffer)]) {
+      ranges += StrCat(ranges.empty() ? "" : ", ", "[", r.begin, ", ", r.end, ")");
+    }
+    return StrCat("'", b.name, "'",
+                  b.iteration_loop >= 0 ? StrCat(" (iteration run ", in.run, ")") : "", " at ",
+                  ranges);
+  }
+
+  std::string Slot(size_t t) const {
+    const TaskRun& x = rc_.tasks[t];
+    return StrCat(sim::SlotName(plan_, x.node, x.attached),
+                  x.run > 0 ? StrCat(" (run ", x.run, ")") : "");
+  }
+
+  // The witness on stream s: a's last touch there, and a touch of b that
+  // starts without knowing it finished.
+  std::string Describe(const Instance& a, const Instance& b, size_t s) const {
+    size_t x = a.touches.front(), y = b.touches.front();
+    for (size_t t : a.touches) {
+      if (static_cast<size_t>(rc_.tasks[t].stream) == s && rc_.tasks[t].pos == a.last[s]) x = t;
+    }
+    for (size_t t : b.touches) {
+      if (rc_.Clock(t)[s] < a.last[s]) {
+        y = t;
+        break;
+      }
+    }
+    return StrCat("memory race: ", Name(a), " and ", Name(b), " overlap, but ", Slot(x),
+                  " is not ordered before ", Slot(y), " in this run");
+  }
+
+  const Plan& plan_;
+  const memory::TensorLifetimes& lt_;
+  RunClocks rc_;
+  std::vector<std::vector<Range>> ranges_;  // per buffer
+  std::map<std::pair<int32_t, int32_t>, size_t> instance_of_;
+  std::vector<Instance> instances_;
+};
+
+}  // namespace
+
+absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
+                                                          const sim::PlanProgram& program) {
+  if (!plan.memory.planned) return MemoryRaceReport{};
+  absl::StatusOr<memory::TensorLifetimes> lt =
+      memory::ComputeTensorLifetimes(plan.model, plan.memory.alignment);
+  if (!lt.ok()) {
+    return absl::InvalidArgumentError(StrCat("memory race check: ", lt.status().message()));
+  }
+  absl::StatusOr<RunClocks> clocks = ComputeRunClocks(program);
+  if (!clocks.ok()) {
+    return absl::InvalidArgumentError(StrCat("memory race check: ", clocks.status().message()));
+  }
+  Checker checker(plan, *lt, std::move(*clocks));
+  return checker.Run();
+}
+
+}  // namespace npuplan::exec

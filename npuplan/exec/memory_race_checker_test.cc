@@ -1,0 +1,166 @@
+#include "npuplan/exec/memory_race_checker.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "npuplan/compiler/compiler.h"
+#include "npuplan/exec/plan_executor.h"
+#include "npuplan/runtime/cpu_device.h"
+#include "npuplan/sim/cost_model.h"
+#include "npuplan/sim/sim_testing.h"
+#include "npuplan/testing/graph_testing.h"
+#include "npuplan/testing/status_matchers.h"
+#include "npuplan/verify/memory_verifier.h"
+
+namespace npuplan::exec {
+namespace {
+
+using ::npuplan::sim::testing::AddEvent;
+using ::npuplan::sim::testing::PlanFromGraph;
+using ::testing::HasSubstr;
+
+// a → b on s0, c → e on s1 (the control edge puts c after b in the execution
+// order): the program orders the two streams only by the events.
+constexpr char kTwoChains[] = R"json({"name": "two", "nodes": [
+  {"name": "a", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "b", "type": "Relu", "inputs": ["a"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "control_inputs": ["b"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "e", "type": "Relu", "inputs": ["c"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "out", "type": "NetOutput", "inputs": ["b", "e"]}
+]})json";
+
+// Places each named output 0 at the given offset (512 bytes each).
+void Place(Plan& plan, const std::vector<std::pair<std::string, int64_t>>& at) {
+  plan.memory.planned = true;
+  plan.memory.alignment = 512;
+  for (const auto& [name, offset] : at) {
+    TensorPlacement tp;
+    tp.node = plan.model.FindNode(name);
+    tp.output = 0;
+    tp.offset = offset;
+    tp.size = 512;
+    tp.buffer = name + ":0";
+    tp.stream = plan.model.node(tp.node).stream_id;
+    plan.memory.tensors.push_back(tp);
+  }
+}
+
+absl::StatusOr<MemoryRaceReport> CheckDefault(const Plan& plan) {
+  NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan));
+  return MemoryRaceChecker::Check(plan, program);
+}
+
+TEST(MemoryRaceCheckerTest, BuffersOnTwoUnorderedStreamsMayNotShareBytes) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kTwoChains));
+  Place(plan, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckDefault(plan));
+  EXPECT_EQ(r.races, 1u);
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_THAT(r.messages[0],
+              HasSubstr("memory race: 'a:0' at [0, 512) and 'c:0' at [0, 512) overlap"));
+  EXPECT_THAT(r.messages[0], HasSubstr("is not ordered before"));
+}
+
+TEST(MemoryRaceCheckerTest, AnEventAfterTheLastReadOrdersThem) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kTwoChains));
+  Place(plan, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
+  AddEvent(plan, "b", "c", 0);  // b reads a:0 last
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckDefault(plan));
+  EXPECT_EQ(r.races, 0u) << (r.messages.empty() ? "" : r.messages[0]);
+  EXPECT_EQ(r.instances, 4u);
+  // An event from the writer only: b may still read a:0 while c writes c:0.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan early, PlanFromGraph(kTwoChains));
+  Place(early, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
+  AddEvent(early, "a", "c", 0);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r2, CheckDefault(early));
+  EXPECT_EQ(r2.races, 1u);
+  ASSERT_FALSE(r2.messages.empty());
+  EXPECT_THAT(r2.messages[0], HasSubstr("'b' on stream 0 is not ordered before 'c' on stream 1"));
+}
+
+TEST(MemoryRaceCheckerTest, AnOutputOverItsOwnInputIsARace) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kTwoChains));
+  Place(plan, {{"a", 0}, {"b", 0}, {"c", 512}, {"e", 1024}});  // b reads a:0, writes b:0 over it
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckDefault(plan));
+  EXPECT_EQ(r.races, 1u);
+  // Same stream, disjoint in time: a:0's last reader b runs before e writes.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan reuse, PlanFromGraph(kTwoChains));
+  Place(reuse, {{"a", 0}, {"b", 512}, {"c", 1024}, {"e", 1536}});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(reuse));
+  EXPECT_EQ(ok.races, 0u);
+}
+
+// Only the branch that runs touches memory: buffers of the two branches may
+// share bytes, and the check of each run sees one of them.
+TEST(MemoryRaceCheckerTest, BuffersOfTwoBranchesNeverMeet) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "br", "nodes": [
+    {"name": "p", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "x", "type": "If", "inputs": ["p"], "subgraphs": ["then", "else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["x"]}],
+    "subgraphs": [
+    {"name": "then", "parent": "x", "nodes": [
+      {"name": "t1", "type": "Relu", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+      {"name": "t2", "type": "Relu", "inputs": ["t1"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t2"]}]},
+    {"name": "else", "parent": "x", "nodes": [
+      {"name": "e1", "type": "Relu", "attrs": {"_test_stream": 2}, "outputs": [{"shape": [4]}]},
+      {"name": "e2", "type": "Relu", "inputs": ["e1"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [4]}]},
+      {"name": "e_out", "type": "NetOutput", "inputs": ["e2"]}]}]})json"));
+  Place(plan, {{"p", 0}, {"t1", 512}, {"e1", 512}, {"x", 1024}});
+  for (int32_t branch : {0, 1}) {
+    sim::ControlFlowOptions cf;
+    cf.branch = branch;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::ControlFlow flow,
+                                 sim::ResolveControlFlow(plan, cf, sim::NodeWork(plan, {}, 1.0)));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::PlanProgram program, sim::BuildPlanProgram(plan, flow));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, MemoryRaceChecker::Check(plan, program));
+    EXPECT_EQ(r.races, 0u) << "branch " << branch;
+    EXPECT_EQ(r.instances, 3u) << "branch " << branch;  // p:0, one branch's first output, x:0
+  }
+}
+
+// The executor reports the races of its program with every run, and the
+// compiler's plans have none.
+TEST(MemoryRaceCheckerTest, TheExecutorReportsRacesAndCompiledPlansHaveNone) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan bad, PlanFromGraph(kTwoChains));
+  Place(bad, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto ex, PlanExecutor::Create(bad));
+  runtime::CpuDevice device;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r, ex->Run(device));
+  EXPECT_EQ(r.memory_race_count, 1u);
+  ASSERT_EQ(r.memory_races.size(), 1u);
+  EXPECT_THAT(r.messages, ::testing::Contains(r.memory_races[0]));
+  ExecOptions off;
+  off.check_memory = false;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(auto unchecked, PlanExecutor::Create(bad, off));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(ExecResult r2, unchecked->Run(device));
+  EXPECT_EQ(r2.memory_race_count, 0u);
+
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "in", "type": "Data", "outputs": [{"shape": [4]}]},
+    {"name": "a", "type": "Relu", "inputs": ["in"], "outputs": [{"shape": [4]}]},
+    {"name": "b", "type": "Relu", "inputs": ["a"], "outputs": [{"shape": [4]}]},
+    {"name": "c", "type": "Relu", "inputs": ["in"], "outputs": [{"shape": [4]}]},
+    {"name": "e", "type": "Relu", "inputs": ["c"], "outputs": [{"shape": [4]}]},
+    {"name": "f", "type": "Add", "inputs": ["b", "e"], "outputs": [{"shape": [4]}]},
+    {"name": "g", "type": "Relu", "inputs": ["f"], "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["g"]}]})json"));
+  CompileConfig config;
+  config.read_environment = false;
+  config.option_overrides["ge.autoMultistreamParallelMode"] = "LoadBalance:2";
+  DecisionLog log(false);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  ASSERT_TRUE(plan.memory.planned);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(plan));
+  EXPECT_EQ(ok.races, 0u);
+  EXPECT_GT(ok.instances, 0u);
+}
+
+}  // namespace
+}  // namespace npuplan::exec
