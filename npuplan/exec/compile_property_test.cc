@@ -5,7 +5,9 @@
 // give a plan that
 //   * passes the independent verifier (VerifyPlan, all stage checks),
 //   * runs on the CPU back end (PlanExecutor, jittered) with 0 violations
-//     (dependencies, device ids, and memory races: MemoryRaceChecker),
+//     (dependencies, device ids, and memory races: MemoryRaceChecker) — for
+//     the longer branch, each branch index and, with several If/Case, a mix
+//     of branches drawn from the seed,
 //     twice; a plan with a loop runs once more with 3 loop iterations and 0
 //     dependency violations (iterations must not overlap: plan/loop_order.h),
 //   * has exact events <= ge events (plan.events.counts),
@@ -277,6 +279,7 @@ struct CaseResult {
   bool loop_join = false;     // has loop-join events (host-run loops)
   bool branched = false;      // has an If/Case and ran each of branches 0 and 1 clean
   bool branch_gates = false;  // has gates of an If/Case (events into or out of a branch)
+  bool mixed = false;         // has several If/Case and ran a drawn mix of branches clean
   std::string rejection;
 };
 
@@ -285,6 +288,11 @@ bool HasBranch(const Plan& plan) {
     if (IsBranchNode(n) && !n.subgraphs.empty()) return true;
   }
   return false;
+}
+
+int64_t BranchOwners(const Plan& plan) {
+  return std::count_if(plan.model.nodes().begin(), plan.model.nodes().end(),
+                       [](const Node& n) { return IsBranchNode(n) && !n.subgraphs.empty(); });
 }
 
 bool HasLoop(const Plan& plan) {
@@ -375,6 +383,28 @@ CaseResult CheckCase(const Case& c) {
       }
     }
     res.branched = res.problems.empty();
+    // Several If/Case: a mix of branches drawn from the seed (nested and
+    // sibling branches need not take the same index).
+    if (res.branched && BranchOwners(a.plan) >= 2) {
+      exec::ExecOptions mo = eo;
+      mo.control_flow.branch = sim::ControlFlowOptions::kDrawnBranch;
+      mo.control_flow.branch_seed = c.seed;
+      absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> mx =
+          exec::PlanExecutor::Create(a.plan, mo);
+      if (!mx.ok()) {
+        fail(StrCat("PlanExecutor::Create with drawn branches: ", mx.status().ToString()));
+        return res;
+      }
+      absl::StatusOr<exec::ExecResult> r = (*mx)->Run(device, 5);
+      if (!r.ok()) {
+        fail(StrCat("CPU run with drawn branches: ", r.status().ToString()));
+      } else if (!r->messages.empty()) {
+        fail(StrCat("CPU run with drawn branches: ", r->messages.size(),
+                    " violations, first: ", r->messages.front()));
+      } else {
+        res.mixed = true;
+      }
+    }
   }
   // Loops three times: no dependency may be violated (iterations must not
   // overlap: plan/loop_order.h), and no device id may be misused as a
@@ -429,6 +459,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t attached_dynamic = 0;                 // of those, on the dynamic path
   int64_t loop_join = 0, loop_join_iterated = 0;  // plans with loop-join events
   int64_t branched = 0, branch_gated = 0;         // plans with an If/Case, with its gates
+  int64_t mixed = 0;                              // …with several, run with drawn branches
   int64_t first_active = 0, first_active_gated = 0;  // of those, with activating branches
   int64_t stream_active = 0;                         // …activated by GE's StreamActive
   std::vector<uint64_t> failing;
@@ -445,6 +476,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     loop_join_iterated += r.loop_join && r.iterated ? 1 : 0;
     branched += r.branched ? 1 : 0;
     branch_gated += r.branched && r.branch_gates ? 1 : 0;
+    mixed += r.mixed ? 1 : 0;
     first_active += r.branched && c.first_active > 0 ? 1 : 0;
     first_active_gated += r.branched && r.branch_gates && c.first_active > 0 ? 1 : 0;
     stream_active += r.branched && c.stream_active ? 1 : 0;
@@ -477,8 +509,10 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   std::printf("property: with loop-join events: %lld plans, %lld of them with 3 loop iterations\n",
               static_cast<long long>(loop_join), static_cast<long long>(loop_join_iterated));
   std::printf(
-      "property: with If/Case: %lld plans ran each branch clean, %lld of them with branch gates\n",
-      static_cast<long long>(branched), static_cast<long long>(branch_gated));
+      "property: with If/Case: %lld plans ran each branch clean, %lld of them with branch gates, "
+      "%lld with several If/Case also a drawn mix of branches\n",
+      static_cast<long long>(branched), static_cast<long long>(branch_gated),
+      static_cast<long long>(mixed));
   std::printf(
       "property: with branches that activate their streams: %lld plans, %lld of them with branch "
       "gates, %lld through a StreamActive (GE's label maker)\n",

@@ -72,7 +72,15 @@ absl::StatusOr<ControlFlow> ResolveControlFlow(const Plan& plan, const ControlFl
       c.work.assign(node.subgraphs.size(), 0.0);
       for (GraphId g : kids) c.work[branch_index(id, g)] = graph_work[g.index()];
       int32_t want = options.branch;
-      if (want == ControlFlowOptions::kLongestBranch) {
+      if (want == ControlFlowOptions::kDrawnBranch) {
+        // SplitMix64 of (seed, node): stable for a plan and a seed.
+        uint64_t z =
+            options.branch_seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(id.value) + 1);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        want = static_cast<int32_t>(z % std::max<uint64_t>(node.subgraphs.size(), 1));
+      } else if (want == ControlFlowOptions::kLongestBranch) {
         want = 0;
         for (int32_t b = 1; b < static_cast<int32_t>(c.work.size()); ++b) {
           if (c.work[b] > c.work[want]) want = b;
@@ -152,6 +160,8 @@ std::vector<std::string> DescribeControlFlow(const Plan& plan, const ControlFlow
   const int32_t b = cf.options.branch;
   const std::string rule = b == ControlFlowOptions::kLongestBranch
                                ? "the longer branch, the worst case; --branch then|else|N picks one"
+                           : b == ControlFlowOptions::kDrawnBranch
+                               ? StrCat("drawn from --branch-seed ", cf.options.branch_seed)
                                : StrCat("--branch ", BranchFlagName(b));
   std::string head = "control flow:";
   if (!cf.branches.empty()) head += StrCat(" ", cf.branches.size(), " If/Case ran one branch each (", rule, ")");
@@ -208,6 +218,7 @@ absl::StatusOr<int32_t> ParseBranchFlag(const std::string& text) {
 
 std::string BranchFlagName(int32_t branch) {
   if (branch == ControlFlowOptions::kLongestBranch) return "longest";
+  if (branch == ControlFlowOptions::kDrawnBranch) return "drawn";
   if (branch == 0) return "then";
   if (branch == 1) return "else";
   return StrCat(branch);

@@ -34,9 +34,13 @@
 namespace npuplan::sim {
 
 struct ControlFlowOptions {
-  // Branch of every If/Case: kLongestBranch, or a branch index.
+  // Branch of every If/Case: kLongestBranch, kDrawnBranch, or a branch index.
   static constexpr int32_t kLongestBranch = -1;
+  // Each If/Case takes a branch drawn from (branch_seed, its NodeId): nested
+  // and sibling Ifs mix their branches, which one index for all cannot.
+  static constexpr int32_t kDrawnBranch = -2;
   int32_t branch = kLongestBranch;
+  uint64_t branch_seed = 0;
   int64_t loop_iterations = 1;  // runs of every loop body, >= 1
   // At most this many node runs in all (nested loops multiply).
   int64_t max_runs = 20'000'000;

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +107,59 @@ TEST(ControlFlowTest, BranchOptionChoosesAndClampsToTheLastBranch) {
   o.branch = 0;
   NPUPLAN_ASSERT_OK_AND_ASSIGN(cf, ResolveControlFlow(plan, o, NodeWork(plan, {}, 0)));
   EXPECT_EQ(Runs(plan, cf, "e1"), 0);
+}
+
+// Eight sibling Ifs, each with a then and an else branch.
+std::string EightIfs() {
+  std::string nodes =
+      R"json({"name": "x", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]})json";
+  std::string subgraphs;
+  for (int i = 0; i < 8; ++i) {
+    const std::string p = StrCat("p", i);
+    nodes +=
+        StrCat(R"json(, {"name": ")json", p,
+               R"json(", "type": "If", "inputs": ["x", "x"], "subgraphs": [")json", p,
+               R"json(_then", ")json", p,
+               R"json(_else"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]})json");
+    for (const char* b : {"then", "else"}) {
+      subgraphs += StrCat(
+          subgraphs.empty() ? "" : ", ", R"json({"name": ")json", p, "_", b,
+          R"json(", "parent": ")json", p, R"json(", "nodes": [{"name": ")json", p, "_", b,
+          R"json(_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]}, {"name": ")json",
+          p, "_", b, R"json(_op", "type": "Relu", "inputs": [")json", p, "_", b,
+          R"json(_in"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]}, {"name": ")json",
+          p, "_", b, R"json(_out", "type": "NetOutput", "inputs": [")json", p, "_", b,
+          R"json(_op"]}]})json");
+    }
+  }
+  return StrCat(R"json({"name": "g", "nodes": [)json", nodes, R"json(], "subgraphs": [)json",
+                subgraphs, "]}");
+}
+
+TEST(ControlFlowTest, DrawnBranchesMixAndRepeatForOneSeed) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(EightIfs()));
+  ControlFlowOptions o;
+  o.branch = ControlFlowOptions::kDrawnBranch;
+  std::set<std::vector<int32_t>> seen;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    o.branch_seed = seed;
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ControlFlow cf,
+                                 ResolveControlFlow(plan, o, NodeWork(plan, {}, 0)));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(ControlFlow again,
+                                 ResolveControlFlow(plan, o, NodeWork(plan, {}, 0)));
+    ASSERT_EQ(cf.branches.size(), 8u);
+    std::vector<int32_t> chosen;
+    for (const BranchChoice& c : cf.branches) chosen.push_back(c.chosen);
+    for (size_t i = 0; i < chosen.size(); ++i) EXPECT_EQ(again.branches[i].chosen, chosen[i]);
+    seen.insert(chosen);
+    EXPECT_THAT(DescribeControlFlow(plan, cf)[0],
+                HasSubstr(StrCat("(drawn from --branch-seed ", seed, ")")));
+  }
+  // Seeds draw different mixes, and some mix has both branches.
+  EXPECT_GT(seen.size(), 1u);
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(), [](const std::vector<int32_t>& c) {
+    return std::count(c.begin(), c.end(), 0) > 0 && std::count(c.begin(), c.end(), 1) > 0;
+  }));
 }
 
 TEST(ControlFlowTest, RepeatsLoopSubgraphsEveryIteration) {

@@ -32,6 +32,7 @@ struct RunFlags {
   std::string branch = "longest";
   int64_t loop_iterations = 1;
   bool no_memory_check = false;
+  int64_t branch_seed = -1;  // -1: --branch decides
 };
 
 std::string Plural(size_t n, const char* word) { return StrCat(n, " ", word, n == 1 ? "" : "s"); }
@@ -55,6 +56,10 @@ int RunRun(const RunFlags& f) {
   options.time_scale = f.time_scale;
   options.stream_skew_us = f.stream_skew_us;
   options.control_flow.branch = *branch;
+  if (f.branch_seed >= 0) {
+    options.control_flow.branch = sim::ControlFlowOptions::kDrawnBranch;
+    options.control_flow.branch_seed = static_cast<uint64_t>(f.branch_seed);
+  }
   options.control_flow.loop_iterations = f.loop_iterations;
   options.check_memory = !f.no_memory_check;
   auto executor = exec::PlanExecutor::Create(*plan, options);
@@ -129,6 +134,11 @@ void SetupRun(CLI::App& app, Invocation& inv) {
   cmd->add_option("--branch", flags->branch,
                   "Branch every If/Case runs: then, else, an index, or longest (default: the branch with the most "
                   "work)");
+  cmd->add_option(
+         "--branch-seed", flags->branch_seed,
+         "Each If/Case takes a branch drawn from this seed and its node (instead of --branch): "
+         "nested and sibling branches mix")
+      ->check(IntInRange(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option(
          "--loop-iterations", flags->loop_iterations,
          "Times every loop body runs (default 1); > 1 also checks loop-carried dependencies")
