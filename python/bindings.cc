@@ -207,6 +207,7 @@ void BindValueTypes(py::module_& m) {
       .def_readonly("tasks", &api::RunResult::tasks)
       .def_readonly("streams", &api::RunResult::streams)
       .def_readonly("violations", &api::RunResult::violations)
+      .def_readonly("memory_races", &api::RunResult::memory_races)
       .def_readonly("runs_with_violations", &api::RunResult::runs_with_violations)
       .def_readonly("messages", &api::RunResult::messages)
       .def_readonly("skipped_events", &api::RunResult::skipped_events)

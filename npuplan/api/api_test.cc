@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -171,6 +172,37 @@ TEST(ApiCompileTest, BuildsAModelInCode) {
   GraphBuilder dangling;
   dangling.AddNode(MakeNode("y", "Relu", {"missing"}, {1}));
   EXPECT_THAT(dangling.Build().status(), StatusIs(absl::StatusCode::kInvalidArgument, "missing"));
+}
+
+// Run counts memory races as `npuplan run` does: a and b run on two streams
+// at once; placed on the same bytes, they race.
+TEST(ApiPlanTest, RunCountsMemoryRaces) {
+  GraphBuilder b("race");
+  b.AddNode(MakeNode("x", "Data", {}, {1, 64}));
+  b.AddNode(MakeNode("a", "Relu", {"x"}, {1, 64}, "left"));
+  b.AddNode(MakeNode("b", "Relu", {"x"}, {1, 64}, "right"));
+  b.AddNode(MakeNode("sum", "Add", {"a", "b"}, {1, 64}));
+  b.AddNode(MakeNode("out", "NetOutput", {"sum"}, {}));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, b.Build());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(model));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult clean, plan.Run({}));
+  EXPECT_EQ(clean.violations, 0);
+  EXPECT_EQ(clean.memory_races, 0);
+  // Move b:0 onto a:0's offset.
+  std::string json = plan.ToJson();
+  const std::regex offset_of_a(R"("node": "a",\s*"offset": (\d+))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(json, m, offset_of_a));
+  const std::string a_offset = m[1];
+  std::smatch mb;
+  ASSERT_TRUE(std::regex_search(json, mb, std::regex(R"("node": "b",\s*"offset": (\d+))")));
+  json.replace(static_cast<size_t>(mb.position(1)), static_cast<size_t>(mb.length(1)), a_offset);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan racy, Plan::FromJson(json));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult r, racy.Run({}));
+  EXPECT_GT(r.memory_races, 0);
+  EXPECT_GE(r.violations, r.memory_races);
+  EXPECT_EQ(r.runs_with_violations, 1);
+  EXPECT_THAT(r.messages, ::testing::Contains(HasSubstr("memory race: ")));
 }
 
 TEST(ApiPlanTest, ReadsVerifiesSimulatesAndRunsAPlanFile) {

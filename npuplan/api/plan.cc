@@ -294,8 +294,12 @@ absl::StatusOr<RunResult> Plan::Run(const RunOptions& options) const {
     out.tasks = static_cast<int64_t>(result.tasks);
     out.streams = static_cast<int64_t>(result.streams);
     out.wall_ms += result.wall_ms;
-    out.violations += static_cast<int64_t>(result.violations.size());
-    out.runs_with_violations += result.violations.empty() ? 0 : 1;
+    // As `npuplan run` counts them: dependencies, device ids, memory.
+    const size_t bad =
+        result.violations.size() + result.event_misuses.size() + result.memory_race_count;
+    out.violations += static_cast<int64_t>(bad);
+    out.memory_races += static_cast<int64_t>(result.memory_race_count);
+    out.runs_with_violations += bad == 0 ? 0 : 1;
     for (const std::string& m : result.messages) out.messages.push_back(StrCat("run ", r, ": ", m));
   }
   out.skipped_events = static_cast<int64_t>((*executor)->program().skipped.size());

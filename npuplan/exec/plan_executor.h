@@ -1,13 +1,13 @@
 // PlanExecutor (SPEC R3): runs a plan on a runtime::Device — one device
 // stream per plan stream, one device event per plan event id, one device
 // notify per notify id — and checks every task's start against its producers
-// with a DependencyChecker. A plan event id is one device object
-// (runtime::kEventWaitReset, as on Ascend where a Recv is wait + reset), so
-// sync edges that share an id wrongly are caught at run time: a second record
-// while the first is pending, or a pending wait that could consume another
-// edge's record (ExecResult::event_misuses). Edges in different branches of
-// one If / Case may share an id (only one branch runs); each branch's edges
-// get their own object, a safeguard from when this back end ran every branch.
+// with a DependencyChecker, and the plan's memory against the program's order
+// with a MemoryRaceChecker (once, in Create: it does not depend on timing). A plan event id is one
+// device object (runtime::kEventWaitReset, as on Ascend where a Recv is wait + reset), so sync
+// edges that share an id wrongly are caught at run time: a second record while the first is
+// pending, or a pending wait that could consume another edge's record (ExecResult::event_misuses).
+// Edges in different branches of one If / Case may share an id (only one branch runs); each
+// branch's edges get their own object, a safeguard from when this back end ran every branch.
 //
 // What each stream runs is npuplan/sim/plan_program.h's PlanProgram (the same
 // queues the simulator times): in the whole-graph execution order, for each

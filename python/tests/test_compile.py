@@ -214,7 +214,7 @@ def test_verify_simulate_and_run_are_the_clis(cli, root, tmp_path):
     assert sim.makespan_us >= sim.lower_bound_us > 0 and sim.critical_path
     assert {b.stream for b in sim.streams} >= {n.stream for n in plan.nodes.values() if n.tasks > 0}
     run = plan.run(jitter=1, repeat=2)
-    assert run.violations == 0 and run.runs == 2
+    assert run.violations == 0 and run.memory_races == 0 and run.runs == 2
     assert f"{run.tasks} tasks on {run.streams} streams" in cli("run", "--jitter", "1", "--repeat", "2",
                                                                plan_file).stdout
 
