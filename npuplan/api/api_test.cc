@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -188,15 +187,23 @@ TEST(ApiPlanTest, RunCountsMemoryRaces) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult clean, plan.Run({}));
   EXPECT_EQ(clean.violations, 0);
   EXPECT_EQ(clean.memory_races, 0);
-  // Move b:0 onto a:0's offset.
+  // Move b:0 onto a:0's offset (the placements list node, then offset).
   std::string json = plan.ToJson();
-  const std::regex offset_of_a(R"("node": "a",\s*"offset": (\d+))");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(json, m, offset_of_a));
-  const std::string a_offset = m[1];
-  std::smatch mb;
-  ASSERT_TRUE(std::regex_search(json, mb, std::regex(R"("node": "b",\s*"offset": (\d+))")));
-  json.replace(static_cast<size_t>(mb.position(1)), static_cast<size_t>(mb.length(1)), a_offset);
+  auto offset_of = [&json](const std::string& node) -> std::pair<size_t, size_t> {
+    const std::string name = "\"node\": \"" + node + "\",", key = "\"offset\": ";
+    for (size_t at = json.find(name); at != std::string::npos; at = json.find(name, at + 1)) {
+      const size_t next = json.find_first_not_of(" \n", at + name.size());
+      if (next == std::string::npos || json.compare(next, key.size(), key) != 0) continue;
+      const size_t begin = next + key.size();
+      return {begin, json.find_first_not_of("0123456789", begin) - begin};
+    }
+    return {std::string::npos, 0};
+  };
+  const auto [a_at, a_len] = offset_of("a");
+  const auto [b_at, b_len] = offset_of("b");
+  ASSERT_NE(a_at, std::string::npos);
+  ASSERT_NE(b_at, std::string::npos);
+  json.replace(b_at, b_len, json.substr(a_at, a_len));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan racy, Plan::FromJson(json));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult r, racy.Run({}));
   EXPECT_GT(r.memory_races, 0);
