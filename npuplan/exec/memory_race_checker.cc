@@ -15,24 +15,29 @@ namespace {
 
 constexpr int32_t kUnknown = std::numeric_limits<int32_t>::max();
 
-// One task run: where it ran and which task runs finish before it starts
-// (clock entry s = how many tasks of stream s; the start clock's own entry
-// counts the tasks before it on its stream).
+// One task run: where it ran and which task runs finish before it starts.
 struct TaskRun {
   NodeId node;
   int32_t attached = -1;
   int32_t run = 0;
   int32_t stream = 0;
-  int32_t pos = 0;  // 1-based on its stream
+  int32_t pos = 0;     // 1-based on its stream
+  size_t version = 0;  // its stream's clock when it starts (RunClocks::versions)
 };
 
-// The run's task runs in a linear order that respects every wait, with their
-// start clocks (`clocks`, S entries per task run).
+// The run's task runs in a linear order that respects every wait, with
+// their start clocks: entry s = how many tasks of stream s finish before the
+// task starts. A stream's clock changes only at a wait (and in its own
+// entry, which is pos - 1), so the task runs between two waits share one
+// stored version: (waits + streams) × S entries rather than tasks × S.
 struct RunClocks {
   size_t streams = 0;
   std::vector<TaskRun> tasks;
-  std::vector<int32_t> clocks;
-  const int32_t* Clock(size_t t) const { return clocks.data() + t * streams; }
+  std::vector<int32_t> versions;  // S entries per version
+  int32_t Known(size_t t, size_t s) const {
+    const TaskRun& x = tasks[t];
+    return static_cast<int32_t>(s) == x.stream ? x.pos - 1 : versions[x.version * streams + s];
+  }
 };
 
 absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program) {
@@ -40,8 +45,11 @@ absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program) {
   const size_t k = program.streams.size();
   out.streams = k;
   std::vector<std::vector<int32_t>> cur(k, std::vector<int32_t>(k, 0));
-  std::vector<std::vector<int32_t>> record_at(k);  // per item: offset in `snapshots`, -1 not yet
-  for (size_t s = 0; s < k; ++s) record_at[s].assign(program.streams[s].items.size(), -1);
+  std::vector<size_t> version(k, 0);
+  std::vector<uint8_t> changed(k, 1);  // cur[s] differs from its last stored version
+  constexpr size_t kNotYet = std::numeric_limits<size_t>::max();
+  std::vector<std::vector<size_t>> record_at(k);  // per item: offset in `snapshots`
+  for (size_t s = 0; s < k; ++s) record_at[s].assign(program.streams[s].items.size(), kNotYet);
   std::vector<int32_t> snapshots;
   std::vector<size_t> next(k, 0);
   // Round-robin over the streams, each as far as its waits allow: a wait may
@@ -60,16 +68,25 @@ absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program) {
               static_cast<size_t>(it.bound_item) >= record_at[bs].size()) {
             return absl::InvalidArgumentError("a wait of the program binds to no item");
           }
-          const int32_t at = record_at[bs][static_cast<size_t>(it.bound_item)];
-          if (at < 0) break;  // its record has not run yet
-          for (size_t x = 0; x < k; ++x) c[x] = std::max(c[x], snapshots[at + x]);
+          const size_t at = record_at[bs][static_cast<size_t>(it.bound_item)];
+          if (at == kNotYet) break;  // its record has not run yet
+          for (size_t x = 0; x < k; ++x) {
+            if (snapshots[at + x] > c[x]) {
+              c[x] = snapshots[at + x];
+              changed[s] = 1;
+            }
+          }
         } else if (it.kind == sim::ProgramItem::Kind::kRecord) {
-          record_at[s][next[s]] = static_cast<int32_t>(snapshots.size());
+          record_at[s][next[s]] = snapshots.size();
           snapshots.insert(snapshots.end(), c.begin(), c.end());
         } else {
+          if (changed[s]) {
+            version[s] = out.versions.size() / k;
+            out.versions.insert(out.versions.end(), c.begin(), c.end());
+            changed[s] = 0;
+          }
           out.tasks.push_back(
-              TaskRun{it.node, it.attached, it.run, static_cast<int32_t>(s), c[s] + 1});
-          out.clocks.insert(out.clocks.end(), c.begin(), c.end());
+              TaskRun{it.node, it.attached, it.run, static_cast<int32_t>(s), c[s] + 1, version[s]});
           ++c[s];  // what follows on s starts after the task finished
         }
       }
@@ -215,8 +232,7 @@ class Checker {
     in.touches.push_back(t);
     in.last[static_cast<size_t>(x.stream)] =
         std::max(in.last[static_cast<size_t>(x.stream)], x.pos);
-    const int32_t* c = rc_.Clock(t);
-    for (size_t s = 0; s < rc_.streams; ++s) in.known[s] = std::min(in.known[s], c[s]);
+    for (size_t s = 0; s < rc_.streams; ++s) in.known[s] = std::min(in.known[s], rc_.Known(t, s));
   }
 
   void CollectInstances() {
@@ -258,7 +274,7 @@ class Checker {
       if (static_cast<size_t>(rc_.tasks[t].stream) == s && rc_.tasks[t].pos == a.last[s]) x = t;
     }
     for (size_t t : b.touches) {
-      if (rc_.Clock(t)[s] < a.last[s]) {
+      if (rc_.Known(t, s) < a.last[s]) {
         y = t;
         break;
       }

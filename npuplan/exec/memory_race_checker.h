@@ -25,7 +25,8 @@
 // map keeps, per byte range, the instance that touched it last, and a new
 // instance is checked against each instance it takes a range from (the
 // order is transitive, so the earlier owners are covered). O(T·S + I·S·log I)
-// for T task runs, I instances, S streams.
+// time for T task runs, I instances, S streams; the clocks take (W + S)·S
+// entries for W waits (a stream's clock changes only at a wait).
 //
 // Unlike the dependency checker, nothing here depends on timing: the same
 // plan and control flow always give the same races.
