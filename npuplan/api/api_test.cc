@@ -155,14 +155,19 @@ NodeSpec MakeNode(std::string name, std::string type, std::vector<std::string> i
   return n;
 }
 
-TEST(ApiCompileTest, BuildsAModelInCode) {
-  GraphBuilder b("built");
+// x → a (label "left"), b (label "right") → sum → out.
+absl::StatusOr<Model> TwoLabelledBranches(const std::string& name) {
+  GraphBuilder b(name);
   b.AddNode(MakeNode("x", "Data", {}, {1, 64}));
   b.AddNode(MakeNode("a", "Relu", {"x"}, {1, 64}, "left"));
   b.AddNode(MakeNode("b", "Relu", {"x"}, {1, 64}, "right"));
   b.AddNode(MakeNode("sum", "Add", {"a", "b"}, {1, 64}));
   b.AddNode(MakeNode("out", "NetOutput", {"sum"}, {}));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, b.Build());
+  return b.Build();
+}
+
+TEST(ApiCompileTest, BuildsAModelInCode) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, TwoLabelledBranches("built"));
   EXPECT_EQ(model.name(), "built");
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(model));
   EXPECT_NE(plan.node("a")->stream, plan.node("b")->stream);  // two user stream labels
@@ -176,13 +181,7 @@ TEST(ApiCompileTest, BuildsAModelInCode) {
 // Run counts memory races as `npuplan run` does: a and b run on two streams
 // at once; placed on the same bytes, they race.
 TEST(ApiPlanTest, RunCountsMemoryRaces) {
-  GraphBuilder b("race");
-  b.AddNode(MakeNode("x", "Data", {}, {1, 64}));
-  b.AddNode(MakeNode("a", "Relu", {"x"}, {1, 64}, "left"));
-  b.AddNode(MakeNode("b", "Relu", {"x"}, {1, 64}, "right"));
-  b.AddNode(MakeNode("sum", "Add", {"a", "b"}, {1, 64}));
-  b.AddNode(MakeNode("out", "NetOutput", {"sum"}, {}));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, b.Build());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model, TwoLabelledBranches("race"));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(model));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(RunResult clean, plan.Run({}));
   EXPECT_EQ(clean.violations, 0);

@@ -294,8 +294,18 @@ class Checker {
 }  // namespace
 
 absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
-                                                          const sim::PlanProgram& program) {
+                                                          const sim::PlanProgram& program,
+                                                          uint64_t budget) {
   if (!plan.memory.planned) return MemoryRaceReport{};
+  uint64_t rows = program.streams.size();
+  for (const sim::ProgramStream& st : program.streams) rows += st.items.size();
+  const uint64_t streams = program.streams.size();
+  if (streams > 0 && rows > budget / streams) {
+    MemoryRaceReport report;
+    report.skipped = StrCat("its clocks would take ", rows, " x ", streams,
+                            " entries (program items x streams), beyond its budget of ", budget);
+    return report;
+  }
   absl::StatusOr<memory::TensorLifetimes> lt =
       memory::ComputeTensorLifetimes(plan.model, plan.memory.alignment);
   if (!lt.ok()) {

@@ -34,6 +34,7 @@
 #define NPUPLAN_EXEC_MEMORY_RACE_CHECKER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,14 +51,24 @@ struct MemoryRaceReport {
   // The first races described ("memory race: ..."), by first touch.
   std::vector<std::string> messages;
   static constexpr size_t kMaxMessages = 20;
+  // Non-empty: why the check did not run (its clocks beyond the budget).
+  std::string skipped;
 };
+
+// The clocks' budget: (task runs + waits + records + streams) × streams
+// entries, each stored or visited. 2^28 int32 entries = 1 GiB: a 125k-node
+// plan on 123 streams needs 2^24, a million-node plan the auto modes give
+// 1,864 streams 2^31.
+inline constexpr uint64_t kDefaultMemoryCheckBudget = uint64_t{1} << 28;
 
 class MemoryRaceChecker {
  public:
   // An empty report when the plan has no memory plan. InvalidArgument when a
   // tensor of the graph has no valid logical buffer (the graph's memory
   // attributes are malformed) or the program cannot complete.
-  static absl::StatusOr<MemoryRaceReport> Check(const Plan& plan, const sim::PlanProgram& program);
+  // A report with `skipped` set when the clocks would exceed `budget`.
+  static absl::StatusOr<MemoryRaceReport> Check(const Plan& plan, const sim::PlanProgram& program,
+                                                uint64_t budget = kDefaultMemoryCheckBudget);
 };
 
 }  // namespace npuplan::exec

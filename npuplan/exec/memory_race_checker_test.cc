@@ -57,6 +57,16 @@ absl::StatusOr<MemoryRaceReport> CheckDefault(const Plan& plan) {
   return MemoryRaceChecker::Check(plan, program);
 }
 
+// The check of the run where every If/Case takes `branch`.
+absl::StatusOr<MemoryRaceReport> CheckBranch(const Plan& plan, int32_t branch) {
+  sim::ControlFlowOptions cf;
+  cf.branch = branch;
+  NPUPLAN_ASSIGN_OR_RETURN(sim::ControlFlow flow,
+                           sim::ResolveControlFlow(plan, cf, sim::NodeWork(plan, {}, 1.0)));
+  NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan, flow));
+  return MemoryRaceChecker::Check(plan, program);
+}
+
 TEST(MemoryRaceCheckerTest, BuffersOnTwoUnorderedStreamsMayNotShareBytes) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kTwoChains));
   Place(plan, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
@@ -97,6 +107,20 @@ TEST(MemoryRaceCheckerTest, AnOutputOverItsOwnInputIsARace) {
   EXPECT_EQ(ok.races, 0u);
 }
 
+// Beyond its budget the check does not run, and says why.
+TEST(MemoryRaceCheckerTest, ABudgetTooSmallSkipsTheCheckAndSaysSo) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kTwoChains));
+  Place(plan, {{"a", 0}, {"b", 512}, {"c", 0}, {"e", 1024}});
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::PlanProgram program, sim::BuildPlanProgram(plan));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport small, MemoryRaceChecker::Check(plan, program, 8));
+  EXPECT_THAT(small.skipped, HasSubstr("program items x streams), beyond its budget of 8"));
+  EXPECT_EQ(small.races, 0u);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport enough,
+                               MemoryRaceChecker::Check(plan, program, 64));
+  EXPECT_TRUE(enough.skipped.empty());
+  EXPECT_EQ(enough.races, 1u);
+}
+
 // Only the branch that runs touches memory: buffers of the two branches may
 // share bytes, and the check of each run sees one of them.
 TEST(MemoryRaceCheckerTest, BuffersOfTwoBranchesNeverMeet) {
@@ -115,12 +139,7 @@ TEST(MemoryRaceCheckerTest, BuffersOfTwoBranchesNeverMeet) {
       {"name": "e_out", "type": "NetOutput", "inputs": ["e2"], "attrs": {"_test_stream": 2}}]}]})json"));
   Place(plan, {{"p", 0}, {"t1", 512}, {"e1", 512}, {"x", 1024}});
   for (int32_t branch : {0, 1}) {
-    sim::ControlFlowOptions cf;
-    cf.branch = branch;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::ControlFlow flow,
-                                 sim::ResolveControlFlow(plan, cf, sim::NodeWork(plan, {}, 1.0)));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::PlanProgram program, sim::BuildPlanProgram(plan, flow));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, MemoryRaceChecker::Check(plan, program));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckBranch(plan, branch));
     EXPECT_EQ(r.races, 0u) << "branch " << branch;
     EXPECT_EQ(r.instances, 3u) << "branch " << branch;  // p:0, one branch's first output, x:0
   }
@@ -199,12 +218,7 @@ TEST(MemoryRaceCheckerTest, DISABLED_ABranchNotTakenOrdersNothingForMemory) {
       IsOk());
   ASSERT_THAT(events::testing::RunEventsPasses(plan, &result), IsOk());
   for (int32_t branch : {0, 1}) {
-    sim::ControlFlowOptions cf;
-    cf.branch = branch;
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::ControlFlow flow,
-                                 sim::ResolveControlFlow(plan, cf, sim::NodeWork(plan, {}, 1.0)));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(sim::PlanProgram program, sim::BuildPlanProgram(plan, flow));
-    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, MemoryRaceChecker::Check(plan, program));
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckBranch(plan, branch));
     EXPECT_EQ(r.races, 0u) << "branch " << branch << ": "
                            << (r.messages.empty() ? "" : r.messages[0]);
   }

@@ -139,8 +139,9 @@ absl::StatusOr<std::unique_ptr<PlanExecutor>> PlanExecutor::Create(const Plan& p
   std::unique_ptr<PlanExecutor> executor(
       new PlanExecutor(plan, std::move(options), std::move(program)));
   if (executor->options_.check_memory) {
-    NPUPLAN_ASSIGN_OR_RETURN(executor->memory_races_,
-                             MemoryRaceChecker::Check(plan, executor->program_));
+    NPUPLAN_ASSIGN_OR_RETURN(
+        executor->memory_races_,
+        MemoryRaceChecker::Check(plan, executor->program_, executor->options_.memory_check_budget));
   }
   // Each task sleeps cost × time_scale: bounded, so that no run hangs.
   if (executor->options_.time_scale > 0) {
@@ -301,6 +302,7 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
                          result.event_misuses.end());
   result.memory_race_count = memory_races_.races;
   result.memory_races = memory_races_.messages;
+  result.memory_check_skipped = memory_races_.skipped;
   result.messages.insert(result.messages.end(), result.memory_races.begin(),
                          result.memory_races.end());
   return result;

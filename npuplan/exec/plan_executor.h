@@ -74,6 +74,7 @@ struct ExecOptions {
   // Check the plan's memory against the run's order (MemoryRaceChecker):
   // done once in Create, reported by every Run.
   bool check_memory = true;
+  uint64_t memory_check_budget = kDefaultMemoryCheckBudget;  // MemoryRaceChecker::Check
 };
 
 struct ExecResult {
@@ -89,6 +90,7 @@ struct ExecResult {
   // how many, and the first ones described.
   size_t memory_race_count = 0;
   std::vector<std::string> memory_races;
+  std::string memory_check_skipped;  // non-empty: why the check did not run
   double wall_ms = 0;  // from opening the gate to the end of Synchronize
 };
 

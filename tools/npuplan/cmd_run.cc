@@ -32,6 +32,7 @@ struct RunFlags {
   std::string branch = "longest";
   int64_t loop_iterations = 1;
   bool no_memory_check = false;
+  uint64_t memory_check_budget = exec::kDefaultMemoryCheckBudget;
   int64_t branch_seed = -1;  // -1: --branch decides
 };
 
@@ -62,6 +63,7 @@ int RunRun(const RunFlags& f) {
   }
   options.control_flow.loop_iterations = f.loop_iterations;
   options.check_memory = !f.no_memory_check;
+  options.memory_check_budget = f.memory_check_budget;
   auto executor = exec::PlanExecutor::Create(*plan, options);
   if (!executor.ok()) {
     return ReportStatus(absl::Status(executor.status().code(), f.input + ": " + std::string(executor.status().message())));
@@ -98,6 +100,9 @@ int RunRun(const RunFlags& f) {
       std::printf("%s\n", line.c_str());
     }
     if (!program.skipped.empty()) std::printf("skipped events: %s\n", sim::SkippedSummary(program).c_str());
+    if (const std::string& why = (*executor)->memory_races().skipped; !why.empty()) {
+      std::printf("memory check skipped: %s (--memory-check-budget)\n", why.c_str());
+    }
     if (streams == 0 && plan->model.num_nodes() > 0) {
       std::printf("note: no node of the plan has a stream; nothing ran\n");
     }
@@ -145,6 +150,11 @@ void SetupRun(CLI::App& app, Invocation& inv) {
       ->check(PositiveInt());
   cmd->add_flag("--no-memory-check", flags->no_memory_check,
                 "Do not check the memory placements against the run's order (docs/execution.md)");
+  cmd->add_option(
+         "--memory-check-budget", flags->memory_check_budget,
+         "Skip the memory check (saying so) when its clocks would take more than this many "
+         "entries: program items x streams (default 2^28, 1 GiB)")
+      ->check(PositiveInt());
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations (no summary, no progress)");
   cmd->callback([flags, &inv] { inv.exit_code = RunRun(*flags); });
 }
