@@ -100,8 +100,12 @@ int RunRun(const RunFlags& f) {
       std::printf("%s\n", line.c_str());
     }
     if (!program.skipped.empty()) std::printf("skipped events: %s\n", sim::SkippedSummary(program).c_str());
-    if (const std::string& why = (*executor)->memory_races().skipped; !why.empty()) {
-      std::printf("memory check skipped: %s (--memory-check-budget)\n", why.c_str());
+    const exec::MemoryRaceReport& memory = (*executor)->memory_races();
+    if (!memory.skipped.empty()) {
+      std::printf("memory check skipped: %s (--memory-check-budget)\n", memory.skipped.c_str());
+    } else if (options.check_memory && plan->memory.planned) {
+      std::printf("memory check: %zu buffer instances, %zu overlapping pairs, %zu races\n",
+                  memory.instances, memory.checked, memory.races);
     }
     if (streams == 0 && plan->model.num_nodes() > 0) {
       std::printf("note: no node of the plan has a stream; nothing ran\n");
