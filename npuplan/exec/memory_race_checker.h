@@ -24,9 +24,11 @@
 // Instances are taken in order of their first touch in the run; an address
 // map keeps, per byte range, the instance that touched it last, and a new
 // instance is checked against each instance it takes a range from (the
-// order is transitive, so the earlier owners are covered). O(T·S + I·S·log I)
-// time for T task runs, I instances, S streams; the clocks take (W + S)·S
-// entries for W waits (a stream's clock changes only at a wait).
+// order is transitive, so the earlier owners are covered). The clocks run
+// over lanes, chains of task runs that streams hand on (the physical pieces
+// of a logical stream share a few), and are stored once per wait, record and
+// lane change: O((T + W + R)·L + I·L·log I) for T task runs, W waits,
+// R records, I instances and L lanes.
 //
 // Unlike the dependency checker, nothing here depends on timing: the same
 // plan and control flow always give the same races.
@@ -45,6 +47,7 @@
 namespace npuplan::exec {
 
 struct MemoryRaceReport {
+  size_t lanes = 0;      // chains of task runs the clocks run over
   size_t instances = 0;  // buffer instances touched in the run (pool only)
   size_t checked = 0;    // instance pairs checked
   size_t races = 0;      // pairs that overlap in memory and are not ordered
@@ -55,10 +58,9 @@ struct MemoryRaceReport {
   std::string skipped;
 };
 
-// The clocks' budget: (task runs + waits + records + streams) × streams
-// entries, each stored or visited. 2^28 int32 entries = 1 GiB: a 125k-node
-// plan on 123 streams needs 2^24, a million-node plan the auto modes give
-// 1,864 streams 2^31.
+// The clocks' budget: the entries stored (a clock per wait, record and lane
+// change, over the lanes its stream knows then) and the entries read (task
+// runs × lanes). 2^28 int32 entries = 1 GiB.
 inline constexpr uint64_t kDefaultMemoryCheckBudget = uint64_t{1} << 28;
 
 class MemoryRaceChecker {

@@ -104,8 +104,10 @@ int RunRun(const RunFlags& f) {
     if (!memory.skipped.empty()) {
       std::printf("memory check skipped: %s (--memory-check-budget)\n", memory.skipped.c_str());
     } else if (options.check_memory && plan->memory.planned) {
-      std::printf("memory check: %zu buffer instances, %zu overlapping pairs, %zu races\n",
-                  memory.instances, memory.checked, memory.races);
+      std::printf(
+          "memory check: %zu buffer instances, %zu overlapping pairs, %zu races (clocks over %zu "
+          "lanes)\n",
+          memory.instances, memory.checked, memory.races, memory.lanes);
     }
     if (streams == 0 && plan->model.num_nodes() > 0) {
       std::printf("note: no node of the plan has a stream; nothing ran\n");
