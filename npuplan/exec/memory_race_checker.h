@@ -5,8 +5,8 @@
 // The run's order is what the device would enforce: each stream's queue
 // order, and each wait after the record it binds to (sim::PlanProgram: only
 // the branch of each If/Case that runs, loop bodies unrolled). Vector clocks
-// over the program's streams give, for every task run, the task runs that
-// finish before it starts.
+// (over lanes, below) give, for every task run, the task runs that finish
+// before it starts.
 //
 // What a task touches is read from the graph: its node's data inputs, its
 // outputs and its workspace (attached tasks count as touching them too).
