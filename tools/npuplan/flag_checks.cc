@@ -1,5 +1,6 @@
 #include "tools/npuplan/flag_checks.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -25,8 +26,15 @@ CLI::Validator IntInRange(int64_t lo, int64_t hi) {
   const std::string range = StrCat("[", Bound(lo), ", ", Bound(hi), "]");
   return CLI::Validator(
       [lo, hi, range](std::string& input) -> std::string {
+        // CLI11's lexical_cast saturates a number beyond int64 to its limit
+        // ("--repeat 99999999999999999999999" ran 2^63-1 times): from_chars
+        // says out of range instead.
+        int64_t exact = 0;
+        const bool overflows =
+            std::from_chars(input.data(), input.data() + input.size(), exact).ec ==
+            std::errc::result_out_of_range;
         int64_t v = 0;
-        if (!CLI::detail::lexical_cast(input, v) || v < lo || v > hi) {
+        if (overflows || !CLI::detail::lexical_cast(input, v) || v < lo || v > hi) {
           return StrCat(EchoName(input), " is not an integer in ", range);
         }
         return {};
