@@ -294,9 +294,7 @@ absl::StatusOr<RunResult> Plan::Run(const RunOptions& options) const {
     out.tasks = static_cast<int64_t>(result.tasks);
     out.streams = static_cast<int64_t>(result.streams);
     out.wall_ms += result.wall_ms;
-    // As `npuplan run` counts them: dependencies, device ids, memory.
-    const size_t bad =
-        result.violations.size() + result.event_misuses.size() + result.memory_race_count;
+    const size_t bad = result.problems();  // as `npuplan run` counts them
     out.violations += static_cast<int64_t>(bad);
     out.memory_races += static_cast<int64_t>(result.memory_race_count);
     out.runs_with_violations += bad == 0 ? 0 : 1;

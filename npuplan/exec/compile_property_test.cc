@@ -356,6 +356,27 @@ CaseResult CheckCase(const Case& c) {
       break;
     }
   }
+  // One run with `o` (jitter run `run`): true when clean — no dependency
+  // violation, device id misuse or memory race.
+  auto run_clean = [&](const exec::ExecOptions& o, uint64_t run, const std::string& what) {
+    absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> x = exec::PlanExecutor::Create(a.plan, o);
+    if (!x.ok()) {
+      fail(StrCat("PlanExecutor::Create", what, ": ", x.status().ToString()));
+      return false;
+    }
+    absl::StatusOr<exec::ExecResult> r = (*x)->Run(device, run);
+    if (!r.ok()) {
+      fail(StrCat("CPU run", what, ": ", r.status().ToString()));
+      return false;
+    }
+    if (r->problems() > 0) {
+      fail(StrCat("CPU run", what, ": ", r->violations.size(), " dependency violations, ",
+                  r->event_misuses.size(), " device id misuses, ", r->memory_race_count,
+                  " memory races, first: ", r->messages.front()));
+      return false;
+    }
+    return true;
+  };
   // Each branch of every If/Case (the runs above take the longer): an event
   // into or out of a branch not taken must leave no record pending and no
   // wait without one (the If's gates: docs/events.md "Branch boundaries").
@@ -368,19 +389,7 @@ CaseResult CheckCase(const Case& c) {
     for (int32_t branch : {0, 1}) {
       exec::ExecOptions bo = eo;
       bo.control_flow.branch = branch;
-      absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> bx =
-          exec::PlanExecutor::Create(a.plan, bo);
-      if (!bx.ok()) {
-        fail(StrCat("PlanExecutor::Create with branch ", branch, ": ", bx.status().ToString()));
-        return res;
-      }
-      absl::StatusOr<exec::ExecResult> r = (*bx)->Run(device, 3 + static_cast<uint64_t>(branch));
-      if (!r.ok()) {
-        fail(StrCat("CPU run with branch ", branch, ": ", r.status().ToString()));
-      } else if (!r->messages.empty()) {
-        fail(StrCat("CPU run with branch ", branch, ": ", r->messages.size(),
-                    " violations, first: ", r->messages.front()));
-      }
+      run_clean(bo, 3 + static_cast<uint64_t>(branch), StrCat(" with branch ", branch));
     }
     res.branched = res.problems.empty();
     // Several If/Case: a mix of branches drawn from the seed (nested and
@@ -389,21 +398,7 @@ CaseResult CheckCase(const Case& c) {
       exec::ExecOptions mo = eo;
       mo.control_flow.branch = sim::ControlFlowOptions::kDrawnBranch;
       mo.control_flow.branch_seed = c.seed;
-      absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> mx =
-          exec::PlanExecutor::Create(a.plan, mo);
-      if (!mx.ok()) {
-        fail(StrCat("PlanExecutor::Create with drawn branches: ", mx.status().ToString()));
-        return res;
-      }
-      absl::StatusOr<exec::ExecResult> r = (*mx)->Run(device, 5);
-      if (!r.ok()) {
-        fail(StrCat("CPU run with drawn branches: ", r.status().ToString()));
-      } else if (!r->messages.empty()) {
-        fail(StrCat("CPU run with drawn branches: ", r->messages.size(),
-                    " violations, first: ", r->messages.front()));
-      } else {
-        res.mixed = true;
-      }
+      res.mixed = run_clean(mo, 5, " with drawn branches");
     }
   }
   // Loops three times: no dependency may be violated (iterations must not
@@ -412,21 +407,7 @@ CaseResult CheckCase(const Case& c) {
   // waited in every iteration, or the reverse: the loop gates).
   if (res.problems.empty() && HasLoop(a.plan)) {
     eo.control_flow.loop_iterations = 3;
-    ex = exec::PlanExecutor::Create(a.plan, eo);
-    if (!ex.ok()) {
-      fail(StrCat("PlanExecutor::Create with 3 loop iterations: ", ex.status().ToString()));
-      return res;
-    }
-    absl::StatusOr<exec::ExecResult> r = (*ex)->Run(device, 2);
-    if (!r.ok()) {
-      fail(StrCat("CPU run with 3 loop iterations: ", r.status().ToString()));
-    } else if (!r->violations.empty() || !r->event_misuses.empty() || r->memory_race_count > 0) {
-      fail(StrCat("CPU run with 3 loop iterations: ", r->violations.size(),
-                  " dependency violations, ", r->event_misuses.size(), " device id misuses, ",
-                  r->memory_race_count, " memory races, first: ", r->messages.front()));
-    } else {
-      res.iterated = true;
-    }
+    res.iterated = run_clean(eo, 2, " with 3 loop iterations");
   }
   return res;
 }

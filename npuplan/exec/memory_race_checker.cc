@@ -166,13 +166,13 @@ struct Instance {
   int32_t buffer = 0;
   int32_t run = 0;
   size_t first = 0;             // its first touching task run
-  std::vector<int32_t> last;    // per stream: position of its last touch there (0 none)
-  std::vector<int32_t> known;   // per stream: min over its touches of their start clocks
+  std::vector<int32_t> last;    // per lane: position of its last touch there (0 none)
+  std::vector<int32_t> known;   // per lane: min over its touches of their start clocks
   std::vector<size_t> touches;  // task runs, in order
 };
 
 // Every touch of `a` finishes before any touch of `b` starts; else the
-// stream where that fails (-1 when ordered).
+// lane where that fails (-1 when ordered).
 int64_t Unordered(const Instance& a, const Instance& b) {
   for (size_t s = 0; s < a.last.size(); ++s) {
     if (a.last[s] > b.known[s]) return static_cast<int64_t>(s);
@@ -185,13 +185,46 @@ struct Range {
   int64_t begin = 0, end = 0;
 };
 
+// The pool placements of each buffer (normally one range; a plan that
+// places aliases apart keeps all of them).
+std::vector<std::vector<Range>> PoolRanges(const Plan& plan, const memory::TensorLifetimes& lt) {
+  std::vector<std::vector<Range>> ranges(lt.buffers.size());
+  for (const TensorPlacement& tp : plan.memory.tensors) {
+    if (!IsPoolRegion(tp.region) || tp.size <= 0 || !tp.node.valid() ||
+        tp.node.index() >= plan.model.num_nodes()) {
+      continue;
+    }
+    const auto it = lt.buffer_of.find(memory::TensorRef{tp.node, tp.output});
+    if (it == lt.buffer_of.end()) continue;
+    std::vector<Range>& rs = ranges[static_cast<size_t>(it->second)];
+    const int64_t end = tp.offset > std::numeric_limits<int64_t>::max() - tp.size
+                            ? std::numeric_limits<int64_t>::max()
+                            : tp.offset + tp.size;
+    const Range r{tp.offset, end};
+    if (std::none_of(rs.begin(), rs.end(),
+                     [&](const Range& x) { return x.begin == r.begin && x.end == r.end; })) {
+      rs.push_back(r);
+    }
+  }
+  return ranges;
+}
+
+// What node n's tasks touch: its data inputs, its outputs, its workspace.
+template <typename F>
+void ForEachTensor(const Model& m, NodeId n, F&& f) {
+  const Node& node = m.node(n);
+  for (const OutputRef& in : node.inputs) f(memory::TensorRef{in.node, in.index});
+  for (size_t o = 0; o < node.outputs.size(); ++o) f(memory::TensorRef{n, static_cast<int32_t>(o)});
+  f(memory::TensorRef{n, memory::TensorRef::kWorkspace});
+}
+
 class Checker {
  public:
-  Checker(const Plan& plan, const memory::TensorLifetimes& lt, RunClocks clocks)
-      : plan_(plan), lt_(lt), rc_(std::move(clocks)) {}
+  Checker(const Plan& plan, const memory::TensorLifetimes& lt,
+          std::vector<std::vector<Range>> ranges, RunClocks clocks)
+      : plan_(plan), lt_(lt), rc_(std::move(clocks)), ranges_(std::move(ranges)) {}
 
   MemoryRaceReport Run() {
-    CollectRanges();
     CollectInstances();
     MemoryRaceReport report;
     report.lanes = rc_.lanes;
@@ -245,30 +278,6 @@ class Checker {
     }
   }
 
-  // The pool placements of each buffer (normally one range; a plan that
-  // places aliases apart keeps all of them).
-  void CollectRanges() {
-    ranges_.assign(lt_.buffers.size(), {});
-    const Model& m = plan_.model;
-    for (const TensorPlacement& tp : plan_.memory.tensors) {
-      if (!IsPoolRegion(tp.region) || tp.size <= 0 || !tp.node.valid() ||
-          tp.node.index() >= m.num_nodes()) {
-        continue;
-      }
-      const auto it = lt_.buffer_of.find(memory::TensorRef{tp.node, tp.output});
-      if (it == lt_.buffer_of.end()) continue;
-      std::vector<Range>& rs = ranges_[static_cast<size_t>(it->second)];
-      const int64_t end = tp.offset > std::numeric_limits<int64_t>::max() - tp.size
-                              ? std::numeric_limits<int64_t>::max()
-                              : tp.offset + tp.size;
-      const Range r{tp.offset, end};
-      if (std::none_of(rs.begin(), rs.end(),
-                       [&](const Range& x) { return x.begin == r.begin && x.end == r.end; })) {
-        rs.push_back(r);
-      }
-    }
-  }
-
   void Touch(size_t t, memory::TensorRef ref) {
     const auto it = lt_.buffer_of.find(ref);
     if (it == lt_.buffer_of.end()) return;
@@ -298,12 +307,7 @@ class Checker {
     for (size_t t = 0; t < rc_.tasks.size(); ++t) {
       const NodeId n = rc_.tasks[t].node;
       if (!n.valid() || n.index() >= m.num_nodes()) continue;
-      const Node& node = m.node(n);
-      for (const OutputRef& in : node.inputs) Touch(t, memory::TensorRef{in.node, in.index});
-      for (size_t o = 0; o < node.outputs.size(); ++o) {
-        Touch(t, memory::TensorRef{n, static_cast<int32_t>(o)});
-      }
-      Touch(t, memory::TensorRef{n, memory::TensorRef::kWorkspace});
+      ForEachTensor(m, n, [&](memory::TensorRef r) { Touch(t, r); });
     }
   }
 
@@ -324,7 +328,7 @@ class Checker {
                   x.run > 0 ? StrCat(" (run ", x.run, ")") : "");
   }
 
-  // The witness on stream s: a's last touch there, and a touch of b that
+  // The witness on lane s: a's last touch there, and a touch of b that
   // starts without knowing it finished.
   std::string Describe(const Instance& a, const Instance& b, size_t s) const {
     size_t x = a.touches.front(), y = b.touches.front();
@@ -361,31 +365,15 @@ absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
   if (!lt.ok()) {
     return absl::InvalidArgumentError(StrCat("memory race check: ", lt.status().message()));
   }
-  // Which nodes touch a pool placement (their inputs, outputs, workspace).
-  std::vector<uint8_t> placed(lt->buffers.size(), 0);
-  for (const TensorPlacement& tp : plan.memory.tensors) {
-    if (!IsPoolRegion(tp.region) || tp.size <= 0 || !tp.node.valid() ||
-        tp.node.index() >= plan.model.num_nodes()) {
-      continue;
-    }
-    const auto it = lt->buffer_of.find(memory::TensorRef{tp.node, tp.output});
-    if (it != lt->buffer_of.end()) placed[static_cast<size_t>(it->second)] = 1;
-  }
+  std::vector<std::vector<Range>> ranges = PoolRanges(plan, *lt);
+  // Which nodes touch a pool placement.
   std::vector<uint8_t> touches(plan.model.num_nodes(), 0);
   for (size_t i = 0; i < touches.size(); ++i) {
-    const NodeId n(static_cast<int32_t>(i));
-    const Node& node = plan.model.node(n);
-    auto placed_ref = [&](memory::TensorRef r) {
+    ForEachTensor(plan.model, NodeId(static_cast<int32_t>(i)), [&](memory::TensorRef r) {
       const auto it = lt->buffer_of.find(r);
-      return it != lt->buffer_of.end() && placed[static_cast<size_t>(it->second)];
-    };
-    bool any = placed_ref(memory::TensorRef{n, memory::TensorRef::kWorkspace});
-    for (const OutputRef& in : node.inputs)
-      any = any || placed_ref(memory::TensorRef{in.node, in.index});
-    for (size_t o = 0; o < node.outputs.size() && !any; ++o) {
-      any = placed_ref(memory::TensorRef{n, static_cast<int32_t>(o)});
-    }
-    touches[i] = any ? 1 : 0;
+      if (it != lt->buffer_of.end() && !ranges[static_cast<size_t>(it->second)].empty())
+        touches[i] = 1;
+    });
   }
   MemoryRaceReport skipped;
   absl::StatusOr<RunClocks> clocks = ComputeRunClocks(program, touches, budget, skipped.skipped);
@@ -402,7 +390,7 @@ absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
     skipped.skipped += " (its budget)";
     return skipped;
   }
-  Checker checker(plan, *lt, std::move(*clocks));
+  Checker checker(plan, *lt, std::move(ranges), std::move(*clocks));
   return checker.Run();
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "npuplan/support/echo.h"
+#include "npuplan/support/split_mix.h"
 #include "npuplan/support/status_macros.h"
 #include "npuplan/support/str_util.h"
 
@@ -17,14 +18,6 @@ namespace npuplan::exec {
 namespace {
 
 using Kind = sim::ProgramItem::Kind;
-
-// SplitMix64: a deterministic hash of (seed, node, slot) for the jitter.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Opens once, releasing every stream's first task.
 class StartGate {
@@ -218,7 +211,9 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   const bool skew = options_.jitter && options_.stream_skew_us > 0;
   for (size_t k = 0; k < streams.size(); ++k) {
     const int64_t delay_us =
-        skew ? static_cast<int64_t>(Mix(Mix(seed) ^ (k + 1)) % (static_cast<uint64_t>(options_.stream_skew_us) + 1)) : 0;
+        skew ? static_cast<int64_t>(SplitMix64(SplitMix64(seed) ^ (k + 1)) %
+                                    (static_cast<uint64_t>(options_.stream_skew_us) + 1))
+             : 0;
     NPUPLAN_RETURN_IF_ERROR(device.Launch(streams[k].get(), [&gate, delay_us] {
       gate.Wait();
       if (delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
@@ -237,7 +232,8 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
         if (jitter) {
           const uint64_t key = (static_cast<uint64_t>(item.node.value) << 8) ^ static_cast<uint64_t>(item.attached + 1) ^
                                (static_cast<uint64_t>(item.run) * 0x9e3779b97f4a7c15ULL);
-          sleep_us += static_cast<int64_t>(Mix(seed * 0x100000001b3ULL ^ Mix(key)) % span);
+          sleep_us +=
+              static_cast<int64_t>(SplitMix64(seed * 0x100000001b3ULL ^ SplitMix64(key)) % span);
         }
         const NodeId node = item.node;
         const int32_t attached = item.attached;

@@ -92,6 +92,9 @@ struct ExecResult {
   std::vector<std::string> memory_races;
   std::string memory_check_skipped;  // non-empty: why the check did not run
   double wall_ms = 0;  // from opening the gate to the end of Synchronize
+  // What `npuplan run` counts as violations: dependencies, device id
+  // misuses and memory races (0: the run was clean).
+  size_t problems() const { return violations.size() + event_misuses.size() + memory_race_count; }
 };
 
 class PlanExecutor {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "npuplan/support/echo.h"
+#include "npuplan/support/split_mix.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::sim {
@@ -73,12 +74,9 @@ absl::StatusOr<ControlFlow> ResolveControlFlow(const Plan& plan, const ControlFl
       for (GraphId g : kids) c.work[branch_index(id, g)] = graph_work[g.index()];
       int32_t want = options.branch;
       if (want == ControlFlowOptions::kDrawnBranch) {
-        // SplitMix64 of (seed, node): stable for a plan and a seed.
-        uint64_t z =
-            options.branch_seed + 0x9e3779b97f4a7c15ULL * (static_cast<uint64_t>(id.value) + 1);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        // Stable for a plan and a seed.
+        const uint64_t z = SplitMix64(options.branch_seed +
+                                      0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(id.value));
         want = static_cast<int32_t>(z % std::max<uint64_t>(node.subgraphs.size(), 1));
       } else if (want == ControlFlowOptions::kLongestBranch) {
         want = 0;

@@ -80,8 +80,7 @@ int RunRun(const RunFlags& f) {
     tasks = result->tasks;
     streams = result->streams;
     wall_ms += result->wall_ms;
-    const size_t bad =
-        result->violations.size() + result->event_misuses.size() + result->memory_race_count;
+    const size_t bad = result->problems();
     total += bad;
     bad_runs += bad == 0 ? 0 : 1;
     for (const std::string& m : result->messages) {
@@ -159,7 +158,7 @@ void SetupRun(CLI::App& app, Invocation& inv) {
   cmd->add_option(
          "--memory-check-budget", flags->memory_check_budget,
          "Skip the memory check (saying so) when its clocks would take more than this many "
-         "entries: program items x streams (default 2^28, 1 GiB)")
+         "entries stored or read (default 2^28, 1 GiB)")
       ->check(PositiveInt());
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only violations (no summary, no progress)");
   cmd->callback([flags, &inv] { inv.exit_code = RunRun(*flags); });
