@@ -206,14 +206,13 @@ TEST(MemoryRaceCheckerTest, TheExecutorReportsRacesAndCompiledPlansHaveNone) {
   EXPECT_GT(ok.instances, 0u);
 }
 
-// Open (docs/memory.md "Open: a run takes one branch"): memory planning's
-// happens-before relation is one execution holding both branches. Here it
-// orders xr before e1 through the then branch (xr → t1 on stream 1 → t2 →
-// stream 2's queue → e1), so e1:0 is given x:0's bytes; when else runs,
-// nothing orders xr (still reading x:0) before e1 writes. The plan passes
-// every verifier (RunPasses verifies after each pass). Enable once H sees
-// one run at a time.
-TEST(MemoryRaceCheckerTest, DISABLED_ABranchNotTakenOrdersNothingForMemory) {
+// A run takes one branch (docs/memory.md): seen as one execution holding
+// both branches, memory planning's happens-before ordered xr before e1
+// through the then branch (xr → t1 on stream 1 → t2 → stream 2's queue →
+// e1) and gave e1:0 x:0's bytes; when else ran, nothing ordered xr (still
+// reading x:0) before e1 wrote, though every verifier passed (RunPasses
+// verifies after each pass). Each branch now runs race-free.
+TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
                                npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},

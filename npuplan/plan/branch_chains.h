@@ -51,6 +51,8 @@ class BranchScopes {
  public:
   explicit BranchScopes(const Model& model);
   bool any() const { return scopes_.size() > 1; }
+  // Scopes, 0 (outside every branch) included.
+  size_t size() const { return scopes_.size(); }
   int32_t of(NodeId n) const { return any() ? node_scope_[n.index()] : 0; }
   NodeId owner(int32_t scope) const { return scopes_[scope].owner; }
   int32_t parent(int32_t scope) const { return scopes_[scope].parent; }

@@ -2,6 +2,7 @@
 // predecessor lists read from the model, then one vector-clock sweep in
 // plan order.
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 #include "npuplan/ir/attached_streams.h"
@@ -60,8 +61,16 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
                                       : static_cast<int32_t>(node.stream_id);
     if (node.stream_id >= 0) edges += node.inputs.size() + node.control_inputs.size();
   }
+  // One run takes one branch: what the sweep needs to claim only what
+  // every run that runs a node orders before it (branch_runs.h).
+  std::optional<BranchRuns> runs;
+  if (model.num_graphs() > 1) {
+    runs.emplace(model);
+    if (!runs->active()) runs.reset();
+  }
+  BranchRuns* const branch_runs = runs ? &*runs : nullptr;
   std::optional<LanePlan> lane_plan;
-  if (lanes) lane_plan = PlanLanes(model, order, stream);
+  if (lanes) lane_plan = PlanLanes(model, order, stream, branch_runs);
   // The widest plan-order overlap of streams needs as many lanes; more come
   // when a closed lane's last node does not happen before a new stream.
   stride_ = kClock +
@@ -109,7 +118,8 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     FreeStorage(stream);
   }
   if (model_read) model_read();
-  Sweep(order, seq, preds, lane_plan);
+  Sweep(order, seq, preds, lane_plan, branch_runs);
+  if (runs) LowerToLaterClocks(order);
   if (!lane_plan) return;
   // Nodes the order left out still hold their stream: give them its lane.
   for (size_t i = 0; i < n; ++i) {
@@ -128,8 +138,10 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   }
 }
 
-std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(
-    const Model& model, const std::vector<NodeId>& order, const BigVector<int32_t>& stream) const {
+std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(const Model& model,
+                                                                const std::vector<NodeId>& order,
+                                                                const BigVector<int32_t>& stream,
+                                                                const BranchRuns* runs) const {
   const size_t k = static_cast<size_t>(k_);
   std::vector<int64_t> first(k, -1), last(k, -1);
   for (size_t i = 0; i < order.size(); ++i) {
@@ -165,6 +177,12 @@ std::optional<HappensBefore::LanePlan> HappensBefore::PlanLanes(
     plan.last_loop[s] = loop_of(last[s]);
   }
   plan.last_seq = std::move(last);
+  // With branches a stream may continue on another lane at any node (Sweep).
+  if (runs && !loop_of_graph.empty()) {
+    plan.node_loop.assign(model.num_nodes(), -1);
+    for (size_t i = 0; i < model.num_nodes(); ++i)
+      plan.node_loop[i] = loop_of_graph[model.nodes()[i].graph.index()];
+  }
   return plan;
 }
 
@@ -254,8 +272,11 @@ int32_t HappensBefore::AddEntry(const Node& parent, const BigVector<int64_t>& se
 // predecessor with none yet (-1) is not before v in the plan (or not in it).
 // A stream's first node chooses its lane once its clock is known (JoinLane);
 // the lane's last node happens before it then, so joining it adds nothing.
+// With branches (`runs`), a predecessor that need not run with v counts only
+// as branch_runs.h says.
 void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq,
-                          Predecessors& preds, const std::optional<LanePlan>& lanes) {
+                          Predecessors& preds, const std::optional<LanePlan>& lanes,
+                          BranchRuns* runs) {
   size_t width = stride_ - kClock;
   std::vector<int32_t> next_pos;
   std::vector<NodeId> last_on_lane;
@@ -282,12 +303,48 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
     const int32_t flags = Row(v)[kLane] & kOrdersNothing;
     size_t l = static_cast<size_t>(Row(v)[kLane] & ~kOrdersNothing);  // the stream, with lanes
     const bool opens = lanes && lane_of_stream_[l] < 0;
+    const size_t own_stream = l;
+    bool reopens = false;  // the stream continues on another lane from v
     if (lanes && !opens) l = static_cast<size_t>(lane_of_stream_[l]);
-    if (!opens && last_on_lane[l].valid()) join_into(Row(v) + kClock, last_on_lane[l]);
+    int32_t* const cv = Row(v) + kClock;
+    const int32_t sv = runs ? runs->scope(v) : 0;
+    if (runs) runs->BeginNode(width);
+    auto join_pred = [&](NodeId u) {
+      if (!runs) return join_into(cv, u);
+      const int32_t su = runs->scope(u);
+      if (runs->Encloses(su, sv)) return join_into(cv, u);
+      if (const int32_t s = runs->Escape(su, sv); s >= 0 && s == su) join_into(runs->Group(s), u);
+    };
+    if (!opens && last_on_lane[l].valid()) {
+      const NodeId p = last_on_lane[l];
+      if (!runs || runs->Encloses(runs->scope(p), sv)) {
+        join_into(cv, p);
+      } else {
+        // p need not run with v: the lane's last node that does, and p's
+        // position (its queue orders what of it runs); per branch of p's If
+        // the lane's last node directly in it.
+        const auto [q, q_pos] = runs->LastRunning(static_cast<int32_t>(l), sv);
+        const int32_t start = lanes ? tails[l].start : 0;
+        if (start == 0 || q_pos >= start) {
+          if (q.valid()) join_into(cv, q);
+          cv[l] = std::max(cv[l], Row(p)[kPos]);
+        } else {
+          // The lane took this stream at a node that need not run with v:
+          // what came before it on the lane need not precede v.
+          reopens = true;
+        }
+        if (const int32_t s = runs->Escape(runs->scope(p), sv); s >= 0) {
+          // Only nodes of v's own stream: its queue orders them before v.
+          const int32_t after = lanes ? std::max(q_pos, tails[l].start - 1) : q_pos;
+          runs->LaneExits(s, static_cast<int32_t>(l), after,
+                          [&](int32_t* group, NodeId w) { join_into(group, w); });
+        }
+      }
+    }
     for (int32_t e = preds.edge_begin[v.index()]; e < preds.edge_begin[v.index() + 1]; ++e)
-      join_into(Row(v) + kClock, preds.edges[static_cast<size_t>(e)]);
+      join_pred(preds.edges[static_cast<size_t>(e)]);
     if (!preds.ends.empty()) {
-      for (NodeId u : preds.ends[v.index()]) join_into(Row(v) + kClock, u);
+      for (NodeId u : preds.ends[v.index()]) join_pred(u);
     }
     if (const int32_t e = preds.entry_of[v.index()]; e >= 0) {
       Entry& entry = preds.entries[static_cast<size_t>(e)];
@@ -296,21 +353,29 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
            ++entry.next) {
         join_into(entry.clock.data(), entry.inputs[entry.next]);
       }
-      int32_t* cv = Row(v) + kClock;
       for (size_t j = 0; j < width; ++j) cv[j] = std::max(cv[j], entry.clock[j]);
     }
-    if (opens) {
-      const int32_t lane =
-          JoinLane(Row(v) + kClock, static_cast<int64_t>(at), lanes->first_loop[l], tails);
+    if (runs && runs->has_groups()) runs->Fold(cv);
+    if (opens || reopens) {
+      if (reopens) tails[l].last_seq = static_cast<int64_t>(at) - 1;  // the stream left it
+      const int32_t loop = opens                      ? lanes->first_loop[own_stream]
+                           : lanes->node_loop.empty() ? -1
+                                                      : lanes->node_loop[v.index()];
+      const int32_t lane = JoinLane(Row(v) + kClock, static_cast<int64_t>(at), loop, tails);
       if (static_cast<size_t>(lane) >= width) {
-        Widen(std::min(std::max<size_t>(2 * width, 1), static_cast<size_t>(k_)), preds);
+        // Reopened streams may need more lanes than there are streams.
+        Widen(std::max(static_cast<size_t>(lane) + 1,
+                       std::min(std::max<size_t>(2 * width, 1), static_cast<size_t>(k_))),
+              preds);
         width = stride_ - kClock;
       }
-      lane_of_stream_[l] = lane;
+      lane_of_stream_[own_stream] = lane;
       next_pos.resize(tails.size(), 0);
       last_on_lane.resize(tails.size());
-      tails[static_cast<size_t>(lane)].last_seq = lanes->last_seq[l];
-      tails[static_cast<size_t>(lane)].loop = lanes->last_loop[l];
+      LaneTail& tail = tails[static_cast<size_t>(lane)];
+      tail.last_seq = lanes->last_seq[own_stream];
+      tail.loop = lanes->last_loop[own_stream];
+      tail.start = next_pos[static_cast<size_t>(lane)];
       l = static_cast<size_t>(lane);
     }
     int32_t* rv = Row(v);
@@ -318,6 +383,7 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
     rv[kPos] = next_pos[l]++;
     last_on_lane[l] = v;
     if (lanes) tails[l].pos = rv[kPos];
+    if (runs) runs->Placed(v, sv, static_cast<int32_t>(l), rv[kPos]);
   }
   if (lanes) lanes_ = static_cast<int64_t>(tails.size());
   lane_size_ = std::move(next_pos);
@@ -333,6 +399,18 @@ int32_t HappensBefore::JoinLane(const int32_t* cv, int64_t at, int32_t loop,
   }
   tails.emplace_back();
   return static_cast<int32_t>(tails.size() - 1);
+}
+
+void HappensBefore::LowerToLaterClocks(const std::vector<NodeId>& order) {
+  const size_t width = stride_ - kClock;
+  std::vector<int32_t> later(lane_size_.size() * width, std::numeric_limits<int32_t>::max());
+  for (size_t at = order.size(); at-- > 0;) {
+    int32_t* r = Row(order[at]);
+    if (r[kPos] < 0 || r[kLane] < 0) continue;
+    int32_t* m = later.data() + static_cast<size_t>(r[kLane] & ~kOrdersNothing) * width;
+    int32_t* cv = r + kClock;
+    for (size_t j = 0; j < width; ++j) m[j] = cv[j] = std::min(cv[j], m[j]);
+  }
 }
 
 void HappensBefore::Widen(size_t lanes, Predecessors& preds) {

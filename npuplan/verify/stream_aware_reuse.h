@@ -42,6 +42,12 @@
 // one's later stream), and neither do any under flat loops (lanes off).
 // Everything below that says "stream" of a clock, a position or a release
 // time means a lane; SameStream and the decision log use the real streams.
+//
+// A run takes one branch of each If/Case: H states only what holds in every
+// run that runs both nodes (branch_runs.h). There a stream whose lane
+// predecessor need not run with a node, and whose lane holds another
+// stream's nodes before it that the node cannot claim, continues on another
+// lane from that node (JoinLane again); lane_of_stream gives its last lane.
 #ifndef NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 #define NPUPLAN_VERIFY_STREAM_AWARE_REUSE_H_
 
@@ -58,6 +64,7 @@
 
 #include "npuplan/ir/graph.h"
 #include "npuplan/support/big_vector.h"
+#include "npuplan/verify/branch_runs.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 
 namespace npuplan::memory {
@@ -138,7 +145,8 @@ class HappensBefore {
   int32_t lane_pos(NodeId n) const { return Row(n)[kPos]; }
   // Logical stream of a node (-1 = none).
   int64_t stream(NodeId n) const { return stream_.empty() ? lane(n) : stream_[n.index()]; }
-  // The lane of logical stream s's nodes (-1: s has none in the order).
+  // The lane of logical stream s's nodes (-1: s has none in the order); its
+  // last lane when a branch made it continue on another (see above).
   int64_t lane_of_stream(int64_t s) const;
   // clock(n)[l]: highest position on lane l that happens strictly before n (-1 none).
   const int32_t* clock(NodeId n) const { return Row(n) + kClock; }
@@ -173,6 +181,7 @@ class HappensBefore {
     int32_t pos = -1;       // its lane position
     int64_t last_seq = -1;  // plan position of its stream's last node
     int32_t loop = -1;      // its outermost enclosing loop (-1 none)
+    int32_t start = 0;      // lane position where its stream took the lane
   };
   // What the sweep needs to chain streams into lanes (empty: one per stream).
   struct LanePlan {
@@ -180,6 +189,9 @@ class HappensBefore {
     std::vector<int64_t> last_seq;  // per stream: plan position of its last node
     // Per stream: the outermost loop owner around its first / last node (-1 none).
     std::vector<int32_t> first_loop, last_loop;
+    // Per node: its outermost loop owner (-1 none); only with branches and
+    // loops, where a stream may continue on another lane at any node.
+    std::vector<int32_t> node_loop;
   };
   Predecessors CollectPredecessors(const Model& model, const BigVector<int64_t>& seq,
                                    const std::vector<bool>& dynamic_graphs) const;
@@ -189,13 +201,19 @@ class HappensBefore {
   // starts (else lanes are the streams: nothing to chain).
   // `stream`: per node, its stream as the rows hold it (-1: none).
   std::optional<LanePlan> PlanLanes(const Model& model, const std::vector<NodeId>& order,
-                                    const BigVector<int32_t>& stream) const;
+                                    const BigVector<int32_t>& stream, const BranchRuns* runs) const;
   // `seq` (plan position by node) is only filled for models with subgraphs.
+  // `runs`: null without If/Case branches.
   void Sweep(const std::vector<NodeId>& order, const BigVector<int64_t>& seq, Predecessors& preds,
-             const std::optional<LanePlan>& lanes);
+             const std::optional<LanePlan>& lanes, BranchRuns* runs);
   // The lane a stream's first node v (clock cv, plan position `at`) joins: the
   // first closed lane whose last node happens before v, else a new one.
   int32_t JoinLane(const int32_t* cv, int64_t at, int32_t loop, std::vector<LaneTail>& tails);
+  // With branches a node's clock may know less than its lane predecessor's
+  // (an else node after a then node): each clock becomes the minimum over
+  // its lane's later clocks, so that clocks grow along a lane again, as the
+  // release searches need (lowering a clock keeps every fact it states).
+  void LowerToLaterClocks(const std::vector<NodeId>& order);
   // Makes room for at least `lanes` clock entries per row.
   void Widen(size_t lanes, Predecessors& preds);
 

@@ -1,0 +1,134 @@
+#include "npuplan/verify/branch_runs.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace npuplan::memory {
+
+BranchRuns::BranchRuns(const Model& model) : scopes_(model) {
+  for (size_t s = 1; s < scopes_.size(); ++s) {
+    branches_[scopes_.owner(static_cast<int32_t>(s)).value].push_back(static_cast<int32_t>(s));
+  }
+}
+
+bool BranchRuns::Encloses(int32_t outer, int32_t inner) const {
+  while (scopes_.depth(inner) > scopes_.depth(outer)) inner = scopes_.parent(inner);
+  return inner == outer;
+}
+
+int32_t BranchRuns::Escape(int32_t su, int32_t sv) const {
+  int32_t s = su;
+  while (s != 0 && !Encloses(scopes_.parent(s), sv)) s = scopes_.parent(s);
+  if (s == 0) return -1;
+  int32_t t = sv;
+  while (scopes_.depth(t) > scopes_.depth(s)) t = scopes_.parent(t);
+  if (t != 0 && scopes_.depth(t) == scopes_.depth(s) && scopes_.owner(t) == scopes_.owner(s))
+    return -1;  // sibling branches never run together
+  return s;
+}
+
+void BranchRuns::Placed(NodeId v, int32_t sv, int32_t lane, int32_t pos) {
+  last_at_[Key(lane, sv)] = {v, pos};
+  for (int32_t t = sv; t != 0; t = scopes_.parent(t)) {
+    Stretch& st = stretch_[Key(lane, t)];
+    if (st.count == 0) st.lo = pos;
+    st.hi = pos;
+    ++st.count;
+  }
+}
+
+std::pair<NodeId, int32_t> BranchRuns::LastRunning(int32_t lane, int32_t sv) const {
+  std::pair<NodeId, int32_t> best{NodeId(), -1};
+  for (int32_t t = sv;; t = scopes_.parent(t)) {
+    const auto it = last_at_.find(Key(lane, t));
+    if (it != last_at_.end() && it->second.second > best.second) best = it->second;
+    if (t == 0) break;
+  }
+  return best;
+}
+
+void BranchRuns::BeginNode(size_t width) {
+  width_ = width;
+  used_ = 0;
+}
+
+int32_t* BranchRuns::Group(int32_t branch_scope) {
+  for (size_t g = 0; g < used_; ++g) {
+    if (group_scope_[g] == branch_scope) return group_clock_[g].data();
+  }
+  if (used_ == group_scope_.size()) {
+    group_scope_.push_back(0);
+    group_clock_.emplace_back();
+  }
+  group_scope_[used_] = branch_scope;
+  group_clock_[used_].assign(width_, -1);
+  return group_clock_[used_++].data();
+}
+
+const std::vector<int32_t>& BranchRuns::BranchesOf(NodeId owner) const {
+  static const std::vector<int32_t> kNone;
+  const auto it = branches_.find(owner.value);
+  return it == branches_.end() ? kNone : it->second;
+}
+
+void BranchRuns::Cover(int32_t* state, NodeId owner, int32_t taken) const {
+  const std::vector<int32_t>& branches = BranchesOf(owner);
+  std::vector<Stretch> others;
+  for (size_t j = 0; j < width_; ++j) {
+    others.clear();
+    for (int32_t s : branches) {
+      if (s == taken) continue;
+      const auto it = stretch_.find(Key(static_cast<int32_t>(j), s));
+      // A stretch with another node inside is not the other branch's alone.
+      if (it != stretch_.end() && it->second.whole()) others.push_back(it->second);
+    }
+    std::sort(others.begin(), others.end(),
+              [](const Stretch& a, const Stretch& b) { return a.lo < b.lo; });
+    for (const Stretch& st : others) {
+      if (state[j] >= st.lo - 1) state[j] = std::max(state[j], st.hi);
+    }
+  }
+}
+
+void BranchRuns::Fold(int32_t* cv) {
+  if (used_ == 0) return;
+  // Groups by If (owner), each If once.
+  std::vector<std::pair<int32_t, int32_t>> order;  // (owner, group)
+  order.reserve(used_);
+  for (size_t g = 0; g < used_; ++g) {
+    order.emplace_back(scopes_.owner(group_scope_[g]).value, static_cast<int32_t>(g));
+  }
+  std::sort(order.begin(), order.end());
+  out_.assign(cv, cv + width_);
+  for (size_t i = 0; i < order.size();) {
+    const NodeId owner(order[i].first);
+    meet_.assign(width_, std::numeric_limits<int32_t>::max());
+    auto meet_run = [&](int32_t taken, const int32_t* group) {
+      state_.assign(cv, cv + width_);
+      if (group != nullptr) {
+        for (size_t j = 0; j < width_; ++j) state_[j] = std::max(state_[j], group[j]);
+      }
+      Cover(state_.data(), owner, taken);
+      for (size_t j = 0; j < width_; ++j) meet_[j] = std::min(meet_[j], state_[j]);
+    };
+    const std::vector<int32_t>& branches = BranchesOf(owner);
+    for (int32_t s : branches) {
+      const int32_t* group = nullptr;
+      for (size_t k = i; k < order.size() && order[k].first == order[i].first; ++k) {
+        const size_t g = static_cast<size_t>(order[k].second);
+        if (group_scope_[g] == s) group = group_clock_[g].data();
+      }
+      meet_run(s, group);
+    }
+    // A branch without nodes (no scope) is a run that ran none of them.
+    if (static_cast<int32_t>(branches.size()) < scopes_.branches(branches.front())) {
+      meet_run(-1, nullptr);
+    }
+    for (size_t j = 0; j < width_; ++j) out_[j] = std::max(out_[j], meet_[j]);
+    while (i < order.size() && order[i].first == owner.value) ++i;
+  }
+  std::copy(out_.begin(), out_.end(), cv);
+  used_ = 0;
+}
+
+}  // namespace npuplan::memory
