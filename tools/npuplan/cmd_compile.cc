@@ -34,6 +34,17 @@ int RunCompile(CompileFlags& f) {
   if (auto it = f.config.option_overrides.find("ge.topoSortingMode"); it != f.config.option_overrides.end()) {
     f.load.topo_sorting_mode = it->second;
   }
+  if (f.output.empty() && !f.print_pipeline) return ReportUsage("compile: -o PLAN is required");
+  // Every output is declared before the work, and before the input is read
+  // (seconds for a million nodes): an unwritable -o or --remarks fails now,
+  // and no output is replaced unless all of them can be.
+  OutputTransaction out;
+  if (!f.output.empty()) {
+    if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
+    if (!f.remarks.empty()) {
+      if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
+    }
+  }
   Statistics stats;
   const StepTimer read_timer;
   auto model = LoadModel(f.input, f.load);
@@ -50,14 +61,6 @@ int RunCompile(CompileFlags& f) {
     if (!pipeline.ok()) return ReportStatus(pipeline.status());
     std::fprintf(f.output == "-" ? stderr : stdout, "%s\n", (*pipeline)->Describe().c_str());
     if (f.output.empty()) return kExitOk;
-  }
-  if (f.output.empty()) return ReportUsage("compile: -o PLAN is required");
-  // Every output is declared before the work: an unwritable --remarks fails
-  // now, and no output is replaced unless all of them can be.
-  OutputTransaction out;
-  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
-  if (!f.remarks.empty()) {
-    if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
   }
   DecisionLog log(/*keep=*/!f.remarks.empty(), f.log_decisions ? stderr : nullptr);
   std::vector<std::string> warnings;

@@ -33,6 +33,13 @@ int RunPartitionCommand(const PartitionFlags& f) {
   std::map<std::string, std::string> overrides = OptionOverrides(f.options);
   LoadOptions load = f.load;
   if (auto it = overrides.find("ge.topoSortingMode"); it != overrides.end()) load.topo_sorting_mode = it->second;
+  // Declared before the input is read: an unwritable -o or --remarks fails
+  // at once, not after reading a large graph.
+  OutputTransaction out;
+  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
+  if (!f.remarks.empty()) {
+    if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
+  }
   auto model = LoadModel(f.input, load);
   if (!model.ok()) return ReportStatus(model.status());
   CompileOptions options = CompileOptions::FromModel(*model, overrides, /*read_environment=*/true);
@@ -41,11 +48,6 @@ int RunPartitionCommand(const PartitionFlags& f) {
   PrintWarnings(warnings);
   if (!valid.ok()) return ReportStatus(valid);
 
-  OutputTransaction out;  // declared first: an unwritable --remarks fails before the work
-  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
-  if (!f.remarks.empty()) {
-    if (auto s = out.Add(f.remarks, "--remarks"); !s.ok()) return ReportStatus(s);
-  }
   auto kept = std::make_shared<Plan>();
   KeepUntilExit(kept);
   Plan& plan = *kept;

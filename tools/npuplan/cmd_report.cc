@@ -39,11 +39,11 @@ int RunReport(const ReportFlags& f) {
                                                       : std::string(branch.status().message())));
   }
   Progress progress("report", f.quiet);
+  OutputTransaction out;  // before the input is read: an unwritable -o fails at once
+  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
   progress.Stage("reading the input");
   auto text = ReadFile(f.input);
   if (!text.ok()) return ReportStatus(text.status());
-  OutputTransaction out;
-  if (auto s = out.Add(f.output, "-o"); !s.ok()) return ReportStatus(s);
   absl::StatusOr<std::string> html;
   if (LooksLikePlan(*text)) {
     if (!f.case_path.empty()) {

@@ -47,17 +47,18 @@ int RunSimulate(SimulateFlags& f) {
   f.options.control_flow.branch = *branch;
   f.options.cost.use_cost_attr = !f.ignore_cost_attr;
   Progress progress("simulate", f.quiet);
-  progress.Stage("reading the plan");
-  auto plan = LoadPlan(f.input, f.load);
-  if (!plan.ok()) return ReportStatus(plan.status());
-  // Both outputs in one transaction: an unwritable -o leaves no trace file.
-  // The report goes to standard output without -o.
+  // Both outputs in one transaction, declared before the plan is read: an
+  // unwritable -o leaves no trace file and fails at once. The report goes to
+  // standard output without -o.
   const std::string report_path = f.output.empty() ? "-" : f.output;
   OutputTransaction out;
   if (auto s = out.Add(report_path, "the report (-o)"); !s.ok()) return ReportStatus(s);
   if (!f.trace.empty()) {
     if (auto s = out.Add(f.trace, "--trace"); !s.ok()) return ReportStatus(s);
   }
+  progress.Stage("reading the plan");
+  auto plan = LoadPlan(f.input, f.load);
+  if (!plan.ok()) return ReportStatus(plan.status());
   progress.Stage("simulating");
   const auto t0 = std::chrono::steady_clock::now();
   auto result = sim::Simulate(*plan, f.options);
