@@ -6,9 +6,23 @@
 namespace npuplan::memory {
 
 BranchRuns::BranchRuns(const Model& model) : scopes_(model) {
+  lanes_of_scope_.resize(scopes_.size());
+  std::vector<std::pair<int32_t, int32_t>> by_owner;  // (owner, scope)
   for (size_t s = 1; s < scopes_.size(); ++s) {
-    branches_[scopes_.owner(static_cast<int32_t>(s)).value].push_back(static_cast<int32_t>(s));
+    by_owner.emplace_back(scopes_.owner(static_cast<int32_t>(s)).value, static_cast<int32_t>(s));
   }
+  std::sort(by_owner.begin(), by_owner.end());
+  sibling_at_.assign(scopes_.size(), 0);
+  sibling_begin_.push_back(0);
+  for (size_t i = 0; i < by_owner.size(); ++i) {
+    if (i > 0 && by_owner[i].first != by_owner[i - 1].first) {
+      sibling_begin_.push_back(static_cast<int32_t>(i));
+    }
+    siblings_.push_back(by_owner[i].second);
+    sibling_at_[static_cast<size_t>(by_owner[i].second)] =
+        static_cast<int32_t>(sibling_begin_.size() - 1);
+  }
+  sibling_begin_.push_back(static_cast<int32_t>(by_owner.size()));
 }
 
 bool BranchRuns::Encloses(int32_t outer, int32_t inner) const {
@@ -27,10 +41,35 @@ int32_t BranchRuns::Escape(int32_t su, int32_t sv) const {
   return s;
 }
 
+const BranchRuns::LaneEntry* BranchRuns::Find(int32_t scope, int32_t lane) const {
+  for (const LaneEntry& e : lanes_of_scope_[static_cast<size_t>(scope)]) {
+    if (e.lane == lane) return &e;
+  }
+  return nullptr;
+}
+
+BranchRuns::LaneEntry& BranchRuns::Get(int32_t scope, int32_t lane) {
+  std::vector<LaneEntry>& list = lanes_of_scope_[static_cast<size_t>(scope)];
+  for (LaneEntry& e : list) {
+    if (e.lane == lane) return e;
+  }
+  list.push_back(LaneEntry{lane, -1, -1, {}});
+  return list.back();
+}
+
 void BranchRuns::Placed(NodeId v, int32_t sv, int32_t lane, int32_t pos) {
-  last_at_[Key(lane, sv)] = {v, pos};
+  if (sv == 0) {
+    if (root_last_.size() <= static_cast<size_t>(lane)) {
+      root_last_.resize(static_cast<size_t>(lane) + 1, {NodeId(), -1});
+    }
+    root_last_[static_cast<size_t>(lane)] = {v, pos};
+    return;
+  }
+  LaneEntry& own = Get(sv, lane);
+  own.last = v.value;
+  own.last_pos = pos;
   for (int32_t t = sv; t != 0; t = scopes_.parent(t)) {
-    Stretch& st = stretch_[Key(lane, t)];
+    Stretch& st = Get(t, lane).stretch;
     if (st.count == 0) st.lo = pos;
     st.hi = pos;
     ++st.count;
@@ -39,10 +78,13 @@ void BranchRuns::Placed(NodeId v, int32_t sv, int32_t lane, int32_t pos) {
 
 std::pair<NodeId, int32_t> BranchRuns::LastRunning(int32_t lane, int32_t sv) const {
   std::pair<NodeId, int32_t> best{NodeId(), -1};
-  for (int32_t t = sv;; t = scopes_.parent(t)) {
-    const auto it = last_at_.find(Key(lane, t));
-    if (it != last_at_.end() && it->second.second > best.second) best = it->second;
-    if (t == 0) break;
+  for (int32_t t = sv; t != 0; t = scopes_.parent(t)) {
+    const LaneEntry* e = Find(t, lane);
+    if (e != nullptr && e->last_pos > best.second) best = {NodeId(e->last), e->last_pos};
+  }
+  if (static_cast<size_t>(lane) < root_last_.size() &&
+      root_last_[static_cast<size_t>(lane)].second > best.second) {
+    best = root_last_[static_cast<size_t>(lane)];
   }
   return best;
 }
@@ -65,22 +107,15 @@ int32_t* BranchRuns::Group(int32_t branch_scope) {
   return group_clock_[used_++].data();
 }
 
-const std::vector<int32_t>& BranchRuns::BranchesOf(NodeId owner) const {
-  static const std::vector<int32_t> kNone;
-  const auto it = branches_.find(owner.value);
-  return it == branches_.end() ? kNone : it->second;
-}
-
-void BranchRuns::Cover(int32_t* state, NodeId owner, int32_t taken) const {
-  const std::vector<int32_t>& branches = BranchesOf(owner);
+void BranchRuns::Cover(int32_t* state, std::span<const int32_t> branches, int32_t taken) const {
   std::vector<Stretch> others;
   for (size_t j = 0; j < width_; ++j) {
     others.clear();
     for (int32_t s : branches) {
       if (s == taken) continue;
-      const auto it = stretch_.find(Key(static_cast<int32_t>(j), s));
+      const LaneEntry* e = Find(s, static_cast<int32_t>(j));
       // A stretch with another node inside is not the other branch's alone.
-      if (it != stretch_.end() && it->second.whole()) others.push_back(it->second);
+      if (e != nullptr && e->stretch.count > 0 && e->stretch.whole()) others.push_back(e->stretch);
     }
     std::sort(others.begin(), others.end(),
               [](const Stretch& a, const Stretch& b) { return a.lo < b.lo; });
@@ -101,17 +136,17 @@ void BranchRuns::Fold(int32_t* cv) {
   std::sort(order.begin(), order.end());
   out_.assign(cv, cv + width_);
   for (size_t i = 0; i < order.size();) {
-    const NodeId owner(order[i].first);
+    const std::span<const int32_t> branches =
+        Siblings(group_scope_[static_cast<size_t>(order[i].second)]);
     meet_.assign(width_, std::numeric_limits<int32_t>::max());
     auto meet_run = [&](int32_t taken, const int32_t* group) {
       state_.assign(cv, cv + width_);
       if (group != nullptr) {
         for (size_t j = 0; j < width_; ++j) state_[j] = std::max(state_[j], group[j]);
       }
-      Cover(state_.data(), owner, taken);
+      Cover(state_.data(), branches, taken);
       for (size_t j = 0; j < width_; ++j) meet_[j] = std::min(meet_[j], state_[j]);
     };
-    const std::vector<int32_t>& branches = BranchesOf(owner);
     for (int32_t s : branches) {
       const int32_t* group = nullptr;
       for (size_t k = i; k < order.size() && order[k].first == order[i].first; ++k) {
@@ -125,7 +160,8 @@ void BranchRuns::Fold(int32_t* cv) {
       meet_run(-1, nullptr);
     }
     for (size_t j = 0; j < width_; ++j) out_[j] = std::max(out_[j], meet_[j]);
-    while (i < order.size() && order[i].first == owner.value) ++i;
+    const int32_t owner = order[i].first;
+    while (i < order.size() && order[i].first == owner) ++i;
   }
   std::copy(out_.begin(), out_.end(), cv);
   used_ = 0;

@@ -28,7 +28,7 @@
 #define NPUPLAN_VERIFY_BRANCH_RUNS_H_
 
 #include <cstdint>
-#include <unordered_map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -65,9 +65,9 @@ class BranchRuns {
   // after position `after` gives its last such node to its group.
   template <typename JoinFn>
   void LaneExits(int32_t branch_scope, int32_t lane, int32_t after, JoinFn&& join) {
-    for (int32_t s : BranchesOf(scopes_.owner(branch_scope))) {
-      const auto it = last_at_.find(Key(lane, s));
-      if (it != last_at_.end() && it->second.second > after) join(Group(s), it->second.first);
+    for (int32_t s : Siblings(branch_scope)) {
+      const LaneEntry* e = Find(s, lane);
+      if (e != nullptr && e->last_pos > after) join(Group(s), NodeId(e->last));
     }
   }
   bool has_groups() const { return used_ > 0; }
@@ -80,19 +80,32 @@ class BranchRuns {
     int32_t lo = 0, hi = -1, count = 0;
     bool whole() const { return count == hi - lo + 1; }
   };
-  static uint64_t Key(int32_t lane, int32_t scope) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(lane)) << 32) |
-           static_cast<uint32_t>(scope);
+  // What a branch scope left on one lane: its last node directly in the
+  // scope (-1 none) and the stretch of its nodes at any depth.
+  struct LaneEntry {
+    int32_t lane = 0;
+    int32_t last = -1, last_pos = -1;
+    Stretch stretch;
+  };
+  // A scope uses few lanes: a short list per scope, searched in order.
+  const LaneEntry* Find(int32_t scope, int32_t lane) const;
+  LaneEntry& Get(int32_t scope, int32_t lane);
+  // The branch scopes of `scope`'s If, itself included, by scope.
+  std::span<const int32_t> Siblings(int32_t scope) const {
+    const size_t at = static_cast<size_t>(sibling_at_[static_cast<size_t>(scope)]);
+    return {siblings_.data() + sibling_begin_[at], siblings_.data() + sibling_begin_[at + 1]};
   }
-  const std::vector<int32_t>& BranchesOf(NodeId owner) const;
-  // In a run of branch `taken` (-1: none of the listed) of `owner`, the
-  // other branches' whole stretches that `state` reaches are covered.
-  void Cover(int32_t* state, NodeId owner, int32_t taken) const;
+  // In a run of branch `taken` (-1: none of them) of the If whose branches
+  // are `branches`, the other branches' whole stretches that `state`
+  // reaches are covered.
+  void Cover(int32_t* state, std::span<const int32_t> branches, int32_t taken) const;
 
   BranchScopes scopes_;
-  std::unordered_map<int32_t, std::vector<int32_t>> branches_;        // by owner: branch scopes
-  std::unordered_map<uint64_t, std::pair<NodeId, int32_t>> last_at_;  // (lane, scope) → node, pos
-  std::unordered_map<uint64_t, Stretch> stretch_;  // (lane, branch scope, any depth)
+  // Branch scopes grouped by If (siblings_[sibling_begin_[i] ..
+  // sibling_begin_[i + 1]) for the i-th If); per scope its If's i.
+  std::vector<int32_t> siblings_, sibling_begin_, sibling_at_;
+  std::vector<std::vector<LaneEntry>> lanes_of_scope_;  // by branch scope
+  std::vector<std::pair<NodeId, int32_t>> root_last_;   // by lane: last node outside branches, pos
   size_t width_ = 0;
   size_t used_ = 0;
   std::vector<int32_t> group_scope_;               // per group
