@@ -154,7 +154,7 @@ struct RunResult {
   // Over all runs, as `npuplan run` counts them: dependency violations,
   // device id misuses and memory races (0 = the plan ran clean).
   int64_t violations = 0;
-  int64_t memory_races = 0;  // of those: buffers on shared bytes the run's order did not keep apart
+  int64_t memory_races = 0;  // of those: memory races and hazards (exec/memory_race_checker.h)
   int64_t runs_with_violations = 0;
   std::vector<std::string> messages;  // one per violation, "run R: …"
   int64_t skipped_events = 0;         // loop-carried or backward events the CPU back end skips

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -169,6 +170,8 @@ struct Instance {
   std::vector<int32_t> last;    // per lane: position of its last touch there (0 none)
   std::vector<int32_t> known;   // per lane: min over its touches of their start clocks
   std::vector<size_t> touches;  // task runs, in order
+  size_t last_write = kNoTask;  // its latest write the hazard check holds to
+  static constexpr size_t kNoTask = std::numeric_limits<size_t>::max();
 };
 
 // Every touch of `a` finishes before any touch of `b` starts; else the
@@ -178,6 +181,19 @@ int64_t Unordered(const Instance& a, const Instance& b) {
     if (a.last[s] > b.known[s]) return static_cast<int64_t>(s);
   }
   return -1;
+}
+
+// A node whose task computes on its tensors: not a control-flow owner, nor a
+// node that passes a value on under another name (a subgraph's Data or
+// NetOutput, the flat-loop plumbing), whose outputs alias what it reads.
+bool MovesData(const Node& n) {
+  static constexpr std::string_view kPassOn[] = {
+      "Data",      "RefData",       "NetOutput",       "Enter",    "RefEnter",
+      "Exit",      "RefExit",       "Merge",           "RefMerge", "Switch",
+      "RefSwitch", "NextIteration", "RefNextIteration"};
+  if (!n.subgraphs.empty()) return false;
+  return std::none_of(std::begin(kPassOn), std::end(kPassOn),
+                      [&](std::string_view t) { return n.type == t; });
 }
 
 // A byte range of the pool a buffer occupies.
@@ -229,6 +245,7 @@ class Checker {
     MemoryRaceReport report;
     report.lanes = rc_.lanes;
     report.instances = instances_.size();
+
     std::vector<size_t> order(instances_.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -262,6 +279,11 @@ class Checker {
         }
       }
     }
+    report.hazards = hazards_;
+    for (std::string& m : hazard_messages_) {
+      if (report.messages.size() == MemoryRaceReport::kMaxMessages) break;
+      report.messages.push_back(std::move(m));
+    }
     return report;
   }
 
@@ -278,11 +300,8 @@ class Checker {
     }
   }
 
-  void Touch(size_t t, memory::TensorRef ref) {
-    const auto it = lt_.buffer_of.find(ref);
-    if (it == lt_.buffer_of.end()) return;
-    const int32_t b = it->second;
-    if (ranges_[static_cast<size_t>(b)].empty()) return;
+  // Task run t touches buffer b (writes it when `write`).
+  void Touch(size_t t, int32_t b, bool write) {
     const TaskRun& x = rc_.tasks[t];
     const int32_t run = lt_.buffers[static_cast<size_t>(b)].iteration_loop >= 0 ? x.run : 0;
     auto [slot, fresh] = instance_of_.emplace(std::make_pair(b, run), instances_.size());
@@ -297,17 +316,86 @@ class Checker {
     }
     Instance& in = instances_[slot->second];
     if (!in.touches.empty() && in.touches.back() == t) return;
+    if (write && !fresh) CheckWrite(in, t);
+    if (!write && in.last_write != Instance::kNoTask && hazard_node_[x.node.index()] &&
+        x.attached < 0) {
+      CheckRead(in, t);
+    }
+    if (write) in.last_write = t;
     in.touches.push_back(t);
     in.last[static_cast<size_t>(x.lane)] = std::max(in.last[static_cast<size_t>(x.lane)], x.pos);
     for (size_t l = 0; l < rc_.lanes; ++l) in.known[l] = std::min(in.known[l], rc_.Known(t, l));
   }
 
+  // A write must come after every earlier touch of its buffer instance by
+  // another node run (its own node's other tasks, the attached ones, run
+  // with it): else it overwrites what a reader may still read, or what a
+  // reader has not read yet.
+  void CheckWrite(const Instance& in, size_t t) {
+    const TaskRun& w = rc_.tasks[t];
+    for (size_t l = 0; l < rc_.lanes; ++l) {
+      const int32_t known = rc_.Known(t, l);
+      if (in.last[l] <= known) continue;
+      // The latest touch on lane l by another node run that t does not know.
+      for (auto it = in.touches.rbegin(); it != in.touches.rend(); ++it) {
+        const TaskRun& x = rc_.tasks[*it];
+        if (static_cast<size_t>(x.lane) != l || x.pos <= known) continue;
+        if ((x.node == w.node && x.run == w.run) || !hazard_node_[x.node.index()] ||
+            x.attached >= 0)
+          continue;
+        ++hazards_;
+        if (hazard_messages_.size() < MemoryRaceReport::kMaxMessages) {
+          hazard_messages_.push_back(StrCat("memory hazard: ", Name(in), " is written by ", Slot(t),
+                                            ", but ", Slot(*it),
+                                            ", which touches it before, is not ordered before it"));
+        }
+        return;
+      }
+    }
+  }
+
+  // A read must come after the latest write of its buffer instance.
+  void CheckRead(const Instance& in, size_t t) {
+    const TaskRun& w = rc_.tasks[in.last_write];
+    if (rc_.Known(t, static_cast<size_t>(w.lane)) >= w.pos) return;
+    ++hazards_;
+    if (hazard_messages_.size() < MemoryRaceReport::kMaxMessages) {
+      hazard_messages_.push_back(StrCat("memory hazard: ", Name(in), " is read by ", Slot(t),
+                                        ", but ", Slot(in.last_write),
+                                        ", which writes it before, is not ordered before it"));
+    }
+  }
+
   void CollectInstances() {
     const Model& m = plan_.model;
+    hazard_node_.assign(m.num_nodes(), 0);
+    for (size_t i = 0; i < m.num_nodes(); ++i) hazard_node_[i] = MovesData(m.nodes()[i]);
+    std::vector<std::pair<int32_t, bool>> touched;  // (buffer, written) of one task
     for (size_t t = 0; t < rc_.tasks.size(); ++t) {
       const NodeId n = rc_.tasks[t].node;
       if (!n.valid() || n.index() >= m.num_nodes()) continue;
-      ForEachTensor(m, n, [&](memory::TensorRef r) { Touch(t, r); });
+      touched.clear();
+      const size_t inputs = m.node(n).inputs.size();
+      size_t i = 0;
+      ForEachTensor(m, n, [&](memory::TensorRef r) {
+        const bool write = i++ >= inputs;  // outputs and workspace
+        const auto it = lt_.buffer_of.find(r);
+        if (it == lt_.buffer_of.end() || ranges_[static_cast<size_t>(it->second)].empty()) return;
+        touched.emplace_back(it->second, write);
+      });
+      // One touch per buffer, a write when any of them writes.
+      std::sort(touched.begin(), touched.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second > b.second;
+      });
+      for (size_t k = 0; k < touched.size(); ++k) {
+        if (k > 0 && touched[k].first == touched[k - 1].first) continue;
+        // Writes the hazard check holds to: main tasks of nodes that compute
+        // (MovesData; an attached task's order inside its node is the
+        // kernel's).
+        const bool write =
+            touched[k].second && hazard_node_[n.index()] && rc_.tasks[t].attached < 0;
+        Touch(t, touched[k].first, write);
+      }
     }
   }
 
@@ -351,6 +439,9 @@ class Checker {
   std::vector<std::vector<Range>> ranges_;  // per buffer
   std::map<std::pair<int32_t, int32_t>, size_t> instance_of_;
   std::vector<Instance> instances_;
+  size_t hazards_ = 0;
+  std::vector<uint8_t> hazard_node_;  // per node: its touches count in the hazard check
+  std::vector<std::string> hazard_messages_;
 };
 
 }  // namespace

@@ -30,6 +30,15 @@
 // lane change: O((T + W + R)·L + I·L·log I) for T task runs, W waits,
 // R records, I instances and L lanes.
 //
+// Hazards: within one buffer instance, a write by a computing node's main
+// task must come after every earlier touch by another node run (a write
+// over what a reader has not read yet: a ref / in-place output racing
+// another reader of its input, a loop-carried value rewritten before the
+// last iteration's readers finished), and a read after the latest write.
+// Only nodes that compute count there: control-flow owners' tasks and nodes
+// that pass a value on (a subgraph's Data / NetOutput) move no data, and
+// attached tasks' order inside their node is the kernel's.
+//
 // Unlike the dependency checker, nothing here depends on timing: the same
 // plan and control flow always give the same races.
 #ifndef NPUPLAN_EXEC_MEMORY_RACE_CHECKER_H_
@@ -51,7 +60,12 @@ struct MemoryRaceReport {
   size_t instances = 0;  // buffer instances touched in the run (pool only)
   size_t checked = 0;    // instance pairs checked
   size_t races = 0;      // pairs that overlap in memory and are not ordered
-  // The first races described ("memory race: ..."), by first touch.
+  // Touches of one buffer instance a write is not ordered with (hazard rule,
+  // above).
+  size_t hazards = 0;
+  // The first races described ("memory race: ..."), by first touch, then the
+  // first hazards ("memory hazard: ...").
+  size_t problems() const { return races + hazards; }
   std::vector<std::string> messages;
   static constexpr size_t kMaxMessages = 20;
   // Non-empty: why the check did not run (its clocks beyond the budget).

@@ -245,5 +245,45 @@ TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
   }
 }
 
+// A ref output (`_ref_input_index`) writes its input's buffer in place. The
+// reader r on stream 1 and the writer w on stream 0 both read x; nothing in
+// the graph orders r before w, so when w runs first it overwrites what r has
+// not read yet. The race check's hazard rule names it.
+TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json"));
+  Plan plan = events::testing::PlanFromModel(std::move(model));
+  events::testing::RunResult result;
+  ASSERT_THAT(
+      events::testing::RunPasses(plan, events::testing::Passes<MemoryPlanning>(), {}, &result),
+      IsOk());
+  ASSERT_THAT(events::testing::RunEventsPasses(plan, &result), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport rep, CheckDefault(plan));
+  EXPECT_EQ(rep.races, 0u);  // one buffer: no two share bytes
+  EXPECT_EQ(rep.hazards, 1u);
+  ASSERT_EQ(rep.messages.size(), 1u);
+  EXPECT_THAT(rep.messages[0], HasSubstr("memory hazard: 'x:0'"));
+  EXPECT_THAT(rep.messages[0], HasSubstr("'r' on stream 1"));
+  EXPECT_THAT(rep.messages[0], HasSubstr("'w' on stream 0"));
+  // With a control edge r -> w the events stage orders them: no hazard.
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model ordered,
+                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "control_inputs": ["r"], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json"));
+  Plan plan2 = events::testing::PlanFromModel(std::move(ordered));
+  ASSERT_THAT(
+      events::testing::RunPasses(plan2, events::testing::Passes<MemoryPlanning>(), {}, &result),
+      IsOk());
+  ASSERT_THAT(events::testing::RunEventsPasses(plan2, &result), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(plan2));
+  EXPECT_EQ(ok.problems(), 0u) << (ok.messages.empty() ? "" : ok.messages[0]);
+}
+
 }  // namespace
 }  // namespace npuplan::exec

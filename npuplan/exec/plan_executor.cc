@@ -296,7 +296,7 @@ absl::StatusOr<ExecResult> PlanExecutor::Run(runtime::Device& device, uint64_t r
   std::sort(result.event_misuses.begin(), result.event_misuses.end());
   result.messages.insert(result.messages.end(), result.event_misuses.begin(),
                          result.event_misuses.end());
-  result.memory_race_count = memory_races_.races;
+  result.memory_race_count = memory_races_.problems();
   result.memory_races = memory_races_.messages;
   result.memory_check_skipped = memory_races_.skipped;
   result.messages.insert(result.messages.end(), result.memory_races.begin(),

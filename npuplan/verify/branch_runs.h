@@ -46,8 +46,8 @@ class BranchRuns {
   // A node in scope `outer` runs whenever one in scope `inner` runs.
   bool Encloses(int32_t outer, int32_t inner) const;
   // For u (scope su) that need not run with v (scope sv): the outermost branch
-  // scope holding u and not v, or -1 when v lies in a sibling branch of it or
-  // u lies deeper than it (u then gives v nothing).
+  // scope holding u and not v, or -1 when v lies in a sibling branch of it
+  // (u then gives v nothing; so does a u deeper than the answer).
   int32_t Escape(int32_t su, int32_t sv) const;
 
   // The sweep gave node v (scope sv) position `pos` on `lane`.

@@ -104,9 +104,9 @@ int RunRun(const RunFlags& f) {
       std::printf("memory check skipped: %s (--memory-check-budget)\n", memory.skipped.c_str());
     } else if (options.check_memory && plan->memory.planned) {
       std::printf(
-          "memory check: %zu buffer instances, %zu overlapping pairs, %zu races (clocks over %zu "
-          "lanes)\n",
-          memory.instances, memory.checked, memory.races, memory.lanes);
+          "memory check: %zu buffer instances, %zu overlapping pairs, %zu races, %zu hazards "
+          "(clocks over %zu lanes)\n",
+          memory.instances, memory.checked, memory.races, memory.hazards, memory.lanes);
     }
     if (streams == 0 && plan->model.num_nodes() > 0) {
       std::printf("note: no node of the plan has a stream; nothing ran\n");
