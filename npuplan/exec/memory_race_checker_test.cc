@@ -14,6 +14,7 @@
 #include "npuplan/runtime/cpu_device.h"
 #include "npuplan/sim/cost_model.h"
 #include "npuplan/sim/sim_testing.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/memory_verifier.h"
@@ -65,6 +66,18 @@ absl::StatusOr<MemoryRaceReport> CheckBranch(const Plan& plan, int32_t branch) {
                            sim::ResolveControlFlow(plan, cf, sim::NodeWork(plan, {}, 1.0)));
   NPUPLAN_ASSIGN_OR_RETURN(sim::PlanProgram program, sim::BuildPlanProgram(plan, flow));
   return MemoryRaceChecker::Check(plan, program);
+}
+
+// A graph (streams from `_test_stream`) through memory planning and every
+// events pass, each verified after it runs.
+absl::StatusOr<Plan> PlanThroughEvents(const std::string& graph) {
+  NPUPLAN_ASSIGN_OR_RETURN(Model model, npuplan::testing::ParseVerifiedGraph(graph));
+  Plan plan = events::testing::PlanFromModel(std::move(model));
+  events::testing::RunResult result;
+  NPUPLAN_RETURN_IF_ERROR(
+      events::testing::RunPasses(plan, events::testing::Passes<MemoryPlanning>(), {}, &result));
+  NPUPLAN_RETURN_IF_ERROR(events::testing::RunEventsPasses(plan, &result));
+  return plan;
 }
 
 TEST(MemoryRaceCheckerTest, BuffersOnTwoUnorderedStreamsMayNotShareBytes) {
@@ -213,8 +226,7 @@ TEST(MemoryRaceCheckerTest, TheExecutorReportsRacesAndCompiledPlansHaveNone) {
 // reading x:0) before e1 wrote, though every verifier passed (RunPasses
 // verifies after each pass). Each branch now runs race-free.
 TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
-                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanThroughEvents(R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Add", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
     {"name": "xr", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
     {"name": "a", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
@@ -232,12 +244,6 @@ TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
       {"name": "e1", "type": "Add", "inputs": ["e_in"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [256]}]},
       {"name": "e2", "type": "Add", "inputs": ["e1"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
       {"name": "e_out", "type": "NetOutput", "inputs": ["e2"], "attrs": {"_test_stream": 2}}]}]})json"));
-  Plan plan = events::testing::PlanFromModel(std::move(model));
-  events::testing::RunResult result;
-  ASSERT_THAT(
-      events::testing::RunPasses(plan, events::testing::Passes<MemoryPlanning>(), {}, &result),
-      IsOk());
-  ASSERT_THAT(events::testing::RunEventsPasses(plan, &result), IsOk());
   for (int32_t branch : {0, 1}) {
     NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport r, CheckBranch(plan, branch));
     EXPECT_EQ(r.races, 0u) << "branch " << branch << ": "
@@ -250,18 +256,17 @@ TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
 // the graph orders r before w, so when w runs first it overwrites what r has
 // not read yet. The race check's hazard rule names it.
 TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
-                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+  auto graph = [](const char* w_control) {
+    return StrCat(
+        R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
     {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
-    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json"));
-  Plan plan = events::testing::PlanFromModel(std::move(model));
-  events::testing::RunResult result;
-  ASSERT_THAT(
-      events::testing::RunPasses(plan, events::testing::Passes<MemoryPlanning>(), {}, &result),
-      IsOk());
-  ASSERT_THAT(events::testing::RunEventsPasses(plan, &result), IsOk());
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "control_inputs": [)json",
+        w_control,
+        R"json(], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json");
+  };
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanThroughEvents(graph("")));
   NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport rep, CheckDefault(plan));
   EXPECT_EQ(rep.races, 0u);  // one buffer: no two share bytes
   EXPECT_EQ(rep.hazards, 1u);
@@ -270,18 +275,8 @@ TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
   EXPECT_THAT(rep.messages[0], HasSubstr("'r' on stream 1"));
   EXPECT_THAT(rep.messages[0], HasSubstr("'w' on stream 0"));
   // With a control edge r -> w the events stage orders them: no hazard.
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model ordered,
-                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
-    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
-    {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
-    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "control_inputs": ["r"], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json"));
-  Plan plan2 = events::testing::PlanFromModel(std::move(ordered));
-  ASSERT_THAT(
-      events::testing::RunPasses(plan2, events::testing::Passes<MemoryPlanning>(), {}, &result),
-      IsOk());
-  ASSERT_THAT(events::testing::RunEventsPasses(plan2, &result), IsOk());
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(plan2));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan ordered, PlanThroughEvents(graph(R"("r")")));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(ordered));
   EXPECT_EQ(ok.problems(), 0u) << (ok.messages.empty() ? "" : ok.messages[0]);
 }
 
