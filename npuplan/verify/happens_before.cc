@@ -363,9 +363,12 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
                                                       : lanes->node_loop[v.index()];
       const int32_t lane = JoinLane(Row(v) + kClock, static_cast<int64_t>(at), loop, tails);
       if (static_cast<size_t>(lane) >= width) {
-        // Reopened streams may need more lanes than there are streams.
-        Widen(std::max(static_cast<size_t>(lane) + 1,
-                       std::min(std::max<size_t>(2 * width, 1), static_cast<size_t>(k_))),
+        // Up to the stream count by doubling; past it (streams that continue
+        // on another lane) by half again, never one lane at a time.
+        const size_t need = static_cast<size_t>(lane) + 1;
+        const size_t k = static_cast<size_t>(k_);
+        Widen(need <= k ? std::max(need, std::min(std::max<size_t>(2 * width, 1), k))
+                        : std::max(need, width + width / 2),
               preds);
         width = stride_ - kClock;
       }
