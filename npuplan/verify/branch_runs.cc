@@ -23,9 +23,41 @@ BranchRuns::BranchRuns(const Model& model) : scopes_(model) {
         static_cast<int32_t>(sibling_begin_.size() - 1);
   }
   sibling_begin_.push_back(static_cast<int32_t>(by_owner.size()));
+  open_.push_back(0);
+}
+
+void BranchRuns::Enter(int32_t sv) {
+  // Close what does not hold sv; then open sv's scopes below the last open
+  // one. Each scope opens and closes once per contiguous visit.
+  while (open_.back() != 0 && !Encloses(open_.back(), sv)) {
+    const int32_t closed = open_.back();
+    open_.pop_back();
+    const int32_t parent = scopes_.parent(closed);
+    if (parent == 0) continue;
+    // A scope visited again (an order where its nodes are not contiguous)
+    // hands on only its new nodes: each node counts once per scope.
+    for (size_t k = 0; k < lanes_of_scope_[static_cast<size_t>(closed)].size(); ++k) {
+      LaneEntry& e = lanes_of_scope_[static_cast<size_t>(closed)][k];
+      if (e.stretch.count == e.handed) continue;
+      const Stretch child = e.stretch;
+      const int32_t fresh = child.count - e.handed;
+      e.handed = child.count;
+      Stretch& st = Get(parent, e.lane).stretch;
+      st.lo = st.count == 0 ? child.lo : std::min(st.lo, child.lo);
+      st.hi = std::max(st.hi, child.hi);
+      st.count += fresh;
+    }
+  }
+  const size_t at = open_.size();
+  const int32_t top = open_.back();
+  for (int32_t t = sv; t != top; t = scopes_.parent(t)) open_.push_back(t);
+  std::reverse(open_.begin() + static_cast<std::ptrdiff_t>(at), open_.end());
 }
 
 bool BranchRuns::Encloses(int32_t outer, int32_t inner) const {
+  const size_t d = static_cast<size_t>(scopes_.depth(outer));
+  // The scope the sweep is in: its ancestors are the open path, one per depth.
+  if (inner == open_.back()) return d < open_.size() && open_[d] == outer;
   while (scopes_.depth(inner) > scopes_.depth(outer)) inner = scopes_.parent(inner);
   return inner == outer;
 }
@@ -58,35 +90,38 @@ BranchRuns::LaneEntry& BranchRuns::Get(int32_t scope, int32_t lane) {
 }
 
 void BranchRuns::Placed(NodeId v, int32_t sv, int32_t lane, int32_t pos) {
-  if (sv == 0) {
-    if (root_last_.size() <= static_cast<size_t>(lane)) {
-      root_last_.resize(static_cast<size_t>(lane) + 1, {NodeId(), -1});
-    }
-    root_last_[static_cast<size_t>(lane)] = {v, pos};
-    return;
+  if (lane_path_.size() <= static_cast<size_t>(lane)) {
+    lane_path_.resize(static_cast<size_t>(lane) + 1);
   }
+  std::vector<Placement>& path = lane_path_[static_cast<size_t>(lane)];
+  while (!path.empty() && !Encloses(path.back().scope, sv)) path.pop_back();
+  if (!path.empty() && path.back().scope == sv) {
+    path.back() = {sv, v, pos};
+  } else {
+    path.push_back({sv, v, pos});
+  }
+  if (sv == 0) return;
   LaneEntry& own = Get(sv, lane);
   own.last = v.value;
   own.last_pos = pos;
-  for (int32_t t = sv; t != 0; t = scopes_.parent(t)) {
-    Stretch& st = Get(t, lane).stretch;
-    if (st.count == 0) st.lo = pos;
-    st.hi = pos;
-    ++st.count;
-  }
+  Stretch& st = own.stretch;
+  if (st.count == 0) st.lo = pos;
+  st.hi = pos;
+  ++st.count;
 }
 
+// The path's entries are nested scopes, the latest last: the first one from
+// the end that holds sv is the latest placement that runs whenever sv does
+// (a scope left off the path was closed, and holds no later node).
 std::pair<NodeId, int32_t> BranchRuns::LastRunning(int32_t lane, int32_t sv) const {
-  std::pair<NodeId, int32_t> best{NodeId(), -1};
-  for (int32_t t = sv; t != 0; t = scopes_.parent(t)) {
-    const LaneEntry* e = Find(t, lane);
-    if (e != nullptr && e->last_pos > best.second) best = {NodeId(e->last), e->last_pos};
+  if (static_cast<size_t>(lane) >= lane_path_.size()) return {NodeId(), -1};
+  const std::vector<Placement>& path = lane_path_[static_cast<size_t>(lane)];
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    if (scopes_.depth(it->scope) <= scopes_.depth(sv) && Encloses(it->scope, sv)) {
+      return {it->node, it->pos};
+    }
   }
-  if (static_cast<size_t>(lane) < root_last_.size() &&
-      root_last_[static_cast<size_t>(lane)].second > best.second) {
-    best = root_last_[static_cast<size_t>(lane)];
-  }
-  return best;
+  return {NodeId(), -1};
 }
 
 void BranchRuns::BeginNode(size_t width) {

@@ -50,6 +50,10 @@ class BranchRuns {
   // (u then gives v nothing; so does a u deeper than the answer).
   int32_t Escape(int32_t su, int32_t sv) const;
 
+  // The sweep reaches a node of scope sv: the branch scopes it has left
+  // are closed (a branch's nodes are contiguous in the plan order), their
+  // stretches handed to the enclosing scope.
+  void Enter(int32_t sv);
   // The sweep gave node v (scope sv) position `pos` on `lane`.
   void Placed(NodeId v, int32_t sv, int32_t lane, int32_t pos);
   // The last node placed on `lane` that runs whenever scope sv runs, with
@@ -81,11 +85,13 @@ class BranchRuns {
     bool whole() const { return count == hi - lo + 1; }
   };
   // What a branch scope left on one lane: its last node directly in the
-  // scope (-1 none) and the stretch of its nodes at any depth.
+  // scope (-1 none) and the stretch of its nodes (at any depth once the
+  // scopes inside it closed).
   struct LaneEntry {
     int32_t lane = 0;
     int32_t last = -1, last_pos = -1;
     Stretch stretch;
+    int32_t handed = 0;  // of stretch.count, given to the enclosing scope already
   };
   // A scope uses few lanes: a short list per scope, searched in order.
   const LaneEntry* Find(int32_t scope, int32_t lane) const;
@@ -105,7 +111,15 @@ class BranchRuns {
   // sibling_begin_[i + 1]) for the i-th If); per scope its If's i.
   std::vector<int32_t> siblings_, sibling_begin_, sibling_at_;
   std::vector<std::vector<LaneEntry>> lanes_of_scope_;  // by branch scope
-  std::vector<std::pair<NodeId, int32_t>> root_last_;   // by lane: last node outside branches, pos
+  // Per lane: the last node placed there of each scope on the path from
+  // the root to the last node's scope (a chain, outermost first).
+  struct Placement {
+    int32_t scope = 0;
+    NodeId node;
+    int32_t pos = -1;
+  };
+  std::vector<std::vector<Placement>> lane_path_;
+  std::vector<int32_t> open_;  // the scopes the sweep is in, outermost first (root included)
   size_t width_ = 0;
   size_t used_ = 0;
   std::vector<int32_t> group_scope_;               // per group

@@ -308,7 +308,10 @@ void HappensBefore::Sweep(const std::vector<NodeId>& order, const BigVector<int6
     if (lanes && !opens) l = static_cast<size_t>(lane_of_stream_[l]);
     int32_t* const cv = Row(v) + kClock;
     const int32_t sv = runs ? runs->scope(v) : 0;
-    if (runs) runs->BeginNode(width);
+    if (runs) {
+      runs->Enter(sv);
+      runs->BeginNode(width);
+    }
     auto join_pred = [&](NodeId u) {
       if (!runs) return join_into(cv, u);
       const int32_t su = runs->scope(u);
