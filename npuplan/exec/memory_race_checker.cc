@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -24,6 +25,17 @@ struct TaskRun {
   int32_t lane = 0;    // RunClocks: a chain of task runs
   int32_t pos = 0;     // 1-based on its lane
   size_t version = 0;  // its stream's clock when it starts (RunClocks::versions)
+};
+
+// Per node: the pool buffers its tasks touch, each once, written when one of
+// its outputs or its workspace is that buffer (NodeTouchesOf).
+struct NodeTouches {
+  std::vector<uint32_t> begin{0};              // node i: list[begin[i], begin[i + 1])
+  std::vector<std::pair<int32_t, bool>> list;  // (buffer, written)
+  std::span<const std::pair<int32_t, bool>> of(NodeId n) const {
+    return {list.data() + begin[n.index()], list.data() + begin[n.index() + 1]};
+  }
+  bool any(NodeId n) const { return begin[n.index() + 1] > begin[n.index()]; }
 };
 
 // The run's task runs in a linear order that respects every wait, with
@@ -51,12 +63,12 @@ struct RunClocks {
   }
 };
 
-// `touches` (by node): whether its tasks touch the pool; the others (Send,
-// Recv, gates, StreamActive…) take no place on a lane, their order being
+// Only tasks of nodes that touch the pool (`touches`) take a place on a
+// lane; the others (Send, Recv, gates, StreamActive…) have their order
 // carried by the waits and records around them. `skipped` says why when the
 // stored entries would pass `budget`.
 absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program,
-                                           const std::vector<uint8_t>& touches, uint64_t budget,
+                                           const NodeTouches& touches, uint64_t budget,
                                            std::string& skipped) {
   RunClocks out;
   const size_t k = program.streams.size();
@@ -105,7 +117,8 @@ absl::StatusOr<RunClocks> ComputeRunClocks(const sim::PlanProgram& program,
           snapshots.insert(snapshots.end(), c.begin(), c.end());
           continue;
         }
-        if (!it.node.valid() || it.node.index() >= touches.size() || !touches[it.node.index()]) {
+        if (!it.node.valid() || it.node.index() + 1 >= touches.begin.size() ||
+            !touches.any(it.node)) {
           continue;
         }
         if (lane_of[s] == kNone || changed[s]) {
@@ -225,20 +238,47 @@ std::vector<std::vector<Range>> PoolRanges(const Plan& plan, const memory::Tenso
   return ranges;
 }
 
-// What node n's tasks touch: its data inputs, its outputs, its workspace.
-template <typename F>
-void ForEachTensor(const Model& m, NodeId n, F&& f) {
-  const Node& node = m.node(n);
-  for (const OutputRef& in : node.inputs) f(memory::TensorRef{in.node, in.index});
-  for (size_t o = 0; o < node.outputs.size(); ++o) f(memory::TensorRef{n, static_cast<int32_t>(o)});
-  f(memory::TensorRef{n, memory::TensorRef::kWorkspace});
+// What each node's tasks touch: its data inputs (read), its outputs and its
+// workspace (written), those with a pool placement, one entry per buffer.
+NodeTouches NodeTouchesOf(const Model& m, const memory::TensorLifetimes& lt,
+                          const std::vector<std::vector<Range>>& ranges) {
+  NodeTouches out;
+  out.begin.reserve(m.num_nodes() + 1);
+  std::vector<std::pair<int32_t, bool>> one;
+  for (size_t i = 0; i < m.num_nodes(); ++i) {
+    const NodeId n(static_cast<int32_t>(i));
+    const Node& node = m.node(n);
+    one.clear();
+    auto add = [&](memory::TensorRef r, bool write) {
+      const auto it = lt.buffer_of.find(r);
+      if (it != lt.buffer_of.end() && !ranges[static_cast<size_t>(it->second)].empty())
+        one.emplace_back(it->second, write);
+    };
+    for (const OutputRef& in : node.inputs) add(memory::TensorRef{in.node, in.index}, false);
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      add(memory::TensorRef{n, static_cast<int32_t>(o)}, true);
+    add(memory::TensorRef{n, memory::TensorRef::kWorkspace}, true);
+    // One entry per buffer, written when any of them writes.
+    std::sort(one.begin(), one.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    for (size_t k = 0; k < one.size(); ++k) {
+      if (k == 0 || one[k].first != one[k - 1].first) out.list.push_back(one[k]);
+    }
+    out.begin.push_back(static_cast<uint32_t>(out.list.size()));
+  }
+  return out;
 }
 
 class Checker {
  public:
   Checker(const Plan& plan, const memory::TensorLifetimes& lt,
-          std::vector<std::vector<Range>> ranges, RunClocks clocks)
-      : plan_(plan), lt_(lt), rc_(std::move(clocks)), ranges_(std::move(ranges)) {}
+          std::vector<std::vector<Range>> ranges, NodeTouches touches, RunClocks clocks)
+      : plan_(plan),
+        lt_(lt),
+        rc_(std::move(clocks)),
+        ranges_(std::move(ranges)),
+        touches_(std::move(touches)) {}
 
   MemoryRaceReport Run() {
     CollectInstances();
@@ -370,32 +410,13 @@ class Checker {
     const Model& m = plan_.model;
     hazard_node_.assign(m.num_nodes(), 0);
     for (size_t i = 0; i < m.num_nodes(); ++i) hazard_node_[i] = MovesData(m.nodes()[i]);
-    std::vector<std::pair<int32_t, bool>> touched;  // (buffer, written) of one task
     for (size_t t = 0; t < rc_.tasks.size(); ++t) {
       const NodeId n = rc_.tasks[t].node;
       if (!n.valid() || n.index() >= m.num_nodes()) continue;
-      touched.clear();
-      const size_t inputs = m.node(n).inputs.size();
-      size_t i = 0;
-      ForEachTensor(m, n, [&](memory::TensorRef r) {
-        const bool write = i++ >= inputs;  // outputs and workspace
-        const auto it = lt_.buffer_of.find(r);
-        if (it == lt_.buffer_of.end() || ranges_[static_cast<size_t>(it->second)].empty()) return;
-        touched.emplace_back(it->second, write);
-      });
-      // One touch per buffer, a write when any of them writes.
-      std::sort(touched.begin(), touched.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first < b.first : a.second > b.second;
-      });
-      for (size_t k = 0; k < touched.size(); ++k) {
-        if (k > 0 && touched[k].first == touched[k - 1].first) continue;
-        // Writes the hazard check holds to: main tasks of nodes that compute
-        // (MovesData; an attached task's order inside its node is the
-        // kernel's).
-        const bool write =
-            touched[k].second && hazard_node_[n.index()] && rc_.tasks[t].attached < 0;
-        Touch(t, touched[k].first, write);
-      }
+      // Writes the hazard check holds to: main tasks of nodes that compute
+      // (MovesData; an attached task's order inside its node is the kernel's).
+      const bool writes = hazard_node_[n.index()] && rc_.tasks[t].attached < 0;
+      for (const auto& [b, written] : touches_.of(n)) Touch(t, b, written && writes);
     }
   }
 
@@ -437,6 +458,7 @@ class Checker {
   const memory::TensorLifetimes& lt_;
   RunClocks rc_;
   std::vector<std::vector<Range>> ranges_;  // per buffer
+  NodeTouches touches_;
   std::map<std::pair<int32_t, int32_t>, size_t> instance_of_;
   std::vector<Instance> instances_;
   size_t hazards_ = 0;
@@ -457,15 +479,7 @@ absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
     return absl::InvalidArgumentError(StrCat("memory race check: ", lt.status().message()));
   }
   std::vector<std::vector<Range>> ranges = PoolRanges(plan, *lt);
-  // Which nodes touch a pool placement.
-  std::vector<uint8_t> touches(plan.model.num_nodes(), 0);
-  for (size_t i = 0; i < touches.size(); ++i) {
-    ForEachTensor(plan.model, NodeId(static_cast<int32_t>(i)), [&](memory::TensorRef r) {
-      const auto it = lt->buffer_of.find(r);
-      if (it != lt->buffer_of.end() && !ranges[static_cast<size_t>(it->second)].empty())
-        touches[i] = 1;
-    });
-  }
+  NodeTouches touches = NodeTouchesOf(plan.model, *lt, ranges);
   MemoryRaceReport skipped;
   absl::StatusOr<RunClocks> clocks = ComputeRunClocks(program, touches, budget, skipped.skipped);
   if (!clocks.ok()) {
@@ -481,7 +495,7 @@ absl::StatusOr<MemoryRaceReport> MemoryRaceChecker::Check(const Plan& plan,
     skipped.skipped += " (its budget)";
     return skipped;
   }
-  Checker checker(plan, *lt, std::move(ranges), std::move(*clocks));
+  Checker checker(plan, *lt, std::move(ranges), std::move(touches), std::move(*clocks));
   return checker.Run();
 }
 
