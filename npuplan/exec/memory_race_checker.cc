@@ -377,9 +377,12 @@ class Checker {
       const int32_t known = rc_.Known(t, l);
       if (in.last[l] <= known) continue;
       // The latest touch on lane l by another node run that t does not know.
+      // Positions grow along a lane in the touches' order: past the first
+      // known one, all are known.
       for (auto it = in.touches.rbegin(); it != in.touches.rend(); ++it) {
         const TaskRun& x = rc_.tasks[*it];
-        if (static_cast<size_t>(x.lane) != l || x.pos <= known) continue;
+        if (static_cast<size_t>(x.lane) != l) continue;
+        if (x.pos <= known) break;
         if ((x.node == w.node && x.run == w.run) || !hazard_node_[x.node.index()] ||
             x.attached >= 0)
           continue;
