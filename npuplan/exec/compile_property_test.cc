@@ -357,7 +357,7 @@ CaseResult CheckCase(const Case& c) {
     }
   }
   // One run with `o` (jitter run `run`): true when clean — no dependency
-  // violation, device id misuse or memory race.
+  // violation, device id misuse, memory race or hazard.
   auto run_clean = [&](const exec::ExecOptions& o, uint64_t run, const std::string& what) {
     absl::StatusOr<std::unique_ptr<exec::PlanExecutor>> x = exec::PlanExecutor::Create(a.plan, o);
     if (!x.ok()) {
@@ -372,7 +372,7 @@ CaseResult CheckCase(const Case& c) {
     if (r->problems() > 0) {
       fail(StrCat("CPU run", what, ": ", r->violations.size(), " dependency violations, ",
                   r->event_misuses.size(), " device id misuses, ", r->memory_race_count,
-                  " memory races, first: ", r->messages.front()));
+                  " memory races and hazards, first: ", r->messages.front()));
       return false;
     }
     return true;

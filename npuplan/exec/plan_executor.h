@@ -86,14 +86,15 @@ struct ExecResult {
   // object per id, runtime::kEventWaitReset), described, in report order.
   std::vector<std::string> event_misuses;
   // Buffers placed over the same bytes that the run's order does not keep
-  // apart (MemoryRaceChecker, the same for every run of one executor):
-  // how many, and the first ones described.
+  // apart, and a buffer's writes it does not order with its other touches
+  // (MemoryRaceChecker races and hazards, the same for every run of one
+  // executor): how many, and the first ones described.
   size_t memory_race_count = 0;
   std::vector<std::string> memory_races;
   std::string memory_check_skipped;  // non-empty: why the check did not run
   double wall_ms = 0;  // from opening the gate to the end of Synchronize
   // What `npuplan run` counts as violations: dependencies, device id
-  // misuses and memory races (0: the run was clean).
+  // misuses, memory races and hazards (0: the run was clean).
   size_t problems() const { return violations.size() + event_misuses.size() + memory_race_count; }
 };
 
