@@ -17,6 +17,7 @@
 #include "npuplan/partition/mark_unknown_shape_nodes.h"
 #include "npuplan/pass/pass.h"
 #include "npuplan/stream/assign_attached_stream_pass.h"
+#include "npuplan/stream/in_place_write_ordering.h"
 #include "npuplan/stream/logical_stream_assignment.h"
 #include "npuplan/stream/logical_stream_pass.h"
 #include "npuplan/stream/stream_budget.h"

@@ -148,7 +148,8 @@ TEST(PassRegistryTest, ThePrintedPipelineShowsTheChainAndParsesBack) {
   NPUPLAN_ASSERT_OK_AND_ASSIGN(auto pipeline, BuildDefaultPipeline(Options()));
   const std::string text = pipeline->Describe();
   EXPECT_EQ(text,
-            "partition(mark-unknown-shape-nodes,dynamic-shape-partition),logical-stream-assignment("
+            "partition(mark-unknown-shape-nodes,dynamic-shape-partition),in-place-write-ordering,"
+            "logical-stream-assignment("
             "update-for-mde-group-pass,assign-by-label-pass,independent-stream-pass,assign-by-"
             "dependency-pass,"
             "node-stream-update-pass,update-for-parallel-group-pass,all-reduce-parallel-pass,"
@@ -236,13 +237,14 @@ TEST(PassRegistryTest, DumpAfterNamesTheSubPassesOnEveryGraph) {
   std::sort(files.begin(), files.end());
   // One dump per known-shape graph the chain ran on (the example's 5), then
   // the driver's own, numbered in run order: 2 partition passes, then per
-  // graph the 9 multi-stream sub-passes (assign-by-label-pass second).
+  // graph the 9 multi-stream sub-passes (assign-by-label-pass second), after
+  // in-place-write-ordering.
   EXPECT_THAT(
       files,
-      ElementsAreArray({"004.assign-by-label-pass.plan.json", "013.assign-by-label-pass.plan.json",
-                        "022.assign-by-label-pass.plan.json", "031.assign-by-label-pass.plan.json",
-                        "040.assign-by-label-pass.plan.json",
-                        "048.logical-stream-assignment.plan.json"}));
+      ElementsAreArray({"005.assign-by-label-pass.plan.json", "014.assign-by-label-pass.plan.json",
+                        "023.assign-by-label-pass.plan.json", "032.assign-by-label-pass.plan.json",
+                        "041.assign-by-label-pass.plan.json",
+                        "049.logical-stream-assignment.plan.json"}));
   // What --dump-after writes, verify accepts: a dump between sub-passes is a
   // snapshot inside logical-streams (verify --partial), never a complete plan.
   for (const std::string& f : files) {

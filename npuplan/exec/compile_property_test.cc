@@ -40,6 +40,7 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph_json.h"
+#include "npuplan/ir/in_place_writes.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
@@ -75,6 +76,7 @@ struct Case {
   int64_t attached = 0;  // nodes given an attached stream
   int64_t first_active = 0;  // If/Case branches whose first compute node activates the rest
   bool stream_active = false;  // …through a StreamActive first, as GE's label maker puts it
+  int64_t ref_writes = 0;      // nodes that write their input 0 in place (`_ref_input_index`)
 };
 
 // The sample draws the whole space: If/While subgraphs, dynamic dims, both
@@ -223,6 +225,22 @@ Case MakeCase(uint64_t seed) {
     c.graph +=
         StrCat(stream_active ? " +first_active_stream_active=" : " +first_active=", c.first_active);
   }
+  // In-place writes (GE's ref outputs: AssignAdd and the like): a computing
+  // node's output 0 is its input 0's memory, which other nodes may read with
+  // no path to it; compile must order them (in-place-write-ordering), and the
+  // CPU runs' hazard check tells. Drawn after all the above.
+  if (coin(0.3)) {
+    for (size_t i = 0; i < c.model.num_nodes(); ++i) {
+      Node& n = c.model.node(NodeId(static_cast<int32_t>(i)));
+      if (n.inputs.empty() || n.outputs.empty() || !n.subgraphs.empty() || IsPassOnType(n.type) ||
+          !coin(0.15)) {
+        continue;
+      }
+      n.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+      ++c.ref_writes;
+    }
+    c.graph += StrCat(" +ref_writes=", c.ref_writes);
+  }
   return c;
 }
 
@@ -280,6 +298,7 @@ struct CaseResult {
   bool branched = false;      // has an If/Case and ran each of branches 0 and 1 clean
   bool branch_gates = false;  // has gates of an If/Case (events into or out of a branch)
   bool mixed = false;         // has several If/Case and ran a drawn mix of branches clean
+  bool in_place_ordered = false;  // in-place-write-ordering added an edge
   std::string rejection;
 };
 
@@ -316,6 +335,7 @@ CaseResult CheckCase(const Case& c) {
     return res;
   }
   res.compiled = true;
+  res.in_place_ordered = a.log.find("\"InPlaceOrder\"") != std::string::npos;
   res.dynamic_path = IsDynamicStreamMode(a.plan.streams.mode);
   res.loop_join = std::any_of(a.plan.events.events.begin(), a.plan.events.events.end(),
                               [](const SyncEvent& e) { return e.reason == SyncReason::kLoopJoin; });
@@ -443,6 +463,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t mixed = 0;                              // …with several, run with drawn branches
   int64_t first_active = 0, first_active_gated = 0;  // of those, with activating branches
   int64_t stream_active = 0;                         // …activated by GE's StreamActive
+  int64_t ref_writes = 0, in_place_ordered = 0;      // plans with ref outputs, of those ordered
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -461,6 +482,8 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     first_active += r.branched && c.first_active > 0 ? 1 : 0;
     first_active_gated += r.branched && r.branch_gates && c.first_active > 0 ? 1 : 0;
     stream_active += r.branched && c.stream_active ? 1 : 0;
+    ref_writes += r.compiled && c.ref_writes > 0 ? 1 : 0;
+    in_place_ordered += r.in_place_ordered ? 1 : 0;
     if (!r.compiled && r.problems.empty()) ++rejected_by[RejectingStage(r.rejection)];
     if (r.problems.empty()) continue;
     ++failed;
@@ -499,6 +522,10 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       "gates, %lld through a StreamActive (GE's label maker)\n",
       static_cast<long long>(first_active), static_cast<long long>(first_active_gated),
       static_cast<long long>(stream_active));
+  std::printf(
+      "property: with in-place writes: %lld plans compiled, %lld of them with edges "
+      "in-place-write-ordering added\n",
+      static_cast<long long>(ref_writes), static_cast<long long>(in_place_ordered));
   std::vector<std::string> by_stage;
   for (const auto& [stage, n] : rejected_by) by_stage.push_back(StrCat(stage, " ", n));
   std::printf("property: rejected by: %s\n", StrJoin(by_stage, ", ").c_str());
@@ -517,6 +544,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
         << "no plan with gates of a branch that activates its streams ran each branch";
     EXPECT_GT(stream_active, 0)
         << "no plan with branches lowered as GE's label maker does ran each branch";
+    EXPECT_GT(in_place_ordered, 0) << "no plan needed an in-place write ordered";
   }
 }
 

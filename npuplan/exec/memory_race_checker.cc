@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "npuplan/ir/in_place_writes.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/verify/tensor_lifetimes.h"
 
@@ -199,15 +200,7 @@ int64_t Unordered(const Instance& a, const Instance& b) {
 // A node whose task computes on its tensors: not a control-flow owner, nor a
 // node that passes a value on under another name (a subgraph's Data or
 // NetOutput, the flat-loop plumbing), whose outputs alias what it reads.
-bool MovesData(const Node& n) {
-  static constexpr std::string_view kPassOn[] = {
-      "Data",      "RefData",       "NetOutput",       "Enter",    "RefEnter",
-      "Exit",      "RefExit",       "Merge",           "RefMerge", "Switch",
-      "RefSwitch", "NextIteration", "RefNextIteration"};
-  if (!n.subgraphs.empty()) return false;
-  return std::none_of(std::begin(kPassOn), std::end(kPassOn),
-                      [&](std::string_view t) { return n.type == t; });
-}
+bool MovesData(const Node& n) { return n.subgraphs.empty() && !IsPassOnType(n.type); }
 
 // A byte range of the pool a buffer occupies.
 struct Range {

@@ -18,6 +18,7 @@
 #include "npuplan/testing/graph_testing.h"
 #include "npuplan/testing/status_matchers.h"
 #include "npuplan/verify/memory_verifier.h"
+#include "npuplan/verify/verify.h"
 
 namespace npuplan::exec {
 namespace {
@@ -252,21 +253,19 @@ TEST(MemoryRaceCheckerTest, ABranchNotTakenOrdersNothingForMemory) {
 }
 
 // A ref output (`_ref_input_index`) writes its input's buffer in place. The
-// reader r on stream 1 and the writer w on stream 0 both read x; nothing in
-// the graph orders r before w, so when w runs first it overwrites what r has
-// not read yet. The race check's hazard rule names it.
+// reader r on stream 1 and the writer w on stream 0 both read x; when nothing
+// orders r before w, w may overwrite what r has not read yet. The race
+// check's hazard rule names it (the verifier's [in-place-writes] row refuses
+// such a plan too, and compile orders the two: the next test).
 TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
-  auto graph = [](const char* w_control) {
-    return StrCat(
-        R"json({"name": "g", "nodes": [
-    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [256]}]},
-    {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [256]}]},
-    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "control_inputs": [)json",
-        w_control,
-        R"json(], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [256]}]},
-    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json");
-  };
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanThroughEvents(graph("")));
+  constexpr char kGraph[] = R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [128]}]},
+    {"name": "r", "type": "Add", "inputs": ["x"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [128]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "attrs": {"_test_stream": 0, "_ref_input_index": 0}, "outputs": [{"shape": [128]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"], "attrs": {"_test_stream": 0}}]})json";
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(kGraph));
+  Place(plan, {{"x", 0}, {"r", 512}});
+  AddEvent(plan, "x", "r", 0);  // the data edge
   NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport rep, CheckDefault(plan));
   EXPECT_EQ(rep.races, 0u);  // one buffer: no two share bytes
   EXPECT_EQ(rep.hazards, 1u);
@@ -274,10 +273,36 @@ TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
   EXPECT_THAT(rep.messages[0], HasSubstr("memory hazard: 'x:0'"));
   EXPECT_THAT(rep.messages[0], HasSubstr("'r' on stream 1"));
   EXPECT_THAT(rep.messages[0], HasSubstr("'w' on stream 0"));
-  // With a control edge r -> w the events stage orders them: no hazard.
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan ordered, PlanThroughEvents(graph(R"("r")")));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(ordered));
+  // With an event after r's read, before w's write: no hazard.
+  AddEvent(plan, "r", "w", 0);
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport ok, CheckDefault(plan));
   EXPECT_EQ(ok.problems(), 0u) << (ok.messages.empty() ? "" : ok.messages[0]);
+}
+
+// compile orders a ref write after another reader of its input that the
+// graph leaves unordered (in-place-write-ordering): the plan verifies and no
+// run of it has a hazard, on whichever streams the two land.
+TEST(MemoryRaceCheckerTest, CompileOrdersARefWriteWithTheOtherReadersOfItsInput) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "in", "type": "Data", "outputs": [{"shape": [128]}]},
+    {"name": "x", "type": "Add", "inputs": ["in", "in"], "outputs": [{"shape": [128]}]},
+    {"name": "r", "type": "Relu", "inputs": ["x"], "attrs": {"_user_stream_label": "side"}, "outputs": [{"shape": [128]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x", "in"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [128]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "w"]}]})json"));
+  CompileConfig config;
+  config.read_environment = false;
+  config.verify_each = true;
+  DecisionLog log(/*keep=*/true);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  const Node& r = plan.model.node(plan.model.FindNode("r"));
+  const Node& w = plan.model.node(plan.model.FindNode("w"));
+  EXPECT_NE(r.stream_id, w.stream_id);  // an event must order them
+  ASSERT_EQ(log.WithKeyword("InPlaceOrder").size(), 1u);
+  EXPECT_THAT(verify::VerifyPlan(plan), IsOk());
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport rep, CheckDefault(plan));
+  EXPECT_EQ(rep.problems(), 0u) << (rep.messages.empty() ? "" : rep.messages[0]);
 }
 
 }  // namespace

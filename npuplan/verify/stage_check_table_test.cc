@@ -86,6 +86,10 @@ const std::map<std::string, std::function<void(Plan&)>>& Lies() {
          std::swap(e.send, e.recv);
          std::swap(e.send_attached, e.recv_attached);
        }},
+      {"in-place-writes",  // c now writes a in place while b, unordered with c, reads it
+       [](Plan& p) {
+         p.model.node(Named(p, "c")).attrs["_ref_input_index"] = AttrValue(int64_t{0});
+       }},
       {"event-id-reuse",
        [](Plan& p) {
          for (SyncEvent& e : p.events.events) e.id = 0;

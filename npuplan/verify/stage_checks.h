@@ -25,6 +25,10 @@ absl::Status VerifyAttachedStreams(const Plan& plan);
 // Reads only the plan (no Verification& overload): it runs alongside the
 // sync checks (stage_checks.def).
 absl::Status VerifyMemory(const Plan& plan);
+// [in-place-writes] every in-place write is ordered with every other touch
+// of its memory by a path in the graph (ir/in_place_writes.h;
+// in_place_write_verifier.cc).
+absl::Status VerifyInPlaceWrites(const Plan& plan);
 // The events checks: sync_verifier.h.
 
 // One row of the table. `check` runs the row's function on the run's plan,

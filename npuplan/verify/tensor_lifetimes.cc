@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "npuplan/ir/attached_streams.h"
+#include "npuplan/ir/in_place_writes.h"
 #include "npuplan/ir/node_prefetch.h"
 #include "npuplan/support/sort_util.h"
 #include "npuplan/support/status_macros.h"
@@ -51,68 +52,21 @@ absl::StatusOr<int64_t> WorkspaceBytes(const Node& n, int64_t alignment) {
   return total;
 }
 
-// `_ref_input_index`: output i → input index (or -1).
-absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
-  std::vector<int64_t> refs(n.outputs.size(), -1);
-  const AttrValue* v = FindAttr(n.attrs, "_ref_input_index");
-  if (v == nullptr) return refs;
-  if (const int64_t* i = v->as<int64_t>()) {
-    if (refs.empty()) return Bad(n, "_ref_input_index on a node without outputs");
-    refs[0] = *i;
-  } else if (const auto* l = v->as<AttrValue::IntList>()) {
-    if (l->size() > refs.size()) {
-      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(),
-                           " outputs"));
-    }
-    std::copy(l->begin(), l->end(), refs.begin());
-  } else {
-    return Bad(n, "_ref_input_index must be an int or an int list");
-  }
-  for (int64_t r : refs) {
-    if (r < -1 || r >= static_cast<int64_t>(n.inputs.size())) {
-      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ",
-                           n.inputs.size(), ")"));
-    }
-  }
-  return refs;
+// The ir parsers' errors, as memory planning reports them ("memory: node …").
+template <typename T>
+absl::StatusOr<T> AsMemoryError(absl::StatusOr<T> v) {
+  if (v.ok()) return v;
+  return absl::InvalidArgumentError(StrCat("memory: ", v.status().message()));
 }
 
-// Parent output of each input of a subgraph NetOutput (-1 = none):
-// `_parent_output_index` (an int list, written by the ONNX importer: a Loop
-// body's leading condition is -1) when present; none for the cond graph of a
-// While (subgraph 0 of a While / _While / StatelessWhile with a body: its
-// output is the loop predicate, not a loop value); otherwise input k is
-// parent output k.
+// `_ref_input_index`: output i → input index (or -1).
+absl::StatusOr<std::vector<int64_t>> RefInputs(const Node& n) {
+  return AsMemoryError(RefInputIndices(n));
+}
+
+// Parent output of each input of a subgraph NetOutput (-1 = none).
 absl::StatusOr<std::vector<int64_t>> ParentOutputs(const Model& model, const Node& net) {
-  const Graph& g = model.graph(net.graph);
-  const Node& parent = model.node(g.parent_node);
-  const int64_t outputs = static_cast<int64_t>(parent.outputs.size());
-  std::vector<int64_t> map;
-  if (const AttrValue* v = FindAttr(net.attrs, "_parent_output_index")) {
-    const auto* l = v->as<AttrValue::IntList>();
-    if (l == nullptr) return Bad(net, "_parent_output_index must be an int list");
-    if (l->size() > net.inputs.size()) {
-      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ",
-                             net.inputs.size(), " inputs"));
-    }
-    map.assign(net.inputs.size(), -1);
-    for (size_t k = 0; k < l->size(); ++k) {
-      if ((*l)[k] < -1 || (*l)[k] >= outputs) {
-        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '",
-                               parent.name, "' (it has ", outputs, ")"));
-      }
-      map[k] = (*l)[k];
-    }
-    return map;
-  }
-  const bool while_cond = (parent.type == "While"sv || parent.type == "_While"sv ||
-                           parent.type == "StatelessWhile"sv) &&
-                          parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
-  map.assign(net.inputs.size(), -1);
-  if (while_cond) return map;
-  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k)
-    map[k] = static_cast<int64_t>(k);
-  return map;
+  return AsMemoryError(ParentOutputIndices(model, net));
 }
 
 }  // namespace

@@ -1,0 +1,341 @@
+#include "npuplan/ir/in_place_writes.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "absl/status/status.h"
+#include "npuplan/ir/control_flow_types.h"
+#include "npuplan/support/str_util.h"
+#include "npuplan/support/union_find.h"
+
+namespace npuplan {
+namespace {
+
+absl::Status Bad(const Node& n, std::string_view rule) {
+  return absl::InvalidArgumentError(StrCat("node '", n.name, "': ", rule));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> RefInputIndices(const Node& n) {
+  std::vector<int64_t> refs(n.outputs.size(), -1);
+  const AttrValue* v = FindAttr(n.attrs, "_ref_input_index");
+  if (v == nullptr) return refs;
+  if (const int64_t* i = v->as<int64_t>()) {
+    if (refs.empty()) return Bad(n, "_ref_input_index on a node without outputs");
+    refs[0] = *i;
+  } else if (const auto* l = v->as<AttrValue::IntList>()) {
+    if (l->size() > refs.size()) {
+      return Bad(n, StrCat("_ref_input_index lists ", l->size(), " entries for ", refs.size(),
+                           " outputs"));
+    }
+    std::copy(l->begin(), l->end(), refs.begin());
+  } else {
+    return Bad(n, "_ref_input_index must be an int or an int list");
+  }
+  for (int64_t r : refs) {
+    if (r < -1 || r >= static_cast<int64_t>(n.inputs.size())) {
+      return Bad(n, StrCat("_ref_input_index ", r, " names no data input (node has ",
+                           n.inputs.size(), ")"));
+    }
+  }
+  return refs;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParentOutputIndices(const Model& model, const Node& net) {
+  const Graph& g = model.graph(net.graph);
+  const Node& parent = model.node(g.parent_node);
+  const int64_t outputs = static_cast<int64_t>(parent.outputs.size());
+  std::vector<int64_t> map;
+  if (const AttrValue* v = FindAttr(net.attrs, "_parent_output_index")) {
+    const auto* l = v->as<AttrValue::IntList>();
+    if (l == nullptr) return Bad(net, "_parent_output_index must be an int list");
+    if (l->size() > net.inputs.size()) {
+      return Bad(net, StrCat("_parent_output_index lists ", l->size(), " entries for ",
+                             net.inputs.size(), " inputs"));
+    }
+    map.assign(net.inputs.size(), -1);
+    for (size_t k = 0; k < l->size(); ++k) {
+      if ((*l)[k] < -1 || (*l)[k] >= outputs) {
+        return Bad(net, StrCat("_parent_output_index ", (*l)[k], " names no output of parent '",
+                               parent.name, "' (it has ", outputs, ")"));
+      }
+      map[k] = (*l)[k];
+    }
+    return map;
+  }
+  const bool while_cond =
+      (parent.type == "While" || parent.type == "_While" || parent.type == "StatelessWhile") &&
+      parent.subgraphs.size() > 1 && parent.subgraphs[0] == net.graph;
+  map.assign(net.inputs.size(), -1);
+  if (while_cond) return map;
+  for (size_t k = 0; k < map.size() && static_cast<int64_t>(k) < outputs; ++k)
+    map[k] = static_cast<int64_t>(k);
+  return map;
+}
+
+bool IsPassOnType(std::string_view type) {
+  static constexpr std::string_view kPassOn[] = {
+      "Data",      "RefData",       "NetOutput",       "Enter",    "RefEnter",
+      "Exit",      "RefExit",       "Merge",           "RefMerge", "Switch",
+      "RefSwitch", "NextIteration", "RefNextIteration"};
+  return std::find(std::begin(kPassOn), std::end(kPassOn), type) != std::end(kPassOn);
+}
+
+namespace {
+
+// The analysis of InPlaceBuffers::Of over one model.
+class InPlaceAnalysis {
+ public:
+  explicit InPlaceAnalysis(const Model& m) : m_(m) {}
+
+  // False when no node has a ref output (nothing to do).
+  bool FindRefNodes() {
+    for (size_t i = 0; i < m_.num_nodes(); ++i) {
+      const Node& n = m_.nodes()[i];
+      if (n.attrs.empty() || FindAttr(n.attrs, "_ref_input_index") == nullptr) continue;
+      absl::StatusOr<std::vector<int64_t>> refs = RefInputIndices(n);
+      if (!refs.ok()) continue;  // memory planning names it
+      if (std::all_of(refs->begin(), refs->end(), [](int64_t r) { return r < 0; })) continue;
+      ref_nodes_.emplace_back(NodeId(static_cast<int32_t>(i)), *std::move(refs));
+    }
+    return !ref_nodes_.empty();
+  }
+
+  void Run(std::vector<NodeId>& written_nodes, std::vector<int32_t>& written_inputs,
+           std::vector<std::tuple<int32_t, NodeId, bool>>& touches) {
+    first_.resize(m_.num_nodes() + 1, 0);
+    for (size_t i = 0; i < m_.num_nodes(); ++i)
+      first_[i + 1] = first_[i] + static_cast<int64_t>(m_.nodes()[i].outputs.size());
+    uf_ = std::make_unique<UnionFind>(static_cast<size_t>(first_.back()));
+    in_place_.assign(static_cast<size_t>(first_.back()), 0);
+    per_graph_.resize(m_.num_graphs());
+    for (size_t r = 0; r < ref_nodes_.size(); ++r) {
+      const auto& [id, refs] = ref_nodes_[r];
+      GraphFacts& f = per_graph_[m_.node(id).graph.index()];
+      f.ref_nodes.push_back(r);
+      for (int64_t j : refs) {
+        if (j >= 0) f.written.emplace_back(id, static_cast<int32_t>(j));
+      }
+    }
+    std::vector<GraphId> order = m_.GraphsPreOrder();
+    std::reverse(order.begin(), order.end());  // subgraphs before their owner's graph
+    for (GraphId g : order) VisitGraph(g);
+    for (GraphFacts& f : per_graph_) {
+      written_.insert(written_.end(), f.written.begin(), f.written.end());
+      aliases_.insert(aliases_.end(), f.aliases.begin(), f.aliases.end());
+    }
+    per_graph_ = {};
+    std::sort(written_.begin(), written_.end());
+    written_.erase(std::unique(written_.begin(), written_.end()), written_.end());
+    std::sort(aliases_.begin(), aliases_.end());
+    for (const auto& [n, j] : written_) {
+      written_nodes.push_back(n);
+      written_inputs.push_back(j);
+    }
+    CollectTouches(touches);
+  }
+
+ private:
+  // What one graph holds: its ref nodes (indices into ref_nodes_), the
+  // inputs its nodes write in place, its owners' aliased outputs.
+  struct GraphFacts {
+    std::vector<size_t> ref_nodes;
+    std::vector<std::pair<NodeId, int32_t>> written;            // (node, input)
+    std::vector<std::tuple<NodeId, int32_t, int32_t>> aliases;  // (owner, output, input)
+  };
+
+  // Tensor index of an anchor; -1 when it names no output.
+  int64_t T(NodeId n, int64_t out) const {
+    if (!n.valid() || n.index() >= m_.num_nodes() || out < 0) return -1;
+    const int64_t t = first_[n.index()] + out;
+    return t < first_[n.index() + 1] ? t : -1;
+  }
+  int64_t T(const OutputRef& r) const { return T(r.node, r.index); }
+  int Root(int64_t t) { return uf_->Find(static_cast<int>(t)); }
+  void Join(int64_t a, int64_t b) {
+    if (a >= 0 && b >= 0) uf_->Union(static_cast<int>(a), static_cast<int>(b));
+  }
+
+  // One graph, after its subgraphs: its aliases, which of its buffers are
+  // written in place, and what its owner writes and returns.
+  void VisitGraph(GraphId g) {
+    const auto in_g = [&](const OutputRef& r) {
+      return r.node.valid() && r.node.index() < m_.num_nodes() && m_.node(r.node).graph == g;
+    };
+    const GraphFacts& facts = per_graph_[g.index()];
+    for (size_t r : facts.ref_nodes) {
+      const auto& [id, refs] = ref_nodes_[r];
+      const Node& n = m_.node(id);
+      for (size_t o = 0; o < refs.size(); ++o) {
+        if (refs[o] >= 0 && in_g(n.inputs[refs[o]]))
+          Join(T(id, static_cast<int64_t>(o)), T(n.inputs[refs[o]]));
+      }
+    }
+    for (const auto& [owner, out, in] : facts.aliases) {
+      const Node& p = m_.node(owner);
+      if (in_g(p.inputs[in])) Join(T(owner, out), T(p.inputs[in]));
+    }
+    for (const auto& [id, j] : facts.written) {
+      const Node& n = m_.node(id);
+      if (in_g(n.inputs[j])) in_place_[Root(T(n.inputs[j]))] = 1;
+    }
+    const Graph& graph = m_.graph(g);
+    if (graph.IsRoot()) return;
+    const NodeId owner = graph.parent_node;
+    const Node& p = m_.node(owner);
+    GraphFacts& up = per_graph_[p.graph.index()];
+    // The Data nodes' buffers: (root, parent input).
+    std::vector<std::pair<int, int32_t>> data;
+    for (NodeId id : graph.nodes) {
+      const Node& d = m_.node(id);
+      if (d.type != "Data" || d.outputs.empty()) continue;
+      const std::optional<int64_t> k = GetIntAttr(d.attrs, "_parent_node_index");
+      if (!k || *k < 0 || *k >= static_cast<int64_t>(p.inputs.size())) continue;
+      const int root = Root(T(id, 0));
+      data.emplace_back(root, static_cast<int32_t>(*k));
+      if (in_place_[root]) up.written.emplace_back(owner, static_cast<int32_t>(*k));
+    }
+    std::sort(data.begin(), data.end());
+    for (NodeId id : graph.nodes) {
+      const Node& net = m_.node(id);
+      if (net.type != "NetOutput") continue;
+      absl::StatusOr<std::vector<int64_t>> to_parent = ParentOutputIndices(m_, net);
+      if (!to_parent.ok()) continue;  // memory planning names it
+      for (size_t k = 0; k < to_parent->size(); ++k) {
+        const int64_t t = T(net.inputs[k]);
+        if ((*to_parent)[k] < 0 || t < 0) continue;
+        const int root = Root(t);
+        for (auto it = std::lower_bound(data.begin(), data.end(), std::make_pair(root, int32_t{0}));
+             it != data.end() && it->first == root; ++it) {
+          up.aliases.emplace_back(owner, static_cast<int32_t>((*to_parent)[k]), it->second);
+        }
+      }
+    }
+  }
+
+  // Every touch of a buffer written in place: (root, node, writes).
+  void CollectTouches(std::vector<std::tuple<int32_t, NodeId, bool>>& touches) {
+    for (size_t i = 0; i < m_.num_nodes(); ++i) {
+      const Node& v = m_.nodes()[i];
+      const NodeId id(static_cast<int32_t>(i));
+      if (IsPassOnType(v.type)) continue;
+      for (size_t j = 0; j < v.inputs.size(); ++j) {
+        const int64_t t = T(v.inputs[j]);
+        if (t < 0 || !in_place_[Root(t)]) continue;
+        touches.emplace_back(Root(t), id, Writes(id, static_cast<int32_t>(j)));
+      }
+      for (size_t o = 0; o < v.outputs.size(); ++o) {
+        const int64_t t = T(id, static_cast<int64_t>(o));
+        if (!in_place_[Root(t)] || IsAlias(id, static_cast<int32_t>(o))) continue;
+        touches.emplace_back(Root(t), id, true);
+      }
+    }
+  }
+
+  bool Writes(NodeId n, int32_t input) const {
+    return std::binary_search(written_.begin(), written_.end(), std::make_pair(n, input));
+  }
+  bool IsAlias(NodeId n, int32_t out) const {
+    for (const auto& [id, refs] : RefsOf(n)) {
+      if (static_cast<size_t>(out) < refs.size() && refs[out] >= 0) return true;
+    }
+    auto it = std::lower_bound(aliases_.begin(), aliases_.end(),
+                               std::make_tuple(n, out, std::numeric_limits<int32_t>::min()));
+    return it != aliases_.end() && std::get<0>(*it) == n && std::get<1>(*it) == out;
+  }
+  std::span<const std::pair<NodeId, std::vector<int64_t>>> RefsOf(NodeId n) const {
+    auto it = std::lower_bound(ref_nodes_.begin(), ref_nodes_.end(), n,
+                               [](const auto& e, NodeId x) { return e.first < x; });
+    auto end = it;
+    while (end != ref_nodes_.end() && end->first == n) ++end;
+    return {it, end};
+  }
+
+  const Model& m_;
+  std::vector<std::pair<NodeId, std::vector<int64_t>>> ref_nodes_;  // by node id
+  std::vector<int64_t> first_;                                      // tensor index per node
+  std::unique_ptr<UnionFind> uf_;
+  std::vector<uint8_t> in_place_;                              // by root tensor: written in place
+  std::vector<GraphFacts> per_graph_;                          // while visiting the graphs
+  std::vector<std::pair<NodeId, int32_t>> written_;            // (node, input), sorted
+  std::vector<std::tuple<NodeId, int32_t, int32_t>> aliases_;  // (owner, output, input), sorted
+};
+
+}  // namespace
+
+InPlaceBuffers InPlaceBuffers::Of(const Model& model) {
+  InPlaceBuffers out;
+  InPlaceAnalysis a(model);
+  if (!a.FindRefNodes()) return out;
+  std::vector<std::tuple<int32_t, NodeId, bool>> touches;
+  a.Run(out.written_nodes_, out.written_inputs_, touches);
+  std::sort(touches.begin(), touches.end());
+  int32_t last_root = -1;
+  for (const auto& [root, node, writes] : touches) {
+    if (root != last_root) {
+      out.begin_.push_back(out.touches_.size());
+      last_root = root;
+    } else if (out.touches_.back().node == node) {
+      out.touches_.back().writes = out.touches_.back().writes || writes;
+      continue;
+    }
+    out.touches_.push_back({node, writes});
+  }
+  if (!out.touches_.empty()) out.begin_.push_back(out.touches_.size());
+  return out;
+}
+
+std::span<const int32_t> InPlaceBuffers::written_inputs(NodeId n) const {
+  auto lo = std::lower_bound(written_nodes_.begin(), written_nodes_.end(), n);
+  auto hi = lo;
+  while (hi != written_nodes_.end() && *hi == n) ++hi;
+  return {written_inputs_.data() + (lo - written_nodes_.begin()),
+          written_inputs_.data() + (hi - written_nodes_.begin())};
+}
+
+bool PathFinder::Reaches(NodeId from, NodeId to) {
+  if (from == to) return true;
+  const Node& f = model_.node(from);
+  if (model_.node(to).graph != f.graph) return false;
+  if (to != to_ || f.topo_id < floor_) {
+    if (mark_.empty()) mark_.assign(model_.num_nodes(), 0);
+    if (++query_ == 0) {  // wrapped: forget every mark
+      std::fill(mark_.begin(), mark_.end(), 0);
+      query_ = 1;
+    }
+    to_ = to;
+    floor_ = f.topo_id;
+    MarkAncestors(to);
+  }
+  return mark_[from.index()] == query_;
+}
+
+void PathFinder::AddedEdge(NodeId from, NodeId to) {
+  if (to == to_ && !mark_.empty() && mark_[from.index()] != query_) MarkAncestors(from);
+}
+
+void PathFinder::MarkAncestors(NodeId v) {
+  const GraphId g = model_.node(v).graph;
+  mark_[v.index()] = query_;
+  stack_.assign(1, v);
+  while (!stack_.empty()) {
+    const Node& n = model_.node(stack_.back());
+    stack_.pop_back();
+    auto visit = [&](NodeId u) {
+      if (!u.valid() || u.index() >= model_.num_nodes() || mark_[u.index()] == query_) return;
+      const Node& un = model_.node(u);
+      if (un.graph != g || un.topo_id < floor_) return;
+      mark_[u.index()] = query_;
+      stack_.push_back(u);
+    };
+    for (const OutputRef& in : n.inputs) visit(in.node);
+    for (NodeId c : n.control_inputs) visit(c);
+  }
+}
+
+}  // namespace npuplan

@@ -1,0 +1,153 @@
+// In-place writes and the memory they share (docs/memory.md, "In-place
+// writes"): what the in-place-write-ordering pass orders and what the
+// verifier's [in-place-writes] row checks, each with its own search for
+// paths. One definition, read by both, as plan/execution_semantics.h is for
+// the events; the CPU back end's race check (exec/memory_race_checker.cc)
+// judges the same plans from tensor lifetimes, apart from this file.
+//
+// A node writes its data input j *in place* when one of its outputs has
+// `_ref_input_index` j (GE's ref outputs: Assign, AssignAdd, ScatterUpdate
+// …), or, for a control-flow owner, when one of its subgraphs writes in place
+// the memory of the Data that stands for input j (`_parent_node_index` j).
+// Within one graph, an output that *is* an input's memory — a ref output, or
+// an owner's output i whose subgraph's NetOutput returns that Data's memory —
+// joins the input's tensor in one buffer (as the tensor lifetimes do).
+//
+// A buffer somebody writes in place is *touched* by each node that reads one
+// of its tensors (a write when the node writes that input in place) and by
+// each node that produces one of them other than as such an alias (a write).
+// Pass-on nodes (IsPassOnType: a subgraph's Data and NetOutput, the root's
+// graph inputs and outputs, the flat-loop plumbing) touch nothing: they
+// forward what another node made.
+//
+// The rule: every write to such a buffer is ordered with every other touch of
+// it by a path in its graph (data and control edges), so that no reader sees
+// a write half done and no two writes race, whatever streams the nodes land
+// on. Which of the two goes first is the graph's choice where it has a path;
+// where it has none, the ordering pass keeps the graph's topological order
+// (as TF's automatic control dependencies keep program order).
+//
+// Malformed `_ref_input_index` / `_parent_output_index` attributes are
+// skipped here: memory planning and the memory verifier reject them, naming
+// the node (RefInputIndices / ParentOutputIndices below give their message).
+#ifndef NPUPLAN_IR_IN_PLACE_WRITES_H_
+#define NPUPLAN_IR_IN_PLACE_WRITES_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "npuplan/ir/graph.h"
+
+namespace npuplan {
+
+// `_ref_input_index` of `n`: per output, the input whose memory it is (-1:
+// none). An int names output 0's; an int list one entry per output. Errors
+// (InvalidArgument, "node '<name>': …") name what is wrong.
+absl::StatusOr<std::vector<int64_t>> RefInputIndices(const Node& n);
+
+// Per input of a subgraph's NetOutput `net`, the owner's output it returns
+// (-1: none): `_parent_output_index` (an int list: an ONNX Loop body's leading
+// condition is -1) when present; none for the cond graph of a While (subgraph
+// 0 of a While / _While / StatelessWhile with two subgraphs: its output is the
+// predicate); otherwise input k is output k. Errors as RefInputIndices.
+absl::StatusOr<std::vector<int64_t>> ParentOutputIndices(const Model& model, const Node& net);
+
+// Data, NetOutput and the flat-loop plumbing (Enter, Exit, Merge, Switch,
+// NextIteration and their Ref forms): nodes that forward a tensor without
+// computing on it.
+bool IsPassOnType(std::string_view type);
+
+// One node's touch of a buffer.
+struct InPlaceTouch {
+  NodeId node;
+  bool writes = false;
+};
+
+// The buffers of a model that some node writes in place, each with its
+// touches (one per node, in node-id order); all touches of a buffer are in
+// one graph.
+class InPlaceBuffers {
+ public:
+  static InPlaceBuffers Of(const Model& model);
+
+  size_t size() const { return begin_.empty() ? 0 : begin_.size() - 1; }
+  std::span<const InPlaceTouch> touches(size_t b) const {
+    return {touches_.data() + begin_[b], touches_.data() + begin_[b + 1]};
+  }
+  // Which inputs `n` writes in place (sorted), when any.
+  std::span<const int32_t> written_inputs(NodeId n) const;
+
+ private:
+  std::vector<InPlaceTouch> touches_;
+  std::vector<size_t> begin_;
+  // (node, input) pairs written in place, sorted: the nodes and the inputs.
+  std::vector<NodeId> written_nodes_;
+  std::vector<int32_t> written_inputs_;
+};
+
+// Pairs (a, b), a before b by `rank` (a linear order of each graph's nodes,
+// e.g. Node::topo_id): paths a ⇝ b for all of them order every write of
+// every buffer with every other touch of it (by transitivity: the writes
+// form a chain, and each other touch sits between two consecutive writes).
+// Under any order, paths for all pairs imply the rule; under a topological
+// order, the rule implies paths for all pairs. In buffer order, then rank.
+template <typename Rank>
+std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffers, Rank rank) {
+  std::vector<std::pair<NodeId, NodeId>> pairs;
+  std::vector<InPlaceTouch> sorted;
+  std::vector<NodeId> since;  // touches after the last write, none writing
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const auto t = buffers.touches(b);
+    sorted.assign(t.begin(), t.end());
+    std::stable_sort(
+        sorted.begin(), sorted.end(),
+        [&](const InPlaceTouch& x, const InPlaceTouch& y) { return rank(x.node) < rank(y.node); });
+    since.clear();
+    NodeId last_write;
+    for (const InPlaceTouch& x : sorted) {
+      if (x.writes) {
+        if (last_write.valid() && since.empty()) pairs.emplace_back(last_write, x.node);
+        for (NodeId s : since) pairs.emplace_back(s, x.node);
+        since.clear();
+        last_write = x.node;
+      } else {
+        if (last_write.valid()) pairs.emplace_back(last_write, x.node);
+        since.push_back(x.node);
+      }
+    }
+  }
+  return pairs;
+}
+
+// Whether a path of data and control edges leads from `from` to `to` (same
+// graph). A query marks every ancestor of `to` down to `from`'s topological
+// position (Node::topo_id); the next queries with the same `to` and a `from`
+// no earlier answer from those marks, so the pairs RequiredPaths lists into
+// one write (its earlier touches, in order) cost one search.
+class PathFinder {
+ public:
+  explicit PathFinder(const Model& model) : model_(model) {}
+  bool Reaches(NodeId from, NodeId to);
+  // The caller added the edge from → to, right after Reaches(from, to):
+  // `to`'s marks grow by `from`'s ancestors.
+  void AddedEdge(NodeId from, NodeId to);
+
+ private:
+  void MarkAncestors(NodeId v);  // of v (v included), down to floor_
+
+  const Model& model_;
+  std::vector<uint32_t> mark_;  // by node: the search that reached it
+  uint32_t query_ = 0;
+  NodeId to_;          // the node the marks are ancestors of
+  int64_t floor_ = 0;  // down to this topo id
+  std::vector<NodeId> stack_;
+};
+
+}  // namespace npuplan
+
+#endif  // NPUPLAN_IR_IN_PLACE_WRITES_H_
