@@ -40,7 +40,6 @@
 #include "npuplan/gen/graph_generator.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/graph_json.h"
-#include "npuplan/ir/in_place_writes.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/plan/plan_json.h"
 #include "npuplan/runtime/cpu_device.h"
@@ -230,15 +229,7 @@ Case MakeCase(uint64_t seed) {
   // no path to it; compile must order them (in-place-write-ordering), and the
   // CPU runs' hazard check tells. Drawn after all the above.
   if (coin(0.3)) {
-    for (size_t i = 0; i < c.model.num_nodes(); ++i) {
-      Node& n = c.model.node(NodeId(static_cast<int32_t>(i)));
-      if (n.inputs.empty() || n.outputs.empty() || !n.subgraphs.empty() || IsPassOnType(n.type) ||
-          !coin(0.15)) {
-        continue;
-      }
-      n.attrs["_ref_input_index"] = AttrValue(int64_t{0});
-      ++c.ref_writes;
-    }
+    c.ref_writes = AddRefWrites(c.model, 0.15, rng());
     c.graph += StrCat(" +ref_writes=", c.ref_writes);
   }
   return c;

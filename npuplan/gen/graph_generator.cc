@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "npuplan/ir/in_place_writes.h"
 #include "npuplan/ir/topo_sort.h"
 #include "npuplan/support/checked_math.h"
 #include "npuplan/support/status_macros.h"
@@ -300,6 +301,21 @@ Model GenerateNestedIf(int64_t depth) {
   }
   RenumberTopoIds(model);
   return model;
+}
+
+int64_t AddRefWrites(Model& model, double prob, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 11);
+  std::uniform_real_distribution<double> coin(0, 1);
+  int64_t marked = 0;
+  for (size_t i = 0; i < model.num_nodes(); ++i) {
+    Node& n = model.node(NodeId(static_cast<int32_t>(i)));
+    if (n.inputs.empty() || n.outputs.empty() || !n.subgraphs.empty() || IsPassOnType(n.type))
+      continue;
+    if (coin(rng) >= prob) continue;
+    n.attrs["_ref_input_index"] = AttrValue(int64_t{0});
+    ++marked;
+  }
+  return marked;
 }
 
 }  // namespace npuplan

@@ -62,6 +62,13 @@ Model GenerateFanOut(int64_t consumers);
 // graphs; scale tests).
 Model GenerateNestedIf(int64_t depth);
 
+// Gives each computing node with a data input and an output (not a
+// control-flow owner, not a pass-on node) `_ref_input_index` 0 with
+// probability `prob`: its output 0 then writes its input 0's memory in place,
+// as GE's AssignAdd does (`gen --ref-write-prob`; docs/memory.md "In-place
+// writes"). Deterministic in (model, prob, seed); returns how many it marked.
+int64_t AddRefWrites(Model& model, double prob, uint64_t seed);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_GEN_GRAPH_GENERATOR_H_

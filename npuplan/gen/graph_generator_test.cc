@@ -45,6 +45,31 @@ TEST(GraphGeneratorTest, SameSeedSameBytes) {
   EXPECT_NE(WriteGraphJson(a), WriteGraphJson(c));
 }
 
+TEST(GraphGeneratorTest, RefWritesMarkComputingNodesOnly) {
+  GeneratorOptions o;
+  o.layers = 6;
+  o.if_every = 2;
+  o.while_every = 3;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, GenerateTransformer(o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model again, GenerateTransformer(o));
+  const int64_t marked = AddRefWrites(m, 0.3, 5);
+  EXPECT_EQ(AddRefWrites(again, 0.3, 5), marked);
+  EXPECT_EQ(WriteGraphJson(m), WriteGraphJson(again));
+  int64_t seen = 0;
+  for (const Node& n : m.nodes()) {
+    if (!HasAttr(n.attrs, "_ref_input_index")) continue;
+    ++seen;
+    EXPECT_FALSE(n.inputs.empty()) << n.name;
+    EXPECT_TRUE(n.subgraphs.empty()) << n.name;
+    EXPECT_NE(n.type, "Data") << n.name;
+    EXPECT_NE(n.type, "NetOutput") << n.name;
+  }
+  EXPECT_EQ(seen, marked);
+  EXPECT_GT(marked, 10);
+  EXPECT_LT(marked, static_cast<int64_t>(m.num_nodes()) / 2);
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+}
+
 TEST(GraphGeneratorTest, TargetNodesIsApproximatelyMet) {
   GeneratorOptions o;
   o.target_nodes = 10000;

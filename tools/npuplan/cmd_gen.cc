@@ -29,6 +29,7 @@ struct GenFlags {
   int64_t fan_out = 0;   // > 0: GenerateFanOut
   int64_t if_depth = 0;  // > 0: GenerateNestedIf
   int64_t max_depth = GraphReadLimits{}.max_depth;  // what the readers will be told
+  double ref_write_prob = 0;                        // AddRefWrites
 };
 
 // "1,2,8" / "1-200" / "1-8,16" → the sizes, in order; InvalidArgument otherwise.
@@ -76,6 +77,7 @@ int RunGenBatches(GenFlags& f) {
     o.batch = b;
     auto m = GenerateTransformer(o);
     if (!m.ok()) return ReportStatus(m.status());
+    if (f.ref_write_prob > 0) AddRefWrites(*m, f.ref_write_prob, f.opts.seed);
     m->set_name(StrCat(m->name(), "_b", b));
     const std::string name = StrCat(stem, "_b", b, ".json");
     files.emplace_back((out.parent_path() / name).string(), WriteGraphJson(*m));
@@ -116,6 +118,7 @@ int RunGen(GenFlags& f) {
     if (!m.ok()) return ReportStatus(m.status());
     model = std::move(m).value();
   }
+  if (f.ref_write_prob > 0) AddRefWrites(model, f.ref_write_prob, f.opts.seed);
   if (auto s = WriteFileAtomically(f.output, WriteGraphJson(model)); !s.ok()) return ReportStatus(s);
   std::fprintf(f.output == "-" ? stderr : stdout, "generated %s: %zu nodes in %zu graphs -> %s\n",
                EchoName(model.name()).c_str(), model.num_nodes(), model.num_graphs(),
@@ -148,6 +151,10 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_option("--dynamic-prob", f->opts.dynamic_prob, "Probability that a layer has a -1 dim")
       ->check(FiniteInRange(0, 1));
   cmd->add_flag("--dynamic-input", f->opts.dynamic_input, "Graph input batch dim is -1");
+  cmd->add_option("--ref-write-prob", f->ref_write_prob,
+                  "Probability that a computing node writes its input 0 in place "
+                  "(_ref_input_index 0), after any generator")
+      ->check(FiniteInRange(0, 1));
   cmd->add_option("--batch", f->opts.batch, "Batch dim of the activations (default 8)");
   cmd->add_option("--batch-sizes", f->batch_sizes,
                   "One model per batch size (e.g. 1-200 or 1,2,4,8): <stem>_b<N>.json files, and "
