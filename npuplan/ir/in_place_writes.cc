@@ -88,6 +88,8 @@ bool IsPassOnType(std::string_view type) {
 
 namespace {
 
+constexpr uint8_t kWrites = 1, kEnd = 2;  // a touch's flags while collecting
+
 // The analysis of InPlaceBuffers::Of over one model.
 class InPlaceAnalysis {
  public:
@@ -107,7 +109,7 @@ class InPlaceAnalysis {
   }
 
   void Run(std::vector<NodeId>& written_nodes, std::vector<int32_t>& written_inputs,
-           std::vector<std::tuple<int32_t, NodeId, bool>>& touches) {
+           std::vector<std::tuple<int32_t, NodeId, uint8_t>>& touches) {
     first_.resize(m_.num_nodes() + 1, 0);
     for (size_t i = 0; i < m_.num_nodes(); ++i)
       first_[i + 1] = first_[i] + static_cast<int64_t>(m_.nodes()[i].outputs.size());
@@ -218,21 +220,25 @@ class InPlaceAnalysis {
     }
   }
 
-  // Every touch of a buffer written in place: (root, node, writes).
-  void CollectTouches(std::vector<std::tuple<int32_t, NodeId, bool>>& touches) {
+  // Every touch of a buffer written in place: (root, node, kWrites | kEnd).
+  void CollectTouches(std::vector<std::tuple<int32_t, NodeId, uint8_t>>& touches) {
     for (size_t i = 0; i < m_.num_nodes(); ++i) {
       const Node& v = m_.nodes()[i];
       const NodeId id(static_cast<int32_t>(i));
-      if (IsPassOnType(v.type)) continue;
+      // A NetOutput reads what it returns: the parent's successors (the
+      // host, for the root) wait for it, not for the rest of its graph.
+      const bool net_output = v.type == "NetOutput";
+      if (IsPassOnType(v.type) && !net_output) continue;
       for (size_t j = 0; j < v.inputs.size(); ++j) {
         const int64_t t = T(v.inputs[j]);
         if (t < 0 || !in_place_[Root(t)]) continue;
-        touches.emplace_back(Root(t), id, Writes(id, static_cast<int32_t>(j)));
+        const uint8_t flags = net_output ? kEnd : Writes(id, static_cast<int32_t>(j)) ? kWrites : 0;
+        touches.emplace_back(Root(t), id, flags);
       }
       for (size_t o = 0; o < v.outputs.size(); ++o) {
         const int64_t t = T(id, static_cast<int64_t>(o));
         if (!in_place_[Root(t)] || IsAlias(id, static_cast<int32_t>(o))) continue;
-        touches.emplace_back(Root(t), id, true);
+        touches.emplace_back(Root(t), id, kWrites);
       }
     }
   }
@@ -272,19 +278,21 @@ InPlaceBuffers InPlaceBuffers::Of(const Model& model) {
   InPlaceBuffers out;
   InPlaceAnalysis a(model);
   if (!a.FindRefNodes()) return out;
-  std::vector<std::tuple<int32_t, NodeId, bool>> touches;
+  std::vector<std::tuple<int32_t, NodeId, uint8_t>> touches;
   a.Run(out.written_nodes_, out.written_inputs_, touches);
   std::sort(touches.begin(), touches.end());
   int32_t last_root = -1;
-  for (const auto& [root, node, writes] : touches) {
+  for (const auto& [root, node, flags] : touches) {
+    const bool writes = (flags & kWrites) != 0, end = (flags & kEnd) != 0;
     if (root != last_root) {
       out.begin_.push_back(out.touches_.size());
       last_root = root;
     } else if (out.touches_.back().node == node) {
       out.touches_.back().writes = out.touches_.back().writes || writes;
+      out.touches_.back().end = out.touches_.back().end || end;
       continue;
     }
-    out.touches_.push_back({node, writes});
+    out.touches_.push_back({node, writes, end});
   }
   if (!out.touches_.empty()) out.begin_.push_back(out.touches_.size());
   return out;

@@ -16,16 +16,18 @@
 // A buffer somebody writes in place is *touched* by each node that reads one
 // of its tensors (a write when the node writes that input in place) and by
 // each node that produces one of them other than as such an alias (a write).
-// Pass-on nodes (IsPassOnType: a subgraph's Data and NetOutput, the root's
-// graph inputs and outputs, the flat-loop plumbing) touch nothing: they
-// forward what another node made.
+// A NetOutput reads what it returns (what follows the owner waits for the
+// NetOutput, not for every node of its graph; the root's is read by the
+// host); the other pass-on nodes (IsPassOnType: Data, the flat-loop plumbing)
+// touch nothing: they forward what another node made.
 //
 // The rule: every write to such a buffer is ordered with every other touch of
-// it by a path in its graph (data and control edges), so that no reader sees
-// a write half done and no two writes race, whatever streams the nodes land
-// on. Which of the two goes first is the graph's choice where it has a path;
-// where it has none, the ordering pass keeps the graph's topological order
-// (as TF's automatic control dependencies keep program order).
+// it by a path in its graph (data and control edges), and comes before a
+// NetOutput that touches it, so that no reader sees a write half done and no
+// two writes race, whatever streams the nodes land on. Which of the two goes
+// first is the graph's choice where it has a path; where it has none, the
+// ordering pass keeps the graph's topological order (as TF's automatic
+// control dependencies keep program order), NetOutput last.
 //
 // Malformed `_ref_input_index` / `_parent_output_index` attributes are
 // skipped here: memory planning and the memory verifier reject them, naming
@@ -66,6 +68,7 @@ bool IsPassOnType(std::string_view type);
 struct InPlaceTouch {
   NodeId node;
   bool writes = false;
+  bool end = false;  // a NetOutput: after every write, whatever the order says
 };
 
 // The buffers of a model that some node writes in place, each with its
@@ -91,11 +94,12 @@ class InPlaceBuffers {
 };
 
 // Pairs (a, b), a before b by `rank` (a linear order of each graph's nodes,
-// e.g. Node::topo_id): paths a ⇝ b for all of them order every write of
-// every buffer with every other touch of it (by transitivity: the writes
-// form a chain, and each other touch sits between two consecutive writes).
-// Under any order, paths for all pairs imply the rule; under a topological
-// order, the rule implies paths for all pairs. In buffer order, then rank.
+// e.g. Node::topo_id) except that NetOutput touches come last: paths a ⇝ b
+// for all of them order every write of every buffer with every other touch
+// of it and before its NetOutput (by transitivity: the writes form a chain,
+// and each other touch sits between two consecutive writes). Under any
+// order, paths for all pairs imply the rule; under a topological order, the
+// rule implies paths for all pairs. In buffer order, then rank.
 template <typename Rank>
 std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffers, Rank rank) {
   std::vector<std::pair<NodeId, NodeId>> pairs;
@@ -104,9 +108,10 @@ std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffe
   for (size_t b = 0; b < buffers.size(); ++b) {
     const auto t = buffers.touches(b);
     sorted.assign(t.begin(), t.end());
-    std::stable_sort(
-        sorted.begin(), sorted.end(),
-        [&](const InPlaceTouch& x, const InPlaceTouch& y) { return rank(x.node) < rank(y.node); });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](const InPlaceTouch& x, const InPlaceTouch& y) {
+                       return x.end != y.end ? y.end : rank(x.node) < rank(y.node);
+                     });
     since.clear();
     NodeId last_write;
     for (const InPlaceTouch& x : sorted) {

@@ -10,13 +10,18 @@
 // (the earlier node first: as TF's automatic control dependencies keep
 // program order), before streams are assigned, so that the stream passes and
 // the events see an ordinary edge. A graph without such a pair is left as it
-// is: GE's plans stay GE's. An edge always goes forward in the topological
-// order, so no cycle can form and topo ids stay valid.
+// is: GE's plans stay GE's. An edge goes forward in the topological order, so
+// no cycle can form — except into a NetOutput that reads written memory: what
+// follows the owner waits for the NetOutput, not for the rest of the graph,
+// so every write goes before it, and a NetOutput that an edge now follows
+// from a later node moves to the end of its graph (it has no successor there;
+// if it had one, the pass fails naming it).
 //
 // Requires: topo-sorted. Provides nothing new; the verifier's
 // [in-place-writes] row (verify/stage_checks.def) checks the rule once the
 // events are in.
 // Decision keywords: InPlaceOrder from= to=  (a control edge from → to added)
+//                    InPlaceEndMoved node= from= to=  (a NetOutput's topological position)
 #ifndef NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 #define NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 

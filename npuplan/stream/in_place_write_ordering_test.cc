@@ -121,5 +121,55 @@ TEST(InPlaceWriteOrderingTest, WritesChainAndReadersSitBetweenThem) {
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 }
 
+// What follows a loop waits for its body's NetOutput, not for every node of
+// the body: an all-reduce nobody reads that writes in place the value the
+// body returns goes before the NetOutput, though the topological order
+// (stable RDFS keeps the file's) lists it after; the NetOutput moves to the
+// end of the body (found by the property test: the loop's consumer read the
+// value while the all-reduce wrote it).
+TEST(InPlaceWriteOrderingTest, AnInPlaceWriteOfAReturnedValueGoesBeforeTheSubgraphsEnd) {
+  Ran ran;
+  ASSERT_THAT(RunOrdering(R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
+    {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
+    {"name": "loop", "type": "While", "inputs": ["x"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [4]}]},
+    {"name": "after", "type": "Relu", "inputs": ["loop"], "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["after"]}],
+  "subgraphs": [
+    {"name": "cond", "parent": "loop", "nodes": [
+      {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "c", "type": "Less", "inputs": ["c_in"], "outputs": [{"shape": [], "dtype": "bool"}]},
+      {"name": "c_out", "type": "NetOutput", "inputs": ["c"]}]},
+    {"name": "body", "parent": "loop", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "src", "type": "Relu", "inputs": ["b_in"], "outputs": [{"shape": [4]}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["src"]},
+      {"name": "ar", "type": "HcomAllReduce", "inputs": ["src"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]}]})json",
+                          ran),
+              ::npuplan::testing::IsOk());
+  const Model& m = ran.plan.model;
+  EXPECT_THAT(ControlInputs(m, "b_out"), ElementsAre("ar"));
+  EXPECT_THAT(NodeOrder(m, m.FindGraph("body")), ElementsAre("b_in", "src", "ar", "b_out"));
+  ASSERT_EQ(ran.log.WithKeyword("InPlaceEndMoved").size(), 1u);
+  EXPECT_EQ(ran.log.WithKeyword("InPlaceEndMoved")[0]->ToLine(),
+            "[in-place-write-ordering] InPlaceEndMoved node=b_out from=2 to=3");
+  EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
+}
+
+// A NetOutput with a successor in its graph cannot move to the end: the pass
+// says so rather than write an order that is not topological.
+TEST(InPlaceWriteOrderingTest, ANetOutputWithASuccessorCannotMoveLast) {
+  Ran ran;
+  const absl::Status s =
+      RunOrdering(R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
+    {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["x"]},
+    {"name": "late", "type": "Relu", "control_inputs": ["out"], "outputs": [{"shape": [4]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]})json",
+                  ran);
+  EXPECT_THAT(s,
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                           "NetOutput 'out' has a successor 'late' in its graph"));
+}
+
 }  // namespace
 }  // namespace npuplan
