@@ -310,40 +310,61 @@ bool PathFinder::Reaches(NodeId from, NodeId to) {
   if (from == to) return true;
   const Node& f = model_.node(from);
   if (model_.node(to).graph != f.graph) return false;
-  if (to != to_ || f.topo_id < floor_) {
-    if (mark_.empty()) mark_.assign(model_.num_nodes(), 0);
-    if (++query_ == 0) {  // wrapped: forget every mark
-      std::fill(mark_.begin(), mark_.end(), 0);
-      query_ = 1;
-    }
-    to_ = to;
-    floor_ = f.topo_id;
-    MarkAncestors(to);
+  if (to != to_) {
+    Restart(to, f.topo_id);
+  } else if (f.topo_id < floor_) {
+    Lower(f.topo_id);
+  }
+  while (mark_[from.index()] != query_ && !stack_.empty()) {
+    const Node& n = model_.node(stack_.back());
+    stack_.pop_back();
+    for (const OutputRef& in : n.inputs) Visit(in.node);
+    for (NodeId c : n.control_inputs) Visit(c);
   }
   return mark_[from.index()] == query_;
 }
 
 void PathFinder::AddedEdge(NodeId from, NodeId to) {
-  if (to == to_ && !mark_.empty() && mark_[from.index()] != query_) MarkAncestors(from);
+  if (to != to_ || mark_.empty() || mark_[from.index()] == query_) return;
+  if (model_.node(from).topo_id < floor_) {
+    held_.push_back(from);
+  } else {
+    mark_[from.index()] = query_;
+    stack_.push_back(from);
+  }
 }
 
-void PathFinder::MarkAncestors(NodeId v) {
-  const GraphId g = model_.node(v).graph;
-  mark_[v.index()] = query_;
-  stack_.assign(1, v);
-  while (!stack_.empty()) {
-    const Node& n = model_.node(stack_.back());
-    stack_.pop_back();
-    auto visit = [&](NodeId u) {
-      if (!u.valid() || u.index() >= model_.num_nodes() || mark_[u.index()] == query_) return;
-      const Node& un = model_.node(u);
-      if (un.graph != g || un.topo_id < floor_) return;
-      mark_[u.index()] = query_;
-      stack_.push_back(u);
-    };
-    for (const OutputRef& in : n.inputs) visit(in.node);
-    for (NodeId c : n.control_inputs) visit(c);
+void PathFinder::Restart(NodeId to, int64_t floor) {
+  if (mark_.empty()) mark_.assign(model_.num_nodes(), 0);
+  if (++query_ == 0) {  // wrapped: forget every mark
+    std::fill(mark_.begin(), mark_.end(), 0);
+    query_ = 1;
   }
+  to_ = to;
+  graph_ = model_.node(to).graph;
+  floor_ = floor;
+  held_.clear();
+  mark_[to.index()] = query_;
+  stack_.assign(1, to);
+}
+
+void PathFinder::Lower(int64_t floor) {
+  floor_ = floor;
+  std::vector<NodeId> held;
+  held.swap(held_);
+  for (NodeId u : held) Visit(u);
+}
+
+void PathFinder::Visit(NodeId u) {
+  if (!u.valid() || u.index() >= model_.num_nodes() || mark_[u.index()] == query_) return;
+  const Node& n = model_.node(u);
+  if (n.graph != graph_) return;
+  if (n.topo_id < floor_) {
+    held_.push_back(u);  // may be held twice: Visit skips it once marked
+    return;
+  }
+  mark_[u.index()] = query_;
+  stack_.push_back(u);
 }
 
 }  // namespace npuplan

@@ -130,27 +130,31 @@ std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffe
 }
 
 // Whether a path of data and control edges leads from `from` to `to` (same
-// graph). A query marks every ancestor of `to` down to `from`'s topological
-// position (Node::topo_id); the next queries with the same `to` and a `from`
-// no earlier answer from those marks, so the pairs RequiredPaths lists into
-// one write (its earlier touches, in order) cost one search.
+// graph): a depth-first search backwards from `to`, stopping where it finds
+// `from` and never below `from`'s topological position (Node::topo_id). The
+// search is kept between queries into the same `to` and resumed, so the
+// pairs RequiredPaths lists into one write (its earlier touches) cost one
+// search between them, however many there are.
 class PathFinder {
  public:
   explicit PathFinder(const Model& model) : model_(model) {}
   bool Reaches(NodeId from, NodeId to);
-  // The caller added the edge from → to, right after Reaches(from, to):
-  // `to`'s marks grow by `from`'s ancestors.
+  // The caller added the edge from → to: `from`'s ancestors are `to`'s now.
   void AddedEdge(NodeId from, NodeId to);
 
  private:
-  void MarkAncestors(NodeId v);  // of v (v included), down to floor_
+  void Restart(NodeId to, int64_t floor);
+  void Lower(int64_t floor);  // resume what the old floor held back
+  void Visit(NodeId u);
 
   const Model& model_;
   std::vector<uint32_t> mark_;  // by node: the search that reached it
   uint32_t query_ = 0;
-  NodeId to_;          // the node the marks are ancestors of
-  int64_t floor_ = 0;  // down to this topo id
-  std::vector<NodeId> stack_;
+  NodeId to_;                  // the node the search runs from
+  GraphId graph_;              // its graph
+  int64_t floor_ = 0;          // the search has not gone below this topo id
+  std::vector<NodeId> stack_;  // reached, predecessors not yet visited
+  std::vector<NodeId> held_;   // reached but below the floor, not marked
 };
 
 }  // namespace npuplan
