@@ -88,6 +88,14 @@ bool IsPassOnType(std::string_view type) {
 
 namespace {
 
+// A partition's call: its subgraph's nodes start when what they read is
+// ready, not at the owner's place (an If / Case / While activates its
+// subgraphs after its own predecessors; an FFTS task runs its subgraph).
+bool IsCallOwner(const Node& n) {
+  return !n.subgraphs.empty() &&
+         (n.type == "PartitionedCall" || n.type == "StatefulPartitionedCall");
+}
+
 constexpr uint8_t kWrites = 1, kEnd = 2;  // a touch's flags while collecting
 
 // The analysis of InPlaceBuffers::Of over one model.
@@ -108,6 +116,8 @@ class InPlaceAnalysis {
     return !ref_nodes_.empty();
   }
 
+  std::vector<std::pair<int, OwnerEntry>>& entries() { return entries_; }
+
   void Run(std::vector<NodeId>& written_nodes, std::vector<int32_t>& written_inputs,
            std::vector<std::tuple<int32_t, NodeId, uint8_t>>& touches) {
     first_.resize(m_.num_nodes() + 1, 0);
@@ -127,6 +137,8 @@ class InPlaceAnalysis {
     std::vector<GraphId> order = m_.GraphsPreOrder();
     std::reverse(order.begin(), order.end());  // subgraphs before their owner's graph
     for (GraphId g : order) VisitGraph(g);
+    std::reverse(order.begin(), order.end());  // owners' graphs first
+    for (GraphId g : order) CoverParentInputs(g);
     for (GraphFacts& f : per_graph_) {
       written_.insert(written_.end(), f.written.begin(), f.written.end());
       aliases_.insert(aliases_.end(), f.aliases.begin(), f.aliases.end());
@@ -220,20 +232,54 @@ class InPlaceAnalysis {
     }
   }
 
+  // Subgraph g's Data buffers whose parent input is written in place in the
+  // parent's graph: written-in-place memory here too (what reads it counts),
+  // and the graph's end must follow every touch of it.
+  void CoverParentInputs(GraphId g) {
+    const Graph& graph = m_.graph(g);
+    if (graph.IsRoot()) return;
+    const Node& p = m_.node(graph.parent_node);
+    for (NodeId id : graph.nodes) {
+      const Node& d = m_.node(id);
+      if (d.type != "Data" || d.outputs.empty()) continue;
+      const std::optional<int64_t> k = GetIntAttr(d.attrs, "_parent_node_index");
+      if (!k || *k < 0 || *k >= static_cast<int64_t>(p.inputs.size())) continue;
+      const int64_t outer = T(p.inputs[static_cast<size_t>(*k)]);
+      if (outer < 0 || !in_place_[Root(outer)]) continue;
+      const int root = Root(T(id, 0));
+      in_place_[root] = 1;
+      covered_.emplace_back(g, root);
+    }
+  }
+
   // Every touch of a buffer written in place: (root, node, kWrites | kEnd).
   void CollectTouches(std::vector<std::tuple<int32_t, NodeId, uint8_t>>& touches) {
+    std::sort(covered_.begin(), covered_.end());
     for (size_t i = 0; i < m_.num_nodes(); ++i) {
       const Node& v = m_.nodes()[i];
       const NodeId id(static_cast<int32_t>(i));
       // A NetOutput reads what it returns: the parent's successors (the
-      // host, for the root) wait for it, not for the rest of its graph.
+      // host, for the root) wait for it, not for the rest of its graph — or,
+      // on the static path, for the subgraph's `_subgraph_end_node`, which
+      // then stands at the end too.
       const bool net_output = v.type == "NetOutput";
       if (IsPassOnType(v.type) && !net_output) continue;
+      const NodeId end = net_output ? MarkedEnd(v.graph) : NodeId();
       for (size_t j = 0; j < v.inputs.size(); ++j) {
         const int64_t t = T(v.inputs[j]);
         if (t < 0 || !in_place_[Root(t)]) continue;
         const uint8_t flags = net_output ? kEnd : Writes(id, static_cast<int32_t>(j)) ? kWrites : 0;
         touches.emplace_back(Root(t), id, flags);
+        if (end.valid()) touches.emplace_back(Root(t), end, kEnd);
+        if (IsCallOwner(v)) entries_.emplace_back(Root(t), OwnerEntry{id, v.inputs[j].node});
+      }
+      if (net_output) {
+        // The parent inputs this graph's end must cover, when it does not return them.
+        for (auto it = std::lower_bound(covered_.begin(), covered_.end(), std::pair(v.graph, 0));
+             it != covered_.end() && it->first == v.graph; ++it) {
+          touches.emplace_back(it->second, id, kEnd);
+          if (end.valid()) touches.emplace_back(it->second, end, kEnd);
+        }
       }
       for (size_t o = 0; o < v.outputs.size(); ++o) {
         const int64_t t = T(id, static_cast<int64_t>(o));
@@ -241,6 +287,23 @@ class InPlaceAnalysis {
         touches.emplace_back(Root(t), id, kWrites);
       }
     }
+  }
+
+  // The first node of subgraph g marked `_subgraph_end_node` (not a
+  // Send/Recv node), as the events stage reads it; invalid for the root or
+  // when none is.
+  NodeId MarkedEnd(GraphId g) const {
+    const Graph& graph = m_.graph(g);
+    if (graph.IsRoot()) return NodeId();
+    for (NodeId id : graph.nodes) {
+      const Node& n = m_.node(id);
+      if (n.attrs.empty() || n.type == "NetOutput" || n.type == "Send" || n.type == "Recv" ||
+          n.type == "SendNotify" || n.type == "RecvNotify") {
+        continue;
+      }
+      if (GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) return id;
+    }
+    return NodeId();
   }
 
   bool Writes(NodeId n, int32_t input) const {
@@ -266,6 +329,8 @@ class InPlaceAnalysis {
   std::vector<std::pair<NodeId, std::vector<int64_t>>> ref_nodes_;  // by node id
   std::vector<int64_t> first_;                                      // tensor index per node
   std::unique_ptr<UnionFind> uf_;
+  std::vector<std::pair<int, OwnerEntry>> entries_;  // (root, owner's touch through an input)
+  std::vector<std::pair<GraphId, int>> covered_;     // (subgraph, root) CoverParentInputs marked
   std::vector<uint8_t> in_place_;                              // by root tensor: written in place
   std::vector<GraphFacts> per_graph_;                          // while visiting the graphs
   std::vector<std::pair<NodeId, int32_t>> written_;            // (node, input), sorted
@@ -295,7 +360,40 @@ InPlaceBuffers InPlaceBuffers::Of(const Model& model) {
     out.touches_.push_back({node, writes, end});
   }
   if (!out.touches_.empty()) out.begin_.push_back(out.touches_.size());
+  // Buffer b is the b-th root in increasing order, as the touches were.
+  std::vector<int32_t> roots;
+  for (const auto& [root, node, flags] : touches) {
+    if (roots.empty() || roots.back() != root) roots.push_back(root);
+  }
+  std::vector<std::tuple<size_t, NodeId, NodeId>> entries;  // (buffer, owner, producer)
+  for (const auto& [root, e] : a.entries()) {
+    const size_t b =
+        static_cast<size_t>(std::lower_bound(roots.begin(), roots.end(), root) - roots.begin());
+    entries.emplace_back(b, e.owner, e.producer);
+  }
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  out.entry_begin_.assign(out.size() + 1, 0);
+  for (const auto& [b, owner, producer] : entries) {
+    ++out.entry_begin_[b + 1];
+    out.entries_.push_back({owner, producer});
+  }
+  for (size_t b = 0; b < out.size(); ++b) out.entry_begin_[b + 1] += out.entry_begin_[b];
   return out;
+}
+
+std::span<const OwnerEntry> InPlaceBuffers::owner_entries(size_t b) const {
+  if (entry_begin_.empty()) return {};
+  return {entries_.data() + entry_begin_[b], entries_.data() + entry_begin_[b + 1]};
+}
+
+NodeId UnorderedOwnerEntry(const InPlaceBuffers& buffers, PathFinder& paths,
+                           const RequiredPath& p) {
+  for (const OwnerEntry& e : buffers.owner_entries(p.buffer)) {
+    if (e.owner != p.to || e.producer == p.from) continue;
+    if (!paths.Reaches(p.from, e.producer)) return e.producer;
+  }
+  return NodeId();
 }
 
 std::span<const int32_t> InPlaceBuffers::written_inputs(NodeId n) const {
@@ -306,14 +404,15 @@ std::span<const int32_t> InPlaceBuffers::written_inputs(NodeId n) const {
           written_inputs_.data() + (hi - written_nodes_.begin())};
 }
 
-bool PathFinder::Reaches(NodeId from, NodeId to) {
+bool PathFinder::Reaches(NodeId from, NodeId to, bool unbounded) {
   if (from == to) return true;
   const Node& f = model_.node(from);
   if (model_.node(to).graph != f.graph) return false;
+  const int64_t floor = unbounded ? std::numeric_limits<int64_t>::min() : f.topo_id;
   if (to != to_) {
-    Restart(to, f.topo_id);
-  } else if (f.topo_id < floor_) {
-    Lower(f.topo_id);
+    Restart(to, floor);
+  } else if (floor < floor_) {
+    Lower(floor);
   }
   while (mark_[from.index()] != query_ && !stack_.empty()) {
     const Node& n = model_.node(stack_.back());

@@ -16,18 +16,23 @@
 // A buffer somebody writes in place is *touched* by each node that reads one
 // of its tensors (a write when the node writes that input in place) and by
 // each node that produces one of them other than as such an alias (a write).
-// A NetOutput reads what it returns (what follows the owner waits for the
-// NetOutput, not for every node of its graph; the root's is read by the
-// host); the other pass-on nodes (IsPassOnType: Data, the flat-loop plumbing)
-// touch nothing: they forward what another node made.
+// A control-flow owner's touch stands for its subgraphs' touches of the
+// memory; what follows the owner waits only for the subgraph's *end* (its
+// NetOutput, or on the static path its first `_subgraph_end_node`), not for
+// every node of it. So the end touches, after every other touch: the buffers
+// its NetOutput returns (the root's is read by the host), and in a subgraph
+// the buffer of a Data whose parent input is memory written in place in the
+// parent's graph (the parent's touch must cover the subgraph's). The other
+// pass-on nodes (IsPassOnType: Data, the flat-loop plumbing) touch nothing:
+// they forward what another node made.
 //
 // The rule: every write to such a buffer is ordered with every other touch of
-// it by a path in its graph (data and control edges), and comes before a
-// NetOutput that touches it, so that no reader sees a write half done and no
-// two writes race, whatever streams the nodes land on. Which of the two goes
-// first is the graph's choice where it has a path; where it has none, the
-// ordering pass keeps the graph's topological order (as TF's automatic
-// control dependencies keep program order), NetOutput last.
+// it by a path in its graph (data and control edges), and every touch comes
+// before the buffer's end touches, so that no reader sees a write half done
+// and no two writes race, whatever streams the nodes land on. Which of the
+// two goes first is the graph's choice where it has a path; where it has
+// none, the ordering pass keeps the graph's topological order (as TF's
+// automatic control dependencies keep program order), ends last.
 //
 // Malformed `_ref_input_index` / `_parent_output_index` attributes are
 // skipped here: memory planning and the memory verifier reject them, naming
@@ -39,6 +44,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -68,7 +74,20 @@ bool IsPassOnType(std::string_view type);
 struct InPlaceTouch {
   NodeId node;
   bool writes = false;
-  bool end = false;  // a NetOutput: after every write, whatever the order says
+  bool end =
+      false;  // the graph's end (NetOutput, end node): after every touch, whatever the order says
+};
+
+// A partition call's touch through its input k (PartitionedCall /
+// StatefulPartitionedCall, the dynamic-shape partition's owners): its
+// subgraph's nodes that read the Data of input k wait for the producer of
+// that input, not for the owner's other inputs or control inputs
+// (docs/events.md, "Dependencies": subgraph input; no activation orders
+// them, as it does an If's or a While's). So "x before the call's touch"
+// needs a path from x to each such producer (or x is it).
+struct OwnerEntry {
+  NodeId owner;
+  NodeId producer;
 };
 
 // The buffers of a model that some node writes in place, each with its
@@ -82,27 +101,38 @@ class InPlaceBuffers {
   std::span<const InPlaceTouch> touches(size_t b) const {
     return {touches_.data() + begin_[b], touches_.data() + begin_[b + 1]};
   }
+  // The owners' touches of buffer b through their inputs, by owner.
+  std::span<const OwnerEntry> owner_entries(size_t b) const;
   // Which inputs `n` writes in place (sorted), when any.
   std::span<const int32_t> written_inputs(NodeId n) const;
 
  private:
   std::vector<InPlaceTouch> touches_;
   std::vector<size_t> begin_;
+  std::vector<OwnerEntry> entries_;  // by buffer, then owner and producer
+  std::vector<size_t> entry_begin_;  // per buffer
   // (node, input) pairs written in place, sorted: the nodes and the inputs.
   std::vector<NodeId> written_nodes_;
   std::vector<int32_t> written_inputs_;
 };
 
 // Pairs (a, b), a before b by `rank` (a linear order of each graph's nodes,
-// e.g. Node::topo_id) except that NetOutput touches come last: paths a ⇝ b
-// for all of them order every write of every buffer with every other touch
-// of it and before its NetOutput (by transitivity: the writes form a chain,
-// and each other touch sits between two consecutive writes). Under any
+// e.g. Node::topo_id) except that end touches come last: paths a ⇝ b for all
+// of them order every write of every buffer with every other touch of it,
+// and every touch before its end touches (by transitivity: the writes form a
+// chain, each other touch sits between two consecutive writes or after the
+// last, and an end follows the last write and what came after it). Under any
 // order, paths for all pairs imply the rule; under a topological order, the
-// rule implies paths for all pairs. In buffer order, then rank.
+// rule implies paths for all pairs. Sorted by the rank of b, then of a (the
+// pairs into one node together: PathFinder keeps its search), each once.
+struct RequiredPath {
+  NodeId from, to;
+  size_t buffer;
+  friend bool operator==(const RequiredPath&, const RequiredPath&) = default;
+};
 template <typename Rank>
-std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffers, Rank rank) {
-  std::vector<std::pair<NodeId, NodeId>> pairs;
+std::vector<RequiredPath> RequiredPaths(const InPlaceBuffers& buffers, Rank rank) {
+  std::vector<RequiredPath> pairs;
   std::vector<InPlaceTouch> sorted;
   std::vector<NodeId> since;  // touches after the last write, none writing
   for (size_t b = 0; b < buffers.size(); ++b) {
@@ -115,17 +145,26 @@ std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffe
     since.clear();
     NodeId last_write;
     for (const InPlaceTouch& x : sorted) {
-      if (x.writes) {
-        if (last_write.valid() && since.empty()) pairs.emplace_back(last_write, x.node);
-        for (NodeId s : since) pairs.emplace_back(s, x.node);
+      if (x.end) {  // after everything: the last write, and every touch after it
+        if (last_write.valid() && since.empty()) pairs.push_back({last_write, x.node, b});
+        for (NodeId s : since) pairs.push_back({s, x.node, b});
+      } else if (x.writes) {
+        if (last_write.valid() && since.empty()) pairs.push_back({last_write, x.node, b});
+        for (NodeId s : since) pairs.push_back({s, x.node, b});
         since.clear();
         last_write = x.node;
       } else {
-        if (last_write.valid()) pairs.emplace_back(last_write, x.node);
+        if (last_write.valid()) pairs.push_back({last_write, x.node, b});
         since.push_back(x.node);
       }
     }
   }
+  auto key = [&rank](const RequiredPath& p) {
+    return std::tuple(rank(p.to), p.to, rank(p.from), p.from, p.buffer);
+  };
+  std::sort(pairs.begin(), pairs.end(),
+            [&key](const auto& x, const auto& y) { return key(x) < key(y); });
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return pairs;
 }
 
@@ -138,7 +177,9 @@ std::vector<std::pair<NodeId, NodeId>> RequiredPaths(const InPlaceBuffers& buffe
 class PathFinder {
  public:
   explicit PathFinder(const Model& model) : model_(model) {}
-  bool Reaches(NodeId from, NodeId to);
+  // `unbounded`: search below `from`'s position too (an order that edges
+  // added into `to` may break; the search into `to` is kept all the same).
+  bool Reaches(NodeId from, NodeId to, bool unbounded = false);
   // The caller added the edge from → to: `from`'s ancestors are `to`'s now.
   void AddedEdge(NodeId from, NodeId to);
 
@@ -156,6 +197,10 @@ class PathFinder {
   std::vector<NodeId> stack_;  // reached, predecessors not yet visited
   std::vector<NodeId> held_;   // reached but below the floor, not marked
 };
+
+// When p.to is an owner touching p.buffer through its inputs: the producer
+// of such an input that p.from does not reach (OwnerEntry), else invalid.
+NodeId UnorderedOwnerEntry(const InPlaceBuffers& buffers, PathFinder& paths, const RequiredPath& p);
 
 }  // namespace npuplan
 

@@ -11,17 +11,22 @@
 // program order), before streams are assigned, so that the stream passes and
 // the events see an ordinary edge. A graph without such a pair is left as it
 // is: GE's plans stay GE's. An edge goes forward in the topological order, so
-// no cycle can form — except into a NetOutput that reads written memory: what
-// follows the owner waits for the NetOutput, not for the rest of the graph,
-// so every write goes before it, and a NetOutput that an edge now follows
-// from a later node moves to the end of its graph (it has no successor there;
-// if it had one, the pass fails naming it).
+// no cycle can form — except into a NetOutput (or a subgraph's
+// `_subgraph_end_node`) that reads written memory: what follows the owner
+// waits for that node, not for the rest of the graph, so every touch of that
+// memory goes before it. When such an edge comes from a node the order lists later (an
+// unread node under stable RDFS), the graph is sorted again keeping its order
+// wherever the edges allow; if the graph orders the end node before the
+// write, the pass fails naming both. A partition call (PartitionedCall) is
+// ordered after a node only through the producers of what its subgraph reads
+// (ir/in_place_writes.h, OwnerEntry): a pair that no path to them meets fails
+// the pass, naming the call, the node and the producer.
 //
 // Requires: topo-sorted. Provides nothing new; the verifier's
 // [in-place-writes] row (verify/stage_checks.def) checks the rule once the
 // events are in.
 // Decision keywords: InPlaceOrder from= to=  (a control edge from → to added)
-//                    InPlaceEndMoved node= from= to=  (a NetOutput's topological position)
+//                    InPlaceReordered graph= nodes_moved=  (a graph sorted again)
 #ifndef NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 #define NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 

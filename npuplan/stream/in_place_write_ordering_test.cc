@@ -121,15 +121,10 @@ TEST(InPlaceWriteOrderingTest, WritesChainAndReadersSitBetweenThem) {
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 }
 
-// What follows a loop waits for its body's NetOutput, not for every node of
-// the body: an all-reduce nobody reads that writes in place the value the
-// body returns goes before the NetOutput, though the topological order
-// (stable RDFS keeps the file's) lists it after; the NetOutput moves to the
-// end of the body (found by the property test: the loop's consumer read the
-// value while the all-reduce wrote it).
-TEST(InPlaceWriteOrderingTest, AnInPlaceWriteOfAReturnedValueGoesBeforeTheSubgraphsEnd) {
-  Ran ran;
-  ASSERT_THAT(RunOrdering(R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
+// A While body whose unread all-reduce writes in place the value the body
+// returns, listed after the NetOutput (stable RDFS keeps the file's order).
+constexpr char kUnreadWriteInABody[] =
+    R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
     {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
     {"name": "loop", "type": "While", "inputs": ["x"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [4]}]},
     {"name": "after", "type": "Relu", "inputs": ["loop"], "outputs": [{"shape": [4]}]},
@@ -143,32 +138,128 @@ TEST(InPlaceWriteOrderingTest, AnInPlaceWriteOfAReturnedValueGoesBeforeTheSubgra
       {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
       {"name": "src", "type": "Relu", "inputs": ["b_in"], "outputs": [{"shape": [4]}]},
       {"name": "b_out", "type": "NetOutput", "inputs": ["src"]},
+      {"name": "ar", "type": "HcomAllReduce", "inputs": ["src"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]}]})json";
+
+// What follows a loop waits for its body's NetOutput, not for every node of
+// the body: an all-reduce nobody reads that writes in place the value the
+// body returns goes before the NetOutput, though the topological order
+// (stable RDFS keeps the file's) lists it after; the body is sorted again
+// (found by the property test: the loop's consumer read the value while the
+// all-reduce wrote it).
+TEST(InPlaceWriteOrderingTest, AnInPlaceWriteOfAReturnedValueGoesBeforeTheSubgraphsEnd) {
+  Ran ran;
+  ASSERT_THAT(RunOrdering(kUnreadWriteInABody, ran), ::npuplan::testing::IsOk());
+  const Model& m = ran.plan.model;
+  EXPECT_THAT(ControlInputs(m, "b_out"), ElementsAre("ar"));
+  EXPECT_THAT(NodeOrder(m, m.FindGraph("body")), ElementsAre("b_in", "src", "ar", "b_out"));
+  ASSERT_EQ(ran.log.WithKeyword("InPlaceReordered").size(), 1u);
+  EXPECT_EQ(ran.log.WithKeyword("InPlaceReordered")[0]->ToLine(),
+            "[in-place-write-ordering] InPlaceReordered graph=body nodes_moved=2");
+  EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
+}
+
+// The same with a `_subgraph_end_node`, which the static path waits for
+// instead of the NetOutput: the write goes before both; the end node has a
+// successor (the NetOutput), so it cannot simply go last — the sort keeps the
+// rest of the order.
+TEST(InPlaceWriteOrderingTest, AMarkedSubgraphEndFollowsTheWritesToo) {
+  Ran ran;
+  ASSERT_THAT(RunOrdering(R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
+    {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
+    {"name": "p", "type": "PartitionedCall", "inputs": ["x"], "subgraphs": ["sub"], "outputs": [{"shape": [4]}]},
+    {"name": "after", "type": "Relu", "inputs": ["p"], "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["after"]}],
+  "subgraphs": [
+    {"name": "sub", "parent": "p", "nodes": [
+      {"name": "s_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "src", "type": "Relu", "inputs": ["s_in"], "outputs": [{"shape": [4]}]},
+      {"name": "fin", "type": "Relu", "inputs": ["src"], "attrs": {"_subgraph_end_node": true}, "outputs": [{"shape": [4]}]},
+      {"name": "s_out", "type": "NetOutput", "inputs": ["src"], "control_inputs": ["fin"]},
       {"name": "ar", "type": "HcomAllReduce", "inputs": ["src"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]}]})json",
                           ran),
               ::npuplan::testing::IsOk());
   const Model& m = ran.plan.model;
-  EXPECT_THAT(ControlInputs(m, "b_out"), ElementsAre("ar"));
-  EXPECT_THAT(NodeOrder(m, m.FindGraph("body")), ElementsAre("b_in", "src", "ar", "b_out"));
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceEndMoved").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceEndMoved")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceEndMoved node=b_out from=2 to=3");
+  EXPECT_THAT(ControlInputs(m, "fin"), ElementsAre("ar"));
+  EXPECT_THAT(ControlInputs(m, "s_out"),
+              ElementsAre("fin"));  // fin → s_out already orders ar first
+  EXPECT_THAT(NodeOrder(m, m.FindGraph("sub")), ElementsAre("s_in", "src", "ar", "fin", "s_out"));
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 }
 
-// A NetOutput with a successor in its graph cannot move to the end: the pass
-// says so rather than write an order that is not topological.
-TEST(InPlaceWriteOrderingTest, ANetOutputWithASuccessorCannotMoveLast) {
+// A NetOutput the graph orders before the write that must precede it: no
+// order can hold both, and the pass says so.
+TEST(InPlaceWriteOrderingTest, AWriteTheGraphOrdersAfterTheNetOutputIsAnError) {
   Ran ran;
   const absl::Status s =
       RunOrdering(R"json({"name": "g", "options": {"ge.topoSortingMode": "3"}, "nodes": [
     {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
     {"name": "out", "type": "NetOutput", "inputs": ["x"]},
-    {"name": "late", "type": "Relu", "control_inputs": ["out"], "outputs": [{"shape": [4]}]},
-    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]})json",
+    {"name": "w", "type": "AssignAdd", "inputs": ["x"], "control_inputs": ["out"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]}]})json",
                   ran);
-  EXPECT_THAT(s,
-              ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                           "NetOutput 'out' has a successor 'late' in its graph"));
+  EXPECT_THAT(s, ::npuplan::testing::StatusIs(
+                     absl::StatusCode::kInvalidArgument,
+                     "'w' writes in place memory that 'out' (NetOutput) passes on"));
+}
+
+// Two partition calls (as dynamic-shape-partition writes them): p4 writes x
+// in place inside, p5 reads x's old value (a) and p4's result (b) inside.
+// p5 must follow p4, but its node reading Data 0 waits only for x: no edge
+// into p5 can order that read after the write. The pass refuses the graph
+// and the verifier refuses the plan.
+std::string TwoPartitions(const char* p5_inputs) {
+  return StrCat(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
+    {"name": "p4", "type": "PartitionedCall", "inputs": ["x"], "subgraphs": ["s4"], "outputs": [{"shape": [4]}]},
+    {"name": "p5", "type": "PartitionedCall", "inputs": [)json",
+                p5_inputs, R"json(], "subgraphs": ["s5"], "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["p5"]}],
+  "subgraphs": [
+    {"name": "s4", "parent": "p4", "nodes": [
+      {"name": "d40", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "w", "type": "AssignAdd", "inputs": ["d40"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "o4", "type": "NetOutput", "inputs": ["w"]}]},
+    {"name": "s5", "parent": "p5", "nodes": [
+      {"name": "d50", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "d51", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+      {"name": "a", "type": "Relu", "inputs": ["d50"], "outputs": [{"shape": [4]}]},
+      {"name": "b", "type": "Relu", "inputs": ["d51"], "outputs": [{"shape": [4]}]},
+      {"name": "o5", "type": "Add", "inputs": ["a", "b"], "outputs": [{"shape": [4]}]},
+      {"name": "n5", "type": "NetOutput", "inputs": ["o5"]}]}]})json");
+}
+
+TEST(InPlaceWriteOrderingTest, APartitionCallReadingOldAndNewValuesCannotBeOrdered) {
+  Ran ran;
+  EXPECT_THAT(
+      RunOrdering(TwoPartitions(R"("x", "p4")"), ran),
+      ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                   "'p4' must come before what 'p5' touches in its subgraphs"));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(TwoPartitions(R"("x", "p4")")));
+  Plan plan;
+  plan.model = std::move(m);
+  EXPECT_THAT(
+      verify::VerifyInPlaceWrites(plan),
+      ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                   "verifier[in-place-writes]: 'p4' must come before what 'p5' "
+                                   "touches in its subgraphs, which wait only for 'x'"));
+}
+
+// The same calls when p5 reads only p4's result: its nodes wait for p4.
+TEST(InPlaceWriteOrderingTest, APartitionCallReadingTheWrittenValueIsOrdered) {
+  Ran ran;
+  ASSERT_THAT(RunOrdering(TwoPartitions(R"("p4", "p4")"), ran), ::npuplan::testing::IsOk());
+  EXPECT_FALSE(ran.changed);
+  EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
+}
+
+// Without the pass, the verifier refuses that body: nothing orders the
+// write before the NetOutput the loop's consumer waits for.
+TEST(InPlaceWriteOrderingTest, TheVerifierRefusesAWriteAfterTheSubgraphsEnd) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kUnreadWriteInABody));
+  Plan plan;
+  plan.model = std::move(m);
+  EXPECT_THAT(verify::VerifyInPlaceWrites(plan),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                           "verifier[in-place-writes]: 'ar' and 'b_out'"));
 }
 
 }  // namespace

@@ -19,13 +19,25 @@ absl::Status VerifyInPlaceWrites(const Plan& plan) {
   const InPlaceBuffers buffers = InPlaceBuffers::Of(m);
   if (buffers.size() == 0) return absl::OkStatus();
   PathFinder paths(m);
-  for (const auto& [from, to] :
-       RequiredPaths(buffers, [&m](NodeId n) { return m.node(n).topo_id; })) {
+  const std::vector<RequiredPath> pairs =
+      RequiredPaths(buffers, [&m](NodeId n) { return m.node(n).topo_id; });
+  for (const auto& [from, to, buffer] : pairs) {
     if (paths.Reaches(from, to)) continue;
     return absl::InternalError(StrCat(
         "verifier[in-place-writes]: '", m.node(from).name, "' and '", m.node(to).name,
         "' touch memory written in place (_ref_input_index), at least one of them writing, and "
         "no path of data or control edges orders them"));
+  }
+  // An edge into an owner does not order its subgraphs' reads of an input:
+  // they wait for that input's producer (docs/events.md, "Dependencies").
+  for (const RequiredPath& p : pairs) {
+    if (const NodeId producer = UnorderedOwnerEntry(buffers, paths, p); producer.valid()) {
+      return absl::InternalError(
+          StrCat("verifier[in-place-writes]: '", m.node(p.from).name, "' must come before what '",
+                 m.node(p.to).name, "' touches in its subgraphs, which wait only for '",
+                 m.node(producer).name, "' (the producer of what they read), and '",
+                 m.node(p.from).name, "' does not precede it"));
+    }
   }
   return absl::OkStatus();
 }
