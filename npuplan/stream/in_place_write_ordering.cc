@@ -117,11 +117,10 @@ absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
       return absl::InvalidArgumentError(StrCat(
           "[", kName, "] '", m.node(p.from).name, "' must come before what '", m.node(p.to).name,
           "' touches in its subgraphs of memory written in place (_ref_input_index), but those "
-          "nodes "
-          "wait only for '",
+          "nodes wait only for '",
           m.node(producer).name,
-          "', the producer of what they read, which it does not precede (a partition or a "
-          "control-flow owner holds touches from before and after the write)"));
+          "', the producer of what they read, which it does not precede (the partition put "
+          "touches from before and after the write into one call)"));
     }
   }
   std::sort(backwards.begin(), backwards.end());
