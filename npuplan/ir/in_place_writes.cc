@@ -331,9 +331,9 @@ class InPlaceAnalysis {
   std::unique_ptr<UnionFind> uf_;
   std::vector<std::pair<int, OwnerEntry>> entries_;  // (root, owner's touch through an input)
   std::vector<std::pair<GraphId, int>> covered_;     // (subgraph, root) CoverParentInputs marked
-  std::vector<uint8_t> in_place_;                              // by root tensor: written in place
-  std::vector<GraphFacts> per_graph_;                          // while visiting the graphs
-  std::vector<std::pair<NodeId, int32_t>> written_;            // (node, input), sorted
+  std::vector<uint8_t> in_place_;                    // by root tensor: written in place
+  std::vector<GraphFacts> per_graph_;                // while visiting the graphs
+  std::vector<std::pair<NodeId, int32_t>> written_;  // (node, input), sorted
   std::vector<std::tuple<NodeId, int32_t, int32_t>> aliases_;  // (owner, output, input), sorted
 };
 
