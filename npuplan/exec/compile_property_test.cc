@@ -290,6 +290,7 @@ struct CaseResult {
   bool branch_gates = false;  // has gates of an If/Case (events into or out of a branch)
   bool mixed = false;         // has several If/Case and ran a drawn mix of branches clean
   bool in_place_ordered = false;  // in-place-write-ordering added an edge
+  bool in_place_rewired = false;  // …or made an owner read a write's output
   std::string rejection;
 };
 
@@ -327,6 +328,7 @@ CaseResult CheckCase(const Case& c) {
   }
   res.compiled = true;
   res.in_place_ordered = a.log.find("\"InPlaceOrder\"") != std::string::npos;
+  res.in_place_rewired = a.log.find("\"InPlaceInputRewired\"") != std::string::npos;
   res.dynamic_path = IsDynamicStreamMode(a.plan.streams.mode);
   res.loop_join = std::any_of(a.plan.events.events.begin(), a.plan.events.events.end(),
                               [](const SyncEvent& e) { return e.reason == SyncReason::kLoopJoin; });
@@ -454,7 +456,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
   int64_t mixed = 0;                              // …with several, run with drawn branches
   int64_t first_active = 0, first_active_gated = 0;  // of those, with activating branches
   int64_t stream_active = 0;                         // …activated by GE's StreamActive
-  int64_t ref_writes = 0, in_place_ordered = 0;      // plans with ref outputs, of those ordered
+  int64_t ref_writes = 0, in_place_ordered = 0, in_place_rewired = 0;  // plans with ref outputs, …
   std::vector<uint64_t> failing;
   for (uint64_t seed = first; seed < first + static_cast<uint64_t>(iters); ++seed) {
     Case c = MakeCase(seed);
@@ -475,6 +477,7 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
     stream_active += r.branched && c.stream_active ? 1 : 0;
     ref_writes += r.compiled && c.ref_writes > 0 ? 1 : 0;
     in_place_ordered += r.in_place_ordered ? 1 : 0;
+    in_place_rewired += r.in_place_rewired ? 1 : 0;
     if (!r.compiled && r.problems.empty()) ++rejected_by[RejectingStage(r.rejection)];
     if (r.problems.empty()) continue;
     ++failed;
@@ -515,8 +518,9 @@ TEST(CompilePropertyTest, RandomGraphsCompileToVerifiedRaceFreeDeterministicPlan
       static_cast<long long>(stream_active));
   std::printf(
       "property: with in-place writes: %lld plans compiled, %lld of them with edges "
-      "in-place-write-ordering added\n",
-      static_cast<long long>(ref_writes), static_cast<long long>(in_place_ordered));
+      "in-place-write-ordering added, %lld with an owner's input rewired\n",
+      static_cast<long long>(ref_writes), static_cast<long long>(in_place_ordered),
+      static_cast<long long>(in_place_rewired));
   std::vector<std::string> by_stage;
   for (const auto& [stage, n] : rejected_by) by_stage.push_back(StrCat(stage, " ", n));
   std::printf("property: rejected by: %s\n", StrJoin(by_stage, ", ").c_str());

@@ -305,5 +305,43 @@ TEST(MemoryRaceCheckerTest, CompileOrdersARefWriteWithTheOtherReadersOfItsInput)
   EXPECT_EQ(rep.problems(), 0u) << (rep.messages.empty() ? "" : rep.messages[0]);
 }
 
+// A write before an If (a control edge) to memory a branch reads: the
+// branch's node reading the Data waits only for that input's producer, so
+// compile makes the If read the write's output instead, and no run of either
+// branch has a hazard (the plan before the rewiring had one in the then run).
+TEST(MemoryRaceCheckerTest, CompileMakesABranchReadWhatAWriteBeforeTheIfLeft) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model model,
+                               npuplan::testing::ParseVerifiedGraph(R"json({"name": "g", "nodes": [
+    {"name": "in", "type": "Data", "outputs": [{"shape": [128]}]},
+    {"name": "pred", "type": "Data", "outputs": [{"shape": [], "dtype": "bool"}]},
+    {"name": "x", "type": "Add", "inputs": ["in", "in"], "outputs": [{"shape": [128]}]},
+    {"name": "w", "type": "AssignAdd", "inputs": ["x", "in"], "attrs": {"_ref_input_index": 0, "_user_stream_label": "wr"}, "outputs": [{"shape": [128]}]},
+    {"name": "p", "type": "If", "inputs": ["pred", "x"], "control_inputs": ["w"], "subgraphs": ["then", "else"], "outputs": [{"shape": [128]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["p", "w"]}],
+   "subgraphs": [
+    {"name": "then", "parent": "p", "nodes": [
+      {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [128]}]},
+      {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_user_stream_label": "br"}, "outputs": [{"shape": [128]}]},
+      {"name": "t_out", "type": "NetOutput", "inputs": ["t1"]}]},
+    {"name": "else", "parent": "p", "nodes": [
+      {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [128]}]},
+      {"name": "e1", "type": "Relu", "inputs": ["e_in"], "outputs": [{"shape": [128]}]},
+      {"name": "e_out", "type": "NetOutput", "inputs": ["e1"]}]}]})json"));
+  CompileConfig config;
+  config.read_environment = false;
+  config.verify_each = true;
+  DecisionLog log(/*keep=*/true);
+  Statistics stats;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  ASSERT_EQ(log.WithKeyword("InPlaceInputRewired").size(), 1u);
+  const Node& p = plan.model.node(plan.model.FindNode("p"));
+  EXPECT_EQ(plan.model.node(p.inputs[1].node).name, "w");
+  for (int32_t branch : {0, 1}) {
+    NPUPLAN_ASSERT_OK_AND_ASSIGN(MemoryRaceReport rep, CheckBranch(plan, branch));
+    EXPECT_EQ(rep.problems(), 0u) << "branch " << branch << ": "
+                                  << (rep.messages.empty() ? "" : rep.messages[0]);
+  }
+}
+
 }  // namespace
 }  // namespace npuplan::exec

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "npuplan/ir/control_flow_types.h"
+#include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/str_util.h"
 #include "npuplan/support/union_find.h"
 
@@ -88,13 +89,10 @@ bool IsPassOnType(std::string_view type) {
 
 namespace {
 
-// A partition's call: its subgraph's nodes start when what they read is
-// ready, not at the owner's place (an If / Case / While activates its
-// subgraphs after its own predecessors; an FFTS task runs its subgraph).
-bool IsCallOwner(const Node& n) {
-  return !n.subgraphs.empty() &&
-         (n.type == "PartitionedCall" || n.type == "StatefulPartitionedCall");
-}
+// An owner whose subgraphs' nodes that read a Data wait for the producer of
+// that input only (subgraph input), not for the owner's other inputs or
+// control inputs: every owner but an FFTS one, whose task runs its subgraph.
+bool EntersThroughInputs(const Node& n) { return !n.subgraphs.empty() && !IsFftsOwner(n); }
 
 constexpr uint8_t kWrites = 1, kEnd = 2;  // a touch's flags while collecting
 
@@ -117,6 +115,20 @@ class InPlaceAnalysis {
   }
 
   std::vector<std::pair<int, OwnerEntry>>& entries() { return entries_; }
+
+  // (node, output, root) of every tensor whose root is one of `roots` (sorted).
+  std::vector<std::tuple<NodeId, int32_t, int32_t>> Members(const std::vector<int32_t>& roots) {
+    std::vector<std::tuple<NodeId, int32_t, int32_t>> out;
+    for (size_t i = 0; i < m_.num_nodes(); ++i) {
+      for (int64_t t = first_[i]; t < first_[i + 1]; ++t) {
+        const int root = Root(t);
+        if (!in_place_[root] || !std::binary_search(roots.begin(), roots.end(), root)) continue;
+        out.emplace_back(NodeId(static_cast<int32_t>(i)), static_cast<int32_t>(t - first_[i]),
+                         root);
+      }
+    }
+    return out;
+  }
 
   void Run(std::vector<NodeId>& written_nodes, std::vector<int32_t>& written_inputs,
            std::vector<std::tuple<int32_t, NodeId, uint8_t>>& touches) {
@@ -271,7 +283,8 @@ class InPlaceAnalysis {
         const uint8_t flags = net_output ? kEnd : Writes(id, static_cast<int32_t>(j)) ? kWrites : 0;
         touches.emplace_back(Root(t), id, flags);
         if (end.valid()) touches.emplace_back(Root(t), end, kEnd);
-        if (IsCallOwner(v)) entries_.emplace_back(Root(t), OwnerEntry{id, v.inputs[j].node});
+        if (EntersThroughInputs(v))
+          entries_.emplace_back(Root(t), OwnerEntry{id, v.inputs[j].node, static_cast<int32_t>(j)});
       }
       if (net_output) {
         // The parent inputs this graph's end must cover, when it does not return them.
@@ -365,21 +378,37 @@ InPlaceBuffers InPlaceBuffers::Of(const Model& model) {
   for (const auto& [root, node, flags] : touches) {
     if (roots.empty() || roots.back() != root) roots.push_back(root);
   }
-  std::vector<std::tuple<size_t, NodeId, NodeId>> entries;  // (buffer, owner, producer)
+  // Members of the buffers, for BufferOf.
+  for (const auto& [node, output, root] : a.Members(roots)) {
+    const size_t b =
+        static_cast<size_t>(std::lower_bound(roots.begin(), roots.end(), root) - roots.begin());
+    out.members_.push_back({node, output, b});
+  }
+  std::vector<std::tuple<size_t, NodeId, int32_t, NodeId>>
+      entries;  // (buffer, owner, input, producer)
   for (const auto& [root, e] : a.entries()) {
     const size_t b =
         static_cast<size_t>(std::lower_bound(roots.begin(), roots.end(), root) - roots.begin());
-    entries.emplace_back(b, e.owner, e.producer);
+    entries.emplace_back(b, e.owner, e.input, e.producer);
   }
   std::sort(entries.begin(), entries.end());
   entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
   out.entry_begin_.assign(out.size() + 1, 0);
-  for (const auto& [b, owner, producer] : entries) {
+  for (const auto& [b, owner, input, producer] : entries) {
     ++out.entry_begin_[b + 1];
-    out.entries_.push_back({owner, producer});
+    out.entries_.push_back({owner, producer, input});
   }
   for (size_t b = 0; b < out.size(); ++b) out.entry_begin_[b + 1] += out.entry_begin_[b];
   return out;
+}
+
+std::optional<size_t> InPlaceBuffers::BufferOf(const OutputRef& t) const {
+  auto it = std::lower_bound(members_.begin(), members_.end(), t,
+                             [](const Member& m, const OutputRef& r) {
+                               return std::pair(m.node, m.output) < std::pair(r.node, r.index);
+                             });
+  if (it == members_.end() || it->node != t.node || it->output != t.index) return std::nullopt;
+  return it->buffer;
 }
 
 std::span<const OwnerEntry> InPlaceBuffers::owner_entries(size_t b) const {

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -78,16 +79,15 @@ struct InPlaceTouch {
       false;  // the graph's end (NetOutput, end node): after every touch, whatever the order says
 };
 
-// A partition call's touch through its input k (PartitionedCall /
-// StatefulPartitionedCall, the dynamic-shape partition's owners): its
-// subgraph's nodes that read the Data of input k wait for the producer of
+// An owner's touch through its input k (every owner but an FFTS one): its
+// subgraphs' nodes that read the Data of input k wait for the producer of
 // that input, not for the owner's other inputs or control inputs
-// (docs/events.md, "Dependencies": subgraph input; no activation orders
-// them, as it does an If's or a While's). So "x before the call's touch"
-// needs a path from x to each such producer (or x is it).
+// (docs/events.md, "Dependencies": subgraph input). So "x before the owner's
+// touch" needs a path from x to each such producer (or x is it).
 struct OwnerEntry {
   NodeId owner;
   NodeId producer;
+  int32_t input = 0;  // the owner's input that producer feeds
 };
 
 // The buffers of a model that some node writes in place, each with its
@@ -103,12 +103,20 @@ class InPlaceBuffers {
   }
   // The owners' touches of buffer b through their inputs, by owner.
   std::span<const OwnerEntry> owner_entries(size_t b) const;
+  // The buffer tensor t belongs to, if one of them.
+  std::optional<size_t> BufferOf(const OutputRef& t) const;
   // Which inputs `n` writes in place (sorted), when any.
   std::span<const int32_t> written_inputs(NodeId n) const;
 
  private:
   std::vector<InPlaceTouch> touches_;
   std::vector<size_t> begin_;
+  struct Member {
+    NodeId node;
+    int32_t output;
+    size_t buffer;
+  };
+  std::vector<Member> members_;      // by (node, output)
   std::vector<OwnerEntry> entries_;  // by buffer, then owner and producer
   std::vector<size_t> entry_begin_;  // per buffer
   // (node, input) pairs written in place, sorted: the nodes and the inputs.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -72,6 +73,50 @@ absl::Status Resort(Model& m, GraphId g, NodeId end, NodeId writer, DecisionLog&
   return absl::OkStatus();
 }
 
+// An owner's subgraphs read its input k through a Data, which waits for
+// that input's producer only (every owner but an FFTS one): an edge into the
+// owner orders nothing inside. For a pair (from → owner) whose source does
+// not precede that producer, the owner reads instead an output of `from`
+// that is the same memory (its ref output, or an owner's pass-through): the
+// value the pair's order gives it, and a data edge the subgraph waits for.
+// A source with no such output (a reader before an owner that writes in
+// place) cannot be ordered: an error naming the three nodes.
+absl::StatusOr<int64_t> ReadAfterTheWrite(Model& m, const InPlaceBuffers& buffers,
+                                          const std::vector<RequiredPath>& pairs, PathFinder& paths,
+                                          DecisionLog& log) {
+  int64_t rewired = 0;
+  for (const RequiredPath& p : pairs) {
+    for (const OwnerEntry& e : buffers.owner_entries(p.buffer)) {
+      if (e.owner != p.to) continue;
+      const OutputRef in = m.node(p.to).inputs[static_cast<size_t>(e.input)];
+      if (in.node == p.from || paths.Reaches(p.from, in.node)) continue;
+      std::optional<OutputRef> same;
+      const Node& from = m.node(p.from);
+      for (size_t o = 0; o < from.outputs.size() && !same; ++o) {
+        const OutputRef out{p.from, static_cast<int32_t>(o)};
+        if (buffers.BufferOf(out) == p.buffer) same = out;
+      }
+      if (!same) {
+        return absl::InvalidArgumentError(StrCat(
+            "[", InPlaceWriteOrdering::kName, "] '", from.name, "' must come before what '",
+            m.node(p.to).name,
+            "' touches in its subgraphs of memory written in place (_ref_input_index), but those "
+            "nodes wait only for '",
+            m.node(in.node).name, "', the producer of what they read, which '", from.name,
+            "' does not precede, and '", from.name, "' has no output that is that memory"));
+      }
+      log.Record(InPlaceWriteOrdering::kName, "InPlaceInputRewired", "",
+                 Field("node", m.node(p.to).name), Field("input", e.input),
+                 Field("from", StrCat(m.node(in.node).name, ":", in.index)),
+                 Field("to", StrCat(from.name, ":", same->index)));
+      m.node(p.to).inputs[static_cast<size_t>(e.input)] = *same;
+      paths.AddedEdge(p.from, p.to);
+      ++rewired;
+    }
+  }
+  return rewired;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
@@ -91,6 +136,9 @@ absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
   }
   std::sort(ends.begin(), ends.end());
   PathFinder paths(m);
+  NPUPLAN_ASSIGN_OR_RETURN(const int64_t rewired,
+                           ReadAfterTheWrite(m, buffers, pairs, paths, ctx.log));
+  ctx.stats.Set(kName, "inputs_rewired", rewired);
   int64_t added = 0;
   // Per graph, an edge added against its order (into an end node): (graph, end, writer).
   std::vector<std::tuple<GraphId, NodeId, NodeId>> backwards;
@@ -109,27 +157,13 @@ absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
                    Field("to", m.node(to).name));
   }
   ctx.stats.Set(kName, "control_edges_added", added);
-  // A partition call's subgraph reads its input through a Data, which waits
-  // for that input's producer only: an edge into the call orders nothing
-  // inside, and a pair no path to that producer meets cannot be kept.
-  for (const RequiredPath& p : pairs) {
-    if (const NodeId producer = UnorderedOwnerEntry(buffers, paths, p); producer.valid()) {
-      return absl::InvalidArgumentError(StrCat(
-          "[", kName, "] '", m.node(p.from).name, "' must come before what '", m.node(p.to).name,
-          "' touches in its subgraphs of memory written in place (_ref_input_index), but those "
-          "nodes wait only for '",
-          m.node(producer).name,
-          "', the producer of what they read, which it does not precede (the partition put "
-          "touches from before and after the write into one call)"));
-    }
-  }
   std::sort(backwards.begin(), backwards.end());
   for (size_t i = 0; i < backwards.size(); ++i) {
     const auto& [g, end, writer] = backwards[i];
     if (i > 0 && std::get<0>(backwards[i - 1]) == g) continue;  // one sort per graph
     NPUPLAN_RETURN_IF_ERROR(Resort(m, g, end, writer, ctx.log));
   }
-  return added > 0;
+  return added > 0 || rewired > 0;
 }
 
 }  // namespace npuplan

@@ -202,10 +202,11 @@ TEST(InPlaceWriteOrderingTest, AWriteTheGraphOrdersAfterTheNetOutputIsAnError) {
 }
 
 // Two partition calls (as dynamic-shape-partition writes them): p4 writes x
-// in place inside, p5 reads x's old value (a) and p4's result (b) inside.
-// p5 must follow p4, but its node reading Data 0 waits only for x: no edge
-// into p5 can order that read after the write. The pass refuses the graph
-// and the verifier refuses the plan.
+// in place inside, p5 reads x (a) and p4's result (b) inside. p5 must follow
+// p4, but its node reading Data 0 waits only for x's producer: no edge into
+// p5 orders that read after the write. The pass makes p5 read p4's output
+// there instead — the same memory, the value after the write, and a data
+// edge d50's readers wait for. Without it the verifier refuses the plan.
 std::string TwoPartitions(const char* p5_inputs) {
   return StrCat(R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
@@ -227,20 +228,51 @@ std::string TwoPartitions(const char* p5_inputs) {
       {"name": "n5", "type": "NetOutput", "inputs": ["o5"]}]}]})json");
 }
 
-TEST(InPlaceWriteOrderingTest, APartitionCallReadingOldAndNewValuesCannotBeOrdered) {
+TEST(InPlaceWriteOrderingTest, AnOwnerReadingTheOldValueAfterTheWriteReadsTheWrittenOne) {
   Ran ran;
-  EXPECT_THAT(
-      RunOrdering(TwoPartitions(R"("x", "p4")"), ran),
-      ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                   "'p4' must come before what 'p5' touches in its subgraphs"));
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(TwoPartitions(R"("x", "p4")")));
+  ASSERT_THAT(RunOrdering(TwoPartitions(R"("x", "p4")"), ran), ::npuplan::testing::IsOk());
+  const Model& m = ran.plan.model;
+  const Node& p5 = NodeNamed(m, "p5");
+  EXPECT_EQ(m.node(p5.inputs[0].node).name, "p4");
+  EXPECT_EQ(p5.inputs[0].index, 0);
+  ASSERT_EQ(ran.log.WithKeyword("InPlaceInputRewired").size(), 1u);
+  EXPECT_EQ(ran.log.WithKeyword("InPlaceInputRewired")[0]->ToLine(),
+            "[in-place-write-ordering] InPlaceInputRewired node=p5 input=0 from=x:0 to=p4:0");
+  EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
+
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model unordered, ParseVerifiedGraph(TwoPartitions(R"("x", "p4")")));
   Plan plan;
-  plan.model = std::move(m);
+  plan.model = std::move(unordered);
   EXPECT_THAT(
       verify::VerifyInPlaceWrites(plan),
       ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
                                    "verifier[in-place-writes]: 'p4' must come before what 'p5' "
                                    "touches in its subgraphs, which wait only for 'x'"));
+}
+
+// A reader of x before a loop that writes x in place: the body's write
+// waits only for x's producer, and the reader has no output to hand the
+// loop instead. No order can be kept: the pass says so.
+TEST(InPlaceWriteOrderingTest, AReaderBeforeAnOwnerThatWritesInPlaceCannotBeOrdered) {
+  Ran ran;
+  EXPECT_THAT(
+      RunOrdering(R"json({"name": "g", "nodes": [
+    {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
+    {"name": "r", "type": "Relu", "inputs": ["x"], "outputs": [{"shape": [4]}]},
+    {"name": "loop", "type": "While", "inputs": ["x"], "control_inputs": ["r"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [4]}]},
+    {"name": "out", "type": "NetOutput", "inputs": ["r", "loop"]}],
+  "subgraphs": [
+    {"name": "cond", "parent": "loop", "nodes": [
+      {"name": "c_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "c", "type": "Less", "inputs": ["c_in"], "outputs": [{"shape": [], "dtype": "bool"}]},
+      {"name": "c_out", "type": "NetOutput", "inputs": ["c"]}]},
+    {"name": "body", "parent": "loop", "nodes": [
+      {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "inc", "type": "AssignAdd", "inputs": ["b_in"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]},
+      {"name": "b_out", "type": "NetOutput", "inputs": ["inc"]}]}]})json",
+                  ran),
+      ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                   "'r' must come before what 'loop' touches in its subgraphs"));
 }
 
 // The same calls when p5 reads only p4's result: its nodes wait for p4.
