@@ -279,6 +279,15 @@ TEST(MemoryRaceCheckerTest, ARefWriteNotOrderedAfterAnotherReaderIsAHazard) {
   EXPECT_EQ(ok.problems(), 0u) << (ok.messages.empty() ? "" : ok.messages[0]);
 }
 
+// The default compile, verified after every pass.
+absl::StatusOr<Plan> CompileVerifiedEachPass(Model model, DecisionLog& log) {
+  CompileConfig config;
+  config.read_environment = false;
+  config.verify_each = true;
+  Statistics stats;
+  return Compile(std::move(model), config, log, stats);
+}
+
 // compile orders a ref write after another reader of its input that the
 // graph leaves unordered (in-place-write-ordering): the plan verifies and no
 // run of it has a hazard, on whichever streams the two land.
@@ -290,12 +299,8 @@ TEST(MemoryRaceCheckerTest, CompileOrdersARefWriteWithTheOtherReadersOfItsInput)
     {"name": "r", "type": "Relu", "inputs": ["x"], "attrs": {"_user_stream_label": "side"}, "outputs": [{"shape": [128]}]},
     {"name": "w", "type": "AssignAdd", "inputs": ["x", "in"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [128]}]},
     {"name": "out", "type": "NetOutput", "inputs": ["r", "w"]}]})json"));
-  CompileConfig config;
-  config.read_environment = false;
-  config.verify_each = true;
   DecisionLog log(/*keep=*/true);
-  Statistics stats;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileVerifiedEachPass(std::move(model), log));
   const Node& r = plan.model.node(plan.model.FindNode("r"));
   const Node& w = plan.model.node(plan.model.FindNode("w"));
   EXPECT_NE(r.stream_id, w.stream_id);  // an event must order them
@@ -327,12 +332,8 @@ TEST(MemoryRaceCheckerTest, CompileMakesABranchReadWhatAWriteBeforeTheIfLeft) {
       {"name": "e_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [128]}]},
       {"name": "e1", "type": "Relu", "inputs": ["e_in"], "outputs": [{"shape": [128]}]},
       {"name": "e_out", "type": "NetOutput", "inputs": ["e1"]}]}]})json"));
-  CompileConfig config;
-  config.read_environment = false;
-  config.verify_each = true;
   DecisionLog log(/*keep=*/true);
-  Statistics stats;
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, Compile(std::move(model), config, log, stats));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, CompileVerifiedEachPass(std::move(model), log));
   ASSERT_EQ(log.WithKeyword("InPlaceInputRewired").size(), 1u);
   const Node& p = plan.model.node(plan.model.FindNode("p"));
   EXPECT_EQ(plan.model.node(p.inputs[1].node).name, "w");

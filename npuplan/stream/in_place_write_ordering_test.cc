@@ -54,6 +54,13 @@ absl::Status RunOrdering(const std::string& graph, Ran& ran) {
   return absl::OkStatus();
 }
 
+// The verifier's row on `graph` as it is, no pass run.
+absl::Status VerifyAsItIs(const std::string& graph) {
+  Plan plan;
+  NPUPLAN_ASSIGN_OR_RETURN(plan.model, ParseVerifiedGraph(graph));
+  return verify::VerifyInPlaceWrites(plan);
+}
+
 std::vector<std::string> ControlInputs(const Model& m, std::string_view node) {
   std::vector<std::string> names;
   for (NodeId c : NodeNamed(m, node).control_inputs) names.push_back(m.node(c).name);
@@ -88,10 +95,7 @@ TEST(InPlaceWriteOrderingTest, AGraphThatOrdersThemIsLeftAsItIs) {
 }
 
 TEST(InPlaceWriteOrderingTest, TheVerifierRejectsTheUnorderedGraph) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(Graph("")));
-  Plan plan;
-  plan.model = std::move(m);
-  EXPECT_THAT(verify::VerifyInPlaceWrites(plan),
+  EXPECT_THAT(VerifyAsItIs(Graph("")),
               ::npuplan::testing::StatusIs(
                   absl::StatusCode::kInternal,
                   "verifier[in-place-writes]: 'r' and 'w' touch memory written in place"));
@@ -240,11 +244,8 @@ TEST(InPlaceWriteOrderingTest, AnOwnerReadingTheOldValueAfterTheWriteReadsTheWri
             "[in-place-write-ordering] InPlaceInputRewired node=p5 input=0 from=x:0 to=p4:0");
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model unordered, ParseVerifiedGraph(TwoPartitions(R"("x", "p4")")));
-  Plan plan;
-  plan.model = std::move(unordered);
   EXPECT_THAT(
-      verify::VerifyInPlaceWrites(plan),
+      VerifyAsItIs(TwoPartitions(R"("x", "p4")")),
       ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
                                    "verifier[in-place-writes]: 'p4' must come before what 'p5' "
                                    "touches in its subgraphs, which wait only for 'x'"));
@@ -286,10 +287,7 @@ TEST(InPlaceWriteOrderingTest, APartitionCallReadingTheWrittenValueIsOrdered) {
 // Without the pass, the verifier refuses that body: nothing orders the
 // write before the NetOutput the loop's consumer waits for.
 TEST(InPlaceWriteOrderingTest, TheVerifierRefusesAWriteAfterTheSubgraphsEnd) {
-  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, ParseVerifiedGraph(kUnreadWriteInABody));
-  Plan plan;
-  plan.model = std::move(m);
-  EXPECT_THAT(verify::VerifyInPlaceWrites(plan),
+  EXPECT_THAT(VerifyAsItIs(kUnreadWriteInABody),
               ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
                                            "verifier[in-place-writes]: 'ar' and 'b_out'"));
 }
