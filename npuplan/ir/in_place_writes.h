@@ -75,8 +75,9 @@ bool IsPassOnType(std::string_view type);
 struct InPlaceTouch {
   NodeId node;
   bool writes = false;
-  bool end =
-      false;  // the graph's end (NetOutput, end node): after every touch, whatever the order says
+  // The graph's end (NetOutput, marked end node): after every other touch,
+  // whatever the order says.
+  bool end = false;
 };
 
 // An owner's touch through its input k (every owner but an FFTS one): its
@@ -117,7 +118,7 @@ class InPlaceBuffers {
     size_t buffer;
   };
   std::vector<Member> members_;      // by (node, output)
-  std::vector<OwnerEntry> entries_;  // by buffer, then owner and producer
+  std::vector<OwnerEntry> entries_;  // by buffer, then owner, input and producer
   std::vector<size_t> entry_begin_;  // per buffer
   // (node, input) pairs written in place, sorted: the nodes and the inputs.
   std::vector<NodeId> written_nodes_;
