@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/status/status.h"
+#include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
 #include "npuplan/support/str_util.h"
@@ -95,6 +96,15 @@ namespace {
 bool EntersThroughInputs(const Node& n) { return !n.subgraphs.empty() && !IsFftsOwner(n); }
 
 constexpr uint8_t kWrites = 1, kEnd = 2;  // a touch's flags while collecting
+
+// The owner's input a subgraph Data `d` stands for (`_parent_node_index`),
+// when it names one of `owner`'s inputs.
+std::optional<size_t> ParentInputOf(const Node& d, const Node& owner) {
+  if (d.type != "Data" || d.outputs.empty()) return std::nullopt;
+  const std::optional<int64_t> k = GetIntAttr(d.attrs, "_parent_node_index");
+  if (!k || *k < 0 || *k >= static_cast<int64_t>(owner.inputs.size())) return std::nullopt;
+  return static_cast<size_t>(*k);
+}
 
 // The analysis of InPlaceBuffers::Of over one model.
 class InPlaceAnalysis {
@@ -218,10 +228,8 @@ class InPlaceAnalysis {
     // The Data nodes' buffers: (root, parent input).
     std::vector<std::pair<int, int32_t>> data;
     for (NodeId id : graph.nodes) {
-      const Node& d = m_.node(id);
-      if (d.type != "Data" || d.outputs.empty()) continue;
-      const std::optional<int64_t> k = GetIntAttr(d.attrs, "_parent_node_index");
-      if (!k || *k < 0 || *k >= static_cast<int64_t>(p.inputs.size())) continue;
+      const std::optional<size_t> k = ParentInputOf(m_.node(id), p);
+      if (!k) continue;
       const int root = Root(T(id, 0));
       data.emplace_back(root, static_cast<int32_t>(*k));
       if (in_place_[root]) up.written.emplace_back(owner, static_cast<int32_t>(*k));
@@ -252,11 +260,9 @@ class InPlaceAnalysis {
     if (graph.IsRoot()) return;
     const Node& p = m_.node(graph.parent_node);
     for (NodeId id : graph.nodes) {
-      const Node& d = m_.node(id);
-      if (d.type != "Data" || d.outputs.empty()) continue;
-      const std::optional<int64_t> k = GetIntAttr(d.attrs, "_parent_node_index");
-      if (!k || *k < 0 || *k >= static_cast<int64_t>(p.inputs.size())) continue;
-      const int64_t outer = T(p.inputs[static_cast<size_t>(*k)]);
+      const std::optional<size_t> k = ParentInputOf(m_.node(id), p);
+      if (!k) continue;
+      const int64_t outer = T(p.inputs[*k]);
       if (outer < 0 || !in_place_[Root(outer)]) continue;
       const int root = Root(T(id, 0));
       in_place_[root] = 1;
@@ -310,10 +316,7 @@ class InPlaceAnalysis {
     if (graph.IsRoot()) return NodeId();
     for (NodeId id : graph.nodes) {
       const Node& n = m_.node(id);
-      if (n.attrs.empty() || n.type == "NetOutput" || n.type == "Send" || n.type == "Recv" ||
-          n.type == "SendNotify" || n.type == "RecvNotify") {
-        continue;
-      }
+      if (n.attrs.empty() || n.type == "NetOutput" || IsSyncNode(n)) continue;
       if (GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false)) return id;
     }
     return NodeId();
