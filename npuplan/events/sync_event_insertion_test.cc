@@ -200,6 +200,47 @@ TEST(SyncEventInsertionTest, OrdersSubgraphInputsAfterTheProducingOwnersSubgraph
   EXPECT_EQ(Events(opt), Events(plan));
 }
 
+// A control edge into an owner orders the whole of its subgraphs
+// (ir/owner_control_inputs.h): every source of the body waits for w — a Data
+// passes it on to its readers, so does a Const without a stream, a source
+// with a stream waits itself — and so does a source of a call nested in the
+// body, whose own owner has no control input (g itself reads k: it waits too).
+TEST(SyncEventInsertionTest, OrdersEverySubgraphSourceAfterItsOwnersControlInputs) {
+  Plan plan = ParsePlan(R"json({"nodes": [
+    {"name": "x", "type": "Add", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "w", "type": "Add", "attrs": {"_test_stream": 3}, "outputs": [{"shape": [1]}]},
+    {"name": "f", "type": "PartitionedCall", "inputs": ["x:0"], "control_inputs": ["w"], "subgraphs": ["body"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+    {"name": "o", "type": "Add", "inputs": ["f:0"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]}],
+    "subgraphs": [
+     {"name": "body", "parent": "f", "nodes": [
+      {"name": "d", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "k", "type": "Const", "outputs": [{"shape": [1]}]},
+      {"name": "a", "type": "Add", "inputs": ["d:0"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [1]}]},
+      {"name": "b", "type": "Add", "inputs": ["k:0"], "attrs": {"_test_stream": 2}, "outputs": [{"shape": [1]}]},
+      {"name": "g", "type": "PartitionedCall", "inputs": ["k:0"], "subgraphs": ["inner"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},
+      {"name": "out", "type": "NetOutput", "inputs": ["a:0", "b:0", "g:0"], "attrs": {"_test_stream": 0}}]},
+     {"name": "inner", "parent": "g", "nodes": [
+      {"name": "s", "type": "RandomUniform", "attrs": {"_test_stream": 4}, "outputs": [{"shape": [1]}]},
+      {"name": "in_out", "type": "NetOutput", "inputs": ["s:0"], "attrs": {"_test_stream": 0}}]}]})json");
+  RunResult r;
+  ASSERT_THAT(RunPasses(plan, Passes<SyncEventInsertion>(), {}, &r), IsOk());
+  EXPECT_THAT(Events(plan),
+              ::testing::ElementsAre(Ev("a", "out", "data-edge"), Ev("b", "out", "data-edge"),
+                                     Ev("s", "in_out", "data-edge"), Ev("w", "a", "owner-control"),
+                                     Ev("w", "b", "owner-control"), Ev("w", "f", "control-edge"),
+                                     Ev("w", "g", "owner-control"), Ev("w", "s", "owner-control"),
+                                     Ev("x", "a", "subgraph-input")));
+  EXPECT_EQ(r.stats.Get("sync-event-insertion", "events_inserted"), 9);
+  // The verifier finds each dependency itself.
+  // (w → g is implied: g follows f on stream 0, and f waits for w.)
+  for (const char* to : {"a", "b", "s"}) {
+    EXPECT_THAT(
+        verify::VerifyHappensBefore(WithoutEvent(plan, "w", to)),
+        StatusIs(absl::StatusCode::kInternal,
+                 StrCat("owner-control dependency 'w' on stream 3 -> '", to, "' on stream ")));
+  }
+}
+
 TEST(SyncEventInsertionTest, SkipsEnterUnlessItFeedsStreamActive) {
   Plan plan = ParsePlan(R"json({"nodes": [
     {"name": "e", "type": "Enter", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [1]}]},

@@ -9,6 +9,7 @@
 #include "npuplan/events/sync_event_fast_path.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/ir/owner_control_inputs.h"
 #include "npuplan/support/str_util.h"
 
 namespace npuplan::events {
@@ -211,53 +212,76 @@ std::vector<NodeId> SubgraphEntryAndEndEvents(InsertionState& st, FoundEvents& o
 // reaches the parent's direct successors). GE's rule (a) only reaches
 // subgraph nodes with no inputs; GE orders the others by the subgraph's
 // first-active StreamActive, which npuplan's graphs need not have
-// (docs/events.md).
+// (docs/events.md). A subgraph's sources also wait for the control inputs
+// of its owners (ir/owner_control_inputs.h): a source without a stream
+// passes them on to its readers like a producer, a source with a stream
+// waits for them itself (rule (a) gives it only its direct owner's, with a
+// stream) — "owner-control" events.
 void SubgraphInputEvents(InsertionState& st, const std::vector<NodeId>& end_of, FoundEvents& out) {
   const Model& m = st.m;
   const SyncView& view = st.view;
+  const OwnerControlInputs owner_controls(m);
+  // What a node without a stream stands for: nodes with a stream, each
+  // marked when it comes from an owner's control input.
+  struct Behind {
+    NodeId node;
+    bool owner_control;
+  };
   // In(u), per stream-less u: what u's producers stand for. A producer (and
   // its subgraphs) precedes its consumer in execution order (a parent's
   // inputs precede the parent, which precedes its subgraphs), so one sweep in
   // that order finds every producer's In ready.
-  std::unordered_map<int32_t, std::vector<NodeId>> in_of;
+  std::unordered_map<int32_t, std::vector<Behind>> in_of;
   // Out(w): the nodes with a stream that w's output stands for.
-  auto out_of = [&](NodeId w, std::vector<NodeId>& acc, auto&& self) -> void {
+  auto out_of = [&](NodeId w, bool control, std::vector<Behind>& acc, auto&& self) -> void {
     if (st.stream(w) >= 0) {
-      acc.push_back(w);
+      acc.push_back({w, control});
     } else if (auto it = in_of.find(w.value); it != in_of.end()) {
-      acc.insert(acc.end(), it->second.begin(), it->second.end());
+      for (const Behind& b : it->second) acc.push_back({b.node, control || b.owner_control});
     }
     for (GraphId sg : m.node(w).subgraphs) {
-      if (NodeId e = end_of[sg.index()]; e.valid()) self(e, acc, self);
+      if (NodeId e = end_of[sg.index()]; e.valid()) self(e, control, acc, self);
     }
   };
-  auto sorted_unique = [&](std::vector<NodeId>& v) {
-    std::sort(v.begin(), v.end(), [&](NodeId a, NodeId b) { return view.seq(a) < view.seq(b); });
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+  auto owner_control_of = [&](const Node& n, std::vector<Behind>& acc) {
+    if (!owner_controls.any() || !IsGraphSource(m, n)) return;
+    for (NodeId c : owner_controls.Of(n.graph)) out_of(c, true, acc, out_of);
+  };
+  // In execution order, each node once: a data edge's mark wins over a
+  // control input's (the reason names the data flow when both order it).
+  auto sorted_unique = [&](std::vector<Behind>& v) {
+    std::sort(v.begin(), v.end(), [&](const Behind& a, const Behind& b) {
+      return std::make_pair(view.seq(a.node), a.owner_control) <
+             std::make_pair(view.seq(b.node), b.owner_control);
+    });
+    v.erase(std::unique(v.begin(), v.end(),
+                        [](const Behind& a, const Behind& b) { return a.node == b.node; }),
+            v.end());
   };
   bool look_through = false;
   for (NodeId u : view.order()) {
     if (st.stream(u) >= 0) continue;  // the dense array: most nodes have a stream
     const Node& n = m.node(u);
     look_through |= !n.subgraphs.empty();
-    std::vector<NodeId> acc;
-    for (const OutputRef& in : n.inputs) out_of(in.node, acc, out_of);
-    for (NodeId c : n.control_inputs) out_of(c, acc, out_of);
+    std::vector<Behind> acc;
+    for (const OutputRef& in : n.inputs) out_of(in.node, false, acc, out_of);
+    for (NodeId c : n.control_inputs) out_of(c, false, acc, out_of);
     const Graph& g = m.graph(n.graph);
     if (n.type == "Data" && g.parent_node.valid() &&
         !HasAttr(m.node(g.parent_node).attrs, "_thread_scope_id")) {
       const Node& p = m.node(g.parent_node);
       if (auto idx = GetIntAttr(n.attrs, "_parent_node_index");
           idx && *idx >= 0 && static_cast<size_t>(*idx) < p.inputs.size()) {
-        out_of(p.inputs[*idx].node, acc, out_of);
+        out_of(p.inputs[*idx].node, false, acc, out_of);
       }
     }
+    owner_control_of(n, acc);
     if (acc.empty()) continue;
     sorted_unique(acc);
     in_of.emplace(u.value, std::move(acc));
   }
-  if (!look_through && in_of.empty()) return;
-  std::vector<NodeId> acc;
+  if (!look_through && in_of.empty() && !owner_controls.any()) return;
+  std::vector<Behind> acc;
   for (NodeId v : view.order()) {
     if (st.stream(v) < 0) continue;
     const Node& n = m.node(v);
@@ -265,19 +289,23 @@ void SubgraphInputEvents(InsertionState& st, const std::vector<NodeId>& end_of, 
     const bool active = n.type == "StreamActive";
     acc.clear();
     for (const OutputRef& in : n.inputs) {
-      if (st.stream(in.node) < 0) out_of(in.node, acc, out_of);
+      if (st.stream(in.node) < 0) out_of(in.node, false, acc, out_of);
     }
     for (NodeId c : n.control_inputs) {
-      if (st.stream(c) < 0) out_of(c, acc, out_of);
+      if (st.stream(c) < 0) out_of(c, false, acc, out_of);
     }
+    owner_control_of(n, acc);
     if (acc.empty()) continue;
     sorted_unique(acc);
-    for (NodeId x : acc) {
+    for (const Behind& b : acc) {
+      const NodeId x = b.node;
       const Node& xn = m.node(x);
       if (st.stream(x) == n.stream_id) continue;                               // rule 2
       if ((xn.type == "Enter" || xn.type == "RefEnter") && !active) continue;  // rule 3
       if (st.SkippedByActivation(x, v)) continue;                              // rule 5
-      out.cands.push_back({x.value, v.value, SyncReason::kSubgraphInput});
+      out.cands.push_back(
+          {x.value, v.value,
+           b.owner_control ? SyncReason::kOwnerControl : SyncReason::kSubgraphInput});
     }
   }
 }

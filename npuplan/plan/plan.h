@@ -108,13 +108,15 @@ enum class SyncReason : uint8_t {
   kLoopFork,  // "loop-fork": one run of a static loop's cond/body to the next (plan/loop_order.h)
   kLoopNext,  // "loop-next": the loop's last run to its first run of the next iteration
   kLoopJoin,  // "loop-join": a stream's last task of a host-run loop's run to where the host syncs
+  kOwnerControl,  // "owner-control": a control input of an owner to its subgraph
+                  // (ir/owner_control_inputs.h)
 };
 inline constexpr std::string_view kSyncKindNames[] = {"event", "notify"};
 inline constexpr std::string_view kSyncReasonNames[] = {
-    "",         "data-edge",    "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input",
-    "attached", "attached-end", "split",        "loop",           "loop-fork",    "loop-next",
-    "loop-join"};
-static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kLoopJoin) + 1,
+    "",          "data-edge",    "control-edge", "subgraph-entry", "subgraph-end", "subgraph-input",
+    "attached",  "attached-end", "split",        "loop",           "loop-fork",    "loop-next",
+    "loop-join", "owner-control"};
+static_assert(std::size(kSyncReasonNames) == static_cast<size_t>(SyncReason::kOwnerControl) + 1,
               "one name per SyncReason");
 constexpr std::string_view SyncKindName(SyncKind k) { return kSyncKindNames[static_cast<size_t>(k)]; }
 constexpr std::string_view SyncReasonName(SyncReason r) { return kSyncReasonNames[static_cast<size_t>(r)]; }

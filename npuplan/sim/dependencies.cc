@@ -8,6 +8,7 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/attribute.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/ir/owner_control_inputs.h"
 #include "npuplan/sim/plan_program.h"
 
 namespace npuplan::sim {
@@ -112,7 +113,11 @@ std::optional<CarriedInput> CarriedInputOf(const Model& m, const Node& data, con
 class Builder {
  public:
   Builder(const Plan& plan, const ControlFlow* cf)
-      : plan_(plan), m_(plan.model), ffts_(FftsRegionGraphs(plan.model)), cf_(cf) {
+      : plan_(plan),
+        m_(plan.model),
+        ffts_(FftsRegionGraphs(plan.model)),
+        owner_controls_(plan.model),
+        cf_(cf) {
     const size_t n = m_.num_nodes();
     has_task_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -165,6 +170,9 @@ class Builder {
           out.emplace_back(p.inputs[*idx].node, "subgraph-input");
         }
       }
+    }
+    if (owner_controls_.any() && IsGraphSource(m_, node)) {
+      for (NodeId c : owner_controls_.Of(node.graph)) out.emplace_back(c, "owner-control");
     }
     return out;
   }
@@ -301,6 +309,7 @@ class Builder {
   const Plan& plan_;
   const Model& m_;
   std::vector<uint8_t> ffts_;
+  OwnerControlInputs owner_controls_;
   const ControlFlow* cf_;
   std::vector<bool> has_task_;
   std::vector<int> state_;

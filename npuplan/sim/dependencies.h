@@ -7,7 +7,12 @@
 //   data-edge       every data input's producer;
 //   control-edge    every control input;
 //   subgraph-input  v is a subgraph Data node with _parent_node_index i: the
-//                   producer of the parent node's input i.
+//                   producer of the parent node's input i;
+//   owner-control   v is a source of a subgraph (IsGraphSource: no data
+//                   input, no control input but Send/Recv nodes and loop
+//                   gates): every control input of its owner and of each
+//                   enclosing owner (ir/owner_control_inputs.h) — a control
+//                   edge into an owner orders all of its subgraphs.
 // A producer that owns subgraphs (If/While/Case/PartitionedCall) produces its
 // outputs through them: its consumers also depend on the producers of each
 // subgraph's NetOutput ("subgraph-output") — except a Send/Recv node, which
@@ -79,7 +84,8 @@ namespace npuplan::sim {
 struct Dependency {
   NodeId producer;     // a node with a task
   NodeId via;          // the direct producer it was found through (== producer when direct)
-  const char* kind;    // "data-edge" | "control-edge" | "subgraph-input" | "subgraph-output"
+  const char* kind;    // "data-edge" | "control-edge" | "subgraph-input" | "owner-control"
+                       // | "subgraph-output"
                        // | "attached-value" | "attached-end"
   int32_t producer_attached = -1;  // -1: the producer's main task, else its attached task
   // Loops around both consumer and producer (loop-carried: the level, 1 =

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "npuplan/plan/task_model.h"
 #include "npuplan/sim/dependencies.h"
 #include "npuplan/sim/sim_testing.h"
 #include "npuplan/sim/trace_views.h"
+#include "npuplan/support/str_util.h"
 #include "npuplan/testing/status_matchers.h"
 
 namespace npuplan::sim {
@@ -579,6 +579,38 @@ TEST(DependenciesTest, CrossesSubgraphBoundariesAndLooksThroughNodesWithoutTask)
   EXPECT_EQ(plan.model.node(c[1].producer).name, "t1");
   EXPECT_STREQ(c[1].kind, "subgraph-output");
   EXPECT_TRUE(deps[plan.model.FindNode("t_in").index()].empty());
+}
+
+// A control edge into the If orders its branch: t1 reads the branch's Data,
+// a source, which stands for x (the input) and w (the If's control input);
+// k2 reads a Const without a task, a source too, which stands for w alone; a
+// source with a task (r, no input) waits for w itself.
+TEST(DependenciesTest, SubgraphSourcesWaitForTheOwnersControlInputs) {
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Plan plan, PlanFromGraph(R"json({"name": "g", "nodes": [
+  {"name": "x", "type": "Relu", "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "w", "type": "Relu", "attrs": {"_test_stream": 2}, "outputs": [{"shape": [4]}]},
+  {"name": "p", "type": "If", "inputs": ["x", "x"], "control_inputs": ["w"], "subgraphs": ["then"],
+   "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]},
+  {"name": "c", "type": "Relu", "inputs": ["p"], "attrs": {"_test_stream": 0}, "outputs": [{"shape": [4]}]}
+ ],
+ "subgraphs": [{"name": "then", "parent": "p", "nodes": [
+  {"name": "t_in", "type": "Data", "attrs": {"_parent_node_index": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "k", "type": "Const", "outputs": [{"shape": [4]}]},
+  {"name": "r", "type": "RandomUniform", "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t1", "type": "Relu", "inputs": ["t_in"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "k2", "type": "Add", "inputs": ["k", "r"], "attrs": {"_test_stream": 1}, "outputs": [{"shape": [4]}]},
+  {"name": "t_out", "type": "NetOutput", "inputs": ["t1", "k2"]}]}]})json"));
+  const auto deps = BuildDependencies(plan);
+  auto of = [&](const char* node) {
+    std::vector<std::string> out;
+    for (const Dependency& d : deps[plan.model.FindNode(node).index()])
+      out.push_back(StrCat(plan.model.node(d.producer).name, " ", d.kind, " via ",
+                           plan.model.node(d.via).name));
+    return out;
+  };
+  EXPECT_THAT(of("t1"), ElementsAre("x data-edge via t_in", "w data-edge via t_in"));
+  EXPECT_THAT(of("r"), ElementsAre("w owner-control via w"));
+  EXPECT_THAT(of("k2"), ElementsAre("w data-edge via k", "r data-edge via r"));
 }
 
 // A Send after an If records its event once the If's own task is done: it

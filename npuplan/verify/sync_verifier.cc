@@ -11,6 +11,7 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/ir/owner_control_inputs.h"
 #include "npuplan/ir/verifier.h"
 #include "npuplan/plan/branch_chains.h"
 #include "npuplan/plan/execution_semantics.h"
@@ -46,8 +47,9 @@ int32_t SlotOnStream(const SyncView& view, NodeId n, int64_t s) {
 // (depth first, memoised, explicit stack) so the two cannot share a mistake.
 class StreamSources {
  public:
-  StreamSources(const Model& m, const SyncView& view, const std::vector<bool>& dynamic_graphs)
-      : m_(m), view_(view), dynamic_graphs_(dynamic_graphs) {}
+  StreamSources(const Model& m, const SyncView& view, const std::vector<bool>& dynamic_graphs,
+                const OwnerControlInputs& owner_controls)
+      : m_(m), view_(view), dynamic_graphs_(dynamic_graphs), owner_controls_(owner_controls) {}
 
   const std::vector<NodeId>& Out(NodeId u) {
     // Per node: kNew, kOpen (on the walk's stack) or its entry in out_.
@@ -99,6 +101,10 @@ class StreamSources {
           out.push_back(p.inputs[*idx].node);
         }
       }
+      // A subgraph's source runs after its owners' control inputs.
+      if (owner_controls_.any() && IsGraphSource(m_, n)) {
+        for (NodeId c : owner_controls_.Of(n.graph)) out.push_back(c);
+      }
     }
     // A thread-scope or FFTS owner runs its subgraphs inside its own task.
     if (!HasAttr(n.attrs, "_thread_scope_id") && !IsFftsOwner(n)) {
@@ -126,6 +132,7 @@ class StreamSources {
   const Model& m_;
   const SyncView& view_;
   const std::vector<bool>& dynamic_graphs_;
+  const OwnerControlInputs& owner_controls_;
   static constexpr int32_t kNew = -1, kOpen = -2;
   std::vector<int32_t> state_;           // by node, sized at the first Out
   std::deque<std::vector<NodeId>> out_;  // memoised Outs (references stay valid)
@@ -167,7 +174,21 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       return;
     deps.push_back({from, to, why});
   };
-  StreamSources sources(m, view, dynamic_paths);
+  const OwnerControlInputs owner_controls(m);
+  StreamSources sources(m, view, dynamic_paths, owner_controls);
+  // Per graph: what its owners' control inputs stand for (a dependency's
+  // name in messages: "owner-control" rather than "subgraph-input").
+  std::map<int32_t, std::set<NodeId>> owner_out_of;
+  auto owner_out = [&](GraphId g) -> const std::set<NodeId>* {
+    if (owner_controls.Of(g).empty()) return nullptr;
+    auto [it, fresh] = owner_out_of.try_emplace(g.value);
+    if (fresh) {
+      for (NodeId c : owner_controls.Of(g)) {
+        for (NodeId x : sources.Out(c)) it->second.insert(x);
+      }
+    }
+    return &it->second;
+  };
   // FFTS / FFTS+ subgraphs: their nodes run inside the owner's FFTS task,
   // which orders them; the owner's own dependencies are checked as usual.
   const std::vector<uint8_t> ffts = FftsRegionGraphs(m);
@@ -190,9 +211,11 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       if (view.stream(view.slot(u, -1)) < 0 && view.stream(view.slot(vid, -1)) >= 0 && !v_sync) {
         // No task behind u: v reads what u's producers made (a subgraph's Data: the parent's
         // input).
+        const std::set<NodeId>* controls = owner_out(v.graph);
         for (NodeId x : sources.Out(u)) {
           if ((is(x, kEnterNode) && !v_active) || is(x, kSwitchNode)) continue;
-          add(view.slot(x, -1), view.slot(vid, -1), "subgraph-input");
+          add(view.slot(x, -1), view.slot(vid, -1),
+              controls != nullptr && controls->count(x) ? "owner-control" : "subgraph-input");
         }
         return;
       }
@@ -251,6 +274,16 @@ std::vector<Dep> CollectDeps(const Plan& plan, const SyncView& view, const SyncV
       const int32_t to = view.slot(id, -1);
       if (root && (!dynamic || HasAttr(n.attrs, "_parent_node_index")) && view.stream(to) >= 0) {
         for (int32_t from : entry_from.For(view.stream(to))) add(from, to, "subgraph-entry");
+      }
+      // A source with a stream waits for its owners' control inputs itself
+      // (a source without one passes them on: StreamSources).
+      if (owner_controls.any() && view.stream(to) >= 0 && IsGraphSource(m, n)) {
+        for (NodeId c : owner_controls.Of(GraphId(static_cast<int32_t>(g)))) {
+          for (NodeId x : sources.Out(c)) {
+            if ((is(x, kEnterNode) && !is(id, kActiveNode)) || is(x, kSwitchNode)) continue;
+            add(view.slot(x, -1), to, "owner-control");
+          }
+        }
       }
       if (!dynamic && !end.valid() && GetBoolAttr(n.attrs, "_subgraph_end_node").value_or(false))
         end = id;
