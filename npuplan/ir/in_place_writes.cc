@@ -91,8 +91,8 @@ bool IsPassOnType(std::string_view type) {
 namespace {
 
 // An owner whose subgraphs' nodes that read a Data wait for the producer of
-// that input only (subgraph input), not for the owner's other inputs or
-// control inputs: every owner but an FFTS one, whose task runs its subgraph.
+// that input (subgraph input) and the owner's control inputs, not for its
+// other inputs: every owner but an FFTS one, whose task runs its subgraph.
 bool EntersThroughInputs(const Node& n) { return !n.subgraphs.empty() && !IsFftsOwner(n); }
 
 constexpr uint8_t kWrites = 1, kEnd = 2;  // a touch's flags while collecting
@@ -421,11 +421,21 @@ std::span<const OwnerEntry> InPlaceBuffers::owner_entries(size_t b) const {
 
 NodeId UnorderedOwnerEntry(const InPlaceBuffers& buffers, PathFinder& paths,
                            const RequiredPath& p) {
+  NodeId unordered;
   for (const OwnerEntry& e : buffers.owner_entries(p.buffer)) {
     if (e.owner != p.to || e.producer == p.from) continue;
-    if (!paths.Reaches(p.from, e.producer)) return e.producer;
+    if (!paths.Reaches(p.from, e.producer)) {
+      unordered = e.producer;
+      break;
+    }
   }
-  return NodeId();
+  if (!unordered.valid()) return unordered;
+  // A control input of the owner orders every node of its subgraphs.
+  for (NodeId c : paths.model().node(p.to).control_inputs) {
+    if (CarriesOnlyOrder(paths.model().node(c))) continue;
+    if (c == p.from || paths.Reaches(p.from, c)) return NodeId();
+  }
+  return unordered;
 }
 
 std::span<const int32_t> InPlaceBuffers::written_inputs(NodeId n) const {

@@ -82,9 +82,10 @@ struct InPlaceTouch {
 
 // An owner's touch through its input k (every owner but an FFTS one): its
 // subgraphs' nodes that read the Data of input k wait for the producer of
-// that input, not for the owner's other inputs or control inputs
-// (docs/events.md, "Dependencies": subgraph input). So "x before the owner's
-// touch" needs a path from x to each such producer (or x is it).
+// that input and for the owner's control inputs (ir/owner_control_inputs.h),
+// not for its other inputs (docs/events.md, "Dependencies"). So "x before
+// the owner's touch" needs a path from x to each such producer (or x is it),
+// or x to be or precede a control input of the owner.
 struct OwnerEntry {
   NodeId owner;
   NodeId producer;
@@ -191,6 +192,7 @@ class PathFinder {
   bool Reaches(NodeId from, NodeId to, bool unbounded = false);
   // The caller added the edge from → to: `from`'s ancestors are `to`'s now.
   void AddedEdge(NodeId from, NodeId to);
+  const Model& model() const { return model_; }
 
  private:
   void Restart(NodeId to, int64_t floor);
@@ -207,8 +209,9 @@ class PathFinder {
   std::vector<NodeId> held_;   // reached but below the floor, not marked
 };
 
-// When p.to is an owner touching p.buffer through its inputs: the producer
-// of such an input that p.from does not reach (OwnerEntry), else invalid.
+// When p.to is an owner touching p.buffer through its inputs and p.from
+// reaches none of its control inputs: the producer of such an input that
+// p.from does not reach (OwnerEntry), else invalid.
 NodeId UnorderedOwnerEntry(const InPlaceBuffers& buffers, PathFinder& paths, const RequiredPath& p);
 
 }  // namespace npuplan

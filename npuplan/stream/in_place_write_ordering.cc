@@ -73,50 +73,6 @@ absl::Status Resort(Model& m, GraphId g, NodeId end, NodeId writer, DecisionLog&
   return absl::OkStatus();
 }
 
-// An owner's subgraphs read its input k through a Data, which waits for
-// that input's producer only (every owner but an FFTS one): an edge into the
-// owner orders nothing inside. For a pair (from → owner) whose source does
-// not precede that producer, the owner reads instead an output of `from`
-// that is the same memory (its ref output, or an owner's pass-through): the
-// value the pair's order gives it, and a data edge the subgraph waits for.
-// A source with no such output (a reader before an owner that writes in
-// place) cannot be ordered: an error naming the three nodes.
-absl::StatusOr<int64_t> ReadAfterTheWrite(Model& m, const InPlaceBuffers& buffers,
-                                          const std::vector<RequiredPath>& pairs, PathFinder& paths,
-                                          DecisionLog& log) {
-  int64_t rewired = 0;
-  for (const RequiredPath& p : pairs) {
-    for (const OwnerEntry& e : buffers.owner_entries(p.buffer)) {
-      if (e.owner != p.to) continue;
-      const OutputRef in = m.node(p.to).inputs[static_cast<size_t>(e.input)];
-      if (in.node == p.from || paths.Reaches(p.from, in.node)) continue;
-      std::optional<OutputRef> same;
-      const Node& from = m.node(p.from);
-      for (size_t o = 0; o < from.outputs.size() && !same; ++o) {
-        const OutputRef out{p.from, static_cast<int32_t>(o)};
-        if (buffers.BufferOf(out) == p.buffer) same = out;
-      }
-      if (!same) {
-        return absl::InvalidArgumentError(StrCat(
-            "[", InPlaceWriteOrdering::kName, "] '", from.name, "' must come before what '",
-            m.node(p.to).name,
-            "' touches in its subgraphs of memory written in place (_ref_input_index), but those "
-            "nodes wait only for '",
-            m.node(in.node).name, "', the producer of what they read, which '", from.name,
-            "' does not precede, and '", from.name, "' has no output that is that memory"));
-      }
-      log.Record(InPlaceWriteOrdering::kName, "InPlaceInputRewired", "",
-                 Field("node", m.node(p.to).name), Field("input", e.input),
-                 Field("from", StrCat(m.node(in.node).name, ":", in.index)),
-                 Field("to", StrCat(from.name, ":", same->index)));
-      m.node(p.to).inputs[static_cast<size_t>(e.input)] = *same;
-      paths.AddedEdge(p.from, p.to);
-      ++rewired;
-    }
-  }
-  return rewired;
-}
-
 }  // namespace
 
 absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
@@ -136,18 +92,20 @@ absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
   }
   std::sort(ends.begin(), ends.end());
   PathFinder paths(m);
-  NPUPLAN_ASSIGN_OR_RETURN(const int64_t rewired,
-                           ReadAfterTheWrite(m, buffers, pairs, paths, ctx.log));
-  ctx.stats.Set(kName, "inputs_rewired", rewired);
   int64_t added = 0;
   // Per graph, an edge added against its order (into an end node): (graph, end, writer).
   std::vector<std::tuple<GraphId, NodeId, NodeId>> backwards;
-  for (const auto& [from, to, buffer] : pairs) {
+  for (const RequiredPath& p : pairs) {
+    const auto& [from, to, buffer] = p;
     // Edges added so far count: a later pair they already order gets none.
     // (An edge into an end node may point backwards until the graph is
     // sorted again below: a path through it leads to another end node, whose
-    // search is unbounded.)
-    if (paths.Reaches(from, to, std::binary_search(ends.begin(), ends.end(), to))) continue;
+    // search is unbounded.) A path into an owner through another of its
+    // inputs does not order what its subgraphs read: a control edge does
+    // (OwnerEntry).
+    if (paths.Reaches(from, to, std::binary_search(ends.begin(), ends.end(), to)) &&
+        !UnorderedOwnerEntry(buffers, paths, p).valid())
+      continue;
     m.node(to).control_inputs.push_back(from);
     paths.AddedEdge(from, to);
     if (m.node(from).topo_id > m.node(to).topo_id)
@@ -163,7 +121,7 @@ absl::StatusOr<bool> InPlaceWriteOrdering::Run(Plan& plan, PassContext& ctx) {
     if (i > 0 && std::get<0>(backwards[i - 1]) == g) continue;  // one sort per graph
     NPUPLAN_RETURN_IF_ERROR(Resort(m, g, end, writer, ctx.log));
   }
-  return added > 0 || rewired > 0;
+  return added > 0;
 }
 
 }  // namespace npuplan

@@ -17,19 +17,16 @@
 // memory goes before it. When such an edge comes from a node the order lists later (an
 // unread node under stable RDFS), the graph is sorted again keeping its order
 // wherever the edges allow; if the graph orders the end node before the
-// write, the pass fails naming both. An owner is ordered after a node only
-// through the producers of what its subgraphs read (ir/in_place_writes.h,
-// OwnerEntry): for a pair whose writer does not precede them, the owner reads
-// the writer's output that is the same memory instead; a reader before an
-// owner that writes in place cannot be ordered and fails the pass.
+// write, the pass fails naming both. An owner is ordered after a node
+// through the producers of what its subgraphs read or through its control
+// inputs (ir/in_place_writes.h, OwnerEntry): a pair into an owner gets its
+// control edge even where a path through another input of the owner exists.
 //
 // Requires: topo-sorted. Provides nothing new; the verifier's
 // [in-place-writes] row (verify/stage_checks.def) checks the rule once the
 // events are in.
 // Decision keywords: InPlaceOrder from= to=  (a control edge from → to added)
 //                    InPlaceReordered graph= nodes_moved=  (a graph sorted again)
-//                    InPlaceInputRewired node= input= from= to=  (an owner reads the write's
-//                    output)
 #ifndef NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 #define NPUPLAN_STREAM_IN_PLACE_WRITE_ORDERING_H_
 

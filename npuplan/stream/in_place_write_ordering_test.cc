@@ -207,10 +207,10 @@ TEST(InPlaceWriteOrderingTest, AWriteTheGraphOrdersAfterTheNetOutputIsAnError) {
 
 // Two partition calls (as dynamic-shape-partition writes them): p4 writes x
 // in place inside, p5 reads x (a) and p4's result (b) inside. p5 must follow
-// p4, but its node reading Data 0 waits only for x's producer: no edge into
-// p5 orders that read after the write. The pass makes p5 read p4's output
-// there instead — the same memory, the value after the write, and a data
-// edge d50's readers wait for. Without it the verifier refuses the plan.
+// p4, but its node reading Data 0 waits only for x's producer and p5's
+// control inputs: the data edge p4 → p5 orders b, not a. The pass adds the
+// control edge p4 → p5, which orders every node of s5 (ir/owner_control_inputs.h).
+// Without it the verifier refuses the plan.
 std::string TwoPartitions(const char* p5_inputs) {
   return StrCat(R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
@@ -232,35 +232,35 @@ std::string TwoPartitions(const char* p5_inputs) {
       {"name": "n5", "type": "NetOutput", "inputs": ["o5"]}]}]})json");
 }
 
-TEST(InPlaceWriteOrderingTest, AnOwnerReadingTheOldValueAfterTheWriteReadsTheWrittenOne) {
+TEST(InPlaceWriteOrderingTest, AnOwnerReadingWhatAnEarlierOwnerWritesGetsAControlEdge) {
   Ran ran;
   ASSERT_THAT(RunOrdering(TwoPartitions(R"("x", "p4")"), ran), ::npuplan::testing::IsOk());
   const Model& m = ran.plan.model;
   const Node& p5 = NodeNamed(m, "p5");
-  EXPECT_EQ(m.node(p5.inputs[0].node).name, "p4");
-  EXPECT_EQ(p5.inputs[0].index, 0);
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceInputRewired").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceInputRewired")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceInputRewired node=p5 input=0 from=x:0 to=p4:0");
+  EXPECT_EQ(m.node(p5.inputs[0].node).name, "x");  // the inputs stay as they were
+  ASSERT_EQ(p5.control_inputs.size(), 1u);
+  EXPECT_EQ(m.node(p5.control_inputs[0]).name, "p4");
+  ASSERT_EQ(ran.log.WithKeyword("InPlaceOrder").size(), 1u);
+  EXPECT_EQ(ran.log.WithKeyword("InPlaceOrder")[0]->ToLine(),
+            "[in-place-write-ordering] InPlaceOrder from=p4 to=p5");
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 
   EXPECT_THAT(
       VerifyAsItIs(TwoPartitions(R"("x", "p4")")),
       ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
                                    "verifier[in-place-writes]: 'p4' must come before what 'p5' "
-                                   "touches in its subgraphs, which wait only for 'x'"));
+                                   "touches in its subgraphs, which wait only for 'x' (the "
+                                   "producer of what they read) and the owner's control inputs"));
 }
 
 // A reader of x before a loop that writes x in place: the body's write
-// waits only for x's producer, and the reader has no output to hand the
-// loop instead. No order can be kept: the pass says so.
-TEST(InPlaceWriteOrderingTest, AReaderBeforeAnOwnerThatWritesInPlaceCannotBeOrdered) {
-  Ran ran;
-  EXPECT_THAT(
-      RunOrdering(R"json({"name": "g", "nodes": [
+// waits for x's producer and the loop's control inputs. With the control
+// edge r → loop the graph orders the pair as it is; without it the pass adds
+// that edge.
+constexpr const char* kReaderBeforeALoopThatWrites = R"json({"name": "g", "nodes": [
     {"name": "x", "type": "Relu", "outputs": [{"shape": [4]}]},
     {"name": "r", "type": "Relu", "inputs": ["x"], "outputs": [{"shape": [4]}]},
-    {"name": "loop", "type": "While", "inputs": ["x"], "control_inputs": ["r"], "subgraphs": ["cond", "body"], "outputs": [{"shape": [4]}]},
+    {"name": "loop", "type": "While", "inputs": ["x"], CONTROL "subgraphs": ["cond", "body"], "outputs": [{"shape": [4]}]},
     {"name": "out", "type": "NetOutput", "inputs": ["r", "loop"]}],
   "subgraphs": [
     {"name": "cond", "parent": "loop", "nodes": [
@@ -270,10 +270,28 @@ TEST(InPlaceWriteOrderingTest, AReaderBeforeAnOwnerThatWritesInPlaceCannotBeOrde
     {"name": "body", "parent": "loop", "nodes": [
       {"name": "b_in", "type": "Data", "attrs": {"_parent_node_index": 0}, "outputs": [{"shape": [4]}]},
       {"name": "inc", "type": "AssignAdd", "inputs": ["b_in"], "attrs": {"_ref_input_index": 0}, "outputs": [{"shape": [4]}]},
-      {"name": "b_out", "type": "NetOutput", "inputs": ["inc"]}]}]})json",
-                  ran),
-      ::npuplan::testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                   "'r' must come before what 'loop' touches in its subgraphs"));
+      {"name": "b_out", "type": "NetOutput", "inputs": ["inc"]}]}]})json";
+
+TEST(InPlaceWriteOrderingTest, AReaderBeforeAnOwnerThatWritesInPlaceIsOrderedByAControlEdge) {
+  std::string with = kReaderBeforeALoopThatWrites, without = with;
+  with.replace(with.find("CONTROL"), 7, R"("control_inputs": ["r"],)");
+  without.replace(without.find("CONTROL"), 7, "");
+  Ran as_is;
+  ASSERT_THAT(RunOrdering(with, as_is), ::npuplan::testing::IsOk());
+  EXPECT_FALSE(as_is.changed);
+  EXPECT_THAT(verify::VerifyInPlaceWrites(as_is.plan), ::npuplan::testing::IsOk());
+
+  Ran ran;
+  ASSERT_THAT(RunOrdering(without, ran), ::npuplan::testing::IsOk());
+  EXPECT_TRUE(ran.changed);
+  ASSERT_EQ(ran.log.WithKeyword("InPlaceOrder").size(), 1u);
+  EXPECT_EQ(ran.log.WithKeyword("InPlaceOrder")[0]->ToLine(),
+            "[in-place-write-ordering] InPlaceOrder from=r to=loop");
+  EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
+  EXPECT_THAT(VerifyAsItIs(without),
+              ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
+                                           "verifier[in-place-writes]: 'r' and 'loop' touch "
+                                           "memory written in place"));
 }
 
 // The same calls when p5 reads only p4's result: its nodes wait for p4.

@@ -28,15 +28,17 @@ absl::Status VerifyInPlaceWrites(const Plan& plan) {
         "' touch memory written in place (_ref_input_index), at least one of them writing, and "
         "no path of data or control edges orders them"));
   }
-  // An edge into an owner does not order its subgraphs' reads of an input:
-  // they wait for that input's producer (docs/events.md, "Dependencies").
+  // A data edge into an owner does not order its subgraphs' reads of another
+  // input: they wait for that input's producer and the owner's control
+  // inputs (docs/events.md, "Dependencies").
   for (const RequiredPath& p : pairs) {
     if (const NodeId producer = UnorderedOwnerEntry(buffers, paths, p); producer.valid()) {
       return absl::InternalError(
           StrCat("verifier[in-place-writes]: '", m.node(p.from).name, "' must come before what '",
                  m.node(p.to).name, "' touches in its subgraphs, which wait only for '",
-                 m.node(producer).name, "' (the producer of what they read), and '",
-                 m.node(p.from).name, "' does not precede it"));
+                 m.node(producer).name,
+                 "' (the producer of what they read) and the owner's control inputs, and '",
+                 m.node(p.from).name, "' precedes none of them"));
     }
   }
   return absl::OkStatus();
