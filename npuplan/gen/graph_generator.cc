@@ -318,4 +318,32 @@ int64_t AddRefWrites(Model& model, double prob, uint64_t seed) {
   return marked;
 }
 
+int64_t AddOwnerControls(Model& model, double prob, uint64_t seed) {
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 23);
+  std::uniform_real_distribution<double> coin(0, 1);
+  int64_t added = 0;
+  for (size_t gi = 0; gi < model.num_graphs(); ++gi) {
+    const std::vector<NodeId> nodes = model.graph(GraphId(static_cast<int32_t>(gi))).nodes;
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      Node& owner = model.node(nodes[i]);
+      if (owner.subgraphs.empty() || coin(rng) >= prob) continue;
+      std::vector<NodeId> before;
+      for (size_t j = 0; j < i; ++j) {
+        const Node& b = model.node(nodes[j]);
+        const bool is_input =
+            std::any_of(owner.inputs.begin(), owner.inputs.end(),
+                        [&](const OutputRef& in) { return in.node == nodes[j]; }) ||
+            std::find(owner.control_inputs.begin(), owner.control_inputs.end(), nodes[j]) !=
+                owner.control_inputs.end();
+        if (b.type != "NetOutput" && !is_input) before.push_back(nodes[j]);
+      }
+      if (before.empty()) continue;
+      owner.control_inputs.push_back(
+          before[std::uniform_int_distribution<size_t>(0, before.size() - 1)(rng)]);
+      ++added;
+    }
+  }
+  return added;
+}
+
 }  // namespace npuplan

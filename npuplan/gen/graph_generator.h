@@ -69,6 +69,15 @@ Model GenerateNestedIf(int64_t depth);
 // writes"). Deterministic in (model, prob, seed); returns how many it marked.
 int64_t AddRefWrites(Model& model, double prob, uint64_t seed);
 
+// Gives each control-flow owner (a node with subgraphs, in any graph) with
+// probability `prob` a control edge from a node drawn among those before it
+// in its graph's order (not a NetOutput, not already an input of it): a
+// control edge into an owner orders all of its subgraphs
+// (`gen --owner-control-prob`; docs/events.md "Control edges into an
+// owner"). The graph's order stays topological. Deterministic in (model,
+// prob, seed); returns how many edges it added.
+int64_t AddOwnerControls(Model& model, double prob, uint64_t seed);
+
 }  // namespace npuplan
 
 #endif  // NPUPLAN_GEN_GRAPH_GENERATOR_H_

@@ -70,6 +70,36 @@ TEST(GraphGeneratorTest, RefWritesMarkComputingNodesOnly) {
   EXPECT_THAT(VerifyStructure(m), IsOk());
 }
 
+// Control edges into owners: deterministic, from an earlier node of the
+// owner's graph (the order stays topological), never a duplicate input.
+TEST(GraphGeneratorTest, OwnerControlsComeFromEarlierNodesOfTheOwnersGraph) {
+  GeneratorOptions o;
+  o.layers = 6;
+  o.if_every = 2;
+  o.while_every = 3;
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model m, GenerateTransformer(o));
+  NPUPLAN_ASSERT_OK_AND_ASSIGN(Model again, GenerateTransformer(o));
+  const int64_t added = AddOwnerControls(m, 1.0, 5);
+  EXPECT_EQ(AddOwnerControls(again, 1.0, 5), added);
+  EXPECT_EQ(WriteGraphJson(m), WriteGraphJson(again));
+  int64_t owners = 0, seen = 0;
+  for (const Node& n : m.nodes()) {
+    if (n.subgraphs.empty()) continue;
+    ++owners;
+    for (NodeId c : n.control_inputs) {
+      ++seen;
+      EXPECT_EQ(m.node(c).graph, n.graph) << n.name;
+      EXPECT_LT(m.node(c).topo_id, n.topo_id) << n.name;
+      EXPECT_NE(m.node(c).type, "NetOutput") << n.name;
+      for (const OutputRef& in : n.inputs) EXPECT_NE(in.node, c) << n.name;
+    }
+  }
+  EXPECT_EQ(seen, added);
+  EXPECT_EQ(added, owners);  // probability 1: every owner (each has an earlier node)
+  EXPECT_GE(owners, 5);
+  EXPECT_THAT(VerifyStructure(m), IsOk());
+}
+
 TEST(GraphGeneratorTest, TargetNodesIsApproximatelyMet) {
   GeneratorOptions o;
   o.target_nodes = 10000;

@@ -30,6 +30,7 @@ struct GenFlags {
   int64_t if_depth = 0;  // > 0: GenerateNestedIf
   int64_t max_depth = GraphReadLimits{}.max_depth;  // what the readers will be told
   double ref_write_prob = 0;                        // AddRefWrites
+  double owner_control_prob = 0;                    // AddOwnerControls
 };
 
 // "1,2,8" / "1-200" / "1-8,16" → the sizes, in order; InvalidArgument otherwise.
@@ -78,6 +79,7 @@ int RunGenBatches(GenFlags& f) {
     auto m = GenerateTransformer(o);
     if (!m.ok()) return ReportStatus(m.status());
     if (f.ref_write_prob > 0) AddRefWrites(*m, f.ref_write_prob, f.opts.seed);
+    if (f.owner_control_prob > 0) AddOwnerControls(*m, f.owner_control_prob, f.opts.seed);
     m->set_name(StrCat(m->name(), "_b", b));
     const std::string name = StrCat(stem, "_b", b, ".json");
     files.emplace_back((out.parent_path() / name).string(), WriteGraphJson(*m));
@@ -119,6 +121,7 @@ int RunGen(GenFlags& f) {
     model = std::move(m).value();
   }
   if (f.ref_write_prob > 0) AddRefWrites(model, f.ref_write_prob, f.opts.seed);
+  if (f.owner_control_prob > 0) AddOwnerControls(model, f.owner_control_prob, f.opts.seed);
   if (auto s = WriteFileAtomically(f.output, WriteGraphJson(model)); !s.ok()) return ReportStatus(s);
   std::fprintf(f.output == "-" ? stderr : stdout, "generated %s: %zu nodes in %zu graphs -> %s\n",
                EchoName(model.name()).c_str(), model.num_nodes(), model.num_graphs(),
@@ -154,6 +157,10 @@ void SetupGen(CLI::App& app, Invocation& inv) {
   cmd->add_option("--ref-write-prob", f->ref_write_prob,
                   "Probability that a computing node writes its input 0 in place "
                   "(_ref_input_index 0), after any generator")
+      ->check(FiniteInRange(0, 1));
+  cmd->add_option("--owner-control-prob", f->owner_control_prob,
+                  "Probability that a control-flow owner (If, While, …) gets a control edge from "
+                  "an earlier node of its graph, after any generator")
       ->check(FiniteInRange(0, 1));
   cmd->add_option("--batch", f->opts.batch, "Batch dim of the activations (default 8)");
   cmd->add_option("--batch-sizes", f->batch_sizes,
