@@ -8,6 +8,7 @@
 #include "npuplan/ir/attached_streams.h"
 #include "npuplan/ir/control_flow_types.h"
 #include "npuplan/ir/ffts_regions.h"
+#include "npuplan/ir/owner_control_inputs.h"
 #include "npuplan/plan/execution_semantics.h"
 #include "npuplan/plan/loop_order.h"
 #include "npuplan/verify/stream_aware_reuse.h"
@@ -96,12 +97,25 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
   // that the Data passes on (the events stage's subgraph-input rule).
   const std::vector<uint8_t> ffts =
       model.num_graphs() > 1 ? FftsRegionGraphs(model) : std::vector<uint8_t>();
+  // A subgraph's source runs after its owners' control inputs (the events
+  // stage's owner-control rule): a source with a stream waits for them, one
+  // without passes them on to its readers.
+  const OwnerControlInputs owner_controls(model);
+  auto add_owner_controls = [&](const Node& source) {
+    if (!owner_controls.any() || !IsGraphSource(model, source)) return;
+    for (NodeId c : owner_controls.Of(source.graph)) {
+      if (orders(c)) preds.edges.push_back(c);
+    }
+  };
   auto add = [&](NodeId u) {
     if (orders(u)) {
       preds.edges.push_back(u);
-    } else if (const NodeId src = ParentInputOf(model, ffts, u); src.valid() && orders(src)) {
+      return;
+    }
+    if (const NodeId src = ParentInputOf(model, ffts, u); src.valid() && orders(src)) {
       preds.edges.push_back(src);
     }
+    if (stream[u.index()] < 0) add_owner_controls(model.node(u));
   };
   for (size_t i = 0; i < n; ++i) {
     preds.edge_begin[i] = static_cast<int32_t>(preds.edges.size());
@@ -109,6 +123,7 @@ HappensBefore::HappensBefore(const Model& model, const std::vector<NodeId>& orde
     const Node& node = model.nodes()[i];
     for (const OutputRef& in : node.inputs) add(in.node);
     for (NodeId c : node.control_inputs) add(c);
+    add_owner_controls(node);
   }
   preds.edge_begin[n] = static_cast<int32_t>(preds.edges.size());
   if (lane_plan) {

@@ -38,17 +38,48 @@ NodeId PassedOn(const Model& m, NodeId u) {
   return m.node(parent).inputs[static_cast<size_t>(*idx)].node;
 }
 
+// A node with no input and no control input but Send/Recv nodes.
+bool IsRoot(const Model& m, const Node& x) {
+  return x.inputs.empty() && std::all_of(x.control_inputs.begin(), x.control_inputs.end(),
+                                         [&](NodeId c) { return IsSync(m.node(c)); });
+}
+
+// The control inputs (not Send/Recv) of the owners of graph g, up to the
+// root: what a root of g runs after (the owner-control rule; the random
+// models have no FFTS or thread-scope owner).
+std::vector<NodeId> OwnersControls(const Model& m, GraphId g) {
+  std::vector<NodeId> out;
+  for (NodeId owner = m.graph(g).parent_node; owner.valid();
+       owner = m.graph(m.node(owner).graph).parent_node) {
+    for (NodeId c : m.node(owner).control_inputs) {
+      if (!IsSync(m.node(c))) out.push_back(c);
+    }
+  }
+  return out;
+}
+
 // Explicit predecessor lists of H (before transitive closure).
 std::vector<std::vector<NodeId>> ExplicitPreds(const Model& m) {
   std::vector<std::vector<NodeId>> preds(m.num_nodes());
   for (size_t i = 0; i < m.num_nodes(); ++i) {
     const Node& v = m.nodes()[i];
     auto add = [&](NodeId u) {
+      const Node& un = m.node(u);
+      if (un.stream_id < 0 && !IsSync(un) && IsRoot(m, un)) {
+        for (NodeId c : OwnersControls(m, un.graph)) {
+          if (!OrdersNothing(m.node(c))) preds[i].push_back(c);
+        }
+      }
       if (const NodeId src = PassedOn(m, u); src.valid()) u = src;
       if (!OrdersNothing(m.node(u))) preds[i].push_back(u);
     };
     for (const OutputRef& in : v.inputs) add(in.node);
     for (NodeId c : v.control_inputs) add(c);
+    if (!IsSync(v) && IsRoot(m, v)) {
+      for (NodeId c : OwnersControls(m, v.graph)) {
+        if (!OrdersNothing(m.node(c))) preds[i].push_back(c);
+      }
+    }
   }
   for (size_t g = 1; g < m.num_graphs(); ++g) {
     const Graph& graph = m.graphs()[g];
