@@ -14,7 +14,7 @@
 // below) add none.
 //
 // One definition, read by the events stage (sync_event_rules.cc), its
-// verifier (verify/sync_verifier.cc), the memory verifier's happens-before
+// verifier (verify/sync_dependencies.cc), the memory verifier's happens-before
 // (verify/happens_before.cc) and the CPU back end's dependency model
 // (sim/dependencies.cc), so that none of them reads it differently.
 #ifndef NPUPLAN_IR_OWNER_CONTROL_INPUTS_H_

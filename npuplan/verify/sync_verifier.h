@@ -12,8 +12,9 @@
 // so a stream's state inside and after one). A mistake there is shared by
 // both sides; the property test's CPU runs of each branch check it apart.
 // Recomputed here, with no pass header included and no pass code called:
-// the dependencies that must be ordered (CollectDeps, StreamSources: a
-// depth-first walk, not the insertion's sweep), the proof that each is
+// the dependencies that must be ordered (CollectDeps in
+// sync_dependencies.cc, StreamSources: a depth-first walk, not the
+// insertion's sweep), the proof that each is
 // ordered (a vector-clock sweep over same-stream order + event edges +
 // activation edges, then a lookup per dependency — not the optimiser's
 // reductions), the task count of each physical stream, the matching of
