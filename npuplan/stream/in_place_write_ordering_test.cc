@@ -61,6 +61,13 @@ absl::Status VerifyAsItIs(const std::string& graph) {
   return verify::VerifyInPlaceWrites(plan);
 }
 
+// The pass's decision lines of one keyword.
+std::vector<std::string> Lines(const Ran& ran, std::string_view keyword) {
+  std::vector<std::string> lines;
+  for (const auto* d : ran.log.WithKeyword(keyword)) lines.push_back(d->ToLine());
+  return lines;
+}
+
 std::vector<std::string> ControlInputs(const Model& m, std::string_view node) {
   std::vector<std::string> names;
   for (NodeId c : NodeNamed(m, node).control_inputs) names.push_back(m.node(c).name);
@@ -73,9 +80,8 @@ TEST(InPlaceWriteOrderingTest, AReaderWithoutAPathGoesBeforeTheWriteInTopologica
   EXPECT_TRUE(ran.changed);
   EXPECT_THAT(ControlInputs(ran.plan.model, "w"), ElementsAre("r"));
   EXPECT_THAT(ControlInputs(ran.plan.model, "r"), IsEmpty());
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceOrder").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceOrder")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceOrder from=r to=w");
+  EXPECT_THAT(Lines(ran, "InPlaceOrder"),
+              ElementsAre("[in-place-write-ordering] InPlaceOrder from=r to=w"));
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 }
 
@@ -156,9 +162,8 @@ TEST(InPlaceWriteOrderingTest, AnInPlaceWriteOfAReturnedValueGoesBeforeTheSubgra
   const Model& m = ran.plan.model;
   EXPECT_THAT(ControlInputs(m, "b_out"), ElementsAre("ar"));
   EXPECT_THAT(NodeOrder(m, m.FindGraph("body")), ElementsAre("b_in", "src", "ar", "b_out"));
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceReordered").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceReordered")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceReordered graph=body nodes_moved=2");
+  EXPECT_THAT(Lines(ran, "InPlaceReordered"),
+              ElementsAre("[in-place-write-ordering] InPlaceReordered graph=body nodes_moved=2"));
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 }
 
@@ -240,9 +245,8 @@ TEST(InPlaceWriteOrderingTest, AnOwnerReadingWhatAnEarlierOwnerWritesGetsAContro
   EXPECT_EQ(m.node(p5.inputs[0].node).name, "x");  // the inputs stay as they were
   ASSERT_EQ(p5.control_inputs.size(), 1u);
   EXPECT_EQ(m.node(p5.control_inputs[0]).name, "p4");
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceOrder").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceOrder")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceOrder from=p4 to=p5");
+  EXPECT_THAT(Lines(ran, "InPlaceOrder"),
+              ElementsAre("[in-place-write-ordering] InPlaceOrder from=p4 to=p5"));
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
 
   EXPECT_THAT(
@@ -284,9 +288,8 @@ TEST(InPlaceWriteOrderingTest, AReaderBeforeAnOwnerThatWritesInPlaceIsOrderedByA
   Ran ran;
   ASSERT_THAT(RunOrdering(without, ran), ::npuplan::testing::IsOk());
   EXPECT_TRUE(ran.changed);
-  ASSERT_EQ(ran.log.WithKeyword("InPlaceOrder").size(), 1u);
-  EXPECT_EQ(ran.log.WithKeyword("InPlaceOrder")[0]->ToLine(),
-            "[in-place-write-ordering] InPlaceOrder from=r to=loop");
+  EXPECT_THAT(Lines(ran, "InPlaceOrder"),
+              ElementsAre("[in-place-write-ordering] InPlaceOrder from=r to=loop"));
   EXPECT_THAT(verify::VerifyInPlaceWrites(ran.plan), ::npuplan::testing::IsOk());
   EXPECT_THAT(VerifyAsItIs(without),
               ::npuplan::testing::StatusIs(absl::StatusCode::kInternal,
